@@ -1,0 +1,77 @@
+"""The episodic buffer block: which lines to show, and how they read.
+
+An index of pointers, not a summary: each line says what a filed stretch was about and which
+records hold its facts. The first stretch (how the conversation started) and the stretches just
+before the window are shown; the middle is counted, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ..safety import NOTES_HEADER, is_suspect
+from ..types import BufferLine, ContextRows, Episode
+
+
+def select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode], int, int]:
+    """(lines oldest first, stretches proven skipped, lines withheld by the injection scan).
+
+    `skipped` counts the episodes that start before the window but are not shown; the store's
+    episode numbering proves it (episodes are numbered 1..n in filing order).
+    """
+    withheld = 0
+    recent = list(rows.recent_episodes)  # newest first
+    first = rows.first_episode
+    chosen: dict[int, Episode] = {}
+    if first is not None and max_lines >= 1 and first.start < _window_start(rows):
+        chosen[first.end] = first
+    for ep in recent:
+        if len(chosen) >= max_lines:
+            break
+        chosen.setdefault(ep.end, ep)
+    shown: list[Episode] = []
+    for ep in sorted(chosen.values(), key=lambda e: e.end):
+        # Scanned when written and again now: patterns grow, old rows do not get rescanned.
+        if ep.suspect or is_suspect(ep.line):
+            withheld += 1
+            continue
+        shown.append(ep)
+    skipped = max(0, rows.episodes_before_window - len(chosen))
+    return shown, skipped, withheld
+
+
+def _window_start(rows: ContextRows) -> int:
+    return rows.window[0].seq if rows.window else 2**62
+
+
+def _date(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+
+
+def render_line(ep: Episode) -> str:
+    ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
+    return f"- {_date(ep.date)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+
+
+def render_block(
+    lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None
+) -> str:
+    """The block's text. The gap marker goes after the first stretch's line, where the skipped
+    stretches are, and only when `skipped_after_first` > 0."""
+    out = [NOTES_HEADER]
+    placed_gap = False
+    for ep in lines:
+        out.append(render_line(ep))
+        if ep.end == first_end and skipped_after_first > 0:
+            out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
+            placed_gap = True
+    if skipped_after_first > 0 and not placed_gap:
+        out.insert(1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ...")
+    if unfiled > 0:
+        out.append(f"- ({unfiled} earlier messages are not filed yet: search memory)")
+    return "\n".join(out)
+
+
+def to_buffer_lines(lines: Sequence[Episode]) -> tuple[BufferLine, ...]:
+    return tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date) for e in lines)

@@ -1,0 +1,40 @@
+"""Context policy: the knobs of assembly, one frozen dataclass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How `context()` fills the budget. Defaults follow DESIGN.md section 1."""
+
+    short_term_turns: int = 3
+    """K: the last K user turns (with their replies) are replayed verbatim."""
+    working_turns: int = 8
+    """W: the W turns before short-term form working memory, pruned by decayed relevance."""
+    buffer_lines: int = 12
+    """At most this many buffer lines (the first stretch's plus the latest before the window)."""
+    half_life_turns: float = 6.0
+    """A relevance score halves every this many turns of age."""
+    prune_below: float = 0.12
+    """Working-memory turns whose decayed score is under this are elided."""
+    default_relevance: float = 0.5
+    """Score of a turn the memory step has not scored yet."""
+    max_message_tokens: int = 800
+    """A single message over this is replayed as head + tail with the middle marked truncated."""
+    core_tokens: int = 300
+    """Budget cap for pinned core records."""
+    use_buffer: bool = True
+    """Show the episodic buffer block when the history does not fit (off: window only)."""
+    use_working: bool = True
+    """Prune working memory by relevance (off: replay the window turns as they are)."""
+    use_tools: bool = True
+    """Offer memlane's memory tools (counted in the budget)."""
+    system_prompt: str = "You are a helpful assistant."
+    memory_instructions: bool = True
+    """Add memlane's short instructions on notes and memory tools to the system prompt."""
+
+    @property
+    def window_turns(self) -> int:
+        return self.short_term_turns + self.working_turns

@@ -1,0 +1,57 @@
+"""Errors. One root, small specific subclasses; every message says what to fix.
+
+    MemlaneError
+    ├── UsageError            the caller asked for something invalid (bad argument, unknown id)
+    │   ├── NotFound          an id, thread or record that does not exist (in this namespace)
+    │   └── BudgetTooSmall    the fixed parts of the context alone exceed the budget
+    ├── StepError             a memory step's output is malformed; nothing was applied
+    ├── StoreError            the store cannot be opened or migrated
+    └── ModelError            a model endpoint failed (after retries) or answered nonsense
+"""
+
+from __future__ import annotations
+
+
+class MemlaneError(Exception):
+    """Root of every error memlane raises on purpose."""
+
+
+class UsageError(MemlaneError):
+    """The caller's mistake: the message names the argument and the fix."""
+
+
+class NotFound(UsageError):
+    """An id, thread or record that does not exist in this namespace."""
+
+
+class BudgetTooSmall(UsageError):
+    """The system prompt and new message alone do not fit the token budget."""
+
+
+class StepError(MemlaneError):
+    """A memory step's output failed validation. The store was left unchanged.
+
+    `problems` lists each problem as `path: what is wrong`.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        self.problems = list(problems or [])
+        detail = "".join(f"\n  - {p}" for p in self.problems)
+        super().__init__(message + detail)
+
+
+class StoreError(MemlaneError):
+    """The store cannot be opened, migrated or written."""
+
+
+class ModelError(MemlaneError):
+    """A model call failed after retries, or its answer could not be used."""
+
+
+class MissingExtra(UsageError):
+    """An optional part needs a package that is not installed."""
+
+    def __init__(self, what: str, extra: str, package: str) -> None:
+        super().__init__(
+            f"{what} needs the '{package}' package: pip install 'memlane[{extra}]'"
+        )

@@ -1,0 +1,38 @@
+"""JSON schemas of memlane's memory tools, in OpenAI function format (what the model is offered).
+
+Handlers live in `memlane.recall.tools`; these are only the definitions, so assembly can count them
+in the budget without importing the search machinery.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _fn(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
+    _fn("search_memory", "Search long-term memory records of this user.",
+        {"query": {"type": "string"}, "limit": {"type": "integer", "default": 5}}, ["query"]),
+    _fn("open_memory", "Open records by id (e.g. from a memory note); optionally their source "
+        "messages.",
+        {"ids": {"type": "array", "items": {"type": "integer"}},
+         "sources": {"type": "boolean", "default": False}}, ["ids"]),
+    _fn("remember", "Save one lasting fact to long-term memory.",
+        {"text": {"type": "string"}, "kind": {"type": "string"}}, ["text"]),
+    _fn("update_memory", "Replace the text of a record that changed.",
+        {"id": {"type": "integer"}, "text": {"type": "string"}}, ["id", "text"]),
+    _fn("forget", "Delete a record that is wrong or that the user asked to forget.",
+        {"id": {"type": "integer"}}, ["id"]),
+    _fn("recall", "Find a result of a tool call made in an earlier conversation.",
+        {"query": {"type": "string"}, "limit": {"type": "integer", "default": 3}}, ["query"]),
+)

@@ -1,0 +1,101 @@
+"""Applying a validated memory step: one transaction, idempotent per `(thread, end)`.
+
+Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically.
+
+- A retry of the same stretch (same `end`) first removes the records the earlier attempt added,
+  then overwrites the episode: retries never duplicate.
+- The episode points only at ids this step wrote; ids the model invented are dropped and reported.
+- update/delete of an id that does not exist in this namespace is dropped and reported (the
+  other namespace's ids are indistinguishable from missing ones: nothing leaks).
+- Text is scanned for injected instructions and flagged, never silently discarded.
+"""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from ..safety import is_suspect
+from ..store.base import Store
+from ..types import Episode, StepResult
+from .parse import StepOutput
+
+
+def apply_step(
+    store: Store,
+    namespace: str,
+    thread_id: str,
+    start: int,
+    end: int,
+    output: StepOutput,
+    date: float,
+    now: float,
+) -> StepResult:
+    if start > end:
+        raise UsageError(f"stretch start {start} is after its end {end}")
+    warnings = list(output.warnings)
+    dropped: list[str] = []
+    with store.transaction() as tx:
+        id_by_seq = {seq: mid for mid, seq in
+                     tx.message_ids(namespace, thread_id, start, end).items()}
+        if not id_by_seq:
+            raise UsageError(
+                f"thread {thread_id!r} has no messages {start}..{end} in namespace "
+                f"{namespace!r}: append the messages before filing them"
+            )
+        previous = tx.records_of_step(namespace, thread_id, end)
+        replaced = bool(previous) or tx.get_episode(namespace, thread_id, end) is not None
+        for rid in previous:
+            tx.delete_record(namespace, rid, now)
+        stretch_ids = [id_by_seq[s] for s in sorted(id_by_seq)]
+        added: list[int] = []
+        updated: list[int] = []
+        deleted: list[int] = []
+        for i, op in enumerate(output.records):
+            src = [id_by_seq[s] for s in op.source if s in id_by_seq]
+            outside = [s for s in op.source if s not in id_by_seq]
+            if outside:
+                warnings.append(f"records[{i}]: source seqs {outside} are outside the stretch "
+                                f"{start}..{end}; ignored")
+            if op.op == "add":
+                assert op.text is not None
+                rid = tx.add_record(
+                    namespace, op.text, op.kind, src or stretch_ids, thread_id, now, end,
+                    is_suspect(op.text),
+                )
+                added.append(rid)
+                continue
+            assert op.id is not None
+            if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
+                dropped.append(str(op.id))
+                warnings.append(f"records[{i}]: {op.op} of #{op.id}: no such record; dropped")
+                continue
+            if op.op == "update":
+                assert op.text is not None
+                tx.update_record(namespace, op.id, op.text, now, is_suspect(op.text), src)
+                updated.append(op.id)
+            else:
+                tx.delete_record(namespace, op.id, now)
+                deleted.append(op.id)
+        written = list(dict.fromkeys(added + [u for u in updated if u not in deleted]))
+        if output.episode_record_ids is None:
+            line_ids = written
+        else:
+            line_ids = [r for r in dict.fromkeys(output.episode_record_ids) if r in written]
+            for r in output.episode_record_ids:
+                if r not in written:
+                    dropped.append(str(r))
+                    warnings.append(f"episode.record_ids: #{r} was not written by this step; "
+                                    "dropped")
+        episode = Episode(
+            thread_id=thread_id, start=start, end=end, line=output.episode,
+            record_ids=tuple(line_ids), date=date, suspect=is_suspect(output.episode),
+        )
+        tx.upsert_episode(namespace, episode, now)
+        rel = {s: v for s, v in output.relevance.items() if s in id_by_seq}
+        if len(rel) < len(output.relevance):
+            warnings.append("relevance: scores for seqs outside the stretch ignored")
+        tx.set_relevance(namespace, thread_id, rel)
+    return StepResult(
+        thread_id=thread_id, start=start, end=end, added=tuple(added), updated=tuple(updated),
+        deleted=tuple(deleted), episode=episode, dropped_ids=tuple(dict.fromkeys(dropped)),
+        warnings=tuple(warnings), replaced=replaced,
+    )

@@ -1,0 +1,175 @@
+"""Validating a memory step's output. Malformed output raises `StepError` listing every problem
+(`path: what is wrong`); nothing is applied. Small slips that have one obvious reading (a line a
+few words over, a score of 1.2) are corrected and reported as warnings instead of failing the
+whole step, since a rejected step costs the caller another model call."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import StepError
+from .schema import EPISODE_MAX_WORDS, RECORD_KINDS
+
+
+@dataclass(frozen=True)
+class RecordOp:
+    """One operation on long-term memory."""
+
+    op: str
+    """`add`, `update` or `delete`."""
+    text: str | None = None
+    """The fact (add, update)."""
+    id: int | None = None
+    """The record to change (update, delete)."""
+    kind: str = "fact"
+    source: tuple[int, ...] = ()
+    """Seqs of the turns the fact came from."""
+
+
+@dataclass(frozen=True)
+class StepOutput:
+    """A validated memory step."""
+
+    records: tuple[RecordOp, ...]
+    episode: str
+    episode_record_ids: tuple[int, ...] | None
+    """Ids the model asked the line to point at (None: every id the step wrote)."""
+    relevance: dict[int, float]
+    """Score by seq."""
+    quality: dict[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def _as_int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        s = v.strip().lstrip("#")
+        if s.isdigit():
+            return int(s)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def parse_step(raw: str | dict[str, Any]) -> StepOutput:
+    """Validate model output (a JSON string, possibly in a ```json fence, or a dict)."""
+    problems: list[str] = []
+    warnings: list[str] = []
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("```"):
+            text = text.strip("`")
+            text = text[text.find("\n") + 1 :] if "\n" in text else text
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise StepError(
+                "memory step output is not valid JSON",
+                [f"$: {e.msg} at line {e.lineno} column {e.colno}; return one JSON object "
+                 "matching STEP_SCHEMA"],
+            ) from None
+    else:
+        data = raw
+    if not isinstance(data, dict):
+        raise StepError("memory step output must be a JSON object",
+                        [f"$: got {type(data).__name__}"])
+
+    unknown = set(data) - {"records", "episode", "relevance", "quality"}
+    if unknown:
+        warnings.append(f"ignored unknown fields: {', '.join(sorted(unknown))}")
+
+    ops: list[RecordOp] = []
+    recs = data.get("records", [])
+    if not isinstance(recs, list):
+        problems.append("records: must be a list of operations")
+        recs = []
+    for i, r in enumerate(recs):
+        path = f"records[{i}]"
+        if not isinstance(r, dict):
+            problems.append(f"{path}: must be an object with 'op'")
+            continue
+        op = r.get("op")
+        if op not in ("add", "update", "delete"):
+            problems.append(f"{path}.op: must be 'add', 'update' or 'delete', got {op!r}")
+            continue
+        text = r.get("text")
+        rid = _as_int(r.get("id")) if "id" in r else None
+        if op in ("add", "update"):
+            if not isinstance(text, str) or not text.strip():
+                problems.append(f"{path}.text: {op} needs a non-empty string")
+                continue
+            text = " ".join(text.split())
+        if op in ("update", "delete") and rid is None:
+            problems.append(f"{path}.id: {op} needs an integer record id, got {r.get('id')!r}")
+            continue
+        kind = r.get("kind", "fact")
+        if kind not in RECORD_KINDS:
+            warnings.append(f"{path}.kind: unknown kind {kind!r}, stored as 'fact'")
+            kind = "fact"
+        src_raw = r.get("source", [])
+        if not isinstance(src_raw, list):
+            src_raw = [src_raw]
+        source = tuple(s for s in (_as_int(x) for x in src_raw) if s is not None)
+        ops.append(RecordOp(op=op, text=text if op != "delete" else None, id=rid, kind=kind,
+                            source=source))
+
+    ep = data.get("episode")
+    ep_ids: tuple[int, ...] | None = None
+    if isinstance(ep, dict):
+        ids = ep.get("record_ids")
+        if ids is not None:
+            if not isinstance(ids, list):
+                problems.append("episode.record_ids: must be a list of integers")
+            else:
+                ep_ids = tuple(x for x in (_as_int(v) for v in ids) if x is not None)
+        ep = ep.get("line")
+    if not isinstance(ep, str) or not ep.strip():
+        problems.append("episode: must be a non-empty string (one line, under 25 words)")
+        ep = ""
+    words = ep.split()
+    if len(words) > EPISODE_MAX_WORDS:
+        warnings.append(f"episode: {len(words)} words, cut to {EPISODE_MAX_WORDS}")
+        words = words[:EPISODE_MAX_WORDS]
+    line = " ".join(words)
+
+    relevance: dict[int, float] = {}
+    rel = data.get("relevance", [])
+    items: list[tuple[Any, Any]] = []
+    if isinstance(rel, dict):
+        items = list(rel.items())
+    elif isinstance(rel, list):
+        for i, x in enumerate(rel):
+            if isinstance(x, dict) and "seq" in x and "score" in x:
+                items.append((x["seq"], x["score"]))
+            else:
+                problems.append(f"relevance[{i}]: must be {{'seq': int, 'score': 0..1}}")
+    else:
+        problems.append("relevance: must be a list of {seq, score}")
+    for k, v in items:
+        seq = _as_int(k)
+        if seq is None:
+            problems.append(f"relevance: seq {k!r} is not an integer")
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
+            problems.append(f"relevance[{seq}]: score must be a number 0..1, got {v!r}")
+            continue
+        s = float(v)
+        if not 0.0 <= s <= 1.0:
+            warnings.append(f"relevance[{seq}]: score {s} clamped to 0..1")
+            s = min(1.0, max(0.0, s))
+        relevance[seq] = s
+
+    quality = data.get("quality")
+    if quality is not None and not isinstance(quality, dict):
+        problems.append("quality: must be an object {score, signals, note} or omitted")
+        quality = None
+
+    if problems:
+        raise StepError("memory step output failed validation; nothing was applied", problems)
+    return StepOutput(tuple(ops), line, ep_ids, relevance, quality, tuple(warnings))

@@ -1,0 +1,245 @@
+"""Value types shared by every layer: frozen dataclasses, one docstring per field.
+
+Rows come out of a store as these types; the pure core (assembly, scoring, buffer selection) takes
+them in and gives a `Context` back. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One stored message of a thread's log."""
+
+    id: int
+    """Store-wide id; what records point at as their source."""
+    thread_id: str
+    """The thread (conversation) this message belongs to."""
+    seq: int
+    """Position in the thread, 1-based, gapless, the total order of the thread."""
+    role: str
+    """`system`, `user`, `assistant` or `tool`."""
+    content: str
+    """Full text as it was sent; never truncated in the store."""
+    ts: float
+    """When it was said (epoch seconds), as the caller gave it or the time it was appended."""
+    tokens: int
+    """Token count of `content` under the memory's tokenizer."""
+    relevance: float | None = None
+    """Relevance 0..1 from the memory step (set on the first message of a turn), None if unscored."""
+    name: str | None = None
+    """Speaker or tool name, if any."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """A long-term memory record: one current copy of one fact."""
+
+    id: int
+    """Store-assigned id; what buffer lines and tools refer to."""
+    namespace: str
+    """The user or tenant this record belongs to."""
+    text: str
+    """The fact, as currently written."""
+    kind: str = "fact"
+    """`fact`, `preference`, `note`, `event`, ..."""
+    source_ids: tuple[int, ...] = ()
+    """Ids of the messages this record came from."""
+    thread_id: str | None = None
+    """Thread it was filed from, if any."""
+    created: float = 0.0
+    """When it was added (epoch seconds)."""
+    updated: float = 0.0
+    """When its text last changed."""
+    pinned: bool = False
+    """In the small core set shown every turn."""
+    suspect: bool = False
+    """Flagged by the injection scan when written; withheld when shown."""
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One episodic buffer line: a filed stretch of a thread and the records it was filed into."""
+
+    thread_id: str
+    """The thread the stretch belongs to."""
+    start: int
+    """Seq of the stretch's first message."""
+    end: int
+    """Seq of the stretch's last message; `(thread_id, end)` is the key, so retries overwrite."""
+    line: str
+    """Under 25 words: what the stretch was about and where it ended up."""
+    record_ids: tuple[int, ...]
+    """Ids of the records the step that filed this stretch actually wrote."""
+    date: float
+    """When the stretch ended (epoch seconds of its last message)."""
+    suspect: bool = False
+    """Flagged by the injection scan when written."""
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    """A thread's bookkeeping row."""
+
+    namespace: str
+    thread_id: str
+    created: float
+    """Wall-clock time the thread was created."""
+    last_active: float
+    """Wall-clock time of the last write: what TTL and LRU eviction go by."""
+    messages: int
+    """Number of messages in the log."""
+    filed_to: int
+    """Seq of the last message covered by an episode (0 if none)."""
+
+
+@dataclass(frozen=True)
+class ContextRows:
+    """Everything assembly needs, read from the store in a bounded number of queries.
+
+    The reads depend on the window size, not the thread's length: that is what keeps assembly
+    flat as a thread grows.
+    """
+
+    thread_id: str
+    window: tuple[Message, ...]
+    """The messages of the last `window_turns` turns, oldest first."""
+    truncated: bool
+    """True when the thread has messages older than the window: the store reads one message
+    more than the window, and this says whether it came back."""
+    first_episode: Episode | None
+    """The thread's first filed stretch (how the conversation started)."""
+    recent_episodes: tuple[Episode, ...]
+    """Newest episodes that start before the window, newest first, at most `buffer_lines`."""
+    episodes_before_window: int
+    """How many episodes start before the window in total (proves the gap)."""
+    unfiled_before_window: int
+    """Evicted messages that no episode covers yet (filed by the next step)."""
+    pinned: tuple[Record, ...] = ()
+    """Pinned core records of the namespace."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """A message as sent to a model."""
+
+    role: str
+    content: str
+    layer: str = ""
+    """Which memory layer produced it: system, core, buffer, working, short_term, new."""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """Something that did not make it into the context, and why."""
+
+    what: str
+    """`turn`, `line`, `record`, `truncated`, ..."""
+    ref: str
+    """Which one (seq range, episode end, record id)."""
+    reason: str
+    """`budget`, `low_relevance`, `injection`, `oversize`, ..."""
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
+class BufferLine:
+    """A buffer line as shown."""
+
+    line: str
+    record_ids: tuple[int, ...]
+    start: int
+    end: int
+    date: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "record_ids": list(self.record_ids),
+            "start": self.start,
+            "end": self.end,
+            "date": self.date,
+        }
+
+
+@dataclass(frozen=True)
+class Trace:
+    """How the context was built: tokens per layer, what was dropped and why."""
+
+    budget: int
+    tokens_total: int
+    tokens_by_layer: dict[str, int]
+    buffer_lines: tuple[BufferLine, ...] = ()
+    gap: int | None = None
+    """Stretches proven skipped between the first line and the recent ones (None: no gap)."""
+    withheld: int = 0
+    """Lines or records withheld because the injection scan flagged them."""
+    unfiled: int = 0
+    """Evicted messages not yet covered by an episode."""
+    dropped: tuple[Dropped, ...] = ()
+    window_start: int | None = None
+    """Seq of the oldest replayed message."""
+    working_scores: dict[int, float] = field(default_factory=dict)
+    """Decayed relevance per working-memory turn (keyed by the turn's first seq)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "tokens_total": self.tokens_total,
+            "tokens_by_layer": dict(self.tokens_by_layer),
+            "buffer": {
+                "lines": [b.to_dict() for b in self.buffer_lines],
+                "gap": self.gap,
+                "withheld": self.withheld,
+                "unfiled": self.unfiled,
+            },
+            "dropped": [d.__dict__ for d in self.dropped],
+            "window_start": self.window_start,
+            "working_scores": {str(k): v for k, v in self.working_scores.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Context:
+    """What to send to the model this turn."""
+
+    messages: tuple[ChatMessage, ...]
+    tools: tuple[dict[str, Any], ...]
+    trace: Trace
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "messages": [m.to_dict() | {"layer": m.layer} for m in self.messages],
+            "tools": list(self.tools),
+            "trace": self.trace.to_dict(),
+        }
+
+    def openai_messages(self) -> list[dict[str, str]]:
+        return [m.to_dict() for m in self.messages]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What applying one memory step did."""
+
+    thread_id: str
+    start: int
+    end: int
+    added: tuple[int, ...]
+    updated: tuple[int, ...]
+    deleted: tuple[int, ...]
+    episode: Episode | None
+    dropped_ids: tuple[str, ...] = ()
+    """Record ids the step referred to but did not write (or that do not exist): dropped."""
+    warnings: tuple[str, ...] = ()
+    replaced: bool = False
+    """True when this step overwrote an earlier attempt at the same `(thread, end)`."""
