@@ -32,7 +32,9 @@ STOPWORDS = frozenset(
     much well so get got go going know think thing things good great nice sure right yep wow cool
     awesome amazing glad totally definitely maybe actually pretty one way time still even always
     will would could should can might must shall may said say says tell told make made lol haha
-    feel feeling love hope""".split()
+    feel feeling love hope anything something everything else worth use need sort set recommend
+    try best look away nicer stay without day days let let's talk talked ask asked want wanted
+    help tips tip idea question around getting give take""".split()
 )
 
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -116,7 +118,9 @@ def extract(
             if m.name and m.role == "user":
                 text = f"{m.name}: {text}"
             records.append({"op": "add", "text": text, "kind": _kind(s), "source": [m.seq]})
-        best = scored[0][0] if scored else 0.0
+        # Relevance is not fact-likeness: a user's question matters to the turns that follow,
+        # so questions are scored without the penalty records get for them.
+        best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
         turn_best[current_turn] = max(turn_best.get(current_turn, 0.0), best)
         for w in _words(m.content):
             lw = w.lower()
@@ -126,7 +130,7 @@ def extract(
                 if w[0].isupper() or lw not in display:
                     display[lw] = w
     for seq in sorted({turn_of[m.seq] for m in messages if m.role == "user"}):
-        relevance.append({"seq": seq, "score": round(0.1 + 0.9 * turn_best.get(seq, 0.0), 3)})
+        relevance.append({"seq": seq, "score": round(0.2 + 0.8 * turn_best.get(seq, 0.0), 3)})
     return {
         "records": records,
         "episode": episode_line(messages, keywords, display),

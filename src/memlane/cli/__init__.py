@@ -1,0 +1,73 @@
+"""The `memlane` command line. Each module of this package adds its own subcommands
+(`register(subparsers)`), so the layout shows the surfaces: core, recall, chat, eval, serve.
+
+Global options: `--db PATH` (or `$MEMLANE_DB`; a `postgresql://` URL works too), `--namespace`.
+Every command that prints data takes `--json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import MemlaneError
+
+# Modules that add subcommands; a module whose optional dependencies are missing still registers
+# its commands and prints an install hint when run.
+COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="memlane",
+        description="Memory and context engine for long-running LLM agents.",
+    )
+    p.add_argument("--db", default=None,
+                   help="store: a SQLite file path or postgresql:// URL (default: $MEMLANE_DB or "
+                        "~/.memlane/memlane.db)")
+    p.add_argument("--namespace", "-n", default="default",
+                   help="the user or tenant whose memory to use (default: %(default)s)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name and e.name.startswith(f"{__name__}."):
+                continue  # that surface is not built yet
+            raise
+        mod.register(sub)
+    return p
+
+
+def emit(data: Any, as_json: bool, text: str | None = None) -> None:
+    """Print `data` as JSON, or `text` (defaults to a JSON dump) for people."""
+    if as_json:
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write("\n")
+    else:
+        print(text if text is not None else json.dumps(data, indent=2, default=str))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except MemlaneError as e:
+        print(f"memlane: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

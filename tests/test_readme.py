@@ -1,0 +1,24 @@
+"""Every Python example in the README runs."""
+
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_python_blocks_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMLANE_DB", str(tmp_path / "readme.db"))
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    assert blocks, "README has no python examples"
+    for code in blocks:
+        ns: dict = {}
+        exec(compile(code, str(README), "exec"), ns)  # noqa: S102
+        if "ctx" in ns:
+            ctx = ns["ctx"]
+            assert ctx.trace.tokens_total <= 4000
+            assert ctx.openai_messages()[-1]["content"] == "Any news on my order?"
+
+
+def test_readme_first_screen_has_the_two_commands():
+    head = "\n".join(README.read_text().splitlines()[:20])
+    assert "make demo" in head and "make test" in head
