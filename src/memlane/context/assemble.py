@@ -45,7 +45,7 @@ class _Counter:
 
     def prime(self, texts: Sequence[str]) -> None:
         todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
-        for t, n in zip(todo, self.tk.count(todo)):
+        for t, n in zip(todo, self.tk.count(todo), strict=True):
             self.memo[t] = n
 
     def __call__(self, text: str) -> int:
@@ -219,6 +219,9 @@ def assemble(
         elif st.block:
             for e in st.lines:
                 st.dropped.append(Dropped("line", f"msgs {e.start}-{e.end}", "budget"))
+            # Say so even when the block held no lines (only a gap or unfiled marker): the
+            # trace must explain why history that did not fit has no block.
+            st.dropped.append(Dropped("block", "buffer", "budget", by_layer.get("buffer", 0)))
             st.block = False
             st.lines = []
         elif st.short_from < len(short) - 1:
@@ -260,6 +263,6 @@ def assemble(
         unfiled=rows.unfiled_before_window if st.block else 0,
         dropped=tuple(pre_dropped + st.dropped),
         window_start=rows.window[0].seq if rows.window else None,
-        working_scores={t.seq: round(s, 4) for t, s in zip(working, scores)},
+        working_scores={t.seq: round(s, 4) for t, s in zip(working, scores, strict=False)},
     )
     return Context(messages=tuple(msgs), tools=tools, trace=trace)

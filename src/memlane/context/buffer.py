@@ -37,7 +37,9 @@ def select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode], int,
             withheld += 1
             continue
         shown.append(ep)
-    skipped = max(0, rows.episodes_before_window - len(chosen))
+    # Withheld lines count as not listed too: the block's "N stretches not listed" must cover
+    # every evicted stretch it does not show, or a withheld one would vanish without a trace.
+    skipped = max(0, rows.episodes_before_window - len(shown))
     return shown, skipped, withheld
 
 
@@ -67,7 +69,9 @@ def render_block(
             out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
-        out.insert(1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ...")
+        out.insert(
+            1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ..."
+        )
     if unfiled > 0:
         out.append(f"- ({unfiled} earlier messages are not filed yet: search memory)")
     return "\n".join(out)

@@ -62,12 +62,12 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     problems: list[str] = []
     warnings: list[str] = []
     if isinstance(raw, str):
-        text = raw.strip()
-        if text.startswith("```"):
-            text = text.strip("`")
-            text = text[text.find("\n") + 1 :] if "\n" in text else text
+        body = raw.strip()
+        if body.startswith("```"):
+            body = body.strip("`")
+            body = body[body.find("\n") + 1 :] if "\n" in body else body
         try:
-            data = json.loads(text)
+            data = json.loads(body)
         except json.JSONDecodeError as e:
             raise StepError(
                 "memory step output is not valid JSON",
@@ -140,28 +140,30 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
 
     relevance: dict[int, float] = {}
     rel = data.get("relevance", [])
-    items: list[tuple[Any, Any]] = []
+    # (path, seq, score): the path names the item as the model wrote it (list index, or the key
+    # of the object form), so `relevance[1]` is always the second item, never "seq 1".
+    items: list[tuple[str, Any, Any]] = []
     if isinstance(rel, dict):
-        items = list(rel.items())
+        items = [(f"relevance.{k}", k, v) for k, v in rel.items()]
     elif isinstance(rel, list):
         for i, x in enumerate(rel):
             if isinstance(x, dict) and "seq" in x and "score" in x:
-                items.append((x["seq"], x["score"]))
+                items.append((f"relevance[{i}]", x["seq"], x["score"]))
             else:
                 problems.append(f"relevance[{i}]: must be {{'seq': int, 'score': 0..1}}")
     else:
         problems.append("relevance: must be a list of {seq, score}")
-    for k, v in items:
+    for path, k, v in items:
         seq = _as_int(k)
         if seq is None:
-            problems.append(f"relevance: seq {k!r} is not an integer")
+            problems.append(f"{path}.seq: {k!r} is not an integer")
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
-            problems.append(f"relevance[{seq}]: score must be a number 0..1, got {v!r}")
+            problems.append(f"{path}.score: must be a number 0..1, got {v!r}")
             continue
         s = float(v)
         if not 0.0 <= s <= 1.0:
-            warnings.append(f"relevance[{seq}]: score {s} clamped to 0..1")
+            warnings.append(f"{path}.score: {s} clamped to 0..1")
             s = min(1.0, max(0.0, s))
         relevance[seq] = s
 

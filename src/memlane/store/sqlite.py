@@ -7,19 +7,25 @@ killed mid-transaction leaves the file at the last commit (SQLite's journal guar
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import NotFound, StoreError, UsageError
+from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo
-from .base import HistoryPolicy, NewMessage, chunks
+from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
+from .fts import fts5_match, query_terms
 from .migrations import SQLITE, Migration
+from .vectors import VecFilter, VectorIndexes, dot, np
 
 _MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name"
 _REC_COLS = "id, namespace, text, kind, thread_id, created, updated, pinned, suspect"
@@ -396,18 +402,23 @@ class SQLiteStore:
         buffer_lines: int,
     ) -> ContextRows:
         t = c.execute(
-            "SELECT turns, filed_to FROM threads WHERE namespace = ? AND thread_id = ?",
+            "SELECT turns, filed_to, next_seq FROM threads WHERE namespace = ? AND thread_id = ?",
             (ns, thread_id),
         ).fetchone()
         pinned = self._records(c, ns, None, 1000, 0, pinned_only=True)
         if t is None:
             return ContextRows(thread_id, (), False, None, (), 0, 0, tuple(pinned))
-        turns, filed_to = t
+        turns, filed_to, next_seq = t
         start = 1
-        if turns > window_turns:
+        if window_turns <= 0:
+            start = next_seq  # no window at all: every message is history, none is replayed
+        elif turns > window_turns:
             first_turn = turns - window_turns + 1
+            # INDEXED BY: left alone, the planner answers MIN(seq) by walking the seq index from
+            # the start of the thread until it meets the turn, a scan of the whole thread.
             start = c.execute(
-                "SELECT MIN(seq) FROM messages WHERE namespace = ? AND thread_id = ? AND turn = ?",
+                "SELECT MIN(seq) FROM messages INDEXED BY messages_turn"
+                " WHERE namespace = ? AND thread_id = ? AND turn = ?",
                 (ns, thread_id, first_turn),
             ).fetchone()[0] or 1
         # Read one message more than the window: if it comes back, history did not fit.
@@ -427,8 +438,10 @@ class SQLiteStore:
             (ns, thread_id),
         ).fetchone()
         recent_rows = c.execute(
+            # `+start`: walk the primary key back from the newest episode and stop after LIMIT
+            # rows; through the start index SQLite would fetch every earlier episode and sort.
             f'SELECT {_EP_COLS}, n FROM episodes WHERE namespace = ? AND thread_id = ?'
-            ' AND start < ? ORDER BY "end" DESC LIMIT ?',
+            ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
             (ns, thread_id, start, max(buffer_lines, 1)),
         ).fetchall()
         # Episodes are numbered 1, 2, ... in filing order, so the newest one before the window
@@ -532,6 +545,397 @@ class SQLiteStore:
         )
         return [r[0] for r in rows]
 
+    # search and recall -------------------------------------------------------------------------
+    # Appended for long-term records and recall (issue 3). Index rows and vectors are kept in
+    # step by the triggers of migration 2, so every path that deletes a record (a memory step,
+    # a tool, forgetting) also drops what was derived from it.
+
+    @property
+    def _vectors(self) -> VectorIndexes:
+        vi = self.__dict__.get("_vindex")
+        if vi is None:
+            vi = self.__dict__["_vindex"] = VectorIndexes()
+        return vi
+
+    def search_records(
+        self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
+        thread_id: str | None = None, since: float | None = None, until: float | None = None,
+    ) -> list[tuple[Record, float]]:
+        if k <= 0:
+            return []
+        match = fts5_match(query_terms(query), ("text",), namespace)
+        if match is None:
+            return []
+        where, fargs = _record_filters("r", SearchFilters(
+            tuple(kinds) if kinds is not None else None, thread_id, since, until))
+        cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        with self._lock:
+            rows = self.conn.execute(
+                f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
+                " JOIN records r ON r.id = records_fts.rowid"
+                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
+                " ORDER BY score LIMIT ?",
+                (match, namespace, *fargs, k),
+            ).fetchall()
+            recs = self._with_sources(self.conn, [r[:9] for r in rows])
+        # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
+        return [(rec, -float(r[9])) for rec, r in zip(recs, rows, strict=True)]
+
+    def put_vectors(
+        self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
+        target: str = "records",
+    ) -> int:
+        t = _vec_table(target)
+        if not items:
+            return 0
+        with self.transaction() as tx:
+            c = tx.conn
+            owned: set[int] = set()
+            ids = [int(i) for i, _ in items]
+            for part in chunks(ids):
+                marks = ",".join("?" * len(part))
+                owned.update(r[0] for r in c.execute(
+                    f"SELECT id FROM {t.owner} WHERE namespace = ? AND id IN ({marks})",
+                    (namespace, *part)))
+            seq = c.execute("UPDATE vector_seq SET seq = seq + 1 WHERE id = 1 RETURNING seq"
+                            ).fetchone()[0]
+            rows = [(int(i), namespace, model, len(v), pack(v), seq)
+                    for i, v in items if int(i) in owned]
+            c.executemany(
+                f"INSERT OR REPLACE INTO {t.table} ({t.id}, namespace, model, dim, vec, seq)"
+                " VALUES (?, ?, ?, ?, ?, ?)", rows)
+            return len(rows)
+
+    def missing_vectors(
+        self, namespace: str, model: str, target: str = "records", limit: int = 1000
+    ) -> list[tuple[int, str]]:
+        t = _vec_table(target)
+        text = "o.text" if target == "records" else "o.tool, o.args, o.result"
+        rows = self._q(
+            f"SELECT o.id, {text} FROM {t.owner} o WHERE o.namespace = ? AND NOT EXISTS"
+            f" (SELECT 1 FROM {t.table} v WHERE v.{t.id} = o.id AND v.model = ?)"
+            " ORDER BY o.id LIMIT ?",
+            (namespace, model, limit),
+        )
+        if target == "records":
+            return [(r[0], r[1]) for r in rows]
+        return [(r[0], snapshot_text(r[1], json.loads(r[2]), r[3])) for r in rows]
+
+    def vector_candidates(
+        self, namespace: str, qvec: Sequence[float], k: int,
+        filters: SearchFilters | None = None, model: str = "", target: str = "records",
+    ) -> list[tuple[int, float]]:
+        t = _vec_table(target)
+        f = filters or SearchFilters()
+        if k <= 0 or not qvec:
+            return []
+        dim = len(qvec)
+        where, fargs = _record_filters("o", f, kind_col=t.kind_col)
+        base = (f"SELECT v.{t.id}, v.vec FROM {t.table} v JOIN {t.owner} o ON o.id = v.{t.id}"
+                f" WHERE v.namespace = ? AND v.model = ? AND v.dim = ? AND o.namespace = ?"
+                f"{where}")
+        args = (namespace, model, dim, namespace, *fargs)
+        with self._lock:
+            if not VectorIndexes.available():
+                rows = self.conn.execute(base, args).fetchall()
+                scored = [(int(r[0]), dot(qvec, unpack(r[1]))) for r in rows]
+                scored.sort(key=lambda x: -x[1])
+                return scored[:k]
+            latest = self.conn.execute(
+                f"SELECT MAX(seq) FROM {t.table} WHERE namespace = ? AND model = ?",
+                (namespace, model),
+            ).fetchone()[0]
+            if latest is None:
+                return []
+
+            def load(after: int) -> Iterator[tuple[int, bytes, int, str | None, str | None,
+                                                   float]]:
+                cur = self.conn.execute(
+                    f"SELECT v.{t.id}, v.vec, v.seq, o.{t.kind_col}, o.thread_id, o.created"
+                    f" FROM {t.table} v JOIN {t.owner} o ON o.id = v.{t.id}"
+                    " WHERE v.namespace = ? AND v.model = ? AND v.seq > ? AND o.namespace = ?",
+                    (namespace, model, after, namespace),
+                )
+                while True:
+                    batch = cur.fetchmany(5000)
+                    if not batch:
+                        return
+                    yield from batch
+
+            ix = self._vectors.get((target, namespace, model), dim, int(latest), load)
+            vf = VecFilter(f.kinds, f.thread_id, f.since, f.until)
+            q = np.asarray(qvec, dtype=np.float32)
+            out: list[tuple[int, float]] = []
+            for _ in range(3):
+                ids = ix.preselect(qvec, vf, max(RERANK, 4 * k))
+                found: dict[int, bytes] = {}
+                for part in chunks(ids):
+                    marks = ",".join("?" * len(part))
+                    found.update(self.conn.execute(
+                        f"{base} AND v.{t.id} IN ({marks})", (*args, *part)).fetchall())
+                gone = [i for i in ids if i not in found]
+                ix.discard(gone)
+                if found:
+                    mat = np.frombuffer(b"".join(found.values()), dtype="<f4").reshape(
+                        len(found), dim)
+                    sims = mat @ q
+                    order = np.argsort(-sims)[:k]
+                    keys = list(found)
+                    out = [(int(keys[i]), float(sims[i])) for i in order]
+                # Rows deleted since the index loaded them were just discarded: go again if
+                # they cost us results and live candidates may remain.
+                if not gone or len(out) >= k:
+                    break
+            return out
+
+    def add_record(
+        self, namespace: str, text: str, kind: str = "fact", source_ids: Sequence[int] = (),
+        thread_id: str | None = None, pinned: bool = False, now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        now = time.time() if now is None else now
+        with self.transaction() as tx:
+            src = self._own_messages(tx.conn, namespace, source_ids)
+            rid = tx.add_record(namespace, text, kind, src, thread_id, now, None, suspect,
+                                pinned)
+        return self.records(namespace, [rid])[0]
+
+    def update_record(
+        self, namespace: str, record_id: int, text: str, now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        now = time.time() if now is None else now
+        with self.transaction() as tx:
+            if tx.record_owner(namespace, record_id) != namespace:
+                raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
+            tx.update_record(namespace, record_id, text, now, suspect)
+        return self.records(namespace, [record_id])[0]
+
+    def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
+        now = time.time() if now is None else now
+        with self.transaction() as tx:
+            if tx.record_owner(namespace, record_id) != namespace:
+                return False
+            tx.delete_record(namespace, record_id, now)
+            return True
+
+    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
+        with self.transaction() as tx:
+            cur = tx.conn.execute("UPDATE records SET pinned = ? WHERE namespace = ? AND id = ?",
+                                  (int(pinned), namespace, record_id))
+            if cur.rowcount == 0:
+                raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
+        return self.records(namespace, [record_id])[0]
+
+    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
+        rows = self._q(
+            "SELECT text, op, changed FROM record_history WHERE namespace = ? AND record_id = ?"
+            " ORDER BY changed, rowid",
+            (namespace, record_id),
+        )
+        return [{"text": r[0], "op": r[1], "changed": r[2]} for r in rows]
+
+    @staticmethod
+    def _own_messages(c: sqlite3.Connection, namespace: str, ids: Sequence[int]) -> list[int]:
+        """The ids among `ids` that are messages of this namespace (never link across)."""
+        out: list[int] = []
+        for part in chunks([int(i) for i in ids]):
+            marks = ",".join("?" * len(part))
+            out.extend(r[0] for r in c.execute(
+                f"SELECT id FROM messages WHERE namespace = ? AND id IN ({marks}) ORDER BY id",
+                (namespace, *part)))
+        return out
+
+    # snapshots ---------------------------------------------------------------------------------
+    def save_snapshot(
+        self, namespace: str, tool: str, args: Mapping[str, Any], result: str, tokens: int,
+        thread_id: str | None = None, now: float | None = None,
+    ) -> tuple[Snapshot, bool]:
+        now = time.time() if now is None else now
+        digest = hashlib.sha256(result.encode("utf-8")).hexdigest()
+        with self.transaction() as tx:
+            row = tx.conn.execute(
+                f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ? AND result_hash = ?",
+                (namespace, digest),
+            ).fetchone()
+            if row is not None:
+                return _snapshot(namespace, row), False
+            cur = tx.conn.execute(
+                "INSERT INTO snapshots (namespace, thread_id, tool, args, result, result_hash,"
+                " created, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (namespace, thread_id, tool, json.dumps(dict(args), sort_keys=True,
+                                                        ensure_ascii=False, default=str),
+                 result, digest, now, tokens),
+            )
+            sid = int(cur.lastrowid or 0)
+        return self.snapshots(namespace, [sid])[0], True
+
+    def snapshots(
+        self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
+        offset: int = 0,
+    ) -> list[Snapshot]:
+        if ids is None:
+            rows = self._q(f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ?"
+                           " ORDER BY id LIMIT ? OFFSET ?", (namespace, limit, offset))
+            return [_snapshot(namespace, r) for r in rows]
+        out: list[Snapshot] = []
+        for part in chunks([int(i) for i in ids]):
+            marks = ",".join("?" * len(part))
+            out.extend(_snapshot(namespace, r) for r in self._q(
+                f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ? AND id IN ({marks})",
+                (namespace, *part)))
+        return sorted(out, key=lambda s: s.id)
+
+    def search_snapshots(self, namespace: str, query: str, k: int
+                         ) -> list[tuple[Snapshot, float]]:
+        if k <= 0:
+            return []
+        match = fts5_match(query_terms(query), ("tool", "args", "result"), namespace)
+        if match is None:
+            return []
+        cols = ", ".join(f"s.{c.strip()}" for c in _SNAP_COLS.split(","))
+        rows = self._q(
+            f"SELECT {cols}, bm25(snapshots_fts, 1.0, 1.0, 1.0, 0.0) AS score FROM snapshots_fts"
+            " JOIN snapshots s ON s.id = snapshots_fts.rowid"
+            " WHERE snapshots_fts MATCH ? AND s.namespace = ? ORDER BY score LIMIT ?",
+            (match, namespace, k),
+        )
+        return [(_snapshot(namespace, r[:8]), -float(r[8])) for r in rows]
+
+    # forgetting and export ---------------------------------------------------------------------
+    def _erase_records(self, c: sqlite3.Connection, namespace: str, ids: Sequence[int]) -> int:
+        """Delete records with their sources, history and pointers in buffer lines (index rows
+        and vectors go by trigger)."""
+        n = 0
+        for part in chunks(list(ids)):
+            marks = ",".join("?" * len(part))
+            n += c.execute(f"DELETE FROM records WHERE namespace = ? AND id IN ({marks})",
+                           (namespace, *part)).rowcount
+            c.execute(f"DELETE FROM record_sources WHERE record_id IN ({marks})", tuple(part))
+            c.execute(f"DELETE FROM record_history WHERE namespace = ? AND record_id IN ({marks})",
+                      (namespace, *part))
+            rows = c.execute(
+                'SELECT thread_id, "end", record_ids FROM episodes WHERE namespace = ? AND EXISTS'
+                f" (SELECT 1 FROM json_each(episodes.record_ids) WHERE value IN ({marks}))",
+                (namespace, *part),
+            ).fetchall()
+            drop = set(part)
+            for tid, end, rids in rows:
+                kept = [i for i in json.loads(rids) if i not in drop]
+                c.execute('UPDATE episodes SET record_ids = ? WHERE namespace = ?'
+                          ' AND thread_id = ? AND "end" = ?',
+                          (json.dumps(kept), namespace, tid, end))
+        return n
+
+    def forget_record(self, namespace: str, record_id: int) -> bool:
+        with self._lock:
+            self.conn.execute("PRAGMA secure_delete = ON")
+            with self.transaction() as tx:
+                return self._erase_records(tx.conn, namespace, [record_id]) > 0
+
+    def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
+        with self._lock:
+            self.conn.execute("PRAGMA secure_delete = ON")
+            with self.transaction() as tx:
+                c = tx.conn
+                rids = [r[0] for r in c.execute(
+                    "SELECT id FROM records WHERE namespace = ? AND thread_id = ?",
+                    (namespace, thread_id))]
+                mids = [r[0] for r in c.execute(
+                    "SELECT id FROM messages WHERE namespace = ? AND thread_id = ?",
+                    (namespace, thread_id))]
+                out = {"records": self._erase_records(c, namespace, rids)}
+                # Records of other threads that cite these messages lose those source links.
+                for part in chunks(mids):
+                    marks = ",".join("?" * len(part))
+                    c.execute(f"DELETE FROM record_sources WHERE message_id IN ({marks})",
+                              tuple(part))
+                out["snapshots"] = c.execute(
+                    "DELETE FROM snapshots WHERE namespace = ? AND thread_id = ?",
+                    (namespace, thread_id)).rowcount
+                out["messages"] = len(mids)
+                out["episodes"] = c.execute(
+                    "SELECT COUNT(*) FROM episodes WHERE namespace = ? AND thread_id = ?",
+                    (namespace, thread_id)).fetchone()[0]
+                out["threads"] = int(self._delete_thread(c, namespace, thread_id))
+                return out
+
+    def forget_namespace(self, namespace: str) -> dict[str, int]:
+        with self._lock:
+            self.conn.execute("PRAGMA secure_delete = ON")
+            with self.transaction() as tx:
+                c = tx.conn
+                out: dict[str, int] = {}
+                c.execute("DELETE FROM record_sources WHERE record_id IN"
+                          " (SELECT id FROM records WHERE namespace = ?)", (namespace,))
+                for table in ("records", "record_vectors", "record_history", "snapshots",
+                              "snapshot_vectors", "episodes", "messages", "threads"):
+                    out[table] = c.execute(f"DELETE FROM {table} WHERE namespace = ?",
+                                           (namespace,)).rowcount
+            self._vectors.drop(namespace=namespace)
+            return {k: out[k] for k in ("threads", "messages", "episodes", "records",
+                                        "snapshots")}
+
+    def export_namespace(self, namespace: str) -> dict[str, Any]:
+        with self._lock:
+            c = self.conn
+            c.execute("BEGIN")  # one consistent snapshot of the namespace
+            try:
+                threads = []
+                for t in c.execute(
+                    "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
+                    " WHERE namespace = ? ORDER BY created, thread_id", (namespace,)
+                ).fetchall():
+                    info = _thread(namespace, t)
+                    msgs = c.execute(
+                        f"SELECT {_MSG_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
+                        " ORDER BY seq", (namespace, info.thread_id)).fetchall()
+                    eps = c.execute(
+                        f'SELECT {_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
+                        ' ORDER BY "end"', (namespace, info.thread_id)).fetchall()
+                    threads.append({
+                        "thread_id": info.thread_id, "created": info.created,
+                        "last_active": info.last_active, "filed_to": info.filed_to,
+                        "messages": [asdict(_message(m)) for m in msgs],
+                        "episodes": [_episode_dict(_episode(e)) for e in eps],
+                    })
+                recs = self._records(c, namespace, None, -1, 0)
+                hist: dict[int, list[dict[str, Any]]] = {}
+                for rid, text, op, changed in c.execute(
+                    "SELECT record_id, text, op, changed FROM record_history WHERE namespace = ?"
+                    " ORDER BY changed, rowid", (namespace,)
+                ):
+                    hist.setdefault(rid, []).append({"text": text, "op": op, "changed": changed})
+                records = [asdict(r) | {"source_ids": list(r.source_ids),
+                                        "history": hist.get(r.id, [])} for r in recs]
+                snaps = [asdict(_snapshot(namespace, r)) for r in c.execute(
+                    f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ? ORDER BY id",
+                    (namespace,)).fetchall()]
+            finally:
+                c.execute("COMMIT")
+        return {"namespace": namespace, "format": "memlane-export/1", "threads": threads,
+                "records": records, "snapshots": snaps}
+
+    def compact(self) -> None:
+        with self._lock:
+            c = self.conn
+            c.execute("PRAGMA secure_delete = ON")
+            # FTS5 keeps deleted documents' terms in old index segments until they are merged;
+            # 'optimize' merges everything into one segment of live documents.
+            for fts in ("records_fts", "snapshots_fts"):
+                c.execute(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
+            if self.path == ":memory:":
+                return
+            # VACUUM rewrites the file from live rows only (in WAL mode through the log), then
+            # the checkpoint copies it back and truncates the log to zero bytes.
+            c.execute("VACUUM")
+            busy, _, _ = c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy:
+                raise StoreError(
+                    "compact: another connection kept the write-ahead log open, so it could not "
+                    "be truncated; close other memlane processes on this file and run it again"
+                )
+
 
 def _split_sql(script: str) -> list[str]:
     """Split a migration script into statements (`sqlite3.complete_statement` knows about
@@ -549,3 +953,60 @@ def _split_sql(script: str) -> list[str]:
     if buf.strip():
         out.append(buf.strip())
     return out
+
+
+# search and recall helpers ---------------------------------------------------------------------
+
+# Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
+RERANK = 1000
+
+_SNAP_COLS = "id, thread_id, tool, args, result, created, tokens, namespace"
+
+
+@dataclass(frozen=True)
+class _VecTable:
+    table: str
+    id: str
+    owner: str
+    kind_col: str
+
+
+_VEC_TABLES = {
+    "records": _VecTable("record_vectors", "record_id", "records", "kind"),
+    "snapshots": _VecTable("snapshot_vectors", "snapshot_id", "snapshots", "tool"),
+}
+
+
+def _vec_table(target: str) -> _VecTable:
+    try:
+        return _VEC_TABLES[target]
+    except KeyError:
+        raise UsageError(f"vector target {target!r}: use 'records' or 'snapshots'") from None
+
+
+def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
+                    ) -> tuple[str, list[Any]]:
+    sql, args = "", []
+    if f.kinds is not None:
+        sql += f" AND {alias}.{kind_col} IN ({','.join('?' * len(f.kinds))})" if f.kinds \
+            else " AND 0"
+        args.extend(f.kinds)
+    if f.thread_id is not None:
+        sql += f" AND {alias}.thread_id = ?"
+        args.append(f.thread_id)
+    if f.since is not None:
+        sql += f" AND {alias}.created >= ?"
+        args.append(f.since)
+    if f.until is not None:
+        sql += f" AND {alias}.created <= ?"
+        args.append(f.until)
+    return sql, args
+
+
+def _snapshot(namespace: str, row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
+    return Snapshot(id=row[0], namespace=namespace, thread_id=row[1], tool=row[2],
+                    args=json.loads(row[3]), result=row[4], created=row[5], tokens=row[6])
+
+
+def _episode_dict(e: Episode) -> dict[str, Any]:
+    return asdict(e) | {"record_ids": list(e.record_ids)}
