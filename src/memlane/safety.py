@@ -10,6 +10,7 @@ and honest about what it catches.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PATTERNS: list[tuple[str, str]] = [
     ("override", r"\b(ignore|disregard|forget|override)\b.{0,40}\b(previous|prior|above|earlier|all|"
@@ -32,7 +33,13 @@ _COMPILED = [(name, re.compile(p, re.IGNORECASE | re.MULTILINE)) for name, p in 
 
 def scan(text: str) -> list[str]:
     """Names of the injection patterns `text` matches (empty: looks clean)."""
-    return [name for name, rx in _COMPILED if rx.search(text)]
+    return list(_scan(text))
+
+
+@lru_cache(maxsize=65536)
+def _scan(text: str) -> tuple[str, ...]:
+    # Cached: every shown note is rescanned on every assembly, and notes repeat turn to turn.
+    return tuple(name for name, rx in _COMPILED if rx.search(text))
 
 
 def is_suspect(text: str) -> bool:

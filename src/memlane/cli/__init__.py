@@ -18,7 +18,7 @@ from ..errors import MemlaneError
 
 # Modules that add subcommands; a module whose optional dependencies are missing still registers
 # its commands and prints an install hint when run.
-COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve")
+COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve", "migrate")
 
 
 def build_parser() -> argparse.ArgumentParser:

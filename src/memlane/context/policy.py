@@ -17,8 +17,9 @@ class Policy:
     """At most this many buffer lines (the first stretch's plus the latest before the window)."""
     half_life_turns: float = 6.0
     """A relevance score halves every this many turns of age."""
-    prune_below: float = 0.12
-    """Working-memory turns whose decayed score is under this are elided."""
+    prune_below: float = 0.0
+    """Working-memory turns whose decayed score is under this are elided even when the budget
+    has room (0: prune only at capacity, i.e. when the budget is full)."""
     default_relevance: float = 0.5
     """Score of a turn the memory step has not scored yet."""
     max_message_tokens: int = 800
@@ -29,6 +30,11 @@ class Policy:
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True
     """Prune working memory by relevance (off: replay the window turns as they are)."""
+    fill_budget: bool = True
+    """Grow working memory past `working_turns` while the budget has room (the extra read is
+    bounded by the budget, not by the thread). Off: the window is exactly K + W turns."""
+    max_working_turns: int = 400
+    """Upper bound on working memory when filling the budget."""
     use_tools: bool = True
     """Offer memlane's memory tools (counted in the budget)."""
     system_prompt: str = "You are a helpful assistant."

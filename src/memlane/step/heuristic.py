@@ -91,7 +91,7 @@ def _speaker(m: Message) -> str:
 def extract(
     messages: Sequence[Message],
     *,
-    min_score: float = 0.5,
+    min_score: float = 0.35,
     max_per_message: int = 2,
     include_assistant: bool = False,
 ) -> dict[str, Any]:

@@ -11,10 +11,10 @@ once against the small transactional interface `StoreTx` and lives outside the s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo
 
@@ -39,6 +39,40 @@ class HistoryPolicy:
     time, not by message timestamps, so importing an old conversation does not expire it."""
     max_threads: int | None = 1000
     """Per namespace; past it the least recently written thread is evicted (None: no ceiling)."""
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Constraints on what a search may return (None: no constraint)."""
+
+    kinds: tuple[str, ...] | None = None
+    """Only records of these kinds."""
+    thread_id: str | None = None
+    """Only records filed from this thread."""
+    since: float | None = None
+    """Only records created at or after this time (epoch seconds)."""
+    until: float | None = None
+    """Only records created at or before this time (epoch seconds)."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A recall snapshot: a past tool call's result, kept per namespace across conversations."""
+
+    id: int
+    namespace: str
+    tool: str
+    """Name of the tool that produced the result."""
+    args: dict[str, Any]
+    """The arguments it was called with."""
+    result: str
+    """The result text, in full."""
+    created: float
+    """When it was first stored (epoch seconds)."""
+    tokens: int
+    """Token count of `result`."""
+    thread_id: str | None = None
+    """The conversation it was fetched in, if known."""
 
 
 class StoreTx(Protocol):
@@ -161,6 +195,140 @@ class Store(Protocol):
         ...
 
     def namespaces(self) -> list[str]: ...
+
+    # search and recall ----------------------------------------------------------------------
+    # Long-term records outside a memory step (the agent's own tools), lexical and vector search,
+    # recall snapshots, forgetting and export. Every method is scoped by `namespace`.
+
+    def search_records(
+        self,
+        namespace: str,
+        query: str,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        thread_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+    ) -> list[tuple[Record, float]]:
+        """Lexical (BM25) search, best first; score: higher is better. Any user text is safe:
+        it is reduced to quoted terms, never parsed as query syntax. `since`/`until` bound the
+        record's creation time (epoch seconds, inclusive)."""
+        ...
+
+    def put_vectors(
+        self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
+        target: str = "records",
+    ) -> int:
+        """Store (replace) embeddings of records (or of snapshots: `target="snapshots"`) made by
+        embedder `model`; ids not in this namespace are skipped. Returns how many were stored."""
+        ...
+
+    def vector_candidates(
+        self,
+        namespace: str,
+        qvec: Sequence[float],
+        k: int,
+        filters: SearchFilters | None = None,
+        model: str = "",
+        target: str = "records",
+    ) -> list[tuple[int, float]]:
+        """The `k` ids whose `model` vectors are most similar to `qvec` (cosine), best first."""
+        ...
+
+    def missing_vectors(
+        self, namespace: str, model: str, target: str = "records", limit: int = 1000
+    ) -> list[tuple[int, str]]:
+        """`(id, text)` of rows with no vector from `model` yet (to embed them)."""
+        ...
+
+    def add_record(
+        self,
+        namespace: str,
+        text: str,
+        kind: str = "fact",
+        source_ids: Sequence[int] = (),
+        thread_id: str | None = None,
+        pinned: bool = False,
+        now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        """Add one record outside a memory step (the `remember` tool). Source ids that are not
+        messages of this namespace are dropped."""
+        ...
+
+    def update_record(
+        self, namespace: str, record_id: int, text: str, now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        """Replace a record's text (the old text goes to the history); raises `NotFound`."""
+        ...
+
+    def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
+        """Delete a record, keeping its history for audit (as a memory step's delete does)."""
+        ...
+
+    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
+        """Put a record in (or take it out of) the pinned core set; raises `NotFound`."""
+        ...
+
+    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
+        """Earlier versions of a record, oldest first: `{text, op, changed}`."""
+        ...
+
+    def save_snapshot(
+        self,
+        namespace: str,
+        tool: str,
+        args: Mapping[str, Any],
+        result: str,
+        tokens: int,
+        thread_id: str | None = None,
+        now: float | None = None,
+    ) -> tuple[Snapshot, bool]:
+        """Store a tool result; an identical result already stored in the namespace is returned
+        instead (dedup by content hash). The bool says whether a new row was written."""
+        ...
+
+    def snapshots(
+        self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
+        offset: int = 0,
+    ) -> list[Snapshot]: ...
+
+    def search_snapshots(
+        self, namespace: str, query: str, k: int
+    ) -> list[tuple[Snapshot, float]]:
+        """Lexical (BM25) search over snapshots' tool, arguments and result."""
+        ...
+
+    def forget_record(self, namespace: str, record_id: int) -> bool:
+        """Erase a record with everything derived from it: index rows, vector, sources, history,
+        and its id in buffer lines."""
+        ...
+
+    def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
+        """Erase a thread: messages, episodes, its records (and their index rows, vectors,
+        sources, history) and its snapshots. Returns counts by kind."""
+        ...
+
+    def forget_namespace(self, namespace: str) -> dict[str, int]:
+        """Erase every row of the namespace. Returns counts by kind."""
+        ...
+
+    def export_namespace(self, namespace: str) -> dict[str, Any]:
+        """The namespace as JSON-ready data: threads with messages and episodes, records with
+        sources and history, snapshots. Vectors and index rows are derived and left out."""
+        ...
+
+    def compact(self) -> None:
+        """Physically erase deleted data: merge the search indexes, VACUUM, truncate the log.
+        Run after forgetting when no trace may remain in the database files."""
+        ...
+
+
+def snapshot_text(tool: str, args: Mapping[str, Any], result: str, max_chars: int = 4000) -> str:
+    """What a snapshot's embedding is made from: the call and the head of its result."""
+    call = ", ".join(f"{k}={v}" for k, v in sorted(args.items()))
+    return f"{tool}({call}): {result[:max_chars]}"
 
 
 def chunks(seq: Sequence[int], n: int = 500) -> Iterator[Sequence[int]]:

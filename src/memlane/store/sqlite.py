@@ -220,6 +220,9 @@ class SQLiteStore:
         # NORMAL in WAL mode survives a killed process (not a power cut): the right trade for
         # a conversation log that is re-sent by the caller on failure anyway.
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        # 64 MB of page cache (the default is 2 MB): BM25 reads a size row per matching record,
+        # and on a large namespace those reads dominate search time when they miss the cache.
+        self.conn.execute("PRAGMA cache_size = -65536")
         self._migrate(SQLITE)
 
     # plumbing ----------------------------------------------------------------------------------
@@ -563,23 +566,64 @@ class SQLiteStore:
     ) -> list[tuple[Record, float]]:
         if k <= 0:
             return []
-        match = fts5_match(query_terms(query), ("text",), namespace)
-        if match is None:
+        terms = query_terms(query)
+        if not terms:
             return []
         where, fargs = _record_filters("r", SearchFilters(
             tuple(kinds) if kinds is not None else None, thread_id, since, until))
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
+               " JOIN records r ON r.id = records_fts.rowid"
+               f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
+               " ORDER BY score LIMIT ?")
         with self._lock:
-            rows = self.conn.execute(
-                f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
-                " JOIN records r ON r.id = records_fts.rowid"
-                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
-                " ORDER BY score LIMIT ?",
-                (match, namespace, *fargs, k),
-            ).fetchall()
+            rows: list[Any] = []
+            plan = self._lexical_plan(terms)
+            if plan is not None:
+                selective = plan
+                match = fts5_match(selective or terms, ("text",), None,
+                                   "OR" if selective else "AND")
+                rows = self.conn.execute(sql, (match, namespace, *fargs, k)).fetchall()
+                if not rows:
+                    plan = None  # too few: fall back to the full query
+            if plan is None:
+                match = fts5_match(terms, ("text",), namespace)
+                rows = self.conn.execute(sql, (match, namespace, *fargs, k)).fetchall()
             recs = self._with_sources(self.conn, [r[:9] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
         return [(rec, -float(r[9])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _lexical_plan(self, terms: list[str]) -> list[str] | None:
+        """On a large index, the terms worth retrieving by (None: use every term).
+
+        BM25 in FTS5 costs a few microseconds per matching document, and a term found in 3% of
+        a million records matches 30,000 of them: a query with a few such terms takes hundreds
+        of milliseconds. As Lucene's "common terms" query does, terms in more than
+        `COMMON_DF` documents then do not retrieve when rarer terms are present (their IDF is
+        low, so they move a BM25 ranking little); a query made only of common terms requires
+        all of them (AND), and falls back to the full query when that finds too few.
+        Returns the selective terms; an empty list means "AND of all terms".
+        """
+        top = self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0] or 0
+        if top < LARGE_INDEX:
+            return None
+        dfs = []
+        for t in terms:
+            # Count at most COMMON_DF matches: the cost is bounded however common the term.
+            n = self.conn.execute(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
+                " LIMIT ?)", (fts5_match([t], ("text",)), COMMON_DF)).fetchone()[0]
+            dfs.append((n, t))
+        selective: list[str] = []
+        total = 0
+        for n, t in sorted(dfs):
+            if n >= COMMON_DF or (selective and total + n > DOC_BUDGET):
+                break
+            selective.append(t)
+            total += n
+        if len(selective) == len(terms) and len(terms) > 0 and total < COMMON_DF:
+            return None  # nothing common: the full query is cheap already
+        return selective
 
     def put_vectors(
         self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
@@ -632,7 +676,9 @@ class SQLiteStore:
         dim = len(qvec)
         where, fargs = _record_filters("o", f, kind_col=t.kind_col)
         base = (f"SELECT v.{t.id}, v.vec FROM {t.table} v JOIN {t.owner} o ON o.id = v.{t.id}"
-                f" WHERE v.namespace = ? AND v.model = ? AND v.dim = ? AND o.namespace = ?"
+                # `+`: look candidates up by primary key, never by the (namespace, model) index,
+                # which would walk every vector of the namespace.
+                f" WHERE +v.namespace = ? AND +v.model = ? AND v.dim = ? AND o.namespace = ?"
                 f"{where}")
         args = (namespace, model, dim, namespace, *fargs)
         with self._lock:
@@ -666,13 +712,22 @@ class SQLiteStore:
             vf = VecFilter(f.kinds, f.thread_id, f.since, f.until)
             q = np.asarray(qvec, dtype=np.float32)
             out: list[tuple[int, float]] = []
+            # The index applied the filters already; re-checking them needs the owner table,
+            # so the plain primary-key read is used when there are none.
+            fetch: str = base
+            fetch_args: tuple[Any, ...] = args
+            if f == SearchFilters():
+                fetch = (f"SELECT v.{t.id}, v.vec FROM {t.table} v WHERE +v.namespace = ?"
+                         " AND +v.model = ? AND v.dim = ?")
+                fetch_args = (namespace, model, dim)
             for _ in range(3):
                 ids = ix.preselect(qvec, vf, max(RERANK, 4 * k))
                 found: dict[int, bytes] = {}
                 for part in chunks(ids):
                     marks = ",".join("?" * len(part))
                     found.update(self.conn.execute(
-                        f"{base} AND v.{t.id} IN ({marks})", (*args, *part)).fetchall())
+                        f"{fetch} AND v.{t.id} IN ({marks})",
+                        (*fetch_args, *part)).fetchall())
                 gone = [i for i in ids if i not in found]
                 ix.discard(gone)
                 if found:
@@ -958,7 +1013,15 @@ def _split_sql(script: str) -> list[str]:
 # search and recall helpers ---------------------------------------------------------------------
 
 # Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
-RERANK = 1000
+RERANK = 400
+
+# Lexical search on large indexes (see SQLiteStore._lexical_plan).
+LARGE_INDEX = 100_000
+"""Below this many index rows every query term retrieves (exact BM25 over the whole query)."""
+COMMON_DF = 2_000
+"""A term in at least this many documents is common: it does not retrieve on a large index."""
+DOC_BUDGET = 10_000
+"""At most about this many documents are scored per query on a large index."""
 
 _SNAP_COLS = "id, thread_id, tool, args, result, created, tokens, namespace"
 

@@ -244,7 +244,9 @@ CREATE TABLE messages (
     PRIMARY KEY (namespace, thread_id, seq),
     UNIQUE (namespace, id)
 );
-CREATE INDEX messages_turn ON messages (namespace, thread_id, turn);
+-- "The first seq of turn T" (where the window starts) is one entry of this index, read in its
+-- order (see _CONTEXT_ROWS in store/postgres.py): seq is in it so no sort is needed.
+CREATE INDEX messages_turn ON messages (namespace, thread_id, turn, seq);
 
 CREATE TABLE episodes (
     namespace  TEXT NOT NULL,

