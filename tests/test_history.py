@@ -56,8 +56,8 @@ def test_ttl_goes_by_write_time_not_message_time(tmp_path, clock):
                      {"role": "assistant", "content": "ok", "ts": 1.0}])
     assert imported.messages()[0].ts == 0.0
 
-    assert mem.expire(now=t0) == 1
-    assert ids(mem) == {"imported"}
+    # Creating "imported" already expired "quiet" (idle past the TTL), by write time alone.
+    assert ids(mem) == {"imported"} and mem.expire(now=t0) == 0
     assert mem.thread("quiet").messages() == []
     assert not mem.thread("quiet").exists()
 
@@ -188,3 +188,18 @@ def test_oversize_turn_is_replayed_head_and_tail_and_stored_whole(tmp_path, cloc
     assert d.ref == f"msg {stored.seq}" and d.tokens == full_tokens - TK.count_one(body)
     assert ctx.trace.tokens_total <= 4000
     mem.close()
+
+
+def test_creating_a_thread_expires_idle_ones_in_its_namespace(tmp_path):
+    from memlane.store.base import HistoryPolicy, NewMessage
+    from memlane.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "ttl.db")
+    hist = HistoryPolicy(ttl_seconds=100, max_threads=None)
+    msg = [NewMessage("user", "hi", 0.0, 1)]
+    store.append("ns", "old", msg, 1000.0, hist)
+    store.append("other", "old", msg, 1000.0, hist)
+    store.append("ns", "recent", msg, 1050.0, hist)
+    store.append("ns", "new", msg, 1120.0, hist)  # 'old' idle 120 s > TTL; 'recent' 70 s
+    assert sorted(t.thread_id for t in store.threads("ns")) == ["new", "recent"]
+    assert [t.thread_id for t in store.threads("other")] == ["old"]  # other namespaces untouched

@@ -291,6 +291,14 @@ class SQLiteStore:
                 (namespace, thread_id),
             ).fetchone()
             if row is None:
+                # A new thread is when history is bounded: idle threads past the TTL go first,
+                # then the least recently written ones past the ceiling.
+                if history.ttl_seconds is not None:
+                    for (tid,) in c.execute(
+                        "SELECT thread_id FROM threads WHERE namespace = ? AND last_active < ?",
+                        (namespace, now - history.ttl_seconds),
+                    ).fetchall():
+                        self._delete_thread(c, namespace, tid)
                 if history.max_threads is not None:
                     self._evict_lru(c, namespace, history.max_threads - 1)
                 c.execute(

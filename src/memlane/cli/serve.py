@@ -1,0 +1,211 @@
+"""`memlane serve` (REST API, OpenAI-compatible proxy, MCP over HTTP, inspector), `memlane mcp`
+(the memory tools over stdio) and `memlane keys` (API keys, stored hashed).
+
+The server's packages are an extra (`pip install 'memlane[server]'`): these commands register
+without them and print the install hint when run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import MissingExtra, UsageError
+from . import emit
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve", help="run the HTTP service: REST API, OpenAI-compatible proxy, MCP, inspector",
+        description="Serve memlane over HTTP. With no API keys configured it serves one "
+                    "'default' namespace to anyone on loopback (dev mode); add keys with "
+                    "`memlane keys add NAMESPACE` before binding another address.")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    p.add_argument("--port", type=int, default=8765, help="port (default %(default)s)")
+    p.add_argument("--upstream", default=None, metavar="URL",
+                   help="what the proxy forwards to: an OpenAI-compatible API, e.g. "
+                        "http://127.0.0.1:8080/v1 (key: $MEMLANE_UPSTREAM_KEY), or a model "
+                        "spec run in-process, e.g. local or local:/path/model.gguf")
+    p.add_argument("--upstream-model", default=None, metavar="M",
+                   help="model name sent upstream (default: the client's); also writes the "
+                        "memory steps, with the offline heuristic as fallback")
+    p.add_argument("--heuristic-step", action="store_true",
+                   help="file memory steps with the offline heuristic even with a model")
+    p.add_argument("--keys", default=None, metavar="FILE",
+                   help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
+    p.add_argument("--budget", type=int, default=4000,
+                   help="token budget of the proxy's assembled context (default %(default)s)")
+    p.add_argument("--ledger", default=None, metavar="PATH",
+                   help="quality ledger file (default: the memory's ledger, if it exists)")
+    p.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("mcp", help="serve the memory tools to an MCP client over stdio",
+                       description="For MCP clients that launch a command: "
+                                   "`memlane --db PATH --namespace NS mcp`.")
+    p.set_defaults(func=cmd_mcp)
+
+    keys = sub.add_parser("keys", help="manage API keys of `memlane serve` (stored hashed)")
+    ksub = keys.add_subparsers(dest="keys_command", metavar="ACTION")
+    k = ksub.add_parser("add", help="create a key for NAMESPACE; it is printed once")
+    k.add_argument("key_namespace", metavar="NAMESPACE")
+    k.add_argument("--keys", default=None, metavar="FILE")
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(func=cmd_keys_add)
+    k = ksub.add_parser("list", help="list keys (ids and namespaces; never the keys)")
+    k.add_argument("--keys", default=None, metavar="FILE")
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(func=cmd_keys_list)
+    k = ksub.add_parser("revoke", help="delete a key by its id (the 8 hex digits after mlk_)")
+    k.add_argument("key_id")
+    k.add_argument("--keys", default=None, metavar="FILE")
+    k.set_defaults(func=cmd_keys_revoke)
+
+    def keys_help(args: argparse.Namespace) -> int:
+        keys.print_help()
+        return 0
+
+    keys.set_defaults(func=keys_help)
+
+
+def _server_extra() -> None:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as e:
+        raise MissingExtra("memlane serve", "server", e.name or "starlette") from None
+
+
+def _upstream_key(upstream: str) -> str | None:
+    key = os.environ.get("MEMLANE_UPSTREAM_KEY")
+    if key:
+        return key
+    # OpenAI's own key goes to OpenAI only, never to some other server named by --upstream.
+    if urlsplit(upstream).hostname == "api.openai.com":
+        return os.environ.get("OPENAI_API_KEY")
+    return None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    _server_extra()
+    import uvicorn
+
+    from ..server.app import ServerConfig, create_app
+    from ..server.auth import Auth, KeyRing
+
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port {args.port}: use a port from 1 to 65535")
+    if args.budget <= 0:
+        raise UsageError("--budget must be a positive number of tokens")
+    ring = KeyRing.load(args.keys)
+    auth = Auth.for_host(ring, args.host)
+    url, model = args.upstream, None
+    if url and "://" not in url:  # a model spec, answered in-process
+        from ..models import get_model
+
+        url, model = None, get_model(args.upstream)
+    key = _upstream_key(url) if url else None
+    memory = build_memory(args.db, url, args.upstream_model, key,
+                          heuristic=args.heuristic_step, model=model)
+    ledger = _open_ledger(args)
+    config = ServerConfig(upstream=url, upstream_model=args.upstream_model,
+                          upstream_key=key, budget=args.budget)
+    if not args.no_mcp:
+        try:
+            import mcp  # noqa: F401
+        except ImportError:
+            raise MissingExtra("MCP over HTTP (or pass --no-mcp)", "server", "mcp") from None
+    app = create_app(memory, auth, config, ledger=ledger, mcp=not args.no_mcp, model=model)
+    where = f"http://{args.host}:{args.port}"
+    if auth.dev:
+        print(f"memlane: warning: no API keys in {ring.path}: dev mode, every request is "
+              "namespace 'default' (loopback only). Add keys with `memlane keys add NS`.",
+              file=sys.stderr)
+    print(f"memlane: serving {memory.store.url} at {where}  (inspector {where}/, API "
+          f"{where}/v1/memlane, proxy {where}/v1/chat/completions"
+          f"{', upstream ' + args.upstream if args.upstream else ', no upstream'}"
+          f"{'' if args.no_mcp else ', MCP ' + where + '/mcp'})", file=sys.stderr)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    finally:
+        app.state.service.close()
+        memory.close()
+        if ledger is not None:
+            ledger.close()
+    return 0
+
+
+def build_memory(db: str | None, upstream: str | None, upstream_model: str | None,
+                 key: str | None, *, heuristic: bool = False, model: Any = None) -> Any:
+    """The server's memory. With a known model (`model`, or `upstream_model` at `upstream`),
+    that model writes the memory steps; the offline heuristic files a stretch whenever the
+    model's step fails validation, and all of them with `heuristic`."""
+    from ..memory import HeuristicExtractor, Memory
+
+    if model is None and upstream and upstream_model:
+        from ..models.openai import OpenAIModel
+
+        model = OpenAIModel(upstream_model, base_url=upstream, api_key=key or "")
+    if model is None or heuristic:
+        return Memory.open(db)
+    from ..step.model import FallbackExtractor, ModelExtractor
+
+    return Memory.open(db, extractor=FallbackExtractor(ModelExtractor(model),
+                                                       HeuristicExtractor()))
+
+
+def _open_ledger(args: argparse.Namespace) -> Any:
+    from ..ledger import Ledger, default_ledger_path
+
+    path = args.ledger or default_ledger_path(args.db)
+    if args.ledger or (path != ":memory:" and Path(path).exists()):
+        return Ledger(path)
+    return None
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise MissingExtra("memlane mcp", "server", "mcp") from None
+    from ..memory import Memory
+    from ..server.mcp import run_stdio
+
+    with Memory.open(args.db, namespace=args.namespace) as memory:
+        run_stdio(memory)
+    return 0
+
+
+def cmd_keys_add(args: argparse.Namespace) -> int:
+    from ..server.auth import KeyRing
+
+    ring = KeyRing.load(args.keys)
+    key = ring.add(args.key_namespace)
+    emit({"namespace": args.key_namespace, "key": key, "keys_file": str(ring.path)}, args.json,
+         f"{key}\n\nThe key for namespace {args.key_namespace!r}; it is shown only this once "
+         f"(only its hash is kept, in {ring.path}).")
+    return 0
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    from ..server.auth import KeyRing
+
+    ring = KeyRing.load(args.keys)
+    rows = [{"id": e.id, "namespace": e.namespace, "created": e.created} for e in ring.entries()]
+    emit(rows, args.json, "\n".join(f"mlk_{r['id']}_...  {r['namespace']}" for r in rows)
+         or f"(no keys in {ring.path})")
+    return 0
+
+
+def cmd_keys_revoke(args: argparse.Namespace) -> int:
+    from ..server.auth import KeyRing
+
+    ring = KeyRing.load(args.keys)
+    if not ring.revoke(args.key_id):
+        raise UsageError(f"no key with id {args.key_id!r} in {ring.path}: see `memlane keys list`")
+    print(f"revoked key {args.key_id}")
+    return 0

@@ -1,0 +1,126 @@
+"""memlane's six memory tools over MCP (the official `mcp` package), on stdio or streamable HTTP.
+
+    memlane mcp --namespace acme          # stdio: an MCP client launches this command
+    memlane serve                         # HTTP: POST /mcp, with `Authorization: Bearer KEY`
+
+The tools are the ones the proxy and the agent offer the model (`recall.schemas.TOOL_SCHEMAS`),
+executed by the same `MemoryTools`. Over HTTP the namespace is the API key's, read per request
+from the HTTP request the MCP message arrived on, so a session cannot outlive a key's scope. The
+HTTP transport is stateless (every POST stands alone, JSON answers): nothing to expire, and any
+replica behind a load balancer can answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from starlette.routing import Route
+
+from .. import __version__
+from ..errors import MemlaneError
+from ..memory import Memory
+from ..recall.schemas import TOOL_SCHEMAS
+
+if TYPE_CHECKING:
+    from .app import Service
+
+INSTRUCTIONS = (
+    "Long-term memory of one user. search_memory finds records; open_memory reads records by id "
+    "(ids appear in memory notes as #id); remember / update_memory / forget keep them current; "
+    "recall finds results of earlier tool calls."
+)
+TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
+
+
+def tools() -> list[types.Tool]:
+    return [types.Tool(name=t["function"]["name"], description=t["function"]["description"],
+                       input_schema=t["function"]["parameters"]) for t in TOOL_SCHEMAS]
+
+
+def call(memory: Memory, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+    """Run one tool; a tool's failure is a result with `is_error`, which the model can read."""
+    from ..recall.tools import MemoryTools
+
+    if name not in TOOL_NAMES:
+        result: dict[str, Any] = {"error": f"unknown tool {name!r}; available: "
+                                           f"{', '.join(sorted(TOOL_NAMES))}"}
+    else:
+        try:
+            result = MemoryTools(memory).call(name, dict(arguments or {}))
+        except MemlaneError as e:
+            result = {"error": str(e)}
+    failed = isinstance(result, dict) and bool(result.get("error"))
+    return types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(result, ensure_ascii=False, default=str))],
+        structured_content=result if isinstance(result, dict) else {"result": result},
+        is_error=failed,
+    )
+
+
+def build_server(memory_for: Callable[[ServerRequestContext[Any]], Memory]) -> Server[Any]:
+    """An MCP server whose tools act on `memory_for(ctx)` (the request's namespace)."""
+
+    async def list_tools(ctx: ServerRequestContext[Any],
+                         params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools())
+
+    async def call_tool(ctx: ServerRequestContext[Any],
+                        params: types.CallToolRequestParams) -> types.CallToolResult:
+        memory = memory_for(ctx)
+        # The store blocks; keep it off the event loop.
+        return await anyio.to_thread.run_sync(call, memory, params.name, params.arguments)
+
+    return Server("memlane", version=__version__, instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def mount_http(
+    svc: Service,
+) -> tuple[Route, Callable[[Any], AbstractAsyncContextManager[None]]]:
+    """The `/mcp` route and the lifespan that runs its session manager."""
+    from mcp.server.streamable_http_manager import (
+        StreamableHTTPASGIApp,
+        StreamableHTTPSessionManager,
+    )
+
+    def memory_for(ctx: ServerRequestContext[Any]) -> Memory:
+        request = ctx.request
+        ns = getattr(request, "scope", {}).get("memlane.namespace")
+        if not ns:  # the Guard middleware always sets it; refuse rather than guess
+            raise MemlaneError("MCP request without an authenticated namespace")
+        return svc.mem(str(ns))
+
+    manager = StreamableHTTPSessionManager(
+        app=build_server(memory_for), json_response=True, stateless=True,
+        max_request_body_size=svc.config.max_body,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    # An ASGI app (not a function) as the endpoint: Starlette hands it the raw scope.
+    route = Route("/mcp", endpoint=StreamableHTTPASGIApp(manager), methods=["GET", "POST",
+                                                                            "DELETE"])
+    return route, lifespan
+
+
+def run_stdio(memory: Memory) -> None:
+    """Serve the tools on stdin/stdout for one namespace (`memlane mcp`)."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(lambda ctx: memory)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,171 @@
+"""Test helpers for the service: run an ASGI app on loopback in a thread, and a scripted
+OpenAI-compatible upstream (a real HTTP server, not a mock) for the proxy.
+
+    def script(request: dict) -> Reply:
+        return Reply(content="hello")
+
+    with FakeUpstream(script) as up, serve_in_thread(create_app(...)) as base_url:
+        OpenAI(base_url=base_url + "/v1", api_key=key).chat.completions.create(...)
+
+Used by memlane's own tests and `benchmarks/bench_server.py`; useful for testing an agent
+against the proxy without a model.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the scripted upstream answers."""
+
+    content: str | None = None
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """(name, arguments) pairs."""
+    usage: tuple[int, int] = (10, 5)
+    """(prompt_tokens, completion_tokens)."""
+
+
+@dataclass
+class FakeUpstream:
+    """An OpenAI-compatible `/v1/chat/completions` on 127.0.0.1 that answers from `script`.
+
+    Streams like OpenAI does when asked: a role chunk, the content in pieces, each tool call as
+    an id+name piece and argument pieces, a finish chunk, the usage chunk when
+    `stream_options.include_usage` is set, then `[DONE]`. Every request body is kept in
+    `requests`, in order.
+    """
+
+    script: Callable[[dict[str, Any]], Reply]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start the upstream first (use it as a context manager)"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeUpstream:
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                upstream.requests.append(body)
+                reply = upstream.script(body)
+                n = next(upstream._ids)
+                if body.get("stream"):
+                    self._stream(body, reply, n)
+                else:
+                    data = json.dumps(upstream.completion(body, reply, n)).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+
+            def _stream(self, body: dict[str, Any], reply: Reply, n: int) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in upstream.chunks(body, reply, n):
+                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @staticmethod
+    def _calls(reply: Reply, n: int) -> list[dict[str, Any]]:
+        return [{"id": f"call_{n}_{i}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(args)}}
+                for i, (name, args) in enumerate(reply.tool_calls)]
+
+    def completion(self, body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
+        msg: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            msg["tool_calls"] = self._calls(reply, n)
+        return {
+            "id": f"chatcmpl-fake-{n}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "fake"), "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "message": msg, "logprobs": None,
+                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+            "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                      "total_tokens": sum(reply.usage)},
+        }
+
+    def chunks(self, body: dict[str, Any], reply: Reply, n: int) -> Iterator[dict[str, Any]]:
+        head = {"id": f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body.get("model", "fake"),
+                "system_fingerprint": "fp_fake"}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {**head, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                         "finish_reason": finish}]}
+
+        yield chunk({"role": "assistant", "content": ""})
+        text = reply.content or ""
+        for i in range(0, len(text), 7):
+            yield chunk({"content": text[i:i + 7]})
+        for i, c in enumerate(self._calls(reply, n)):
+            args = c["function"]["arguments"]
+            half = len(args) // 2
+            yield chunk({"tool_calls": [{"index": i, "id": c["id"], "type": "function",
+                                         "function": {"name": c["function"]["name"],
+                                                      "arguments": ""}}]})
+            yield chunk({"tool_calls": [{"index": i, "function": {"arguments": args[:half]}}]})
+            yield chunk({"tool_calls": [{"index": i, "function": {"arguments": args[half:]}}]})
+        yield chunk({}, "tool_calls" if reply.tool_calls else "stop")
+        if (body.get("stream_options") or {}).get("include_usage"):
+            yield {**head, "choices": [], "usage": {
+                "prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                "total_tokens": sum(reply.usage)}}
+
+
+@contextmanager
+def serve_in_thread(app: Any, host: str = "127.0.0.1", timeout: float = 10.0) -> Iterator[str]:
+    """Run `app` with uvicorn on a free loopback port; yields the base URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=0, log_level="warning",
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, name="memlane-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout)
