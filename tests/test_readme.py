@@ -17,6 +17,8 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
             ctx = ns["ctx"]
             assert ctx.trace.tokens_total <= 4000
             assert ctx.openai_messages()[-1]["content"] == "Any news on my order?"
+        if "hits" in ns:
+            assert ns["hits"]["results"][0]["text"] == "Prefers aisle seats."
 
 
 def test_readme_first_screen_has_the_two_commands():

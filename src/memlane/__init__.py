@@ -7,6 +7,8 @@ points at the long-term records holding its facts.
 
 from __future__ import annotations
 
+from ._version import __version__ as __version__
+from .agent import Agent, AppTool, TurnResult
 from .context.assemble import assemble
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
@@ -20,7 +22,13 @@ from .errors import (
     StoreError,
     UsageError,
 )
+from .ledger import Ledger
 from .memory import Cadence, Extractor, HeuristicExtractor, Memory, Thread, open_store
+from .models import get_model
+from .models.base import Model, ModelReply, ToolCall
+from .recall.embed import Embedder, get_embedder
+from .recall.tools import MemoryTools
+from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step
 from .step.schema import STEP_INSTRUCTIONS, STEP_SCHEMA
 from .store.base import HistoryPolicy, Store
@@ -37,9 +45,9 @@ from .types import (
     Trace,
 )
 
-__version__ = "0.1.0"
-
 __all__ = [
+    "Agent",
+    "AppTool",
     "BPETokenizer",
     "BudgetTooSmall",
     "BufferLine",
@@ -47,15 +55,22 @@ __all__ = [
     "ChatMessage",
     "Context",
     "ContextRows",
+    "Embedder",
     "Episode",
     "Extractor",
+    "FallbackExtractor",
     "HeuristicExtractor",
     "HistoryPolicy",
+    "Ledger",
     "MemlaneError",
     "Memory",
+    "MemoryTools",
     "Message",
     "MissingExtra",
+    "Model",
     "ModelError",
+    "ModelExtractor",
+    "ModelReply",
     "NotFound",
     "Policy",
     "Record",
@@ -69,9 +84,13 @@ __all__ = [
     "Thread",
     "ThreadInfo",
     "Tokenizer",
+    "ToolCall",
     "Trace",
+    "TurnResult",
     "UsageError",
     "assemble",
+    "get_embedder",
+    "get_model",
     "open_store",
     "parse_step",
 ]

@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import __version__
+from ._version import __version__
 from .context.policy import Policy
 from .context.truncate import head_tail
 from .errors import MemlaneError, StepError

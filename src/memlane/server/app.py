@@ -36,7 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import __version__
+from .._version import __version__
 from ..errors import BudgetTooSmall, MemlaneError, ModelError, NotFound, StepError, UsageError
 from ..memory import Memory
 from ..step.schema import RECORD_KINDS, STEP_SCHEMA

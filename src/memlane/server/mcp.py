@@ -23,7 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from starlette.routing import Route
 
-from .. import __version__
+from .._version import __version__
 from ..errors import MemlaneError
 from ..memory import Memory
 from ..recall.schemas import TOOL_SCHEMAS

@@ -44,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from .. import __version__
+from .._version import __version__
 from ..context.truncate import head_tail
 from ..errors import MemlaneError, ModelError, NotFound, UsageError
 from ..memory import Memory, Thread
