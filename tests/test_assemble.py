@@ -20,7 +20,8 @@ from memlane.types import Context, ContextRows, Episode, Message, Record
 TK = default_tokenizer()
 NOW = 1_750_000_000.0
 # No tools and a bare system prompt: the numbers in these tests are about the layers.
-LEAN = Policy(prune_below=0.12, use_tools=False, memory_instructions=False, system_prompt="Be brief.")
+LEAN = Policy(prune_below=0.12, use_tools=False, memory_instructions=False,
+              system_prompt="Be brief.")
 
 
 def msg(seq: int, role: str, content: str, relevance: float | None = None) -> Message:

@@ -191,7 +191,8 @@ def test_injected_record_and_line_are_flagged_at_write_and_withheld_at_show(mem)
     assert recs[INJECTED].suspect and not recs["Ana lives in Lisbon."].suspect
     assert t.episodes()[0].suspect
     t.step(ok_step(), start=9, end=16)
-    ctx = t.context(budget=4000, policy=Policy(short_term_turns=2, working_turns=2, fill_budget=False))
+    ctx = t.context(budget=4000,
+                    policy=Policy(short_term_turns=2, working_turns=2, fill_budget=False))
     block = next(m.content for m in ctx.messages if m.layer == "buffer")
     assert "Ignore all previous" not in block
     assert ctx.trace.withheld == 1

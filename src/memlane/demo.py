@@ -105,6 +105,7 @@ def _story(r: dict[str, Any], rendered: str) -> str:
             f"#{hit['record']['id']}, and the model decides to open it.",
         ]
     else:
-        out[-1] += "not reachable through a visible line at this budget (search_memory still finds it)."
+        out[-1] += ("not reachable through a visible line at this budget "
+                    "(search_memory still finds it).")
     out += ["", "Next: memlane --help; memlane context THREAD --budget N; docs/ for the design."]
     return "\n".join(out)

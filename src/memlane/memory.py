@@ -4,7 +4,7 @@
     t = mem.thread("support-42")
     t.add("user", "My order number is 81-3319.")
     t.add("assistant", "Thanks, I have it.")
-    t.maybe_step()                           # files a stretch every 4 user turns (heuristic offline)
+    t.maybe_step()                           # files a stretch every 4 user turns
     ctx = t.context(budget=4000, new_message="Where is my order?")
     ctx.openai_messages()                    # what to send
 
@@ -85,7 +85,7 @@ def open_store(target: str | os.PathLike[str] | None) -> Store:
             from .store.postgres import PostgresStore
         except ImportError as e:
             raise MissingExtra("the PostgreSQL store", "postgres", "psycopg") from e
-        return PostgresStore(s)  # type: ignore[return-value]
+        return PostgresStore(s)
     if s.startswith("sqlite:///"):
         s = s[len("sqlite:///"):] or ":memory:"
     elif "://" in s:
@@ -347,7 +347,7 @@ class Thread:
                 )
             texts.append(content)
         counts = self.memory.tokenizer.count(texts)
-        for m, n in zip(items, counts):
+        for m, n in zip(items, counts, strict=True):
             ts = m.get("ts")
             if ts is not None and not isinstance(ts, (int, float)):
                 raise UsageError(f"ts must be epoch seconds (a number), got {ts!r}")

@@ -13,7 +13,8 @@ import re
 from functools import lru_cache
 
 _PATTERNS: list[tuple[str, str]] = [
-    ("override", r"\b(ignore|disregard|forget|override)\b.{0,40}\b(previous|prior|above|earlier|all|"
+    ("override", r"\b(ignore|disregard|forget|override)\b.{0,40}"
+                 r"\b(previous|prior|above|earlier|all|"
                  r"your|the)\b.{0,20}\b(instructions?|prompts?|rules?|guidelines?|messages?)\b"),
     ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*[:\-]"),
     ("role_switch", r"\byou\s+are\s+now\b|\bact\s+as\s+(an?\s+)?(unrestricted|jailbroken|dan)\b"

@@ -32,7 +32,7 @@ class Message:
     tokens: int
     """Token count of `content` under the memory's tokenizer."""
     relevance: float | None = None
-    """Relevance 0..1 from the memory step (set on the first message of a turn), None if unscored."""
+    """Relevance 0..1 from the memory step (on a turn's first message); None if unscored."""
     name: str | None = None
     """Speaker or tool name, if any."""
 

@@ -77,7 +77,9 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
     return out
 
 
-def ingest(memory: Memory, thread_id: str, msgs: list[dict[str, Any]], step: bool = True) -> dict[str, Any]:
+def ingest(
+    memory: Memory, thread_id: str, msgs: list[dict[str, Any]], step: bool = True
+) -> dict[str, Any]:
     """Append messages one by one; after each complete turn (the next message is a user's, or
     the input ends), file whatever stretches are due, as an agent would after its reply."""
     t = memory.thread(thread_id)

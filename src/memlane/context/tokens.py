@@ -33,7 +33,7 @@ class BPETokenizer:
     """An OpenAI encoding (`cl100k_base` by default, or `o200k_base`) through toktok-rs."""
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        import toktok
+        import toktok  # type: ignore[import-untyped]
 
         self._tk = toktok
         self.name = encoding

@@ -1057,7 +1057,8 @@ def _vec_table(target: str) -> _VecTable:
 
 def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
                     ) -> tuple[str, list[Any]]:
-    sql, args = "", []
+    sql = ""
+    args: list[Any] = []
     if f.kinds is not None:
         sql += f" AND {alias}.{kind_col} IN ({','.join('?' * len(f.kinds))})" if f.kinds \
             else " AND 0"
