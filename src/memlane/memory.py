@@ -78,7 +78,9 @@ def open_store(target: str | os.PathLike[str] | None) -> Store:
     from .store.sqlite import SQLiteStore
 
     if target is None:
-        return SQLiteStore()
+        target = os.environ.get("MEMLANE_DB") or None
+        if target is None:
+            return SQLiteStore()
     s = str(target)
     if s.startswith(("postgresql://", "postgres://")):
         try:
