@@ -106,3 +106,17 @@ def test_help_lists_every_command(capsys):
     out = capsys.readouterr().out
     for cmd in ("ingest", "context", "threads", "show", "demo"):
         assert cmd in out
+
+
+def test_ingest_accepts_iso_timestamps(tmp_path, capsys):
+    p = tmp_path / "iso.jsonl"
+    p.write_text('{"role": "user", "content": "hi", "ts": "2024-05-08T13:56:00Z"}\n'
+                 '{"role": "assistant", "content": "hello", "ts": "2024-05-08T13:56:30"}\n')
+    db = str(tmp_path / "m.db")
+    assert run(capsys, "--db", db, "ingest", "t", str(p))[0] == 0
+    _, out, _ = run(capsys, "--db", db, "show", "t", "--json")
+    ts = [m["ts"] for m in json.loads(out)["messages"]]
+    assert ts == [1715176560.0, 1715176590.0]
+    p.write_text('{"role": "user", "content": "hi", "ts": "last tuesday"}\n')
+    code, _, err = run(capsys, "--db", db, "ingest", "t", str(p))
+    assert code == 2 and "ISO 8601" in err

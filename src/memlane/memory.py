@@ -96,6 +96,28 @@ def open_store(target: str | os.PathLike[str] | None) -> Store:
     return SQLiteStore(s)
 
 
+def _timestamp(ts: Any) -> float | None:
+    """Epoch seconds from a number or an ISO 8601 string (naive times are taken as UTC)."""
+    if ts is None:
+        return None
+    if isinstance(ts, bool):
+        raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
+    if isinstance(ts, (int, float)):
+        return float(ts)
+    if isinstance(ts, str):
+        from datetime import datetime, timezone
+
+        try:
+            d = datetime.fromisoformat(ts.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(f"ts {ts!r} is not an ISO 8601 time (e.g. 2024-05-08T13:56:00Z) "
+                             "nor epoch seconds") from None
+        if d.tzinfo is None:
+            d = d.replace(tzinfo=timezone.utc)
+        return d.timestamp()
+    raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
+
+
 class Memory:
     """Layered memory for one namespace, on one store."""
 
@@ -350,11 +372,9 @@ class Thread:
             texts.append(content)
         counts = self.memory.tokenizer.count(texts)
         for m, n in zip(items, counts, strict=True):
-            ts = m.get("ts")
-            if ts is not None and not isinstance(ts, (int, float)):
-                raise UsageError(f"ts must be epoch seconds (a number), got {ts!r}")
+            ts = _timestamp(m.get("ts"))
             new.append(NewMessage(role=m["role"], content=m["content"],
-                                  ts=float(ts) if ts is not None else now, tokens=n,
+                                  ts=ts if ts is not None else now, tokens=n,
                                   name=m.get("name")))
         if not new:
             return []
