@@ -45,7 +45,7 @@ def test_ingest_then_context_json_contract(tmp_path, capsys, convo):
     # An independent recount of what would be sent stays within the budget too.
     tk = default_tokenizer()
     recount = sum(n + MESSAGE_OVERHEAD for n in tk.count([m["content"] for m in ctx["messages"]]))
-    recount += tk.count([json.dumps(ctx["tools"])])[0] if ctx["tools"] else 0
+    recount += tk.count([json.dumps(ctx["tools"], separators=(",", ":"))])[0] if ctx["tools"] else 0
     assert recount <= 1200
     lines = tr["buffer"]["lines"]
     assert lines and lines[0]["start"] == 1, "the first stretch's line is shown"

@@ -125,7 +125,7 @@ def system_text(policy: Policy) -> str:
 
 def recount(messages: Any, tools: Any) -> int:
     n = sum(TK.count_one(m.content) + MESSAGE_OVERHEAD for m in messages)
-    return n + (TK.count_one(json.dumps(list(tools))) if tools else 0)
+    return n + (TK.count_one(json.dumps(list(tools), separators=(",", ":"))) if tools else 0)
 
 
 @SETTINGS
@@ -156,7 +156,8 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
 
         fixed = TK.count_one(system_text(policy)) + MESSAGE_OVERHEAD
         if policy.use_tools:
-            fixed += TK.count_one(json.dumps([dict(s) for s in TOOL_SCHEMAS]))
+            fixed += TK.count_one(json.dumps([dict(s) for s in TOOL_SCHEMAS],
+                                                   separators=(",", ":")))
         assert fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget
         event("BudgetTooSmall")
         return

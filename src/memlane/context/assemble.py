@@ -97,7 +97,9 @@ def assemble(
     if policy.memory_instructions:
         system = f"{system}\n\n{MEMORY_INSTRUCTIONS}" if system else MEMORY_INSTRUCTIONS
     tools = tuple(tools) if policy.use_tools else ()
-    tools_tokens = count(json.dumps(list(tools))) if tools else 0
+    # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
+    # which is terser than JSON, so this stays an upper bound without padding the budget.
+    tools_tokens = count(json.dumps(list(tools), separators=(",", ":"))) if tools else 0
     fixed = count.msg(system) + tools_tokens
     if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
         raise BudgetTooSmall(
