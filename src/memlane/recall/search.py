@@ -13,8 +13,11 @@ Without an embedder the result is the lexical list as it is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from ..errors import UsageError
 from ..store.base import SearchFilters, Snapshot, Store
@@ -28,6 +31,21 @@ POOL = 50
 """Candidates drawn from each list before fusion."""
 
 MAX_K = 100
+
+_T = TypeVar("_T")
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _in_background(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> Future[_T]:
+    """Run `fn` on a small shared worker pool (the vector half of a hybrid search, while the
+    calling thread does the lexical half: SQLite and numpy both release the GIL)."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memlane-search")
+    return _pool.submit(fn, *args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -88,14 +106,22 @@ def search(
     _check(query, k)
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
-    lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
     if embedder is None or not query.strip():
+        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
         return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(lexical[:k], 1)]
     qvec = embed_query(embedder, query)
-    vec = store.vector_candidates(
-        namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until),
-        model=embedder.name,
-    )
+    vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
+    if getattr(store, "parallel_search", False):
+        # The two halves at once: the vector half on a worker, the lexical one here.
+        fut = _in_background(store.vector_candidates, *vargs, model=embedder.name)
+        try:
+            lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since,
+                                           until)
+        finally:
+            vec = fut.result()
+    else:
+        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
+        vec = store.vector_candidates(*vargs, model=embedder.name)
     lex_ids = [r.id for r, _ in lexical]
     vec_ids = [i for i, _ in vec]
     fused = fuse([lex_ids, vec_ids])[:k]

@@ -277,6 +277,7 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
+            self._close_vector_reader()
             self.conn.close()
 
     # message log -------------------------------------------------------------------------------
@@ -568,6 +569,47 @@ class SQLiteStore:
             vi = self.__dict__["_vindex"] = VectorIndexes()
         return vi
 
+    @property
+    def parallel_search(self) -> bool:
+        """Whether `vector_candidates` may run in another thread while this thread searches
+        lexically (`memlane.recall.search` then runs the two halves at once): true on a file
+        database with numpy, where vector queries have their own connection and lock."""
+        return self.path != ":memory:" and VectorIndexes.available()
+
+    def _vector_reader(self) -> tuple[sqlite3.Connection, Any]:
+        """The connection and lock vector queries use. On a file database: a second, read-only
+        connection, so loading an index or re-ranking never waits on the main connection's lock
+        (nor the other way round), and its reads do not evict the lexical index from the main
+        connection's page cache. WAL lets it read while the main connection writes; each of its
+        statements sees what was committed when it began. `:memory:` has one connection."""
+        if self.path == ":memory:":
+            return self.conn, self._lock
+        vr = self.__dict__.get("_vreader")
+        if vr is not None:
+            return vr
+        # Not self._lock: a search on a worker thread must never wait for a caller that holds
+        # it (a search run inside `transaction()` waits for its worker).
+        with _VREADER_LOCK:
+            vr = self.__dict__.get("_vreader")
+            if vr is None:
+                try:
+                    c = sqlite3.connect(self.path, isolation_level=None,
+                                        check_same_thread=False, timeout=60.0)
+                    c.execute("PRAGMA busy_timeout = 60000")
+                    c.execute("PRAGMA query_only = 1")
+                    c.execute("PRAGMA cache_size = -16384")
+                except sqlite3.Error as e:
+                    raise StoreError(f"cannot open SQLite database {self.path!r} for vector"
+                                     f" search: {e}") from e
+                vr = self.__dict__["_vreader"] = (c, threading.Lock())
+            return vr
+
+    def _close_vector_reader(self) -> None:
+        vr = self.__dict__.pop("_vreader", None)
+        if vr is not None:
+            with vr[1]:
+                vr[0].close()
+
     def search_records(
         self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
         thread_id: str | None = None, since: float | None = None, until: float | None = None,
@@ -592,7 +634,7 @@ class SQLiteStore:
                 match = fts5_match(selective or terms, ("text",), None,
                                    "OR" if selective else "AND")
                 rows = self.conn.execute(sql, (match, namespace, *fargs, k)).fetchall()
-                if not rows:
+                if not rows and len(selective) < len(terms):
                     plan = None  # too few: fall back to the full query
             if plan is None:
                 match = fts5_match(terms, ("text",), namespace)
@@ -610,7 +652,10 @@ class SQLiteStore:
         `COMMON_DF` documents then do not retrieve when rarer terms are present (their IDF is
         low, so they move a BM25 ranking little); a query made only of common terms requires
         all of them (AND), and falls back to the full query when that finds too few.
-        Returns the selective terms; an empty list means "AND of all terms".
+        Returns the selective terms (all of them when none is common; that OR then goes without
+        the namespace MATCH, which costs a seek per candidate in the namespace's doclist, up to
+        30 ms on a 1M-row namespace, to narrow what is a few thousand matches at most); an empty
+        list means "AND of all terms".
         """
         top = self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0] or 0
         if top < LARGE_INDEX:
@@ -629,8 +674,6 @@ class SQLiteStore:
                 break
             selective.append(t)
             total += n
-        if len(selective) == len(terms) and len(terms) > 0 and total < COMMON_DF:
-            return None  # nothing common: the full query is cheap already
         return selective
 
     def put_vectors(
@@ -689,13 +732,14 @@ class SQLiteStore:
                 f" WHERE +v.namespace = ? AND +v.model = ? AND v.dim = ? AND o.namespace = ?"
                 f"{where}")
         args = (namespace, model, dim, namespace, *fargs)
-        with self._lock:
+        conn, lock = self._vector_reader()
+        with lock:
             if not VectorIndexes.available():
-                rows = self.conn.execute(base, args).fetchall()
+                rows = conn.execute(base, args).fetchall()
                 scored = [(int(r[0]), dot(qvec, unpack(r[1]))) for r in rows]
                 scored.sort(key=lambda x: -x[1])
                 return scored[:k]
-            latest = self.conn.execute(
+            latest = conn.execute(
                 f"SELECT MAX(seq) FROM {t.table} WHERE namespace = ? AND model = ?",
                 (namespace, model),
             ).fetchone()[0]
@@ -704,7 +748,7 @@ class SQLiteStore:
 
             def load(after: int) -> Iterator[tuple[int, bytes, int, str | None, str | None,
                                                    float]]:
-                cur = self.conn.execute(
+                cur = conn.execute(
                     f"SELECT v.{t.id}, v.vec, v.seq, o.{t.kind_col}, o.thread_id, o.created"
                     f" FROM {t.table} v JOIN {t.owner} o ON o.id = v.{t.id}"
                     " WHERE v.namespace = ? AND v.model = ? AND v.seq > ? AND o.namespace = ?",
@@ -733,7 +777,7 @@ class SQLiteStore:
                 found: dict[int, bytes] = {}
                 for part in chunks(ids):
                     marks = ",".join("?" * len(part))
-                    found.update(self.conn.execute(
+                    found.update(conn.execute(
                         f"{fetch} AND v.{t.id} IN ({marks})",
                         (*fetch_args, *part)).fetchall())
                 gone = [i for i in ids if i not in found]
@@ -742,7 +786,9 @@ class SQLiteStore:
                     mat = np.frombuffer(b"".join(found.values()), dtype="<f4").reshape(
                         len(found), dim)
                     sims = mat @ q
-                    order = np.argsort(-sims)[:k]
+                    order = np.argpartition(-sims, k - 1)[:k] if len(sims) > k \
+                        else np.arange(len(sims))
+                    order = order[np.argsort(-sims[order], kind="stable")]
                     keys = list(found)
                     out = [(int(keys[i]), float(sims[i])) for i in order]
                 # Rows deleted since the index loaded them were just discarded: go again if
@@ -1022,6 +1068,9 @@ def _split_sql(script: str) -> list[str]:
 
 # Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
 RERANK = 400
+
+_VREADER_LOCK = threading.Lock()
+"""Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
 
 # Lexical search on large indexes (see SQLiteStore._lexical_plan).
 LARGE_INDEX = 100_000

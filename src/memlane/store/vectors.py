@@ -46,8 +46,15 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 HAVE_NUMPY = np is not None
 
-# Rows loaded from SQLite per batch when (re)building an index: bounds peak memory while loading.
-LOAD_BATCH = 50_000
+# Rows loaded from SQLite per batch when (re)building an index: bounds peak memory while loading
+# (~3 x 1.5 KB a row at 384 dims: the blobs, their join, the float matrix).
+LOAD_BATCH = 16_384
+
+# Ids added since the id -> position arrays were merged, kept in a dict up to this many.
+MAP_DICT_MAX = 4_096
+
+# Rows per block of the Hamming scan: 32k rows keep its temporaries (~330 KB) in L2 cache.
+CHUNK = 32_768
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,11 @@ class NamespaceIndex:
         self.thread = np.zeros(cap, dtype=np.int32)
         self.created = np.zeros(cap, dtype=np.float64)
         self.alive = np.zeros(cap, dtype=bool)
+        self.dead = 0  # rows below n that are not alive: no mask is needed while it is 0
+        # id -> position: sorted arrays for the bulk (16 bytes a row; a dict of a million ints
+        # takes ~100 MB), plus a dict for rows added since the arrays were last merged.
+        self.sid = np.zeros(0, dtype=np.int64)
+        self.spos = np.zeros(0, dtype=np.int64)
         self.pos: dict[int, int] = {}
         self.kind_codes: dict[str | None, int] = {}
         self.thread_codes: dict[str | None, int] = {}
@@ -118,26 +130,75 @@ class NamespaceIndex:
             # The first load fixes the centre; later rows reuse it so old codes stay valid.
             self.mean = mat.mean(axis=0) if len(rows) >= 50 else np.zeros(self.dim, np.float32)
         bits = self._bits(mat)
-        idx = np.empty(len(rows), dtype=np.int64)
-        for i, r in enumerate(rows):
-            p = self.pos.get(r[0])
-            if p is None:
-                p = self.n
-                self._grow(p + 1)
-                self.pos[r[0]] = p
-                self.n += 1
-            idx[i] = p
-            self.ids[p] = r[0]
-            self.kind[p] = self._code(self.kind_codes, r[3])
-            self.thread[p] = self._code(self.thread_codes, r[4])
-            self.created[p] = r[5]
-            self.seq = max(self.seq, r[2])
+        kc, tc = self.kind_codes, self.thread_codes
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        idx = self._find(ids)
+        new = idx < 0
+        n0 = self.n
+        fresh = int(np.count_nonzero(new))
+        old = idx[~new]
+        if len(old):  # replaced rows discarded earlier come back to life
+            self.dead -= int(np.count_nonzero(~self.alive[old]))
+        idx[new] = np.arange(n0, n0 + fresh)
+        self._grow(n0 + fresh)
+        self.n = n0 + fresh
+        self._remember(ids[new], idx[new])
+        self.ids[idx] = ids
+        self.kind[idx] = [self._code(kc, r[3]) for r in rows]
+        self.thread[idx] = [self._code(tc, r[4]) for r in rows]
+        self.created[idx] = [r[5] for r in rows]
+        self.seq = max(self.seq, max(r[2] for r in rows))
         for w in range(self.words):
             self.cols[w][idx] = bits[:, w]
         self.alive[idx] = True
 
+    def _find(self, ids: Any) -> Any:
+        """Positions of `ids` (an int64 array), -1 where absent."""
+        out = np.full(len(ids), -1, dtype=np.int64)
+        if len(self.sid):
+            j = np.minimum(np.searchsorted(self.sid, ids), len(self.sid) - 1)
+            hit = self.sid[j] == ids
+            out[hit] = self.spos[j[hit]]
+        if self.pos:
+            for k in np.flatnonzero(out < 0).tolist():
+                out[k] = self.pos.get(int(ids[k]), -1)
+        return out
+
+    def _remember(self, ids: Any, places: Any) -> None:
+        """Add new ids to the id -> position map: a few to the dict, many merged into the
+        sorted arrays (O(n) copy), so neither a bulk load nor a single write costs much."""
+        if len(ids) == 0:
+            return
+        if len(ids) + len(self.pos) <= MAP_DICT_MAX:
+            self.pos.update(zip(ids.tolist(), places.tolist(), strict=True))
+            return
+        if self.pos:
+            ids = np.concatenate([ids, np.fromiter(self.pos.keys(), np.int64, len(self.pos))])
+            places = np.concatenate([places, np.fromiter(self.pos.values(), np.int64,
+                                                         len(self.pos))])
+            self.pos = {}
+        o = np.argsort(ids, kind="stable")
+        at = np.searchsorted(self.sid, ids[o])
+        self.sid = np.insert(self.sid, at, ids[o])
+        self.spos = np.insert(self.spos, at, places[o])
+
+    def trim(self) -> None:
+        """Give back the spare capacity left by doubling (after a large load)."""
+        cap = self.n + max(1024, self.n // 64)
+        if len(self.ids) <= cap:
+            return
+
+        def t(a: Any) -> Any:
+            b = np.zeros(cap, dtype=a.dtype)
+            b[: self.n] = a[: self.n]
+            return b
+
+        self.ids, self.kind, self.thread = t(self.ids), t(self.kind), t(self.thread)
+        self.created, self.alive = t(self.created), t(self.alive)
+        self.cols = [t(c) for c in self.cols]
+
     def _bits(self, mat: Any) -> Any:
-        signs = (mat - self.mean) > 0
+        signs = mat > self.mean  # the sign of (mat - mean), without the float temporary
         packed = np.packbits(signs, axis=1, bitorder="little")
         pad = self.words * 8 - packed.shape[1]
         if pad:
@@ -145,10 +206,11 @@ class NamespaceIndex:
         return packed.view(np.uint64).reshape(len(mat), self.words)
 
     def discard(self, ids: Iterable[int]) -> None:
-        for i in ids:
-            p = self.pos.get(int(i))
-            if p is not None:
-                self.alive[p] = False
+        places = self._find(np.fromiter((int(i) for i in ids), dtype=np.int64))
+        places = np.unique(places[places >= 0])
+        if len(places):
+            self.dead += int(np.count_nonzero(self.alive[places]))
+            self.alive[places] = False
 
     # querying --------------------------------------------------------------------------------
     def mask(self, f: VecFilter) -> Any:
@@ -170,22 +232,41 @@ class NamespaceIndex:
         n = self.n
         if n == 0:
             return []
-        m = self.mask(f)
-        alive = int(m.sum())
+        # No filter and nothing discarded: every row is a candidate, no mask at all.
+        m = None if f.empty() and self.dead == 0 else self.mask(f)
+        alive = n if m is None else int(np.count_nonzero(m))
         if alive <= rerank:
-            return [int(i) for i in self.ids[:n][m]]
+            return [int(i) for i in (self.ids[:n] if m is None else self.ids[:n][m])]
         qv = np.asarray(q, dtype=np.float32).reshape(1, self.dim)
         qb = self._bits(qv)[0]
-        # Distances fit in uint16 (dim <= 65535); accumulate word by word to avoid n x words temps.
-        dist = np.zeros(n, dtype=np.uint16)
-        buf = np.empty(n, dtype=np.uint64)
-        for w in range(self.words):
-            np.bitwise_xor(self.cols[w][:n], qb[w], out=buf)
-            dist += _popcount(buf)
-        dist[~m] = np.iinfo(np.uint16).max
-        # Threshold from a histogram of distances: O(n), no sort of the whole array.
-        hist = np.bincount(dist[m], minlength=self.dim + 1)
-        cum = np.cumsum(hist)
+        far = self.dim + 1  # the distance given to masked-out rows: past any real one
+        dist = np.empty(n, dtype=np.uint16)
+        hist = np.zeros(far + 1, dtype=np.int64)
+        size = min(n, CHUNK)
+        buf = np.empty(size, dtype=np.uint64)
+        cnt = np.empty(size, dtype=np.uint8)
+        acc = np.empty(size, dtype=np.uint8)
+        cols = self.cols
+        # Blocks of CHUNK rows, so the XOR / popcount temporaries stay in the CPU cache; up to
+        # three words' counts are summed in uint8 (at most 192), then widened into uint16.
+        for s in range(0, n, CHUNK):
+            e = min(n, s + CHUNK)
+            d, b, c, a = dist[s:e], buf[: e - s], cnt[: e - s], acc[: e - s]
+            for g in range(0, self.words, 3):
+                np.bitwise_xor(cols[g][s:e], qb[g], out=b)
+                _popcount(b, a)
+                for w in range(g + 1, min(g + 3, self.words)):
+                    np.bitwise_xor(cols[w][s:e], qb[w], out=b)
+                    np.add(a, _popcount(b, c), out=a)
+                if g == 0:
+                    np.copyto(d, a)
+                else:
+                    np.add(d, a, out=d)
+            if m is not None:
+                d[~m[s:e]] = far
+            # Threshold from a histogram of distances: O(n), no sort of the whole array.
+            hist += np.bincount(d, minlength=far + 1)
+        cum = np.cumsum(hist[:far])
         thr = int(np.searchsorted(cum, rerank))
         pick = np.flatnonzero(dist <= thr)
         if len(pick) > 2 * rerank:  # many ties at the threshold: keep the closest `rerank`
@@ -196,14 +277,18 @@ class NamespaceIndex:
 _LUT: Any = None
 
 
-def _popcount(words: Any) -> Any:
-    """Set bits per uint64 (numpy >= 2 has it built in; older numpy uses a byte table)."""
+def _popcount(words: Any, out: Any = None) -> Any:
+    """Set bits per uint64, as uint8 (numpy >= 2 has it built in; older numpy: a byte table)."""
     global _LUT
     if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(words)
+        return np.bitwise_count(words, out=out)
     if _LUT is None:
         _LUT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
-    return _LUT[words.view(np.uint8)].reshape(-1, 8).sum(axis=1, dtype=np.uint16)
+    counts = _LUT[words.view(np.uint8)].reshape(-1, 8).sum(axis=1, dtype=np.uint8)
+    if out is None:
+        return counts
+    np.copyto(out, counts)
+    return out
 
 
 Loader = Callable[[int], Iterable[tuple[int, bytes, int, str | None, str | None, float]]]
@@ -245,6 +330,7 @@ class VectorIndexes:
                         batch = []
                 ix.add(batch)
                 ix.seq = max(ix.seq, latest_seq)
+                ix.trim()
         return ix
 
     def drop(self, table: str | None = None, namespace: str | None = None) -> None:
