@@ -14,6 +14,11 @@ One namespace holds all records (the worst case for one user's search). Database
 under --dir and reused. Times are wall-clock per `Memory.search(query, k=5)` call, after one
 warm-up pass over 20 queries (the first vector query of a process loads the namespace's index:
 reported as "index load").
+
+Also reported, so a run can be judged: the process's resident memory before opening the database
+and after the index load ("rss"), and the machine's load while the timed queries ran: how busy
+the CPUs were in all (from /proc/stat) and how much of that was other processes ("others", the
+machine's busy time minus this process's CPU time; 100% = one core).
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -101,12 +108,52 @@ def build(path: Path, n: int) -> None:
     print(f"  built {n:,} records in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
 
+def rss_mb() -> float:
+    """Resident memory of this process, MB (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cpu_ticks() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot (Linux; zeros elsewhere)."""
+    try:
+        with open("/proc/stat") as f:
+            v = [float(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return 0.0, 0.0
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = v[3] + (v[4] if len(v) > 4 else 0.0)  # idle + iowait
+    return (sum(v) - idle) / hz, sum(v) / hz
+
+
+class Load:
+    """Machine load over a stretch of time: CPU busy in all, and by processes other than this."""
+
+    def __enter__(self) -> Load:
+        self.t0, self.c0, self.b0 = time.perf_counter(), time.process_time(), cpu_ticks()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        wall = time.perf_counter() - self.t0
+        busy = cpu_ticks()[0] - self.b0[0]
+        ours = time.process_time() - self.c0
+        self.busy_pct = round(100 * busy / wall)
+        self.others_pct = max(0, round(100 * (busy - ours) / wall))
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def measure(path: Path, n_queries: int) -> dict[str, object]:
+    rss0 = rss_mb()
     mem = Memory.open(path, namespace="bench")
     rng = np.random.default_rng(7)
     top = mem.store.conn.execute("SELECT MAX(id) FROM records").fetchone()[0]
@@ -124,21 +171,33 @@ def measure(path: Path, n_queries: int) -> dict[str, object]:
     t = time.perf_counter()
     search(mem.store, "bench", queries[0], 5, embedder=emb)
     load = time.perf_counter() - t
-    out: dict[str, object] = {"records": top, "index_load_s": round(load, 2)}
+    out: dict[str, object] = {"records": top, "index_load_s": round(load, 2),
+                              "rss_mb_before": round(rss0), "rss_mb_after_load": round(rss_mb())}
     for mode in ("lexical", "hybrid"):
         e = emb if mode == "hybrid" else None
         for q in queries[:20]:  # warm-up
             search(mem.store, "bench", q, 5, embedder=e)
         emb.i = 20
         times = []
-        for q in queries[20:]:
-            t = time.perf_counter()
-            search(mem.store, "bench", q, 5, embedder=e)
-            times.append((time.perf_counter() - t) * 1000)
+        with Load() as ld:
+            for q in queries[20:]:
+                t = time.perf_counter()
+                search(mem.store, "bench", q, 5, embedder=e)
+                times.append((time.perf_counter() - t) * 1000)
         out[mode] = {"p50_ms": round(pct(times, 0.5), 1), "p95_ms": round(pct(times, 0.95), 1),
-                     "mean_ms": round(statistics.mean(times), 1)}
+                     "mean_ms": round(statistics.mean(times), 1),
+                     "cpu_busy_pct": ld.busy_pct, "others_cpu_pct": ld.others_pct}
+    out["rss_mb_end"] = round(rss_mb())
     mem.close()
     return out
+
+
+def measure_apart(path: Path, n_queries: int) -> dict[str, object]:
+    """`measure` in a fresh process, so memory and caches of one size do not carry over."""
+    out = subprocess.run([sys.executable, __file__, "--measure", str(path), "--queries",
+                          str(n_queries)], check=True, stdout=subprocess.PIPE, text=True).stdout
+    result: dict[str, object] = json.loads(out)
+    return result
 
 
 def main() -> int:
@@ -148,19 +207,29 @@ def main() -> int:
     ap.add_argument("--dir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp"))
                     / "memlane-bench")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # one size, JSON out
     args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.measure, args.queries)))
+        return 0
     args.dir.mkdir(parents=True, exist_ok=True)
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start", flush=True)
     results = []
     for n in (int(s) for s in args.sizes.split(",")):
         path = args.dir / f"search-{n}.db"
         if not path.exists():
             build(path, n)
-        r = measure(path, args.queries)
+        r: dict[str, Any] = measure_apart(path, args.queries)
         results.append(r)
         print(f"{n:>9,} records  lexical p50 {r['lexical']['p50_ms']:6.1f} ms  "
               f"p95 {r['lexical']['p95_ms']:6.1f} ms   hybrid p50 {r['hybrid']['p50_ms']:6.1f} ms"
               f"  p95 {r['hybrid']['p95_ms']:6.1f} ms   (index load {r['index_load_s']} s)",
               flush=True)
+        lx, hy = r["lexical"], r["hybrid"]
+        print(f"{'':>18}rss {r['rss_mb_before']} -> {r['rss_mb_after_load']} MB after index"
+              f" load ({r['rss_mb_end']} MB at end); CPU busy {lx['cpu_busy_pct']}% / "
+              f"{hy['cpu_busy_pct']}% (lexical / hybrid), other processes"
+              f" {lx['others_cpu_pct']}% / {hy['others_cpu_pct']}%", flush=True)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

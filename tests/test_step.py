@@ -277,3 +277,10 @@ def test_filing_needs_the_messages(mem):
     t = _thread(mem, n_turns=1)
     with pytest.raises(NotFound):
         t.step(ok_step(), start=5, end=9)
+
+
+def test_unicode_digits_are_not_ids():
+    from memlane.step.parse import _as_int
+
+    # str.isdigit() is true for '²' and int() refuses it: ids must be ASCII digits.
+    assert _as_int("²") is None and _as_int("١٢") is None and _as_int("#12") == 12

@@ -308,7 +308,7 @@ class ChatSession:
 
     def forget(self, arg: str) -> None:
         rid = arg.lstrip("#")
-        if not rid.isdigit():
+        if not (rid.isascii() and rid.isdigit()):
             print("usage: /forget ID   (a record id, as /records shows)")
             return
         res = self.agent.memory_tools(self.thread_id).call("forget", {"id": int(rid)})

@@ -343,7 +343,8 @@ def answer_with_model(
                     searched.setdefault(r.id, r)
                 result = [{"id": r.id, "text": r.text} for r in hits]
             elif c.name == "open_memory":
-                ids = [int(i) for i in c.arguments.get("ids") or [] if str(i).isdigit()]
+                raw = c.arguments.get("ids") or []
+                ids = [int(i) for i in raw if str(i).isascii() and str(i).isdigit()]
                 recs = open_records(ids[:max_results])
                 for r in recs:
                     # Opening an id a visible line listed is following a pointer; opening one

@@ -423,7 +423,7 @@ def get_embedder(spec: str | None) -> Embedder | None:
     if head == "hash":
         if not arg:
             return HashEmbedder()
-        if not arg.isdigit():
+        if not (arg.isascii() and arg.isdigit()):
             raise UsageError(f"embedder {spec!r}: the hash size must be a number, e.g. 'hash:256'")
         return HashEmbedder(int(arg))
     if head == "openai":

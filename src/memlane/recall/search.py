@@ -13,6 +13,7 @@ Without an embedder the result is the lexical list as it is.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,19 +34,22 @@ POOL = 50
 MAX_K = 100
 
 _T = TypeVar("_T")
-_pool: ThreadPoolExecutor | None = None
+_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the pid that made it, the pool)
 _pool_lock = threading.Lock()
 
 
 def _in_background(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> Future[_T]:
     """Run `fn` on a small shared worker pool (the vector half of a hybrid search, while the
-    calling thread does the lexical half: SQLite and numpy both release the GIL)."""
+    calling thread does the lexical half: SQLite and numpy both release the GIL). A forked child
+    makes its own pool: the parent's worker threads do not exist there."""
     global _pool
-    if _pool is None:
+    pid = os.getpid()
+    if _pool is None or _pool[0] != pid:
         with _pool_lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memlane-search")
-    return _pool.submit(fn, *args, **kwargs)
+            if _pool is None or _pool[0] != pid:
+                _pool = (pid, ThreadPoolExecutor(max_workers=4,
+                                                 thread_name_prefix="memlane-search"))
+    return _pool[1].submit(fn, *args, **kwargs)
 
 
 @dataclass(frozen=True)

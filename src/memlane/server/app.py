@@ -202,7 +202,7 @@ class Guard:
                    for k, v in scope.get("headers", [])}
         length = headers.get("content-length")
         if length is not None:
-            if not length.isdigit():
+            if not (length.isascii() and length.isdigit()):
                 await _send_error(send, scope, ApiError(400, "Content-Length is not a number",
                                                         "invalid_request"))
                 return
@@ -282,7 +282,7 @@ def _query_value(p: Param, raw: str) -> Any:
     t = p.schema.get("type")
     if t == "integer":
         s = raw.strip()
-        if not (s.lstrip("-").isdigit() and len(s) < 20):
+        if not (s.isascii() and s.lstrip("-").isdigit() and len(s) < 20):
             raise ApiError(400, f"{p.name}: must be an integer, got {raw[:40]!r}",
                            "invalid_request")
         return int(s)

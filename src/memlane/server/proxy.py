@@ -278,7 +278,7 @@ class Proxy:
         budget = self.svc.config.budget
         if headers.get(BUDGET_HEADER):
             raw = headers[BUDGET_HEADER].strip()
-            if not raw.isdigit() or not 0 < int(raw) <= 10_000_000:
+            if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 10_000_000:
                 raise UsageError(f"X-Memlane-Budget must be a positive token count, got {raw!r}")
             budget = int(raw)
         thread = mem.thread(thread_id.strip())

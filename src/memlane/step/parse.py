@@ -50,7 +50,7 @@ def _as_int(v: Any) -> int | None:
         return v
     if isinstance(v, str):
         s = v.strip().lstrip("#")
-        if s.isdigit():
+        if s.isascii() and s.isdigit():
             return int(s)
     if isinstance(v, float) and v.is_integer():
         return int(v)

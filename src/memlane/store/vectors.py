@@ -13,21 +13,26 @@ over-fetching that fails for selective filters). What we do instead:
 1. **Binary pre-selection.** Each vector is reduced to one bit per dimension (the sign after
    subtracting the namespace's mean vector: embedding models put every vector in a narrow cone,
    and signs taken around the origin would be nearly all equal). 384 dims = 48 bytes a row, held
-   as 64-bit words, column by column. A query XORs and popcounts every row: ~6 ms at 1M rows.
+   as 64-bit words, column by column. A query XORs and popcounts every row, in blocks of
+   `CHUNK` rows that stay in the CPU cache: ~7 ms at 1M rows on this machine. Without a filter
+   (and with no row discarded) no mask is built at all.
 2. **Exact filters.** Kind, thread and creation time are kept as arrays beside the bits, so a
    filter is a boolean mask applied before selection, not a guess made after it.
 3. **Exact re-ranking.** The `rerank` rows with the smallest Hamming distance (a histogram
    threshold, not a full sort) are re-scored with their float32 vectors read back from SQLite by
-   primary key. A namespace with at most `rerank` rows is therefore searched exactly.
+   primary key (~2.5 ms for 400 rows at 1M). A namespace with at most `rerank` rows is
+   therefore searched exactly.
 
-Memory: ~70 bytes a row (bits, id, filter columns) instead of 1.5 KB for float32.
+Memory: ~90 bytes a row (bits 48, id 8, filter columns 17, id -> position map 16), ~90 MB at 1M
+rows, instead of 1.5 KB for float32. The re-rank vectors are deliberately not held in memory:
+even int8 would add 384 bytes a row (384 MB at 1M x 384) to save ~2 ms a query.
 
 Coherence: every vector write stamps the row with a store-wide, ever-growing `seq`. Before each
 query the index asks SQLite for the namespace's `MAX(seq)` (one index probe) and loads only newer
 rows, so writes by other processes are picked up. Deleted rows are not tracked eagerly: the caller
 re-checks candidates against the live tables and reports ids that are gone (`discard`).
 
-Without numpy, `exact_scan` does the same job in pure Python (fine for small namespaces).
+Without numpy, the store scans exactly in pure Python (fine for small namespaces).
 """
 
 from __future__ import annotations
@@ -47,8 +52,10 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 HAVE_NUMPY = np is not None
 
 # Rows loaded from SQLite per batch when (re)building an index: bounds peak memory while loading
-# (~3 x 1.5 KB a row at 384 dims: the blobs, their join, the float matrix).
-LOAD_BATCH = 16_384
+# (the blobs, their join and the sign matrix: ~3.5 KB a row at 384 dims). Measured at 1M x 384:
+# 4,096 loads as fast as 50,000 and leaves the process ~70 MB smaller (freed batches of small
+# blobs are not all given back to the OS).
+LOAD_BATCH = 4_096
 
 # Ids added since the id -> position arrays were merged, kept in a dict up to this many.
 MAP_DICT_MAX = 4_096
@@ -121,13 +128,15 @@ class NamespaceIndex:
         return c
 
     def add(self, rows: Sequence[tuple[int, bytes, int, str | None, str | None, float]]) -> None:
-        """Add or replace rows `(id, float32 blob, seq, kind, thread_id, created)`."""
+        """Add or replace rows `(id, float32 blob, seq, kind, thread_id, created)`; an id
+        appears at most once per call (they come from one query over a primary key)."""
         if not rows:
             return
         mat = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows),
                                                                                self.dim)
         if self.mean is None:
-            # The first load fixes the centre; later rows reuse it so old codes stay valid.
+            # The first batch loaded (LOAD_BATCH rows) fixes the centre; later rows reuse it so
+            # old codes stay valid.
             self.mean = mat.mean(axis=0) if len(rows) >= 50 else np.zeros(self.dim, np.float32)
         bits = self._bits(mat)
         kc, tc = self.kind_codes, self.thread_codes
