@@ -47,6 +47,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo
 from . import sqlite as _sqlite  # the lexical plan's thresholds: one definition for both
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, snapshot_text
+from .common import TxStoreMixin
 from .fts import query_terms
 from .migrations import POSTGRES, Migration
 
@@ -332,7 +333,7 @@ class PgTx:
         return {r[0]: r[1] for r in rows}
 
 
-class PostgresStore:
+class PostgresStore(TxStoreMixin):
     """`Store` on a PostgreSQL database shared by many processes (pgvector for vectors)."""
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
@@ -599,10 +600,6 @@ class PostgresStore:
             pinned=pinned,
         )
 
-    def delete_thread(self, namespace: str, thread_id: str) -> bool:
-        with self.transaction() as tx:
-            return self._delete_thread(tx.conn, namespace, thread_id)
-
     def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
         if history.ttl_seconds is None:
             return 0
@@ -646,9 +643,6 @@ class PostgresStore:
             sql += " AND r.pinned"
         rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s", (namespace, limit, offset))
         return [_record(r) for r in rows]
-
-    def record_sources(self, namespace: str, record_ids: Sequence[int]) -> dict[int, list[int]]:
-        return {r.id: list(r.source_ids) for r in self.records(namespace, record_ids)}
 
     def namespaces(self) -> list[str]:
         rows = self._q(
@@ -805,25 +799,6 @@ class PostgresStore:
             rid = tx.add_record(namespace, text, kind, src, thread_id, now, None, suspect,
                                 pinned)
         return self.records(namespace, [rid])[0]
-
-    def update_record(
-        self, namespace: str, record_id: int, text: str, now: float | None = None,
-        suspect: bool = False,
-    ) -> Record:
-        now = time.time() if now is None else now
-        with self.transaction() as tx:
-            if tx.record_owner(namespace, record_id) != namespace:
-                raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
-            tx.update_record(namespace, record_id, text, now, suspect)
-        return self.records(namespace, [record_id])[0]
-
-    def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
-        now = time.time() if now is None else now
-        with self.transaction() as tx:
-            if tx.record_owner(namespace, record_id) != namespace:
-                return False
-            tx.delete_record(namespace, record_id, now)
-            return True
 
     def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
         rows = self._q("UPDATE records SET pinned = %s WHERE namespace = %s AND id = %s"

@@ -23,6 +23,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
+from .common import TxStoreMixin
 from .fts import fts5_match, query_terms
 from .migrations import SQLITE, Migration
 from .vectors import VecFilter, VectorIndexes, dot, np
@@ -195,7 +196,7 @@ class SQLiteTx:
         return {r[0]: r[1] for r in rows}
 
 
-class SQLiteStore:
+class SQLiteStore(TxStoreMixin):
     """`Store` on one SQLite file (or `:memory:`)."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -470,10 +471,6 @@ class SQLiteStore:
             pinned=tuple(pinned),
         )
 
-    def delete_thread(self, namespace: str, thread_id: str) -> bool:
-        with self.transaction() as tx:
-            return self._delete_thread(tx.conn, namespace, thread_id)
-
     def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
         if history.ttl_seconds is None:
             return 0
@@ -547,9 +544,6 @@ class SQLiteStore:
     ) -> list[Record]:
         with self._lock:
             return self._records(self.conn, namespace, ids, limit, offset, pinned_only)
-
-    def record_sources(self, namespace: str, record_ids: Sequence[int]) -> dict[int, list[int]]:
-        return {r.id: list(r.source_ids) for r in self.records(namespace, record_ids)}
 
     def namespaces(self) -> list[str]:
         rows = self._q(
@@ -808,25 +802,6 @@ class SQLiteStore:
             rid = tx.add_record(namespace, text, kind, src, thread_id, now, None, suspect,
                                 pinned)
         return self.records(namespace, [rid])[0]
-
-    def update_record(
-        self, namespace: str, record_id: int, text: str, now: float | None = None,
-        suspect: bool = False,
-    ) -> Record:
-        now = time.time() if now is None else now
-        with self.transaction() as tx:
-            if tx.record_owner(namespace, record_id) != namespace:
-                raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
-            tx.update_record(namespace, record_id, text, now, suspect)
-        return self.records(namespace, [record_id])[0]
-
-    def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
-        now = time.time() if now is None else now
-        with self.transaction() as tx:
-            if tx.record_owner(namespace, record_id) != namespace:
-                return False
-            tx.delete_record(namespace, record_id, now)
-            return True
 
     def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
         with self.transaction() as tx:
