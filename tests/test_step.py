@@ -284,3 +284,25 @@ def test_unicode_digits_are_not_ids():
 
     # str.isdigit() is true for '²' and int() refuses it: ids must be ASCII digits.
     assert _as_int("²") is None and _as_int("١٢") is None and _as_int("#12") == 12
+
+
+def test_a_model_step_is_shown_the_related_records_so_it_can_update_them(tmp_path):
+    from memlane import Memory
+
+    seen = []
+
+    class Recorder:
+        name = "recorder"
+
+        def __call__(self, messages, existing):
+            seen.append([r.text for r in existing])
+            return {"records": [], "episode": "Talked about the move.", "relevance": []}
+
+    mem = Memory.open(tmp_path / "m.db")
+    mem.remember("Dana lives in Porto.")
+    mem.remember("Dana's dog is called Biscuit.")
+    t = mem.thread("t")
+    t.add("user", "Big news: I moved from Porto to Lisbon last week.")
+    t.add("assistant", "Congratulations on the move!")
+    t.step(extractor=Recorder())
+    assert seen and seen[0][0] == "Dana lives in Porto."  # the related record ranks first

@@ -514,8 +514,7 @@ class Agent:
     # memory steps ------------------------------------------------------------------------------
     def _related(self, stretch: Sequence[Message], limit: int = 10) -> list[Record]:
         """Existing records related to a stretch (so a step updates instead of duplicating)."""
-        query = " ".join(m.content for m in stretch if m.role == "user")[:1000]
-        return self._search(query, limit)
+        return self.memory.related(stretch, limit)
 
     def _search(self, query: str, limit: int) -> list[Record]:
         if not query.strip():

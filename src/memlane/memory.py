@@ -184,6 +184,17 @@ class Memory:
         return self.store.expire(time.time() if now is None else now, self.history, self.ns)
 
     # long-term records, search and recall ------------------------------------------------------
+    def related(self, messages: Sequence[Message], limit: int = 10) -> list[Record]:
+        """Existing records related to a stretch, for a memory step to update rather than
+        duplicate (one copy of each fact). Search failures give no records, never an error."""
+        query = " ".join(m.content for m in messages if m.role == "user")[:1000]
+        if not query.strip():
+            return []
+        try:
+            return [h.record for h in self.search(query, limit)]
+        except MemlaneError:
+            return []
+
     def search(
         self,
         query: str,
@@ -471,7 +482,8 @@ class Thread:
             raise NotFound(f"thread {self.id!r} has no messages {start}..{end}")
         if output is None:
             ex = extractor or self.memory.extractor
-            existing: list[Record] = []
+            # The heuristic never updates records; a model step gets the related ones.
+            existing = [] if isinstance(ex, HeuristicExtractor) else self.memory.related(stretch)
             output = ex(stretch, existing)
         parsed = parse_step(output if isinstance(output, str) else dict(output))
         result = apply_step(self._store, self._ns, self.id, start, end, parsed,
