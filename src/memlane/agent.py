@@ -324,8 +324,8 @@ class Agent:
 
         messages: list[dict[str, Any]] = ctx.openai_messages()
         inline_span: tuple[int, int] | None = None
-        if self.inline and thread.step_due():
-            stretch = thread.pending()
+        if self.inline:
+            stretch = thread.due_stretch()
             if stretch:
                 inline_span = (stretch[0].seq, stretch[-1].seq)
                 note = inline_note(stretch, self._related(stretch))
@@ -531,8 +531,8 @@ class Agent:
         `background=False`)."""
         thread = self.memory.thread(thread_id)
         done: list[StepResult] = []
-        while len(done) < max_steps and thread.step_due():
-            stretch = thread.pending()
+        while len(done) < max_steps:
+            stretch = thread.due_stretch()
             if not stretch or stretch[-1].role == "user":
                 # The turn in progress: its question is here, its answer not yet. Filing now
                 # would split the turn across two stretches; the turn submits again when done.

@@ -434,15 +434,17 @@ class Thread:
         return ctx
 
     # filing ------------------------------------------------------------------------------------
-    def pending(self) -> list[Message]:
-        """The next stretch to file: unfiled messages, up to `every_user_turns` user turns."""
+    def _unfiled(self) -> list[Message]:
+        """Messages no episode covers yet (one read; the cadence and the stretch come from it)."""
         info = self._store.thread(self._ns, self.id)
         if info is None:
             return []
-        msgs = self._store.messages(self._ns, self.id, start=info.filed_to + 1)
+        return self._store.messages(self._ns, self.id, start=info.filed_to + 1)
+
+    def _next_stretch(self, unfiled: Sequence[Message]) -> list[Message]:
         out: list[Message] = []
         users = 0
-        for m in msgs:
+        for m in unfiled:
             if m.role == "user":
                 if users == self.memory.cadence.every_user_turns:
                     break
@@ -450,15 +452,24 @@ class Thread:
             out.append(m)
         return out
 
+    def _is_due(self, unfiled: Sequence[Message]) -> bool:
+        cadence = self.memory.cadence
+        users = sum(1 for m in unfiled if m.role == "user")
+        return users >= cadence.every_user_turns or \
+            sum(m.tokens for m in unfiled) >= cadence.unfiled_tokens
+
+    def pending(self) -> list[Message]:
+        """The next stretch to file: unfiled messages, up to `every_user_turns` user turns."""
+        return self._next_stretch(self._unfiled())
+
     def step_due(self) -> bool:
-        info = self._store.thread(self._ns, self.id)
-        if info is None:
-            return False
-        if self._store.user_turns_after(self._ns, self.id, info.filed_to) >= \
-                self.memory.cadence.every_user_turns:
-            return True
-        msgs = self._store.messages(self._ns, self.id, start=info.filed_to + 1)
-        return sum(m.tokens for m in msgs) >= self.memory.cadence.unfiled_tokens
+        """Whether the cadence calls for a step: enough unfiled user turns or tokens."""
+        return self._is_due(self._unfiled())
+
+    def due_stretch(self) -> list[Message]:
+        """The next stretch if a step is due, else `[]` (`step_due` and `pending` in one read)."""
+        unfiled = self._unfiled()
+        return self._next_stretch(unfiled) if self._is_due(unfiled) else []
 
     def step(
         self,
@@ -471,13 +482,19 @@ class Thread:
         """File a stretch. With `output` (a model's step JSON) it is validated and applied; without
         it the memory's extractor (heuristic offline) writes the step. `start`/`end` default to
         the next pending stretch. Returns None when there is nothing to file."""
+        stretch: list[Message] = []
         if start is None or end is None:
             stretch = self.pending()
             if not stretch:
                 return None
-            start = stretch[0].seq if start is None else start
-            end = stretch[-1].seq if end is None else end
-        stretch = self._store.messages(self._ns, self.id, start, end)
+            if start is not None or end is not None:  # one bound given: read what it names
+                start = stretch[0].seq if start is None else start
+                end = stretch[-1].seq if end is None else end
+                stretch = []
+            else:
+                start, end = stretch[0].seq, stretch[-1].seq
+        if not stretch:
+            stretch = self._store.messages(self._ns, self.id, start, end)
         if not stretch:
             raise NotFound(f"thread {self.id!r} has no messages {start}..{end}")
         if output is None:
@@ -499,8 +516,11 @@ class Thread:
     def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
         """File every stretch that is due (the cadence), oldest first."""
         done: list[StepResult] = []
-        while len(done) < max_steps and self.step_due():
-            r = self.step()
+        while len(done) < max_steps:
+            stretch = self.due_stretch()
+            if not stretch:
+                break
+            r = self.step(start=stretch[0].seq, end=stretch[-1].seq)
             if r is None:
                 break
             done.append(r)
