@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
-import sqlite3
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _report import machine, write_section
 
 from memlane import Memory
 from memlane.context.assemble import assemble
@@ -114,22 +114,6 @@ def measure(path: str, calls: int, warmup: int = 20) -> dict[str, float]:
     }
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = ""
-    if hasattr(os, "getloadavg"):
-        load = f", load average {os.getloadavg()[0]:.1f} during the run"
-    return (f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}{load}")
-
-
 def table(results: list[dict[str, float]], calls: int) -> str:
     out = [
         "| thread (messages) | episodes | records | context() p50 | context() p99 "
@@ -144,22 +128,6 @@ def table(results: list[dict[str, float]], calls: int) -> str:
         )
     del calls
     return "\n".join(out)
-
-
-def write_doc(body: str) -> None:
-    """Replace (or add) the "## Context assembly" section, keeping every other section."""
-    text = DOC.read_text() if DOC.exists() else "# Performance\n"
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == SECTION), None)
-    if start is None:
-        new = text.rstrip("\n") + "\n\n" + body.rstrip("\n") + "\n"
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        new = "\n".join(lines[:start] + body.rstrip("\n").splitlines() + [""] + lines[end:])
-        new = new.rstrip("\n") + "\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"Machine: {machine()}.",
         ])
-        write_doc(body)
+        write_section(SECTION, body)
         print(f"\nwrote {DOC.relative_to(ROOT)}")
     return 0
 

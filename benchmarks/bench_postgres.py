@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_assemble  # noqa: E402  (same folder: the thread builder and the doc writer)
+import bench_assemble  # noqa: E402  (same folder: the thread builder)
+from _report import machine, write_section  # noqa: E402
 
 from memlane import HistoryPolicy, Memory, open_store  # noqa: E402
 
@@ -339,8 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(body)
     if args.write:
-        bench_assemble.SECTION = SECTION  # the writer replaces the section it is told
-        bench_assemble.write_doc(body)
+        write_section(SECTION, body)
     return 0
 
 
@@ -351,7 +351,7 @@ def render(args: argparse.Namespace, appends: dict[str, dict[str, float]],
     out = [
         SECTION,
         "",
-        f"`python benchmarks/bench_postgres.py --write` on {bench_assemble.machine()}; "
+        f"`python benchmarks/bench_postgres.py --write` on {machine()}; "
         f"PostgreSQL from the `pgserver` package (psycopg {psycopg.__version__}), on the same",
         "machine, over a Unix socket. Numbers from a networked server will show its round-trip",
         "time on every call.",

@@ -30,10 +30,8 @@ import argparse
 import http.client
 import json
 import os
-import platform
 import re
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -42,6 +40,8 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+
+from _report import machine, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "PERFORMANCE.md"
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     table = render(results, args)
     print(table)
     if args.write:
-        write_section(table)
+        write_section(SECTION, table)
         print(f"wrote {SECTION!r} in {DOC}", file=sys.stderr)
     return 0
 
@@ -242,21 +242,6 @@ def run_scenarios(args: argparse.Namespace, port: int, upstream: str, key: str
     return out
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python "
-            f"{platform.python_version()}, SQLite {sqlite3.sqlite_version}, load average "
-            f"{load:.1f} after the run")
-
-
 def render(r: dict[str, dict[str, float]], args: argparse.Namespace) -> str:
     def row(label: str, key: str) -> str:
         x = r[key]
@@ -310,24 +295,9 @@ def render(r: dict[str, dict[str, float]], args: argparse.Namespace) -> str:
         "Command: `python benchmarks/bench_server.py --write` (defaults: --clients 8 "
         "--seconds 10).",
         "",
-        f"Machine: {machine()}.",
+        f"Machine: {machine('after the run')}.",
     ]
     return "\n".join(lines) + "\n"
-
-
-def write_section(body: str) -> None:
-    text = DOC.read_text() if DOC.exists() else "# Performance\n"
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == SECTION), None)
-    if start is None:
-        new = text.rstrip("\n") + "\n\n" + body.rstrip("\n") + "\n"
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-                   len(lines))
-        new = "\n".join(lines[:start] + body.rstrip("\n").splitlines() + [""] + lines[end:])
-        new = new.rstrip("\n") + "\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new)
 
 
 if __name__ == "__main__":
