@@ -191,6 +191,38 @@ def turn_token_counts(messages: Sequence[Message]) -> list[int]:
     return out
 
 
+def _from_hint(attempt: Callable[[int], bool], k: int, hi: int,
+               cache: dict[int, tuple[Policy, ContextRows, bool]]) -> tuple[Policy, ContextRows]:
+    """`prepare`'s fill search started at `k`: gallop to a fitting / failing pair, then bisect.
+    Same edge cases as the search from scratch: `hi` if it fits, 1 if nothing fits."""
+    step = 1
+    if attempt(k):
+        lo = up = k
+        while up < hi:
+            up = min(hi, lo + step)
+            if not attempt(up):
+                break
+            lo, step = up, step * 2
+        else:
+            return cache[lo][0], cache[lo][1]  # everything up to `hi` fits
+    else:
+        lo = up = k
+        while lo > 1:
+            lo = max(1, up - step)
+            if attempt(lo):
+                break
+            up, step = lo, step * 2
+        else:
+            return cache[1][0], cache[1][1]  # nothing fits whole, as in the search from scratch
+    while up - lo > 1:
+        mid = (lo + up) // 2
+        if attempt(mid):
+            lo = mid
+        else:
+            up = mid
+    return cache[lo][0], cache[lo][1]
+
+
 def _tools(names: Sequence[str]) -> tuple[dict[str, Any], ...]:
     return tuple(t for t in TOOL_SCHEMAS if t["function"]["name"] in names)
 
@@ -213,6 +245,7 @@ def prepare(
     summary_for: Callable[[int, int], str] | None = None,
     notes: Sequence[Record] = (),
     turn_tokens: Sequence[int] | None = None,
+    window_hint: int | None = None,
 ) -> Prepared:
     """Size `spec` for `budget` on the thread and read its rows.
 
@@ -220,6 +253,10 @@ def prepare(
     `summary_for(window_start_seq, max_tokens)` writes the summary of what lies before the window
     (summary policy); `notes` are the records to pin, in priority order (three-stage).
     `turn_tokens` (from `turn_token_counts`) saves a read of the whole log per call.
+    `window_hint` (optional; only `benchmarks/bench_cost.py` passes it) is a first guess at the
+    window of a filling policy, e.g. the one sized for the previous turn: the search then steps
+    out from it instead of bisecting from scratch. The result is the same whenever fitting is
+    monotone in the window (more turns never fit where fewer do not).
     """
     tools = _tools(spec.tools) if spec.policy.use_tools else ()
     if turn_tokens is None:
@@ -253,6 +290,8 @@ def prepare(
                 break
             hi += 1
         hi = max(1, min(total_turns, hi + 1))
+        if window_hint is not None:
+            return _from_hint(attempt, min(max(window_hint, 1), hi), hi, cache)
         if attempt(hi):
             best = hi
         elif not attempt(1):

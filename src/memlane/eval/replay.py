@@ -40,6 +40,7 @@ from .locomo import (
     Conversation,
     Question,
     Session,
+    Turn,
     load_locomo,
     session_episode_line,
 )
@@ -97,8 +98,13 @@ def annotation_step(
     }
 
 
-def replay(mem: Memory, conv: Conversation, source: str) -> Replayed:
-    """Append every session of `conv` to one thread and file each session as a stretch."""
+def replay(mem: Memory, conv: Conversation, source: str,
+           on_turn: Callable[[Turn], None] | None = None) -> Replayed:
+    """Append every session of `conv` to one thread and file each session as a stretch.
+
+    `on_turn(turn)`, when given, is called as each turn arrives, before it is stored: the memory
+    then holds what a live agent's would (the earlier turns, the sessions filed so far). Turns are
+    then appended one at a time; the stored messages and the filing are the same either way."""
     if source not in SOURCES:
         raise UsageError(f"unknown source {source!r}: use {' or '.join(SOURCES)}")
     t = mem.thread(conv.sample_id)
@@ -108,8 +114,15 @@ def replay(mem: Memory, conv: Conversation, source: str) -> Replayed:
     turns = 0
     # Observations are filed with the session of their first source turn: map all turns first.
     for s in conv.sessions:
-        msgs = t.extend([{"role": "user", "content": tr.text, "ts": tr.ts, "name": tr.speaker}
-                         for tr in s.turns])
+        rows = [{"role": "user", "content": tr.text, "ts": tr.ts, "name": tr.speaker}
+                for tr in s.turns]
+        if on_turn is None:
+            msgs = t.extend(rows)
+        else:
+            msgs = []
+            for tr, row in zip(s.turns, rows, strict=True):
+                on_turn(tr)
+                msgs.extend(t.extend([row]))
         turns += len(msgs)
         for tr, m in zip(s.turns, msgs, strict=True):
             by_dia[tr.dia_id] = m
