@@ -116,3 +116,24 @@ def test_forgotten_text_is_not_in_the_file_after_compact(tmp_path, target):
     mem.compact()
     data = _file_bytes(path)
     assert CANARY[:9].encode() not in data and OTHER.encode() in data
+
+
+def test_forget_empties_the_in_process_caches(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Context assembly memoises token counts and rendered lines; forgetting drops them, so a
+    forgotten text does not stay in the process through a cache."""
+    from memlane import Memory
+    from memlane.context import buffer
+
+    canary = "the vault code is zebra-4417-canary"
+    with Memory.open(str(tmp_path / "m.db")) as mem:
+        th = mem.thread("t")
+        for i in range(30):
+            th.add("user", f"{canary} turn {i}")
+            th.add("assistant", "noted")
+        th.maybe_step()
+        th.context(budget=900)
+        memo = mem.tokenizer._memo  # type: ignore[attr-defined]
+        assert any(canary in k for k in memo) or any(canary in v[1] for v in buffer._LINES.values())
+        mem.forget_thread("t")
+        assert not any(canary in k for k in memo)
+        assert not any(canary in v[1] for v in buffer._LINES.values())

@@ -18,10 +18,11 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .context.buffer import clear_memos
 from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import Tokenizer, default_tokenizer
@@ -242,15 +243,35 @@ class Memory:
     def forget(self, record_id: int) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
         in buffer lines). False if there was no such record."""
-        return self.store.forget_record(self.ns, _id(record_id))
+        try:
+            return self.store.forget_record(self.ns, _id(record_id))
+        finally:
+            self._forget_memos()
 
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
-        return self.store.forget_thread(self.ns, thread_id)
+        try:
+            return self.store.forget_thread(self.ns, thread_id)
+        finally:
+            self._forget_memos()
 
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
-        return self.store.forget_namespace(self.ns)
+        try:
+            return self.store.forget_namespace(self.ns)
+        finally:
+            self._forget_memos()
+
+    def _forget_memos(self) -> None:
+        """Empty the in-process caches that hold texts (token counts, rendered buffer lines): a
+        forgotten fact should not outlive `forget` in this process's memory either."""
+        clear_memos()
+        forget = getattr(self.tokenizer, "forget_memo", None)
+        if forget is not None:
+            forget()
+        clear = getattr(self.store, "forget_memos", None)
+        if clear is not None:
+            clear()
 
     def compact(self) -> None:
         """Physically remove deleted data from the database files (see `Store.compact`)."""
@@ -426,10 +447,16 @@ class Thread:
         def read(q: Policy) -> ContextRows:
             return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines)
 
+        def read_sized(q: Policy, grow: Callable[[ContextRows], int | None]) -> ContextRows:
+            # The store runs the fill rounds inside one read, reading only what a round adds.
+            return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines,
+                                            grow=grow)
+
         ctx, _, _ = sized_context(
             read, p, budget, time.time() if now is None else now, self.memory.tokenizer,
             new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
+            read_sized=read_sized,
         )
         return ctx
 

@@ -243,3 +243,41 @@ class StepResult:
     warnings: tuple[str, ...] = ()
     replaced: bool = False
     """True when this step overwrote an earlier attempt at the same `(thread, end)`."""
+
+
+# Bulk constructors for the hot paths (a store turning rows into `Message`s, the assembler making
+# `ChatMessage`s): a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
+# which costs more than the rest of building a context's hundred-odd messages together. These
+# fill the instance's `__dict__` directly and give the very same object (equal, same hash and
+# repr); tests/test_fast_paths.py checks that against the dataclass constructors, so a field
+# added to either class without updating these fails there.
+_new = object.__new__
+
+
+def make_message(
+    id: int, thread_id: str, seq: int, role: str, content: str, ts: float, tokens: int,
+    relevance: float | None, name: str | None,
+) -> Message:
+    """`Message(...)`, all fields given, built without the frozen `__init__`."""
+    m = _new(Message)
+    d = m.__dict__
+    d["id"] = id
+    d["thread_id"] = thread_id
+    d["seq"] = seq
+    d["role"] = role
+    d["content"] = content
+    d["ts"] = ts
+    d["tokens"] = tokens
+    d["relevance"] = relevance
+    d["name"] = name
+    return m
+
+
+def make_chat_message(role: str, content: str, layer: str) -> ChatMessage:
+    """`ChatMessage(role, content, layer)` built without the frozen `__init__`."""
+    m = _new(ChatMessage)
+    d = m.__dict__
+    d["role"] = role
+    d["content"] = content
+    d["layer"] = layer
+    return m

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
 
 from ..safety import NOTES_HEADER, is_suspect
 from ..types import BufferLine, ContextRows, Episode
@@ -47,13 +49,41 @@ def _window_start(rows: ContextRows) -> int:
     return rows.window[0].seq if rows.window else 2**62
 
 
+@lru_cache(maxsize=4096)
 def _date(ts: float) -> str:
+    # Cached: the same lines are rendered on every assembly, and strftime is not cheap.
     return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
 def render_line(ep: Episode) -> str:
+    hit = _LINES.get(id(ep))
+    if hit is not None and hit[0] is ep:
+        return hit[1]
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
-    return f"- {_date(ep.date)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+    text = f"- {_date(ep.date)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+    _remember(_LINES, ep, text)
+    return text
+
+
+# Identity memos of what an episode renders to. A store hands the same `Episode` objects out call
+# after call (SQLite memoises them by row), and each context() renders its lines once per fill
+# round. Keyed by `id()` with the episode itself kept in the entry, so a hit is the very object
+# (an id is never reused while the entry holds it) and, episodes being frozen, the same text.
+_MEMO_MAX = 4096
+_LINES: dict[int, tuple[Episode, str]] = {}
+_BUFFER_LINES: dict[int, tuple[Episode, BufferLine]] = {}
+
+
+def clear_memos() -> None:
+    """Drop the rendered lines (called when a memory forgets, so no forgotten line stays cached)."""
+    _LINES.clear()
+    _BUFFER_LINES.clear()
+
+
+def _remember(memo: dict[int, tuple[Episode, Any]], ep: Episode, value: Any) -> None:
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[id(ep)] = (ep, value)
 
 
 def render_block(
@@ -78,4 +108,13 @@ def render_block(
 
 
 def to_buffer_lines(lines: Sequence[Episode]) -> tuple[BufferLine, ...]:
-    return tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date) for e in lines)
+    out = []
+    for e in lines:
+        hit = _BUFFER_LINES.get(id(e))
+        if hit is not None and hit[0] is e:
+            out.append(hit[1])
+        else:
+            b = BufferLine(e.line, e.record_ids, e.start, e.end, e.date)
+            _remember(_BUFFER_LINES, e, b)
+            out.append(b)
+    return tuple(out)

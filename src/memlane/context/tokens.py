@@ -30,7 +30,19 @@ class Tokenizer(Protocol):
 
 
 class BPETokenizer:
-    """An OpenAI encoding (`cl100k_base` by default, or `o200k_base`) through toktok-rs."""
+    """An OpenAI encoding (`cl100k_base` by default, or `o200k_base`) through toktok-rs.
+
+    Counts are memoised: every `context()` recounts the window it replays, the system prompt, the
+    tool schemas and the buffer lines, nearly all of them the same texts as on the previous turn
+    (and the messages were counted once already when they were appended). A count is a pure
+    function of the text, so the memo cannot change a result; it is bounded by the characters it
+    holds (`MEMO_CHARS`) and simply emptied when full.
+    """
+
+    MEMO_CHARS = 4_000_000
+    """Upper bound on the characters of the memoised texts (keys), all entries together."""
+    MEMO_TEXT_CHARS = 100_000
+    """Longer texts are counted every time, not memoised."""
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
         import toktok  # type: ignore[import-untyped]
@@ -38,11 +50,39 @@ class BPETokenizer:
         self._tk = toktok
         self.name = encoding
         toktok.batch_count([""], encoding)  # unknown encodings fail here, not mid-turn
+        self._memo: dict[str, int] = {}
+        self._memo_chars = 0
 
     def count(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        return list(self._tk.batch_count(list(texts), self.name, threads=1))
+        memo = self._memo
+        get = memo.get
+        out = [get(t) for t in texts]
+        if None not in out:
+            return out  # type: ignore[return-value]
+        todo = list(dict.fromkeys(t for t, n in zip(texts, out, strict=True) if n is None))
+        counted = dict(zip(todo, self._tk.batch_count(todo, self.name, threads=1), strict=True))
+        self._remember(counted)
+        return [counted[t] if n is None else n for t, n in zip(texts, out, strict=True)]
+
+    def _remember(self, counted: dict[str, int]) -> None:
+        memo = self._memo
+        for t, n in counted.items():
+            size = len(t)
+            if size > self.MEMO_TEXT_CHARS:
+                continue
+            if self._memo_chars + size > self.MEMO_CHARS:
+                memo.clear()  # one atomic step: safe with other threads reading the memo
+                self._memo_chars = 0
+            memo[t] = int(n)
+            self._memo_chars += size
+
+    def forget_memo(self) -> None:
+        """Drop the memoised texts (called when a memory forgets: no forgotten text stays in
+        the process's memory through this cache)."""
+        self._memo.clear()
+        self._memo_chars = 0
 
     def count_one(self, text: str) -> int:
         return self.count([text])[0]
@@ -57,11 +97,12 @@ class BPETokenizer:
             return ""
         if self.count_one(text) <= n:
             return text
-        # Binary search for the earliest start whose suffix fits: O(log len) counts.
+        # Binary search for the earliest start whose suffix fits: O(log len) counts, not
+        # memoised (the suffixes tried would only crowd the memo).
         lo, hi = 0, len(text)
         while lo < hi:
             mid = (lo + hi) // 2
-            if self.count_one(text[mid:]) <= n:
+            if self._tk.batch_count([text[mid:]], self.name, threads=1)[0] <= n:
                 hi = mid
             else:
                 lo = mid + 1

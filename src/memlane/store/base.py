@@ -11,7 +11,7 @@ once against the small transactional interface `StoreTx` and lives outside the s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -166,10 +166,20 @@ class Store(Protocol):
         ...
 
     def context_rows(
-        self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int
+        self,
+        namespace: str,
+        thread_id: str,
+        window_turns: int,
+        buffer_lines: int,
+        grow: Callable[[ContextRows], int | None] | None = None,
     ) -> ContextRows:
         """The bounded read assembly needs: the window plus one probe message, the first and the
-        latest episodes that start before the window, and counts that prove the gap."""
+        latest episodes that start before the window, and counts that prove the gap.
+
+        With `grow` (the budget filler): after each read, `grow(rows)` names the next window
+        (in turns) or None; the store then returns the rows for that window, exactly as a call
+        with that `window_turns` would, and the last rows it passed to `grow`. A store may read
+        only the older rows a larger window adds (SQLite does, in one read transaction)."""
         ...
 
     def delete_thread(self, namespace: str, thread_id: str) -> bool: ...

@@ -32,7 +32,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -44,7 +44,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..errors import NotFound, StoreError, UsageError
-from ..types import ContextRows, Episode, Message, Record, ThreadInfo
+from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from . import sqlite as _sqlite  # the lexical plan's thresholds: one definition for both
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, snapshot_text
 from .common import TxStoreMixin
@@ -158,10 +158,7 @@ def redact(url: str) -> str:
 
 
 def _message(row: Sequence[Any]) -> Message:
-    return Message(
-        id=row[0], thread_id=row[1], seq=row[2], role=row[3], content=row[4], ts=row[5],
-        tokens=row[6], relevance=row[7], name=row[8],
-    )
+    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
 
 
 def _episode(row: Sequence[Any]) -> Episode:
@@ -570,6 +567,17 @@ class PostgresStore(TxStoreMixin):
         return int(rows[0][0]) if rows else 0
 
     def context_rows(
+        self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
+        grow: Callable[[ContextRows], int | None] | None = None,
+    ) -> ContextRows:
+        rows = self._context_rows(namespace, thread_id, window_turns, buffer_lines)
+        if grow is not None:
+            # Each window is one statement (one round trip, one snapshot), as without `grow`.
+            while (w := grow(rows)) is not None:
+                rows = self._context_rows(namespace, thread_id, w, buffer_lines)
+        return rows
+
+    def _context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int
     ) -> ContextRows:
         with self._conn() as c:

@@ -13,15 +13,17 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import NotFound, StoreError, UsageError
 from ..recall.embed import pack, unpack
-from ..types import ContextRows, Episode, Message, Record, ThreadInfo
+from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
 from .common import TxStoreMixin
 from .fts import fts5_match, query_terms
@@ -42,10 +44,7 @@ def default_path() -> str:
 
 
 def _message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
-    return Message(
-        id=row[0], thread_id=row[1], seq=row[2], role=row[3], content=row[4], ts=row[5],
-        tokens=row[6], relevance=row[7], name=row[8],
-    )
+    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
 
 
 def _episode(row: sqlite3.Row | tuple[Any, ...]) -> Episode:
@@ -55,11 +54,158 @@ def _episode(row: sqlite3.Row | tuple[Any, ...]) -> Episode:
     )
 
 
+# The columns of an episode `context_rows` shows (thread_id is the one asked for), then `n`.
+_WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, n'
+
+
+@lru_cache(maxsize=2048)
+def _window_episode(thread_id: str, row: tuple[Any, ...]) -> Episode:
+    """The episode of a `_WINDOW_EP_COLS` row, memoised on the thread and the whole row: every
+    context() shows the same few episodes again, and decoding their record ids costs more than
+    reading them. A changed row is a different key, so this is exact."""
+    return Episode(
+        thread_id=thread_id, start=row[0], end=row[1], line=row[2],
+        record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
+    )
+
+
 def _thread(ns: str, row: sqlite3.Row | tuple[Any, ...]) -> ThreadInfo:
     return ThreadInfo(
         namespace=ns, thread_id=row[0], created=row[1], last_active=row[2],
         messages=row[3] - 1, filed_to=row[4],
     )
+
+
+# The columns of a window message; thread_id is the one asked for (the WHERE clause pins it), so
+# it is not read back for every row.
+_WINDOW_COLS = "id, seq, role, content, ts, tokens, relevance, name"
+
+
+class _ContextReader:
+    """The reads of `context_rows`, inside one read transaction, for windows of growing size:
+    the thread row and the pinned records are read once, and a larger window reads only the
+    older messages the last one did not have (every message from `self.lo` on is held)."""
+
+    def __init__(self, store: SQLiteStore, c: sqlite3.Connection, ns: str, thread_id: str,
+                 buffer_lines: int) -> None:
+        self.c = c
+        self.ns = ns
+        self.thread_id = thread_id
+        self.buffer_lines = buffer_lines
+        self.thread = c.execute(
+            "SELECT turns, filed_to, next_seq FROM threads WHERE namespace = ? AND thread_id = ?",
+            (ns, thread_id),
+        ).fetchone()
+        self.pinned = tuple(store._records(c, ns, None, 1000, 0, pinned_only=True))
+        self.msgs: list[Message] = []
+        self.lo: int | None = None
+        self.first: Episode | None = None
+        self.first_read = False
+        # The last episode read: the newest `buffer_lines` rows starting before `recent_start`
+        # (fewer if there were no more), newest first.
+        self.recent: list[tuple[Any, ...]] = []
+        self.recent_start: int | None = None
+
+    def _read_messages(self, lo: int, below: int | None) -> list[Message]:
+        sql = (f"SELECT {_WINDOW_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
+               " AND seq >= ?")
+        args: tuple[Any, ...] = (self.ns, self.thread_id, lo)
+        if below is not None:
+            sql += " AND seq < ?"
+            args = (*args, below)
+        tid = self.thread_id
+        new = make_message
+        return [new(i, tid, seq, role, content, ts, tokens, rel, name)
+                for i, seq, role, content, ts, tokens, rel, name
+                in self.c.execute(sql + " ORDER BY seq", args).fetchall()]
+
+    def _recent(self, start: int) -> list[tuple[Any, ...]]:
+        """The newest `buffer_lines` episode rows that start before `start`, newest first."""
+        limit = max(self.buffer_lines, 1)
+        prev, prev_start = self.recent, self.recent_start
+        if prev_start is not None and start <= prev_start:
+            # A larger window: the rows wanted are the ones of the last read that still start
+            # before the window, then older ones; carry on from where the last read stopped
+            # instead of walking past the episodes of the window again.
+            kept = [r for r in prev if r[0] < start]
+            more: list[tuple[Any, ...]] = []
+            if len(kept) < limit and len(prev) == limit:
+                more = self.c.execute(
+                    f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ?'
+                    ' AND thread_id = ? AND "end" < ? AND +start < ? ORDER BY "end" DESC'
+                    ' LIMIT ?',
+                    (self.ns, self.thread_id, prev[-1][1], start, limit - len(kept)),
+                ).fetchall()
+            rows = (kept + more)[:limit]
+        else:
+            rows = self.c.execute(
+                # `+start`: walk the primary key back from the newest episode and stop after
+                # LIMIT rows; through the start index SQLite would fetch every earlier episode
+                # and sort.
+                f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
+                ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
+                (self.ns, self.thread_id, start, limit),
+            ).fetchall()
+        self.recent, self.recent_start = rows, start
+        return rows
+
+    def rows(self, window_turns: int) -> ContextRows:
+        c, ns, thread_id = self.c, self.ns, self.thread_id
+        if self.thread is None:
+            return ContextRows(thread_id, (), False, None, (), 0, 0, self.pinned)
+        turns, filed_to, next_seq = self.thread
+        start = 1
+        if window_turns <= 0:
+            start = next_seq  # no window at all: every message is history, none is replayed
+        elif turns > window_turns:
+            first_turn = turns - window_turns + 1
+            # INDEXED BY: left alone, the planner answers MIN(seq) by walking the seq index from
+            # the start of the thread until it meets the turn, a scan of the whole thread.
+            start = c.execute(
+                "SELECT MIN(seq) FROM messages INDEXED BY messages_turn"
+                " WHERE namespace = ? AND thread_id = ? AND turn = ?",
+                (ns, thread_id, first_turn),
+            ).fetchone()[0] or 1
+        # Read one message more than the window: if it comes back, history did not fit.
+        lo = start - 1
+        if self.lo is None:
+            self.msgs = self._read_messages(lo, None)
+            self.lo = lo
+        elif lo < self.lo:
+            self.msgs = self._read_messages(lo, self.lo) + self.msgs
+            self.lo = lo
+        msgs = self.msgs
+        i = bisect_left(msgs, lo, key=_seq) if msgs and msgs[0].seq < lo else 0
+        truncated = i < len(msgs) and msgs[i].seq < start
+        window = tuple(msgs[i + 1:] if truncated else msgs[i:])
+        if not truncated:
+            return ContextRows(thread_id, window, False, None, (), 0, 0, self.pinned)
+        if not self.first_read:
+            first = c.execute(
+                f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
+                ' ORDER BY "end" LIMIT 1',
+                (ns, thread_id),
+            ).fetchone()
+            self.first = _window_episode(thread_id, first) if first else None
+            self.first_read = True
+        recent = self._recent(start)
+        # Episodes are numbered 1, 2, ... in filing order, so the newest one before the window
+        # tells how many there are in all without counting rows: the read stays O(window).
+        count = recent[0][6] if recent else 0
+        return ContextRows(
+            thread_id=thread_id,
+            window=window,
+            truncated=True,
+            first_episode=self.first,
+            recent_episodes=tuple(_window_episode(thread_id, r) for r in recent),
+            episodes_before_window=count,
+            unfiled_before_window=max(0, (start - 1) - filed_to),
+            pinned=self.pinned,
+        )
+
+
+def _seq(m: Message) -> int:
+    return m.seq
 
 
 class SQLiteTx:
@@ -276,6 +422,10 @@ class SQLiteStore(TxStoreMixin):
         with self._lock:
             return self.conn.execute(sql, tuple(args)).fetchall()
 
+    def forget_memos(self) -> None:
+        """Drop the memoised episode rows (`Memory.forget*` calls this after a forget)."""
+        _window_episode.cache_clear()
+
     def close(self) -> None:
         with self._lock:
             self._close_vector_reader()
@@ -400,76 +550,21 @@ class SQLiteStore(TxStoreMixin):
         return int(rows[0][0]) if rows else 0
 
     def context_rows(
-        self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int
+        self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
+        grow: Callable[[ContextRows], int | None] | None = None,
     ) -> ContextRows:
         with self._lock:
             c = self.conn
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
-                return self._context_rows(c, namespace, thread_id, window_turns, buffer_lines)
+                reader = _ContextReader(self, c, namespace, thread_id, buffer_lines)
+                rows = reader.rows(window_turns)
+                if grow is not None:
+                    while (w := grow(rows)) is not None:
+                        rows = reader.rows(w)
+                return rows
             finally:
                 c.execute("COMMIT")
-
-    def _context_rows(
-        self, c: sqlite3.Connection, ns: str, thread_id: str, window_turns: int,
-        buffer_lines: int,
-    ) -> ContextRows:
-        t = c.execute(
-            "SELECT turns, filed_to, next_seq FROM threads WHERE namespace = ? AND thread_id = ?",
-            (ns, thread_id),
-        ).fetchone()
-        pinned = self._records(c, ns, None, 1000, 0, pinned_only=True)
-        if t is None:
-            return ContextRows(thread_id, (), False, None, (), 0, 0, tuple(pinned))
-        turns, filed_to, next_seq = t
-        start = 1
-        if window_turns <= 0:
-            start = next_seq  # no window at all: every message is history, none is replayed
-        elif turns > window_turns:
-            first_turn = turns - window_turns + 1
-            # INDEXED BY: left alone, the planner answers MIN(seq) by walking the seq index from
-            # the start of the thread until it meets the turn, a scan of the whole thread.
-            start = c.execute(
-                "SELECT MIN(seq) FROM messages INDEXED BY messages_turn"
-                " WHERE namespace = ? AND thread_id = ? AND turn = ?",
-                (ns, thread_id, first_turn),
-            ).fetchone()[0] or 1
-        # Read one message more than the window: if it comes back, history did not fit.
-        rows = c.execute(
-            f"SELECT {_MSG_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
-            " AND seq >= ? ORDER BY seq",
-            (ns, thread_id, start - 1),
-        ).fetchall()
-        msgs = [_message(r) for r in rows]
-        truncated = bool(msgs) and msgs[0].seq < start
-        window = tuple(m for m in msgs if m.seq >= start)
-        if not truncated:
-            return ContextRows(thread_id, window, False, None, (), 0, 0, tuple(pinned))
-        first = c.execute(
-            f'SELECT {_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
-            ' ORDER BY "end" LIMIT 1',
-            (ns, thread_id),
-        ).fetchone()
-        recent_rows = c.execute(
-            # `+start`: walk the primary key back from the newest episode and stop after LIMIT
-            # rows; through the start index SQLite would fetch every earlier episode and sort.
-            f'SELECT {_EP_COLS}, n FROM episodes WHERE namespace = ? AND thread_id = ?'
-            ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
-            (ns, thread_id, start, max(buffer_lines, 1)),
-        ).fetchall()
-        # Episodes are numbered 1, 2, ... in filing order, so the newest one before the window
-        # tells how many there are in all without counting rows: the read stays O(window).
-        count = recent_rows[0][7] if recent_rows else 0
-        return ContextRows(
-            thread_id=thread_id,
-            window=window,
-            truncated=True,
-            first_episode=_episode(first) if first else None,
-            recent_episodes=tuple(_episode(r[:7]) for r in recent_rows),
-            episodes_before_window=count,
-            unfiled_before_window=max(0, (start - 1) - filed_to),
-            pinned=tuple(pinned),
-        )
 
     def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
         if history.ttl_seconds is None:
