@@ -69,6 +69,7 @@ ENC = "cl100k_base"
 SYSTEMS: dict[str, tuple[str, str | None, bool]] = {
     "memlane": ("memlane `thread.context`", None, False),
     "floor": ("floor: bare `sqlite3` query, same rows", None, False),
+    "floor_cols": ("floor, with the columns memlane reads", None, False),
     "llamaindex": ("LlamaIndex `Memory.aget`", "llama_index.core", False),
     "langchain": ("LangChain `trim_messages` + `SQLChatMessageHistory`", "langchain_community",
                   True),
@@ -76,7 +77,8 @@ SYSTEMS: dict[str, tuple[str, str | None, bool]] = {
                          True),
     "agents": ("OpenAI Agents `SQLiteSession.get_items` + trim", "agents", True),
 }
-DB_NAMES = {"memlane": "memlane", "floor": "memlane", "llamaindex": "llamaindex",
+DB_NAMES = {"memlane": "memlane", "floor": "memlane", "floor_cols": "memlane",
+            "llamaindex": "llamaindex",
             "langchain": "langchain", "langchain_approx": "langchain", "agents": "agents"}
 
 
@@ -181,15 +183,20 @@ class Runner:
                 ctx = th.context(budget=BUDGET)
                 return len(ctx.messages), ctx.trace.tokens_total
             self.call: Callable[[], Any] = call
-        elif system == "floor":
+        elif system in ("floor", "floor_cols"):
             with Memory.open(str(path)) as mem:  # which rows memlane shows: read once, untimed
                 ctx = mem.thread(THREAD).context(budget=BUDGET)
                 start, lines = ctx.trace.window_start, len(ctx.trace.buffer_lines)
                 ns = mem.ns
             con = sqlite3.connect(str(path))
-            q_msgs = ("SELECT role, content FROM messages WHERE namespace = ? AND thread_id = ? "
+            # floor: what a prompt needs; floor_cols: every column memlane's read takes (ids,
+            # positions, times, stored token counts, relevance; the lines' spans and dates)
+            mcols, ecols = ("role, content", "line, record_ids") if system == "floor" else (
+                "id, seq, role, content, ts, tokens, relevance, name",
+                'start, "end", line, record_ids, date, suspect, n')
+            q_msgs = (f"SELECT {mcols} FROM messages WHERE namespace = ? AND thread_id = ? "
                       "AND seq >= ? ORDER BY seq")
-            q_lines = ('SELECT line, record_ids FROM episodes WHERE namespace = ? '
+            q_lines = (f'SELECT {ecols} FROM episodes WHERE namespace = ? '
                        'AND thread_id = ? ORDER BY "end" DESC LIMIT ?')
 
             def floor() -> tuple[int, int | None]:
@@ -462,7 +469,7 @@ def verdicts(res: dict[int, dict[str, list[float]]]) -> list[str]:
     lo, hi = sizes[0], sizes[-1]
     if "memlane" not in med[lo]:
         return out
-    peers = [s for s in med[lo] if s not in ("memlane", "floor")]
+    peers = [s for s in med[lo] if not s.startswith(("memlane", "floor"))]
     if peers:
         fastest = min(peers, key=lambda s: med[lo][s])
         r = med[lo]["memlane"] / med[lo][fastest]
@@ -485,6 +492,10 @@ def verdicts(res: dict[int, dict[str, list[float]]]) -> list[str]:
         each = ", ".join(f"{med[n]['memlane'] / med[n]['floor']:.1f}x at {n:,}" for n in sizes)
         out.append(f"- memlane vs the bare-query floor: {each}: target (within 3x) "
                    + ("**met**." if worst <= 3 else f"**missed** (worst {worst:.1f}x)."))
+    if "floor_cols" in med[lo]:
+        each = ", ".join(f"{med[n]['memlane'] / med[n]['floor_cols']:.1f}x at {n:,}"
+                         for n in sizes)
+        out.append(f"- memlane vs the floor reading the columns memlane reads: {each}.")
     return out
 
 
@@ -556,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
     hi = max(args.sizes)
     rss = {}
     for s in systems:
-        if s == "floor":
+        if s.startswith("floor"):
             continue
         rss[s] = peak_rss(s, d / f"{DB_NAMES[s]}-{hi}.db")
         print(f"rss {s}: {rss[s]}", flush=True)
@@ -567,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"| {r['peak'] - r['base']:.0f} MB |")
     print("\n".join(rtab))
 
-    writers = [s for s in systems if s not in ("langchain_approx",)]
+    writers = [s for s in systems if s not in ("langchain_approx", "floor_cols")]
     if importlib.util.find_spec("langgraph") is not None and \
             importlib.util.find_spec("langgraph.store.sqlite") is not None:
         writers.append("langgraph")
