@@ -27,6 +27,14 @@ def machine(when: str = "during the run") -> str:
             f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}{load}")
 
 
+def pct(xs: list[float], p: float) -> float:
+    """The p-th percentile (0-100) by nearest rank; nan for no samples."""
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
 def write_section(section: str, body: str, doc: Path = DOC) -> None:
     """Replace (or append) the `section` heading's section of `doc` with `body`."""
     text = doc.read_text() if doc.exists() else "# Performance\n"

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _report import machine, write_section
+from _report import machine, pct, write_section
 
 from memlane import Memory
 from memlane.context.assemble import assemble
@@ -78,11 +78,6 @@ def build(path: str, n_messages: int, seed: int = 7) -> float:
     return time.perf_counter() - t0
 
 
-def _pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
 def measure(path: str, calls: int, warmup: int = 20) -> dict[str, float]:
     with Memory.open(path) as mem:
         th = mem.thread("bench")
@@ -109,8 +104,8 @@ def measure(path: str, calls: int, warmup: int = 20) -> dict[str, float]:
         records = len(mem.store.records(mem.ns, limit=10**9))
     return {
         "messages": info.messages, "episodes": episodes, "records": records,
-        "full_p50": statistics.median(full), "full_p99": _pct(full, 99),
-        "pure_p50": statistics.median(pure), "pure_p99": _pct(pure, 99),
+        "full_p50": statistics.median(full), "full_p99": pct(full, 99),
+        "pure_p50": statistics.median(pure), "pure_p99": pct(pure, 99),
     }
 
 

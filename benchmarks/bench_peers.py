@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import bench_assemble
-from _report import machine, write_section
+from _report import machine, pct, write_section
 
 from memlane import Memory
 
@@ -101,6 +101,9 @@ def conversation(n: int, seed: int = 7) -> list[dict[str, Any]]:
 
 
 def counter() -> Callable[[list[str]], list[int]]:
+    """The peers' token counter: the tokenizer memlane uses (cl100k through toktok), called
+    directly rather than through `BPETokenizer`, whose memo of repeated texts is memlane's own
+    work and would be a speed-up the peers do not have."""
     import toktok  # type: ignore[import-untyped]
 
     def count(texts: list[str]) -> list[int]:
@@ -268,11 +271,6 @@ class Runner:
         which includes the tools' schemas; peers: message contents + 4 per message)."""
         n, tokens = loop.run_until_complete(self.call()) if self.is_async else self.call()
         return f"{n}" + ("" if tokens is None else f" / {tokens:,}")
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def time_context(runners: dict[str, Runner], calls: int, allowance_s: float,

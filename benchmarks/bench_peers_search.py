@@ -105,7 +105,7 @@ import sqlite3  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _report import machine, write_section  # noqa: E402
-from bench_search import DIM, FUNC, MODEL, Load, build, pct, rss_mb  # noqa: E402
+from bench_search import DIM, MODEL, Load, build, pct, rss_mb, sample_queries  # noqa: E402
 
 from memlane import Memory  # noqa: E402
 
@@ -188,19 +188,10 @@ def make_queries(path: Path, n: int) -> tuple[list[str], np.ndarray]:
     """bench_search.py's queries: 4 words of a random record, and that record's vector plus
     noise (rng seed 7, the same draws)."""
     c = sqlite3.connect(path)
-    rng = np.random.default_rng(7)
-    top = c.execute("SELECT MAX(id) FROM records").fetchone()[0]
-    queries, qvecs = [], []
-    for rid in rng.integers(1, top + 1, n):
-        text, blob = c.execute(
-            "SELECT r.text, v.vec FROM records r JOIN record_vectors v ON v.record_id = r.id"
-            " WHERE r.id = ?", (int(rid),)).fetchone()
-        ws = [w for w in text.split() if w not in FUNC]
-        queries.append(" ".join(rng.choice(ws, min(4, len(ws)), replace=False)))
-        v = np.frombuffer(blob, "<f4") + rng.standard_normal(DIM).astype(np.float32) * 0.05
-        qvecs.append(v / np.linalg.norm(v))
-    c.close()
-    return queries, np.array(qvecs, dtype=np.float32)
+    try:
+        return sample_queries(c, np.random.default_rng(7), n)
+    finally:
+        c.close()
 
 
 def exact_top(path: Path, qvecs: np.ndarray, k: int = 5) -> list[list[int]]:

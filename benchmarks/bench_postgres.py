@@ -46,7 +46,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_assemble  # noqa: E402  (same folder: the thread builder)
-from _report import machine, write_section  # noqa: E402
+from _report import machine, pct, write_section  # noqa: E402
 
 from memlane import HistoryPolicy, Memory, open_store  # noqa: E402
 
@@ -167,7 +167,7 @@ def context_latency(targets: dict[str, str], n_messages: int, calls: int
                 messages=info.messages, episodes=len(mem.thread("bench").episodes()),
                 records=len(mem.store.records(mem.ns, limit=10**9)),
                 full_p50=statistics.median(times[label]),
-                full_p99=bench_assemble._pct(times[label], 99))
+                full_p99=pct(times[label], 99))
     finally:
         for mem in mems.values():
             mem.close()
@@ -250,9 +250,9 @@ def search_latency(targets: dict[str, str], n: int, calls: int
             out[label].update(
                 records=n, recall=sum(recall[label]) / len(recall[label]),
                 lex_p50=statistics.median(lex[label]),
-                lex_p99=bench_assemble._pct(lex[label], 99),
+                lex_p99=pct(lex[label], 99),
                 vec_p50=statistics.median(vec[label]),
-                vec_p99=bench_assemble._pct(vec[label], 99))
+                vec_p99=pct(vec[label], 99))
     finally:
         for store in stores.values():
             store.close()

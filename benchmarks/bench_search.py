@@ -152,22 +152,29 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def measure(path: Path, n_queries: int) -> dict[str, object]:
-    rss0 = rss_mb()
-    mem = Memory.open(path, namespace="bench")
-    rng = np.random.default_rng(7)
-    top = mem.store.conn.execute("SELECT MAX(id) FROM records").fetchone()[0]
-    queries = []
-    qvecs = []
-    for rid in rng.integers(1, top + 1, n_queries + 20):
-        text, blob = mem.store.conn.execute(
+def sample_queries(conn: Any, rng: np.random.Generator,
+                   n: int) -> tuple[list[str], np.ndarray]:
+    """n queries from random stored records: 4 of a record's content words, and that record's
+    vector plus noise (so each query has one planted neighbour)."""
+    top = conn.execute("SELECT MAX(id) FROM records").fetchone()[0]
+    queries, qvecs = [], []
+    for rid in rng.integers(1, top + 1, n):
+        text, blob = conn.execute(
             "SELECT r.text, v.vec FROM records r JOIN record_vectors v ON v.record_id = r.id"
             " WHERE r.id = ?", (int(rid),)).fetchone()
         ws = [w for w in text.split() if w not in FUNC]
         queries.append(" ".join(rng.choice(ws, min(4, len(ws)), replace=False)))
         v = np.frombuffer(blob, "<f4") + rng.standard_normal(DIM).astype(np.float32) * 0.05
         qvecs.append(v / np.linalg.norm(v))
-    emb = QueryVectors(np.array(qvecs))
+    return queries, np.array(qvecs, dtype=np.float32)
+
+
+def measure(path: Path, n_queries: int) -> dict[str, object]:
+    rss0 = rss_mb()
+    mem = Memory.open(path, namespace="bench")
+    top = mem.store.conn.execute("SELECT MAX(id) FROM records").fetchone()[0]
+    queries, qvecs = sample_queries(mem.store.conn, np.random.default_rng(7), n_queries + 20)
+    emb = QueryVectors(qvecs)
     t = time.perf_counter()
     search(mem.store, "bench", queries[0], 5, embedder=emb)
     load = time.perf_counter() - t

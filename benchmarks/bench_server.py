@@ -41,7 +41,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from _report import machine, write_section
+from _report import machine, pct, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "PERFORMANCE.md"
@@ -133,13 +133,6 @@ def load(clients: int, seconds: float, host: str, port: int,
     for t in threads:
         t.join()
     return [x for xs in lat for x in xs], [x for xs in ovh for x in xs], time.perf_counter() - t0
-
-
-def pct(xs: list[float], q: float) -> float:
-    if not xs:
-        return float("nan")
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -191,6 +191,17 @@ def turn_token_counts(messages: Sequence[Message]) -> list[int]:
     return out
 
 
+def _bisect(attempt: Callable[[int], bool], lo: int, up: int) -> int:
+    """The largest window in [lo, up) that fits, given that `lo` fits and `up` does not."""
+    while up - lo > 1:
+        mid = (lo + up) // 2
+        if attempt(mid):
+            lo = mid
+        else:
+            up = mid
+    return lo
+
+
 def _from_hint(attempt: Callable[[int], bool], k: int, hi: int,
                cache: dict[int, tuple[Policy, ContextRows, bool]]) -> tuple[Policy, ContextRows]:
     """`prepare`'s fill search started at `k`: gallop to a fitting / failing pair, then bisect.
@@ -214,12 +225,7 @@ def _from_hint(attempt: Callable[[int], bool], k: int, hi: int,
             up, step = lo, step * 2
         else:
             return cache[1][0], cache[1][1]  # nothing fits whole, as in the search from scratch
-    while up - lo > 1:
-        mid = (lo + up) // 2
-        if attempt(mid):
-            lo = mid
-        else:
-            up = mid
+    lo = _bisect(attempt, lo, up)
     return cache[lo][0], cache[lo][1]
 
 
@@ -297,14 +303,7 @@ def prepare(
         elif not attempt(1):
             best = 1  # nothing fits whole: assembly's own drop order decides
         else:
-            lo = 1
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if attempt(mid):
-                    lo = mid
-                else:
-                    hi = mid
-            best = lo
+            best = _bisect(attempt, 1, hi)
         return cache[best][0], cache[best][1]
 
     if spec.summary:
