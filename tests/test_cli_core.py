@@ -72,6 +72,11 @@ def test_bad_input_gets_a_clear_error(tmp_path, capsys):
     code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(p))
     assert code == 2 and "bad.jsonl:2" in err and "not valid JSON" in err
     code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "context", "nope")
+    assert code == 2 and f"no database at {tmp_path / 'm.db'}" in err
+    assert not (tmp_path / "m.db").exists(), "a failed ingest and a read create no file"
+    p.write_text('{"role": "user", "content": "ok"}\n')
+    assert run(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(p))[0] == 0
+    code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "context", "nope")
     assert code == 2 and "no thread 'nope'" in err
     p.write_text('{"role": "wizard", "content": "ok"}\n')
     code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(p))
@@ -120,3 +125,41 @@ def test_ingest_accepts_iso_timestamps(tmp_path, capsys):
     p.write_text('{"role": "user", "content": "hi", "ts": "last tuesday"}\n')
     code, _, err = run(capsys, "--db", db, "ingest", "t", str(p))
     assert code == 2 and "ISO 8601" in err
+
+
+@pytest.mark.parametrize("argv", [["threads"], ["records"], ["search", "seat"], ["show", "t"],
+                                  ["context", "t"], ["export"], ["forget", "--record", "1",
+                                                                 "--yes"]])
+def test_read_only_commands_create_nothing_on_a_fresh_home(tmp_path, capsys, monkeypatch, argv):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMLANE_DB", raising=False)
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert f"no database at {tmp_path / '.memlane' / 'memlane.db'}" in err
+    assert list(tmp_path.iterdir()) == [], "nothing created under HOME"
+
+
+def test_records_says_when_it_stopped_at_its_limit(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+    p = tmp_path / "c.jsonl"
+    p.write_text("".join(json.dumps({"role": "user", "content": f"My locker number is {i}42 "
+                                     "at the Oslo gym."}) + "\n" for i in range(3)))
+    assert run(capsys, "--db", db, "ingest", "t", str(p), "--every", "1")[0] == 0
+    code, out, _ = run(capsys, "--db", db, "records", "--limit", "2")
+    assert code == 0
+    assert len([x for x in out.splitlines() if x.startswith("#")]) == 2
+    assert "more records" in out and "--offset 2" in out
+    code, out, _ = run(capsys, "--db", db, "records", "--limit", "2", "--offset", "2")
+    assert len([x for x in out.splitlines() if x.startswith("#")]) == 1
+    assert "more records" not in out
+    code, out, err = run(capsys, "--db", db, "records", "--limit", "2", "--json")
+    assert len(json.loads(out)) == 2 and "--offset 2" in err
+    code, out, _ = run(capsys, "--db", db, "records", "--limit", "3")
+    assert "more records" not in out
+
+
+def test_show_separates_role_and_text(tmp_path, capsys, convo):
+    db = str(tmp_path / "m.db")
+    run(capsys, "--db", db, "ingest", "t1", str(convo))
+    _, out, _ = run(capsys, "--db", db, "show", "t1")
+    assert "#2     assistant: Thanks Ravi, noted." in out

