@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 from ..errors import MissingExtra, UsageError
 from . import JSON_HELP, emit
 
-
 KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
 
 
