@@ -93,8 +93,8 @@ def test_threads_and_show(tmp_path, capsys, convo):
     assert json.loads(out) == []
 
 
-def test_demo_shows_fact_one_pointer_away(capsys):
-    code, out, _ = run(capsys, "demo", "--json")
+def test_demo_shows_fact_one_pointer_away(capsys, tmp_path):
+    code, out, _ = run(capsys, "demo", "--db", str(tmp_path / "demo.db"), "--json")
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
@@ -163,3 +163,33 @@ def test_show_separates_role_and_text(tmp_path, capsys, convo):
     run(capsys, "--db", db, "ingest", "t1", str(convo))
     _, out, _ = run(capsys, "--db", db, "show", "t1")
     assert "#2     assistant: Thanks Ravi, noted." in out
+
+
+def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, monkeypatch):
+    import shlex
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMLANE_DB", raising=False)
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    demo_db = tmp_path / ".memlane" / "demo.db"
+    assert demo_db.exists() and str(demo_db) in out
+    assert not (tmp_path / ".memlane" / "memlane.db").exists(), "the user's memory is untouched"
+    tail = out.split("Next:", 1)[1].splitlines()
+    cmds = [ln.strip() for ln in tail if ln.strip().startswith("memlane ") and "serve" not in ln]
+    assert len(cmds) >= 5
+    for cmd in cmds:
+        argv = shlex.split(cmd)
+        code, got, err = run(capsys, *argv[1:])
+        assert code == 0, (cmd, err)
+        assert got.strip() and "(no threads)" not in got and "(no records)" not in got, cmd
+    # The context command shows the demo's point: the line pointing at the flight's record.
+    ctx_cmd = next(c for c in cmds if " context " in c)
+    _, got, _ = run(capsys, *shlex.split(ctx_cmd)[1:])
+    assert "[buffer" in got
+    # A second run replaces the thread rather than doubling it.
+    run(capsys, "demo", "--json")
+    code, got, _ = run(capsys, "--db", str(demo_db), "threads", "--json")
+    rows = json.loads(got)
+    assert [r["thread_id"] for r in rows] == ["lisbon-trip"]
+    assert rows[0]["messages"] == 120

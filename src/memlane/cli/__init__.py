@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Default None so that commands can tell "not given" (the ledger then reads every
     # namespace) from an explicit `-n default`; main() fills in "default" for the others.
     p.add_argument("--namespace", "-n", default=None, metavar="NS",
-                   help="the user or tenant whose memory to use (default: %(default)s); "
+                   help="the user or tenant whose memory to use (default: default); "
                         "`serve` in dev mode serves this one")
     p.add_argument("--version", action="version", version=f"memlane {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

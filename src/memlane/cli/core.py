@@ -14,7 +14,9 @@ from ..context.policy import Policy
 from ..errors import UsageError
 from ..memory import Memory
 from ..store.sqlite import default_path
-from ..types import Context
+from ..ingest import ingest
+from ..render import clip as _clip
+from ..render import render_context
 from . import JSON_HELP, emit
 
 
@@ -80,6 +82,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                     "the episodic buffer buys")
     p.add_argument("--budget", type=int, default=1500,
                    help="token budget of the context shown (default %(default)s)")
+    p.add_argument("--db", dest="demo_db", default=None, metavar="PATH",
+                   help="where to keep the demo's thread (default: the global --db if given, "
+                        "else ~/.memlane/demo.db; never your memory file unless you name it)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_demo)
 
@@ -105,22 +110,6 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
     return out
 
 
-def ingest(
-    memory: Memory, thread_id: str, msgs: list[dict[str, Any]], step: bool = True
-) -> dict[str, Any]:
-    """Append messages one by one; after each complete turn (the next message is a user's, or
-    the input ends), file whatever stretches are due, as an agent would after its reply."""
-    t = memory.thread(thread_id)
-    steps = 0
-    for i, m in enumerate(msgs):
-        t.add(m["role"], m["content"], ts=m.get("ts"), name=m.get("name"))
-        turn_done = i + 1 == len(msgs) or msgs[i + 1]["role"] == "user"
-        if step and turn_done:
-            steps += len(t.maybe_step())
-    return {"thread": thread_id, "messages": len(msgs), "steps": steps,
-            "episodes": len(t.episodes())}
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
     msgs = read_jsonl(args.file)
     kwargs: dict[str, Any] = {}
@@ -132,35 +121,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     emit(out, args.json, f"ingested {out['messages']} messages into {out['thread']!r}: "
                          f"{out['steps']} memory steps, {out['episodes']} buffer lines")
     return 0
-
-
-def render_context(ctx: Context, width: int = 100) -> str:
-    """People's view of a context: each layer with its tokens, then the messages."""
-    tr = ctx.trace
-    lines = [f"context: {tr.tokens_total} of {tr.budget} tokens"]
-    scale = max(tr.tokens_by_layer.values() or [1])
-    for layer, n in tr.tokens_by_layer.items():
-        bar = "#" * max(1, round(30 * n / scale))
-        lines.append(f"  {layer:<11} {n:>6}  {bar}")
-    if tr.gap:
-        lines.append(f"  buffer gap: {tr.gap} stretches not listed")
-    if tr.withheld:
-        lines.append(f"  withheld by the injection scan: {tr.withheld}")
-    reasons: dict[str, int] = {}
-    for d in tr.dropped:
-        reasons[f"{d.what}/{d.reason}"] = reasons.get(f"{d.what}/{d.reason}", 0) + 1
-    if reasons:
-        lines.append("  dropped: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items())))
-    lines.append("")
-    for m in ctx.messages:
-        body = m.content if m.layer in ("buffer", "core") else _clip(m.content, width)
-        lines.append(f"[{m.layer} · {m.role}] {body}")
-    return "\n".join(lines)
-
-
-def _clip(s: str, n: int) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 def cmd_context(args: argparse.Namespace) -> int:
@@ -217,7 +177,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import run_demo
 
-    return run_demo(budget=args.budget, as_json=args.json, db=args.db)
+    if args.budget <= 0:
+        raise UsageError("--budget must be a positive number of tokens")
+    return run_demo(budget=args.budget, as_json=args.json, db=args.demo_db or args.db,
+                    namespace=args.namespace)
 
 
 __all__ = ["ingest", "open_memory", "render_context", "register", "Policy"]

@@ -87,7 +87,7 @@ function bufferSection(thread, trace) {
     el("span", { class: "when", text: `${fmtDate(b.date)} · msgs ${b.start}-${b.end}` }),
     el("span", { class: "text", text: b.line }), ...recordLinks(thread, b.record_ids)));
   const notes = [];
-  if (buf.gap) notes.push(`${buf.gap} stretches not listed (gap)`);
+  if (buf.gap) notes.push(`${buf.gap} ${buf.gap === 1 ? 'stretch' : 'stretches'} not listed (gap)`);
   if (buf.withheld) notes.push(`${buf.withheld} withheld by the injection scan`);
   if (buf.unfiled) notes.push(`${buf.unfiled} evicted messages not filed yet`);
   return el("section", { id: "buffer" }, el("h2", { text: "episodic buffer" }),
