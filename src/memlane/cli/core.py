@@ -12,11 +12,11 @@ from typing import Any
 
 from ..context.policy import Policy
 from ..errors import UsageError
-from ..memory import Memory
-from ..store.sqlite import default_path
 from ..ingest import ingest
+from ..memory import Memory
 from ..render import clip as _clip
 from ..render import render_context
+from ..store.sqlite import default_path
 from . import JSON_HELP, emit
 
 
