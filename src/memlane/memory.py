@@ -35,6 +35,7 @@ from .step.apply import apply_step
 from .step.heuristic import extract
 from .step.parse import parse_step
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 MAX_MESSAGE_CHARS = 1_000_000
@@ -281,6 +282,11 @@ class Memory:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
         sources and history, snapshots)."""
         return self.store.export_namespace(self.ns)
+
+    def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
+        """Restore an `export()` (from any store) into this namespace, which must be empty; ids
+        are new, references rewritten. Counts by kind. See `memlane.transfer`."""
+        return import_namespace(self, data)
 
     def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None

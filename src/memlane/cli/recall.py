@@ -62,6 +62,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", default=None, help="file to write (default: standard output)")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("import", help="restore an export into an empty namespace (any store)",
+                       description="Restore a `memlane export` file into --namespace of --db, "
+                                   "which must be empty: e.g. from a SQLite file into "
+                                   "PostgreSQL. Ids are new; references are rewritten.")
+    p.add_argument("file", help="the export's JSON file; - for standard input")
+    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
+                   help="compute vectors with this embedder after the import (default: "
+                        "$MEMLANE_EMBEDDER, else none)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_import)
+
 
 def _record_dict(r: Record) -> dict[str, Any]:
     return {"id": r.id, "text": r.text, "kind": r.kind, "thread_id": r.thread_id,
@@ -159,4 +170,25 @@ def cmd_export(args: argparse.Namespace) -> int:
               f"{n} records, {len(data['snapshots'])} snapshots", file=sys.stderr)
     else:
         sys.stdout.write(text + "\n")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot read {args.file!r}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.file}: not UTF-8 text; expected `memlane export` JSON") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{args.file}: not valid JSON ({e.msg}, line {e.lineno}); expected "
+                         "the output of `memlane export`") from None
+    with _open(args, args.embedder) as mem:
+        counts = mem.restore(data)
+        where = mem.store.url
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+    emit({"imported": counts, "namespace": args.namespace, "store": where}, args.json,
+         f"imported into namespace {args.namespace!r} of {where}: {summary}")
     return 0
