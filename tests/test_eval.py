@@ -246,3 +246,10 @@ def test_locomo_with_a_model_answering_with_tools(locomo_file: Path) -> None:
     # The model saw names on the replayed turns (assembled messages carry none).
     sent = model.calls[0].messages
     assert any(m["content"].startswith(("Ava: ", "Ben: ")) for m in sent if m["role"] == "user")
+
+
+def test_locomo_without_data_says_where_it_comes_from(capsys):
+    assert main(["eval", "locomo"]) == 2
+    err = capsys.readouterr().err
+    assert "https://github.com/snap-research/locomo" in err and "CC BY-NC 4.0" in err
+    assert "--data" in err and "shared" not in err
