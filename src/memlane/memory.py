@@ -30,6 +30,7 @@ from .errors import MemlaneError, MissingExtra, NotFound, UsageError
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SnapshotHit
+from .redact import Forgotten, Redaction, plan_redaction
 from .safety import is_suspect
 from .step.apply import apply_step
 from .step.heuristic import extract
@@ -241,13 +242,54 @@ class Memory:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
         return self.store.pin(self.ns, _id(record_id), pinned)
 
-    def forget(self, record_id: int) -> bool:
+    def forget(self, record_id: int, *, redact_sources: bool = True) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
-        in buffer lines). False if there was no such record."""
+        in buffer lines) and, by default, redact the fact from the conversation it came from
+        (see `forget_record`). False if there was no such record."""
+        return self.forget_record(record_id, redact_sources=redact_sources).found
+
+    def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
+        """`forget`, saying what it removed. With `redact_sources` (the default: a user who asks
+        to forget a fact expects it gone from what the model sees) the sentences that state it
+        in its source messages, its specific tokens elsewhere in those threads, and its words in
+        the buffer lines that pointed at it are redacted too (`memlane.redact`)."""
+        rid = _id(record_id)
+        found = self.store.records(self.ns, [rid])
+        if not found:
+            return Forgotten(rid, False)
+        rec = found[0]
+        plan = Redaction()
+        if redact_sources:
+            threads = {m.thread_id for m in self.store.messages_by_id(self.ns,
+                                                                      list(rec.source_ids))}
+            if rec.thread_id:
+                threads.add(rec.thread_id)
+            ordered = sorted(threads)
+            plan = plan_redaction(
+                rec, [m for t in ordered for m in self.store.messages(self.ns, t)],
+                [e for t in ordered for e in self.store.episodes(self.ns, t)])
         try:
-            return self.store.forget_record(self.ns, _id(record_id))
+            if not self.store.forget_record(self.ns, rid):
+                return Forgotten(rid, False)
+            # A second transaction: the store's forget is its own (it also turns on secure
+            # deletion); the redaction rewrites rows the record no longer points at.
+            if plan.messages or plan.episodes:
+                tokens = self.tokenizer.count(list(plan.messages.values()))
+                with self.store.transaction() as tx:
+                    for (mid, text), n in zip(plan.messages.items(), tokens, strict=True):
+                        tx.rewrite_message(self.ns, mid, text, n)
+                    for e in plan.episodes:
+                        tx.upsert_episode(self.ns, e, time.time())
         finally:
             self._forget_memos()
+        seqs = {m.id: (m.thread_id, m.seq)
+                for m in self.store.messages_by_id(self.ns, list(plan.messages))}
+        return Forgotten(
+            rid, True, rec.text,
+            redacted_messages=tuple(sorted(seqs.values())),
+            redacted_sentences=plan.sentences,
+            redacted_lines=tuple((e.thread_id, e.start, e.end) for e in plan.episodes),
+            removed_words=plan.words)
 
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""

@@ -52,6 +52,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="a thread: its messages, buffer lines, records and snapshots")
     what.add_argument("--namespace-all", action="store_true",
                       help="everything of the namespace (--namespace)")
+    red = p.add_mutually_exclusive_group()
+    red.add_argument("--redact-sources", dest="redact", action="store_true", default=True,
+                     help="with --record: also redact the fact from the conversation (the "
+                          "sentences that state it, its words in buffer lines); the default")
+    red.add_argument("--keep-sources", dest="redact", action="store_false",
+                     help="with --record: erase the record only; the messages keep the text")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.add_argument("--no-compact", action="store_true",
                    help="skip the VACUUM that physically erases the bytes (faster)")
@@ -136,11 +142,16 @@ def cmd_forget(args: argparse.Namespace) -> int:
         emit({"forgotten": False}, args.json, "nothing erased")
         return 1
     with _open(args, read_only=True) as mem:
+        report = None
         if args.record is not None:
-            if not mem.forget(args.record):
+            report = mem.forget_record(args.record, redact_sources=args.redact)
+            if not report.found:
                 raise UsageError(f"no record #{args.record} in namespace {args.namespace!r}; "
                                  "`memlane records` lists them")
-            counts: dict[str, int] = {"records": 1}
+            counts: dict[str, int] = {"records": 1,
+                                      "redacted_messages": len(report.redacted_messages),
+                                      "redacted_sentences": report.redacted_sentences,
+                                      "redacted_lines": len(report.redacted_lines)}
         elif args.thread is not None:
             counts = mem.forget_thread(args.thread)
             if not any(counts.values()):
@@ -151,8 +162,18 @@ def cmd_forget(args: argparse.Namespace) -> int:
         if not args.no_compact:
             mem.compact()
     summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing"
-    emit({"forgotten": True, "counts": counts, "compacted": not args.no_compact}, args.json,
-         f"erased {what}: {summary}")
+    text = f"erased {what}: {summary}"
+    data: dict[str, Any] = {"forgotten": True, "counts": counts,
+                            "compacted": not args.no_compact}
+    if report is not None:
+        text = report.summary() + (
+            "" if args.redact or not report.found else
+            " (the messages it came from keep the text: --keep-sources)")
+        data["redacted"] = {"messages": [list(x) for x in report.redacted_messages],
+                            "sentences": report.redacted_sentences,
+                            "lines": [list(x) for x in report.redacted_lines],
+                            "words": list(report.removed_words)}
+    emit(data, args.json, text)
     return 0
 
 

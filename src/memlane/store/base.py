@@ -122,6 +122,11 @@ class StoreTx(Protocol):
         """Map message id -> seq for messages of the thread with start <= seq <= end."""
         ...
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        """Replace a message's text (forgetting redacts the sentences a record came from); the
+        log is otherwise append-only."""
+        ...
+
 
 class Store(Protocol):
     """A memlane database."""

@@ -329,6 +329,12 @@ class PgTx:
         ).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        self.conn.execute(
+            "UPDATE messages SET content = %s, tokens = %s WHERE namespace = %s AND id = %s",
+            (content, tokens, namespace, message_id),
+        )
+
 
 class PostgresStore(TxStoreMixin):
     """`Store` on a PostgreSQL database shared by many processes (pgvector for vectors)."""

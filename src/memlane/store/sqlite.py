@@ -341,6 +341,12 @@ class SQLiteTx:
         ).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        self.conn.execute(
+            "UPDATE messages SET content = ?, tokens = ? WHERE namespace = ? AND id = ?",
+            (content, tokens, namespace, message_id),
+        )
+
 
 class SQLiteStore(TxStoreMixin):
     """`Store` on one SQLite file (or `:memory:`)."""
