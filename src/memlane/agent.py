@@ -45,7 +45,7 @@ from .errors import MemlaneError, StepError
 from .ledger import Ledger, detect_asked_again, detect_correction, question_keys
 from .memory import Extractor, Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
-from .recall.rounds import ToolCallRecord, result_text, run_memory_call, tool_round
+from .recall.rounds import ToolCallRecord, run_memory_call, tool_round
 from .recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from .recall.tools import MemoryTools
 from .safety import MEMORY_INSTRUCTIONS
@@ -397,7 +397,8 @@ class Agent:
             if not others and reply.content.strip():
                 break  # the answer came with the filing call: nothing left to ask the model
 
-            def execute(c: ToolCall, rnd: int = rnd) -> ToolCallRecord | str:
+            def execute(c: ToolCall, rnd: int = rnd, filed: dict[str, str] = filed
+                        ) -> ToolCallRecord | str:
                 return filed[c.id] if c.name == INLINE_TOOL_NAME else \
                     self._execute(thread, c, rnd)
 
