@@ -263,7 +263,8 @@ def _post(url, key, thread, messages, retry):
         return json.load(r)["choices"][0]["message"]["content"]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS)
 def test_the_log_follows_the_client_without_duplicates(live, ops):
     """Whatever mix of new turns, trimmed histories, resends and edits a client sends, the
