@@ -8,20 +8,17 @@ import json
 from typing import Any
 
 import pytest
+from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
+from agents.memory import Session
+from openai import AsyncOpenAI
 
-agents = pytest.importorskip("agents")
-
-from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled  # noqa: E402
-from agents.memory import Session  # noqa: E402
-from openai import AsyncOpenAI  # noqa: E402
-
-from memlane import AsyncMemory, Memory, UsageError  # noqa: E402
-from memlane.integrations.openai_agents import (  # noqa: E402
+from memlane import AsyncMemory, Memory, UsageError
+from memlane.integrations.openai_agents import (
     MemlaneSession,
     items_to_log,
     memlane_tools,
 )
-from memlane.server.testing import FakeUpstream, Reply  # noqa: E402
+from memlane.server.testing import FakeUpstream, Reply
 
 set_tracing_disabled(True)  # the SDK would otherwise export traces over the network
 
