@@ -30,13 +30,16 @@ PROMPTS = [
     "Explain what a database index is in one sentence.",
 ]
 
+# llama.cpp's own defaults, which is what the model ran with before: no repeat penalty, no DRY.
 OLD = {"temperature": 0.2, "max_tokens": 1024, "repeat_penalty": 1.0, "top_p": 0.95,
-       "stop": []}
+       "dry_multiplier": 0.0, "stop": []}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--old", action="store_true", help="the sampling used before issue 17")
+    ap.add_argument("--options", default=None, metavar="JSON",
+                    help="llama.cpp sampling fields over the defaults, to try others")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.old:
@@ -45,7 +48,7 @@ def main() -> None:
                                     if k not in ("temperature", "max_tokens")})
         max_tokens: int | None = int(OLD["max_tokens"])
     else:
-        model = LocalModel(seed=7)
+        model = LocalModel(seed=7, options=json.loads(args.options) if args.options else None)
         max_tokens = None
     model.load()
     rows = []

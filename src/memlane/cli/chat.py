@@ -157,6 +157,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 load()
     else:
         model = make_model(spec, args.base_url)
+        env = getattr(model, "missing_key", None)
+        if env:
+            print(f"memlane chat: {spec} needs an API key: set {env} (e.g. `export {env}=...`) "
+                  "and start again, or pick another model.\n\n" + NO_MODEL, file=sys.stderr)
+            return 2
 
     interactive = sys.stdin.isatty()
     mem = open_memory(args)
