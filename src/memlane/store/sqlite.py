@@ -25,7 +25,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
-from .common import TxStoreMixin
+from .common import OVERLAPPING_EPISODES, TxStoreMixin
 from .fts import fts5_match, query_terms
 from .migrations import SQLITE, Migration
 from .vectors import VecFilter, VectorIndexes, dot, np
@@ -340,6 +340,14 @@ class SQLiteTx:
             (namespace, thread_id, start, end),
         ).fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # Inside BEGIN IMMEDIATE: no other writer can file between this read and the apply.
+        rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="?"),
+                                 (namespace, thread_id, end, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
 
 class SQLiteStore(TxStoreMixin):
