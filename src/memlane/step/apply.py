@@ -7,7 +7,9 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 - The stretch is checked against the thread inside the transaction, under the write lock: all its
   seqs must exist (`StepError` otherwise: an end past the thread would leave later turns
   unfiled), and it must not overlap another filed stretch (`StepConflict`: two workers that read
-  the same unfiled turns file them once). This is the claim `step/runner.py` relies on.
+  the same unfiled turns file them once). A retry has the same start and end: 5..8 after 1..8
+  is a conflict, not a retry (it would leave 1..4 covered by nothing). This is the claim
+  `step/runner.py` relies on.
 - The episode points only at ids this step wrote; ids the model invented are dropped and reported.
 - update/delete of an id that does not exist in this namespace is dropped and reported (the
   other namespace's ids are indistinguishable from missing ones: nothing leaks).

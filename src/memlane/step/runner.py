@@ -20,9 +20,10 @@ filing, in this order:
    caller's answer (REST 422), except in inline mode (`fallback=True`).
 5. **Apply once** (`apply_step`, one transaction). Inside it, under the store's write lock, the
    stretch is checked against the thread: every seq in it must exist, and no filed stretch other
-   than a retry of this one (same end) may overlap it. That check is the claim: two workers that
-   read the same unfiled messages (one before a turn's answer landed, one after) both write a
-   step, and the second to apply gets `StepConflict` and files nothing; its loop stops.
+   than this one (a retry: same start and end) may overlap it. That check is the claim: two
+   workers that read the same unfiled messages (one before a turn's answer landed, one after)
+   both write a step, and the second to apply gets `StepConflict` and files nothing; its loop
+   stops.
 6. **After**: the `quality` ledger row when the step graded the answer, and the embeddings of what
    the step wrote (after the transaction, so a slow embedder never holds the write lock).
 

@@ -125,8 +125,8 @@ class StoreTx(Protocol):
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int
     ) -> list[tuple[int, int]]:
-        """`(start, end)` of the filed stretches that overlap `start..end`, other than the one
-        ending at `end` (a retry replaces that one). Runs after `message_ids`, under the same
+        """`(start, end)` of the filed stretches that overlap `start..end`, other than
+        `start..end` itself (a retry replaces that one). Runs after `message_ids`, under the same
         lock, so a step that applied meanwhile is seen (the claim in `step/runner.py`)."""
         ...
 

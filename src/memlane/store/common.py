@@ -18,7 +18,7 @@ from ..types import Record
 # each engine's placeholder. Uses the episodes_start index; a thread has few episodes anyway.
 OVERLAPPING_EPISODES = (
     'SELECT start, "end" FROM episodes WHERE namespace = {p} AND thread_id = {p}'
-    ' AND start <= {p} AND "end" >= {p} AND "end" <> {p} ORDER BY start'
+    ' AND start <= {p} AND "end" >= {p} AND NOT (start = {p} AND "end" = {p}) ORDER BY start'
 )
 
 

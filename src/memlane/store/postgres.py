@@ -336,7 +336,7 @@ class PgTx:
         # a step that applied while we waited for the lock is seen here.
         self._lock_thread(namespace, thread_id)
         rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="%s"),
-                                 (namespace, thread_id, end, start, end)).fetchall()
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
 

@@ -346,7 +346,7 @@ class SQLiteTx:
     ) -> list[tuple[int, int]]:
         # Inside BEGIN IMMEDIATE: no other writer can file between this read and the apply.
         rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="?"),
-                                 (namespace, thread_id, end, start, end)).fetchall()
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
 
