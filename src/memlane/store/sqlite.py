@@ -594,7 +594,7 @@ class SQLiteStore(TxStoreMixin):
         return [r[0] for r in rows]
 
     # search and recall -------------------------------------------------------------------------
-    # Appended for long-term records and recall (issue 3). Index rows and vectors are kept in
+    # Appended for long-term records and recall. Index rows and vectors are kept in
     # step by the triggers of migration 2, so every path that deletes a record (a memory step,
     # a tool, forgetting) also drops what was derived from it.
 
