@@ -351,3 +351,17 @@ def test_rest_step_refuses_what_it_cannot_file(tmp_path):
         assert r.status_code == 200 and r.json()["result"] is None
         spec = c.get("/openapi.json").json()
         assert "409" in spec["paths"][f"{api}/threads/{{thread_id}}/step"]["post"]["responses"]
+
+
+def test_agent_caller_mistakes_are_usage_errors(tmp_path):
+    from memlane import AppTool, UsageError
+
+    with Memory.open(tmp_path / "m.db") as mem:
+        with pytest.raises(UsageError, match="max_tool_rounds"):
+            Agent(mem, ScriptedModel(), max_tool_rounds=-1)
+        agent = Agent(mem, ScriptedModel(), extractor=HeuristicExtractor())
+        with pytest.raises(UsageError, match="taken by memlane's memory tools"):
+            agent.register_tool(AppTool("remember", "x", {"type": "object"}, lambda a: a))
+        agent.close()
+        with pytest.raises(UsageError, match="closed"):
+            agent.turn("t", "hello")

@@ -16,10 +16,11 @@ One turn:
 
 Inline mode (`inline=True`) adds no model call at all: when a stretch is due, the agent's own call
 is offered a `file_memory` tool (the memory step's fields) with a note naming the stretch's turns;
-the loop takes that call out of what the user sees and applies it with `Thread.step`. The stretch
-filed inline ends at the user's new message (the answer being written goes into the next one). If
-the model does not file, or files something invalid, the offline heuristic files the stretch
-instead: still no model call.
+the loop takes that call out of what the user sees and files it through the step runner
+(`memlane.step.runner`, the one filing path of every surface). The stretch filed inline ends at
+the user's new message (the answer being written goes into the next one). If the model does not
+file, or files something invalid, the offline heuristic files the stretch instead: still no model
+call.
 
 What goes into the message log is the conversation: the user's messages and the final answers.
 Tool traffic is not replayed as history: memory tool results are copies of records (memory
