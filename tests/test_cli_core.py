@@ -143,7 +143,9 @@ def test_records_says_when_it_stopped_at_its_limit(tmp_path, capsys):
     db = str(tmp_path / "m.db")
     p = tmp_path / "c.jsonl"
     p.write_text("".join(json.dumps({"role": "user", "content": f"My locker number is {i}42 "
-                                     "at the Oslo gym."}) + "\n" for i in range(3)))
+                                     "at the Oslo gym."}) + "\n"
+                         + json.dumps({"role": "assistant", "content": "Noted."}) + "\n"
+                         for i in range(3)))
     assert run(capsys, "--db", db, "ingest", "t", str(p), "--every", "1")[0] == 0
     code, out, _ = run(capsys, "--db", db, "records", "--limit", "2")
     assert code == 0

@@ -49,15 +49,12 @@ SAMPLING: dict[str, Any] = {
     # SmolLM2's model card suggests temperature 0.2 and top_p 0.9.
     "temperature": 0.2,
     "top_p": 0.9,
-    # Without a penalty the model falls into "I'm here to help. I'm here to help..." until the
-    # token limit. A mild repeat penalty over the last 128 tokens, and the DRY sampler (which
-    # penalises extending a sequence already seen), end those answers; see docs/AGENT.md for
-    # the measurement.
-    "repeat_penalty": 1.15,
-    "repeat_last_n": 128,
-    "dry_multiplier": 0.8,
-    "dry_base": 1.75,
-    "dry_allowed_length": 2,
+    # Without a penalty the model falls into "I'm glad to have you here. I'm glad to have you
+    # here..." until the token limit. A mild penalty over llama.cpp's usual 64-token window ends
+    # those answers; stronger ones (1.2, 1.3) and the DRY sampler were tried and made it ramble
+    # instead (docs/AGENT.md has the measurements).
+    "repeat_penalty": 1.1,
+    "repeat_last_n": 64,
     # ChatML's turn markers: an answer that starts writing the next turn has ended.
     "stop": ["<|im_start|>", "<|im_end|>", "\nuser:", "\nUser:"],
 }
