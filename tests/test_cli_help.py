@@ -63,3 +63,14 @@ def test_version(capsys):
         main(["--version"])
     assert e.value.code == 0
     assert capsys.readouterr().out.strip() == f"memlane {__version__}"
+
+
+def test_every_command_is_documented_in_readme_or_docs():
+    import re
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    text = README + "".join(p.read_text() for p in sorted(docs.glob("*.md")))
+    for cmd in _commands():
+        # `memlane CMD`, with global options between: `memlane --db X -n NS CMD`.
+        pattern = r"memlane(?: --?[\w-]+(?: (?!-)[^\s`]+)?)* " + re.escape(cmd) + r"\b"
+        assert re.search(pattern, text), f"`memlane {cmd}` is not in README.md or docs/"
