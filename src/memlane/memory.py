@@ -148,8 +148,7 @@ class Memory:
         # Its own tokenizer by default: the token-count memo holds texts, so it is this
         # memory's (emptied with the other memos on forget), not the process's.
         self.tokenizer = tokenizer or BPETokenizer()
-        self.caches = caches if caches is not None else Caches(
-            on_clear=getattr(self.tokenizer, "forget_memo", None))
+        self.caches = caches if caches is not None else Caches(on_clear=self._clear_memos)
         """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
@@ -183,9 +182,17 @@ class Memory:
         return self.store.threads(self.ns, limit, offset)
 
     def records(
-        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0
+        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
+        *, pinned_only: bool = False,
     ) -> list[Record]:
-        return self.store.records(self.ns, ids, limit, offset)
+        """Records of this namespace: by id (sorted by id, all of them), or a page of all (or of
+        the pinned core set only)."""
+        return self.store.records(self.ns, ids, limit, offset, pinned_only)
+
+    def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
+        """Messages of this namespace by id (a record's sources), in thread and seq order; ids
+        of other namespaces are not found."""
+        return self.store.messages_by_id(self.ns, ids)
 
     def expire(self, now: float | None = None) -> int:
         """Delete threads idle past the TTL (`HistoryPolicy.ttl_seconds`); returns how many."""
@@ -268,6 +275,14 @@ class Memory:
             return self.store.forget_namespace(self.ns)
         finally:
             self.caches.clear()
+
+    def _clear_memos(self) -> None:
+        """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
+        decoded rows (`Caches.clear()` calls this)."""
+        forget = getattr(self.tokenizer, "forget_memo", None)  # a caller's tokenizer may have none
+        if forget is not None:
+            forget()
+        self.store.clear_memos()
 
     def compact(self) -> None:
         """Physically remove deleted data from the database files (see `Store.compact`)."""

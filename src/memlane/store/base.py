@@ -130,6 +130,11 @@ class Store(Protocol):
 
     def close(self) -> None: ...
 
+    def clear_memos(self) -> None:
+        """Drop whatever the store memoises of rows it read (a memory's caches are emptied on
+        every forget; a store that memoises nothing does nothing)."""
+        ...
+
     def transaction(self) -> AbstractContextManager[StoreTx]:
         """One write transaction: all of it lands, or none of it."""
         ...

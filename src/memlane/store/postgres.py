@@ -476,6 +476,9 @@ class PostgresStore(TxStoreMixin):
         with self._conn() as conn:
             return conn.execute(sql, args).fetchall()
 
+    def clear_memos(self) -> None:
+        """Nothing to drop: this store memoises nothing."""
+
     def close(self) -> None:
         self.pool.close()
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NotFound, StoreError, UsageError
+from ..memo import remember
 from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
@@ -56,12 +57,18 @@ def _episode(row: sqlite3.Row | tuple[Any, ...]) -> Episode:
 _WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, n'
 
 
-def _window_episode(thread_id: str, row: tuple[Any, ...]) -> Episode:
-    """The episode of a `_WINDOW_EP_COLS` row."""
-    return Episode(
-        thread_id=thread_id, start=row[0], end=row[1], line=row[2],
-        record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
-    )
+def _window_episode(memo: dict[Any, Episode], thread_id: str, row: tuple[Any, ...]) -> Episode:
+    """The episode of a `_WINDOW_EP_COLS` row, memoised on the thread and the whole row in the
+    store's `memo`: every context() shows the same few episodes again, and decoding their record
+    ids costs more than reading them. A changed row is a different key, so this is exact."""
+    key = (thread_id, row)
+    ep = memo.get(key)
+    if ep is None:
+        ep = remember(memo, key, Episode(
+            thread_id=thread_id, start=row[0], end=row[1], line=row[2],
+            record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
+        ))
+    return ep
 
 
 def _thread(ns: str, row: sqlite3.Row | tuple[Any, ...]) -> ThreadInfo:
@@ -79,8 +86,9 @@ _WINDOW_COLS = "id, seq, role, content, ts, tokens, relevance, name"
 class _WindowReads:
     """The reads of `context_rows` on one connection, inside the caller's read transaction."""
 
-    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str) -> None:
-        self.c, self.ns, self.thread_id = c, ns, thread_id
+    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str,
+                 memo: dict[Any, Episode]) -> None:
+        self.c, self.ns, self.thread_id, self.memo = c, ns, thread_id, memo
 
     def start(self, turn: int) -> int:
         """The seq of turn `turn`'s user message (1 for the thread's start)."""
@@ -114,7 +122,7 @@ class _WindowReads:
             ' ORDER BY "end" LIMIT 1',
             (self.ns, self.thread_id),
         ).fetchone()
-        return _window_episode(self.thread_id, row) if row else None
+        return _window_episode(self.memo, self.thread_id, row) if row else None
 
     def recent(self, start: int, buffer_lines: int) -> tuple[list[Episode], int]:
         """The newest `buffer_lines` episodes that start before `start`, newest first, and the
@@ -126,7 +134,8 @@ class _WindowReads:
             ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
             (self.ns, self.thread_id, start, max(buffer_lines, 1)),
         ).fetchall()
-        return [_window_episode(self.thread_id, r) for r in rows], (rows[0][6] if rows else 0)
+        memo, tid = self.memo, self.thread_id
+        return [_window_episode(memo, tid, r) for r in rows], (rows[0][6] if rows else 0)
 
 
 class SQLiteTx:
@@ -273,6 +282,8 @@ class SQLiteStore(TxStoreMixin):
             path = str(Path(path).expanduser())
         self.path = path
         self.url = f"sqlite:///{path}"
+        self._episodes: dict[Any, Episode] = {}
+        """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -342,6 +353,10 @@ class SQLiteStore(TxStoreMixin):
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             return self.conn.execute(sql, tuple(args)).fetchall()
+
+    def clear_memos(self) -> None:
+        """Drop the memoised episode rows (a memory's `Caches.clear()` calls this on forget)."""
+        self._episodes.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -474,7 +489,7 @@ class SQLiteStore(TxStoreMixin):
             c = self.conn
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
-                r = _WindowReads(c, namespace, thread_id)
+                r = _WindowReads(c, namespace, thread_id, self._episodes)
                 have = held_turns(held, thread_id, window_turns)
                 if held is not None and have is not None:
                     first = held.window[0]
