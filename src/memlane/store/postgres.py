@@ -18,6 +18,12 @@ concurrency rather than translated from the SQLite store:
   tenant key a Citus deployment distributes by (see docs/SCALING.md).
 - **context() is one statement**: one round trip and one snapshot, index ranges sized by the
   window (see `_CONTEXT_ROWS`).
+- **A proxied turn holds its thread** (`hold_thread`) across processes: a session advisory lock
+  on a hash of (namespace, thread), taken with `pg_try_advisory_lock` on one connection per
+  store object kept for locks alone. Polling (rather than a blocking `pg_advisory_lock` on a
+  pooled connection per waiter) keeps a crowd of requests on one thread from emptying the
+  pool that the holder needs for its own writes. A crashed process's session ends, and with it
+  its locks.
 - **Migrations** run in one transaction under `pg_advisory_xact_lock`, so a fleet starting at once
   applies each migration exactly once and the others wait, then find nothing to do.
 
@@ -27,8 +33,10 @@ The pool hands out autocommit connections; multi-statement operations open expli
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,6 +57,7 @@ from .common import (
     MSG_COLS,
     SNAP_COLS,
     CommonStore,
+    ThreadLocks,
     VecTable,
     grown_rows,
     held_turns,
@@ -360,6 +369,8 @@ class PostgresStore(CommonStore):
 
     _HISTORY_ORDER = "changed, id"
     _SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"  # a thread being appended to right now is not idle
+    LOCK_POLL = (0.005, 0.1)
+    """First and longest wait (seconds) between tries for a thread another process holds."""
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self._dsn = url
@@ -374,6 +385,9 @@ class PostgresStore(CommonStore):
         if "connect_timeout" not in params:
             kwargs["connect_timeout"] = CONNECT_TIMEOUT
         self._kwargs = kwargs
+        self._thread_locks = ThreadLocks()
+        self._lock_conn: psycopg.Connection[Any] | None = None
+        self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
         """Migration numbers this open applied (empty when the schema was already current)."""
         self.capabilities = Capabilities(engine="postgresql", path=None, parallel_search=False)
@@ -500,7 +514,42 @@ class PostgresStore(CommonStore):
         """Nothing to drop: this store memoises nothing."""
 
     def close(self) -> None:
+        with self._lock_conn_guard:
+            if self._lock_conn is not None:
+                self._lock_conn.close()
+                self._lock_conn = None
         self.pool.close()
+
+    @contextmanager
+    def hold_thread(self, namespace: str, thread_id: str) -> Iterator[None]:
+        # The in-process lock first: one request per thread per process polls PostgreSQL.
+        with self._thread_locks.hold(namespace, thread_id):
+            digest = hashlib.sha256(f"{namespace}\0{thread_id}".encode()).digest()
+            key = int.from_bytes(digest[:8], "big", signed=True)
+            wait, longest = self.LOCK_POLL
+            while not self._lock_call("SELECT pg_try_advisory_lock(%s)", key):
+                time.sleep(wait)
+                wait = min(longest, wait * 2)
+            try:
+                yield
+            finally:
+                try:
+                    self._lock_call("SELECT pg_advisory_unlock(%s)", key)
+                except StoreError:  # the session is gone, and its locks with it
+                    pass
+
+    def _lock_call(self, sql: str, key: int) -> bool:
+        with self._lock_conn_guard:
+            try:
+                if self._lock_conn is None or self._lock_conn.closed:
+                    self._lock_conn = psycopg.connect(self._dsn, **self._kwargs)
+                row = self._lock_conn.execute(sql, (key,)).fetchone()
+            except psycopg.OperationalError as e:
+                if self._lock_conn is not None:
+                    self._lock_conn.close()
+                self._lock_conn = None
+                raise self._connection_error(e) from e
+        return bool(row and row[0])
 
     # message log -------------------------------------------------------------------------------
     def append(

@@ -12,7 +12,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from .common import (
     EP_COLS,
     SNAP_COLS,
     CommonStore,
+    ThreadLocks,
     VecTable,
     grown_rows,
     held_turns,
@@ -288,6 +289,7 @@ class SQLiteStore(CommonStore):
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
+        self._thread_locks = ThreadLocks()
         try:
             self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                         timeout=60.0)
@@ -312,6 +314,12 @@ class SQLiteStore(CommonStore):
             parallel_search=path != ":memory:" and VectorIndexes.available())
 
     # plumbing ----------------------------------------------------------------------------------
+    def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
+        # In-process only: two processes on one file each serialise their own requests, and
+        # the file's write lock orders each single write, but their turns on one thread can
+        # interleave (serve one process per SQLite file, or use PostgreSQL to scale out).
+        return self._thread_locks.hold(namespace, thread_id)
+
     def migrations_applied(self) -> list[int]:
         with self._lock:
             return [r[0] for r in self.conn.execute("SELECT number FROM _migrations ORDER BY 1")]
