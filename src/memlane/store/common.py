@@ -36,6 +36,14 @@ COMMON_DF = 2_000
 DOC_BUDGET = 10_000
 """At most about this many documents are scored per query on a large index."""
 
+# The filing claim's check (`StoreTx.overlapping_episodes`): the same SQL on both engines (each
+# transaction maps the placeholders: `tx.sql`). Uses the episodes_start index; a thread has few
+# episodes anyway.
+OVERLAPPING_EPISODES = (
+    'SELECT start, "end" FROM episodes WHERE namespace = ? AND thread_id = ?'
+    ' AND start <= ? AND "end" >= ? AND NOT (start = ? AND "end" = ?) ORDER BY start'
+)
+
 
 def pg_params(sql: str) -> str:
     """`sql` with `?` placeholders as psycopg's `%s` (no SQL here has a literal `?` or `%`)."""

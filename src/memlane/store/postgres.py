@@ -55,6 +55,7 @@ from .common import (
     COMMON_DF,
     EP_COLS,
     MSG_COLS,
+    OVERLAPPING_EPISODES,
     SNAP_COLS,
     CommonStore,
     ThreadLocks,
@@ -362,6 +363,16 @@ class PgTx:
             (namespace, thread_id, start, end),
         ).fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # Under the thread lock, and READ COMMITTED reads what committed before this statement:
+        # a step that applied while we waited for the lock is seen here.
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(OVERLAPPING_EPISODES),
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
 
 class PostgresStore(CommonStore):

@@ -23,6 +23,7 @@ from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapsh
 from .common import (
     COMMON_DF,
     EP_COLS,
+    OVERLAPPING_EPISODES,
     SNAP_COLS,
     CommonStore,
     ThreadLocks,
@@ -270,6 +271,14 @@ class SQLiteTx:
             (namespace, thread_id, start, end),
         ).fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # Inside BEGIN IMMEDIATE: no other writer can file between this read and the apply.
+        rows = self.conn.execute(self.sql(OVERLAPPING_EPISODES),
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
 
 class SQLiteStore(CommonStore):
@@ -528,7 +537,7 @@ class SQLiteStore(CommonStore):
             return self._records(self.conn, namespace, ids, limit, offset, pinned_only)
 
     # search and recall -------------------------------------------------------------------------
-    # Appended for long-term records and recall (issue 3). Index rows and vectors are kept in
+    # Appended for long-term records and recall. Index rows and vectors are kept in
     # step by the triggers of migration 2, so every path that deletes a record (a memory step,
     # a tool, forgetting) also drops what was derived from it.
 
