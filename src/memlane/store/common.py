@@ -2,9 +2,10 @@
 around the transactional primitives, row decoding, and the rules both apply (the lexical plan, the
 rows of a context read).
 
-SQL here uses `?` placeholders; each engine runs it through its own `_read` / `_rows` (PostgreSQL
-turns them into `%s`: `pg_params`), so an engine keeps only the SQL that really differs: how it
-appends, locks, searches and stores vectors. SQLite and PostgreSQL cannot drift apart on the rest.
+SQL here uses `?` placeholders; each engine runs it through its own `_read` and its
+transaction's `sql` (PostgreSQL turns them into `%s`: `pg_params`), so an engine keeps only the
+SQL that really differs: how it appends, locks, searches and stores vectors. SQLite and
+PostgreSQL cannot drift apart on the rest.
 """
 
 from __future__ import annotations
@@ -131,6 +132,45 @@ def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int]
         selective.append(t)
         total += n
     return selective
+
+
+class CommonTx:
+    """The engine-independent reads of a transaction (`StoreTx`). An engine's transaction gives
+    `conn`, `sql(text)` (the shared SQL's `?` in its own placeholders) and `_lock_thread` (what
+    serialises steps on one thread: PostgreSQL's row lock; SQLite's write lock is held already)."""
+
+    conn: Any
+
+    def sql(self, sql: str) -> str:
+        raise NotImplementedError
+
+    def _lock_thread(self, namespace: str, thread_id: str) -> None:
+        """Nothing to take: the transaction serialises writers already (SQLite)."""
+
+    def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(
+            "SELECT id FROM records WHERE namespace = ? AND thread_id = ? AND step_end = ?"
+            " ORDER BY id"), (namespace, thread_id, end)).fetchall()
+        return [r[0] for r in rows]
+
+    def message_ids(self, namespace: str, thread_id: str, start: int, end: int) -> dict[int, int]:
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(
+            "SELECT id, seq FROM messages WHERE namespace = ? AND thread_id = ?"
+            " AND seq BETWEEN ? AND ?"), (namespace, thread_id, start, end)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # SQLite: inside BEGIN IMMEDIATE, no other writer can file between this read and the
+        # apply. PostgreSQL: under the thread lock, and READ COMMITTED reads what committed
+        # before this statement, so a step that applied while we waited for the lock is seen.
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(OVERLAPPING_EPISODES),
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
 
 class CommonStore:

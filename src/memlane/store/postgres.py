@@ -55,9 +55,9 @@ from .common import (
     COMMON_DF,
     EP_COLS,
     MSG_COLS,
-    OVERLAPPING_EPISODES,
     SNAP_COLS,
     CommonStore,
+    CommonTx,
     ThreadLocks,
     VecTable,
     grown_rows,
@@ -215,7 +215,7 @@ def _record(row: Sequence[Any]) -> Record:
     )
 
 
-class PgTx:
+class PgTx(CommonTx):
     """Primitive writes inside an open PostgreSQL transaction (`StoreTx`)."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
@@ -244,15 +244,6 @@ class PgTx:
             (namespace, record_id),
         ).fetchone()
         return None if row is None else str(row[0])
-
-    def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
-        self._lock_thread(namespace, thread_id)
-        rows = self.conn.execute(
-            "SELECT id FROM records WHERE namespace = %s AND thread_id = %s AND step_end = %s"
-            " ORDER BY id",
-            (namespace, thread_id, end),
-        ).fetchall()
-        return [r[0] for r in rows]
 
     def add_record(
         self, namespace: str, text: str, kind: str, source_ids: Sequence[int],
@@ -354,26 +345,6 @@ class PgTx:
             " WHERE m.namespace = %s AND m.thread_id = %s AND m.seq = v.seq",
             (list(scores), list(scores.values()), namespace, thread_id),
         )
-
-    def message_ids(self, namespace: str, thread_id: str, start: int, end: int) -> dict[int, int]:
-        self._lock_thread(namespace, thread_id)
-        rows = self.conn.execute(
-            "SELECT id, seq FROM messages WHERE namespace = %s AND thread_id = %s"
-            " AND seq BETWEEN %s AND %s",
-            (namespace, thread_id, start, end),
-        ).fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def overlapping_episodes(
-        self, namespace: str, thread_id: str, start: int, end: int
-    ) -> list[tuple[int, int]]:
-        # Under the thread lock, and READ COMMITTED reads what committed before this statement:
-        # a step that applied while we waited for the lock is seen here.
-        self._lock_thread(namespace, thread_id)
-        rows = self.conn.execute(self.sql(OVERLAPPING_EPISODES),
-                                 (namespace, thread_id, end, start, start, end)).fetchall()
-        return [(r[0], r[1]) for r in rows]
-
 
 class PostgresStore(CommonStore):
     """`Store` on a PostgreSQL database shared by many processes (pgvector for vectors)."""

@@ -23,9 +23,9 @@ from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapsh
 from .common import (
     COMMON_DF,
     EP_COLS,
-    OVERLAPPING_EPISODES,
     SNAP_COLS,
     CommonStore,
+    CommonTx,
     ThreadLocks,
     VecTable,
     grown_rows,
@@ -134,7 +134,7 @@ class _WindowReads:
         return [_window_episode(memo, tid, r) for r in rows], (rows[0][6] if rows else 0)
 
 
-class SQLiteTx:
+class SQLiteTx(CommonTx):
     """Primitive writes inside an open SQLite transaction (`StoreTx`)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -150,13 +150,6 @@ class SQLiteTx:
             "SELECT namespace FROM records WHERE id = ?", (record_id,)
         ).fetchone()
         return None if row is None else str(row[0])
-
-    def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
-        rows = self.conn.execute(
-            "SELECT id FROM records WHERE namespace = ? AND thread_id = ? AND step_end = ?",
-            (namespace, thread_id, end),
-        ).fetchall()
-        return [r[0] for r in rows]
 
     def add_record(
         self, namespace: str, text: str, kind: str, source_ids: Sequence[int],
@@ -263,23 +256,6 @@ class SQLiteTx:
             "UPDATE messages SET relevance = ? WHERE namespace = ? AND thread_id = ? AND seq = ?",
             [(s, namespace, thread_id, seq) for seq, s in scores.items()],
         )
-
-    def message_ids(self, namespace: str, thread_id: str, start: int, end: int) -> dict[int, int]:
-        rows = self.conn.execute(
-            "SELECT id, seq FROM messages WHERE namespace = ? AND thread_id = ?"
-            " AND seq BETWEEN ? AND ?",
-            (namespace, thread_id, start, end),
-        ).fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def overlapping_episodes(
-        self, namespace: str, thread_id: str, start: int, end: int
-    ) -> list[tuple[int, int]]:
-        # Inside BEGIN IMMEDIATE: no other writer can file between this read and the apply.
-        rows = self.conn.execute(self.sql(OVERLAPPING_EPISODES),
-                                 (namespace, thread_id, end, start, start, end)).fetchall()
-        return [(r[0], r[1]) for r in rows]
-
 
 class SQLiteStore(CommonStore):
     """`Store` on one SQLite file (or `:memory:`)."""
