@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
 from ..types import Message, Record, StepResult
-from .apply import apply_step
+from .apply import apply_step, past_the_end
 from .extractor import Extractor, HeuristicExtractor
 from .model import FallbackExtractor
 from .parse import StepOutput, parse_step
@@ -219,6 +219,8 @@ class StepRunner:
         stretch = self.store.messages(self.ns, thread_id, start, end)
         if not stretch:
             raise NotFound(f"thread {thread_id!r} has no messages {start}..{end}")
+        if stretch[-1].seq != end:  # before any model call; `apply_step` checks it again
+            raise past_the_end(thread_id, start, end, stretch[-1].seq)
         return self.file_stretch(thread_id, stretch, output, extractor=extractor,
                                  fallback=fallback, start=start, end=end)
 
