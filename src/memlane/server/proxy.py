@@ -46,8 +46,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Match
 
 from .._version import __version__
 from ..errors import MemlaneError, ModelError, NotFound, UsageError
@@ -804,11 +806,15 @@ class Proxy:
         from .app import ApiError, read_json
 
         path = request.url.path[len("/v1/"):]
+        for route in request.app.routes:
+            # A path memlane serves, with another method: 405, as the router would say.
+            if getattr(route, "endpoint", None) != self.passthrough and \
+                    route.matches(request.scope)[0] == Match.PARTIAL:
+                methods = sorted(getattr(route, "methods", None) or ())
+                raise HTTPException(405, headers={"Allow": ", ".join(methods)})
         if path == "memlane" or path.startswith("memlane/"):
             raise ApiError(404, f"no such endpoint: {request.url.path} (see /openapi.json)",
                            "not_found")
-        if path == "chat/completions":
-            raise ApiError(405, "/v1/chat/completions takes POST", "method_not_allowed")
         if self.upstream is None:
             raise ApiError(404, f"no such endpoint: {request.url.path} (with `memlane serve "
                                 "--upstream URL`, other /v1 endpoints go to the upstream)",
