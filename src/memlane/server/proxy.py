@@ -3,10 +3,12 @@ base URL.
 
 One request, one turn:
 
-1. The thread is the `X-Memlane-Thread` header, else the `user` field. The client may send only
-   the new message or its whole history each time: the messages it sends are aligned with the
-   tail of the stored log (the longest prefix of what was sent that equals the log's last
-   messages), and only the rest is appended.
+1. The thread is the `X-Memlane-Thread` header, else the `user` field, and the request holds it
+   (`Thread.hold`) until the answer is recorded: one turn per thread at a time, across service
+   processes on PostgreSQL. The client may send only the new message or its whole history each
+   time: what it sends is lined up with the stored log (`align`): a new turn is appended, a
+   resent turn is answered again with the new answer replacing the old, and a history that
+   departs from the log continues the thread from the point of departure.
 2. The history is replaced by the assembled context (`Thread.context` with the new user
    message, within the budget), the client's system message becomes the system prompt, and
    memlane's memory tools are added beside the client's own. The user's message is recorded
@@ -18,13 +20,21 @@ One request, one turn:
 4. The answer goes back in the upstream's own format, with its `id`, `model` and `usage`:
    as one JSON body, or as the upstream's SSE chunks forwarded as they arrive. Then the answer
    (with any tool exchange the client ran during the turn) is recorded and, when a stretch is
-   due, the memory step runs on the background worker, out of the reply's latency path.
+   due, the memory step runs on the background worker, out of the reply's latency path. A
+   stream is recorded only if the upstream finished it; otherwise the client gets an error
+   event and no `[DONE]`.
+
+The upstream is called once per round, within `upstream_timeout`: its 4xx answers reach the
+client as they are (status, body, `Retry-After`), 5xx and unreachable upstreams are 502 with its
+message. Other `/v1/...` endpoints are passed through (`Proxy.passthrough`). docs/AGENT.md has
+the rules in full.
 
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
-client's tool calls back to the client, so it keeps its own compact loop over raw JSON. The
-memory step is the same one (`Thread.maybe_step`, with the extractor `memlane serve` configured:
-the upstream model with the heuristic as fallback, or the heuristic alone).
+client's tool calls back to the client, so it keeps its own compact loop over raw JSON; the
+round that runs memlane's tools is the agent's (`recall.rounds.tool_round`). The memory step
+is the same one (`Thread.maybe_step`, with the extractor `memlane serve` configured: the
+upstream model with the heuristic as fallback, or the heuristic alone).
 """
 
 from __future__ import annotations
@@ -133,6 +143,8 @@ OPENAPI_PATH: dict[str, Any] = {
                           "content": {"application/json": {"schema": ERROR_SCHEMA}}}
                    for code, text in (("400", "Invalid request"), ("401", "Bad API key"),
                                       ("413", "Body too large"),
+                                      ("429", "The upstream's rate limit, passed through "
+                                              "with its Retry-After (as are its other 4xx)"),
                                       ("502", "The upstream failed"),
                                       ("503", "No upstream configured"))},
             },
