@@ -9,6 +9,7 @@ import itertools
 import json
 import threading
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -299,3 +300,40 @@ def test_the_log_follows_the_client_without_duplicates(live, ops):
                for m in app.state.service.mem("acme").thread(thread).messages()]
         assert got[len(got) - len(conv):] == conv
         assert len({m["content"] for m in got}) == len(got)
+
+
+def test_serve_timeout_option_env_and_banner(monkeypatch):
+    from memlane.cli import build_parser
+    from memlane.cli.serve import UPSTREAM_TIMEOUT, banner
+
+    assert build_parser().parse_args(["serve"]).upstream_timeout == UPSTREAM_TIMEOUT
+    monkeypatch.setenv("MEMLANE_UPSTREAM_TIMEOUT", "7.5")
+    assert build_parser().parse_args(["serve"]).upstream_timeout == 7.5
+    assert build_parser().parse_args(["serve", "--upstream-timeout", "3"]).upstream_timeout == 3
+    where = "http://127.0.0.1:8765"
+    text = banner("sqlite:///m.db", where, "http://up/v1", None, "gpt-x", heuristic=False,
+                  mcp=True, timeout=7.5)
+    assert "gpt-x at the upstream, with the offline heuristic as fallback" in text
+    assert "timeout 7.5 s" in text and f"{where}/mcp" in text
+    off = banner("sqlite:///m.db", where, None, None, None, heuristic=False, mcp=False,
+                 timeout=7.5)
+    assert "offline heuristic" in off and "proxy      off" in off and "/mcp" not in off
+
+
+def test_banner_links_routes_that_exist(proxy):
+    from memlane.cli.serve import banner
+
+    _, _, up, url, key, *_ = proxy
+    text = banner("sqlite:///m.db", url, up.url, None, None, heuristic=False, mcp=False,
+                  timeout=5)
+    links = [w for w in text.split() if w.startswith(url)]
+    assert len(links) >= 4
+    for link in links:
+        req = urllib.request.Request(link, headers={"Authorization": f"Bearer {key}"})
+        if link.endswith("/chat/completions"):  # POST only
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(req)
+            assert e.value.code == 405
+            continue
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200, link
