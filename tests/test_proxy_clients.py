@@ -57,6 +57,8 @@ class Script:
             return Reply(content=text + " and much more to say", drop_after=3)
         if q.startswith("plain") and first:
             return Reply(content=text, plain=True)
+        if q.startswith("trickle"):
+            return Reply(content=text + " " + "word " * 40, pace=0.05)
         if q.startswith("parallel"):
             return Reply(content=text, delay=0.05)
         return Reply(content=text)
@@ -148,6 +150,19 @@ def test_a_dropped_stream_and_a_non_stream_body_are_errors_and_unrecorded(proxy)
         assert log(thread) == [("user", f"{cue} me"), ("assistant", text)]
 
 
+def test_a_client_that_leaves_mid_stream_frees_the_thread(proxy):
+    client, log, *_ = proxy
+    c = client(timeout=5)
+    stream = c.chat.completions.create(model="fake-model", stream=True, user="gone",
+                                       messages=[u("trickle slowly")])
+    next(iter(stream))
+    stream.close()  # the client hangs up after the first chunk
+    answer = ask(c, "gone", [u("are you there?")])  # would wait forever if the thread stayed held
+    got = log("gone")
+    assert got[-2:] == [("user", "are you there?"), ("assistant", answer)]
+    assert ("user", "trickle slowly") in got and len(got) in (3, 4)
+
+
 def test_upstream_errors_keep_their_meaning(proxy, tmp_path):
     client, log, up, url, key, memory, ring = proxy
     c = client()
@@ -195,6 +210,33 @@ def test_six_parallel_requests_on_one_thread_pair_their_turns(proxy):
     for (r1, q), (r2, ans) in zip(got[::2], got[1::2], strict=True):
         assert (r1, r2) == ("user", "assistant") and ans.endswith(f"to {q}")
     assert sorted(answers) == sorted(ans for _, ans in got[1::2])
+
+
+def test_turns_pair_across_two_services_on_one_postgres(pg_url, tmp_path):
+    """Two services (two `Memory` objects, two stores: two processes behind a load balancer)
+    on one PostgreSQL database, three requests each at once on one thread."""
+    ring = KeyRing.load(tmp_path / "keys.json")
+    key = ring.add("acme")
+    mems = [Memory.open(pg_url), Memory.open(pg_url)]
+    try:
+        with FakeUpstream(Script()) as up:
+            apps = [create_app(m, Auth(ring), ServerConfig(upstream=up.url), mcp=False)
+                    for m in mems]
+            with serve_in_thread(apps[0]) as url0, serve_in_thread(apps[1]) as url1:
+                clients = [openai.OpenAI(base_url=x + "/v1", api_key=key, max_retries=0)
+                           for x in (url0, url1)]
+                jobs = [(clients[i % 2], f"parallel pg {i}") for i in range(6)]
+                with ThreadPoolExecutor(6) as pool:
+                    list(pool.map(lambda j: ask(j[0], "pg", [u(j[1])]), jobs))
+            for app in apps:
+                app.state.service.drain()
+        got = [(m.role, m.content) for m in mems[0].namespace("acme").thread("pg").messages()]
+        assert len(got) == 12
+        for (r1, q), (r2, ans) in zip(got[::2], got[1::2], strict=True):
+            assert (r1, r2) == ("user", "assistant") and ans.endswith(f"to {q}")
+    finally:
+        for m in mems:
+            m.close()
 
 
 def test_an_oversize_current_message_is_flagged_and_kept_whole(proxy):

@@ -254,7 +254,8 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
        that sends only its new message and says the same thing twice would lose a turn.
     2. **New turn**: the history ends with the log's last messages (or the client sent only
        its new message): the user's message is recorded after them. History further back that
-       is not in the log (a client's summary, trimmed turns) is not recorded.
+       is not in the log (a client's summary, trimmed turns) is not recorded. A history that is
+       the log's tail in full is a new turn before anything else is tried.
     3. **Edit**: the history departs from the log: the thread continues from the point of
        departure. The log is cut where the client's history stops matching, and what the
        client sent from there on is recorded. A history none of which is in the log (a new
@@ -268,6 +269,12 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
         raise UsageError("messages has no user message: the proxy answers a user's turn")
     u = users[-1]
     n = len(log)
+    # Trailing history equal to the log's tail; all of it: a new turn, whatever else matches.
+    k = 0
+    while k < u and k < n and sent[u - 1 - k] == log[n - 1 - k]:
+        k += 1
+    if u and k == u:
+        return Alignment("new", None, u)
     # 1. common suffix of sent[:u + 1] with the log ending at each position (reversed prefixes).
     ends = _prefix_matches(list(reversed(sent[:u + 1])), list(reversed(log)))
     best, best_len = None, 0
@@ -277,10 +284,6 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
             continue
         if r >= (1 if s == n - 1 or retry else 2) and r > best_len:
             best, best_len = s, r
-    # 2. trailing history equal to the log's tail.
-    k = 0
-    while k < u and k < n and sent[u - 1 - k] == log[n - 1 - k]:
-        k += 1
     if best is not None and best_len > k:
         return Alignment("retry" if best == n - 1 else "resend", first_seq + best, u)
     if k or u == 0 or not (n or head):
@@ -472,13 +475,11 @@ class Proxy:
             # Headers go before the answer: the timing covers the preparation only.
             prepared = time.perf_counter() - started
             chunks = self._stream(turn, first, held)
-            # A stream the server never starts (the client left first) still lets go of the
-            # thread when it is collected.
+            # A response that is never sent at all still lets go of the thread when collected.
             weakref.finalize(chunks, held.close)
-            return StreamingResponse(chunks, media_type="text/event-stream",
-                                     headers={"Cache-Control": "no-cache",
-                                              "Server-Timing": _timing(prepared),
-                                              **turn.headers})
+            return _Stream(chunks, held, media_type="text/event-stream",
+                           headers={"Cache-Control": "no-cache",
+                                    "Server-Timing": _timing(prepared), **turn.headers})
         except BaseException:
             held.close()
             raise
@@ -589,12 +590,22 @@ class Proxy:
             info = None
         n = info.messages if info is not None else 0
         sent = [(m["role"], m["content"]) for m in logs]
+        retry = headers.get(RETRY_HEADER, "0").strip() not in ("", "0")
+        u = max(i for i, m in enumerate(sent) if m[0] == "user")
+        # The common cases read no more than before: a client sending only its new message
+        # needs the log's last message (is it this one, unanswered?); a full or trimmed history
+        # that is the log's tail needs that tail.
+        if n and u == 0 and not retry:
+            return align(sent, [(m.role, m.content) for m in thread.messages(n)], n)
+        if n and 0 < u <= n:
+            tail = [(m.role, m.content) for m in thread.messages(n - u + 1)]
+            if tail == sent[:u]:
+                return Alignment("new", None, u)
         first = max(1, n - len(sent) - RESEND_WINDOW + 1)
         log_rows = [(m.role, m.content) for m in thread.messages(first)] if n else []
         head: list[tuple[str, str]] = []
         if first > 1 and len(sent) > 1:
             head = [(m.role, m.content) for m in thread.messages(1, min(len(sent), first - 1))]
-        retry = headers.get(RETRY_HEADER, "0").strip() not in ("", "0")
         return align(sent, log_rows, first, retry=retry, head=head)
 
     def _body(self, turn: Turn, messages: list[dict[str, Any]], last: bool,
@@ -971,6 +982,31 @@ class ModelUpstream:
 
         threading.Thread(target=run, name="memlane-model-stream", daemon=True).start()
         return _QueueResponse(lines)
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that lets go of the upstream and the thread as soon as it ends,
+    however it ends. When the client leaves mid-stream the server stops iterating, and Python
+    closes an abandoned generator only when it is collected: until then the thread would stay
+    held and every later turn on it would wait."""
+
+    def __init__(self, chunks: Iterator[bytes], held: ExitStack, **kw: Any) -> None:
+        super().__init__(chunks, **kw)
+        self._chunks, self._held = chunks, held
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # No chunk is being produced now (a worker thread's `next` is waited for even on
+            # cancellation), so the generator can be closed here: that closes the upstream's
+            # response and releases the thread.
+            close = getattr(self._chunks, "close", None)
+            try:
+                if close is not None:
+                    close()
+            finally:
+                self._held.close()
 
 
 class _QueueResponse:
