@@ -33,8 +33,9 @@ Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which redu
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
 client's tool calls back to the client, so it keeps its own compact loop over raw JSON; the
 round that runs memlane's tools is the agent's (`recall.rounds.tool_round`). The memory step
-is the same one (`Thread.maybe_step`, with the extractor `memlane serve` configured: the
-upstream model with the heuristic as fallback, or the heuristic alone).
+is the same one (`Service.submit_step`, then the `StepRunner` every surface files through, with
+the extractor `memlane serve` configured: the upstream model with the heuristic as fallback, or
+the heuristic alone).
 """
 
 from __future__ import annotations
