@@ -100,7 +100,7 @@ def a(text):
     return {"role": "assistant", "content": text}
 
 
-def test_resend_regeneration_and_edit_keep_each_turn_once(proxy):
+def test_resend_regeneration_and_edit_keep_each_turn_once(proxy, capsys):
     client, log, *_ = proxy
     c = client()
     a1 = ask(c, "t", [u("q1")])
@@ -118,6 +118,15 @@ def test_resend_regeneration_and_edit_keep_each_turn_once(proxy):
     a5 = ask(c, "t", [u("yes")])
     assert log("t")[-4:] == [("user", "yes"), ("assistant", a4), ("user", "yes"),
                              ("assistant", a5)]
+    # What `memlane show THREAD --json` reads back is the same log.
+    from memlane.cli import main
+
+    memory = proxy[5]
+    capsys.readouterr()
+    assert main(["--db", memory.store.path, "--namespace", "acme", "show", "t", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    msgs = shown["messages"] if isinstance(shown, dict) else shown
+    assert [(m["role"], m["content"]) for m in msgs] == log("t")
 
 
 def test_sdk_retry_after_a_client_timeout_records_the_turn_once(proxy):
