@@ -157,7 +157,10 @@ def _process_caches() -> list[tuple[str, object]]:
         for attr, value in list(vars(module).items()):
             if isinstance(value, (dict, list, set)):
                 out.append((f"{name}.{attr}", value))
-            elif hasattr(value, "cache_info") and hasattr(value, "cache_clear"):
+            elif (hasattr(value, "cache_info") and hasattr(value, "cache_clear")
+                  and str(getattr(value, "__module__", "")).startswith("memlane")):
+                # Only memlane's own: a stdlib function imported by name (urlsplit) has a cache
+                # memlane neither fills with user text nor owns.
                 out.append((f"{name}.{attr} (functools cache)", value))
     return out
 

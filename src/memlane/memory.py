@@ -19,6 +19,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -407,6 +408,20 @@ class Thread:
         if not new:
             return []
         return self._store.append(self._ns, self.id, new, now, self.memory.history)
+
+    def truncate(self, from_seq: int) -> int:
+        """Drop the messages from `from_seq` on (a conversation the client took back or
+        edited); memory steps whose stretch reaches them are withdrawn and filed again later.
+        Returns how many messages went."""
+        if not isinstance(from_seq, int) or from_seq < 1:
+            raise UsageError(f"from_seq must be a seq (1 or more), got {from_seq!r}")
+        return self._store.truncate(self._ns, self.id, from_seq)
+
+    def hold(self) -> AbstractContextManager[None]:
+        """Hold this thread against other holders (other requests, other processes on a
+        shared PostgreSQL) until the block ends: what makes a proxied turn's question and
+        answer land next to each other."""
+        return self._store.hold_thread(self._ns, self.id)
 
     # reading -----------------------------------------------------------------------------------
     def info(self) -> ThreadInfo:

@@ -187,6 +187,17 @@ class Store(Protocol):
 
     def delete_thread(self, namespace: str, thread_id: str) -> bool: ...
 
+    def truncate(self, namespace: str, thread_id: str, from_seq: int,
+                 now: float | None = None) -> int:
+        """Drop the messages from `from_seq` on (seqs are reused), withdrawing the memory steps
+        whose stretch reaches them; returns how many messages went."""
+        ...
+
+    def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread against other holders until the block ends (the proxy serialises a
+        thread's turns with it). Store writes inside the block work as usual."""
+        ...
+
     def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
         """Delete threads idle past the TTL; returns how many."""
         ...

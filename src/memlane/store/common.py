@@ -6,9 +6,10 @@ lives here, so SQLite and PostgreSQL cannot drift apart on it.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from ..errors import NotFound
@@ -56,6 +57,75 @@ class TxStoreMixin:
         with self.transaction() as tx:
             return self._delete_thread(tx.conn, namespace, thread_id)
 
+    PARAM = "?"
+    """The engine's query parameter marker: the SQL below is written with `?`."""
+
+    def truncate(self, namespace: str, thread_id: str, from_seq: int,
+                 now: float | None = None) -> int:
+        """Drop the thread's messages from `from_seq` on; returns how many went.
+
+        The seqs are handed out again (the log stays 1..N, which windows and stretches rely
+        on). A memory step whose stretch reaches a dropped message is withdrawn with it: its
+        episode (buffer line) and the records it added go, so the kept part of its stretch is
+        filed again with what follows. Records it *updated* keep the new text.
+        """
+        now = time.time() if now is None else now
+
+        def q(sql: str) -> str:
+            return sql.replace("?", self.PARAM)
+
+        with self.transaction() as tx:
+            # Touching the thread row first takes its row lock on PostgreSQL (SQLite holds the
+            # write lock already): an append or a step in flight on this thread lands first.
+            tx.conn.execute(q("UPDATE threads SET last_active = ? WHERE namespace = ?"
+                              " AND thread_id = ?"), (now, namespace, thread_id))
+            ends = [int(r[0]) for r in tx.conn.execute(q(
+                'SELECT "end" FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" >= ?'
+            ), (namespace, thread_id, from_seq)).fetchall()]
+            for end in ends:
+                for rid in tx.records_of_step(namespace, thread_id, end):
+                    tx.delete_record(namespace, rid, now)
+            tx.conn.execute(q('DELETE FROM episodes WHERE namespace = ? AND thread_id = ?'
+                              ' AND "end" >= ?'), (namespace, thread_id, from_seq))
+            gone = tx.conn.execute(q(
+                "DELETE FROM messages WHERE namespace = ? AND thread_id = ? AND seq >= ?"
+            ), (namespace, thread_id, from_seq)).rowcount
+            tx.conn.execute(q(
+                "UPDATE threads SET next_seq = ?,"
+                " turns = COALESCE((SELECT MAX(turn) FROM messages"
+                "   WHERE namespace = ? AND thread_id = ?), 0),"
+                ' filed_to = COALESCE((SELECT MAX("end") FROM episodes'
+                "   WHERE namespace = ? AND thread_id = ?), 0)"
+                " WHERE namespace = ? AND thread_id = ? AND next_seq > ?"
+            ), (from_seq, namespace, thread_id, namespace, thread_id, namespace, thread_id,
+                from_seq))
+            return int(gone or 0)
+
+
+class ThreadLocks:
+    """One lock per (namespace, thread) key, for this process; a key's lock lives while
+    someone holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[tuple[str, str], tuple[threading.Lock, int]] = {}
+
+    @contextmanager
+    def hold(self, namespace: str, thread_id: str) -> Iterator[None]:
+        key = (namespace, thread_id)
+        with self._guard:
+            lock, users = self._locks.get(key) or (threading.Lock(), 0)
+            self._locks[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)
 
 # the context read -------------------------------------------------------------------------------
 # What `Store.context_rows` returns, built from what the engine read: the engines differ in how

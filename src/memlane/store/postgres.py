@@ -18,6 +18,12 @@ concurrency rather than translated from the SQLite store:
   tenant key a Citus deployment distributes by (see docs/SCALING.md).
 - **context() is one statement**: one round trip and one snapshot, index ranges sized by the
   window (see `_CONTEXT_ROWS`).
+- **A proxied turn holds its thread** (`hold_thread`) across processes: a session advisory lock
+  on a hash of (namespace, thread), taken with `pg_try_advisory_lock` on one connection per
+  store object kept for locks alone. Polling (rather than a blocking `pg_advisory_lock` on a
+  pooled connection per waiter) keeps a crowd of requests on one thread from emptying the
+  pool that the holder needs for its own writes. A crashed process's session ends, and with it
+  its locks.
 - **Migrations** run in one transaction under `pg_advisory_xact_lock`, so a fleet starting at once
   applies each migration exactly once and the others wait, then find nothing to do.
 
@@ -31,6 +37,7 @@ import hashlib
 import json
 import random
 import re
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -47,7 +54,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from . import sqlite as _sqlite  # the lexical plan's thresholds: one definition for both
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, snapshot_text
-from .common import TxStoreMixin, grown_rows, held_turns, window_rows
+from .common import ThreadLocks, TxStoreMixin, grown_rows, held_turns, window_rows
 from .fts import query_terms
 from .migrations import POSTGRES, Migration
 
@@ -359,6 +366,10 @@ class PgTx:
 class PostgresStore(TxStoreMixin):
     """`Store` on a PostgreSQL database shared by many processes (pgvector for vectors)."""
 
+    PARAM = "%s"
+    LOCK_POLL = (0.005, 0.1)
+    """First and longest wait (seconds) between tries for a thread another process holds."""
+
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self._dsn = url
         self.url = redact(url)
@@ -372,6 +383,9 @@ class PostgresStore(TxStoreMixin):
         if "connect_timeout" not in params:
             kwargs["connect_timeout"] = CONNECT_TIMEOUT
         self._kwargs = kwargs
+        self._thread_locks = ThreadLocks()
+        self._lock_conn: psycopg.Connection[Any] | None = None
+        self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
         """Migration numbers this open applied (empty when the schema was already current)."""
         self.pool: ConnectionPool[Any] = ConnectionPool(
@@ -477,7 +491,42 @@ class PostgresStore(TxStoreMixin):
             return conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
+        with self._lock_conn_guard:
+            if self._lock_conn is not None:
+                self._lock_conn.close()
+                self._lock_conn = None
         self.pool.close()
+
+    @contextmanager
+    def hold_thread(self, namespace: str, thread_id: str) -> Iterator[None]:
+        # The in-process lock first: one request per thread per process polls PostgreSQL.
+        with self._thread_locks.hold(namespace, thread_id):
+            digest = hashlib.sha256(f"{namespace}\0{thread_id}".encode()).digest()
+            key = int.from_bytes(digest[:8], "big", signed=True)
+            wait, longest = self.LOCK_POLL
+            while not self._lock_call("SELECT pg_try_advisory_lock(%s)", key):
+                time.sleep(wait)
+                wait = min(longest, wait * 2)
+            try:
+                yield
+            finally:
+                try:
+                    self._lock_call("SELECT pg_advisory_unlock(%s)", key)
+                except StoreError:  # the session is gone, and its locks with it
+                    pass
+
+    def _lock_call(self, sql: str, key: int) -> bool:
+        with self._lock_conn_guard:
+            try:
+                if self._lock_conn is None or self._lock_conn.closed:
+                    self._lock_conn = psycopg.connect(self._dsn, **self._kwargs)
+                row = self._lock_conn.execute(sql, (key,)).fetchone()
+            except psycopg.OperationalError as e:
+                if self._lock_conn is not None:
+                    self._lock_conn.close()
+                self._lock_conn = None
+                raise self._connection_error(e) from e
+        return bool(row and row[0])
 
     # message log -------------------------------------------------------------------------------
     def append(

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
-from .common import TxStoreMixin, grown_rows, held_turns, window_rows
+from .common import ThreadLocks, TxStoreMixin, grown_rows, held_turns, window_rows
 from .fts import fts5_match, query_terms
 from .migrations import SQLITE, Migration
 from .vectors import VecFilter, VectorIndexes, dot, np
@@ -276,6 +276,7 @@ class SQLiteStore(TxStoreMixin):
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
+        self._thread_locks = ThreadLocks()
         try:
             self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                         timeout=60.0)
@@ -322,6 +323,12 @@ class SQLiteStore(TxStoreMixin):
                     if isinstance(e, sqlite3.Error):
                         raise StoreError(f"migration {m.number} ({m.name}) failed: {e}") from e
                     raise
+
+    def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
+        # In-process only: two processes on one file each serialise their own requests, and
+        # the file's write lock orders each single write, but their turns on one thread can
+        # interleave (serve one process per SQLite file, or use PostgreSQL to scale out).
+        return self._thread_locks.hold(namespace, thread_id)
 
     def migrations_applied(self) -> list[int]:
         with self._lock:
