@@ -254,7 +254,7 @@ class MemlaneStore(BaseStore):
                         break
                 if len(out) >= want:
                     break
-        return out[op.offset:want]  # type: ignore[return-value]
+        return out[op.offset:want]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         spaces = [n for n in self._namespaces()
