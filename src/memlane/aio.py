@@ -29,10 +29,11 @@ interrupted): a write that was started commits or rolls back as a whole, never h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -201,6 +202,28 @@ class AsyncThread:
     async def extend(self, messages: Iterable[Mapping[str, Any]]) -> list[Message]:
         # Materialised here: an iterator read on the worker could be one the caller is using.
         return await self.memory._run(self.sync.extend, list(messages))
+
+    async def truncate(self, from_seq: int) -> int:
+        return await self.memory._run(self.sync.truncate, from_seq)
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """`Thread.hold` as `async with`. The wait for the lock runs on a thread of its own,
+        not on the memory's workers: a waiting holder must not take the worker that the current
+        holder's calls need (with SQLite's single worker that would deadlock)."""
+        cm = self.sync.hold()
+        entered = asyncio.ensure_future(asyncio.to_thread(cm.__enter__))
+        try:
+            await asyncio.shield(entered)
+        except asyncio.CancelledError:
+            # Cancelled while waiting: release the lock once it is granted, never leak it.
+            entered.add_done_callback(
+                lambda f: None if f.cancelled() or f.exception() else cm.__exit__(None, None, None))
+            raise
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(cm.__exit__, None, None, None)
 
     async def info(self) -> ThreadInfo:
         return await self.memory._run(self.sync.info)

@@ -36,6 +36,7 @@ from .step.apply import apply_step
 from .step.heuristic import extract
 from .step.parse import parse_step
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .telemetry import traced
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 MAX_MESSAGE_CHARS = 1_000_000
@@ -204,6 +205,7 @@ class Memory:
         except MemlaneError:
             return []
 
+    @traced("search")
     def search(
         self,
         query: str,
@@ -248,6 +250,7 @@ class Memory:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
         return self.store.pin(self.ns, _id(record_id), pinned)
 
+    @traced("forget")
     def forget(self, record_id: int) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
         in buffer lines). False if there was no such record."""
@@ -256,6 +259,7 @@ class Memory:
         finally:
             self.caches.clear()
 
+    @traced("forget_thread")
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
         try:
@@ -263,6 +267,7 @@ class Memory:
         finally:
             self.caches.clear()
 
+    @traced("forget_namespace")
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
         try:
@@ -441,6 +446,7 @@ class Thread:
     def episodes(self) -> list[Episode]:
         return self._store.episodes(self._ns, self.id)
 
+    @traced("context")
     def context(
         self,
         budget: int = 4000,
@@ -504,6 +510,7 @@ class Thread:
         unfiled = self._unfiled()
         return self._next_stretch(unfiled) if self._is_due(unfiled) else []
 
+    @traced("step")
     def step(
         self,
         output: Mapping[str, Any] | str | None = None,
