@@ -154,3 +154,26 @@ def test_hold_and_truncate(store):
         assert [m.seq for m in await t.messages()] == [1, 2, 3, 4]
 
     asyncio.run(main())
+
+
+def test_a_slow_step_does_not_hold_up_other_calls(tmp_path):
+    import time
+
+    class Slow(HeuristicExtractor):
+        def __call__(self, messages, existing):  # type: ignore[no-untyped-def]
+            time.sleep(0.4)  # a model call
+            return super().__call__(messages, existing)
+
+    async def main() -> None:
+        async with await AsyncMemory.open(tmp_path / "s.db", extractor=Slow()) as mem:
+            t = mem.thread("t")
+            await t.extend(_chat(4))
+            step = asyncio.ensure_future(t.maybe_step())
+            await asyncio.sleep(0.05)
+            started = time.perf_counter()
+            ctx = await t.context(budget=2000)  # the single SQLite worker is free meanwhile
+            assert time.perf_counter() - started < 0.3 and not step.done()
+            assert ctx.messages
+            assert len(await step) == 1
+
+    asyncio.run(main())

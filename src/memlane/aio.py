@@ -21,6 +21,10 @@ drift apart).
   in `async def` form (the copy this design refuses), and the time that matters here is spent in
   the database, which runs in parallel either way. The cost is a thread per pooled connection.
 
+A memory step (`step`, `maybe_step`) and `reindex` run on the event loop's default executor
+instead: they are mostly a model call or an embedding, and taking the memory's only SQLite
+worker for seconds would hold up every other call; their store writes take the store's own lock.
+
 The caller's `contextvars` (an OpenTelemetry span, for one) are carried into the worker. A call
 whose awaiting task is cancelled still runs to its end on the worker (a thread cannot be
 interrupted): a write that was started commits or rolls back as a whole, never half.
@@ -82,6 +86,12 @@ class AsyncMemory:
         ctx = contextvars.copy_context()
         return await loop.run_in_executor(self._executor,
                                           functools.partial(ctx.run, fn, *args, **kwargs))
+
+    async def _run_aside(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Like `_run`, on the loop's default executor (for long, mostly non-store work)."""
+        loop = asyncio.get_running_loop()
+        ctx = contextvars.copy_context()
+        return await loop.run_in_executor(None, functools.partial(ctx.run, fn, *args, **kwargs))
 
     @property
     def ns(self) -> str:
@@ -165,7 +175,7 @@ class AsyncMemory:
         return await self._run(self.sync.recall, query, k)
 
     async def reindex(self, batch: int = 256) -> int:
-        return await self._run(self.sync.reindex, batch)
+        return await self._run_aside(self.sync.reindex, batch)
 
     async def close(self) -> None:
         """Close the store (on a worker, after the calls queued before it), then stop this
@@ -267,11 +277,11 @@ class AsyncThread:
         end: int | None = None,
         extractor: Extractor | None = None,
     ) -> StepResult | None:
-        return await self.memory._run(self.sync.step, output, start=start, end=end,
-                                      extractor=extractor)
+        return await self.memory._run_aside(self.sync.step, output, start=start, end=end,
+                                            extractor=extractor)
 
     async def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
-        return await self.memory._run(self.sync.maybe_step, max_steps)
+        return await self.memory._run_aside(self.sync.maybe_step, max_steps)
 
     async def delete(self) -> bool:
         return await self.memory._run(self.sync.delete)
