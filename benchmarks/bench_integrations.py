@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import sys
 import tempfile
 import time
@@ -56,7 +57,7 @@ async def run(sizes: list[int], calls: int) -> str:
                 "memlane `MemlaneSession.get_items()` (4000-token context)": mine.get_items,
                 "Agents SDK `SQLiteSession.get_items()` (all items)": sdk.get_items,
                 "Agents SDK `SQLiteSession.get_items(limit=40)`":
-                    lambda: sdk.get_items(limit=40),
+                    functools.partial(sdk.get_items, limit=40),
             }
             times: dict[str, list[float]] = {k: [] for k in systems}
             sizes_out: dict[str, int] = {}

@@ -14,7 +14,7 @@ from memlane import AsyncMemory, AsyncThread, HeuristicExtractor, Memory, Thread
 
 # Methods that do no I/O stay plain (they build a view); a sync context manager becomes an async
 # one; everything else is a coroutine.
-PLAIN = {"namespace", "thread"}
+PLAIN = {"namespace", "thread", "step_runner"}
 CONTEXT_MANAGERS = {"hold"}
 
 

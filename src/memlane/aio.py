@@ -21,7 +21,7 @@ drift apart).
   in `async def` form (the copy this design refuses), and the time that matters here is spent in
   the database, which runs in parallel either way. The cost is a thread per pooled connection.
 
-A memory step (`step`, `maybe_step`) and `reindex` run on the event loop's default executor
+A memory step (`step`, `maybe_step`, `flush`) and `reindex` run on the event loop's default executor
 instead: they are mostly a model call or an embedding, and taking the memory's only SQLite
 worker for seconds would hold up every other call; their store writes take the store's own lock.
 
@@ -39,13 +39,17 @@ import functools
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
 from .memory import Extractor, Memory, Thread
 from .recall.search import Hit, SnapshotHit
+from .step.runner import StepRunner
 from .store.base import Snapshot
 from .types import Context, Episode, Message, Record, StepResult, ThreadInfo
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
 
 T = TypeVar("T")
 
@@ -104,6 +108,16 @@ class AsyncMemory:
 
     def thread(self, thread_id: str) -> AsyncThread:
         return AsyncThread(self, self.sync.thread(thread_id))
+
+    def step_runner(
+        self,
+        extractor: Extractor | None = None,
+        *,
+        ledger: Ledger | None = None,
+        model: str | None = None,
+    ) -> StepRunner:
+        """The memory's (blocking) filing path, for code that runs steps on its own workers."""
+        return self.sync.step_runner(extractor, ledger=ledger, model=model)
 
     # Memory's methods, awaited -----------------------------------------------------------------
     async def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
@@ -282,6 +296,9 @@ class AsyncThread:
 
     async def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
         return await self.memory._run_aside(self.sync.maybe_step, max_steps)
+
+    async def flush(self) -> list[StepResult]:
+        return await self.memory._run_aside(self.sync.flush)
 
     async def delete(self) -> bool:
         return await self.memory._run(self.sync.delete)

@@ -2,15 +2,15 @@
 
     pip install 'memlane[otel]'      # then configure a TracerProvider / MeterProvider as usual
 
-`Memory` and `Thread` mark four operations with `@traced(...)`: context assembly
-(`memlane.context`), the memory step (`memlane.step`), search (`retrieval memlane`) and forgetting
-(`memlane.forget`). Without the `opentelemetry` package, `traced` returns the method itself:
-nothing is imported and a call costs nothing extra. With it, each call opens a span on the
-application's tracer provider (a no-op one unless the application configured one; attributes are
-computed only for a recording span), so memlane's spans nest under the agent's own. Until the
-application configures a provider, a call only checks whether it has (a few microseconds,
-against a context assembly's milliseconds). Set
-`MEMLANE_OTEL=off` to leave memlane uninstrumented even with the package installed.
+`Memory`, `Thread` and the step runner mark four operations with `@traced(...)`: context
+assembly (`memlane.context`), the memory step (`memlane.step`, one per stretch filed, whoever
+files it: `Thread.step`, the agent's worker, the service, the proxy), search
+(`retrieval memlane`) and forgetting (`memlane.forget`). Without the `opentelemetry` package,
+`traced` returns the method itself: nothing is imported and a call costs nothing extra. With it,
+each call opens a span on the application's tracer provider (attributes are computed only for a
+recording span), so memlane's spans nest under the agent's own. Until the application configures
+a provider, a call only checks whether it has (a few microseconds, against a context assembly's
+milliseconds). `MEMLANE_OTEL=off` leaves memlane uninstrumented even with the package installed.
 
 Attributes come from OpenTelemetry's GenAI semantic conventions where they define the thing
 (read from `opentelemetry-semantic-conventions` 0.66b2, whose GenAI registry has no memory
@@ -116,9 +116,13 @@ def _get() -> _Instruments:
 def _describe(op: str, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
               result: Any) -> dict[str, Any]:
     """Span attributes for one finished operation."""
-    memory = getattr(obj, "memory", obj)
-    attrs: dict[str, Any] = {"memlane.namespace": memory.ns}
-    if op in ("context", "step"):
+    if op == "step":  # StepRunner.file_stretch(thread_id, stretch, ...)
+        attrs: dict[str, Any] = {"memlane.namespace": obj.ns,
+                                 CONVERSATION_ID: args[0] if args else kwargs["thread_id"]}
+    else:
+        memory = getattr(obj, "memory", obj)
+        attrs = {"memlane.namespace": memory.ns}
+    if op == "context":
         attrs[CONVERSATION_ID] = obj.id
     if op == "context" and result is not None:
         t = result.trace
@@ -181,8 +185,9 @@ def refresh() -> None:
 
 
 def traced(op: str) -> Callable[[F], F]:
-    """Instrument a `Memory`/`Thread` method as operation `op` (context, step, search, forget,
-    forget_thread, forget_namespace); the method itself when telemetry is off."""
+    """Instrument a method as operation `op`: context (`Thread.context`), step
+    (`StepRunner.file_stretch`), search, forget, forget_thread, forget_namespace (`Memory`'s);
+    the method itself when telemetry is off."""
     if not ENABLED:
         return lambda fn: fn
     name = "retrieval memlane" if op == "search" else f"memlane.{op.split('_')[0]}"
