@@ -33,6 +33,7 @@ from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .telemetry import traced
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 if TYPE_CHECKING:
@@ -194,6 +195,7 @@ class Memory:
                           extractor=extractor or self.extractor, related=self.related,
                           embed=self._embed_records, ledger=ledger, model=model)
 
+    @traced("search")
     def search(
         self,
         query: str,
@@ -238,6 +240,7 @@ class Memory:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
         return self.store.pin(self.ns, _id(record_id), pinned)
 
+    @traced("forget")
     def forget(self, record_id: int) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
         in buffer lines). False if there was no such record."""
@@ -246,6 +249,7 @@ class Memory:
         finally:
             self.caches.clear()
 
+    @traced("forget_thread")
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
         try:
@@ -253,6 +257,7 @@ class Memory:
         finally:
             self.caches.clear()
 
+    @traced("forget_namespace")
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
         try:
@@ -439,6 +444,7 @@ class Thread:
     def episodes(self) -> list[Episode]:
         return self._store.episodes(self._ns, self.id)
 
+    @traced("context")
     def context(
         self,
         budget: int = 4000,

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
+from ..telemetry import traced
 from ..types import Message, Record, StepResult
 from .apply import apply_step, past_the_end
 from .extractor import Extractor, HeuristicExtractor
@@ -224,6 +225,7 @@ class StepRunner:
         return self.file_stretch(thread_id, stretch, output, extractor=extractor,
                                  fallback=fallback, start=start, end=end)
 
+    @traced("step")
     def file_stretch(
         self,
         thread_id: str,
