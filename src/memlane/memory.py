@@ -61,7 +61,7 @@ class HeuristicExtractor:
     def __call__(
         self, messages: Sequence[Message], existing: Sequence[Record]
     ) -> Mapping[str, Any]:
-        return extract(messages)
+        return extract(messages, existing)
 
 
 @dataclass(frozen=True)
@@ -526,8 +526,9 @@ class Thread:
             raise NotFound(f"thread {self.id!r} has no messages {start}..{end}")
         if output is None:
             ex = extractor or self.memory.extractor
-            # The heuristic never updates records; a model step gets the related ones.
-            existing = [] if isinstance(ex, HeuristicExtractor) else self.memory.related(stretch)
+            # Every extractor, the heuristic included, is shown the related records, so a step
+            # updates a fact instead of duplicating it.
+            existing = self.memory.related(stretch)
             output = ex(stretch, existing)
         parsed = parse_step(output if isinstance(output, str) else dict(output))
         result = apply_step(self._store, self._ns, self.id, start, end, parsed,

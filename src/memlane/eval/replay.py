@@ -24,7 +24,7 @@ classifies how the evidence was reached. Category 5 (adversarial) is tallied apa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
 from ..recall.embed import get_embedder
-from ..step.heuristic import extract
+from ..step.heuristic import DUPLICATE, extract, fact_terms
 from ..types import Message, Record
 from .locomo import (
     CATEGORIES,
@@ -146,6 +146,21 @@ def replay(mem: Memory, conv: Conversation, source: str,
 Search = Callable[[str, int], list[Record]]
 
 
+def duplicates(texts: Iterable[str]) -> int:
+    """Records that are near-duplicates of an earlier one of the same namespace, by the
+    heuristic extractor's own test (same numbers, term overlap >= `DUPLICATE`)."""
+    seen: list[frozenset[str]] = []
+    n = 0
+    for text in texts:
+        t = fact_terms(text)
+        nums = {x for x in t if x[0].isdigit()}
+        if any({x for x in s if x[0].isdigit()} == nums and len(t & s) >= DUPLICATE * len(t | s)
+               for s in seen):
+            n += 1
+        seen.append(t)
+    return n
+
+
 def reader_cue(reader: str, cue_terms: int) -> int | None:
     """The `cue_terms` to give `read`: None for the eager reader, `cue_terms` for the cued one."""
     if reader not in READERS:
@@ -247,7 +262,7 @@ def run_locomo(
     bar = Progress(len(convs) * len(budgets) * len(specs), f"locomo/{source}", enabled=progress)
     store = open_store(":memory:")
     totals = {"turns": 0, "steps": 0, "questions": 0, "adversarial": 0, "no_evidence": 0,
-              "records": 0}
+              "records": 0, "duplicates": 0}
     search_name = ""
     try:
         for conv in convs:
@@ -256,6 +271,7 @@ def run_locomo(
             totals["turns"] += rep.turns
             totals["steps"] += rep.steps
             totals["records"] += len(rep.records)
+            totals["duplicates"] += duplicates(r.text for r in rep.records.values())
             search_name, search_fn = searcher(mem, list(rep.records.values()))
             cache: dict[str, list[Record]] = {}
 
@@ -344,6 +360,7 @@ def run_locomo(
         "turns": totals["turns"],
         "stretches": totals["steps"],
         "records": totals["records"],
+        "duplicate_records": totals["duplicates"],
         "questions": totals["questions"],
         "adversarial_questions": totals["adversarial"],
         "skipped_no_evidence": totals["no_evidence"],
