@@ -456,9 +456,33 @@ class Thread:
             read, p, budget, time.time() if now is None else now, self.memory.tokenizer,
             new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
-            read_sized=read_sized,
+            read_sized=read_sized, notes=self.notes(budget, new_message, p),
         )
         return ctx
+
+    def notes(self, budget: int, new_message: str | None, policy: Policy) -> list[Record]:
+        """The records `context` shows as notes, best first: all of the namespace's records when
+        they fit in `policy.notes_share` of the budget, else the ones a search of the new message
+        ranks first. Bounded by the budget, not by the namespace: at most the number of records
+        the share could hold is read or searched for."""
+        cap = int(budget * policy.notes_share)
+        if cap <= 0:
+            return []
+        # A note line costs at least NOTE_MIN_TOKENS: no more than this many can ever fit.
+        most = cap // NOTE_MIN_TOKENS + 1
+        every = self._store.records(self._ns, limit=most)
+        if len(every) < most:
+            # Cheap upper bound first (a token is at least one character), exact count if close.
+            if sum(len(r.text) + 8 for r in every) + NOTES_HEADER_TOKENS <= cap or sum(
+                    self.memory.tokenizer.count([f"- #{r.id} {r.text}" for r in every])) \
+                    + len(every) <= cap - NOTES_HEADER_TOKENS:
+                return every
+        if not new_message or not new_message.strip():
+            return []
+        try:
+            return [h.record for h in self.memory.search(new_message, min(most, MAX_NOTES))]
+        except MemlaneError:
+            return []  # search unavailable: the context still has its other layers
 
     # filing ------------------------------------------------------------------------------------
     def _unfiled(self) -> list[Message]:
@@ -556,6 +580,14 @@ class Thread:
 
     def delete(self) -> bool:
         return self._store.delete_thread(self._ns, self.id)
+
+
+NOTE_MIN_TOKENS = 8
+"""Fewest tokens a shown note takes ("- #123 " and a few words): bounds how many are read."""
+NOTES_HEADER_TOKENS = 40
+"""Tokens kept for the notes block's header and framing when deciding whether all records fit."""
+MAX_NOTES = 100
+"""Most records a notes search asks for, whatever the budget (the search's own limit)."""
 
 
 def _record_text(text: object) -> str:

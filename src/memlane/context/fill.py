@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import BudgetTooSmall
-from ..types import Context, ContextRows
+from ..types import Context, ContextRows, Record
 from .assemble import _Assembly, _Counter, assemble
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
@@ -40,8 +40,10 @@ class Sizer:
         tokenizer: Tokenizer,
         new_message: str | None,
         tools: Sequence[dict[str, Any]],
+        notes: Sequence[Record] = (),
     ) -> None:
         self.policy = policy
+        self.notes = notes
         self.budget = budget
         self.tokenizer = tokenizer
         self.new_message = new_message
@@ -56,7 +58,7 @@ class Sizer:
         self.rows = rows
         try:
             self.assembly = a = _Assembly(rows, policy, self.budget, self.tokenizer,
-                                          self.new_message, self.tools, self.count)
+                                          self.new_message, self.tools, self.count, self.notes)
         except BudgetTooSmall:
             self.assembly = None  # `finish` assembles again and raises it
             return None
@@ -85,7 +87,7 @@ class Sizer:
             raise RuntimeError("the store returned rows the sizer did not see last")
         if self.assembly is None:
             return assemble(rows, self.policy, self.budget, now, self.tokenizer,
-                            new_message=self.new_message, tools=self.tools)
+                            new_message=self.new_message, tools=self.tools, notes=self.notes)
         a, self.assembly = self.assembly, None
         return a.finish()
 
@@ -101,6 +103,7 @@ def sized_context(
     *,
     read_sized: Callable[[Policy, Callable[[ContextRows], int | None]], ContextRows]
     | None = None,
+    notes: Sequence[Record] = (),
 ) -> tuple[Context, Policy, ContextRows]:
     """The assembled context, and the policy and rows it was assembled from.
 
@@ -111,9 +114,9 @@ def sized_context(
     if not policy.fill_budget:
         rows = read(policy)
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools)
+                       tools=tools, notes=notes)
         return ctx, policy, rows
-    sizer = Sizer(policy, budget, tokenizer, new_message, tools)
+    sizer = Sizer(policy, budget, tokenizer, new_message, tools, notes)
     if read_sized is not None:
         rows = read_sized(policy, sizer)
     else:

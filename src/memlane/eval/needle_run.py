@@ -151,6 +151,7 @@ def run_needle(
                             now=msgs[-1].ts, total_turns=users,
                             summary_for=summary_for if spec.summary else None,
                             notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                            memory=mem,
                         )
                         ctx = prep.context(nt.question)
                         reading = read(

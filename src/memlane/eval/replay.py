@@ -310,6 +310,7 @@ def run_locomo(
                         tokenizer=tk, now=rep.now, total_turns=rep.turns,
                         summary_for=summary_for if spec.summary else None,
                         notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                        memory=mem,
                     )
                     for i, q in enumerate(questions):
                         ctx = prep.context(asked[i])
