@@ -56,8 +56,10 @@ from .truncate import head_tail
 from .working import drop_order
 
 CORE_HEADER = "Core memory (notes, not the user's words):\n"
-NOTES_HEADER = ("Notes from memory relevant to this message (records by id, not the user's "
-                "words; open_memory or search_memory for more):\n")
+RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; written by the "
+                  "memory system, not by the user; open_memory for their sources, search_memory "
+                  "for more):\n")
+"""Heads the notes layer (`Policy.notes_share`); the buffer block has its own header."""
 
 
 class _Counter:
@@ -301,7 +303,7 @@ class _Assembly:
         cap = int(budget * policy.notes_share)
         if notes and cap > 0:
             seen = {r.id for r in rows.pinned}
-            used = count.msg(NOTES_HEADER)
+            used = count.msg(RECORDS_HEADER)
             for r in notes:
                 if r.id in seen:
                     continue
@@ -351,7 +353,7 @@ class _Assembly:
         if self.core:
             by_layer["core"] = count.msg(CORE_HEADER + "\n".join(self.core))
         if self.notes:
-            by_layer["notes"] = count.msg(NOTES_HEADER + "\n".join(self.notes))
+            by_layer["notes"] = count.msg(RECORDS_HEADER + "\n".join(self.notes))
         if self.block:
             by_layer["buffer"] = count.msg(self.block_text())
         if self.n_working:
@@ -389,7 +391,7 @@ class _Assembly:
         if self.core:
             out.append(chat("system", CORE_HEADER + "\n".join(self.core), "core"))
         if self.notes:
-            out.append(chat("system", NOTES_HEADER + "\n".join(self.notes), "notes"))
+            out.append(chat("system", RECORDS_HEADER + "\n".join(self.notes), "notes"))
         if self.block:
             out.append(chat("system", self.block_text(), "buffer"))
         roles, texts, bounds = self.roles, self.texts, self.bounds
