@@ -23,8 +23,9 @@ One request, one turn:
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
 client's tool calls back to the client, so it keeps its own compact loop over raw JSON. The
-memory step is the same one (`Thread.maybe_step`, with the extractor `memlane serve` configured:
-the upstream model with the heuristic as fallback, or the heuristic alone).
+memory step is the same one (`Service.submit_step`, then the `StepRunner` every surface files
+through, with the extractor `memlane serve` configured: the upstream model with the heuristic as
+fallback, or the heuristic alone).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Match
 
 from .._version import __version__
 from ..errors import MemlaneError, ModelError, NotFound, UsageError
@@ -805,6 +807,12 @@ class Proxy:
 
         path = request.url.path[len("/v1/"):]
         if path == "memlane" or path.startswith("memlane/"):
+            # A memlane route taken with the wrong method reaches this catch-all (Starlette
+            # prefers a full match): answer it as the route would have, 405.
+            for route in request.app.router.routes:
+                if route.matches(request.scope)[0] == Match.PARTIAL:
+                    raise ApiError(405, f"{request.url.path} does not take {request.method}",
+                                   "method_not_allowed")
             raise ApiError(404, f"no such endpoint: {request.url.path} (see /openapi.json)",
                            "not_found")
         if path == "chat/completions":
