@@ -13,7 +13,8 @@ filing, in this order:
    split across two stretches; whoever records the answer asks again. `force=True` (a session
    that ends) files it anyway: no answer is coming.
 3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
-   related to the stretch (`Memory.related`; none for the heuristic, which never updates).
+   related to the stretch (`Memory.related`), the heuristic's too: it folds repeats and
+   corrections into them.
 4. **Validate once** (`parse_step`). A model that fails (`ModelError`, output that fails
    validation) has the stretch filed by the offline heuristic instead, and a `step_fallback` row
    goes to the quality ledger. Output the caller gave is not replaced: its `StepError` is the
@@ -272,11 +273,16 @@ class StepRunner:
 
     def _extract(self, stretch: Sequence[Message], ex: Extractor) -> StepOutput:
         """The extractor's step, validated; a failed model step is filed by the heuristic."""
+        # Every extractor, the heuristic included, is shown the related records, so a step
+        # updates a fact instead of duplicating it. Not the records an earlier filing of this
+        # same stretch wrote (all their sources are in it): filing again replaces those, so an
+        # update of one would be dropped and the fact lost.
+        own = {m.id for m in stretch}
+        existing = [r for r in self.related(stretch)
+                    if not (r.source_ids and set(r.source_ids) <= own)]
         if isinstance(ex, HeuristicExtractor):
-            # It never updates records, so it is not shown any; and it has nothing to fall
-            # back to: an invalid heuristic step is a bug, raised.
-            return self._parse(ex(stretch, []))
-        existing = self.related(stretch)
+            # It has nothing to fall back to: an invalid heuristic step is a bug, raised.
+            return self._parse(ex(stretch, existing))
         if isinstance(ex, FallbackExtractor):
             got = ex.extract(stretch, existing)  # validated, and fallen back, by the wrapper
             if got.error is not None:
