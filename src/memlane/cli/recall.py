@@ -97,8 +97,7 @@ def cmd_records(args: argparse.Namespace) -> int:
         raise UsageError("--limit must be at least 1 and --offset at least 0")
     with _open(args, read_only=True) as mem:
         # One more than asked: whether there are more is then known without a count query.
-        recs = mem.store.records(mem.ns, None, args.limit + 1, args.offset,
-                                 pinned_only=args.pinned)
+        recs = mem.records(None, args.limit + 1, args.offset, pinned_only=args.pinned)
     more = len(recs) > args.limit
     recs = recs[: args.limit]
     text = "\n".join(_line(r) for r in recs) or "(no records)"
