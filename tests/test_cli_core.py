@@ -98,7 +98,9 @@ def test_demo_shows_fact_one_pointer_away(capsys, tmp_path):
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
-    assert r["memlane"]["fact_in_view"] is False
+    # In view as a note (a record relevant to the question) or not, it is one pointer away.
+    assert r["memlane"]["fact_in_view"] == bool(r["memlane"]["in_layers"])
+    assert "buffer" not in r["memlane"]["in_layers"], "a line is an index, not the fact"
     hit = r["memlane"]["one_pointer_away"]
     assert hit and "TP 1353" in hit["record"]["text"]
     assert hit["record"]["id"] in hit["line"]["record_ids"]
@@ -189,8 +191,15 @@ def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, mo
     ctx_cmd = next(c for c in cmds if " context " in c)
     _, got, _ = run(capsys, *shlex.split(ctx_cmd)[1:])
     assert "[buffer" in got
-    # A second run replaces the thread rather than doubling it.
-    run(capsys, "demo", "--json")
+    # A second run replaces the thread (and its records) rather than doubling it.
+    first = json.loads(run(capsys, "demo", "--json")[1])
+    second = json.loads(run(capsys, "demo", "--json")[1])
+    for r in (first, second):
+        r["memlane"].pop("one_pointer_away", None)
+        r.pop("context")
+    assert first == second
+    code, got, _ = run(capsys, "--db", str(demo_db), "records", "--json")
+    assert len(json.loads(got)) == len({x["id"] for x in json.loads(got)})
     code, got, _ = run(capsys, "--db", str(demo_db), "threads", "--json")
     rows = json.loads(got)
     assert [r["thread_id"] for r in rows] == ["lisbon-trip"]

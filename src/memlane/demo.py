@@ -34,7 +34,13 @@ def load_demo_conversation() -> list[dict[str, Any]]:
 
 
 def _in_view(ctx: Context, needle: str) -> bool:
-    return any(needle in m.content for m in ctx.messages if m.layer != "new")
+    return bool(_layers_with(ctx, needle))
+
+
+def _layers_with(ctx: Context, needle: str) -> list[str]:
+    """The layers of `ctx` whose text holds `needle` (the new message aside)."""
+    return list(dict.fromkeys(m.layer for m in ctx.messages
+                              if m.layer != "new" and needle in m.content))
 
 
 def default_demo_db() -> str:
@@ -51,12 +57,14 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None,
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
     with Memory.open(path, namespace=namespace) as mem:
         if mem.thread(THREAD).exists():
-            mem.thread(THREAD).delete()
+            # With its records: a rerun starts from the same state, ids aside.
+            mem.forget_thread(THREAD)
         stats = ingest(mem, THREAD, msgs)
         t = mem.thread(THREAD)
         ctx = t.context(budget=budget, new_message=QUESTION)
         window = t.context(budget=budget, new_message=QUESTION,
-                           policy=Policy(use_buffer=False, use_working=False))
+                           policy=Policy(use_buffer=False, use_working=False,
+                                         notes_share=0.0))
         # One pointer away: a visible buffer line whose record holds the fact.
         hit: dict[str, Any] | None = None
         for line in ctx.trace.buffer_lines:
@@ -75,6 +83,7 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None,
                             "fact_in_view": _in_view(window, ANSWER)},
             "memlane": {"tokens": ctx.trace.tokens_total,
                         "fact_in_view": _in_view(ctx, ANSWER),
+                        "in_layers": _layers_with(ctx, ANSWER),
                         "one_pointer_away": hit},
             "next": next_commands(path, namespace, budget),
             "context": ctx.to_dict(),
@@ -119,10 +128,12 @@ def _story(r: dict[str, Any], rendered: str) -> str:
         "",
         "3. Where is the answer (TP 1353)?",
         f"   window only  ({r['window_only']['tokens']} tokens): in view: "
-        f"{'yes' if r['window_only']['fact_in_view'] else 'no'}; nothing in view says the "
-        "conversation ever covered it.",
+        f"{'yes' if r['window_only']['fact_in_view'] else 'no'}"
+        + ("." if r["window_only"]["fact_in_view"] else
+           "; nothing in view says the conversation ever covered it."),
         f"   memlane      ({r['memlane']['tokens']} tokens): in view: "
-        f"{'yes' if r['memlane']['fact_in_view'] else 'no'}; ",
+        + (f"yes, in {' and '.join(r['memlane']['in_layers'])}; and "
+           if r["memlane"]["fact_in_view"] else "no; "),
     ]
     if hit:
         ln = hit["line"]
@@ -133,7 +144,9 @@ def _story(r: dict[str, Any], rendered: str) -> str:
             f"     open_memory([{hit['record']['id']}]) -> {hit['record']['text']!r}",
             "",
             "The line is an index, not a summary: the fact lives once, in record "
-            f"#{hit['record']['id']}, and the model decides to open it.",
+            f"#{hit['record']['id']}, and the model decides to open it"
+            + (" (here the record is also shown as a note, being relevant to the question)."
+               if r["memlane"]["fact_in_view"] else "."),
         ]
     else:
         out[-1] += ("not reachable through a visible line at this budget "
