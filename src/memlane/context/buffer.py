@@ -7,13 +7,13 @@ before the window are shown; the middle is counted, never silently skipped.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..safety import NOTES_HEADER, is_suspect
 from ..types import BufferLine, ContextRows, Episode
+from ..validate import date_text
 
 
 def select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode], int, int]:
@@ -52,7 +52,7 @@ def _window_start(rows: ContextRows) -> int:
 @lru_cache(maxsize=4096)
 def _date(ts: float) -> str:
     # Cached: the same lines are rendered on every assembly, and strftime is not cheap.
-    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+    return date_text(ts) or "date unknown"  # a row stored before timestamps were checked
 
 
 def render_line(ep: Episode) -> str:

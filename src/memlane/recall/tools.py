@@ -18,7 +18,6 @@ Rules every handler follows, because its caller is an agent loop, not a person:
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,6 +25,7 @@ from ..errors import MemlaneError
 from ..memory import Memory
 from ..safety import is_suspect
 from ..types import Record
+from ..validate import date_text
 from .schemas import TOOL_SCHEMAS
 
 DEFAULT_MAX_TOKENS = 1200
@@ -48,9 +48,7 @@ class ToolError(Exception):
 
 
 def _date(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+    return date_text(ts, "%Y-%m-%d %H:%M")
 
 
 class MemoryTools:

@@ -41,6 +41,7 @@ from ..errors import BudgetTooSmall, MemlaneError, ModelError, NotFound, StepErr
 from ..memory import Memory
 from ..step.schema import RECORD_KINDS, STEP_SCHEMA
 from ..types import Message, Record, StepResult
+from ..validate import finite
 from .auth import Auth, is_loopback
 from .openapi import INT64_MAX, Operation, Param, build_spec, coerce, problems
 
@@ -78,6 +79,9 @@ class ServerConfig:
     max_body: int = MAX_BODY
     background_steps: bool = True
     """Run due memory steps after each proxied turn, on a background worker."""
+    allowed_origins: tuple[str, ...] = ()
+    """Web origins (`https://app.example`) besides the server's own that browsers may call it
+    from; any other `Origin` is refused (`browser_refusal`)."""
 
 
 def error_body(message: str, kind: str, problems: list[str] | None = None) -> dict[str, Any]:
@@ -220,6 +224,11 @@ class Guard:
                 403, "dev mode (no API keys) only answers requests addressed to localhost, "
                      "127.0.0.1 or [::1]; add a key to serve other names", "forbidden"))
             return
+        refused = browser_refusal(scope["method"], headers, scope.get("scheme", "http"),
+                                  self.svc.config.allowed_origins)
+        if refused is not None:
+            await _send_error(send, scope, refused)
+            return
         ns = self.svc.auth.namespace(headers.get("authorization"))
         if ns is None:
             await _send_error(send, scope, ApiError(
@@ -228,6 +237,40 @@ class Guard:
             return
         scope["memlane.namespace"] = ns
         await self.app(scope, receive, send)
+
+
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def browser_refusal(method: str, headers: dict[str, str], scheme: str,
+                    allowed_origins: tuple[str, ...] = ()) -> ApiError | None:
+    """Why a request that a web page could have sent is refused, or None.
+
+    A page on another site can make a browser send a "simple" cross-origin POST (`text/plain`,
+    form encodings) without a CORS preflight; with a dev-mode server (no key) or a key in a
+    cookie-less client that is enough to write or forget. So: a request that carries an
+    `Origin` must come from this server's own origin (the inspector) or one listed in
+    `ServerConfig.allowed_origins`, and a request with a body that changes state must declare
+    `application/json`, which a page can only send after a preflight this server never grants.
+    Clients that are not browsers (SDKs, curl, agents) send no `Origin` and are unaffected.
+    """
+    origin = headers.get("origin")
+    if origin is not None:
+        own = f"{scheme}://{headers.get('host', '')}".lower()
+        if origin.lower().rstrip("/") not in {own, *(o.lower().rstrip("/")
+                                                     for o in allowed_origins)}:
+            return ApiError(403, f"requests from the web origin {origin[:100]!r} are refused: "
+                                 "only this server's own pages may call it from a browser (add "
+                                 "the origin to ServerConfig.allowed_origins to trust it)",
+                            "forbidden")
+    if method in STATE_CHANGING:
+        ctype = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        if (has_body or ctype) and ctype != "application/json":
+            return ApiError(415, f"{method} bodies must be sent as `Content-Type: "
+                                 f"application/json` (got {ctype or 'none'!r})",
+                            "unsupported_media_type")
+    return None
 
 
 def _addressed_to_loopback(host: str) -> bool:
@@ -339,9 +382,20 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
             args["body"] = coerce(validator or {}, body)
         mem = svc.mem(namespace_of(request))
         result = await run_in_threadpool(op.handler, svc, mem, args)
-        return JSONResponse(result, status_code=op.status)
+        return StrictJSONResponse(result, status_code=op.status)
 
     return run
+
+
+class StrictJSONResponse(JSONResponse):
+    """JSON that renders rows stored before timestamps were checked (an infinite `ts`) with
+    null in their place, instead of failing the whole answer (`export` must always work)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return super().render(finite(content))
 
 
 def path_endpoint(svc: Service, ops: list[Operation]) -> Callable[[Request], Any]:

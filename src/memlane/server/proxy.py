@@ -51,6 +51,7 @@ from ..memory import Memory, Thread
 from ..models.base import HttpEndpoint, Model, ModelReply, iter_sse, parse_arguments
 from ..recall.schemas import TOOL_SCHEMAS
 from ..types import ThreadInfo
+from ..validate import clean_text
 from .openapi import ERROR_SCHEMA, problems
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ def log_form(message: Mapping[str, Any]) -> dict[str, Any]:
             lines.append(f"[tool call {fn.get('name', '?')}({args})]")
         text = "\n".join([text, *lines]) if text else "\n".join(lines)
     name = message.get("name")
-    return {"role": role, "content": text,
+    # Cleaned as the log stores it (NUL -> U+FFFD), so a resent message matches its stored copy.
+    return {"role": role, "content": clean_text(text),
             "name": name if isinstance(name, str) and name else None}
 
 
