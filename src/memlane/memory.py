@@ -414,12 +414,12 @@ class Thread:
                     f"message {i} is {len(content):,} characters; the limit is "
                     f"{MAX_MESSAGE_CHARS:,}: store large payloads elsewhere and add a reference"
                 )
-            texts.append(content)
+            texts.append(clean_text(content))
         counts = self.memory.tokenizer.count(texts)
-        for m, n in zip(items, counts, strict=True):
+        for m, content, n in zip(items, texts, counts, strict=True):
             ts = validate.timestamp(m.get("ts"))
             name = m.get("name")
-            new.append(NewMessage(role=m["role"], content=clean_text(m["content"]),
+            new.append(NewMessage(role=m["role"], content=content,
                                   ts=ts if ts is not None else now, tokens=n,
                                   name=clean_text(name[:200]) if name else None))
         if not new:
@@ -461,6 +461,8 @@ class Thread:
         if not isinstance(budget, int) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
         p = policy or self.memory.policy
+        if isinstance(new_message, str):
+            new_message = clean_text(new_message)  # as it will be stored
 
         def read(q: Policy) -> ContextRows:
             return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines)
