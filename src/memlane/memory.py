@@ -131,6 +131,9 @@ class Memory:
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
         )
+        self.after_forget: Callable[[], object] | None = None
+        """Called after each forget that erased something (a server compacts the store then,
+        so forgotten text leaves the files too); shared by `namespace()` views."""
 
     @classmethod
     def open(
@@ -146,9 +149,11 @@ class Memory:
 
     def namespace(self, namespace: str) -> Memory:
         """The same store seen as another namespace."""
-        return Memory(self.store, namespace, policy=self.policy, history=self.history,
+        view = Memory(self.store, namespace, policy=self.policy, history=self.history,
                       cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor,
                       embedder=self.embedder)
+        view.after_forget = self.after_forget
+        return view
 
     def thread(self, thread_id: str) -> Thread:
         return Thread(self, validate.identifier(thread_id, "thread id"))
@@ -244,24 +249,35 @@ class Memory:
         if not in_range(rid):
             return False
         try:
-            return self.store.forget_record(self.ns, rid)
+            found = self.store.forget_record(self.ns, rid)
         finally:
             self._forget_memos()
+        # Even when no live record had the id, its history (a deleted record's) was erased.
+        self._forgotten()
+        return found
 
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
         thread_id = validate.identifier(thread_id, "thread id")
         try:
-            return self.store.forget_thread(self.ns, thread_id)
+            counts = self.store.forget_thread(self.ns, thread_id)
         finally:
             self._forget_memos()
+        self._forgotten()
+        return counts
 
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
         try:
-            return self.store.forget_namespace(self.ns)
+            counts = self.store.forget_namespace(self.ns)
         finally:
             self._forget_memos()
+        self._forgotten()
+        return counts
+
+    def _forgotten(self) -> None:
+        if self.after_forget is not None:
+            self.after_forget()
 
     def _forget_memos(self) -> None:
         """Empty the in-process caches that hold texts (token counts, rendered buffer lines): a

@@ -79,6 +79,10 @@ class ServerConfig:
     max_body: int = MAX_BODY
     background_steps: bool = True
     """Run due memory steps after each proxied turn, on a background worker."""
+    compact_after_forget: bool = True
+    """Compact the store after every forget (SQLite: FTS merge, VACUUM, WAL truncated;
+    PostgreSQL: VACUUM FULL), so forgotten text leaves the files; REST forgets wait for it,
+    a model's `forget` tool call does not. Off: run `memlane compact` in maintenance windows."""
     allowed_origins: tuple[str, ...] = ()
     """Web origins (`https://app.example`) besides the server's own that browsers may call it
     from; any other `Origin` is refused (`browser_refusal`)."""
@@ -138,8 +142,46 @@ class Service:
         # stretch, and a burst of turns cannot crowd the request threads out.
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-step")
         self._queued: set[tuple[str, str]] = set()
+        # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
+        self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
+        self._compaction: Future[bool] | None = None
+        # A forget through any surface (REST, a model's tool call over the proxy or MCP)
+        # schedules compaction; REST handlers then wait for it.
+        if config.compact_after_forget:
+            memory.after_forget = self.schedule_compaction
         self._pending: list[Future[Any]] = []
         self._lock = threading.Lock()
+
+    def schedule_compaction(self) -> Future[bool]:
+        """Compact the store soon, on its own worker (one queued at a time: forgets that come
+        while one waits share it). The future is True once compacted, False if it failed."""
+        with self._lock:
+            queued = self._compaction
+            if queued is not None and not queued.running() and not queued.done():
+                return queued
+            self._compaction = self._compactor.submit(self._compact)
+            return self._compaction
+
+    def _compact(self) -> bool:
+        try:
+            self.memory.compact()
+            return True
+        except Exception:  # noqa: BLE001 - retried by the next forget; never kills the worker
+            log.exception("compacting the store after a forget failed")
+            return False
+
+    def compact_after_forget(self, wait: float | None = 120.0) -> bool | None:
+        """What a forget through the server does next: compaction, waited for (`wait` seconds;
+        None schedules it only). True/False: compacted or not; None: not waited for or off."""
+        if not self.config.compact_after_forget:
+            return None
+        fut = self.schedule_compaction()
+        if wait is None:
+            return None
+        try:
+            return fut.result(timeout=wait)
+        except TimeoutError:
+            return None
 
     def mem(self, namespace: str) -> Memory:
         return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
@@ -176,6 +218,7 @@ class Service:
     def close(self) -> None:
         self.drain()
         self._pool.shutdown(wait=True)
+        self._compactor.shutdown(wait=True)
 
 
 # --- request plumbing ---------------------------------------------------------------------------
@@ -449,11 +492,20 @@ def h_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _erased(svc: Service, mem: Memory, deleted: dict[str, Any],
+            thread_id: str | None = None, ledger: bool = False) -> dict[str, Any]:
+    """A forget's answer, once its text is gone from disk: the ledger's notes of the thread or
+    namespace are erased and the store is compacted (`compacted` says whether it was)."""
+    if ledger and svc.ledger is not None:
+        svc.ledger.forget(mem.ns, thread_id)
+    return {"deleted": deleted, "compacted": svc.compact_after_forget()}
+
+
 def h_delete_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     t = mem.thread(a["thread_id"])
     if not t.exists():
         raise NotFound(f"no thread {t.id!r} in this namespace")
-    return {"deleted": {"thread_id": t.id, **mem.forget_thread(t.id)}}
+    return _erased(svc, mem, {"thread_id": t.id, **mem.forget_thread(t.id)}, t.id, ledger=True)
 
 
 def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -527,7 +579,7 @@ def h_delete_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, A
     rid = a["record_id"]
     if not mem.forget(rid):
         raise NotFound(f"no record #{rid} in this namespace")
-    return {"deleted": {"record_id": rid}}
+    return _erased(svc, mem, {"record_id": rid})
 
 
 def h_search(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -544,7 +596,7 @@ def h_forget(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
         return h_delete_record(svc, mem, {"record_id": b["record_id"]})
     if "thread_id" in b:
         return h_delete_thread(svc, mem, {"thread_id": b["thread_id"]})
-    return {"deleted": {"namespace": mem.ns, **mem.forget_namespace()}}
+    return _erased(svc, mem, {"namespace": mem.ns, **mem.forget_namespace()}, ledger=True)
 
 
 def h_export(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -669,6 +721,10 @@ CONTEXT_OUT: dict[str, Any] = {
 }
 
 
+_COMPACTED = {"type": ["boolean", "null"], "description": "whether the store was compacted "
+              "after the forget, so the text is gone from its files (null: compaction is off)"}
+
+
 def _obj(**props: Any) -> dict[str, Any]:
     return {"type": "object", "required": list(props), "properties": props}
 
@@ -689,7 +745,8 @@ OPERATIONS: list[Operation] = [
     Operation("DELETE", f"{API}/threads/{{thread_id}}", h_delete_thread,
               "Forget a thread: its messages, buffer lines, the records filed from it and its "
               "snapshots (counts by kind)", "deleteThread",
-              (_THREAD,), response=_obj(deleted=_obj(thread_id={"type": "string"})),
+              (_THREAD,), response=_obj(deleted=_obj(thread_id={"type": "string"}),
+                                              compacted=_COMPACTED),
               tags=("threads", "forget")),
     Operation("POST", f"{API}/threads/{{thread_id}}/messages", h_append,
               "Append messages in order (creates the thread); `step: true` files due stretches",
@@ -755,7 +812,8 @@ OPERATIONS: list[Operation] = [
               response=_obj(record=RECORD_OUT), tags=("records",)),
     Operation("DELETE", f"{API}/records/{{record_id}}", h_delete_record, "Delete a record",
               "deleteRecord", (_RECORD,),
-              response=_obj(deleted=_obj(record_id={"type": "integer"})),
+              response=_obj(deleted=_obj(record_id={"type": "integer"}),
+                            compacted=_COMPACTED),
               tags=("records", "forget")),
     Operation("GET", f"{API}/search", h_search,
               "Search long-term records (hybrid lexical + vector when an embedder is set)",
@@ -779,7 +837,8 @@ OPERATIONS: list[Operation] = [
                    "properties": {"namespace": {"type": "boolean", "enum": [True],
                                                 "description": "forget everything of this "
                                                                "namespace"}}}]},
-              response=_obj(deleted={"type": "object"}), tags=("forget",)),
+              response=_obj(deleted={"type": "object"}, compacted=_COMPACTED),
+              tags=("forget",)),
     Operation("GET", f"{API}/export", h_export, "Everything this namespace holds, as JSON",
               "export", response=_obj(namespace={"type": "string"}, format={"type": "string"},
                                       threads={"type": "array"}, records={"type": "array"}),
