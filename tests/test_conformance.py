@@ -279,6 +279,55 @@ def test_retried_step_overwrites_never_duplicates(store: Any) -> None:
     assert rows.episodes_before_window == 2
 
 
+def test_truncate_drops_the_tail_and_withdraws_its_steps(store: Any) -> None:
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    fill(t, 4)  # seqs 1..8
+    t.step(step_out(["Kept fact."], line="Kept."), start=1, end=4)
+    t.step(step_out(["Withdrawn fact."], line="Withdrawn."), start=5, end=8)
+    assert t.truncate(7) == 2
+    assert [m.seq for m in t.messages()] == [1, 2, 3, 4, 5, 6]
+    info = t.info()
+    assert (info.messages, info.filed_to) == (6, 4)
+    assert [e.line for e in t.episodes()] == ["Kept."]
+    assert [r.text for r in mem.records()] == ["Kept fact."]
+    # The seqs are handed out again, the turn counter follows, and the unfiled part of the
+    # withdrawn stretch is filed with what comes next.
+    new = t.extend([{"role": "assistant", "content": "A new answer."},
+                    {"role": "user", "content": "And then?"}])
+    assert [m.seq for m in new] == [7, 8]
+    assert store.user_turns_after("ns", "t", 4) == 2
+    assert [m.seq for m in t.pending()] == [5, 6, 7, 8]
+    assert t.truncate(20) == 0 and t.info().messages == 8
+    # Another thread's messages are untouched.
+    other = mem.thread("u")
+    fill(other, 1)
+    t.truncate(1)
+    assert t.info().messages == 0 and other.info().messages == 2
+
+
+def test_hold_thread_serialises_one_thread_not_others(store: Any) -> None:
+    mem = Memory(store, "ns")
+    order: list[str] = []
+    inside = threading.Event()
+
+    def holder() -> None:
+        with mem.thread("t").hold():
+            inside.set()
+            time.sleep(0.2)
+            order.append("first out")
+
+    th = threading.Thread(target=holder)
+    th.start()
+    inside.wait(5)
+    with mem.thread("other").hold():  # another thread's key: no wait
+        order.append("other")
+    with mem.thread("t").hold():
+        order.append("second in")
+    th.join()
+    assert order == ["other", "first out", "second in"]
+
+
 def test_malformed_step_leaves_the_store_unchanged(store: Any) -> None:
     mem = Memory(store, "ns")
     t = mem.thread("t")
@@ -437,6 +486,35 @@ def test_migrate_cli(store: Any, capsys: pytest.CaptureFixture[str],
 
 
 # PostgreSQL only --------------------------------------------------------------------------------
+
+
+def test_pg_hold_thread_holds_across_store_objects(pg_url: str) -> None:
+    """Two store objects stand for two service processes sharing the database."""
+    from memlane.store.postgres import PostgresStore
+
+    a, b = PostgresStore(pg_url), PostgresStore(pg_url)
+    try:
+        order: list[str] = []
+        inside = threading.Event()
+
+        def holder() -> None:
+            with Memory(a, "ns").thread("t").hold():
+                inside.set()
+                time.sleep(0.3)
+                order.append("a out")
+
+        th = threading.Thread(target=holder)
+        th.start()
+        inside.wait(5)
+        with Memory(b, "ns").thread("other").hold():
+            order.append("b other")
+        with Memory(b, "ns").thread("t").hold():
+            order.append("b in")
+        th.join()
+        assert order == ["b other", "a out", "b in"]
+    finally:
+        a.close()
+        b.close()
 
 
 def test_pg_fresh_database_migrates_once_under_concurrent_opens(pg_database: Any) -> None:

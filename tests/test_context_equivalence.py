@@ -1,13 +1,17 @@
 """The fast context path gives exactly what the straightforward one gave.
 
-`Thread.context` was made several times faster (one read transaction that grows the window by
-the rows it lacks, fill rounds that only tally tokens, memoised token counts, tool JSON, episode
-rows and rendered lines, bulk constructors for the frozen row types). None of that may change a
-context. This file keeps the straightforward implementation as a reference (the assembler, the
-fill loop and SQLite's `context_rows` as they were before) and checks that both give the same
-`Context` (compared by repr, so 1 vs 1.0 or -0.0 vs 0.0 would show), the same sized policy and the
-same rows: on random conversations (hypothesis, SQLite), on hand-made rows the store never
-returns (repeated or unordered seqs), and on both engines for the store's `grow` protocol.
+`Thread.context` was made several times faster (a larger window reads only the older rows it
+lacks, given the rows held; fill rounds that only tally tokens; memoised token counts, tool JSON,
+scan results and rendered lines in the memory's `Caches`; bulk constructors for the frozen row
+types). None of that may change a context. This file keeps the straightforward implementation as
+a reference (the assembler, the fill loop and SQLite's `context_rows` as they were before) and
+checks that both give the same `Context` (compared by repr, so 1 vs 1.0 or -0.0 vs 0.0 would
+show), the same sized policy and the same rows: on random conversations (hypothesis, SQLite), on
+hand-made rows the store never returns (repeated or unordered seqs), and on both engines for the
+store's `held` reads.
+
+The reference stays here, as the oracle, rather than in src: src keeps one assembler (one path
+per job), and the fast one is the one that runs.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from memlane.context.fill import sized_context
 from memlane.context.tokens import MESSAGE_OVERHEAD, BPETokenizer, default_tokenizer
 from memlane.context.truncate import head_tail
 from memlane.context.working import Turn, drop_order, score_turns, split_turns
+from memlane.memo import Caches
 from memlane.recall.schemas import TOOL_SCHEMAS
 from memlane.safety import MEMORY_INSTRUCTIONS, NOTES_HEADER, is_suspect
 from memlane.types import (
@@ -505,7 +510,7 @@ def check_thread(mem: Memory, tid: str, policy: Policy, budget: int,
     def read(q: Policy) -> ContextRows:
         return ref_context_rows(mem, tid, q.window_turns, q.buffer_lines)
 
-    def plain_read(q: Policy) -> ContextRows:
+    def plain_read(q: Policy, held: ContextRows | None = None) -> ContextRows:
         return mem.store.context_rows(mem.ns, tid, q.window_turns, q.buffer_lines)
 
     fast = outcome(mem.thread(tid).context, budget=budget, new_message=new_message,
@@ -577,6 +582,7 @@ def test_assemble_on_hand_made_rows(seqs, budget):
     roles = ["assistant", "user", "tool", "user", "assistant", "tool", "user", "assistant"]
     policy = Policy(short_term_turns=1, working_turns=2, use_tools=False, max_message_tokens=40,
                     memory_instructions=False, system_prompt="Be brief.", prune_below=0.05)
+    cache = Caches()
     for truncated in (False, True):
         rows = _hand_rows(seqs, roles, truncated)
         for new in (None, "a new question " * 30):
@@ -584,36 +590,38 @@ def test_assemble_on_hand_made_rows(seqs, budget):
                            new_message=new)
             ref = outcome(ref_assemble, rows, policy, budget, NOW, PLAIN, new_message=new)
             assert fast == ref
+            for _ in range(2):  # memoised: the second call answers from the memos
+                assert outcome(assemble, rows, policy, budget, NOW, default_tokenizer(),
+                               new_message=new, cache=cache) == ref
 
 
-class _Asker:
-    """A `grow` that asks for the given windows in turn, keeping the rows it was shown."""
-
-    def __init__(self, windows: Sequence[int]) -> None:
-        self.windows = list(windows)
-        self.seen: list[tuple[int, ContextRows]] = []
-
-    def __call__(self, rows: ContextRows) -> int | None:
-        self.seen.append((self.windows[len(self.seen)], rows))
-        return self.windows[len(self.seen)] if len(self.seen) < len(self.windows) else None
-
-
-def test_context_rows_grow_reads_what_plain_reads_give(store):
-    """On both engines: every window the sizer asks for comes back exactly as a call with that
-    `window_turns` gives it (growing, shrinking, past the thread's start), overlapping episodes
-    included."""
+def test_context_rows_held_reads_what_plain_reads_give(store):
+    """On both engines: every window read given the rows of the last one (`held`) comes back
+    exactly as a call with that `window_turns` alone gives it (growing, shrinking, past the
+    thread's start), overlapping episodes included."""
     mem = Memory(store, "ns")
     build_thread(mem, 3, 160)
     windows = [2, 5, 9, 30, 31, 12, 60, 500, 0, 4]
     for buffer_lines in (0, 1, 3, 12):
-        grow = _Asker(windows)
-        last = store.context_rows("ns", "t", windows[0], buffer_lines, grow=grow)
-        assert [w for w, _ in grow.seen] == windows
-        assert last is grow.seen[-1][1]
-        for w, rows in grow.seen:
+        seen: list[tuple[int, ContextRows]] = []
+        held: ContextRows | None = None
+        for w in windows:
+            held = store.context_rows("ns", "t", w, buffer_lines, held)
+            seen.append((w, held))
+        assert [w for w, _ in seen] == windows
+        assert held is seen[-1][1]
+        for w, rows in seen:
             assert rows == store.context_rows("ns", "t", w, buffer_lines)
-    empty = store.context_rows("ns", "nothing", 4, 3, grow=lambda r: None)
+    empty = store.context_rows("ns", "nothing", 4, 3, held=None)
     assert empty == store.context_rows("ns", "nothing", 4, 3)
+    # Rows of another thread, or rows whose messages are gone, are read whole.
+    other = store.context_rows("ns", "t", 2, 3)
+    assert store.context_rows("ns", "nothing", 8, 3, other) == empty
+    mem.thread("t2").extend([{"role": "user", "content": f"m{i}"} for i in range(12)])
+    stale = store.context_rows("ns", "t2", 2, 3)
+    mem.thread("t2").delete()
+    mem.thread("t2").extend([{"role": "user", "content": f"n{i}"} for i in range(12)])
+    assert store.context_rows("ns", "t2", 6, 3, stale) == store.context_rows("ns", "t2", 6, 3)
 
 
 def test_context_matches_the_reference_assembly_on_both_engines(store):
@@ -669,16 +677,19 @@ def test_tools_json_memo_tells_types_apart():
     for a, b in [([{"x": True}], [{"x": 1}]), ([{"x": 1}], [{"x": 1.0}]),
                  ([{"x": 0.0}], [{"x": -0.0}]), ([{"x": [1]}], [{"x": (1,)}]),
                  ([{"a": 1, "b": 2}], [{"b": 2, "a": 1}])]:
+        cache = Caches()
         for tools in (a, b, a):
-            assert assemble_mod._tools_json(tools) == json.dumps(tools, separators=(",", ":"))
+            assert assemble_mod._tools_json(tools, cache) == json.dumps(tools,
+                                                                        separators=(",", ":"))
 
     class Custom(dict):  # type: ignore[type-arg]
         pass
 
-    assert assemble_mod._tools_json([Custom(x=1)]) == '[{"x":1}]'
+    assert assemble_mod._tools_json([Custom(x=1)], Caches()) == '[{"x":1}]'
 
 
 def test_round4_memo_is_round():
+    cache = Caches()
     for s in [0.123456, 0.123456, 1, 0, -0.0, 0.0, 2.5e-5, float("nan"), 0.99995, -0.3]:
-        got, want = assemble_mod._round4(s), round(s, 4)
+        got, want = assemble_mod._round4(s, cache), round(s, 4)
         assert repr(got) == repr(want)

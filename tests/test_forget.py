@@ -1,5 +1,9 @@
 """Forgetting: a record, a thread, a namespace; and the canary: no bytes left in the file."""
 
+import gc
+import sys
+from types import ModuleType
+
 import pytest
 
 from memlane import Memory
@@ -118,11 +122,55 @@ def test_forgotten_text_is_not_in_the_file_after_compact(tmp_path, target):
     assert CANARY[:9].encode() not in data and OTHER.encode() in data
 
 
-def test_forget_empties_the_in_process_caches(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """Context assembly memoises token counts and rendered lines; forgetting drops them, so a
-    forgotten text does not stay in the process through a cache."""
+def _holds(obj: object, needle: str, depth: int = 0, seen: set[int] | None = None) -> bool:
+    """Whether `needle` is in a string anywhere inside `obj` (containers and plain objects)."""
+    if isinstance(obj, str):
+        return needle in obj
+    seen = set() if seen is None else seen
+    if depth > 6 or id(obj) in seen or isinstance(obj, (int, float, bytes, type, ModuleType)):
+        return False
+    seen.add(id(obj))
+    if isinstance(obj, dict):
+        return any(_holds(k, needle, depth + 1, seen) or _holds(v, needle, depth + 1, seen)
+                   for k, v in list(obj.items()))
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return any(_holds(x, needle, depth + 1, seen) for x in list(obj))
+    d = getattr(obj, "__dict__", None)
+    return isinstance(d, dict) and _holds(d, needle, depth + 1, seen)
+
+
+def _process_caches() -> list[tuple[str, object]]:
+    """Every cache of the process memlane could keep a text in: each memory's `Caches`, each
+    tokenizer's memo, and every module-level container or functools cache of memlane."""
+    from memlane.context.tokens import BPETokenizer
+    from memlane.memo import Caches
+
+    out: list[tuple[str, object]] = []
+    for obj in gc.get_objects():
+        if isinstance(obj, Caches):
+            out.extend((f"Caches.{name}", memo) for name, memo in obj.memos().items())
+        elif isinstance(obj, BPETokenizer):
+            out.append(("BPETokenizer._memo", obj._memo))
+    for name, module in list(sys.modules.items()):
+        if name != "memlane" and not name.startswith("memlane."):
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, (dict, list, set)):
+                out.append((f"{name}.{attr}", value))
+            elif (hasattr(value, "cache_info") and hasattr(value, "cache_clear")
+                  and str(getattr(value, "__module__", "")).startswith("memlane")):
+                # Only memlane's own: a stdlib function imported by name (urlsplit) has a cache
+                # memlane neither fills with user text nor owns.
+                out.append((f"{name}.{attr} (functools cache)", value))
+    return out
+
+
+@pytest.mark.parametrize("how", ["record", "thread", "namespace"])
+def test_forget_empties_every_cache_of_the_process(tmp_path, how) -> None:  # type: ignore[no-untyped-def]
+    """Context assembly memoises token counts, scan results and rendered lines; every forget
+    path empties them, so a forgotten text stays in no cache of the process (all of them are
+    walked, not only the ones known to have held it)."""
     from memlane import Memory
-    from memlane.context import buffer
 
     canary = "the vault code is zebra-4417-canary"
     with Memory.open(str(tmp_path / "m.db")) as mem:
@@ -131,9 +179,30 @@ def test_forget_empties_the_in_process_caches(tmp_path) -> None:  # type: ignore
             th.add("user", f"{canary} turn {i}")
             th.add("assistant", "noted")
         th.maybe_step()
+        rec = mem.remember(f"pinned: {canary}", pinned=True, thread_id="t")
         th.context(budget=900)
+        view = mem.namespace("other")  # a view shares its memory's caches
+        assert view.caches is mem.caches
         memo = mem.tokenizer._memo  # type: ignore[attr-defined]
-        assert any(canary in k for k in memo) or any(canary in v[1] for v in buffer._LINES.values())
-        mem.forget_thread("t")
+        assert any(canary in k for k in memo)
+        assert any(canary in k for k in mem.caches.scans)  # the pinned record was scanned
+        assert any(canary in v for v in mem.caches.lines.values())
+        if how == "record":
+            for r in mem.records(limit=10_000):
+                mem.forget(r.id)
+            assert rec.id not in {r.id for r in mem.records()}
+            mem.forget_thread("t")
+        elif how == "thread":
+            mem.forget_thread("t")
+        else:
+            mem.forget_namespace()
         assert not any(canary in k for k in memo)
-        assert not any(canary in v[1] for v in buffer._LINES.values())
+        assert not any(canary in v for v in mem.caches.lines.values())
+        # A module-level functools cache cannot be emptied per memory, so the library has none.
+        # (memlane.eval, the offline evaluation harness, memoises its own question terms; it is
+        # never on a memory's path.)
+        functools_caches = [n for n, c in _process_caches() if n.endswith("(functools cache)")
+                            and not n.startswith("memlane.eval.")]
+        assert functools_caches == []
+        holding = [n for n, c in _process_caches() if _holds(c, "zebra-4417-canary")]
+        assert holding == []

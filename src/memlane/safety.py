@@ -10,7 +10,8 @@ and honest about what it catches.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from .memo import remember
 
 _PATTERNS: list[tuple[str, str]] = [
     ("override", r"\b(ignore|disregard|forget|override)\b.{0,40}"
@@ -32,19 +33,30 @@ _PATTERNS: list[tuple[str, str]] = [
 _COMPILED = [(name, re.compile(p, re.IGNORECASE | re.MULTILINE)) for name, p in _PATTERNS]
 
 
-def scan(text: str) -> list[str]:
-    """Names of the injection patterns `text` matches (empty: looks clean)."""
+def scan(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    """Names of the injection patterns `text` matches (empty: looks clean).
+
+    `memo` (a `Memory`'s `Caches.scans`) remembers results: every shown note is rescanned on
+    every assembly, and notes repeat turn to turn."""
+    if memo is not None:
+        hit = memo.get(text)
+        if hit is None:
+            hit = remember(memo, text, _scan(text))
+        return list(hit)
     return list(_scan(text))
 
 
-@lru_cache(maxsize=65536)
 def _scan(text: str) -> tuple[str, ...]:
-    # Cached: every shown note is rescanned on every assembly, and notes repeat turn to turn.
     return tuple(name for name, rx in _COMPILED if rx.search(text))
 
 
-def is_suspect(text: str) -> bool:
-    return bool(scan(text))
+def is_suspect(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> bool:
+    if memo is not None:
+        hit = memo.get(text)
+        if hit is None:
+            hit = remember(memo, text, _scan(text))
+        return bool(hit)
+    return bool(_scan(text))
 
 
 NOTES_HEADER = (

@@ -17,6 +17,18 @@ from urllib.parse import urlsplit
 from ..errors import MissingExtra, UsageError
 from . import emit
 
+UPSTREAM_TIMEOUT = 120.0
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise UsageError(f"${name}={raw!r} is not a number of seconds") from None
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -33,6 +45,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--upstream-model", default=None, metavar="M",
                    help="model name sent upstream (default: the client's); also writes the "
                         "memory steps, with the offline heuristic as fallback")
+    p.add_argument("--upstream-timeout", type=float, metavar="SECONDS",
+                   default=_env_float("MEMLANE_UPSTREAM_TIMEOUT", UPSTREAM_TIMEOUT),
+                   help="seconds the proxy waits for the upstream (to connect, and for each "
+                        "read), in one attempt; then the client gets 502 "
+                        "(default $MEMLANE_UPSTREAM_TIMEOUT or %(default)g)")
     p.add_argument("--heuristic-step", action="store_true",
                    help="file memory steps with the offline heuristic even with a model")
     p.add_argument("--keys", default=None, metavar="FILE",
@@ -101,6 +118,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: use a port from 1 to 65535")
     if args.budget <= 0:
         raise UsageError("--budget must be a positive number of tokens")
+    if not 0 < args.upstream_timeout <= 86400:
+        raise UsageError(f"--upstream-timeout {args.upstream_timeout:g}: give seconds, more "
+                         "than 0 (and at most a day)")
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host)
     url, model = args.upstream, None
@@ -113,7 +133,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                           heuristic=args.heuristic_step, model=model)
     ledger = _open_ledger(args)
     config = ServerConfig(upstream=url, upstream_model=args.upstream_model,
-                          upstream_key=key, budget=args.budget)
+                          upstream_key=key, budget=args.budget,
+                          upstream_timeout=args.upstream_timeout)
     if not args.no_mcp:
         try:
             import mcp  # noqa: F401
@@ -125,10 +146,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"memlane: warning: no API keys in {ring.path}: dev mode, every request is "
               "namespace 'default' (loopback only). Add keys with `memlane keys add NS`.",
               file=sys.stderr)
-    print(f"memlane: serving {memory.store.url} at {where}  (inspector {where}/, API "
-          f"{where}/v1/memlane, proxy {where}/v1/chat/completions"
-          f"{', upstream ' + args.upstream if args.upstream else ', no upstream'}"
-          f"{'' if args.no_mcp else ', MCP ' + where + '/mcp'})", file=sys.stderr)
+    print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
+                 heuristic=args.heuristic_step, mcp=not args.no_mcp,
+                 timeout=args.upstream_timeout), file=sys.stderr)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
@@ -137,6 +157,37 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if ledger is not None:
             ledger.close()
     return 0
+
+
+def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,
+           *, heuristic: bool, mcp: bool, timeout: float) -> str:
+    """What `memlane serve` prints at startup: the routes it serves, where the proxy forwards,
+    and which model writes memory (the same choice `build_memory` makes)."""
+    if model is not None:
+        writer = f"the in-process model {getattr(model, 'name', upstream)}"
+    elif upstream and upstream_model:
+        writer = f"{upstream_model} at the upstream"
+    else:
+        writer = None
+    if writer is None or heuristic:
+        steps = "the offline heuristic" + (
+            "" if heuristic else " (pass --upstream-model M to have the upstream's model "
+                                 "write memory)")
+    else:
+        steps = f"{writer}, with the offline heuristic as fallback"
+    lines = [f"memlane: serving {store} at {where}",
+             f"  inspector  {where}/",
+             f"  REST API   {where}/v1/memlane/threads  (spec {where}/openapi.json)"]
+    if upstream:
+        lines.append(f"  proxy      {where}/v1/chat/completions -> {upstream}"
+                     + ("" if model is not None else f" (timeout {timeout:g} s; other /v1 "
+                                                     "endpoints passed through)"))
+    else:
+        lines.append("  proxy      off (no --upstream)")
+    if mcp:
+        lines.append(f"  MCP        {where}/mcp")
+    lines.append(f"  memory is written by {steps}")
+    return "\n".join(lines)
 
 
 def build_memory(db: str | None, upstream: str | None, upstream_model: str | None,

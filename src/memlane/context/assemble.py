@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BudgetTooSmall
+from ..memo import Caches, remember
 from ..safety import MEMORY_INSTRUCTIONS, is_suspect
 from ..types import (
     ChatMessage,
@@ -82,28 +83,25 @@ class _Counter:
         return hit
 
 
-_TOOLS_JSON: dict[bytes, str] = {}
-
-
-def _tools_json(tools: Sequence[dict[str, Any]]) -> str:
+def _tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> str:
     """Tool schemas as compact JSON, the text their tokens are counted on.
 
     The same schemas come with every call, and `json.dumps` costs more than the rest of the
-    fixed part, so the text is memoised under the schemas' `marshal` serialization: it encodes
-    every type exactly (True is not 1, 1 is not 1.0, a tuple is not a list, key order counts), so
-    equal keys mean equal JSON. Schemas marshal cannot encode (custom types) are just dumped.
+    fixed part, so with a `cache` the text is memoised under the schemas' `marshal`
+    serialization: it encodes every type exactly (True is not 1, 1 is not 1.0, a tuple is not a
+    list, key order counts), so equal keys mean equal JSON. Schemas marshal cannot encode (custom
+    types) are just dumped.
     """
     as_list = list(tools)
+    if cache is None:
+        return json.dumps(as_list, separators=(",", ":"))
     try:
         key = marshal.dumps(as_list)
     except ValueError:
         return json.dumps(as_list, separators=(",", ":"))
-    text = _TOOLS_JSON.get(key)
+    text = cache.tools_json.get(key)
     if text is None:
-        text = json.dumps(as_list, separators=(",", ":"))
-        if len(_TOOLS_JSON) >= 32:
-            _TOOLS_JSON.clear()
-        _TOOLS_JSON[key] = text
+        text = remember(cache.tools_json, key, json.dumps(as_list, separators=(",", ":")))
     return text
 
 
@@ -121,19 +119,15 @@ def _marker(n: int, a: int, b: int) -> str:
     return f"[{n} earlier turn{'s' if n > 1 else ''} elided from working memory (msgs {a}-{b})]"
 
 
-_ROUNDED: dict[float, float] = {}
-
-
-def _round4(s: float) -> float:
-    """`round(s, 4)`, memoised for positive floats (the scores recur call after call, and
-    rounding a float to digits is slow); other values (ints, zeros, NaN) are just rounded."""
-    if type(s) is not float or not s > 0.0:
+def _round4(s: float, cache: Caches | None = None) -> float:
+    """`round(s, 4)`, memoised in `cache` for positive floats (the scores recur call after
+    call, and rounding a float to digits is slow); other values (ints, zeros, NaN) are just
+    rounded."""
+    if cache is None or type(s) is not float or not s > 0.0:
         return round(s, 4)
-    r = _ROUNDED.get(s)
+    r = cache.rounded.get(s)
     if r is None:
-        if len(_ROUNDED) >= 65536:
-            _ROUNDED.clear()
-        r = _ROUNDED[s] = round(s, 4)
+        r = remember(cache.rounded, s, round(s, 4))
     return r
 
 
@@ -154,9 +148,12 @@ class _Assembly:
         new_message: str | None,
         tools: Sequence[dict[str, Any]],
         count: _Counter | None = None,
+        cache: Caches | None = None,
     ) -> None:
         count = count if count is not None else _Counter(tokenizer)
         self.count = count
+        self.cache = cache
+        scans = cache.scans if cache is not None else None
         self.rows = rows
         self.policy = policy
         self.budget = budget
@@ -178,7 +175,7 @@ class _Assembly:
         self.tools = tools = tuple(tools) if policy.use_tools else ()
         # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
         # which is terser than JSON, so this stays an upper bound without padding the budget.
-        self.tools_tokens = tools_tokens = count(_tools_json(tools)) if tools else 0
+        self.tools_tokens = tools_tokens = count(_tools_json(tools, cache)) if tools else 0
         self.system_tokens = count.msg(system)
         fixed = self.system_tokens + tools_tokens
         if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
@@ -279,7 +276,7 @@ class _Assembly:
         withheld = 0
         core_used = 0
         for r in rows.pinned:
-            if r.suspect or is_suspect(r.text):
+            if r.suspect or is_suspect(r.text, scans):
                 withheld += 1
                 continue
             line = f"- #{r.id} {r.text}"
@@ -294,7 +291,7 @@ class _Assembly:
         skipped = 0
         self.block = show_block = rows.truncated and policy.use_buffer
         if show_block:
-            lines, skipped, w = select_lines(rows, policy.buffer_lines)
+            lines, skipped, w = select_lines(rows, policy.buffer_lines, cache)
             withheld += w
         self.lines = lines
         self.skipped = skipped
@@ -311,7 +308,8 @@ class _Assembly:
     def block_text(self) -> str:
         if self._block_text is None:
             self._block_text = render_block(self.lines, self.skipped + self.extra_skipped,
-                                            self.rows.unfiled_before_window, self.first_end)
+                                            self.rows.unfiled_before_window, self.first_end,
+                                            self.cache)
         return self._block_text
 
     def tally(self) -> dict[str, int]:
@@ -466,13 +464,14 @@ class _Assembly:
             budget=budget,
             tokens_total=total,
             tokens_by_layer={k: v for k, v in by_layer.items() if v},
-            buffer_lines=to_buffer_lines(self.lines) if self.block else (),
+            buffer_lines=to_buffer_lines(self.lines, self.cache) if self.block else (),
             gap=gap if gap else None,
             withheld=self.withheld,
             unfiled=rows.unfiled_before_window if self.block else 0,
             dropped=tuple(self.pre_dropped + self.dropped),
             window_start=rows.window[0].seq if rows.window else None,
-            working_scores={starts[i]: _round4(scores[i]) for i in range(self.n_working)},
+            working_scores={starts[i]: _round4(scores[i], self.cache)
+                            for i in range(self.n_working)},
         )
         return Context(messages=tuple(msgs), tools=self.tools, trace=trace)
 
@@ -485,7 +484,9 @@ def assemble(
     tokenizer: Tokenizer,
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
+    cache: Caches | None = None,
 ) -> Context:
-    """Assemble the context for the next model call. Pure: same inputs, same output."""
+    """Assemble the context for the next model call. Pure: same inputs, same output.
+    `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
-    return _Assembly(rows, policy, budget, tokenizer, new_message, tools).finish()
+    return _Assembly(rows, policy, budget, tokenizer, new_message, tools, cache=cache).finish()

@@ -8,20 +8,22 @@ before the window are shown; the middle is counted, never silently skipped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from typing import Any
 
+from ..memo import Caches, remember
 from ..safety import NOTES_HEADER, is_suspect
 from ..types import BufferLine, ContextRows, Episode
 from ..validate import date_text
 
 
-def select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode], int, int]:
+def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
+                 ) -> tuple[list[Episode], int, int]:
     """(lines oldest first, stretches proven skipped, lines withheld by the injection scan).
 
     `skipped` counts the episodes that start before the window but are not shown; the store's
-    episode numbering proves it (episodes are numbered 1..n in filing order).
+    episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
+    memory's memos (scan results).
     """
+    scans = cache.scans if cache is not None else None
     withheld = 0
     recent = list(rows.recent_episodes)  # newest first
     first = rows.first_episode
@@ -35,7 +37,7 @@ def select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode], int,
     shown: list[Episode] = []
     for ep in sorted(chosen.values(), key=lambda e: e.end):
         # Scanned when written and again now: patterns grow, old rows do not get rescanned.
-        if ep.suspect or is_suspect(ep.line):
+        if ep.suspect or is_suspect(ep.line, scans):
             withheld += 1
             continue
         shown.append(ep)
@@ -49,52 +51,44 @@ def _window_start(rows: ContextRows) -> int:
     return rows.window[0].seq if rows.window else 2**62
 
 
-@lru_cache(maxsize=4096)
-def _date(ts: float) -> str:
-    # Cached: the same lines are rendered on every assembly, and strftime is not cheap.
+def _date(ts: float, cache: Caches | None) -> str:
+    if cache is None:
+        return _day(ts)
+    day = cache.dates.get(ts)
+    if day is None:
+        # Memoised: the same lines are rendered on every assembly, and strftime is not cheap.
+        day = remember(cache.dates, ts, _day(ts))
+    return day
+
+
+def _day(ts: float) -> str:
     return date_text(ts) or "date unknown"  # a row stored before timestamps were checked
 
 
-def render_line(ep: Episode) -> str:
-    hit = _LINES.get(id(ep))
-    if hit is not None and hit[0] is ep:
-        return hit[1]
+def render_line(ep: Episode, cache: Caches | None = None) -> str:
+    """One line of the block. `cache`: the memory's memos (by episode: episodes are frozen, so
+    an equal episode renders to the same text)."""
+    if cache is not None:
+        hit = cache.lines.get(ep)
+        if hit is not None:
+            return hit
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
-    text = f"- {_date(ep.date)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
-    _remember(_LINES, ep, text)
+    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+    if cache is not None:
+        remember(cache.lines, ep, text)
     return text
 
 
-# Identity memos of what an episode renders to. A store hands the same `Episode` objects out call
-# after call (SQLite memoises them by row), and each context() renders its lines once per fill
-# round. Keyed by `id()` with the episode itself kept in the entry, so a hit is the very object
-# (an id is never reused while the entry holds it) and, episodes being frozen, the same text.
-_MEMO_MAX = 4096
-_LINES: dict[int, tuple[Episode, str]] = {}
-_BUFFER_LINES: dict[int, tuple[Episode, BufferLine]] = {}
-
-
-def clear_memos() -> None:
-    """Drop the rendered lines (called when a memory forgets, so no forgotten line stays cached)."""
-    _LINES.clear()
-    _BUFFER_LINES.clear()
-
-
-def _remember(memo: dict[int, tuple[Episode, Any]], ep: Episode, value: Any) -> None:
-    if len(memo) >= _MEMO_MAX:
-        memo.clear()
-    memo[id(ep)] = (ep, value)
-
-
 def render_block(
-    lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None
+    lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
+    cache: Caches | None = None,
 ) -> str:
     """The block's text. The gap marker goes after the first stretch's line, where the skipped
     stretches are, and only when `skipped_after_first` > 0."""
     out = [NOTES_HEADER]
     placed_gap = False
     for ep in lines:
-        out.append(render_line(ep))
+        out.append(render_line(ep, cache))
         if ep.end == first_end and skipped_after_first > 0:
             out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
             placed_gap = True
@@ -107,14 +101,15 @@ def render_block(
     return "\n".join(out)
 
 
-def to_buffer_lines(lines: Sequence[Episode]) -> tuple[BufferLine, ...]:
+def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
+                    ) -> tuple[BufferLine, ...]:
+    if cache is None:
+        return tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date) for e in lines)
+    memo = cache.buffer_lines
     out = []
     for e in lines:
-        hit = _BUFFER_LINES.get(id(e))
-        if hit is not None and hit[0] is e:
-            out.append(hit[1])
-        else:
-            b = BufferLine(e.line, e.record_ids, e.start, e.end, e.date)
-            _remember(_BUFFER_LINES, e, b)
-            out.append(b)
+        b = memo.get(e)
+        if b is None:
+            b = remember(memo, e, BufferLine(e.line, e.record_ids, e.start, e.end, e.date))
+        out.append(b)
     return tuple(out)

@@ -1,16 +1,22 @@
 """Sizing the window to the budget: read K + W turns, and while the budget has room and older
 turns exist, read more into working memory.
 
-This is the shell around the pure assembler: `read` does the I/O (the store's bounded
-`context_rows`), `assemble` decides. Each extra read is sized from the tokens per turn seen so
-far, so a few rounds suffice; the rows read are bounded by the budget, never by the thread.
+This is the read path of `Thread.context`, top to bottom:
 
-A round only needs the token total the assembly would reach before giving anything up (over
-budget: the window is full, stop; under: grow by the room left over the tokens per turn), so
-rounds before the last do not render messages: only the last assembly is finished. With
-`read_sized` the store drives the rounds itself (`Store.context_rows(..., grow=...)`): it asks
-the sizer after each read and extends the window it holds by the older rows it lacks, in one read
-transaction, instead of reading the whole larger window again.
+1. `read(policy, None)`: the store returns the rows of the policy's window (`ContextRows`: the
+   window plus one probe message, the episodes before it, the pinned records), one bounded read.
+2. Without `Policy.fill_budget` the rows are assembled (`assemble`) and that is the context.
+3. Otherwise the rows are prepared for assembly (`_Assembly`: counts, cuts, turns, scores) and the
+   token total before anything is given up is taken. Over budget, or the whole thread already in
+   view: done. Under: working memory grows by the room left over the tokens per turn seen so far,
+   and `read(bigger, rows)` returns the rows of the larger window; the store reads only the older
+   messages it lacks (the caller hands back what it has). At most `ROUNDS` times.
+4. The last prepared assembly gives things up until it fits and renders (`finish`).
+
+The store is called and returns: sizing and assembling never run inside its lock or transaction.
+Rounds before the last do not render messages; the counter (and the memory's `cache`) is shared
+by the rounds, whose windows overlap. The rows read are bounded by the budget, never by the
+thread.
 """
 
 from __future__ import annotations
@@ -19,105 +25,63 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..errors import BudgetTooSmall
+from ..memo import Caches
 from ..types import Context, ContextRows
 from .assemble import _Assembly, _Counter, assemble
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 
 ROUNDS = 3
+"""At most this many larger windows are read after the first."""
 
-
-class Sizer:
-    """The fill loop as a function of rows: `sizer(rows)` is the window (in turns, short-term
-    included) to read next, or None when `rows` are the ones to assemble. `policy` is the policy
-    the latest rows were read for."""
-
-    def __init__(
-        self,
-        policy: Policy,
-        budget: int,
-        tokenizer: Tokenizer,
-        new_message: str | None,
-        tools: Sequence[dict[str, Any]],
-    ) -> None:
-        self.policy = policy
-        self.budget = budget
-        self.tokenizer = tokenizer
-        self.new_message = new_message
-        self.tools = tools
-        self.count = _Counter(tokenizer)  # shared by the rounds: the windows overlap
-        self.rounds = 0
-        self.rows: ContextRows | None = None
-        self.assembly: _Assembly | None = None
-
-    def __call__(self, rows: ContextRows) -> int | None:
-        policy = self.policy
-        self.rows = rows
-        try:
-            self.assembly = a = _Assembly(rows, policy, self.budget, self.tokenizer,
-                                          self.new_message, self.tools, self.count)
-        except BudgetTooSmall:
-            self.assembly = None  # `finish` assembles again and raises it
-            return None
-        if self.rounds >= ROUNDS or not rows.truncated or not rows.window:
-            return None
-        # Over budget, something is given up for it: at capacity already. At it: no room.
-        spare = self.budget - a.first_total()
-        if spare <= 0:
-            return None
-        window = rows.window
-        turns = max(1, [m.role for m in window].count("user"))
-        per_turn = sum([m.tokens + MESSAGE_OVERHEAD for m in window]) / turns
-        extra = int(spare / max(per_turn, 1.0))
-        if extra < 1:
-            return None
-        grown = min(policy.max_working_turns, policy.working_turns + extra)
-        if grown == policy.working_turns:
-            return None
-        self.policy = replace(policy, working_turns=grown)
-        self.rounds += 1
-        return self.policy.window_turns
-
-    def finish(self, rows: ContextRows, now: float) -> Context:
-        """The context assembled from `rows`, the rows of the last call."""
-        if rows is not self.rows:
-            raise RuntimeError("the store returned rows the sizer did not see last")
-        if self.assembly is None:
-            return assemble(rows, self.policy, self.budget, now, self.tokenizer,
-                            new_message=self.new_message, tools=self.tools)
-        a, self.assembly = self.assembly, None
-        return a.finish()
+Read = Callable[[Policy, "ContextRows | None"], ContextRows]
+"""`read(policy, held)`: the rows of `policy`'s window; `held`, when given, are the rows of a
+smaller window of the same thread read just before, which the store may extend instead of reading
+them again (`Store.context_rows(..., held=...)`)."""
 
 
 def sized_context(
-    read: Callable[[Policy], ContextRows],
+    read: Read,
     policy: Policy,
     budget: int,
     now: float,
     tokenizer: Tokenizer,
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
-    *,
-    read_sized: Callable[[Policy, Callable[[ContextRows], int | None]], ContextRows]
-    | None = None,
+    cache: Caches | None = None,
 ) -> tuple[Context, Policy, ContextRows]:
-    """The assembled context, and the policy and rows it was assembled from.
-
-    `read_sized(policy, grow)`, if given, reads the rows for `policy` and then, while
-    `grow(rows)` names a larger window (in turns), the rows for that window; it returns the rows
-    it gave `grow` last. Without it, each round is a separate `read`.
-    """
+    """The assembled context, and the policy and rows it was assembled from."""
+    rows = read(policy, None)
     if not policy.fill_budget:
-        rows = read(policy)
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools)
+                       tools=tools, cache=cache)
         return ctx, policy, rows
-    sizer = Sizer(policy, budget, tokenizer, new_message, tools)
-    if read_sized is not None:
-        rows = read_sized(policy, sizer)
-    else:
-        rows = read(policy)
-        while sizer(rows) is not None:
-            rows = read(sizer.policy)
-    return sizer.finish(rows, now), sizer.policy, rows
+    count = _Counter(tokenizer)  # shared by the rounds: the windows overlap
+    for round_ in range(ROUNDS + 1):
+        # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
+        a = _Assembly(rows, policy, budget, tokenizer, new_message, tools, count, cache)
+        grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
+        if grown is None:
+            break
+        policy = replace(policy, working_turns=grown)
+        rows = read(policy, rows)
+    return a.finish(), policy, rows
+
+
+def _grown(a: _Assembly, rows: ContextRows, policy: Policy, budget: int) -> int | None:
+    """The working turns of the next, larger window, or None when `rows` are the ones to
+    assemble (the whole thread is in view, or the budget has no room for one more turn)."""
+    if not rows.truncated or not rows.window:
+        return None
+    # Over budget, something is given up for it: at capacity already. At it: no room.
+    spare = budget - a.first_total()
+    if spare <= 0:
+        return None
+    window = rows.window
+    turns = max(1, [m.role for m in window].count("user"))
+    per_turn = sum([m.tokens + MESSAGE_OVERHEAD for m in window]) / turns
+    extra = int(spare / max(per_turn, 1.0))
+    if extra < 1:
+        return None
+    grown = min(policy.max_working_turns, policy.working_turns + extra)
+    return None if grown == policy.working_turns else grown

@@ -268,8 +268,9 @@ def prepare(
     if turn_tokens is None:
         turn_tokens = turn_token_counts(store.messages(namespace, thread_id))
 
-    def rows_for(policy: Policy) -> ContextRows:
-        return store.context_rows(namespace, thread_id, policy.window_turns, policy.buffer_lines)
+    def rows_for(policy: Policy, held: ContextRows | None = None) -> ContextRows:
+        return store.context_rows(namespace, thread_id, policy.window_turns, policy.buffer_lines,
+                                  held)
 
     def made(policy: Policy, rows: ContextRows, summary: str = "",
              pinned: dict[int, Record] | None = None) -> Prepared:

@@ -38,3 +38,7 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
     _fn("recall", "Find a result of a tool call made in an earlier conversation.",
         {"query": {"type": "string"}, "limit": {"type": "integer", "default": 3}}, ["query"]),
 )
+
+MEMORY_TOOL_NAMES: frozenset[str] = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
+"""The names of memlane's memory tools (an application or client tool may not shadow them in
+the agent; in the proxy a client tool of the same name wins)."""

@@ -72,6 +72,8 @@ class ServerConfig:
     upstream_key: str | None = None
     """API key for the upstream (never the client's memlane key)."""
     upstream_timeout: float = 120.0
+    """Seconds the proxy waits for the upstream to connect and for each read, one attempt
+    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 502."""
     budget: int = 4000
     """Token budget of the context the proxy assembles (header `X-Memlane-Budget` overrides)."""
     max_tool_rounds: int = 4
@@ -924,6 +926,10 @@ def create_app(
 
     proxy = Proxy(svc, model)
     routes.append(Route("/v1/chat/completions", proxy.endpoint, methods=["POST"]))
+    # Last: what memlane does not answer itself under /v1 (models, embeddings, ...) goes to the
+    # upstream unchanged. /v1/memlane stays memlane's, so a typo there is memlane's 404.
+    routes.append(Route("/v1/{path:path}", proxy.passthrough,
+                        methods=["GET", "POST", "PUT", "PATCH", "DELETE"]))
 
     lifespan = None
     if mcp:

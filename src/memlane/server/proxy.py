@@ -30,13 +30,18 @@ the upstream model with the heuristic as fallback, or the heuristic alone).
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import logging
 import queue
 import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -45,11 +50,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from .._version import __version__
-from ..context.truncate import head_tail
 from ..errors import MemlaneError, ModelError, NotFound, UsageError
 from ..memory import Memory, Thread
-from ..models.base import HttpEndpoint, Model, ModelReply, iter_sse, parse_arguments
-from ..recall.schemas import TOOL_SCHEMAS
+from ..models.base import Model, ModelReply, ToolCall, error_message, iter_sse, parse_arguments
+from ..models.openai import wire_messages
+from ..recall.rounds import run_memory_call, tool_round
+from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..types import ThreadInfo
 from ..validate import clean_text
 from .openapi import ERROR_SCHEMA, problems
@@ -59,7 +65,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memlane.proxy")
 
-MEMORY_TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
 THREAD_HEADER = "x-memlane-thread"
 BUDGET_HEADER = "x-memlane-budget"
 PROXY_VERSION = f"memlane-proxy/{__version__}"
@@ -174,25 +179,112 @@ def log_form(message: Mapping[str, Any]) -> dict[str, Any]:
             "name": name if isinstance(name, str) and name else None}
 
 
-def aligned(sent: list[dict[str, Any]], stored: list[tuple[str, str]]) -> int:
-    """How many of the sent messages are already the log's last ones: the largest `j` such that
-    `sent[:j]` equals the last `j` stored messages (role and text).
+RESEND_WINDOW = 64
+"""How many log messages beyond the ones the client sent are searched for a resend or an edit
+(besides the thread's first messages, where a full history starts)."""
+RETRY_HEADER = "x-stainless-retry-count"
+"""Sent by the official OpenAI SDKs on every request; above 0 on their own retries."""
 
-    The longest prefix of one sequence that is a suffix of another, found with the KMP prefix
-    function over `sent + [separator] + stored`: linear, so a client that sends thousands of
-    identical messages cannot make this quadratic.
+
+@dataclass(frozen=True)
+class Alignment:
+    """How a request's messages line up with the stored log, and so what to record."""
+
+    kind: str
+    """`new` (a turn after the log's last message), `retry` (the user's message is the log's
+    last, unanswered), `resend` (an answered turn sent again: its answer is replaced), `edit`
+    (the history departs from the log) or `history` (none of it is in the log)."""
+    cut: int | None
+    """Drop the log from this seq on before recording (None: keep it all)."""
+    record_from: int
+    """Index of the first sent message to record before the user's message (messages from
+    here up to the user's are history the log lacks)."""
+
+
+def _z(seq: Sequence[object]) -> list[int]:
+    """Z-function: z[i] is the length of the longest common prefix of `seq` and `seq[i:]`."""
+    n = len(seq)
+    z = [0] * n
+    lo = hi = 0
+    for i in range(1, n):
+        if i < hi:
+            z[i] = min(hi - i, z[i - lo])
+        while i + z[i] < n and seq[z[i]] == seq[i + z[i]]:
+            z[i] += 1
+        if i + z[i] > hi:
+            lo, hi = i, i + z[i]
+    return z
+
+
+def _prefix_matches(sent: Sequence[object], log: Sequence[object]) -> list[int]:
+    """For each log position p: how many of `sent`'s first messages equal `log[p:]`'s first.
+    Linear (Z-function over `sent + separator + log`), so thousands of identical messages
+    cannot make alignment quadratic."""
+    z = _z([*sent, object(), *log])
+    return z[len(sent) + 1:]
+
+
+def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first_seq: int,
+          *, retry: bool = False, head: Sequence[tuple[str, str]] = ()) -> Alignment:
+    """Line up the client's conversation (`sent`: role and text, system messages left out;
+    its last user message is the turn's) with the log's last messages (`log`, the first of them
+    at seq `first_seq`; `head`: the thread's first messages when `log` does not reach them).
+
+    The rule, in order:
+
+    1. **Resend**: the user's message and the history just before it equal a stretch of the log
+       that ends at a user message. If that message is the log's last (unanswered: the first
+       attempt failed, or the client is returning its own tools' results), the turn goes on;
+       if it was answered, the log is cut after the history (the user's message included) and
+       the turn is answered again: the new answer replaces the old, and anything after it goes.
+       The user's message alone counts only when it is the log's last message or the request
+       is marked as a retry (`X-Stainless-Retry-Count` of the OpenAI SDKs): otherwise a client
+       that sends only its new message and says the same thing twice would lose a turn.
+    2. **New turn**: the history ends with the log's last messages (or the client sent only
+       its new message): the user's message is recorded after them. History further back that
+       is not in the log (a client's summary, trimmed turns) is not recorded.
+    3. **Edit**: the history departs from the log: the thread continues from the point of
+       departure. The log is cut where the client's history stops matching, and what the
+       client sent from there on is recorded. A history none of which is in the log (a new
+       thread, a conversation started elsewhere) is recorded whole.
+
+    The longest match wins (a resend over a new turn only when it explains more of what was
+    sent); ties go to a new turn, then to the later position in the log.
     """
-    keys: list[object] = [(m["role"], m["content"]) for m in sent]
-    seq: list[object] = [*keys, object(), *stored]
-    pi = [0] * len(seq)
-    for i in range(1, len(seq)):
-        k = pi[i - 1]
-        while k and seq[i] != seq[k]:
-            k = pi[k - 1]
-        if seq[i] == seq[k]:
-            k += 1
-        pi[i] = k
-    return pi[-1] if stored else 0
+    users = [i for i, m in enumerate(sent) if m[0] == "user"]
+    if not users:
+        raise UsageError("messages has no user message: the proxy answers a user's turn")
+    u = users[-1]
+    n = len(log)
+    # 1. common suffix of sent[:u + 1] with the log ending at each position (reversed prefixes).
+    ends = _prefix_matches(list(reversed(sent[:u + 1])), list(reversed(log)))
+    best, best_len = None, 0
+    for i, r in enumerate(ends):
+        s = n - 1 - i  # the log position the match ends at
+        if log[s][0] != "user" or r == 0:
+            continue
+        if r >= (1 if s == n - 1 or retry else 2) and r > best_len:
+            best, best_len = s, r
+    # 2. trailing history equal to the log's tail.
+    k = 0
+    while k < u and k < n and sent[u - 1 - k] == log[n - 1 - k]:
+        k += 1
+    if best is not None and best_len > k:
+        return Alignment("retry" if best == n - 1 else "resend", first_seq + best, u)
+    if k or u == 0 or not (n or head):
+        return Alignment("new", None, u if (k or u == 0) else 0)
+    # 3. the history departs: where it stops matching the log (its tail window, or its head).
+    hist = sent[:u]
+    where, m = None, 0
+    for start, part in ((1, head), (first_seq, log)):
+        for p, length in enumerate(_prefix_matches(hist, part)):
+            if length >= m and length:
+                where, m = start + p, length
+    if where is None:
+        return Alignment("history", None, 0)
+    end = first_seq + n  # the seq the next message would get
+    cut = where + m
+    return Alignment("edit", cut if cut < end else None, m)
 
 
 @dataclass
@@ -214,7 +306,12 @@ class Turn:
     """Messages the client sent after its last user message, not yet in the log: recorded
     with the answer."""
     model: str
+    auth: dict[str, str]
+    """The upstream's Authorization header (empty: none)."""
     stream_options: Any = None
+    alignment: Alignment | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Response headers that tell the client what memlane did (alignment, truncation)."""
     tool_calls: list[str] = field(default_factory=list)
 
     def is_memory_tool(self, name: str) -> bool:
@@ -223,67 +320,199 @@ class Turn:
         return name in MEMORY_TOOL_NAMES and name not in client
 
 
+class UpstreamRefused(Exception):
+    """The upstream answered 4xx: the client gets the same status, body and retry headers."""
+
+    def __init__(self, status: int, body: bytes, headers: Mapping[str, str]) -> None:
+        super().__init__(f"upstream answered HTTP {status}")
+        self.status, self.body = status, body
+        self.headers = {k: v for k, v in headers.items() if k.lower() in PASSED_HEADERS
+                        or k.lower().startswith("x-ratelimit-")}
+
+    def response(self) -> Response:
+        return Response(self.body, status_code=self.status, headers=self.headers)
+
+
+PASSED_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms"})
+"""Headers of an upstream's error answer that reach the client (with `x-ratelimit-*`)."""
+
+
+class HttpUpstream:
+    """An OpenAI-compatible server: one attempt per call, `timeout` seconds for the connection
+    and for each read. No retries here: the client's SDK retries what it thinks worth it, and a
+    second attempt inside the proxy would double the wait of a hung upstream."""
+
+    def __init__(self, base_url: str, timeout: float) -> None:
+        self.base = base_url.rstrip("/")
+        self.timeout = timeout
+
+    def send(self, method: str, path: str, body: bytes | None,
+             headers: Mapping[str, str]) -> Any:
+        """The open 2xx response; `UpstreamRefused` for 4xx; `ModelError` (502) for 5xx, a
+        timeout or an unreachable server, with the upstream's own message."""
+        url = f"{self.base}/{path.lstrip('/')}"
+        request = urllib.request.Request(url, data=body, headers=dict(headers), method=method)
+        try:
+            return urllib.request.urlopen(request, timeout=self.timeout)
+        except urllib.error.HTTPError as exc:
+            try:
+                raw = exc.read()
+            except OSError:
+                raw = b""
+            finally:
+                exc.close()
+            if 400 <= exc.code < 500:
+                raise UpstreamRefused(exc.code, raw, dict(exc.headers.items())) from None
+            raise ModelError(f"the upstream {self.base} failed (HTTP {exc.code}): "
+                             f"{error_message(raw)}") from None
+        except (TimeoutError, urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            if isinstance(reason, TimeoutError):
+                raise ModelError(f"the upstream {self.base} did not answer within "
+                                 f"{self.timeout:g} s (memlane serve --upstream-timeout, "
+                                 "$MEMLANE_UPSTREAM_TIMEOUT)") from None
+            raise ModelError(f"cannot reach the upstream {self.base}: {reason}") from None
+
+    def _post(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
+        data = json.dumps(body).encode("utf-8")
+        return self.send("POST", "chat/completions", data,
+                         {"content-type": "application/json", **headers})
+
+    def post_json(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
+        with self._post(body, headers) as resp:
+            try:
+                raw = resp.read()
+            except (OSError, http.client.HTTPException) as exc:
+                raise ModelError(f"the upstream {self.base} broke off its answer: {exc!r}"
+                                 ) from None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise ModelError(f"the upstream {self.base} answered with a body that is not "
+                             f"JSON: {raw[:200]!r}") from None
+
+    def open_stream(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
+        return self._post(body, headers)
+
+
 class Proxy:
-    """`POST /v1/chat/completions`."""
+    """`POST /v1/chat/completions`, and the other `/v1/...` endpoints passed to the upstream."""
 
     def __init__(self, svc: Service, model: Model | None = None) -> None:
         """Forwards to `svc.config.upstream` (an OpenAI-compatible base URL), or, given `model`,
         to that model in-process (e.g. the local GGUF model)."""
         self.svc = svc
         cfg = svc.config
-        self.http: HttpEndpoint | ModelUpstream
+        self.upstream: HttpUpstream | ModelUpstream | None
         if model is not None:
-            self.url: str | None = f"model:{getattr(model, 'name', type(model).__name__)}"
-            self.http = ModelUpstream(model)
+            self.upstream = ModelUpstream(model)
+        elif cfg.upstream:
+            self.upstream = HttpUpstream(cfg.upstream, cfg.upstream_timeout)
         else:
-            self.url = f"{cfg.upstream.rstrip('/')}/chat/completions" if cfg.upstream else None
-            self.http = HttpEndpoint(provider=f"upstream {cfg.upstream}",
-                                     timeout=cfg.upstream_timeout, max_retries=1,
-                                     key_hint="$MEMLANE_UPSTREAM_KEY")
-        self.headers = {"authorization": f"Bearer {cfg.upstream_key}"} if cfg.upstream_key \
-            else {}
+            self.upstream = None
+
+    def _auth(self, headers: Mapping[str, str]) -> dict[str, str]:
+        # memlane's own key never goes upstream. Without keys (dev mode) the client's bearer is
+        # not memlane's, so it is the client's key for the upstream, passed on.
+        if self.svc.config.upstream_key:
+            return {"authorization": f"Bearer {self.svc.config.upstream_key}"}
+        if self.svc.auth.dev and headers.get("authorization"):
+            return {"authorization": headers["authorization"]}
+        return {}
+
+    def _require_upstream(self) -> HttpUpstream | ModelUpstream:
+        from .app import ApiError
+
+        if self.upstream is None:
+            raise ApiError(503, "this memlane server has no upstream model: start it with "
+                                "`memlane serve --upstream URL` (or --upstream local)",
+                           "upstream_not_configured")
+        return self.upstream
 
     async def endpoint(self, request: Request) -> Response:
         from .app import ApiError, namespace_of, read_json
 
         started = time.perf_counter()
         body = await read_json(request, self.svc.config.max_body)
-        if self.url is None:
-            raise ApiError(503, "this memlane server has no upstream model: start it with "
-                                "`memlane serve --upstream URL` (or --upstream local)",
-                           "upstream_not_configured")
+        self._require_upstream()
         found = problems(CHAT_REQUEST, body, "body")
         if found:
             raise ApiError(400, "invalid chat completion request", "invalid_request_error",
                            found)
         mem = self.svc.mem(namespace_of(request))
-        turn = await run_in_threadpool(self.prepare, mem, body, dict(request.headers))
-        if body.get("stream"):
+        headers = dict(request.headers)
+        if not body.get("stream"):
+            try:
+                data, upstream_s, turn = await run_in_threadpool(self._answer, mem, body,
+                                                                 headers)
+            except UpstreamRefused as e:
+                return e.response()
+            # memlane's own time: everything from the request's arrival to the answer, except
+            # the upstream calls (queueing for a pool thread and for the thread's turn included).
+            own = time.perf_counter() - started - upstream_s
+            return JSONResponse(data, headers={"Server-Timing": _timing(own, upstream_s),
+                                               **turn.headers})
+        try:
+            turn, first, held = await run_in_threadpool(self._begin_stream, mem, body, headers)
+        except UpstreamRefused as e:
+            return e.response()
+        try:
             # Headers go before the answer: the timing covers the preparation only.
             prepared = time.perf_counter() - started
-            first = await run_in_threadpool(self._open, turn, turn.messages, False)
-            return StreamingResponse(self._stream(turn, first), media_type="text/event-stream",
+            chunks = self._stream(turn, first, held)
+            # A stream the server never starts (the client left first) still lets go of the
+            # thread when it is collected.
+            weakref.finalize(chunks, held.close)
+            return StreamingResponse(chunks, media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache",
-                                              "Server-Timing": _timing(prepared)})
-        data, upstream_s = await run_in_threadpool(self._complete, turn)
-        # memlane's own time: everything from the request's arrival to the answer, except the
-        # upstream calls (queueing for a pool thread included).
-        own = time.perf_counter() - started - upstream_s
-        return JSONResponse(data, headers={"Server-Timing": _timing(own, upstream_s)})
+                                              "Server-Timing": _timing(prepared),
+                                              **turn.headers})
+        except BaseException:
+            held.close()
+            raise
 
-    # preparing ---------------------------------------------------------------------------------
-    def prepare(self, mem: Memory, body: dict[str, Any], headers: Mapping[str, str]) -> Turn:
+    # one thread at a time ----------------------------------------------------------------------
+    def _hold(self, mem: Memory, body: dict[str, Any], headers: Mapping[str, str]
+              ) -> tuple[Thread, ExitStack]:
+        """The request's thread, held until the returned stack closes: a thread's turns run one
+        after another (across processes on a shared PostgreSQL), so question and answer pair."""
         thread_id = headers.get(THREAD_HEADER) or body.get("user")
         if not isinstance(thread_id, str) or not thread_id.strip():
             raise UsageError("name the conversation: send the X-Memlane-Thread header or the "
                              "`user` field (memlane keeps one memory thread per name)")
+        thread = mem.thread(thread_id.strip())
+        held = ExitStack()
+        held.enter_context(thread.hold())
+        return thread, held
+
+    def _answer(self, mem: Memory, body: dict[str, Any], headers: Mapping[str, str]
+                ) -> tuple[dict[str, Any], float, Turn]:
+        thread, held = self._hold(mem, body, headers)
+        with held:
+            turn = self.prepare(mem, thread, body, headers)
+            data, upstream_s = self._complete(turn)
+            return data, upstream_s, turn
+
+    def _begin_stream(self, mem: Memory, body: dict[str, Any], headers: Mapping[str, str]
+                      ) -> tuple[Turn, Any, ExitStack]:
+        thread, held = self._hold(mem, body, headers)
+        try:
+            turn = self.prepare(mem, thread, body, headers)
+            first = self._open(turn, turn.messages, False)
+        except BaseException:
+            held.close()
+            raise
+        return turn, first, held
+
+    # preparing ---------------------------------------------------------------------------------
+    def prepare(self, mem: Memory, thread: Thread, body: dict[str, Any],
+                headers: Mapping[str, str]) -> Turn:
         budget = self.svc.config.budget
         if headers.get(BUDGET_HEADER):
             raw = headers[BUDGET_HEADER].strip()
             if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 10_000_000:
                 raise UsageError(f"X-Memlane-Budget must be a positive token count, got {raw!r}")
             budget = int(raw)
-        thread = mem.thread(thread_id.strip())
 
         system: list[str] = []
         conv: list[dict[str, Any]] = []
@@ -305,46 +534,61 @@ class Proxy:
         memory_tools = [dict(t) for t in TOOL_SCHEMAS if t["function"]["name"] in offered]
         policy = replace(mem.policy, system_prompt="\n\n".join(system)) if system else None
 
-        try:
-            info: ThreadInfo | None = thread.info()
-        except NotFound:
-            info = None
-        stored: list[tuple[str, str]] = []
-        if info is not None and info.messages:
-            start = max(1, info.messages - len(conv) + 1)
-            stored = [(m.role, m.content) for m in thread.messages(start)]
-        j = aligned(logs, stored)
-
+        al = self._align(thread, logs, headers)
+        if al.cut is not None:
+            thread.truncate(al.cut)
+        # History the log lacks first, then the context for the user's message, then the
+        # message itself (recorded before the model is called: a failed call never loses it).
+        thread.extend(logs[al.record_from:u])
         tools = memory_tools + client_tools
-        if j <= u:
-            # The user's message is new: history the log lacks first, then the context for the
-            # new message, then the message itself (before the model is called).
-            thread.extend(logs[j:u])
-            ctx = thread.context(budget, logs[u]["content"], policy=policy, tools=tools)
-            thread.extend([logs[u]])
-        else:
-            # A retry, or the client is returning results of its own tools: the user's message
-            # is in the log already, and so in the context.
-            ctx = thread.context(budget, None, policy=policy, tools=tools)
+        ctx = thread.context(budget, logs[u]["content"], policy=policy, tools=tools)
+        thread.extend([logs[u]])
         messages: list[dict[str, Any]] = list(ctx.openai_messages())
-        if j <= u and isinstance(conv[u].get("content"), list) and \
-                ctx.messages[-1].layer == "new" and ctx.messages[-1].content == logs[u]["content"]:
+        if isinstance(conv[u].get("content"), list) and ctx.messages[-1].layer == "new" \
+                and ctx.messages[-1].content == logs[u]["content"]:
             messages[-1] = dict(conv[u])  # keep image and other content parts as sent
         # The client's in-flight tool exchange goes upstream verbatim: it needs its call ids.
         messages += [dict(m) for m in conv[u + 1:]]
         base = {k: v for k, v in body.items()
                 if k not in ("messages", "tools", "stream", "stream_options", "n")}
+        out_headers = {"X-Memlane-Alignment": al.kind}
+        cut = [d for d in ctx.trace.dropped if d.what == "truncated" and d.ref == "new message"]
+        if cut:
+            total = mem.tokenizer.count([logs[u]["content"]])[0]
+            out_headers["X-Memlane-Truncated"] = (
+                f"current message: {total} tokens, {total - cut[0].tokens} sent upstream "
+                f"(head and tail; the log keeps it whole; raise X-Memlane-Budget to send more)")
+            log.info("thread %r: the current message was cut from %d tokens to fit budget %d",
+                     thread.id, total, budget)
         return Turn(
             mem=mem, thread=thread, base=base, messages=messages, memory_tools=memory_tools,
-            client_tools=client_tools, offered=offered, pending=logs[max(j, u + 1):],
+            client_tools=client_tools, offered=offered, pending=logs[u + 1:],
             model=self.svc.config.upstream_model or str(body.get("model") or ""),
-            stream_options=body.get("stream_options"),
+            auth=self._auth(headers), stream_options=body.get("stream_options"),
+            alignment=al, headers=out_headers,
         )
+
+    def _align(self, thread: Thread, logs: list[dict[str, Any]],
+               headers: Mapping[str, str]) -> Alignment:
+        """Read the log's messages the sent ones can line up with, and `align` them."""
+        try:
+            info: ThreadInfo | None = thread.info()
+        except NotFound:
+            info = None
+        n = info.messages if info is not None else 0
+        sent = [(m["role"], m["content"]) for m in logs]
+        first = max(1, n - len(sent) - RESEND_WINDOW + 1)
+        log_rows = [(m.role, m.content) for m in thread.messages(first)] if n else []
+        head: list[tuple[str, str]] = []
+        if first > 1 and len(sent) > 1:
+            head = [(m.role, m.content) for m in thread.messages(1, min(len(sent), first - 1))]
+        retry = headers.get(RETRY_HEADER, "0").strip() not in ("", "0")
+        return align(sent, log_rows, first, retry=retry, head=head)
 
     def _body(self, turn: Turn, messages: list[dict[str, Any]], last: bool,
               stream: bool) -> dict[str, Any]:
         body = dict(turn.base)
-        body["messages"] = messages
+        body["messages"] = wire_messages(messages)
         if turn.model:
             body["model"] = turn.model
         tools = ([] if last else turn.memory_tools) + turn.client_tools
@@ -360,31 +604,24 @@ class Proxy:
         return body
 
     # memory tools ------------------------------------------------------------------------------
-    def _run_tools(self, turn: Turn, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _memory_round(self, turn: Turn, content: Any, calls: list[dict[str, Any]],
+                      rnd: int) -> list[dict[str, Any]]:
+        """Run memlane's calls of one round (the shared `tool_round`); the messages to send
+        next."""
         from ..recall.tools import MemoryTools
 
         tools = MemoryTools(turn.mem, thread_id=turn.thread.id)
-        out = []
-        for c in calls:
-            name = _call_name(c)
-            fn = c.get("function") or {}
-            args = parse_arguments(fn.get("arguments"))
-            if set(args) == {"_raw"}:
-                result: Any = {"error": "arguments are not a JSON object"}
-            else:
-                try:
-                    result = tools.call(name, args)
-                except MemlaneError as e:
-                    result = {"error": str(e)}
-            turn.tool_calls.append(name)
-            text = json.dumps(result, ensure_ascii=False, default=str)
-            out.append({"role": "tool", "tool_call_id": c.get("id") or "",
-                        "content": head_tail(text, TOOL_RESULT_TOKENS, turn.mem.tokenizer)})
-        return out
+        parsed = [ToolCall(str(c.get("id") or f"call_{i}"), _call_name(c),
+                           parse_arguments((c.get("function") or {}).get("arguments")))
+                  for i, c in enumerate(calls)]
+        sent, records = tool_round(content, parsed, lambda c: run_memory_call(tools, c, rnd),
+                                   TOOL_RESULT_TOKENS, turn.mem.tokenizer)
+        turn.tool_calls += [r.name for r in records]
+        return sent
 
     # non-streaming -----------------------------------------------------------------------------
     def _complete(self, turn: Turn) -> tuple[dict[str, Any], float]:
-        assert self.url is not None
+        upstream = self._require_upstream()
         messages = list(turn.messages)
         said: list[str] = []
         upstream_s = 0.0
@@ -392,8 +629,7 @@ class Proxy:
         for rnd in range(rounds):
             last = rnd == rounds - 1
             t1 = time.perf_counter()
-            data = self.http.post_json(self.url, self._body(turn, messages, last, False),
-                                       self.headers)
+            data = upstream.post_json(self._body(turn, messages, last, False), turn.auth)
             upstream_s += time.perf_counter() - t1
             choices = data.get("choices") if isinstance(data, dict) else None
             if not choices or not isinstance(choices[0], dict):
@@ -406,9 +642,7 @@ class Proxy:
             if mine and not theirs and not last and turn.offered:
                 if _text(msg.get("content")).strip():
                     said.append(_text(msg.get("content")).strip())
-                messages.append({"role": "assistant", "content": msg.get("content"),
-                                 "tool_calls": mine})
-                messages += self._run_tools(turn, mine)
+                messages += self._memory_round(turn, msg.get("content"), mine, rnd)
                 continue
             if len(theirs) != len(calls):
                 # memlane's calls are not the client's business (nor executable by it).
@@ -426,11 +660,21 @@ class Proxy:
 
     # streaming ---------------------------------------------------------------------------------
     def _open(self, turn: Turn, messages: list[dict[str, Any]], last: bool) -> Any:
-        assert self.url is not None
-        return self.http.open_stream(self.url, self._body(turn, messages, last, True),
-                                     self.headers)
+        return self._require_upstream().open_stream(self._body(turn, messages, last, True),
+                                                    turn.auth)
 
-    def _stream(self, turn: Turn, first: Any) -> Iterator[bytes]:
+    def _stream(self, turn: Turn, first: Any, held: ExitStack) -> Iterator[bytes]:
+        """The upstream's chunks as they come; the thread is held until the stream ends.
+
+        Recorded only when the upstream finished its answer (a `finish_reason`): a stream that
+        breaks off, or a body that is not a stream, ends with an error event and no `[DONE]`,
+        and nothing is recorded as the answer."""
+        try:
+            yield from self._relay(turn, first)
+        finally:
+            held.close()
+
+    def _relay(self, turn: Turn, first: Any) -> Iterator[bytes]:
         messages = list(turn.messages)
         role_sent = False
         said: list[str] = []
@@ -438,6 +682,7 @@ class Proxy:
         rounds = max(1, self.svc.config.max_tool_rounds + 1)
         for rnd in range(rounds):
             last = rnd == rounds - 1
+            finished = False
             try:
                 if resp is None:
                     resp = self._open(turn, messages, last)
@@ -448,7 +693,14 @@ class Proxy:
                 text: list[str] = []
                 opening: dict[str, Any] | None = None
                 with resp:
-                    for _, data in iter_sse(resp):
+                    kind = (resp.headers.get("content-type") or "").split(";")[0].strip()
+                    if kind != "text/event-stream":
+                        raw = resp.read(4096)
+                        yield _error_event(
+                            f"the upstream answered a streaming request with {kind or 'a body'}"
+                            f", not an event stream: {error_message(raw)[:300]}")
+                        return
+                    for _, data in iter_sse(resp, "The upstream"):
                         if data.strip() == "[DONE]":
                             break
                         try:
@@ -493,6 +745,7 @@ class Proxy:
                             delta.pop("role", None)
                         out = {**chunk, "choices": [{**ch, "delta": delta}]}
                         if ch.get("finish_reason"):
+                            finished = True
                             held.append(out)
                             continue
                         if not any(v for k, v in delta.items() if k != "role") \
@@ -507,9 +760,17 @@ class Proxy:
                         opening = None
                         role_sent = True
                         yield _sse(out)
+            except UpstreamRefused as e:
+                yield _error_event(f"the upstream refused a tool round (HTTP {e.status}): "
+                                   f"{error_message(e.body)}")
+                return
             except (MemlaneError, OSError, ValueError) as e:
-                yield _sse({"error": {"message": f"upstream failed mid-answer: {e}",
-                                      "type": "upstream_error"}})
+                yield _error_event(f"upstream failed mid-answer: {e}")
+                return
+            if not finished:
+                yield _error_event("the upstream's stream ended before its answer did (no "
+                                   "finish_reason); nothing was recorded: send the request "
+                                   "again")
                 return
             resp = None
             if text:
@@ -519,9 +780,7 @@ class Proxy:
                                       "arguments": calls[i]["arguments"]}}
                         for i in sorted(mine)]
             if my_calls and not theirs and not last and turn.offered:
-                messages.append({"role": "assistant", "content": "".join(text) or None,
-                                 "tool_calls": my_calls})
-                messages += self._run_tools(turn, my_calls)
+                messages += self._memory_round(turn, "".join(text) or None, my_calls, rnd)
                 continue
             answer: dict[str, Any] = {"role": "assistant", "content": "".join(said)}
             if theirs:
@@ -539,6 +798,60 @@ class Proxy:
                 yield _sse(c)
             yield b"data: [DONE]\n\n"
             return
+
+    # other endpoints ---------------------------------------------------------------------------
+    async def passthrough(self, request: Request) -> Response:
+        """`/v1/models`, `/v1/embeddings`, ...: sent to the upstream unchanged (with the
+        upstream's key), its answer returned unchanged."""
+        from .app import ApiError, read_json
+
+        path = request.url.path[len("/v1/"):]
+        if path == "memlane" or path.startswith("memlane/"):
+            raise ApiError(404, f"no such endpoint: {request.url.path} (see /openapi.json)",
+                           "not_found")
+        if path == "chat/completions":
+            raise ApiError(405, "/v1/chat/completions takes POST", "method_not_allowed")
+        if self.upstream is None:
+            raise ApiError(404, f"no such endpoint: {request.url.path} (with `memlane serve "
+                                "--upstream URL`, other /v1 endpoints go to the upstream)",
+                           "not_found")
+        upstream = self.upstream
+        if isinstance(upstream, ModelUpstream):
+            if path == "models" and request.method == "GET":
+                return JSONResponse({"object": "list", "data": [
+                    {"id": upstream.name, "object": "model", "created": 0,
+                     "owned_by": "memlane"}]})
+            raise ApiError(404, f"/v1/{path} is not served by the in-process model "
+                                f"{upstream.name} (only /v1/chat/completions and /v1/models)",
+                           "not_found")
+        data: bytes | None = None
+        if request.method not in ("GET", "HEAD", "DELETE"):
+            chunks = []
+            size = 0
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > self.svc.config.max_body:
+                    await read_json(request, 0)  # raises the 413
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        query = request.url.query
+        target = path + (f"?{query}" if query else "")
+        headers = {k: v for k, v in request.headers.items()
+                   if k.lower() in ("content-type", "accept", "openai-organization",
+                                    "openai-project", "openai-beta")}
+        headers.update(self._auth(request.headers))
+
+        def send() -> tuple[int, bytes, dict[str, str]]:
+            try:
+                with upstream.send(request.method, target, data, headers) as resp:
+                    return resp.status, resp.read(), dict(resp.headers)
+            except UpstreamRefused as e:
+                return e.status, e.body, e.headers
+
+        status, raw, got = await run_in_threadpool(send)
+        keep = {k: v for k, v in got.items() if k.lower() in PASSED_HEADERS
+                or k.lower().startswith(("x-ratelimit-", "openai-", "x-request-id"))}
+        return Response(raw, status_code=status, headers=keep)
 
     # recording ---------------------------------------------------------------------------------
     def _finish(self, turn: Turn, answer: Mapping[str, Any]) -> None:
@@ -603,7 +916,7 @@ class ModelUpstream:
         return {"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
                 "total_tokens": u.prompt_tokens + u.completion_tokens}
 
-    def post_json(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    def post_json(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
         reply = self._complete(body)
         msg: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
@@ -612,7 +925,7 @@ class ModelUpstream:
         return {**self._head(False), "usage": self._usage(reply),
                 "choices": [{"index": 0, "message": msg, "finish_reason": finish}]}
 
-    def open_stream(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    def open_stream(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
         """The model's answer as SSE lines, produced by a worker thread as tokens come."""
         lines: queue.Queue[bytes | None] = queue.Queue()
         head = self._head(True)
@@ -630,7 +943,7 @@ class ModelUpstream:
                 reply = self._complete(body, lambda t: put(chunk({"content": t})))
                 for i, c in enumerate(self._calls(reply)):
                     put(chunk({"tool_calls": [{"index": i, **c}]}))
-                put(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+                put(chunk({}, "tool_calls" if reply.tool_calls else reply.finish_reason or "stop"))
                 if (body.get("stream_options") or {}).get("include_usage"):
                     put({**head, "choices": [], "usage": self._usage(reply)})
             except Exception as e:  # noqa: BLE001 - reported in the stream, as an upstream would
@@ -647,8 +960,13 @@ class ModelUpstream:
 class _QueueResponse:
     """Lines from a queue, read like an HTTP response body (iterable, closable)."""
 
+    headers = {"content-type": "text/event-stream"}
+
     def __init__(self, lines: queue.Queue[bytes | None]) -> None:
         self._lines = lines
+
+    def read(self, n: int = -1) -> bytes:
+        return b""
 
     def __iter__(self) -> Iterator[bytes]:
         while (line := self._lines.get()) is not None:
@@ -659,6 +977,10 @@ class _QueueResponse:
 
     def __exit__(self, *exc: object) -> None:
         pass
+
+
+def _error_event(message: str) -> bytes:
+    return _sse({"error": {"message": message, "type": "upstream_error"}})
 
 
 def _sse(obj: Any) -> bytes:

@@ -33,6 +33,20 @@ class Reply:
     """(name, arguments) pairs."""
     usage: tuple[int, int] = (10, 5)
     """(prompt_tokens, completion_tokens)."""
+    finish_reason: str | None = None
+    """The finish reason to report (default: `tool_calls` or `stop`)."""
+    delay: float = 0.0
+    """Seconds to wait before answering (a slow or hung upstream)."""
+    status: int = 200
+    """Answer with this HTTP status and `body` instead (an upstream error)."""
+    body: bytes = b""
+    """The raw body sent with a status other than 200."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra response headers (e.g. `Retry-After`)."""
+    drop_after: int | None = None
+    """Streaming: close the connection after this many chunks, without finishing."""
+    plain: bool = False
+    """Streaming: answer with one JSON body instead of an event stream."""
 
 
 @dataclass
@@ -47,6 +61,10 @@ class FakeUpstream:
 
     script: Callable[[dict[str, Any]], Reply]
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """The headers of every request (chat completions and the rest), in order."""
+    models: tuple[str, ...] = ("fake-model",)
+    """What `GET /v1/models` lists."""
     _server: ThreadingHTTPServer | None = None
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -64,32 +82,59 @@ class FakeUpstream:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def _send(self, status: int, data: bytes, kind: str = "application/json",
+                      extra: tuple[tuple[str, str], ...] = ()) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in extra:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                upstream.headers.append(dict(self.headers.items()))
+                if self.path.rstrip("/") == "/v1/models":
+                    self._send(200, json.dumps({"object": "list", "data": [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                        for m in upstream.models]}).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "no such path", "type": "nf"}}')
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                upstream.headers.append(dict(self.headers.items()))
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(200, json.dumps({"path": self.path, "echo": json.loads(raw)})
+                               .encode())
+                    return
+                body = json.loads(raw)
                 upstream.requests.append(body)
                 reply = upstream.script(body)
                 n = next(upstream._ids)
-                if body.get("stream"):
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.status != 200:
+                    self._send(reply.status, reply.body, extra=reply.headers)
+                elif body.get("stream") and not reply.plain:
                     self._stream(body, reply, n)
                 else:
-                    data = json.dumps(upstream.completion(body, reply, n)).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    self._send(200, json.dumps(upstream.completion(body, reply, n)).encode(),
+                               extra=reply.headers)
 
             def _stream(self, body: dict[str, Any], reply: Reply, n: int) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                for chunk in upstream.chunks(body, reply, n):
+                self.close_connection = True
+                for i, chunk in enumerate(upstream.chunks(body, reply, n)):
+                    if reply.drop_after is not None and i >= reply.drop_after:
+                        return  # the connection closes mid-answer
                     self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
                     self.wfile.flush()
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
-                self.close_connection = True
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -116,7 +161,8 @@ class FakeUpstream:
             "id": f"chatcmpl-fake-{n}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"), "system_fingerprint": "fp_fake",
             "choices": [{"index": 0, "message": msg, "logprobs": None,
-                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+                         "finish_reason": reply.finish_reason or
+                         ("tool_calls" if reply.tool_calls else "stop")}],
             "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
                       "total_tokens": sum(reply.usage)},
         }
@@ -142,7 +188,7 @@ class FakeUpstream:
                                                       "arguments": ""}}]})
             yield chunk({"tool_calls": [{"index": i, "function": {"arguments": args[:half]}}]})
             yield chunk({"tool_calls": [{"index": i, "function": {"arguments": args[half:]}}]})
-        yield chunk({}, "tool_calls" if reply.tool_calls else "stop")
+        yield chunk({}, reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
         if (body.get("stream_options") or {}).get("include_usage"):
             yield {**head, "choices": [], "usage": {
                 "prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],

@@ -11,7 +11,7 @@ once against the small transactional interface `StoreTx` and lives outside the s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -171,18 +171,32 @@ class Store(Protocol):
         thread_id: str,
         window_turns: int,
         buffer_lines: int,
-        grow: Callable[[ContextRows], int | None] | None = None,
+        held: ContextRows | None = None,
     ) -> ContextRows:
-        """The bounded read assembly needs: the window plus one probe message, the first and the
-        latest episodes that start before the window, and counts that prove the gap.
+        """The bounded read assembly needs: the window of the last `window_turns` user turns
+        plus one probe message, the first and the latest `buffer_lines` episodes that start
+        before the window, counts that prove the gap, and the namespace's pinned records.
 
-        With `grow` (the budget filler): after each read, `grow(rows)` names the next window
-        (in turns) or None; the store then returns the rows for that window, exactly as a call
-        with that `window_turns` would, and the last rows it passed to `grow`. A store may read
-        only the older rows a larger window adds (SQLite does, in one read transaction)."""
+        `held`: the rows an earlier call returned for a smaller window of this thread (the
+        budget filler grows the window). The store then reads only the older messages and the
+        episodes the larger window adds and returns what a call without `held` would, as of
+        the held rows; if they cannot be extended (another thread, a smaller window, rows gone)
+        it reads the window whole. Sizing and assembly happen in the caller, never inside the
+        store's lock or transaction."""
         ...
 
     def delete_thread(self, namespace: str, thread_id: str) -> bool: ...
+
+    def truncate(self, namespace: str, thread_id: str, from_seq: int,
+                 now: float | None = None) -> int:
+        """Drop the messages from `from_seq` on (seqs are reused), withdrawing the memory steps
+        whose stretch reaches them; returns how many messages went."""
+        ...
+
+    def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
+        """Hold the thread against other holders until the block ends (the proxy serialises a
+        thread's turns with it). Store writes inside the block work as usual."""
+        ...
 
     def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
         """Delete threads idle past the TTL; returns how many."""

@@ -18,6 +18,12 @@ concurrency rather than translated from the SQLite store:
   tenant key a Citus deployment distributes by (see docs/SCALING.md).
 - **context() is one statement**: one round trip and one snapshot, index ranges sized by the
   window (see `_CONTEXT_ROWS`).
+- **A proxied turn holds its thread** (`hold_thread`) across processes: a session advisory lock
+  on a hash of (namespace, thread), taken with `pg_try_advisory_lock` on one connection per
+  store object kept for locks alone. Polling (rather than a blocking `pg_advisory_lock` on a
+  pooled connection per waiter) keeps a crowd of requests on one thread from emptying the
+  pool that the holder needs for its own writes. A crashed process's session ends, and with it
+  its locks.
 - **Migrations** run in one transaction under `pg_advisory_xact_lock`, so a fleet starting at once
   applies each migration exactly once and the others wait, then find nothing to do.
 
@@ -31,8 +37,9 @@ import hashlib
 import json
 import random
 import re
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -47,7 +54,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from . import sqlite as _sqlite  # the lexical plan's thresholds: one definition for both
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, snapshot_text
-from .common import TxStoreMixin
+from .common import ThreadLocks, TxStoreMixin, grown_rows, held_turns, window_rows
 from .fts import query_terms
 from .migrations import POSTGRES, Migration
 
@@ -100,6 +107,32 @@ SELECT t.filed_to, t.start,
     (SELECT json_agg(json_build_array({_REC_COLS}) ORDER BY r.id) FROM (
         SELECT * FROM records WHERE namespace = %(ns)s AND pinned ORDER BY id LIMIT 1000) r)
 FROM (SELECT 1) AS one LEFT JOIN t ON TRUE
+"""
+
+# A larger window given the rows of a smaller one (`held`): one statement too, reading only what
+# the larger window adds. The held window's first message (checked by id: the rows may be gone)
+# gives its turn, and so the turn the larger window starts at; then the older messages up to the
+# held window, plus the probe, and the newest %(k)s episodes that start before the new start.
+_OLDER_ROWS = f"""
+WITH s AS (
+    SELECT CASE WHEN m.turn + %(have)s - %(w)s >= 2 THEN (
+               SELECT m2.seq FROM messages m2
+               WHERE (m2.namespace, m2.thread_id, m2.turn)
+                     >= (m.namespace, m.thread_id, m.turn + %(have)s - %(w)s)
+               ORDER BY m2.namespace, m2.thread_id, m2.turn, m2.seq LIMIT 1)
+           ELSE 1 END AS start
+    FROM messages m
+    WHERE m.namespace = %(ns)s AND m.thread_id = %(tid)s AND m.seq = %(seq)s AND m.id = %(id)s
+)
+SELECT s.start,
+    (SELECT json_agg(json_build_array({_MSG_COLS}) ORDER BY seq) FROM messages
+     WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= s.start - 1
+       AND seq < %(seq)s),
+    (SELECT json_agg(json_build_array({_EP_COLS}, n) ORDER BY "end" DESC) FROM (
+        SELECT {_EP_COLS}, n FROM episodes
+        WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < s.start
+        ORDER BY "end" DESC LIMIT %(k)s) e)
+FROM (SELECT 1) AS one LEFT JOIN s ON TRUE
 """
 
 # An append is this one statement, so one round trip and its own transaction. The upsert creates
@@ -334,6 +367,10 @@ class PgTx:
 class PostgresStore(TxStoreMixin):
     """`Store` on a PostgreSQL database shared by many processes (pgvector for vectors)."""
 
+    PARAM = "%s"
+    LOCK_POLL = (0.005, 0.1)
+    """First and longest wait (seconds) between tries for a thread another process holds."""
+
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self._dsn = url
         self.url = redact(url)
@@ -347,6 +384,9 @@ class PostgresStore(TxStoreMixin):
         if "connect_timeout" not in params:
             kwargs["connect_timeout"] = CONNECT_TIMEOUT
         self._kwargs = kwargs
+        self._thread_locks = ThreadLocks()
+        self._lock_conn: psycopg.Connection[Any] | None = None
+        self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
         """Migration numbers this open applied (empty when the schema was already current)."""
         self.pool: ConnectionPool[Any] = ConnectionPool(
@@ -452,7 +492,42 @@ class PostgresStore(TxStoreMixin):
             return conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
+        with self._lock_conn_guard:
+            if self._lock_conn is not None:
+                self._lock_conn.close()
+                self._lock_conn = None
         self.pool.close()
+
+    @contextmanager
+    def hold_thread(self, namespace: str, thread_id: str) -> Iterator[None]:
+        # The in-process lock first: one request per thread per process polls PostgreSQL.
+        with self._thread_locks.hold(namespace, thread_id):
+            digest = hashlib.sha256(f"{namespace}\0{thread_id}".encode()).digest()
+            key = int.from_bytes(digest[:8], "big", signed=True)
+            wait, longest = self.LOCK_POLL
+            while not self._lock_call("SELECT pg_try_advisory_lock(%s)", key):
+                time.sleep(wait)
+                wait = min(longest, wait * 2)
+            try:
+                yield
+            finally:
+                try:
+                    self._lock_call("SELECT pg_advisory_unlock(%s)", key)
+                except StoreError:  # the session is gone, and its locks with it
+                    pass
+
+    def _lock_call(self, sql: str, key: int) -> bool:
+        with self._lock_conn_guard:
+            try:
+                if self._lock_conn is None or self._lock_conn.closed:
+                    self._lock_conn = psycopg.connect(self._dsn, **self._kwargs)
+                row = self._lock_conn.execute(sql, (key,)).fetchone()
+            except psycopg.OperationalError as e:
+                if self._lock_conn is not None:
+                    self._lock_conn.close()
+                self._lock_conn = None
+                raise self._connection_error(e) from e
+        return bool(row and row[0])
 
     # message log -------------------------------------------------------------------------------
     def append(
@@ -569,18 +644,21 @@ class PostgresStore(TxStoreMixin):
 
     def context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
-        grow: Callable[[ContextRows], int | None] | None = None,
+        held: ContextRows | None = None,
     ) -> ContextRows:
-        rows = self._context_rows(namespace, thread_id, window_turns, buffer_lines)
-        if grow is not None:
-            # Each window is one statement (one round trip, one snapshot), as without `grow`.
-            while (w := grow(rows)) is not None:
-                rows = self._context_rows(namespace, thread_id, w, buffer_lines)
-        return rows
-
-    def _context_rows(
-        self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int
-    ) -> ContextRows:
+        have = held_turns(held, thread_id, window_turns)
+        if held is not None and have is not None:
+            first = held.window[0]
+            with self._conn() as c:
+                row = c.execute(_OLDER_ROWS, {
+                    "ns": namespace, "tid": thread_id, "seq": first.seq, "id": first.id,
+                    "have": have, "w": window_turns, "k": max(buffer_lines, 1)}).fetchone()
+            assert row is not None
+            start, msg_rows, ep_rows = row
+            if start is not None:  # else the held rows are gone: read the window whole
+                recent = [_episode(r) for r in ep_rows or ()]
+                return grown_rows(held, start, [_message(r) for r in msg_rows or ()], recent,
+                                  ep_rows[0][7] if ep_rows else 0)
         with self._conn() as c:
             row = c.execute(_CONTEXT_ROWS, {"ns": namespace, "tid": thread_id,
                                             "w": window_turns, "k": max(buffer_lines, 1)}
@@ -591,23 +669,13 @@ class PostgresStore(TxStoreMixin):
         if start is None:  # no such thread
             return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
         msgs = [_message(r) for r in msg_rows or ()]
-        truncated = bool(msgs) and msgs[0].seq < start
-        window = tuple(m for m in msgs if m.seq >= start)
-        if not truncated:
-            return ContextRows(thread_id, window, False, None, (), 0, 0, pinned)
         ep_rows = ep_rows or []
-        first = next((r for r in ep_rows if r[8]), None)
-        recent = [r for r in ep_rows if not r[8]]
-        return ContextRows(
-            thread_id=thread_id,
-            window=window,
-            truncated=True,
-            first_episode=_episode(first) if first else None,
-            recent_episodes=tuple(_episode(r) for r in recent),
-            episodes_before_window=recent[0][7] if recent else 0,
-            unfiled_before_window=max(0, (start - 1) - filed_to),
-            pinned=pinned,
-        )
+        first_ep = next((r for r in ep_rows if r[8]), None)
+        recent_rows = [r for r in ep_rows if not r[8]]
+        return window_rows(thread_id, start, msgs, filed_to,
+                           _episode(first_ep) if first_ep else None,
+                           [_episode(r) for r in recent_rows],
+                           recent_rows[0][7] if recent_rows else 0, pinned)
 
     def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
         if history.ttl_seconds is None:

@@ -13,11 +13,9 @@ import os
 import sqlite3
 import threading
 import time
-from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from ..errors import NotFound, StoreError, UsageError
 from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
-from .common import TxStoreMixin
+from .common import ThreadLocks, TxStoreMixin, grown_rows, held_turns, window_rows
 from .fts import fts5_match, query_terms
 from .migrations import SQLITE, Migration
 from .vectors import VecFilter, VectorIndexes, dot, np
@@ -58,11 +56,8 @@ def _episode(row: sqlite3.Row | tuple[Any, ...]) -> Episode:
 _WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, n'
 
 
-@lru_cache(maxsize=2048)
 def _window_episode(thread_id: str, row: tuple[Any, ...]) -> Episode:
-    """The episode of a `_WINDOW_EP_COLS` row, memoised on the thread and the whole row: every
-    context() shows the same few episodes again, and decoding their record ids costs more than
-    reading them. A changed row is a different key, so this is exact."""
+    """The episode of a `_WINDOW_EP_COLS` row."""
     return Episode(
         thread_id=thread_id, start=row[0], end=row[1], line=row[2],
         record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
@@ -81,32 +76,26 @@ def _thread(ns: str, row: sqlite3.Row | tuple[Any, ...]) -> ThreadInfo:
 _WINDOW_COLS = "id, seq, role, content, ts, tokens, relevance, name"
 
 
-class _ContextReader:
-    """The reads of `context_rows`, inside one read transaction, for windows of growing size:
-    the thread row and the pinned records are read once, and a larger window reads only the
-    older messages the last one did not have (every message from `self.lo` on is held)."""
+class _WindowReads:
+    """The reads of `context_rows` on one connection, inside the caller's read transaction."""
 
-    def __init__(self, store: SQLiteStore, c: sqlite3.Connection, ns: str, thread_id: str,
-                 buffer_lines: int) -> None:
-        self.c = c
-        self.ns = ns
-        self.thread_id = thread_id
-        self.buffer_lines = buffer_lines
-        self.thread = c.execute(
-            "SELECT turns, filed_to, next_seq FROM threads WHERE namespace = ? AND thread_id = ?",
-            (ns, thread_id),
-        ).fetchone()
-        self.pinned = tuple(store._records(c, ns, None, 1000, 0, pinned_only=True))
-        self.msgs: list[Message] = []
-        self.lo: int | None = None
-        self.first: Episode | None = None
-        self.first_read = False
-        # The last episode read: the newest `buffer_lines` rows starting before `recent_start`
-        # (fewer if there were no more), newest first.
-        self.recent: list[tuple[Any, ...]] = []
-        self.recent_start: int | None = None
+    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str) -> None:
+        self.c, self.ns, self.thread_id = c, ns, thread_id
 
-    def _read_messages(self, lo: int, below: int | None) -> list[Message]:
+    def start(self, turn: int) -> int:
+        """The seq of turn `turn`'s user message (1 for the thread's start)."""
+        if turn <= 1:
+            return 1
+        # INDEXED BY: left alone, the planner answers MIN(seq) by walking the seq index from
+        # the start of the thread until it meets the turn, a scan of the whole thread.
+        return self.c.execute(
+            "SELECT MIN(seq) FROM messages INDEXED BY messages_turn"
+            " WHERE namespace = ? AND thread_id = ? AND turn = ?",
+            (self.ns, self.thread_id, turn),
+        ).fetchone()[0] or 1
+
+    def messages(self, lo: int, below: int | None = None) -> list[Message]:
+        """The messages with `lo <= seq < below`, in order."""
         sql = (f"SELECT {_WINDOW_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
                " AND seq >= ?")
         args: tuple[Any, ...] = (self.ns, self.thread_id, lo)
@@ -119,93 +108,25 @@ class _ContextReader:
                 for i, seq, role, content, ts, tokens, rel, name
                 in self.c.execute(sql + " ORDER BY seq", args).fetchall()]
 
-    def _recent(self, start: int) -> list[tuple[Any, ...]]:
-        """The newest `buffer_lines` episode rows that start before `start`, newest first."""
-        limit = max(self.buffer_lines, 1)
-        prev, prev_start = self.recent, self.recent_start
-        if prev_start is not None and start <= prev_start:
-            # A larger window: the rows wanted are the ones of the last read that still start
-            # before the window, then older ones; carry on from where the last read stopped
-            # instead of walking past the episodes of the window again.
-            kept = [r for r in prev if r[0] < start]
-            more: list[tuple[Any, ...]] = []
-            if len(kept) < limit and len(prev) == limit:
-                more = self.c.execute(
-                    f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ?'
-                    ' AND thread_id = ? AND "end" < ? AND +start < ? ORDER BY "end" DESC'
-                    ' LIMIT ?',
-                    (self.ns, self.thread_id, prev[-1][1], start, limit - len(kept)),
-                ).fetchall()
-            rows = (kept + more)[:limit]
-        else:
-            rows = self.c.execute(
-                # `+start`: walk the primary key back from the newest episode and stop after
-                # LIMIT rows; through the start index SQLite would fetch every earlier episode
-                # and sort.
-                f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
-                ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
-                (self.ns, self.thread_id, start, limit),
-            ).fetchall()
-        self.recent, self.recent_start = rows, start
-        return rows
+    def first_episode(self) -> Episode | None:
+        row = self.c.execute(
+            f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
+            ' ORDER BY "end" LIMIT 1',
+            (self.ns, self.thread_id),
+        ).fetchone()
+        return _window_episode(self.thread_id, row) if row else None
 
-    def rows(self, window_turns: int) -> ContextRows:
-        c, ns, thread_id = self.c, self.ns, self.thread_id
-        if self.thread is None:
-            return ContextRows(thread_id, (), False, None, (), 0, 0, self.pinned)
-        turns, filed_to, next_seq = self.thread
-        start = 1
-        if window_turns <= 0:
-            start = next_seq  # no window at all: every message is history, none is replayed
-        elif turns > window_turns:
-            first_turn = turns - window_turns + 1
-            # INDEXED BY: left alone, the planner answers MIN(seq) by walking the seq index from
-            # the start of the thread until it meets the turn, a scan of the whole thread.
-            start = c.execute(
-                "SELECT MIN(seq) FROM messages INDEXED BY messages_turn"
-                " WHERE namespace = ? AND thread_id = ? AND turn = ?",
-                (ns, thread_id, first_turn),
-            ).fetchone()[0] or 1
-        # Read one message more than the window: if it comes back, history did not fit.
-        lo = start - 1
-        if self.lo is None:
-            self.msgs = self._read_messages(lo, None)
-            self.lo = lo
-        elif lo < self.lo:
-            self.msgs = self._read_messages(lo, self.lo) + self.msgs
-            self.lo = lo
-        msgs = self.msgs
-        i = bisect_left(msgs, lo, key=_seq) if msgs and msgs[0].seq < lo else 0
-        truncated = i < len(msgs) and msgs[i].seq < start
-        window = tuple(msgs[i + 1:] if truncated else msgs[i:])
-        if not truncated:
-            return ContextRows(thread_id, window, False, None, (), 0, 0, self.pinned)
-        if not self.first_read:
-            first = c.execute(
-                f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
-                ' ORDER BY "end" LIMIT 1',
-                (ns, thread_id),
-            ).fetchone()
-            self.first = _window_episode(thread_id, first) if first else None
-            self.first_read = True
-        recent = self._recent(start)
-        # Episodes are numbered 1, 2, ... in filing order, so the newest one before the window
-        # tells how many there are in all without counting rows: the read stays O(window).
-        count = recent[0][6] if recent else 0
-        return ContextRows(
-            thread_id=thread_id,
-            window=window,
-            truncated=True,
-            first_episode=self.first,
-            recent_episodes=tuple(_window_episode(thread_id, r) for r in recent),
-            episodes_before_window=count,
-            unfiled_before_window=max(0, (start - 1) - filed_to),
-            pinned=self.pinned,
-        )
-
-
-def _seq(m: Message) -> int:
-    return m.seq
+    def recent(self, start: int, buffer_lines: int) -> tuple[list[Episode], int]:
+        """The newest `buffer_lines` episodes that start before `start`, newest first, and the
+        filing number of the newest (how many start before it)."""
+        rows = self.c.execute(
+            # `+start`: walk the primary key back from the newest episode and stop after LIMIT
+            # rows; through the start index SQLite would fetch every earlier episode and sort.
+            f'SELECT {_WINDOW_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
+            ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
+            (self.ns, self.thread_id, start, max(buffer_lines, 1)),
+        ).fetchall()
+        return [_window_episode(self.thread_id, r) for r in rows], (rows[0][6] if rows else 0)
 
 
 class SQLiteTx:
@@ -357,6 +278,7 @@ class SQLiteStore(TxStoreMixin):
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
+        self._thread_locks = ThreadLocks()
         try:
             self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                         timeout=60.0)
@@ -404,6 +326,12 @@ class SQLiteStore(TxStoreMixin):
                         raise StoreError(f"migration {m.number} ({m.name}) failed: {e}") from e
                     raise
 
+    def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
+        # In-process only: two processes on one file each serialise their own requests, and
+        # the file's write lock orders each single write, but their turns on one thread can
+        # interleave (serve one process per SQLite file, or use PostgreSQL to scale out).
+        return self._thread_locks.hold(namespace, thread_id)
+
     def migrations_applied(self) -> list[int]:
         with self._lock:
             return [r[0] for r in self.conn.execute("SELECT number FROM _migrations ORDER BY 1")]
@@ -423,10 +351,6 @@ class SQLiteStore(TxStoreMixin):
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             return self.conn.execute(sql, tuple(args)).fetchall()
-
-    def forget_memos(self) -> None:
-        """Drop the memoised episode rows (`Memory.forget*` calls this after a forget)."""
-        _window_episode.cache_clear()
 
     def close(self) -> None:
         with self._lock:
@@ -553,18 +477,40 @@ class SQLiteStore(TxStoreMixin):
 
     def context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
-        grow: Callable[[ContextRows], int | None] | None = None,
+        held: ContextRows | None = None,
     ) -> ContextRows:
         with self._lock:
             c = self.conn
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
-                reader = _ContextReader(self, c, namespace, thread_id, buffer_lines)
-                rows = reader.rows(window_turns)
-                if grow is not None:
-                    while (w := grow(rows)) is not None:
-                        rows = reader.rows(w)
-                return rows
+                r = _WindowReads(c, namespace, thread_id)
+                have = held_turns(held, thread_id, window_turns)
+                if held is not None and have is not None:
+                    first = held.window[0]
+                    row = c.execute("SELECT turn FROM messages WHERE namespace = ? AND"
+                                    " thread_id = ? AND seq = ? AND id = ?",
+                                    (namespace, thread_id, first.seq, first.id)).fetchone()
+                    if row is not None:  # else the held rows are gone: read the window whole
+                        start = r.start(row[0] + have - window_turns)
+                        older = r.messages(start - 1, first.seq)
+                        recent, count = r.recent(start, buffer_lines)
+                        return grown_rows(held, start, older, recent, count)
+                pinned = tuple(self._records(c, namespace, None, 1000, 0, pinned_only=True))
+                t = c.execute("SELECT turns, filed_to, next_seq FROM threads"
+                              " WHERE namespace = ? AND thread_id = ?",
+                              (namespace, thread_id)).fetchone()
+                if t is None:
+                    return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
+                turns, filed_to, next_seq = t
+                # No window at all: every message is history, none is replayed.
+                start = next_seq if window_turns <= 0 else r.start(turns - window_turns + 1)
+                # Read one message more than the window: if it comes back, history did not fit.
+                msgs = r.messages(start - 1)
+                if not msgs or msgs[0].seq >= start:
+                    return window_rows(thread_id, start, msgs, filed_to, None, (), 0, pinned)
+                recent, count = r.recent(start, buffer_lines)
+                return window_rows(thread_id, start, msgs, filed_to, r.first_episode(), recent,
+                                   count, pinned)
             finally:
                 c.execute("COMMIT")
 

@@ -1,0 +1,61 @@
+"""The memos of one `Memory`: what the read path remembers between calls, in one object.
+
+Every `context()` shows nearly the same notes, tool schemas and episode lines as the call before,
+and scanning, rendering and serialising them again costs more than the rest of an assembly. The
+memos hold texts of the memory (record texts, buffer lines), so they belong to the `Memory` that
+read them, live as long as it does, and are emptied by one call, `Caches.clear()`, on every
+forget path: a forgotten fact must not outlive `forget` in this process's memory either. Nothing
+in memlane keeps such a memo at module level; the pure functions take one as an argument and,
+without it, simply compute.
+
+Each memo is a plain dict emptied when it reaches its bound (one atomic step, safe with other
+threads reading it). A hit is exact: the keys are the full inputs (texts, frozen values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+MAX_ENTRIES = 4096
+"""Entries per memo before it is emptied."""
+
+
+class Caches:
+    """The memos of one memory (shared by its `namespace()` views, which share its store)."""
+
+    def __init__(self, on_clear: Callable[[], None] | None = None) -> None:
+        """`on_clear`: also called by `clear()` (the memory's tokenizer memo, when it has one)."""
+        self.scans: dict[str, tuple[str, ...]] = {}
+        """Injection-scan results by text (`memlane.safety.scan`)."""
+        self.lines: dict[Any, str] = {}
+        """Rendered buffer lines by episode (`memlane.context.buffer.render_line`)."""
+        self.buffer_lines: dict[Any, Any] = {}
+        """`BufferLine`s of the trace by episode."""
+        self.dates: dict[float, str] = {}
+        """`YYYY-MM-DD` of a timestamp (strftime is slow)."""
+        self.tools_json: dict[bytes, str] = {}
+        """Compact JSON of tool schemas, keyed by their `marshal` serialization."""
+        self.rounded: dict[float, float] = {}
+        """`round(s, 4)` of working-memory scores."""
+        self._on_clear = on_clear
+
+    def memos(self) -> dict[str, dict[Any, Any]]:
+        """Every memo by name (what `clear` empties; tests walk them)."""
+        return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
+                "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded}
+
+    def clear(self) -> None:
+        """Empty every memo (and the tokenizer's, through `on_clear`)."""
+        for memo in self.memos().values():
+            memo.clear()
+        if self._on_clear is not None:
+            self._on_clear()
+
+
+def remember(memo: dict[Any, Any], key: Any, value: Any) -> Any:
+    """Store `value` under `key`, emptying `memo` first when it is full; returns `value`."""
+    if len(memo) >= MAX_ENTRIES:
+        memo.clear()
+    memo[key] = value
+    return value

@@ -1,0 +1,132 @@
+"""`AsyncMemory`: the same core as `Memory`, awaited, never on the event loop's thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import threading
+from typing import Any
+
+import pytest
+
+from memlane import AsyncMemory, AsyncThread, HeuristicExtractor, Memory, Thread
+
+# Methods that do no I/O stay plain (they build a view); everything else is a coroutine.
+PLAIN = {"namespace", "thread"}
+
+
+def _public(cls: type) -> dict[str, Any]:
+    return {n: f for n, f in vars(cls).items()
+            if not n.startswith("_") and callable(f) and not isinstance(f, classmethod)}
+
+
+@pytest.mark.parametrize(("sync", "aio"), [(Memory, AsyncMemory), (Thread, AsyncThread)])
+def test_every_public_method_has_an_async_twin_with_the_same_signature(sync, aio):
+    mine, theirs = _public(aio), _public(sync)
+    assert set(mine) == set(theirs), "add the missing method to memlane/aio.py"
+    for name, fn in theirs.items():
+        twin = mine[name]
+        assert inspect.iscoroutinefunction(twin) == (name not in PLAIN), name
+        a, b = inspect.signature(fn), inspect.signature(twin)
+        assert list(a.parameters.values()) == list(b.parameters.values()), name
+    assert inspect.signature(AsyncMemory.open).parameters == \
+        inspect.signature(Memory.open).parameters
+
+
+def _chat(n: int) -> list[dict[str, str]]:
+    out = [{"role": "user", "content": "My locker code is 4471, remember it."},
+           {"role": "assistant", "content": "Noted."}]
+    for i in range(n):
+        out += [{"role": "user", "content": f"Tell me about topic number {i} in the garden."},
+                {"role": "assistant", "content": f"Topic {i} is about plants and soil."}]
+    return out
+
+
+def test_end_to_end_on_both_stores(store):
+    async def main() -> None:
+        mem = AsyncMemory(Memory(store))
+        t = mem.thread("t1")
+        await t.extend(_chat(30))
+        assert (await t.info()).messages == 62
+        steps = await t.maybe_step()
+        assert len(steps) == 7 and (await t.info()).filed_to == 56
+        ctx = await t.context(budget=900, new_message="What is my locker code?")
+        assert ctx.messages[-1].content == "What is my locker code?"
+        assert ctx.trace.tokens_total <= 900
+        text = "\n".join(m.content for m in ctx.messages)
+        assert "topic number 3 " not in text  # the middle is not replayed...
+        first = ctx.trace.buffer_lines[0]     # ...the first stretch's line points at the fact
+        hits = await mem.search("locker code")
+        assert hits[0].record.id in first.record_ids and "4471" in hits[0].record.text
+        other = mem.namespace("other")
+        assert await other.search("locker code") == []
+        rec = await other.remember("Prefers aisle seats.")
+        assert [r.id for r in await other.records()] == [rec.id]
+        assert await mem.forget(hits[0].record.id) is True
+        assert all("4471" not in h.record.text for h in await mem.search("locker code"))
+        # The sync view is the same memory: what one wrote the other reads.
+        assert mem.sync.thread("t1").info().messages == 62
+
+    asyncio.run(main())
+
+
+def test_calls_run_off_the_loop_with_the_callers_contextvars(tmp_path):
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
+    seen: list[tuple[int, str]] = []
+
+    class Spy(HeuristicExtractor):
+        def __call__(self, messages, existing):  # type: ignore[no-untyped-def]
+            seen.append((threading.get_ident(), var.get()))
+            return super().__call__(messages, existing)
+
+    async def main() -> None:
+        async with await AsyncMemory.open(tmp_path / "a.db", extractor=Spy()) as mem:
+            var.set("from the caller")
+            t = mem.thread("t")
+            await t.extend(_chat(4))
+            assert await t.step_due()
+            # The loop keeps running while the store works: a ticker advances meanwhile.
+            ticks = 0
+
+            async def tick() -> None:
+                nonlocal ticks
+                while True:
+                    ticks += 1
+                    await asyncio.sleep(0)
+
+            ticker = asyncio.create_task(tick())
+            await t.maybe_step()
+            ticker.cancel()
+            assert seen and all(ident != threading.get_ident() for ident, _ in seen)
+            assert {v for _, v in seen} == {"from the caller"}
+            assert ticks > 0
+
+    asyncio.run(main())
+
+
+def test_concurrent_writers_keep_the_log_gapless(store):
+    async def main() -> None:
+        mem = AsyncMemory(Memory(store))
+        threads = [mem.thread(f"t{i}") for i in range(4)]
+        await asyncio.gather(*(t.add("user", f"message {j}") for j in range(10) for t in threads))
+        for t in threads:
+            seqs = [m.seq for m in await t.messages()]
+            assert seqs == list(range(1, 11))
+            assert sorted(m.content for m in await t.messages()) == \
+                sorted(f"message {j}" for j in range(10))
+
+    asyncio.run(main())
+
+
+def test_usage_errors_surface_as_they_do_in_sync_code(tmp_path):
+    from memlane import UsageError
+
+    async def main() -> None:
+        async with await AsyncMemory.open(tmp_path / "e.db") as mem:
+            with pytest.raises(UsageError, match="role must be one of"):
+                await mem.thread("t").add("robot", "hi")
+            with pytest.raises(UsageError, match="budget must be a positive"):
+                await mem.thread("t").context(budget=0)
+
+    asyncio.run(main())
