@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..memo import Caches, remember
-from ..safety import NOTES_HEADER, is_suspect
+from ..safety import NOTES_HEADER, is_suspect, neutralise
 from ..types import BufferLine, ContextRows, Episode
 from ..validate import date_text
 
@@ -73,7 +73,7 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
         if hit is not None:
             return hit
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
-    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {neutralise(ep.line)} [{ids}]"
     if cache is not None:
         remember(cache.lines, ep, text)
     return text

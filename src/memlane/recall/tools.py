@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..safety import is_suspect
+from ..safety import is_suspect, neutralise
 from ..types import Record
 from ..validate import date_text
 from .schemas import TOOL_SCHEMAS
@@ -140,7 +140,8 @@ class MemoryTools:
     def _record_view(self, r: Record, score: float | None = None) -> dict[str, Any]:
         if r.suspect or is_suspect(r.text):
             return {"id": r.id, "withheld": "flagged by the injection scan; not shown"}
-        out: dict[str, Any] = {"id": r.id, "text": r.text, "kind": r.kind,
+        # Links and images defused: a result must not make the client fetch a URL.
+        out: dict[str, Any] = {"id": r.id, "text": neutralise(r.text), "kind": r.kind,
                                "date": _date(r.updated)}
         if r.thread_id is not None:
             out["thread"] = r.thread_id
@@ -229,7 +230,7 @@ class MemoryTools:
                                 "withheld": "flagged by the injection scan; not shown"})
                 continue
             results.append({"id": s.id, "tool": s.tool, "args": s.args,
-                            "date": _date(s.created), "result": s.result})
+                            "date": _date(s.created), "result": neutralise(s.result)})
         out: dict[str, Any] = {"query": query, "results": results}
         if not results:
             out["note"] = "no stored tool results match; call the tool again"
