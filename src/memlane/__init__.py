@@ -8,7 +8,7 @@ points at the long-term records holding its facts.
 from __future__ import annotations
 
 from ._version import __version__ as __version__
-from .agent import Agent, AppTool, TurnResult
+from .agent import Agent, AppTool, ToolCallRecord, TurnResult
 from .aio import AsyncMemory, AsyncThread
 from .context.assemble import assemble
 from .context.policy import Policy
@@ -19,6 +19,7 @@ from .errors import (
     MissingExtra,
     ModelError,
     NotFound,
+    StepConflict,
     StepError,
     StoreError,
     UsageError,
@@ -28,16 +29,19 @@ from .memory import Cadence, Extractor, HeuristicExtractor, Memory, Thread, open
 from .models import get_model
 from .models.base import Model, ModelReply, ToolCall
 from .recall.embed import Embedder, get_embedder
+from .recall.search import Hit, SnapshotHit
 from .recall.tools import MemoryTools
 from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step
+from .step.runner import StepRunner
 from .step.schema import STEP_INSTRUCTIONS, STEP_SCHEMA
-from .store.base import HistoryPolicy, Store
+from .store.base import HistoryPolicy, Snapshot, Store
 from .types import (
     BufferLine,
     ChatMessage,
     Context,
     ContextRows,
+    Dropped,
     Episode,
     Message,
     Record,
@@ -58,12 +62,14 @@ __all__ = [
     "ChatMessage",
     "Context",
     "ContextRows",
+    "Dropped",
     "Embedder",
     "Episode",
     "Extractor",
     "FallbackExtractor",
     "HeuristicExtractor",
     "HistoryPolicy",
+    "Hit",
     "Ledger",
     "MemlaneError",
     "Memory",
@@ -79,15 +85,20 @@ __all__ = [
     "Record",
     "STEP_INSTRUCTIONS",
     "STEP_SCHEMA",
+    "Snapshot",
+    "SnapshotHit",
+    "StepConflict",
     "StepError",
     "StepOutput",
     "StepResult",
+    "StepRunner",
     "Store",
     "StoreError",
     "Thread",
     "ThreadInfo",
     "Tokenizer",
     "ToolCall",
+    "ToolCallRecord",
     "Trace",
     "TurnResult",
     "UsageError",

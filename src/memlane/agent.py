@@ -16,10 +16,11 @@ One turn:
 
 Inline mode (`inline=True`) adds no model call at all: when a stretch is due, the agent's own call
 is offered a `file_memory` tool (the memory step's fields) with a note naming the stretch's turns;
-the loop takes that call out of what the user sees and applies it with `Thread.step`. The stretch
-filed inline ends at the user's new message (the answer being written goes into the next one). If
-the model does not file, or files something invalid, the offline heuristic files the stretch
-instead: still no model call.
+the loop takes that call out of what the user sees and files it through the step runner
+(`memlane.step.runner`, the one filing path of every surface). The stretch filed inline ends at
+the user's new message (the answer being written goes into the next one). If the model does not
+file, or files something invalid, the offline heuristic files the stretch instead: still no model
+call.
 
 What goes into the message log is the conversation: the user's messages and the final answers.
 Tool traffic is not replayed as history: memory tool results are copies of records (memory
@@ -32,16 +33,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import queue
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._version import __version__
 from .context.policy import Policy
 from .context.truncate import head_tail
-from .errors import MemlaneError, StepError
+from .errors import MemlaneError, UsageError
 from .ledger import Ledger, detect_asked_again, detect_correction, question_keys
 from .memory import Extractor, Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
@@ -51,13 +50,12 @@ from .recall.tools import MemoryTools
 from .safety import MEMORY_INSTRUCTIONS
 from .step.model import (
     INLINE_TOOL_NAME,
-    Extraction,
     FallbackExtractor,
     ModelExtractor,
     inline_note,
     inline_tool_schema,
 )
-from .step.parse import parse_step
+from .step.runner import StepRunner, StepWorker
 from .step.schema import STEP_INSTRUCTIONS
 from .types import Message, Record, StepResult, Trace
 
@@ -117,79 +115,6 @@ def _add_usage(a: Usage, b: Usage) -> Usage:
     return Usage(a.prompt_tokens + b.prompt_tokens, a.completion_tokens + b.completion_tokens)
 
 
-class _StepWorker:
-    """One background thread that runs memory steps, one at a time, in submission order.
-
-    A thread already waiting in the queue is not queued twice: the job files whatever is due
-    when it runs, so one queued job covers every turn that arrived meanwhile.
-    """
-
-    def __init__(self, run: Callable[[str], list[StepResult]]) -> None:
-        self._run = run
-        self._q: queue.Queue[str | None] = queue.Queue()
-        self._queued: set[str] = set()
-        self._lock = threading.Lock()
-        self._results: list[StepResult] = []
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def submit(self, thread_id: str) -> None:
-        with self._lock:
-            if self._closed:
-                raise MemlaneError("the agent is closed; create a new Agent to continue")
-            if thread_id in self._queued:
-                return
-            self._queued.add(thread_id)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="memlane-step",
-                                                daemon=True)
-                self._thread.start()
-        self._q.put(thread_id)
-
-    def _loop(self) -> None:
-        while True:
-            tid = self._q.get()
-            try:
-                if tid is None:
-                    return
-                with self._lock:
-                    self._queued.discard(tid)
-                try:
-                    done = self._run(tid)
-                except Exception:  # noqa: BLE001 - a failed step must not kill the worker
-                    log.exception("background memory step for thread %r failed", tid)
-                    done = []
-                with self._lock:
-                    self._results.extend(done)
-            finally:
-                self._q.task_done()
-
-    def wait(self) -> list[StepResult]:
-        """Block until every submitted step has run; the results that landed since last time."""
-        self._q.join()
-        with self._lock:
-            out, self._results = self._results, []
-        return out
-
-    def wait_quietly(self) -> None:
-        """Like `wait`, keeping the results for the next `wait`."""
-        self._q.join()
-
-    def close(self) -> list[StepResult]:
-        out = self.wait()
-        with self._lock:
-            self._closed = True
-            t = self._thread
-        if t is not None:
-            self._q.put(None)
-            t.join()
-        return out
-
-
 class Agent:
     """An agent with memlane memory: `turn()` answers one user message."""
 
@@ -214,8 +139,9 @@ class Agent:
         (`ModelExtractor`), validated, with the memory's own extractor (the offline heuristic)
         as the fallback. In inline mode the default is the memory's extractor: the model already
         had its chance inside the turn, and inline mode promises no extra model call."""
-        if max_tool_rounds < 0:
-            raise MemlaneError("max_tool_rounds must be 0 or more")
+        if isinstance(max_tool_rounds, bool) or not isinstance(max_tool_rounds, int) \
+                or max_tool_rounds < 0:
+            raise UsageError(f"max_tool_rounds must be 0 or more, got {max_tool_rounds!r}")
         self.memory = memory
         self.model = model
         self.budget = budget
@@ -234,19 +160,17 @@ class Agent:
             if inline:
                 extractor = memory.extractor
             else:
-                extractor = FallbackExtractor(ModelExtractor(model), memory.extractor,
-                                              on_fallback=self._on_step_fallback)
-        elif isinstance(extractor, FallbackExtractor) and extractor.on_fallback is None:
-            extractor.on_fallback = self._on_step_fallback  # so the ledger hears of it
+                # Its fallbacks reach the ledger through the step runner (`_runner`).
+                extractor = FallbackExtractor(ModelExtractor(model), memory.extractor)
         self.extractor = extractor
         self._tools_by_thread: dict[str, MemoryTools] = {}
         self._inline_schema_tokens: int | None = None
-        self._worker = _StepWorker(self._file_due)
+        self._worker: StepWorker[str] = StepWorker(self._file_due)
 
     # configuration -----------------------------------------------------------------------------
     def register_tool(self, tool: AppTool) -> None:
         if tool.name in MEMORY_TOOL_NAMES or tool.name == INLINE_TOOL_NAME:
-            raise MemlaneError(f"tool name {tool.name!r} is taken by memlane's memory tools; "
+            raise UsageError(f"tool name {tool.name!r} is taken by memlane's memory tools; "
                                "rename the application tool")
         self.app_tools[tool.name] = tool
 
@@ -291,7 +215,7 @@ class Agent:
         self, thread_id: str, user_text: str, on_token: Callable[[str], None] | None = None
     ) -> TurnResult:
         if self._worker.closed:
-            raise MemlaneError("the agent is closed; create a new Agent to continue")
+            raise UsageError("the agent is closed; create a new Agent to continue")
         thread = self.memory.thread(thread_id)
         self._check_correction(thread, user_text)
         tools = self.tool_schemas()
@@ -308,7 +232,7 @@ class Agent:
         messages: list[dict[str, Any]] = ctx.openai_messages()
         inline_span: tuple[int, int] | None = None
         if self.inline:
-            stretch = thread.due_stretch()
+            stretch = self._runner().due_stretch(thread.id, inline=True)
             if stretch:
                 inline_span = (stretch[0].seq, stretch[-1].seq)
                 note = inline_note(stretch, self._related(stretch))
@@ -422,20 +346,13 @@ class Agent:
         args: Any = call.arguments
         if isinstance(args, dict) and set(args) == {"_raw"}:
             args = args["_raw"]  # broken JSON: let the parser say what is wrong
+        # Invalid arguments are filed by the heuristic (still no model call), with a ledger row.
         try:
-            res = thread.step(args, start=span[0], end=span[1])
-        except StepError as e:
-            self._on_step_fallback(e, thread.messages(span[0], span[1]))
-            log.warning("inline memory step for msgs %s..%s was invalid; filing with %s: %s",
-                        span[0], span[1], self.memory.extractor.name, e)
-            try:
-                res = thread.step(start=span[0], end=span[1], extractor=self.memory.extractor)
-            except MemlaneError:
-                log.exception("fallback memory step failed")
-                return None
-            return res
-        self._note_quality(thread.id, thread.messages(span[0], span[1]), args)
-        return res
+            return self._runner().file(thread.id, args, start=span[0], end=span[1],
+                                       fallback=True)
+        except MemlaneError:
+            log.exception("inline memory step for msgs %s..%s failed", *span)
+            return None
 
     # tools -------------------------------------------------------------------------------------
     def memory_tools(self, thread_id: str) -> MemoryTools:
@@ -480,6 +397,11 @@ class Agent:
             log.warning("could not save a recall snapshot of %s: %s", name, out["error"])
 
     # memory steps ------------------------------------------------------------------------------
+    def _runner(self) -> StepRunner:
+        """The one filing path (`memlane.step.runner`), with this agent's extractor and ledger."""
+        return self.memory.step_runner(self.extractor, ledger=self.ledger,
+                                       model=self.model_name)
+
     def _related(self, stretch: Sequence[Message], limit: int = 10) -> list[Record]:
         """Existing records related to a stretch (so a step updates instead of duplicating)."""
         return self.memory.related(stretch, limit)
@@ -494,74 +416,16 @@ class Agent:
             return []
         return [h.record for h in hits]
 
-    def _file_due(self, thread_id: str, max_steps: int = 20) -> list[StepResult]:
-        """File every stretch of `thread_id` that is due (runs on the worker, or inline with
-        `background=False`)."""
-        thread = self.memory.thread(thread_id)
-        done: list[StepResult] = []
-        while len(done) < max_steps:
-            stretch = thread.due_stretch()
-            if not stretch or stretch[-1].role == "user":
-                # The turn in progress: its question is here, its answer not yet. Filing now
-                # would split the turn across two stretches; the turn submits again when done.
-                break
-            existing = self._related(stretch)
-            if isinstance(self.extractor, FallbackExtractor):
-                ex = self.extractor.extract(stretch, existing)
-            else:
-                ex = Extraction(self.extractor(stretch, existing), self.extractor.name)
-            try:
-                res = thread.step(ex.output, start=stretch[0].seq, end=stretch[-1].seq)
-            except StepError as e:
-                # Only an extractor without a fallback gets here: file it the offline way.
-                self._on_step_fallback(e, stretch)
-                res = thread.step(start=stretch[0].seq, end=stretch[-1].seq,
-                                  extractor=self.memory.extractor)
-            else:
-                self._note_quality(thread_id, stretch, ex.output)
-            if res is None:
-                break
-            done.append(res)
-        return done
+    def _file_due(self, thread_id: str, max_steps: int = 1000) -> list[StepResult]:
+        """File every stretch of `thread_id` that is due (runs on the worker, in batches, or
+        inline with `background=False`)."""
+        return self._runner().file_due(thread_id, max_steps=max_steps)
 
-    def _note_quality(
-        self, thread_id: str, stretch: Sequence[Message], output: Mapping[str, Any] | str
-    ) -> None:
-        if self.ledger is None:
-            return
-        try:
-            q = parse_step(output if isinstance(output, str) else dict(output)).quality
-        except StepError:
-            return
-        if not q:
-            return
-        answered = [m for m in stretch if m.role == "assistant"]
-        if not answered:
-            return
-        score = q.get("score")
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
-            score = None
-        elif not 0 <= score <= 1:
-            score = min(1.0, max(0.0, float(score)))
-        sig: dict[str, Any] = {"quality": q}
-        for s in q.get("signals") or []:
-            if isinstance(s, str) and s:
-                sig.setdefault(s, "step")
-        self._ledger_write(lambda lg: lg.append(
-            "quality", namespace=self.memory.ns, thread_id=thread_id, seq=answered[-1].seq,
-            signals=sig, score=score, note=q.get("note") if isinstance(q.get("note"), str)
-            else None, model=self.model_name))
-
-    def _on_step_fallback(self, error: Exception, messages: Sequence[Message]) -> None:
-        if self.ledger is None or not messages:
-            return
-        problems = getattr(error, "problems", None)
-        self._ledger_write(lambda lg: lg.append(
-            "step_fallback", namespace=self.memory.ns, thread_id=messages[0].thread_id,
-            seq=messages[-1].seq, model=self.model_name,
-            signals={"step_fallback": {"error": f"{type(error).__name__}: {error}"[:500],
-                                       "problems": list(problems or [])[:10],
-                                       "start": messages[0].seq, "end": messages[-1].seq}}))
+    def flush(self, thread_id: str) -> list[StepResult]:
+        """Let the background steps land, then file what is still unfiled in `thread_id`,
+        however short (a session that ends: `memlane chat` on `/quit` and at end of input)."""
+        done = self._worker.wait()
+        return done + self._runner().file_due(thread_id, force=True)
 
     # quality signals ---------------------------------------------------------------------------
     def _check_correction(self, thread: Thread, user_text: str) -> None:

@@ -34,13 +34,17 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
 from .memory import Extractor, Memory, Thread
 from .recall.search import Hit, SnapshotHit
+from .step.runner import StepRunner
 from .store.base import Snapshot
 from .types import Context, Episode, Message, Record, StepResult, ThreadInfo
+
+if TYPE_CHECKING:
+    from .ledger import Ledger
 
 T = TypeVar("T")
 
@@ -93,6 +97,16 @@ class AsyncMemory:
 
     def thread(self, thread_id: str) -> AsyncThread:
         return AsyncThread(self, self.sync.thread(thread_id))
+
+    def step_runner(
+        self,
+        extractor: Extractor | None = None,
+        *,
+        ledger: Ledger | None = None,
+        model: str | None = None,
+    ) -> StepRunner:
+        """The memory's (blocking) filing path, for code that runs steps on its own workers."""
+        return self.sync.step_runner(extractor, ledger=ledger, model=model)
 
     # Memory's methods, awaited -----------------------------------------------------------------
     async def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
@@ -249,6 +263,9 @@ class AsyncThread:
 
     async def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
         return await self.memory._run(self.sync.maybe_step, max_steps)
+
+    async def flush(self) -> list[StepResult]:
+        return await self.memory._run(self.sync.flush)
 
     async def delete(self) -> bool:
         return await self.memory._run(self.sync.delete)

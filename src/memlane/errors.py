@@ -5,6 +5,8 @@
     │   ├── NotFound          an id, thread or record that does not exist (in this namespace)
     │   └── BudgetTooSmall    the fixed parts of the context alone exceed the budget
     ├── StepError             a memory step's output is malformed; nothing was applied
+    ├── StepConflict          the stretch is filed already (or overlaps one that is); nothing
+    │                         was applied
     ├── StoreError            the store cannot be opened or migrated
     └── ModelError            a model endpoint failed (after retries) or answered nonsense
 """
@@ -38,6 +40,15 @@ class StepError(MemlaneError):
         self.problems = list(problems or [])
         detail = "".join(f"\n  - {p}" for p in self.problems)
         super().__init__(message + detail)
+
+
+class StepConflict(MemlaneError):
+    """The stretch overlaps one already filed, or nothing is left to file; nothing was applied.
+
+    Two workers that read the same unfiled messages both write a step; the second to apply it
+    gets this (the first one filed the turns). Not a `StepError`: the output may be fine, and
+    filing it again with the offline heuristic would conflict the same way.
+    """
 
 
 class StoreError(MemlaneError):

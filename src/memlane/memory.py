@@ -14,14 +14,12 @@ the same store for another one.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from . import validate
 from .context.fill import sized_context
@@ -33,46 +31,17 @@ from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SnapshotHit
 from .safety import is_suspect
-from .step.apply import apply_step
-from .step.heuristic import extract
-from .step.parse import parse_step
+from .step.extractor import Extractor, HeuristicExtractor
+from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 from .validate import clean_json, clean_text, in_range
 
+if TYPE_CHECKING:
+    from .ledger import Ledger
+
 MAX_MESSAGE_CHARS = 1_000_000
 MAX_SNAPSHOT_CHARS = 1_000_000
-
-
-class Extractor(Protocol):
-    """Writes a memory step for a stretch: returns the step JSON (dict or string)."""
-
-    name: str
-
-    def __call__(
-        self, messages: Sequence[Message], existing: Sequence[Record]
-    ) -> Mapping[str, Any] | str: ...
-
-
-class HeuristicExtractor:
-    """The offline, deterministic memory step (no model). See `memlane.step.heuristic`."""
-
-    name = "heuristic"
-
-    def __call__(
-        self, messages: Sequence[Message], existing: Sequence[Record]
-    ) -> Mapping[str, Any]:
-        return extract(messages)
-
-
-@dataclass(frozen=True)
-class Cadence:
-    """When a stretch is due for a memory step."""
-
-    every_user_turns: int = 4
-    """A step per this many user turns."""
-    unfiled_tokens: int = 3000
-    """...or sooner, once the unfiled part passes this many tokens."""
 
 
 def open_store(target: str | os.PathLike[str] | None) -> Store:
@@ -193,6 +162,20 @@ class Memory:
             return [h.record for h in self.search(query, limit)]
         except MemlaneError:
             return []
+
+    def step_runner(
+        self,
+        extractor: Extractor | None = None,
+        *,
+        ledger: Ledger | None = None,
+        model: str | None = None,
+    ) -> StepRunner:
+        """The one path that files stretches of this namespace (`memlane.step.runner`):
+        `extractor` (default: the memory's) writes the steps; `ledger`, if given, hears of
+        fallbacks and graded answers, attributed to `model`."""
+        return StepRunner(self.store, self.ns, cadence=self.cadence,
+                          extractor=extractor or self.extractor, related=self.related,
+                          embed=self._embed_records, ledger=ledger, model=model)
 
     def search(
         self,
@@ -505,42 +488,22 @@ class Thread:
         return ctx
 
     # filing ------------------------------------------------------------------------------------
-    def _unfiled(self) -> list[Message]:
-        """Messages no episode covers yet (one read; the cadence and the stretch come from it)."""
-        info = self._store.thread(self._ns, self.id)
-        if info is None:
-            return []
-        return self._store.messages(self._ns, self.id, start=info.filed_to + 1)
-
-    def _next_stretch(self, unfiled: Sequence[Message]) -> list[Message]:
-        out: list[Message] = []
-        users = 0
-        for m in unfiled:
-            if m.role == "user":
-                if users == self.memory.cadence.every_user_turns:
-                    break
-                users += 1
-            out.append(m)
-        return out
-
-    def _is_due(self, unfiled: Sequence[Message]) -> bool:
-        cadence = self.memory.cadence
-        users = sum(1 for m in unfiled if m.role == "user")
-        return users >= cadence.every_user_turns or \
-            sum(m.tokens for m in unfiled) >= cadence.unfiled_tokens
-
+    # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.
     def pending(self) -> list[Message]:
         """The next stretch to file: unfiled messages, up to `every_user_turns` user turns."""
-        return self._next_stretch(self._unfiled())
+        runner = self.memory.step_runner()
+        return runner.next_stretch(runner.unfiled(self.id))
 
     def step_due(self) -> bool:
         """Whether the cadence calls for a step: enough unfiled user turns or tokens."""
-        return self._is_due(self._unfiled())
+        runner = self.memory.step_runner()
+        return runner.is_due(runner.unfiled(self.id))
 
     def due_stretch(self) -> list[Message]:
-        """The next stretch if a step is due, else `[]` (`step_due` and `pending` in one read)."""
-        unfiled = self._unfiled()
-        return self._next_stretch(unfiled) if self._is_due(unfiled) else []
+        """The next stretch if a step is due, else `[]` (`step_due` and `pending` in one read).
+        Not a stretch that ends on an unanswered user message: that turn is still in
+        progress."""
+        return self.memory.step_runner().due_stretch(self.id)
 
     def step(
         self,
@@ -552,50 +515,21 @@ class Thread:
     ) -> StepResult | None:
         """File a stretch. With `output` (a model's step JSON) it is validated and applied; without
         it the memory's extractor (heuristic offline) writes the step. `start`/`end` default to
-        the next pending stretch. Returns None when there is nothing to file."""
-        stretch: list[Message] = []
-        if start is None or end is None:
-            stretch = self.pending()
-            if not stretch:
-                return None
-            if start is not None or end is not None:  # one bound given: read what it names
-                start = stretch[0].seq if start is None else start
-                end = stretch[-1].seq if end is None else end
-                stretch = []
-            else:
-                start, end = stretch[0].seq, stretch[-1].seq
-        if not stretch:
-            stretch = self._store.messages(self._ns, self.id, start, end)
-        if not stretch:
-            raise NotFound(f"thread {self.id!r} has no messages {start}..{end}")
-        if output is None:
-            ex = extractor or self.memory.extractor
-            # The heuristic never updates records; a model step gets the related ones.
-            existing = [] if isinstance(ex, HeuristicExtractor) else self.memory.related(stretch)
-            output = ex(stretch, existing)
-        parsed = parse_step(output if isinstance(output, str) else dict(output))
-        result = apply_step(self._store, self._ns, self.id, start, end, parsed,
-                            date=stretch[-1].ts, now=time.time())
-        # Embeddings are computed after the step's transaction, in one batch: a slow or failed
-        # embedder never holds the write lock nor loses the step (lexical search still finds
-        # the records, and `Memory.reindex()` embeds what is missing).
-        problem = self.memory._embed_records([*result.added, *result.updated])
-        if problem:
-            result = dataclasses.replace(result, warnings=(*result.warnings, problem))
-        return result
+        the next pending stretch. Returns None when there is nothing to file and no output; an
+        output with nothing to file raises `StepConflict` (once it is validated), and so does a
+        stretch that overlaps one filed already. A stretch past the thread's last message is a
+        `StepError`."""
+        return self.memory.step_runner(extractor).file(self.id, output, start=start, end=end)
 
     def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
-        """File every stretch that is due (the cadence), oldest first."""
-        done: list[StepResult] = []
-        while len(done) < max_steps:
-            stretch = self.due_stretch()
-            if not stretch:
-                break
-            r = self.step(start=stretch[0].seq, end=stretch[-1].seq)
-            if r is None:
-                break
-            done.append(r)
-        return done
+        """File every stretch that is due (the cadence), oldest first; not the turn in progress
+        (a stretch never ends on an unanswered user message)."""
+        return self.memory.step_runner().file_due(self.id, max_steps=max_steps)
+
+    def flush(self) -> list[StepResult]:
+        """File everything unfiled, however short, as a session that ends does (`memlane chat`
+        on `/quit`): stretches of up to `every_user_turns` user turns, due or not."""
+        return self.memory.step_runner().file_due(self.id, force=True)
 
     def delete(self) -> bool:
         return self._store.delete_thread(self._ns, self.id)

@@ -7,9 +7,8 @@ them in and gives a `Context` back. Nothing here does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
 
@@ -88,7 +87,9 @@ class ThreadInfo:
     """A thread's bookkeeping row."""
 
     namespace: str
+    """The namespace (user or tenant) the thread belongs to."""
     thread_id: str
+    """The thread's id, unique within its namespace."""
     created: float
     """Wall-clock time the thread was created."""
     last_active: float
@@ -108,6 +109,7 @@ class ContextRows:
     """
 
     thread_id: str
+    """The thread the rows were read from."""
     window: tuple[Message, ...]
     """The messages of the last `window_turns` turns, oldest first."""
     truncated: bool
@@ -130,7 +132,9 @@ class ChatMessage:
     """A message as sent to a model."""
 
     role: str
+    """`system`, `user`, `assistant` or `tool`, as the model's API takes it."""
     content: str
+    """The text sent (a long message replayed head + tail, a block of notes, ...)."""
     layer: str = ""
     """Which memory layer produced it: system, core, buffer, working, short_term, new."""
 
@@ -149,6 +153,7 @@ class Dropped:
     reason: str
     """`budget`, `low_relevance`, `injection`, `oversize`, ..."""
     tokens: int = 0
+    """Tokens it would have taken (0 when not counted)."""
 
 
 @dataclass(frozen=True)
@@ -156,10 +161,15 @@ class BufferLine:
     """A buffer line as shown."""
 
     line: str
+    """The episode's one line, as it appears in the notes block."""
     record_ids: tuple[int, ...]
+    """The long-term records it points at (shown as `#id`), for `open_memory`."""
     start: int
+    """Seq of the stretch's first message."""
     end: int
+    """Seq of the stretch's last message."""
     date: float
+    """When the stretch was said: the timestamp of its last message (epoch seconds)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,9 +186,13 @@ class Trace:
     """How the context was built: tokens per layer, what was dropped and why."""
 
     budget: int
+    """The token budget the context was assembled for."""
     tokens_total: int
+    """Tokens of the final messages plus the tool schemas (recounted on what is sent)."""
     tokens_by_layer: dict[str, int]
+    """Tokens per layer: system, core, buffer, working, short_term, new, tools."""
     buffer_lines: tuple[BufferLine, ...] = ()
+    """The buffer lines shown, oldest first."""
     gap: int | None = None
     """Stretches proven skipped between the first line and the recent ones (None: no gap)."""
     withheld: int = 0
@@ -186,6 +200,7 @@ class Trace:
     unfiled: int = 0
     """Evicted messages not yet covered by an episode."""
     dropped: tuple[Dropped, ...] = ()
+    """What was left out, and why, in the order it was given up."""
     window_start: int | None = None
     """Seq of the oldest replayed message."""
     working_scores: dict[int, float] = field(default_factory=dict)
@@ -213,8 +228,11 @@ class Context:
     """What to send to the model this turn."""
 
     messages: tuple[ChatMessage, ...]
+    """The messages to send, in order, each tagged with the layer it came from."""
     tools: tuple[dict[str, Any], ...]
+    """Tool schemas to offer (OpenAI function format); counted in the budget."""
     trace: Trace
+    """How it was assembled: tokens per layer, what was dropped and why."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -232,15 +250,24 @@ class StepResult:
     """What applying one memory step did."""
 
     thread_id: str
+    """The thread the stretch belongs to."""
     start: int
+    """Seq of the stretch's first message."""
     end: int
+    """Seq of the stretch's last message (with `thread_id`, the step's key)."""
     added: tuple[int, ...]
+    """Ids of the records the step added."""
     updated: tuple[int, ...]
+    """Ids of existing records whose text it replaced."""
     deleted: tuple[int, ...]
+    """Ids of existing records it deleted."""
     episode: Episode | None
+    """The episode (buffer line) it filed."""
     dropped_ids: tuple[str, ...] = ()
     """Record ids the step referred to but did not write (or that do not exist): dropped."""
     warnings: tuple[str, ...] = ()
+    """Slips corrected or ignored (a line cut to length, sources outside the stretch, an
+    embedding that failed), each saying what was done."""
     replaced: bool = False
     """True when this step overwrote an earlier attempt at the same `(thread, end)`."""
 
@@ -249,7 +276,7 @@ class StepResult:
 # `ChatMessage`s): a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
 # which costs more than the rest of building a context's hundred-odd messages together. These
 # fill the instance's `__dict__` directly and give the very same object (equal, same hash and
-# repr); tests/test_fast_paths.py checks that against the dataclass constructors, so a field
+# repr); tests/test_types.py checks that against the dataclass constructors, so a field
 # added to either class without updating these fails there.
 _new = object.__new__
 

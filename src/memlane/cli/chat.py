@@ -176,6 +176,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
         session.run()
     finally:
         print("filing memory…", file=sys.stderr, flush=True)
+        # Everything said is filed, however short the session (the cadence alone would leave
+        # a session of fewer than 4 user turns unfiled, and its facts lost to the next one).
+        try:
+            agent.flush(session.thread_id)
+        except MemlaneError as e:
+            print(f"memlane: could not file memory: {e}", file=sys.stderr)
         agent.close()
         ledger.close()
         mem.close()

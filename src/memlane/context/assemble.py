@@ -49,7 +49,7 @@ from .buffer import render_block, select_lines, to_buffer_lines
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
-from .working import drop_order
+from .working import decayed, drop_order
 
 CORE_HEADER = "Core memory (notes, not the user's words):\n"
 
@@ -253,15 +253,14 @@ class _Assembly:
         k = min(policy.short_term_turns, n_turns)
         self.n_short = k
         self.n_work = self.n_working = n_work = n_turns - k
-        # Decayed relevance, age counted back from the newest turn (`working.score_turns`).
+        # Decayed relevance, age counted back from the newest turn (the one decay: `working`).
         half_life = policy.half_life_turns
         default = policy.default_relevance
         newest = n_turns - 1
         scores: list[float] = []
         for i in range(n_work):
             given = relevance[i]
-            score = default if given is None else given
-            scores.append(score if half_life <= 0 else score * 0.5 ** ((newest - i) / half_life))
+            scores.append(decayed(default if given is None else given, newest - i, half_life))
         self.scores = scores
         kept = [True] * n_work
         reason = [""] * n_work

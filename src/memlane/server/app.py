@@ -11,8 +11,9 @@ namespace (`auth.py`), so no parameter can reach another tenant's rows. The stor
 (SQLite, psycopg), so handlers run in the thread pool; the event loop only moves bytes.
 
 Errors are JSON, `{"error": {"message", "type"}}`, the shape OpenAI clients already parse:
-memlane's `UsageError` is 400, `NotFound` 404, a malformed memory step (`StepError`) 422 with its
-`problems`, an upstream model failure (`ModelError`) 502. Bad input never yields a 5xx.
+memlane's `UsageError` is 400, `NotFound` 404, `StepConflict` 409, a malformed memory step
+(`StepError`) 422 with its `problems`, an upstream model failure (`ModelError`) 502. Bad input
+never yields a 5xx.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -37,8 +37,17 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
-from ..errors import BudgetTooSmall, MemlaneError, ModelError, NotFound, StepError, UsageError
+from ..errors import (
+    BudgetTooSmall,
+    MemlaneError,
+    ModelError,
+    NotFound,
+    StepConflict,
+    StepError,
+    UsageError,
+)
 from ..memory import Memory
+from ..step.runner import StepRunner, StepWorker
 from ..step.schema import RECORD_KINDS, STEP_SCHEMA
 from ..types import Message, Record, StepResult
 from ..validate import finite
@@ -103,6 +112,8 @@ def error_response(exc: BaseException) -> JSONResponse:
         status, body = exc.status, error_body(exc.message, exc.kind, exc.problems)
     elif isinstance(exc, StepError):
         status, body = 422, error_body(str(exc).split("\n", 1)[0], "step_error", exc.problems)
+    elif isinstance(exc, StepConflict):
+        status, body = 409, error_body(str(exc), "step_conflict")
     elif isinstance(exc, NotFound):
         status, body = 404, error_body(str(exc), "not_found")
     elif isinstance(exc, BudgetTooSmall):
@@ -140,19 +151,18 @@ class Service:
         self.ledger = ledger
         self.model: Any = None
         """An in-process `Model` answering the proxy, if not an HTTP upstream."""
-        # One worker: steps of one store run one at a time, so two steps never race for the same
-        # stretch, and a burst of turns cannot crowd the request threads out.
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-step")
-        self._queued: set[tuple[str, str]] = set()
+        # One worker: steps of one store run one at a time, and a burst of turns cannot crowd
+        # the request threads out. Steps in other processes on the same store are kept apart
+        # by the claim in `apply_step` (`memlane.step.runner`).
+        self._worker: StepWorker[tuple[str, str]] = StepWorker(self._step, keep=False)
         # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
         self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
         self._compaction: Future[bool] | None = None
+        self._lock = threading.Lock()
         # A forget through any surface (REST, a model's tool call over the proxy or MCP)
         # schedules compaction; REST handlers then wait for it.
         if config.compact_after_forget:
             memory.after_forget = self.schedule_compaction
-        self._pending: list[Future[Any]] = []
-        self._lock = threading.Lock()
 
     def schedule_compaction(self) -> Future[bool]:
         """Compact the store soon, on its own worker (one queued at a time: forgets that come
@@ -188,38 +198,28 @@ class Service:
     def mem(self, namespace: str) -> Memory:
         return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
 
+    def step_runner(self, namespace: str) -> StepRunner:
+        """The filing path for `namespace`: the memory's extractor, the service's ledger."""
+        mem = self.mem(namespace)
+        return mem.step_runner(ledger=self.ledger,
+                               model=self.config.upstream_model or mem.extractor.name)
+
     def submit_step(self, namespace: str, thread_id: str) -> None:
         """File whatever is due on `thread_id`, later, off the request path. A thread already
-        queued is not queued twice: the job files everything due when it runs."""
-        key = (namespace, thread_id)
-        with self._lock:
-            if key in self._queued:
-                return
-            self._queued.add(key)
-            self._pending = [f for f in self._pending if not f.done()]
-            self._pending.append(self._pool.submit(self._step, key))
+        queued is not queued twice: the job files everything due when it runs (in batches;
+        a job that filed a full batch queues itself again)."""
+        self._worker.submit((namespace, thread_id))
 
-    def _step(self, key: tuple[str, str]) -> None:
-        with self._lock:
-            self._queued.discard(key)
-        try:
-            self.mem(key[0]).thread(key[1]).maybe_step(max_steps=20)
-        except Exception:  # noqa: BLE001 - a failed step must not kill the worker
-            log.exception("background memory step for thread %r failed", key[1])
+    def _step(self, key: tuple[str, str], batch: int) -> list[StepResult]:
+        return self.step_runner(key[0]).file_due(key[1], max_steps=batch)
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait for the queued memory steps (tests, benchmarks, shutdown)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                pending = [f for f in self._pending if not f.done()]
-            if not pending:
-                return
-            pending[0].result(timeout=max(0.0, deadline - time.monotonic()))
+        self._worker.wait(timeout)
 
     def close(self) -> None:
         self.drain()
-        self._pool.shutdown(wait=True)
+        self._worker.close()
         self._compactor.shutdown(wait=True)
 
 
@@ -514,7 +514,11 @@ def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     t = mem.thread(a["thread_id"])
     body = a["body"]
     added = t.extend(body["messages"])
-    steps = t.maybe_step(max_steps=50) if body.get("step") else []
+    steps: list[StepResult] = []
+    if body.get("step"):
+        steps = svc.step_runner(mem.ns).file_due(t.id, max_steps=50)
+        if len(steps) == 50:  # a long import: the rest is filed in the background
+            svc.submit_step(mem.ns, t.id)
     return {"messages": [_message(m) for m in added],
             "steps": [_step_result(s) for s in steps]}
 
@@ -538,7 +542,7 @@ def h_step(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     if (start is None) != (end is None):
         raise UsageError("give both start and end (the stretch's seqs), or neither for the "
                          "next pending stretch")
-    res = t.step(body.get("output"), start=start, end=end)
+    res = svc.step_runner(mem.ns).file(t.id, body.get("output"), start=start, end=end)
     return {"result": None if res is None else _step_result(res)}
 
 
@@ -777,7 +781,8 @@ OPERATIONS: list[Operation] = [
     Operation("POST", f"{API}/threads/{{thread_id}}/step", h_step,
               "Apply a memory step: `output` is the step JSON (STEP_SCHEMA), validated, applied "
               "in one transaction; without it the configured extractor files the next stretch. "
-              "Malformed output is 422 with `problems` and changes nothing.",
+              "Malformed output is 422 with `problems` and changes nothing; a stretch that is "
+              "filed already (or overlaps one), or an output with nothing left to file, is 409.",
               "applyStep", (_THREAD,),
               body={"type": "object", "additionalProperties": False, "properties": {
                   "output": {"anyOf": [STEP_SCHEMA | {"additionalProperties": True},
@@ -785,6 +790,8 @@ OPERATIONS: list[Operation] = [
                   "start": _SEQ, "end": _SEQ}},
               response=_obj(result={"anyOf": [STEP_RESULT_OUT, {"type": "null"}]}),
               tags=("memory step",),
+              errors=(("409", "The stretch overlaps one filed already, or an output was given "
+                              "with nothing left to file; nothing was applied"),),
               checked_by_handler=(("output", {"type": ["object", "string", "null"]}),)),
     Operation("GET", f"{API}/records", h_records, "List long-term records", "listRecords",
               (_LIMIT, _OFFSET,

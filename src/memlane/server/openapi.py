@@ -154,6 +154,8 @@ class Operation:
     response: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
     status: int = 200
     tags: tuple[str, ...] = ()
+    errors: tuple[tuple[str, str], ...] = ()
+    """Error statuses this operation answers beyond the common ones, each with its meaning."""
     checked_by_handler: tuple[tuple[str, dict[str, Any]], ...] = ()
     """Body fields the handler validates itself (with better messages than the schema's), each
     with the looser schema checked here: e.g. a memory step's output, whose problems come back
@@ -209,6 +211,9 @@ def build_spec(ops: list[Operation], *, title: str, version: str, description: s
                 continue
             if code in ("413", "415", "422") and op.body is None:
                 continue
+            responses[code] = {"description": text,
+                               "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+        for code, text in op.errors:
             responses[code] = {"description": text,
                                "content": {"application/json": {"schema": ERROR_SCHEMA}}}
         entry: dict[str, Any] = {

@@ -23,8 +23,9 @@ One request, one turn:
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
 client's tool calls back to the client, so it keeps its own compact loop over raw JSON. The
-memory step is the same one (`Thread.maybe_step`, with the extractor `memlane serve` configured:
-the upstream model with the heuristic as fallback, or the heuristic alone).
+memory step is the same one (`Service.submit_step`, then the `StepRunner` every surface files
+through, with the extractor `memlane serve` configured: the upstream model with the heuristic as
+fallback, or the heuristic alone).
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 
 - A retry of the same stretch (same `end`) first removes the records the earlier attempt added,
   then overwrites the episode: retries never duplicate.
+- The stretch is checked against the thread inside the transaction, under the write lock: all its
+  seqs must exist (`StepError` otherwise: an end past the thread would leave later turns
+  unfiled), and it must not overlap another filed stretch (`StepConflict`: two workers that read
+  the same unfiled turns file them once). A retry has the same start and end: 5..8 after 1..8
+  is a conflict, not a retry (it would leave 1..4 covered by nothing). This is the claim
+  `step/runner.py` relies on.
 - The episode points only at ids this step wrote; ids the model invented are dropped and reported.
 - update/delete of an id that does not exist in this namespace is dropped and reported (the
   other namespace's ids are indistinguishable from missing ones: nothing leaks).
@@ -12,7 +18,7 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from ..errors import StepConflict, StepError, UsageError
 from ..safety import is_suspect
 from ..store.base import Store
 from ..types import Episode, StepResult
@@ -41,6 +47,18 @@ def apply_step(
                 f"thread {thread_id!r} has no messages {start}..{end} in namespace "
                 f"{namespace!r}: append the messages before filing them"
             )
+        if len(id_by_seq) != end - start + 1:  # seqs have no gaps: it runs past the thread
+            have = sorted(id_by_seq)
+            raise StepError(f"stretch {start}..{end} is not in thread {thread_id!r}", [
+                f"end: the thread's messages from {start} end at {have[-1]}; a stretch covers "
+                "messages that exist (file the rest once it is written)"])
+        clash = tx.overlapping_episodes(namespace, thread_id, start, end)
+        if clash:
+            s, e = clash[0]
+            raise StepConflict(
+                f"stretch {start}..{end} of thread {thread_id!r} overlaps {s}..{e}, filed "
+                f"already (by another worker, or an earlier step): nothing applied, so no fact "
+                f"is stored twice. File from {e + 1}, or re-file {s}..{e} itself")
         previous = tx.records_of_step(namespace, thread_id, end)
         replaced = bool(previous) or tx.get_episode(namespace, thread_id, end) is not None
         for rid in previous:

@@ -8,7 +8,8 @@ with `json_schema=STEP_SCHEMA` for structured output.
 Models do return broken JSON, a schema slip, or nothing (timeouts): `FallbackExtractor` validates
 the primary's output with `parse_step` before returning it, and on any failure files the stretch
 with the fallback (the offline heuristic) instead, logs why, and tells an `on_fallback` callback
-(the agent writes a `step_fallback` row to the quality ledger). A memory step never crashes a turn.
+(`step/runner.py` writes a `step_fallback` row to the quality ledger). A memory step never
+crashes a turn.
 
 Inline mode: an agent that cannot afford the separate call offers `inline_tool_schema()` (the
 same fields as a `file_memory` tool) in its own call; the agent loop strips that call from what
@@ -25,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError, StepError
 from ..types import Message, Record
-from .parse import parse_step
+from .extractor import Extractor, HeuristicExtractor
+from .parse import StepOutput, parse_step
 from .schema import STEP_INSTRUCTIONS, STEP_SCHEMA
 
 if TYPE_CHECKING:
-    from ..memory import Extractor
     from ..models.base import Model
 
 log = logging.getLogger("memlane.step")
@@ -84,7 +85,7 @@ def render_stretch(
 
 
 class ModelExtractor:
-    """A memory step by one model call with structured output (`memlane.memory.Extractor`)."""
+    """A memory step by one model call with structured output (an `Extractor`)."""
 
     def __init__(self, model: Model, *, max_tokens: int = 1024) -> None:
         self.model = model
@@ -120,6 +121,11 @@ class Extraction:
     """Name of the extractor whose output this is."""
     error: str | None = None
     """Why the primary was not used (None: it was)."""
+    problems: tuple[str, ...] = ()
+    """The primary's validation problems by path, when its output was malformed."""
+    parsed: StepOutput | None = None
+    """`output` as `parse_step` read it (the primary's is parsed to validate it; kept so the
+    runner does not parse it again). None for the fallback's output."""
 
 
 class FallbackExtractor:
@@ -133,8 +139,6 @@ class FallbackExtractor:
         on_fallback: Callable[[Exception, Sequence[Message]], None] | None = None,
     ) -> None:
         if fallback is None:
-            from ..memory import HeuristicExtractor
-
             fallback = HeuristicExtractor()
         self.primary = primary
         self.fallback = fallback
@@ -146,8 +150,8 @@ class FallbackExtractor:
     def extract(self, messages: Sequence[Message], existing: Sequence[Record]) -> Extraction:
         try:
             out = self.primary(messages, existing)
-            parse_step(out if isinstance(out, str) else dict(out))
-            return Extraction(out, self.primary.name)
+            parsed = parse_step(out if isinstance(out, str) else dict(out))
+            return Extraction(out, self.primary.name, parsed=parsed)
         except Exception as e:  # noqa: BLE001 - any failure of the primary must not lose the step
             # StepError and ModelError are the expected ones; anything else (a bug in an adapter,
             # a socket error it did not wrap) is logged with its traceback, and still falls back.
@@ -163,7 +167,8 @@ class FallbackExtractor:
                 except Exception:  # noqa: BLE001 - reporting must not lose the step either
                     log.exception("on_fallback callback failed")
             out = self.fallback(messages, existing)
-            return Extraction(out, self.fallback.name, f"{type(e).__name__}: {e}")
+            return Extraction(out, self.fallback.name, f"{type(e).__name__}: {e}",
+                              tuple(getattr(e, "problems", None) or ()))
 
     def __call__(
         self, messages: Sequence[Message], existing: Sequence[Record]

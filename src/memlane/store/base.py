@@ -122,6 +122,14 @@ class StoreTx(Protocol):
         """Map message id -> seq for messages of the thread with start <= seq <= end."""
         ...
 
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        """`(start, end)` of the filed stretches that overlap `start..end`, other than
+        `start..end` itself (a retry replaces that one). Runs after `message_ids`, under the same
+        lock, so a step that applied meanwhile is seen (the claim in `step/runner.py`)."""
+        ...
+
 
 class Store(Protocol):
     """A memlane database."""

@@ -15,6 +15,13 @@ from typing import Any
 from ..errors import NotFound
 from ..types import ContextRows, Episode, Message, Record
 
+# The filing claim's check (`StoreTx.overlapping_episodes`): the same SQL on both engines, with
+# each engine's placeholder. Uses the episodes_start index; a thread has few episodes anyway.
+OVERLAPPING_EPISODES = (
+    'SELECT start, "end" FROM episodes WHERE namespace = {p} AND thread_id = {p}'
+    ' AND start <= {p} AND "end" >= {p} AND NOT (start = {p} AND "end" = {p}) ORDER BY start'
+)
+
 
 class TxStoreMixin:
     """Record edits and thread deletion through `transaction()`; needs `records()` and

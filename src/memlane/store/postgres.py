@@ -54,7 +54,14 @@ from ..errors import NotFound, StoreError, UsageError
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from . import sqlite as _sqlite  # the lexical plan's thresholds: one definition for both
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, snapshot_text
-from .common import ThreadLocks, TxStoreMixin, grown_rows, held_turns, window_rows
+from .common import (
+    OVERLAPPING_EPISODES,
+    ThreadLocks,
+    TxStoreMixin,
+    grown_rows,
+    held_turns,
+    window_rows,
+)
 from .fts import query_terms
 from .migrations import POSTGRES, Migration
 
@@ -362,6 +369,16 @@ class PgTx:
             (namespace, thread_id, start, end),
         ).fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # Under the thread lock, and READ COMMITTED reads what committed before this statement:
+        # a step that applied while we waited for the lock is seen here.
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="%s"),
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
 
 class PostgresStore(TxStoreMixin):

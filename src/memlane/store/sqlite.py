@@ -23,7 +23,14 @@ from ..errors import NotFound, StoreError, UsageError
 from ..recall.embed import pack, unpack
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
 from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
-from .common import ThreadLocks, TxStoreMixin, grown_rows, held_turns, window_rows
+from .common import (
+    OVERLAPPING_EPISODES,
+    ThreadLocks,
+    TxStoreMixin,
+    grown_rows,
+    held_turns,
+    window_rows,
+)
 from .fts import fts5_match, query_terms
 from .migrations import SQLITE, Migration
 from .vectors import VecFilter, VectorIndexes, dot, np
@@ -263,6 +270,14 @@ class SQLiteTx:
             (namespace, thread_id, start, end),
         ).fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # Inside BEGIN IMMEDIATE: no other writer can file between this read and the apply.
+        rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="?"),
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
 
 class SQLiteStore(TxStoreMixin):
@@ -595,7 +610,7 @@ class SQLiteStore(TxStoreMixin):
         return [r[0] for r in rows]
 
     # search and recall -------------------------------------------------------------------------
-    # Appended for long-term records and recall (issue 3). Index rows and vectors are kept in
+    # Appended for long-term records and recall. Index rows and vectors are kept in
     # step by the triggers of migration 2, so every path that deletes a record (a memory step,
     # a tool, forgetting) also drops what was derived from it.
 

@@ -1,0 +1,433 @@
+"""The memory step as one path: every surface that files a stretch goes through `StepRunner`.
+
+The agent (its background worker and inline mode), `Thread.step` / `Thread.maybe_step`, the
+service's background worker after proxied turns, REST `POST /threads/{id}/step` and
+`POST .../messages` with `step: true`, `memlane ingest`, and `memlane chat` when it leaves. One
+filing, in this order:
+
+1. **Read** the thread's unfiled part once (its row, then the messages after `filed_to`). The
+   next stretch is its first `Cadence.every_user_turns` user turns; it is due once the unfiled
+   part holds that many user turns or `Cadence.unfiled_tokens` tokens.
+2. **Turn-boundary guard**: a stretch that ends on a user message ends on the turn in progress
+   (the question is recorded, its answer not yet). It is not filed then, or the turn would be
+   split across two stretches; whoever records the answer asks again. `force=True` (a session
+   that ends) files it anyway: no answer is coming.
+3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
+   related to the stretch (`Memory.related`; none for the heuristic, which never updates).
+4. **Validate once** (`parse_step`). A model that fails (`ModelError`, output that fails
+   validation) has the stretch filed by the offline heuristic instead, and a `step_fallback` row
+   goes to the quality ledger. Output the caller gave is not replaced: its `StepError` is the
+   caller's answer (REST 422), except in inline mode (`fallback=True`).
+5. **Apply once** (`apply_step`, one transaction). Inside it, under the store's write lock, the
+   stretch is checked against the thread: every seq in it must exist, and no filed stretch other
+   than this one (a retry: same start and end) may overlap it. That check is the claim: two
+   workers that read the same unfiled messages (one before a turn's answer landed, one after)
+   both write a step, and the second to apply gets `StepConflict` and files nothing; its loop
+   stops.
+6. **After**: the `quality` ledger row when the step graded the answer, and the embeddings of what
+   the step wrote (after the transaction, so a slow embedder never holds the write lock).
+
+`StepWorker` is the one background worker (the agent's and the service's): steps run one at a
+time in submission order, a key already queued is not queued twice, and a job that filed its
+batch re-queues itself, so a burst is caught up without another request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
+from ..types import Message, Record, StepResult
+from .apply import apply_step
+from .extractor import Extractor, HeuristicExtractor
+from .model import FallbackExtractor
+from .parse import StepOutput, parse_step
+
+if TYPE_CHECKING:
+    from ..ledger import Ledger
+    from ..store.base import Store
+
+log = logging.getLogger("memlane.step")
+
+INT64_MAX = 2**63 - 1
+BATCH = 20
+"""Stretches one background job files before it yields the worker to other threads (it queues
+itself again if more is due)."""
+
+
+@dataclass(frozen=True)
+class Cadence:
+    """When a stretch is due for a memory step."""
+
+    every_user_turns: int = 4
+    """A step per this many user turns."""
+    unfiled_tokens: int = 3000
+    """...or sooner, once the unfiled part passes this many tokens."""
+
+
+def _no_related(messages: Sequence[Message]) -> list[Record]:
+    return []
+
+
+def _no_embedding(ids: Sequence[int]) -> str | None:
+    return None
+
+
+class StepRunner:
+    """Files the stretches of one namespace's threads (see the module docstring for the order).
+
+    `related` finds the existing records a model step should update rather than duplicate;
+    `embed` embeds written records after the transaction (returns a warning on failure);
+    `ledger` (optional) hears of fallbacks and of the quality a step gave the answer, attributed
+    to `model`."""
+
+    def __init__(
+        self,
+        store: Store,
+        namespace: str,
+        *,
+        cadence: Cadence | None = None,
+        extractor: Extractor | None = None,
+        related: Callable[[Sequence[Message]], list[Record]] = _no_related,
+        embed: Callable[[Sequence[int]], str | None] = _no_embedding,
+        ledger: Ledger | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.store = store
+        self.ns = namespace
+        self.cadence = cadence or Cadence()
+        self.extractor: Extractor = extractor or HeuristicExtractor()
+        self.related = related
+        self.embed = embed
+        self.ledger = ledger
+        self.model = model
+
+    # reading -----------------------------------------------------------------------------------
+    def unfiled(self, thread_id: str) -> list[Message]:
+        """Messages no episode covers yet (one read; the cadence and the stretch come from it)."""
+        info = self.store.thread(self.ns, thread_id)
+        if info is None:
+            return []
+        return self.store.messages(self.ns, thread_id, start=info.filed_to + 1)
+
+    def next_stretch(self, unfiled: Sequence[Message]) -> list[Message]:
+        """The first `every_user_turns` user turns of `unfiled` (with what follows each)."""
+        out: list[Message] = []
+        users = 0
+        for m in unfiled:
+            if m.role == "user":
+                if users == self.cadence.every_user_turns:
+                    break
+                users += 1
+            out.append(m)
+        return out
+
+    def is_due(self, unfiled: Sequence[Message]) -> bool:
+        """Whether the cadence calls for a step: enough unfiled user turns or tokens."""
+        users = sum(1 for m in unfiled if m.role == "user")
+        return users >= self.cadence.every_user_turns or \
+            sum(m.tokens for m in unfiled) >= self.cadence.unfiled_tokens
+
+    def due_stretch(self, thread_id: str, *, force: bool = False,
+                    inline: bool = False) -> list[Message]:
+        """The stretch to file now: due by the cadence (any unfiled part with `force`) and not
+        ending on the turn in progress (unless `force`). `[]` when there is none.
+
+        `inline`: the caller files the stretch inside the call that answers the last user
+        message (the agent's inline mode), so the stretch may end on that message; its answer
+        goes into the next stretch."""
+        unfiled = self.unfiled(thread_id)
+        if not unfiled or not (force or self.is_due(unfiled)):
+            return []
+        stretch = self.next_stretch(unfiled)
+        if not (force or inline) and stretch[-1].role == "user":
+            # The turn in progress: its question is here, its answer not yet. Filing now would
+            # split the turn across two stretches; recording the answer asks again.
+            return []
+        return stretch
+
+    # filing ------------------------------------------------------------------------------------
+    def file_due(
+        self, thread_id: str, *, max_steps: int = 1000, force: bool = False
+    ) -> list[StepResult]:
+        """File every stretch of `thread_id` that is due, oldest first (at most `max_steps`).
+        `force` files whatever is unfiled, however short (a session that ends)."""
+        done: list[StepResult] = []
+        while len(done) < max_steps:
+            stretch = self.due_stretch(thread_id, force=force)
+            if not stretch:
+                break
+            try:
+                done.append(self.file_stretch(thread_id, stretch))
+            except StepConflict as e:
+                # Another worker filed these turns between our read and our apply.
+                log.info("memory step for thread %r not applied: %s", thread_id, e)
+                break
+        return done
+
+    def file(
+        self,
+        thread_id: str,
+        output: Mapping[str, Any] | str | None = None,
+        *,
+        start: int | None = None,
+        end: int | None = None,
+        extractor: Extractor | None = None,
+        fallback: bool = False,
+    ) -> StepResult | None:
+        """File one stretch: `start..end`, or the next pending one (unfiled, up to
+        `every_user_turns` user turns) when a bound is missing. With `output` it is validated
+        and applied; without it the extractor writes the step. None when nothing is pending
+        and no output was given; with an output and nothing pending, `StepConflict` (after the
+        output is validated: a malformed one is a `StepError` first)."""
+        for name, v in (("start", start), ("end", end)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                                  or not 1 <= v <= INT64_MAX):
+                raise UsageError(f"{name} must be a message seq (a positive integer), got {v!r}")
+        if start is not None and end is not None and start > end:
+            raise UsageError(f"stretch start {start} is after its end {end}")
+        if start is None or end is None:
+            pending = self.next_stretch(self.unfiled(thread_id))
+            if not pending:
+                if output is None:
+                    return None
+                self._parse(output)  # a malformed step is reported as such first
+                info = self.store.thread(self.ns, thread_id)
+                raise StepConflict(
+                    f"nothing to file in thread {thread_id!r}: every message is filed (to seq "
+                    f"{info.filed_to if info else 0}); give start and end to file a stretch "
+                    "again, or add messages first")
+            if start is None and end is None:
+                return self.file_stretch(thread_id, pending, output, extractor=extractor,
+                                         fallback=fallback)
+            start = pending[0].seq if start is None else start
+            end = pending[-1].seq if end is None else end
+            if start > end:
+                raise UsageError(f"stretch start {start} is after its end {end}")
+        stretch = self.store.messages(self.ns, thread_id, start, end)
+        if not stretch:
+            raise NotFound(f"thread {thread_id!r} has no messages {start}..{end}")
+        return self.file_stretch(thread_id, stretch, output, extractor=extractor,
+                                 fallback=fallback, start=start, end=end)
+
+    def file_stretch(
+        self,
+        thread_id: str,
+        stretch: Sequence[Message],
+        output: Mapping[str, Any] | str | None = None,
+        *,
+        extractor: Extractor | None = None,
+        fallback: bool = True,
+        start: int | None = None,
+        end: int | None = None,
+    ) -> StepResult:
+        """Extract (unless `output` is given), validate, apply and report one stretch that was
+        read already. `start`/`end` are the bounds asked for when they may differ from the
+        messages read (a stretch past the thread's end is refused by `apply_step`)."""
+        start = stretch[0].seq if start is None else start
+        end = stretch[-1].seq if end is None else end
+        if output is not None:
+            try:
+                parsed = self._parse(output)
+            except StepError as e:
+                if not fallback:
+                    raise
+                parsed = self._fall_back(e, stretch, self._name(extractor))
+        else:
+            parsed = self._extract(stretch, extractor or self.extractor)
+        result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
+                            date=stretch[-1].ts, now=time.time())
+        self._note_quality(thread_id, stretch, parsed)
+        # Embeddings are computed after the step's transaction, in one batch: a slow or failed
+        # embedder never holds the write lock nor loses the step (lexical search still finds
+        # the records, and `Memory.reindex()` embeds what is missing).
+        problem = self.embed([*result.added, *result.updated])
+        if problem:
+            result = dataclasses.replace(result, warnings=(*result.warnings, problem))
+        return result
+
+    # the steps of a filing ---------------------------------------------------------------------
+    @staticmethod
+    def _parse(output: Mapping[str, Any] | str) -> StepOutput:
+        return parse_step(output if isinstance(output, str) else dict(output))
+
+    def _name(self, extractor: Extractor | None) -> str:
+        return (extractor or self.extractor).name
+
+    def _extract(self, stretch: Sequence[Message], ex: Extractor) -> StepOutput:
+        """The extractor's step, validated; a failed model step is filed by the heuristic."""
+        if isinstance(ex, HeuristicExtractor):
+            # It never updates records, so it is not shown any; and it has nothing to fall
+            # back to: an invalid heuristic step is a bug, raised.
+            return self._parse(ex(stretch, []))
+        existing = self.related(stretch)
+        if isinstance(ex, FallbackExtractor):
+            got = ex.extract(stretch, existing)  # validated, and fallen back, by the wrapper
+            if got.error is not None:
+                self._ledger_fallback(got.error, list(got.problems), stretch)
+            return got.parsed if got.parsed is not None else self._parse(got.output)
+        try:
+            return self._parse(ex(stretch, existing))
+        except (StepError, ModelError) as e:
+            return self._fall_back(e, stretch, ex.name)
+
+    def _fall_back(self, error: Exception, stretch: Sequence[Message], who: str) -> StepOutput:
+        span = f"{stretch[0].seq}..{stretch[-1].seq}"
+        log.warning("memory step by %s for msgs %s failed; filed by the heuristic instead: %s",
+                    who, span, error)
+        self._ledger_fallback(f"{type(error).__name__}: {error}",
+                              list(getattr(error, "problems", None) or []), stretch)
+        return self._parse(HeuristicExtractor()(stretch, []))
+
+    # the ledger ---------------------------------------------------------------------------------
+    def _ledger_fallback(self, error: str, problems: list[str],
+                         stretch: Sequence[Message]) -> None:
+        self._ledger_write(lambda lg: lg.append(
+            "step_fallback", namespace=self.ns, thread_id=stretch[0].thread_id,
+            seq=stretch[-1].seq, model=self.model,
+            signals={"step_fallback": {"error": error[:500], "problems": problems[:10],
+                                       "start": stretch[0].seq, "end": stretch[-1].seq}}))
+
+    def _note_quality(self, thread_id: str, stretch: Sequence[Message],
+                      parsed: StepOutput) -> None:
+        """A `quality` row for the last answer of the stretch, when the step graded it."""
+        q = parsed.quality
+        if self.ledger is None or not q:
+            return
+        answered = [m for m in stretch if m.role == "assistant"]
+        if not answered:
+            return
+        score = q.get("score")
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            score = None
+        elif not 0 <= score <= 1:
+            score = min(1.0, max(0.0, float(score)))
+        sig: dict[str, Any] = {"quality": q}
+        for s in q.get("signals") or []:
+            if isinstance(s, str) and s:
+                sig.setdefault(s, "step")
+        note = q.get("note") if isinstance(q.get("note"), str) else None
+        self._ledger_write(lambda lg: lg.append(
+            "quality", namespace=self.ns, thread_id=thread_id, seq=answered[-1].seq,
+            signals=sig, score=score, note=note, model=self.model))
+
+    def _ledger_write(self, write: Callable[[Ledger], Any]) -> None:
+        # The ledger is for engineers: a full disk or a locked file must not fail a step.
+        if self.ledger is None:
+            return
+        try:
+            write(self.ledger)
+        except Exception:  # noqa: BLE001
+            log.warning("could not write to the quality ledger", exc_info=True)
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class StepWorker(Generic[K]):
+    """One background thread that runs memory steps, one at a time, in submission order.
+
+    A key (a thread) already waiting in the queue is not queued twice: the job files whatever is
+    due when it runs, so one queued job covers every turn that arrived meanwhile. `run(key,
+    batch)` files at most `batch` stretches; a job that filed that many queues its key again
+    (behind the others), so a burst is caught up without another request and one busy thread
+    cannot hold the worker."""
+
+    def __init__(self, run: Callable[[K, int], list[StepResult]], *, batch: int = BATCH,
+                 keep: bool = True, name: str = "memlane-step") -> None:
+        """`keep`: hold the results for `wait` (a long-running service that never asks passes
+        False, so they do not pile up)."""
+        self._run = run
+        self._batch = batch
+        self._keep = keep
+        self._name = name
+        self._q: queue.Queue[tuple[K] | None] = queue.Queue()
+        self._queued: set[K] = set()
+        self._lock = threading.Lock()
+        self._results: list[StepResult] = []
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def submit(self, key: K) -> None:
+        with self._lock:
+            if self._closed:
+                raise UsageError("the step worker is closed; create a new one to continue")
+            self._enqueue(key)
+
+    def _enqueue(self, key: K) -> None:
+        # Under self._lock.
+        if key in self._queued:
+            return
+        self._queued.add(key)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+            self._thread.start()
+        self._q.put((key,))
+
+    def _loop(self) -> None:
+        while True:
+            item = self._q.get()
+            try:
+                if item is None:
+                    return
+                (key,) = item
+                with self._lock:
+                    self._queued.discard(key)
+                try:
+                    done = self._run(key, self._batch)
+                except Exception:  # noqa: BLE001 - a failed step must not kill the worker
+                    log.exception("background memory step for %r failed", key)
+                    done = []
+                with self._lock:
+                    if self._keep:
+                        self._results.extend(done)
+                    if len(done) >= self._batch:
+                        self._enqueue(key)  # more may be due: after the others
+            finally:
+                self._q.task_done()
+
+    def wait(self, timeout: float | None = None) -> list[StepResult]:
+        """Block until every submitted step has run (raises `MemlaneError` after `timeout`
+        seconds); the results that landed since last time."""
+        if timeout is None:
+            self._q.join()
+        else:  # Queue.join with a deadline (join itself has none)
+            deadline = time.monotonic() + timeout
+            with self._q.all_tasks_done:
+                while self._q.unfinished_tasks:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise MemlaneError(f"memory steps still running after {timeout:g} s")
+                    self._q.all_tasks_done.wait(left)
+        with self._lock:
+            out, self._results = self._results, []
+        return out
+
+    def wait_quietly(self) -> None:
+        """Like `wait`, keeping the results for the next `wait`."""
+        self._q.join()
+
+    def close(self) -> list[StepResult]:
+        """Run what is queued, then stop the thread; later `submit`s raise."""
+        out = self.wait()
+        with self._lock:
+            self._closed = True
+            t = self._thread
+        if t is not None:
+            self._q.put(None)
+            t.join()
+        return out
+
+
+__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker"]
