@@ -18,6 +18,7 @@ Rules every handler follows, because its caller is an agent loop, not a person:
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,6 +28,8 @@ from ..safety import is_suspect, neutralise
 from ..types import Record
 from ..validate import date_text
 from .schemas import TOOL_SCHEMAS
+
+log = logging.getLogger("memlane.tools")
 
 DEFAULT_MAX_TOKENS = 1200
 MAX_LIMIT = 20
@@ -90,6 +93,12 @@ class MemoryTools:
             return {"error": str(e)}
         except MemlaneError as e:
             return {"error": str(e)}
+        except Exception:  # noqa: BLE001 - the promise above: a tool never raises into the loop
+            # Input is validated before the store sees it, so this is a bug or an outage; the
+            # driver's message (SQL, values) stays in the log, not in the model's context.
+            log.exception("memory tool %s failed", name)
+            return {"error": f"{name}: the memory store failed on this call; try again later, "
+                             "or go on without it"}
         return self._bound(out)
 
     def save_snapshot(self, tool: str, args: Mapping[str, Any], result: Any) -> dict[str, Any]:
