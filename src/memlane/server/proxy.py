@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Match
 
 from .._version import __version__
 from ..errors import MemlaneError, ModelError, NotFound, UsageError
@@ -808,6 +809,12 @@ class Proxy:
 
         path = request.url.path[len("/v1/"):]
         if path == "memlane" or path.startswith("memlane/"):
+            # A memlane route taken with the wrong method reaches this catch-all (Starlette
+            # prefers a full match): answer it as the route would have, 405.
+            for route in request.app.router.routes:
+                if route.matches(request.scope)[0] == Match.PARTIAL:
+                    raise ApiError(405, f"{request.url.path} does not take {request.method}",
+                                   "method_not_allowed")
             raise ApiError(404, f"no such endpoint: {request.url.path} (see /openapi.json)",
                            "not_found")
         if path == "chat/completions":
