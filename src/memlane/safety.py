@@ -68,10 +68,14 @@ def _fold(text: str) -> str:
         t = unquote(t)
     if "\\u" in t:
         t = _ESCAPE_U.sub(lambda m: chr(int(m.group(1), 16)), t)
-    t = unicodedata.normalize("NFKC", t)
-    t = "".join(ch for ch in t if unicodedata.category(ch) != "Cf")
-    t = t.translate(_CONFUSABLES).casefold()
-    t = "".join(ch for ch in unicodedata.normalize("NFKD", t) if not unicodedata.combining(ch))
+    if not t.isascii():
+        t = unicodedata.normalize("NFKC", t)
+        t = "".join(ch for ch in t if unicodedata.category(ch) != "Cf")
+        t = t.translate(_CONFUSABLES).casefold()
+        t = "".join(ch for ch in unicodedata.normalize("NFKD", t)
+                    if not unicodedata.combining(ch))
+    else:
+        t = t.lower()
     t = t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace(
         "\u201d", '"')
     return _SPACE.sub(" ", t).strip()
@@ -290,7 +294,86 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
     ("remote_image", r"\[(?:click|tap|verify|log ?in|sign ?in|confirm|update|reset|claim)[^\]]*"
                      r"\]\(", False),
 ]
-_COMPILED = [(name, re.compile(p), narrative) for name, p, narrative in _RULES_TABLE]
+
+
+def _top_level(p: str) -> list[str]:
+    """`p` split at its top-level `|` (not inside a group or a character class)."""
+    parts, depth, cur, i, in_class = [], 0, "", 0, False
+    while i < len(p):
+        ch = p[i]
+        if ch == "\\":
+            cur += p[i:i + 2]
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+            i += 1
+            continue
+        cur += ch
+        i += 1
+    return [*parts, cur]
+
+
+def _leads(pattern: str) -> tuple[str, ...]:
+    """Literal starts (up to 4 characters) one of which any match of `pattern` must contain,
+    or () when that cannot be read off the pattern. A rule whose starts are all absent from
+    the text is skipped: most records hold none of them, and a 4,000-character record would
+    otherwise pay for every rule at every position."""
+    out: list[str] = []
+    for branch in _top_level(pattern):
+        for prefix in (r"\b", r"(?<![\w.])"):
+            if branch.startswith(prefix):
+                branch = branch[len(prefix):]
+        alternatives = [branch]
+        if branch.startswith("(?:"):
+            depth, end = 0, 0
+            for end, ch in enumerate(branch):
+                if ch == "(" and branch[end - 1:end] != "\\":
+                    depth += 1
+                elif ch == ")" and branch[end - 1:end] != "\\":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            alternatives = _top_level(branch[3:end])
+            if branch[end + 1:end + 2] == "?":  # optional: the match may also start after it
+                rest = _leads(branch[end + 2:])
+                if not rest:
+                    return ()
+                out.extend(rest)
+            elif branch[end + 1:end + 2] in ("*", "{"):
+                return ()
+        for alt in alternatives:
+            lit = re.match(r"[a-z' ,-]*", alt)
+            stem = lit.group(0) if lit else ""
+            if alt[len(stem):len(stem) + 1] in ("?", "*", "{"):
+                stem = stem[:-1]  # its last character is optional
+            if len(stem) < 2:
+                return ()
+            out.append(stem[:4])
+    return tuple(dict.fromkeys(out))
+
+
+def _word_leads(pattern: str) -> frozenset[str] | None:
+    """For a pattern that only matches at a word start: the first words (up to 4 letters) of
+    its literal starts, to look up in the text's word prefixes (one set lookup, not a search of
+    the text per start). None: check the starts as substrings."""
+    leads = _leads(pattern)
+    if not leads or not all(b.startswith(r"\b") for b in _top_level(pattern)):
+        return None
+    return frozenset(re.split(r"[ ,]", lead)[0][:4] for lead in leads)
+
+
+_COMPILED = [(name, re.compile(p), narrative, _leads(p), _word_leads(p))
+             for name, p, narrative in _RULES_TABLE]
 # On the raw lines: chat-format role headers ("### System", "SYSTEM:", "assistant:").
 _LINE_ROLE = re.compile(r"(?im)^\s*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
                         r"assistant)\b|(?:system|assistant|developer)\s*:)")
@@ -302,6 +385,7 @@ _SQUASHED = re.compile(r"(?:ignore|disregard|forget|override|bypass)(?:all|any|t
                        r"systemprompt")
 _ROT13_OVERRIDE = re.compile(rf"\b{_VERB_OVERRIDE}\b[^.!?]{{0,50}}?\b{_RULES}\b")
 _WORD = re.compile(r"[\w']+")
+_LEETISH = re.compile(r"[a-z][0-9@$!|]|[0-9@$|][a-z]")
 
 
 def _narrative(view: str, start: int) -> bool:
@@ -317,8 +401,14 @@ def _narrative(view: str, start: int) -> bool:
 
 def _match(view: str) -> list[str]:
     found = []
-    for name, rx, narrative in _COMPILED:
+    prefixes = {w[:k] for w in _WORD.findall(view) for k in (2, 3, 4)}
+    for name, rx, narrative, leads, word_leads in _COMPILED:
         if name in found:
+            continue
+        if word_leads is not None:
+            if prefixes.isdisjoint(word_leads):
+                continue
+        elif leads and not any(map(view.__contains__, leads)):
             continue
         for m in rx.finditer(view):
             if not (narrative and _narrative(view, m.start())):
@@ -330,8 +420,10 @@ def _match(view: str) -> list[str]:
 def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     folded = _fold(text)
     found: list[str] = []
-    views = dict.fromkeys([folded, _despace(folded), _despace(folded.translate(_LEET))])
-    for view in views:
+    views = [folded, _despace(folded)]
+    if _LEETISH.search(folded):  # digits or symbols inside words: "1gn0r3"
+        views.append(_despace(folded.translate(_LEET)))
+    for view in dict.fromkeys(views):
         found += [n for n in _match(view) if n not in found]
     if _LINE_ROLE.search(unicodedata.normalize("NFKC", text)):
         found.append("authority")
