@@ -278,3 +278,69 @@ def test_cross_origin_writes_are_refused(tmp_path, dev):
         assert _post(url, f"{api}/records", plant,
                      {**base, "Content-Type": "application/json; charset=utf-8"}) == 201
     memory.close()
+
+
+def test_bad_rows_stored_earlier_read_through_rest_and_cli(tmp_path):
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from memlane.server.app import ServerConfig, create_app
+    from memlane.server.auth import Auth, KeyRing
+
+    db = tmp_path / "m.db"
+    mem = Memory.open(db)
+    t = mem.thread("t")
+    t.add("user", "I live in Oslo.")
+    mem.store.append(mem.ns, "t", [NewMessage(role="user", content="bad", ts=1e300, tokens=2,
+                                              name=None)], time.time(), mem.history)
+    t.add("assistant", "ok")
+    t.step()
+    ring = KeyRing.load(tmp_path / "keys.json")
+    h = {"Authorization": f"Bearer {ring.add('default')}"}
+    with TestClient(create_app(mem, Auth(ring), ServerConfig(), mcp=False),
+                    base_url="http://127.0.0.1") as c:
+        for path in ("/v1/memlane/export", "/v1/memlane/threads/t",
+                     "/v1/memlane/threads/t/context"):
+            r = c.get(path, headers=h)
+            assert r.status_code == 200, (path, r.text)
+        r = c.post("/v1/memlane/threads/t/messages", headers={**h, "Content-Type":
+                   "application/json"}, content=b'{"messages": [{"role": "user", "content": '
+                                                 b'"x", "ts": 1e400}]}')
+        assert r.status_code in (400, 422) and "ts" in json.dumps(r.json()["error"])
+    mem.close()
+    for cmd in (["show", "t"], ["context", "t"], ["export"]):
+        p = _cli("--db", str(db), *cmd)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, (cmd, p.stderr)
+
+
+def test_big_ids_through_the_proxy_tool_path(tmp_path):
+    pytest.importorskip("starlette")
+    from memlane.server.app import ServerConfig, create_app
+    from memlane.server.auth import Auth, KeyRing
+    from memlane.server.testing import FakeUpstream, Reply, serve_in_thread
+
+    def script(body):
+        last = body["messages"][-1]
+        if last["role"] == "tool":
+            return Reply(content=f"tool said: {last['content']}")
+        return Reply(tool_calls=(("forget", {"id": BIG}), ("update_memory", {"id": BIG,
+                                                                             "text": "x"})))
+
+    memory = Memory.open(tmp_path / "m.db")
+    ring = KeyRing.load(tmp_path / "keys.json")
+    key = ring.add("acme")
+    with FakeUpstream(script) as up, \
+            serve_in_thread(create_app(memory, Auth(ring), ServerConfig(upstream=up.url),
+                                       mcp=False)) as url:
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        req = urllib.request.Request(url + "/v1/chat/completions", data=body.encode(), headers={
+            "Authorization": f"Bearer {key}", "Content-Type": "application/json",
+            "X-Memlane-Thread": "t"})
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200
+            answer = json.loads(r.read())["choices"][0]["message"]["content"]
+        tool_msgs = [m for req_body in up.requests for m in req_body["messages"]
+                     if m["role"] == "tool"]
+    assert tool_msgs and all("no record" in m["content"] for m in tool_msgs), tool_msgs
+    assert answer.startswith("tool said")
+    memory.close()
