@@ -138,7 +138,8 @@ class Memory:
         return Thread(self, validate.identifier(thread_id, "thread id"))
 
     def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        return self.store.threads(self.ns, limit, offset)
+        return self.store.threads(self.ns, validate.count(limit, "limit"),
+                                  validate.count(offset, "offset"))
 
     def namespaces(self) -> list[str]:
         """Every namespace of the store that holds a thread or a record (not only this view's)."""
@@ -154,7 +155,8 @@ class Memory:
             ids = [i for i in (_id(x) for x in ids) if in_range(i)]
             if not ids:
                 return []
-        return self.store.records(self.ns, ids, limit, offset, pinned_only)
+        return self.store.records(self.ns, ids, validate.count(limit, "limit", allow_all=True),
+                                  validate.count(offset, "offset"), pinned_only)
 
     def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
         """Messages of this namespace by id (a record's sources), in thread and seq order; ids
@@ -206,7 +208,9 @@ class Memory:
         """Hybrid search of this namespace's records (lexical only without an embedder)."""
         from .recall.search import search
 
-        return search(self.store, self.ns, clean_text(query), k, embedder=self.embedder,
+        return search(self.store, self.ns, clean_text(query) if isinstance(query, str) else query,
+                      validate.count(k, "k"),
+                      embedder=self.embedder,
                       kinds=kinds,
                       thread_id=thread_id, since=since, until=until)
 

@@ -74,6 +74,16 @@ def record_id(value: object) -> int:
     return value
 
 
+def count(value: object, what: str, *, allow_all: bool = False) -> int:
+    """A limit, offset or k: an integer, capped at what a store can hold (-1, "all", only where
+    `allow_all`)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{what} must be an integer, got {value!r:.40}")
+    if value < 0 and not (allow_all and value == -1):
+        raise UsageError(f"{what} must be 0 or more, got {value}")
+    return min(value, INT64_MAX)
+
+
 def identifier(value: object, what: str, limit: int = 200) -> str:
     """A thread id or similar key: a non-empty string, at most `limit` characters, no NUL."""
     if not isinstance(value, str) or not value or len(value) > limit:
