@@ -267,8 +267,11 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
                   r"|notice|alert|directive|command|instruction)\b", True),
     ("authority", r"(?:^|[.!?\]] )(?:note|message|instructions?|attention|p\.?s\.?|dear|hey|hello"
                   r"|hi)\b[^.!?]{0,12}\b(?:to |for )?(?:the |any |all )?(?:ai|llms?|language "
-                  r"models?|assistants?|chatbots?|agents?|bots?|models?)\b[^.!?]{0,40}[:,]",
-     False),
+                  r"models?|assistants?|chatbots?|agents?|bots?|models?)\b[^.!?]{0,40}[:,]"
+                  # ...followed by an order, not "Hi assistant, my name is Bo."
+                  r"\s*(?:your|you|when|if|upon|ignore|disregard|forget|priority|forward|send|"
+                  r"delete|call|reveal|print|stop|do|don't|never|always|from now|new|the user|"
+                  r"tell|follow|obey|this)\b", False),
     ("authority", r"\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot|agent)\b|"
                   r"\b(?:ai|assistant|model|agent|llm)s? (?:reading|processing|summari[sz]ing|"
                   r"parsing) this\b|\bwhen (?:the )?(?:ai|assistant|model|llm) (?:reads|sees|"
@@ -375,8 +378,12 @@ def _word_leads(pattern: str) -> frozenset[str] | None:
 _COMPILED = [(name, re.compile(p), narrative, _leads(p), _word_leads(p))
              for name, p, narrative in _RULES_TABLE]
 # On the raw lines: chat-format role headers ("### System", "SYSTEM:", "assistant:").
+# ("System: Windows 11" is a fact: a role prefix counts when an instruction or a reply follows.)
 _LINE_ROLE = re.compile(r"(?im)^\s*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
-                        r"assistant)\b|(?:system|assistant|developer)\s*:)")
+                        r"assistant)\s*$|(?:system|assistant|developer)\s*:\s*(?:you|i will|"
+                        r"i'll|sure|ok\b|okay|ignore|disregard|forget|from now|new |the "
+                        r"(?:assistant|model|ai)\b|always|never|do not|don't|reveal|print|"
+                        r"delete|call))")
 # Spaced-out letters lose their word gaps once whitespace is collapsed: the squashed run is
 # matched without word boundaries.
 _SQUASHED = re.compile(r"(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|every)?"
