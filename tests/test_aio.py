@@ -13,7 +13,7 @@ import pytest
 from memlane import AsyncMemory, AsyncThread, HeuristicExtractor, Memory, Thread
 
 # Methods that do no I/O stay plain (they build a view); everything else is a coroutine.
-PLAIN = {"namespace", "thread", "step_runner"}
+PLAIN = {"namespace", "thread", "step_runner", "hold"}  # hold: an async context manager
 
 
 def _public(cls: type) -> dict[str, Any]:
@@ -130,3 +130,28 @@ def test_usage_errors_surface_as_they_do_in_sync_code(tmp_path):
                 await mem.thread("t").context(budget=0)
 
     asyncio.run(main())
+
+
+def test_async_hold_and_truncate(tmp_path):
+    async def run() -> list[str]:
+        async with await AsyncMemory.open(tmp_path / "m.db") as mem:
+            t = mem.thread("t")
+            await t.extend(_chat(2))
+            assert await t.truncate(3) == len(_chat(2)) - 2
+            order: list[str] = []
+
+            async def first() -> None:
+                async with t.hold():
+                    order.append("first in")
+                    await asyncio.sleep(0.1)
+                    order.append("first out")
+
+            async def second() -> None:
+                await asyncio.sleep(0.02)
+                async with t.hold():
+                    order.append("second in")
+
+            await asyncio.gather(first(), second())
+            return order
+
+    assert asyncio.run(run()) == ["first in", "first out", "second in"]

@@ -29,10 +29,12 @@ interrupted): a write that was started commits or rolls back as a whole, never h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -215,6 +217,29 @@ class AsyncThread:
     async def extend(self, messages: Iterable[Mapping[str, Any]]) -> list[Message]:
         # Materialised here: an iterator read on the worker could be one the caller is using.
         return await self.memory._run(self.sync.extend, list(messages))
+
+    async def truncate(self, from_seq: int) -> int:
+        return await self.memory._run(self.sync.truncate, from_seq)
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """`Thread.hold` as an async context manager. The wait for the thread runs on a thread
+        of its own (the loop's default executor), not on the memory's workers: a holder needs
+        those to do its work and to let go, and a waiter parked there could take the last one."""
+        loop = asyncio.get_running_loop()
+        held = ExitStack()
+        got = loop.run_in_executor(None, held.enter_context, self.sync.hold())
+        try:
+            await asyncio.shield(got)
+        except asyncio.CancelledError:
+            # The wait may still succeed after the caller gave up: let go of the thread then.
+            got.add_done_callback(lambda f: None if f.cancelled() or f.exception()
+                                  else held.close())
+            raise
+        try:
+            yield
+        finally:
+            await loop.run_in_executor(None, held.close)
 
     async def info(self) -> ThreadInfo:
         return await self.memory._run(self.sync.info)
