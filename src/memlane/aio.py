@@ -34,8 +34,8 @@ import contextvars
 import functools
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import ExitStack
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
