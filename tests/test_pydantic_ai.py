@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from memlane import AsyncMemory, Memory, UsageError
+from memlane import AsyncMemory, Memory, Policy, UsageError
 from memlane.integrations.pydantic_ai import history_processor, memlane_capability
 
 
@@ -53,7 +53,11 @@ def test_the_model_receives_memlanes_context_and_the_early_fact(store):
     async def main() -> None:
         mem = AsyncMemory(Memory(store))
         model = Model()
-        cap = memlane_capability(mem, "user-7", budget=800, background_step=False)
+        # No notes layer here (notes_share=0): the default would show the locker-code record
+        # itself as a note; this test follows the other path, a buffer line pointing the model
+        # at memory and the model searching it, so the tool exchange is recorded too.
+        cap = memlane_capability(mem, "user-7", budget=800, background_step=False,
+                                 policy=Policy(notes_share=0.0))
         agent = Agent(FunctionModel(model), instructions="Be brief.", capabilities=[cap])
         await agent.run("My locker code is 4471.")
         for i in range(20):
@@ -134,3 +138,41 @@ def test_bad_arguments_say_what_to_do(tmp_path):
     mem.close()
 
 
+
+
+def test_over_an_openai_compatible_server_the_wire_messages_are_valid(tmp_path):
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from memlane.server.testing import FakeUpstream, Reply
+
+    def script(body: dict) -> Reply:
+        msgs = body["messages"]
+        if msgs[-1]["role"] == "tool":
+            return Reply(content="Done.")
+        if "remember" in str(msgs[-1].get("content")):
+            return Reply(tool_calls=(("remember", {"text": "Locker code 4471"}),))
+        return Reply(content="ok")
+
+    async def main() -> None:
+        mem = await AsyncMemory.open(tmp_path / "w.db")
+        with FakeUpstream(script) as up:
+            model = OpenAIChatModel("fake", provider=OpenAIProvider(base_url=up.url,
+                                                                    api_key="test"))
+            agent = Agent(model, capabilities=[
+                memlane_capability(mem, "w", background_step=False)])
+            await agent.run("Please remember my locker code 4471.")
+            await agent.run("Thanks.")
+            sent = up.requests[-1]["messages"]
+        # The past call and its result went out as a linked pair, in the OpenAI wire format.
+        calls = [i for i, m in enumerate(sent) if m.get("tool_calls")]
+        assert len(calls) == 1
+        call = sent[calls[0]]
+        assert call["tool_calls"][0]["function"]["name"] == "remember"
+        result = sent[calls[0] + 1]
+        assert result["role"] == "tool" and result["tool_call_id"] == call["tool_calls"][0]["id"]
+        assert sent[-1] == {"role": "user", "content": "Thanks."}
+        assert [r.text for r in await mem.records()] == ["Locker code 4471"]
+        await mem.close()
+
+    asyncio.run(main())
