@@ -12,8 +12,10 @@ import pytest
 
 from memlane import AsyncMemory, AsyncThread, HeuristicExtractor, Memory, Thread
 
-# Methods that do no I/O stay plain (they build a view); everything else is a coroutine.
+# Methods that do no I/O stay plain (they build a view); a sync context manager becomes an async
+# one; everything else is a coroutine.
 PLAIN = {"namespace", "thread", "step_runner"}
+CONTEXT_MANAGERS = {"hold"}
 
 
 def _public(cls: type) -> dict[str, Any]:
@@ -27,7 +29,7 @@ def test_every_public_method_has_an_async_twin_with_the_same_signature(sync, aio
     assert set(mine) == set(theirs), "add the missing method to memlane/aio.py"
     for name, fn in theirs.items():
         twin = mine[name]
-        assert inspect.iscoroutinefunction(twin) == (name not in PLAIN), name
+        assert inspect.iscoroutinefunction(twin) == (name not in PLAIN | CONTEXT_MANAGERS), name
         a, b = inspect.signature(fn), inspect.signature(twin)
         assert list(a.parameters.values()) == list(b.parameters.values()), name
     assert inspect.signature(AsyncMemory.open).parameters == \
@@ -128,5 +130,50 @@ def test_usage_errors_surface_as_they_do_in_sync_code(tmp_path):
                 await mem.thread("t").add("robot", "hi")
             with pytest.raises(UsageError, match="budget must be a positive"):
                 await mem.thread("t").context(budget=0)
+
+    asyncio.run(main())
+
+
+def test_hold_and_truncate(store):
+    async def main() -> None:
+        mem = AsyncMemory(Memory(store))
+        t = mem.thread("h")
+        await t.extend(_chat(2))
+        order: list[str] = []
+
+        async def holder(name: str) -> None:
+            async with t.hold():
+                order.append(f"{name} in")
+                await t.add("user", f"from {name}")  # the holder's calls still run
+                await asyncio.sleep(0.05)
+                order.append(f"{name} out")
+
+        await asyncio.gather(holder("a"), holder("b"))
+        assert order in (["a in", "a out", "b in", "b out"], ["b in", "b out", "a in", "a out"])
+        assert await t.truncate(5) == 4  # 6 messages + one from each holder
+        assert [m.seq for m in await t.messages()] == [1, 2, 3, 4]
+
+    asyncio.run(main())
+
+
+def test_a_slow_step_does_not_hold_up_other_calls(tmp_path):
+    import time
+
+    class Slow(HeuristicExtractor):
+        def __call__(self, messages, existing):  # type: ignore[no-untyped-def]
+            time.sleep(0.4)  # a model call
+            return super().__call__(messages, existing)
+
+    async def main() -> None:
+        async with await AsyncMemory.open(tmp_path / "s.db", extractor=Slow()) as mem:
+            t = mem.thread("t")
+            await t.extend(_chat(4))
+            step = asyncio.ensure_future(t.maybe_step())
+            await asyncio.sleep(0.05)
+            started = time.perf_counter()
+            ctx = await t.context(budget=2000)  # the single SQLite worker is free meanwhile
+            assert time.perf_counter() - started < 0.3 and not step.done()
+            assert ctx.messages
+            assert len(await step) == 1
 
     asyncio.run(main())

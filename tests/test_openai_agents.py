@@ -114,11 +114,14 @@ def test_tool_calls_come_back_paired_and_the_sdk_accepts_them(tmp_path):
             assert call_msgs and msgs[msgs.index(call_msgs[0]) + 1]["tool_call_id"] == \
                 call_msgs[0]["tool_calls"][0]["id"]
             assert await session.get_items(limit=2) == (await session.get_items())[-2:]
+            n = (await session.thread.info()).messages
+            popped = await session.pop_item()
+            assert popped == {"role": "assistant", "content": "Noted: Thanks!"}
+            assert (await session.thread.info()).messages == n - 1
             await session.clear_session()
             assert await session.get_items() == []
+            assert await session.pop_item() is None
             assert await mem.search("locker code")  # long-term records outlive the thread
-            with pytest.raises(UsageError, match="append-only"):
-                await session.pop_item()
         await mem.close()
 
     asyncio.run(main())

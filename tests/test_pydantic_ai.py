@@ -134,3 +134,41 @@ def test_bad_arguments_say_what_to_do(tmp_path):
     mem.close()
 
 
+
+
+def test_over_an_openai_compatible_server_the_wire_messages_are_valid(tmp_path):
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from memlane.server.testing import FakeUpstream, Reply
+
+    def script(body: dict) -> Reply:
+        msgs = body["messages"]
+        if msgs[-1]["role"] == "tool":
+            return Reply(content="Done.")
+        if "remember" in str(msgs[-1].get("content")):
+            return Reply(tool_calls=(("remember", {"text": "Locker code 4471"}),))
+        return Reply(content="ok")
+
+    async def main() -> None:
+        mem = await AsyncMemory.open(tmp_path / "w.db")
+        with FakeUpstream(script) as up:
+            model = OpenAIChatModel("fake", provider=OpenAIProvider(base_url=up.url,
+                                                                    api_key="test"))
+            agent = Agent(model, capabilities=[
+                memlane_capability(mem, "w", background_step=False)])
+            await agent.run("Please remember my locker code 4471.")
+            await agent.run("Thanks.")
+            sent = up.requests[-1]["messages"]
+        # The past call and its result went out as a linked pair, in the OpenAI wire format.
+        calls = [i for i, m in enumerate(sent) if m.get("tool_calls")]
+        assert len(calls) == 1
+        call = sent[calls[0]]
+        assert call["tool_calls"][0]["function"]["name"] == "remember"
+        result = sent[calls[0] + 1]
+        assert result["role"] == "tool" and result["tool_call_id"] == call["tool_calls"][0]["id"]
+        assert sent[-1] == {"role": "user", "content": "Thanks."}
+        assert [r.text for r in await mem.records()] == ["Locker code 4471"]
+        await mem.close()
+
+    asyncio.run(main())

@@ -21,6 +21,10 @@ drift apart).
   in `async def` form (the copy this design refuses), and the time that matters here is spent in
   the database, which runs in parallel either way. The cost is a thread per pooled connection.
 
+A memory step (`step`, `maybe_step`, `flush`) and `reindex` run on the event loop's default executor
+instead: they are mostly a model call or an embedding, and taking the memory's only SQLite
+worker for seconds would hold up every other call; their store writes take the store's own lock.
+
 The caller's `contextvars` (an OpenTelemetry span, for one) are carried into the worker. A call
 whose awaiting task is cancelled still runs to its end on the worker (a thread cannot be
 interrupted): a write that was started commits or rolls back as a whole, never half.
@@ -29,10 +33,11 @@ interrupted): a write that was started commits or rolls back as a whole, never h
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -86,6 +91,12 @@ class AsyncMemory:
         return await loop.run_in_executor(self._executor,
                                           functools.partial(ctx.run, fn, *args, **kwargs))
 
+    async def _run_aside(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Like `_run`, on the loop's default executor (for long, mostly non-store work)."""
+        loop = asyncio.get_running_loop()
+        ctx = contextvars.copy_context()
+        return await loop.run_in_executor(None, functools.partial(ctx.run, fn, *args, **kwargs))
+
     @property
     def ns(self) -> str:
         return self.sync.ns
@@ -113,9 +124,13 @@ class AsyncMemory:
         return await self._run(self.sync.threads, limit, offset)
 
     async def records(
-        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0
+        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
+        *, pinned_only: bool = False,
     ) -> list[Record]:
-        return await self._run(self.sync.records, ids, limit, offset)
+        return await self._run(self.sync.records, ids, limit, offset, pinned_only=pinned_only)
+
+    async def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
+        return await self._run(self.sync.messages_by_id, ids)
 
     async def expire(self, now: float | None = None) -> int:
         return await self._run(self.sync.expire, now)
@@ -178,7 +193,7 @@ class AsyncMemory:
         return await self._run(self.sync.recall, query, k)
 
     async def reindex(self, batch: int = 256) -> int:
-        return await self._run(self.sync.reindex, batch)
+        return await self._run_aside(self.sync.reindex, batch)
 
     async def close(self) -> None:
         """Close the store (on a worker, after the calls queued before it), then stop this
@@ -215,6 +230,28 @@ class AsyncThread:
     async def extend(self, messages: Iterable[Mapping[str, Any]]) -> list[Message]:
         # Materialised here: an iterator read on the worker could be one the caller is using.
         return await self.memory._run(self.sync.extend, list(messages))
+
+    async def truncate(self, from_seq: int) -> int:
+        return await self.memory._run(self.sync.truncate, from_seq)
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """`Thread.hold` as `async with`. The wait for the lock runs on a thread of its own,
+        not on the memory's workers: a waiting holder must not take the worker that the current
+        holder's calls need (with SQLite's single worker that would deadlock)."""
+        cm = self.sync.hold()
+        entered = asyncio.ensure_future(asyncio.to_thread(cm.__enter__))
+        try:
+            await asyncio.shield(entered)
+        except asyncio.CancelledError:
+            # Cancelled while waiting: release the lock once it is granted, never leak it.
+            entered.add_done_callback(
+                lambda f: None if f.cancelled() or f.exception() else cm.__exit__(None, None, None))
+            raise
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(cm.__exit__, None, None, None)
 
     async def info(self) -> ThreadInfo:
         return await self.memory._run(self.sync.info)
@@ -258,14 +295,14 @@ class AsyncThread:
         end: int | None = None,
         extractor: Extractor | None = None,
     ) -> StepResult | None:
-        return await self.memory._run(self.sync.step, output, start=start, end=end,
-                                      extractor=extractor)
+        return await self.memory._run_aside(self.sync.step, output, start=start, end=end,
+                                            extractor=extractor)
 
     async def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
-        return await self.memory._run(self.sync.maybe_step, max_steps)
+        return await self.memory._run_aside(self.sync.maybe_step, max_steps)
 
     async def flush(self) -> list[StepResult]:
-        return await self.memory._run(self.sync.flush)
+        return await self.memory._run_aside(self.sync.flush)
 
     async def delete(self) -> bool:
         return await self.memory._run(self.sync.delete)

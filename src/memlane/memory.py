@@ -33,6 +33,7 @@ from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .telemetry import traced
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 if TYPE_CHECKING:
@@ -118,8 +119,7 @@ class Memory:
         # Its own tokenizer by default: the token-count memo holds texts, so it is this
         # memory's (emptied with the other memos on forget), not the process's.
         self.tokenizer = tokenizer or BPETokenizer()
-        self.caches = caches if caches is not None else Caches(
-            on_clear=getattr(self.tokenizer, "forget_memo", None))
+        self.caches = caches if caches is not None else Caches(on_clear=self._clear_memos)
         """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
@@ -153,9 +153,17 @@ class Memory:
         return self.store.threads(self.ns, limit, offset)
 
     def records(
-        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0
+        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
+        *, pinned_only: bool = False,
     ) -> list[Record]:
-        return self.store.records(self.ns, ids, limit, offset)
+        """Records of this namespace: by id (sorted by id, all of them), or a page of all (or of
+        the pinned core set only)."""
+        return self.store.records(self.ns, ids, limit, offset, pinned_only)
+
+    def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
+        """Messages of this namespace by id (a record's sources), in thread and seq order; ids
+        of other namespaces are not found."""
+        return self.store.messages_by_id(self.ns, ids)
 
     def expire(self, now: float | None = None) -> int:
         """Delete threads idle past the TTL (`HistoryPolicy.ttl_seconds`); returns how many."""
@@ -187,6 +195,7 @@ class Memory:
                           extractor=extractor or self.extractor, related=self.related,
                           embed=self._embed_records, ledger=ledger, model=model)
 
+    @traced("search")
     def search(
         self,
         query: str,
@@ -231,6 +240,7 @@ class Memory:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
         return self.store.pin(self.ns, _id(record_id), pinned)
 
+    @traced("forget")
     def forget(self, record_id: int) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
         in buffer lines). False if there was no such record."""
@@ -239,6 +249,7 @@ class Memory:
         finally:
             self.caches.clear()
 
+    @traced("forget_thread")
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
         try:
@@ -246,12 +257,21 @@ class Memory:
         finally:
             self.caches.clear()
 
+    @traced("forget_namespace")
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
         try:
             return self.store.forget_namespace(self.ns)
         finally:
             self.caches.clear()
+
+    def _clear_memos(self) -> None:
+        """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
+        decoded rows (`Caches.clear()` calls this)."""
+        forget = getattr(self.tokenizer, "forget_memo", None)  # a caller's tokenizer may have none
+        if forget is not None:
+            forget()
+        self.store.clear_memos()
 
     def compact(self) -> None:
         """Physically remove deleted data from the database files (see `Store.compact`)."""
@@ -424,6 +444,7 @@ class Thread:
     def episodes(self) -> list[Episode]:
         return self._store.episodes(self._ns, self.id)
 
+    @traced("context")
     def context(
         self,
         budget: int = 4000,

@@ -16,6 +16,7 @@
   window's turns, past tool calls and their outputs as paired `function_call` /
   `function_call_output` items (see `_transcript`). Its cost depends on the window, not on the
   length of the conversation.
+- `pop_item()` drops the thread's last message (memlane's `Thread.truncate`).
 - `add_items()` records what the run produced: user and assistant messages, function calls (as
   lines of the assistant's message) and their outputs (as `tool` messages). Reasoning items and
   hosted-tool items (web search, file search, computer use, MCP) are not conversation and are not
@@ -39,9 +40,9 @@ from typing import Any, Literal
 from ..aio import AsyncMemory
 from ..context.policy import Policy
 from ..errors import MissingExtra, UsageError
-from ..memory import Memory
+from ..memory import Memory, Thread
 from ..recall.schemas import TOOL_SCHEMAS
-from ..types import StepResult
+from ..types import Message, StepResult
 from ._transcript import Call, call_line, replay
 
 try:
@@ -233,18 +234,38 @@ class MemlaneSession:
             await asyncio.shield(self._step)
 
     async def pop_item(self) -> TResponseInputItem | None:
-        """Not supported: memlane's message log is append-only (buffer lines and records point
-        into it by position). Correct a turn by adding to it, or start over with
-        `clear_session()`."""
-        raise UsageError("MemlaneSession.pop_item: memlane's message log is append-only (memory "
-                         "notes and records point into it); add a correcting message instead, "
-                         "or clear_session() to start the thread over")
+        """Remove the thread's last message and return it as an item (None if the thread is
+        empty). A memory step whose stretch reached it is withdrawn and filed again later.
+        The log keeps text: a popped tool result comes back as a `function_call_output`
+        whose call id is made up, a popped tool call as the assistant's text."""
+        await self.wait()
+        last = await self.memory._run(_pop, self.thread.sync)
+        if last is None:
+            return None
+        if last.role == "tool":
+            return {"type": "function_call_output", "call_id": f"memlane_msg_{last.id}",
+                    "output": last.content}
+        return {"role": last.role, "content": last.content}  # type: ignore[return-value]
 
     async def clear_session(self) -> None:
         """Delete the thread (its messages and buffer lines). Long-term records stay: they are
         the namespace's memory; `memory.forget_thread(id)` erases them too."""
         await self.wait()
         await self.thread.delete()
+
+
+def _pop(thread: Thread) -> Message | None:
+    """Read and drop the thread's last message, holding the thread so that nothing lands in
+    between."""
+    with thread.hold():
+        if not thread.exists():
+            return None
+        n = thread.info().messages
+        last = thread.messages(n, n) if n else []
+        if not last:
+            return None
+        thread.truncate(last[0].seq)
+        return last[0]
 
 
 def memlane_tools(memory: AsyncMemory | Memory, *, thread_id: str | None = None,
