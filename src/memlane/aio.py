@@ -123,6 +123,9 @@ class AsyncMemory:
     async def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return await self._run(self.sync.threads, limit, offset)
 
+    async def namespaces(self) -> list[str]:
+        return await self._run(self.sync.namespaces)
+
     async def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
         *, pinned_only: bool = False,
@@ -277,6 +280,9 @@ class AsyncThread:
     ) -> Context:
         return await self.memory._run(self.sync.context, budget, new_message, policy=policy,
                                       now=now, tools=tools)
+
+    async def notes(self, budget: int, new_message: str | None, policy: Policy) -> list[Record]:
+        return await self.memory._run(self.sync.notes, budget, new_message, policy)
 
     async def pending(self) -> list[Message]:
         return await self.memory._run(self.sync.pending)

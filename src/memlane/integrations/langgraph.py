@@ -216,7 +216,7 @@ class MemlaneStore(BaseStore):
     def _namespaces(self) -> list[tuple[str, ...]]:
         """The memlane namespaces that hold items (not those with only threads or records of
         memlane's own kinds)."""
-        spaces = [tuple(n.split(".")) for n in self.memory.store.namespaces()]
+        spaces = [tuple(n.split(".")) for n in self.memory.namespaces()]
         return [n for n in spaces if self._index(n)]
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
