@@ -217,10 +217,6 @@ def _kind(sentence: str) -> str:
     return "fact"
 
 
-def _speaker(m: Message) -> str:
-    return m.name or m.role
-
-
 def extract(
     messages: Sequence[Message],
     existing: Sequence[Record] = (),
