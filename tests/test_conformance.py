@@ -20,6 +20,24 @@ from memlane.store.base import NewMessage
 from memlane.store.migrations import POSTGRES, SQLITE
 
 
+def _user_turns_after(store: Any, ns: str, thread_id: str, seq: int) -> int:
+    """How many user messages have seq > `seq` (what `Store.user_turns_after` answered before
+    it was removed as unused: the memory step's cadence reads the unfiled messages instead)."""
+    return sum(1 for m in store.messages(ns, thread_id, start=seq + 1) if m.role == "user")
+
+
+def _record_sources(store: Any, ns: str, ids: list[int]) -> dict[int, list[int]]:
+    """Source message ids by record (the removed `Store.record_sources`)."""
+    return {r.id: list(r.source_ids) for r in store.records(ns, ids)}
+
+
+def _namespaces(store: Any) -> list[str]:
+    """Every namespace with a thread or a record (the removed `Store.namespaces`), through the
+    store's shared SQL reader."""
+    return [r[0] for r in store._read(
+        "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1")]
+
+
 def fill(t: memlane.Thread, turns: int, start: int = 0) -> None:
     """`turns` user/assistant pairs, in one append."""
     t.extend(m for i in range(start, start + turns) for m in (
@@ -73,10 +91,10 @@ def test_append_assigns_gapless_seqs_and_counts_turns(store: Any) -> None:
     assert stored[2].name == "ada" and stored[0].name is None
     assert t.info().messages == 4 and t.info().filed_to == 0
     # user turns after a seq: the cadence counter
-    assert store.user_turns_after("ns", "t", 0) == 2
-    assert store.user_turns_after("ns", "t", 1) == 1
-    assert store.user_turns_after("ns", "t", 3) == 0
-    assert store.user_turns_after("ns", "missing", 0) == 0
+    assert _user_turns_after(store, "ns", "t", 0) == 2
+    assert _user_turns_after(store, "ns", "t", 1) == 1
+    assert _user_turns_after(store, "ns", "t", 3) == 0
+    assert _user_turns_after(store, "ns", "missing", 0) == 0
 
 
 def test_messages_ranges_limits_and_ids(store: Any) -> None:
@@ -251,7 +269,7 @@ def test_explicit_step_records_episode_and_relevance(store: Any) -> None:
     seq_ids = {m.seq: m.id for m in t.messages()}
     assert a.source_ids == (seq_ids[1], seq_ids[2]) and a.kind == "fact"
     assert b.source_ids == (seq_ids[3],) and b.kind == "preference"
-    assert store.record_sources("ns", [a.id]) == {a.id: [seq_ids[1], seq_ids[2]]}
+    assert _record_sources(store, "ns", [a.id]) == {a.id: [seq_ids[1], seq_ids[2]]}
     rel = {m.seq: m.relevance for m in t.messages()}
     assert rel[1] == pytest.approx(0.9) and rel[3] == pytest.approx(0.25) and rel[5] is None
     ep = t.episodes()[0]
@@ -296,7 +314,7 @@ def test_truncate_drops_the_tail_and_withdraws_its_steps(store: Any) -> None:
     new = t.extend([{"role": "assistant", "content": "A new answer."},
                     {"role": "user", "content": "And then?"}])
     assert [m.seq for m in new] == [7, 8]
-    assert store.user_turns_after("ns", "t", 4) == 2
+    assert _user_turns_after(store, "ns", "t", 4) == 2
     assert [m.seq for m in t.pending()] == [5, 6, 7, 8]
     assert t.truncate(20) == 0 and t.info().messages == 8
     # Another thread's messages are untouched.
@@ -440,7 +458,7 @@ def test_namespace_isolation(store: Any) -> None:
     assert tb.info().messages == 1 and ta.info().messages == 8
     assert b.records() == [] and b.records(ids=[secret]) == []
     assert store.messages_by_id("bob", [m.id for m in ta.messages()]) == []
-    assert store.record_sources("bob", [secret]) == {}
+    assert _record_sources(store, "bob", [secret]) == {}
     assert tb.episodes() == []
     # bob's step cannot touch alice's record: the id reads as missing, nothing leaks
     out = step_out(line="Bob tries.")
@@ -456,7 +474,7 @@ def test_namespace_isolation(store: Any) -> None:
         assert tx.record_owner("alice", secret) == "alice"
         assert tx.record_owner("alice", 10**9) is None
     assert store.context_rows("bob", "same", 1, 1).window[0].content == "bob's only message"
-    assert store.namespaces() == ["alice", "bob"]
+    assert _namespaces(store) == ["alice", "bob"]
 
 
 # migrations and the CLI ----------------------------------------------------------------------
@@ -631,7 +649,7 @@ def test_append_large_batch(store: Any) -> None:
     assert [m.seq for m in out] == list(range(1, 1201))
     assert [m.content for m in store.messages("ns", "big")] == [f"m{i}" for i in range(1200)]
     assert [m.id for m in store.messages("ns", "big")] == [m.id for m in out]
-    assert store.user_turns_after("ns", "big", 0) == 600
+    assert _user_turns_after(store, "ns", "big", 0) == 600
 
 
 # search and recall (the Store protocol's "search and recall" section) --------------------------
@@ -828,7 +846,7 @@ def test_forget_record_thread_namespace(store: Any) -> None:
     Memory(store, "keep").thread("k").add("user", "untouched")
     counts = store.forget_namespace("ns")
     assert counts == {"threads": 1, "messages": 2, "episodes": 0, "records": 1, "snapshots": 1}
-    assert store.namespaces() == ["keep"]
+    assert _namespaces(store) == ["keep"]
     assert store.export_namespace("ns")["threads"] == []
     store.compact()
     assert Memory(store, "keep").thread("k").messages()[0].content == "untouched"
@@ -863,13 +881,16 @@ def test_export_namespace(store: Any) -> None:
 
 def test_search_on_a_large_index_drops_common_terms(store: Any,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """The "common terms" plan both stores apply past LARGE_INDEX rows, forced here with small
-    thresholds: a term in COMMON_DF or more records does not retrieve when rarer ones are
-    present, and a query of common terms only ANDs them."""
-    from memlane.store import sqlite as sqlite_store
+    """The "common terms" plan both stores apply past LARGE_INDEX rows (one `lexical_plan`,
+    `memlane.store.common`), forced here with small thresholds: a term in COMMON_DF or more
+    records does not retrieve when rarer ones are present, and a query of common terms only ANDs
+    them."""
+    from memlane.store import common as sqlite_store  # the thresholds both engines read
+    from memlane.store import sqlite as _sq
 
     monkeypatch.setattr(sqlite_store, "LARGE_INDEX", 0)
     monkeypatch.setattr(sqlite_store, "COMMON_DF", 3)
+    assert not hasattr(_sq, "LARGE_INDEX") and not hasattr(type(store), "LARGE_INDEX")
     ids = [store.add_record("ns", f"Locker {i} is on floor {i % 2}.").id for i in range(5)]
     code = store.add_record("ns", "Locker code is 4417.").id
     assert [r.id for r, _ in store.search_records("ns", "locker 4417", 10)] == [code]
@@ -877,6 +898,9 @@ def test_search_on_a_large_index_drops_common_terms(store: Any,
     assert got == set(ids)  # both common: AND, so the code record (no "floor") is out
     # nothing retrieved by the selective terms: the full query answers
     assert len(store.search_records("ns", "locker zebra", 10)) == 6
+    # nothing common: every term retrieves (OR), on both engines
+    assert [r.id for r, _ in store.search_records("ns", "code 4417", 10)] == [code]
+    assert store.search_records("ns", "zebra 9999", 10) == []
     monkeypatch.setattr(sqlite_store, "LARGE_INDEX", 10**9)
     assert len(store.search_records("ns", "locker 4417", 10)) == 6  # small index: every term
 
@@ -907,3 +931,20 @@ def test_memlane_db_env_may_name_a_postgres_url(store_kind: str, request: Any,
         assert type(s).__name__ == "PostgresStore"
     finally:
         s.close()
+
+
+def test_lexical_plan_is_one_rule() -> None:
+    """The rule both engines run (`memlane.store.common.lexical_plan`), on counted documents:
+    small index, every term; common terms give way to rarer ones up to the document budget; only
+    common terms, AND (the empty plan); nothing common, every term."""
+    from memlane.store import common
+
+    df = {"rare": 5, "mid": 1_500, "often": common.COMMON_DF, "always": 50_000}.__getitem__
+    big = common.LARGE_INDEX
+    assert common.lexical_plan(["rare", "always"], big - 1, df) is None
+    assert common.lexical_plan(["always", "rare", "often"], big, df) == ["rare"]
+    assert common.lexical_plan(["always", "often"], big, df) == []
+    assert common.lexical_plan(["mid", "rare"], big, df) == ["rare", "mid"]
+    many = {f"t{i}": 1_900 for i in range(8)}.__getitem__  # 8 x 1,900 > DOC_BUDGET
+    assert common.lexical_plan([f"t{i}" for i in range(8)], big, many) == \
+        [f"t{i}" for i in range(5)]  # 5 x 1,900 fits DOC_BUDGET (10,000); a sixth would not

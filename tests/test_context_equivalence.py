@@ -498,8 +498,15 @@ def build_thread(mem: Memory, seed: int, n: int, tid: str = "t") -> None:
         mem.remember("a long pinned note " + "word " * rng.randint(10, 200), pinned=True)
 
 
+def _P(**kw: Any) -> Policy:
+    """A policy without the notes layer: the reference assembler predates it (notes have their
+    own tests in test_assemble.py)."""
+    return Policy(notes_share=0.0, **kw)
+
+
 policies = st.builds(
     Policy,
+    notes_share=st.just(0.0),
     short_term_turns=st.integers(0, 4),
     working_turns=st.integers(0, 12),
     buffer_lines=st.integers(0, 14),
@@ -557,7 +564,7 @@ def test_context_is_what_the_reference_gives(seed, n, cadence, cases):
             build_thread(mem, seed, n)
             for policy, budget, new_message in cases:
                 check_thread(mem, "t", policy, budget, new_message)
-            check_thread(mem, "missing", Policy(), 4000, None)
+            check_thread(mem, "missing", _P(), 4000, None)
 
 
 def test_context_is_what_the_reference_gives_on_a_long_thread(tmp_path):
@@ -565,7 +572,7 @@ def test_context_is_what_the_reference_gives_on_a_long_thread(tmp_path):
     with Memory.open(tmp_path / "m.db") as mem:
         build_thread(mem, 7, 700)
         for budget in (1000, 2000, 4000, 8000, 16000, 30000):
-            for policy in (Policy(), Policy(buffer_lines=2), Policy(short_term_turns=1,
+            for policy in (_P(), _P(buffer_lines=2), _P(short_term_turns=1,
                                                                     working_turns=1)):
                 check_thread(mem, "t", policy, budget, None)
                 check_thread(mem, "t", policy, budget, "and the new question?")
@@ -593,7 +600,7 @@ def _hand_rows(seqs: Sequence[int], roles: Sequence[str], truncated: bool) -> Co
 @pytest.mark.parametrize("budget", [120, 300, 600, 5000])
 def test_assemble_on_hand_made_rows(seqs, budget):
     roles = ["assistant", "user", "tool", "user", "assistant", "tool", "user", "assistant"]
-    policy = Policy(short_term_turns=1, working_turns=2, use_tools=False, max_message_tokens=40,
+    policy = _P(short_term_turns=1, working_turns=2, use_tools=False, max_message_tokens=40,
                     memory_instructions=False, system_prompt="Be brief.", prune_below=0.05)
     cache = Caches()
     for truncated in (False, True):
@@ -648,7 +655,7 @@ def test_context_matches_the_reference_assembly_on_both_engines(store):
         return store.context_rows("ns", "t", q.window_turns, q.buffer_lines)
 
     for budget in (800, 3000, 9000):
-        for policy in (Policy(), Policy(prune_below=0.3, buffer_lines=3)):
+        for policy in (_P(), _P(prune_below=0.3, buffer_lines=3)):
             fast = outcome(mem.thread("t").context, budget=budget, policy=policy, now=NOW)
             ref = outcome(lambda *a: ref_sized_context(*a)[0], read, policy, budget, NOW,
                           PLAIN, None, tools)

@@ -246,3 +246,81 @@ def test_locomo_with_a_model_answering_with_tools(locomo_file: Path) -> None:
     # The model saw names on the replayed turns (assembled messages carry none).
     sent = model.calls[0].messages
     assert any(m["content"].startswith(("Ava: ", "Ben: ")) for m in sent if m["role"] == "user")
+
+
+def test_cue_counts_shared_content_terms_not_names() -> None:
+    from memlane.eval.reader import cue
+
+    q = "What did Ava name her parrot last spring?"
+    assert cue(["Ava got a parrot in the spring."], q, 2, names=["Ava", "Ben"])
+    # "Ava" is a participant: it does not count, so one shared term is not enough for 2.
+    assert not cue(["Ava bought a parrot."], q, 2, names=["Ava", "Ben"])
+    assert cue(["Ava bought a parrot."], q, 1, names=["Ava", "Ben"])
+    assert cue(["Ava bought a parrot."], q, 2)  # without names, Ava counts
+    # One item must carry the terms: two items with one term each do not cue at 2.
+    assert not cue(["a parrot", "in spring"], "parrot spring?", 2)
+    assert not cue([], q, 1)
+
+
+def _ctx(messages: list[tuple[str, str]], lines: tuple = ()) -> object:
+    from memlane.types import ChatMessage, Context, Trace
+
+    return Context(messages=tuple(ChatMessage("user" if layer != "core" else "system", text, layer)
+                                  for layer, text in messages),
+                   tools=(), trace=Trace(budget=1000, tokens_total=10, tokens_by_layer={},
+                                         buffer_lines=lines))
+
+
+def test_cued_reader_searches_only_when_an_item_in_view_cues_it() -> None:
+    from memlane.types import BufferLine, Record
+
+    tk = CachedTokenizer(default_tokenizer())
+    rec = Record(id=7, namespace="n", text="Ava's parrot name is Kiwi.", kind="fact",
+                 source_ids=(3,), thread_id="t", created=0.0, updated=0.0)
+    calls: list[str] = []
+
+    def search(query: str, k: int) -> list[Record]:
+        calls.append(query)
+        return [rec]
+
+    def open_records(ids: object) -> list[Record]:
+        return []
+
+    q = "What is the name of Ava's parrot?"
+    quiet = _ctx([("short_term", "The traffic was unbelievable this morning.")])
+    eager = read(quiet, q, tk, open_records=open_records, search=search)
+    assert eager.searched == (rec,) and eager.cued is None
+    cued = read(quiet, q, tk, open_records=open_records, search=search, cue_terms=2,
+                names=["Ava", "Ben"])
+    assert cued.searched == () and cued.cued is False and len(calls) == 1
+    # The same rule for every kind of item: a replayed turn, a buffer line, a shown note.
+    for ctx in (
+        _ctx([("working", "My parrot has a new name now.")]),
+        _ctx([], (BufferLine(line="Ava talked about her parrot's name", record_ids=(),
+                             start=1, end=4, date=0.0),)),
+        _ctx([("core", "Core memory (notes, not the user's words):\n- #7 Ava's parrot name "
+                       "is Kiwi.")]),
+    ):
+        got = read(ctx, q, tk, open_records=open_records, search=search, cue_terms=2,
+                   names=["Ava", "Ben"], notes={7: rec})
+        assert got.cued is True and got.searched == (rec,)
+    # Names do not cue: a turn sharing only the participants' names leaves the reader quiet.
+    named = _ctx([("working", "Ava and Ben met again.")])
+    assert read(named, "Did Ava and Ben meet?", tk, open_records=open_records, search=search,
+                cue_terms=1, names=["Ava", "Ben"]).cued is False
+
+
+def test_locomo_cued_reader_and_bad_cue_terms(locomo_file: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    eager = run_locomo(locomo_file, [1000], source="annotations", progress=False,
+                       policies="window+search")
+    cued = run_locomo(locomo_file, [1000], source="annotations", progress=False,
+                      policies="window+search", reader="cued", cue_terms=3)
+    assert cued["reader"]["reader"] == "cued" and cued["reader"]["cue_terms"] == 3
+    assert eager["reader"]["cue_terms"] is None
+    # The cued reader searches for a subset of the questions the eager one searches for.
+    assert cued["policies"]["window+search"]["via_search"] <= \
+        eager["policies"]["window+search"]["via_search"]
+    assert main(["eval", "locomo", "--data", str(locomo_file), "--budget", "1000",
+                 "--reader", "cued", "--cue-terms", "0", "--no-progress"]) == 2
+    assert "--cue-terms" in capsys.readouterr().err

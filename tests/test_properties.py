@@ -192,7 +192,7 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
     event(f"gap={bool(trace.gap)} lines={min(len(shown), 3)} unfiled={bool(trace.unfiled)}")
     # The block sits ahead of the oldest replayed message.
     i = ctx.messages.index(buffers[0])
-    assert all(m.layer in ("system", "core") for m in ctx.messages[:i])
+    assert all(m.layer in ("system", "core", "notes") for m in ctx.messages[:i])
 
     # (b) every evicted stretch is listed or counted in the gap the block states (a line the
     # injection scan withheld is one of the stretches not listed).

@@ -9,6 +9,7 @@ import itertools
 import json
 import threading
 import time
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -56,6 +57,8 @@ class Script:
             return Reply(content=text + " and much more to say", drop_after=3)
         if q.startswith("plain") and first:
             return Reply(content=text, plain=True)
+        if q.startswith("trickle"):
+            return Reply(content=text + " " + "word " * 40, pace=0.05)
         if q.startswith("parallel"):
             return Reply(content=text, delay=0.05)
         return Reply(content=text)
@@ -97,7 +100,7 @@ def a(text):
     return {"role": "assistant", "content": text}
 
 
-def test_resend_regeneration_and_edit_keep_each_turn_once(proxy):
+def test_resend_regeneration_and_edit_keep_each_turn_once(proxy, capsys):
     client, log, *_ = proxy
     c = client()
     a1 = ask(c, "t", [u("q1")])
@@ -115,6 +118,15 @@ def test_resend_regeneration_and_edit_keep_each_turn_once(proxy):
     a5 = ask(c, "t", [u("yes")])
     assert log("t")[-4:] == [("user", "yes"), ("assistant", a4), ("user", "yes"),
                              ("assistant", a5)]
+    # What `memlane show THREAD --json` reads back is the same log.
+    from memlane.cli import main
+
+    memory = proxy[5]
+    capsys.readouterr()
+    assert main(["--db", memory.store.path, "--namespace", "acme", "show", "t", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    msgs = shown["messages"] if isinstance(shown, dict) else shown
+    assert [(m["role"], m["content"]) for m in msgs] == log("t")
 
 
 def test_sdk_retry_after_a_client_timeout_records_the_turn_once(proxy):
@@ -145,6 +157,19 @@ def test_a_dropped_stream_and_a_non_stream_body_are_errors_and_unrecorded(proxy)
                                                 messages=[u(f"{cue} me")]))
         text = "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices)
         assert log(thread) == [("user", f"{cue} me"), ("assistant", text)]
+
+
+def test_a_client_that_leaves_mid_stream_frees_the_thread(proxy):
+    client, log, *_ = proxy
+    c = client(timeout=5)
+    stream = c.chat.completions.create(model="fake-model", stream=True, user="gone",
+                                       messages=[u("trickle slowly")])
+    next(iter(stream))
+    stream.close()  # the client hangs up after the first chunk
+    answer = ask(c, "gone", [u("are you there?")])  # would wait forever if the thread stayed held
+    got = log("gone")
+    assert got[-2:] == [("user", "are you there?"), ("assistant", answer)]
+    assert ("user", "trickle slowly") in got and len(got) in (3, 4)
 
 
 def test_upstream_errors_keep_their_meaning(proxy, tmp_path):
@@ -194,6 +219,33 @@ def test_six_parallel_requests_on_one_thread_pair_their_turns(proxy):
     for (r1, q), (r2, ans) in zip(got[::2], got[1::2], strict=True):
         assert (r1, r2) == ("user", "assistant") and ans.endswith(f"to {q}")
     assert sorted(answers) == sorted(ans for _, ans in got[1::2])
+
+
+def test_turns_pair_across_two_services_on_one_postgres(pg_url, tmp_path):
+    """Two services (two `Memory` objects, two stores: two processes behind a load balancer)
+    on one PostgreSQL database, three requests each at once on one thread."""
+    ring = KeyRing.load(tmp_path / "keys.json")
+    key = ring.add("acme")
+    mems = [Memory.open(pg_url), Memory.open(pg_url)]
+    try:
+        with FakeUpstream(Script()) as up:
+            apps = [create_app(m, Auth(ring), ServerConfig(upstream=up.url), mcp=False)
+                    for m in mems]
+            with serve_in_thread(apps[0]) as url0, serve_in_thread(apps[1]) as url1:
+                clients = [openai.OpenAI(base_url=x + "/v1", api_key=key, max_retries=0)
+                           for x in (url0, url1)]
+                jobs = [(clients[i % 2], f"parallel pg {i}") for i in range(6)]
+                with ThreadPoolExecutor(6) as pool:
+                    list(pool.map(lambda j: ask(j[0], "pg", [u(j[1])]), jobs))
+            for app in apps:
+                app.state.service.drain()
+        got = [(m.role, m.content) for m in mems[0].namespace("acme").thread("pg").messages()]
+        assert len(got) == 12
+        for (r1, q), (r2, ans) in zip(got[::2], got[1::2], strict=True):
+            assert (r1, r2) == ("user", "assistant") and ans.endswith(f"to {q}")
+    finally:
+        for m in mems:
+            m.close()
 
 
 def test_an_oversize_current_message_is_flagged_and_kept_whole(proxy):
@@ -299,3 +351,40 @@ def test_the_log_follows_the_client_without_duplicates(live, ops):
                for m in app.state.service.mem("acme").thread(thread).messages()]
         assert got[len(got) - len(conv):] == conv
         assert len({m["content"] for m in got}) == len(got)
+
+
+def test_serve_timeout_option_env_and_banner(monkeypatch):
+    from memlane.cli import build_parser
+    from memlane.cli.serve import UPSTREAM_TIMEOUT, banner
+
+    assert build_parser().parse_args(["serve"]).upstream_timeout == UPSTREAM_TIMEOUT
+    monkeypatch.setenv("MEMLANE_UPSTREAM_TIMEOUT", "7.5")
+    assert build_parser().parse_args(["serve"]).upstream_timeout == 7.5
+    assert build_parser().parse_args(["serve", "--upstream-timeout", "3"]).upstream_timeout == 3
+    where = "http://127.0.0.1:8765"
+    text = banner("sqlite:///m.db", where, "http://up/v1", None, "gpt-x", heuristic=False,
+                  mcp=True, timeout=7.5)
+    assert "gpt-x at the upstream, with the offline heuristic as fallback" in text
+    assert "timeout 7.5 s" in text and f"{where}/mcp" in text
+    off = banner("sqlite:///m.db", where, None, None, None, heuristic=False, mcp=False,
+                 timeout=7.5)
+    assert "offline heuristic" in off and "proxy      off" in off and "/mcp" not in off
+
+
+def test_banner_links_routes_that_exist(proxy):
+    from memlane.cli.serve import banner
+
+    _, _, up, url, key, *_ = proxy
+    text = banner("sqlite:///m.db", url, up.url, None, None, heuristic=False, mcp=False,
+                  timeout=5)
+    links = [w for w in text.split() if w.startswith(url)]
+    assert len(links) >= 4
+    for link in links:
+        req = urllib.request.Request(link, headers={"Authorization": f"Bearer {key}"})
+        if link.endswith("/chat/completions"):  # POST only
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(req)
+            assert e.value.code == 405
+            continue
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200, link

@@ -128,3 +128,18 @@ def test_export_contains_threads_records_sources_history_snapshots(mem):
     assert data["snapshots"][0]["args"] == {"city": "Porto"}
     import json
     json.dumps(data)  # JSON-ready
+
+
+def test_memory_reads_sources_and_the_pinned_set_for_its_namespace(mem):
+    """What the server, the tools and the CLI read through `Memory` (never the store with a
+    namespace passed by hand): a record's source messages, and the pinned core set."""
+    t = mem.thread("t1")
+    a, b = t.add("user", "first"), t.add("user", "second")
+    other = mem.namespace("bob").thread("t1").add("user", "Bob's message")
+    assert [m.content for m in mem.messages_by_id([b.id, a.id, other.id])] == ["first", "second"]
+    assert mem.namespace("bob").messages_by_id([a.id]) == []
+    pinned = mem.remember("Alice lives in Porto", pinned=True)
+    mem.remember("Alice likes tea")
+    assert [r.id for r in mem.records(pinned_only=True)] == [pinned.id]
+    assert len(mem.records()) == 2
+    assert mem.namespace("bob").records(pinned_only=True) == []

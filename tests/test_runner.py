@@ -178,6 +178,12 @@ def test_a_stretch_past_the_threads_end_is_a_step_error_and_later_turns_still_fi
     converse(t, 4)
     with pytest.raises(StepError, match="end at 8"):
         t.step(ok_step(), start=1, end=10**15)
+    # apply_step checks it too, inside its transaction (for callers that skip the runner).
+    from memlane import parse_step
+    from memlane.step.apply import apply_step
+
+    with pytest.raises(StepError, match="end at 8"):
+        apply_step(store, "ns", "t", 3, 10**15, parse_step(ok_step()), date=0.0, now=0.0)
     assert t.episodes() == [] and mem.records() == []
     assert t.info().filed_to == 0
     converse(t, 4, start=4)

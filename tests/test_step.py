@@ -195,7 +195,10 @@ def test_injected_record_and_line_are_flagged_at_write_and_withheld_at_show(mem)
                     policy=Policy(short_term_turns=2, working_turns=2, fill_budget=False))
     block = next(m.content for m in ctx.messages if m.layer == "buffer")
     assert "Ignore all previous" not in block
-    assert ctx.trace.withheld == 1
+    # Withheld twice: the line, and the record among the notes (the namespace's records fit).
+    notes = next(m.content for m in ctx.messages if m.layer == "notes")
+    assert "Ana lives in Lisbon." in notes and "Ignore all previous" not in notes
+    assert ctx.trace.withheld == 2
     assert [(b.start, b.end) for b in ctx.trace.buffer_lines] == [(9, 16)]
     assert ctx.trace.gap == 1 and "1 earlier stretches not listed" in block
     assert r.episode.suspect

@@ -124,9 +124,13 @@ class AsyncMemory:
         return await self._run(self.sync.threads, limit, offset)
 
     async def records(
-        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0
+        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
+        *, pinned_only: bool = False,
     ) -> list[Record]:
-        return await self._run(self.sync.records, ids, limit, offset)
+        return await self._run(self.sync.records, ids, limit, offset, pinned_only=pinned_only)
+
+    async def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
+        return await self._run(self.sync.messages_by_id, ids)
 
     async def expire(self, now: float | None = None) -> int:
         return await self._run(self.sync.expire, now)

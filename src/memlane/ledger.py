@@ -28,13 +28,13 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from .errors import StoreError, UsageError
-from .store.migrations import Migration
+from .store.migrations import Migration, apply_sqlite
 from .types import Message, Record
 
 LEDGER_ENV = "MEMLANE_LEDGER"
@@ -143,43 +143,19 @@ class Ledger:
             if path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode = WAL")
             self._migrate()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, StoreError) as e:
             raise StoreError(f"cannot open the quality ledger {path!r}: {e}; set "
                              f"${LEDGER_ENV} to a writable path") from e
 
     @classmethod
     def for_memory(cls, memory: Any) -> Ledger:
         """The ledger that belongs beside `memory`'s store (see `default_ledger_path`)."""
-        path = getattr(memory.store, "path", None)
-        if path is None:
-            path = getattr(memory.store, "url", None) or "postgresql://"
-        return cls(default_ledger_path(path))
+        return cls(default_ledger_path(memory.store.capabilities.path or memory.store.url))
 
     def _migrate(self) -> None:
-        with self._lock:
-            self.conn.execute(
-                "CREATE TABLE IF NOT EXISTS _ledger_migrations (number INTEGER PRIMARY KEY,"
-                " name TEXT NOT NULL, applied REAL NOT NULL)"
-            )
-            for m in MIGRATIONS:
-                self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    done = self.conn.execute(
-                        "SELECT 1 FROM _ledger_migrations WHERE number = ?", (m.number,)
-                    ).fetchone()
-                    if done is None:
-                        # One statement at a time (executescript would commit first), so the
-                        # migration and its bookkeeping row share one transaction.
-                        for stmt in _statements(m.sql):
-                            self.conn.execute(stmt)
-                        self.conn.execute(
-                            "INSERT INTO _ledger_migrations (number, name, applied)"
-                            " VALUES (?, ?, ?)", (m.number, m.name, time.time()),
-                        )
-                    self.conn.execute("COMMIT")
-                except BaseException:
-                    self.conn.execute("ROLLBACK")
-                    raise
+        # The store's runner (one transaction per migration with its bookkeeping row); the
+        # ledger keeps its own table and records epoch seconds.
+        apply_sqlite(self.conn, MIGRATIONS, "_ledger_migrations", self._lock, now=time.time)
 
     def close(self) -> None:
         with self._lock:
@@ -300,23 +276,6 @@ class Ledger:
 
     def report(self, by: str = "signal", **filters: Any) -> dict[str, Any]:
         return build_report(self.rows(**filters), by)
-
-
-def _statements(sql: str) -> Iterator[str]:
-    """Split a migration into statements; a trigger body's `;` stays inside its BEGIN..END."""
-    buf: list[str] = []
-    depth = 0
-    for line in sql.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("--"):
-            continue
-        buf.append(line)
-        depth += len(re.findall(r"\bBEGIN\b", stripped)) - len(re.findall(r"\bEND\b", stripped))
-        if stripped.endswith(";") and depth <= 0:
-            yield "\n".join(buf)
-            buf, depth = [], 0
-    if buf:
-        yield "\n".join(buf)
 
 
 # --- folding rows into answers, and the report ---------------------------------------------------

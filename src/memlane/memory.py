@@ -119,8 +119,7 @@ class Memory:
         # Its own tokenizer by default: the token-count memo holds texts, so it is this
         # memory's (emptied with the other memos on forget), not the process's.
         self.tokenizer = tokenizer or BPETokenizer()
-        self.caches = caches if caches is not None else Caches(
-            on_clear=getattr(self.tokenizer, "forget_memo", None))
+        self.caches = caches if caches is not None else Caches(on_clear=self._clear_memos)
         """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
@@ -154,9 +153,17 @@ class Memory:
         return self.store.threads(self.ns, limit, offset)
 
     def records(
-        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0
+        self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
+        *, pinned_only: bool = False,
     ) -> list[Record]:
-        return self.store.records(self.ns, ids, limit, offset)
+        """Records of this namespace: by id (sorted by id, all of them), or a page of all (or of
+        the pinned core set only)."""
+        return self.store.records(self.ns, ids, limit, offset, pinned_only)
+
+    def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
+        """Messages of this namespace by id (a record's sources), in thread and seq order; ids
+        of other namespaces are not found."""
+        return self.store.messages_by_id(self.ns, ids)
 
     def expire(self, now: float | None = None) -> int:
         """Delete threads idle past the TTL (`HistoryPolicy.ttl_seconds`); returns how many."""
@@ -257,6 +264,14 @@ class Memory:
             return self.store.forget_namespace(self.ns)
         finally:
             self.caches.clear()
+
+    def _clear_memos(self) -> None:
+        """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
+        decoded rows (`Caches.clear()` calls this)."""
+        forget = getattr(self.tokenizer, "forget_memo", None)  # a caller's tokenizer may have none
+        if forget is not None:
+            forget()
+        self.store.clear_memos()
 
     def compact(self) -> None:
         """Physically remove deleted data from the database files (see `Store.compact`)."""
@@ -451,9 +466,36 @@ class Thread:
             read, policy or mem.policy, budget, time.time() if now is None else now,
             mem.tokenizer, new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
-            cache=mem.caches,
+            cache=mem.caches, notes=self.notes(budget, new_message, policy or mem.policy),
         )
         return ctx
+
+    def notes(self, budget: int, new_message: str | None, policy: Policy) -> list[Record]:
+        """The records `context` shows as notes, best first: all of the namespace's records when
+        they fit in `policy.notes_share` of the budget, else the ones a search of the new message
+        ranks first. Bounded by the budget, not by the namespace: a namespace is read whole only
+        when it has at most as many records as the share could hold (one probe row says whether
+        it does), and the search asks for no more than that many."""
+        cap = int(budget * policy.notes_share)
+        if cap <= 0:
+            return []
+        most = max(1, cap // NOTE_MIN_TOKENS)
+        store, ns = self._store, self._ns
+        if not store.records(ns, limit=1, offset=most):
+            every = store.records(ns, limit=most)
+            # A token is at least one character: a cheap yes first, the exact count if close.
+            lines = [f"- #{r.id} {r.text}" for r in every]
+            room = cap - NOTES_HEADER_TOKENS
+            if sum(len(x) + 1 for x in lines) <= room or \
+                    sum(self.memory.tokenizer.count(lines)) + len(lines) <= room:
+                return every
+        if not new_message or not new_message.strip():
+            return []
+        try:
+            k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
+            return [h.record for h in self.memory.search(new_message, k)]
+        except MemlaneError:
+            return []  # search unavailable: the context still has its other layers
 
     # filing ------------------------------------------------------------------------------------
     # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.
@@ -501,6 +543,18 @@ class Thread:
 
     def delete(self) -> bool:
         return self._store.delete_thread(self._ns, self.id)
+
+
+NOTE_MIN_TOKENS = 16
+"""Tokens a shown note is taken to need at least ("- #123 " and one short sentence): a namespace
+with more records than the notes share holds at this size is not read whole, only searched."""
+NOTES_HEADER_TOKENS = 40
+"""Tokens kept for the notes block's header and framing when deciding whether all records fit."""
+NOTE_TYPICAL_TOKENS = 32
+"""Tokens of a typical note (one sentence with its id): the search asks for the share over this,
+so the notes about fill their share; what they leave goes to working memory."""
+MAX_NOTES = 100
+"""Most records a notes search asks for, whatever the budget (the search's own limit)."""
 
 
 def _record_text(text: object) -> str:

@@ -53,6 +53,13 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
                         "(default 3)")
     p.add_argument("--search-k", type=int, default=5, metavar="K",
                    help="search results the reader reads, in policies with the tool (default 5)")
+    p.add_argument("--reader", choices=("eager", "cued"), default="eager",
+                   help="offline reader: eager searches whenever the policy offers the tool (an "
+                        "upper bound for search); cued only when a visible item shares "
+                        "--cue-terms content terms with the question (default eager)")
+    p.add_argument("--cue-terms", type=int, default=2, metavar="N",
+                   help="content terms a visible item must share with the question to cue the "
+                        "cued reader's search (default 2)")
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="write a plot of reach against budget (needs matplotlib: "
                         "pip install 'memlane[plot]')")
@@ -111,6 +118,10 @@ def _budgets(args: argparse.Namespace, default: int) -> list[int]:
     return [args.budget if args.budget is not None else default]
 
 
+def _reader(args: argparse.Namespace) -> str:
+    return "cued" + f" ({args.cue_terms} terms)" if args.reader == "cued" else "eager"
+
+
 def _grid(report: dict[str, Any]) -> list[dict[str, Any]]:
     return report["budgets"] if "budgets" in report else [report]
 
@@ -147,12 +158,12 @@ def cmd_needle(args: argparse.Namespace) -> int:
         _budgets(args, 2000), depths=args.depths or DEFAULT_DEPTHS, seeds=args.seeds,
         turns=args.turns, policies=args.policies, filler=args.filler,
         open_lines=args.open_lines, search_k=args.search_k, progress=not args.no_progress,
-        embedder=args.embedder,
+        embedder=args.embedder, reader=args.reader, cue_terms=args.cue_terms,
     )
     title = (f"needle: {report['threads']} threads of {report['turns']} exchanges "
              f"({report['filler']} filler), fact planted at depths {report['depths']}")
-    notes = [f"reader: opens <= {args.open_lines} lines, search top-{args.search_k} "
-             f"({report['reader']['search']})"]
+    notes = [f"reader: {_reader(args)}, opens <= {args.open_lines} lines, search "
+             f"top-{args.search_k} ({report['reader']['search']})"]
     return _finish(args, report, title, notes)
 
 
@@ -175,12 +186,14 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         args.data, _budgets(args, 4000), source=args.source, policies=args.policies,
         limit_conversations=args.limit_conversations, open_lines=args.open_lines,
         search_k=args.search_k, progress=not args.no_progress, model=model,
-        judge_model=judge_model, embedder=args.embedder,
+        judge_model=judge_model, embedder=args.embedder, reader=args.reader,
+        cue_terms=args.cue_terms,
     )
     title = (f"locomo ({report['source']}): {len(report['conversations'])} conversations, "
              f"{report['turns']} turns, {report['questions']} questions (categories 1-4)")
     reader = (f"model {args.model} answers with tools" if model is not None else
-              f"reader opens <= {args.open_lines} lines, search top-{args.search_k}")
+              f"{_reader(args)} reader opens <= {args.open_lines} lines, search "
+              f"top-{args.search_k}")
     notes = [f"{report['stretches']} stretches filed (one per session), {report['records']} "
              f"records; {reader} ({report['reader']['search']})"]
     return _finish(args, report, title, notes)

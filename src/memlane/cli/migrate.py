@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 from ..memory import open_store
 from ..store import migrations
-from ..store.sqlite import SQLiteStore, default_path
 from . import emit
 
 
@@ -32,59 +29,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=cmd_migrate)
 
 
-def _sqlite_path(target: str | None) -> str | None:
-    """The file a SQLite target names (None for PostgreSQL or `:memory:`)."""
-    if target is None:
-        return default_path()
-    if target.startswith(("postgresql://", "postgres://")) or target == ":memory:":
-        return None
-    if target.startswith("sqlite:///"):
-        target = target[len("sqlite:///"):]
-    return str(Path(target).expanduser()) if target and target != ":memory:" else None
-
-
-def _sqlite_applied(path: str) -> list[int]:
-    """Migrations already recorded in a SQLite file, read without creating or changing it."""
-    if not Path(path).exists():
-        return []
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as c:
-            return [r[0] for r in c.execute("SELECT number FROM _migrations")]
-    except sqlite3.Error:
-        return []  # not a memlane file yet (or no _migrations table): opening will say
-
-
 def cmd_migrate(args: argparse.Namespace) -> int:
     # $MEMLANE_DB may hold a postgresql:// URL: resolve it here so it is routed as one.
     target = args.db if args.db is not None else os.environ.get("MEMLANE_DB") or None
-    path = _sqlite_path(target)
-    before = _sqlite_applied(path) if path is not None else []
-    store: Any = open_store(target)
+    store = open_store(target)
     try:
         applied = list(store.migrations_applied())
-        run = getattr(store, "migrations_run", None)
-        if run is None:
-            run = [n for n in applied if n not in before]
-        engine = "sqlite" if isinstance(store, SQLiteStore) else "postgresql"
+        run = store.migrations_run  # what this open applied, on either engine
+        engine = store.capabilities.engine
         known = [m.number for m in (migrations.POSTGRES if engine == "postgresql"
                                     else migrations.SQLITE)]
-        data = {
+        new = list(run)
+        unknown = [n for n in applied if n not in known]
+        data: dict[str, Any] = {
             "store": store.url,
             "engine": engine,
             "applied": applied,
-            "new": list(run),
+            "new": new,
             "latest": max(known),
-            "unknown": [n for n in applied if n not in known],
+            "unknown": unknown,
         }
     finally:
         store.close()
     if data["new"]:
-        text = f"{data['store']}: applied migrations {_nums(data['new'])}"
+        text = f"{data['store']}: applied migrations {_nums(new)}"
     else:
         text = f"{data['store']}: up to date"
     text += f" (schema at {max(applied)}; migrations recorded: {_nums(applied)})"
     if data["unknown"]:
-        text += (f"\nwarning: migrations {_nums(data['unknown'])} were applied by a newer "
+        text += (f"\nwarning: migrations {_nums(unknown)} were applied by a newer "
                  "memlane; upgrade this installation before writing to the store")
     emit(data, args.json, text)
     return 0

@@ -73,7 +73,7 @@ def cmd_records(args: argparse.Namespace) -> int:
     if args.limit < 1 or args.offset < 0:
         raise UsageError("--limit must be at least 1 and --offset at least 0")
     with _open(args) as mem:
-        recs = mem.store.records(mem.ns, None, args.limit, args.offset, pinned_only=args.pinned)
+        recs = mem.records(None, args.limit, args.offset, pinned_only=args.pinned)
     emit([_record_dict(r) for r in recs], args.json,
          "\n".join(_line(r) for r in recs) or "(no records)")
     return 0

@@ -177,7 +177,8 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
         steps = f"{writer}, with the offline heuristic as fallback"
     lines = [f"memlane: serving {store} at {where}",
              f"  inspector  {where}/",
-             f"  REST API   {where}/v1/memlane/threads  (spec {where}/openapi.json)"]
+             f"  REST API   {where}/v1/memlane/threads",
+             f"  OpenAPI    {where}/openapi.json"]
     if upstream:
         lines.append(f"  proxy      {where}/v1/chat/completions -> {upstream}"
                      + ("" if model is not None else f" (timeout {timeout:g} s; other /v1 "

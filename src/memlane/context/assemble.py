@@ -7,14 +7,17 @@ time, and to run over a grid of policies in the evaluation.
 Order of the assembled messages (DESIGN.md section 3):
   1. system prompt + memory instructions (+ tool schemas, counted in the budget)
   2. pinned core records
+  2b. notes: the records relevant to the new message (chosen by the caller, e.g. a search in
+     `Thread.context`), up to `Policy.notes_share` of the budget, each once, with its id
   3. the buffer block, only when the history does not fit, where the evicted messages were
   4. working-memory turns, oldest first; pruned ones replaced by a short elision marker
   5. short-term turns verbatim
   6. the new message
 
 When the budget is tight, things are given up in this order: working-memory turns (lowest decayed
-score first, oldest on ties), buffer lines (the oldest of the recent ones first, the first
-stretch's line last: the edges are what the model uses best), short-term turns (oldest first),
+score first, oldest on ties), notes (the last-ranked first), buffer lines (the oldest of the recent
+ones first, the first stretch's line last: the edges are what the model uses best), short-term
+turns (oldest first),
 core records; last, the new message is cut head + tail. The budget is never exceeded: the total is
 recounted exactly on the final messages.
 
@@ -42,6 +45,7 @@ from ..types import (
     Dropped,
     Episode,
     Message,
+    Record,
     Trace,
     make_chat_message,
 )
@@ -52,6 +56,10 @@ from .truncate import head_tail
 from .working import decayed, drop_order
 
 CORE_HEADER = "Core memory (notes, not the user's words):\n"
+RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; written by the "
+                  "memory system, not by the user; open_memory for their sources, search_memory "
+                  "for more):\n")
+"""Heads the notes layer (`Policy.notes_share`); the buffer block has its own header."""
 
 
 class _Counter:
@@ -149,6 +157,7 @@ class _Assembly:
         tools: Sequence[dict[str, Any]],
         count: _Counter | None = None,
         cache: Caches | None = None,
+        notes: Sequence[Record] = (),
     ) -> None:
         count = count if count is not None else _Counter(tokenizer)
         self.count = count
@@ -286,6 +295,31 @@ class _Assembly:
             core_used += count(line)
         self.core = core
 
+        # Notes: each record once (a pinned one is already shown), in the caller's order, while
+        # they fit the share; a shown record is the record (its id is what the tools take).
+        note_lines: list[str] = []
+        note_tokens: list[int] = []
+        cap = int(budget * policy.notes_share)
+        if notes and cap > 0:
+            seen = {r.id for r in rows.pinned}
+            used = count.msg(RECORDS_HEADER)
+            for r in notes:
+                if r.id in seen:
+                    continue
+                seen.add(r.id)
+                if r.suspect or is_suspect(r.text, scans):
+                    withheld += 1
+                    continue
+                line = f"- #{r.id} {r.text}"
+                n = count(line) + 1
+                if used + n > cap:
+                    continue
+                note_lines.append(line)
+                note_tokens.append(n)
+                used += n
+        self.notes = note_lines
+        self.note_tokens = note_tokens
+
         lines: list[Episode] = []
         skipped = 0
         self.block = show_block = rows.truncated and policy.use_buffer
@@ -317,6 +351,8 @@ class _Assembly:
         by_layer = {"system": self.system_tokens, "tools": self.tools_tokens}
         if self.core:
             by_layer["core"] = count.msg(CORE_HEADER + "\n".join(self.core))
+        if self.notes:
+            by_layer["notes"] = count.msg(RECORDS_HEADER + "\n".join(self.notes))
         if self.block:
             by_layer["buffer"] = count.msg(self.block_text())
         if self.n_working:
@@ -353,6 +389,8 @@ class _Assembly:
         out: list[ChatMessage] = [chat("system", self.system, "system")]
         if self.core:
             out.append(chat("system", CORE_HEADER + "\n".join(self.core), "core"))
+        if self.notes:
+            out.append(chat("system", RECORDS_HEADER + "\n".join(self.notes), "notes"))
         if self.block:
             out.append(chat("system", self.block_text(), "buffer"))
         roles, texts, bounds = self.roles, self.texts, self.bounds
@@ -406,6 +444,13 @@ class _Assembly:
                     self.dropped.append(Dropped("turn", self._turn(i), "budget"))
                 self.n_working = 0
                 self.working_kept, self.working_reason = [], []
+            elif self.notes:
+                # The last-ranked notes first, as many as the excess needs (then recounted).
+                over = total - budget
+                while self.notes and over > 0:
+                    line = self.notes.pop()
+                    over -= self.note_tokens.pop()
+                    self.dropped.append(Dropped("record", line.split()[1], "budget"))
             elif self.block and len(self.lines) > 1:
                 # Keep the edges: drop the oldest of the recent lines, the first stretch's last.
                 victim = next((e for e in self.lines if e.end != first_end), self.lines[0])
@@ -484,8 +529,11 @@ def assemble(
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
     cache: Caches | None = None,
+    notes: Sequence[Record] = (),
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
-    `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it."""
+    `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it.
+    `notes` are the records to show as notes, best first (see `Policy.notes_share`)."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
-    return _Assembly(rows, policy, budget, tokenizer, new_message, tools, cache=cache).finish()
+    return _Assembly(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
+                     notes=notes).finish()

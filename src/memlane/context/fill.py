@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..memo import Caches
-from ..types import Context, ContextRows
+from ..types import Context, ContextRows, Record
 from .assemble import _Assembly, _Counter, assemble
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
@@ -49,17 +49,19 @@ def sized_context(
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
     cache: Caches | None = None,
+    notes: Sequence[Record] = (),
 ) -> tuple[Context, Policy, ContextRows]:
     """The assembled context, and the policy and rows it was assembled from."""
     rows = read(policy, None)
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools, cache=cache)
+                       tools=tools, cache=cache, notes=notes)
         return ctx, policy, rows
     count = _Counter(tokenizer)  # shared by the rounds: the windows overlap
     for round_ in range(ROUNDS + 1):
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
-        a = _Assembly(rows, policy, budget, tokenizer, new_message, tools, count, cache)
+        a = _Assembly(rows, policy, budget, tokenizer, new_message, tools, count, cache,
+                      notes)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break

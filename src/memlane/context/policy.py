@@ -26,6 +26,11 @@ class Policy:
     """A single message over this is replayed as head + tail with the middle marked truncated."""
     core_tokens: int = 300
     """Budget cap for pinned core records."""
+    notes_share: float = 0.4
+    """Share of the budget for notes: the namespace's records relevant to the new message, shown
+    with their ids (all of the namespace's records when they fit in this share). Records reach
+    more facts per token than raw turns, so they come first; working memory fills what is left.
+    0 turns the layer off."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True

@@ -28,7 +28,7 @@ from ..types import Record
 from .needle import NeedleThread, make_needle_thread
 from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
 from .reader import LexicalIndex, classify, pointed_at, read
-from .replay import searcher
+from .replay import reader_cue, searcher
 from .report import Progress, Tally
 
 __all__ = ["DEFAULT_DEPTHS", "needle_exchange", "run_needle"]
@@ -94,12 +94,16 @@ def run_needle(
     search_k: int = 5,
     progress: bool = True,
     embedder: str | None = None,
+    reader: str = "eager",
+    cue_terms: int = 2,
 ) -> dict[str, Any]:
-    """Run the needle workload; returns the report dict (see `memlane.eval.report`)."""
+    """Run the needle workload; returns the report dict (see `memlane.eval.report`).
+    `reader`/`cue_terms` as in `memlane.eval.replay.run_locomo` (the needle has no names)."""
     if not budgets or any(b <= 0 for b in budgets):
         raise UsageError("budgets must be positive token counts, e.g. --budget 2000")
     if seeds < 1 or turns < 2:
         raise UsageError("use at least 1 seed and 2 turns")
+    cue = reader_cue(reader, cue_terms)
     specs = resolve_policies(policies)
     exchanges = sorted({needle_exchange(d, turns) for d in depths})
     emb = get_embedder(embedder)
@@ -147,12 +151,13 @@ def run_needle(
                             now=msgs[-1].ts, total_turns=users,
                             summary_for=summary_for if spec.summary else None,
                             notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                            memory=mem,
                         )
                         ctx = prep.context(nt.question)
                         reading = read(
                             ctx, nt.question, tk, open_records=open_records,
-                            search=cached if spec.search else None, notes=prep.notes,
-                            summary=prep.summary, m=open_lines, k=search_k,
+                            search=cached if spec.search else None, notes=records,
+                            summary=prep.summary, m=open_lines, k=search_k, cue_terms=cue,
                         )
                         cls = classify(reading, [needle.content], [needle.id], nt.answer)
                         tallies[(budget, spec.name)].add(
@@ -178,7 +183,8 @@ def run_needle(
         "seeds": seeds,
         "threads": seeds * len(exchanges),
         "filler": filler_source,
-        "reader": {"open_lines": open_lines, "search_k": search_k,
+        "reader": {"reader": reader, "cue_terms": cue, "open_lines": open_lines,
+                   "search_k": search_k,
                    "search": search_name or LexicalIndex.name},
     }
     if len(budgets) == 1:

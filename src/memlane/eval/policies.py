@@ -87,7 +87,7 @@ class PolicySpec:
 
 def _off(**kw: Any) -> Policy:
     base: dict[str, Any] = dict(use_buffer=False, use_working=False, use_tools=False,
-                                memory_instructions=False, working_turns=0)
+                                memory_instructions=False, working_turns=0, notes_share=0.0)
     base.update(kw)
     return Policy(**base)
 
@@ -106,10 +106,12 @@ POLICIES: dict[str, PolicySpec] = {
                         working_turns=THREE_STAGE_WORKING, fill_budget=False),
                    notes=True, needs_records=True),
         PolicySpec("buffer", "episodic buffer + newest turns (open_memory only)",
-                   Policy(use_working=False, working_turns=0), ("open_memory",), fill=True,
+                   Policy(use_working=False, working_turns=0, notes_share=0.0), ("open_memory",),
+                   fill=True,
                    needs_records=True),
         PolicySpec("buffer+search", "episodic buffer + newest turns + search",
-                   Policy(use_working=False, working_turns=0), ("search_memory", "open_memory"),
+                   Policy(use_working=False, working_turns=0, notes_share=0.0),
+                   ("search_memory", "open_memory"),
                    fill=True, search=True, needs_records=True),
         PolicySpec("memlane", "the default Policy() with all memory tools", Policy(),
                    tuple(t["function"]["name"] for t in TOOL_SCHEMAS), search=True,
@@ -170,9 +172,14 @@ class Prepared:
     now: float
     summary: str = ""
     notes: dict[int, Record] = field(default_factory=dict)
+    engine: Callable[[str], Context] | None = None
+    """For the engine-sized policy: `Thread.context` itself, called per question (its notes
+    depend on the question, so it reads and searches per question, as a live agent's does)."""
 
     def context(self, question: str) -> Context:
-        """The assembled context with `question` as the new message (pure: no I/O)."""
+        """The assembled context with `question` as the new message (pure unless `engine`)."""
+        if self.engine is not None:
+            return self.engine(question)
         return assemble(self.rows, self.policy, self.budget, self.now, self.tokenizer,
                         new_message=question, tools=self.tools)
 
@@ -252,6 +259,7 @@ def prepare(
     notes: Sequence[Record] = (),
     turn_tokens: Sequence[int] | None = None,
     window_hint: int | None = None,
+    memory: Any = None,
 ) -> Prepared:
     """Size `spec` for `budget` on the thread and read its rows.
 
@@ -263,6 +271,8 @@ def prepare(
     window of a filling policy, e.g. the one sized for the previous turn: the search then steps
     out from it instead of bisecting from scratch. The result is the same whenever fitting is
     monotone in the window (more turns never fit where fewer do not).
+    `memory` (the `memlane.Memory` of the namespace), when given, makes the engine-sized policy
+    call `Thread.context` per question (notes searched for each question).
     """
     tools = _tools(spec.tools) if spec.policy.use_tools else ()
     if turn_tokens is None:
@@ -330,9 +340,17 @@ def prepare(
     p = spec.policy
     if p.fill_budget and not spec.notes:
         # The engine's own sizing, exactly as `Thread.context` does it.
-        _, p, rows = sized_context(rows_for, p, budget, now, tokenizer, new_message=probe,
-                                   tools=tools)
-        return made(p, rows)
+        _, p2, rows = sized_context(rows_for, p, budget, now, tokenizer, new_message=probe,
+                                    tools=tools)
+        prep = made(p2, rows)
+        if memory is not None:
+            thread = memory.thread(thread_id)
+
+            def engine(question: str, policy: Policy = p) -> Context:
+                return thread.context(budget, question, policy=policy, now=now, tools=tools)
+
+            prep = replace(prep, engine=engine)
+        return prep
     rows = rows_for(p)
     if not spec.notes or not notes:
         return made(p, rows)

@@ -6,7 +6,11 @@ The reader is honest in the ways that matter for a memory benchmark:
   line's text to the question (a line with no word in common is never opened: the reader has no
   reason to), and pays for what it opened in tokens;
 - it searches memory (top `k`) only when the policy offers the search tool, and pays for the
-  results;
+  results. The *eager* reader (the default) always searches then: an upper bound for search. The
+  *cued* reader (`cue_terms=N`) searches only when one visible item (a replayed turn, a buffer
+  line, a shown note) shares at least N content terms (`terms()`) with the question, the
+  conversation's participants' names not counting: a model searches when something in view tells
+  it there is something to find. One rule for every kind of item, so no layer is favoured by it;
 - it never looks at the evidence or the answer to decide anything. Scoring does, afterwards.
 
 Scoring (`classify`) puts each question in the first class that applies:
@@ -34,6 +38,7 @@ from ..types import BufferLine, Context, Record
 
 __all__ = [
     "BM25",
+    "READERS",
     "CLASSES",
     "LexicalIndex",
     "ModelAnswer",
@@ -41,6 +46,7 @@ __all__ = [
     "answer_in",
     "answer_with_model",
     "classify",
+    "cue",
     "judge",
     "pointed_at",
     "read",
@@ -53,6 +59,12 @@ CLASSES = ("in_view", "via_notes", "via_summary", "via_pointer", "via_search")
 
 REPLAYED_LAYERS = frozenset({"working", "short_term"})
 """Layers that hold conversation turns verbatim."""
+
+NOTE_LAYERS = frozenset({"core", "notes"})
+"""Layers that show records as "- #id text" lines (pinned notes, relevant notes)."""
+
+READERS = ("eager", "cued")
+"""The offline readers: `eager` searches whenever the tool is offered, `cued` only when cued."""
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -154,10 +166,22 @@ class Reading:
     """Search results."""
     opened_tokens: int = 0
     """Tokens of the opened records and the search results (what the tool calls returned)."""
+    cued: bool | None = None
+    """Cued reader: whether a visible item cued the search (None: eager, or no search tool)."""
 
     @property
     def tokens(self) -> int:
         return self.context_tokens + self.opened_tokens
+
+
+def cue(items: Iterable[str], question: str, n: int, names: Iterable[str] = ()) -> bool:
+    """Whether one of `items` shares at least `n` distinct content terms with `question`,
+    terms of `names` (the participants) not counting."""
+    skip = {t for name in names for t in _terms(name)}
+    want = set(_terms(question)) - skip
+    if len(want) < n:
+        return False
+    return any(len(want.intersection(_terms(text))) >= n for text in items)
 
 
 def read(
@@ -171,21 +195,34 @@ def read(
     summary: str = "",
     m: int = 3,
     k: int = 5,
+    cue_terms: int | None = None,
+    names: Sequence[str] = (),
 ) -> Reading:
-    """Read `ctx` for `question`: open up to `m` lines' records, search top `k` if allowed."""
+    """Read `ctx` for `question`: open up to `m` lines' records, search top `k` if allowed.
+
+    `notes` maps record ids to records, for the "- #id" lines of the note layers. With
+    `cue_terms` (the cued reader) the search runs only when a visible item cues it (`cue`);
+    `names` are the participants' names, which do not count as shared terms."""
     visible = frozenset(msg.content for msg in ctx.messages if msg.layer in REPLAYED_LAYERS)
     shown_notes: tuple[Record, ...] = ()
     if notes:
-        core = "\n".join(msg.content for msg in ctx.messages if msg.layer == "core")
-        shown_notes = tuple(notes[int(i)] for i in _CORE_LINE.findall(core) if int(i) in notes)
+        text = "\n".join(msg.content for msg in ctx.messages if msg.layer in NOTE_LAYERS)
+        ids = dict.fromkeys(int(i) for i in _CORE_LINE.findall(text))
+        shown_notes = tuple(notes[i] for i in ids if i in notes)
     lines = [b for b in ctx.trace.buffer_lines if b.record_ids]
     opened_lines: list[BufferLine] = []
     if lines and m > 0:
         ranked = BM25([terms(b.line) for b in lines]).top(terms(question), m)
         opened_lines = [lines[i] for i in ranked]
-    ids = list(dict.fromkeys(i for b in opened_lines for i in b.record_ids))
-    opened = tuple(open_records(ids)) if ids else ()
-    searched = tuple(search(question, k)) if search is not None and k > 0 else ()
+    ids_open = list(dict.fromkeys(i for b in opened_lines for i in b.record_ids))
+    opened = tuple(open_records(ids_open)) if ids_open else ()
+    cued: bool | None = None
+    if search is not None and k > 0 and cue_terms is not None:
+        items = [*visible, *(b.line for b in ctx.trace.buffer_lines),
+                 *(r.text for r in shown_notes)]
+        cued = cue(items, question, cue_terms, names)
+    do_search = search is not None and k > 0 and cued is not False
+    searched = tuple(search(question, k)) if do_search and search is not None else ()
     texts = [r.text for r in opened] + [r.text for r in searched]
     # A tool result is a message of its own: count each record as a line of it, plus framing.
     opened_tokens = sum(tokenizer.count(texts)) + 4 * (len(opened_lines) + bool(searched))
@@ -198,6 +235,7 @@ def read(
         opened=opened,
         searched=searched,
         opened_tokens=opened_tokens,
+        cued=cued,
     )
 
 

@@ -24,7 +24,7 @@ classifies how the evidence was reached. Category 5 (adversarial) is tallied apa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
 from ..recall.embed import get_embedder
-from ..step.heuristic import extract
+from ..step.heuristic import DUPLICATE, extract, fact_terms
 from ..types import Message, Record
 from .locomo import (
     CATEGORIES,
@@ -47,6 +47,7 @@ from .locomo import (
 from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
 from .reader import (
     ANSWER_INSTRUCTIONS,
+    READERS,
     LexicalIndex,
     answer_with_model,
     classify,
@@ -57,7 +58,8 @@ from .reader import (
 )
 from .report import Progress, Tally
 
-__all__ = ["SOURCES", "Replayed", "annotation_step", "replay", "run_locomo", "searcher"]
+__all__ = ["SOURCES", "Replayed", "annotation_step", "reader_cue", "replay", "run_locomo",
+           "searcher"]
 
 SOURCES = ("heuristic", "annotations")
 
@@ -144,6 +146,30 @@ def replay(mem: Memory, conv: Conversation, source: str,
 Search = Callable[[str, int], list[Record]]
 
 
+def duplicates(texts: Iterable[str]) -> int:
+    """Records that are near-duplicates of an earlier one of the same namespace, by the
+    heuristic extractor's own test (same numbers, term overlap >= `DUPLICATE`)."""
+    seen: list[frozenset[str]] = []
+    n = 0
+    for text in texts:
+        t = fact_terms(text)
+        nums = {x for x in t if x[0].isdigit()}
+        if any({x for x in s if x[0].isdigit()} == nums and len(t & s) >= DUPLICATE * len(t | s)
+               for s in seen):
+            n += 1
+        seen.append(t)
+    return n
+
+
+def reader_cue(reader: str, cue_terms: int) -> int | None:
+    """The `cue_terms` to give `read`: None for the eager reader, `cue_terms` for the cued one."""
+    if reader not in READERS:
+        raise UsageError(f"unknown reader {reader!r}: use {' or '.join(READERS)}")
+    if isinstance(cue_terms, bool) or not isinstance(cue_terms, int) or cue_terms < 1:
+        raise UsageError(f"--cue-terms must be a whole number of at least 1, got {cue_terms!r}")
+    return cue_terms if reader == "cued" else None
+
+
 def searcher(mem: Memory, records: Sequence[Record]) -> tuple[str, Search]:
     """(name, search function): memlane's own `Memory.search` (lexical, or hybrid with the
     memory's embedder) when it exists, else the evaluation's own BM25."""
@@ -205,8 +231,14 @@ def run_locomo(
     model: Any = None,
     judge_model: Any = None,
     embedder: str | None = None,
+    reader: str = "eager",
+    cue_terms: int = 2,
 ) -> dict[str, Any]:
     """Replay and measure; returns the report dict (see `memlane.eval.report`).
+
+    `reader` is the offline reader: "eager" searches whenever the policy offers the tool, "cued"
+    only when a visible item shares `cue_terms` content terms with the question (names of the
+    conversation's two speakers not counting; see `memlane.eval.reader.read`).
 
     With `model` (a `memlane.models.Model`) the model answers each question with the memory
     tools instead of the offline reader, and answers are scored by token F1 (and by
@@ -216,6 +248,7 @@ def run_locomo(
         raise UsageError(f"unknown source {source!r}: use {' or '.join(SOURCES)}")
     if not budgets or any(b <= 0 for b in budgets):
         raise UsageError("budgets must be positive token counts, e.g. --budgets 2000,4000,8000")
+    cue = reader_cue(reader, cue_terms)
     specs = resolve_policies(policies)
     emb = get_embedder(embedder)
     convs = load_locomo(data)
@@ -229,7 +262,7 @@ def run_locomo(
     bar = Progress(len(convs) * len(budgets) * len(specs), f"locomo/{source}", enabled=progress)
     store = open_store(":memory:")
     totals = {"turns": 0, "steps": 0, "questions": 0, "adversarial": 0, "no_evidence": 0,
-              "records": 0}
+              "records": 0, "duplicates": 0}
     search_name = ""
     try:
         for conv in convs:
@@ -238,6 +271,7 @@ def run_locomo(
             totals["turns"] += rep.turns
             totals["steps"] += rep.steps
             totals["records"] += len(rep.records)
+            totals["duplicates"] += duplicates(r.text for r in rep.records.values())
             search_name, search_fn = searcher(mem, list(rep.records.values()))
             cache: dict[str, list[Record]] = {}
 
@@ -276,6 +310,7 @@ def run_locomo(
                         tokenizer=tk, now=rep.now, total_turns=rep.turns,
                         summary_for=summary_for if spec.summary else None,
                         notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                        memory=mem,
                     )
                     for i, q in enumerate(questions):
                         ctx = prep.context(asked[i])
@@ -283,14 +318,15 @@ def run_locomo(
                         if model is None:
                             reading = read(
                                 ctx, q.question, tk, open_records=open_records,
-                                search=search if spec.search else None, notes=prep.notes,
+                                search=search if spec.search else None, notes=records,
                                 summary=prep.summary, m=open_lines, k=search_k,
+                                cue_terms=cue, names=(conv.speaker_a, conv.speaker_b),
                             )
                         else:
                             ans = answer_with_model(
                                 model, ctx, tk, open_records=open_records,
                                 search=search if spec.search else None, speaker_of=speaker_of,
-                                notes=prep.notes, summary=prep.summary,
+                                notes=records, summary=prep.summary,
                             )
                             reading = ans.reading
                             f1, verdict = _score(q, ans.text, judge_model)
@@ -325,10 +361,12 @@ def run_locomo(
         "turns": totals["turns"],
         "stretches": totals["steps"],
         "records": totals["records"],
+        "duplicate_records": totals["duplicates"],
         "questions": totals["questions"],
         "adversarial_questions": totals["adversarial"],
         "skipped_no_evidence": totals["no_evidence"],
-        "reader": {"open_lines": open_lines, "search_k": search_k, "search": search_name}
+        "reader": {"reader": reader, "cue_terms": cue, "open_lines": open_lines,
+                   "search_k": search_k, "search": search_name}
         if model is None else {"model": model.name, "search": search_name,
                                "judge": getattr(judge_model, "name", None)},
     }

@@ -25,17 +25,16 @@ import json
 import math
 import os
 import re
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from memlane.errors import MissingExtra, ModelError, StoreError, UsageError
+from memlane.errors import MissingExtra, ModelError, UsageError
+from memlane.store.vectors import pack, unpack
 
 Kind = Literal["passage", "query"]
 
@@ -111,29 +110,7 @@ def _normalise(vec: list[float]) -> list[float]:
     return [x / norm for x in vec]
 
 
-_BIG_ENDIAN = sys.byteorder == "big"
-
-
-def pack(vec: Sequence[float]) -> bytes:
-    """A vector as float32 little-endian bytes, for a SQLite blob (4 bytes per component)."""
-    arr = array("f", vec)
-    if _BIG_ENDIAN:  # the stored format is fixed so a database file moves between machines
-        arr.byteswap()
-    return arr.tobytes()
-
-
-def unpack(blob: bytes) -> list[float]:
-    """The vector `pack` wrote."""
-    if len(blob) % 4:
-        raise StoreError(
-            f"a stored vector has {len(blob)} bytes, not a multiple of 4: the blob is corrupt; "
-            "re-embed the records (drop their vectors and index again)"
-        )
-    arr = array("f")
-    arr.frombytes(blob)
-    if _BIG_ENDIAN:
-        arr.byteswap()
-    return arr.tolist()
+# pack / unpack (the stored vector format) live with the store that stores them.
 
 
 # --- hashing (tests) --------------------------------------------------------------------------

@@ -115,7 +115,7 @@ def search(
         return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(lexical[:k], 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
-    if getattr(store, "parallel_search", False):
+    if store.capabilities.parallel_search:
         # The two halves at once: the vector half on a worker, the lexical one here.
         fut = _in_background(store.vector_candidates, *vargs, model=embedder.name)
         try:

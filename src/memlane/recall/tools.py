@@ -185,7 +185,7 @@ class MemoryTools:
         views = [self._record_view(recs[i]) for i in wanted if i in recs]
         if args.get("sources"):
             src_ids = sorted({m for r in recs.values() for m in r.source_ids})
-            msgs = {m.id: m for m in self.memory.store.messages_by_id(self.memory.ns, src_ids)}
+            msgs = {m.id: m for m in self.memory.messages_by_id(src_ids)}
             for v in views:
                 r = recs[v["id"]]
                 if "withheld" in v:

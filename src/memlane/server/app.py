@@ -450,7 +450,7 @@ def h_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"record": _record(r)}
     if a["sources"]:
         out["sources"] = [_message(m) for m in
-                          mem.store.messages_by_id(mem.ns, list(r.source_ids))]
+                          mem.messages_by_id(list(r.source_ids))]
     return out
 
 

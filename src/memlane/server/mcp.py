@@ -26,7 +26,7 @@ from starlette.routing import Route
 from .._version import __version__
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..recall.schemas import TOOL_SCHEMAS
+from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 
 if TYPE_CHECKING:
     from .app import Service
@@ -36,7 +36,6 @@ INSTRUCTIONS = (
     "(ids appear in memory notes as #id); remember / update_memory / forget keep them current; "
     "recall finds results of earlier tool calls."
 )
-TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
 
 
 def tools() -> list[types.Tool]:
@@ -48,9 +47,9 @@ def call(memory: Memory, name: str, arguments: dict[str, Any] | None) -> types.C
     """Run one tool; a tool's failure is a result with `is_error`, which the model can read."""
     from ..recall.tools import MemoryTools
 
-    if name not in TOOL_NAMES:
+    if name not in MEMORY_TOOL_NAMES:
         result: dict[str, Any] = {"error": f"unknown tool {name!r}; available: "
-                                           f"{', '.join(sorted(TOOL_NAMES))}"}
+                                           f"{', '.join(sorted(MEMORY_TOOL_NAMES))}"}
     else:
         try:
             result = MemoryTools(memory).call(name, dict(arguments or {}))

@@ -3,10 +3,12 @@ base URL.
 
 One request, one turn:
 
-1. The thread is the `X-Memlane-Thread` header, else the `user` field. The client may send only
-   the new message or its whole history each time: the messages it sends are aligned with the
-   tail of the stored log (the longest prefix of what was sent that equals the log's last
-   messages), and only the rest is appended.
+1. The thread is the `X-Memlane-Thread` header, else the `user` field, and the request holds it
+   (`Thread.hold`) until the answer is recorded: one turn per thread at a time, across service
+   processes on PostgreSQL. The client may send only the new message or its whole history each
+   time: what it sends is lined up with the stored log (`align`): a new turn is appended, a
+   resent turn is answered again with the new answer replacing the old, and a history that
+   departs from the log continues the thread from the point of departure.
 2. The history is replaced by the assembled context (`Thread.context` with the new user
    message, within the budget), the client's system message becomes the system prompt, and
    memlane's memory tools are added beside the client's own. The user's message is recorded
@@ -18,14 +20,22 @@ One request, one turn:
 4. The answer goes back in the upstream's own format, with its `id`, `model` and `usage`:
    as one JSON body, or as the upstream's SSE chunks forwarded as they arrive. Then the answer
    (with any tool exchange the client ran during the turn) is recorded and, when a stretch is
-   due, the memory step runs on the background worker, out of the reply's latency path.
+   due, the memory step runs on the background worker, out of the reply's latency path. A
+   stream is recorded only if the upstream finished it; otherwise the client gets an error
+   event and no `[DONE]`.
+
+The upstream is called once per round, within `upstream_timeout`: its 4xx answers reach the
+client as they are (status, body, `Retry-After`), 5xx and unreachable upstreams are 502 with its
+message. Other `/v1/...` endpoints are passed through (`Proxy.passthrough`). docs/AGENT.md has
+the rules in full.
 
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
-client's tool calls back to the client, so it keeps its own compact loop over raw JSON. The
-memory step is the same one (`Service.submit_step`, then the `StepRunner` every surface files
-through, with the extractor `memlane serve` configured: the upstream model with the heuristic as
-fallback, or the heuristic alone).
+client's tool calls back to the client, so it keeps its own compact loop over raw JSON; the
+round that runs memlane's tools is the agent's (`recall.rounds.tool_round`). The memory step
+is the same one (`Service.submit_step`, then the `StepRunner` every surface files through, with
+the extractor `memlane serve` configured: the upstream model with the heuristic as fallback, or
+the heuristic alone).
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Match
@@ -133,6 +144,8 @@ OPENAPI_PATH: dict[str, Any] = {
                           "content": {"application/json": {"schema": ERROR_SCHEMA}}}
                    for code, text in (("400", "Invalid request"), ("401", "Bad API key"),
                                       ("413", "Body too large"),
+                                      ("429", "The upstream's rate limit, passed through "
+                                              "with its Retry-After (as are its other 4xx)"),
                                       ("502", "The upstream failed"),
                                       ("503", "No upstream configured"))},
             },
@@ -242,7 +255,8 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
        that sends only its new message and says the same thing twice would lose a turn.
     2. **New turn**: the history ends with the log's last messages (or the client sent only
        its new message): the user's message is recorded after them. History further back that
-       is not in the log (a client's summary, trimmed turns) is not recorded.
+       is not in the log (a client's summary, trimmed turns) is not recorded. A history that is
+       the log's tail in full is a new turn before anything else is tried.
     3. **Edit**: the history departs from the log: the thread continues from the point of
        departure. The log is cut where the client's history stops matching, and what the
        client sent from there on is recorded. A history none of which is in the log (a new
@@ -256,6 +270,12 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
         raise UsageError("messages has no user message: the proxy answers a user's turn")
     u = users[-1]
     n = len(log)
+    # Trailing history equal to the log's tail; all of it: a new turn, whatever else matches.
+    k = 0
+    while k < u and k < n and sent[u - 1 - k] == log[n - 1 - k]:
+        k += 1
+    if u and k == u:
+        return Alignment("new", None, u)
     # 1. common suffix of sent[:u + 1] with the log ending at each position (reversed prefixes).
     ends = _prefix_matches(list(reversed(sent[:u + 1])), list(reversed(log)))
     best, best_len = None, 0
@@ -265,10 +285,6 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
             continue
         if r >= (1 if s == n - 1 or retry else 2) and r > best_len:
             best, best_len = s, r
-    # 2. trailing history equal to the log's tail.
-    k = 0
-    while k < u and k < n and sent[u - 1 - k] == log[n - 1 - k]:
-        k += 1
     if best is not None and best_len > k:
         return Alignment("retry" if best == n - 1 else "resend", first_seq + best, u)
     if k or u == 0 or not (n or head):
@@ -460,13 +476,11 @@ class Proxy:
             # Headers go before the answer: the timing covers the preparation only.
             prepared = time.perf_counter() - started
             chunks = self._stream(turn, first, held)
-            # A stream the server never starts (the client left first) still lets go of the
-            # thread when it is collected.
+            # A response that is never sent at all still lets go of the thread when collected.
             weakref.finalize(chunks, held.close)
-            return StreamingResponse(chunks, media_type="text/event-stream",
-                                     headers={"Cache-Control": "no-cache",
-                                              "Server-Timing": _timing(prepared),
-                                              **turn.headers})
+            return _Stream(chunks, held, media_type="text/event-stream",
+                           headers={"Cache-Control": "no-cache",
+                                    "Server-Timing": _timing(prepared), **turn.headers})
         except BaseException:
             held.close()
             raise
@@ -577,12 +591,22 @@ class Proxy:
             info = None
         n = info.messages if info is not None else 0
         sent = [(m["role"], m["content"]) for m in logs]
+        retry = headers.get(RETRY_HEADER, "0").strip() not in ("", "0")
+        u = max(i for i, m in enumerate(sent) if m[0] == "user")
+        # The common cases read no more than before: a client sending only its new message
+        # needs the log's last message (is it this one, unanswered?); a full or trimmed history
+        # that is the log's tail needs that tail.
+        if n and u == 0 and not retry:
+            return align(sent, [(m.role, m.content) for m in thread.messages(n)], n)
+        if n and 0 < u <= n:
+            tail = [(m.role, m.content) for m in thread.messages(n - u + 1)]
+            if tail == sent[:u]:
+                return Alignment("new", None, u)
         first = max(1, n - len(sent) - RESEND_WINDOW + 1)
         log_rows = [(m.role, m.content) for m in thread.messages(first)] if n else []
         head: list[tuple[str, str]] = []
         if first > 1 and len(sent) > 1:
             head = [(m.role, m.content) for m in thread.messages(1, min(len(sent), first - 1))]
-        retry = headers.get(RETRY_HEADER, "0").strip() not in ("", "0")
         return align(sent, log_rows, first, retry=retry, head=head)
 
     def _body(self, turn: Turn, messages: list[dict[str, Any]], last: bool,
@@ -806,17 +830,15 @@ class Proxy:
         from .app import ApiError, read_json
 
         path = request.url.path[len("/v1/"):]
+        for route in request.app.routes:
+            # A path memlane serves, with another method: 405, as the router would say.
+            if getattr(route, "endpoint", None) != self.passthrough and \
+                    route.matches(request.scope)[0] == Match.PARTIAL:
+                methods = sorted(getattr(route, "methods", None) or ())
+                raise HTTPException(405, headers={"Allow": ", ".join(methods)})
         if path == "memlane" or path.startswith("memlane/"):
-            # A memlane route taken with the wrong method reaches this catch-all (Starlette
-            # prefers a full match): answer it as the route would have, 405.
-            for route in request.app.router.routes:
-                if route.matches(request.scope)[0] == Match.PARTIAL:
-                    raise ApiError(405, f"{request.url.path} does not take {request.method}",
-                                   "method_not_allowed")
             raise ApiError(404, f"no such endpoint: {request.url.path} (see /openapi.json)",
                            "not_found")
-        if path == "chat/completions":
-            raise ApiError(405, "/v1/chat/completions takes POST", "method_not_allowed")
         if self.upstream is None:
             raise ApiError(404, f"no such endpoint: {request.url.path} (with `memlane serve "
                                 "--upstream URL`, other /v1 endpoints go to the upstream)",
@@ -961,6 +983,31 @@ class ModelUpstream:
 
         threading.Thread(target=run, name="memlane-model-stream", daemon=True).start()
         return _QueueResponse(lines)
+
+
+class _Stream(StreamingResponse):
+    """A streaming response that lets go of the upstream and the thread as soon as it ends,
+    however it ends. When the client leaves mid-stream the server stops iterating, and Python
+    closes an abandoned generator only when it is collected: until then the thread would stay
+    held and every later turn on it would wait."""
+
+    def __init__(self, chunks: Iterator[bytes], held: ExitStack, **kw: Any) -> None:
+        super().__init__(chunks, **kw)
+        self._chunks, self._held = chunks, held
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # No chunk is being produced now (a worker thread's `next` is waited for even on
+            # cancellation), so the generator can be closed here: that closes the upstream's
+            # response and releases the thread.
+            close = getattr(self._chunks, "close", None)
+            try:
+                if close is not None:
+                    close()
+            finally:
+                self._held.close()
 
 
 class _QueueResponse:

@@ -47,6 +47,8 @@ class Reply:
     """Streaming: close the connection after this many chunks, without finishing."""
     plain: bool = False
     """Streaming: answer with one JSON body instead of an event stream."""
+    pace: float = 0.0
+    """Streaming: seconds between chunks (a slow writer)."""
 
 
 @dataclass
@@ -131,8 +133,13 @@ class FakeUpstream:
                 for i, chunk in enumerate(upstream.chunks(body, reply, n)):
                     if reply.drop_after is not None and i >= reply.drop_after:
                         return  # the connection closes mid-answer
-                    self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-                    self.wfile.flush()
+                    if reply.pace and i:
+                        time.sleep(reply.pace)
+                    try:
+                        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                        self.wfile.flush()
+                    except OSError:
+                        return  # the proxy hung up (its client left)
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 

@@ -25,6 +25,14 @@ from ..types import Episode, StepResult
 from .parse import StepOutput
 
 
+def past_the_end(thread_id: str, start: int, end: int, last: int) -> StepError:
+    """The error for a stretch that ends past the thread's last message: filing it would mark
+    turns not yet said as filed, and they would never be filed when they are."""
+    return StepError(f"stretch {start}..{end} is not in thread {thread_id!r}", [
+        f"end: the thread's messages from {start} end at {last}; a stretch covers messages "
+        "that exist (file the rest once it is written)"])
+
+
 def apply_step(
     store: Store,
     namespace: str,
@@ -48,10 +56,7 @@ def apply_step(
                 f"{namespace!r}: append the messages before filing them"
             )
         if len(id_by_seq) != end - start + 1:  # seqs have no gaps: it runs past the thread
-            have = sorted(id_by_seq)
-            raise StepError(f"stretch {start}..{end} is not in thread {thread_id!r}", [
-                f"end: the thread's messages from {start} end at {have[-1]}; a stretch covers "
-                "messages that exist (file the rest once it is written)"])
+            raise past_the_end(thread_id, start, end, max(id_by_seq))
         clash = tx.overlapping_episodes(namespace, thread_id, start, end)
         if clash:
             s, e = clash[0]

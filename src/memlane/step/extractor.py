@@ -32,7 +32,7 @@ class HeuristicExtractor:
     def __call__(
         self, messages: Sequence[Message], existing: Sequence[Record]
     ) -> Mapping[str, Any]:
-        return extract(messages)
+        return extract(messages, existing)
 
 
 __all__ = ["Extractor", "HeuristicExtractor"]

@@ -5,6 +5,18 @@ keeps sentences that look like facts (first person, names, numbers, dates, prefe
 writes the episode line from the stretch's most salient words and how it ended, and scores each
 turn by how much it said. It produces the same JSON a model would, so its output goes through the
 same validation and apply path.
+
+Records worth pointing at:
+- sentences are split by `split_sentences`, which knows abbreviations ("Dr. Okafor", "St. Mary's",
+  "e.g."), initials and decimals ("3.5"), so a fact is not cut in two;
+- questions and requests ("Tell me more about...", "Can you...", "Please...") are not facts;
+- one copy of each fact per namespace: given the related records a model step is shown
+  (`Memory.related`), a near-duplicate of one of them (or of a fact written earlier in the same
+  step) writes no new record; the step updates the existing record with its own text and the new
+  source turn, so the episode points at the existing id;
+- a later statement about the same subject with a correction cue ("correction", "actually",
+  "moved to", "changed", "no longer", ...) updates the related record instead of adding one
+  beside it.
 """
 
 from __future__ import annotations
@@ -14,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..types import Message
+from ..types import Message, Record
 from .schema import EPISODE_MAX_WORDS
 
 STOPWORDS = frozenset(
@@ -37,7 +49,7 @@ STOPWORDS = frozenset(
     help tips tip idea question around getting give take""".split()
 )
 
-_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d[\d:/.\-]*")
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
                    r"|\bfavou?rite\b|\ballergic\b", re.I)
@@ -47,6 +59,123 @@ _EVENT = re.compile(r"\b(yesterday|today|tomorrow|last|next|ago|went|visited|sta
                     r"graduated|born|married|planning|plan|will)\b", re.I)
 _GREETING = re.compile(r"^\s*(hi|hey|hello|thanks|thank you|ok|okay|sure|yes|no|bye|great|"
                        r"cool|wow|nice|lol|haha)\b[\s!.,]*$", re.I)
+
+# --- sentences -------------------------------------------------------------------------------
+
+ABBREVIATIONS = frozenset(
+    """mr mrs ms mx dr prof sr jr st mt ft rev hon gen col capt lt sgt gov pres sen rep vs etc
+    eg ie cf al approx est dept univ inc ltd co corp bros assn ave blvd rd hwy apt ste bldg no nos
+    vol fig ch pp ed eds jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur
+    thurs fri sat sun am pm bc ad ca min max tel ext""".split()
+)
+"""Words that end with a period without ending a sentence (compared lower-cased, dots removed)."""
+
+# A candidate end: terminal punctuation (and closing quotes/brackets), then white space.
+_END = re.compile(r"""[.!?\u2026]+["')\]\u201d\u2019]*(?=\s)""")
+_OPENER = re.compile(r"""\s*["'(\[\u201c\u2018]*[A-Z0-9]""")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`: split after . ! ? (or an ellipsis) followed by space and a capital or
+    a digit, and at line breaks; not after an abbreviation ("Dr.", "e.g."), an initial ("J.")
+    or inside a number ("3.5", "9.30" have no space after the dot).
+
+    Written here rather than taken from a library: pysbd (last release 2021) and syntok (2022)
+    are no longer kept up and slow on chat text, and NLTK's Punkt needs a separate data
+    download; chat messages need only these rules."""
+    out: list[str] = []
+    for block in text.splitlines():
+        start = 0
+        for m in _END.finditer(block):
+            end = m.end()
+            rest = block[end:]
+            if not _OPENER.match(rest):
+                continue  # the next word is lower case (or nothing follows): same sentence
+            if m.group().rstrip("\"')]\u201d\u2019") == ".":
+                before = block[start:m.start()].split()
+                word = before[-1] if before else ""
+                bare = word.lstrip("\"'([\u201c\u2018").replace(".", "").lower()
+                if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
+                    continue  # "Dr. Okafor", "J. Smith", "e.g. Lisbon"
+            piece = block[start:end].strip()
+            if piece:
+                out.append(piece)
+            start = end
+        piece = block[start:].strip()
+        if piece:
+            out.append(piece)
+    return out
+
+
+# --- what is not a fact ----------------------------------------------------------------------
+
+_REQUEST = re.compile(
+    r"""^\W*(?:please\b|pls\b|kindly\b
+    |(?:can|could|would|will|won't)\s+you\b
+    |(?:i\s+(?:want|need|would\s+like|'d\s+like)|i'd\s+like)\s+you\s+to\b
+    |let'?s\b|let\s+me\s+know\b|how\s+about\b|what\s+about\b
+    |(?:tell|give|show|help|explain|describe|list|suggest|recommend|find|search|look\s+up|write
+      |draft|summari[sz]e|translate|remind|send|book|check|plan|make|create|compare|teach|walk
+      |share|name|pick|choose|imagine|go\s+on|keep\s+going|continue)\b)""",
+    re.I | re.X,
+)
+_PLEASE = re.compile(r"\bplease\b", re.I)
+
+
+def is_request(sentence: str) -> bool:
+    """Whether a sentence asks for something (a question, a request, an imperative) rather than
+    stating a fact."""
+    s = sentence.strip()
+    return s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
+        bool(_PLEASE.search(s))
+
+
+# --- one copy of each fact -------------------------------------------------------------------
+
+_CORRECTION = re.compile(
+    r"\b(correction|actually|moved\s+to|changed|no\s+longer|not\s+anymore|any\s*more|instead|"
+    r"rescheduled|postponed|updated?|now\s+(?:is|are|at|in|on)|switched|turns\s+out)\b", re.I)
+_LEAD_IN = re.compile(
+    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|update|quick\s+update)"
+    r"\b[\s,:;!.-]*)*(?:(?:actually|correction|to\s+correct\s+myself|i\s+mean)\b[\s,:;!.-]*)+",
+    re.I)
+_CUE_WORDS = frozenset("correction actually moved changed change longer anymore instead "
+                       "rescheduled postponed update updated now switched turns out".split())
+DUPLICATE = 0.75
+"""Term overlap (Jaccard) at or above which a sentence is a near-duplicate of a record."""
+
+
+def _stem(w: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)]
+    return w
+
+
+def fact_terms(text: str) -> frozenset[str]:
+    """Content terms of a fact (lower-cased, stop-worded, lightly stemmed), for comparing facts."""
+    out = set()
+    for w in _WORD.findall(text.replace("\u2019", "'")):
+        lw = w.lower().strip("'-.")
+        if lw.endswith("'s"):
+            lw = lw[:-2]
+        if not lw or lw in STOPWORDS:
+            continue
+        out.add(_stem(lw))
+    return frozenset(out)
+
+
+def _numbers(terms: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in terms if t[0].isdigit())
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _strip_lead_in(sentence: str) -> str:
+    s = _LEAD_IN.sub("", sentence, count=1).strip()
+    return (s[0].upper() + s[1:]) if s else sentence
 
 
 def _words(text: str) -> list[str]:
@@ -72,7 +201,7 @@ def sentence_score(sentence: str) -> float:
     if _EVENT.search(sentence):
         score += 0.1
     if sentence.rstrip().endswith("?"):
-        score -= 0.35  # questions ask for facts; they rarely state them
+        score -= 0.35  # questions ask for facts; they rarely state them (relevance uses this)
     return max(0.0, min(score, 1.0))
 
 
@@ -90,13 +219,24 @@ def _speaker(m: Message) -> str:
 
 def extract(
     messages: Sequence[Message],
+    existing: Sequence[Record] = (),
     *,
     min_score: float = 0.35,
     max_per_message: int = 2,
     include_assistant: bool = False,
 ) -> dict[str, Any]:
-    """The step output (schema-shaped dict) for one stretch of messages."""
-    records: list[dict[str, Any]] = []
+    """The step output (schema-shaped dict) for one stretch of messages.
+
+    `existing` are the namespace's records related to the stretch (`Memory.related`, what a
+    model step is shown): a near-duplicate of one is not added again, and a correction of one
+    updates it (see the module docstring)."""
+    ops: list[dict[str, Any]] = []
+    # Facts this step knows of: the related records, then what it writes. An entry is
+    # (terms, the op writing it in this step or None, the existing record's id or None).
+    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]] = [
+        (fact_terms(r.text), None, r.id) for r in existing
+    ]
+    updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     keywords: Counter[str] = Counter()
     display: dict[str, str] = {}
@@ -109,15 +249,13 @@ def extract(
         turn_of[m.seq] = current_turn
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
-        sentences = [s.strip() for s in _SENT.split(m.content) if s.strip()]
-        scored = sorted(((sentence_score(s), i, s) for i, s in enumerate(sentences)),
+        sentences = split_sentences(m.content)
+        scored = sorted(((sentence_score(s), i, s) for i, s in enumerate(sentences)
+                         if not is_request(s)),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, s in sorted(kept, key=lambda t: t[1]):
-            text = s if len(s) <= 400 else s[:397] + "..."
-            if m.name and m.role == "user":
-                text = f"{m.name}: {text}"
-            records.append({"op": "add", "text": text, "kind": _kind(s), "source": [m.seq]})
+            _file(s, m, ops, known, updates)
         # Relevance is not fact-likeness: a user's question matters to the turns that follow,
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
@@ -131,26 +269,157 @@ def extract(
                     display[lw] = w
     for seq in sorted({turn_of[m.seq] for m in messages if m.role == "user"}):
         relevance.append({"seq": seq, "score": round(0.2 + 0.8 * turn_best.get(seq, 0.0), 3)})
+    names = {(m.name or "").lower() for m in messages if m.name}
     return {
-        "records": records,
-        "episode": episode_line(messages, keywords, display),
+        "records": finish_ops(ops, existing),
+        "episode": episode_line(messages, keywords, display, skip=names),
         "relevance": relevance,
     }
 
 
+def _file(
+    sentence: str,
+    m: Message,
+    ops: list[dict[str, Any]],
+    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]],
+    updates: dict[int, dict[str, Any]],
+) -> None:
+    """Add `sentence` (said in `m`) as a record, or fold it into the fact it repeats or corrects."""
+    correction = bool(_CORRECTION.search(sentence))
+    clean = _strip_lead_in(sentence) if correction else sentence
+    text = clean if len(clean) <= 400 else clean[:397] + "..."
+    if m.name and m.role == "user":
+        text = f"{m.name}: {text}"
+    terms = fact_terms(text)
+    if not terms:
+        return
+    # The fact it repeats: the closest known one by term overlap.
+    best, best_j = None, 0.0
+    for entry in known:
+        j = _jaccard(terms, entry[0])
+        if j > best_j:
+            best, best_j = entry, j
+    # Numbers and dates are what tell two otherwise alike facts apart ("turns 30" is not "turns
+    # 34"): a repeat says the same ones.
+    if best is not None and _numbers(terms) == _numbers(best[0]) and \
+            (best_j >= DUPLICATE or (len(terms) >= 3 and terms <= best[0])):
+        _point_at(best, m.seq, updates, ops)
+        return
+    if correction:
+        # The fact it corrects: the known one sharing the most subject terms (cue words, numbers
+        # and dates, which are what a correction changes, not counted), at least two.
+        subject = {t for t in terms if t not in _CUE_WORDS and not t[0].isdigit()}
+        target, shared = None, 1
+        for entry in known:
+            n = len(subject & entry[0])
+            if n > shared:
+                target, shared = entry, n
+        if target is not None:
+            _replace(target, text, terms, m.seq, known, updates, ops)
+            return
+    op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
+    ops.append(op)
+    known.append((terms, op, None))
+
+
+def _point_at(
+    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], seq: int,
+    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
+) -> None:
+    """A repeat: the fact it repeats gains this turn as a source; nothing new is written."""
+    _, op, rid = entry
+    if op is None:
+        assert rid is not None
+        op = updates.get(rid)
+        if op is None:
+            # Rewriting the record with its own text is how a step says "this stretch points
+            # here": the episode then lists the existing id (apply keeps ids the step wrote).
+            op = updates[rid] = {"op": "update", "id": rid, "text": None, "source": []}
+            ops.append(op)
+    if seq not in op["source"]:
+        op["source"].append(seq)
+
+
+def _replace(
+    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], text: str,
+    terms: frozenset[str], seq: int,
+    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]],
+    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
+) -> None:
+    """A correction: the fact it corrects now reads as the corrected sentence."""
+    _, op, rid = entry
+    if op is None:
+        assert rid is not None
+        op = updates.get(rid)
+        if op is None:
+            op = updates[rid] = {"op": "update", "id": rid, "text": text, "source": []}
+            ops.append(op)
+    op["text"] = text
+    if seq not in op["source"]:
+        op["source"].append(seq)
+    i = known.index(entry)
+    known[i] = (terms, op, rid)
+
+
+def finish_ops(ops: list[dict[str, Any]], existing: Sequence[Record]) -> list[dict[str, Any]]:
+    """Updates that only add a source keep the record's own text."""
+    text_of = {r.id: r.text for r in existing}
+    for op in ops:
+        if op["op"] == "update" and op["text"] is None:
+            op["text"] = text_of[op["id"]]
+    return ops
+
+
+_CLAUSE = re.compile(r"[,;:\u2014]\s")
+
+
+def _ending(text: str, room: int) -> str:
+    """The words of `text` that fit in `room` words: the whole sentence, else up to its last
+    clause break that fits, else whole words with an ellipsis; never part of a word."""
+    words = text.split()
+    if len(words) <= room:
+        return " ".join(words).rstrip(".!?,;:")
+    cut = " ".join(words[:room])
+    breaks = [mm.start() for mm in _CLAUSE.finditer(cut)]
+    if breaks and len(cut[: breaks[-1]].split()) >= 4:
+        return cut[: breaks[-1]].rstrip(".!?,;:")
+    return " ".join(words[: max(1, room - 1)]).rstrip(".!?,;:") + "\u2026"
+
+
 def episode_line(
-    messages: Sequence[Message], keywords: Counter[str], display: dict[str, str]
+    messages: Sequence[Message], keywords: Counter[str], display: dict[str, str],
+    skip: frozenset[str] | set[str] = frozenset(),
 ) -> str:
-    """`Talked about A, B, C; ended with: <how the last user turn began>` in < 25 words."""
-    top = [display[w] for w, _ in keywords.most_common(4)]
-    last_user = next((m for m in reversed(messages) if m.role == "user"), None)
-    who = _speaker(last_user) if last_user is not None else "user"
-    head = "Talked about " + (", ".join(top) if top else "small talk")
-    tail = ""
-    if last_user is not None:
-        words = last_user.content.split()
-        budget = EPISODE_MAX_WORDS - len(head.split()) - 3
-        if budget > 2:
-            tail = f"; ended: {who} said " + " ".join(words[: min(budget, 9)])
-    line = (head + tail).strip()
-    return " ".join(line.split()[:EPISODE_MAX_WORDS])
+    """One sentence of at most `EPISODE_MAX_WORDS` words: "Talked about A, B and C; it ended with
+    NAME: <the last user turn's most fact-like sentence>." (`skip`: words not to list as topics,
+    the speakers' names)."""
+    skip = set(skip) | _CUE_WORDS
+    top = [display[w] for w, _ in keywords.most_common(3 + len(skip)) if w not in skip][:3]
+    if not top:
+        topics = "small talk"
+    elif len(top) == 1:
+        topics = top[0]
+    else:
+        topics = ", ".join(top[:-1]) + " and " + top[-1]
+    head = f"Talked about {topics}"
+    # Where it ended: the last user turn that said something (not a bare "Thanks!").
+    users = [m for m in messages if m.role == "user"]
+    last_user = next((m for m in reversed(users)
+                      if any(len(_words(x)) >= 3 for x in split_sentences(m.content))),
+                     users[-1] if users else None)
+    if last_user is None:
+        return head + "."
+    sentences = [x for x in split_sentences(last_user.content) if _words(x)]
+    if not sentences:
+        return head + "."
+    said = max(sentences, key=lambda x: (sentence_score(x), -sentences.index(x)))
+    who = last_user.name or "the user"
+    lead = f"; it ended with {who}:"
+    room = EPISODE_MAX_WORDS - len(head.split()) - len(lead.split())
+    if room < 3:
+        return " ".join(head.split()[:EPISODE_MAX_WORDS - 1]) + "."
+    ending = _ending(said, room)
+    # A question stays a question; anything else ends the line with a period.
+    if ending.endswith("\u2026"):
+        return f"{head}{lead} {ending}"
+    return f"{head}{lead} {ending}" + ("?" if said.rstrip().endswith("?") else ".")

@@ -13,7 +13,8 @@ filing, in this order:
    split across two stretches; whoever records the answer asks again. `force=True` (a session
    that ends) files it anyway: no answer is coming.
 3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
-   related to the stretch (`Memory.related`; none for the heuristic, which never updates).
+   related to the stretch (`Memory.related`), the heuristic's too: it folds repeats and
+   corrections into them.
 4. **Validate once** (`parse_step`). A model that fails (`ModelError`, output that fails
    validation) has the stretch filed by the offline heuristic instead, and a `step_fallback` row
    goes to the quality ledger. Output the caller gave is not replaced: its `StepError` is the
@@ -23,7 +24,7 @@ filing, in this order:
    than this one (a retry: same start and end) may overlap it. That check is the claim: two
    workers that read the same unfiled messages (one before a turn's answer landed, one after)
    both write a step, and the second to apply gets `StepConflict` and files nothing; its loop
-   stops.
+   reads the thread again (and leaves it to the other worker after `MAX_CONFLICTS`).
 6. **After**: the `quality` ledger row when the step graded the answer, and the embeddings of what
    the step wrote (after the transaction, so a slow embedder never holds the write lock).
 
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
-from .apply import apply_step
+from .apply import apply_step, past_the_end
 from .extractor import Extractor, HeuristicExtractor
 from .model import FallbackExtractor
 from .parse import StepOutput, parse_step
@@ -58,6 +59,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("memlane.step")
 
 INT64_MAX = 2**63 - 1
+MAX_CONFLICTS = 3
+"""Conflicts one `file_due` call takes (another worker filing the same thread) before it leaves
+the thread to that worker."""
 BATCH = 20
 """Stretches one background job files before it yields the worker to other threads (it queues
 itself again if more is due)."""
@@ -161,16 +165,18 @@ class StepRunner:
         """File every stretch of `thread_id` that is due, oldest first (at most `max_steps`).
         `force` files whatever is unfiled, however short (a session that ends)."""
         done: list[StepResult] = []
-        while len(done) < max_steps:
+        conflicts = 0
+        while len(done) < max_steps and conflicts < MAX_CONFLICTS:
             stretch = self.due_stretch(thread_id, force=force)
             if not stretch:
                 break
             try:
                 done.append(self.file_stretch(thread_id, stretch))
             except StepConflict as e:
-                # Another worker filed these turns between our read and our apply.
+                # Another worker filed these turns between our read and our apply. Read again:
+                # what is unfiled now starts after its stretch (a conflict means progress).
+                conflicts += 1
                 log.info("memory step for thread %r not applied: %s", thread_id, e)
-                break
         return done
 
     def file(
@@ -215,6 +221,8 @@ class StepRunner:
         stretch = self.store.messages(self.ns, thread_id, start, end)
         if not stretch:
             raise NotFound(f"thread {thread_id!r} has no messages {start}..{end}")
+        if stretch[-1].seq != end:  # before any model call; `apply_step` checks it again
+            raise past_the_end(thread_id, start, end, stretch[-1].seq)
         return self.file_stretch(thread_id, stretch, output, extractor=extractor,
                                  fallback=fallback, start=start, end=end)
 
@@ -265,11 +273,16 @@ class StepRunner:
 
     def _extract(self, stretch: Sequence[Message], ex: Extractor) -> StepOutput:
         """The extractor's step, validated; a failed model step is filed by the heuristic."""
+        # Every extractor, the heuristic included, is shown the related records, so a step
+        # updates a fact instead of duplicating it. Not the records an earlier filing of this
+        # same stretch wrote (all their sources are in it): filing again replaces those, so an
+        # update of one would be dropped and the fact lost.
+        own = {m.id for m in stretch}
+        existing = [r for r in self.related(stretch)
+                    if not (r.source_ids and set(r.source_ids) <= own)]
         if isinstance(ex, HeuristicExtractor):
-            # It never updates records, so it is not shown any; and it has nothing to fall
-            # back to: an invalid heuristic step is a bug, raised.
-            return self._parse(ex(stretch, []))
-        existing = self.related(stretch)
+            # It has nothing to fall back to: an invalid heuristic step is a bug, raised.
+            return self._parse(ex(stretch, existing))
         if isinstance(ex, FallbackExtractor):
             got = ex.extract(stretch, existing)  # validated, and fallen back, by the wrapper
             if got.error is not None:

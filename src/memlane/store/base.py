@@ -1,4 +1,5 @@
-"""The `Store` seam: what memlane needs from a database, as one small Protocol.
+"""The `Store` seam: what memlane needs from a database, as Protocols split by concern (the
+message log, episodes, records and search, administration) joined in `Store`.
 
 Two implementations pass one conformance suite: `SQLiteStore` (embedded, default) and
 `PostgresStore` (many processes on many machines). Every method takes the namespace first and
@@ -131,18 +132,24 @@ class StoreTx(Protocol):
         ...
 
 
-class Store(Protocol):
-    """A memlane database."""
+@dataclass(frozen=True)
+class Capabilities:
+    """What a store is and can do beyond the protocol, declared by the store (callers read this
+    instead of probing attributes)."""
 
-    url: str
+    engine: str
+    """"sqlite" or "postgresql"."""
+    path: str | None
+    """The database file, or None when the data is not in one local file (`:memory:`, a
+    server)."""
+    parallel_search: bool
+    """Whether `vector_candidates` may run on another thread while this one searches lexically
+    (`memlane.recall.search` then runs the two halves at once)."""
 
-    def close(self) -> None: ...
 
-    def transaction(self) -> AbstractContextManager[StoreTx]:
-        """One write transaction: all of it lands, or none of it."""
-        ...
+class MessageLog(Protocol):
+    """The conversation log: threads, their messages, and the bounded read `context()` makes."""
 
-    # message log -------------------------------------------------------------------------
     def append(
         self,
         namespace: str,
@@ -168,10 +175,6 @@ class Store(Protocol):
     ) -> list[Message]: ...
 
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]: ...
-
-    def user_turns_after(self, namespace: str, thread_id: str, seq: int) -> int:
-        """How many user messages have seq > `seq` (the cadence counter)."""
-        ...
 
     def context_rows(
         self,
@@ -210,8 +213,21 @@ class Store(Protocol):
         """Delete threads idle past the TTL; returns how many."""
         ...
 
-    # episodes and records -----------------------------------------------------------------
+
+class Episodes(Protocol):
+    """Filed stretches (the buffer's lines), written by a memory step through `transaction()`
+    (`memlane.step.apply`: the episode, its records and relevance land together or not at all)."""
+
+    def transaction(self) -> AbstractContextManager[StoreTx]:
+        """One write transaction: all of it lands, or none of it."""
+        ...
+
     def episodes(self, namespace: str, thread_id: str) -> list[Episode]: ...
+
+
+class RecordsAndSearch(Protocol):
+    """Long-term records outside a memory step (the agent's own tools), lexical and vector
+    search, and recall snapshots. Every method is scoped by `namespace`."""
 
     def records(
         self,
@@ -222,15 +238,39 @@ class Store(Protocol):
         pinned_only: bool = False,
     ) -> list[Record]: ...
 
-    def record_sources(self, namespace: str, record_ids: Sequence[int]) -> dict[int, list[int]]:
-        """Source message ids for each record."""
+    def add_record(
+        self,
+        namespace: str,
+        text: str,
+        kind: str = "fact",
+        source_ids: Sequence[int] = (),
+        thread_id: str | None = None,
+        pinned: bool = False,
+        now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        """Add one record outside a memory step (the `remember` tool). Source ids that are not
+        messages of this namespace are dropped."""
         ...
 
-    def namespaces(self) -> list[str]: ...
+    def update_record(
+        self, namespace: str, record_id: int, text: str, now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        """Replace a record's text (the old text goes to the history); raises `NotFound`."""
+        ...
 
-    # search and recall ----------------------------------------------------------------------
-    # Long-term records outside a memory step (the agent's own tools), lexical and vector search,
-    # recall snapshots, forgetting and export. Every method is scoped by `namespace`.
+    def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
+        """Delete a record, keeping its history for audit (as a memory step's delete does)."""
+        ...
+
+    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
+        """Put a record in (or take it out of) the pinned core set; raises `NotFound`."""
+        ...
+
+    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
+        """Earlier versions of a record, oldest first: `{text, op, changed}`."""
+        ...
 
     def search_records(
         self,
@@ -273,40 +313,6 @@ class Store(Protocol):
         """`(id, text)` of rows with no vector from `model` yet (to embed them)."""
         ...
 
-    def add_record(
-        self,
-        namespace: str,
-        text: str,
-        kind: str = "fact",
-        source_ids: Sequence[int] = (),
-        thread_id: str | None = None,
-        pinned: bool = False,
-        now: float | None = None,
-        suspect: bool = False,
-    ) -> Record:
-        """Add one record outside a memory step (the `remember` tool). Source ids that are not
-        messages of this namespace are dropped."""
-        ...
-
-    def update_record(
-        self, namespace: str, record_id: int, text: str, now: float | None = None,
-        suspect: bool = False,
-    ) -> Record:
-        """Replace a record's text (the old text goes to the history); raises `NotFound`."""
-        ...
-
-    def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
-        """Delete a record, keeping its history for audit (as a memory step's delete does)."""
-        ...
-
-    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
-        """Put a record in (or take it out of) the pinned core set; raises `NotFound`."""
-        ...
-
-    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
-        """Earlier versions of a record, oldest first: `{text, op, changed}`."""
-        ...
-
     def save_snapshot(
         self,
         namespace: str,
@@ -332,6 +338,20 @@ class Store(Protocol):
         """Lexical (BM25) search over snapshots' tool, arguments and result."""
         ...
 
+
+class Admin(Protocol):
+    """What a store is (its URL and capabilities), its schema, forgetting, export and upkeep."""
+
+    url: str
+    """Where the store is, safe to print (a PostgreSQL URL's password is masked)."""
+    capabilities: Capabilities
+    migrations_run: list[int]
+    """Migration numbers this open applied (empty when the schema was already current)."""
+
+    def migrations_applied(self) -> list[int]:
+        """Every migration number recorded in the database."""
+        ...
+
     def forget_record(self, namespace: str, record_id: int) -> bool:
         """Erase a record with everything derived from it: index rows, vector, sources, history,
         and its id in buffer lines."""
@@ -355,6 +375,17 @@ class Store(Protocol):
         """Physically erase deleted data: merge the search indexes, VACUUM, truncate the log.
         Run after forgetting when no trace may remain in the database files."""
         ...
+
+    def clear_memos(self) -> None:
+        """Drop whatever the store memoises of rows it read (a memory's caches are emptied on
+        every forget; a store that memoises nothing does nothing)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Store(MessageLog, Episodes, RecordsAndSearch, Admin, Protocol):
+    """A memlane database: the four concerns above, on one engine."""
 
 
 def snapshot_text(tool: str, args: Mapping[str, Any], result: str, max_chars: int = 4000) -> str:

@@ -1,31 +1,188 @@
-"""Store methods that are the same on every engine, written once against `StoreTx`.
+"""What the engines share, written once: SQL that does not depend on the engine, the bookkeeping
+around the transactional primitives, row decoding, and the rules both apply (the lexical plan, the
+rows of a context read).
 
-Each store class keeps its SQL; what is only bookkeeping around the transactional primitives
-lives here, so SQLite and PostgreSQL cannot drift apart on it.
+SQL here uses `?` placeholders; each engine runs it through its own `_read` and its
+transaction's `sql` (PostgreSQL turns them into `%s`: `pg_params`), so an engine keeps only the
+SQL that really differs: how it appends, locks, searches and stores vectors. SQLite and
+PostgreSQL cannot drift apart on the rest.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import NotFound
-from ..types import ContextRows, Episode, Message, Record
+from ..errors import NotFound, UsageError
+from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
+from .base import HistoryPolicy, SearchFilters, Snapshot, chunks, snapshot_text
+from .fts import query_terms
 
-# The filing claim's check (`StoreTx.overlapping_episodes`): the same SQL on both engines, with
-# each engine's placeholder. Uses the episodes_start index; a thread has few episodes anyway.
+MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name"
+EP_COLS = 'thread_id, start, "end", line, record_ids, date, suspect'
+SNAP_COLS = "id, thread_id, tool, args, result, created, tokens, namespace"
+_THREAD_COLS = "thread_id, created, last_active, next_seq, filed_to"
+
+# Lexical search on large indexes (see `lexical_plan`).
+LARGE_INDEX = 100_000
+"""Below this many indexed records every query term retrieves (exact ranking over the query)."""
+COMMON_DF = 2_000
+"""A term in at least this many documents is common: it does not retrieve on a large index."""
+DOC_BUDGET = 10_000
+"""At most about this many documents are scored per query on a large index."""
+
+# The filing claim's check (`StoreTx.overlapping_episodes`): the same SQL on both engines (each
+# transaction maps the placeholders: `tx.sql`). Uses the episodes_start index; a thread has few
+# episodes anyway.
 OVERLAPPING_EPISODES = (
-    'SELECT start, "end" FROM episodes WHERE namespace = {p} AND thread_id = {p}'
-    ' AND start <= {p} AND "end" >= {p} AND NOT (start = {p} AND "end" = {p}) ORDER BY start'
+    'SELECT start, "end" FROM episodes WHERE namespace = ? AND thread_id = ?'
+    ' AND start <= ? AND "end" >= ? AND NOT (start = ? AND "end" = ?) ORDER BY start'
 )
 
 
-class TxStoreMixin:
-    """Record edits and thread deletion through `transaction()`; needs `records()` and
-    `_delete_thread(conn, namespace, thread_id)` from the engine."""
+def pg_params(sql: str) -> str:
+    """`sql` with `?` placeholders as psycopg's `%s` (no SQL here has a literal `?` or `%`)."""
+    return sql.replace("?", "%s")
+
+
+def message_row(row: Sequence[Any]) -> Message:
+    """A `MSG_COLS` row."""
+    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
+
+
+def thread_row(ns: str, row: Sequence[Any]) -> ThreadInfo:
+    """A `_THREAD_COLS` row."""
+    return ThreadInfo(namespace=ns, thread_id=row[0], created=row[1], last_active=row[2],
+                      messages=row[3] - 1, filed_to=row[4])
+
+
+def snapshot_row(row: Sequence[Any]) -> Snapshot:
+    """A `SNAP_COLS` row."""
+    return Snapshot(id=row[0], namespace=row[7], thread_id=row[1], tool=row[2],
+                    args=json.loads(row[3]), result=row[4], created=row[5], tokens=row[6])
+
+
+def episode_dict(e: Episode) -> dict[str, Any]:
+    return asdict(e) | {"record_ids": list(e.record_ids)}
+
+
+def args_json(args: Mapping[str, Any]) -> str:
+    """A snapshot's arguments as stored (sorted keys: equal calls store equal text)."""
+    return json.dumps(dict(args), sort_keys=True, ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True)
+class VecTable:
+    """Where the vectors of one kind of row live."""
+
+    table: str
+    """The vector table."""
+    id: str
+    """Its column naming the owner row."""
+    owner: str
+    """The table of the rows embedded."""
+    kind_col: str
+    """The owner's column a `kinds` filter matches."""
+
+
+VEC_TABLES = {
+    "records": VecTable("record_vectors", "record_id", "records", "kind"),
+    "snapshots": VecTable("snapshot_vectors", "snapshot_id", "snapshots", "tool"),
+}
+
+
+def vec_table(target: str) -> VecTable:
+    try:
+        return VEC_TABLES[target]
+    except KeyError:
+        raise UsageError(f"vector target {target!r}: use 'records' or 'snapshots'") from None
+
+
+def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int]
+                 ) -> list[str] | None:
+    """On a large index, the terms worth retrieving by (None: use every term, the plain query).
+
+    Ranking costs a few microseconds per matching document, and a term found in 3% of a million
+    records matches 30,000 of them: a query with a few such terms takes hundreds of
+    milliseconds. As Lucene's "common terms" query does, terms in `COMMON_DF` documents or more
+    then do not retrieve when rarer terms are present (their IDF is low, so they move the
+    ranking little), and the rarer ones retrieve up to about `DOC_BUDGET` documents. Returns the
+    selective terms, rarest first (all of them when none is common: the caller may then drop
+    costly narrowing, as SQLite drops its namespace MATCH); an empty list means "AND of all
+    terms" (a query made only of common terms). A caller whose planned query finds nothing falls
+    back to the plain query, unless the plan was every term (the same query).
+
+    `indexed`: how many records the index holds (store-wide); `df(term)`: how many documents
+    hold the term, counted up to `COMMON_DF` (the cost is bounded however common the term).
+    """
+    if indexed < LARGE_INDEX:
+        return None
+    dfs = sorted((df(t), t) for t in terms)
+    selective: list[str] = []
+    total = 0
+    for n, t in dfs:
+        if n >= COMMON_DF or (selective and total + n > DOC_BUDGET):
+            break
+        selective.append(t)
+        total += n
+    return selective
+
+
+class CommonTx:
+    """The engine-independent reads of a transaction (`StoreTx`). An engine's transaction gives
+    `conn`, `sql(text)` (the shared SQL's `?` in its own placeholders) and `_lock_thread` (what
+    serialises steps on one thread: PostgreSQL's row lock; SQLite's write lock is held already)."""
+
+    conn: Any
+
+    def sql(self, sql: str) -> str:
+        raise NotImplementedError
+
+    def _lock_thread(self, namespace: str, thread_id: str) -> None:
+        """Nothing to take: the transaction serialises writers already (SQLite)."""
+
+    def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(
+            "SELECT id FROM records WHERE namespace = ? AND thread_id = ? AND step_end = ?"
+            " ORDER BY id"), (namespace, thread_id, end)).fetchall()
+        return [r[0] for r in rows]
+
+    def message_ids(self, namespace: str, thread_id: str, start: int, end: int) -> dict[int, int]:
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(
+            "SELECT id, seq FROM messages WHERE namespace = ? AND thread_id = ?"
+            " AND seq BETWEEN ? AND ?"), (namespace, thread_id, start, end)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def overlapping_episodes(
+        self, namespace: str, thread_id: str, start: int, end: int
+    ) -> list[tuple[int, int]]:
+        # SQLite: inside BEGIN IMMEDIATE, no other writer can file between this read and the
+        # apply. PostgreSQL: under the thread lock, and READ COMMITTED reads what committed
+        # before this statement, so a step that applied while we waited for the lock is seen.
+        self._lock_thread(namespace, thread_id)
+        rows = self.conn.execute(self.sql(OVERLAPPING_EPISODES),
+                                 (namespace, thread_id, end, start, start, end)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+
+class CommonStore:
+    """The engine-independent half of a store. An engine gives `transaction()`, `records()`,
+    `_read(sql, args)` (rows of a `?` query), `_snapshot_reads()` (a function running `?`
+    queries in one consistent read, for export), `_episode(row)` (an `EP_COLS` row),
+    `_delete_thread(conn, namespace, thread_id)` and the class constants below."""
+
+    _HISTORY_ORDER = "changed"
+    """ORDER BY of a record's history (the engines break ties on their own row ids)."""
+    _SKIP_LOCKED = ""
+    """Suffix of the idle-threads query of `expire` (PostgreSQL: leave threads being written)."""
 
     def transaction(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
@@ -34,9 +191,75 @@ class TxStoreMixin:
                 offset: int = 0, pinned_only: bool = False) -> list[Record]:
         raise NotImplementedError
 
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    def _snapshot_reads(self) -> AbstractContextManager[Callable[[str, Sequence[Any]],
+                                                                  list[Any]]]:
+        raise NotImplementedError
+
+    @staticmethod
+    def _episode(row: Sequence[Any]) -> Episode:
+        raise NotImplementedError
+
     @staticmethod
     def _delete_thread(c: Any, namespace: str, thread_id: str) -> bool:
         raise NotImplementedError
+
+    # message log -------------------------------------------------------------------------------
+    def thread(self, namespace: str, thread_id: str) -> ThreadInfo | None:
+        rows = self._read(f"SELECT {_THREAD_COLS} FROM threads WHERE namespace = ? AND"
+                          " thread_id = ?", (namespace, thread_id))
+        return thread_row(namespace, rows[0]) if rows else None
+
+    def threads(self, namespace: str, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
+        rows = self._read(f"SELECT {_THREAD_COLS} FROM threads WHERE namespace = ?"
+                          " ORDER BY last_active DESC LIMIT ? OFFSET ?",
+                          (namespace, limit, offset))
+        return [thread_row(namespace, r) for r in rows]
+
+    def messages(
+        self, namespace: str, thread_id: str, start: int = 1, end: int | None = None,
+        limit: int | None = None,
+    ) -> list[Message]:
+        rows = self._read(
+            f"SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
+            " AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?",
+            (namespace, thread_id, start, end if end is not None else 2**62,
+             limit if limit is not None else 2**62),
+        )
+        return [message_row(r) for r in rows]
+
+    def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
+        out: list[Message] = []
+        for part in chunks([int(i) for i in ids]):
+            marks = ",".join("?" * len(part))
+            out.extend(message_row(r) for r in self._read(
+                f"SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND id IN ({marks})",
+                (namespace, *part)))
+        return sorted(out, key=lambda m: (m.thread_id, m.seq))
+
+    def delete_thread(self, namespace: str, thread_id: str) -> bool:
+        with self.transaction() as tx:
+            return self._delete_thread(tx.conn, namespace, thread_id)
+
+    def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
+        if history.ttl_seconds is None:
+            return 0
+        sql = "SELECT namespace, thread_id FROM threads WHERE last_active < ?"
+        args: list[Any] = [now - history.ttl_seconds]
+        if namespace is not None:
+            sql += " AND namespace = ?"
+            args.append(namespace)
+        with self.transaction() as tx:
+            rows = tx.conn.execute(tx.sql(sql + self._SKIP_LOCKED), args).fetchall()
+            return sum(self._delete_thread(tx.conn, ns, tid) for ns, tid in rows)
+
+    # episodes and records ----------------------------------------------------------------------
+    def episodes(self, namespace: str, thread_id: str) -> list[Episode]:
+        rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
+                          ' thread_id = ? ORDER BY "end"', (namespace, thread_id))
+        return [self._episode(r) for r in rows]
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float | None = None,
@@ -57,15 +280,172 @@ class TxStoreMixin:
             tx.delete_record(namespace, record_id, now)
             return True
 
-    def record_sources(self, namespace: str, record_ids: Sequence[int]) -> dict[int, list[int]]:
-        return {r.id: list(r.source_ids) for r in self.records(namespace, record_ids)}
-
-    def delete_thread(self, namespace: str, thread_id: str) -> bool:
+    def add_record(
+        self, namespace: str, text: str, kind: str = "fact", source_ids: Sequence[int] = (),
+        thread_id: str | None = None, pinned: bool = False, now: float | None = None,
+        suspect: bool = False,
+    ) -> Record:
+        now = time.time() if now is None else now
         with self.transaction() as tx:
-            return self._delete_thread(tx.conn, namespace, thread_id)
+            # Never link across namespaces: keep only source ids that are this namespace's.
+            src: list[int] = []
+            for part in chunks([int(i) for i in source_ids]):
+                marks = ",".join("?" * len(part))
+                src.extend(r[0] for r in tx.conn.execute(tx.sql(
+                    f"SELECT id FROM messages WHERE namespace = ? AND id IN ({marks})"),
+                    (namespace, *part)).fetchall())
+            rid = tx.add_record(namespace, text, kind, sorted(src), thread_id, now, None,
+                                suspect, pinned)
+        return self.records(namespace, [rid])[0]
 
-    PARAM = "?"
-    """The engine's query parameter marker: the SQL below is written with `?`."""
+    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
+        with self.transaction() as tx:
+            cur = tx.conn.execute(tx.sql("UPDATE records SET pinned = ? WHERE namespace = ?"
+                                         " AND id = ?"), (pinned, namespace, record_id))
+            if cur.rowcount == 0:
+                raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
+        return self.records(namespace, [record_id])[0]
+
+    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
+        rows = self._read("SELECT text, op, changed FROM record_history WHERE namespace = ?"
+                          f" AND record_id = ? ORDER BY {self._HISTORY_ORDER}",
+                          (namespace, record_id))
+        return [{"text": r[0], "op": r[1], "changed": r[2]} for r in rows]
+
+    # search, vectors and snapshots -------------------------------------------------------------
+    # The public methods check their arguments once; the engines' `_`-methods do the SQL.
+    def search_records(
+        self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
+        thread_id: str | None = None, since: float | None = None, until: float | None = None,
+    ) -> list[tuple[Record, float]]:
+        terms = query_terms(query)
+        if k <= 0 or not terms:
+            return []
+        filters = SearchFilters(tuple(kinds) if kinds is not None else None, thread_id, since,
+                                until)
+        return self._search_records(namespace, terms, k, filters)
+
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
+                        ) -> list[tuple[Record, float]]:
+        raise NotImplementedError
+
+    def search_snapshots(self, namespace: str, query: str, k: int
+                         ) -> list[tuple[Snapshot, float]]:
+        terms = query_terms(query)
+        if k <= 0 or not terms:
+            return []
+        return self._search_snapshots(namespace, terms, k)
+
+    def _search_snapshots(self, namespace: str, terms: list[str], k: int
+                          ) -> list[tuple[Snapshot, float]]:
+        raise NotImplementedError
+
+    def put_vectors(
+        self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
+        target: str = "records",
+    ) -> int:
+        t = vec_table(target)
+        return self._put_vectors(namespace, t, items, model) if items else 0
+
+    def _put_vectors(self, namespace: str, t: VecTable,
+                     items: Sequence[tuple[int, Sequence[float]]], model: str) -> int:
+        raise NotImplementedError
+
+    def vector_candidates(
+        self, namespace: str, qvec: Sequence[float], k: int,
+        filters: SearchFilters | None = None, model: str = "", target: str = "records",
+    ) -> list[tuple[int, float]]:
+        t = vec_table(target)
+        if k <= 0 or not qvec:
+            return []
+        return self._vector_candidates(namespace, t, qvec, k, filters or SearchFilters(), model)
+
+    def _vector_candidates(self, namespace: str, t: VecTable, qvec: Sequence[float], k: int,
+                           f: SearchFilters, model: str) -> list[tuple[int, float]]:
+        raise NotImplementedError
+
+    def save_snapshot(
+        self, namespace: str, tool: str, args: Mapping[str, Any], result: str, tokens: int,
+        thread_id: str | None = None, now: float | None = None,
+    ) -> tuple[Snapshot, bool]:
+        now = time.time() if now is None else now
+        digest = hashlib.sha256(result.encode("utf-8")).hexdigest()
+        return self._save_snapshot(namespace, (tool, args_json(args), result, digest, now,
+                                               tokens), thread_id)
+
+    def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
+                       ) -> tuple[Snapshot, bool]:
+        """Insert `values` (tool, args, result, result_hash, created, tokens) unless the
+        namespace holds that result_hash already; (the snapshot, whether it is new)."""
+        raise NotImplementedError
+
+    def missing_vectors(
+        self, namespace: str, model: str, target: str = "records", limit: int = 1000
+    ) -> list[tuple[int, str]]:
+        t = vec_table(target)
+        text = "o.text" if target == "records" else "o.tool, o.args, o.result"
+        rows = self._read(
+            f"SELECT o.id, {text} FROM {t.owner} o WHERE o.namespace = ? AND NOT EXISTS"
+            f" (SELECT 1 FROM {t.table} v WHERE v.namespace = o.namespace AND v.{t.id} = o.id"
+            " AND v.model = ?) ORDER BY o.id LIMIT ?",
+            (namespace, model, limit),
+        )
+        if target == "records":
+            return [(r[0], r[1]) for r in rows]
+        return [(r[0], snapshot_text(r[1], json.loads(r[2]), r[3])) for r in rows]
+
+    def snapshots(
+        self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
+        offset: int = 0,
+    ) -> list[Snapshot]:
+        if ids is None:
+            return [snapshot_row(r) for r in self._read(
+                f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ?"
+                " ORDER BY id LIMIT ? OFFSET ?", (namespace, limit, offset))]
+        out: list[Snapshot] = []
+        for part in chunks([int(i) for i in ids]):
+            marks = ",".join("?" * len(part))
+            out.extend(snapshot_row(r) for r in self._read(
+                f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? AND id IN ({marks})",
+                (namespace, *part)))
+        return sorted(out, key=lambda s: s.id)
+
+    # export ------------------------------------------------------------------------------------
+    def export_namespace(self, namespace: str) -> dict[str, Any]:
+        with self._snapshot_reads() as q:  # one consistent snapshot of the namespace
+            threads = []
+            for t in q(f"SELECT {_THREAD_COLS} FROM threads WHERE namespace = ?"
+                       " ORDER BY created, thread_id", (namespace,)):
+                info = thread_row(namespace, t)
+                msgs = q(f"SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND"
+                         " thread_id = ? ORDER BY seq", (namespace, info.thread_id))
+                eps = q(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
+                        ' thread_id = ? ORDER BY "end"', (namespace, info.thread_id))
+                threads.append({
+                    "thread_id": info.thread_id, "created": info.created,
+                    "last_active": info.last_active, "filed_to": info.filed_to,
+                    "messages": [asdict(message_row(m)) for m in msgs],
+                    "episodes": [episode_dict(self._episode(e)) for e in eps],
+                })
+            recs = self._export_records(q, namespace)
+            hist: dict[int, list[dict[str, Any]]] = {}
+            for rid, text, op, changed in q(
+                "SELECT record_id, text, op, changed FROM record_history WHERE namespace = ?"
+                f" ORDER BY {self._HISTORY_ORDER}", (namespace,)
+            ):
+                hist.setdefault(rid, []).append({"text": text, "op": op, "changed": changed})
+            records = [asdict(r) | {"source_ids": list(r.source_ids),
+                                    "history": hist.get(r.id, [])} for r in recs]
+            snaps = [asdict(snapshot_row(r)) for r in q(
+                f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? ORDER BY id",
+                (namespace,))]
+        return {"namespace": namespace, "format": "memlane-export/1", "threads": threads,
+                "records": records, "snapshots": snaps}
+
+    def _export_records(self, q: Callable[[str, Sequence[Any]], list[Any]], namespace: str
+                        ) -> list[Record]:
+        """Every record of the namespace with its sources, read through `q`."""
+        raise NotImplementedError
 
     def truncate(self, namespace: str, thread_id: str, from_seq: int,
                  now: float | None = None) -> int:
@@ -77,11 +457,8 @@ class TxStoreMixin:
         filed again with what follows. Records it *updated* keep the new text.
         """
         now = time.time() if now is None else now
-
-        def q(sql: str) -> str:
-            return sql.replace("?", self.PARAM)
-
         with self.transaction() as tx:
+            q = tx.sql
             # Touching the thread row first takes its row lock on PostgreSQL (SQLite holds the
             # write lock already): an append or a step in flight on this thread lands first.
             tx.conn.execute(q("UPDATE threads SET last_active = ? WHERE namespace = ?"

@@ -34,14 +34,12 @@ The pool hands out autocommit connections; multi-statement operations open expli
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -50,28 +48,33 @@ import psycopg.errors
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import NotFound, StoreError, UsageError
-from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
-from . import sqlite as _sqlite  # the lexical plan's thresholds: one definition for both
-from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, snapshot_text
+from ..errors import StoreError
+from ..types import ContextRows, Episode, Message, Record
+from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapshot
 from .common import (
-    OVERLAPPING_EPISODES,
+    COMMON_DF,
+    EP_COLS,
+    MSG_COLS,
+    SNAP_COLS,
+    CommonStore,
+    CommonTx,
     ThreadLocks,
-    TxStoreMixin,
+    VecTable,
     grown_rows,
     held_turns,
+    lexical_plan,
+    message_row,
+    pg_params,
+    snapshot_row,
     window_rows,
 )
-from .fts import query_terms
 from .migrations import POSTGRES, Migration
 
-_MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name"
 _REC_COLS = (
     "r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned, r.suspect,"
     " ARRAY(SELECT s.message_id FROM record_sources s WHERE s.namespace = r.namespace"
     " AND s.record_id = r.id ORDER BY s.message_id)"
 )
-_EP_COLS = 'thread_id, start, "end", line, record_ids, date, suspect'
 
 # Everything context() reads, as one statement: one round trip and one snapshot (a statement
 # sees one), so the reads agree with each other as SQLite's read transaction makes them. Each
@@ -102,13 +105,13 @@ WITH t AS (
     FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
 )
 SELECT t.filed_to, t.start,
-    (SELECT json_agg(json_build_array({_MSG_COLS}) ORDER BY seq) FROM messages
+    (SELECT json_agg(json_build_array({MSG_COLS}) ORDER BY seq) FROM messages
      WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= t.start - 1),
-    (SELECT json_agg(json_build_array({_EP_COLS}, n, is_first)) FROM (
-        (SELECT {_EP_COLS}, n, TRUE AS is_first FROM episodes
+    (SELECT json_agg(json_build_array({EP_COLS}, n, is_first)) FROM (
+        (SELECT {EP_COLS}, n, TRUE AS is_first FROM episodes
          WHERE namespace = %(ns)s AND thread_id = %(tid)s ORDER BY "end" LIMIT 1)
         UNION ALL
-        (SELECT {_EP_COLS}, n, FALSE FROM episodes
+        (SELECT {EP_COLS}, n, FALSE FROM episodes
          WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < t.start
          ORDER BY "end" DESC LIMIT %(k)s)) e),
     (SELECT json_agg(json_build_array({_REC_COLS}) ORDER BY r.id) FROM (
@@ -132,11 +135,11 @@ WITH s AS (
     WHERE m.namespace = %(ns)s AND m.thread_id = %(tid)s AND m.seq = %(seq)s AND m.id = %(id)s
 )
 SELECT s.start,
-    (SELECT json_agg(json_build_array({_MSG_COLS}) ORDER BY seq) FROM messages
+    (SELECT json_agg(json_build_array({MSG_COLS}) ORDER BY seq) FROM messages
      WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= s.start - 1
        AND seq < %(seq)s),
-    (SELECT json_agg(json_build_array({_EP_COLS}, n) ORDER BY "end" DESC) FROM (
-        SELECT {_EP_COLS}, n FROM episodes
+    (SELECT json_agg(json_build_array({EP_COLS}, n) ORDER BY "end" DESC) FROM (
+        SELECT {EP_COLS}, n FROM episodes
         WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < s.start
         ORDER BY "end" DESC LIMIT %(k)s) e)
 FROM (SELECT 1) AS one LEFT JOIN s ON TRUE
@@ -197,10 +200,6 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}", query=query))
 
 
-def _message(row: Sequence[Any]) -> Message:
-    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
-
-
 def _episode(row: Sequence[Any]) -> Episode:
     return Episode(
         thread_id=row[0], start=row[1], end=row[2], line=row[3],
@@ -216,19 +215,15 @@ def _record(row: Sequence[Any]) -> Record:
     )
 
 
-def _thread(ns: str, row: Sequence[Any]) -> ThreadInfo:
-    return ThreadInfo(
-        namespace=ns, thread_id=row[0], created=row[1], last_active=row[2],
-        messages=row[3] - 1, filed_to=row[4],
-    )
-
-
-class PgTx:
+class PgTx(CommonTx):
     """Primitive writes inside an open PostgreSQL transaction (`StoreTx`)."""
 
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
         self._locked: set[tuple[str, str]] = set()
+
+    sql = staticmethod(pg_params)
+    """The shared SQL (`memlane.store.common`) for this connection: `?` becomes `%s`."""
 
     def _lock_thread(self, namespace: str, thread_id: str) -> None:
         # Steps on one thread serialize here (see the module docstring). A missing thread row
@@ -249,15 +244,6 @@ class PgTx:
             (namespace, record_id),
         ).fetchone()
         return None if row is None else str(row[0])
-
-    def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
-        self._lock_thread(namespace, thread_id)
-        rows = self.conn.execute(
-            "SELECT id FROM records WHERE namespace = %s AND thread_id = %s AND step_end = %s"
-            " ORDER BY id",
-            (namespace, thread_id, end),
-        ).fetchall()
-        return [r[0] for r in rows]
 
     def add_record(
         self, namespace: str, text: str, kind: str, source_ids: Sequence[int],
@@ -319,7 +305,7 @@ class PgTx:
 
     def get_episode(self, namespace: str, thread_id: str, end: int) -> Episode | None:
         row = self.conn.execute(
-            f'SELECT {_EP_COLS} FROM episodes WHERE namespace = %s AND thread_id = %s'
+            f'SELECT {EP_COLS} FROM episodes WHERE namespace = %s AND thread_id = %s'
             ' AND "end" = %s',
             (namespace, thread_id, end),
         ).fetchone()
@@ -360,30 +346,11 @@ class PgTx:
             (list(scores), list(scores.values()), namespace, thread_id),
         )
 
-    def message_ids(self, namespace: str, thread_id: str, start: int, end: int) -> dict[int, int]:
-        self._lock_thread(namespace, thread_id)
-        rows = self.conn.execute(
-            "SELECT id, seq FROM messages WHERE namespace = %s AND thread_id = %s"
-            " AND seq BETWEEN %s AND %s",
-            (namespace, thread_id, start, end),
-        ).fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def overlapping_episodes(
-        self, namespace: str, thread_id: str, start: int, end: int
-    ) -> list[tuple[int, int]]:
-        # Under the thread lock, and READ COMMITTED reads what committed before this statement:
-        # a step that applied while we waited for the lock is seen here.
-        self._lock_thread(namespace, thread_id)
-        rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="%s"),
-                                 (namespace, thread_id, end, start, start, end)).fetchall()
-        return [(r[0], r[1]) for r in rows]
-
-
-class PostgresStore(TxStoreMixin):
+class PostgresStore(CommonStore):
     """`Store` on a PostgreSQL database shared by many processes (pgvector for vectors)."""
 
-    PARAM = "%s"
+    _HISTORY_ORDER = "changed, id"
+    _SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"  # a thread being appended to right now is not idle
     LOCK_POLL = (0.005, 0.1)
     """First and longest wait (seconds) between tries for a thread another process holds."""
 
@@ -405,6 +372,7 @@ class PostgresStore(TxStoreMixin):
         self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
         """Migration numbers this open applied (empty when the schema was already current)."""
+        self.capabilities = Capabilities(engine="postgresql", path=None, parallel_search=False)
         self.pool: ConnectionPool[Any] = ConnectionPool(
             self._dsn, min_size=min_size, max_size=max_size, kwargs=kwargs, open=False,
             name="memlane", configure=_configure,
@@ -506,6 +474,26 @@ class PostgresStore(TxStoreMixin):
     def _q(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         with self._conn() as conn:
             return conn.execute(sql, args).fetchall()
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        return self._q(pg_params(sql), tuple(args))
+
+    _episode = staticmethod(_episode)
+
+    @contextmanager
+    def _snapshot_reads(self) -> Iterator[Callable[[str, Sequence[Any]], list[Any]]]:
+        with self._conn() as c, c.transaction():
+            # One consistent snapshot, as SQLite's read transaction gives.
+            c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield lambda sql, args: c.execute(pg_params(sql), tuple(args)).fetchall()
+
+    def _export_records(self, q: Callable[[str, Sequence[Any]], list[Any]], namespace: str
+                        ) -> list[Record]:
+        return [_record(r) for r in q(f"SELECT {_REC_COLS} FROM records r WHERE"
+                                      " r.namespace = ? ORDER BY r.id", (namespace,))]
+
+    def clear_memos(self) -> None:
+        """Nothing to drop: this store memoises nothing."""
 
     def close(self) -> None:
         with self._lock_conn_guard:
@@ -612,52 +600,6 @@ class PostgresStore(TxStoreMixin):
         c.execute("DELETE FROM episodes WHERE namespace = %s AND thread_id = %s", (ns, thread_id))
         return gone is not None
 
-    def thread(self, namespace: str, thread_id: str) -> ThreadInfo | None:
-        rows = self._q(
-            "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
-            " WHERE namespace = %s AND thread_id = %s",
-            (namespace, thread_id),
-        )
-        return _thread(namespace, rows[0]) if rows else None
-
-    def threads(self, namespace: str, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        rows = self._q(
-            "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
-            " WHERE namespace = %s ORDER BY last_active DESC LIMIT %s OFFSET %s",
-            (namespace, limit, offset),
-        )
-        return [_thread(namespace, r) for r in rows]
-
-    def messages(
-        self, namespace: str, thread_id: str, start: int = 1, end: int | None = None,
-        limit: int | None = None,
-    ) -> list[Message]:
-        rows = self._q(
-            f"SELECT {_MSG_COLS} FROM messages WHERE namespace = %s AND thread_id = %s"
-            " AND seq >= %s AND seq <= %s ORDER BY seq LIMIT %s",
-            (namespace, thread_id, start, end if end is not None else 2**62, limit),
-        )
-        return [_message(r) for r in rows]
-
-    def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
-        if not ids:
-            return []
-        rows = self._q(
-            f"SELECT {_MSG_COLS} FROM messages WHERE namespace = %s AND id = ANY(%s::bigint[])"
-            " ORDER BY thread_id, seq",
-            (namespace, list(ids)),
-        )
-        return [_message(r) for r in rows]
-
-    def user_turns_after(self, namespace: str, thread_id: str, seq: int) -> int:
-        rows = self._q(
-            "SELECT turns - COALESCE((SELECT turn FROM messages WHERE namespace = %(ns)s AND"
-            " thread_id = %(tid)s AND seq = %(seq)s), 0) FROM threads"
-            " WHERE namespace = %(ns)s AND thread_id = %(tid)s",
-            {"ns": namespace, "tid": thread_id, "seq": seq},
-        )
-        return int(rows[0][0]) if rows else 0
-
     def context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
         held: ContextRows | None = None,
@@ -673,7 +615,7 @@ class PostgresStore(TxStoreMixin):
             start, msg_rows, ep_rows = row
             if start is not None:  # else the held rows are gone: read the window whole
                 recent = [_episode(r) for r in ep_rows or ()]
-                return grown_rows(held, start, [_message(r) for r in msg_rows or ()], recent,
+                return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
                                   ep_rows[0][7] if ep_rows else 0)
         with self._conn() as c:
             row = c.execute(_CONTEXT_ROWS, {"ns": namespace, "tid": thread_id,
@@ -684,7 +626,7 @@ class PostgresStore(TxStoreMixin):
         pinned = tuple(_record(r) for r in pin_rows or ())
         if start is None:  # no such thread
             return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
-        msgs = [_message(r) for r in msg_rows or ()]
+        msgs = [message_row(r) for r in msg_rows or ()]
         ep_rows = ep_rows or []
         first_ep = next((r for r in ep_rows if r[8]), None)
         recent_rows = [r for r in ep_rows if not r[8]]
@@ -693,32 +635,7 @@ class PostgresStore(TxStoreMixin):
                            [_episode(r) for r in recent_rows],
                            recent_rows[0][7] if recent_rows else 0, pinned)
 
-    def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
-        if history.ttl_seconds is None:
-            return 0
-        cutoff = now - history.ttl_seconds
-        with self.transaction() as tx:
-            sql = "SELECT namespace, thread_id FROM threads WHERE last_active < %s"
-            args: list[Any] = [cutoff]
-            if namespace is not None:
-                sql += " AND namespace = %s"
-                args.append(namespace)
-            # SKIP LOCKED: a thread being appended to right now is not idle; leave it.
-            rows = tx.conn.execute(sql + " FOR UPDATE SKIP LOCKED", args).fetchall()
-            n = 0
-            for ns, tid in rows:
-                n += self._delete_thread(tx.conn, ns, tid)
-            return n
-
     # episodes and records ----------------------------------------------------------------------
-    def episodes(self, namespace: str, thread_id: str) -> list[Episode]:
-        rows = self._q(
-            f'SELECT {_EP_COLS} FROM episodes WHERE namespace = %s AND thread_id = %s'
-            ' ORDER BY "end"',
-            (namespace, thread_id),
-        )
-        return [_episode(r) for r in rows]
-
     def records(
         self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
         offset: int = 0, pinned_only: bool = False,
@@ -737,30 +654,18 @@ class PostgresStore(TxStoreMixin):
         rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s", (namespace, limit, offset))
         return [_record(r) for r in rows]
 
-    def namespaces(self) -> list[str]:
-        rows = self._q(
-            "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1"
-        )
-        return [r[0] for r in rows]
-
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector
     # side is pgvector (HNSW per common dimension, exact otherwise). Derived rows follow their
     # record without triggers: the tsvector is a generated column and vectors cascade on delete.
 
-    def search_records(
-        self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
-        thread_id: str | None = None, since: float | None = None, until: float | None = None,
-    ) -> list[tuple[Record, float]]:
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
+                        ) -> list[tuple[Record, float]]:
         # Terms are OR-ed (as on SQLite) and ranked with ts_rank, normalised by document length
         # (flag 1): per-term frequency over length, the shape of BM25 without its IDF. Cover
         # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row
         # (21.6 vs 6.4 ms p50 at 20k records, ~4,700 matches a query).
-        terms = query_terms(query)
-        if k <= 0 or not terms:
-            return []
-        where, fargs = _filters("r", SearchFilters(
-            tuple(kinds) if kinds is not None else None, thread_id, since, until))
+        where, fargs = _filters("r", f)
         sql = (f"SELECT {_REC_COLS}, ts_rank(r.tsv, q, 1) AS score"
                " FROM records r, to_tsquery('english', %(q)s) AS q"
                f" WHERE r.namespace = %(ns)s AND r.tsv @@ q{where}"
@@ -768,51 +673,25 @@ class PostgresStore(TxStoreMixin):
         args = {"ns": namespace, "k": k, **fargs}
         with self._conn() as c:
             rows: list[Any] = []
-            plan = self._lexical_plan(c, terms)
+            # Store-wide, like SQLite's; reltuples is the planner's estimate (-1 until the
+            # table is first analyzed).
+            est = c.execute("SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass"
+                            ).fetchone()
+            plan = lexical_plan(terms, max(float(est[0]), 0.0) if est else 0.0, lambda t: int(
+                c.execute("SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
+                          " to_tsquery('english', %s) LIMIT %s) x", (t, COMMON_DF)
+                          ).fetchone()[0]))  # type: ignore[index]
             if plan is not None:
                 tsq = " | ".join(plan) if plan else " & ".join(terms)
                 rows = c.execute(sql, {**args, "q": tsq}).fetchall()
-                if not rows:
+                if not rows and len(plan) < len(terms):
                     plan = None  # too few: fall back to the full query
             if plan is None:
                 rows = c.execute(sql, {**args, "q": " | ".join(terms)}).fetchall()
         return [(_record(r[:10]), float(r[10])) for r in rows]
 
-    @staticmethod
-    def _lexical_plan(c: psycopg.Connection[Any], terms: list[str]) -> list[str] | None:
-        """On a large index, the terms worth retrieving (None: every term; [] means "all of
-        them, AND-ed"). The same "common terms" rule and thresholds as SQLiteStore's (see
-        there): ranking costs per matching row, and a common term matches tens of thousands
-        of rows on a big table while moving the ranking little. Store-wide, like SQLite's."""
-        row = c.execute("SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass"
-                        ).fetchone()
-        if row is None or max(float(row[0]), 0.0) < _sqlite.LARGE_INDEX:
-            return None  # (reltuples: the planner's estimate, -1 until first analyzed)
-        dfs = []
-        for t in terms:
-            # Count at most COMMON_DF matches: the cost is bounded however common the term.
-            n = c.execute(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
-                " to_tsquery('english', %s) LIMIT %s) x", (t, _sqlite.COMMON_DF)).fetchone()
-            dfs.append((int(n[0]) if n else 0, t))
-        selective: list[str] = []
-        total = 0
-        for n, t in sorted(dfs):
-            if n >= _sqlite.COMMON_DF or (selective and total + n > _sqlite.DOC_BUDGET):
-                break
-            selective.append(t)
-            total += n
-        if len(selective) == len(terms) and len(terms) > 0 and total < _sqlite.COMMON_DF:
-            return None  # nothing common: the full query is cheap already
-        return selective
-
-    def put_vectors(
-        self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
-        target: str = "records",
-    ) -> int:
-        t = _vec_table(target)
-        if not items:
-            return 0
+    def _put_vectors(self, namespace: str, t: VecTable,
+                     items: Sequence[tuple[int, Sequence[float]]], model: str) -> int:
         # Ids not in this namespace find no owner row in the join and are skipped.
         rows = self._q(
             f"INSERT INTO {t.table} (namespace, {t.id}, model, dim, vec)"
@@ -826,30 +705,10 @@ class PostgresStore(TxStoreMixin):
         )
         return len(rows)
 
-    def missing_vectors(
-        self, namespace: str, model: str, target: str = "records", limit: int = 1000
-    ) -> list[tuple[int, str]]:
-        t = _vec_table(target)
-        text = "o.text" if target == "records" else "o.tool, o.args, o.result"
-        rows = self._q(
-            f"SELECT o.id, {text} FROM {t.owner} o WHERE o.namespace = %s AND NOT EXISTS"
-            f" (SELECT 1 FROM {t.table} v WHERE v.namespace = o.namespace AND v.{t.id} = o.id"
-            " AND v.model = %s) ORDER BY o.id LIMIT %s",
-            (namespace, model, limit),
-        )
-        if target == "records":
-            return [(r[0], r[1]) for r in rows]
-        return [(r[0], snapshot_text(r[1], json.loads(r[2]), r[3])) for r in rows]
-
-    def vector_candidates(
-        self, namespace: str, qvec: Sequence[float], k: int,
-        filters: SearchFilters | None = None, model: str = "", target: str = "records",
-    ) -> list[tuple[int, float]]:
-        t = _vec_table(target)
-        if k <= 0 or not qvec:
-            return []
+    def _vector_candidates(self, namespace: str, t: VecTable, qvec: Sequence[float], k: int,
+                           f: SearchFilters, model: str) -> list[tuple[int, float]]:
         dim = len(qvec)
-        where, fargs = _filters("o", filters or SearchFilters(), kind_col=t.kind_col)
+        where, fargs = _filters("o", f, kind_col=t.kind_col)
         args = {"ns": namespace, "model": model, "dim": dim, "q": _vec_text(qvec), "k": k,
                 **fargs}
         rows_from = (f" FROM {t.table} v JOIN {t.owner} o ON o.namespace = v.namespace"
@@ -878,88 +737,37 @@ class PostgresStore(TxStoreMixin):
                     " ORDER BY sim DESC, id LIMIT %(k)s", args).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
 
-    def add_record(
-        self, namespace: str, text: str, kind: str = "fact", source_ids: Sequence[int] = (),
-        thread_id: str | None = None, pinned: bool = False, now: float | None = None,
-        suspect: bool = False,
-    ) -> Record:
-        now = time.time() if now is None else now
-        with self.transaction() as tx:
-            # Never link across namespaces: keep only source ids that are this namespace's.
-            src = [r[0] for r in tx.conn.execute(
-                "SELECT id FROM messages WHERE namespace = %s AND id = ANY(%s::bigint[])"
-                " ORDER BY id", (namespace, [int(i) for i in source_ids]))]
-            rid = tx.add_record(namespace, text, kind, src, thread_id, now, None, suspect,
-                                pinned)
-        return self.records(namespace, [rid])[0]
-
-    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
-        rows = self._q("UPDATE records SET pinned = %s WHERE namespace = %s AND id = %s"
-                       " RETURNING id", (pinned, namespace, record_id))
-        if not rows:
-            raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
-        return self.records(namespace, [record_id])[0]
-
-    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
-        rows = self._q(
-            "SELECT text, op, changed FROM record_history WHERE namespace = %s"
-            " AND record_id = %s ORDER BY changed, id",
-            (namespace, record_id),
-        )
-        return [{"text": r[0], "op": r[1], "changed": r[2]} for r in rows]
-
     # snapshots ---------------------------------------------------------------------------------
-    def save_snapshot(
-        self, namespace: str, tool: str, args: Mapping[str, Any], result: str, tokens: int,
-        thread_id: str | None = None, now: float | None = None,
-    ) -> tuple[Snapshot, bool]:
-        now = time.time() if now is None else now
-        digest = hashlib.sha256(result.encode("utf-8")).hexdigest()
+    def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
+                       ) -> tuple[Snapshot, bool]:
         # Two processes saving the same result at once: the unique key lets one insert, and the
         # other reads that row back.
         with self.transaction() as tx:
             row = tx.conn.execute(
                 "INSERT INTO snapshots (namespace, thread_id, tool, args, result, result_hash,"
                 " created, tokens) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-                f" ON CONFLICT (namespace, result_hash) DO NOTHING RETURNING {_SNAP_COLS}",
-                (namespace, thread_id, tool, json.dumps(dict(args), sort_keys=True,
-                                                        ensure_ascii=False, default=str),
-                 result, digest, now, tokens),
+                f" ON CONFLICT (namespace, result_hash) DO NOTHING RETURNING {SNAP_COLS}",
+                (namespace, thread_id, *values),
             ).fetchone()
             if row is not None:
-                return _snapshot(row), True
+                return snapshot_row(row), True
             row = tx.conn.execute(
-                f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = %s AND result_hash = %s",
-                (namespace, digest),
+                f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = %s AND result_hash = %s",
+                (namespace, values[3]),
             ).fetchone()
             assert row is not None
-            return _snapshot(row), False
+            return snapshot_row(row), False
 
-    def snapshots(
-        self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
-        offset: int = 0,
-    ) -> list[Snapshot]:
-        if ids is None:
-            rows = self._q(f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = %s"
-                           " ORDER BY id LIMIT %s OFFSET %s", (namespace, limit, offset))
-        else:
-            rows = self._q(f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = %s"
-                           " AND id = ANY(%s::bigint[]) ORDER BY id",
-                           (namespace, [int(i) for i in ids]))
-        return [_snapshot(r) for r in rows]
-
-    def search_snapshots(self, namespace: str, query: str, k: int
-                         ) -> list[tuple[Snapshot, float]]:
-        tsq = _tsquery(query)
-        if k <= 0 or tsq is None:
-            return []
+    def _search_snapshots(self, namespace: str, terms: list[str], k: int
+                          ) -> list[tuple[Snapshot, float]]:
+        tsq = " | ".join(terms)  # letters and digits only (memlane.store.fts): no tsquery syntax
         rows = self._q(
-            f"SELECT {_SNAP_COLS}, ts_rank(s.tsv, q, 1) AS score"
+            f"SELECT {SNAP_COLS}, ts_rank(s.tsv, q, 1) AS score"
             " FROM snapshots s, to_tsquery('english', %(q)s) AS q"
             " WHERE s.namespace = %(ns)s AND s.tsv @@ q ORDER BY score DESC, s.id LIMIT %(k)s",
             {"q": tsq, "ns": namespace, "k": k},
         )
-        return [(_snapshot(r[:8]), float(r[8])) for r in rows]
+        return [(snapshot_row(r[:8]), float(r[8])) for r in rows]
 
     # forgetting and export ---------------------------------------------------------------------
     @staticmethod
@@ -1021,45 +829,6 @@ class PostgresStore(TxStoreMixin):
                                              (namespace,)).rowcount
         return {k: out[k] for k in ("threads", "messages", "episodes", "records", "snapshots")}
 
-    def export_namespace(self, namespace: str) -> dict[str, Any]:
-        with self._conn() as c, c.transaction():
-            # One consistent snapshot of the namespace, as SQLite's read transaction gives.
-            c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            threads = []
-            for t in c.execute(
-                "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
-                " WHERE namespace = %s ORDER BY created, thread_id", (namespace,)
-            ).fetchall():
-                info = _thread(namespace, t)
-                msgs = c.execute(
-                    f"SELECT {_MSG_COLS} FROM messages WHERE namespace = %s AND thread_id = %s"
-                    " ORDER BY seq", (namespace, info.thread_id)).fetchall()
-                eps = c.execute(
-                    f'SELECT {_EP_COLS} FROM episodes WHERE namespace = %s AND thread_id = %s'
-                    ' ORDER BY "end"', (namespace, info.thread_id)).fetchall()
-                threads.append({
-                    "thread_id": info.thread_id, "created": info.created,
-                    "last_active": info.last_active, "filed_to": info.filed_to,
-                    "messages": [asdict(_message(m)) for m in msgs],
-                    "episodes": [_episode_dict(_episode(e)) for e in eps],
-                })
-            recs = [_record(r) for r in c.execute(
-                f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s ORDER BY r.id",
-                (namespace,))]
-            hist: dict[int, list[dict[str, Any]]] = {}
-            for rid, text, op, changed in c.execute(
-                "SELECT record_id, text, op, changed FROM record_history WHERE namespace = %s"
-                " ORDER BY changed, id", (namespace,)
-            ):
-                hist.setdefault(rid, []).append({"text": text, "op": op, "changed": changed})
-            records = [asdict(r) | {"source_ids": list(r.source_ids),
-                                    "history": hist.get(r.id, [])} for r in recs]
-            snaps = [asdict(_snapshot(r)) for r in c.execute(
-                f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = %s ORDER BY id",
-                (namespace,))]
-        return {"namespace": namespace, "format": "memlane-export/1", "threads": threads,
-                "records": records, "snapshots": snaps}
-
     def compact(self) -> None:
         """Rewrite memlane's tables from live rows only (VACUUM FULL) and checkpoint.
 
@@ -1097,40 +866,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     """Session settings of every pooled connection (set once, not per query)."""
     conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
 
-_SNAP_COLS = "id, thread_id, tool, args, result, created, tokens, namespace"
-
-
-@dataclass(frozen=True)
-class _VecTable:
-    table: str
-    id: str
-    owner: str
-    kind_col: str
-
-
-_VEC_TABLES = {
-    "records": _VecTable("record_vectors", "record_id", "records", "kind"),
-    "snapshots": _VecTable("snapshot_vectors", "snapshot_id", "snapshots", "tool"),
-}
-
-
-def _vec_table(target: str) -> _VecTable:
-    try:
-        return _VEC_TABLES[target]
-    except KeyError:
-        raise UsageError(f"vector target {target!r}: use 'records' or 'snapshots'") from None
-
-
 def _vec_text(v: Sequence[float]) -> str:
     """pgvector's text form; repr keeps every float exact."""
     return "[" + ",".join(repr(float(x)) for x in v) + "]"
-
-
-def _tsquery(query: str) -> str | None:
-    """A to_tsquery expression OR-ing the query's terms (see memlane.store.fts). The terms are
-    letters and digits only, so no input reaches tsquery syntax."""
-    terms = query_terms(query)
-    return " | ".join(terms) if terms else None
 
 
 def _filters(alias: str, f: SearchFilters, kind_col: str = "kind"
@@ -1149,12 +887,3 @@ def _filters(alias: str, f: SearchFilters, kind_col: str = "kind"
         sql += f" AND {alias}.created <= %(f_until)s"
         args["f_until"] = f.until
     return sql, args
-
-
-def _snapshot(row: Sequence[Any]) -> Snapshot:
-    return Snapshot(id=row[0], namespace=row[7], thread_id=row[1], tool=row[2],
-                    args=json.loads(row[3]), result=row[4], created=row[5], tokens=row[6])
-
-
-def _episode_dict(e: Episode) -> dict[str, Any]:
-    return asdict(e) | {"record_ids": list(e.record_ids)}

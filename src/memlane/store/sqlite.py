@@ -7,37 +7,38 @@ killed mid-transaction leaves the file at the last commit (SQLite's journal guar
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import NotFound, StoreError, UsageError
-from ..recall.embed import pack, unpack
-from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
-from .base import HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks, snapshot_text
+from ..errors import StoreError
+from ..memo import remember
+from ..types import ContextRows, Episode, Message, Record, make_message
+from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks
 from .common import (
-    OVERLAPPING_EPISODES,
+    COMMON_DF,
+    EP_COLS,
+    SNAP_COLS,
+    CommonStore,
+    CommonTx,
     ThreadLocks,
-    TxStoreMixin,
+    VecTable,
     grown_rows,
     held_turns,
+    lexical_plan,
+    snapshot_row,
     window_rows,
 )
-from .fts import fts5_match, query_terms
-from .migrations import SQLITE, Migration
-from .vectors import VecFilter, VectorIndexes, dot, np
+from .fts import fts5_match
+from .migrations import SQLITE, apply_sqlite
+from .vectors import VecFilter, VectorIndexes, dot, np, pack, unpack
 
-_MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name"
 _REC_COLS = "id, namespace, text, kind, thread_id, created, updated, pinned, suspect"
-_EP_COLS = 'thread_id, start, "end", line, record_ids, date, suspect'
 
 
 def default_path() -> str:
@@ -48,11 +49,7 @@ def default_path() -> str:
     return str(Path.home() / ".memlane" / "memlane.db")
 
 
-def _message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
-    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
-
-
-def _episode(row: sqlite3.Row | tuple[Any, ...]) -> Episode:
+def _episode(row: Sequence[Any]) -> Episode:
     return Episode(
         thread_id=row[0], start=row[1], end=row[2], line=row[3],
         record_ids=tuple(json.loads(row[4])), date=row[5], suspect=bool(row[6]),
@@ -63,19 +60,18 @@ def _episode(row: sqlite3.Row | tuple[Any, ...]) -> Episode:
 _WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, n'
 
 
-def _window_episode(thread_id: str, row: tuple[Any, ...]) -> Episode:
-    """The episode of a `_WINDOW_EP_COLS` row."""
-    return Episode(
-        thread_id=thread_id, start=row[0], end=row[1], line=row[2],
-        record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
-    )
-
-
-def _thread(ns: str, row: sqlite3.Row | tuple[Any, ...]) -> ThreadInfo:
-    return ThreadInfo(
-        namespace=ns, thread_id=row[0], created=row[1], last_active=row[2],
-        messages=row[3] - 1, filed_to=row[4],
-    )
+def _window_episode(memo: dict[Any, Episode], thread_id: str, row: tuple[Any, ...]) -> Episode:
+    """The episode of a `_WINDOW_EP_COLS` row, memoised on the thread and the whole row in the
+    store's `memo`: every context() shows the same few episodes again, and decoding their record
+    ids costs more than reading them. A changed row is a different key, so this is exact."""
+    key = (thread_id, row)
+    ep = memo.get(key)
+    if ep is None:
+        ep = remember(memo, key, Episode(
+            thread_id=thread_id, start=row[0], end=row[1], line=row[2],
+            record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
+        ))
+    return ep
 
 
 # The columns of a window message; thread_id is the one asked for (the WHERE clause pins it), so
@@ -86,8 +82,9 @@ _WINDOW_COLS = "id, seq, role, content, ts, tokens, relevance, name"
 class _WindowReads:
     """The reads of `context_rows` on one connection, inside the caller's read transaction."""
 
-    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str) -> None:
-        self.c, self.ns, self.thread_id = c, ns, thread_id
+    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str,
+                 memo: dict[Any, Episode]) -> None:
+        self.c, self.ns, self.thread_id, self.memo = c, ns, thread_id, memo
 
     def start(self, turn: int) -> int:
         """The seq of turn `turn`'s user message (1 for the thread's start)."""
@@ -121,7 +118,7 @@ class _WindowReads:
             ' ORDER BY "end" LIMIT 1',
             (self.ns, self.thread_id),
         ).fetchone()
-        return _window_episode(self.thread_id, row) if row else None
+        return _window_episode(self.memo, self.thread_id, row) if row else None
 
     def recent(self, start: int, buffer_lines: int) -> tuple[list[Episode], int]:
         """The newest `buffer_lines` episodes that start before `start`, newest first, and the
@@ -133,27 +130,26 @@ class _WindowReads:
             ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
             (self.ns, self.thread_id, start, max(buffer_lines, 1)),
         ).fetchall()
-        return [_window_episode(self.thread_id, r) for r in rows], (rows[0][6] if rows else 0)
+        memo, tid = self.memo, self.thread_id
+        return [_window_episode(memo, tid, r) for r in rows], (rows[0][6] if rows else 0)
 
 
-class SQLiteTx:
+class SQLiteTx(CommonTx):
     """Primitive writes inside an open SQLite transaction (`StoreTx`)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+
+    @staticmethod
+    def sql(sql: str) -> str:
+        """The shared SQL (`memlane.store.common`) for this connection: `?` is SQLite's own."""
+        return sql
 
     def record_owner(self, namespace: str, record_id: int) -> str | None:
         row = self.conn.execute(
             "SELECT namespace FROM records WHERE id = ?", (record_id,)
         ).fetchone()
         return None if row is None else str(row[0])
-
-    def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
-        rows = self.conn.execute(
-            "SELECT id FROM records WHERE namespace = ? AND thread_id = ? AND step_end = ?",
-            (namespace, thread_id, end),
-        ).fetchall()
-        return [r[0] for r in rows]
 
     def add_record(
         self, namespace: str, text: str, kind: str, source_ids: Sequence[int],
@@ -221,7 +217,7 @@ class SQLiteTx:
 
     def get_episode(self, namespace: str, thread_id: str, end: int) -> Episode | None:
         row = self.conn.execute(
-            f'SELECT {_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
+            f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
             (namespace, thread_id, end),
         ).fetchone()
         return None if row is None else _episode(row)
@@ -261,25 +257,10 @@ class SQLiteTx:
             [(s, namespace, thread_id, seq) for seq, s in scores.items()],
         )
 
-    def message_ids(self, namespace: str, thread_id: str, start: int, end: int) -> dict[int, int]:
-        rows = self.conn.execute(
-            "SELECT id, seq FROM messages WHERE namespace = ? AND thread_id = ?"
-            " AND seq BETWEEN ? AND ?",
-            (namespace, thread_id, start, end),
-        ).fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def overlapping_episodes(
-        self, namespace: str, thread_id: str, start: int, end: int
-    ) -> list[tuple[int, int]]:
-        # Inside BEGIN IMMEDIATE: no other writer can file between this read and the apply.
-        rows = self.conn.execute(OVERLAPPING_EPISODES.format(p="?"),
-                                 (namespace, thread_id, end, start, start, end)).fetchall()
-        return [(r[0], r[1]) for r in rows]
-
-
-class SQLiteStore(TxStoreMixin):
+class SQLiteStore(CommonStore):
     """`Store` on one SQLite file (or `:memory:`)."""
+
+    _HISTORY_ORDER = "changed, rowid"
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         path = str(path) if path is not None else default_path()
@@ -288,6 +269,8 @@ class SQLiteStore(TxStoreMixin):
             path = str(Path(path).expanduser())
         self.path = path
         self.url = f"sqlite:///{path}"
+        self._episodes: dict[Any, Episode] = {}
+        """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -307,38 +290,15 @@ class SQLiteStore(TxStoreMixin):
         # 64 MB of page cache (the default is 2 MB): BM25 reads a size row per matching record,
         # and on a large namespace those reads dominate search time when they miss the cache.
         self.conn.execute("PRAGMA cache_size = -65536")
-        self._migrate(SQLITE)
+        self.migrations_run: list[int] = apply_sqlite(self.conn, SQLITE, "_migrations", self._lock)
+        """Migration numbers this open applied (empty when the schema was already current)."""
+        self.capabilities = Capabilities(
+            engine="sqlite", path=None if path == ":memory:" else path,
+            # Vector queries get their own connection and lock on a file database (see
+            # `_vector_reader`); numpy does the scoring.
+            parallel_search=path != ":memory:" and VectorIndexes.available())
 
     # plumbing ----------------------------------------------------------------------------------
-    def _migrate(self, migrations: list[Migration]) -> None:
-        with self._lock:
-            self.conn.execute(
-                "CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY,"
-                " name TEXT NOT NULL, applied REAL NOT NULL)"
-            )
-            for m in migrations:
-                self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    done = self.conn.execute(
-                        "SELECT 1 FROM _migrations WHERE number = ?", (m.number,)
-                    ).fetchone()
-                    if done is None:
-                        # executescript would COMMIT first; run statement by statement instead
-                        # so the migration and its bookkeeping share one transaction.
-                        for stmt in _split_sql(m.sql):
-                            self.conn.execute(stmt)
-                        self.conn.execute(
-                            "INSERT INTO _migrations (number, name, applied)"
-                            " VALUES (?, ?, julianday('now'))",
-                            (m.number, m.name),
-                        )
-                    self.conn.execute("COMMIT")
-                except BaseException as e:
-                    self.conn.execute("ROLLBACK")
-                    if isinstance(e, sqlite3.Error):
-                        raise StoreError(f"migration {m.number} ({m.name}) failed: {e}") from e
-                    raise
-
     def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
         # In-process only: two processes on one file each serialise their own requests, and
         # the file's write lock orders each single write, but their turns on one thread can
@@ -364,6 +324,27 @@ class SQLiteStore(TxStoreMixin):
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             return self.conn.execute(sql, tuple(args)).fetchall()
+
+    _read = _q  # the shared SQL's `?` placeholders are SQLite's own
+    _episode = staticmethod(_episode)
+
+    @contextmanager
+    def _snapshot_reads(self) -> Iterator[Callable[[str, Sequence[Any]], list[Any]]]:
+        with self._lock:
+            c = self.conn
+            c.execute("BEGIN")  # one read transaction: one snapshot
+            try:
+                yield lambda sql, args: c.execute(sql, tuple(args)).fetchall()
+            finally:
+                c.execute("COMMIT")
+
+    def _export_records(self, q: Callable[[str, Sequence[Any]], list[Any]], namespace: str
+                        ) -> list[Record]:
+        return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
+
+    def clear_memos(self) -> None:
+        """Drop the memoised episode rows (a memory's `Caches.clear()` calls this on forget)."""
+        self._episodes.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -441,53 +422,6 @@ class SQLiteStore(TxStoreMixin):
                         (namespace, thread_id))
         return cur.rowcount > 0
 
-    def thread(self, namespace: str, thread_id: str) -> ThreadInfo | None:
-        rows = self._q(
-            "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
-            " WHERE namespace = ? AND thread_id = ?",
-            (namespace, thread_id),
-        )
-        return _thread(namespace, rows[0]) if rows else None
-
-    def threads(self, namespace: str, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        rows = self._q(
-            "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
-            " WHERE namespace = ? ORDER BY last_active DESC LIMIT ? OFFSET ?",
-            (namespace, limit, offset),
-        )
-        return [_thread(namespace, r) for r in rows]
-
-    def messages(
-        self, namespace: str, thread_id: str, start: int = 1, end: int | None = None,
-        limit: int | None = None,
-    ) -> list[Message]:
-        rows = self._q(
-            f"SELECT {_MSG_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
-            " AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?",
-            (namespace, thread_id, start, end if end is not None else 2**62,
-             limit if limit is not None else -1),
-        )
-        return [_message(r) for r in rows]
-
-    def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
-        out: list[Message] = []
-        for part in chunks(list(ids)):
-            marks = ",".join("?" * len(part))
-            rows = self._q(
-                f"SELECT {_MSG_COLS} FROM messages WHERE namespace = ? AND id IN ({marks})",
-                (namespace, *part),
-            )
-            out.extend(_message(r) for r in rows)
-        return sorted(out, key=lambda m: (m.thread_id, m.seq))
-
-    def user_turns_after(self, namespace: str, thread_id: str, seq: int) -> int:
-        rows = self._q(
-            "SELECT turns - COALESCE((SELECT turn FROM messages WHERE namespace = ? AND"
-            " thread_id = ? AND seq = ?), 0) FROM threads WHERE namespace = ? AND thread_id = ?",
-            (namespace, thread_id, seq, namespace, thread_id),
-        )
-        return int(rows[0][0]) if rows else 0
-
     def context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
         held: ContextRows | None = None,
@@ -496,7 +430,7 @@ class SQLiteStore(TxStoreMixin):
             c = self.conn
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
-                r = _WindowReads(c, namespace, thread_id)
+                r = _WindowReads(c, namespace, thread_id, self._episodes)
                 have = held_turns(held, thread_id, window_turns)
                 if held is not None and have is not None:
                     first = held.window[0]
@@ -527,30 +461,7 @@ class SQLiteStore(TxStoreMixin):
             finally:
                 c.execute("COMMIT")
 
-    def expire(self, now: float, history: HistoryPolicy, namespace: str | None = None) -> int:
-        if history.ttl_seconds is None:
-            return 0
-        cutoff = now - history.ttl_seconds
-        with self.transaction() as tx:
-            sql = "SELECT namespace, thread_id FROM threads WHERE last_active < ?"
-            args: list[Any] = [cutoff]
-            if namespace is not None:
-                sql += " AND namespace = ?"
-                args.append(namespace)
-            rows = tx.conn.execute(sql, args).fetchall()
-            for ns, tid in rows:
-                self._delete_thread(tx.conn, ns, tid)
-            return len(rows)
-
     # episodes and records ----------------------------------------------------------------------
-    def episodes(self, namespace: str, thread_id: str) -> list[Episode]:
-        rows = self._q(
-            f'SELECT {_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
-            ' ORDER BY "end"',
-            (namespace, thread_id),
-        )
-        return [_episode(r) for r in rows]
-
     def _records(
         self, c: sqlite3.Connection, ns: str, ids: Sequence[int] | None, limit: int,
         offset: int, pinned_only: bool = False,
@@ -601,12 +512,6 @@ class SQLiteStore(TxStoreMixin):
         with self._lock:
             return self._records(self.conn, namespace, ids, limit, offset, pinned_only)
 
-    def namespaces(self) -> list[str]:
-        rows = self._q(
-            "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1"
-        )
-        return [r[0] for r in rows]
-
     # search and recall -------------------------------------------------------------------------
     # Appended for long-term records and recall. Index rows and vectors are kept in
     # step by the triggers of migration 2, so every path that deletes a record (a memory step,
@@ -618,13 +523,6 @@ class SQLiteStore(TxStoreMixin):
         if vi is None:
             vi = self.__dict__["_vindex"] = VectorIndexes()
         return vi
-
-    @property
-    def parallel_search(self) -> bool:
-        """Whether `vector_candidates` may run in another thread while this thread searches
-        lexically (`memlane.recall.search` then runs the two halves at once): true on a file
-        database with numpy, where vector queries have their own connection and lock."""
-        return self.path != ":memory:" and VectorIndexes.available()
 
     def _vector_reader(self) -> tuple[sqlite3.Connection, Any]:
         """The connection and lock vector queries use. On a file database: a second, read-only
@@ -660,79 +558,38 @@ class SQLiteStore(TxStoreMixin):
             with vr[1]:
                 vr[0].close()
 
-    def search_records(
-        self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
-        thread_id: str | None = None, since: float | None = None, until: float | None = None,
-    ) -> list[tuple[Record, float]]:
-        if k <= 0:
-            return []
-        terms = query_terms(query)
-        if not terms:
-            return []
-        where, fargs = _record_filters("r", SearchFilters(
-            tuple(kinds) if kinds is not None else None, thread_id, since, until))
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
+                        ) -> list[tuple[Record, float]]:
+        where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
                " JOIN records r ON r.id = records_fts.rowid"
                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
                " ORDER BY score LIMIT ?")
         with self._lock:
+            c = self.conn
             rows: list[Any] = []
-            plan = self._lexical_plan(terms)
+            top = c.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0] or 0
+            plan = lexical_plan(terms, top, lambda t: c.execute(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
+                " LIMIT ?)", (fts5_match([t], ("text",)), COMMON_DF)).fetchone()[0])
             if plan is not None:
-                selective = plan
-                match = fts5_match(selective or terms, ("text",), None,
-                                   "OR" if selective else "AND")
-                rows = self.conn.execute(sql, (match, namespace, *fargs, k)).fetchall()
-                if not rows and len(selective) < len(terms):
+                # Selective terms go without the namespace MATCH: it costs a seek per candidate
+                # in the namespace's doclist (up to 30 ms on a 1M-row namespace) to narrow what
+                # is a few thousand matches at most; `r.namespace` filters them.
+                match = fts5_match(plan or terms, ("text",), None, "OR" if plan else "AND")
+                rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
+                if not rows and len(plan) < len(terms):
                     plan = None  # too few: fall back to the full query
             if plan is None:
                 match = fts5_match(terms, ("text",), namespace)
-                rows = self.conn.execute(sql, (match, namespace, *fargs, k)).fetchall()
-            recs = self._with_sources(self.conn, [r[:9] for r in rows])
+                rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
+            recs = self._with_sources(c, [r[:9] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
         return [(rec, -float(r[9])) for rec, r in zip(recs, rows, strict=True)]
 
-    def _lexical_plan(self, terms: list[str]) -> list[str] | None:
-        """On a large index, the terms worth retrieving by (None: use every term).
-
-        BM25 in FTS5 costs a few microseconds per matching document, and a term found in 3% of
-        a million records matches 30,000 of them: a query with a few such terms takes hundreds
-        of milliseconds. As Lucene's "common terms" query does, terms in more than
-        `COMMON_DF` documents then do not retrieve when rarer terms are present (their IDF is
-        low, so they move a BM25 ranking little); a query made only of common terms requires
-        all of them (AND), and falls back to the full query when that finds too few.
-        Returns the selective terms (all of them when none is common; that OR then goes without
-        the namespace MATCH, which costs a seek per candidate in the namespace's doclist, up to
-        30 ms on a 1M-row namespace, to narrow what is a few thousand matches at most); an empty
-        list means "AND of all terms".
-        """
-        top = self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0] or 0
-        if top < LARGE_INDEX:
-            return None
-        dfs = []
-        for t in terms:
-            # Count at most COMMON_DF matches: the cost is bounded however common the term.
-            n = self.conn.execute(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
-                " LIMIT ?)", (fts5_match([t], ("text",)), COMMON_DF)).fetchone()[0]
-            dfs.append((n, t))
-        selective: list[str] = []
-        total = 0
-        for n, t in sorted(dfs):
-            if n >= COMMON_DF or (selective and total + n > DOC_BUDGET):
-                break
-            selective.append(t)
-            total += n
-        return selective
-
-    def put_vectors(
-        self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
-        target: str = "records",
-    ) -> int:
-        t = _vec_table(target)
-        if not items:
-            return 0
+    def _put_vectors(self, namespace: str, t: VecTable,
+                     items: Sequence[tuple[int, Sequence[float]]], model: str) -> int:
         with self.transaction() as tx:
             c = tx.conn
             owned: set[int] = set()
@@ -751,29 +608,8 @@ class SQLiteStore(TxStoreMixin):
                 " VALUES (?, ?, ?, ?, ?, ?)", rows)
             return len(rows)
 
-    def missing_vectors(
-        self, namespace: str, model: str, target: str = "records", limit: int = 1000
-    ) -> list[tuple[int, str]]:
-        t = _vec_table(target)
-        text = "o.text" if target == "records" else "o.tool, o.args, o.result"
-        rows = self._q(
-            f"SELECT o.id, {text} FROM {t.owner} o WHERE o.namespace = ? AND NOT EXISTS"
-            f" (SELECT 1 FROM {t.table} v WHERE v.{t.id} = o.id AND v.model = ?)"
-            " ORDER BY o.id LIMIT ?",
-            (namespace, model, limit),
-        )
-        if target == "records":
-            return [(r[0], r[1]) for r in rows]
-        return [(r[0], snapshot_text(r[1], json.loads(r[2]), r[3])) for r in rows]
-
-    def vector_candidates(
-        self, namespace: str, qvec: Sequence[float], k: int,
-        filters: SearchFilters | None = None, model: str = "", target: str = "records",
-    ) -> list[tuple[int, float]]:
-        t = _vec_table(target)
-        f = filters or SearchFilters()
-        if k <= 0 or not qvec:
-            return []
+    def _vector_candidates(self, namespace: str, t: VecTable, qvec: Sequence[float], k: int,
+                           f: SearchFilters, model: str) -> list[tuple[int, float]]:
         dim = len(qvec)
         where, fargs = _record_filters("o", f, kind_col=t.kind_col)
         base = (f"SELECT v.{t.id}, v.vec FROM {t.table} v JOIN {t.owner} o ON o.id = v.{t.id}"
@@ -810,7 +646,7 @@ class SQLiteStore(TxStoreMixin):
                         return
                     yield from batch
 
-            ix = self._vectors.get((target, namespace, model), dim, int(latest), load)
+            ix = self._vectors.get((t.table, namespace, model), dim, int(latest), load)
             vf = VecFilter(f.kinds, f.thread_id, f.since, f.until)
             q = np.asarray(qvec, dtype=np.float32)
             out: list[tuple[int, float]] = []
@@ -847,100 +683,37 @@ class SQLiteStore(TxStoreMixin):
                     break
             return out
 
-    def add_record(
-        self, namespace: str, text: str, kind: str = "fact", source_ids: Sequence[int] = (),
-        thread_id: str | None = None, pinned: bool = False, now: float | None = None,
-        suspect: bool = False,
-    ) -> Record:
-        now = time.time() if now is None else now
-        with self.transaction() as tx:
-            src = self._own_messages(tx.conn, namespace, source_ids)
-            rid = tx.add_record(namespace, text, kind, src, thread_id, now, None, suspect,
-                                pinned)
-        return self.records(namespace, [rid])[0]
-
-    def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
-        with self.transaction() as tx:
-            cur = tx.conn.execute("UPDATE records SET pinned = ? WHERE namespace = ? AND id = ?",
-                                  (int(pinned), namespace, record_id))
-            if cur.rowcount == 0:
-                raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
-        return self.records(namespace, [record_id])[0]
-
-    def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
-        rows = self._q(
-            "SELECT text, op, changed FROM record_history WHERE namespace = ? AND record_id = ?"
-            " ORDER BY changed, rowid",
-            (namespace, record_id),
-        )
-        return [{"text": r[0], "op": r[1], "changed": r[2]} for r in rows]
-
-    @staticmethod
-    def _own_messages(c: sqlite3.Connection, namespace: str, ids: Sequence[int]) -> list[int]:
-        """The ids among `ids` that are messages of this namespace (never link across)."""
-        out: list[int] = []
-        for part in chunks([int(i) for i in ids]):
-            marks = ",".join("?" * len(part))
-            out.extend(r[0] for r in c.execute(
-                f"SELECT id FROM messages WHERE namespace = ? AND id IN ({marks}) ORDER BY id",
-                (namespace, *part)))
-        return out
-
     # snapshots ---------------------------------------------------------------------------------
-    def save_snapshot(
-        self, namespace: str, tool: str, args: Mapping[str, Any], result: str, tokens: int,
-        thread_id: str | None = None, now: float | None = None,
-    ) -> tuple[Snapshot, bool]:
-        now = time.time() if now is None else now
-        digest = hashlib.sha256(result.encode("utf-8")).hexdigest()
+    def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
+                       ) -> tuple[Snapshot, bool]:
         with self.transaction() as tx:
             row = tx.conn.execute(
-                f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ? AND result_hash = ?",
-                (namespace, digest),
+                f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? AND result_hash = ?",
+                (namespace, values[3]),
             ).fetchone()
             if row is not None:
-                return _snapshot(namespace, row), False
+                return snapshot_row(row), False
             cur = tx.conn.execute(
                 "INSERT INTO snapshots (namespace, thread_id, tool, args, result, result_hash,"
                 " created, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (namespace, thread_id, tool, json.dumps(dict(args), sort_keys=True,
-                                                        ensure_ascii=False, default=str),
-                 result, digest, now, tokens),
+                (namespace, thread_id, *values),
             )
             sid = int(cur.lastrowid or 0)
         return self.snapshots(namespace, [sid])[0], True
 
-    def snapshots(
-        self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
-        offset: int = 0,
-    ) -> list[Snapshot]:
-        if ids is None:
-            rows = self._q(f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ?"
-                           " ORDER BY id LIMIT ? OFFSET ?", (namespace, limit, offset))
-            return [_snapshot(namespace, r) for r in rows]
-        out: list[Snapshot] = []
-        for part in chunks([int(i) for i in ids]):
-            marks = ",".join("?" * len(part))
-            out.extend(_snapshot(namespace, r) for r in self._q(
-                f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ? AND id IN ({marks})",
-                (namespace, *part)))
-        return sorted(out, key=lambda s: s.id)
-
-    def search_snapshots(self, namespace: str, query: str, k: int
-                         ) -> list[tuple[Snapshot, float]]:
-        if k <= 0:
-            return []
-        match = fts5_match(query_terms(query), ("tool", "args", "result"), namespace)
+    def _search_snapshots(self, namespace: str, terms: list[str], k: int
+                          ) -> list[tuple[Snapshot, float]]:
+        match = fts5_match(terms, ("tool", "args", "result"), namespace)
         if match is None:
             return []
-        cols = ", ".join(f"s.{c.strip()}" for c in _SNAP_COLS.split(","))
+        cols = ", ".join(f"s.{c.strip()}" for c in SNAP_COLS.split(","))
         rows = self._q(
             f"SELECT {cols}, bm25(snapshots_fts, 1.0, 1.0, 1.0, 0.0) AS score FROM snapshots_fts"
             " JOIN snapshots s ON s.id = snapshots_fts.rowid"
             " WHERE snapshots_fts MATCH ? AND s.namespace = ? ORDER BY score LIMIT ?",
             (match, namespace, k),
         )
-        return [(_snapshot(namespace, r[:8]), -float(r[8])) for r in rows]
+        return [(snapshot_row(r[:8]), -float(r[8])) for r in rows]
 
     # forgetting and export ---------------------------------------------------------------------
     def _erase_records(self, c: sqlite3.Connection, namespace: str, ids: Sequence[int]) -> int:
@@ -1016,46 +789,6 @@ class SQLiteStore(TxStoreMixin):
             return {k: out[k] for k in ("threads", "messages", "episodes", "records",
                                         "snapshots")}
 
-    def export_namespace(self, namespace: str) -> dict[str, Any]:
-        with self._lock:
-            c = self.conn
-            c.execute("BEGIN")  # one consistent snapshot of the namespace
-            try:
-                threads = []
-                for t in c.execute(
-                    "SELECT thread_id, created, last_active, next_seq, filed_to FROM threads"
-                    " WHERE namespace = ? ORDER BY created, thread_id", (namespace,)
-                ).fetchall():
-                    info = _thread(namespace, t)
-                    msgs = c.execute(
-                        f"SELECT {_MSG_COLS} FROM messages WHERE namespace = ? AND thread_id = ?"
-                        " ORDER BY seq", (namespace, info.thread_id)).fetchall()
-                    eps = c.execute(
-                        f'SELECT {_EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ?'
-                        ' ORDER BY "end"', (namespace, info.thread_id)).fetchall()
-                    threads.append({
-                        "thread_id": info.thread_id, "created": info.created,
-                        "last_active": info.last_active, "filed_to": info.filed_to,
-                        "messages": [asdict(_message(m)) for m in msgs],
-                        "episodes": [_episode_dict(_episode(e)) for e in eps],
-                    })
-                recs = self._records(c, namespace, None, -1, 0)
-                hist: dict[int, list[dict[str, Any]]] = {}
-                for rid, text, op, changed in c.execute(
-                    "SELECT record_id, text, op, changed FROM record_history WHERE namespace = ?"
-                    " ORDER BY changed, rowid", (namespace,)
-                ):
-                    hist.setdefault(rid, []).append({"text": text, "op": op, "changed": changed})
-                records = [asdict(r) | {"source_ids": list(r.source_ids),
-                                        "history": hist.get(r.id, [])} for r in recs]
-                snaps = [asdict(_snapshot(namespace, r)) for r in c.execute(
-                    f"SELECT {_SNAP_COLS} FROM snapshots WHERE namespace = ? ORDER BY id",
-                    (namespace,)).fetchall()]
-            finally:
-                c.execute("COMMIT")
-        return {"namespace": namespace, "format": "memlane-export/1", "threads": threads,
-                "records": records, "snapshots": snaps}
-
     def compact(self) -> None:
         with self._lock:
             c = self.conn
@@ -1077,24 +810,6 @@ class SQLiteStore(TxStoreMixin):
                 )
 
 
-def _split_sql(script: str) -> list[str]:
-    """Split a migration script into statements (`sqlite3.complete_statement` knows about
-    strings and trigger bodies)."""
-    out: list[str] = []
-    buf = ""
-    for line in script.splitlines(keepends=True):
-        if not buf and line.strip().startswith("--"):
-            continue
-        buf += line
-        if sqlite3.complete_statement(buf):
-            if buf.strip():
-                out.append(buf.strip())
-            buf = ""
-    if buf.strip():
-        out.append(buf.strip())
-    return out
-
-
 # search and recall helpers ---------------------------------------------------------------------
 
 # Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
@@ -1102,38 +817,6 @@ RERANK = 400
 
 _VREADER_LOCK = threading.Lock()
 """Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
-
-# Lexical search on large indexes (see SQLiteStore._lexical_plan).
-LARGE_INDEX = 100_000
-"""Below this many index rows every query term retrieves (exact BM25 over the whole query)."""
-COMMON_DF = 2_000
-"""A term in at least this many documents is common: it does not retrieve on a large index."""
-DOC_BUDGET = 10_000
-"""At most about this many documents are scored per query on a large index."""
-
-_SNAP_COLS = "id, thread_id, tool, args, result, created, tokens, namespace"
-
-
-@dataclass(frozen=True)
-class _VecTable:
-    table: str
-    id: str
-    owner: str
-    kind_col: str
-
-
-_VEC_TABLES = {
-    "records": _VecTable("record_vectors", "record_id", "records", "kind"),
-    "snapshots": _VecTable("snapshot_vectors", "snapshot_id", "snapshots", "tool"),
-}
-
-
-def _vec_table(target: str) -> _VecTable:
-    try:
-        return _VEC_TABLES[target]
-    except KeyError:
-        raise UsageError(f"vector target {target!r}: use 'records' or 'snapshots'") from None
-
 
 def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
                     ) -> tuple[str, list[Any]]:
@@ -1153,12 +836,3 @@ def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
         sql += f" AND {alias}.created <= ?"
         args.append(f.until)
     return sql, args
-
-
-def _snapshot(namespace: str, row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
-    return Snapshot(id=row[0], namespace=namespace, thread_id=row[1], tool=row[2],
-                    args=json.loads(row[3]), result=row[4], created=row[5], tokens=row[6])
-
-
-def _episode_dict(e: Episode) -> dict[str, Any]:
-    return asdict(e) | {"record_ids": list(e.record_ids)}

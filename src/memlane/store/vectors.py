@@ -38,11 +38,15 @@ Without numpy, the store scans exactly in pure Python (fine for small namespaces
 from __future__ import annotations
 
 import math
+import sys
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..errors import StoreError
 
 try:  # numpy comes with the `embed` extra; lexical search never needs it
     import numpy as np
@@ -50,6 +54,30 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     np = None  # type: ignore[assignment]
 
 HAVE_NUMPY = np is not None
+
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
+def pack(vec: Sequence[float]) -> bytes:
+    """A vector as float32 little-endian bytes, for a SQLite blob (4 bytes per component)."""
+    arr = array("f", vec)
+    if _BIG_ENDIAN:  # the stored format is fixed so a database file moves between machines
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def unpack(blob: bytes) -> list[float]:
+    """The vector `pack` wrote."""
+    if len(blob) % 4:
+        raise StoreError(
+            f"a stored vector has {len(blob)} bytes, not a multiple of 4: the blob is corrupt; "
+            "re-embed the records (drop their vectors and index again)"
+        )
+    arr = array("f")
+    arr.frombytes(blob)
+    if _BIG_ENDIAN:
+        arr.byteswap()
+    return arr.tolist()
 
 # Rows loaded from SQLite per batch when (re)building an index: bounds peak memory while loading
 # (the blobs, their join and the sign matrix: ~3.5 KB a row at 384 dims). Measured at 1M x 384:

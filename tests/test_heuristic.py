@@ -1,0 +1,139 @@
+"""The offline memory step's records, tried as a new user would: conversations written for it.
+
+Repeated requests, an abbreviation ("Dr. Okafor"), decimals and a correction go through
+`Thread.maybe_step` on a real store (SQLite and PostgreSQL), as an agent files them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memlane.memory import Memory
+from memlane.step.heuristic import (
+    episode_line,
+    extract,
+    fact_terms,
+    is_request,
+    split_sentences,
+)
+from memlane.step.schema import EPISODE_MAX_WORDS
+from memlane.types import Message
+
+REPLY = "Sure, happy to help with that."
+
+CONVERSATION = [
+    # stretch 1 (the default cadence files every 4 user turns)
+    "Tell me more about planning a relaxed day in Lisbon.",
+    "I have a dentist appointment with Dr. Okafor on 12 May at 9:30.",
+    "My new job as a data analyst starts on 15 September.",
+    "The rent went up to 1,250.50 euros and the deposit is 2.5 months.",
+    # stretch 2: the same request again, the same fact again, a question
+    "Tell me more about planning a relaxed day in Lisbon.",
+    "Can you suggest a quiet cafe near the river?",
+    "I have a dentist appointment with Dr. Okafor on 12 May at 9:30.",
+    "What time does the museum open on Sundays?",
+    # stretch 3: a correction of the start date, and the request once more
+    "Actually, correction: my new job as a data analyst moved to 1 October.",
+    "Please tell me more about planning a relaxed day in Lisbon.",
+    "I work as a night-shift nurse at St. Mary's, e.g. on weekends.",
+    "Thanks!",
+]
+
+
+@pytest.fixture()
+def filed(store: Any) -> tuple[Memory, list[Any]]:
+    mem = Memory(store, "user-1")
+    t = mem.thread("t")
+    results = []
+    for text in CONVERSATION:
+        t.add("user", text)
+        t.add("assistant", REPLY)
+        results.extend(t.maybe_step())
+    return mem, results
+
+
+def test_no_duplicates_no_requests_corrected_once(filed: tuple[Memory, list[Any]]) -> None:
+    mem, results = filed
+    assert len(results) == 3
+    texts = [r.text for r in mem.records()]
+    # One copy of each fact: no two records are near-duplicates.
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            ta, tb = fact_terms(a), fact_terms(b)
+            assert len(ta & tb) / len(ta | tb) < 0.75, (a, b)
+    # No record is one of the user's requests or questions.
+    assert not [t for t in texts if is_request(t)]
+    assert not [t for t in texts if "relaxed day" in t or "cafe" in t or "museum" in t]
+    # The abbreviation did not cut the fact in two, and the decimals survived.
+    assert "I have a dentist appointment with Dr. Okafor on 12 May at 9:30." in texts
+    assert not [t for t in texts if t.endswith("Dr.") or t.startswith("Okafor")]
+    assert any("1,250.50 euros" in t and "2.5 months" in t for t in texts)
+    assert any("St. Mary's, e.g. on weekends" in t for t in texts)
+    # The corrected fact is held once, in its corrected form.
+    jobs = [t for t in texts if "data analyst" in t]
+    assert jobs == ["My new job as a data analyst moved to 1 October."]
+
+
+def test_a_repeat_points_at_the_existing_record(filed: tuple[Memory, list[Any]]) -> None:
+    mem, results = filed
+    dentist = next(r for r in mem.records() if "Okafor" in r.text)
+    second = results[1]
+    assert not second.added or dentist.id not in second.added
+    assert dentist.id in second.updated
+    # The stretch's line points at the existing record, and the record now also comes from the
+    # second stretch's turn.
+    assert dentist.id in second.episode.record_ids
+    assert len(dentist.source_ids) == 2
+    # The correction updated the record the first stretch wrote (same id, new text).
+    job_id = next(i for i in results[0].added
+                  if "data analyst" in mem.records([i])[0].text)
+    assert job_id in results[2].updated and job_id in results[2].episode.record_ids
+
+
+def test_episode_lines_are_one_sentence_within_24_words(
+        filed: tuple[Memory, list[Any]]) -> None:
+    _, results = filed
+    for r in results:
+        line = r.episode.line
+        assert 0 < len(line.split()) <= EPISODE_MAX_WORDS
+        assert line.endswith((".", "?", "\u2026")) and line.count(";") <= 1
+    words = set(" ".join(m for m in CONVERSATION).split())
+    for r in results:
+        # Never cut mid-word: every word of the quoted ending is a whole word the user wrote.
+        ending = r.episode.line.split(":", 1)[1].rstrip(".\u2026").split()
+        assert all(w.rstrip(".,!?\u2026") in {x.rstrip(".,!?") for x in words} for w in ending)
+
+
+def test_split_sentences_knows_abbreviations_initials_and_decimals() -> None:
+    assert split_sentences("I saw Dr. Okafor at 9.30 today. Then J. R. Smith called! Ok?") == [
+        "I saw Dr. Okafor at 9.30 today.", "Then J. R. Smith called!", "Ok?"]
+    assert split_sentences("Prices rose 3.5% in Jan. last year.\nNew line here") == [
+        "Prices rose 3.5% in Jan. last year.", "New line here"]
+    assert split_sentences("We met at St. Mary's. It was late... 2 hours late.") == [
+        "We met at St. Mary's.", "It was late...", "2 hours late."]
+    assert split_sentences("") == []
+
+
+def test_requests_and_questions_are_not_facts() -> None:
+    for s in ("Tell me more about planning a relaxed day.", "Can you book a table?",
+              "Please remind me tomorrow.", "Let's plan the trip.", "What is my dentist's name?",
+              "I'd like you to write a poem."):
+        assert is_request(s), s
+    for s in ("I live in apartment 14D.", "My sister Ana lives in Lisbon.",
+              "Planning the trip took me three weeks."):
+        assert not is_request(s), s
+
+
+def test_a_long_last_turn_is_cut_at_a_word_or_clause_never_mid_word() -> None:
+    long = ("I finally told my manager that I will be moving to the Porto office next spring, "
+            "after the audit is done and the new team lead has settled in properly")
+    msgs = [Message(id=1, thread_id="t", seq=1, role="user", content=long, ts=0.0, tokens=30)]
+    line = extract(msgs)["episode"]
+    assert len(line.split()) <= EPISODE_MAX_WORDS and line.endswith((".", "\u2026"))
+    assert line.startswith("Talked about ") and "the user:" in line
+    quoted = line.split(": ", 1)[1]
+    assert long.startswith(quoted.rstrip(".\u2026"))
+    from collections import Counter
+    assert episode_line(msgs, Counter(), {}).startswith("Talked about small talk")
