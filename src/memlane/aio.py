@@ -278,6 +278,9 @@ class AsyncThread:
         return await self.memory._run(self.sync.context, budget, new_message, policy=policy,
                                       now=now, tools=tools)
 
+    async def notes(self, budget: int, new_message: str | None, policy: Policy) -> list[Record]:
+        return await self.memory._run(self.sync.notes, budget, new_message, policy)
+
     async def pending(self) -> list[Message]:
         return await self.memory._run(self.sync.pending)
 

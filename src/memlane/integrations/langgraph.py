@@ -213,15 +213,14 @@ class MemlaneStore(BaseStore):
         keys[op.key] = mem.remember(text, kind).id
 
     # search ------------------------------------------------------------------------------------
-    def _namespaces(self) -> list[tuple[str, ...]]:
-        """The memlane namespaces that hold items (not those with only threads or records of
-        memlane's own kinds)."""
-        spaces = [tuple(n.split(".")) for n in self.memory.store.namespaces()]
-        return [n for n in spaces if self._index(n)]
+    def _namespaces(self, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        """The namespaces that hold items (not those with only threads or memlane's own
+        records), `prefix` and those under it."""
+        names = self.memory.store.record_namespaces(ns_name(prefix), (KIND, UNINDEXED))
+        return [tuple(n.split(".")) for n in names]
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        prefix = tuple(op.namespace_prefix)
-        spaces = [n for n in self._namespaces() if n[:len(prefix)] == prefix]
+        spaces = self._namespaces(tuple(op.namespace_prefix))
         want = op.offset + op.limit
 
         def keep(item: Item) -> bool:
