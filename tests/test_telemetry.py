@@ -160,3 +160,12 @@ def test_without_the_package_nothing_is_imported_nor_wrapped(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_the_genai_names_are_the_conventions_own():
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as g
+
+    assert telemetry.OPERATION_NAME == g.GEN_AI_OPERATION_NAME
+    assert telemetry.DATA_SOURCE_ID == g.GEN_AI_DATA_SOURCE_ID
+    assert telemetry.CONVERSATION_ID == g.GEN_AI_CONVERSATION_ID
+    assert g.GenAiOperationNameValues.RETRIEVAL.value == "retrieval"
