@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from memlane import AsyncMemory, Memory, UsageError
+from memlane import AsyncMemory, Memory, Policy, UsageError
 from memlane.integrations.pydantic_ai import history_processor, memlane_capability
 
 
@@ -53,7 +53,11 @@ def test_the_model_receives_memlanes_context_and_the_early_fact(store):
     async def main() -> None:
         mem = AsyncMemory(Memory(store))
         model = Model()
-        cap = memlane_capability(mem, "user-7", budget=800, background_step=False)
+        # No notes layer here (notes_share=0): the default would show the locker-code record
+        # itself as a note; this test follows the other path, a buffer line pointing the model
+        # at memory and the model searching it, so the tool exchange is recorded too.
+        cap = memlane_capability(mem, "user-7", budget=800, background_step=False,
+                                 policy=Policy(notes_share=0.0))
         agent = Agent(FunctionModel(model), instructions="Be brief.", capabilities=[cap])
         await agent.run("My locker code is 4471.")
         for i in range(20):

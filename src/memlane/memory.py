@@ -152,6 +152,10 @@ class Memory:
     def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return self.store.threads(self.ns, limit, offset)
 
+    def namespaces(self) -> list[str]:
+        """Every namespace of the store that holds a thread or a record (not only this view's)."""
+        return self.store.namespaces()
+
     def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
         *, pinned_only: bool = False,
