@@ -98,9 +98,12 @@ def test_demo_shows_fact_one_pointer_away(capsys, tmp_path):
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
-    # In view as a note (a record relevant to the question) or not, it is one pointer away.
-    assert r["memlane"]["fact_in_view"] == bool(r["memlane"]["in_layers"])
-    assert "buffer" not in r["memlane"]["in_layers"], "a line is an index, not the fact"
+    # memlane shows the record itself as a note (it is relevant to the question), and the
+    # buffer line of the stretch it came from points at the same record.
+    assert r["memlane"]["fact_in_view"] is True
+    notes = [m for m in r["context"]["messages"] if m.get("layer") == "notes"]
+    assert notes and "TP 1353" in notes[0]["content"]
+    assert r["memlane"]["in_layers"] == ["notes"], "a line is an index, not the fact"
     hit = r["memlane"]["one_pointer_away"]
     assert hit and "TP 1353" in hit["record"]["text"]
     assert hit["record"]["id"] in hit["line"]["record_ids"]
