@@ -2,6 +2,9 @@
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from memlane import Memory
 from memlane.cli import main
 from memlane.redact import MARK, redact_line, redact_text
@@ -97,3 +100,23 @@ def test_cli_forget_says_what_it_removed(tmp_path, capsys):
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["redacted"]["messages"] == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([PASSPORT, "Hello there.", " ", "\n", "What?", "ab", "!",
+                                  "It is X9981234 now", "...", "passport"]), max_size=12)
+       .map("".join))
+def test_redaction_only_replaces_sentences(text):
+    """Whatever the text, redaction keeps every character outside the replaced sentences, and
+    never leaves the fact's number behind."""
+    new, n = redact_text(text, PASSPORT, source=True)
+    assert "X9981234" not in new
+    if n == 0:
+        assert new == text
+    else:
+        kept = [p for p in new.split(MARK)]
+        pos = 0
+        for part in kept:  # the kept parts appear in the original, in order
+            i = text.find(part, pos)
+            assert i >= 0, (text, new)
+            pos = i + len(part)

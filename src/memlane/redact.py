@@ -27,7 +27,7 @@ from .step.heuristic import STOPWORDS
 from .types import Episode, Message, Record
 
 MARK = "[forgotten]"
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)|\n+")
+_SENTENCE = re.compile(r"[^.!?\n]*[.!?]+|[^.!?\n]+|\n+")  # covers every character
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 _WORD_COMMA = re.compile(r"([A-Za-z0-9][A-Za-z0-9'\-]*)(\s*,)?")
 _NAME_PREFIX = re.compile(r"^[^:\s]{1,40}:\s+")  # the heuristic writes "Ravi: My passport ..."
