@@ -79,6 +79,10 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
     return text
 
 
+def _stretches(n: int, adjective: str = "") -> str:
+    return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
+
+
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
     cache: Caches | None = None,
@@ -90,14 +94,16 @@ def render_block(
     for ep in lines:
         out.append(render_line(ep, cache))
         if ep.end == first_end and skipped_after_first > 0:
-            out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
+            out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
-            1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ..."
+            1, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
+               "..."
         )
     if unfiled > 0:
-        out.append(f"- ({unfiled} earlier messages are not filed yet: search memory)")
+        out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
+                   "filed yet: search memory)")
     return "\n".join(out)
 
 

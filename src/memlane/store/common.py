@@ -161,6 +161,11 @@ class CommonTx:
             " AND seq BETWEEN ? AND ?"), (namespace, thread_id, start, end)).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        self.conn.execute(self.sql(
+            "UPDATE messages SET content = ?, tokens = ? WHERE namespace = ? AND id = ?"),
+            (content, tokens, namespace, message_id))
+
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int
     ) -> list[tuple[int, int]]:
