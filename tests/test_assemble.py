@@ -445,3 +445,18 @@ def test_no_notes_when_the_share_is_zero():
     ctx = assemble(rows(turns(2)), replace(NOTED, notes_share=0.0), 2000, NOW, TK,
                    notes=[rec(1, "Ana lives in Lisbon.")])
     assert not layer(ctx, "notes")
+
+
+def test_under_budget_pressure_a_line_that_points_at_nothing_goes_first():
+    window, eps = _long_thread(n_episodes=10, window_turns=3)
+    # The newest of the recent lines points at nothing; the others point at a record each.
+    eps = [ep(e.start, e.end, ids=[] if i == len(eps) - 1 else [i + 1]) for i, e in
+           enumerate(eps)]
+    p = Policy(**{**LEAN.__dict__, "buffer_lines": 6, "working_turns": 0})
+    r = rows(window, truncated=True, episodes=eps, buffer_lines=6)
+    full = run(r, p, budget=100_000)
+    newest = full.trace.buffer_lines[-1]
+    assert not newest.record_ids
+    tight = run(r, p, budget=full.trace.tokens_total - 1)
+    assert newest.start not in [b.start for b in tight.trace.buffer_lines]
+    assert len(tight.trace.buffer_lines) == 5

@@ -93,7 +93,11 @@ def test_demo_shows_fact_one_pointer_away(capsys):
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
-    assert r["memlane"]["fact_in_view"] is False
+    # memlane shows the record itself as a note (it is relevant to the question), and the
+    # buffer line of the stretch it came from points at the same record.
+    assert r["memlane"]["fact_in_view"] is True
+    notes = [m for m in r["context"]["messages"] if m.get("layer") == "notes"]
+    assert notes and "TP 1353" in notes[0]["content"]
     hit = r["memlane"]["one_pointer_away"]
     assert hit and "TP 1353" in hit["record"]["text"]
     assert hit["record"]["id"] in hit["line"]["record_ids"]

@@ -295,7 +295,10 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
             working = []
             st_.working_kept, st_.working_reason = [], []
         elif st_.block and len(st_.lines) > 1:
-            victim = next((e for e in st_.lines if e.end != first_end), st_.lines[0])
+            # (issue 12: a recent line that points at no record goes first)
+            victim = next((e for e in st_.lines if e.end != first_end and not e.record_ids),
+                          None) or next((e for e in st_.lines if e.end != first_end),
+                                        st_.lines[0])
             st_.lines = [e for e in st_.lines if e is not victim]
             st_.extra_skipped += 1 if victim.end != first_end else 0
             st_.dropped.append(Dropped("line", f"msgs {victim.start}-{victim.end}", "budget"))

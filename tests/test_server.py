@@ -279,11 +279,12 @@ def test_limits_and_errors_are_json_4xx(client, keys):
         for _ in range(100):
             yield b"x" * 1024
 
-    r = client.post(f"{API}/threads/t/messages", headers=h, content=chunks())
+    hj = {**h, "Content-Type": "application/json"}
+    r = client.post(f"{API}/threads/t/messages", headers=hj, content=chunks())
     assert r.status_code == 413
-    r = client.post(f"{API}/threads/t/messages", headers=h, content=b"{not json")
+    r = client.post(f"{API}/threads/t/messages", headers=hj, content=b"{not json")
     assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_json"
-    r = client.post(f"{API}/threads/t/messages", headers=h, content=b'{"messages": [NaN]}')
+    r = client.post(f"{API}/threads/t/messages", headers=hj, content=b'{"messages": [NaN]}')
     assert r.status_code == 400
     r = client.post(f"{API}/threads/t/messages", headers=h,
                     json={"messages": [{"role": "robot", "content": 5}], "extra": 1})
@@ -291,7 +292,7 @@ def test_limits_and_errors_are_json_4xx(client, keys):
     probs = r.json()["error"]["problems"]
     assert any("role" in p for p in probs) and any("content" in p for p in probs)
     assert any("extra" in p for p in probs)
-    r = client.post(f"{API}/threads/t/messages", headers=h,
+    r = client.post(f"{API}/threads/t/messages", headers=hj,
                     content=b'{"messages": [{"role": "user", "content": "\\ud800"}]}')
     assert r.status_code == 422
     r = client.get(f"{API}/threads/t/context", headers=h, params={"budget": "lots"})

@@ -441,7 +441,8 @@ class Agent:
         last = thread.messages(n, n)
         if not last or last[0].role != "assistant":
             return
-        detail = {"phrase": phrase, "user_said": " ".join(user_text.split())[:300]}
+        # A pointer to the user's message, not its words: forgetting the thread reaches it.
+        detail = {"phrase": phrase.lower(), "at_seq": n + 1}
         self._ledger_write(lambda lg: lg.append(
             "signal", namespace=self.memory.ns, thread_id=thread.id, seq=last[0].seq,
             signals={"user_correction": detail}, score=0.2, model=self.model_name))

@@ -43,7 +43,7 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None) -
             t = mem.thread("lisbon-trip")
             ctx = t.context(budget=budget, new_message=QUESTION)
             window = t.context(budget=budget, new_message=QUESTION,
-                               policy=Policy(use_buffer=False, use_working=False))
+                               policy=Policy(use_buffer=False, use_working=False, notes_share=0.0))
             # One pointer away: a visible buffer line whose record holds the fact.
             hit: dict[str, Any] | None = None
             for line in ctx.trace.buffer_lines:

@@ -12,7 +12,8 @@ from typing import Any
 from ..context.policy import Policy
 from ..errors import UsageError
 from ..memory import Memory
-from ..types import Context
+from ..types import ROLES, Context
+from ..validate import timestamp
 from . import emit
 
 
@@ -57,11 +58,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def read_jsonl(path: str) -> list[dict[str, Any]]:
-    src = sys.stdin if path == "-" else None
+    """The messages of a JSONL file, each line checked (role, content, ts) before anything is
+    written, so a bad line 900 does not leave 899 messages ingested."""
     try:
-        text = src.read() if src else Path(path).read_text(encoding="utf-8")
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as e:
         raise UsageError(f"cannot read {path!r}: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise UsageError(f"{path}:{line}: not UTF-8 (byte {raw[e.start]:#04x}); convert the file "
+                         "to UTF-8 (e.g. `iconv -f latin1 -t utf-8`)") from None
     out = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -71,8 +79,20 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
         except json.JSONDecodeError as e:
             raise UsageError(f"{path}:{i}: not valid JSON ({e.msg}); each line must be one "
                              '{"role", "content", "ts"?} object') from None
+        except RecursionError:
+            raise UsageError(f"{path}:{i}: JSON nested too deeply; each line must be one flat "
+                             '{"role", "content", "ts"?} object') from None
         if not isinstance(obj, dict) or "role" not in obj or "content" not in obj:
             raise UsageError(f'{path}:{i}: each line needs "role" and "content"')
+        if obj["role"] not in ROLES:
+            raise UsageError(f"{path}:{i}: role must be one of {', '.join(ROLES)}, got "
+                             f"{obj['role']!r:.40}")
+        if not isinstance(obj["content"], str):
+            raise UsageError(f"{path}:{i}: content must be a string")
+        try:
+            timestamp(obj.get("ts"))
+        except UsageError as e:
+            raise UsageError(f"{path}:{i}: {e}") from None
         out.append(obj)
     return out
 

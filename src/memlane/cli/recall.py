@@ -119,12 +119,25 @@ def cmd_forget(args: argparse.Namespace) -> int:
                                  "`memlane threads` lists them")
         else:
             counts = mem.forget_namespace()
+        if args.record is None:
+            _forget_ledger_notes(args)
         if not args.no_compact:
             mem.compact()
     summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing"
     emit({"forgotten": True, "counts": counts, "compacted": not args.no_compact}, args.json,
          f"erased {what}: {summary}")
     return 0
+
+
+def _forget_ledger_notes(args: argparse.Namespace) -> None:
+    """The quality ledger beside the database keeps signals, and feedback notes apart: the
+    notes of the forgotten thread or namespace go (see `Ledger.forget`)."""
+    from ..ledger import Ledger, default_ledger_path
+
+    path = default_ledger_path(args.db)
+    if path != ":memory:" and Path(path).exists():
+        with Ledger(path) as ledger:
+            ledger.forget(args.namespace, args.thread)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

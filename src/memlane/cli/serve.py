@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -149,14 +150,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
                  heuristic=args.heuristic_step, mcp=not args.no_mcp,
                  timeout=args.upstream_timeout), file=sys.stderr)
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM alike (stops accepting, lets requests
+    # in flight finish for up to 30 s), then raises the signal again with the handler it found
+    # restored. SIGTERM's default handler would kill the process there, before the stores close
+    # and checkpoint (the WAL stayed behind): ours turns it into the same exit as Ctrl-C.
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                    timeout_graceful_shutdown=30)
+    except _Terminated:
+        pass
     finally:
-        app.state.service.close()
-        memory.close()
-        if ledger is not None:
-            ledger.close()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the close
+        try:
+            app.state.service.close()  # queued memory steps finish, compaction too
+            memory.close()  # SQLite: the last connection checkpoints and removes the WAL
+            if ledger is not None:
+                ledger.close()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    print("memlane: stopped; stores closed", file=sys.stderr)
     return 0
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived (after uvicorn's own graceful shutdown, or before it started)."""
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise _Terminated()
 
 
 def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,

@@ -15,11 +15,11 @@ Order of the assembled messages (DESIGN.md section 3):
   6. the new message
 
 When the budget is tight, things are given up in this order: working-memory turns (lowest decayed
-score first, oldest on ties), notes (the last-ranked first), buffer lines (the oldest of the recent
-ones first, the first stretch's line last: the edges are what the model uses best), short-term
-turns (oldest first),
-core records; last, the new message is cut head + tail. The budget is never exceeded: the total is
-recounted exactly on the final messages.
+score first, oldest on ties), notes (the last-ranked first), buffer lines (recent lines that point
+at no record first, then the oldest of the recent ones, the first stretch's line last: the edges
+are what the model uses best), short-term turns (oldest first), core records; last, the new
+message is cut head + tail. The budget is never exceeded: the total is recounted exactly on the
+final messages.
 
 How it runs: `_Assembly` prepares everything once (counts, oversize cuts, turns, scores, core
 lines, buffer lines), then gives things up while the tally of the layers is over budget, and
@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import BudgetTooSmall
 from ..memo import Caches, remember
-from ..safety import MEMORY_INSTRUCTIONS, is_suspect
+from ..safety import MEMORY_INSTRUCTIONS, is_suspect, neutralise
 from ..types import (
     ChatMessage,
     Context,
@@ -287,7 +287,7 @@ class _Assembly:
             if r.suspect or is_suspect(r.text, scans):
                 withheld += 1
                 continue
-            line = f"- #{r.id} {r.text}"
+            line = f"- #{r.id} {neutralise(r.text)}"  # no link a client would fetch
             if core_used + count(line) > policy.core_tokens:
                 pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
                 continue
@@ -452,8 +452,12 @@ class _Assembly:
                     over -= self.note_tokens.pop()
                     self.dropped.append(Dropped("record", line.split()[1], "budget"))
             elif self.block and len(self.lines) > 1:
-                # Keep the edges: drop the oldest of the recent lines, the first stretch's last.
-                victim = next((e for e in self.lines if e.end != first_end), self.lines[0])
+                # A line that points at nothing has only its words to offer: the oldest such
+                # recent line goes first. Then keep the edges: drop the oldest of the recent
+                # lines, the first stretch's last.
+                victim = next((e for e in self.lines if e.end != first_end and not e.record_ids),
+                              None) or next((e for e in self.lines if e.end != first_end),
+                                            self.lines[0])
                 self.lines = [e for e in self.lines if e is not victim]
                 self.extra_skipped += 1 if victim.end != first_end else 0
                 self._block_text = None

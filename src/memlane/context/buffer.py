@@ -7,12 +7,12 @@ before the window are shown; the middle is counted, never silently skipped.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 from ..memo import Caches, remember
-from ..safety import NOTES_HEADER, is_suspect
+from ..safety import NOTES_HEADER, is_suspect, neutralise
 from ..types import BufferLine, ContextRows, Episode
+from ..validate import date_text
 
 
 def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
@@ -53,12 +53,16 @@ def _window_start(rows: ContextRows) -> int:
 
 def _date(ts: float, cache: Caches | None) -> str:
     if cache is None:
-        return time.strftime("%Y-%m-%d", time.gmtime(ts))
+        return _day(ts)
     day = cache.dates.get(ts)
     if day is None:
         # Memoised: the same lines are rendered on every assembly, and strftime is not cheap.
-        day = remember(cache.dates, ts, time.strftime("%Y-%m-%d", time.gmtime(ts)))
+        day = remember(cache.dates, ts, _day(ts))
     return day
+
+
+def _day(ts: float) -> str:
+    return date_text(ts) or "date unknown"  # a row stored before timestamps were checked
 
 
 def render_line(ep: Episode, cache: Caches | None = None) -> str:
@@ -73,7 +77,7 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
         if hit is not None and hit[0] is ep:
             return hit[1]
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
-    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {neutralise(ep.line)} [{ids}]"
     if cache is not None:
         remember(cache.lines, id(ep), (ep, text))
     return text

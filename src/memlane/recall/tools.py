@@ -18,15 +18,18 @@ Rules every handler follows, because its caller is an agent loop, not a person:
 from __future__ import annotations
 
 import json
-import time
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..safety import is_suspect
+from ..safety import is_suspect, neutralise
 from ..types import Record
+from ..validate import date_text
 from .schemas import TOOL_SCHEMAS
+
+log = logging.getLogger("memlane.tools")
 
 DEFAULT_MAX_TOKENS = 1200
 MAX_LIMIT = 20
@@ -48,9 +51,7 @@ class ToolError(Exception):
 
 
 def _date(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+    return date_text(ts, "%Y-%m-%d %H:%M")
 
 
 class MemoryTools:
@@ -92,6 +93,12 @@ class MemoryTools:
             return {"error": str(e)}
         except MemlaneError as e:
             return {"error": str(e)}
+        except Exception:  # noqa: BLE001 - the promise above: a tool never raises into the loop
+            # Input is validated before the store sees it, so this is a bug or an outage; the
+            # driver's message (SQL, values) stays in the log, not in the model's context.
+            log.exception("memory tool %s failed", name)
+            return {"error": f"{name}: the memory store failed on this call; try again later, "
+                             "or go on without it"}
         return self._bound(out)
 
     def save_snapshot(self, tool: str, args: Mapping[str, Any], result: Any) -> dict[str, Any]:
@@ -142,7 +149,8 @@ class MemoryTools:
     def _record_view(self, r: Record, score: float | None = None) -> dict[str, Any]:
         if r.suspect or is_suspect(r.text):
             return {"id": r.id, "withheld": "flagged by the injection scan; not shown"}
-        out: dict[str, Any] = {"id": r.id, "text": r.text, "kind": r.kind,
+        # Links and images defused: a result must not make the client fetch a URL.
+        out: dict[str, Any] = {"id": r.id, "text": neutralise(r.text), "kind": r.kind,
                                "date": _date(r.updated)}
         if r.thread_id is not None:
             out["thread"] = r.thread_id
@@ -231,7 +239,7 @@ class MemoryTools:
                                 "withheld": "flagged by the injection scan; not shown"})
                 continue
             results.append({"id": s.id, "tool": s.tool, "args": s.args,
-                            "date": _date(s.created), "result": s.result})
+                            "date": _date(s.created), "result": neutralise(s.result)})
         out: dict[str, Any] = {"query": query, "results": results}
         if not results:
             out["note"] = "no stored tool results match; call the tool again"

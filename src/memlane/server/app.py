@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import resources
 from typing import Any
@@ -48,6 +50,7 @@ from ..memory import Memory
 from ..step.runner import StepRunner, StepWorker
 from ..step.schema import RECORD_KINDS, STEP_SCHEMA
 from ..types import Message, Record, StepResult
+from ..validate import finite
 from .auth import Auth, is_loopback
 from .openapi import INT64_MAX, Operation, Param, build_spec, coerce, problems
 
@@ -87,6 +90,13 @@ class ServerConfig:
     max_body: int = MAX_BODY
     background_steps: bool = True
     """Run due memory steps after each proxied turn, on a background worker."""
+    compact_after_forget: bool = True
+    """Compact the store after every forget (SQLite: FTS merge, VACUUM, WAL truncated;
+    PostgreSQL: VACUUM FULL), so forgotten text leaves the files; REST forgets wait for it,
+    a model's `forget` tool call does not. Off: run `memlane compact` in maintenance windows."""
+    allowed_origins: tuple[str, ...] = ()
+    """Web origins (`https://app.example`) besides the server's own that browsers may call it
+    from; any other `Origin` is refused (`browser_refusal`)."""
 
 
 def error_body(message: str, kind: str, problems: list[str] | None = None) -> dict[str, Any]:
@@ -145,6 +155,45 @@ class Service:
         # the request threads out. Steps in other processes on the same store are kept apart
         # by the claim in `apply_step` (`memlane.step.runner`).
         self._worker: StepWorker[tuple[str, str]] = StepWorker(self._step, keep=False)
+        # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
+        self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
+        self._compaction: Future[bool] | None = None
+        self._lock = threading.Lock()
+        # A forget through any surface (REST, a model's tool call over the proxy or MCP)
+        # schedules compaction; REST handlers then wait for it.
+        if config.compact_after_forget:
+            memory.after_forget = self.schedule_compaction
+
+    def schedule_compaction(self) -> Future[bool]:
+        """Compact the store soon, on its own worker (one queued at a time: forgets that come
+        while one waits share it). The future is True once compacted, False if it failed."""
+        with self._lock:
+            queued = self._compaction
+            if queued is not None and not queued.running() and not queued.done():
+                return queued
+            self._compaction = self._compactor.submit(self._compact)
+            return self._compaction
+
+    def _compact(self) -> bool:
+        try:
+            self.memory.compact()
+            return True
+        except Exception:  # noqa: BLE001 - retried by the next forget; never kills the worker
+            log.exception("compacting the store after a forget failed")
+            return False
+
+    def compact_after_forget(self, wait: float | None = 120.0) -> bool | None:
+        """What a forget through the server does next: compaction, waited for (`wait` seconds;
+        None schedules it only). True/False: compacted or not; None: not waited for or off."""
+        if not self.config.compact_after_forget:
+            return None
+        fut = self.schedule_compaction()
+        if wait is None:
+            return None
+        try:
+            return fut.result(timeout=wait)
+        except TimeoutError:
+            return None
 
     def mem(self, namespace: str) -> Memory:
         return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
@@ -171,6 +220,7 @@ class Service:
     def close(self) -> None:
         self.drain()
         self._worker.close()
+        self._compactor.shutdown(wait=True)
 
 
 # --- request plumbing ---------------------------------------------------------------------------
@@ -219,6 +269,11 @@ class Guard:
                 403, "dev mode (no API keys) only answers requests addressed to localhost, "
                      "127.0.0.1 or [::1]; add a key to serve other names", "forbidden"))
             return
+        refused = browser_refusal(scope["method"], headers, scope.get("scheme", "http"),
+                                  self.svc.config.allowed_origins)
+        if refused is not None:
+            await _send_error(send, scope, refused)
+            return
         ns = self.svc.auth.namespace(headers.get("authorization"))
         if ns is None:
             await _send_error(send, scope, ApiError(
@@ -227,6 +282,40 @@ class Guard:
             return
         scope["memlane.namespace"] = ns
         await self.app(scope, receive, send)
+
+
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def browser_refusal(method: str, headers: dict[str, str], scheme: str,
+                    allowed_origins: tuple[str, ...] = ()) -> ApiError | None:
+    """Why a request that a web page could have sent is refused, or None.
+
+    A page on another site can make a browser send a "simple" cross-origin POST (`text/plain`,
+    form encodings) without a CORS preflight; with a dev-mode server (no key) or a key in a
+    cookie-less client that is enough to write or forget. So: a request that carries an
+    `Origin` must come from this server's own origin (the inspector) or one listed in
+    `ServerConfig.allowed_origins`, and a request with a body that changes state must declare
+    `application/json`, which a page can only send after a preflight this server never grants.
+    Clients that are not browsers (SDKs, curl, agents) send no `Origin` and are unaffected.
+    """
+    origin = headers.get("origin")
+    if origin is not None:
+        own = f"{scheme}://{headers.get('host', '')}".lower()
+        if origin.lower().rstrip("/") not in {own, *(o.lower().rstrip("/")
+                                                     for o in allowed_origins)}:
+            return ApiError(403, f"requests from the web origin {origin[:100]!r} are refused: "
+                                 "only this server's own pages may call it from a browser (add "
+                                 "the origin to ServerConfig.allowed_origins to trust it)",
+                            "forbidden")
+    if method in STATE_CHANGING:
+        ctype = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        if (has_body or ctype) and ctype != "application/json":
+            return ApiError(415, f"{method} bodies must be sent as `Content-Type: "
+                                 f"application/json` (got {ctype or 'none'!r})",
+                            "unsupported_media_type")
+    return None
 
 
 def _addressed_to_loopback(host: str) -> bool:
@@ -338,9 +427,20 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
             args["body"] = coerce(validator or {}, body)
         mem = svc.mem(namespace_of(request))
         result = await run_in_threadpool(op.handler, svc, mem, args)
-        return JSONResponse(result, status_code=op.status)
+        return StrictJSONResponse(result, status_code=op.status)
 
     return run
+
+
+class StrictJSONResponse(JSONResponse):
+    """JSON that renders rows stored before timestamps were checked (an infinite `ts`) with
+    null in their place, instead of failing the whole answer (`export` must always work)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return super().render(finite(content))
 
 
 def path_endpoint(svc: Service, ops: list[Operation]) -> Callable[[Request], Any]:
@@ -394,11 +494,20 @@ def h_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _erased(svc: Service, mem: Memory, deleted: dict[str, Any],
+            thread_id: str | None = None, ledger: bool = False) -> dict[str, Any]:
+    """A forget's answer, once its text is gone from disk: the ledger's notes of the thread or
+    namespace are erased and the store is compacted (`compacted` says whether it was)."""
+    if ledger and svc.ledger is not None:
+        svc.ledger.forget(mem.ns, thread_id)
+    return {"deleted": deleted, "compacted": svc.compact_after_forget()}
+
+
 def h_delete_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     t = mem.thread(a["thread_id"])
     if not t.exists():
         raise NotFound(f"no thread {t.id!r} in this namespace")
-    return {"deleted": {"thread_id": t.id, **mem.forget_thread(t.id)}}
+    return _erased(svc, mem, {"thread_id": t.id, **mem.forget_thread(t.id)}, t.id, ledger=True)
 
 
 def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -476,7 +585,7 @@ def h_delete_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, A
     rid = a["record_id"]
     if not mem.forget(rid):
         raise NotFound(f"no record #{rid} in this namespace")
-    return {"deleted": {"record_id": rid}}
+    return _erased(svc, mem, {"record_id": rid})
 
 
 def h_search(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -493,7 +602,7 @@ def h_forget(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
         return h_delete_record(svc, mem, {"record_id": b["record_id"]})
     if "thread_id" in b:
         return h_delete_thread(svc, mem, {"thread_id": b["thread_id"]})
-    return {"deleted": {"namespace": mem.ns, **mem.forget_namespace()}}
+    return _erased(svc, mem, {"namespace": mem.ns, **mem.forget_namespace()}, ledger=True)
 
 
 def h_export(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -618,6 +727,10 @@ CONTEXT_OUT: dict[str, Any] = {
 }
 
 
+_COMPACTED = {"type": ["boolean", "null"], "description": "whether the store was compacted "
+              "after the forget, so the text is gone from its files (null: compaction is off)"}
+
+
 def _obj(**props: Any) -> dict[str, Any]:
     return {"type": "object", "required": list(props), "properties": props}
 
@@ -638,7 +751,8 @@ OPERATIONS: list[Operation] = [
     Operation("DELETE", f"{API}/threads/{{thread_id}}", h_delete_thread,
               "Forget a thread: its messages, buffer lines, the records filed from it and its "
               "snapshots (counts by kind)", "deleteThread",
-              (_THREAD,), response=_obj(deleted=_obj(thread_id={"type": "string"})),
+              (_THREAD,), response=_obj(deleted=_obj(thread_id={"type": "string"}),
+                                              compacted=_COMPACTED),
               tags=("threads", "forget")),
     Operation("POST", f"{API}/threads/{{thread_id}}/messages", h_append,
               "Append messages in order (creates the thread); `step: true` files due stretches",
@@ -707,7 +821,8 @@ OPERATIONS: list[Operation] = [
               response=_obj(record=RECORD_OUT), tags=("records",)),
     Operation("DELETE", f"{API}/records/{{record_id}}", h_delete_record, "Delete a record",
               "deleteRecord", (_RECORD,),
-              response=_obj(deleted=_obj(record_id={"type": "integer"})),
+              response=_obj(deleted=_obj(record_id={"type": "integer"}),
+                            compacted=_COMPACTED),
               tags=("records", "forget")),
     Operation("GET", f"{API}/search", h_search,
               "Search long-term records (hybrid lexical + vector when an embedder is set)",
@@ -731,7 +846,8 @@ OPERATIONS: list[Operation] = [
                    "properties": {"namespace": {"type": "boolean", "enum": [True],
                                                 "description": "forget everything of this "
                                                                "namespace"}}}]},
-              response=_obj(deleted={"type": "object"}), tags=("forget",)),
+              response=_obj(deleted={"type": "object"}, compacted=_COMPACTED),
+              tags=("forget",)),
     Operation("GET", f"{API}/export", h_export, "Everything this namespace holds, as JSON",
               "export", response=_obj(namespace={"type": "string"}, format={"type": "string"},
                                       threads={"type": "array"}, records={"type": "array"}),

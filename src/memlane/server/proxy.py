@@ -70,6 +70,7 @@ from ..models.openai import wire_messages
 from ..recall.rounds import run_memory_call, tool_round
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..types import ThreadInfo
+from ..validate import clean_text
 from .openapi import ERROR_SCHEMA, problems
 
 if TYPE_CHECKING:
@@ -188,7 +189,8 @@ def log_form(message: Mapping[str, Any]) -> dict[str, Any]:
             lines.append(f"[tool call {fn.get('name', '?')}({args})]")
         text = "\n".join([text, *lines]) if text else "\n".join(lines)
     name = message.get("name")
-    return {"role": role, "content": text,
+    # Cleaned as the log stores it (NUL -> U+FFFD), so a resent message matches its stored copy.
+    return {"role": role, "content": clean_text(text),
             "name": name if isinstance(name, str) and name else None}
 
 

@@ -182,11 +182,15 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def sentence_score(sentence: str) -> float:
-    """How fact-like a sentence is: rewards specifics (numbers, names, first person, events)."""
+def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
+    """How fact-like a sentence is: rewards specifics (numbers, names, first person, events).
+    `names` (lower case) are the participants': addressing someone ("Glad I could help, John")
+    is not a fact about anyone, so their names count neither as content nor as names."""
     words = _words(sentence)
     if len(words) < 4 or _GREETING.match(sentence):
         return 0.0
+    if names:
+        words = [w for w in words if w.lower() not in names]
     content = [w for w in words if w.lower() not in STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
     if _FIRST.search(sentence):
@@ -211,10 +215,6 @@ def _kind(sentence: str) -> str:
     if _EVENT.search(sentence):
         return "event"
     return "fact"
-
-
-def _speaker(m: Message) -> str:
-    return m.name or m.role
 
 
 def extract(
@@ -243,6 +243,7 @@ def extract(
     turn_best: dict[int, float] = {}
     turn_of: dict[int, int] = {}
     current_turn = messages[0].seq if messages else 0
+    names = frozenset(n for m in messages if m.name for n in m.name.lower().split())
     for m in messages:
         if m.role == "user":
             current_turn = m.seq
@@ -250,7 +251,7 @@ def extract(
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
         sentences = split_sentences(m.content)
-        scored = sorted(((sentence_score(s), i, s) for i, s in enumerate(sentences)
+        scored = sorted(((sentence_score(s, names), i, s) for i, s in enumerate(sentences)
                          if not is_request(s)),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
@@ -269,7 +270,6 @@ def extract(
                     display[lw] = w
     for seq in sorted({turn_of[m.seq] for m in messages if m.role == "user"}):
         relevance.append({"seq": seq, "score": round(0.2 + 0.8 * turn_best.get(seq, 0.0), 3)})
-    names = {(m.name or "").lower() for m in messages if m.name}
     return {
         "records": finish_ops(ops, existing),
         "episode": episode_line(messages, keywords, display, skip=names),

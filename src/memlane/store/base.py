@@ -238,6 +238,11 @@ class RecordsAndSearch(Protocol):
         pinned_only: bool = False,
     ) -> list[Record]: ...
 
+    def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
+                          ) -> list[str]:
+        """Namespaces holding records (of `kinds`): all, or `prefix` and `prefix.`..."""
+        ...
+
     def add_record(
         self,
         namespace: str,

@@ -206,6 +206,23 @@ class CommonStore:
     def _delete_thread(c: Any, namespace: str, thread_id: str) -> bool:
         raise NotImplementedError
 
+    def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
+                          ) -> list[str]:
+        """The namespaces that hold records (of `kinds`, if given), sorted: all of them, or
+        `prefix` and those under it (`prefix.`...), a range of the (namespace, id) index."""
+        where, args = [], []
+        if prefix:
+            # '/' is the character after '.', so the range is exactly the `prefix.` names.
+            where.append("(namespace = ? OR (namespace >= ? AND namespace < ?))")
+            args += [prefix, prefix + ".", prefix + "/"]
+        if kinds is not None:
+            where.append(f"kind IN ({', '.join('?' for _ in kinds) or 'NULL'})")
+            args += list(kinds)
+        sql = "SELECT DISTINCT namespace FROM records"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return [r[0] for r in self._read(sql + " ORDER BY 1", args)]
+
     # message log -------------------------------------------------------------------------------
     def thread(self, namespace: str, thread_id: str) -> ThreadInfo | None:
         rows = self._read(f"SELECT {_THREAD_COLS} FROM threads WHERE namespace = ? AND"
