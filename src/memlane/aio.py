@@ -124,9 +124,6 @@ class AsyncMemory:
     async def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return await self._run(self.sync.threads, limit, offset)
 
-    async def namespaces(self) -> list[str]:
-        return await self._run(self.sync.namespaces)
-
     async def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
         *, pinned_only: bool = False,

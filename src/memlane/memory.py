@@ -143,10 +143,6 @@ class Memory:
         return self.store.threads(self.ns, validate.count(limit, "limit"),
                                   validate.count(offset, "offset"))
 
-    def namespaces(self) -> list[str]:
-        """Every namespace of the store that holds a thread or a record (not only this view's)."""
-        return self.store.namespaces()
-
     def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
         *, pinned_only: bool = False,

@@ -66,16 +66,20 @@ def _day(ts: float) -> str:
 
 
 def render_line(ep: Episode, cache: Caches | None = None) -> str:
-    """One line of the block. `cache`: the memory's memos (by episode: episodes are frozen, so
-    an equal episode renders to the same text)."""
+    """One line of the block. `cache`: the memory's memos.
+
+    The memos of an episode are keyed by identity, with the episode kept in the entry: a store
+    hands the same `Episode` objects out call after call (SQLite memoises them by row), so a hit
+    is the very object (an id is never reused while the entry holds it) and, episodes being
+    frozen, the same text. An identity check is cheaper than hashing the episode's fields."""
     if cache is not None:
-        hit = cache.lines.get(ep)
-        if hit is not None:
-            return hit
+        hit = cache.lines.get(id(ep))
+        if hit is not None and hit[0] is ep:
+            return hit[1]
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
     text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {neutralise(ep.line)} [{ids}]"
     if cache is not None:
-        remember(cache.lines, ep, text)
+        remember(cache.lines, id(ep), (ep, text))
     return text
 
 
@@ -111,11 +115,14 @@ def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
                     ) -> tuple[BufferLine, ...]:
     if cache is None:
         return tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date) for e in lines)
-    memo = cache.buffer_lines
+    memo = cache.buffer_lines  # by identity, as in `render_line`
     out = []
     for e in lines:
-        b = memo.get(e)
-        if b is None:
-            b = remember(memo, e, BufferLine(e.line, e.record_ids, e.start, e.end, e.date))
-        out.append(b)
+        hit = memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            out.append(hit[1])
+        else:
+            b = BufferLine(e.line, e.record_ids, e.start, e.end, e.date)
+            remember(memo, id(e), (e, b))
+            out.append(b)
     return tuple(out)

@@ -376,11 +376,6 @@ class Admin(Protocol):
         """Erase every row of the namespace. Returns counts by kind."""
         ...
 
-    def namespaces(self) -> list[str]:
-        """Every namespace that holds a thread or a record, sorted (the one store-wide read:
-        for tools that map their own namespaces onto memlane's)."""
-        ...
-
     def export_namespace(self, namespace: str) -> dict[str, Any]:
         """The namespace as JSON-ready data: threads with messages and episodes, records with
         sources and history, snapshots. Vectors and index rows are derived and left out."""

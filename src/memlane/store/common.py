@@ -432,12 +432,6 @@ class CommonStore:
                 (namespace, *part)))
         return sorted(out, key=lambda s: s.id)
 
-    def namespaces(self) -> list[str]:
-        """Every namespace that holds a thread or a record, sorted."""
-        rows = self._read(
-            "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1")
-        return [r[0] for r in rows]
-
     # export ------------------------------------------------------------------------------------
     def export_namespace(self, namespace: str) -> dict[str, Any]:
         with self._snapshot_reads() as q:  # one consistent snapshot of the namespace
