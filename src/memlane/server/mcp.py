@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -28,8 +28,15 @@ from ..errors import MemlaneError
 from ..memory import Memory
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 
-if TYPE_CHECKING:
-    from .app import Service
+
+class Service(Protocol):
+    """What `/mcp` needs of the server's `Service` (app.py), named here so that this module does
+    not import the app that mounts it."""
+
+    config: Any
+
+    def mem(self, namespace: str) -> Memory: ...
+
 
 INSTRUCTIONS = (
     "Long-term memory of one user. search_memory finds records; open_memory reads records by id "
