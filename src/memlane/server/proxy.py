@@ -54,7 +54,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -71,10 +71,8 @@ from ..recall.rounds import run_memory_call, tool_round
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..types import ThreadInfo
 from ..validate import clean_text
+from .base import ApiError, Service, namespace_of, read_json
 from .openapi import ERROR_SCHEMA, problems
-
-if TYPE_CHECKING:
-    from .app import Service
 
 log = logging.getLogger("memlane.proxy")
 
@@ -439,8 +437,6 @@ class Proxy:
         return {}
 
     def _require_upstream(self) -> HttpUpstream | ModelUpstream:
-        from .app import ApiError
-
         if self.upstream is None:
             raise ApiError(503, "this memlane server has no upstream model: start it with "
                                 "`memlane serve --upstream URL` (or --upstream local)",
@@ -448,8 +444,6 @@ class Proxy:
         return self.upstream
 
     async def endpoint(self, request: Request) -> Response:
-        from .app import ApiError, namespace_of, read_json
-
         started = time.perf_counter()
         body = await read_json(request, self.svc.config.max_body)
         self._require_upstream()
@@ -829,8 +823,6 @@ class Proxy:
     async def passthrough(self, request: Request) -> Response:
         """`/v1/models`, `/v1/embeddings`, ...: sent to the upstream unchanged (with the
         upstream's key), its answer returned unchanged."""
-        from .app import ApiError, read_json
-
         path = request.url.path[len("/v1/"):]
         for route in request.app.routes:
             # A path memlane serves, with another method: 405, as the router would say.
