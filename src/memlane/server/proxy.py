@@ -32,7 +32,7 @@ the rules in full.
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
 client's tool calls back to the client, so it keeps its own compact loop over raw JSON; the
-round that runs memlane's tools is the agent's (`recall.rounds.tool_round`). The memory step
+round that runs memlane's tools is the agent's (`tools.rounds.tool_round`). The memory step
 is the same one (`Service.submit_step`, then the `StepRunner` every surface files through, with
 the extractor `memlane serve` configured: the upstream model with the heuristic as fallback, or
 the heuristic alone).
@@ -67,8 +67,8 @@ from ..errors import MemlaneError, ModelError, NotFound, UsageError
 from ..memory import Memory, Thread
 from ..models.base import Model, ModelReply, ToolCall, error_message, iter_sse, parse_arguments
 from ..models.openai import wire_messages
-from ..recall.rounds import run_memory_call, tool_round
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
+from ..tools.rounds import run_memory_call, tool_round
 from ..types import ThreadInfo
 from ..validate import clean_text
 from .base import ApiError, Service, namespace_of, read_json
@@ -628,7 +628,7 @@ class Proxy:
                       rnd: int) -> list[dict[str, Any]]:
         """Run memlane's calls of one round (the shared `tool_round`); the messages to send
         next."""
-        from ..recall.tools import MemoryTools
+        from ..tools.handlers import MemoryTools
 
         tools = MemoryTools(turn.mem, thread_id=turn.thread.id)
         parsed = [ToolCall(str(c.get("id") or f"call_{i}"), _call_name(c),
