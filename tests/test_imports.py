@@ -3,7 +3,9 @@
 The graph is built with `ast` from every `import` and `from ... import` in src/memlane, those inside
 functions and under `if TYPE_CHECKING:` included (a deferred or type-only import is still a
 dependency a reader has to hold in mind, and the first step to a runtime cycle). Relative imports
-are resolved; `from pkg import name` is an edge to `pkg.name` when that is a module, else to `pkg`.
+are resolved; `from pkg import name` is an edge to `pkg.name` when that is a module, else to `pkg`;
+`importlib.import_module("memlane.x")` with a literal name counts too (a computed name cannot be
+read: the one in src is cli/__init__.py loading its own subcommand modules).
 Importing `a.b.c` also runs the `__init__` of `a.b`, so that is an edge too, except to a package
 the importer is itself inside (Python has already started it) and except to `memlane` itself.
 
@@ -86,6 +88,10 @@ def _imports(name: str, path: Path, modules: dict[str, Path], top: str) -> set[t
                 base = node.module or ""
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
                        for a in node.names]
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"):
+            targets = [node.args[0].value]  # importlib.import_module("memlane.x")
         for target in targets:
             if target != top and not target.startswith(top + "."):
                 continue
@@ -182,13 +188,14 @@ def test_graph_is_read_from_the_code(tmp_path):
     (pkg / "sub" / "__init__.py").write_text("")
     (pkg / "sub" / "c.py").write_text(
         "from . import d\ndef f():\n    from ..a import x\n    return x\n")
-    (pkg / "sub" / "d.py").write_text("from pkg import a\n")
+    (pkg / "sub" / "d.py").write_text(
+        "import importlib\nfrom pkg import a\nimportlib.import_module('pkg.b')\n")
     graph = read_graph(tmp_path, "pkg")
     assert graph["pkg"] == {("pkg.a", 1)}
     assert graph["pkg.a"] == {("pkg.b", 2)}
     assert graph["pkg.b"] == {("pkg.sub.c", 3), ("pkg.sub", 3)}  # TYPE_CHECKING; sub's __init__
     assert graph["pkg.sub.c"] == {("pkg.sub.d", 1), ("pkg.a", 3)}  # in a function; no own pkg
-    assert graph["pkg.sub.d"] == {("pkg.a", 1)}
+    assert graph["pkg.sub.d"] == {("pkg.a", 2), ("pkg.b", 3)}
     assert find_cycles(graph) == [[("pkg.a", 2), ("pkg.b", 3), ("pkg.sub.c", 3)]]
     assert find_cycles({"pkg.a": {("pkg.b", 1)}, "pkg.b": set()}) == []
 
