@@ -200,7 +200,7 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
     assert len(shown) + (trace.gap or 0) == len(before)
     before_keys = [(e.start, e.end) for e in before]
     assert set(shown) <= set(before_keys)
-    stated = [int(n) for n in re.findall(r"(\d+) (?:earlier )?stretches not listed", block)]
+    stated = [int(n) for n in re.findall(r"(\d+) (?:earlier )?stretch(?:es)? not listed", block)]
     assert stated == ([trace.gap] if trace.gap else [])
     for e in before:
         if (e.start, e.end) in shown:
@@ -224,7 +224,7 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
     # Unfiled evicted messages are stated, never silently missing.
     assert trace.unfiled == max(0, (window_start - 1) - info.filed_to)
     if trace.unfiled:
-        assert f"({trace.unfiled} earlier messages are not filed yet" in block
+        assert f"({trace.unfiled} earlier message" in block and "not filed yet" in block
 
 
 # --- (d) idempotent retries ----------------------------------------------------------------------

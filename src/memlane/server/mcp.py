@@ -83,8 +83,28 @@ def build_server(memory_for: Callable[[ServerRequestContext[Any]], Memory]) -> S
         # The store blocks; keep it off the event loop.
         return await anyio.to_thread.run_sync(call, memory, params.name, params.arguments)
 
+    # memlane's memory is reached through its tools, which search and open records on demand;
+    # there are no resources or prompts to list. Clients (e.g. inspectors, desktop apps) ask
+    # anyway, and "method not found" reads as a broken server: answer with empty lists.
+    async def list_resources(ctx: ServerRequestContext[Any],
+                             params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def list_resource_templates(ctx: ServerRequestContext[Any],
+                                      params: types.PaginatedRequestParams | None
+                                      ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    async def list_prompts(ctx: ServerRequestContext[Any],
+                           params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])
+
     return Server("memlane", version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources,
+                  on_list_resource_templates=list_resource_templates,
+                  on_list_prompts=list_prompts)
 
 
 def mount_http(
