@@ -22,15 +22,20 @@ no cycle. Why this order:
 2. `context/` (the pure assembler) and `store/` (the engines): both work on value types only;
    assembly never touches a store and a store never assembles, so neither imports the other.
 3. `ledger`, `transfer`, `recall/`: built on a store (the ledger's migrations, export/import,
-   embeddings and search over the store's rows and vectors).
+   embeddings and search over the store's rows and vectors). `recall/` also holds the memory
+   tools' JSON schemas, which assembly counts in the budget, so they sit below `memory`; their
+   handlers need a `Memory` and are `tools/` (7).
 4. `step/`: filing a stretch (parse, validate, apply, the runner) writes records to the store and
    quality rows to the ledger and may call a model.
-5. `redact`: forgetting a fact's sources runs a step-like rewrite.
+5. `redact`: what forgetting a fact rewrites in its sources; it tells a fact's content words by
+   the heuristic extractor's stopwords (`step/heuristic.py`), so it sits above `step/`.
 6. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
    the core go through.
 7. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
    `ingest`: surfaces over one `Memory`.
-8. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces.
+8. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces. Inside
+   `server/`, `base.py` holds what `app.py` and the modules it mounts (`proxy.py`, `mcp.py`)
+   share, so those never import the app.
 9. `cli/`: the command line starts all of them. 10. `__main__`.
 
 `memlane/__init__.py` is the public API: it may import from any layer, and nothing inside memlane
@@ -212,6 +217,8 @@ def test_every_unit_has_a_layer():
     missing = sorted(units - set(LAYER))
     assert not missing, (f"{missing} have no layer: add each to LAYERS in tests/test_imports.py, "
                          "above everything it imports and below everything that imports it")
+    gone = sorted(set(LAYER) - units)
+    assert not gone, f"{gone} are in LAYERS but not in src/memlane: remove them"
 
 
 def test_each_package_imports_only_below_itself():
