@@ -17,9 +17,9 @@ import pytest
 
 from memlane.errors import StepError, UsageError
 from memlane.memory import Memory
-from memlane.recall.tools import MemoryTools
 from memlane.step.parse import EPISODE_MAX_CHARS, parse_step
 from memlane.store.base import NewMessage
+from memlane.tools.handlers import MemoryTools
 
 BIG = 2**70
 

@@ -12,8 +12,8 @@ import pytest
 
 from memlane.context.policy import Policy
 from memlane.memory import Memory
-from memlane.recall.tools import MemoryTools
 from memlane.safety import is_suspect, neutralise, scan
+from memlane.tools.handlers import MemoryTools
 
 CORPUS = [json.loads(line) for line in
           (Path(__file__).parent / "data" / "injection_corpus.jsonl").read_text().splitlines()]

@@ -7,7 +7,7 @@ import pytest
 from memlane import Memory
 from memlane.recall.embed import HashEmbedder
 from memlane.recall.schemas import TOOL_SCHEMAS
-from memlane.recall.tools import MemoryTools
+from memlane.tools.handlers import MemoryTools
 
 
 @pytest.fixture

@@ -44,9 +44,7 @@ from .errors import MemlaneError, UsageError
 from .ledger import Ledger, detect_asked_again, detect_correction, question_keys
 from .memory import Extractor, Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
-from .recall.rounds import ToolCallRecord, run_memory_call, tool_round
 from .recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
-from .recall.tools import MemoryTools
 from .safety import MEMORY_INSTRUCTIONS
 from .step.model import (
     INLINE_TOOL_NAME,
@@ -57,6 +55,8 @@ from .step.model import (
 )
 from .step.runner import StepRunner, StepWorker
 from .step.schema import STEP_INSTRUCTIONS
+from .tools.handlers import MemoryTools
+from .tools.rounds import ToolCallRecord, run_memory_call, tool_round
 from .types import Message, Record, StepResult, Trace
 
 log = logging.getLogger("memlane.agent")

@@ -265,7 +265,7 @@ def memlane_tools(memory: AsyncMemory | Memory, *, thread_id: str | None = None,
     """memlane's memory tools (search_memory, open_memory, remember, update_memory, forget,
     recall) as SDK `FunctionTool`s. A bad call comes back to the model as `{"error": ...}`, never
     as an exception. `thread_id`: the conversation records the model saves are attributed to."""
-    from ..recall.tools import DEFAULT_MAX_TOKENS, MemoryTools
+    from ..tools.handlers import DEFAULT_MAX_TOKENS, MemoryTools
 
     amem = memory if isinstance(memory, AsyncMemory) else AsyncMemory(memory)
     handlers = MemoryTools(amem.sync, thread_id=thread_id,

@@ -259,7 +259,7 @@ def memlane_toolset(memory: AsyncMemory | Memory, *, thread_id: str | None = Non
                     max_tokens: int | None = None) -> FunctionToolset[Any]:
     """memlane's memory tools as a pydantic-ai toolset. A bad call comes back to the model as
     `{"error": ...}`, never as an exception."""
-    from ..recall.tools import DEFAULT_MAX_TOKENS, MemoryTools
+    from ..tools.handlers import DEFAULT_MAX_TOKENS, MemoryTools
 
     amem = memory if isinstance(memory, AsyncMemory) else AsyncMemory(memory)
     handlers = MemoryTools(amem.sync, thread_id=thread_id,

@@ -1,7 +1,7 @@
 """JSON schemas of memlane's memory tools, in OpenAI function format (what the model is offered).
 
-Handlers live in `memlane.recall.tools`; these are only the definitions, so assembly can count them
-in the budget without importing the search machinery.
+Handlers live in `memlane.tools.handlers`, above `Memory`; these are only the definitions, here
+below it, so assembly can count them in the budget without importing the handlers.
 """
 
 from __future__ import annotations

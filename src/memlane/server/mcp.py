@@ -52,7 +52,7 @@ def tools() -> list[types.Tool]:
 
 def call(memory: Memory, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """Run one tool; a tool's failure is a result with `is_error`, which the model can read."""
-    from ..recall.tools import MemoryTools
+    from ..tools.handlers import MemoryTools
 
     if name not in MEMORY_TOOL_NAMES:
         result: dict[str, Any] = {"error": f"unknown tool {name!r}; available: "

@@ -25,10 +25,10 @@ from typing import Any
 
 from ..errors import MemlaneError
 from ..memory import Memory
+from ..recall.schemas import TOOL_SCHEMAS
 from ..safety import is_suspect, neutralise
 from ..types import Record
 from ..validate import date_text
-from .schemas import TOOL_SCHEMAS
 
 log = logging.getLogger("memlane.tools")
 
