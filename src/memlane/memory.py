@@ -35,6 +35,8 @@ from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .store.common import batched_df, lexical_plan
+from .store.fts import query_terms
 from .telemetry import traced
 from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
@@ -170,10 +172,22 @@ class Memory:
     def related(self, messages: Sequence[Message], limit: int = 10) -> list[Record]:
         """Existing records related to a stretch, for a memory step to update rather than
         duplicate (one copy of each fact). Search failures give no records, never an error."""
-        query = " ".join(m.content for m in messages if m.role == "user")[:1000]
+        query = clean_text(" ".join(m.content for m in messages if m.role == "user")[:1000])
         if not query.strip():
             return []
         try:
+            # Bounded by `RELATED_DOCS`, not by the namespace: every stretch is filed with this
+            # search, and up to 32 terms OR-ed match most of a namespace whose records share
+            # common words, so an unplanned search ranked all of them on every stretch (filing
+            # grew quadratic). Its rarest terms, those that tell a fact apart, retrieve; one
+            # statement counts them. A namespace where the terms are all rare (every small
+            # one) searches them all, as before; a stretch of common terms only, too.
+            terms = query_terms(query)
+            plan = lexical_plan(
+                terms, 0.0, batched_df(terms, lambda ts: self.store.term_counts(
+                    ts, RELATED_DOCS)), large=0, common=RELATED_DOCS, budget=RELATED_DOCS)
+            if plan and len(plan) < len(terms):
+                query = " ".join(plan)
             return [h.record for h in self.search(query, limit)]
         except MemlaneError:
             return []
@@ -635,6 +649,10 @@ class Thread:
         return self._store.delete_thread(self._ns, self.id)
 
 
+RELATED_DOCS = 200
+"""About how many records a stretch's related-records search (`Memory.related`) ranks at most:
+its rarest terms retrieve, up to this many records together; a term in this many or more does
+not (unless every term does)."""
 NOTE_MIN_TOKENS = 16
 """Tokens a shown note is taken to need at least ("- #123 " and one short sentence): a namespace
 with more records than the notes share holds at this size is not read whole, only searched."""

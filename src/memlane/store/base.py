@@ -297,6 +297,11 @@ class RecordsAndSearch(Protocol):
         record's creation time (epoch seconds, inclusive)."""
         ...
 
+    def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:
+        """How many records (store-wide) hold each search term, each counted up to `cap`, in
+        one round trip: what a caller plans a bounded search with (`lexical_plan`)."""
+        ...
+
     def put_vectors(
         self, namespace: str, items: Sequence[tuple[int, Sequence[float]]], model: str,
         target: str = "records",

@@ -104,8 +104,9 @@ def vec_table(target: str) -> VecTable:
         raise UsageError(f"vector target {target!r}: use 'records' or 'snapshots'") from None
 
 
-def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int]
-                 ) -> list[str] | None:
+def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int], *,
+                 large: float | None = None, common: int | None = None,
+                 budget: int | None = None) -> list[str] | None:
     """On a large index, the terms worth retrieving by (None: use every term, the plain query).
 
     Ranking costs a few microseconds per matching document, and a term found in 3% of a million
@@ -119,19 +120,40 @@ def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int]
     back to the plain query, unless the plan was every term (the same query).
 
     `indexed`: how many records the index holds (store-wide); `df(term)`: how many documents
-    hold the term, counted up to `COMMON_DF` (the cost is bounded however common the term).
+    hold the term, counted up to `COMMON_DF` (the cost is bounded however common the term;
+    `batched_df` makes one round trip of all the terms' counts). `large`, `common` and `budget`
+    replace `LARGE_INDEX`, `COMMON_DF` and `DOC_BUDGET` (read when called) for a caller with
+    its own bounds (`Memory.related`).
     """
-    if indexed < LARGE_INDEX:
+    large = LARGE_INDEX if large is None else large
+    common = COMMON_DF if common is None else common
+    budget = DOC_BUDGET if budget is None else budget
+    if indexed < large:
         return None
     dfs = sorted((df(t), t) for t in terms)
     selective: list[str] = []
     total = 0
     for n, t in dfs:
-        if n >= COMMON_DF or (selective and total + n > DOC_BUDGET):
+        if n >= common or (selective and total + n > budget):
             break
         selective.append(t)
         total += n
     return selective
+
+
+def batched_df(terms: Sequence[str], counts: Callable[[list[str]], list[int]]
+               ) -> Callable[[str], int]:
+    """A `df(term)` for `lexical_plan` that counts every term of `terms` in one call of
+    `counts` (a store's bounded counts, one statement), on first use only: a small index makes
+    no plan and counts nothing."""
+    got: dict[str, int] = {}
+
+    def df(term: str) -> int:
+        if not got:
+            got.update(zip(terms, counts(list(terms)), strict=True))
+        return got[term]
+
+    return df
 
 
 class CommonTx:
@@ -349,6 +371,14 @@ class CommonStore:
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
                         ) -> list[tuple[Record, float]]:
+        raise NotImplementedError
+
+    def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:
+        if not terms:
+            return []
+        return self._term_counts(list(terms), max(int(cap), 0))
+
+    def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         raise NotImplementedError
 
     def search_snapshots(self, namespace: str, query: str, k: int

@@ -60,6 +60,7 @@ from .common import (
     CommonTx,
     ThreadLocks,
     VecTable,
+    batched_df,
     grown_rows,
     held_turns,
     lexical_plan,
@@ -678,10 +679,9 @@ class PostgresStore(CommonStore):
             # table is first analyzed).
             est = c.execute("SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass"
                             ).fetchone()
-            plan = lexical_plan(terms, max(float(est[0]), 0.0) if est else 0.0, lambda t: int(
-                c.execute("SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
-                          " to_tsquery('english', %s) LIMIT %s) x", (t, COMMON_DF)
-                          ).fetchone()[0]))  # type: ignore[index]
+            plan = lexical_plan(terms, max(float(est[0]), 0.0) if est else 0.0,
+                                batched_df(
+                                    terms, lambda ts: _term_counts(c, ts, COMMON_DF)))
             if plan is not None:
                 tsq = " | ".join(plan) if plan else " & ".join(terms)
                 rows = c.execute(sql, {**args, "q": tsq}).fetchall()
@@ -690,6 +690,10 @@ class PostgresStore(CommonStore):
             if plan is None:
                 rows = c.execute(sql, {**args, "q": " | ".join(terms)}).fetchall()
         return [(_record(r[:10]), float(r[10])) for r in rows]
+
+    def _term_counts(self, terms: list[str], cap: int) -> list[int]:
+        with self._conn() as c:
+            return _term_counts(c, terms, cap)
 
     def _put_vectors(self, namespace: str, t: VecTable,
                      items: Sequence[tuple[int, Sequence[float]]], model: str) -> int:
@@ -893,3 +897,14 @@ def _filters(alias: str, f: SearchFilters, kind_col: str = "kind"
         sql += f" AND {alias}.created <= %(f_until)s"
         args["f_until"] = f.until
     return sql, args
+
+
+def _term_counts(c: psycopg.Connection[Any], terms: Sequence[str], cap: int) -> list[int]:
+    """Records holding each term (store-wide), each counted up to `cap`, in one statement (a
+    bounded count per term, as a LATERAL subquery per array element)."""
+    rows = c.execute(
+        "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
+        " to_tsquery('english', t.term) LIMIT %s) x)"
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, n) ORDER BY t.n",
+        (cap, list(terms))).fetchall()
+    return [int(r[0]) for r in rows]
