@@ -1,0 +1,71 @@
+"""`Memory.related` stays bounded on a namespace whose records share common words, and still
+finds what a stretch repeats or corrects (`Store.term_counts` on both engines)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import memlane.memory as memory_mod
+from memlane.memory import Memory
+from memlane.step.heuristic import fact_terms
+from test_heuristic import CONVERSATION, REPLY
+
+
+def test_term_counts_are_capped_per_term_in_order(store: Any) -> None:
+    for i in range(6):
+        store.add_record("a", f"Locker {i} is on floor {i % 2}.")
+    store.add_record("b", "Locker code is 4417.")  # store-wide: other namespaces count too
+    assert store.term_counts(["4417", "locker", "floor", "zebra"], 100) == [1, 7, 6, 0]
+    assert store.term_counts(["locker", "4417"], 3) == [3, 1]
+    assert store.term_counts([], 3) == []
+
+
+def test_related_searches_the_rarest_terms_past_the_bound(
+        store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_mod, "RELATED_DOCS", 5)
+    mem = Memory(store, "u")
+    for i in range(12):
+        mem.remember(f"The weekly plan {i} is about the garden.")
+    target = mem.remember("The garden plan for Zanzibar is about mangoes.")
+    asked: list[str] = []
+    search = mem.search
+
+    def spy(query: str, k: int = 5, **kw: Any) -> Any:
+        asked.append(query)
+        return search(query, k, **kw)
+
+    monkeypatch.setattr(mem, "search", spy)
+    t = mem.thread("t")
+    t.add("user", "About the garden plan for Zanzibar: mangoes.")
+    got = mem.related(t.messages())
+    assert got and got[0].id == target.id
+    # "garden" and "plan" are in 13 records, over the bound: only the rare terms retrieved
+    assert asked and "garden" not in asked[-1].split() and "zanzibar" in asked[-1].split()
+    monkeypatch.setattr(memory_mod, "RELATED_DOCS", 10**6)
+    assert mem.related(t.messages())[0].id == target.id
+    assert asked[-1] == "About the garden plan for Zanzibar: mangoes."  # every term: unplanned
+
+
+def test_repeats_and_corrections_are_caught_in_a_large_namespace(
+        store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heuristic's one-copy-of-each-fact rule with the bound far below the namespace's size
+    (filler records sharing the conversation's common words)."""
+    monkeypatch.setattr(memory_mod, "RELATED_DOCS", 4)
+    mem = Memory(store, "user-1")
+    for i in range(20):
+        mem.remember(f"My appointment {i} is about a new job on a day in May.")
+    t = mem.thread("t")
+    for text in CONVERSATION:
+        t.add("user", text)
+        t.add("assistant", REPLY)
+        t.maybe_step()
+    texts = [r.text for r in mem.records(limit=1000)][20:]
+    assert texts.count("I have a dentist appointment with Dr. Okafor on 12 May at 9:30.") == 1
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            ta, tb = fact_terms(a), fact_terms(b)
+            assert len(ta & tb) / len(ta | tb) < 0.75, (a, b)
+    jobs = [x for x in texts if "data analyst" in x]
+    assert jobs == ["My new job as a data analyst moved to 1 October."]
