@@ -80,6 +80,14 @@ class _Counter:
     def msg(self, text: str) -> int:
         return self(text) + MESSAGE_OVERHEAD
 
+    def prime(self, texts: Sequence[str]) -> None:
+        """Count the texts not counted yet in one tokenizer call (a call per text costs more
+        than the counting, for short texts such as note lines)."""
+        memo = self.memo
+        todo = list(dict.fromkeys(t for t in texts if t not in memo))
+        if todo:
+            memo.update(zip(todo, self.tk.count(todo), strict=True))
+
     def cut(self, text: str, max_tokens: int, tokens: int) -> tuple[str, int]:
         """`head_tail(text, max_tokens)` and its tokens, memoised (each fill round cuts the
         same oversize messages)."""
@@ -303,6 +311,7 @@ class _Assembly:
         if notes and cap > 0:
             seen = {r.id for r in rows.pinned}
             used = count.msg(RECORDS_HEADER)
+            shown: list[str] = []
             for r in notes:
                 if r.id in seen:
                     continue
@@ -310,7 +319,9 @@ class _Assembly:
                 if r.suspect or is_suspect(r.text, scans):
                     withheld += 1
                     continue
-                line = f"- #{r.id} {r.text}"
+                shown.append(f"- #{r.id} {r.text}")
+            count.prime(shown)
+            for line in shown:
                 n = count(line) + 1
                 if used + n > cap:
                     continue
