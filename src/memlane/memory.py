@@ -180,14 +180,16 @@ class Memory:
             # search, and up to 32 terms OR-ed match most of a namespace whose records share
             # common words, so an unplanned search ranked all of them on every stretch (filing
             # grew quadratic). Its rarest terms, those that tell a fact apart, retrieve; one
-            # statement counts them. A namespace where the terms are all rare (every small
-            # one) searches them all, as before; a stretch of common terms only, too.
-            terms = query_terms(query)
-            plan = lexical_plan(
-                terms, 0.0, batched_df(terms, lambda ts: self.store.term_counts(
-                    ts, RELATED_DOCS)), large=0, common=RELATED_DOCS, budget=RELATED_DOCS)
-            if plan and len(plan) < len(terms):
-                query = " ".join(plan)
+            # statement counts them. A namespace of at most RELATED_DOCS records (one probe row
+            # says) is searched with every term, as before, and so is a stretch whose terms
+            # are all rare, or all common.
+            if self.store.records(self.ns, limit=1, offset=RELATED_DOCS):
+                terms = query_terms(query)
+                plan = lexical_plan(
+                    terms, 0.0, batched_df(terms, lambda ts: self.store.term_counts(
+                        ts, RELATED_DOCS)), large=0, common=RELATED_DOCS, budget=RELATED_DOCS)
+                if plan and len(plan) < len(terms):
+                    query = " ".join(plan)
             return [h.record for h in self.search(query, limit)]
         except MemlaneError:
             return []

@@ -111,7 +111,9 @@ def search(
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
     if embedder is None or not query.strip():
-        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
+        # Lexical only: the pool is for fusion; the first k of a longer list are the k best
+        # (ties keep the index's order either way), so only k are read, with their sources.
+        lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until)
         return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(lexical[:k], 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
