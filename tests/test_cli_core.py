@@ -93,7 +93,9 @@ def test_demo_shows_fact_one_pointer_away(capsys):
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
-    assert r["memlane"]["fact_in_view"] is False
+    # The default shows the records relevant to the question as notes: the fact is in view, as
+    # its record, and a visible line points at that same record.
+    assert r["memlane"]["fact_in_view"] is True and r["memlane"]["fact_in_notes"] is True
     hit = r["memlane"]["one_pointer_away"]
     assert hit and "TP 1353" in hit["record"]["text"]
     assert hit["record"]["id"] in hit["line"]["record_ids"]

@@ -43,7 +43,8 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None) -
             t = mem.thread("lisbon-trip")
             ctx = t.context(budget=budget, new_message=QUESTION)
             window = t.context(budget=budget, new_message=QUESTION,
-                               policy=Policy(use_buffer=False, use_working=False))
+                               policy=Policy(use_buffer=False, use_working=False,
+                                             notes_share=0.0))
             # One pointer away: a visible buffer line whose record holds the fact.
             hit: dict[str, Any] | None = None
             for line in ctx.trace.buffer_lines:
@@ -60,6 +61,8 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None) -
                                 "fact_in_view": _in_view(window, ANSWER)},
                 "memlane": {"tokens": ctx.trace.tokens_total,
                             "fact_in_view": _in_view(ctx, ANSWER),
+                            "fact_in_notes": any(ANSWER in m.content for m in ctx.messages
+                                                 if m.layer == "notes"),
                             "one_pointer_away": hit},
                 "context": ctx.to_dict(),
             }
@@ -73,6 +76,8 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None) -
 def _story(r: dict[str, Any], rendered: str) -> str:
     s = r["ingested"]
     hit = r["memlane"]["one_pointer_away"]
+    noted = " (its record is among the notes relevant to the question)" \
+        if r["memlane"]["fact_in_notes"] else ""
     out = [
         "memlane demo: the episodic buffer, offline (SQLite, heuristic memory step, no API key)",
         "",
@@ -91,7 +96,7 @@ def _story(r: dict[str, Any], rendered: str) -> str:
         f"{'yes' if r['window_only']['fact_in_view'] else 'no'}; nothing in view says the "
         "conversation ever covered it.",
         f"   memlane      ({r['memlane']['tokens']} tokens): in view: "
-        f"{'yes' if r['memlane']['fact_in_view'] else 'no'}; ",
+        f"{'yes' if r['memlane']['fact_in_view'] else 'no'}{noted}; ",
     ]
     if hit:
         ln = hit["line"]
