@@ -34,10 +34,15 @@ class World:
         ring = KeyRing.load(tmp / "keys.json")
         self.victim, self.fuzzer = ring.add("victim"), ring.add("fuzzer")
         victim = self.memory.namespace("victim")
-        msgs = [{"role": "user", "content": f"My locker code is {SECRET}, remember it."},
-                {"role": "assistant", "content": "Noted."}] * 3
-        ingest(victim, "1", msgs)  # thread ids and record ids the fuzzer is likely to try
-        ingest(victim, "a", msgs)
+        # Distinct facts (one record each: the memory step keeps one copy of a repeated fact).
+        def msgs(first: int) -> list[dict[str, str]]:
+            return [m for i in range(first, first + 3)
+                    for m in ({"role": "user", "content": f"My locker {i} code is {SECRET}, "
+                                                          "remember it."},
+                              {"role": "assistant", "content": "Noted."})]
+
+        ingest(victim, "1", msgs(1))  # thread ids and record ids the fuzzer is likely to try
+        ingest(victim, "a", msgs(4))
         self.record_ids = [r.id for r in victim.records()]
         assert self.record_ids and all(SECRET in r.text for r in victim.records())
         self.upstream = FakeUpstream(lambda body: Reply(content="ok")).__enter__()
