@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from memlane import AsyncMemory, Memory, UsageError
+from memlane import AsyncMemory, Memory, Policy, UsageError
 from memlane.integrations.pydantic_ai import history_processor, memlane_capability
 
 
@@ -51,7 +51,9 @@ def _text(messages: list[ModelMessage]) -> str:
 
 def test_the_model_receives_memlanes_context_and_the_early_fact(store):
     async def main() -> None:
-        mem = AsyncMemory(Memory(store))
+        # Notes off: this test follows the fact through the search tool (with notes the default
+        # shows its record in view and the model answers without a tool call).
+        mem = AsyncMemory(Memory(store, policy=Policy(notes_share=0.0)))
         model = Model()
         cap = memlane_capability(mem, "user-7", budget=800, background_step=False)
         agent = Agent(FunctionModel(model), instructions="Be brief.", capabilities=[cap])
