@@ -34,7 +34,7 @@ from memlane.context.assemble import assemble
 from memlane.context.fill import sized_context
 from memlane.context.tokens import MESSAGE_OVERHEAD, BPETokenizer, default_tokenizer
 from memlane.context.truncate import head_tail
-from memlane.context.working import Turn, drop_order, score_turns, split_turns
+from memlane.context.working import decayed, drop_order
 from memlane.memo import Caches
 from memlane.recall.schemas import TOOL_SCHEMAS
 from memlane.safety import MEMORY_INSTRUCTIONS, NOTES_HEADER, is_suspect
@@ -76,6 +76,50 @@ class PlainTokenizer:
 
 
 PLAIN = PlainTokenizer()
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A user message and what followed it, up to the next user message."""
+
+    messages: tuple[Message, ...]
+
+    @property
+    def seq(self) -> int:
+        return self.messages[0].seq
+
+    @property
+    def end(self) -> int:
+        return self.messages[-1].seq
+
+    @property
+    def relevance(self) -> float | None:
+        for m in self.messages:
+            if m.relevance is not None:
+                return m.relevance
+        return None
+
+
+def split_turns(messages: Sequence[Message]) -> list[Turn]:
+    """Group messages into turns; messages before the first user message form their own turn."""
+    turns: list[list[Message]] = []
+    for m in messages:
+        if m.role == "user" or not turns:
+            turns.append([m])
+        else:
+            turns[-1].append(m)
+    return [Turn(tuple(t)) for t in turns]
+
+
+def score_turns(
+    turns: Sequence[Turn], newest_index: int, half_life: float, default: float
+) -> list[float]:
+    """Decayed score for each turn; age counts turns back from `newest_index`."""
+    out = []
+    for i, t in enumerate(turns):
+        r = t.relevance
+        out.append(decayed(default if r is None else r, newest_index - i, half_life))
+    return out
 
 
 class _RefCounter:
@@ -134,6 +178,10 @@ def _ref_render_line(ep: Episode) -> str:
     return f"- {date} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
 
 
+def _stretches(n: int, adjective: str = "") -> str:
+    return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
+
+
 def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfiled: int,
                       first_end: int | None) -> str:
     out = [NOTES_HEADER]
@@ -141,14 +189,16 @@ def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfile
     for ep in lines:
         out.append(_ref_render_line(ep))
         if ep.end == first_end and skipped_after_first > 0:
-            out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
+            out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
-            1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ..."
+            1, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
+               "..."
         )
     if unfiled > 0:
-        out.append(f"- ({unfiled} earlier messages are not filed yet: search memory)")
+        out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
+                   "filed yet: search memory)")
     return "\n".join(out)
 
 
@@ -295,7 +345,7 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
             working = []
             st_.working_kept, st_.working_reason = [], []
         elif st_.block and len(st_.lines) > 1:
-            # (issue 12: a recent line that points at no record goes first)
+            # A recent line that points at no record (only its words to offer) goes first.
             victim = next((e for e in st_.lines if e.end != first_end and not e.record_ids),
                           None) or next((e for e in st_.lines if e.end != first_end),
                                         st_.lines[0])

@@ -34,15 +34,15 @@ class World:
         ring = KeyRing.load(tmp / "keys.json")
         self.victim, self.fuzzer = ring.add("victim"), ring.add("fuzzer")
         victim = self.memory.namespace("victim")
-        # Distinct facts (one record each: the memory step keeps one copy of a repeated fact).
-        def msgs(first: int) -> list[dict[str, str]]:
-            return [m for i in range(first, first + 3)
-                    for m in ({"role": "user", "content": f"My locker {i} code is {SECRET}, "
-                                                          "remember it."},
-                              {"role": "assistant", "content": "Noted."})]
-
-        ingest(victim, "1", msgs(1))  # thread ids and record ids the fuzzer is likely to try
-        ingest(victim, "a", msgs(4))
+        # Different facts (a repeated one is filed once), so several record ids to try.
+        msgs = [m for fact in (f"My locker code is {SECRET}, remember it.",
+                               f"My gym membership number is {SECRET} since March.",
+                               f"I keep the spare key under the blue pot, tag {SECRET}.",
+                               f"My library card reads {SECRET} on the back.")
+                for m in ({"role": "user", "content": fact},
+                          {"role": "assistant", "content": "Noted."})]
+        ingest(victim, "1", msgs)  # thread ids and record ids the fuzzer is likely to try
+        ingest(victim, "a", msgs)
         self.record_ids = [r.id for r in victim.records()]
         assert self.record_ids and all(SECRET in r.text for r in victim.records())
         self.upstream = FakeUpstream(lambda body: Reply(content="ok")).__enter__()
@@ -133,4 +133,4 @@ def test_every_operation_with_the_victims_ids_answers_nothing(world):
     # ...and the victim's memory is whole after all of it.
     victim = world.memory.namespace("victim")
     assert [r.id for r in victim.records()] == world.record_ids
-    assert victim.thread("1").info().messages == 6
+    assert victim.thread("1").info().messages == 8

@@ -155,6 +155,19 @@ def test_index_false_keeps_an_item_out_of_query_search(lg):
     assert lg.get(("test",), "doc4").value == {"text": "new text about dogs"}
 
 
+def test_an_item_edited_as_text_by_memlanes_tools_still_reads(lg):
+    from memlane import MemoryTools
+
+    lg.put(("u",), "k", {"text": "likes tea"})
+    rid = lg._index(("u",))["k"]
+    out = MemoryTools(lg.memory.namespace("u")).call("update_memory",
+                                                      {"id": rid, "text": "likes coffee"})
+    assert "error" not in out
+    assert lg.get(("u",), "k").value == {"text": "likes coffee"}
+    assert [i.value for i in lg.search(("u",), query="coffee")] == [{"text": "likes coffee"}]
+    assert MemlaneStore(lg.memory).get(("u",), "#" + str(rid)).value == {"text": "likes coffee"}
+
+
 def test_values_over_the_record_size_are_refused_with_the_fix(lg):
     with pytest.raises(UsageError, match="at most 4,000"):
         lg.put(("big",), "k", {"text": "x" * 5000})

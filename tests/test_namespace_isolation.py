@@ -7,7 +7,7 @@ import pytest
 from memlane import Memory
 from memlane.cli import main
 from memlane.recall.embed import HashEmbedder
-from memlane.recall.tools import MemoryTools
+from memlane.tools.handlers import MemoryTools
 
 SHARED = "pineapple invoice"  # both namespaces hold records matching it
 

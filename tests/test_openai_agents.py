@@ -37,8 +37,7 @@ def script(body: dict[str, Any]) -> Reply:
         if body["messages"][-1]["role"] != "tool":
             return Reply(tool_calls=(("search_memory", {"query": "locker code"}),))
     if "locker code" in str(last_user):
-        found = [m["content"] for m in body["messages"] if m["role"] == "tool"]
-        return Reply(content="Your locker code is 4471." if any("4471" in f for f in found)
+        return Reply(content="Your locker code is 4471." if "4471" in shown
                      else "I don't know.")
     return Reply(content=f"Noted: {str(last_user)[:40]}")
 
@@ -75,19 +74,25 @@ def test_runner_gets_the_context_and_the_early_fact_through_memlane(store):
             assert stored == 50 and session.steps  # every turn kept; stretches filed
             sent_before = len(up.requests)
             r = await Runner.run(agent, "What is my locker code?", session=session)
-            first, second = up.requests[sent_before], up.requests[sent_before + 1]
+            this_run = up.requests[sent_before:]
         assert "4471" in r.final_output
         # The model was sent the context, not the history: far fewer messages than the log has,
-        # the middle of the conversation absent, memlane's notes present...
+        # the middle of the conversation absent, memlane's notes present, the early turn itself
+        # not replayed...
+        first = this_run[0]
         assert len(first["messages"]) < stored / 2
         shown = _texts(first)
         assert "topic number 3 in" not in shown and "Memory notes" in shown
-        assert "4471" not in shown
-        # ...and the fact reached it through memlane's search tool.
-        assert first["tools"] and {t["function"]["name"] for t in first["tools"]} >= \
-            {"search_memory", "open_memory"}
-        tool_msgs = [m for m in second["messages"] if m["role"] == "tool"]
-        assert "4471" in tool_msgs[-1]["content"]
+        assert "My locker code is 4471." not in [m["content"] for m in first["messages"]
+                                                 if m["role"] == "user"]
+        # ...and the fact reached it through memlane: in its notes (a record the buffer points
+        # at), or in the result of its search tool.
+        via_notes = [m for m in first["messages"] if m["role"] == "system" and "4471" in
+                     str(m["content"])]
+        via_tool = [m for req in this_run[1:] for m in req["messages"]
+                    if m["role"] == "tool" and "4471" in m["content"]]
+        assert via_notes or via_tool
+        assert {t["function"]["name"] for t in first["tools"]} >= {"search_memory", "open_memory"}
 
     asyncio.run(main())
 

@@ -128,7 +128,8 @@ def test_racing_background_workers_never_overlap_stretches(store, store_kind, re
 
         def worker(mem: Memory, flush: bool) -> None:
             # One worker flushes (files whatever is unfiled, even a turn in progress), so the
-            # workers read stretches with different ends, as in issue 14's race.
+            # workers read stretches with different ends: overlapping stretches, which the
+            # runner's claim on a stretch must keep from being filed twice.
             try:
                 while not stop.is_set():
                     if flush:

@@ -79,9 +79,11 @@ def test_operations_make_spans_with_their_numbers(tmp_path, spans):
         assert c.attributes[f"memlane.tokens.{layer}"] == n
     assert c.attributes["memlane.buffer.lines"] == len(ctx.trace.buffer_lines) > 0
     assert c.attributes["memlane.buffer.withheld"] == ctx.trace.withheld
-    # Searches also run inside the steps (related records) and the context (its notes); the
-    # application's own is the one asking for 3.
-    (s,) = [x for x in by_name["retrieval memlane"] if x.attributes["memlane.search.k"] == 3]
+    top = parent.get_span_context().span_id
+    # The step's own search for related records nests under its step span.
+    (s,) = [x for x in by_name["retrieval memlane"] if x.parent.span_id == top]
+    step_ids = {x.context.span_id for x in step_spans}
+    assert all(x.parent.span_id in step_ids for x in by_name["retrieval memlane"] if x is not s)
     assert s.attributes["gen_ai.operation.name"] == "retrieval"
     assert s.attributes["gen_ai.data_source.id"] == "default"
     assert s.attributes["memlane.search.hits"] == len(hits)
@@ -90,8 +92,8 @@ def test_operations_make_spans_with_their_numbers(tmp_path, spans):
     (f,) = by_name["memlane.forget"]
     assert f.attributes["memlane.forget.erased"] is gone is True
     # memlane's spans nest under the application's.
-    for span in (c, s, f):
-        assert span.parent.span_id == parent.get_span_context().span_id
+    for x in (c, s, f, *step_spans):
+        assert x.parent.span_id == top
     mem.close()
 
 
@@ -158,3 +160,12 @@ def test_without_the_package_nothing_is_imported_nor_wrapped(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_the_genai_names_are_the_conventions_own():
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as g
+
+    assert telemetry.OPERATION_NAME == g.GEN_AI_OPERATION_NAME
+    assert telemetry.DATA_SOURCE_ID == g.GEN_AI_DATA_SOURCE_ID
+    assert telemetry.CONVERSATION_ID == g.GEN_AI_CONVERSATION_ID
+    assert g.GenAiOperationNameValues.RETRIEVAL.value == "retrieval"

@@ -30,12 +30,12 @@ from .models import get_model
 from .models.base import Model, ModelReply, ToolCall
 from .recall.embed import Embedder, get_embedder
 from .recall.search import Hit, SnapshotHit
-from .recall.tools import MemoryTools
 from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step
 from .step.runner import StepRunner
 from .step.schema import STEP_INSTRUCTIONS, STEP_SCHEMA
 from .store.base import HistoryPolicy, Snapshot, Store
+from .tools.handlers import MemoryTools
 from .types import (
     BufferLine,
     ChatMessage,

@@ -44,9 +44,7 @@ from .errors import MemlaneError, UsageError
 from .ledger import Ledger, detect_asked_again, detect_correction, question_keys
 from .memory import Extractor, Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
-from .recall.rounds import ToolCallRecord, run_memory_call, tool_round
 from .recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
-from .recall.tools import MemoryTools
 from .safety import MEMORY_INSTRUCTIONS
 from .step.model import (
     INLINE_TOOL_NAME,
@@ -57,6 +55,8 @@ from .step.model import (
 )
 from .step.runner import StepRunner, StepWorker
 from .step.schema import STEP_INSTRUCTIONS
+from .tools.handlers import MemoryTools
+from .tools.rounds import ToolCallRecord, run_memory_call, tool_round
 from .types import Message, Record, StepResult, Trace
 
 log = logging.getLogger("memlane.agent")
@@ -189,7 +189,11 @@ class Agent:
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
 
     def tool_schemas(self, inline_due: bool = False) -> list[dict[str, Any]]:
-        """The tools offered to the model (memory tools when the policy uses them)."""
+        """The tools offered to the model (memory tools when the policy uses them); none for a
+        model that is never sent tools (`supports_tools = False`, the local model), so the
+        budget and `/context` do not count schemas the model never sees."""
+        if not getattr(self.model, "supports_tools", True):
+            return []
         p = self.policy or self.memory.policy
         out = [dict(t) for t in TOOL_SCHEMAS] if p.use_tools else []
         out += [t.schema() for t in self.app_tools.values()]
@@ -441,7 +445,8 @@ class Agent:
         last = thread.messages(n, n)
         if not last or last[0].role != "assistant":
             return
-        detail = {"phrase": phrase, "user_said": " ".join(user_text.split())[:300]}
+        # A pointer to the user's message, not its words: forgetting the thread reaches it.
+        detail = {"phrase": phrase.lower(), "at_seq": n + 1}
         self._ledger_write(lambda lg: lg.append(
             "signal", namespace=self.memory.ns, thread_id=thread.id, seq=last[0].seq,
             signals={"user_correction": detail}, score=0.2, model=self.model_name))

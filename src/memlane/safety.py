@@ -3,34 +3,477 @@
 Buffer lines and records are written by a model from conversation text a user (or a web page the
 agent read) controlled. Each is scanned when written (flagged, never silently dropped: nothing
 stored is lost) and again when shown (patterns may have grown since; a flagged note is withheld
-and counted in the trace). The scan is a pattern list, not a classifier: cheap, deterministic,
-and honest about what it catches.
+and counted in the trace). Links and images in what is shown are defused (`neutralise`): a note
+cannot make a chat client fetch a URL.
+
+The scan is a pattern list, not a classifier: cheap, deterministic, and honest about what it
+catches (docs/SAFETY.md has its rates on a held-out corpus). It matches on *normalised views* of
+the text, so spelling tricks do not hide a phrase:
+
+- NFKC (fullwidth and other compatibility forms), format characters removed (zero-width,
+  bidi controls, BOM, soft hyphen, tag characters), Cyrillic and Greek look-alikes folded to
+  Latin, case folded, accents stripped, HTML entities, %XX and \\uXXXX escapes decoded, all
+  whitespace (newlines too) collapsed;
+- a "despaced" view ("i g n o r e", "ignore.all.previous") and a digits-as-letters view
+  ("1gn0r3"); base64 runs are decoded and scanned; ROT13 is tried for the override phrase.
+
+Patterns aim at instructions to the model or its tools, in English, Spanish, German and French
+(override, new instructions, role switch, prompt/secret leaks, tool calls and mass deletion,
+tool-call JSON, exfiltration to a URL or address, secrecy from the user, spoofed authority and
+chat markup, remote images). Ordinary first-person facts are left alone: a match preceded, in its
+sentence, by a first- or third-person subject ("I", "my manager", "we") and no addressee ("you",
+"AI", "assistant") is narrative ("I told my boss to ignore the old rules"), not a command.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import codecs
+import html
 import re
+import unicodedata
+from urllib.parse import unquote
 
 from .memo import remember
 
-_PATTERNS: list[tuple[str, str]] = [
-    ("override", r"\b(ignore|disregard|forget|override)\b.{0,40}"
-                 r"\b(previous|prior|above|earlier|all|"
-                 r"your|the)\b.{0,20}\b(instructions?|prompts?|rules?|guidelines?|messages?)\b"),
-    ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*[:\-]"),
-    ("role_switch", r"\byou\s+are\s+now\b|\bact\s+as\s+(an?\s+)?(unrestricted|jailbroken|dan)\b"
-                    r"|\bdeveloper\s+mode\b|\bjailbreak"),
-    ("system_prompt", r"\b(reveal|print|show|leak|repeat)\b.{0,30}\b(system\s+prompt|instructions"
-                      r"|api\s*key|password|secret)\b"),
-    ("chat_markup", r"<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]|^\s*#{2,}\s*(system|"
-                    r"instruction)|\b(system|assistant)\s*:\s*(you|ignore|from now)"),
-    ("tool_coercion", r"\b(call|invoke|run|execute)\s+(the\s+)?(tool|function)\b.{0,40}\b(forget|"
-                      r"delete|send|transfer|email)\b|\bforget\s+(all|every)\s+(memor|record)"),
-    ("exfiltration", r"\b(send|post|upload|forward|email)\b.{0,40}\b(to|at)\b.{0,20}"
-                     r"(https?://|\S+@\S+\.\w+)"),
-    ("secrecy", r"\b(do\s+not|don't|never)\s+(tell|inform|mention\s+(this\s+)?to)\s+the\s+user\b"),
+# --- normalising ---------------------------------------------------------------------------------
+
+# Look-alikes that NFKC leaves alone: Cyrillic and Greek letters drawn like Latin ones.
+_CONFUSABLES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+    "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d",
+    "ԛ": "q", "ԝ": "w", "ɡ": "g", "ո": "n", "ս": "u", "ց": "g", "һ": "h", "ӏ": "l",
+    "А": "a", "В": "b", "Е": "e", "К": "k", "М": "m", "Н": "h", "О": "o", "Р": "p", "С": "c",
+    "Т": "t", "У": "y", "Х": "x", "Ѕ": "s", "І": "i", "Ј": "j",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "Α": "a", "Β": "b", "Ε": "e", "Η": "h", "Ι": "i",
+    "Κ": "k", "Μ": "m", "Ν": "n", "Ο": "o", "Ρ": "p", "Τ": "t", "Υ": "y", "Χ": "x", "Ζ": "z",
+})
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
+                       "$": "s", "!": "i", "|": "l"})
+_ESCAPE_U = re.compile(r"\\u([0-9a-fA-F]{4})")
+_SPACE = re.compile(r"\s+")
+# Single characters joined by separators ("i g n o r e", "i.g.n.o.r.e") and words joined by
+# dots, dashes or underscores ("ignore.all.previous").
+_LETTER_RUN = re.compile(r"\b(?:\w[ ._*\-]{1,3}){3,}\w\b")
+_JOINERS = re.compile(r"(?<=[a-z])[._*\-]+(?=[a-z])")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+
+
+def _fold(text: str) -> str:
+    """The text as the patterns see it (see the module docstring)."""
+    t = html.unescape(text)
+    if "%" in t:
+        t = unquote(t)
+    if "\\u" in t:
+        t = _ESCAPE_U.sub(lambda m: chr(int(m.group(1), 16)), t)
+    if not t.isascii():
+        t = unicodedata.normalize("NFKC", t)
+        t = "".join(ch for ch in t if unicodedata.category(ch) != "Cf")
+        t = t.translate(_CONFUSABLES).casefold()
+        t = "".join(ch for ch in unicodedata.normalize("NFKD", t)
+                    if not unicodedata.combining(ch))
+    else:
+        t = t.lower()
+    t = t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace(
+        "\u201d", '"')
+    return _SPACE.sub(" ", t).strip()
+
+
+def _despace(folded: str) -> str:
+    t = _LETTER_RUN.sub(lambda m: re.sub(r"[ ._*\-]+", "", m.group(0))
+                        if all(len(w) == 1 for w in re.split(r"[ ._*\-]+", m.group(0)))
+                        else m.group(0), folded)
+    return _JOINERS.sub(" ", t)
+
+
+def _decoded_base64(text: str) -> list[str]:
+    out = []
+    for m in _BASE64.finditer(text):
+        token = m.group(0)
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                raw = decode(token + "=" * (-len(token) % 4))
+                s = raw.decode("utf-8")
+            except (binascii.Error, ValueError):
+                continue
+            if " " in s and sum(ch.isprintable() for ch in s) >= 0.9 * len(s):
+                out.append(s)
+                break
+    return out
+
+
+# --- patterns ------------------------------------------------------------------------------------
+
+_ADDRESSEE = r"(?:you|your|yourself|ai|assistant|model|bot|chatbot|llm|agent|gpt|system)"
+_NARRATOR = frozenset("""i i'm im i've ive i'd we we're our us me my mine he she they his her
+    their him them it's""".split())
+_ADDRESSEES = frozenset("""you you're your yourself ai assistant assistants model models bot
+    chatbot llm llms agent agents gpt chatgpt claude system""".split())
+
+_VERB_OVERRIDE = (r"(?:ignore|ignores|ignoring|disregard|disregards|forget|forgets|override|"
+                  r"overrides|skip|bypass|bypasses|drop|discard|abandon|set aside|throw out|"
+                  r"neglect|stop following|don't follow|do not follow|no longer follow|"
+                  r"pay no attention to)")
+_RULES = (r"(?:instructions?|prompts?|rules|guidelines|guidance|directions|directives|commands|"
+          r"guardrails|restrictions|constraints|programming|polic(?:y|ies)|system message|"
+          r"training|orders|safety (?:rules|filters?))")
+_EXFIL_VERB = (r"(?:send|sends|post|upload|forward|email|e-mail|mail|transmit|exfiltrate|leak|"
+               r"submit|share|copy|sync|include|append|envia|manda|reenvia|sube|comparte|"
+               r"sende|schicke|leite|lade|ubermittle|teile|envoie|envoyez|transfere|transferez|"
+               r"partage|partagez|televerse)")
+_EXFIL_WHAT = (r"(?:conversations?|chats?|history|transcripts?|memor(?:y|ies)|records|notes|"
+               r"messages|context|secrets?|credentials|passwords?|api keys?|tokens|data|"
+               r"everything|prompt|user's|historial|conversacion|memoria|recuerdos|registros|"
+               r"datos|contrasenas|secretos|chatverlauf|verlauf|gesprach|unterhaltung|"
+               r"erinnerungen|gedachtnis|daten|passworter|geheimnisse|historique|discussion|"
+               r"memoire|souvenirs|donnees|mots de passe)")
+_TARGET = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.[\w.]+|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook)"
+_TOOLS = r"(?:forget|update_memory|remember|open_memory|search_memory|recall|delete|remove|erase)"
+
+# (name, pattern, narrative-sensitive): a narrative-sensitive match preceded in its sentence by a
+# narrator ("I", "my", "we") and no addressee is skipped (see the module docstring).
+_RULES_TABLE: list[tuple[str, str, bool]] = [
+    # "ignore all previous instructions" and its kin
+    ("override", rf"\b{_VERB_OVERRIDE}\b[^.!?]{{0,50}}?\b{_RULES}\b", True),
+    ("override", rf"\b{_RULES}\b[^.!?]{{0,25}}\b(?:are|is)\s+(?:now\s+)?(?:void|null|cancell?ed|"
+                 r"revoked|superseded|obsolete|outdated|suspended|lifted|disabled|invalid|"
+                 r"no longer (?:valid|in effect|apply))", True),
+    ("override", r"\b(?:ignora|ignore|ignoren|olvida|olvidate de|omite|descarta|haz caso omiso"
+                 r" de|no hagas caso a)\b[^.!?]{0,40}\b(?:instrucciones|reglas|indicaciones|"
+                 r"normas|directrices|prompt)\b", True),
+    ("override", r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|missachte|"
+                 r"missachten sie|uberspringe)\b[^.!?]{0,40}\b(?:anweisungen|befehle|regeln|"
+                 r"instruktionen|vorgaben|richtlinien|prompt)\b", False),
+    ("override", r"\b(?:anweisungen|regeln|instruktionen)\b[^.!?]{0,20}\b(?:ignorieren|"
+                 r"vergessen|missachten)\b", False),
+    ("override", r"\b(?:ignore|ignores|ignorez|oublie|oubliez|ne tiens pas compte|ne tenez pas "
+                 r"compte|fais abstraction)\b[^.!?]{0,40}\b(?:instructions|consignes|regles|"
+                 r"directives|prompt)\b", True),
+    ("override", r"\b(?:ignora|ignore|negeer|vergeet)\b[^.!?]{0,40}\b(?:istruzioni|regole|"
+                 r"instrucoes|regras|instructies|regels)\b", True),
+    ("new_instructions", r"\b(?:new|updated|real|actual|true|revised|following)\s+(?:system\s+)?"
+                         r"(?:instructions?|rules|prompt|directives?|system prompt|task|"
+                         r"policy)\b(?:\s+(?:is|are))?\s*[:\-]", True),
+    ("new_instructions", r"\b(?:nuevas instrucciones|neue anweisungen|neue regeln|nouvelles "
+                         r"instructions|nouvelles consignes|nuove istruzioni)\b", False),
+    ("new_instructions", r"\btreat\b[^.!?]{0,40}\bas\s+(?:a |an |the |your )?(?:new )?"
+                         r"(?:system (?:prompt|instructions?|messages?)|instructions?|"
+                         r"commands?)\b", False),
+    ("new_instructions", r"\b(?:your|the) (?:task|job|goal|mission|objective|purpose)\b[^.!?]"
+                         r"{0,10}\b(?:has|is) (?:now )?(?:changed|different|updated|new)\b",
+     False),
+    ("new_instructions", r"\bnew (?:task|goal|objective|mission|directive) for (?:the |you)",
+     False),
+    ("role_switch", r"\byou are now (?:an? |the |in |no longer|free|unrestricted|unfiltered|"
+                    r"uncensored|jailbroken|dan\b|my (?:obedient|slave|tool|servant))", False),
+    ("role_switch", r"\byou are no longer (?:an? )?(?:assistant|ai|bound|restricted|limited|"
+                    r"chatgpt|claude|helpful)", False),
+    ("role_switch", r"\bfrom now on,? (?:you|u) (?:are|will|must|shall|should|only|respond|"
+                    r"answer|act|obey)", False),
+    ("role_switch", r"\b(?:act|behave|respond|pretend|roleplay|role-play|play)\s+(?:as|like|to "
+                    r"be)\s+(?:an? |the |my )?(?:jailbroken|unrestricted|unfiltered|evil|"
+                    r"uncensored|rogue|different ai|system|admin|administrator|root|dan\b|"
+                    r"(?:ai|model|assistant|chatbot|bot)\b[^.!?]{0,30}\b(?:that|with|without|"
+                    r"called|named|who)\b)", True),
+    ("role_switch", r"\b(?:enable|activate|enter|engage|switch (?:on|to|into)|turn on|go into)\s+"
+                    r"(?:the )?(?:developer|dev|god|debug|maintenance|admin|sudo|unrestricted|"
+                    r"dan|jailbreak) mode\b", True),
+    ("role_switch", r"\b(?:developer|dev|god|debug|maintenance|admin|sudo|unrestricted|dan|"
+                    r"jailbreak) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged)\b",
+     True),
+    ("role_switch", r"\byou are (?:now )?in (?:developer|dev|god|debug|maintenance|admin|sudo|"
+                    r"unrestricted) mode\b", False),
+    ("role_switch", r"\b(?:ai|assistant|model|bot|chatbot|llm|version of you)\b[^.!?]{0,25}"
+                    r"\b(?:no|without)\s+(?:any\s+)?(?:restrictions|rules|limits|filters|"
+                    r"guidelines|censorship|safety)\b", False),
+    ("role_switch", r"\b(?:sin (?:ninguna )?restricciones|ohne (?:jegliche )?einschrankungen|"
+                    r"sans (?:aucune )?restrictions?|senza (?:alcuna )?restrizioni)\b", False),
+    ("role_switch", r"\b(?:eres|ahora eres) (?:un|una) (?:asistente|ia|modelo)\b|\b(?:ab jetzt|"
+                    r"von nun an) bist du\b|\b(?:desormais|a partir de maintenant),? (?:tu es|"
+                    r"vous etes)\b|\ba partir de ahora,? (?:eres|seras|debes)\b", False),
+    ("role_switch", r"\b(?:imagine|suppose|pretend|assume)\b[^.!?]{0,20}\byou (?:have|had|"
+                    r"were) no (?:system prompt|rules|restrictions|guidelines|filters|limits)",
+     False),
+    ("role_switch", r"\b(?:jailbroken|jailbreak) (?:mode|model|ai|assistant|version|prompt)\b"
+                    r"|\bdo anything now\b|\bignoring (?:the )?(?:content|safety) polic", False),
+    ("system_prompt", r"\b(?:reveal|print|show|leak|repeat|output|dump|display|expose|echo|"
+                      r"write out|recite|disclose|summari[sz]e|paste|give me|tell me|what (?:is|"
+                      r"are)|list)\b[^.!?]{0,40}?\b(?:system prompt|system message|initial "
+                      r"(?:prompt|instructions)|hidden (?:prompt|instructions)|(?:your|the) "
+                      r"(?:full |whole |entire |original )?(?:prompt|instructions)|(?:the |your "
+                      r"|any )?api[ -]?keys?|secret (?:keys?|tokens?)|(?:the |your |database |"
+                      r"admin )passwords?|credentials|developer'?s? (?:secret|token)|tool "
+                      r"definitions|context window)\b", True),
+    ("system_prompt", r"\b(?:dump|write out|paste|print|output|reveal|leak|show)\b (?:me )?"
+                      r"(?:every|all|each) (?:of )?(?:the |your )?(?:stored |saved |private )?"
+                      r"(?:memor(?:y|ies)|records?|notes?|memory notes?|facts|results)\b", True),
+    ("system_prompt", r"\b(?:revela|muestra|imprime) (?:el |tu )?(?:prompt|clave|contrasena)|"
+                      r"\bresponde solo con la clave\b|\b(?:gib|zeige?) (?:den |das |dein )?"
+                      r"(?:systemprompt|passwort|prompt)|\bverrate (?:das|dein|den)\b|\b(?:affiche"
+                      r"|revele|montre)\w* (?:le |la |ton |votre )?(?:prompt|cle|mot de passe)|"
+                      r"\brivela il prompt|\bmostre o prompt|\btoon de systeemprompt", False),
+    ("tool_coercion", rf"\b(?:call|calls|invoke|run|execute|use|trigger|fire|apply|perform)\s+"
+                      rf"(?:the |your )?(?:tool |function )?{_TOOLS}[ _-]?(?:tool|function|"
+                      r"command|action)?s?\b[^.!?]{0,40}\b(?:on|for|with)\b", False),
+    ("tool_coercion", rf"\b(?:call|invoke|run|execute|use|trigger)\s+(?:the )?{_TOOLS}[ _-]?"
+                      r"(?:tool|function)\b", False),
+    ("tool_coercion", rf"\b(?:call|invoke|run|execute|trigger)\s+(?:the )?(?:tool|function)\s+"
+                      rf"(?:called |named )?\w*{_TOOLS}", False),
+    ("tool_coercion", rf"(?<![\w.]){_TOOLS}\s*\(\s*(?:id|ids|text|query|\{{|\d)", False),
+    ("tool_coercion", r"\b(?:forget|delete|erase|wipe|remove|clear|purge)s?\s+(?:all|every|each|"
+                      r"everything|any)\b[^.!?]{0,30}?\b(?:memor(?:y|ies)|records?|notes?|facts|"
+                      r"ids?|stored)\b", True),
+    ("tool_coercion", r"\b(?:wipe|clear|erase|purge|reset|delete)\s+(?:your|the|all)(?: entire)?"
+                      r" memory\b", True),
+    ("tool_coercion", r"\b(?:for|on) (?:each|every|all) (?:ids?|records?|stored facts?|"
+                      r"memor(?:y|ies)|entries)\b", True),
+    ("tool_coercion", r"\b(?:ids?|records?) (?:from )?\d+ ?(?:\.\.|to|through|thru|-) ?\d+\b",
+     True),
+    ("tool_coercion", r"\b(?:herramienta|tool|outil|werkzeug)\b[^.!?]{0,20}\b(?:forget|borrar|"
+                      r"olvidar)\b|\bforget-tool\b|\b(?:borra|elimina) todos los recuerdos\b|"
+                      r"\blosche alle\b|\bsupprime toutes les memoires\b", False),
+    ("tool_json", r'"(?:name|tool|function)"\s*:\s*"(?:forget|update_memory|remember|'
+                  r'open_memory|search_memory|recall)"|"tool_calls"\s*:|"function"\s*:\s*\{|'
+                  r"<\s*/?\s*(?:tool_call|function_call|tool_use|invoke)\b|\bfunctions\.\w+\s*\("
+                  r'|"action"\s*:\s*"(?:call_tool|tool|function)', False),
+    ("exfiltration", rf"\b{_EXFIL_VERB}\b[^.!?]{{0,60}}?\b{_EXFIL_WHAT}\b[^!?]{{0,60}}?"
+                     rf"(?:\b(?:to|at|into|with|in|a|al|an|zu|nach|vers|sur)\b)[^!?]{{0,40}}?"
+                     rf"{_TARGET}", True),
+    ("exfiltration", r"https?://\S*[?&][\w-]+=\s*(?:\{|\[|<|\$\{|%7b|\(|followed|$)", False),
+    ("exfiltration", r"https?://\S*[?&][\w-]+=[\w-]*(?:secret|data|conv|message|cookie|user|"
+                     r"email|token|key|password)", False),
+    ("secrecy", r"\b(?:do not|don't|dont|never|must not)\s+(?:tell|inform|mention|reveal|show|"
+                r"let|alert|notify)\b[^.!?]{0,20}\b(?:the user|the human|the customer|"
+                r"the owner)\b", False),
+    ("secrecy", r"\bwithout (?:telling|informing|alerting|notifying|asking) (?:the )?user\b|"
+                r"\b(?:the )?user (?:must|should|shall|may) (?:not|never) (?:know|see|find out|"
+                r"learn|be told)\b|\b(?:keep|hide) (?:this|it) (?:a )?(?:secret )?from the "
+                r"user\b", False),
+    ("secrecy", r"\bno (?:le )?(?:digas|cuentes|menciones|informes)\b[^.!?]{0,30}\busuario|"
+                r"\bsin (?:decirle|avisar|informar) al usuario|\b(?:sag|erzahl|verrat)\w* (?:dem"
+                r"|der) (?:benutzer|nutzer|anwender)\w* nichts|\bohne (?:den|die) (?:benutzer|"
+                r"nutzer)\w* zu|\bne (?:dis|dites|mentionne|mentionnez|revele|revelez)\w* rien "
+                r"a l'? ?utilisateur|\bsans (?:le dire|prevenir|informer) (?:a )?l'? ?utilisateur",
+     False),
+    ("authority", r"<\|?\s*(?:im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>|"
+                  r"\[/?inst\]|<</?sys>>|</?system>|\[system\]|<!--[^>]*\b(?:ai|assistant|"
+                  r"model|ignore|instruction)", False),
+    ("authority", r"\b(?:message|note|notice|instructions?|directive|update|order)s? (?:from|by)"
+                  r" (?:the )?(?:system|developers?|admins?|administrators?|openai|anthropic|"
+                  r"operators?|security team)\b", True),
+    ("authority", r"\b(?:system|admin|developer|root|security|emergency|priority|sudo) (?:override"
+                  r"|notice|alert|directive|command|instruction)\b", True),
+    ("authority", r"(?:^|[.!?\]] )(?:note|message|instructions?|attention|p\.?s\.?|dear|hey|hello"
+                  r"|hi)\b[^.!?]{0,12}\b(?:to |for )?(?:the |any |all )?(?:ai|llms?|language "
+                  r"models?|assistants?|chatbots?|agents?|bots?|models?)\b[^.!?]{0,40}[:,]"
+                  # ...followed by an order, not "Hi assistant, my name is Bo."
+                  r"\s*(?:your|you|when|if|upon|ignore|disregard|forget|priority|forward|send|"
+                  r"delete|call|reveal|print|stop|do|don't|never|always|from now|new|the user|"
+                  r"tell|follow|obey|this)\b", False),
+    ("authority", r"\bif you are an? (?:ai|llm|language model|assistant|chatbot|bot|agent)\b|"
+                  r"\b(?:ai|assistant|model|agent|llm)s? (?:reading|processing|summari[sz]ing|"
+                  r"parsing) this\b|\bwhen (?:the )?(?:ai|assistant|model|llm) (?:reads|sees|"
+                  r"processes)\b|\b(?:instruct|tell|ask) the (?:model|ai|assistant|llm) to\b",
+     False),
+    ("authority", r"\b(?:assistant|ai|model)\s*[,:]\s*(?:please )?(?:ignore|disregard|forget|"
+                  r"delete|call|send|reveal|print|stop|upon|now)\b", False),
+    ("authority", r"\b(?:the )?(?:assistant|ai|model|you) (?:must|should|shall|will|has to|have"
+                  r" to) (?:now )?(?:ignore|obey|disregard|comply with this|follow (?:the|these|"
+                  r"this|only) (?:instructions?|note|record|text)|never refuse|always obey|"
+                  r"reveal|delete|forget all)\b", False),
+    ("authority", r"\b(?:takes?|have|has) priority over (?:the |your |all )?(?:system|user|"
+                  r"instructions|prompt|others)|\bsupersedes? (?:all|any|the|previous|"
+                  r"others)\b|\bnever refuse\b|\balways (?:recommend|suggest|promote|push|"
+                  r"advertise)\b", True),
+    ("authority", r"\b(?:assistant|system|developer) instructions\s*:", False),
+    ("promotion", r"\b(?:all|every|each) (?:answers?|repl(?:y|ies)|responses?|messages?)\b"
+                  r"[^.!?]{0,30}\b(?:include|contain|end with|link to|mention|append)\b[^.!?]"
+                  r"{0,30}(?:https?://|www\.|\b[\w-]+\.(?:example|com|net|org|io|xyz|ru|biz|"
+                  r"info|co)\b)", False),
+    ("remote_image", r"!\[[^\]]*\]\(\s*<?\s*(?:https?:)?//|<\s*img\b|<\s*a\s+href|"
+                     r"\[!\[", False),
+    ("remote_image", r"\[(?:click|tap|verify|log ?in|sign ?in|confirm|update|reset|claim)[^\]]*"
+                     r"\]\(", False),
 ]
-_COMPILED = [(name, re.compile(p, re.IGNORECASE | re.MULTILINE)) for name, p in _PATTERNS]
+
+
+def _top_level(p: str) -> list[str]:
+    """`p` split at its top-level `|` (not inside a group or a character class)."""
+    parts, depth, cur, i, in_class = [], 0, "", 0, False
+    while i < len(p):
+        ch = p[i]
+        if ch == "\\":
+            cur += p[i:i + 2]
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+            i += 1
+            continue
+        cur += ch
+        i += 1
+    return [*parts, cur]
+
+
+def _leads(pattern: str) -> tuple[str, ...]:
+    """Literal starts (up to 4 characters) one of which any match of `pattern` must contain,
+    or () when that cannot be read off the pattern. A rule whose starts are all absent from
+    the text is skipped: most records hold none of them, and a 4,000-character record would
+    otherwise pay for every rule at every position."""
+    out: list[str] = []
+    for branch in _top_level(pattern):
+        for prefix in (r"\b", r"(?<![\w.])"):
+            if branch.startswith(prefix):
+                branch = branch[len(prefix):]
+        alternatives = [branch]
+        if branch.startswith("(?:"):
+            depth, end = 0, 0
+            for end, ch in enumerate(branch):
+                if ch == "(" and branch[end - 1:end] != "\\":
+                    depth += 1
+                elif ch == ")" and branch[end - 1:end] != "\\":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            alternatives = _top_level(branch[3:end])
+            if branch[end + 1:end + 2] == "?":  # optional: the match may also start after it
+                rest = _leads(branch[end + 2:])
+                if not rest:
+                    return ()
+                out.extend(rest)
+            elif branch[end + 1:end + 2] in ("*", "{"):
+                return ()
+        for alt in alternatives:
+            lit = re.match(r"[a-z' ,-]*", alt)
+            stem = lit.group(0) if lit else ""
+            if alt[len(stem):len(stem) + 1] in ("?", "*", "{"):
+                stem = stem[:-1]  # its last character is optional
+            if len(stem) < 2:
+                return ()
+            out.append(stem[:4])
+    return tuple(dict.fromkeys(out))
+
+
+def _word_leads(pattern: str) -> frozenset[str] | None:
+    """For a pattern that only matches at a word start: the first words (up to 4 letters) of
+    its literal starts, to look up in the text's word prefixes (one set lookup, not a search of
+    the text per start). None: check the starts as substrings."""
+    leads = _leads(pattern)
+    if not leads or not all(b.startswith(r"\b") for b in _top_level(pattern)):
+        return None
+    return frozenset(re.split(r"[ ,]", lead)[0][:4] for lead in leads)
+
+
+_COMPILED = [(name, re.compile(p), narrative, _leads(p), _word_leads(p))
+             for name, p, narrative in _RULES_TABLE]
+# On the raw lines: chat-format role headers ("### System", "SYSTEM:", "assistant:").
+# ("System: Windows 11" is a fact: a role prefix counts when an instruction or a reply follows.)
+_LINE_ROLE = re.compile(r"(?im)^\s*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
+                        r"assistant)\s*$|(?:system|assistant|developer)\s*:\s*(?:you|i will|"
+                        r"i'll|sure|ok\b|okay|ignore|disregard|forget|from now|new |the "
+                        r"(?:assistant|model|ai)\b|always|never|do not|don't|reveal|print|"
+                        r"delete|call))")
+# Spaced-out letters lose their word gaps once whitespace is collapsed: the squashed run is
+# matched without word boundaries.
+_SQUASHED = re.compile(r"(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|every)?"
+                       r"(?:previous|prior|above|earlier|preceding)?(?:instructions|prompts?|"
+                       r"rules|guidelines|directives)|(?:reveal|print|show)(?:the|your)?"
+                       r"systemprompt")
+_ROT13_OVERRIDE = re.compile(rf"\b{_VERB_OVERRIDE}\b[^.!?]{{0,50}}?\b{_RULES}\b")
+_WORD = re.compile(r"[\w']+")
+_LEETISH = re.compile(r"[a-z][0-9@$!|]|[0-9@$|][a-z]")
+
+
+def _narrative(view: str, start: int) -> bool:
+    """A first- or third-person sentence ("I ignore my boss's rules"), not an order to the
+    model: a narrator among the words before `start` in its sentence, and no addressee."""
+    head = view[:start]
+    cut = max(head.rfind(c) for c in ".!?:;\n")
+    words = _WORD.findall(head[cut + 1:])[-8:]
+    if any(w in _ADDRESSEES for w in words):
+        return False
+    return any(w in _NARRATOR for w in words)
+
+
+def _match(view: str) -> list[str]:
+    found = []
+    prefixes = {w[:k] for w in _WORD.findall(view) for k in (2, 3, 4)}
+    for name, rx, narrative, leads, word_leads in _COMPILED:
+        if name in found:
+            continue
+        if word_leads is not None:
+            if prefixes.isdisjoint(word_leads):
+                continue
+        elif leads and not any(map(view.__contains__, leads)):
+            continue
+        for m in rx.finditer(view):
+            if not (narrative and _narrative(view, m.start())):
+                found.append(name)
+                break
+    return found
+
+
+def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
+    folded = _fold(text)
+    found: list[str] = []
+    views = [folded, _despace(folded)]
+    if _LEETISH.search(folded):  # digits or symbols inside words: "1gn0r3"
+        views.append(_despace(folded.translate(_LEET)))
+    for view in dict.fromkeys(views):
+        found += [n for n in _match(view) if n not in found]
+    if _LINE_ROLE.search(unicodedata.normalize("NFKC", text)):
+        found.append("authority")
+    for run in _LETTER_RUN.findall(folded):
+        if _SQUASHED.search(re.sub(r"[^a-z]", "", run.translate(_LEET))):
+            found.append("override")
+            break
+    if _ROT13_OVERRIDE.search(codecs.encode(folded, "rot13")):
+        found.append("encoded")
+    if depth == 0:
+        for decoded in _decoded_base64(text):
+            if _scan(decoded, 1):
+                found.append("encoded")
+                break
+    return tuple(dict.fromkeys(found))
+
+
+# --- defusing links and images -------------------------------------------------------------------
+
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_MD_REF = re.compile(r"(?m)^\s*\[([^\]]+)\]:\s*\S+")
+_HTML_TAG = re.compile(r"<\s*(?:img|a|iframe|script|link|meta|object|embed|source|video|audio)"
+                       r"\b[^>]*>|<\s*/\s*(?:a|iframe|script|object|video|audio)\s*>", re.I)
+_HOST = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:)?//([^/?#\s]+)", re.I)
+
+
+def _host(url: str) -> str:
+    m = _HOST.match(url.strip())
+    return m.group(1) if m else "a link"
+
+
+def neutralise(text: str) -> str:
+    """`text` with markdown images and links, reference links and HTML tags that fetch or link
+    replaced by plain words: a chat client that renders markdown cannot be made to load a URL
+    from a note (an image's query string is the classic exfiltration channel). Bare URLs stay:
+    they are text the user may have meant to keep ("my blog is https://...")."""
+    if "](" not in text and "<" not in text and "]:" not in text:
+        return text
+    t = _MD_IMAGE.sub(lambda m: f"[image removed: {m.group(1) or _host(m.group(2))}]", text)
+    t = _MD_LINK.sub(lambda m: f"{m.group(1)} (link to {_host(m.group(2))} removed)", t)
+    t = _MD_REF.sub(lambda m: f"[{m.group(1)}]: (link removed)", t)
+    return _HTML_TAG.sub("", t)
 
 
 def scan(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> list[str]:
@@ -45,9 +488,6 @@ def scan(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> list[str]
         return list(hit)
     return list(_scan(text))
 
-
-def _scan(text: str) -> tuple[str, ...]:
-    return tuple(name for name, rx in _COMPILED if rx.search(text))
 
 
 def is_suspect(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> bool:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import BudgetTooSmall
 from ..memo import Caches, remember
-from ..safety import MEMORY_INSTRUCTIONS, is_suspect
+from ..safety import MEMORY_INSTRUCTIONS, is_suspect, neutralise
 from ..types import (
     ChatMessage,
     Context,
@@ -287,7 +287,7 @@ class _Assembly:
             if r.suspect or is_suspect(r.text, scans):
                 withheld += 1
                 continue
-            line = f"- #{r.id} {r.text}"
+            line = f"- #{r.id} {neutralise(r.text)}"  # no link a client would fetch
             if core_used + count(line) > policy.core_tokens:
                 pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
                 continue

@@ -24,6 +24,9 @@ LangGraph's own filter semantics (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, ne
 to the candidates; with a query, items the search does not rank follow the ranked ones (as a
 vector store returns every item, by similarity), without a score.
 
+An item whose record memlane's `update_memory` tool rewrote as plain text reads back as
+`{"text": ...}` (under its key; a fresh store knows it as `#id`).
+
 Keys are found through an index of key -> record id that the store builds per namespace on first
 use (one pass over the namespace's records) and keeps current with its own writes. Another
 process's writes to the same namespace are seen when the record they touched is read again, not
@@ -165,13 +168,19 @@ class MemlaneStore(BaseStore):
             offset += _PAGE
 
     @staticmethod
-    def _decode(rec: Record) -> tuple[str, dict[str, Any]]:
-        data = json.loads(rec.text)
-        return str(data["key"]), dict(data["value"])
+    def _decode(rec: Record, key: str | None = None) -> tuple[str, dict[str, Any]]:
+        """(key, value) of an item's record. A record rewritten as plain text (memlane's
+        `update_memory` tool edits any record) reads back as `{"text": ...}`, under its key
+        if known, else `#id`."""
+        try:
+            data = json.loads(rec.text)
+            return str(data["key"]), dict(data["value"])
+        except (ValueError, KeyError, TypeError):
+            return key or f"#{rec.id}", {"text": rec.text}
 
     def _item(self, namespace: tuple[str, ...], rec: Record, score: float | None = None,
-              searched: bool = False) -> Item:
-        key, value = self._decode(rec)
+              searched: bool = False, key: str | None = None) -> Item:
+        key, value = self._decode(rec, key)
         if searched:
             return SearchItem(namespace, key, value, _when(rec.created), _when(rec.updated),
                               score)
@@ -186,7 +195,7 @@ class MemlaneStore(BaseStore):
         if not recs:  # forgotten by someone else (memlane's tools, another process)
             self._index(namespace).pop(key, None)
             return None
-        return self._item(namespace, recs[0])
+        return self._item(namespace, recs[0], key=key)
 
     def _put(self, op: PutOp) -> None:
         keys = self._index(op.namespace)
@@ -213,15 +222,14 @@ class MemlaneStore(BaseStore):
         keys[op.key] = mem.remember(text, kind).id
 
     # search ------------------------------------------------------------------------------------
-    def _namespaces(self) -> list[tuple[str, ...]]:
-        """The memlane namespaces that hold items (not those with only threads or records of
-        memlane's own kinds)."""
-        spaces = [tuple(n.split(".")) for n in self.memory.namespaces()]
-        return [n for n in spaces if self._index(n)]
+    def _namespaces(self, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        """The namespaces that hold items (not those with only threads or memlane's own
+        records), `prefix` and those under it."""
+        names = self.memory.store.record_namespaces(ns_name(prefix), (KIND, UNINDEXED))
+        return [tuple(n.split(".")) for n in names]
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        prefix = tuple(op.namespace_prefix)
-        spaces = [n for n in self._namespaces() if n[:len(prefix)] == prefix]
+        spaces = self._namespaces(tuple(op.namespace_prefix))
         want = op.offset + op.limit
 
         def keep(item: Item) -> bool:

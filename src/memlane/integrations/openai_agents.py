@@ -31,7 +31,6 @@ record relevant only to the new question is reached through the memory tools.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -43,6 +42,7 @@ from ..errors import MissingExtra, UsageError
 from ..memory import Memory, Thread
 from ..recall.schemas import TOOL_SCHEMAS
 from ..types import Message, StepResult
+from ._filing import Filer
 from ._transcript import Call, call_line, replay
 
 try:
@@ -186,14 +186,11 @@ class MemlaneSession:
         p = policy or self.memory.sync.policy
         self.policy = replace(p, system_prompt="", use_tools=memory_tools,
                               memory_instructions=memory_tools and p.memory_instructions)
-        self.background_step = background_step
         self.notes_role = notes_role
         self.session_settings = (coerce_session_settings(session_settings)
                                  if session_settings is not None else None)
         self._names: dict[str, str] = {}
-        self._step: asyncio.Task[list[StepResult]] | None = None
-        self.steps: list[StepResult] = []
-        """Memory steps this session has applied, oldest first."""
+        self._filer = Filer(background_step)
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """memlane's context for the thread as input items; with `limit`, its last `limit`."""
@@ -217,21 +214,16 @@ class MemlaneSession:
             return
         await self.thread.extend(log)
         if any(m["role"] == "assistant" for m in log):
-            if self.background_step:
-                if self._step is None or self._step.done():
-                    self._step = asyncio.ensure_future(self._file())
-            else:
-                await self._file()
+            await self._filer.turn_ended(self.thread)
 
-    async def _file(self) -> list[StepResult]:
-        done = await self.thread.maybe_step()
-        self.steps.extend(done)
-        return done
+    @property
+    def steps(self) -> list[StepResult]:
+        """Memory steps this session has applied, oldest first."""
+        return self._filer.steps
 
     async def wait(self) -> None:
         """Wait for a background memory step in flight (e.g. before closing the memory)."""
-        if self._step is not None:
-            await asyncio.shield(self._step)
+        await self._filer.wait()
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the thread's last message and return it as an item (None if the thread is
@@ -273,7 +265,7 @@ def memlane_tools(memory: AsyncMemory | Memory, *, thread_id: str | None = None,
     """memlane's memory tools (search_memory, open_memory, remember, update_memory, forget,
     recall) as SDK `FunctionTool`s. A bad call comes back to the model as `{"error": ...}`, never
     as an exception. `thread_id`: the conversation records the model saves are attributed to."""
-    from ..recall.tools import DEFAULT_MAX_TOKENS, MemoryTools
+    from ..tools.handlers import DEFAULT_MAX_TOKENS, MemoryTools
 
     amem = memory if isinstance(memory, AsyncMemory) else AsyncMemory(memory)
     handlers = MemoryTools(amem.sync, thread_id=thread_id,

@@ -33,7 +33,6 @@ prompt parts are sent as they are and not recorded (the agent sends them again e
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,6 +43,7 @@ from ..errors import MissingExtra, UsageError
 from ..memory import Memory
 from ..recall.schemas import TOOL_SCHEMAS
 from ..types import StepResult
+from ._filing import Filer
 from ._transcript import Call, call_line, replay
 
 try:
@@ -161,7 +161,8 @@ class MemlaneHistory:
     `await processor(ctx, messages)`."""
 
     def __init__(self, memory: AsyncMemory | Memory, thread_id: ThreadId, *, budget: int = 4000,
-                 policy: Policy | None = None, memory_tools: bool = True) -> None:
+                 policy: Policy | None = None, memory_tools: bool = True,
+                 background_step: bool = True) -> None:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
         if not (isinstance(thread_id, str) and thread_id) and not callable(thread_id):
@@ -174,8 +175,7 @@ class MemlaneHistory:
         self.policy = replace(p, system_prompt="", use_tools=memory_tools,
                               memory_instructions=memory_tools and p.memory_instructions)
         self._runs: dict[str, _RunContext] = {}
-        self.steps: list[StepResult] = []
-        """Memory steps run after this processor's runs, oldest first."""
+        self._filer = Filer(background_step)
 
     def _thread(self, ctx: RunContext[Any]) -> Any:
         tid = self.thread_id if isinstance(self.thread_id, str) else self.thread_id(ctx)
@@ -193,11 +193,18 @@ class MemlaneHistory:
             _set_mark(m, "recorded")
         return any(m["role"] == "assistant" for m in log)
 
-    async def file(self, ctx: RunContext[Any]) -> list[StepResult]:
-        """Run the memory step for whatever is due on the thread (the cadence)."""
-        done = await self._thread(ctx).maybe_step()
-        self.steps.extend(done)
-        return done
+    async def turn_ended(self, ctx: RunContext[Any]) -> None:
+        """File what is due on the run's thread (the cadence): see `_filing`."""
+        await self._filer.turn_ended(self._thread(ctx))
+
+    @property
+    def steps(self) -> list[StepResult]:
+        """Memory steps run after this processor's runs, oldest first."""
+        return self._filer.steps
+
+    async def wait(self) -> None:
+        """Wait for the background memory steps in flight."""
+        await self._filer.wait()
 
     async def __call__(self, ctx: RunContext[Any],
                        messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -211,8 +218,9 @@ class MemlaneHistory:
         thread = self._thread(ctx)
         key = f"{thread.id}\0{ctx.run_id}"
         run = self._runs.get(key)
+        replied = False
         if run is None or not tail or run.prompt is not tail[0]:
-            await self.record(ctx, before)
+            replied = await self.record(ctx, before)
             prompt = tail[0] if tail else None
             text = None
             if isinstance(prompt, ModelRequest) and _mark(prompt) is None:
@@ -230,24 +238,28 @@ class MemlaneHistory:
                 tail = [prompt, *tail[1:]]
             self._runs.clear()  # one run's context per processor is all that is reused
             run = self._runs[key] = _RunContext(prompt or ModelRequest(parts=[]), shown)
-        await self.record(ctx, tail)
+        if await self.record(ctx, tail) or replied:
+            await self.turn_ended(ctx)
         return [*run.messages, *tail]
 
 
 def history_processor(memory: AsyncMemory | Memory, thread_id: ThreadId, *, budget: int = 4000,
-                      policy: Policy | None = None, memory_tools: bool = True) -> MemlaneHistory:
+                      policy: Policy | None = None, memory_tools: bool = True,
+                      background_step: bool = True) -> MemlaneHistory:
     """The history processor for one thread (`thread_id`, or a function of the `RunContext`
     giving it, e.g. `lambda ctx: ctx.deps.user_id`). `memory_tools`: the agent has the memory
-    tools, so their schemas are counted in `budget` and the notes tell the model to use them."""
+    tools, so their schemas are counted in `budget` and the notes tell the model to use them.
+    Once it records a reply, the memory step for what is due runs (in the background unless
+    `background_step=False`)."""
     return MemlaneHistory(memory, thread_id, budget=budget, policy=policy,
-                          memory_tools=memory_tools)
+                          memory_tools=memory_tools, background_step=background_step)
 
 
 def memlane_toolset(memory: AsyncMemory | Memory, *, thread_id: str | None = None,
                     max_tokens: int | None = None) -> FunctionToolset[Any]:
     """memlane's memory tools as a pydantic-ai toolset. A bad call comes back to the model as
     `{"error": ...}`, never as an exception."""
-    from ..recall.tools import DEFAULT_MAX_TOKENS, MemoryTools
+    from ..tools.handlers import DEFAULT_MAX_TOKENS, MemoryTools
 
     amem = memory if isinstance(memory, AsyncMemory) else AsyncMemory(memory)
     handlers = MemoryTools(amem.sync, thread_id=thread_id,
@@ -272,10 +284,6 @@ class MemlaneCapability(ProcessHistory[Any]):
 
     toolset: FunctionToolset[Any] | None = None
     """The memory tools (None: the agent is not offered them)."""
-    background_step: bool = True
-    """Run the memory step after a run off its path (False: before `run()` returns)."""
-    _step: asyncio.Task[list[StepResult]] | None = field(default=None, repr=False)
-
     def get_toolset(self) -> FunctionToolset[Any] | None:
         return self.toolset
 
@@ -283,16 +291,13 @@ class MemlaneCapability(ProcessHistory[Any]):
         processor = self.processor
         if isinstance(processor, MemlaneHistory) and \
                 await processor.record(ctx, result.all_messages()):
-            if not self.background_step:
-                await processor.file(ctx)
-            elif self._step is None or self._step.done():
-                self._step = asyncio.ensure_future(processor.file(ctx))
+            await processor.turn_ended(ctx)
         return result
 
     async def wait(self) -> None:
-        """Wait for a background memory step in flight."""
-        if self._step is not None:
-            await asyncio.shield(self._step)
+        """Wait for the background memory steps in flight."""
+        if isinstance(self.processor, MemlaneHistory):
+            await self.processor.wait()
 
 
 def memlane_capability(memory: AsyncMemory | Memory, thread_id: ThreadId, *, budget: int = 4000,
@@ -305,7 +310,6 @@ def memlane_capability(memory: AsyncMemory | Memory, thread_id: ThreadId, *, bud
     amem = memory if isinstance(memory, AsyncMemory) else AsyncMemory(memory)
     tid = thread_id if isinstance(thread_id, str) else None
     return MemlaneCapability(
-        processor=history_processor(amem, thread_id, budget=budget, policy=policy,
-                                    memory_tools=memory_tools),
-        toolset=memlane_toolset(amem, thread_id=tid) if memory_tools else None,
-        background_step=background_step)
+        processor=MemlaneHistory(amem, thread_id, budget=budget, policy=policy,
+                                 memory_tools=memory_tools, background_step=background_step),
+        toolset=memlane_toolset(amem, thread_id=tid) if memory_tools else None)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from importlib import resources
 from typing import Any
 
@@ -35,142 +35,26 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .._version import __version__
-from ..errors import (
-    BudgetTooSmall,
-    MemlaneError,
-    ModelError,
-    NotFound,
-    StepConflict,
-    StepError,
-    UsageError,
-)
+from ..errors import MemlaneError, NotFound, UsageError
 from ..memory import Memory
-from ..step.runner import StepRunner, StepWorker
 from ..step.schema import RECORD_KINDS, STEP_SCHEMA
 from ..types import Message, Record, StepResult
+from ..validate import finite
 from .auth import Auth, is_loopback
+from .base import (
+    ApiError,
+    ServerConfig,
+    Service,
+    error_response,
+    namespace_of,
+    read_json,
+    too_large,
+)
 from .openapi import INT64_MAX, Operation, Param, build_spec, coerce, problems
 
 log = logging.getLogger("memlane.server")
 
 API = "/v1/memlane"
-MAX_BODY = 1 << 20
-"""Request bodies over 1 MiB are refused with 413 (a message's own cap is 1,000,000 chars)."""
-
-
-class ApiError(Exception):
-    """An HTTP error with memlane's JSON body."""
-
-    def __init__(self, status: int, message: str, kind: str,
-                 problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.kind, self.problems = status, message, kind, problems
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """How `memlane serve` runs; everything a request handler may read."""
-
-    upstream: str | None = None
-    """Base URL of an OpenAI-compatible API (`.../v1`) the proxy forwards to."""
-    upstream_model: str | None = None
-    """Model name sent upstream, replacing the client's (None: the client's)."""
-    upstream_key: str | None = None
-    """API key for the upstream (never the client's memlane key)."""
-    upstream_timeout: float = 120.0
-    """Seconds the proxy waits for the upstream to connect and for each read, one attempt
-    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 502."""
-    budget: int = 4000
-    """Token budget of the context the proxy assembles (header `X-Memlane-Budget` overrides)."""
-    max_tool_rounds: int = 4
-    """Model calls per proxied turn that may run memlane's tools; then the model must answer."""
-    max_body: int = MAX_BODY
-    background_steps: bool = True
-    """Run due memory steps after each proxied turn, on a background worker."""
-
-
-def error_body(message: str, kind: str, problems: list[str] | None = None) -> dict[str, Any]:
-    err: dict[str, Any] = {"message": message, "type": kind}
-    if problems is not None:
-        err["problems"] = problems
-    return {"error": err}
-
-
-def error_response(exc: BaseException) -> JSONResponse:
-    """The JSON error for an exception raised while handling a request."""
-    if isinstance(exc, ApiError):
-        status, body = exc.status, error_body(exc.message, exc.kind, exc.problems)
-    elif isinstance(exc, StepError):
-        status, body = 422, error_body(str(exc).split("\n", 1)[0], "step_error", exc.problems)
-    elif isinstance(exc, StepConflict):
-        status, body = 409, error_body(str(exc), "step_conflict")
-    elif isinstance(exc, NotFound):
-        status, body = 404, error_body(str(exc), "not_found")
-    elif isinstance(exc, BudgetTooSmall):
-        status, body = 400, error_body(str(exc), "budget_too_small")
-    elif isinstance(exc, UsageError):
-        status, body = 400, error_body(str(exc), "invalid_request")
-    elif isinstance(exc, ModelError):
-        status, body = 502, error_body(str(exc), "upstream_error")
-    elif isinstance(exc, HTTPException):
-        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        status, body = exc.status_code, error_body(str(exc.detail), kind)
-    elif isinstance(exc, MemlaneError):
-        status, body = 500, error_body(str(exc), "server_error")
-    else:
-        log.exception("unhandled error", exc_info=exc)
-        status, body = 500, error_body("internal error; see the server log", "server_error")
-    headers = dict(getattr(exc, "headers", None) or {})  # e.g. `Allow` on a 405
-    if status == 401:
-        headers["WWW-Authenticate"] = "Bearer"
-    return JSONResponse(body, status_code=status, headers=headers or None)
-
-
-# --- the service: memory, auth, background steps ------------------------------------------------
-
-
-class Service:
-    """What the handlers share: the base memory (one store), auth, config, and the worker that
-    runs memory steps after proxied turns."""
-
-    def __init__(self, memory: Memory, auth: Auth, config: ServerConfig,
-                 ledger: Any = None) -> None:
-        self.memory = memory
-        self.auth = auth
-        self.config = config
-        self.ledger = ledger
-        self.model: Any = None
-        """An in-process `Model` answering the proxy, if not an HTTP upstream."""
-        # One worker: steps of one store run one at a time, and a burst of turns cannot crowd
-        # the request threads out. Steps in other processes on the same store are kept apart
-        # by the claim in `apply_step` (`memlane.step.runner`).
-        self._worker: StepWorker[tuple[str, str]] = StepWorker(self._step, keep=False)
-
-    def mem(self, namespace: str) -> Memory:
-        return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
-
-    def step_runner(self, namespace: str) -> StepRunner:
-        """The filing path for `namespace`: the memory's extractor, the service's ledger."""
-        mem = self.mem(namespace)
-        return mem.step_runner(ledger=self.ledger,
-                               model=self.config.upstream_model or mem.extractor.name)
-
-    def submit_step(self, namespace: str, thread_id: str) -> None:
-        """File whatever is due on `thread_id`, later, off the request path. A thread already
-        queued is not queued twice: the job files everything due when it runs (in batches;
-        a job that filed a full batch queues itself again)."""
-        self._worker.submit((namespace, thread_id))
-
-    def _step(self, key: tuple[str, str], batch: int) -> list[StepResult]:
-        return self.step_runner(key[0]).file_due(key[1], max_steps=batch)
-
-    def drain(self, timeout: float = 30.0) -> None:
-        """Wait for the queued memory steps (tests, benchmarks, shutdown)."""
-        self._worker.wait(timeout)
-
-    def close(self) -> None:
-        self.drain()
-        self._worker.close()
 
 
 # --- request plumbing ---------------------------------------------------------------------------
@@ -206,7 +90,7 @@ class Guard:
                                                         "invalid_request"))
                 return
             if int(length) > self.svc.config.max_body:
-                await _send_error(send, scope, _too_large(self.svc.config.max_body))
+                await _send_error(send, scope, too_large(self.svc.config.max_body))
                 return
         path = scope["path"]
         if path in self.PUBLIC or path.startswith(self.PUBLIC_PREFIXES):
@@ -219,6 +103,11 @@ class Guard:
                 403, "dev mode (no API keys) only answers requests addressed to localhost, "
                      "127.0.0.1 or [::1]; add a key to serve other names", "forbidden"))
             return
+        refused = browser_refusal(scope["method"], headers, scope.get("scheme", "http"),
+                                  self.svc.config.allowed_origins)
+        if refused is not None:
+            await _send_error(send, scope, refused)
+            return
         ns = self.svc.auth.namespace(headers.get("authorization"))
         if ns is None:
             await _send_error(send, scope, ApiError(
@@ -229,6 +118,40 @@ class Guard:
         await self.app(scope, receive, send)
 
 
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def browser_refusal(method: str, headers: dict[str, str], scheme: str,
+                    allowed_origins: tuple[str, ...] = ()) -> ApiError | None:
+    """Why a request that a web page could have sent is refused, or None.
+
+    A page on another site can make a browser send a "simple" cross-origin POST (`text/plain`,
+    form encodings) without a CORS preflight; with a dev-mode server (no key) or a key in a
+    cookie-less client that is enough to write or forget. So: a request that carries an
+    `Origin` must come from this server's own origin (the inspector) or one listed in
+    `ServerConfig.allowed_origins`, and a request with a body that changes state must declare
+    `application/json`, which a page can only send after a preflight this server never grants.
+    Clients that are not browsers (SDKs, curl, agents) send no `Origin` and are unaffected.
+    """
+    origin = headers.get("origin")
+    if origin is not None:
+        own = f"{scheme}://{headers.get('host', '')}".lower()
+        if origin.lower().rstrip("/") not in {own, *(o.lower().rstrip("/")
+                                                     for o in allowed_origins)}:
+            return ApiError(403, f"requests from the web origin {origin[:100]!r} are refused: "
+                                 "only this server's own pages may call it from a browser (add "
+                                 "the origin to ServerConfig.allowed_origins to trust it)",
+                            "forbidden")
+    if method in STATE_CHANGING:
+        ctype = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
+        if (has_body or ctype) and ctype != "application/json":
+            return ApiError(415, f"{method} bodies must be sent as `Content-Type: "
+                                 f"application/json` (got {ctype or 'none'!r})",
+                            "unsupported_media_type")
+    return None
+
+
 def _addressed_to_loopback(host: str) -> bool:
     if host.startswith("["):
         name = host[1:host.find("]")] if "]" in host else host
@@ -237,44 +160,11 @@ def _addressed_to_loopback(host: str) -> bool:
     return is_loopback(name)
 
 
-def _too_large(limit: int) -> ApiError:
-    return ApiError(413, f"request body is over the {limit:,} byte limit: send less per request "
-                         "(e.g. fewer messages per append)", "payload_too_large")
-
-
 async def _send_error(send: Send, scope: Scope, exc: ApiError) -> None:
     async def no_receive() -> dict[str, Any]:
         return {"type": "http.disconnect"}
 
     await error_response(exc)(scope, no_receive, send)
-
-
-async def read_json(request: Request, limit: int) -> Any:
-    """The request body as JSON, refusing bodies over `limit` even without Content-Length."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        raise ApiError(400, "request body is empty: send a JSON object", "invalid_json")
-    try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError) as e:
-        raise ApiError(400, f"request body is not valid JSON: {e}", "invalid_json") from None
-    except RecursionError:
-        raise ApiError(400, "request body is nested too deeply", "invalid_json") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def namespace_of(request: Request) -> str:
-    return str(request.scope["memlane.namespace"])
 
 
 def _query_value(p: Param, raw: str) -> Any:
@@ -338,9 +228,20 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
             args["body"] = coerce(validator or {}, body)
         mem = svc.mem(namespace_of(request))
         result = await run_in_threadpool(op.handler, svc, mem, args)
-        return JSONResponse(result, status_code=op.status)
+        return StrictJSONResponse(result, status_code=op.status)
 
     return run
+
+
+class StrictJSONResponse(JSONResponse):
+    """JSON that renders rows stored before timestamps were checked (an infinite `ts`) with
+    null in their place, instead of failing the whole answer (`export` must always work)."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return super().render(finite(content))
 
 
 def path_endpoint(svc: Service, ops: list[Operation]) -> Callable[[Request], Any]:
@@ -394,11 +295,20 @@ def h_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _erased(svc: Service, mem: Memory, deleted: dict[str, Any],
+            thread_id: str | None = None, ledger: bool = False) -> dict[str, Any]:
+    """A forget's answer, once its text is gone from disk: the ledger's notes of the thread or
+    namespace are erased and the store is compacted (`compacted` says whether it was)."""
+    if ledger and svc.ledger is not None:
+        svc.ledger.forget(mem.ns, thread_id)
+    return {"deleted": deleted, "compacted": svc.compact_after_forget()}
+
+
 def h_delete_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     t = mem.thread(a["thread_id"])
     if not t.exists():
         raise NotFound(f"no thread {t.id!r} in this namespace")
-    return {"deleted": {"thread_id": t.id, **mem.forget_thread(t.id)}}
+    return _erased(svc, mem, {"thread_id": t.id, **mem.forget_thread(t.id)}, t.id, ledger=True)
 
 
 def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -476,7 +386,7 @@ def h_delete_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, A
     rid = a["record_id"]
     if not mem.forget(rid):
         raise NotFound(f"no record #{rid} in this namespace")
-    return {"deleted": {"record_id": rid}}
+    return _erased(svc, mem, {"record_id": rid})
 
 
 def h_search(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -493,7 +403,7 @@ def h_forget(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
         return h_delete_record(svc, mem, {"record_id": b["record_id"]})
     if "thread_id" in b:
         return h_delete_thread(svc, mem, {"thread_id": b["thread_id"]})
-    return {"deleted": {"namespace": mem.ns, **mem.forget_namespace()}}
+    return _erased(svc, mem, {"namespace": mem.ns, **mem.forget_namespace()}, ledger=True)
 
 
 def h_export(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -618,6 +528,10 @@ CONTEXT_OUT: dict[str, Any] = {
 }
 
 
+_COMPACTED = {"type": ["boolean", "null"], "description": "whether the store was compacted "
+              "after the forget, so the text is gone from its files (null: compaction is off)"}
+
+
 def _obj(**props: Any) -> dict[str, Any]:
     return {"type": "object", "required": list(props), "properties": props}
 
@@ -638,7 +552,8 @@ OPERATIONS: list[Operation] = [
     Operation("DELETE", f"{API}/threads/{{thread_id}}", h_delete_thread,
               "Forget a thread: its messages, buffer lines, the records filed from it and its "
               "snapshots (counts by kind)", "deleteThread",
-              (_THREAD,), response=_obj(deleted=_obj(thread_id={"type": "string"})),
+              (_THREAD,), response=_obj(deleted=_obj(thread_id={"type": "string"}),
+                                              compacted=_COMPACTED),
               tags=("threads", "forget")),
     Operation("POST", f"{API}/threads/{{thread_id}}/messages", h_append,
               "Append messages in order (creates the thread); `step: true` files due stretches",
@@ -707,7 +622,8 @@ OPERATIONS: list[Operation] = [
               response=_obj(record=RECORD_OUT), tags=("records",)),
     Operation("DELETE", f"{API}/records/{{record_id}}", h_delete_record, "Delete a record",
               "deleteRecord", (_RECORD,),
-              response=_obj(deleted=_obj(record_id={"type": "integer"})),
+              response=_obj(deleted=_obj(record_id={"type": "integer"}),
+                            compacted=_COMPACTED),
               tags=("records", "forget")),
     Operation("GET", f"{API}/search", h_search,
               "Search long-term records (hybrid lexical + vector when an embedder is set)",
@@ -731,7 +647,8 @@ OPERATIONS: list[Operation] = [
                    "properties": {"namespace": {"type": "boolean", "enum": [True],
                                                 "description": "forget everything of this "
                                                                "namespace"}}}]},
-              response=_obj(deleted={"type": "object"}), tags=("forget",)),
+              response=_obj(deleted={"type": "object"}, compacted=_COMPACTED),
+              tags=("forget",)),
     Operation("GET", f"{API}/export", h_export, "Everything this namespace holds, as JSON",
               "export", response=_obj(namespace={"type": "string"}, format={"type": "string"},
                                       threads={"type": "array"}, records={"type": "array"}),

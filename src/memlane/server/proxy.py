@@ -32,7 +32,7 @@ the rules in full.
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
 client's tool calls back to the client, so it keeps its own compact loop over raw JSON; the
-round that runs memlane's tools is the agent's (`recall.rounds.tool_round`). The memory step
+round that runs memlane's tools is the agent's (`tools.rounds.tool_round`). The memory step
 is the same one (`Service.submit_step`, then the `StepRunner` every surface files through, with
 the extractor `memlane serve` configured: the upstream model with the heuristic as fallback, or
 the heuristic alone).
@@ -54,7 +54,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -67,13 +67,12 @@ from ..errors import MemlaneError, ModelError, NotFound, UsageError
 from ..memory import Memory, Thread
 from ..models.base import Model, ModelReply, ToolCall, error_message, iter_sse, parse_arguments
 from ..models.openai import wire_messages
-from ..recall.rounds import run_memory_call, tool_round
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
+from ..tools.rounds import run_memory_call, tool_round
 from ..types import ThreadInfo
+from ..validate import clean_text
+from .base import ApiError, Service, namespace_of, read_json
 from .openapi import ERROR_SCHEMA, problems
-
-if TYPE_CHECKING:
-    from .app import Service
 
 log = logging.getLogger("memlane.proxy")
 
@@ -188,7 +187,8 @@ def log_form(message: Mapping[str, Any]) -> dict[str, Any]:
             lines.append(f"[tool call {fn.get('name', '?')}({args})]")
         text = "\n".join([text, *lines]) if text else "\n".join(lines)
     name = message.get("name")
-    return {"role": role, "content": text,
+    # Cleaned as the log stores it (NUL -> U+FFFD), so a resent message matches its stored copy.
+    return {"role": role, "content": clean_text(text),
             "name": name if isinstance(name, str) and name else None}
 
 
@@ -437,8 +437,6 @@ class Proxy:
         return {}
 
     def _require_upstream(self) -> HttpUpstream | ModelUpstream:
-        from .app import ApiError
-
         if self.upstream is None:
             raise ApiError(503, "this memlane server has no upstream model: start it with "
                                 "`memlane serve --upstream URL` (or --upstream local)",
@@ -446,8 +444,6 @@ class Proxy:
         return self.upstream
 
     async def endpoint(self, request: Request) -> Response:
-        from .app import ApiError, namespace_of, read_json
-
         started = time.perf_counter()
         body = await read_json(request, self.svc.config.max_body)
         self._require_upstream()
@@ -632,7 +628,7 @@ class Proxy:
                       rnd: int) -> list[dict[str, Any]]:
         """Run memlane's calls of one round (the shared `tool_round`); the messages to send
         next."""
-        from ..recall.tools import MemoryTools
+        from ..tools.handlers import MemoryTools
 
         tools = MemoryTools(turn.mem, thread_id=turn.thread.id)
         parsed = [ToolCall(str(c.get("id") or f"call_{i}"), _call_name(c),
@@ -827,8 +823,6 @@ class Proxy:
     async def passthrough(self, request: Request) -> Response:
         """`/v1/models`, `/v1/embeddings`, ...: sent to the upstream unchanged (with the
         upstream's key), its answer returned unchanged."""
-        from .app import ApiError, read_json
-
         path = request.url.path[len("/v1/"):]
         for route in request.app.routes:
             # A path memlane serves, with another method: 405, as the router would say.

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import StepError
+from ..validate import INT64_MAX, MAX_RECORD_CHARS, clean_text
 from .schema import EPISODE_MAX_WORDS, RECORD_KINDS
 
 
@@ -43,18 +44,57 @@ class StepOutput:
     warnings: tuple[str, ...] = ()
 
 
+MAX_STEP_CHARS = 2_000_000
+"""Step output longer than this (as JSON text) is refused before parsing."""
+MAX_RECORDS = 200
+"""Operations per step; a stretch of a few turns holds a handful of facts."""
+EPISODE_MAX_CHARS = 400
+"""A buffer line is cut to this many characters (after the word cut), with a warning."""
+MAX_QUALITY_CHARS = 4000
+"""The `quality` object as JSON; a larger one is dropped with a warning."""
+SLIP_SCORE = (-1.0, 10.0)
+"""Scores in this range are clamped to 0..1 with a warning; beyond it they are refused."""
+
+
+class _Range(ValueError):
+    """An integer no store can hold (ids and seqs are 1..2**63-1)."""
+
+
 def _as_int(v: Any) -> int | None:
+    """The integer `v` spells (an int, a digit string, "#12", an integral float), None if it
+    spells none; raises `_Range` for one outside 0..2**63-1."""
     if isinstance(v, bool):
         return None
+    n: int | None = None
     if isinstance(v, int):
-        return v
-    if isinstance(v, str):
+        n = v
+    elif isinstance(v, str):
         s = v.strip().lstrip("#")
         if s.isascii() and s.isdigit():
-            return int(s)
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
+            if len(s) > 19:  # int() of 5000 digits is refused by Python itself
+                raise _Range(f"{s[:24]}... ({len(s)} digits)")
+            n = int(s)
+    elif isinstance(v, float) and v.is_integer():
+        n = int(v)
+    if n is not None and not 0 <= n <= INT64_MAX:
+        raise _Range(_shown(n))
+    return n
+
+
+def _shown(v: Any) -> str:
+    """`v` for a message, short (`str` of a 5000-digit int would itself raise)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 80:
+        return f"an integer of about {int(v.bit_length() * 0.30103)} digits"
+    return f"{v!r:.40}"
+
+
+def _int_at(v: Any, path: str, problems: list[str]) -> int | None:
+    """`_as_int`, with an out-of-range integer reported as a problem at `path`."""
+    try:
+        return _as_int(v)
+    except _Range as e:
+        problems.append(f"{path}: {e} is out of range; ids and seqs are 1..2**63-1")
+        return None
 
 
 def parse_step(raw: str | dict[str, Any]) -> StepOutput:
@@ -62,6 +102,10 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     problems: list[str] = []
     warnings: list[str] = []
     if isinstance(raw, str):
+        if len(raw) > MAX_STEP_CHARS:
+            raise StepError("memory step output is too long; nothing was applied",
+                            [f"$: {len(raw):,} characters, the limit is {MAX_STEP_CHARS:,}; a "
+                             "step holds a few short facts and one line"])
         body = raw.strip()
         if body.startswith("```"):
             body = body.strip("`")
@@ -74,6 +118,14 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
                 [f"$: {e.msg} at line {e.lineno} column {e.colno}; return one JSON object "
                  "matching STEP_SCHEMA"],
             ) from None
+        except RecursionError:
+            raise StepError("memory step output is not valid JSON",
+                            ["$: nested too deeply; return one flat JSON object matching "
+                             "STEP_SCHEMA"]) from None
+        except ValueError as e:  # e.g. an integer of more digits than Python converts
+            raise StepError("memory step output is not valid JSON",
+                            [f"$: {str(e)[:200]}; return one JSON object matching "
+                             "STEP_SCHEMA"]) from None
     else:
         data = raw
     if not isinstance(data, dict):
@@ -89,6 +141,10 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     if not isinstance(recs, list):
         problems.append("records: must be a list of operations")
         recs = []
+    if len(recs) > MAX_RECORDS:
+        problems.append(f"records: {len(recs)} operations, the limit is {MAX_RECORDS}; keep the "
+                        "facts that will matter later")
+        recs = []
     for i, r in enumerate(recs):
         path = f"records[{i}]"
         if not isinstance(r, dict):
@@ -99,12 +155,19 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
             problems.append(f"{path}.op: must be 'add', 'update' or 'delete', got {op!r}")
             continue
         text = r.get("text")
-        rid = _as_int(r.get("id")) if "id" in r else None
+        n_problems = len(problems)
+        rid = _int_at(r.get("id"), f"{path}.id", problems) if "id" in r else None
         if op in ("add", "update"):
             if not isinstance(text, str) or not text.strip():
                 problems.append(f"{path}.text: {op} needs a non-empty string")
                 continue
-            text = " ".join(text.split())
+            text = clean_text(" ".join(text.split()))
+            if len(text) > MAX_RECORD_CHARS:
+                problems.append(f"{path}.text: {len(text):,} characters, a record is at most "
+                                f"{MAX_RECORD_CHARS:,}: keep one fact per record")
+                continue
+        if len(problems) > n_problems:
+            continue
         if op in ("update", "delete") and rid is None:
             problems.append(f"{path}.id: {op} needs an integer record id, got {r.get('id')!r}")
             continue
@@ -115,7 +178,8 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
         src_raw = r.get("source", [])
         if not isinstance(src_raw, list):
             src_raw = [src_raw]
-        source = tuple(s for s in (_as_int(x) for x in src_raw) if s is not None)
+        source = tuple(s for s in (_int_at(x, f"{path}.source", problems)
+                                   for x in src_raw[:1000]) if s is not None)
         ops.append(RecordOp(op=op, text=text if op != "delete" else None, id=rid, kind=kind,
                             source=source))
 
@@ -127,7 +191,8 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
             if not isinstance(ids, list):
                 problems.append("episode.record_ids: must be a list of integers")
             else:
-                ep_ids = tuple(x for x in (_as_int(v) for v in ids) if x is not None)
+                ep_ids = tuple(x for x in (_int_at(v, "episode.record_ids", problems)
+                                           for v in ids[:1000]) if x is not None)
         ep = ep.get("line")
     if not isinstance(ep, str) or not ep.strip():
         problems.append("episode: must be a non-empty string (one line, under 25 words)")
@@ -136,7 +201,10 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     if len(words) > EPISODE_MAX_WORDS:
         warnings.append(f"episode: {len(words)} words, cut to {EPISODE_MAX_WORDS}")
         words = words[:EPISODE_MAX_WORDS]
-    line = " ".join(words)
+    line = clean_text(" ".join(words))
+    if len(line) > EPISODE_MAX_CHARS:
+        warnings.append(f"episode: {len(line):,} characters, cut to {EPISODE_MAX_CHARS}")
+        line = line[:EPISODE_MAX_CHARS - 3].rstrip() + "..."
 
     relevance: dict[int, float] = {}
     rel = data.get("relevance", [])
@@ -154,12 +222,16 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     else:
         problems.append("relevance: must be a list of {seq, score}")
     for path, k, v in items:
-        seq = _as_int(k)
-        if seq is None:
-            problems.append(f"{path}.seq: {k!r} is not an integer")
+        n_problems = len(problems)
+        seq = _int_at(k, f"{path}.seq", problems)
+        if len(problems) > n_problems:
             continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
-            problems.append(f"{path}.score: must be a number 0..1, got {v!r}")
+        if seq is None:
+            problems.append(f"{path}.seq: {k!r:.40} is not an integer")
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or \
+                not SLIP_SCORE[0] <= v <= SLIP_SCORE[1] or math.isnan(v):
+            problems.append(f"{path}.score: must be a number 0..1, got {_shown(v)}")
             continue
         s = float(v)
         if not 0.0 <= s <= 1.0:
@@ -171,6 +243,15 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     if quality is not None and not isinstance(quality, dict):
         problems.append("quality: must be an object {score, signals, note} or omitted")
         quality = None
+    if quality is not None:
+        try:
+            size = len(json.dumps(quality, ensure_ascii=False, allow_nan=False))
+        except (ValueError, TypeError, RecursionError):
+            size = MAX_QUALITY_CHARS + 1
+        if size > MAX_QUALITY_CHARS:
+            warnings.append(f"quality: dropped (not plain JSON of at most {MAX_QUALITY_CHARS:,} "
+                            "characters)")
+            quality = None
 
     if problems:
         raise StepError("memory step output failed validation; nothing was applied", problems)

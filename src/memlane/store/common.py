@@ -161,6 +161,11 @@ class CommonTx:
             " AND seq BETWEEN ? AND ?"), (namespace, thread_id, start, end)).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        self.conn.execute(self.sql(
+            "UPDATE messages SET content = ?, tokens = ? WHERE namespace = ? AND id = ?"),
+            (content, tokens, namespace, message_id))
+
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int
     ) -> list[tuple[int, int]]:
@@ -205,6 +210,23 @@ class CommonStore:
     @staticmethod
     def _delete_thread(c: Any, namespace: str, thread_id: str) -> bool:
         raise NotImplementedError
+
+    def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
+                          ) -> list[str]:
+        """The namespaces that hold records (of `kinds`, if given), sorted: all of them, or
+        `prefix` and those under it (`prefix.`...), a range of the (namespace, id) index."""
+        where, args = [], []
+        if prefix:
+            # '/' is the character after '.', so the range is exactly the `prefix.` names.
+            where.append("(namespace = ? OR (namespace >= ? AND namespace < ?))")
+            args += [prefix, prefix + ".", prefix + "/"]
+        if kinds is not None:
+            where.append(f"kind IN ({', '.join('?' for _ in kinds) or 'NULL'})")
+            args += list(kinds)
+        sql = "SELECT DISTINCT namespace FROM records"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return [r[0] for r in self._read(sql + " ORDER BY 1", args)]
 
     # message log -------------------------------------------------------------------------------
     def thread(self, namespace: str, thread_id: str) -> ThreadInfo | None:
@@ -409,12 +431,6 @@ class CommonStore:
                 f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? AND id IN ({marks})",
                 (namespace, *part)))
         return sorted(out, key=lambda s: s.id)
-
-    def namespaces(self) -> list[str]:
-        """Every namespace that holds a thread or a record, sorted."""
-        rows = self._read(
-            "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1")
-        return [r[0] for r in rows]
 
     # export ------------------------------------------------------------------------------------
     def export_namespace(self, namespace: str) -> dict[str, Any]:

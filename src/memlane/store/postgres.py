@@ -257,8 +257,8 @@ class PgTx(CommonTx):
             " s AS (INSERT INTO record_sources (namespace, record_id, message_id)"
             " SELECT DISTINCT %(ns)s, r.id, m FROM r, unnest(%(src)s::bigint[]) AS m"
             " ON CONFLICT DO NOTHING),"
-            " h AS (INSERT INTO record_history (namespace, record_id, text, op, changed)"
-            " SELECT %(ns)s, r.id, %(text)s, 'add', %(now)s FROM r)"
+            " h AS (INSERT INTO record_history (namespace, record_id, text, op, changed,"
+            " thread_id) SELECT %(ns)s, r.id, %(text)s, 'add', %(now)s, %(tid)s FROM r)"
             " SELECT id FROM r",
             {"ns": namespace, "text": text, "kind": kind, "tid": thread_id, "end": step_end,
              "now": now, "pinned": pinned, "suspect": suspect, "src": list(source_ids)},
@@ -281,8 +281,9 @@ class PgTx(CommonTx):
             " s AS (INSERT INTO record_sources (namespace, record_id, message_id)"
             " SELECT DISTINCT %(ns)s, u.id, m FROM u, unnest(%(src)s::bigint[]) AS m"
             " ON CONFLICT DO NOTHING)"
-            " INSERT INTO record_history (namespace, record_id, text, op, changed)"
-            " VALUES (%(ns)s, %(id)s, %(text)s, 'update', %(now)s)",
+            " INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id)"
+            " VALUES (%(ns)s, %(id)s, %(text)s, 'update', %(now)s, (SELECT thread_id FROM"
+            " records WHERE namespace = %(ns)s AND id = %(id)s))",
             {"ns": namespace, "id": record_id, "text": text, "now": now, "suspect": suspect,
              "src": list(source_ids)},
         )
@@ -290,10 +291,10 @@ class PgTx(CommonTx):
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
             "WITH d AS (DELETE FROM records WHERE namespace = %(ns)s AND id = %(id)s"
-            " RETURNING id, text),"
+            " RETURNING id, text, thread_id),"
             " s AS (DELETE FROM record_sources WHERE namespace = %(ns)s AND record_id = %(id)s)"
-            " INSERT INTO record_history (namespace, record_id, text, op, changed)"
-            " SELECT %(ns)s, d.id, d.text, 'delete', %(now)s FROM d",
+            " INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id)"
+            " SELECT %(ns)s, d.id, d.text, 'delete', %(now)s, d.thread_id FROM d",
             {"ns": namespace, "id": record_id, "now": now},
         )
         # Buffer lines that pointed at it lose the pointer (the line itself stays).
@@ -803,6 +804,11 @@ class PostgresStore(CommonStore):
             rids = [r[0] for r in c.execute(
                 "SELECT id FROM records WHERE namespace = %(ns)s AND thread_id = %(tid)s", args)]
             out = {"records": self._erase_records(c, namespace, rids)}
+            # The history of the thread's records deleted earlier (by a step, or replaced by a
+            # retry) still holds their text: it goes too.
+            c.execute("DELETE FROM record_history WHERE namespace = %(ns)s AND record_id IN"
+                      " (SELECT record_id FROM record_history WHERE namespace = %(ns)s"
+                      " AND thread_id = %(tid)s)", args)
             # Records of other threads that cite these messages lose those source links.
             c.execute("DELETE FROM record_sources s USING messages m WHERE s.namespace = %(ns)s"
                       " AND m.namespace = %(ns)s AND m.thread_id = %(tid)s"

@@ -167,9 +167,9 @@ class SQLiteTx(CommonTx):
             [(rid, m) for m in source_ids],
         )
         self.conn.execute(
-            "INSERT INTO record_history (record_id, namespace, text, op, changed)"
-            " VALUES (?, ?, ?, 'add', ?)",
-            (rid, namespace, text, now),
+            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id)"
+            " VALUES (?, ?, ?, 'add', ?, ?)",
+            (rid, namespace, text, now, thread_id),
         )
         return rid
 
@@ -186,15 +186,17 @@ class SQLiteTx(CommonTx):
             [(record_id, m) for m in source_ids],
         )
         self.conn.execute(
-            "INSERT INTO record_history (record_id, namespace, text, op, changed)"
-            " VALUES (?, ?, ?, 'update', ?)",
-            (record_id, namespace, text, now),
+            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id)"
+            " VALUES (?, ?, ?, 'update', ?, (SELECT thread_id FROM records WHERE namespace = ?"
+            " AND id = ?))",
+            (record_id, namespace, text, now, namespace, record_id),
         )
 
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
-            "INSERT INTO record_history (record_id, namespace, text, op, changed)"
-            " SELECT id, namespace, text, 'delete', ? FROM records WHERE namespace = ? AND id = ?",
+            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id)"
+            " SELECT id, namespace, text, 'delete', ?, thread_id FROM records"
+            " WHERE namespace = ? AND id = ?",
             (now, namespace, record_id),
         )
         self.conn.execute(
@@ -758,6 +760,11 @@ class SQLiteStore(CommonStore):
                     "SELECT id FROM messages WHERE namespace = ? AND thread_id = ?",
                     (namespace, thread_id))]
                 out = {"records": self._erase_records(c, namespace, rids)}
+                # The history of the thread's records deleted earlier (by a step, or replaced
+                # by a retry) still holds their text: it goes too.
+                c.execute("DELETE FROM record_history WHERE namespace = ? AND record_id IN"
+                          " (SELECT record_id FROM record_history WHERE namespace = ?"
+                          " AND thread_id = ?)", (namespace, namespace, thread_id))
                 # Records of other threads that cite these messages lose those source links.
                 for part in chunks(mids):
                     marks = ",".join("?" * len(part))

@@ -18,15 +18,19 @@ Rules every handler follows, because its caller is an agent loop, not a person:
 from __future__ import annotations
 
 import json
-import time
+import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..safety import is_suspect
+from ..recall.schemas import TOOL_SCHEMAS
+from ..safety import is_suspect, neutralise
 from ..types import Record
-from .schemas import TOOL_SCHEMAS
+from ..validate import date_text
+
+log = logging.getLogger("memlane.tools")
 
 DEFAULT_MAX_TOKENS = 1200
 MAX_LIMIT = 20
@@ -43,14 +47,26 @@ _ARGS: dict[str, dict[str, tuple[type, bool]]] = {
 }
 
 
+_ID_TEXT = re.compile(r"\s*#?(\d{1,18})\s*")
+
+
+def _record_ids(v: Any) -> Any:
+    """Record ids as models often send them, "74" or "#74" (the notes show ids as #74), read as
+    the integers they name; anything else is left for the type check to refuse."""
+    if isinstance(v, str):
+        m = _ID_TEXT.fullmatch(v)
+        return int(m.group(1)) if m else v
+    if isinstance(v, list):
+        return [_record_ids(x) if isinstance(x, str) else x for x in v]
+    return v
+
+
 class ToolError(Exception):
     """A tool call the handler refuses; becomes `{"error": message}`."""
 
 
 def _date(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+    return date_text(ts, "%Y-%m-%d %H:%M")
 
 
 class MemoryTools:
@@ -92,6 +108,12 @@ class MemoryTools:
             return {"error": str(e)}
         except MemlaneError as e:
             return {"error": str(e)}
+        except Exception:  # noqa: BLE001 - the promise above: a tool never raises into the loop
+            # Input is validated before the store sees it, so this is a bug or an outage; the
+            # driver's message (SQL, values) stays in the log, not in the model's context.
+            log.exception("memory tool %s failed", name)
+            return {"error": f"{name}: the memory store failed on this call; try again later, "
+                             "or go on without it"}
         return self._bound(out)
 
     def save_snapshot(self, tool: str, args: Mapping[str, Any], result: Any) -> dict[str, Any]:
@@ -125,7 +147,7 @@ class MemoryTools:
                 if required:
                     raise ToolError(f"{name}: missing required argument {key!r}")
                 continue
-            v = arguments[key]
+            v = _record_ids(arguments[key]) if key in ("id", "ids") else arguments[key]
             ok = isinstance(v, typ) and not (typ is int and isinstance(v, bool))
             if not ok:
                 raise ToolError(f"{name}: {key!r} must be {_TYPE_NAMES[typ]}, got {v!r:.60}")
@@ -142,7 +164,8 @@ class MemoryTools:
     def _record_view(self, r: Record, score: float | None = None) -> dict[str, Any]:
         if r.suspect or is_suspect(r.text):
             return {"id": r.id, "withheld": "flagged by the injection scan; not shown"}
-        out: dict[str, Any] = {"id": r.id, "text": r.text, "kind": r.kind,
+        # Links and images defused: a result must not make the client fetch a URL.
+        out: dict[str, Any] = {"id": r.id, "text": neutralise(r.text), "kind": r.kind,
                                "date": _date(r.updated)}
         if r.thread_id is not None:
             out["thread"] = r.thread_id
@@ -231,7 +254,7 @@ class MemoryTools:
                                 "withheld": "flagged by the injection scan; not shown"})
                 continue
             results.append({"id": s.id, "tool": s.tool, "args": s.args,
-                            "date": _date(s.created), "result": s.result})
+                            "date": _date(s.created), "result": neutralise(s.result)})
         out: dict[str, Any] = {"query": query, "results": results}
         if not results:
             out["note"] = "no stored tool results match; call the tool again"

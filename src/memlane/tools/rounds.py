@@ -19,8 +19,8 @@ from typing import Any
 from ..context.tokens import Tokenizer
 from ..context.truncate import head_tail
 from ..models.base import ToolCall
-from .schemas import MEMORY_TOOL_NAMES
-from .tools import MemoryTools
+from ..recall.schemas import MEMORY_TOOL_NAMES
+from .handlers import MemoryTools
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,235 @@
+"""What the server's route modules share (`app.py` mounts them; `proxy.py` and `mcp.py` serve
+beside it): the HTTP error and its JSON body, reading a request's JSON, the authenticated
+namespace, the server's config and the `Service` the handlers share. Kept below `app.py` so that
+the modules `app.py` mounts import this rather than the app (no import cycle).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from ..errors import (
+    BudgetTooSmall,
+    MemlaneError,
+    ModelError,
+    NotFound,
+    StepConflict,
+    StepError,
+    UsageError,
+)
+from ..memory import Memory
+from ..step.runner import StepRunner, StepWorker
+from ..types import StepResult
+from .auth import Auth
+
+log = logging.getLogger("memlane.server")
+
+MAX_BODY = 1 << 20
+"""Request bodies over 1 MiB are refused with 413 (a message's own cap is 1,000,000 chars)."""
+
+
+class ApiError(Exception):
+    """An HTTP error with memlane's JSON body."""
+
+    def __init__(self, status: int, message: str, kind: str,
+                 problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.kind, self.problems = status, message, kind, problems
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How `memlane serve` runs; everything a request handler may read."""
+
+    upstream: str | None = None
+    """Base URL of an OpenAI-compatible API (`.../v1`) the proxy forwards to."""
+    upstream_model: str | None = None
+    """Model name sent upstream, replacing the client's (None: the client's)."""
+    upstream_key: str | None = None
+    """API key for the upstream (never the client's memlane key)."""
+    upstream_timeout: float = 120.0
+    """Seconds the proxy waits for the upstream to connect and for each read, one attempt
+    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 502."""
+    budget: int = 4000
+    """Token budget of the context the proxy assembles (header `X-Memlane-Budget` overrides)."""
+    max_tool_rounds: int = 4
+    """Model calls per proxied turn that may run memlane's tools; then the model must answer."""
+    max_body: int = MAX_BODY
+    background_steps: bool = True
+    """Run due memory steps after each proxied turn, on a background worker."""
+    compact_after_forget: bool = True
+    """Compact the store after every forget (SQLite: FTS merge, VACUUM, WAL truncated;
+    PostgreSQL: VACUUM FULL), so forgotten text leaves the files; REST forgets wait for it,
+    a model's `forget` tool call does not. Off: run `memlane compact` in maintenance windows."""
+    allowed_origins: tuple[str, ...] = ()
+    """Web origins (`https://app.example`) besides the server's own that browsers may call it
+    from; any other `Origin` is refused (`browser_refusal`)."""
+
+
+def error_body(message: str, kind: str, problems: list[str] | None = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"message": message, "type": kind}
+    if problems is not None:
+        err["problems"] = problems
+    return {"error": err}
+
+
+def error_response(exc: BaseException) -> JSONResponse:
+    """The JSON error for an exception raised while handling a request."""
+    if isinstance(exc, ApiError):
+        status, body = exc.status, error_body(exc.message, exc.kind, exc.problems)
+    elif isinstance(exc, StepError):
+        status, body = 422, error_body(str(exc).split("\n", 1)[0], "step_error", exc.problems)
+    elif isinstance(exc, StepConflict):
+        status, body = 409, error_body(str(exc), "step_conflict")
+    elif isinstance(exc, NotFound):
+        status, body = 404, error_body(str(exc), "not_found")
+    elif isinstance(exc, BudgetTooSmall):
+        status, body = 400, error_body(str(exc), "budget_too_small")
+    elif isinstance(exc, UsageError):
+        status, body = 400, error_body(str(exc), "invalid_request")
+    elif isinstance(exc, ModelError):
+        status, body = 502, error_body(str(exc), "upstream_error")
+    elif isinstance(exc, HTTPException):
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        status, body = exc.status_code, error_body(str(exc.detail), kind)
+    elif isinstance(exc, MemlaneError):
+        status, body = 500, error_body(str(exc), "server_error")
+    else:
+        log.exception("unhandled error", exc_info=exc)
+        status, body = 500, error_body("internal error; see the server log", "server_error")
+    headers = dict(getattr(exc, "headers", None) or {})  # e.g. `Allow` on a 405
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(body, status_code=status, headers=headers or None)
+
+
+# --- the service: memory, auth, background steps ------------------------------------------------
+
+
+class Service:
+    """What the handlers share: the base memory (one store), auth, config, and the worker that
+    runs memory steps after proxied turns."""
+
+    def __init__(self, memory: Memory, auth: Auth, config: ServerConfig,
+                 ledger: Any = None) -> None:
+        self.memory = memory
+        self.auth = auth
+        self.config = config
+        self.ledger = ledger
+        self.model: Any = None
+        """An in-process `Model` answering the proxy, if not an HTTP upstream."""
+        # One worker: steps of one store run one at a time, and a burst of turns cannot crowd
+        # the request threads out. Steps in other processes on the same store are kept apart
+        # by the claim in `apply_step` (`memlane.step.runner`).
+        self._worker: StepWorker[tuple[str, str]] = StepWorker(self._step, keep=False)
+        # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
+        self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
+        self._compaction: Future[bool] | None = None
+        self._lock = threading.Lock()
+        # A forget through any surface (REST, a model's tool call over the proxy or MCP)
+        # schedules compaction; REST handlers then wait for it.
+        if config.compact_after_forget:
+            memory.after_forget = self.schedule_compaction
+
+    def schedule_compaction(self) -> Future[bool]:
+        """Compact the store soon, on its own worker (one queued at a time: forgets that come
+        while one waits share it). The future is True once compacted, False if it failed."""
+        with self._lock:
+            queued = self._compaction
+            if queued is not None and not queued.running() and not queued.done():
+                return queued
+            self._compaction = self._compactor.submit(self._compact)
+            return self._compaction
+
+    def _compact(self) -> bool:
+        try:
+            self.memory.compact()
+            return True
+        except Exception:  # noqa: BLE001 - retried by the next forget; never kills the worker
+            log.exception("compacting the store after a forget failed")
+            return False
+
+    def compact_after_forget(self, wait: float | None = 120.0) -> bool | None:
+        """What a forget through the server does next: compaction, waited for (`wait` seconds;
+        None schedules it only). True/False: compacted or not; None: not waited for or off."""
+        if not self.config.compact_after_forget:
+            return None
+        fut = self.schedule_compaction()
+        if wait is None:
+            return None
+        try:
+            return fut.result(timeout=wait)
+        except TimeoutError:
+            return None
+
+    def mem(self, namespace: str) -> Memory:
+        return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
+
+    def step_runner(self, namespace: str) -> StepRunner:
+        """The filing path for `namespace`: the memory's extractor, the service's ledger."""
+        mem = self.mem(namespace)
+        return mem.step_runner(ledger=self.ledger,
+                               model=self.config.upstream_model or mem.extractor.name)
+
+    def submit_step(self, namespace: str, thread_id: str) -> None:
+        """File whatever is due on `thread_id`, later, off the request path. A thread already
+        queued is not queued twice: the job files everything due when it runs (in batches;
+        a job that filed a full batch queues itself again)."""
+        self._worker.submit((namespace, thread_id))
+
+    def _step(self, key: tuple[str, str], batch: int) -> list[StepResult]:
+        return self.step_runner(key[0]).file_due(key[1], max_steps=batch)
+
+    def drain(self, timeout: float = 30.0) -> None:
+        """Wait for the queued memory steps (tests, benchmarks, shutdown)."""
+        self._worker.wait(timeout)
+
+    def close(self) -> None:
+        self.drain()
+        self._worker.close()
+        self._compactor.shutdown(wait=True)
+
+
+# --- request bodies ----------------------------------------------------------------------------
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(413, f"request body is over the {limit:,} byte limit: send less per request "
+                         "(e.g. fewer messages per append)", "payload_too_large")
+
+
+async def read_json(request: Request, limit: int) -> Any:
+    """The request body as JSON, refusing bodies over `limit` even without Content-Length."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large(limit)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        raise ApiError(400, "request body is empty: send a JSON object", "invalid_json")
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ApiError(400, f"request body is not valid JSON: {e}", "invalid_json") from None
+    except RecursionError:
+        raise ApiError(400, "request body is nested too deeply", "invalid_json") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def namespace_of(request: Request) -> str:
+    return str(request.scope["memlane.namespace"])

@@ -1,0 +1,175 @@
+"""One validation layer for everything that is written: every surface (Python API, REST, proxy,
+MCP, CLI, the memory tools, a memory step) reaches the store through `Memory`/`Thread`, and
+they check their input here, so SQLite and PostgreSQL accept and refuse the same things.
+
+What the two engines disagree on, and what is decided here instead:
+
+- **Integers.** SQLite and PostgreSQL hold 64-bit integers; Python's are unbounded, and an id
+  of 2**70 raised `OverflowError` (SQLite) or `NumericValueOutOfRange` (PostgreSQL). Record ids
+  and seqs are 1..2**63-1; an id outside that range cannot name a row, so it is treated as
+  "no such record", never sent to the driver.
+- **NUL and lone surrogates.** PostgreSQL refuses U+0000 in text (and neither driver encodes a
+  lone surrogate); SQLite stores NUL. Text is *cleaned*, not refused: each such character
+  becomes U+FFFD. Refusing would wedge a proxied conversation, whose client resends the same
+  history every turn; the proxy compares what it is sent with the log through `clean_text`
+  too, so a cleaned message is recognised as already stored. Identifiers (thread ids,
+  namespaces, kinds) are keys, not text: a NUL there is refused.
+- **Timestamps.** Finite epoch seconds between the years 1 and 9999 (what a datetime can show);
+  `1e400`, NaN and infinity are refused, since a stored one broke every reader (context, show,
+  export).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import UsageError
+
+INT64_MAX = 2**63 - 1
+"""The largest id or seq either store can hold."""
+TS_MIN = -62135596800.0
+"""0001-01-01T00:00:00Z in epoch seconds."""
+TS_MAX = 253402300799.0
+"""9999-12-31T23:59:59Z in epoch seconds."""
+MAX_RECORD_CHARS = 4000
+"""A record holds one fact; longer text belongs in a message or a snapshot."""
+REPLACEMENT = "\ufffd"
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` with NUL and lone surrogates replaced by U+FFFD (storable by both engines)."""
+    return _UNSTORABLE.sub(REPLACEMENT, text) if _UNSTORABLE.search(text) else text
+
+
+def clean_json(value: Any, depth: int = 0) -> Any:
+    """`clean_text` applied to every string (keys too) of JSON-like data; refuses data nested
+    deeper than 64 levels (tool arguments are shallow; deeper is an attack on the encoder)."""
+    if depth > 64:
+        raise UsageError("data is nested more than 64 levels deep: flatten it")
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, Mapping):
+        return {clean_text(str(k)): clean_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_json(v, depth + 1) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN or infinity; PostgreSQL's jsonb refuses them
+    return value
+
+
+def in_range(n: int) -> bool:
+    """Whether `n` can be a record id or a seq in either store."""
+    return 1 <= n <= INT64_MAX
+
+
+def record_id(value: object) -> int:
+    """An integer id (bools and strings refused). Range is not checked: see `in_range`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"a record id is an integer, got {value!r:.60}")
+    return value
+
+
+def count(value: object, what: str, *, allow_all: bool = False) -> int:
+    """A limit, offset or k: an integer, capped at what a store can hold (-1, "all", only where
+    `allow_all`)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{what} must be an integer, got {value!r:.40}")
+    if value < 0 and not (allow_all and value == -1):
+        raise UsageError(f"{what} must be 0 or more, got {value}")
+    return min(value, INT64_MAX)
+
+
+def identifier(value: object, what: str, limit: int = 200) -> str:
+    """A thread id or similar key: a non-empty string, at most `limit` characters, no NUL."""
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise UsageError(f"{what} must be a non-empty string of at most {limit} characters")
+    if _UNSTORABLE.search(value):
+        raise UsageError(f"{what} {value[:60]!r} contains a NUL or a lone surrogate: use "
+                         "printable characters")
+    return value
+
+
+def record_text(text: object) -> str:
+    """A record's text: non-empty, at most `MAX_RECORD_CHARS`, cleaned and stripped."""
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError("a record's text must be a non-empty string")
+    if len(text) > MAX_RECORD_CHARS:
+        raise UsageError(f"a record is at most {MAX_RECORD_CHARS:,} characters (got "
+                         f"{len(text):,}): keep one fact per record")
+    return clean_text(text.strip())
+
+
+def kind(value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > 40 or \
+            _UNSTORABLE.search(value):
+        raise UsageError("kind must be a short non-empty string such as 'fact', 'preference' "
+                         "or 'note'")
+    return value.strip().lower()
+
+
+def timestamp(ts: Any) -> float | None:
+    """Epoch seconds from a number or an ISO 8601 string (naive times are taken as UTC);
+    finite and within the years 1..9999."""
+    if ts is None:
+        return None
+    if isinstance(ts, bool):
+        raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r}")
+    if isinstance(ts, int):
+        if not TS_MIN <= ts <= TS_MAX:
+            raise UsageError(f"ts {ts!r:.40} is outside the years 1..9999: give epoch seconds "
+                             "(e.g. 1715176560) or an ISO 8601 time")
+        return float(ts)
+    if isinstance(ts, float):
+        if not (math.isfinite(ts) and TS_MIN <= ts <= TS_MAX):
+            raise UsageError(f"ts {ts!r} is not a usable time: give finite epoch seconds within "
+                             "the years 1..9999 (e.g. 1715176560) or an ISO 8601 time")
+        return ts
+    if isinstance(ts, str):
+        from datetime import datetime, timezone
+
+        try:
+            d = datetime.fromisoformat(ts.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(f"ts {ts[:60]!r} is not an ISO 8601 time (e.g. 2024-05-08T13:56:00Z) "
+                             "nor epoch seconds") from None
+        if d.tzinfo is None:
+            d = d.replace(tzinfo=timezone.utc)
+        try:
+            return d.timestamp()
+        except (OverflowError, ValueError):  # 9999-12-31T23:59 with a negative offset
+            raise UsageError(f"ts {ts[:60]!r} is outside the years 1..9999") from None
+    raise UsageError(f"ts must be epoch seconds or an ISO 8601 string, got {ts!r:.60}")
+
+
+def safe_ts(ts: Any) -> float | None:
+    """A stored timestamp for reading: rows written before `timestamp` checked (NaN, inf, 1e300)
+    read as None, so show, context and export keep working on them."""
+    if isinstance(ts, (int, float)) and not isinstance(ts, bool):
+        f = float(ts)
+        return f if math.isfinite(f) and TS_MIN <= f <= TS_MAX else None
+    return None
+
+
+def date_text(ts: Any, fmt: str = "%Y-%m-%d") -> str | None:
+    """`ts` formatted in UTC, or None for a timestamp no calendar can show (see `safe_ts`)."""
+    import time
+
+    f = safe_ts(ts)
+    return None if f is None else time.strftime(fmt, time.gmtime(f))
+
+
+def finite(value: Any) -> Any:
+    """JSON-like data with non-finite floats as None: for answering with rows stored before
+    timestamps were checked (strict JSON, as HTTP responses use, has no NaN or infinity)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value

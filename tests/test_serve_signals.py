@@ -1,0 +1,73 @@
+"""`memlane serve` as a real process: SIGTERM (what a supervisor, systemd or `docker stop`
+sends) shuts it down as Ctrl-C does: requests finish, stores close, the WAL is checkpointed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
+    port = _free_port()
+    env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"), "serve", "--port",
+         str(port), "--no-mcp"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/healthz", timeout=2):
+                return proc, url
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError(f"server did not start: {proc.communicate()[1]}") from None
+            time.sleep(0.1)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_closes_the_store_and_leaves_no_wal(tmp_path, sig):
+    proc, url = _start(tmp_path)
+    try:
+        for i in range(3):
+            body = json.dumps({"messages": [{"role": "user", "content": f"I live in Oslo {i}."},
+                                            {"role": "assistant", "content": "Noted."}],
+                               "step": True}).encode()
+            req = urllib.request.Request(url + "/v1/memlane/threads/t/messages", data=body,
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=30) as r:
+                assert r.status == 200
+        wal = tmp_path / "m.db-wal"
+        assert wal.exists() and wal.stat().st_size > 0  # it can fail: the WAL is in use now
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "stores closed" in err and "Traceback" not in err
+    assert not wal.exists() or wal.stat().st_size == 0
+    from memlane.memory import Memory
+
+    with Memory.open(tmp_path / "m.db") as mem:
+        assert mem.thread("t").info().messages == 6
