@@ -423,22 +423,25 @@ def test_suspect_notes_are_withheld():
     assert "Ignore all" not in layer(ctx, "notes")[0] and ctx.trace.withheld == 1
 
 
-def test_at_the_budget_notes_go_after_working_memory_and_before_buffer_lines():
+def test_at_the_budget_notes_go_after_working_memory_and_the_block():
     notes = [rec(i, f"Note {i} with several words to take some room here.") for i in range(1, 40)]
     r = rows(turns(4, first_seq=41, filler=30), truncated=True,
              episodes=[ep(1, 8, ids=[1]), ep(9, 16, ids=[2])])
     p = replace(NOTED, short_term_turns=3, working_turns=1, notes_share=0.5)
     bare = assemble(r, replace(p, notes_share=0.0), 4000, NOW, TK)
-    budget = bare.trace.tokens_total - bare.trace.tokens_by_layer["working"] + 80
+    room = bare.trace.tokens_total - bare.trace.tokens_by_layer["working"] \
+        - bare.trace.tokens_by_layer["buffer"]
     roomy = assemble(r, p, 4000, NOW, TK, notes=notes)
-    tight = assemble(r, p, budget, NOW, TK, notes=notes)
+    tight = assemble(r, p, room + 80, NOW, TK, notes=notes)
     n_roomy = len(re.findall(r"^- #", layer(roomy, "notes")[0], re.M))
     n_tight = len(re.findall(r"^- #", (layer(tight, "notes") or [""])[0], re.M))
-    assert 0 < n_tight < n_roomy and n_tight * 20 < budget * 0.5  # given up, not capped
-    assert not layer(tight, "working")  # working memory went first
-    assert len(tight.trace.buffer_lines) == 2 and len(layer(tight, "short_term")) == 6
+    assert 0 < n_tight < n_roomy  # given up, not capped
+    # Working memory went first, then the block (its lines were not chosen for this message);
+    # the short-term turns stay.
+    assert not layer(tight, "working") and not layer(tight, "buffer")
+    assert len(layer(tight, "short_term")) == 6
     assert any(d.what == "record" and d.reason == "budget" for d in tight.trace.dropped)
-    assert tight.trace.tokens_total == recount(tight) <= budget
+    assert tight.trace.tokens_total == recount(tight) <= room + 80
 
 
 def test_no_notes_when_the_share_is_zero():

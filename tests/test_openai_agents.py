@@ -12,7 +12,7 @@ from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabl
 from agents.memory import Session
 from openai import AsyncOpenAI
 
-from memlane import AsyncMemory, Memory, UsageError
+from memlane import AsyncMemory, Memory, Policy, UsageError
 from memlane.integrations.openai_agents import (
     MemlaneSession,
     items_to_log,
@@ -60,7 +60,9 @@ def test_the_session_is_an_sdk_session(tmp_path):
 
 def test_runner_gets_the_context_and_the_early_fact_through_memlane(store):
     async def main() -> None:
-        mem = AsyncMemory(Memory(store))
+        # Notes off: with them the default shows the locker record as a note and the model
+        # answers without a tool call; this test is about the search tool through the SDK.
+        mem = AsyncMemory(Memory(store, policy=Policy(notes_share=0.0)))
         session = MemlaneSession("user-7", memory=mem, budget=800, background_step=False)
         with FakeUpstream(script) as up:
             agent = _agent(up, mem)

@@ -70,7 +70,9 @@ def script(body):
 def service(tmp_path):
     """(client factory, upstream, app) with a small window so the fact slides out quickly."""
     memory = Memory.open(tmp_path / "m.db",
-                         policy=Policy(short_term_turns=2, working_turns=2),
+                         # Notes off: these tests follow the fact through the buffer
+                         # (with notes the default shows its record in view).
+                         policy=Policy(short_term_turns=2, working_turns=2, notes_share=0.0),
                          cadence=Cadence(every_user_turns=2))
     ring = KeyRing.load(tmp_path / "keys.json")
     key = ring.add("acme")

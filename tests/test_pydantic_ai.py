@@ -51,7 +51,9 @@ def _text(messages: list[ModelMessage]) -> str:
 
 def test_the_model_receives_memlanes_context_and_the_early_fact(store):
     async def main() -> None:
-        mem = AsyncMemory(Memory(store))
+        # Notes off: this test follows the fact through the search tool (with notes the default
+        # shows its record in view and the model answers without a tool call).
+        mem = AsyncMemory(Memory(store, policy=Policy(notes_share=0.0)))
         model = Model()
         # No notes layer here (notes_share=0): the default would show the locker-code record
         # itself as a note; this test follows the other path, a buffer line pointing the model

@@ -19,6 +19,7 @@ pytest.importorskip("mcp")
 from starlette.testclient import TestClient  # noqa: E402
 
 from memlane.cli import main  # noqa: E402
+from memlane.context.policy import Policy  # noqa: E402
 from memlane.errors import UsageError  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
 from memlane.server.app import OPERATIONS, ServerConfig, create_app  # noqa: E402
@@ -46,7 +47,10 @@ def keys(tmp_path):
 
 @pytest.fixture
 def memory(tmp_path):
-    m = Memory.open(tmp_path / "m.db", cadence=Cadence(every_user_turns=2))
+    # Notes off: these tests follow an evicted fact through the buffer (with notes the default
+    # shows a small namespace's records in view).
+    m = Memory.open(tmp_path / "m.db", cadence=Cadence(every_user_turns=2),
+                    policy=Policy(notes_share=0.0))
     yield m
     m.close()
 

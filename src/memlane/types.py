@@ -136,7 +136,7 @@ class ChatMessage:
     content: str
     """The text sent (a long message replayed head + tail, a block of notes, ...)."""
     layer: str = ""
-    """Which memory layer produced it: system, core, buffer, working, short_term, new."""
+    """Which memory layer produced it: system, core, notes, buffer, working, short_term, new."""
 
     def to_dict(self) -> dict[str, str]:
         return {"role": self.role, "content": self.content}

@@ -15,11 +15,11 @@ Order of the assembled messages (DESIGN.md section 3):
   6. the new message
 
 When the budget is tight, things are given up in this order: working-memory turns (lowest decayed
-score first, oldest on ties), notes (the last-ranked first), buffer lines (recent lines that point
-at no record first, then the oldest of the recent ones, the first stretch's line last: the edges
-are what the model uses best), short-term turns (oldest first), core records; last, the new
-message is cut head + tail. The budget is never exceeded: the total is recounted exactly on the
-final messages.
+score first, oldest on ties), buffer lines (recent lines that point at no record first, then the
+oldest of the recent ones, the first stretch's line last: the edges are what the model uses best),
+notes (the last-ranked first: they were chosen for this message, the lines were not), short-term
+turns (oldest first), core records; last, the new message is cut head + tail. The budget is never
+exceeded: the total is recounted exactly on the final messages.
 
 How it runs: `_Assembly` prepares everything once (counts, oversize cuts, turns, scores, core
 lines, buffer lines), then gives things up while the tally of the layers is over budget, and
@@ -455,13 +455,6 @@ class _Assembly:
                     self.dropped.append(Dropped("turn", self._turn(i), "budget"))
                 self.n_working = 0
                 self.working_kept, self.working_reason = [], []
-            elif self.notes:
-                # The last-ranked notes first, as many as the excess needs (then recounted).
-                over = total - budget
-                while self.notes and over > 0:
-                    line = self.notes.pop()
-                    over -= self.note_tokens.pop()
-                    self.dropped.append(Dropped("record", line.split()[1], "budget"))
             elif self.block and len(self.lines) > 1:
                 # A line that points at nothing has only its words to offer: the oldest such
                 # recent line goes first. Then keep the edges: drop the oldest of the recent
@@ -484,6 +477,14 @@ class _Assembly:
                 self.block = False
                 self.lines = []
                 self._block_text = None
+            elif self.notes:
+                # The last-ranked notes first, as many as the excess needs (then recounted). After
+                # the block: these records were chosen for this message, the lines were not.
+                over = total - budget
+                while self.notes and over > 0:
+                    line = self.notes.pop()
+                    over -= self.note_tokens.pop()
+                    self.dropped.append(Dropped("record", line.split()[1], "budget"))
             elif self.short_from < self.n_short - 1:
                 self.dropped.append(Dropped("turn", self._turn(short_turn + self.short_from),
                                             "budget"))
