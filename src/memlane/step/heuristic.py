@@ -327,17 +327,28 @@ def _point_at(
     updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
 ) -> None:
     """A repeat: the fact it repeats gains this turn as a source; nothing new is written."""
+    # Rewriting the record with its own text (None: filled in by `finish_ops`) is how a step
+    # says "this stretch points here": the episode then lists the existing id (apply keeps ids
+    # the step wrote).
+    op = _op_for(entry, None, updates, ops)
+    if seq not in op["source"]:
+        op["source"].append(seq)
+
+
+def _op_for(
+    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], text: str | None,
+    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The operation of this step that writes `entry`'s fact: the add that wrote it, or the
+    one update of an existing record (made on first use)."""
     _, op, rid = entry
     if op is None:
         assert rid is not None
         op = updates.get(rid)
         if op is None:
-            # Rewriting the record with its own text is how a step says "this stretch points
-            # here": the episode then lists the existing id (apply keeps ids the step wrote).
-            op = updates[rid] = {"op": "update", "id": rid, "text": None, "source": []}
+            op = updates[rid] = {"op": "update", "id": rid, "text": text, "source": []}
             ops.append(op)
-    if seq not in op["source"]:
-        op["source"].append(seq)
+    return op
 
 
 def _replace(
@@ -347,13 +358,8 @@ def _replace(
     updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
 ) -> None:
     """A correction: the fact it corrects now reads as the corrected sentence."""
-    _, op, rid = entry
-    if op is None:
-        assert rid is not None
-        op = updates.get(rid)
-        if op is None:
-            op = updates[rid] = {"op": "update", "id": rid, "text": text, "source": []}
-            ops.append(op)
+    rid = entry[2]
+    op = _op_for(entry, text, updates, ops)
     op["text"] = text
     if seq not in op["source"]:
         op["source"].append(seq)

@@ -89,6 +89,16 @@ def apply_sqlite(
     return run
 
 
+_HISTORY_THREAD = """
+-- Which thread a record came from, kept on its history, so forgetting a thread also erases the
+-- history of its records that a step already deleted or a retry replaced (their row is gone).
+-- The same SQL on both engines.
+ALTER TABLE record_history ADD COLUMN thread_id TEXT;
+UPDATE record_history SET thread_id = (SELECT r.thread_id FROM records r
+    WHERE r.namespace = record_history.namespace AND r.id = record_history.record_id);
+CREATE INDEX record_history_thread ON record_history (namespace, thread_id);
+"""
+
 SQLITE: list[Migration] = [
     Migration(
         1,
@@ -272,15 +282,7 @@ CREATE TABLE vector_seq (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT 
 INSERT INTO vector_seq (id, seq) VALUES (1, 0);
 """,
     ),
-    Migration(3, "history knows its thread", """
--- Which thread a record came from, kept on its history, so forgetting a thread also erases the
--- history of its records that a step already deleted or a retry replaced (their row is gone).
-ALTER TABLE record_history ADD COLUMN thread_id TEXT;
-UPDATE record_history SET thread_id = (SELECT r.thread_id FROM records r
-    WHERE r.namespace = record_history.namespace AND r.id = record_history.record_id);
-CREATE INDEX record_history_thread ON record_history (namespace, thread_id);
-""",
-    ),
+    Migration(3, "history knows its thread", _HISTORY_THREAD),
 ]
 
 
@@ -466,13 +468,5 @@ CREATE INDEX snapshot_vectors_hnsw_1536 ON snapshot_vectors
     USING hnsw ((vec::vector(1536)) vector_cosine_ops) WHERE dim = 1536;
 """,
     ),
-    Migration(3, "history knows its thread", """
--- Which thread a record came from, kept on its history, so forgetting a thread also erases the
--- history of its records that a step already deleted or a retry replaced (their row is gone).
-ALTER TABLE record_history ADD COLUMN thread_id TEXT;
-UPDATE record_history SET thread_id = (SELECT r.thread_id FROM records r
-    WHERE r.namespace = record_history.namespace AND r.id = record_history.record_id);
-CREATE INDEX record_history_thread ON record_history (namespace, thread_id);
-""",
-    ),
+    Migration(3, "history knows its thread", _HISTORY_THREAD),
 ]
