@@ -137,3 +137,24 @@ def test_a_long_last_turn_is_cut_at_a_word_or_clause_never_mid_word() -> None:
     assert long.startswith(quoted.rstrip(".\u2026"))
     from collections import Counter
     assert episode_line(msgs, Counter(), {}).startswith("Talked about small talk")
+
+
+def test_a_new_fact_with_a_cue_word_does_not_overwrite_another_subject(store: Any) -> None:
+    """"moved" is a correction cue, but two people's moves are two facts: a sentence that shares
+    only a word or two with a record ("friend", "day") adds a record beside it."""
+    mem = Memory(store, "user-2")
+    t = mem.thread("t")
+    for text in ["My friend Ana moved to Lisbon on day 4.", "I like green tea a lot.",
+                 "My sister works at the harbour office.", "My bike is a blue Gazelle.",
+                 "My friend Goran moved to Denver on day 2996.", "I play chess on Tuesdays.",
+                 "Actually, correction: my sister works at the harbour office in Porto.",
+                 "My cat is called Miso."]:
+        t.add("user", text)
+        t.add("assistant", REPLY)
+        t.maybe_step()
+    texts = [r.text for r in mem.records()]
+    assert "My friend Ana moved to Lisbon on day 4." in texts
+    assert "My friend Goran moved to Denver on day 2996." in texts
+    # ...while a correction of the same subject still updates it, held once.
+    sister = [x for x in texts if "sister" in x]
+    assert sister == ["My sister works at the harbour office in Porto."], texts

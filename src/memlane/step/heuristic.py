@@ -307,12 +307,16 @@ def _file(
         return
     if correction:
         # The fact it corrects: the known one sharing the most subject terms (cue words, numbers
-        # and dates, which are what a correction changes, not counted), at least two.
-        subject = {t for t in terms if t not in _CUE_WORDS and not t[0].isdigit()}
+        # and dates, which are what a correction changes, not counted): at least two, and more
+        # than half of that fact's own subject terms. Two shared words alone are not a subject:
+        # "My friend Goran moved to Denver on day 2996" shares "friend" and "day" with "My friend
+        # Ana moved to Lisbon on day 4", and is a new fact, not a correction of it.
+        subject = _subject(terms)
         target, shared = None, 1
         for entry in known:
-            n = len(subject & entry[0])
-            if n > shared:
+            theirs = _subject(entry[0])
+            n = len(subject & theirs)
+            if n > shared and 2 * n > len(theirs):
                 target, shared = entry, n
         if target is not None:
             _replace(target, text, terms, m.seq, known, updates, ops)
@@ -320,6 +324,11 @@ def _file(
     op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
     ops.append(op)
     known.append((terms, op, None))
+
+
+def _subject(terms: frozenset[str]) -> set[str]:
+    """The terms of a fact that say what it is about: not cue words, not numbers or dates."""
+    return {t for t in terms if t not in _CUE_WORDS and not t[0].isdigit()}
 
 
 def _point_at(
