@@ -324,6 +324,21 @@ def test_truncate_drops_the_tail_and_withdraws_its_steps(store: Any) -> None:
     assert t.info().messages == 0 and other.info().messages == 2
 
 
+def test_a_step_read_before_a_cut_is_not_applied_to_what_replaced_it(store: Any) -> None:
+    from memlane.errors import StepConflict
+
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    fill(t, 2)  # seqs 1..4
+    stretch = t.messages(1, 4)  # a worker reads the stretch...
+    t.truncate(4)  # ...the answer is regenerated meanwhile (same seq, another message)
+    t.add("assistant", "A regenerated answer.")
+    with pytest.raises(StepConflict):
+        mem.step_runner().file_stretch("t", stretch, step_out(["Old answer's fact."]))
+    assert mem.records() == [] and t.info().filed_to == 0
+    assert mem.step_runner().file_stretch("t", t.messages(1, 4), step_out(["Fact."]))
+
+
 def test_hold_thread_serialises_one_thread_not_others(store: Any) -> None:
     mem = Memory(store, "ns")
     order: list[str] = []

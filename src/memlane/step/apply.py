@@ -18,6 +18,8 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..errors import StepConflict, StepError, UsageError
 from ..safety import is_suspect
 from ..store.base import Store
@@ -42,7 +44,11 @@ def apply_step(
     output: StepOutput,
     date: float,
     now: float,
+    read: Mapping[int, int] | None = None,
 ) -> StepResult:
+    """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
+    other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
+    regenerated answer through the proxy), nothing is applied (`StepConflict`)."""
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
     warnings = list(output.warnings)
@@ -57,6 +63,10 @@ def apply_step(
             )
         if len(id_by_seq) != end - start + 1:  # seqs have no gaps: it runs past the thread
             raise past_the_end(thread_id, start, end, max(id_by_seq))
+        if read and any(id_by_seq.get(seq) != mid for seq, mid in read.items()):
+            raise StepConflict(
+                f"messages {start}..{end} of thread {thread_id!r} changed since the stretch was "
+                "read (the log was cut and written again): nothing applied; file them again")
         clash = tx.overlapping_episodes(namespace, thread_id, start, end)
         if clash:
             s, e = clash[0]

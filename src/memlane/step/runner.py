@@ -253,7 +253,8 @@ class StepRunner:
         else:
             parsed = self._extract(stretch, extractor or self.extractor)
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
-                            date=stretch[-1].ts, now=time.time())
+                            date=stretch[-1].ts, now=time.time(),
+                            read={m.seq: m.id for m in stretch})
         self._note_quality(thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds
