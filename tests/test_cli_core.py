@@ -72,6 +72,11 @@ def test_bad_input_gets_a_clear_error(tmp_path, capsys):
     code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(p))
     assert code == 2 and "bad.jsonl:2" in err and "not valid JSON" in err
     code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "context", "nope")
+    assert code == 2 and f"no database at {tmp_path / 'm.db'}" in err
+    assert not (tmp_path / "m.db").exists(), "a failed ingest and a read create no file"
+    p.write_text('{"role": "user", "content": "ok"}\n')
+    assert run(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(p))[0] == 0
+    code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "context", "nope")
     assert code == 2 and "no thread 'nope'" in err
     p.write_text('{"role": "wizard", "content": "ok"}\n')
     code, _, err = run(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(p))
@@ -88,8 +93,8 @@ def test_threads_and_show(tmp_path, capsys, convo):
     assert json.loads(out) == []
 
 
-def test_demo_shows_fact_one_pointer_away(capsys):
-    code, out, _ = run(capsys, "demo", "--json")
+def test_demo_shows_fact_one_pointer_away(capsys, tmp_path):
+    code, out, _ = run(capsys, "demo", "--db", str(tmp_path / "demo.db"), "--json")
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
@@ -98,6 +103,7 @@ def test_demo_shows_fact_one_pointer_away(capsys):
     assert r["memlane"]["fact_in_view"] is True
     notes = [m for m in r["context"]["messages"] if m.get("layer") == "notes"]
     assert notes and "TP 1353" in notes[0]["content"]
+    assert r["memlane"]["in_layers"] == ["notes"], "a line is an index, not the fact"
     hit = r["memlane"]["one_pointer_away"]
     assert hit and "TP 1353" in hit["record"]["text"]
     assert hit["record"]["id"] in hit["line"]["record_ids"]
@@ -124,3 +130,80 @@ def test_ingest_accepts_iso_timestamps(tmp_path, capsys):
     p.write_text('{"role": "user", "content": "hi", "ts": "last tuesday"}\n')
     code, _, err = run(capsys, "--db", db, "ingest", "t", str(p))
     assert code == 2 and "ISO 8601" in err
+
+
+@pytest.mark.parametrize("argv", [["threads"], ["records"], ["search", "seat"], ["show", "t"],
+                                  ["context", "t"], ["export"], ["forget", "--record", "1",
+                                                                 "--yes"]])
+def test_read_only_commands_create_nothing_on_a_fresh_home(tmp_path, capsys, monkeypatch, argv):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMLANE_DB", raising=False)
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert f"no database at {tmp_path / '.memlane' / 'memlane.db'}" in err
+    assert list(tmp_path.iterdir()) == [], "nothing created under HOME"
+
+
+def test_records_says_when_it_stopped_at_its_limit(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+    p = tmp_path / "c.jsonl"
+    p.write_text("".join(json.dumps({"role": "user", "content": f"My locker number is {i}42 "
+                                     "at the Oslo gym."}) + "\n"
+                         + json.dumps({"role": "assistant", "content": "Noted."}) + "\n"
+                         for i in range(3)))
+    assert run(capsys, "--db", db, "ingest", "t", str(p), "--every", "1")[0] == 0
+    code, out, _ = run(capsys, "--db", db, "records", "--limit", "2")
+    assert code == 0
+    assert len([x for x in out.splitlines() if x.startswith("#")]) == 2
+    assert "more records" in out and "--offset 2" in out
+    code, out, _ = run(capsys, "--db", db, "records", "--limit", "2", "--offset", "2")
+    assert len([x for x in out.splitlines() if x.startswith("#")]) == 1
+    assert "more records" not in out
+    code, out, err = run(capsys, "--db", db, "records", "--limit", "2", "--json")
+    assert len(json.loads(out)) == 2 and "--offset 2" in err
+    code, out, _ = run(capsys, "--db", db, "records", "--limit", "3")
+    assert "more records" not in out
+
+
+def test_show_separates_role_and_text(tmp_path, capsys, convo):
+    db = str(tmp_path / "m.db")
+    run(capsys, "--db", db, "ingest", "t1", str(convo))
+    _, out, _ = run(capsys, "--db", db, "show", "t1")
+    assert "#2     assistant: Thanks Ravi, noted." in out
+
+
+def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, monkeypatch):
+    import shlex
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMLANE_DB", raising=False)
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    demo_db = tmp_path / ".memlane" / "demo.db"
+    assert demo_db.exists() and str(demo_db) in out
+    assert not (tmp_path / ".memlane" / "memlane.db").exists(), "the user's memory is untouched"
+    tail = out.split("Next:", 1)[1].splitlines()
+    cmds = [ln.strip() for ln in tail if ln.strip().startswith("memlane ") and "serve" not in ln]
+    assert len(cmds) >= 5
+    for cmd in cmds:
+        argv = shlex.split(cmd)
+        code, got, err = run(capsys, *argv[1:])
+        assert code == 0, (cmd, err)
+        assert got.strip() and "(no threads)" not in got and "(no records)" not in got, cmd
+    # The context command shows the demo's point: the line pointing at the flight's record.
+    ctx_cmd = next(c for c in cmds if " context " in c)
+    _, got, _ = run(capsys, *shlex.split(ctx_cmd)[1:])
+    assert "[buffer" in got
+    # A second run replaces the thread (and its records) rather than doubling it.
+    first = json.loads(run(capsys, "demo", "--json")[1])
+    second = json.loads(run(capsys, "demo", "--json")[1])
+    for r in (first, second):
+        r["memlane"].pop("one_pointer_away", None)
+        r.pop("context")
+    assert first == second
+    code, got, _ = run(capsys, "--db", str(demo_db), "records", "--json")
+    assert len(json.loads(got)) == len({x["id"] for x in json.loads(got)})
+    code, got, _ = run(capsys, "--db", str(demo_db), "threads", "--json")
+    rows = json.loads(got)
+    assert [r["thread_id"] for r in rows] == ["lisbon-trip"]
+    assert rows[0]["messages"] == 120

@@ -32,7 +32,10 @@ def _record_sources(store: Any, ns: str, ids: list[int]) -> dict[int, list[int]]
 
 
 def _namespaces(store: Any) -> list[str]:
-    return list(store.namespaces())
+    """Every namespace with a thread or a record (the removed `Store.namespaces`), through the
+    store's shared SQL reader."""
+    return [r[0] for r in store._read(
+        "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1")]
 
 
 def fill(t: memlane.Thread, turns: int, start: int = 0) -> None:

@@ -134,6 +134,10 @@ def _ref_render_line(ep: Episode) -> str:
     return f"- {date} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
 
 
+def _stretches(n: int, adjective: str = "") -> str:
+    return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
+
+
 def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfiled: int,
                       first_end: int | None) -> str:
     out = [NOTES_HEADER]
@@ -141,14 +145,16 @@ def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfile
     for ep in lines:
         out.append(_ref_render_line(ep))
         if ep.end == first_end and skipped_after_first > 0:
-            out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
+            out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
-            1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ..."
+            1, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
+               "..."
         )
     if unfiled > 0:
-        out.append(f"- ({unfiled} earlier messages are not filed yet: search memory)")
+        out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
+                   "filed yet: search memory)")
     return "\n".join(out)
 
 

@@ -248,6 +248,13 @@ def test_locomo_with_a_model_answering_with_tools(locomo_file: Path) -> None:
     assert any(m["content"].startswith(("Ava: ", "Ben: ")) for m in sent if m["role"] == "user")
 
 
+def test_locomo_without_data_says_where_it_comes_from(capsys):
+    assert main(["eval", "locomo"]) == 2
+    err = capsys.readouterr().err
+    assert "https://github.com/snap-research/locomo" in err and "CC BY-NC 4.0" in err
+    assert "--data" in err and "shared" not in err
+
+
 def test_cue_counts_shared_content_terms_not_names() -> None:
     from memlane.eval.reader import cue
 

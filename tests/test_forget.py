@@ -189,7 +189,7 @@ def test_forget_empties_every_cache_of_the_process(tmp_path, how) -> None:  # ty
         memo = mem.tokenizer._memo  # type: ignore[attr-defined]
         assert any(canary in k for k in memo)
         assert any(canary in k for k in mem.caches.scans)  # the pinned record was scanned
-        assert any(canary in v for v in mem.caches.lines.values())
+        assert any(canary in v[1] for v in mem.caches.lines.values())
         if how == "record":
             for r in mem.records(limit=10_000):
                 mem.forget(r.id)
@@ -200,7 +200,7 @@ def test_forget_empties_every_cache_of_the_process(tmp_path, how) -> None:  # ty
         else:
             mem.forget_namespace()
         assert not any(canary in k for k in memo)
-        assert not any(canary in v for v in mem.caches.lines.values())
+        assert not any(canary in v[1] for v in mem.caches.lines.values())
         # A module-level functools cache cannot be emptied per memory, so the library has none.
         # (memlane.eval, the offline evaluation harness, memoises its own question terms; it is
         # never on a memory's path.)

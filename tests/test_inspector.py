@@ -185,3 +185,49 @@ def test_screenshot(site, tmp_path):
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
     print(f"inspector screenshot: {shot}")
+
+
+def test_page_is_organised_around_what_the_model_sees(site, page):
+    url, ctx, _ = site
+    dom = page
+    order = [n.attrs["id"] for n in dom.find_all("section") if "id" in n.attrs]
+    assert order[:3] == ["layers", "context", "buffer"], order
+    assert order.index("working") > order.index("records")
+    # The tools the model is sent are a layer of the chart and a block of the context.
+    assert dom.find_all("div", class_="layer", data_layer="tools")
+    tools = dom.find_all("div", class_="tools-block")
+    assert tools and "search_memory" in tools[0].text
+    # The scores table is folded away.
+    (working,) = dom.find_all("section", id="working")
+    assert working.find_all("details") and working.find_all("summary")
+    # `#ids` in the notes are links to their records.
+    (block,) = dom.find_all("div", class_="msg", data_layer="buffer")
+    ids = [a.attrs["data-record"] for a in block.find_all("a", class_="record-link")]
+    expected = sorted({str(i) for b in ctx["trace"]["buffer"]["lines"] for i in b["record_ids"]})
+    assert sorted(set(ids)) == expected and ids
+    shown = {n.attrs["data-record"] for n in dom.find_all("div", class_="record")}
+    assert set(ids) <= shown
+
+
+def test_state_is_in_the_url_and_a_record_shows_its_sources(site, tmp_path):
+    url, _, memory = site
+    rec = next(r for r in memory.records() if "K4471902" in r.text)
+    with urllib.request.urlopen(f"{url}/v1/memlane/threads/seeded/context?budget=2000") as r:
+        small = json.load(r)
+    dom = DOM(browse(tmp_path, f"{url}/#/thread/seeded/record/{rec.id}?budget=2000",
+                     "--dump-dom")).root
+    assert dom.find_all("body", data_ready="thread")
+    layers = {n.attrs["data-layer"]: int(n.attrs["data-tokens"])
+              for n in dom.find_all("div", class_="layer")}
+    assert layers == small["trace"]["tokens_by_layer"]
+    assert dom.find_all("input", id="budget")[0].attrs.get("value") in ("2000", "4000")
+    (focused,) = dom.find_all(id=f"record-{rec.id}", class_="focused")
+    sources = focused.find_all("div", class_="source")
+    assert sources and FACT in sources[0].text and sources[0].attrs["data-seq"] == "1"
+    # Links keep the budget.
+    links = [a.attrs["href"] for a in dom.find_all("a", class_="record-link")]
+    assert links and all(h.endswith("?budget=2000") for h in links)
+    shot = tmp_path / "focused.png"
+    browse(tmp_path, f"{url}/#/thread/seeded/record/{rec.id}?budget=2000",
+           "--window-size=1280,4200", f"--screenshot={shot}")
+    print(f"inspector focused screenshot: {shot}")

@@ -173,3 +173,25 @@ def test_asked_again_from_a_stored_record():
 ])
 def test_correction_detector(text, hit):
     assert bool(detect_correction(text)) is hit
+
+
+def test_namespace_is_chosen_like_everywhere_else(tmp_path, capsys):
+    path = tmp_path / "x.db.ledger.db"
+    with Ledger(path) as lg:
+        for ns, seq in (("acme", 2), ("acme", 4), ("globex", 2)):
+            lg.record_answer(namespace=ns, thread_id="t", seq=seq, agent_version="a",
+                             prompt_version="p", model="m", answer_tokens=1)
+    db = str(tmp_path / "x.db")
+
+    def count(*argv):
+        capsys.readouterr()
+        assert main(["--db", db, *argv]) == 0
+        return len(capsys.readouterr().out.splitlines())
+
+    assert count("ledger", "export") == 3  # no namespace given: every namespace
+    assert count("-n", "acme", "ledger", "export") == 2  # the global option
+    assert count("ledger", "export", "--namespace", "acme") == 2
+    assert count("ledger", "export", "-n", "globex") == 1
+    assert count("ledger", "export", "--ns", "acme") == 2  # the old spelling still works
+    assert main(["--db", db, "-n", "acme", "ledger", "export", "-n", "globex"]) == 2
+    assert "two namespaces given" in capsys.readouterr().err

@@ -4,6 +4,7 @@ subprocess) and streamable HTTP (`/mcp` of a live `memlane serve` app, with API 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
@@ -41,6 +42,12 @@ async def exercise(client: Client) -> dict:
     out["unknown"] = unknown
     bad = await client.call_tool("update_memory", {"id": 987654, "text": "nope"})
     out["bad"] = bad
+    rid = json.loads(saved.content[0].text)["id"]
+    # Models often send ids as strings: "74", or "#74" as the notes show them.
+    out["open_str"] = await client.call_tool("open_memory", {"ids": [str(rid), f"#{rid}"]})
+    out["resources"] = (await client.list_resources()).resources
+    out["templates"] = (await client.list_resource_templates()).resource_templates
+    out["prompts"] = (await client.list_prompts()).prompts
     return out
 
 
@@ -54,12 +61,19 @@ def check(out: dict) -> None:
     assert out["search"].structured_content == json.loads(text)
     assert out["unknown"].is_error and "launch_rockets" in out["unknown"].content[0].text
     assert out["bad"].is_error  # a record that does not exist: an error the model can read
+    assert not out["open_str"].is_error, out["open_str"].content[0].text
+    opened = json.loads(out["open_str"].content[0].text)["records"]
+    assert [r["text"] for r in opened] == [FACT]
+    assert out["resources"] == [] and out["templates"] == [] and out["prompts"] == []
 
 
 def test_stdio(tmp_path):
     db = str(tmp_path / "m.db")
+    # The whole environment, PYTHONPATH included: the client passes only a safe minimum by
+    # default, and the subprocess must import this checkout's memlane.
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memlane", "--db", db, "--namespace", "acme", "mcp"])
+        command=sys.executable, args=["-m", "memlane", "--db", db, "--namespace", "acme", "mcp"],
+        env=dict(os.environ))
 
     async def main() -> dict:
         async with Client(params, read_timeout_seconds=30) as client:

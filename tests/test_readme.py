@@ -24,3 +24,22 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
 def test_readme_first_screen_has_the_two_commands():
     head = "\n".join(README.read_text().splitlines()[:20])
     assert "make demo" in head and "make test" in head
+
+
+def test_readme_shell_commands_parse():
+    """Each `memlane ...` command of the README's shell block is one the CLI accepts."""
+    import shlex
+
+    from memlane.cli import build_parser
+
+    block = re.findall(r"```sh\n(.*?)```", README.read_text(), re.S)
+    cmds = [c.strip() for b in block for line in b.splitlines()
+            for c in line.split("#", 1)[0].split(";") if c.strip().startswith("memlane ")]
+    assert len(cmds) >= 12
+    parser = build_parser()
+    for cmd in cmds:
+        argv = shlex.split(cmd)[1:]
+        if argv in (["--help"], ["--version"]):
+            continue
+        args = parser.parse_args(argv)
+        assert getattr(args, "func", None), cmd

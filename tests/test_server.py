@@ -7,6 +7,7 @@ and the CLI that manages keys.
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 
@@ -345,3 +346,45 @@ def test_cli_keys_and_serve_refuses_an_open_public_server(tmp_path, capsys):
     empty = str(tmp_path / "none.json")
     code = main(["--db", str(tmp_path / "x.db"), "serve", "--host", "0.0.0.0", "--keys", empty])
     assert code == 2 and "not loopback" in capsys.readouterr().err
+
+
+def test_serve_with_a_namespace_in_dev_mode_serves_that_namespace(tmp_path):
+    """`memlane -n work serve` with no keys: requests read and write namespace 'work'."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "m.db"
+    env = {**os.environ, "HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memlane", "--db", str(db), "-n", "work", "serve", "--port",
+         str(port), "--keys", str(tmp_path / "keys.json"), "--no-mcp"],
+        stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        base = f"http://127.0.0.1:{port}/v1/memlane"
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"{base}/whoami", timeout=2) as r:
+                    who = json.load(r)
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("server did not start")
+        assert who["namespace"] == "work" and who["dev_mode"] is True
+        req = urllib.request.Request(
+            f"{base}/threads/t/messages", method="POST",
+            data=json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode(),
+            headers={"content-type": "application/json"})
+        urllib.request.urlopen(req, timeout=5).close()
+    finally:
+        proc.terminate()
+        err = proc.communicate(timeout=20)[1]
+    assert "namespace 'work'" in err
+    with Memory.open(db, namespace="work") as mem:
+        assert [t.thread_id for t in mem.threads()] == ["t"]
+        assert mem.namespace("default").threads() == []

@@ -200,7 +200,7 @@ def test_injected_record_and_line_are_flagged_at_write_and_withheld_at_show(mem)
     assert "Ana lives in Lisbon." in notes and "Ignore all previous" not in notes
     assert ctx.trace.withheld == 2
     assert [(b.start, b.end) for b in ctx.trace.buffer_lines] == [(9, 16)]
-    assert ctx.trace.gap == 1 and "1 earlier stretches not listed" in block
+    assert ctx.trace.gap == 1 and "1 earlier stretch not listed" in block
     assert r.episode.suspect
 
 

@@ -58,13 +58,13 @@ def test_remember_search_open_update_forget_roundtrip(tools):
     ("search_memory", "{not json", "not valid JSON"),
     ("search_memory", "[1, 2]", "must be a JSON object"),
     ("open_memory", {"ids": []}, "ids is empty"),
-    ("open_memory", {"ids": ["7"]}, "must be integers"),
+    ("open_memory", {"ids": ["seven"]}, "must be integers"),  # "7" and "#7" are read as 7
     ("open_memory", {"ids": [424242]}, "no records with ids [424242]"),
     ("open_memory", {"ids": list(range(100))}, "at most"),
     ("remember", {"text": ""}, "non-empty"),
     ("remember", {"text": "x" * 10_000}, "at most"),
     ("update_memory", {"id": 424242, "text": "t"}, "no record #424242"),
-    ("update_memory", {"id": "1", "text": "t"}, "must be an integer"),
+    ("update_memory", {"id": "one", "text": "t"}, "must be an integer"),
     ("forget", {"id": 424242}, "no record #424242"),
     ("recall", {"query": ""}, "query is empty"),
 ])

@@ -189,7 +189,11 @@ class Agent:
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
 
     def tool_schemas(self, inline_due: bool = False) -> list[dict[str, Any]]:
-        """The tools offered to the model (memory tools when the policy uses them)."""
+        """The tools offered to the model (memory tools when the policy uses them); none for a
+        model that is never sent tools (`supports_tools = False`, the local model), so the
+        budget and `/context` do not count schemas the model never sees."""
+        if not getattr(self.model, "supports_tools", True):
+            return []
         p = self.policy or self.memory.policy
         out = [dict(t) for t in TOOL_SCHEMAS] if p.use_tools else []
         out += [t.schema() for t in self.app_tools.values()]

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .context.policy import Policy
 from .memory import Extractor, Memory, Thread
 from .recall.search import Hit, SnapshotHit
+from .redact import Forgotten
 from .step.runner import StepRunner
 from .store.base import Snapshot
 from .types import Context, Episode, Message, Record, StepResult, ThreadInfo
@@ -123,9 +124,6 @@ class AsyncMemory:
     async def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return await self._run(self.sync.threads, limit, offset)
 
-    async def namespaces(self) -> list[str]:
-        return await self._run(self.sync.namespaces)
-
     async def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
         *, pinned_only: bool = False,
@@ -172,8 +170,12 @@ class AsyncMemory:
     async def pin(self, record_id: int, pinned: bool = True) -> Record:
         return await self._run(self.sync.pin, record_id, pinned)
 
-    async def forget(self, record_id: int) -> bool:
-        return await self._run(self.sync.forget, record_id)
+    async def forget(self, record_id: int, *, redact_sources: bool = True) -> bool:
+        return await self._run(self.sync.forget, record_id, redact_sources=redact_sources)
+
+    async def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
+        return await self._run(self.sync.forget_record, record_id,
+                               redact_sources=redact_sources)
 
     async def forget_thread(self, thread_id: str) -> dict[str, int]:
         return await self._run(self.sync.forget_thread, thread_id)
@@ -186,6 +188,9 @@ class AsyncMemory:
 
     async def export(self) -> dict[str, Any]:
         return await self._run(self.sync.export)
+
+    async def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
+        return await self._run(self.sync.restore, data)
 
     async def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None

@@ -3,21 +3,28 @@
 Replays a bundled 60-turn conversation whose first turns plant four facts, files it with the
 offline heuristic memory step, then asks for a planted fact at a small budget and compares what
 the model would see with memlane against a plain sliding window.
+
+The thread is kept in a database file of its own (`~/.memlane/demo.db` unless `--db` names
+another), never in the user's memory, so that every "Next:" command it prints works on it; a
+second run replaces the thread.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
+import shlex
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from .context.policy import Policy
+from .ingest import ingest
 from .memory import Memory
+from .render import render_context
 from .types import Context
 
 QUESTION = "Remind me, what was my flight number to Lisbon?"
+THREAD = "lisbon-trip"
 ANSWER = "TP 1353"
 
 
@@ -27,47 +34,80 @@ def load_demo_conversation() -> list[dict[str, Any]]:
 
 
 def _in_view(ctx: Context, needle: str) -> bool:
-    return any(needle in m.content for m in ctx.messages if m.layer != "new")
+    return bool(_layers_with(ctx, needle))
 
 
-def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None) -> int:
-    from .cli.core import ingest, render_context
+def _layers_with(ctx: Context, needle: str) -> list[str]:
+    """The layers of `ctx` whose text holds `needle` (the new message aside)."""
+    return list(dict.fromkeys(m.layer for m in ctx.messages
+                              if m.layer != "new" and needle in m.content))
 
+
+def default_demo_db() -> str:
+    """Where the demo keeps its thread unless told otherwise: beside the default memory file,
+    never in it."""
+    return str(Path.home() / ".memlane" / "demo.db")
+
+
+def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None,
+             namespace: str = "default") -> int:
     msgs = load_demo_conversation()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = db or str(Path(tmp) / "demo.db")
-        with Memory.open(path, namespace="demo") as mem:
-            if mem.thread("lisbon-trip").exists():
-                mem.thread("lisbon-trip").delete()
-            stats = ingest(mem, "lisbon-trip", msgs)
-            t = mem.thread("lisbon-trip")
-            ctx = t.context(budget=budget, new_message=QUESTION)
-            window = t.context(budget=budget, new_message=QUESTION,
-                               policy=Policy(use_buffer=False, use_working=False, notes_share=0.0))
-            # One pointer away: a visible buffer line whose record holds the fact.
-            hit: dict[str, Any] | None = None
-            for line in ctx.trace.buffer_lines:
-                for rec in mem.records(list(line.record_ids)):
-                    if ANSWER in rec.text and hit is None:
-                        hit = {"line": line.to_dict(), "record": {"id": rec.id, "text": rec.text}}
-            result = {
-                "db": path if db else "(temporary)",
-                "ingested": stats,
-                "budget": budget,
-                "question": QUESTION,
-                "answer": ANSWER,
-                "window_only": {"tokens": window.trace.tokens_total,
-                                "fact_in_view": _in_view(window, ANSWER)},
-                "memlane": {"tokens": ctx.trace.tokens_total,
-                            "fact_in_view": _in_view(ctx, ANSWER),
-                            "one_pointer_away": hit},
-                "context": ctx.to_dict(),
-            }
-            if as_json:
-                print(json.dumps(result, indent=2))
-                return 0
-            print(_story(result, render_context(ctx)))
+    path = db or default_demo_db()
+    if path != ":memory:" and "://" not in path:
+        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    with Memory.open(path, namespace=namespace) as mem:
+        if mem.thread(THREAD).exists():
+            # With its records: a rerun starts from the same state, ids aside.
+            mem.forget_thread(THREAD)
+        stats = ingest(mem, THREAD, msgs)
+        t = mem.thread(THREAD)
+        ctx = t.context(budget=budget, new_message=QUESTION)
+        window = t.context(budget=budget, new_message=QUESTION,
+                           policy=Policy(use_buffer=False, use_working=False,
+                                         notes_share=0.0))
+        # One pointer away: a visible buffer line whose record holds the fact.
+        hit: dict[str, Any] | None = None
+        for line in ctx.trace.buffer_lines:
+            for rec in mem.records(list(line.record_ids)):
+                if ANSWER in rec.text and hit is None:
+                    hit = {"line": line.to_dict(), "record": {"id": rec.id, "text": rec.text}}
+        result = {
+            "db": path,
+            "namespace": namespace,
+            "thread": THREAD,
+            "ingested": stats,
+            "budget": budget,
+            "question": QUESTION,
+            "answer": ANSWER,
+            "window_only": {"tokens": window.trace.tokens_total,
+                            "fact_in_view": _in_view(window, ANSWER)},
+            "memlane": {"tokens": ctx.trace.tokens_total,
+                        "fact_in_view": _in_view(ctx, ANSWER),
+                        "in_layers": _layers_with(ctx, ANSWER),
+                        "one_pointer_away": hit},
+            "next": next_commands(path, namespace, budget),
+            "context": ctx.to_dict(),
+        }
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(_story(result, render_context(ctx)))
     return 0
+
+
+def next_commands(db: str, namespace: str, budget: int) -> list[str]:
+    """Commands to run next, on the demo's own database (a test runs each of them)."""
+    pre = f"memlane --db {shlex.quote(db)}"
+    if namespace != "default":
+        pre += f" -n {shlex.quote(namespace)}"
+    out = [
+        f"{pre} threads",
+        f"{pre} context {THREAD} --budget {budget} --message {shlex.quote(QUESTION)}",
+        f"{pre} show {THREAD}",
+        f"{pre} search 'flight Lisbon'",
+        f"{pre} records --limit 5",
+    ]
+    return out
 
 
 def _story(r: dict[str, Any], rendered: str) -> str:
@@ -88,10 +128,12 @@ def _story(r: dict[str, Any], rendered: str) -> str:
         "",
         "3. Where is the answer (TP 1353)?",
         f"   window only  ({r['window_only']['tokens']} tokens): in view: "
-        f"{'yes' if r['window_only']['fact_in_view'] else 'no'}; nothing in view says the "
-        "conversation ever covered it.",
+        f"{'yes' if r['window_only']['fact_in_view'] else 'no'}"
+        + ("." if r["window_only"]["fact_in_view"] else
+           "; nothing in view says the conversation ever covered it."),
         f"   memlane      ({r['memlane']['tokens']} tokens): in view: "
-        f"{'yes' if r['memlane']['fact_in_view'] else 'no'}; ",
+        + (f"yes, in {' and '.join(r['memlane']['in_layers'])}; and "
+           if r["memlane"]["fact_in_view"] else "no; "),
     ]
     if hit:
         ln = hit["line"]
@@ -102,10 +144,16 @@ def _story(r: dict[str, Any], rendered: str) -> str:
             f"     open_memory([{hit['record']['id']}]) -> {hit['record']['text']!r}",
             "",
             "The line is an index, not a summary: the fact lives once, in record "
-            f"#{hit['record']['id']}, and the model decides to open it.",
+            f"#{hit['record']['id']}, and the model decides to open it"
+            + (" (here the record is also shown as a note, being relevant to the question)."
+               if r["memlane"]["fact_in_view"] else "."),
         ]
     else:
         out[-1] += ("not reachable through a visible line at this budget "
                     "(search_memory still finds it).")
-    out += ["", "Next: memlane --help; memlane context THREAD --budget N; docs/ for the design."]
+    out += ["", f"The thread {r['thread']!r} is kept in {r['db']} (a demo file, not your "
+            "memory). Next:"]
+    out += [f"  {c}" for c in r["next"]]
+    out += [f"  memlane --db {shlex.quote(r['db'])} serve    # the inspector, in a browser",
+            "", "Every command: memlane --help; the design: docs/."]
     return "\n".join(out)

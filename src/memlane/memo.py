@@ -9,7 +9,8 @@ in memlane keeps such a memo at module level; the pure functions take one as an 
 without it, simply compute.
 
 Each memo is a plain dict emptied when it reaches its bound (one atomic step, safe with other
-threads reading it). A hit is exact: the keys are the full inputs (texts, frozen values).
+threads reading it). A hit is exact: the keys are the full inputs (texts, frozen values), or
+an object's identity with the object kept in the entry.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ class Caches:
         """`on_clear`: also called by `clear()` (the memory's tokenizer memo, when it has one)."""
         self.scans: dict[str, tuple[str, ...]] = {}
         """Injection-scan results by text (`memlane.safety.scan`)."""
-        self.lines: dict[Any, str] = {}
-        """Rendered buffer lines by episode (`memlane.context.buffer.render_line`)."""
-        self.buffer_lines: dict[Any, Any] = {}
-        """`BufferLine`s of the trace by episode."""
+        self.lines: dict[int, tuple[Any, str]] = {}
+        """Rendered buffer lines: `id(episode) -> (episode, text)`
+        (`memlane.context.buffer.render_line`)."""
+        self.buffer_lines: dict[int, tuple[Any, Any]] = {}
+        """`BufferLine`s of the trace: `id(episode) -> (episode, line)`."""
         self.dates: dict[float, str] = {}
         """`YYYY-MM-DD` of a timestamp (strftime is slow)."""
         self.tools_json: dict[bytes, str] = {}

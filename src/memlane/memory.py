@@ -30,11 +30,13 @@ from .memo import Caches
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SnapshotHit
+from .redact import Forgotten, Redaction, plan_redaction
 from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
 from .telemetry import traced
+from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 from .validate import clean_json, clean_text, in_range
 
@@ -140,10 +142,6 @@ class Memory:
     def threads(self, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return self.store.threads(self.ns, validate.count(limit, "limit"),
                                   validate.count(offset, "offset"))
-
-    def namespaces(self) -> list[str]:
-        """Every namespace of the store that holds a thread or a record (not only this view's)."""
-        return self.store.namespaces()
 
     def records(
         self, ids: Sequence[int] | None = None, limit: int = 1000, offset: int = 0,
@@ -253,20 +251,58 @@ class Memory:
             raise NotFound(f"no record #{rid} in this namespace")
         return self.store.pin(self.ns, rid, pinned)
 
-    @traced("forget")
-    def forget(self, record_id: int) -> bool:
+    def forget(self, record_id: int, *, redact_sources: bool = True) -> bool:
         """Erase one record and everything derived from it (index rows, vector, history, its id
-        in buffer lines). False if there was no such record."""
+        in buffer lines) and, by default, redact the fact from the conversation it came from
+        (see `forget_record`). False if there was no such record."""
+        return self.forget_record(record_id, redact_sources=redact_sources).found
+
+    @traced("forget")
+    def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
+        """`forget`, saying what it removed. With `redact_sources` (the default: a user who asks
+        to forget a fact expects it gone from what the model sees) the sentences that state it
+        in its source messages, its specific tokens elsewhere in those threads, and its words in
+        the buffer lines that pointed at it are redacted too (`memlane.redact`)."""
         rid = _id(record_id)
         if not in_range(rid):
-            return False
+            return Forgotten(rid, False)
+        live = self.store.records(self.ns, [rid])
+        plan = Redaction()
+        if live and redact_sources:
+            rec = live[0]
+            threads = {m.thread_id for m in self.store.messages_by_id(self.ns,
+                                                                      list(rec.source_ids))}
+            if rec.thread_id:
+                threads.add(rec.thread_id)
+            ordered = sorted(threads)
+            plan = plan_redaction(
+                rec, [m for t in ordered for m in self.store.messages(self.ns, t)],
+                [e for t in ordered for e in self.store.episodes(self.ns, t)])
         try:
+            # Called even without a live record: a deleted record's history is erased too.
             found = self.store.forget_record(self.ns, rid)
+            # A second transaction: the store's forget is its own (it also turns on secure
+            # deletion); the redaction rewrites rows the record no longer points at.
+            if found and (plan.messages or plan.episodes):
+                tokens = self.tokenizer.count(list(plan.messages.values()))
+                with self.store.transaction() as tx:
+                    for (mid, text), n in zip(plan.messages.items(), tokens, strict=True):
+                        tx.rewrite_message(self.ns, mid, text, n)
+                    for e in plan.episodes:
+                        tx.upsert_episode(self.ns, e, time.time())
         finally:
             self.caches.clear()
-        # Even when no live record had the id, its history (a deleted record's) was erased.
         self._forgotten()
-        return found
+        if not found or not live:
+            return Forgotten(rid, found)
+        seqs = {m.id: (m.thread_id, m.seq)
+                for m in self.store.messages_by_id(self.ns, list(plan.messages))}
+        return Forgotten(
+            rid, True, live[0].text,
+            redacted_messages=tuple(sorted(seqs.values())),
+            redacted_sentences=plan.sentences,
+            redacted_lines=tuple((e.thread_id, e.start, e.end) for e in plan.episodes),
+            removed_words=plan.words)
 
     @traced("forget_thread")
     def forget_thread(self, thread_id: str) -> dict[str, int]:
@@ -309,6 +345,11 @@ class Memory:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
         sources and history, snapshots)."""
         return validate.finite(self.store.export_namespace(self.ns))
+
+    def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
+        """Restore an `export()` (from any store) into this namespace, which must be empty; ids
+        are new, references rewritten. Counts by kind. See `memlane.transfer`."""
+        return import_namespace(self, data)
 
     def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None

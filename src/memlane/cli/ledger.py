@@ -1,8 +1,8 @@
 """`memlane ledger report|export`: the quality ledger, for engineers between releases.
 
 The ledger is a separate file (`<db>.ledger.db` beside the memory database, `$MEMLANE_LEDGER`,
-or `--ledger PATH`). Both commands read every namespace unless `--ns` names one: the ledger is
-about how the agent did, across users.
+or `--ledger PATH`). Both commands read every namespace unless `--namespace` names one (before
+the command, as everywhere, or after it): the ledger is about how the agent did, across users.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..ledger import Ledger, default_ledger_path, render_report
-from . import emit
+from . import JSON_HELP, emit
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,15 +23,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lsub = p.add_subparsers(dest="ledger_command", metavar="ACTION")
 
     r = lsub.add_parser("report", help="answers by signal, by version or by day")
-    r.add_argument("--by", choices=("signal", "version", "day"), default="signal")
-    r.add_argument("--ns", default=None, help="only this namespace")
+    r.add_argument("--by", choices=("signal", "version", "day"), default="signal",
+                   help="group answers by quality signal, agent version or day (default "
+                        "%(default)s)")
+    _namespace_option(r)
     r.add_argument("--thread", default=None, help="only this thread")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
     r.set_defaults(func=cmd_report)
 
     e = lsub.add_parser("export", help="every row as JSONL, oldest first")
     e.add_argument("--out", default=None, metavar="FILE", help="write here (default: stdout)")
-    e.add_argument("--ns", default=None, help="only this namespace")
+    _namespace_option(e)
     e.set_defaults(func=cmd_export)
 
     def show_help(args: argparse.Namespace) -> int:
@@ -39,6 +41,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         return 0
 
     p.set_defaults(func=show_help)
+
+
+def _namespace_option(p: argparse.ArgumentParser) -> None:
+    # The same option as the global one (`memlane -n NS ledger report` works too); `--ns` is
+    # kept as an alias for scripts written before.
+    p.add_argument("--namespace", "-n", "--ns", dest="ledger_namespace", default=None,
+                   metavar="NS", help="only this namespace (default: every namespace)")
+
+
+def _namespace(args: argparse.Namespace) -> str | None:
+    """The namespace to report on: the command's own option, else the global `--namespace` if
+    it was given, else None (every namespace)."""
+    own = args.ledger_namespace
+    given = args.namespace if getattr(args, "namespace_given", False) else None
+    if own and given and own != given:
+        raise UsageError(f"two namespaces given ({given!r} before the command, {own!r} after "
+                         "it): give one")
+    return own or given
 
 
 def open_ledger(args: argparse.Namespace) -> Ledger:
@@ -52,7 +72,7 @@ def open_ledger(args: argparse.Namespace) -> Ledger:
 
 def cmd_report(args: argparse.Namespace) -> int:
     with open_ledger(args) as lg:
-        rep = lg.report(args.by, namespace=args.ns, thread_id=args.thread)
+        rep = lg.report(args.by, namespace=_namespace(args), thread_id=args.thread)
     emit(rep, args.json, render_report(rep))
     return 0
 
@@ -62,10 +82,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out:
             try:
                 with open(args.out, "w", encoding="utf-8") as f:
-                    n = lg.export(f, namespace=args.ns)
+                    n = lg.export(f, namespace=_namespace(args))
             except OSError as e:
                 raise UsageError(f"cannot write {args.out!r}: {e.strerror}") from None
             print(f"wrote {n} ledger rows to {args.out}", file=sys.stderr)
         else:
-            lg.export(sys.stdout, namespace=args.ns)
+            lg.export(sys.stdout, namespace=_namespace(args))
     return 0

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..memory import open_store
 from ..store import migrations
-from . import emit
+from . import JSON_HELP, emit
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "every migration it lacks, and print the migration numbers: all applied, "
                     "and those this run applied.",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_migrate)
 
 

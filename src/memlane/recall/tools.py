@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -44,6 +45,20 @@ _ARGS: dict[str, dict[str, tuple[type, bool]]] = {
     "forget": {"id": (int, True)},
     "recall": {"query": (str, True), "limit": (int, False)},
 }
+
+
+_ID_TEXT = re.compile(r"\s*#?(\d{1,18})\s*")
+
+
+def _record_ids(v: Any) -> Any:
+    """Record ids as models often send them, "74" or "#74" (the notes show ids as #74), read as
+    the integers they name; anything else is left for the type check to refuse."""
+    if isinstance(v, str):
+        m = _ID_TEXT.fullmatch(v)
+        return int(m.group(1)) if m else v
+    if isinstance(v, list):
+        return [_record_ids(x) if isinstance(x, str) else x for x in v]
+    return v
 
 
 class ToolError(Exception):
@@ -132,7 +147,7 @@ class MemoryTools:
                 if required:
                     raise ToolError(f"{name}: missing required argument {key!r}")
                 continue
-            v = arguments[key]
+            v = _record_ids(arguments[key]) if key in ("id", "ids") else arguments[key]
             ok = isinstance(v, typ) and not (typ is int and isinstance(v, bool))
             if not ok:
                 raise ToolError(f"{name}: {key!r} must be {_TYPE_NAMES[typ]}, got {v!r:.60}")

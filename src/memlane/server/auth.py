@@ -194,15 +194,18 @@ def _read(path: Path) -> list[KeyEntry]:
 class Auth:
     """Resolves a request's `Authorization: Bearer KEY` header to a namespace."""
 
-    def __init__(self, keys: KeyRing, *, dev: bool = False) -> None:
+    def __init__(self, keys: KeyRing, *, dev: bool = False,
+                 dev_namespace: str = DEV_NAMESPACE) -> None:
         self.keys = keys
         self.dev = dev
-        """No keys: every request is the `default` namespace (only allowed on loopback)."""
+        """No keys: every request is `dev_namespace` (only allowed on loopback)."""
+        self.dev_namespace = dev_namespace
+        """The one namespace of dev mode (`memlane -n NS serve`; default `default`)."""
 
     @classmethod
-    def for_host(cls, keys: KeyRing, host: str) -> Auth:
-        """Dev mode when no key is configured and `host` is loopback; refuses an open server
-        on any other address."""
+    def for_host(cls, keys: KeyRing, host: str, dev_namespace: str = DEV_NAMESPACE) -> Auth:
+        """Dev mode (every request is `dev_namespace`) when no key is configured and `host` is
+        loopback; refuses an open server on any other address."""
         if len(keys):
             return cls(keys)
         if not is_loopback(host):
@@ -210,7 +213,7 @@ class Auth:
                 f"no API keys configured and host {host!r} is not loopback: anyone could read "
                 "every memory. Add a key with `memlane keys add NAMESPACE`, or bind to 127.0.0.1"
             )
-        return cls(keys, dev=True)
+        return cls(keys, dev=True, dev_namespace=dev_namespace)
 
     def namespace(self, authorization: str | None) -> str | None:
         """The namespace for this header value, or None (401)."""
@@ -218,7 +221,7 @@ class Auth:
         if self.dev and len(self.keys):
             self.dev = False  # a key was added: dev mode is over, for good
         if self.dev:
-            return DEV_NAMESPACE
+            return self.dev_namespace
         if not authorization:
             return None
         scheme, _, token = authorization.strip().partition(" ")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -28,8 +28,15 @@ from ..errors import MemlaneError
 from ..memory import Memory
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 
-if TYPE_CHECKING:
-    from .app import Service
+
+class Service(Protocol):
+    """What `/mcp` needs of the server's `Service` (app.py), named here so that this module does
+    not import the app that mounts it."""
+
+    config: Any
+
+    def mem(self, namespace: str) -> Memory: ...
+
 
 INSTRUCTIONS = (
     "Long-term memory of one user. search_memory finds records; open_memory reads records by id "
@@ -76,8 +83,28 @@ def build_server(memory_for: Callable[[ServerRequestContext[Any]], Memory]) -> S
         # The store blocks; keep it off the event loop.
         return await anyio.to_thread.run_sync(call, memory, params.name, params.arguments)
 
+    # memlane's memory is reached through its tools, which search and open records on demand;
+    # there are no resources or prompts to list. Clients (e.g. inspectors, desktop apps) ask
+    # anyway, and "method not found" reads as a broken server: answer with empty lists.
+    async def list_resources(ctx: ServerRequestContext[Any],
+                             params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def list_resource_templates(ctx: ServerRequestContext[Any],
+                                      params: types.PaginatedRequestParams | None
+                                      ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[])
+
+    async def list_prompts(ctx: ServerRequestContext[Any],
+                           params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])
+
     return Server("memlane", version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+                  on_list_tools=list_tools, on_call_tool=call_tool,
+                  on_list_resources=list_resources,
+                  on_list_resource_templates=list_resource_templates,
+                  on_list_prompts=list_prompts)
 
 
 def mount_http(

@@ -123,6 +123,11 @@ class StoreTx(Protocol):
         """Map message id -> seq for messages of the thread with start <= seq <= end."""
         ...
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        """Replace a message's text (forgetting redacts the sentences a record came from); the
+        log is otherwise append-only."""
+        ...
+
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int
     ) -> list[tuple[int, int]]:
@@ -369,11 +374,6 @@ class Admin(Protocol):
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
         """Erase every row of the namespace. Returns counts by kind."""
-        ...
-
-    def namespaces(self) -> list[str]:
-        """Every namespace that holds a thread or a record, sorted (the one store-wide read:
-        for tools that map their own namespaces onto memlane's)."""
         ...
 
     def export_namespace(self, namespace: str) -> dict[str, Any]:

@@ -161,6 +161,11 @@ class CommonTx:
             " AND seq BETWEEN ? AND ?"), (namespace, thread_id, start, end)).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def rewrite_message(self, namespace: str, message_id: int, content: str, tokens: int) -> None:
+        self.conn.execute(self.sql(
+            "UPDATE messages SET content = ?, tokens = ? WHERE namespace = ? AND id = ?"),
+            (content, tokens, namespace, message_id))
+
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int
     ) -> list[tuple[int, int]]:
@@ -426,12 +431,6 @@ class CommonStore:
                 f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? AND id IN ({marks})",
                 (namespace, *part)))
         return sorted(out, key=lambda s: s.id)
-
-    def namespaces(self) -> list[str]:
-        """Every namespace that holds a thread or a record, sorted."""
-        rows = self._read(
-            "SELECT namespace FROM threads UNION SELECT namespace FROM records ORDER BY 1")
-        return [r[0] for r in rows]
 
     # export ------------------------------------------------------------------------------------
     def export_namespace(self, namespace: str) -> dict[str, Any]:

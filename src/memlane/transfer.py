@@ -1,0 +1,162 @@
+"""Restoring an export (`Memory.export()`, `memlane export`) into a store: `memlane import`.
+
+An export holds a namespace's threads (messages, buffer lines, relevance scores), records (with
+their sources and history) and recall snapshots. Restoring it into another store, of either
+engine, gives the same texts in the same order; only the ids are new, since each store assigns
+its own, so every reference is rewritten on the way in (a record's source message ids, a buffer
+line's record ids).
+
+Decisions:
+- The target namespace must be empty: records have no natural key, so restoring twice (or into a
+  namespace with memory of its own) would hold two copies of each fact. Import into a new
+  namespace (`--namespace`), or erase the old one first.
+- The whole export is validated before anything is written. The messages are appended thread by
+  thread (the store's own append, which assigns seqs), then records, buffer lines and scores go
+  in one transaction. A failure in between leaves a namespace that `forget --namespace-all`
+  clears; it never touches another namespace.
+- A record's history is replayed (its first text, then each later version, at their times), so
+  the restored record has the same versions; a deleted record's history is not in an export.
+- Imported threads count as written now (their TTL starts again) and the thread ceiling is not
+  applied while importing; the next new thread applies it as usual.
+- Vectors are derived, not exported: with an embedder, `Memory.reindex()` computes them after.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import UsageError
+from .safety import is_suspect
+from .store.base import HistoryPolicy, NewMessage
+from .types import ROLES, Episode
+
+FORMAT = "memlane-export/1"
+
+
+def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
+    """Restore `data` (an export) into `memory`'s namespace, which must be empty. Returns counts
+    by kind: threads, messages, episodes, records, snapshots."""
+    threads, records, snapshots = _validate(data)
+    store, ns = memory.store, memory.ns
+    if store.threads(ns, 1, 0) or store.records(ns, None, 1, 0) or store.snapshots(ns, None, 1):
+        raise UsageError(
+            f"namespace {ns!r} already holds memory; import restores into an empty namespace "
+            "(two copies of each fact otherwise): pass --namespace NEW, or erase it first with "
+            "`memlane forget --namespace-all`")
+    now = time.time()
+    unbounded = HistoryPolicy(ttl_seconds=None, max_threads=None)
+    msg_id: dict[int, int] = {}
+    counts = {"threads": 0, "messages": 0, "episodes": 0, "records": 0, "snapshots": 0}
+    for t in threads:
+        msgs = t["messages"]
+        if not msgs:
+            continue
+        texts = [m["content"] for m in msgs]
+        tokens = memory.tokenizer.count(texts)
+        new = [NewMessage(role=m["role"], content=m["content"], ts=float(m["ts"]), tokens=n,
+                          name=m.get("name")) for m, n in zip(msgs, tokens, strict=True)]
+        stored = store.append(ns, t["thread_id"], new, time.time(), unbounded)
+        for old, got in zip(msgs, stored, strict=True):
+            msg_id[int(old["id"])] = got.id
+        counts["threads"] += 1
+        counts["messages"] += len(stored)
+    # Which step wrote a record (its buffer line's end), so a retried step still replaces it.
+    step_of: dict[int, tuple[str, int]] = {}
+    for t in threads:
+        for e in t.get("episodes", []):
+            for rid in e.get("record_ids", []):
+                step_of.setdefault(int(rid), (t["thread_id"], int(e["end"])))
+    rec_id: dict[int, int] = {}
+    with store.transaction() as tx:
+        for r in records:
+            versions = [h for h in r.get("history", []) if h.get("op") in ("add", "update")]
+            if not versions or versions[-1]["text"] != r["text"]:
+                versions.append({"text": r["text"], "changed": r.get("updated") or now})
+            sources = [msg_id[s] for s in r.get("source_ids", []) if s in msg_id]
+            thread, end = step_of.get(int(r["id"]), (r.get("thread_id"), None))
+            first = versions[0]
+            new_id = tx.add_record(ns, first["text"], r.get("kind") or "fact", sources,
+                                   r.get("thread_id"),
+                                   float(first.get("changed") or r.get("created") or now),
+                                   end if thread == r.get("thread_id") else None,
+                                   is_suspect(first["text"]), bool(r.get("pinned")))
+            for v in versions[1:]:
+                tx.update_record(ns, new_id, v["text"], float(v.get("changed") or now),
+                                 is_suspect(v["text"]))
+            rec_id[int(r["id"])] = new_id
+            counts["records"] += 1
+        for t in threads:
+            for e in t.get("episodes", []):
+                tx.upsert_episode(ns, Episode(
+                    thread_id=t["thread_id"], start=int(e["start"]), end=int(e["end"]),
+                    line=e["line"], record_ids=tuple(rec_id[i] for i in e.get("record_ids", [])
+                                                     if i in rec_id),
+                    date=float(e["date"]), suspect=bool(e.get("suspect"))), now)
+                counts["episodes"] += 1
+            scores = {int(m["seq"]): float(m["relevance"]) for m in t["messages"]
+                      if m.get("relevance") is not None}
+            if scores:
+                tx.set_relevance(ns, t["thread_id"], scores)
+    for s in snapshots:
+        store.save_snapshot(ns, s["tool"], dict(s.get("args") or {}), s["result"],
+                            memory.tokenizer.count([s["result"]])[0], s.get("thread_id"),
+                            now=float(s.get("created") or now))
+        counts["snapshots"] += 1
+    memory.reindex()
+    return counts
+
+
+def _validate(data: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                   list[dict[str, Any]]]:
+    """Check the whole export before writing a row; every problem names its place."""
+    if not isinstance(data, Mapping):
+        raise UsageError("not a memlane export: expected a JSON object (from `memlane export`)")
+    if data.get("format") != FORMAT:
+        raise UsageError(f"not a memlane export: format is {data.get('format')!r}, expected "
+                         f"{FORMAT!r} (from `memlane export`)")
+    threads, records, snapshots = (data.get(k, []) for k in ("threads", "records", "snapshots"))
+    for name, value in (("threads", threads), ("records", records), ("snapshots", snapshots)):
+        if not isinstance(value, list) or not all(isinstance(x, Mapping) for x in value):
+            raise UsageError(f"export: {name!r} must be a list of objects")
+    seen: set[str] = set()
+    msg_ids: set[int] = set()
+    for i, t in enumerate(threads):
+        where = f"threads[{i}]"
+        tid = t.get("thread_id")
+        if not isinstance(tid, str) or not tid or tid in seen:
+            raise UsageError(f"export: {where}.thread_id must be a unique non-empty string")
+        seen.add(tid)
+        msgs = t.get("messages")
+        if not isinstance(msgs, list):
+            raise UsageError(f"export: {where}.messages must be a list")
+        for j, m in enumerate(msgs):
+            w = f"{where}.messages[{j}]"
+            if not isinstance(m, Mapping) or m.get("role") not in ROLES or \
+                    not isinstance(m.get("content"), str):
+                raise UsageError(f"export: {w} needs a role ({', '.join(ROLES)}) and a "
+                                 "string content")
+            if m.get("seq") != j + 1:
+                raise UsageError(f"export: {w}.seq is {m.get('seq')!r}, expected {j + 1} "
+                                 "(messages in order, gapless)")
+            if not isinstance(m.get("id"), int) or not isinstance(m.get("ts"), (int, float)):
+                raise UsageError(f"export: {w} needs an integer id and a numeric ts")
+            msg_ids.add(m["id"])
+        for j, e in enumerate(t.get("episodes", []) or []):
+            w = f"{where}.episodes[{j}]"
+            if not isinstance(e, Mapping) or not isinstance(e.get("line"), str) or \
+                    not all(isinstance(e.get(k), int) for k in ("start", "end")) or \
+                    not 1 <= e["start"] <= e["end"] <= len(msgs):
+                raise UsageError(f"export: {w} needs a line and start <= end within the "
+                                 f"thread's {len(msgs)} messages")
+    rec_ids: set[int] = set()
+    for i, r in enumerate(records):
+        if not isinstance(r.get("id"), int) or r["id"] in rec_ids or \
+                not isinstance(r.get("text"), str) or not r["text"].strip():
+            raise UsageError(f"export: records[{i}] needs a unique integer id and a text")
+        rec_ids.add(r["id"])
+    for i, s in enumerate(snapshots):
+        if not isinstance(s.get("tool"), str) or not isinstance(s.get("result"), str):
+            raise UsageError(f"export: snapshots[{i}] needs a tool and a result text")
+    return list(threads), list(records), list(snapshots)

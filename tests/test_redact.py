@@ -1,0 +1,99 @@
+"""Forgetting a fact takes it out of what the model sees: records, messages, buffer lines."""
+
+import json
+
+from memlane import Memory
+from memlane.cli import main
+from memlane.redact import MARK, redact_line, redact_text
+
+PASSPORT = "My passport number is X9981234."
+
+
+def _thread(mem):
+    t = mem.thread("t")
+    t.add("user", f"Hi, I'm off to Oslo next week. {PASSPORT} Can you check the visa rules?")
+    t.add("assistant", "Noted X9981234. Norway is in Schengen, so no visa for you.")
+    t.add("user", "Good. Should the passport number be on the ferry booking, passport and all?")
+    t.add("assistant", "Yes, ferries to Bergen ask for it.")
+    for i in range(13):
+        t.add("user", f"Question {i}: what is the weather in Bergen in week {i}?")
+        t.add("assistant", f"Week {i} in Bergen is rainy and mild.")
+    t.maybe_step()
+    t.step()
+    return t
+
+
+def _passport_record(mem):
+    return next(r for r in mem.records() if "X9981234" in r.text)
+
+
+def test_redact_text_keeps_the_rest_of_the_message():
+    text, n = redact_text(f"Hi, I'm off to Oslo. {PASSPORT} Can you check the visa rules?",
+                          PASSPORT, source=True)
+    assert n == 1
+    assert text == f"Hi, I'm off to Oslo. {MARK} Can you check the visa rules?"
+    # Elsewhere in the thread only the fact's specific tokens count.
+    assert redact_text("Noted X9981234. Anything else?", PASSPORT, source=False) == \
+        (f"{MARK} Anything else?", 1)
+    assert redact_text("My passport is blue.", PASSPORT, source=False) == \
+        ("My passport is blue.", 0)
+
+
+def test_redact_line_takes_the_records_words():
+    line, words = redact_line("Talked about passport, number, Oslo, visa; ended: user said Hi",
+                              "Ravi: My passport number is X9981234.")
+    assert words == ["passport", "number"]
+    assert "passport" not in line and "number" not in line
+    assert line.startswith("Talked about Oslo, visa; ended")
+
+
+def test_forget_redacts_sources_and_context_no_longer_shows_it(store):
+    mem = Memory(store)
+    t = _thread(mem)
+    rec = _passport_record(mem)
+    ctx = t.context(budget=3000)
+    assert any("X9981234" in m.content for m in ctx.messages)
+    report = mem.forget_record(rec.id)
+    assert report.found and report.redacted_messages == (("t", 1), ("t", 2))
+    assert report.redacted_sentences == 2 and "passport" in report.removed_words
+    assert "redacted 2 sentences in 2 messages" in report.summary()
+    for budget in (700, 1200, 3000):
+        ctx = t.context(budget=budget)
+        seen = " ".join(m.content for m in ctx.messages)
+        assert "X9981234" not in seen and "passport number is" not in seen, budget
+        # The line that pointed at the record no longer carries its words.
+        assert all("passport" not in x.line for x in ctx.trace.buffer_lines)
+    msgs = t.messages()
+    assert msgs[0].content.startswith("Hi, I'm off to Oslo next week. [forgotten] Can you")
+    assert msgs[0].tokens == mem.tokenizer.count([msgs[0].content])[0]
+    assert all("passport" not in e.line.lower() for e in t.episodes())
+    assert mem.search("passport X9981234") == []
+
+
+def test_keep_sources_leaves_the_messages(tmp_path):
+    mem = Memory.open(tmp_path / "m.db")
+    t = _thread(mem)
+    assert mem.forget(_passport_record(mem).id, redact_sources=False)
+    assert PASSPORT in t.messages()[0].content
+
+
+def test_cli_forget_says_what_it_removed(tmp_path, capsys):
+    db = tmp_path / "m.db"
+    with Memory.open(db) as mem:
+        _thread(mem)
+        rid = _passport_record(mem).id
+    assert main(["--db", str(db), "forget", "--record", str(rid), "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert f"erased record #{rid}; redacted 2 sentences in 2 messages (t#1, t#2)" in out
+    assert "'passport'" in out and "buffer line" in out
+    assert main(["--db", str(db), "context", "t", "--budget", "3000", "--json"]) == 0
+    ctx = json.loads(capsys.readouterr().out)
+    assert "X9981234" not in json.dumps(ctx)
+    with Memory.open(db) as mem:
+        mem.thread("u").add("user", PASSPORT)
+        mem.thread("u").step()
+        rid = next(r.id for r in mem.records() if r.thread_id == "u")
+    assert main(["--db", str(db), "forget", "--record", str(rid), "--keep-sources", "--yes",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["redacted"]["messages"] == []
