@@ -178,12 +178,15 @@ def test_cli_bad_files_are_clear_errors(tmp_path):
     inf = tmp_path / "inf.jsonl"
     inf.write_text('{"role": "user", "content": "a"}\n{"role": "user", "content": "b", '
                    '"ts": 1e400}\n')
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"role": "user", "content": "hi"}\n')
     db = tmp_path / "m.db"
     for args, needle in [
         (["--db", str(db), "ingest", "t", str(bad)], "latin1.jsonl:2: not UTF-8"),
         (["--db", str(db), "ingest", "t", str(deep)], "deep.jsonl:1: JSON nested too deeply"),
         (["--db", str(db), "ingest", "t", str(inf)], "inf.jsonl:2: ts inf"),
-        (["--db", str(tmp_path / "no" / "such" / "m.db"), "threads"], "mkdir -p"),
+        (["--db", str(tmp_path / "no" / "such" / "m.db"), "ingest", "t", str(good)], "mkdir -p"),
+        (["--db", str(tmp_path / "no" / "such" / "m.db"), "threads"], "no database at"),
     ]:
         p = _cli(*args)
         assert p.returncode == 2, (args, p.stderr)
