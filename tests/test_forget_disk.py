@@ -172,3 +172,28 @@ def test_server_forget_compacts_postgres(pg_url, tmp_path):
         assert out["compacted"] is True
         assert_gone(files())
     mem.close()
+
+
+def test_cli_forget_compacts_postgres(pg_url):
+    import psycopg
+
+    from memlane.store.postgres import PostgresStore
+
+    mem = Memory(PostgresStore(pg_url, min_size=1, max_size=2))
+    plant(mem)
+    mem.close()
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        row = c.execute("SELECT current_setting('data_directory'), d.oid FROM pg_database d"
+                        " WHERE d.datname = current_database()").fetchone()
+        assert row is not None
+        folder = Path(row[0]) / "base" / str(row[1])
+        try:
+            folder.iterdir()
+        except PermissionError:
+            pytest.skip("the PostgreSQL data folder is not readable by the tests")
+        p = subprocess.run([sys.executable, "-m", "memlane", "--db", pg_url, "forget",
+                            "--thread", "t", "--yes"], capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, p.stderr
+        c.execute("CHECKPOINT")
+        assert_gone([f for f in folder.iterdir() if f.is_file()])
