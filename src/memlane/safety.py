@@ -481,22 +481,19 @@ def scan(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> list[str]
 
     `memo` (a `Memory`'s `Caches.scans`) remembers results: every shown note is rescanned on
     every assembly, and notes repeat turn to turn."""
-    if memo is not None:
-        hit = memo.get(text)
-        if hit is None:
-            hit = remember(memo, text, _scan(text))
-        return list(hit)
-    return list(_scan(text))
-
+    return list(_scan_memo(text, memo))
 
 
 def is_suspect(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> bool:
-    if memo is not None:
-        hit = memo.get(text)
-        if hit is None:
-            hit = remember(memo, text, _scan(text))
-        return bool(hit)
-    return bool(_scan(text))
+    return bool(_scan_memo(text, memo))
+
+
+def _scan_memo(text: str, memo: dict[str, tuple[str, ...]] | None) -> tuple[str, ...]:
+    """`_scan(text)`, through `memo` when there is one."""
+    if memo is None:
+        return _scan(text)
+    hit = memo.get(text)
+    return remember(memo, text, _scan(text)) if hit is None else hit
 
 
 NOTES_HEADER = (

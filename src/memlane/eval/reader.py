@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..context.tokens import Tokenizer
-from ..step.heuristic import STOPWORDS
+from ..step.heuristic import STOPWORDS, stem
 from ..types import BufferLine, Context, Record
 
 __all__ = [
@@ -71,14 +71,6 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 _CORE_LINE = re.compile(r"^- #(\d+) ", re.MULTILINE)
 
 
-def _stem(w: str) -> str:
-    # A few English suffixes, enough that "painting" meets "paint" and "dogs" meets "dog".
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
-
-
 def terms(text: str) -> list[str]:
     """Lower-cased, stop-worded, lightly stemmed word terms of `text`."""
     return list(_terms(text))
@@ -91,7 +83,7 @@ def _terms(text: str) -> tuple[str, ...]:
     for w in _TOKEN.findall(_POSSESSIVE.sub("", text.lower())):
         if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
             continue
-        out.append(_stem(w))
+        out.append(stem(w))
     return tuple(out)
 
 

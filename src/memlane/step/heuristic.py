@@ -145,7 +145,9 @@ DUPLICATE = 0.75
 """Term overlap (Jaccard) at or above which a sentence is a near-duplicate of a record."""
 
 
-def _stem(w: str) -> str:
+def stem(w: str) -> str:
+    """A few English suffixes off, enough that "painting" meets "paint" and "dogs" meets "dog"
+    (shared with the evaluation's reader, so both compare terms alike)."""
     for suffix in ("ing", "ed", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)]
@@ -161,7 +163,7 @@ def fact_terms(text: str) -> frozenset[str]:
             lw = lw[:-2]
         if not lw or lw in STOPWORDS:
             continue
-        out.add(_stem(lw))
+        out.add(stem(lw))
     return frozenset(out)
 
 
