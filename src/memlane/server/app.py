@@ -39,7 +39,7 @@ from ..errors import MemlaneError, NotFound, UsageError
 from ..memory import Memory
 from ..step.schema import RECORD_KINDS, STEP_SCHEMA
 from ..types import Message, Record, StepResult
-from ..validate import finite
+from ..validate import INT64_MAX, finite
 from .auth import Auth, is_loopback
 from .base import (
     ApiError,
@@ -50,7 +50,7 @@ from .base import (
     read_json,
     too_large,
 )
-from .openapi import INT64_MAX, Operation, Param, build_spec, coerce, problems
+from .openapi import Operation, Param, build_spec, coerce, problems
 
 log = logging.getLogger("memlane.server")
 

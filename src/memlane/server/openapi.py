@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-INT64_MAX = 2**63 - 1
 
 def _is_integer(v: Any) -> bool:
     # JSON Schema: 3.0 is an integer (JSON has one number type); `coerce` makes it an int.

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
+from ..validate import in_range
 from .apply import apply_step, past_the_end
 from .extractor import Extractor, HeuristicExtractor
 from .model import FallbackExtractor
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memlane.step")
 
-INT64_MAX = 2**63 - 1
 MAX_CONFLICTS = 3
 """Conflicts one `file_due` call takes (another worker filing the same thread) before it leaves
 the thread to that worker."""
@@ -196,7 +196,7 @@ class StepRunner:
         output is validated: a malformed one is a `StepError` first)."""
         for name, v in (("start", start), ("end", end)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)
-                                  or not 1 <= v <= INT64_MAX):
+                                  or not in_range(v)):
                 raise UsageError(f"{name} must be a message seq (a positive integer), got {v!r}")
         if start is not None and end is not None and start > end:
             raise UsageError(f"stretch start {start} is after its end {end}")
