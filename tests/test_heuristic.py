@@ -51,6 +51,7 @@ def filed(store: Any) -> tuple[Memory, list[Any]]:
         t.add("user", text)
         t.add("assistant", REPLY)
         results.extend(t.maybe_step())
+    results.extend(t.flush())  # the conversation ends: its last turns are filed too
     return mem, results
 
 
@@ -152,6 +153,7 @@ def test_a_new_fact_with_a_cue_word_does_not_overwrite_another_subject(store: An
         t.add("user", text)
         t.add("assistant", REPLY)
         t.maybe_step()
+    t.flush()
     texts = [r.text for r in mem.records()]
     assert "My friend Ana moved to Lisbon on day 4." in texts
     assert "My friend Goran moved to Denver on day 2996." in texts

@@ -88,7 +88,7 @@ def test_expiry_deletes_the_log_and_keeps_long_term_records(tmp_path, clock):
     for i in range(4):
         t.add("user", f"My sister Ana moved to Lisbon in {2010 + i}.")
         t.add("assistant", "Noted.")
-    [r] = t.maybe_step()
+    [r] = t.flush()
     assert r.added and t.episodes()
     assert mem.expire(now=clock.now + 2 * HOUR) == 1
     assert t.messages() == [] and t.episodes() == []

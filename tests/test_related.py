@@ -61,6 +61,7 @@ def test_repeats_and_corrections_are_caught_in_a_large_namespace(
         t.add("user", text)
         t.add("assistant", REPLY)
         t.maybe_step()
+    t.flush()
     texts = [r.text for r in mem.records(limit=1000)][20:]
     assert texts.count("I have a dentist appointment with Dr. Okafor on 12 May at 9:30.") == 1
     for i, a in enumerate(texts):

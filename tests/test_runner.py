@@ -4,11 +4,14 @@ ledger rows from every surface, background catch-up, and filing at the end of a 
 
 from __future__ import annotations
 
+import itertools
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memlane import (
     Agent,
@@ -105,7 +108,7 @@ def test_a_worker_that_read_before_the_answer_and_one_after_file_the_stretch_onc
         assert texts and len(texts) == len(set(texts)), "no fact stored twice"
         # The thread goes on from where the winner stopped: nothing is lost either.
         converse(t, 4, start=4)
-        mem_a.thread("t").maybe_step()
+        mem_a.thread("t").flush()
         eps = t.episodes()
         assert [e.start for e in eps] == [1, ep.end + 1]
         texts = record_texts(mem_a)
@@ -188,19 +191,24 @@ def test_a_stretch_past_the_threads_end_is_a_step_error_and_later_turns_still_fi
     assert t.episodes() == [] and mem.records() == []
     assert t.info().filed_to == 0
     converse(t, 4, start=4)
-    assert [(r.start, r.end) for r in t.maybe_step()] == [(1, 8), (9, 16)]
+    assert [(r.start, r.end) for r in t.flush()] == [(1, 8), (9, 16)]
 
 
 # --- the turn-boundary guard on every path ----------------------------------------------------
 def test_maybe_step_never_files_the_turn_in_progress(tmp_path):
     with Memory.open(tmp_path / "m.db") as mem:
         t = mem.thread("t")
-        converse(t, 4, answer_last=False)  # due by the cadence, but the 4th answer is pending
-        assert t.step_due() and t.due_stretch() == []
+        converse(t, 4, answer_last=False)  # four questions, the 4th answer pending
+        assert not t.step_due() and t.due_stretch() == []
         assert t.maybe_step() == [] and t.episodes() == []
         t.add("assistant", "Noted.")
+        # Answered, but still open: a second answer or a tool result may follow.
+        assert t.maybe_step() == [] and t.episodes() == []
+        t.add("assistant", "Anything else?")
+        t.add("user", "No, thanks.")  # a new turn begins: the four before it are closed
+        assert t.step_due()
         [r] = t.maybe_step()
-        assert (r.start, r.end) == (1, 8)
+        assert (r.start, r.end) == (1, 9)
 
 
 # --- the ledger hears of every surface's steps ------------------------------------------------
@@ -231,6 +239,7 @@ def test_the_service_worker_writes_fallback_and_quality_rows(tmp_path):
             svc = Service(mem, Auth(KeyRing.load(tmp_path / "keys.json")),
                           ServerConfig(upstream_model="up-1"), ledger=ledger)
             converse(mem.thread(name), 4)
+            mem.thread(name).add("user", "One more thing.")  # closes the fourth turn
             svc.submit_step(mem.ns, name)
             svc.close()
             [ep] = mem.thread(name).episodes()
@@ -255,6 +264,7 @@ def test_one_background_job_catches_up_a_burst(tmp_path):
         t.extend([m for i in range(stretches) for m in (
             {"role": "user", "content": f"My code {i} is {1000 + i}."},
             {"role": "assistant", "content": "Noted."})])
+        t.add("user", "That is all.")  # closes the last turn
         svc = Service(mem, Auth(KeyRing.load(tmp_path / "keys.json")), ServerConfig())
         svc.submit_step(mem.ns, "t")  # one request's worth of submitting
         svc.drain()
@@ -270,6 +280,7 @@ def test_the_agent_worker_catches_up_a_burst(tmp_path):
         t.extend([m for i in range(n) for m in (
             {"role": "user", "content": f"My code {i} is {1000 + i}."},
             {"role": "assistant", "content": "Noted."})])
+        t.add("user", "That is all.")  # closes the last turn
         agent = Agent(mem, ScriptedModel("OK."), extractor=HeuristicExtractor())
         agent._worker.submit("t")
         landed = agent.wait()
@@ -337,7 +348,12 @@ def test_rest_step_refuses_what_it_cannot_file(tmp_path):
         assert r.status_code == 200 and r.json()["steps"] == [], "the 4th turn is unanswered"
         r = c.post(f"{api}/threads/t/messages", headers=auth, json={
             "messages": [{"role": "assistant", "content": "Noted."}], "step": True})
+        assert r.json()["steps"] == [], "answered, but the turn stays open until the next"
+        r = c.post(f"{api}/threads/t/messages", headers=auth, json={
+            "messages": [{"role": "user", "content": "Thanks."}], "step": True})
         assert [(s["start"], s["end"]) for s in r.json()["steps"]] == [(1, 8)]
+        r = c.post(f"{api}/threads/t/step", headers=auth, json={})  # the open turn, on demand
+        assert (r.json()["result"]["start"], r.json()["result"]["end"]) == (9, 9)
         # Nothing pending: a malformed output is still a 422, a valid one a 409 (not a 200
         # that silently drops it).
         r = c.post(f"{api}/threads/t/step", headers=auth, json={"output": {"records": 3}})
@@ -352,7 +368,8 @@ def test_rest_step_refuses_what_it_cannot_file(tmp_path):
         r = c.post(f"{api}/threads/t/step", headers=auth,
                    json={"output": ok_step(), "start": 5, "end": 8})
         assert r.status_code == 409
-        assert [(e.start, e.end) for e in mem.namespace("acme").thread("t").episodes()] == [(1, 8)]
+        assert [(e.start, e.end) for e in mem.namespace("acme").thread("t").episodes()] == [
+            (1, 8), (9, 9)]
         # Without an output and nothing pending: still 200 with no result, as before.
         r = c.post(f"{api}/threads/t/step", headers=auth, json={})
         assert r.status_code == 200 and r.json()["result"] is None
@@ -372,3 +389,88 @@ def test_agent_caller_mistakes_are_usage_errors(tmp_path):
         agent.close()
         with pytest.raises(UsageError, match="closed"):
             agent.turn("t", "hello")
+
+
+# --- filing cannot wedge: any order of roles ------------------------------------------------
+def closes_turn(msgs: list[Any], i: int) -> bool:
+    """Whether message i (0-based) begins a turn: a user message after a non-user one."""
+    return msgs[i].role == "user" and i > 0 and msgs[i - 1].role != "user"
+
+
+def check_filed(t: Any, *, flushed: bool) -> None:
+    """Every message in at most one episode, in order; a boundary between episodes only where a
+    turn begins; after a flush, every message filed."""
+    msgs = t.messages()
+    eps = sorted(t.episodes(), key=lambda e: e.start)
+    covered = [s for e in eps for s in range(e.start, e.end + 1)]
+    assert covered == list(range(1, len(covered) + 1)), "contiguous from 1, no overlap"
+    assert t.info().filed_to == len(covered)
+    for e in eps:
+        if e.end < len(msgs):
+            assert closes_turn(msgs, e.end), f"a turn split after seq {e.end}"
+    if flushed:
+        assert t.info().filed_to == (msgs[-1].seq if msgs else 0)
+
+
+def test_a_double_text_at_a_stretch_boundary_does_not_stop_filing(store):
+    # Issue 20's reproduction: 3 pairs, a double text, an answer, 20 more pairs with
+    # maybe_step() after each. Before: 0 episodes, for good.
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    for i in range(3):
+        t.add("user", f"My locker number {i} is {4400 + i}.")
+        t.add("assistant", "Noted.")
+    t.add("user", "Also, my cat is called Tom.")
+    t.add("user", "And my dog is called Rex.")
+    t.add("assistant", "Noted both.")
+    for i in range(20):
+        t.add("user", f"My bike number {i} is {7700 + i}.")
+        t.maybe_step()
+        t.add("assistant", "Noted.")
+        t.maybe_step()
+    eps = sorted(t.episodes(), key=lambda e: e.start)
+    # 24 turns (the double text is one): 5 stretches of 4 closed turns, the last 4 still open.
+    assert [(e.start, e.end) for e in eps][:2] == [(1, 9), (10, 17)]
+    assert len(eps) == 5
+    check_filed(t, flushed=False)
+    t.flush()
+    check_filed(t, flushed=True)
+    texts = [r.text for r in mem.records(limit=1000)]
+    assert any("Rex" in x for x in texts) and any("7719" in x for x in texts)
+
+
+ROLES_DRAWN = ("user", "user", "user", "assistant", "assistant", "tool", "system")
+
+
+@given(roles=st.lists(st.sampled_from(ROLES_DRAWN), min_size=1, max_size=40),
+       every=st.integers(1, 5), tokens=st.sampled_from([40, 3000]),
+       step_each=st.booleans())
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_any_order_of_roles_is_filed_once_without_splitting_a_turn(
+        store, roles, every, tokens, step_each):
+    # Double texts, consecutive answers, tool and system messages, a session that ends
+    # mid-turn; with maybe_step() after every message or only at the end.
+    mem = Memory(store, f"ns{next(_examples)}",
+                 cadence=Cadence(every_user_turns=every, unfiled_tokens=tokens))
+    t = mem.thread("t")
+    for i, role in enumerate(roles):
+        t.add(role, f"Message {i}: my {role} code is {1000 + i}.")
+        if step_each:
+            t.maybe_step()
+            check_filed(t, flushed=False)
+            # Nothing filable is left behind: the unfiled part's closed turns are fewer than
+            # the cadence (counted here, not by the runner), unless it is under the tokens.
+            unfiled = t.messages(t.info().filed_to + 1)
+            starts = [i for i in range(len(unfiled)) if unfiled[i].role == "user"
+                      and (i == 0 or unfiled[i - 1].role != "user")]
+            closed = max(0, len(starts) - 1)
+            assert closed < every or (closed == 0), (closed, every)
+            if sum(m.tokens for m in unfiled) >= tokens:
+                assert closed == 0
+    t.flush()
+    check_filed(t, flushed=True)
+    assert t.flush() == [] and t.maybe_step() == []
+
+
+_examples = itertools.count()

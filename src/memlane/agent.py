@@ -255,7 +255,9 @@ class Agent:
                 agent_version=self.version, prompt_version=self.prompt_version,
                 model=self.model_name, answer_tokens=answer_msg.tokens, signals=signals))
 
-        if not inline_done and thread.step_due():
+        # The agent has just recorded its whole turn: it need not wait for the next question to
+        # close it (`turn_done`).
+        if not inline_done and self._runner().due_stretch(thread.id, turn_done=True):
             if self.background:
                 self._worker.submit(thread.id)
             else:
@@ -423,7 +425,7 @@ class Agent:
     def _file_due(self, thread_id: str, max_steps: int = 1000) -> list[StepResult]:
         """File every stretch of `thread_id` that is due (runs on the worker, in batches, or
         inline with `background=False`)."""
-        return self._runner().file_due(thread_id, max_steps=max_steps)
+        return self._runner().file_due(thread_id, max_steps=max_steps, turn_done=True)
 
     def flush(self, thread_id: str) -> list[StepResult]:
         """Let the background steps land, then file what is still unfiled in `thread_id`,

@@ -309,8 +309,10 @@ class AsyncThread:
         return await self.memory._run_aside(self.sync.step, output, start=start, end=end,
                                             extractor=extractor)
 
-    async def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
-        return await self.memory._run_aside(self.sync.maybe_step, max_steps)
+    async def maybe_step(self, max_steps: int = 1000, *,
+                         turn_done: bool = False) -> list[StepResult]:
+        return await self.memory._run_aside(self.sync.maybe_step, max_steps,
+                                            turn_done=turn_done)
 
     async def flush(self) -> list[StepResult]:
         return await self.memory._run_aside(self.sync.flush)

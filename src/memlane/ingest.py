@@ -1,6 +1,6 @@
 """Replaying a conversation into a thread as an agent would have lived it: append each message,
-and after each complete turn file whatever stretches are due. Used by `memlane ingest`, the demo
-and the tests that need a filed thread."""
+and file whatever stretches are due as it goes. Used by `memlane ingest`, the demo and the tests
+that need a filed thread."""
 
 from __future__ import annotations
 
@@ -12,14 +12,18 @@ from .memory import Memory
 def ingest(
     memory: Memory, thread_id: str, msgs: list[dict[str, Any]], step: bool = True
 ) -> dict[str, Any]:
-    """Append messages one by one; after each complete turn (the next message is a user's, or
-    the input ends), file whatever stretches are due, as an agent would after its reply."""
+    """Append messages one by one, filing what is due each time a new turn begins (it closes
+    the turn before it), then flush: the input is the whole conversation, so its last turn is
+    complete and every message given ends up filed, whatever the order of roles."""
     t = memory.thread(thread_id)
     steps = 0
-    for i, m in enumerate(msgs):
+    prev = None
+    for m in msgs:
         t.add(m["role"], m["content"], ts=m.get("ts"), name=m.get("name"))
-        turn_done = i + 1 == len(msgs) or msgs[i + 1]["role"] == "user"
-        if step and turn_done:
+        if step and m["role"] == "user" and prev not in (None, "user"):
             steps += len(t.maybe_step())
+        prev = m["role"]
+    if step:
+        steps += len(t.flush())
     return {"thread": thread_id, "messages": len(msgs), "steps": steps,
             "episodes": len(t.episodes())}

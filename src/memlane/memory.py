@@ -606,19 +606,20 @@ class Thread:
     # filing ------------------------------------------------------------------------------------
     # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.
     def pending(self) -> list[Message]:
-        """The next stretch to file: unfiled messages, up to `every_user_turns` user turns."""
+        """The next stretch to file: unfiled messages, up to `every_user_turns` turns (a run of
+        user messages and the replies after it is one turn)."""
         runner = self.memory.step_runner()
         return runner.next_stretch(runner.unfiled(self.id))
 
     def step_due(self) -> bool:
-        """Whether the cadence calls for a step: enough unfiled user turns or tokens."""
+        """Whether a stretch can be filed now: enough closed turns (or tokens) are unfiled."""
         runner = self.memory.step_runner()
         return runner.is_due(runner.unfiled(self.id))
 
     def due_stretch(self) -> list[Message]:
         """The next stretch if a step is due, else `[]` (`step_due` and `pending` in one read).
-        Not a stretch that ends on an unanswered user message: that turn is still in
-        progress."""
+        Only closed turns: the last turn closes when the next user message begins a new one
+        (it may still get replies)."""
         return self.memory.step_runner().due_stretch(self.id)
 
     def step(
@@ -637,10 +638,13 @@ class Thread:
         `StepError`."""
         return self.memory.step_runner(extractor).file(self.id, output, start=start, end=end)
 
-    def maybe_step(self, max_steps: int = 1000) -> list[StepResult]:
-        """File every stretch that is due (the cadence), oldest first; not the turn in progress
-        (a stretch never ends on an unanswered user message)."""
-        return self.memory.step_runner().file_due(self.id, max_steps=max_steps)
+    def maybe_step(self, max_steps: int = 1000, *, turn_done: bool = False) -> list[StepResult]:
+        """File every stretch that is due (the cadence), oldest first; never the last turn
+        while it is open (the next user message closes it; `flush` files it). `turn_done`:
+        the caller has just recorded the whole of the last turn (its answer, after any tool
+        rounds), so it is closed now unless it ends on a user message."""
+        return self.memory.step_runner().file_due(self.id, max_steps=max_steps,
+                                                  turn_done=turn_done)
 
     def flush(self) -> list[StepResult]:
         """File everything unfiled, however short, as a session that ends does (`memlane chat`

@@ -40,7 +40,8 @@ class Filer:
         self._tasks[thread.id] = asyncio.ensure_future(self._run(thread))
 
     async def _pass(self, thread: AsyncThread) -> None:
-        self.steps.extend(await thread.maybe_step())
+        # Called when a framework's run has ended: the turn it recorded is whole.
+        self.steps.extend(await thread.maybe_step(turn_done=True))
 
     async def _run(self, thread: AsyncThread) -> None:
         try:

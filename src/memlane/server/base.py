@@ -130,7 +130,7 @@ class Service:
         # One worker: steps of one store run one at a time, and a burst of turns cannot crowd
         # the request threads out. Steps in other processes on the same store are kept apart
         # by the claim in `apply_step` (`memlane.step.runner`).
-        self._worker: StepWorker[tuple[str, str]] = StepWorker(self._step, keep=False)
+        self._worker: StepWorker[tuple[str, str, bool]] = StepWorker(self._step, keep=False)
         # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
         self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
         self._compaction: Future[bool] | None = None
@@ -180,14 +180,16 @@ class Service:
         return mem.step_runner(ledger=self.ledger,
                                model=self.config.upstream_model or mem.extractor.name)
 
-    def submit_step(self, namespace: str, thread_id: str) -> None:
+    def submit_step(self, namespace: str, thread_id: str, *, turn_done: bool = False) -> None:
         """File whatever is due on `thread_id`, later, off the request path. A thread already
         queued is not queued twice: the job files everything due when it runs (in batches;
-        a job that filed a full batch queues itself again)."""
-        self._worker.submit((namespace, thread_id))
+        a job that filed a full batch queues itself again). `turn_done`: the caller has just
+        recorded the end of the last turn (the proxy's finished answer), so it need not wait
+        for the next user message to close it (`StepRunner.due_part`)."""
+        self._worker.submit((namespace, thread_id, turn_done))
 
-    def _step(self, key: tuple[str, str], batch: int) -> list[StepResult]:
-        return self.step_runner(key[0]).file_due(key[1], max_steps=batch)
+    def _step(self, key: tuple[str, str, bool], batch: int) -> list[StepResult]:
+        return self.step_runner(key[0]).file_due(key[1], max_steps=batch, turn_done=key[2])
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait for the queued memory steps (tests, benchmarks, shutdown)."""

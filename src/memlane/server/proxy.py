@@ -890,7 +890,8 @@ class Proxy:
         if self.svc.ledger is not None:
             self._ledger(turn, added[-1])
         if self.svc.config.background_steps:
-            self.svc.submit_step(turn.mem.ns, turn.thread.id)
+            # The turn is whole: an answer that calls the client's tools never gets here.
+            self.svc.submit_step(turn.mem.ns, turn.thread.id, turn_done=True)
 
     def _ledger(self, turn: Turn, answer: Any) -> None:
         try:

@@ -5,13 +5,18 @@ service's background worker after proxied turns, REST `POST /threads/{id}/step` 
 `POST .../messages` with `step: true`, `memlane ingest`, and `memlane chat` when it leaves. One
 filing, in this order:
 
-1. **Read** the thread's unfiled part once (its row, then the messages after `filed_to`). The
-   next stretch is its first `Cadence.every_user_turns` user turns; it is due once the unfiled
-   part holds that many user turns or `Cadence.unfiled_tokens` tokens.
-2. **Turn-boundary guard**: a stretch that ends on a user message ends on the turn in progress
-   (the question is recorded, its answer not yet). It is not filed then, or the turn would be
-   split across two stretches; whoever records the answer asks again. `force=True` (a session
-   that ends) files it anyway: no answer is coming.
+1. **Read** the thread's unfiled part once (its row, then the messages after `filed_to`). A turn
+   is a run of user messages and the replies after it (a double text is one turn); it is
+   **closed** once the next turn begins. The next stretch is the first
+   `Cadence.every_user_turns` closed turns; it is due once the closed part holds that many
+   turns or the unfiled part holds `Cadence.unfiled_tokens` tokens.
+2. **Turn-boundary guard**: the last turn is never filed while it is open (its answer, a second
+   answer or a tool result may still come), or it would be split across two stretches; the
+   next user message closes it. Every stretch ends where a turn ends, whatever the order of
+   roles, so no sequence can wedge filing. A caller that has just recorded the whole turn (the
+   agent after its answer, the proxy after an answer that calls no client tool) says so with
+   `turn_done=True`, and it is filed without waiting. `force=True` (a session that ends) files
+   the open turn too: no reply is coming.
 3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
    related to the stretch (`Memory.related`), the heuristic's too: it folds repeats and
    corrections into them.
@@ -85,6 +90,13 @@ def _no_embedding(ids: Sequence[int]) -> str | None:
     return None
 
 
+def turn_starts(messages: Sequence[Message]) -> list[int]:
+    """Indexes of the messages that begin a turn: a user message that does not follow another
+    user message. Whatever comes before the first is part of the first stretch."""
+    return [i for i, m in enumerate(messages)
+            if m.role == "user" and (i == 0 or messages[i - 1].role != "user")]
+
+
 class StepRunner:
     """Files the stretches of one namespace's threads (see the module docstring for the order).
 
@@ -123,51 +135,73 @@ class StepRunner:
         return self.store.messages(self.ns, thread_id, start=info.filed_to + 1)
 
     def next_stretch(self, unfiled: Sequence[Message]) -> list[Message]:
-        """The first `every_user_turns` user turns of `unfiled` (with what follows each)."""
-        out: list[Message] = []
-        users = 0
-        for m in unfiled:
-            if m.role == "user":
-                if users == self.cadence.every_user_turns:
-                    break
-                users += 1
-            out.append(m)
-        return out
+        """The first `every_user_turns` turns of `unfiled` (with whatever precedes the first).
 
-    def is_due(self, unfiled: Sequence[Message]) -> bool:
-        """Whether the cadence calls for a step: enough unfiled user turns or tokens."""
-        users = sum(1 for m in unfiled if m.role == "user")
-        return users >= self.cadence.every_user_turns or \
-            sum(m.tokens for m in unfiled) >= self.cadence.unfiled_tokens
+        A turn is a run of user messages and the replies after it (`turn_starts`): two user
+        messages in a row (a double text) are one turn, never a stretch boundary."""
+        starts = turn_starts(unfiled)
+        n = self.cadence.every_user_turns
+        return list(unfiled[:starts[n]] if len(starts) > n else unfiled)
 
-    def due_stretch(self, thread_id: str, *, force: bool = False,
-                    inline: bool = False) -> list[Message]:
-        """The stretch to file now: due by the cadence (any unfiled part with `force`) and not
-        ending on the turn in progress (unless `force`). `[]` when there is none.
+    def is_due(self, unfiled: Sequence[Message], *, turn_done: bool = False) -> bool:
+        """Whether a stretch can be filed now: `due_part(unfiled)` is not empty."""
+        return bool(self.due_part(unfiled, turn_done=turn_done))
 
-        `inline`: the caller files the stretch inside the call that answers the last user
-        message (the agent's inline mode), so the stretch may end on that message; its answer
-        goes into the next stretch."""
-        unfiled = self.unfiled(thread_id)
-        if not unfiled or not (force or self.is_due(unfiled)):
+    def due_part(self, unfiled: Sequence[Message], *, force: bool = False,
+                 inline: bool = False, turn_done: bool = False) -> list[Message]:
+        """The stretch to file now out of `unfiled` (pure; `due_stretch` reads the thread).
+
+        Only **closed** turns are filed: a turn closes when the next one begins (a user message
+        after a reply). The last turn may still get replies (a second answer, a tool result
+        the client sends with its next request), so filing it would split it across two
+        stretches. Of the closed part, the first `every_user_turns` turns are due once it holds
+        that many turns or the unfiled part passes `unfiled_tokens`. Whatever the roles, a
+        stretch always ends where a turn does, so filing can never wedge: every new turn
+        closes the one before it.
+
+        `turn_done`: the caller has just recorded the whole of the last turn (the agent after
+        its answer; the proxy after an answer that calls no client tool), so it is closed too,
+        unless it ends on a user message. `force` (a session that ends: no reply is coming)
+        closes the last turn whatever it ends on, and files it however short. `inline` (the
+        agent's inline mode, which files inside the call that answers the last user message)
+        closes it as well, keeping the cadence: the answer is then the first message of the
+        next stretch."""
+        if not unfiled:
             return []
-        stretch = self.next_stretch(unfiled)
-        if not (force or inline) and stretch[-1].role == "user":
-            # The turn in progress: its question is here, its answer not yet. Filing now would
-            # split the turn across two stretches; recording the answer asks again.
+        if force:
+            return self.next_stretch(unfiled)
+        starts = turn_starts(unfiled)
+        if inline or (turn_done and unfiled[-1].role != "user"):
+            closed = list(unfiled)
+        else:
+            closed = list(unfiled[:starts[-1]] if starts else [])
+        turns = len(turn_starts(closed))
+        if not turns:
             return []
-        return stretch
+        if turns >= self.cadence.every_user_turns or \
+                sum(m.tokens for m in unfiled) >= self.cadence.unfiled_tokens:
+            return self.next_stretch(closed)
+        return []
+
+    def due_stretch(self, thread_id: str, *, force: bool = False, inline: bool = False,
+                    turn_done: bool = False) -> list[Message]:
+        """The stretch to file now (`due_part` of the thread's unfiled messages); `[]` when
+        there is none."""
+        return self.due_part(self.unfiled(thread_id), force=force, inline=inline,
+                             turn_done=turn_done)
 
     # filing ------------------------------------------------------------------------------------
     def file_due(
-        self, thread_id: str, *, max_steps: int = 1000, force: bool = False
+        self, thread_id: str, *, max_steps: int = 1000, force: bool = False,
+        turn_done: bool = False,
     ) -> list[StepResult]:
         """File every stretch of `thread_id` that is due, oldest first (at most `max_steps`).
-        `force` files whatever is unfiled, however short (a session that ends)."""
+        `force` files whatever is unfiled, however short (a session that ends); `turn_done`
+        says the last turn is complete (see `due_part`)."""
         done: list[StepResult] = []
         conflicts = 0
         while len(done) < max_steps and conflicts < MAX_CONFLICTS:
-            stretch = self.due_stretch(thread_id, force=force)
+            stretch = self.due_stretch(thread_id, force=force, turn_done=turn_done)
             if not stretch:
                 break
             try:
@@ -446,4 +480,4 @@ class StepWorker(Generic[K]):
         return out
 
 
-__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker"]
+__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker", "turn_starts"]
