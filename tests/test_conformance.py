@@ -298,26 +298,49 @@ def test_retried_step_overwrites_never_duplicates(store: Any) -> None:
     assert rows.episodes_before_window == 2
 
 
-def test_truncate_drops_the_tail_and_withdraws_its_steps(store: Any) -> None:
+def test_truncate_drops_the_tail_and_keeps_every_fact_whose_source_remains(store: Any) -> None:
     mem = Memory(store, "ns")
     t = mem.thread("t")
     fill(t, 4)  # seqs 1..8
     t.step(step_out(["Kept fact."], line="Kept."), start=1, end=4)
-    t.step(step_out(["Withdrawn fact."], line="Withdrawn."), start=5, end=8)
+    t.step({"records": [{"op": "add", "text": "Stated at 5.", "source": [5]},
+                        {"op": "add", "text": "Stated at 5 and 7.", "source": [5, 7]},
+                        {"op": "add", "text": "Stated at 7.", "source": [7]},
+                        {"op": "add", "text": "Pinned, stated at 8.", "source": [8]}],
+            "episode": "Second stretch.", "relevance": []}, start=5, end=8)
+    ids = {r.text: r.id for r in mem.records()}
+    mem.pin(ids["Pinned, stated at 8."])
     assert t.truncate(7) == 2
     assert [m.seq for m in t.messages()] == [1, 2, 3, 4, 5, 6]
     info = t.info()
-    assert (info.messages, info.filed_to) == (6, 4)
-    assert [e.line for e in t.episodes()] == ["Kept."]
-    assert [r.text for r in mem.records()] == ["Kept fact."]
-    # The seqs are handed out again, the turn counter follows, and the unfiled part of the
-    # withdrawn stretch is filed with what comes next.
+    # The withdrawn step is re-filed over what remains: 5..6, same line, kept records.
+    assert (info.messages, info.filed_to) == (6, 6)
+    eps = t.episodes()
+    assert [(e.start, e.end, e.line) for e in eps] == [(1, 4, "Kept."), (5, 6, "Second stretch.")]
+    kept = {r.text: r for r in mem.records()}
+    # Only the record stated wholly in the cut part goes (unless the user pinned it); ids,
+    # pins and texts of the others survive, and the line points at exactly them.
+    assert set(kept) == {"Kept fact.", "Stated at 5.", "Stated at 5 and 7.",
+                         "Pinned, stated at 8."}
+    assert all(kept[x].id == ids[x] for x in kept) and kept["Pinned, stated at 8."].pinned
+    assert set(eps[1].record_ids) == {ids["Stated at 5."], ids["Stated at 5 and 7."],
+                                      ids["Pinned, stated at 8."]}
+    # The cut messages are no one's source any more; the remaining ones still are.
+    five = t.messages(5, 5)[0].id
+    assert kept["Stated at 5 and 7."].source_ids == (five,)
+    assert kept["Pinned, stated at 8."].source_ids == ()
+    # The seqs are handed out again, the turn counter follows, and what follows is filed
+    # after the kept stretch, never over it.
     new = t.extend([{"role": "assistant", "content": "A new answer."},
                     {"role": "user", "content": "And then?"}])
     assert [m.seq for m in new] == [7, 8]
-    assert _user_turns_after(store, "ns", "t", 4) == 2
-    assert [m.seq for m in t.pending()] == [5, 6, 7, 8]
+    assert _user_turns_after(store, "ns", "t", 6) == 1
+    assert [m.seq for m in t.pending()] == [7, 8]
     assert t.truncate(20) == 0 and t.info().messages == 8
+    # A cut before a whole stretch removes its episode; its kept records stand alone.
+    t.truncate(5)
+    assert [(e.start, e.end) for e in t.episodes()] == [(1, 4)] and t.info().filed_to == 4
+    assert {r.text for r in mem.records()} == {"Kept fact.", "Pinned, stated at 8."}
     # Another thread's messages are untouched.
     other = mem.thread("u")
     fill(other, 1)

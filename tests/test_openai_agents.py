@@ -150,6 +150,39 @@ def test_background_step_files_after_the_turn(tmp_path):
     asyncio.run(main())
 
 
+def test_pop_item_removes_one_item_and_no_fact_and_clear_session_keeps_records(tmp_path):
+    # Issue 20: pop_item withdrew the whole step that covered the last answer and deleted
+    # "My order number is 81-3319." from four turns earlier; clear_session then lost it.
+    async def main() -> None:
+        mem = await AsyncMemory.open(tmp_path / "p.db")
+        session = MemlaneSession("p", memory=mem, background_step=False)
+        with FakeUpstream(script) as up:
+            agent = _agent(up, mem)
+            for text in ["My order number is 81-3319.", "I live in Utrecht.",
+                         "My cat is called Miso.", "I am vegan."]:
+                await Runner.run(agent, text, session=session)
+        assert session.steps and (await session.thread.info()).filed_to == 8
+        before = {r.id: r.text for r in await mem.records()}
+        assert any("81-3319" in x for x in before.values())
+        popped = await session.pop_item()
+        assert popped == {"role": "assistant", "content": "Noted: I am vegan."}
+        info = await session.thread.info()
+        assert (info.messages, info.filed_to) == (7, 7), "exactly one item went"
+        assert {r.id: r.text for r in await mem.records()} == before, "and no fact"
+        popped = await session.pop_item()  # the user's own message: a fact stated only there
+        assert popped == {"role": "user", "content": "I am vegan."}
+        after = {r.id: r.text for r in await mem.records()}
+        assert not any("vegan" in x for x in after.values())
+        assert after == {k: v for k, v in before.items() if "vegan" not in v}
+        await session.clear_session()
+        assert {r.id: r.text for r in await mem.records()} == after
+        assert [h.record.text for h in await mem.search("order number")][:1] == [
+            "My order number is 81-3319."]
+        await mem.close()
+
+    asyncio.run(main())
+
+
 def test_items_to_log_keeps_conversation_and_refuses_the_unknown():
     log = items_to_log([
         {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},

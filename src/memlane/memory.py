@@ -512,8 +512,10 @@ class Thread:
 
     def truncate(self, from_seq: int) -> int:
         """Drop the messages from `from_seq` on (a conversation the client took back or
-        edited); memory steps whose stretch reaches them are withdrawn and filed again later.
-        Returns how many messages went."""
+        edited). Returns how many messages went. Undo never deletes a fact the user still
+        states: a record goes only when every message it came from went (and it is not
+        pinned); a memory step whose stretch reaches the cut now ends before it, keeping its
+        line, its other records, their ids and pins."""
         if not isinstance(from_seq, int) or from_seq < 1:
             raise UsageError(f"from_seq must be a seq (1 or more), got {from_seq!r}")
         if from_seq > validate.INT64_MAX:

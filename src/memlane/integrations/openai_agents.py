@@ -16,7 +16,8 @@
   window's turns, past tool calls and their outputs as paired `function_call` /
   `function_call_output` items (see `_transcript`). Its cost depends on the window, not on the
   length of the conversation.
-- `pop_item()` drops the thread's last message (memlane's `Thread.truncate`).
+- `pop_item()` drops the thread's last message (memlane's `Thread.truncate`): exactly one item,
+  and no record except one stated in that message alone.
 - `add_items()` records what the run produced: user and assistant messages, function calls (as
   lines of the assistant's message) and their outputs (as `tool` messages). Reasoning items and
   hosted-tool items (web search, file search, computer use, MCP) are not conversation and are not
@@ -227,7 +228,8 @@ class MemlaneSession:
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the thread's last message and return it as an item (None if the thread is
-        empty). A memory step whose stretch reached it is withdrawn and filed again later.
+        empty). No fact goes unless it was stated in that message alone (`Thread.truncate`):
+        the step that filed it keeps its other records.
         The log keeps text: a popped tool result comes back as a `function_call_output`
         whose call id is made up, a popped tool call as the assistant's text."""
         await self.wait()

@@ -205,8 +205,10 @@ class MessageLog(Protocol):
 
     def truncate(self, namespace: str, thread_id: str, from_seq: int,
                  now: float | None = None) -> int:
-        """Drop the messages from `from_seq` on (seqs are reused), withdrawing the memory steps
-        whose stretch reaches them; returns how many messages went."""
+        """Drop the messages from `from_seq` on (seqs are reused); returns how many went. A
+        memory step whose stretch reaches them is withdrawn only as far as the cut: its
+        episode ends before it, and only the records all of whose sources went are deleted
+        (unless pinned); see `CommonStore.truncate`."""
         ...
 
     def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:

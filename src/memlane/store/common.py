@@ -504,29 +504,60 @@ class CommonStore:
         """Drop the thread's messages from `from_seq` on; returns how many went.
 
         The seqs are handed out again (the log stays 1..N, which windows and stretches rely
-        on). A memory step whose stretch reaches a dropped message is withdrawn with it: its
-        episode (buffer line) and the records it added go, so the kept part of its stretch is
-        filed again with what follows. Records it *updated* keep the new text.
+        on). Undo never loses what the user still said: a memory step whose stretch reaches a
+        dropped message is withdrawn only as far as the cut. A record it added goes only when
+        every one of its source messages went (and the user has not pinned it); a record with
+        a source that remains is kept with its id, pin and text (a fact the user stated in a
+        message still in the log), its links to the dropped messages removed. The step's
+        episode is re-filed over what remains: a stretch that starts before the cut now ends
+        just before it (same line, same `n`, pointing at the records it kept), so the kept
+        turns are never filed twice and nothing is re-extracted; a stretch wholly past the cut
+        goes, and the records of it that are kept stand on their own (no step owns them).
+        Records a step *updated* keep the new text.
         """
         now = time.time() if now is None else now
         with self.transaction() as tx:
             q = tx.sql
+            c = tx.conn
             # Touching the thread row first takes its row lock on PostgreSQL (SQLite holds the
             # write lock already): an append or a step in flight on this thread lands first.
-            tx.conn.execute(q("UPDATE threads SET last_active = ? WHERE namespace = ?"
-                              " AND thread_id = ?"), (now, namespace, thread_id))
-            ends = [int(r[0]) for r in tx.conn.execute(q(
-                'SELECT "end" FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" >= ?'
-            ), (namespace, thread_id, from_seq)).fetchall()]
-            for end in ends:
+            c.execute(q("UPDATE threads SET last_active = ? WHERE namespace = ?"
+                        " AND thread_id = ?"), (now, namespace, thread_id))
+            dropped = {int(r[0]) for r in c.execute(q(
+                "SELECT id FROM messages WHERE namespace = ? AND thread_id = ? AND seq >= ?"),
+                (namespace, thread_id, from_seq)).fetchall()}
+            eps = [(int(r[0]), int(r[1])) for r in c.execute(q(
+                'SELECT start, "end" FROM episodes WHERE namespace = ? AND thread_id = ?'
+                ' AND "end" >= ? ORDER BY "end"'), (namespace, thread_id, from_seq)).fetchall()]
+            for start, end in eps:
                 for rid in tx.records_of_step(namespace, thread_id, end):
-                    tx.delete_record(namespace, rid, now)
-            tx.conn.execute(q('DELETE FROM episodes WHERE namespace = ? AND thread_id = ?'
-                              ' AND "end" >= ?'), (namespace, thread_id, from_seq))
-            gone = tx.conn.execute(q(
+                    row = c.execute(q("SELECT pinned FROM records WHERE namespace = ?"
+                                      " AND id = ?"), (namespace, rid)).fetchone()
+                    sources = {int(r[0]) for r in c.execute(q(
+                        "SELECT message_id FROM record_sources WHERE record_id = ?"),
+                        (rid,)).fetchall()}
+                    if sources and sources <= dropped and not (row and row[0]):
+                        tx.delete_record(namespace, rid, now)
+                    else:  # kept: owned by the shortened step, or by no step at all
+                        c.execute(q("UPDATE records SET step_end = ? WHERE namespace = ?"
+                                    " AND id = ?"),
+                                  (from_seq - 1 if start < from_seq else None, namespace, rid))
+                if start < from_seq:
+                    c.execute(q('UPDATE episodes SET "end" = ? WHERE namespace = ?'
+                                ' AND thread_id = ? AND "end" = ?'),
+                              (from_seq - 1, namespace, thread_id, end))
+                else:
+                    c.execute(q('DELETE FROM episodes WHERE namespace = ? AND thread_id = ?'
+                                ' AND "end" = ?'), (namespace, thread_id, end))
+            # Links to the dropped messages go with them (a new message could reuse an id).
+            for part in chunks(sorted(dropped)):
+                marks = ", ".join("?" * len(part))
+                c.execute(q(f"DELETE FROM record_sources WHERE message_id IN ({marks})"),
+                          tuple(part))
+            gone = c.execute(q(
                 "DELETE FROM messages WHERE namespace = ? AND thread_id = ? AND seq >= ?"
             ), (namespace, thread_id, from_seq)).rowcount
-            tx.conn.execute(q(
+            c.execute(q(
                 "UPDATE threads SET next_seq = ?,"
                 " turns = COALESCE((SELECT MAX(turn) FROM messages"
                 "   WHERE namespace = ? AND thread_id = ?), 0),"
