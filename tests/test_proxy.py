@@ -309,14 +309,41 @@ def test_alignment_of_resent_history():
     assert align([*log[2:], ("user", "d")], log, 1) == Alignment("new", None, 2)
     # Only the new message: a new turn, even when it repeats an answered one...
     assert align([("user", "a")], log, 1) == Alignment("new", None, 0)
-    # ...unless the SDK says it is retrying: then the answer at seq 4 is replaced.
-    assert align([("user", "a")], log, 1, retry=True) == Alignment("resend", 3, 0)
+    # ...unless the SDK says it is retrying: then the answer at seq 4 is replaced (the
+    # question at seq 3 stays, with whatever was filed from it).
+    assert align([("user", "a")], log, 1, retry=True) == Alignment("resend", 4, 0, True)
     # The same history and question again: answered again, the old answer replaced.
-    assert align(log[:3], log, 1) == Alignment("resend", 3, 2)
+    assert align(log[:3], log, 1) == Alignment("resend", 4, 2, True)
     # An edited question: the thread continues from there.
     assert align([*log[:2], ("user", "x")], log, 1) == Alignment("edit", 3, 2)
     # A new thread records the client's history.
     assert align([("assistant", "hi"), ("user", "x")], [], 1) == Alignment("new", None, 0)
+
+
+def test_alignment_cuts_only_for_an_edit_it_is_shown():
+    # Issue 20: re-sending [u1, a1, u2] on a 12-turn thread was taken for an edit at message 3
+    # and cut the log from 24 messages to 4.
+    log = [m for i in range(12) for m in (("user", f"q{i}"), ("assistant", f"a{i}"))]
+    # An old request sent again (a prefix of the log): a new turn, nothing cut.
+    assert align(log[:3], log, 1) == Alignment("new", None, 2)
+    assert align(log[:5], log, 1) == Alignment("new", None, 4)
+    # A partial history from the middle, then an old question or a new one: nothing cut.
+    assert align(log[6:11], log, 1) == Alignment("new", None, 4)
+    assert align([*log[6:10], ("user", "new")], log, 1) == Alignment("new", None, 4)
+    # A new conversation on the same thread that opens like the first did: nothing cut.
+    assert align([*log[:2], ("user", "something else")], log, 1) == Alignment("new", None, 2)
+    # A history that departs at a reply (a client that rewrites answers): nothing cut.
+    assert align([*log[:21], ("assistant", "mine"), ("user", "x")], log, 1).cut is None
+    # An edit of one of the last EDIT_REACH questions, full or trimmed history: shown, cut.
+    assert align([*log[:22], ("user", "q11 edited")], log, 1) == Alignment("edit", 23, 22)
+    assert align([*log[18:22], ("user", "q11 edited")], log, 1) == Alignment("edit", 23, 4)
+    assert align([*log[:20], ("user", "q10 edited")], log, 1) == Alignment("edit", 21, 20)
+    # ...and of an older one: a trimmed or restarted client looks the same; a new turn.
+    assert align([*log[:18], ("user", "q9 edited")], log, 1) == Alignment("new", None, 18)
+    # Regenerating the last answer cuts just that answer; an older answered turn is not
+    # regenerated (the turns after it would go).
+    assert align(log[:23], log, 1) == Alignment("resend", 24, 22, True)
+    assert align(log[:21], log, 1) == Alignment("new", None, 20)
     parts = {"role": "user", "content": [{"type": "text", "text": "hi"},
                                          {"type": "image_url", "image_url": {"url": "x"}}]}
     assert log_form(parts)["content"] == "hi"

@@ -25,6 +25,7 @@ from memlane.memory import Memory  # noqa: E402
 from memlane.models import FunctionModel, ModelReply  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
+from memlane.server.proxy import EDIT_REACH  # noqa: E402
 from memlane.server.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
 
 RATE_LIMITED = json.dumps({"error": {"message": "Rate limit reached, slow down",
@@ -338,7 +339,9 @@ def test_the_log_follows_the_client_without_duplicates(live, ops):
             retry = retry or len(sent) == 1
             conv = conv[:-1]
         elif kind == "edit" and conv:
-            turns = [i for i, m in enumerate(conv) if m["role"] == "user"]
+            # Within the reach of an edit (the last EDIT_REACH questions); an older departure
+            # is never taken for one (test_a_client_that_never_edits_never_loses_a_message).
+            turns = [i for i, m in enumerate(conv) if m["role"] == "user"][-EDIT_REACH:]
             i = turns[k % len(turns)]
             conv = conv[:i] + [u(f"{thread} edited {next(fresh)}")]
             sent = conv
@@ -351,6 +354,126 @@ def test_the_log_follows_the_client_without_duplicates(live, ops):
                for m in app.state.service.mem("acme").thread(thread).messages()]
         assert got[len(got) - len(conv):] == conv
         assert len({m["content"] for m in got}) == len(got)
+
+
+NON_EDITS = st.lists(st.one_of(
+    st.tuples(st.just("new"), st.integers(0, 12)),      # trimmed to its last k messages (0: all)
+    st.tuples(st.just("only"), st.just(0)),              # just the new message
+    st.tuples(st.just("prefix"), st.integers(0, 30)),    # an old request sent again
+    st.tuples(st.just("partial"), st.integers(0, 30)),   # a block from the middle + a new one
+    st.tuples(st.just("restart"), st.integers(0, 3)),    # a new conversation, same thread
+), min_size=1, max_size=10)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=NON_EDITS)
+def test_a_client_that_never_edits_never_loses_a_message(live, ops):
+    """Clients that trim their history, send partial histories or old requests again, or
+    start over on the same thread: the log only grows, by the user's message and its answer
+    (or, for a history the log lacks, that history first). Before: a prefix resent on a long
+    thread was taken for an edit and cut the log."""
+    app, url, key = live
+    thread = f"n{next(_threads)}"
+    conv: list[dict] = []
+    fresh = itertools.count()
+    def shows_an_edit(block_end: int) -> bool:
+        # A block of the log that stops right before one of its last EDIT_REACH questions,
+        # then a different question: what an editing client sends, so an edit by the rule.
+        later = [i for i, m in enumerate(conv) if m["role"] == "user" and i >= block_end]
+        return block_end < len(conv) and conv[block_end]["role"] == "user" \
+            and len(later) <= EDIT_REACH
+
+    for kind, k in ops:
+        new = u(f"{thread} says {next(fresh)}")
+        users = [i for i, m in enumerate(conv) if m["role"] == "user"]
+        if kind == "partial" and conv and shows_an_edit(k % len(conv) + 1 + k % 5):
+            kind = "only"
+        if kind == "restart" and shows_an_edit(2 * k):
+            kind = "only"
+        if kind == "prefix" and len(users) > 1:
+            # An old question, with its history (not the last: that is a regeneration).
+            sent = conv[:users[:-1][k % (len(users) - 1)] + 1]
+        elif kind == "partial" and conv:
+            j = k % len(conv)
+            sent = conv[j:j + 1 + k % 5] + [new]
+        elif kind == "restart":
+            sent = conv[:2 * k] + [new]  # opens like the first conversation did
+        elif kind == "only" or not conv:
+            sent = [new]
+        else:
+            sent = (conv if not k else conv[-k:]) + [new]
+        before = [(m.role, m.content)
+                  for m in app.state.service.mem("acme").thread(thread).messages()] \
+            if conv else []
+        answer = _post(url, key, thread, sent, False)
+        got = [(m.role, m.content)
+               for m in app.state.service.mem("acme").thread(thread).messages()]
+        assert got[:len(before)] == before, f"{kind}: the log lost messages"
+        assert got[-1] == ("assistant", answer)
+        assert got[-2] == ("user", sent[-1]["content"])
+        conv = [{"role": r, "content": c} for r, c in got]
+
+
+def test_resending_an_early_request_on_a_long_thread_keeps_the_thread(proxy):
+    # Issue 20: [u1, a1, u2] re-sent on a 12-turn thread cut the log from 24 messages to 4
+    # and the namespace's records from 12 to 0.
+    client, log, *_, memory, _ring = proxy
+    c = client()
+    conv: list[dict] = []
+    for i in range(12):
+        conv.append(u(f"My locker number {i} is {4400 + i}."))
+        conv.append(a(ask(c, "long", conv)))
+    mem = memory.namespace("acme")
+    mem.thread("long").flush()
+    n_records = len(mem.records(limit=1000))
+    assert n_records >= 12
+    ask(c, "long", conv[:3])
+    got = log("long")
+    assert len(got) == 26 and got[:24] == [(m["role"], m["content"]) for m in conv]
+    assert len(mem.records(limit=1000)) == n_records
+
+
+def test_regenerating_the_last_answer_keeps_the_stretchs_records(proxy):
+    client, log, *_, memory, _ring = proxy
+    c = client()
+    conv: list[dict] = []
+    for i in range(4):
+        conv.append(u(f"My locker number {i} is {4400 + i}."))
+        conv.append(a(ask(c, "regen", conv)))
+    mem = memory.namespace("acme")
+    t = mem.thread("regen")
+    t.flush()
+    before = {r.id: r.text for r in mem.records()}
+    assert len(before) >= 4
+    pinned = next(iter(before))
+    mem.pin(pinned)
+    again = ask(c, "regen", conv[:-1])  # the regenerate button: the last answer replaced
+    assert log("regen")[-1] == ("assistant", again) and len(log("regen")) == 8
+    assert {r.id: r.text for r in mem.records()} == before, "same records, same ids"
+    assert mem.records([pinned])[0].pinned
+
+
+def test_a_failed_turn_leaves_no_orphan_that_stops_filing(proxy):
+    # Issue 20: one upstream error left an unanswered user message; the next question made a
+    # double text and the thread was never filed again. The failed question is kept (the
+    # user's words), and with the next question it is one turn for the cadence and filing.
+    client, log, *_, memory, _ring = proxy
+    c = client()
+    for i in range(3):
+        ask(c, "fail", [u(f"My locker number {i} is {4400 + i}.")])
+    with pytest.raises(openai.RateLimitError):
+        ask(c, "fail", [u("ratelimit: my bike code is 7781.")])
+    for i in range(3, 12):
+        ask(c, "fail", [u(f"My locker number {i} is {4400 + i}.")])
+    got = log("fail")
+    assert len(got) == 25 and got[6] == ("user", "ratelimit: my bike code is 7781.")
+    t = memory.namespace("acme").thread("fail")
+    # 12 turns (the failed question and the next are one): 3 stretches of 4, filed after the
+    # answers, none left behind.
+    assert t.info().filed_to == 25 and len(t.episodes()) == 3
+    texts = [r.text for r in memory.namespace("acme").records(limit=100)]
+    assert any("7781" in x for x in texts)
 
 
 def test_serve_timeout_option_env_and_banner(monkeypatch):

@@ -195,6 +195,11 @@ def log_form(message: Mapping[str, Any]) -> dict[str, Any]:
 RESEND_WINDOW = 64
 """How many log messages beyond the ones the client sent are searched for a resend or an edit
 (besides the thread's first messages, where a full history starts)."""
+EDIT_REACH = 2
+"""How many of the log's last user messages an edit may replace. A request that departs from
+the log further back is taken for a new turn (nothing is cut): a client that trimmed its history,
+started a new conversation on the same thread (a shared `user`), or sends an old request again
+looks exactly like such an edit, and taking it for one would delete the turns after it."""
 RETRY_HEADER = "x-stainless-retry-count"
 """Sent by the official OpenAI SDKs on every request; above 0 on their own retries."""
 
@@ -212,6 +217,9 @@ class Alignment:
     record_from: int
     """Index of the first sent message to record before the user's message (messages from
     here up to the user's are history the log lacks)."""
+    in_log: bool = False
+    """The user's message is the log's already (a retry, a regeneration): it is kept where it
+    is, with the records filed from it, and not recorded again."""
 
 
 def _z(seq: Sequence[object]) -> list[int]:
@@ -246,10 +254,11 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
     The rule, in order:
 
     1. **Resend**: the user's message and the history just before it equal a stretch of the log
-       that ends at a user message. If that message is the log's last (unanswered: the first
-       attempt failed, or the client is returning its own tools' results), the turn goes on;
-       if it was answered, the log is cut after the history (the user's message included) and
-       the turn is answered again: the new answer replaces the old, and anything after it goes.
+       that ends at the log's last user message. If that message is the log's last
+       (unanswered: the first attempt failed, or the client is returning its own tools'
+       results), the turn goes on; if it was answered, the log is cut after it and the turn
+       is answered again: the new answer replaces the old (a regeneration). An older answered
+       turn sent again is not a regeneration: it is a new turn (nothing is cut).
        The user's message alone counts only when it is the log's last message or the request
        is marked as a retry (`X-Stainless-Retry-Count` of the OpenAI SDKs): otherwise a client
        that sends only its new message and says the same thing twice would lose a turn.
@@ -257,9 +266,13 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
        its new message): the user's message is recorded after them. History further back that
        is not in the log (a client's summary, trimmed turns) is not recorded. A history that is
        the log's tail in full is a new turn before anything else is tried.
-    3. **Edit**: the history departs from the log: the thread continues from the point of
-       departure. The log is cut where the client's history stops matching, and what the
-       client sent from there on is recorded. A history none of which is in the log (a new
+    3. **Edit**, only when it is shown: the client's messages match a stretch of the log up to
+       a point, and there the client sends a *user* message where the log holds a different
+       user message, one of its last `EDIT_REACH` user messages. The log is cut there and
+       what the client sent from there on is recorded. A history that just stops (a prefix of
+       the log, an old request sent again), departs at a reply, or departs further back is
+       not an edit: the user's message is recorded as a new turn and nothing is cut (when in
+       doubt, never lose what the log holds). A history none of which is in the log (a new
        thread, a conversation started elsewhere) is recorded whole.
 
     The longest match wins (a resend over a new turn only when it explains more of what was
@@ -278,15 +291,20 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
         return Alignment("new", None, u)
     # 1. common suffix of sent[:u + 1] with the log ending at each position (reversed prefixes).
     ends = _prefix_matches(list(reversed(sent[:u + 1])), list(reversed(log)))
+    log_users = [i for i, m in enumerate(log) if m[0] == "user"]
     best, best_len = None, 0
     for i, r in enumerate(ends):
         s = n - 1 - i  # the log position the match ends at
-        if log[s][0] != "user" or r == 0:
+        if not log_users or s != log_users[-1] or r == 0:
             continue
         if r >= (1 if s == n - 1 or retry else 2) and r > best_len:
             best, best_len = s, r
     if best is not None and best_len > k:
-        return Alignment("retry" if best == n - 1 else "resend", first_seq + best, u)
+        # The user's message stays (its seq, and the records filed from it); only what came
+        # after it, the answer being replaced, is cut.
+        if best == n - 1:
+            return Alignment("retry", None, u, True)
+        return Alignment("resend", first_seq + best + 1, u, True)
     if k or u == 0 or not (n or head):
         return Alignment("new", None, u if (k or u == 0) else 0)
     # 3. the history departs: where it stops matching the log (its tail window, or its head).
@@ -300,7 +318,14 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
         return Alignment("history", None, 0)
     end = first_seq + n  # the seq the next message would get
     cut = where + m
-    return Alignment("edit", cut if cut < end else None, m)
+    # The edit must be shown: a stored user message at the departure, replaced by a different
+    # user message, among the log's last EDIT_REACH user messages.
+    at = cut - first_seq  # the departure's index in `log` (< 0: in the head, far back)
+    ours = sent[m] if m < u else sent[u]
+    if (cut < end and 0 <= at < n and log[at][0] == "user" and ours[0] == "user"
+            and ours != log[at] and sum(1 for i in log_users if i >= at) <= EDIT_REACH):
+        return Alignment("edit", cut, m)
+    return Alignment("new", None, u)
 
 
 @dataclass
@@ -549,11 +574,20 @@ class Proxy:
             thread.truncate(al.cut)
         # History the log lacks first, then the context for the user's message, then the
         # message itself (recorded before the model is called: a failed call never loses it).
-        thread.extend(logs[al.record_from:u])
+        if not al.in_log:
+            thread.extend(logs[al.record_from:u])
         tools = memory_tools + client_tools
         ctx = thread.context(budget, logs[u]["content"], policy=policy, tools=tools)
-        thread.extend([logs[u]])
-        messages: list[dict[str, Any]] = list(ctx.openai_messages())
+        chat = list(ctx.messages)
+        if al.in_log:
+            # The log ends with the user's message already: the window shows it once more
+            # just before the new message. Sent once (the count stays on the safe side).
+            if len(chat) > 1 and chat[-2].layer != "new" and chat[-2].role == "user" \
+                    and chat[-2].content == chat[-1].content:
+                del chat[-2]
+        else:
+            thread.extend([logs[u]])
+        messages: list[dict[str, Any]] = [m.to_dict() for m in chat]
         if isinstance(conv[u].get("content"), list) and ctx.messages[-1].layer == "new" \
                 and ctx.messages[-1].content == logs[u]["content"]:
             messages[-1] = dict(conv[u])  # keep image and other content parts as sent
