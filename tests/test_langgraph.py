@@ -248,3 +248,54 @@ def test_pre_model_hook_gives_the_model_memlanes_context(tmp_path):
     with pytest.raises(UsageError, match="need a thread id"):
         agent.invoke({"messages": [HumanMessage("hi")]})
     mem.close()
+
+
+@pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
+def test_the_hooks_record_and_show_the_new_message_whatever_the_state_holds(tmp_path):
+    # Issue 20: with fewer messages in the state than in the thread (no checkpointer, a new
+    # process, a re-run, a trimmed state), the new message was dropped: the model answered
+    # the old context and nothing was recorded.
+    mem = Memory.open(tmp_path / "s.db")
+    model = ScriptedChat()
+    model.seen = []
+    config = {"configurable": {"thread_id": "t"}}
+
+    def graph() -> Any:  # a new graph each time: a new process, no checkpointer
+        return create_react_agent(model, tools=[], pre_model_hook=pre_model_hook(mem),
+                                  post_model_hook=post_model_hook(mem))
+
+    thread = mem.thread("t")
+    full: list[BaseMessage] = []
+    for i in range(6):  # a graph that holds the whole history
+        full = graph().invoke({"messages": [*full, HumanMessage(f"Fact {i}: my code is {i}.")]},
+                              config)["messages"]
+    assert thread.info().messages == 12
+    cases = [
+        ("stateless", lambda text: [HumanMessage(text)]),
+        ("trimmed", lambda text: [*full[-3:], HumanMessage(text)]),
+        ("whole", lambda text: [*full, HumanMessage(text)]),
+    ]
+    n = 12
+    for name, state_for in cases:
+        text = f"{name}: my locker is {n}."
+        out = graph().invoke({"messages": state_for(text)}, config)["messages"]
+        assert model.seen[-1][-1].content == text, f"{name}: the model saw the new message"
+        log = thread.messages()
+        assert [(m.role, m.content) for m in log[-2:]] == [
+            ("user", text), ("assistant", out[-1].content)], name
+        assert len(log) == n + 2, f"{name}: recorded once"
+        n += 2
+        full = [*full, HumanMessage(text), AIMessage(out[-1].content)]
+    # A re-run of the same question after it was answered: a new turn (the user asked again);
+    # a re-run of a question the log ends with (the model failed last time): shown, not
+    # recorded twice.
+    graph().invoke({"messages": [HumanMessage("Again?")]}, config)
+    assert thread.info().messages == n + 2
+    thread.add("user", "Unanswered question?")
+    graph().invoke({"messages": [HumanMessage("Unanswered question?")]}, config)
+    assert model.seen[-1][-1].content == "Unanswered question?"
+    assert [m.content for m in model.seen[-1]].count("Unanswered question?") == 1
+    got = [(m.role, m.content) for m in thread.messages()][-2:]
+    assert got[0] == ("user", "Unanswered question?") and got[1][0] == "assistant"
+    assert thread.info().messages == n + 4
+    mem.close()

@@ -39,8 +39,11 @@ and values over memlane's record size (4,000 characters as JSON).
 **The hook.** `pre_model_hook(memory)` records the graph's new messages in the memlane thread of
 the run's `thread_id` (from `config["configurable"]`) and gives the model memlane's context for
 that thread as `llm_input_messages` (the graph's state keeps its own messages untouched). The
-state's messages are the thread's log one to one: the hook appends those past the log's length,
-so the thread should be written only through the hooks. `post_model_hook(memory)` records the
+state's messages are lined up with the log by content: the longest run at the state's start
+that ends the log is taken as recorded, and the rest is appended, so the new message is
+recorded and shown whatever the state holds: the whole history (a checkpointer), only the new
+message (no checkpointer, a new process), a trimmed history, or a re-run (a question the log
+ends with already is shown, not recorded twice). `post_model_hook(memory)` records the
 model's reply as soon as it is made (without it, a reply is recorded by the next turn's
 pre-model hook). The hooks are for LangGraph's `create_react_agent`; LangChain's newer
 `create_agent` takes middleware instead, which memlane does not provide yet.
@@ -336,11 +339,25 @@ def _thread_of(memory: Memory, thread_id: str | None, config: RunnableConfig) ->
     return memory.thread(str(tid))
 
 
-def _unlogged(thread: Any, state: Any) -> list[BaseMessage]:
-    """The state's messages past the thread's log (the two are one to one)."""
-    msgs = state["messages"] if isinstance(state, dict) else state.messages
+def _unlogged(thread: Any, state: Any) -> tuple[list[BaseMessage], int]:
+    """The state's messages the thread's log does not hold yet, and how many of the state's
+    messages it does hold (its longest prefix that is the log's tail).
+
+    The state is lined up with the log by content, not by count: a graph without a
+    checkpointer, in a new process, re-run, or with a trimmed state holds fewer messages than
+    the log (its new message would be dropped by a count), and one that holds the whole
+    history holds it all. Only a prefix of the state that ends the log is taken as logged."""
+    msgs = list(state["messages"] if isinstance(state, dict) else state.messages)
     info = thread.info() if thread.exists() else None
-    return list(msgs[info.messages if info else 0:])
+    n = info.messages if info else 0
+    if not msgs or not n:
+        return msgs, 0
+    sent = [(m["role"], m["content"]) for m in messages_to_log(msgs)]
+    tail = [(m.role, m.content) for m in thread.messages(max(1, n - len(sent) + 1))]
+    for j in range(min(len(sent), len(tail)), 0, -1):
+        if sent[:j] == tail[len(tail) - j:]:
+            return msgs[j:], j
+    return msgs, 0
 
 
 def pre_model_hook(memory: Memory, *, thread_id: str | None = None, budget: int = 4000,
@@ -357,17 +374,29 @@ def pre_model_hook(memory: Memory, *, thread_id: str | None = None, budget: int 
 
     def hook(state: Any, config: RunnableConfig) -> dict[str, Any]:
         thread = _thread_of(memory, thread_id, config)
-        new = _unlogged(thread, state)
+        new, held = _unlogged(thread, state)
+        msgs = state["messages"] if isinstance(state, dict) else state.messages
         prompt = new.pop() if new and isinstance(new[-1], HumanMessage) else None
+        logged_prompt = None
+        if prompt is None and not new and held and isinstance(msgs[held - 1], HumanMessage):
+            # A re-run of a turn whose question the log holds already (the model failed, or
+            # the graph is invoked again): shown as the new message, not recorded twice.
+            logged_prompt = msgs[held - 1]
         if new:
             thread.extend(messages_to_log(new))
-        thread.maybe_step()
+        # A new question means the turn before it is whole: file what is due, that turn too.
+        thread.maybe_step(turn_done=prompt is not None)
+        asked = prompt or logged_prompt
         # The prompt is assembled as the new message (notes are chosen for it), then logged.
-        ctx = thread.context(budget, _lc_text(prompt.content) if prompt else None, policy=pol,
+        ctx = thread.context(budget, _lc_text(asked.content) if asked else None, policy=pol,
                              tools=TOOL_SCHEMAS if memory_tools else [])
         if prompt is not None:
             thread.extend(messages_to_log([prompt]))
         shown = [m for m in ctx.messages if m.layer != "new"]
+        if logged_prompt is not None and shown and shown[-1].role == "user" \
+                and shown[-1].content == messages_to_log([logged_prompt])[0]["content"]:
+            shown.pop()  # the log's copy; the prompt itself follows
+        prompt = prompt or logged_prompt
         return {"llm_input_messages": [*context_to_messages(shown),
                                        *([prompt] if prompt is not None else [])]}
 
@@ -380,7 +409,7 @@ def post_model_hook(memory: Memory, *, thread_id: str | None = None) -> Any:
 
     def hook(state: Any, config: RunnableConfig) -> dict[str, Any]:
         thread = _thread_of(memory, thread_id, config)
-        new = _unlogged(thread, state)
+        new, _ = _unlogged(thread, state)
         if new:
             thread.extend(messages_to_log(new))
         return {}
