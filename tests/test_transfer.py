@@ -105,3 +105,37 @@ def test_import_refuses_a_namespace_with_memory_and_bad_files(tmp_path, capsys):
     assert "not valid JSON" in capsys.readouterr().err
     assert main(["--db", str(tmp_path / "dst.db"), "import", str(tmp_path / "none.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_export_out_never_overwrites_the_database_nor_a_file_it_did_not_create(tmp_path, capsys):
+    # Issue 20: `memlane --db z.db -n alice export --out z.db` replaced the whole database
+    # with one namespace's JSON and exited 0.
+    db = tmp_path / "z.db"
+    with Memory.open(db, namespace="alice") as mem:
+        mem.remember("My locker code is 4471.")
+    with Memory.open(db, namespace="bob") as mem:
+        mem.remember("Bob's fact.")
+    before = db.read_bytes()
+    for out in (str(db), str(tmp_path / "." / "z.db")):
+        for force in ([], ["--force"]):
+            assert main(["--db", str(db), "-n", "alice", "export", "--out", out, *force]) == 2
+            assert "which this command reads" in capsys.readouterr().err
+    assert db.read_bytes() == before
+    with Memory.open(db, namespace="bob") as mem:
+        assert [r.text for r in mem.records()] == ["Bob's fact."]
+    other = tmp_path / "notes.txt"
+    other.write_text("keep me")
+    assert main(["--db", str(db), "-n", "alice", "export", "--out", str(other)]) == 2
+    assert "pass --force" in capsys.readouterr().err and other.read_text() == "keep me"
+    assert main(["--db", str(db), "-n", "alice", "export", "--out", str(other), "--force"]) == 0
+    assert json.loads(other.read_text())["records"][0]["text"] == "My locker code is 4471."
+    # The ledger's export is held to the same rule.
+    from memlane.ledger import Ledger
+
+    Ledger(tmp_path / "z.db.ledger.db").close()
+    ledger = tmp_path / "z.db.ledger.db"
+    capsys.readouterr()
+    for out in (ledger, db):
+        assert main(["--db", str(db), "ledger", "export", "--out", str(out), "--force"]) == 2
+        assert "which this command reads" in capsys.readouterr().err
+    assert db.read_bytes() == before

@@ -12,10 +12,11 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from .._version import __version__
-from ..errors import MemlaneError
+from ..errors import MemlaneError, UsageError
 
 # Modules that add subcommands; a module whose optional dependencies are missing still registers
 # its commands and prints an install hint when run.
@@ -57,6 +58,31 @@ def emit(data: Any, as_json: bool, text: str | None = None) -> None:
         sys.stdout.write("\n")
     else:
         print(text if text is not None else json.dumps(data, indent=2, default=str))
+
+
+def open_output(path: str, *, force: bool = False,
+                protect: Sequence[str | None] = ()) -> TextIO:
+    """Open a command's `--out FILE` for writing: a new file, never one it did not create.
+
+    An existing file is refused unless `force`; the files in `protect` (the database or ledger
+    the command reads, and SQLite's -wal/-shm beside it) are refused even then: an export
+    written over its own database replaced the whole database with one namespace's JSON."""
+    target = Path(path).expanduser()
+    for kept in protect:
+        if not kept or kept == ":memory:":
+            continue
+        base = Path(kept).expanduser()
+        for other in (base, Path(f"{base}-wal"), Path(f"{base}-shm")):
+            if target.exists() and other.exists() and target.samefile(other):
+                raise UsageError(f"--out {path} is {other}, which this command reads: write to "
+                                 "another file")
+    try:
+        return open(target, "w" if force else "x", encoding="utf-8")
+    except FileExistsError:
+        raise UsageError(f"{path} exists already: pass --force to overwrite it, or choose "
+                         "another file") from None
+    except OSError as e:
+        raise UsageError(f"cannot write {path!r}: {e.strerror}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..ledger import Ledger, default_ledger_path, render_report
-from . import JSON_HELP, emit
+from . import JSON_HELP, emit, open_output
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.set_defaults(func=cmd_report)
 
     e = lsub.add_parser("export", help="every row as JSONL, oldest first")
-    e.add_argument("--out", default=None, metavar="FILE", help="write here (default: stdout)")
+    e.add_argument("--out", default=None, metavar="FILE",
+                   help="a new file to write (default: stdout)")
+    e.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     _namespace_option(e)
     e.set_defaults(func=cmd_export)
 
@@ -80,11 +82,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     with open_ledger(args) as lg:
         if args.out:
-            try:
-                with open(args.out, "w", encoding="utf-8") as f:
-                    n = lg.export(f, namespace=_namespace(args))
-            except OSError as e:
-                raise UsageError(f"cannot write {args.out!r}: {e.strerror}") from None
+            # Never the ledger itself, nor the memory database beside it.
+            with open_output(args.out, force=args.force,
+                             protect=[args.ledger or default_ledger_path(args.db), args.db]) as f:
+                n = lg.export(f, namespace=_namespace(args))
             print(f"wrote {n} ledger rows to {args.out}", file=sys.stderr)
         else:
             lg.export(sys.stdout, namespace=_namespace(args))

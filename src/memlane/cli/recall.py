@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import JSON_HELP, emit
+from . import JSON_HELP, emit, open_output
 from .core import open_memory
 
 
@@ -65,7 +65,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("export", help="write the namespace as JSON")
-    p.add_argument("--out", default=None, help="file to write (default: standard output)")
+    p.add_argument("--out", default=None,
+                   help="a new file to write (default: standard output); never the database")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("import", help="restore an export into an empty namespace (any store)",
@@ -192,12 +194,11 @@ def _forget_ledger_notes(args: argparse.Namespace) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     with _open(args, read_only=True) as mem:
         data = mem.export()
+        db = mem.store.capabilities.path
     text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
     if args.out:
-        try:
-            Path(args.out).write_text(text + "\n", encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"cannot write {args.out!r}: {e.strerror}") from None
+        with open_output(args.out, force=args.force, protect=[db]) as f:
+            f.write(text + "\n")
         n = len(data["records"])
         print(f"wrote namespace {args.namespace!r} to {args.out}: {len(data['threads'])} threads, "
               f"{n} records, {len(data['snapshots'])} snapshots", file=sys.stderr)
