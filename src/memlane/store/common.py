@@ -314,7 +314,7 @@ class CommonStore:
             if tx.record_owner(namespace, record_id) != namespace:
                 raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
             tx.update_record(namespace, record_id, text, now, suspect)
-        return self.records(namespace, [record_id])[0]
+        return self._written(namespace, record_id)
 
     def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
         now = time.time() if now is None else now
@@ -340,7 +340,7 @@ class CommonStore:
                     (namespace, *part)).fetchall())
             rid = tx.add_record(namespace, text, kind, sorted(src), thread_id, now, None,
                                 suspect, pinned)
-        return self.records(namespace, [rid])[0]
+        return self._written(namespace, rid)
 
     def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
         with self.transaction() as tx:
@@ -348,7 +348,17 @@ class CommonStore:
                                          " AND id = ?"), (pinned, namespace, record_id))
             if cur.rowcount == 0:
                 raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
-        return self.records(namespace, [record_id])[0]
+        return self._written(namespace, record_id)
+
+    def _written(self, namespace: str, record_id: int) -> Record:
+        """The record a write just committed, read back. A forget that commits between the
+        write and this read has removed it: that is `NotFound` (REST 404), as if the forget had
+        come first, never an IndexError (a 500)."""
+        got = self.records(namespace, [record_id])
+        if not got:
+            raise NotFound(f"no record #{record_id} in namespace {namespace!r}: it was "
+                           "forgotten as it was written")
+        return got[0]
 
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
         rows = self._read("SELECT text, op, changed FROM record_history WHERE namespace = ?"
