@@ -54,7 +54,7 @@ def _file(mem: Memory, thread_id: str, nt: NeedleThread) -> tuple[int, int]:
     for i in range(0, len(body), 2):
         t.extend([{"role": r, "content": c} for r, c in body[i:i + 2]])
         users += 1
-        steps += len(t.maybe_step())
+        steps += len(t.maybe_step(turn_done=True))  # each exchange is a whole turn
     return users, steps
 
 
