@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
+from .context.buffer import note_line
 from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
@@ -259,6 +260,16 @@ class Memory:
         rec = self.store.update_record(self.ns, rid, text, suspect=is_suspect(text))
         self._embed_records([rec.id])
         return rec
+
+    def record_history(self, record_id: int) -> list[dict[str, Any]]:
+        """A record's versions, oldest first, each `{text, op, stated, superseded,
+        superseded_by, sources, changed}`: when it was stated, when (and by which messages'
+        statement) it was superseded; the last `add`/`update` is the current text. Empty for
+        an id this namespace does not hold (a forgotten record's history is gone with it)."""
+        rid = _id(record_id)
+        if not in_range(rid):
+            return []
+        return self.store.record_history(self.ns, rid)
 
     def pin(self, record_id: int, pinned: bool = True) -> Record:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
@@ -590,7 +601,7 @@ class Thread:
         if not store.records(ns, limit=1, offset=most):
             every = store.records(ns, limit=most)
             # A token is at least one character: a cheap yes first, the exact count if close.
-            lines = [f"- #{r.id} {r.text}" for r in every]
+            lines = [note_line(r, r.text) for r in every]
             room = cap - NOTES_HEADER_TOKENS
             if sum(len(x) + 1 for x in lines) <= room or \
                     sum(self.memory.tokenizer.count(lines)) + len(lines) <= room:

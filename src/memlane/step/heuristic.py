@@ -133,16 +133,78 @@ def is_request(sentence: str) -> bool:
 # --- one copy of each fact -------------------------------------------------------------------
 
 _CORRECTION = re.compile(
-    r"\b(correction|actually|moved\s+to|changed|no\s+longer|not\s+anymore|any\s*more|instead|"
-    r"rescheduled|postponed|updated?|now\s+(?:is|are|at|in|on)|switched|turns\s+out)\b", re.I)
+    r"\b(correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead|"
+    r"rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|wrong\s+earlier|"
+    r"my\s+mistake|scratch\s+that|i\s+meant)\b", re.I)
 _LEAD_IN = re.compile(
-    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|update|quick\s+update)"
-    r"\b[\s,:;!.-]*)*(?:(?:actually|correction|to\s+correct\s+myself|i\s+mean)\b[\s,:;!.-]*)+",
+    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|quick\s+update|update"
+    r"|actually|correction|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake"
+    r"|scratch\s+that|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
     re.I)
 _CUE_WORDS = frozenset("correction actually moved changed change longer anymore instead "
-                       "rescheduled postponed update updated now switched turns out".split())
+                       "rescheduled postponed update updated now switched turns out wrong "
+                       "earlier mistake scratch meant".split())
+_CUE_WORDS = _CUE_WORDS | {w[:-2] for w in _CUE_WORDS if w.endswith("ed")}  # as stemmed
 DUPLICATE = 0.75
 """Term overlap (Jaccard) at or above which a sentence is a near-duplicate of a record."""
+
+# Who or what a fact is about, when it is not the speaker: a relation ("my father", "my friend
+# Boris") or the speaker's name ("Caroline: ..."). Two facts about different holders are never
+# one fact: neither a repeat nor a correction of each other (whatever words they share).
+_RELATIONS = {
+    w: w for w in """mother father parents sister brother sibling siblings wife husband partner
+    girlfriend boyfriend fiance fiancee son daughter kid kids child children baby friend friends
+    cousin cousins aunt uncle niece nephew grandmother grandfather grandma grandpa grandparents
+    boss manager colleague coworker roommate flatmate neighbor neighbour landlord teacher
+    doctor dentist therapist dog cat puppy kitten pet""".split()
+} | {"mom": "mother", "mum": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
+     "sis": "sister", "bro": "brother", "granny": "grandmother"}
+_CALENDAR = frozenset("""january february march april may june july august september october
+    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
+_COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
+_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+
+
+def _holder(text: str) -> tuple[str, frozenset[str]]:
+    """Who a fact is about beyond the speaker: (the speaker's name as prefixed on a record, the
+    relations named with the name that follows each, e.g. {"friend boris"}). Dentist and
+    doctor count only with "my" ("my dentist"), a relation, not "a dentist appointment"."""
+    m = _SPEAKER.match(text)
+    speaker = m.group(1).lower() if m else ""
+    body = text[m.end():] if m else text
+    words = _TOKEN.findall(body.replace("\u2019", "'"))
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        lw = w.lower()
+        base = lw[:-2] if lw.endswith("'s") else lw
+        rel = _RELATIONS.get(base) or _RELATIONS.get(base.rstrip("s"))
+        if rel is None or (rel in ("doctor", "dentist", "teacher") and
+                           (i == 0 or words[i - 1].lower() not in ("my", "our", "his", "her"))):
+            continue
+        name = ""
+        nxt = words[i + 1:i + 3]
+        if nxt and nxt[0].lower() in ("named", "called") and len(nxt) > 1:
+            nxt = nxt[1:]
+        if nxt and nxt[0][0].isupper() and nxt[0].lower() not in STOPWORDS and \
+                nxt[0].lower() not in _CALENDAR:
+            name = " " + nxt[0].lower()
+        out.add(rel + name)
+    return speaker, frozenset(out)
+
+
+def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
+    """Whether two facts are about the same person or thing. A relation named without a name on
+    one side ("my friend") and with one on the other ("my friend Anna") is the same holder."""
+    if a[0] != b[0]:
+        return False
+    strip = {r.split(" ")[0] for r in a[1]}, {r.split(" ")[0] for r in b[1]}
+    if strip[0] != strip[1]:
+        return False
+    named_a = {r for r in a[1] if " " in r}
+    named_b = {r for r in b[1] if " " in r}
+    return not (named_a and named_b and named_a != named_b)
 
 
 def stem(w: str) -> str:
@@ -233,11 +295,8 @@ def extract(
     model step is shown): a near-duplicate of one is not added again, and a correction of one
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
-    # Facts this step knows of: the related records, then what it writes. An entry is
-    # (terms, the op writing it in this step or None, the existing record's id or None).
-    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]] = [
-        (fact_terms(r.text), None, r.id) for r in existing
-    ]
+    # Facts this step knows of: the related records, then what it writes.
+    known = [_Fact(r.text, None, r.id) for r in existing]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     keywords: Counter[str] = Counter()
@@ -279,64 +338,113 @@ def extract(
     }
 
 
+class _Fact:
+    """A fact this step knows of: a related record (`rid`) or one this step writes (`op`)."""
+
+    __slots__ = ("terms", "op", "rid", "holder", "subject", "values", "head")
+
+    def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None) -> None:
+        self.op = op
+        self.rid = rid
+        self._read(text)
+
+    def _read(self, text: str) -> None:
+        self.terms = fact_terms(text)
+        self.holder = _holder(text)
+        # Values: what a new statement of the fact changes (numbers, dates, times, and names
+        # other than the holder's: "lives in Utrecht" -> "Amsterdam"). Subject: the rest, less
+        # cue words and the holder's own words (equal on both sides of any comparison).
+        held = {w for r in self.holder[1] for w in r.split(" ")} | set(self.holder[0].split())
+        m = _SPEAKER.match(text)
+        body = text[m.end():] if m else text
+        names = {stem(w.lower()) for w in _TOKEN.findall(body)[1:]
+                 if w[0].isupper() and w.lower() not in STOPWORDS}
+        self.values = frozenset(t for t in self.terms
+                                if t[0].isdigit() or t in _CALENDAR or t in names) - held
+        self.subject = frozenset(t for t in self.terms if t not in _CUE_WORDS
+                                 and t not in self.values and t not in held
+                                 and _RELATIONS.get(t) is None)
+        # What comes before the verb "is" (or a colon) names the thing; a number there is part
+        # of its name ("locker 23 is 4423" is not "locker 5 is 4405"), not its value.
+        cut = _COPULA.search(body)
+        self.head = fact_terms(body[:cut.start()]) - _CUE_WORDS if cut else None
+
+
 def _file(
     sentence: str,
     m: Message,
     ops: list[dict[str, Any]],
-    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]],
+    known: list[_Fact],
     updates: dict[int, dict[str, Any]],
 ) -> None:
-    """Add `sentence` (said in `m`) as a record, or fold it into the fact it repeats or corrects."""
+    """Add `sentence` (said in `m`) as a record, or fold it into the fact it repeats or
+    supersedes. Only facts about the same holder (`_holder`) are compared at all."""
     correction = bool(_CORRECTION.search(sentence))
     clean = _strip_lead_in(sentence) if correction else sentence
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
         text = f"{m.name}: {text}"
-    terms = fact_terms(text)
+    fact = _Fact(text, None, None)
+    terms = fact.terms
     if not terms:
         return
+    same = [k for k in known if _same_holder(fact.holder, k.holder)]
     # The fact it repeats: the closest known one by term overlap.
     best, best_j = None, 0.0
-    for entry in known:
-        j = _jaccard(terms, entry[0])
+    for entry in same:
+        j = _jaccard(terms, entry.terms)
         if j > best_j:
             best, best_j = entry, j
     # Numbers and dates are what tell two otherwise alike facts apart ("turns 30" is not "turns
     # 34"): a repeat says the same ones.
-    if best is not None and _numbers(terms) == _numbers(best[0]) and \
-            (best_j >= DUPLICATE or (len(terms) >= 3 and terms <= best[0])):
+    if best is not None and _numbers(terms) == _numbers(best.terms) and \
+            (best_j >= DUPLICATE or (len(terms) >= 3 and terms <= best.terms)):
         _point_at(best, m.seq, updates, ops)
         return
-    if correction:
-        # The fact it corrects: the known one sharing the most subject terms (cue words, numbers
-        # and dates, which are what a correction changes, not counted): at least two, and more
-        # than half of that fact's own subject terms. Two shared words alone are not a subject:
-        # "My friend Goran moved to Denver on day 2996" shares "friend" and "day" with "My friend
-        # Ana moved to Lisbon on day 4", and is a new fact, not a correction of it.
-        subject = _subject(terms)
-        target, shared = None, 1
-        for entry in known:
-            theirs = _subject(entry[0])
-            n = len(subject & theirs)
-            if n > shared and 2 * n > len(theirs):
-                target, shared = entry, n
-        if target is not None:
-            _replace(target, text, terms, m.seq, known, updates, ops)
-            return
+    target = _superseded(fact, same, correction)
+    if target is not None:
+        _replace(target, text, fact, m.seq, known, updates, ops)
+        return
     op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
     ops.append(op)
-    known.append((terms, op, None))
+    fact.op = op
+    known.append(fact)
 
 
-def _subject(terms: frozenset[str]) -> set[str]:
-    """The terms of a fact that say what it is about: not cue words, not numbers or dates."""
-    return {t for t in terms if t not in _CUE_WORDS and not t[0].isdigit()}
+def _superseded(fact: _Fact, same: list[_Fact], correction: bool) -> _Fact | None:
+    """The known fact (about the same holder) that `fact` replaces, or None.
+
+    With a correction cue ("actually", "moved", "now", "I was wrong", ...): the fact sharing the
+    most of its subject (its terms that are not cue words, values or the holder), at least half
+    of that subject and, when only one term is shared, a value on both sides ("My start date
+    moved to 1 October" replaces "...starts on 15 September"). Without a cue only a new value
+    for exactly the same subject ("My locker code is 4017" after "...is 4000") replaces.
+    Anything less certain stays a second, dated record rather than a wrong overwrite."""
+    mine = fact.subject
+    cues = {t for t in fact.terms if t in _CUE_WORDS}
+    best, best_n = None, 0
+    for entry in same:
+        theirs = entry.subject
+        if fact.head is not None and entry.head is not None and \
+                _numbers(fact.head) != _numbers(entry.head):
+            continue  # numbered things: "locker 23" and "locker 5" are two lockers
+        if correction:
+            # Cue verbs count as shared subject ("moved to Berlin" after "moved to Lisbon").
+            n = len(mine & theirs) + len(cues & entry.terms)
+            ok = n >= 1 and 2 * n >= len(mine) and (
+                n >= 2 or bool(fact.values and entry.values))
+        else:
+            n = len(mine)
+            ok = n >= 2 and mine == theirs and bool(fact.values) and \
+                fact.values != entry.values and fact.head is not None and \
+                bool(fact.head) and fact.head == entry.head
+        if ok and n >= best_n:  # ties go to the newest fact
+            best, best_n = entry, n
+    return best
 
 
-def _point_at(
-    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], seq: int,
-    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
-) -> None:
+def _point_at(entry: _Fact, seq: int, updates: dict[int, dict[str, Any]],
+              ops: list[dict[str, Any]]) -> None:
     """A repeat: the fact it repeats gains this turn as a source; nothing new is written."""
     # Rewriting the record with its own text (None: filled in by `finish_ops`) is how a step
     # says "this stretch points here": the episode then lists the existing id (apply keeps ids
@@ -346,36 +454,38 @@ def _point_at(
         op["source"].append(seq)
 
 
-def _op_for(
-    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], text: str | None,
-    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
-) -> dict[str, Any]:
+def _op_for(entry: _Fact, text: str | None, updates: dict[int, dict[str, Any]],
+            ops: list[dict[str, Any]]) -> dict[str, Any]:
     """The operation of this step that writes `entry`'s fact: the add that wrote it, or the
     one update of an existing record (made on first use)."""
-    _, op, rid = entry
+    op = entry.op
     if op is None:
-        assert rid is not None
-        op = updates.get(rid)
+        assert entry.rid is not None
+        op = updates.get(entry.rid)
         if op is None:
-            op = updates[rid] = {"op": "update", "id": rid, "text": text, "source": []}
+            op = updates[entry.rid] = {"op": "update", "id": entry.rid, "text": text,
+                                       "source": []}
             ops.append(op)
     return op
 
 
-def _replace(
-    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], text: str,
-    terms: frozenset[str], seq: int,
-    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]],
-    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
-) -> None:
-    """A correction: the fact it corrects now reads as the corrected sentence."""
-    rid = entry[2]
+def _replace(entry: _Fact, text: str, fact: _Fact, seq: int, known: list[_Fact],
+             updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]]) -> None:
+    """A correction: the fact it corrects now reads as the corrected sentence (the store keeps
+    the old text as an earlier version, dated)."""
     op = _op_for(entry, text, updates, ops)
+    if op["op"] == "update" and op["text"] is not None and op["text"] != text and \
+            entry.rid is not None:
+        # Superseded twice in one stretch: each version is kept (the step's ops apply in
+        # order), so the history misses none of them.
+        op = {"op": "update", "id": entry.rid, "text": text, "source": []}
+        updates[entry.rid] = op
+        ops.append(op)
     op["text"] = text
-    if seq not in op["source"]:
-        op["source"].append(seq)
-    i = known.index(entry)
-    known[i] = (terms, op, rid)
+    # A correction is stated in its own turn: its sources say when the new text was said.
+    op["source"] = [seq] if op["op"] == "update" else [*op["source"], seq]
+    entry._read(text)
+    entry.op = op
 
 
 def finish_ops(ops: list[dict[str, Any]], existing: Sequence[Record]) -> list[dict[str, Any]]:
