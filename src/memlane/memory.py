@@ -302,9 +302,15 @@ class Memory:
             if rec.thread_id:
                 threads.add(rec.thread_id)
             ordered = sorted(threads)
+            msgs = [m for t in ordered for m in self.store.messages(self.ns, t)]
+            # Its earlier versions go with it; the other records stated in these messages stay
+            # (forgetting one fact never redacts another's statement).
+            earlier = [h["text"] for h in self.store.record_history(self.ns, rid)
+                       if h["op"] != "delete"]
             plan = plan_redaction(
-                rec, [m for t in ordered for m in self.store.messages(self.ns, t)],
-                [e for t in ordered for e in self.store.episodes(self.ns, t)])
+                rec, msgs, [e for t in ordered for e in self.store.episodes(self.ns, t)],
+                earlier=earlier,
+                keep=self.store.records_from(self.ns, [m.id for m in msgs]))
         try:
             # Called even without a live record: a deleted record's history is erased too.
             found = self.store.forget_record(self.ns, rid)

@@ -179,6 +179,7 @@ def is_request(sentence: str) -> bool:
             not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
             not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
             (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
+            not _COPULA.search(body) and \
             not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
         return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
     return False
@@ -572,9 +573,13 @@ def _replace(entry: _Fact, text: str, fact: _Fact, seq: int, known: list[_Fact],
         op = {"op": "update", "id": entry.rid, "text": text, "source": []}
         updates[entry.rid] = op
         ops.append(op)
+    if op["op"] == "add":
+        # Said and corrected in this same stretch: the earlier text goes with the add as a
+        # superseded version (the record keeps it as history), not lost.
+        op.setdefault("supersedes", []).append({"text": op["text"], "source": op["source"]})
     op["text"] = text
     # A correction is stated in its own turn: its sources say when the new text was said.
-    op["source"] = [seq] if op["op"] == "update" else [*op["source"], seq]
+    op["source"] = [seq]
     entry._read(text)
     entry.op = op
 

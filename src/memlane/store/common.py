@@ -391,6 +391,15 @@ class CommonStore:
                 raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
         return self.records(namespace, [record_id])[0]
 
+    def records_from(self, namespace: str, message_ids: Sequence[int]) -> list[Record]:
+        ids: set[int] = set()
+        for part in chunks([int(i) for i in message_ids]):
+            marks = ",".join("?" * len(part))
+            ids.update(r[0] for r in self._read(
+                "SELECT id FROM records WHERE namespace = ? AND id IN (SELECT record_id FROM"
+                f" record_sources WHERE message_id IN ({marks}))", (namespace, *part)))
+        return self.records(namespace, sorted(ids)) if ids else []
+
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
         rows = self._read("SELECT text, op, changed, stated, sources FROM record_history"
                           f" WHERE namespace = ? AND record_id = ? ORDER BY {self._HISTORY_ORDER}",
