@@ -251,7 +251,7 @@ def test_invalid_model_step_falls_back_to_the_heuristic_and_is_logged(mem, caplo
         res = agent.turn("t", "Thanks!")
         assert res.answer == "Sure."
         (landed,) = agent.wait()
-    assert landed.episode.line.startswith("Talked about"), "the heuristic's line"
+    assert landed.episode.line.startswith("The user "), "the heuristic's line"
     texts = [r.text for r in mem.records(list(landed.added))]
     assert texts == ["My booking code is QX7781 for the Lisbon hotel."]
     assert any("memory step by model:function failed" in r.getMessage() and
@@ -286,6 +286,6 @@ def test_inline_step_with_invalid_arguments_falls_back(mem):
     agent.turn("t", "My locker number is 4417.")
     res = agent.turn("t", "See you.")
     assert res.answer == "Fine." and len(res.step_results) == 1
-    assert res.step_results[0].episode.line.startswith("Talked about")
+    assert res.step_results[0].episode.line.startswith("The user ")  # the heuristic's
     assert len(ledger.rows(kind="step_fallback")) == 1
     agent.close()

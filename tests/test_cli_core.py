@@ -147,10 +147,12 @@ def test_read_only_commands_create_nothing_on_a_fresh_home(tmp_path, capsys, mon
 def test_records_says_when_it_stopped_at_its_limit(tmp_path, capsys):
     db = str(tmp_path / "m.db")
     p = tmp_path / "c.jsonl"
-    p.write_text("".join(json.dumps({"role": "user", "content": f"My locker number is {i}42 "
+    # Three facts about three things (three values of one locker number would be one record,
+    # superseded twice).
+    p.write_text("".join(json.dumps({"role": "user", "content": f"My {thing} number is {i}42 "
                                      "at the Oslo gym."}) + "\n"
                          + json.dumps({"role": "assistant", "content": "Noted."}) + "\n"
-                         for i in range(3)))
+                         for i, thing in enumerate(("locker", "member", "towel"))))
     assert run(capsys, "--db", db, "ingest", "t", str(p), "--every", "1")[0] == 0
     code, out, _ = run(capsys, "--db", db, "records", "--limit", "2")
     assert code == 0

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from memlane import BudgetTooSmall, Cadence, Memory, Policy, StepConflict
 from memlane.context import assemble as assemble_mod
 from memlane.context.assemble import assemble
+from memlane.context.buffer import note_line
 from memlane.context.fill import sized_context
 from memlane.context.tokens import MESSAGE_OVERHEAD, BPETokenizer, default_tokenizer
 from memlane.context.truncate import head_tail
@@ -271,7 +272,7 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
         if r.suspect or is_suspect(r.text):
             withheld += 1
             continue
-        line = f"- #{r.id} {r.text}"
+        line = note_line(r, r.text)
         if core_used + count(line) > policy.core_tokens:
             pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
             continue

@@ -181,7 +181,10 @@ def test_forget_empties_every_cache_of_the_process(tmp_path, how) -> None:  # ty
         for i in range(30):
             th.add("user", f"{canary} turn {i}")
             th.add("assistant", "noted")
-        th.maybe_step()
+        # A line that holds the text (a model's may; the heuristic's lines name kinds of
+        # fact, never the user's words), so the rendered-lines cache has it to forget.
+        th.step({"records": [], "episode": f"The user said {canary}.", "relevance": []},
+                start=1, end=8)
         rec = mem.remember(f"pinned: {canary}", pinned=True, thread_id="t")
         th.context(budget=900)
         view = mem.namespace("other")  # a view shares its memory's caches

@@ -47,7 +47,13 @@ def test_redact_line_takes_the_records_words():
                               "Ravi: My passport number is X9981234.")
     assert words == ["passport", "number"]
     assert "passport" not in line and "number" not in line
-    assert line.startswith("Talked about Oslo, visa; ended")
+    # The list loses its items that named the fact and is listed again; the rest stays whole.
+    assert line == "Talked about Oslo and visa; ended: user said Hi."
+    # A part that names the fact goes whole, and what stays is still a sentence.
+    line, _ = redact_line("The user shared their passport number; it ended with thanks.",
+                          "Ravi: My passport number is X9981234.")
+    assert line == "It ended with thanks."
+    assert redact_line("Passport X9981234 noted.", "My passport number is X9981234.")[0] == MARK
 
 
 def test_forget_redacts_sources_and_context_no_longer_shows_it(store):

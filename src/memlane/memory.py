@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
+from .context.buffer import note_line
 from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
@@ -260,6 +261,16 @@ class Memory:
         self._embed_records([rec.id])
         return rec
 
+    def record_history(self, record_id: int) -> list[dict[str, Any]]:
+        """A record's versions, oldest first, each `{text, op, stated, superseded,
+        superseded_by, sources, changed}`: when it was stated, when (and by which messages'
+        statement) it was superseded; the last `add`/`update` is the current text. Empty for
+        an id this namespace does not hold (a forgotten record's history is gone with it)."""
+        rid = _id(record_id)
+        if not in_range(rid):
+            return []
+        return self.store.record_history(self.ns, rid)
+
     def pin(self, record_id: int, pinned: bool = True) -> Record:
         """Put a record in (or take it out of) the pinned core set shown every turn."""
         rid = _id(record_id)
@@ -291,9 +302,15 @@ class Memory:
             if rec.thread_id:
                 threads.add(rec.thread_id)
             ordered = sorted(threads)
+            msgs = [m for t in ordered for m in self.store.messages(self.ns, t)]
+            # Its earlier versions go with it; the other records stated in these messages stay
+            # (forgetting one fact never redacts another's statement).
+            earlier = [h["text"] for h in self.store.record_history(self.ns, rid)
+                       if h["op"] != "delete"]
             plan = plan_redaction(
-                rec, [m for t in ordered for m in self.store.messages(self.ns, t)],
-                [e for t in ordered for e in self.store.episodes(self.ns, t)])
+                rec, msgs, [e for t in ordered for e in self.store.episodes(self.ns, t)],
+                earlier=earlier,
+                keep=self.store.records_from(self.ns, [m.id for m in msgs]))
         try:
             # Called even without a live record: a deleted record's history is erased too.
             found = self.store.forget_record(self.ns, rid)
@@ -592,7 +609,7 @@ class Thread:
         if not store.records(ns, limit=1, offset=most):
             every = store.records(ns, limit=most)
             # A token is at least one character: a cheap yes first, the exact count if close.
-            lines = [f"- #{r.id} {r.text}" for r in every]
+            lines = [note_line(r, r.text) for r in every]
             room = cap - NOTES_HEADER_TOKENS
             if sum(len(x) + 1 for x in lines) <= room or \
                     sum(self.memory.tokenizer.count(lines)) + len(lines) <= room:

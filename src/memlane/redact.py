@@ -20,16 +20,15 @@ the user said in that message stays.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
-from .step.heuristic import STOPWORDS
+from .step.heuristic import STOPWORDS, stem
 from .types import Episode, Message, Record
 
 MARK = "[forgotten]"
 _SENTENCE = re.compile(r"[^.!?\n]*[.!?]+|[^.!?\n]+|\n+")  # covers every character
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-_WORD_COMMA = re.compile(r"([A-Za-z0-9][A-Za-z0-9'\-]*)(\s*,)?")
 _NAME_PREFIX = re.compile(r"^[^:\s]{1,40}:\s+")  # the heuristic writes "Ravi: My passport ..."
 
 
@@ -88,6 +87,21 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+# The values a fact states, as phrases: a date ("15 September", "May 12"), a time or decimal
+# ("9:30", "4.25"), or any token with a digit of 3+ characters (a code, "X9981234", "1353").
+_VALUE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    r"|\b\d+(?:[.:,]\d+)+\b|\b[A-Za-z]*\d[A-Za-z0-9\-]{2,}\b|\b[A-Za-z0-9\-]{2,}\d\b", re.I)
+
+
+def values(text: str) -> set[str]:
+    """The value phrases of a fact (lower case, spaces normalised), that identify it wherever
+    they appear: dates with their month, times, decimals, codes and long numbers."""
+    return {" ".join(m.group(0).lower().split()) for m in _VALUE.finditer(text)}
+
+
 def fact_terms(text: str) -> tuple[set[str], set[str]]:
     """(content words, specific tokens) of a record's text, lowercased. Specific tokens hold a
     digit: numbers, codes, dates; they identify the fact wherever they appear."""
@@ -98,29 +112,57 @@ def fact_terms(text: str) -> tuple[set[str], set[str]]:
     return content, specific
 
 
-def _states(sentence: str, fact: str, content: set[str], specific: set[str],
-            source: bool) -> bool:
+def _has_value(sentence: str, vals: Set[str], specific: Set[str]) -> bool:
+    low = " ".join(sentence.lower().split())
     words = {w.lower() for w in _words(sentence)}
-    if words & specific:
+    return bool(words & specific) or any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", low)
+                                         for v in vals)
+
+
+def _states(sentence: str, fact: str, content: set[str], specific: set[str],
+            source: bool, vals: Set[str] = frozenset()) -> bool:
+    if _has_value(sentence, vals, specific):
         return True
     if not source:
         return False
+    words = {w.lower() for w in _words(sentence)}
     core = " ".join(_NAME_PREFIX.sub("", fact.strip()).lower().split())
     if core and core in " ".join(sentence.lower().split()):
         return True
     return len(content) >= 2 and len(words & content) >= max(2, 0.6 * len(content))
 
 
-def redact_text(text: str, fact: str, *, source: bool) -> tuple[str, int]:
+def redact_text(text: str, fact: str | Sequence[str], *, source: bool,
+                keep: Sequence[str] = (), keep_values: Set[str] = frozenset()
+                ) -> tuple[str, int]:
     """`text` with each sentence that states `fact` replaced by `[forgotten]` (runs of them
-    merged), and how many were replaced. `source`: the message the fact came from (every rule
-    applies); otherwise only its specific tokens count."""
-    content, specific = fact_terms(fact)
+    merged), and how many were replaced. `fact`: its text, or every version of it (a record
+    that was superseded: each version is forgotten). `source`: the message the fact came from
+    (every rule applies); otherwise only its values count. `keep`: texts of surviving records
+    that came from this message: a sentence stating one of them stays (only the forgotten
+    fact's values are taken out of it), so forgetting one fact never redacts another's.
+    `keep_values`: values of the surviving records; a sentence that holds one as well ("1
+    October then, not 15 September") loses only the forgotten value."""
+    facts = [fact] if isinstance(fact, str) else list(fact)
+    terms = [fact_terms(f) for f in facts]
+    vals = set().union(*(values(f) for f in facts)) if facts else set()
+    specific = set().union(*(t[1] for t in terms)) if terms else set()
+    kept_terms = [(k, *fact_terms(k)) for k in keep]
     out: list[str] = []
     n = 0
     for m in _SENTENCE.finditer(text):
         s = m.group(0)
-        if s.strip() and _states(s, fact, content, specific, source):
+        hit = bool(s.strip()) and any(
+            _states(s, f, c, sp, source, vals) for f, (c, sp) in zip(facts, terms, strict=True))
+        if hit and (any(_states(s, k, c, sp, True) for k, c, sp in kept_terms) or
+                    _has_value(s, keep_values, set())):
+            # Another record's statement: keep it, less the forgotten values.
+            cut = _cut_values(s, vals, specific)
+            if cut != s:
+                n += 1
+            out.append(cut)
+            continue
+        if hit:
             n += 1
             lead = s[: len(s) - len(s.lstrip())]
             if out and out[-1].rstrip().endswith(MARK):
@@ -131,40 +173,90 @@ def redact_text(text: str, fact: str, *, source: bool) -> tuple[str, int]:
     return ("".join(out) if n else text), n
 
 
-def redact_line(line: str, fact: str) -> tuple[str, list[str]]:
-    """A buffer line without the record's content words and specific tokens; the words taken."""
-    content, specific = fact_terms(fact)
-    drop = content | specific
+def _cut_values(sentence: str, vals: set[str], specific: set[str]) -> str:
+    out = sentence
+    for v in sorted(vals | specific, key=len, reverse=True):
+        parts = v.split()
+        rx = r"\s+".join(re.escape(p) for p in parts)
+        out = re.sub(rf"(?<![\w]){rx}(?![\w])", MARK, out, flags=re.I)
+    return out
+
+
+_PART = re.compile(r";\s*")
+_LIST = re.compile(r"^(.*?\b(?:about|shared|discussed|gave|mentioned|covered))\s+(.+)$", re.I)
+
+
+def redact_line(line: str, fact: str | Sequence[str]) -> tuple[str, list[str]]:
+    """A buffer line without the parts that name the forgotten fact, and the words taken.
+
+    A line is one sentence of parts joined by ";" ("The user shared their start date; it ended
+    with thanks."). A part that holds one of the fact's values, or two of its content words,
+    is dropped whole, and what stays is still a sentence ("It ended with thanks."): words are
+    never cut out of a part (that left "Also, my is."). Nothing left: `[forgotten]`."""
+    facts = [fact] if isinstance(fact, str) else list(fact)
+    content: set[str] = set()
+    specific: set[str] = set()
+    for f in facts:
+        c, sp = fact_terms(f)
+        content |= c
+        specific |= sp
+    vals = set().union(*(values(f) for f in facts)) if facts else set()
+    end = line.rstrip()[-1:] if line.rstrip()[-1:] in ".!?" else "."
+    parts = [p for p in _PART.split(line.rstrip().rstrip(".!?")) if p.strip()]
+    kept: list[str] = []
     taken: list[str] = []
+    stems = {stem(w) for w in content}
 
-    def repl(m: re.Match[str]) -> str:
-        w = m.group(1)
-        if w.lower() in drop:
-            taken.append(w)
-            return ""  # with the comma after it: "passport, number, Oslo" -> "Oslo"
-        return m.group(0)
+    def names_it(text: str, least: int) -> bool:
+        hits = {stem(w.lower()) for w in _words(text)} & stems
+        return _has_value(text, vals, specific) or len(hits) >= least
 
-    new = _WORD_COMMA.sub(repl, line)
+    for p in parts:
+        if not names_it(p, 2):
+            kept.append(p.strip())
+            continue
+        taken += [w for w in _words(p) if w.lower() in content | specific or
+                  stem(w.lower()) in stems] or [p.strip()]
+        # A list ("shared their start date, their work and health"): only its items that name
+        # the fact go, and the rest is listed again.
+        m = _LIST.match(p.strip())
+        if m:
+            items = [i for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(2)) if i]
+            rest = [i for i in items if not names_it(i, 1)]
+            if rest and len(rest) < len(items):
+                listed = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
+                kept.append(f"{m.group(1)} {listed}")
     if not taken:
         return line, []
-    # Tidy what the removed words leave: ", ," and "about ," and doubled spaces.
-    new = re.sub(r"(\s*,\s*)+,", ",", new)
-    new = re.sub(r"\s+([,;:.])", r"\1", new)
-    new = re.sub(r"([,;:])\s*([,;:])", r"\2", new)
-    new = re.sub(r"\s{2,}", " ", new).strip(" ,;")
-    return new or MARK, list(dict.fromkeys(taken))
+    if not kept:
+        return MARK, list(dict.fromkeys(taken))
+    new = "; ".join(kept)
+    return new[0].upper() + new[1:] + end, list(dict.fromkeys(taken))
 
 
 def plan_redaction(record: Record, messages: Sequence[Message],
-                   episodes: Sequence[Episode]) -> Redaction:
+                   episodes: Sequence[Episode], *, earlier: Sequence[str] = (),
+                   keep: Sequence[Record] = ()) -> Redaction:
     """What to rewrite so that `record`'s fact leaves the conversation: `messages` are those of
-    the threads of its sources, `episodes` their buffer lines."""
+    the threads of its sources, `episodes` their buffer lines. `earlier`: the texts of its
+    superseded versions (forgotten with it). `keep`: the other records that came from these
+    messages; their statements stay."""
     sources = set(record.source_ids)
+    facts = list(dict.fromkeys([record.text, *earlier]))
+    keep_by_msg: dict[int, list[str]] = {}
+    for k in keep:
+        if k.id == record.id:
+            continue
+        for mid in k.source_ids:
+            keep_by_msg.setdefault(mid, []).append(k.text)
+    forgotten = set().union(*(values(f) for f in facts))
+    keep_values = {v for k in keep if k.id != record.id for v in values(k.text)} - forgotten
     new_text: dict[int, str] = {}
     sentences = 0
     redacted_seqs: dict[str, set[int]] = {}
     for m in messages:
-        text, n = redact_text(m.content, record.text, source=m.id in sources)
+        text, n = redact_text(m.content, facts, source=m.id in sources,
+                              keep=keep_by_msg.get(m.id, ()), keep_values=keep_values)
         if n:
             new_text[m.id] = text
             sentences += n
@@ -175,7 +267,7 @@ def plan_redaction(record: Record, messages: Sequence[Message],
         covers = any(e.start <= s <= e.end for s in redacted_seqs.get(e.thread_id, ()))
         if record.id not in e.record_ids and not covers:
             continue
-        line, words = redact_line(e.line, record.text)
+        line, words = redact_line(e.line, facts)
         if words:
             lines.append(Episode(thread_id=e.thread_id, start=e.start, end=e.end, line=line,
                                  record_ids=tuple(i for i in e.record_ids if i != record.id),

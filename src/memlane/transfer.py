@@ -77,14 +77,25 @@ def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
             sources = [msg_id[s] for s in r.get("source_ids", []) if s in msg_id]
             thread, end = step_of.get(int(r["id"]), (r.get("thread_id"), None))
             first = versions[0]
-            new_id = tx.add_record(ns, first["text"], r.get("kind") or "fact", sources,
-                                   r.get("thread_id"),
+
+            def said_in(v: dict[str, Any]) -> list[int]:
+                # The messages a version was stated in (exports since migration 4 list them),
+                # so each restored version keeps its own date.
+                return [msg_id[s] for s in v.get("sources", []) if s in msg_id]
+
+            new_id = tx.add_record(ns, first["text"], r.get("kind") or "fact",
+                                   said_in(first) or sources, r.get("thread_id"),
                                    float(first.get("changed") or r.get("created") or now),
                                    end if thread == r.get("thread_id") else None,
                                    is_suspect(first["text"]), bool(r.get("pinned")))
             for v in versions[1:]:
                 tx.update_record(ns, new_id, v["text"], float(v.get("changed") or now),
-                                 is_suspect(v["text"]))
+                                 is_suspect(v["text"]), said_in(v))
+            if len(versions) > 1 or said_in(first):
+                # The rest of its sources (repeats): the same text again adds them, no version.
+                tx.update_record(ns, new_id, versions[-1]["text"],
+                                 float(versions[-1].get("changed") or now),
+                                 is_suspect(versions[-1]["text"]), sources)
             rec_id[int(r["id"])] = new_id
             counts["records"] += 1
         for t in threads:

@@ -60,6 +60,10 @@ class Record:
     """In the small core set shown every turn."""
     suspect: bool = False
     """Flagged by the injection scan when written; withheld when shown."""
+    stated: float = 0.0
+    """When the current text was stated (epoch seconds): the newest of its source messages'
+    times (a replayed conversation's own date), or when it was written if it has no source.
+    Notes and search show it, so a reader can tell a newer fact from an older one."""
 
 
 @dataclass(frozen=True)

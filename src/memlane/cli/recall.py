@@ -85,11 +85,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _record_dict(r: Record) -> dict[str, Any]:
     return {"id": r.id, "text": r.text, "kind": r.kind, "thread_id": r.thread_id,
             "source_ids": list(r.source_ids), "created": r.created, "updated": r.updated,
-            "pinned": r.pinned, "suspect": r.suspect}
+            "stated": r.stated, "pinned": r.pinned, "suspect": r.suspect}
 
 
 def _line(r: Record) -> str:
-    date = time.strftime("%Y-%m-%d", time.localtime(r.updated))
+    # When the fact was stated (a replayed conversation's date), in UTC as notes show it.
+    date = time.strftime("%Y-%m-%d", time.gmtime(r.stated or r.updated))
     flags = ("*" if r.pinned else "") + ("!" if r.suspect else "")
     return f"#{r.id:<6} {date} {r.kind:<10} {flags:<2} {r.text}"
 

@@ -49,7 +49,7 @@ from ..types import (
     Trace,
     make_chat_message,
 )
-from .buffer import render_block, select_lines, to_buffer_lines
+from .buffer import note_line, render_block, select_lines, to_buffer_lines
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
@@ -295,7 +295,7 @@ class _Assembly:
             if r.suspect or is_suspect(r.text, scans):
                 withheld += 1
                 continue
-            line = f"- #{r.id} {neutralise(r.text)}"  # no link a client would fetch
+            line = note_line(r, neutralise(r.text), cache)  # no link a client would fetch
             if core_used + count(line) > policy.core_tokens:
                 pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
                 continue
@@ -319,7 +319,7 @@ class _Assembly:
                 if r.suspect or is_suspect(r.text, scans):
                     withheld += 1
                     continue
-                shown.append(f"- #{r.id} {r.text}")
+                shown.append(note_line(r, r.text, cache))
             count.prime(shown)
             for line in shown:
                 n = count(line) + 1

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..memo import Caches, remember
 from ..safety import NOTES_HEADER, is_suspect, neutralise
-from ..types import BufferLine, ContextRows, Episode
+from ..types import BufferLine, ContextRows, Episode, Record
 from ..validate import date_text
 
 
@@ -63,6 +63,17 @@ def _date(ts: float, cache: Caches | None) -> str:
 
 def _day(ts: float) -> str:
     return date_text(ts) or "date unknown"  # a row stored before timestamps were checked
+
+
+def note_line(r: Record, text: str, cache: Caches | None = None) -> str:
+    """How a record reads as a note: `- #<id> (YYYY-MM-DD) text`, dated by when the fact was
+    stated, so of two records about one thing the reader sees which is newer (the heuristic
+    keeps both when it cannot tell a correction from a new fact). A record with no time at all
+    (built by hand) has no date."""
+    ts = r.stated or r.updated
+    if not ts:
+        return f"- #{r.id} {text}"
+    return f"- #{r.id} ({_date(ts, cache)}) {text}"
 
 
 def render_line(ep: Episode, cache: Caches | None = None) -> str:

@@ -26,9 +26,10 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
     _fn("search_memory", "Search long-term memory records of this user.",
         {"query": {"type": "string"}, "limit": {"type": "integer", "default": 5}}, ["query"]),
     _fn("open_memory", "Open records by id (e.g. from a memory note); optionally their source "
-        "messages.",
+        "messages, or their earlier versions (a fact that changed).",
         {"ids": {"type": "array", "items": {"type": "integer"}},
-         "sources": {"type": "boolean", "default": False}}, ["ids"]),
+         "sources": {"type": "boolean", "default": False},
+         "history": {"type": "boolean", "default": False}}, ["ids"]),
     _fn("remember", "Save one lasting fact to long-term memory.",
         {"text": {"type": "string"}, "kind": {"type": "string"}}, ["text"]),
     _fn("update_memory", "Replace the text of a record that changed.",

@@ -361,6 +361,8 @@ def h_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     if a["sources"]:
         out["sources"] = [_message(m) for m in
                           mem.messages_by_id(list(r.source_ids))]
+    if a["history"]:
+        out["history"] = mem.record_history(r.id)
     return out
 
 
@@ -484,7 +486,17 @@ RECORD_OUT: dict[str, Any] = {
         "kind": {"type": "string"}, "source_ids": {"type": "array", "items": {"type": "integer"}},
         "thread_id": {"type": ["string", "null"]}, "created": {"type": "number"},
         "updated": {"type": "number"}, "pinned": {"type": "boolean"},
-        "suspect": {"type": "boolean"},
+        "suspect": {"type": "boolean"}, "stated": {"type": "number"},
+    },
+}
+HISTORY_OUT: dict[str, Any] = {
+    "type": "object",
+    "required": ["text", "op", "stated"],
+    "properties": {
+        "text": {"type": "string"}, "op": {"type": "string"}, "changed": {"type": "number"},
+        "stated": {"type": "number"}, "superseded": {"type": ["number", "null"]},
+        "superseded_by": {"type": "array", "items": {"type": "integer"}},
+        "sources": {"type": "array", "items": {"type": "integer"}},
     },
 }
 STEP_RESULT_OUT: dict[str, Any] = {
@@ -608,11 +620,14 @@ OPERATIONS: list[Operation] = [
                                                  "maxLength": 200}}},
               response=_obj(record=RECORD_OUT), status=201, tags=("records",)),
     Operation("GET", f"{API}/records/{{record_id}}", h_record,
-              "A record, and with `sources=true` the messages it came from", "getRecord",
-              (_RECORD, Param("sources", "query", {"type": "boolean", "default": False})),
+              "A record, and with `sources=true` the messages it came from, with "
+              "`history=true` its versions (when each was stated and superseded)", "getRecord",
+              (_RECORD, Param("sources", "query", {"type": "boolean", "default": False}),
+               Param("history", "query", {"type": "boolean", "default": False})),
               response={**_obj(record=RECORD_OUT),
                         "properties": {"record": RECORD_OUT,
-                                       "sources": {"type": "array", "items": MESSAGE_OUT}}},
+                                       "sources": {"type": "array", "items": MESSAGE_OUT},
+                                       "history": {"type": "array", "items": HISTORY_OUT}}},
               tags=("records",)),
     Operation("PATCH", f"{API}/records/{{record_id}}", h_update_record,
               "Replace a record's text (its history keeps the old one), or pin it",

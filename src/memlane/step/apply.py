@@ -90,10 +90,19 @@ def apply_step(
                                 f"{start}..{end}; ignored")
             if op.op == "add":
                 assert op.text is not None
+                # Versions said and corrected within this stretch: the record starts as the
+                # first and is superseded by each later one, so its history has them all.
+                versions = [*op.supersedes, (op.text, op.source)]
+                first_text, first_src = versions[0]
+                first_ids = [id_by_seq[s] for s in first_src if s in id_by_seq]
                 rid = tx.add_record(
-                    namespace, op.text, op.kind, src or stretch_ids, thread_id, now, end,
-                    is_suspect(op.text),
+                    namespace, first_text, op.kind,
+                    first_ids or (src if len(versions) == 1 else []) or stretch_ids,
+                    thread_id, now, end, is_suspect(first_text),
                 )
+                for v_text, v_src in versions[1:]:
+                    tx.update_record(namespace, rid, v_text, now, is_suspect(v_text),
+                                     [id_by_seq[s] for s in v_src if s in id_by_seq])
                 added.append(rid)
                 continue
             assert op.id is not None

@@ -120,29 +120,187 @@ _REQUEST = re.compile(
     re.I | re.X,
 )
 _PLEASE = re.compile(r"\bplease\b", re.I)
+# "tell me", "remind us" anywhere: a request however it starts ("SLOW3 tell me").
+_ASK_ME = re.compile(r"^\W*(?:\S+\s+)?(?:tell|show|give|send|remind|help|teach|get|find|bring|"
+                     r"let)\s+(?:me|us)\b", re.I)
+# Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
+# "Wow, Caroline!"), taken off before its shape is judged.
+_OPENER_WORDS = re.compile(
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
+    r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also)\b"
+    r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
+# Words a declarative sentence's subject starts with; a sentence starting with anything else
+# followed by an object ("Convert 250 grams", "Write a haiku", "List the sights") is an
+# imperative: its first word is the verb.
+_SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll our you you're
+    your he he's his she she's her it it's its they they're their this that these those the a an
+    there there's here some all each every one two three no none nobody everyone someone
+    something nothing anything everything morning evening last next yesterday today tomorrow
+    tonight in on at after before since when while if as by for with from during about
+    through until""".split())
+_OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
+    her your up out down about""".split())
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'd|we'll|our|"
+                           r"ours|us|me)\b", re.I)
+# The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
+# good to me", "It gives me an escape").
+_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|we'll|our)\b",
+                              re.I)
+# An attitude toward the listener or the talk, not a fact: "I'm sure you'll find it", "I hope
+# you...", "I can't believe it", "I'm so glad we talked". What follows the frame is judged.
+_ATTITUDE = re.compile(
+    r"^(?:i\s*'?m\s+(?:so\s+|really\s+|very\s+)?(?:sure|glad|happy|sorry|excited|thrilled|"
+    r"proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
+    r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|"
+    r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
+    r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
+
+
+_ANY_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d:/.\-]*")
+# Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
+# studio.", "Excited to try this." are the speaker's own news, not commands.
+_PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currently|recently|"
+                         r"already|been|got|went|started|finished)$", re.I)
 
 
 def is_request(sentence: str) -> bool:
     """Whether a sentence asks for something (a question, a request, an imperative) rather than
     stating a fact."""
     s = sentence.strip()
-    return s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
-        bool(_PLEASE.search(s))
+    if s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
+            bool(_PLEASE.search(s)) or bool(_ASK_ME.search(s)):
+        return True
+    body = _OPENER_WORDS.sub("", s, count=1)
+    if body != s and _REQUEST.match(body):
+        return True  # "Okay, let's do that."
+    words = _ANY_WORD.findall(body.replace("\u2019", "'"))
+    if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
+            not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
+            not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
+            (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
+            not _COPULA.search(body) and \
+            not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
+        return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
+    return False
+
+
+def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a sentence states a fact worth keeping: a declarative (not a request, question or
+    greeting) whose subject is the speaker ("I'm vegan", "My daughter Lies is 7", "Last year
+    we moved to Lyon"), or, without first person, one that carries a number or date ("The rent
+    went up to 1,250 euros"). Not an attitude toward the listener ("I'm sure you'll find the
+    right spot, John"), nor small talk about the conversation ("something awesome happened
+    since we talked"). `names`: the participants' names (lower case), which are not content."""
+    if is_request(sentence) or _GREETING.match(sentence):
+        return False
+    body = _OPENER_WORDS.sub("", sentence.strip(), count=1)
+    words = [w for w in _WORD.findall(body.replace("\u2019", "'"))
+             if w.lower() not in names]
+    content = [w for w in words if w.lower() not in STOPWORDS and not w[0].isdigit()]
+    first = _SPEAKER_SUBJECT.search(body)
+    lead = _ANY_WORD.findall(body.replace("\u2019", "'"))[:1]
+    if lead and _PARTICIPLE.match(lead[0]) and lead[0].lower() not in STOPWORDS and \
+            lead[0].lower() not in _SUBJECT_START and len(content) >= 2 and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # the speaker's own news with the subject dropped
+    if first is not None:
+        frame = _ATTITUDE.match(body)
+        if frame is not None:
+            rest = body[frame.end():]
+            rest_content = [w for w in _WORD.findall(rest) if w.lower() not in STOPWORDS
+                            and w.lower() not in names]
+            if not _FIRST_PERSON.search(rest) or len(rest_content) < 2 or \
+                    re.search(r"\byou(?:r|'re|'ll|'d)?\b", rest, re.I):
+                return False
+        # The speaker is the subject: first person within the first words ("Last year I ...",
+        # "My ...") or opening a clause ("..., I've got news"), not deep in a trailing clause
+        # ("something awesome happened since we talked").
+        before = body[:first.start()]
+        if content and (len(_ANY_WORD.findall(before)) <= 3 or
+                        re.search(r"[,;:\u2013\u2014-]\s*$", before)):
+            return True
+    # Not about the speaker: kept only with specifics, and not addressed to the listener.
+    has_value = any(ch.isdigit() for ch in body)
+    return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
+                                                             re.I)
 
 
 # --- one copy of each fact -------------------------------------------------------------------
 
 _CORRECTION = re.compile(
-    r"\b(correction|actually|moved\s+to|changed|no\s+longer|not\s+anymore|any\s*more|instead|"
-    r"rescheduled|postponed|updated?|now\s+(?:is|are|at|in|on)|switched|turns\s+out)\b", re.I)
+    r"\b(correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead|"
+    r"rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|wrong\s+earlier|"
+    r"my\s+mistake|scratch\s+that|i\s+meant)\b", re.I)
 _LEAD_IN = re.compile(
-    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|update|quick\s+update)"
-    r"\b[\s,:;!.-]*)*(?:(?:actually|correction|to\s+correct\s+myself|i\s+mean)\b[\s,:;!.-]*)+",
+    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|quick\s+update|update"
+    r"|actually|correction|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake"
+    r"|scratch\s+that|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
     re.I)
 _CUE_WORDS = frozenset("correction actually moved changed change longer anymore instead "
-                       "rescheduled postponed update updated now switched turns out".split())
+                       "rescheduled postponed update updated now switched turns out wrong "
+                       "earlier mistake scratch meant".split())
+_CUE_WORDS = _CUE_WORDS | {w[:-2] for w in _CUE_WORDS if w.endswith("ed")}  # as stemmed
 DUPLICATE = 0.75
 """Term overlap (Jaccard) at or above which a sentence is a near-duplicate of a record."""
+
+# Who or what a fact is about, when it is not the speaker: a relation ("my father", "my friend
+# Boris") or the speaker's name ("Caroline: ..."). Two facts about different holders are never
+# one fact: neither a repeat nor a correction of each other (whatever words they share).
+_RELATIONS = {
+    w: w for w in """mother father parents sister brother sibling siblings wife husband partner
+    girlfriend boyfriend fiance fiancee son daughter kid kids child children baby friend friends
+    cousin cousins aunt uncle niece nephew grandmother grandfather grandma grandpa grandparents
+    boss manager colleague coworker roommate flatmate neighbor neighbour landlord teacher
+    doctor dentist therapist dog cat puppy kitten pet""".split()
+} | {"mom": "mother", "mum": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
+     "sis": "sister", "bro": "brother", "granny": "grandmother"}
+_CALENDAR = frozenset("""january february march april may june july august september october
+    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
+_COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
+_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+
+
+def _holder(text: str) -> tuple[str, frozenset[str]]:
+    """Who a fact is about beyond the speaker: (the speaker's name as prefixed on a record, the
+    relations named with the name that follows each, e.g. {"friend boris"}). Dentist and
+    doctor count only with "my" ("my dentist"), a relation, not "a dentist appointment"."""
+    m = _SPEAKER.match(text)
+    speaker = m.group(1).lower() if m else ""
+    body = text[m.end():] if m else text
+    words = _TOKEN.findall(body.replace("\u2019", "'"))
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        lw = w.lower()
+        base = lw[:-2] if lw.endswith("'s") else lw
+        rel = _RELATIONS.get(base) or _RELATIONS.get(base.rstrip("s"))
+        if rel is None or (rel in ("doctor", "dentist", "teacher") and
+                           (i == 0 or words[i - 1].lower() not in ("my", "our", "his", "her"))):
+            continue
+        name = ""
+        nxt = words[i + 1:i + 3]
+        if nxt and nxt[0].lower() in ("named", "called") and len(nxt) > 1:
+            nxt = nxt[1:]
+        if nxt and nxt[0][0].isupper() and nxt[0].lower() not in STOPWORDS and \
+                nxt[0].lower() not in _CALENDAR:
+            name = " " + nxt[0].lower()
+        out.add(rel + name)
+    return speaker, frozenset(out)
+
+
+def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
+    """Whether two facts are about the same person or thing. A relation named without a name on
+    one side ("my friend") and with one on the other ("my friend Anna") is the same holder."""
+    if a[0] != b[0]:
+        return False
+    strip = {r.split(" ")[0] for r in a[1]}, {r.split(" ")[0] for r in b[1]}
+    if strip[0] != strip[1]:
+        return False
+    named_a = {r for r in a[1] if " " in r}
+    named_b = {r for r in b[1] if " " in r}
+    return not (named_a and named_b and named_a != named_b)
 
 
 def stem(w: str) -> str:
@@ -189,7 +347,8 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     `names` (lower case) are the participants': addressing someone ("Glad I could help, John")
     is not a fact about anyone, so their names count neither as content nor as names."""
     words = _words(sentence)
-    if len(words) < 4 or _GREETING.match(sentence):
+    short = 2 if _FIRST_PERSON.match(sentence.strip()) else 4  # "I'm vegan." says a lot
+    if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:
         words = [w for w in words if w.lower() not in names]
@@ -223,7 +382,7 @@ def extract(
     messages: Sequence[Message],
     existing: Sequence[Record] = (),
     *,
-    min_score: float = 0.35,
+    min_score: float = 0.2,
     max_per_message: int = 2,
     include_assistant: bool = False,
 ) -> dict[str, Any]:
@@ -233,15 +392,10 @@ def extract(
     model step is shown): a near-duplicate of one is not added again, and a correction of one
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
-    # Facts this step knows of: the related records, then what it writes. An entry is
-    # (terms, the op writing it in this step or None, the existing record's id or None).
-    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]] = [
-        (fact_terms(r.text), None, r.id) for r in existing
-    ]
+    # Facts this step knows of: the related records, then what it writes.
+    known = [_Fact(r.text, None, r.id) for r in existing]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
-    keywords: Counter[str] = Counter()
-    display: dict[str, str] = {}
     turn_best: dict[int, float] = {}
     turn_of: dict[int, int] = {}
     current_turn = messages[0].seq if messages else 0
@@ -253,8 +407,10 @@ def extract(
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
         sentences = split_sentences(m.content)
+        # What is kept is decided by the sentence's shape (`is_fact`); the score only ranks
+        # the facts of a long message, of which the best `max_per_message` are kept.
         scored = sorted(((sentence_score(s, names), i, s) for i, s in enumerate(sentences)
-                         if not is_request(s)),
+                         if is_fact(s, names)),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, s in sorted(kept, key=lambda t: t[1]):
@@ -263,80 +419,124 @@ def extract(
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
         turn_best[current_turn] = max(turn_best.get(current_turn, 0.0), best)
-        for w in _words(m.content):
-            lw = w.lower()
-            if lw not in STOPWORDS and len(lw) > 2 and not lw[0].isdigit():
-                keywords[lw] += 1
-                # Keep the capitalised spelling if one was seen (names read better).
-                if w[0].isupper() or lw not in display:
-                    display[lw] = w
     for seq in sorted({turn_of[m.seq] for m in messages if m.role == "user"}):
         relevance.append({"seq": seq, "score": round(0.2 + 0.8 * turn_best.get(seq, 0.0), 3)})
     return {
         "records": finish_ops(ops, existing),
-        "episode": episode_line(messages, keywords, display, skip=names),
+        "episode": episode_line(messages, names),
         "relevance": relevance,
     }
+
+
+class _Fact:
+    """A fact this step knows of: a related record (`rid`) or one this step writes (`op`)."""
+
+    __slots__ = ("terms", "op", "rid", "holder", "subject", "values", "head")
+
+    def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None) -> None:
+        self.op = op
+        self.rid = rid
+        self._read(text)
+
+    def _read(self, text: str) -> None:
+        self.terms = fact_terms(text)
+        self.holder = _holder(text)
+        # Values: what a new statement of the fact changes (numbers, dates, times, and names
+        # other than the holder's: "lives in Utrecht" -> "Amsterdam"). Subject: the rest, less
+        # cue words and the holder's own words (equal on both sides of any comparison).
+        held = {w for r in self.holder[1] for w in r.split(" ")} | set(self.holder[0].split())
+        m = _SPEAKER.match(text)
+        body = text[m.end():] if m else text
+        names = {stem(w.lower()) for w in _TOKEN.findall(body)[1:]
+                 if w[0].isupper() and w.lower() not in STOPWORDS}
+        self.values = frozenset(t for t in self.terms
+                                if t[0].isdigit() or t in _CALENDAR or t in names) - held
+        self.subject = frozenset(t for t in self.terms if t not in _CUE_WORDS
+                                 and t not in self.values and t not in held
+                                 and _RELATIONS.get(t) is None)
+        # What comes before the verb "is" (or a colon) names the thing; a number there is part
+        # of its name ("locker 23 is 4423" is not "locker 5 is 4405"), not its value.
+        cut = _COPULA.search(body)
+        self.head = fact_terms(body[:cut.start()]) - _CUE_WORDS if cut else None
 
 
 def _file(
     sentence: str,
     m: Message,
     ops: list[dict[str, Any]],
-    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]],
+    known: list[_Fact],
     updates: dict[int, dict[str, Any]],
 ) -> None:
-    """Add `sentence` (said in `m`) as a record, or fold it into the fact it repeats or corrects."""
+    """Add `sentence` (said in `m`) as a record, or fold it into the fact it repeats or
+    supersedes. Only facts about the same holder (`_holder`) are compared at all."""
     correction = bool(_CORRECTION.search(sentence))
     clean = _strip_lead_in(sentence) if correction else sentence
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
         text = f"{m.name}: {text}"
-    terms = fact_terms(text)
+    fact = _Fact(text, None, None)
+    terms = fact.terms
     if not terms:
         return
+    same = [k for k in known if _same_holder(fact.holder, k.holder)]
     # The fact it repeats: the closest known one by term overlap.
     best, best_j = None, 0.0
-    for entry in known:
-        j = _jaccard(terms, entry[0])
+    for entry in same:
+        j = _jaccard(terms, entry.terms)
         if j > best_j:
             best, best_j = entry, j
     # Numbers and dates are what tell two otherwise alike facts apart ("turns 30" is not "turns
     # 34"): a repeat says the same ones.
-    if best is not None and _numbers(terms) == _numbers(best[0]) and \
-            (best_j >= DUPLICATE or (len(terms) >= 3 and terms <= best[0])):
+    # Nor does it add a value the fact lacks ("...the harbour office in Porto").
+    if best is not None and _numbers(terms) == _numbers(best.terms) and \
+            fact.values <= best.values and \
+            (best_j >= DUPLICATE or (len(terms) >= 3 and terms <= best.terms)):
         _point_at(best, m.seq, updates, ops)
         return
-    if correction:
-        # The fact it corrects: the known one sharing the most subject terms (cue words, numbers
-        # and dates, which are what a correction changes, not counted): at least two, and more
-        # than half of that fact's own subject terms. Two shared words alone are not a subject:
-        # "My friend Goran moved to Denver on day 2996" shares "friend" and "day" with "My friend
-        # Ana moved to Lisbon on day 4", and is a new fact, not a correction of it.
-        subject = _subject(terms)
-        target, shared = None, 1
-        for entry in known:
-            theirs = _subject(entry[0])
-            n = len(subject & theirs)
-            if n > shared and 2 * n > len(theirs):
-                target, shared = entry, n
-        if target is not None:
-            _replace(target, text, terms, m.seq, known, updates, ops)
-            return
+    target = _superseded(fact, same, correction)
+    if target is not None:
+        _replace(target, text, fact, m.seq, known, updates, ops)
+        return
     op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
     ops.append(op)
-    known.append((terms, op, None))
+    fact.op = op
+    known.append(fact)
 
 
-def _subject(terms: frozenset[str]) -> set[str]:
-    """The terms of a fact that say what it is about: not cue words, not numbers or dates."""
-    return {t for t in terms if t not in _CUE_WORDS and not t[0].isdigit()}
+def _superseded(fact: _Fact, same: list[_Fact], correction: bool) -> _Fact | None:
+    """The known fact (about the same holder) that `fact` replaces, or None.
+
+    With a correction cue ("actually", "moved", "now", "I was wrong", ...): the fact sharing the
+    most of its subject (its terms that are not cue words, values or the holder), at least half
+    of that subject and, when only one term is shared, a value on both sides ("My start date
+    moved to 1 October" replaces "...starts on 15 September"). Without a cue only a new value
+    for exactly the same subject ("My locker code is 4017" after "...is 4000") replaces.
+    Anything less certain stays a second, dated record rather than a wrong overwrite."""
+    mine = fact.subject
+    cues = {t for t in fact.terms if t in _CUE_WORDS}
+    best, best_n = None, 0
+    for entry in same:
+        theirs = entry.subject
+        if fact.head is not None and entry.head is not None and \
+                _numbers(fact.head) != _numbers(entry.head):
+            continue  # numbered things: "locker 23" and "locker 5" are two lockers
+        if correction:
+            # Cue verbs count as shared subject ("moved to Berlin" after "moved to Lisbon").
+            n = len(mine & theirs) + len(cues & entry.terms)
+            ok = n >= 1 and 2 * n >= len(mine) and (
+                n >= 2 or bool(fact.values and entry.values))
+        else:
+            n = len(mine)
+            ok = n >= 2 and mine == theirs and bool(fact.values) and \
+                fact.values != entry.values and fact.head is not None and \
+                bool(fact.head) and fact.head == entry.head
+        if ok and n >= best_n:  # ties go to the newest fact
+            best, best_n = entry, n
+    return best
 
 
-def _point_at(
-    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], seq: int,
-    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
-) -> None:
+def _point_at(entry: _Fact, seq: int, updates: dict[int, dict[str, Any]],
+              ops: list[dict[str, Any]]) -> None:
     """A repeat: the fact it repeats gains this turn as a source; nothing new is written."""
     # Rewriting the record with its own text (None: filled in by `finish_ops`) is how a step
     # says "this stretch points here": the episode then lists the existing id (apply keeps ids
@@ -346,36 +546,42 @@ def _point_at(
         op["source"].append(seq)
 
 
-def _op_for(
-    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], text: str | None,
-    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
-) -> dict[str, Any]:
+def _op_for(entry: _Fact, text: str | None, updates: dict[int, dict[str, Any]],
+            ops: list[dict[str, Any]]) -> dict[str, Any]:
     """The operation of this step that writes `entry`'s fact: the add that wrote it, or the
     one update of an existing record (made on first use)."""
-    _, op, rid = entry
+    op = entry.op
     if op is None:
-        assert rid is not None
-        op = updates.get(rid)
+        assert entry.rid is not None
+        op = updates.get(entry.rid)
         if op is None:
-            op = updates[rid] = {"op": "update", "id": rid, "text": text, "source": []}
+            op = updates[entry.rid] = {"op": "update", "id": entry.rid, "text": text,
+                                       "source": []}
             ops.append(op)
     return op
 
 
-def _replace(
-    entry: tuple[frozenset[str], dict[str, Any] | None, int | None], text: str,
-    terms: frozenset[str], seq: int,
-    known: list[tuple[frozenset[str], dict[str, Any] | None, int | None]],
-    updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]],
-) -> None:
-    """A correction: the fact it corrects now reads as the corrected sentence."""
-    rid = entry[2]
+def _replace(entry: _Fact, text: str, fact: _Fact, seq: int, known: list[_Fact],
+             updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]]) -> None:
+    """A correction: the fact it corrects now reads as the corrected sentence (the store keeps
+    the old text as an earlier version, dated)."""
     op = _op_for(entry, text, updates, ops)
+    if op["op"] == "update" and op["text"] is not None and op["text"] != text and \
+            entry.rid is not None:
+        # Superseded twice in one stretch: each version is kept (the step's ops apply in
+        # order), so the history misses none of them.
+        op = {"op": "update", "id": entry.rid, "text": text, "source": []}
+        updates[entry.rid] = op
+        ops.append(op)
+    if op["op"] == "add":
+        # Said and corrected in this same stretch: the earlier text goes with the add as a
+        # superseded version (the record keeps it as history), not lost.
+        op.setdefault("supersedes", []).append({"text": op["text"], "source": op["source"]})
     op["text"] = text
-    if seq not in op["source"]:
-        op["source"].append(seq)
-    i = known.index(entry)
-    known[i] = (terms, op, rid)
+    # A correction is stated in its own turn: its sources say when the new text was said.
+    op["source"] = [seq]
+    entry._read(text)
+    entry.op = op
 
 
 def finish_ops(ops: list[dict[str, Any]], existing: Sequence[Record]) -> list[dict[str, Any]]:
@@ -387,56 +593,142 @@ def finish_ops(ops: list[dict[str, Any]], existing: Sequence[Record]) -> list[di
     return ops
 
 
-_CLAUSE = re.compile(r"[,;:\u2014]\s")
+# --- the buffer line -------------------------------------------------------------------------
+# A line says what a stretch was about and how it ended, in the memory system's words: the kinds
+# of fact the speakers gave ("diet", "a code") and what they asked for, never their sentences,
+# so no credential, code or number a user typed is repeated in a line (the record holds it;
+# the line points at the record).
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.I)) for name, rx in (
+    ("a code", r"\b(?:code|password|passcode|pin|combination|passport|login|account\s+number|"
+               r"order\s+number|number|wifi|key)\b"),
+    ("their name", r"^\W*(?:hi\W+|hello\W+|hey\W+)?(?:i'?m|i\s+am|my\s+name\s+is|call\s+me)"
+                   r"\s+(?-i:[A-Z][a-z]+)\W*$|\bmy\s+name\s+is\b"),
+    ("health", r"\b(?:allerg\w*|intoleran\w*|disease|diabet\w*|asthma|mg|medication|"
+               r"medicine|blood|doctor|dentist|therap\w*|diagnos\w*|surgery|pain|sick|ill)\b"),
+    ("diet", r"\b(?:vegan|vegetarian|gluten|dairy|lactose|alcohol|diet|halal|kosher|eat|eats|"
+             r"drink|drinks|food|cook\w*|recipe\w*)\b"),
+    ("their plans", r"\b(?:plan\w*|going\s+to|will|next|tomorrow|trip|flight|visit\w*|appointment|"
+              r"schedul\w*|meeting|leave|leaving|training|expecting)\b"),
+    ("where they live", r"\b(?:live|lives|living|moved|move|home|house|apartment|flat|address|rent|"
+             r"neighbou?rhood)\b"),
+    ("their work", r"\b(?:work\w*|job|career|company|office|boss|manager|student|phd|study\w*|"
+             r"school|business|shift)\b"),
+    ("their family", r"\b(?:mother|father|mom|mum|dad|parents|sister|brother|wife|husband|partner|"
+               r"son|daughter|kids?|children|baby|family|cousin|aunt|uncle|grand\w+)\b"),
+    ("their pets", r"\b(?:dog|dogs|cat|cats|puppy|pup|pups|pet|pets|beagle|kitten)\b"),
+    ("their hobbies", r"\b(?:paint\w*|music|guitar|piano|book|books|read\w*|hik\w*|run\w*|"
+                r"marathon|game|games|sport\w*|danc\w*|art|photo\w*|garden\w*|travel\w*)\b"),
+    ("what they like", r"\b(?:like|love|prefer|enjoy|favou?rite|hate)\b"),
+))
+_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.I)) for name, rx in (
+    ("a conversion", r"\b(?:convert|how\s+many|calculate|ounces|grams|miles|km)\b"),
+    ("writing", r"\b(?:write|draft|poem|haiku|summari[sz]e|translate|rewrite|email|letter)\b"),
+    ("ideas", r"\b(?:ideas?|suggest\w*|recommend\w*|find|recipe|options)\b"),
+    ("an explanation", r"\b(?:explain|why|how|what|difference)\b"),
+))
 
 
-def _ending(text: str, room: int) -> str:
-    """The words of `text` that fit in `room` words: the whole sentence, else up to its last
-    clause break that fits, else whole words with an ellipsis; never part of a word."""
-    words = text.split()
-    if len(words) <= room:
-        return " ".join(words).rstrip(".!?,;:")
-    cut = " ".join(words[:room])
-    breaks = [mm.start() for mm in _CLAUSE.finditer(cut)]
-    if breaks and len(cut[: breaks[-1]].split()) >= 4:
-        return cut[: breaks[-1]].rstrip(".!?,;:")
-    return " ".join(words[: max(1, room - 1)]).rstrip(".!?,;:") + "\u2026"
+_PREPOSITIONS = frozenset("at in on for of from with to by near since during".split())
+_POSSESSIVE_START = re.compile(r"^\W*(?:(?:my|our|the|his|her|their)\s+)+", re.I)
 
 
-def episode_line(
-    messages: Sequence[Message], keywords: Counter[str], display: dict[str, str],
-    skip: frozenset[str] | set[str] = frozenset(),
-) -> str:
-    """One sentence of at most `EPISODE_MAX_WORDS` words: "Talked about A, B and C; it ended with
-    NAME: <the last user turn's most fact-like sentence>." (`skip`: words not to list as topics,
-    the speakers' names)."""
-    skip = set(skip) | _CUE_WORDS
-    top = [display[w] for w, _ in keywords.most_common(3 + len(skip)) if w not in skip][:3]
-    if not top:
-        topics = "small talk"
-    elif len(top) == 1:
-        topics = top[0]
+def _topic(sentence: str) -> str:
+    """What a fact is about, never its value: the thing it names before "is" ("My locker
+    combination is 4-19-27" -> "their locker combination"), else its kind ("health")."""
+    body = _OPENER_WORDS.sub("", sentence.strip(), count=1)
+    cut = _COPULA.search(body)
+    if cut is not None:
+        clause = re.split(r"[,;:\u2013\u2014]\s|\s-\s", body[:cut.start()])[-1]
+        head = _POSSESSIVE_START.sub("", clause)
+        if head != clause:  # "my ...", "the ...": a thing of the speaker's
+            words: list[str] = []
+            for w in _ANY_WORD.findall(head):
+                if w.lower() in _PREPOSITIONS:
+                    break  # "wifi password at the cabin": the thing is before "at"
+                # Not names ("my daughter Lies"), not numbers or codes: kinds, not values.
+                if w[0].isupper() or any(ch.isdigit() for ch in w) or w.lower() in STOPWORDS:
+                    continue
+                words.append(w[:-2] if w.endswith("'s") else w)
+            words = words[:3]
+            if words:
+                return "their " + " ".join(words)
+    for name, rx in _TOPICS:
+        if rx.search(sentence):
+            return name
+    return "personal news"
+
+
+def _ask(sentence: str) -> str:
+    for name, rx in _ASKS:
+        if rx.search(sentence):
+            return name
+    return "help"
+
+
+def _listing(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset()) -> str:
+    """One sentence of at most `EPISODE_MAX_WORDS` words: who spoke, the kinds of fact they
+    gave and what they asked for, and how the stretch ended ("Marta shared their name, diet
+    and health, and asked for a conversion; it ended with thanks."). `names`: the speakers'
+    names (lower case), which are not content."""
+    said = [m for m in messages if m.role == "user"]
+    speakers = list(dict.fromkeys(m.name for m in said if m.name))
+    who = _listing(speakers[:2]) if speakers else "The user"
+    topics: list[str] = []
+    asks: list[str] = []
+    for m in said:
+        for x in split_sentences(m.content):
+            if is_request(x):
+                asks.append(_ask(x))
+            elif is_fact(x, names):
+                topics.append(_topic(x))
+    # As many kinds as fit the line, most frequent first (the line keeps its ending).
+    ranked = [t for t, _ in Counter(topics).most_common(4)]
+    asks = [a for a, _ in Counter(asks).most_common(2)]
+    room = EPISODE_MAX_WORDS - 10 - len(who.split()) - sum(len(a.split()) for a in asks)
+    topics = []
+    for t in ranked:
+        if sum(len(x.split()) + 1 for x in topics) + len(t.split()) <= room:
+            topics.append(t)
+    if ranked and not topics:
+        topics = ["personal news"]
+    if topics and asks:
+        head = f"{who} shared {_listing(topics)}, and asked for {_listing(asks)}"
+    elif topics:
+        head = f"{who} shared {_listing(topics)}"
+    elif asks:
+        head = f"{who} asked for {_listing(asks)}"
     else:
-        topics = ", ".join(top[:-1]) + " and " + top[-1]
-    head = f"Talked about {topics}"
-    # Where it ended: the last user turn that said something (not a bare "Thanks!").
-    users = [m for m in messages if m.role == "user"]
-    last_user = next((m for m in reversed(users)
-                      if any(len(_words(x)) >= 3 for x in split_sentences(m.content))),
-                     users[-1] if users else None)
-    if last_user is None:
-        return head + "."
-    sentences = [x for x in split_sentences(last_user.content) if _words(x)]
-    if not sentences:
-        return head + "."
-    said = max(sentences, key=lambda x: (sentence_score(x), -sentences.index(x)))
-    who = last_user.name or "the user"
-    lead = f"; it ended with {who}:"
-    room = EPISODE_MAX_WORDS - len(head.split()) - len(lead.split())
-    if room < 3:
-        return " ".join(head.split()[:EPISODE_MAX_WORDS - 1]) + "."
-    ending = _ending(said, room)
-    # A question stays a question; anything else ends the line with a period.
-    if ending.endswith("\u2026"):
-        return f"{head}{lead} {ending}"
-    return f"{head}{lead} {ending}" + ("?" if said.rstrip().endswith("?") else ".")
+        head = f"{who} made small talk"
+    line = f"{head}; it ended with {_ending(said, names)}."
+    words = line.split()
+    if len(words) > EPISODE_MAX_WORDS:  # several speakers' names: keep the head's start
+        line = " ".join(words[:EPISODE_MAX_WORDS - 1]).rstrip(",;") + "."
+    return line
+
+
+def _ending(said: Sequence[Message], names: frozenset[str]) -> str:
+    """How the stretch ended, from its last user turn that said anything, in kinds."""
+    last = next((m for m in reversed(said) if _words(m.content)), None)
+    if last is None:
+        return "no reply"
+    who = last.name or "the user"
+    sentences = [x for x in split_sentences(last.content) if _words(x)]
+    facts = [x for x in sentences if is_fact(x, names)]
+    if facts:
+        return f"{who} on {_topic(facts[-1])}".replace(" on their ", "'s ", 1) \
+            if who == "the user" else f"{who} on {_topic(facts[-1])}"
+    tail = sentences[-1] if sentences else last.content
+    if tail.rstrip().endswith("?"):
+        return f"a question from {who}"
+    if is_request(tail):
+        return f"a request for {_ask(tail)}"
+    if re.search(r"\b(?:thanks?|thank\s+you|bye|good\s*night|see\s+you|take\s+care|cheers)\b",
+                 tail, re.I):
+        return "thanks" if re.search(r"\bthank", tail, re.I) else "a goodbye"
+    return "small talk"

@@ -75,7 +75,10 @@ def render_stretch(
     lines.append("")
     if shown:
         lines.append("Existing related records (update or delete these by id; do not add a "
-                     "duplicate of one):")
+                     "duplicate of one; a fact that changed, such as a correction or a new "
+                     "value for the same thing of the same person, is an update of its record "
+                     "with the turn that said it as source; facts about different people stay "
+                     "apart):")
         lines.extend(shown)
     else:
         lines.append("Existing related records: none.")

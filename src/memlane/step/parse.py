@@ -28,6 +28,9 @@ class RecordOp:
     kind: str = "fact"
     source: tuple[int, ...] = ()
     """Seqs of the turns the fact came from."""
+    supersedes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """For an add: earlier versions of the fact stated in the same stretch, oldest first, as
+    (text, source seqs); the record is written with them as its history."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +183,24 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
             src_raw = [src_raw]
         source = tuple(s for s in (_int_at(x, f"{path}.source", problems)
                                    for x in src_raw[:1000]) if s is not None)
+        earlier: list[tuple[str, tuple[int, ...]]] = []
+        sup = r.get("supersedes", []) if op == "add" else []
+        if not isinstance(sup, list):
+            problems.append(f"{path}.supersedes: must be a list of {{text, source}} objects")
+            sup = []
+        for j, v in enumerate(sup[:100]):
+            vt = v.get("text") if isinstance(v, dict) else None
+            if not isinstance(vt, str) or not vt.strip() or len(vt) > MAX_RECORD_CHARS:
+                problems.append(f"{path}.supersedes[{j}].text: a non-empty string of at most "
+                                f"{MAX_RECORD_CHARS:,} characters")
+                continue
+            vs = v.get("source", [])
+            vs = vs if isinstance(vs, list) else [vs]
+            earlier.append((clean_text(" ".join(vt.split())), tuple(
+                x for x in (_int_at(y, f"{path}.supersedes[{j}].source", problems)
+                            for y in vs[:1000]) if x is not None)))
         ops.append(RecordOp(op=op, text=text if op != "delete" else None, id=rid, kind=kind,
-                            source=source))
+                            source=source, supersedes=tuple(earlier)))
 
     ep = data.get("episode")
     ep_ids: tuple[int, ...] | None = None

@@ -36,6 +36,14 @@ STEP_SCHEMA: dict[str, Any] = {
                         "items": {"type": "integer"},
                         "description": "seq numbers of the turns this fact came from",
                     },
+                    "supersedes": {
+                        "type": "array",
+                        "description": "add only: earlier versions of this fact said in the "
+                                       "same stretch (then corrected), oldest first",
+                        "items": {"type": "object", "required": ["text"], "properties": {
+                            "text": {"type": "string"},
+                            "source": {"type": "array", "items": {"type": "integer"}}}},
+                    },
                 },
             },
         },

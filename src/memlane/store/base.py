@@ -280,8 +280,13 @@ class RecordsAndSearch(Protocol):
         """Put a record in (or take it out of) the pinned core set; raises `NotFound`."""
         ...
 
+    def records_from(self, namespace: str, message_ids: Sequence[int]) -> list[Record]:
+        """The namespace's records any of `message_ids` is a source of (sorted by id)."""
+        ...
+
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
-        """Earlier versions of a record, oldest first: `{text, op, changed}`."""
+        """A record's versions, oldest first: `{text, op, changed, stated, sources,
+        superseded, superseded_by}` (see `common.history_rows`)."""
         ...
 
     def search_records(

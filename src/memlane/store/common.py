@@ -156,6 +156,27 @@ def batched_df(terms: Sequence[str], counts: Callable[[list[str]], list[int]]
     return df
 
 
+def history_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    """A record's history rows (text, op, changed, stated, sources; oldest first) as dicts with
+    each version's validity: a version (an `add` or an `update`) was `superseded` when the next
+    version was stated, by the statement in that version's sources (`superseded_by`: message
+    ids); the current version has neither. A `delete` row closes the last version."""
+    out: list[dict[str, Any]] = []
+    last: dict[str, Any] | None = None
+    for text, op, changed, stated, sources in rows:
+        entry: dict[str, Any] = {"text": text, "op": op, "changed": changed,
+                                 "stated": stated or changed,
+                                 "sources": json.loads(sources or "[]"),
+                                 "superseded": None, "superseded_by": []}
+        if last is not None and last["superseded"] is None:
+            last["superseded"] = entry["stated"]
+            last["superseded_by"] = entry["sources"] if op != "delete" else []
+        out.append(entry)
+        if op != "delete":
+            last = entry
+    return out
+
+
 class CommonTx:
     """The engine-independent reads of a transaction (`StoreTx`). An engine's transaction gives
     `conn`, `sql(text)` (the shared SQL's `?` in its own placeholders) and `_lock_thread` (what
@@ -168,6 +189,26 @@ class CommonTx:
 
     def _lock_thread(self, namespace: str, thread_id: str) -> None:
         """Nothing to take: the transaction serialises writers already (SQLite)."""
+
+    def stated_at(self, namespace: str, source_ids: Sequence[int], fallback: float) -> float:
+        """When a statement made in `source_ids` was said: the newest of those messages' times
+        (a replayed conversation's own dates), or `fallback` (the write time) without them."""
+        best: float | None = None
+        for part in chunks([int(i) for i in source_ids]):
+            marks = ",".join("?" * len(part))
+            row = self.conn.execute(self.sql(
+                f"SELECT MAX(ts) FROM messages WHERE namespace = ? AND id IN ({marks})"),
+                (namespace, *part)).fetchone()
+            if row is not None and row[0] is not None:
+                best = float(row[0]) if best is None else max(best, float(row[0]))
+        return fallback if best is None else best
+
+    def current_version(self, namespace: str, record_id: int) -> tuple[str, float] | None:
+        """The record's current text and when it was stated (None: no such record)."""
+        row = self.conn.execute(self.sql(
+            "SELECT text, stated FROM records WHERE namespace = ? AND id = ?"),
+            (namespace, record_id)).fetchone()
+        return None if row is None else (str(row[0]), float(row[1]))
 
     def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
         self._lock_thread(namespace, thread_id)
@@ -360,11 +401,20 @@ class CommonStore:
                            "forgotten as it was written")
         return got[0]
 
+    def records_from(self, namespace: str, message_ids: Sequence[int]) -> list[Record]:
+        ids: set[int] = set()
+        for part in chunks([int(i) for i in message_ids]):
+            marks = ",".join("?" * len(part))
+            ids.update(r[0] for r in self._read(
+                "SELECT id FROM records WHERE namespace = ? AND id IN (SELECT record_id FROM"
+                f" record_sources WHERE message_id IN ({marks}))", (namespace, *part)))
+        return self.records(namespace, sorted(ids)) if ids else []
+
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
-        rows = self._read("SELECT text, op, changed FROM record_history WHERE namespace = ?"
-                          f" AND record_id = ? ORDER BY {self._HISTORY_ORDER}",
+        rows = self._read("SELECT text, op, changed, stated, sources FROM record_history"
+                          f" WHERE namespace = ? AND record_id = ? ORDER BY {self._HISTORY_ORDER}",
                           (namespace, record_id))
-        return [{"text": r[0], "op": r[1], "changed": r[2]} for r in rows]
+        return history_rows(rows)
 
     # search, vectors and snapshots -------------------------------------------------------------
     # The public methods check their arguments once; the engines' `_`-methods do the SQL.
@@ -490,12 +540,13 @@ class CommonStore:
                     "episodes": [episode_dict(self._episode(e)) for e in eps],
                 })
             recs = self._export_records(q, namespace)
-            hist: dict[int, list[dict[str, Any]]] = {}
-            for rid, text, op, changed in q(
-                "SELECT record_id, text, op, changed FROM record_history WHERE namespace = ?"
-                f" ORDER BY {self._HISTORY_ORDER}", (namespace,)
+            by_id: dict[int, list[Any]] = {}
+            for row in q(
+                "SELECT record_id, text, op, changed, stated, sources FROM record_history"
+                f" WHERE namespace = ? ORDER BY {self._HISTORY_ORDER}", (namespace,)
             ):
-                hist.setdefault(rid, []).append({"text": text, "op": op, "changed": changed})
+                by_id.setdefault(row[0], []).append(row[1:])
+            hist = {rid: history_rows(rows) for rid, rows in by_id.items()}
             records = [asdict(r) | {"source_ids": list(r.source_ids),
                                     "history": hist.get(r.id, [])} for r in recs]
             snaps = [asdict(snapshot_row(r)) for r in q(

@@ -34,6 +34,7 @@ The pool hands out autocommit connections; multi-statement operations open expli
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 import threading
@@ -74,7 +75,7 @@ from .migrations import POSTGRES, Migration
 _REC_COLS = (
     "r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned, r.suspect,"
     " ARRAY(SELECT s.message_id FROM record_sources s WHERE s.namespace = r.namespace"
-    " AND s.record_id = r.id ORDER BY s.message_id)"
+    " AND s.record_id = r.id ORDER BY s.message_id), r.stated"
 )
 
 # Everything context() reads, as one statement: one round trip and one snapshot (a statement
@@ -212,7 +213,7 @@ def _record(row: Sequence[Any]) -> Record:
     return Record(
         id=row[0], namespace=row[1], text=row[2], kind=row[3], thread_id=row[4],
         created=row[5], updated=row[6], pinned=bool(row[7]), suspect=bool(row[8]),
-        source_ids=tuple(row[9]),
+        source_ids=tuple(row[9]), stated=float(row[10]),
     )
 
 
@@ -253,16 +254,19 @@ class PgTx(CommonTx):
     ) -> int:
         row = self.conn.execute(
             "WITH r AS (INSERT INTO records (namespace, text, kind, thread_id, step_end, created,"
-            " updated, pinned, suspect) VALUES (%(ns)s, %(text)s, %(kind)s, %(tid)s, %(end)s,"
-            " %(now)s, %(now)s, %(pinned)s, %(suspect)s) RETURNING id),"
+            " updated, pinned, suspect, stated) VALUES (%(ns)s, %(text)s, %(kind)s, %(tid)s,"
+            " %(end)s, %(now)s, %(now)s, %(pinned)s, %(suspect)s, %(stated)s) RETURNING id),"
             " s AS (INSERT INTO record_sources (namespace, record_id, message_id)"
             " SELECT DISTINCT %(ns)s, r.id, m FROM r, unnest(%(src)s::bigint[]) AS m"
             " ON CONFLICT DO NOTHING),"
             " h AS (INSERT INTO record_history (namespace, record_id, text, op, changed,"
-            " thread_id) SELECT %(ns)s, r.id, %(text)s, 'add', %(now)s, %(tid)s FROM r)"
+            " thread_id, stated, sources) SELECT %(ns)s, r.id, %(text)s, 'add', %(now)s,"
+            " %(tid)s, %(stated)s, %(sources)s FROM r)"
             " SELECT id FROM r",
             {"ns": namespace, "text": text, "kind": kind, "tid": thread_id, "end": step_end,
-             "now": now, "pinned": pinned, "suspect": suspect, "src": list(source_ids)},
+             "now": now, "pinned": pinned, "suspect": suspect, "src": list(source_ids),
+             "stated": self.stated_at(namespace, source_ids, now),
+             "sources": json.dumps(sorted(source_ids))},
         ).fetchone()
         assert row is not None
         return int(row[0])
@@ -271,31 +275,45 @@ class PgTx(CommonTx):
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
         source_ids: Sequence[int] = (),
     ) -> None:
-        # A vector of the old text would be found by the new one's neighbours: drop it (the
-        # CTEs share one snapshot, so `dv` compares against the text before the update).
+        current = self.current_version(namespace, record_id)
+        if current is None:
+            return
+        old_text, old_stated = current
+        stated = self.stated_at(namespace, source_ids, now)
+        # The same text again is a repeat, not a new version: it gains the sources and is dated
+        # by its newest statement, and the history does not grow.
+        new_version = text != old_text
+        if not new_version:
+            stated = max(old_stated, stated) if source_ids else old_stated
+        args = {"ns": namespace, "id": record_id, "text": text, "now": now,
+                "suspect": suspect, "src": list(source_ids), "stated": stated,
+                "sources": json.dumps(sorted(source_ids))}
+        if new_version:
+            # A vector of the old text would be found by the new one's neighbours: drop it.
+            self.conn.execute("DELETE FROM record_vectors WHERE namespace = %(ns)s"
+                              " AND record_id = %(id)s", args)
         self.conn.execute(
-            "WITH dv AS (DELETE FROM record_vectors v USING records r"
-            " WHERE v.namespace = %(ns)s AND v.record_id = %(id)s AND r.namespace = %(ns)s"
-            " AND r.id = %(id)s AND r.text IS DISTINCT FROM %(text)s),"
-            " u AS (UPDATE records SET text = %(text)s, updated = %(now)s,"
-            " suspect = %(suspect)s WHERE namespace = %(ns)s AND id = %(id)s RETURNING id),"
-            " s AS (INSERT INTO record_sources (namespace, record_id, message_id)"
+            "WITH u AS (UPDATE records SET text = %(text)s, updated = %(now)s,"
+            " suspect = %(suspect)s, stated = %(stated)s WHERE namespace = %(ns)s"
+            " AND id = %(id)s RETURNING id)"
+            " INSERT INTO record_sources (namespace, record_id, message_id)"
             " SELECT DISTINCT %(ns)s, u.id, m FROM u, unnest(%(src)s::bigint[]) AS m"
-            " ON CONFLICT DO NOTHING)"
-            " INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id)"
-            " VALUES (%(ns)s, %(id)s, %(text)s, 'update', %(now)s, (SELECT thread_id FROM"
-            " records WHERE namespace = %(ns)s AND id = %(id)s))",
-            {"ns": namespace, "id": record_id, "text": text, "now": now, "suspect": suspect,
-             "src": list(source_ids)},
-        )
+            " ON CONFLICT DO NOTHING", args)
+        if new_version:
+            self.conn.execute(
+                "INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id,"
+                " stated, sources) VALUES (%(ns)s, %(id)s, %(text)s, 'update', %(now)s,"
+                " (SELECT thread_id FROM records WHERE namespace = %(ns)s AND id = %(id)s),"
+                " %(stated)s, %(sources)s)", args)
 
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
             "WITH d AS (DELETE FROM records WHERE namespace = %(ns)s AND id = %(id)s"
             " RETURNING id, text, thread_id),"
             " s AS (DELETE FROM record_sources WHERE namespace = %(ns)s AND record_id = %(id)s)"
-            " INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id)"
-            " SELECT %(ns)s, d.id, d.text, 'delete', %(now)s, d.thread_id FROM d",
+            " INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id,"
+            " stated) SELECT %(ns)s, d.id, d.text, 'delete', %(now)s, d.thread_id, %(now)s"
+            " FROM d",
             {"ns": namespace, "id": record_id, "now": now},
         )
         # Buffer lines that pointed at it lose the pointer (the line itself stays).
@@ -689,7 +707,7 @@ class PostgresStore(CommonStore):
                     plan = None  # too few: fall back to the full query
             if plan is None:
                 rows = c.execute(sql, {**args, "q": " | ".join(terms)}).fetchall()
-        return [(_record(r[:10]), float(r[10])) for r in rows]
+        return [(_record(r[:-1]), float(r[-1])) for r in rows]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._conn() as c:

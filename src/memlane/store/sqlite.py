@@ -39,7 +39,8 @@ from .fts import fts5_match
 from .migrations import SQLITE, apply_sqlite
 from .vectors import VecFilter, VectorIndexes, dot, np, pack, unpack
 
-_REC_COLS = "id, namespace, text, kind, thread_id, created, updated, pinned, suspect"
+_REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
+             " stated")
 
 
 def default_path() -> str:
@@ -157,10 +158,12 @@ class SQLiteTx(CommonTx):
         thread_id: str | None, now: float, step_end: int | None, suspect: bool,
         pinned: bool = False,
     ) -> int:
+        stated = self.stated_at(namespace, source_ids, now)
         cur = self.conn.execute(
             "INSERT INTO records (namespace, text, kind, thread_id, step_end, created, updated,"
-            " pinned, suspect) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (namespace, text, kind, thread_id, step_end, now, now, int(pinned), int(suspect)),
+            " pinned, suspect, stated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (namespace, text, kind, thread_id, step_end, now, now, int(pinned), int(suspect),
+             stated),
         )
         rid = int(cur.lastrowid or 0)
         self.conn.executemany(
@@ -168,9 +171,9 @@ class SQLiteTx(CommonTx):
             [(rid, m) for m in source_ids],
         )
         self.conn.execute(
-            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id)"
-            " VALUES (?, ?, ?, 'add', ?, ?)",
-            (rid, namespace, text, now, thread_id),
+            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
+            " stated, sources) VALUES (?, ?, ?, 'add', ?, ?, ?, ?)",
+            (rid, namespace, text, now, thread_id, stated, json.dumps(sorted(source_ids))),
         )
         return rid
 
@@ -178,27 +181,40 @@ class SQLiteTx(CommonTx):
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
         source_ids: Sequence[int] = (),
     ) -> None:
+        current = self.current_version(namespace, record_id)
+        if current is None:
+            return
+        old_text, old_stated = current
+        stated = self.stated_at(namespace, source_ids, now)
+        # The same text again is a repeat, not a new version: it gains the sources and is dated
+        # by its newest statement, and the history does not grow.
+        new_version = text != old_text
+        if not new_version:
+            stated = max(old_stated, stated) if source_ids else old_stated
         self.conn.execute(
-            "UPDATE records SET text = ?, updated = ?, suspect = ? WHERE namespace = ? AND id = ?",
-            (text, now, int(suspect), namespace, record_id),
+            "UPDATE records SET text = ?, updated = ?, suspect = ?, stated = ?"
+            " WHERE namespace = ? AND id = ?",
+            (text, now, int(suspect), stated, namespace, record_id),
         )
         self.conn.executemany(
             "INSERT OR IGNORE INTO record_sources (record_id, message_id) VALUES (?, ?)",
             [(record_id, m) for m in source_ids],
         )
-        self.conn.execute(
-            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id)"
-            " VALUES (?, ?, ?, 'update', ?, (SELECT thread_id FROM records WHERE namespace = ?"
-            " AND id = ?))",
-            (record_id, namespace, text, now, namespace, record_id),
-        )
+        if new_version:
+            self.conn.execute(
+                "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
+                " stated, sources) VALUES (?, ?, ?, 'update', ?, (SELECT thread_id FROM records"
+                " WHERE namespace = ? AND id = ?), ?, ?)",
+                (record_id, namespace, text, now, namespace, record_id, stated,
+                 json.dumps(sorted(source_ids))),
+            )
 
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
-            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id)"
-            " SELECT id, namespace, text, 'delete', ?, thread_id FROM records"
+            "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
+            " stated) SELECT id, namespace, text, 'delete', ?, thread_id, ? FROM records"
             " WHERE namespace = ? AND id = ?",
-            (now, namespace, record_id),
+            (now, now, namespace, record_id),
         )
         self.conn.execute(
             "DELETE FROM records WHERE namespace = ? AND id = ?", (namespace, record_id)
@@ -503,7 +519,7 @@ class SQLiteStore(CommonStore):
             Record(
                 id=r[0], namespace=r[1], text=r[2], kind=r[3], thread_id=r[4], created=r[5],
                 updated=r[6], pinned=bool(r[7]), suspect=bool(r[8]),
-                source_ids=tuple(src.get(r[0], ())),
+                source_ids=tuple(src.get(r[0], ())), stated=r[9],
             )
             for r in rows
         ]
@@ -586,9 +602,9 @@ class SQLiteStore(CommonStore):
             if plan is None:
                 match = fts5_match(terms, ("text",), namespace)
                 rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
-            recs = self._with_sources(c, [r[:9] for r in rows])
+            recs = self._with_sources(c, [r[:-1] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
-        return [(rec, -float(r[9])) for rec, r in zip(recs, rows, strict=True)]
+        return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:

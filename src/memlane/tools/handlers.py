@@ -39,7 +39,7 @@ MAX_OPEN = 50
 # name -> (type, required); one table for validation and for the error messages.
 _ARGS: dict[str, dict[str, tuple[type, bool]]] = {
     "search_memory": {"query": (str, True), "limit": (int, False), "kind": (str, False)},
-    "open_memory": {"ids": (list, True), "sources": (bool, False)},
+    "open_memory": {"ids": (list, True), "sources": (bool, False), "history": (bool, False)},
     "remember": {"text": (str, True), "kind": (str, False)},
     "update_memory": {"id": (int, True), "text": (str, True)},
     "forget": {"id": (int, True)},
@@ -165,8 +165,10 @@ class MemoryTools:
         if r.suspect or is_suspect(r.text):
             return {"id": r.id, "withheld": "flagged by the injection scan; not shown"}
         # Links and images defused: a result must not make the client fetch a URL.
+        # `date` is when the fact was stated (a replayed conversation's own date), so the model
+        # can tell the newer of two facts; the write time only when nothing says otherwise.
         out: dict[str, Any] = {"id": r.id, "text": neutralise(r.text), "kind": r.kind,
-                               "date": _date(r.updated)}
+                               "date": _date(r.stated or r.updated)}
         if r.thread_id is not None:
             out["thread"] = r.thread_id
         if r.pinned:
@@ -218,9 +220,26 @@ class MemoryTools:
                      "content": m.content}
                     for m in (msgs.get(i) for i in r.source_ids) if m is not None
                 ]
+        if args.get("history"):
+            for v in views:
+                if "withheld" not in v:
+                    v["history"] = self._earlier_versions(v["id"])
         out: dict[str, Any] = {"records": views}
         if missing:
             out["not_found"] = missing
+        return out
+
+    def _earlier_versions(self, record_id: int) -> list[dict[str, Any]]:
+        """The record's superseded versions, oldest first: text, when stated, when superseded.
+        Old text is model-written too: a version flagged by the scan is withheld."""
+        versions = [h for h in self.memory.record_history(record_id) if h["op"] != "delete"]
+        out: list[dict[str, Any]] = []
+        for h in versions[:-1]:  # the last is the current text, shown above
+            if is_suspect(h["text"]):
+                out.append({"withheld": "flagged by the injection scan; not shown"})
+                continue
+            out.append({"text": neutralise(h["text"]), "stated": _date(h["stated"]),
+                        "superseded": _date(h["superseded"])})
         return out
 
     def _remember(self, args: dict[str, Any]) -> dict[str, Any]:
