@@ -57,6 +57,37 @@ class SearchFilters:
 
 
 @dataclass(frozen=True)
+class SearchBounds:
+    """How much work one lexical search may do (`RecordsAndSearch.search_records`).
+
+    Ranking every record that shares a word with the query costs a few microseconds per record
+    (FTS5's bm25() and PostgreSQL's ts_rank both score every match of every term before the top
+    k are known), so a query with one common word cost 16 ms on 25,000 records and grew with
+    them. Bounded, a search keeps the query's `max_terms` rarest terms and reads at most
+    `per_term` postings of each: a term found in at most `per_term` records of the namespace is
+    read whole; a commoner one gives its newest `per_term` records. When every kept term is
+    rare (the common case on a small namespace), the engine ranks them exactly, as before;
+    otherwise the candidates are scored here with BM25 at tf = 1 and the average document
+    length (for one-line facts the two are nearly always what the index has): the sum of the
+    IDFs of the query terms a candidate holds, newest first on ties. A term's presence is known
+    for its read postings only, so an old record is scored by its rare terms; that is the
+    approximation, and the side-by-side reach of `benchmarks/bench_search_reach.py` measures it.
+    """
+
+    max_terms: int = 8
+    """Query terms kept (the rarest; a pasted paragraph or a query with recent turns added still
+    costs at most this many postings lists)."""
+    per_term: int = 100
+    """Postings read per kept term."""
+    count_cap: int = 2_000
+    """A term's documents are counted up to this many (once, then memoised: `TermStats`)."""
+
+
+BOUNDED = SearchBounds()
+"""The default bounds of every store (`CommonStore.search_bounds`; None there: exhaustive)."""
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """A recall snapshot: a past tool call's result, kept per namespace across conversations."""
 
@@ -233,6 +264,9 @@ class Episodes(Protocol):
 class RecordsAndSearch(Protocol):
     """Long-term records outside a memory step (the agent's own tools), lexical and vector
     search, and recall snapshots. Every method is scoped by `namespace`."""
+
+    search_bounds: SearchBounds | None
+    """The work one lexical search may do (default `BOUNDED`); None: rank every match."""
 
     def records(
         self,

@@ -21,17 +21,14 @@ from ..memo import remember
 from ..types import ContextRows, Episode, Message, Record, make_message
 from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks
 from .common import (
-    COMMON_DF,
     EP_COLS,
     SNAP_COLS,
     CommonStore,
     CommonTx,
     ThreadLocks,
     VecTable,
-    batched_df,
     grown_rows,
     held_turns,
-    lexical_plan,
     snapshot_row,
     window_rows,
 )
@@ -571,24 +568,39 @@ class SQLiteStore(CommonStore):
                " ORDER BY score LIMIT ?")
         with self._lock:
             c = self.conn
-            rows: list[Any] = []
-            top = c.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0] or 0
-            plan = lexical_plan(terms, top, batched_df(
-                terms, lambda ts: _term_counts(c, ts, COMMON_DF)))
-            if plan is not None:
-                # Selective terms go without the namespace MATCH: it costs a seek per candidate
-                # in the namespace's doclist (up to 30 ms on a 1M-row namespace) to narrow what
-                # is a few thousand matches at most; `r.namespace` filters them.
-                match = fts5_match(plan or terms, ("text",), None, "OR" if plan else "AND")
-                rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
-                if not rows and len(plan) < len(terms):
-                    plan = None  # too few: fall back to the full query
-            if plan is None:
-                match = fts5_match(terms, ("text",), namespace)
-                rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
+            match = fts5_match(terms, ("text",), namespace)
+            rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
             recs = self._with_sources(c, [r[:9] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
         return [(rec, -float(r[9])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _index_size(self) -> float:
+        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
+        with self._lock:
+            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
+                         or 0)
+
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float]], n: int,
+                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
+        # bm25(), no IDF pass over the whole doclist; at most n entries per term (plus the
+        # namespace phrase's seeks), summed and ranked in SQLite, k rows back.
+        where, fargs = _record_filters("r", f)
+        cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        sub = ("SELECT rowid AS id, ? AS w FROM (SELECT rowid FROM records_fts"
+               " WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)")
+        args: list[Any] = []
+        for t, w in weights:
+            args += [w, fts5_match([t], ("text",), namespace), n]
+        sql = (f"SELECT {cols}, s.score FROM (SELECT id, SUM(w) AS score FROM ("
+               + " UNION ALL ".join([sub] * len(weights))
+               + ") GROUP BY id) s JOIN records r ON r.id = s.id"
+               f" WHERE r.namespace = ?{where} ORDER BY s.score DESC, s.id DESC LIMIT ?")
+        with self._lock:
+            c = self.conn
+            rows = c.execute(sql, (*args, namespace, *fargs, k)).fetchall()
+            recs = self._with_sources(c, [r[:9] for r in rows])
+        return [(rec, float(r[9])) for rec, r in zip(recs, rows, strict=True)]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
@@ -747,12 +759,14 @@ class SQLiteStore(CommonStore):
         return n
 
     def forget_record(self, namespace: str, record_id: int) -> bool:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
                 return self._erase_records(tx.conn, namespace, [record_id]) > 0
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
@@ -785,6 +799,7 @@ class SQLiteStore(CommonStore):
                 return out
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
