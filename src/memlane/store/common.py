@@ -457,27 +457,25 @@ class CommonStore:
         kept = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])[:b.max_terms]
         if not kept:
             return []
-        if all(df[t] <= b.per_term for t in kept):
-            # Every kept term is rare: exact ranking costs at most max_terms * per_term matches.
+        if sum(df[t] for t in kept) <= b.exact_postings:
+            # Few matches in all: the engine ranks them exactly, at about the cost of the
+            # bounded read below.
             return self._search_records(namespace, kept, k, f)
-        weights = [(t, bm25_idf(max(size, df[t]), df[t])) for t in kept]
-        out = self._scored_candidates(namespace, weights, b.per_term, k, f)
-        if len(out) < k and f != SearchFilters():
-            # Filters left fewer than k of the newest candidates: rank the filtered set exactly
-            # (a filtered search, e.g. one thread's records, is the rare caller).
-            return self._search_records(namespace, kept, k, f)
-        return out
+        # A rare term's postings are read whole; a common one gives its newest `common_take`.
+        weights = [(t, bm25_idf(max(size, df[t]), df[t]),
+                    b.per_term if df[t] <= b.per_term else b.common_take) for t in kept]
+        return self._scored_candidates(namespace, weights, k, f)
 
     def _index_size(self) -> float:
         """How many records the lexical index holds, store-wide (an estimate is enough: it
         weighs terms); read on every bounded search, so it must be one cheap lookup."""
         raise NotImplementedError
 
-    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float]], n: int,
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
-        """One statement: for each `(term, weight)`, the newest (at most `n`) records holding the
-        term; each candidate scores the sum of the weights of the terms it was found by; the `k`
-        best of `namespace` that pass `f`, newest first on ties."""
+        """One statement: for each `(term, weight, n)`, the newest (at most `n`) records of
+        `namespace` passing `f` that hold the term; each candidate scores the sum of the weights
+        of the terms it was found by; the `k` best, newest first on ties."""
         raise NotImplementedError
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters

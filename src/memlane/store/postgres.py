@@ -678,23 +678,25 @@ class PostgresStore(CommonStore):
         row = self._q("SELECT max(id) FROM records", {})
         return float(row[0][0] or 0) if row else 0.0
 
-    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float]], n: int,
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         # Per term, the planner either walks the namespace's ids backwards and stops at the
         # LIMIT (a common term: matches are dense) or reads the term's GIN entry (a rare one);
         # no ts_rank over every match. Summed and ranked here, k rows back.
         where, fargs = _filters("r", f)
-        args: dict[str, Any] = {"ns": namespace, "n": n, "k": k, **fargs}
+        args: dict[str, Any] = {"ns": namespace, "k": k, **fargs}
         subs = []
-        for j, (t, w) in enumerate(weights):
-            args[f"t{j}"], args[f"w{j}"] = t, w
-            subs.append(f"(SELECT id, %(w{j})s::float8 AS w FROM records"
-                        f" WHERE namespace = %(ns)s AND tsv @@ to_tsquery('english', %(t{j})s)"
-                        " ORDER BY id DESC LIMIT %(n)s)")
+        for j, (t, w, n) in enumerate(weights):
+            args[f"t{j}"], args[f"w{j}"], args[f"n{j}"] = t, w, n
+            subs.append(f"(SELECT r.id, %(w{j})s::float8 AS w FROM records r"
+                        f" WHERE r.namespace = %(ns)s"
+                        f" AND r.tsv @@ to_tsquery('english', %(t{j})s){where}"
+                        f" ORDER BY r.id DESC LIMIT %(n{j})s)")
         sql = (f"SELECT {_REC_COLS}, cand.score FROM (SELECT id, sum(w) AS score FROM ("
                + " UNION ALL ".join(subs)
-               + ") u GROUP BY id) cand JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
-               f" WHERE true{where} ORDER BY cand.score DESC, cand.id DESC LIMIT %(k)s")
+               + ") u GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s) cand"
+               " JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
+               " ORDER BY cand.score DESC, cand.id DESC")
         rows = self._q(sql, args)
         return [(_record(r[:10]), float(r[10])) for r in rows]
 

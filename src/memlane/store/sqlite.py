@@ -580,27 +580,50 @@ class SQLiteStore(CommonStore):
             return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
                          or 0)
 
-    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float]], n: int,
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
-        # bm25(), no IDF pass over the whole doclist; at most n entries per term (plus the
-        # namespace phrase's seeks), summed and ranked in SQLite, k rows back.
+        # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
+        # on the record's row (a primary-key lookup per posting walked), not with FTS5's
+        # namespace phrase: ANDed with a doclist that holds every record of the namespace, that
+        # phrase cost 3x the term's own walk. Summed and ranked in SQLite, k rows back.
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
-        sub = ("SELECT rowid AS id, ? AS w FROM (SELECT rowid FROM records_fts"
-               " WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)")
+        # BM25 at tf = 1: a term's IDF times (k1 + 1) / (1 + k1 (1 - b + b D / avgdl)), with
+        # D the record's words (spaces + 1, close to FTS5's token count for one-line facts).
+        sub = ("SELECT id, ? * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / ?)) AS w FROM ("
+               "SELECT records_fts.rowid AS id, length(r.text) - length(replace(r.text, ' ', ''))"
+               " + 2 AS d FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+               f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
+               " ORDER BY records_fts.rowid DESC LIMIT ?)")
+        avgdl = self._avgdl()
         args: list[Any] = []
-        for t, w in weights:
-            args += [w, fts5_match([t], ("text",), namespace), n]
+        for t, w, n in weights:
+            args += [w, avgdl, fts5_match([t], ("text",)), namespace, *fargs, n]
         sql = (f"SELECT {cols}, s.score FROM (SELECT id, SUM(w) AS score FROM ("
                + " UNION ALL ".join([sub] * len(weights))
-               + ") GROUP BY id) s JOIN records r ON r.id = s.id"
-               f" WHERE r.namespace = ?{where} ORDER BY s.score DESC, s.id DESC LIMIT ?")
+               + ") GROUP BY id ORDER BY score DESC, id DESC LIMIT ?) s"
+               " JOIN records r ON r.id = s.id ORDER BY s.score DESC, s.id DESC")
         with self._lock:
             c = self.conn
-            rows = c.execute(sql, (*args, namespace, *fargs, k)).fetchall()
+            rows = c.execute(sql, (*args, k)).fetchall()
             recs = self._with_sources(c, [r[:9] for r in rows])
         return [(rec, float(r[9])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _avgdl(self) -> float:
+        """The index's average document length in tokens (both columns, as FTS5's bm25() has
+        it), from its averages record: a varint row count, then a varint total per column."""
+        with self._lock:
+            row = self.conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
+        vals: list[int] = []
+        if row and row[0]:
+            v = 0
+            for byte in bytes(row[0]):  # SQLite varints: 7 bits a byte, high bit: more
+                v = (v << 7) | (byte & 0x7F)
+                if not byte & 0x80:
+                    vals.append(v)
+                    v = 0
+        return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
