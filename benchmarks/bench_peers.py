@@ -69,6 +69,8 @@ ENC = "cl100k_base"
 SYSTEMS: dict[str, tuple[str, str | None, bool]] = {
     "memlane": ("memlane `thread.context(new_message=...)`", None, False),
     "memlane_nomsg": ("memlane `thread.context()`, no new message", None, False),
+    "memlane_exh": ("memlane, new message, exhaustive search (before: `search_bounds=None`)",
+                    None, False),
     "floor": ("floor: bare `sqlite3` query, same rows", None, False),
     "floor_cols": ("floor, with the columns memlane reads", None, False),
     "floor_fts": ("floor: bare FTS5 `MATCH ... ORDER BY bm25 LIMIT 50`, same messages", None,
@@ -80,7 +82,8 @@ SYSTEMS: dict[str, tuple[str, str | None, bool]] = {
                          True),
     "agents": ("OpenAI Agents `SQLiteSession.get_items` + trim", "agents", True),
 }
-DB_NAMES = {"memlane": "memlane", "memlane_nomsg": "memlane", "floor": "memlane",
+DB_NAMES = {"memlane": "memlane", "memlane_nomsg": "memlane", "memlane_exh": "memlane",
+            "floor": "memlane",
             "floor_cols": "memlane", "floor_fts": "memlane",
             "llamaindex": "llamaindex",
             "langchain": "langchain", "langchain_approx": "langchain", "agents": "agents"}
@@ -195,10 +198,12 @@ class Runner:
         self.system = system
         self.is_async = False
         count = counter()
-        if system in ("memlane", "memlane_nomsg"):
+        if system in ("memlane", "memlane_nomsg", "memlane_exh"):
             self.mem = Memory.open(str(path))
             th = self.mem.thread(THREAD)
-            if system == "memlane":
+            if system == "memlane_exh":
+                self.mem.store.search_bounds = None  # every match ranked: the search before
+            if system in ("memlane", "memlane_exh"):
                 # The turn as users run it: each call brings a new message (the thread's own
                 # user turns, shuffled: the notes search sees the conversation's words).
                 news = new_messages(path)
@@ -624,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     hi = max(args.sizes)
     rss = {}
     for s in systems:
-        if s.startswith("floor") or s == "memlane_nomsg":
+        if s.startswith("floor") or s in ("memlane_nomsg", "memlane_exh"):
             continue
         rss[s] = peak_rss(s, d / f"{DB_NAMES[s]}-{hi}.db")
         print(f"rss {s}: {rss[s]}", flush=True)
@@ -636,7 +641,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(rtab))
 
     writers = [s for s in systems
-               if s not in ("langchain_approx", "floor_cols", "floor_fts", "memlane_nomsg")]
+               if s not in ("langchain_approx", "floor_cols", "floor_fts", "memlane_nomsg",
+                            "memlane_exh")]
     if importlib.util.find_spec("langgraph") is not None and \
             importlib.util.find_spec("langgraph.store.sqlite") is not None:
         writers.append("langgraph")
