@@ -460,7 +460,7 @@ class CommonStore:
         if sum(df[t] for t in kept) <= b.exact_postings:
             # Few matches in all: the engine ranks them exactly, at about the cost of the
             # bounded read below.
-            return self._search_records(namespace, kept, k, f)
+            return self._search_records(namespace, kept, k, f, narrow=False)
         # A rare term's postings are read whole; a common one gives its newest `common_take`.
         weights = [(t, bm25_idf(max(size, df[t]), df[t]),
                     b.per_term if df[t] <= b.per_term else b.common_take) for t in kept]
@@ -478,9 +478,11 @@ class CommonStore:
         of the terms it was found by; the `k` best, newest first on ties."""
         raise NotImplementedError
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
-                        ) -> list[tuple[Record, float]]:
-        """The engine's exact ranking of every record matching any of `terms`."""
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
+        """The engine's exact ranking of every record matching any of `terms`. `narrow=False`:
+        the caller knows the matches are few store-wide, so an engine need not narrow them to
+        the namespace inside its index (SQLite's namespace phrase)."""
         raise NotImplementedError
 
     def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:

@@ -658,8 +658,8 @@ class PostgresStore(CommonStore):
     # side is pgvector (HNSW per common dimension, exact otherwise). Derived rows follow their
     # record without triggers: the tsvector is a generated column and vectors cascade on delete.
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
-                        ) -> list[tuple[Record, float]]:
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
         # Terms are OR-ed (as on SQLite) and ranked with ts_rank, normalised by document length
         # (flag 1): per-term frequency over length, the shape of BM25 without its IDF. Cover
         # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row

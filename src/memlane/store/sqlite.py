@@ -558,8 +558,8 @@ class SQLiteStore(CommonStore):
             with vr[1]:
                 vr[0].close()
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
-                        ) -> list[tuple[Record, float]]:
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -568,7 +568,10 @@ class SQLiteStore(CommonStore):
                " ORDER BY score LIMIT ?")
         with self._lock:
             c = self.conn
-            match = fts5_match(terms, ("text",), namespace)
+            # The namespace phrase narrows a big index's matches to the namespace, at the cost
+            # of a seek in its doclist per match (3x a term's own walk): not worth it for the
+            # few matches of a bounded search's exact branch (`r.namespace` checks them).
+            match = fts5_match(terms, ("text",), namespace if narrow else None)
             rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
             recs = self._with_sources(c, [r[:9] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
