@@ -674,8 +674,9 @@ def main(argv: list[str] | None = None) -> int:
                 versions.append(f"{dist} {version(dist)}")
             except Exception:
                 pass
-        cmd = "make bench" if args.sizes == [1_000, 10_000, 100_000] else \
-            "python benchmarks/bench_peers.py --write --sizes " + " ".join(map(str, args.sizes))
+        given = sys.argv[1:] if argv is None else argv
+        cmd = "make bench" if given == ["--write", "--dir", ".bench-data/peers"] else \
+            "python benchmarks/bench_peers.py " + " ".join(given)
         body = "\n".join([
             SECTION, "",
             f"Measured side by side in one run (`{cmd}`, which runs "
@@ -686,7 +687,12 @@ def main(argv: list[str] | None = None) -> int:
             "Each system stores the same conversation (user/assistant pairs, the thread of "
             "*Context assembly* above) in its own SQLite file and produces what it would send "
             "next. memlane assembles the full context (system prompt, memory tools' schemas, "
-            "buffer block, working memory, short-term turns); the peers only pick messages, "
+            "notes, buffer block, working memory, short-term turns) as a turn runs it, with a "
+            "new message (the thread's own user turns, shuffled, one per call), so the notes "
+            "search runs; beside it the same call without one, and the same call with the "
+            "exhaustive search (`search_bounds=None`: the search before the bound, #22). A "
+            "second floor is FTS5's own top 50 (`MATCH ... ORDER BY bm25 LIMIT 50`) of the same "
+            "messages' terms on memlane's file. The peers only pick messages, "
             "counting tokens with the same cl100k tokenizer memlane uses. The floor reads, with "
             "a bare `sqlite3` connection and no processing, the rows memlane's context shows: "
             "its messages and its buffer lines. Calls rotate between the systems in blocks of "
