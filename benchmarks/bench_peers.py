@@ -67,9 +67,14 @@ ENC = "cl100k_base"
 
 # system -> (label, distribution it needs or None, reads the whole history per call?)
 SYSTEMS: dict[str, tuple[str, str | None, bool]] = {
-    "memlane": ("memlane `thread.context`", None, False),
+    "memlane": ("memlane `thread.context(new_message=...)`", None, False),
+    "memlane_nomsg": ("memlane `thread.context()`, no new message", None, False),
+    "memlane_exh": ("memlane, new message, exhaustive search (before: `search_bounds=None`)",
+                    None, False),
     "floor": ("floor: bare `sqlite3` query, same rows", None, False),
     "floor_cols": ("floor, with the columns memlane reads", None, False),
+    "floor_fts": ("floor: bare FTS5 `MATCH ... ORDER BY bm25 LIMIT 50`, same messages", None,
+                  False),
     "llamaindex": ("LlamaIndex `Memory.aget`", "llama_index.core", False),
     "langchain": ("LangChain `trim_messages` + `SQLChatMessageHistory`", "langchain_community",
                   True),
@@ -77,7 +82,9 @@ SYSTEMS: dict[str, tuple[str, str | None, bool]] = {
                          True),
     "agents": ("OpenAI Agents `SQLiteSession.get_items` + trim", "agents", True),
 }
-DB_NAMES = {"memlane": "memlane", "floor": "memlane", "floor_cols": "memlane",
+DB_NAMES = {"memlane": "memlane", "memlane_nomsg": "memlane", "memlane_exh": "memlane",
+            "floor": "memlane",
+            "floor_cols": "memlane", "floor_fts": "memlane",
             "llamaindex": "llamaindex",
             "langchain": "langchain", "langchain_approx": "langchain", "agents": "agents"}
 
@@ -109,6 +116,19 @@ def counter() -> Callable[[list[str]], list[int]]:
     def count(texts: list[str]) -> list[int]:
         return list(toktok.batch_count(texts, ENC, threads=1)) if texts else []
     return count
+
+
+def new_messages(path: Path, n: int = 500) -> list[str]:
+    """The new messages of memlane's calls: the thread's own user turns (the last `n`),
+    shuffled with a fixed seed, so every run and both floors see the same ones."""
+    con = sqlite3.connect(str(path))
+    try:
+        rows = [r[0] for r in con.execute(
+            "SELECT content FROM messages WHERE role = 'user' ORDER BY id DESC LIMIT ?", (n,))]
+    finally:
+        con.close()
+    random.Random(11).shuffle(rows)
+    return rows
 
 
 # -- building each system's file (once; reused by later runs) ---------------------------------
@@ -178,14 +198,41 @@ class Runner:
         self.system = system
         self.is_async = False
         count = counter()
-        if system == "memlane":
+        if system in ("memlane", "memlane_nomsg", "memlane_exh"):
             self.mem = Memory.open(str(path))
             th = self.mem.thread(THREAD)
+            if system == "memlane_exh":
+                self.mem.store.search_bounds = None  # every match ranked: the search before
+            if system in ("memlane", "memlane_exh"):
+                # The turn as users run it: each call brings a new message (the thread's own
+                # user turns, shuffled: the notes search sees the conversation's words).
+                news = new_messages(path)
+                nxt = iter(range(10**9))
 
-            def call() -> tuple[int, int | None]:
-                ctx = th.context(budget=BUDGET)
-                return len(ctx.messages), ctx.trace.tokens_total
+                def call() -> tuple[int, int | None]:
+                    ctx = th.context(budget=BUDGET,
+                                     new_message=news[next(nxt) % len(news)])
+                    return len(ctx.messages), ctx.trace.tokens_total
+            else:
+                def call() -> tuple[int, int | None]:
+                    ctx = th.context(budget=BUDGET)
+                    return len(ctx.messages), ctx.trace.tokens_total
             self.call: Callable[[], Any] = call
+        elif system == "floor_fts":
+            # The second floor: what a search engine's own top-k costs on the same index, the
+            # same messages as the queries (their terms OR-ed, as memlane's exhaustive search).
+            from memlane.store.fts import fts5_match, query_terms
+            con = sqlite3.connect(str(path))
+            matches = [m for m in (fts5_match(query_terms(x), ("text",))
+                                   for x in new_messages(path)) if m]
+            nxt2 = iter(range(10**9))
+            q_fts = ("SELECT rowid FROM records_fts WHERE records_fts MATCH ?"
+                     " ORDER BY bm25(records_fts, 1.0, 0.0) LIMIT 50")
+
+            def fts() -> tuple[int, int | None]:
+                rows = con.execute(q_fts, (matches[next(nxt2) % len(matches)],)).fetchall()
+                return len(rows), None
+            self.call = fts
         elif system in ("floor", "floor_cols"):
             with Memory.open(str(path)) as mem:  # which rows memlane shows: read once, untimed
                 ctx = mem.thread(THREAD).context(budget=BUDGET)
@@ -480,6 +527,23 @@ def verdicts(res: dict[int, dict[str, list[float]]]) -> list[str]:
         out.append(f"- At {hi:,} messages, {SYSTEMS[s][0]} (reads the whole history) takes "
                    f"{r:,.0f}x memlane's time: target (at least 10x) "
                    + ("**met**." if r >= 10 else "**missed**."))
+    worst_ms = max(med[n]["memlane"] for n in sizes)
+    out.append("- memlane with a new message, p50: "
+               + ", ".join(f"{fmt(med[n]['memlane'])} at {n:,}" for n in sizes)
+               + ": target (at most 2 ms at every size) "
+               + ("**met**." if worst_ms <= 2 else "**missed**."))
+    if all("llamaindex" in med[n] for n in sizes):
+        slower = [n for n in sizes if med[n]["memlane"] >= med[n]["llamaindex"]]
+        out.append("- memlane with a new message vs LlamaIndex `Memory.aget`: "
+                   + ", ".join(f"{med[n]['memlane'] / med[n]['llamaindex']:.2f}x at {n:,}"
+                               for n in sizes)
+                   + ": target (faster at every size) "
+                   + ("**met**." if not slower else
+                      f"**missed** at {', '.join(f'{n:,}' for n in slower)}."))
+    if "memlane_nomsg" in med[lo]:
+        out.append("- the new message's share (notes search and its notes): "
+                   + ", ".join(f"+{fmt(med[n]['memlane'] - med[n]['memlane_nomsg'])} at {n:,}"
+                               for n in sizes) + " over the call without one.")
     if len(sizes) > 1:
         r = med[hi]["memlane"] / med[lo]["memlane"]
         out.append(f"- memlane from {lo:,} to {hi:,} messages: {r:.2f}x "
@@ -565,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     hi = max(args.sizes)
     rss = {}
     for s in systems:
-        if s.startswith("floor"):
+        if s.startswith("floor") or s in ("memlane_nomsg", "memlane_exh"):
             continue
         rss[s] = peak_rss(s, d / f"{DB_NAMES[s]}-{hi}.db")
         print(f"rss {s}: {rss[s]}", flush=True)
@@ -576,7 +640,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"| {r['peak'] - r['base']:.0f} MB |")
     print("\n".join(rtab))
 
-    writers = [s for s in systems if s not in ("langchain_approx", "floor_cols")]
+    writers = [s for s in systems
+               if s not in ("langchain_approx", "floor_cols", "floor_fts", "memlane_nomsg",
+                            "memlane_exh")]
     if importlib.util.find_spec("langgraph") is not None and \
             importlib.util.find_spec("langgraph.store.sqlite") is not None:
         writers.append("langgraph")
@@ -608,8 +674,9 @@ def main(argv: list[str] | None = None) -> int:
                 versions.append(f"{dist} {version(dist)}")
             except Exception:
                 pass
-        cmd = "make bench" if args.sizes == [1_000, 10_000, 100_000] else \
-            "python benchmarks/bench_peers.py --write --sizes " + " ".join(map(str, args.sizes))
+        given = sys.argv[1:] if argv is None else argv
+        cmd = "make bench" if given == ["--write", "--dir", ".bench-data/peers"] else \
+            "python benchmarks/bench_peers.py " + " ".join(given)
         body = "\n".join([
             SECTION, "",
             f"Measured side by side in one run (`{cmd}`, which runs "
@@ -620,7 +687,12 @@ def main(argv: list[str] | None = None) -> int:
             "Each system stores the same conversation (user/assistant pairs, the thread of "
             "*Context assembly* above) in its own SQLite file and produces what it would send "
             "next. memlane assembles the full context (system prompt, memory tools' schemas, "
-            "buffer block, working memory, short-term turns); the peers only pick messages, "
+            "notes, buffer block, working memory, short-term turns) as a turn runs it, with a "
+            "new message (the thread's own user turns, shuffled, one per call), so the notes "
+            "search runs; beside it the same call without one, and the same call with the "
+            "exhaustive search (`search_bounds=None`: the search before the bound, #22). A "
+            "second floor is FTS5's own top 50 (`MATCH ... ORDER BY bm25 LIMIT 50`) of the same "
+            "messages' terms on memlane's file. The peers only pick messages, "
             "counting tokens with the same cl100k tokenizer memlane uses. The floor reads, with "
             "a bare `sqlite3` connection and no processing, the rows memlane's context shows: "
             "its messages and its buffer lines. Calls rotate between the systems in blocks of "

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -153,21 +154,33 @@ def context_latency(targets: dict[str, str], n_messages: int, calls: int
         settle(target)
     mems = {label: Memory.open(target) for label, target in targets.items()}
     times: dict[str, list[float]] = {label: [] for label in targets}
+    with_msg: dict[str, list[float]] = {label: [] for label in targets}
+    # The turn as users run it: a new message each call, the thread's own user turns (the
+    # same ones, in the same order, on both stores).
+    first = next(iter(mems.values())).thread("bench")
+    news = [m.content for m in first.messages() if m.role == "user"][-500:]
+    random.Random(11).shuffle(news)
     try:
         for i in range(20 + calls):
             for label, mem in mems.items():
                 th = mem.thread("bench")
                 t0 = time.perf_counter()
                 th.context(budget=4000)
+                t1 = time.perf_counter()
+                th.context(budget=4000, new_message=news[i % len(news)])
+                t2 = time.perf_counter()
                 if i >= 20:  # after the warm-up
-                    times[label].append((time.perf_counter() - t0) * 1000)
+                    times[label].append((t1 - t0) * 1000)
+                    with_msg[label].append((t2 - t1) * 1000)
         for label, mem in mems.items():
             info = mem.thread("bench").info()
             out[label].update(
                 messages=info.messages, episodes=len(mem.thread("bench").episodes()),
                 records=len(mem.store.records(mem.ns, limit=10**9)),
                 full_p50=statistics.median(times[label]),
-                full_p99=pct(times[label], 99))
+                full_p99=pct(times[label], 99),
+                msg_p50=statistics.median(with_msg[label]),
+                msg_p99=pct(with_msg[label], 99))
     finally:
         for mem in mems.values():
             mem.close()
@@ -286,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--records", type=int, default=20_000, help="namespace size for search")
     ap.add_argument("--write", action="store_true", help="update docs/PERFORMANCE.md")
+    ap.add_argument("--context-only", action="store_true",
+                    help="only the context() latencies (prints; no appends, no search)")
     args = ap.parse_args(argv)
     # Stopped with SIGTERM (a timeout, CI): unwind, so the throwaway server is shut down too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -300,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [("SQLite (WAL, synchronous=NORMAL)", sqlite_target, None),
                 ("PostgreSQL, synchronous_commit=on", pg_target, "on"),
                 ("PostgreSQL, synchronous_commit=off", pg_target, "off")]
-        for label, target, sync in runs:
+        for label, target, sync in runs if not args.context_only else []:
             if sync is not None and args.url is None:
                 set_synchronous_commit(server, sync)
             elif sync is not None and sync != "on":
@@ -324,8 +339,11 @@ def main(argv: list[str] | None = None) -> int:
             for label, r in got.items():
                 ctx_rows[f"{label}|{n}"] = r
                 print(f"{label:10s} {int(r['messages']):,} messages: context() p50 "
-                      f"{r['full_p50']:.2f} ms p99 {r['full_p99']:.2f} ms (built in "
+                      f"{r['full_p50']:.2f} ms p99 {r['full_p99']:.2f} ms; with a new message "
+                      f"p50 {r['msg_p50']:.2f} ms p99 {r['msg_p99']:.2f} ms (built in "
                       f"{r['built_s']:.0f} s)", flush=True)
+        if args.context_only:
+            return 0
 
         search = search_latency(
             {"SQLite": os.path.join(d, "search.db"),
@@ -370,13 +388,15 @@ def render(args: argparse.Namespace, appends: dict[str, dict[str, float]],
         f"turns), {args.calls} calls after a warm-up of 20, default policy; the calls",
         "alternate between the two stores, so other load on the machine hits both alike:",
         "",
-        "| store | thread (messages) | episodes | records | context() p50 | context() p99 |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| store | thread (messages) | episodes | records | context() p50 | context() p99 "
+        "| with a new message p50 | with a new message p99 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for key, r in ctx_rows.items():
         label = key.split("|")[0]
         out.append(f"| {label} | {int(r['messages']):,} | {int(r['episodes']):,} "
-                   f"| {int(r['records']):,} | {r['full_p50']:.2f} ms | {r['full_p99']:.2f} ms |")
+                   f"| {int(r['records']):,} | {r['full_p50']:.2f} ms | {r['full_p99']:.2f} ms "
+                   f"| {r['msg_p50']:.2f} ms | {r['msg_p99']:.2f} ms |")
     out += [
         "",
         f"**Search** in one namespace of {args.records:,} records, k=10, {args.calls} queries "

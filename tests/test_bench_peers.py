@@ -56,10 +56,14 @@ def test_floor_reads_the_rows_memlane_shows(bench_peers, tmp_path: Path) -> None
 def test_runs_without_the_peers_and_reports_ratios(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "bench_peers.py", "--sizes", "200", "--calls", "10", "--writes", "8",
-         "--systems", "memlane,floor", "--dir", str(tmp_path)],
+         "--systems", "memlane,memlane_nomsg,floor,floor_fts", "--dir", str(tmp_path)],
         cwd=BENCH, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "| 200 | memlane `thread.context` | 10 |" in out.stdout
+    assert "| 200 | memlane `thread.context(new_message=...)` | 10 |" in out.stdout
+    assert "| 200 | memlane `thread.context()`, no new message | 10 |" in out.stdout
+    assert "| 200 | floor: bare FTS5 `MATCH ... ORDER BY bm25 LIMIT 50`, same messages | 10 |" \
+        in out.stdout
+    assert "memlane with a new message, p50:" in out.stdout
     assert "| 200 | floor: bare `sqlite3` query, same rows | 10 |" in out.stdout
     assert "memlane vs the bare-query floor" in out.stdout
     assert "| append one message | memlane | 16 |" in out.stdout

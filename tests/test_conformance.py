@@ -918,32 +918,6 @@ def test_export_namespace(store: Any) -> None:
     json.dumps(data)  # JSON-ready as it is
 
 
-def test_search_on_a_large_index_drops_common_terms(store: Any,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The "common terms" plan both stores apply past LARGE_INDEX rows (one `lexical_plan`,
-    `memlane.store.common`), forced here with small thresholds: a term in COMMON_DF or more
-    records does not retrieve when rarer ones are present, and a query of common terms only ANDs
-    them."""
-    from memlane.store import common as sqlite_store  # the thresholds both engines read
-    from memlane.store import sqlite as _sq
-
-    monkeypatch.setattr(sqlite_store, "LARGE_INDEX", 0)
-    monkeypatch.setattr(sqlite_store, "COMMON_DF", 3)
-    assert not hasattr(_sq, "LARGE_INDEX") and not hasattr(type(store), "LARGE_INDEX")
-    ids = [store.add_record("ns", f"Locker {i} is on floor {i % 2}.").id for i in range(5)]
-    code = store.add_record("ns", "Locker code is 4417.").id
-    assert [r.id for r, _ in store.search_records("ns", "locker 4417", 10)] == [code]
-    got = {r.id for r, _ in store.search_records("ns", "locker floor", 10)}
-    assert got == set(ids)  # both common: AND, so the code record (no "floor") is out
-    # nothing retrieved by the selective terms: the full query answers
-    assert len(store.search_records("ns", "locker zebra", 10)) == 6
-    # nothing common: every term retrieves (OR), on both engines
-    assert [r.id for r, _ in store.search_records("ns", "code 4417", 10)] == [code]
-    assert store.search_records("ns", "zebra 9999", 10) == []
-    monkeypatch.setattr(sqlite_store, "LARGE_INDEX", 10**9)
-    assert len(store.search_records("ns", "locker 4417", 10)) == 6  # small index: every term
-
-
 def test_creating_a_thread_expires_idle_threads_of_its_namespace(store: Any) -> None:
     from memlane.store.base import HistoryPolicy, NewMessage
 

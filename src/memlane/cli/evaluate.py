@@ -98,6 +98,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lo.add_argument("--data", default=None, metavar="FILE",
                     help="path of a LoCoMo JSON file (not bundled: locomo10.json from the data/ "
                          "folder of github.com/snap-research/locomo, CC BY-NC 4.0)")
+    lo.add_argument("--exhaustive-search", action="store_true",
+                    help="rank every match of every search (no SearchBounds): what the bounded "
+                         "search is compared with")
     lo.add_argument("--source", choices=("heuristic", "annotations"), default="heuristic",
                     help="who writes the records and buffer lines: memlane's heuristic "
                          "extractor, or the data's observation facts and events")
@@ -187,6 +190,7 @@ Download it, then pass the JSON file's path:
 def cmd_locomo(args: argparse.Namespace) -> int:
     from ..eval.locomo import LOCOMO_LICENCE, LOCOMO_URL
     from ..eval.replay import run_locomo
+    from ..store.common import BOUNDED
 
     if not args.data:
         raise UsageError(LOCOMO_DATA_HELP.format(url=LOCOMO_URL, licence=LOCOMO_LICENCE))
@@ -209,6 +213,7 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         search_k=args.search_k, progress=not args.no_progress, model=model,
         judge_model=judge_model, embedder=args.embedder, reader=args.reader,
         cue_terms=args.cue_terms,
+        search_bounds=None if args.exhaustive_search else BOUNDED,
     )
     title = (f"locomo ({report['source']}): {len(report['conversations'])} conversations, "
              f"{report['turns']} turns, {report['questions']} questions (categories 1-4)")

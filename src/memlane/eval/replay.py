@@ -34,6 +34,7 @@ from ..errors import UsageError
 from ..memory import Memory, open_store
 from ..recall.embed import get_embedder
 from ..step.heuristic import DUPLICATE, extract, fact_terms
+from ..store.common import BOUNDED, SearchBounds
 from ..types import Message, Record
 from .locomo import (
     CATEGORIES,
@@ -233,6 +234,7 @@ def run_locomo(
     embedder: str | None = None,
     reader: str = "eager",
     cue_terms: int = 2,
+    search_bounds: SearchBounds | None = BOUNDED,
 ) -> dict[str, Any]:
     """Replay and measure; returns the report dict (see `memlane.eval.report`).
 
@@ -261,6 +263,9 @@ def run_locomo(
     adv: dict[tuple[int, str], Tally] = {(b, s.name): Tally() for b in budgets for s in specs}
     bar = Progress(len(convs) * len(budgets) * len(specs), f"locomo/{source}", enabled=progress)
     store = open_store(":memory:")
+    # None: every search ranks all its matches (the exhaustive side of the bounded search's
+    # side-by-side, `benchmarks/bench_search_reach.py`).
+    store.search_bounds = search_bounds
     totals = {"turns": 0, "steps": 0, "questions": 0, "adversarial": 0, "no_evidence": 0,
               "records": 0, "duplicates": 0}
     search_name = ""

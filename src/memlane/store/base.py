@@ -57,6 +57,44 @@ class SearchFilters:
 
 
 @dataclass(frozen=True)
+class SearchBounds:
+    """How much work one lexical search may do (`RecordsAndSearch.search_records`).
+
+    Ranking every record that shares a word with the query costs a few microseconds per record
+    (FTS5's bm25() and PostgreSQL's ts_rank both score every match of every term before the top
+    k are known), so a query with one common word cost 16 ms on 25,000 records and grew with
+    them. Bounded, a search keeps the query's `max_terms` rarest terms (by their memoised
+    document counts; terms in no record are dropped) and reads at most `per_term` postings of
+    each: a term in at most `per_term` records is rare and read whole; a commoner one gives
+    its newest `common_take` records of the namespace (passing the filters). When the kept terms
+    match at most `exact_postings` records in all (the usual case on a small store) the engine
+    ranks them exactly, as before; otherwise the candidates are scored with BM25 at tf = 1
+    (one-line facts rarely repeat a word), each record's length counted in words, summed over
+    the terms a candidate was found by, newest first on ties. A common term counts only for the
+    candidates among its newest postings, so an old record is scored by its rare terms: that
+    is the approximation, and `benchmarks/bench_search_reach.py` measures what it costs in
+    reach against the exhaustive search.
+    """
+
+    max_terms: int = 8
+    """Query terms kept (the rarest; a pasted paragraph or a query with recent turns added still
+    costs at most this many postings lists)."""
+    per_term: int = 100
+    """A term in at most this many records is rare: its postings are read whole."""
+    common_take: int = 40
+    """Postings read of a commoner term: its newest."""
+    exact_postings: int = 600
+    """Kept terms matching at most this many records in all (store-wide counts) are ranked
+    exactly by the engine: about the work of the bounded read, so no reason to approximate."""
+    count_cap: int = 2_000
+    """A term's documents are counted up to this many (once, then memoised: `TermStats`)."""
+
+
+BOUNDED = SearchBounds()
+"""The default bounds of every store (`CommonStore.search_bounds`; None there: exhaustive)."""
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """A recall snapshot: a past tool call's result, kept per namespace across conversations."""
 
@@ -235,6 +273,9 @@ class Episodes(Protocol):
 class RecordsAndSearch(Protocol):
     """Long-term records outside a memory step (the agent's own tools), lexical and vector
     search, and recall snapshots. Every method is scoped by `namespace`."""
+
+    search_bounds: SearchBounds | None
+    """The work one lexical search may do (default `BOUNDED`); None: rank every match."""
 
     def records(
         self,

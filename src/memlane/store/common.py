@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -21,7 +22,15 @@ from typing import Any
 
 from ..errors import NotFound, UsageError
 from ..types import ContextRows, Episode, Message, Record, ThreadInfo, make_message
-from .base import HistoryPolicy, SearchFilters, Snapshot, chunks, snapshot_text
+from .base import (
+    BOUNDED,
+    HistoryPolicy,
+    SearchBounds,
+    SearchFilters,
+    Snapshot,
+    chunks,
+    snapshot_text,
+)
 from .fts import query_terms
 
 MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name"
@@ -36,6 +45,50 @@ COMMON_DF = 2_000
 """A term in at least this many documents is common: it does not retrieve on a large index."""
 DOC_BUDGET = 10_000
 """At most about this many documents are scored per query on a large index."""
+
+
+
+STATS_LIFETIME = 300.0
+"""Seconds a memoised document frequency is trusted (it also goes when the index grows or
+shrinks by a sixteenth, or a record is deleted)."""
+
+
+class TermStats:
+    """Memoised document frequencies of query terms, per namespace: which terms are rare decides
+    the plan before any postings are read, and a conversation repeats its words. An estimate is
+    enough (it picks the terms and weighs them; it never decides what matches), so the memo
+    lives `STATS_LIFETIME` seconds and until the index size, read by every search anyway, moves
+    by a sixteenth; forgetting empties it (a forgotten fact's words must not stay). Counts of
+    zero are never kept (`CommonStore._bounded_search`)."""
+
+    def __init__(self) -> None:
+        self._df: dict[tuple[str, str], float] = {}
+        self._size = -1.0
+        self._born = 0.0
+
+    def clear(self) -> None:
+        self._df = {}
+
+    def get(self, namespace: str, terms: Sequence[str], size: float) -> dict[str, float]:
+        now = time.monotonic()
+        if abs(size - self._size) > max(64.0, self._size / 16) or \
+                now - self._born > STATS_LIFETIME:
+            self._df, self._size, self._born = {}, size, now
+        df = self._df
+        return {t: df[(namespace, t)] for t in terms if (namespace, t) in df}
+
+    def put(self, namespace: str, values: Mapping[str, float]) -> None:
+        df = self._df
+        if len(df) >= 65536:
+            df = self._df = {}
+        for t, n in values.items():
+            df[(namespace, t)] = n
+
+
+def bm25_idf(n: float, df: float) -> float:
+    """BM25's IDF as FTS5's bm25() computes it (never below 1e-6)."""
+    return max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
+
 
 # The filing claim's check (`StoreTx.overlapping_episodes`): the same SQL on both engines (each
 # transaction maps the placeholders: `tx.sql`). Uses the episodes_start index; a thread has few
@@ -427,10 +480,69 @@ class CommonStore:
             return []
         filters = SearchFilters(tuple(kinds) if kinds is not None else None, thread_id, since,
                                 until)
-        return self._search_records(namespace, terms, k, filters)
+        bounds = self.search_bounds
+        if bounds is None:
+            return self._search_records(namespace, terms, k, filters)
+        return self._bounded_search(namespace, terms, k, filters, bounds)
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
-                        ) -> list[tuple[Record, float]]:
+    search_bounds: SearchBounds | None = BOUNDED
+    """The work one lexical search may do (`SearchBounds`); None: rank every match, exactly
+    (what `benchmarks/bench_search_reach.py` compares the bounds with)."""
+
+    @property
+    def _term_stats(self) -> TermStats:
+        ts = self.__dict__.get("_tstats")
+        if ts is None:
+            ts = self.__dict__["_tstats"] = TermStats()
+        return ts
+
+    def _bounded_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        b: SearchBounds) -> list[tuple[Record, float]]:
+        """`search_records` within `b` (see `SearchBounds`): at most `b.max_terms` postings lists
+        of at most `b.per_term` entries are read, whatever the index holds."""
+        size = self._index_size()
+        stats = self._term_stats
+        df = stats.get(namespace, terms, size)
+        unknown = [t for t in terms if t not in df]
+        if unknown:
+            # Which terms are rarest needs every term's frequency: counted (bounded, one
+            # statement) on first sight. A term in no record is not remembered (the next
+            # record may hold it, and counting nothing is cheap): a memoised count only weighs
+            # and orders terms, it never decides that one matches nothing.
+            new = dict(zip(unknown, map(float, self._term_counts(unknown, b.count_cap)),
+                           strict=True))
+            stats.put(namespace, {t: n for t, n in new.items() if n > 0})
+            df.update(new)
+        # The rarest terms that match anything, in query order among equals (sorted is stable).
+        kept = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])[:b.max_terms]
+        if not kept:
+            return []
+        if sum(df[t] for t in kept) <= b.exact_postings:
+            # Few matches in all: the engine ranks them exactly, at about the cost of the
+            # bounded read below.
+            return self._search_records(namespace, kept, k, f, narrow=False)
+        # A rare term's postings are read whole; a common one gives its newest `common_take`.
+        weights = [(t, bm25_idf(max(size, df[t]), df[t]),
+                    b.per_term if df[t] <= b.per_term else b.common_take) for t in kept]
+        return self._scored_candidates(namespace, weights, k, f)
+
+    def _index_size(self) -> float:
+        """How many records the lexical index holds, store-wide (an estimate is enough: it
+        weighs terms); read on every bounded search, so it must be one cheap lookup."""
+        raise NotImplementedError
+
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        """One statement: for each `(term, weight, n)`, the newest (at most `n`) records of
+        `namespace` passing `f` that hold the term; each candidate scores the sum of the weights
+        of the terms it was found by; the `k` best, newest first on ties."""
+        raise NotImplementedError
+
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
+        """The engine's exact ranking of every record matching any of `terms`. `narrow=False`:
+        the caller knows the matches are few store-wide, so an engine need not narrow them to
+        the namespace inside its index (SQLite's namespace phrase)."""
         raise NotImplementedError
 
     def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:

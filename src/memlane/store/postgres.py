@@ -53,7 +53,6 @@ from ..errors import StoreError
 from ..types import ContextRows, Episode, Message, Record
 from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapshot
 from .common import (
-    COMMON_DF,
     EP_COLS,
     MSG_COLS,
     SNAP_COLS,
@@ -61,10 +60,8 @@ from .common import (
     CommonTx,
     ThreadLocks,
     VecTable,
-    batched_df,
     grown_rows,
     held_turns,
-    lexical_plan,
     message_row,
     pg_params,
     snapshot_row,
@@ -679,8 +676,8 @@ class PostgresStore(CommonStore):
     # side is pgvector (HNSW per common dimension, exact otherwise). Derived rows follow their
     # record without triggers: the tsvector is a generated column and vectors cascade on delete.
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
-                        ) -> list[tuple[Record, float]]:
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
         # Terms are OR-ed (as on SQLite) and ranked with ts_rank, normalised by document length
         # (flag 1): per-term frequency over length, the shape of BM25 without its IDF. Cover
         # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row
@@ -691,22 +688,34 @@ class PostgresStore(CommonStore):
                f" WHERE r.namespace = %(ns)s AND r.tsv @@ q{where}"
                " ORDER BY score DESC, r.id LIMIT %(k)s")
         args = {"ns": namespace, "k": k, **fargs}
-        with self._conn() as c:
-            rows: list[Any] = []
-            # Store-wide, like SQLite's; reltuples is the planner's estimate (-1 until the
-            # table is first analyzed).
-            est = c.execute("SELECT reltuples FROM pg_class WHERE oid = 'records'::regclass"
-                            ).fetchone()
-            plan = lexical_plan(terms, max(float(est[0]), 0.0) if est else 0.0,
-                                batched_df(
-                                    terms, lambda ts: _term_counts(c, ts, COMMON_DF)))
-            if plan is not None:
-                tsq = " | ".join(plan) if plan else " & ".join(terms)
-                rows = c.execute(sql, {**args, "q": tsq}).fetchall()
-                if not rows and len(plan) < len(terms):
-                    plan = None  # too few: fall back to the full query
-            if plan is None:
-                rows = c.execute(sql, {**args, "q": " | ".join(terms)}).fetchall()
+        rows = self._q(sql, {**args, "q": " | ".join(terms)})
+        return [(_record(r[:-1]), float(r[-1])) for r in rows]
+
+    def _index_size(self) -> float:
+        # The largest id: one step down the primary key (reltuples lags until ANALYZE).
+        row = self._q("SELECT max(id) FROM records", {})
+        return float(row[0][0] or 0) if row else 0.0
+
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        # Per term, the planner either walks the namespace's ids backwards and stops at the
+        # LIMIT (a common term: matches are dense) or reads the term's GIN entry (a rare one);
+        # no ts_rank over every match. Summed and ranked here, k rows back.
+        where, fargs = _filters("r", f)
+        args: dict[str, Any] = {"ns": namespace, "k": k, **fargs}
+        subs = []
+        for j, (t, w, n) in enumerate(weights):
+            args[f"t{j}"], args[f"w{j}"], args[f"n{j}"] = t, w, n
+            subs.append(f"(SELECT r.id, %(w{j})s::float8 AS w FROM records r"
+                        f" WHERE r.namespace = %(ns)s"
+                        f" AND r.tsv @@ to_tsquery('english', %(t{j})s){where}"
+                        f" ORDER BY r.id DESC LIMIT %(n{j})s)")
+        sql = (f"SELECT {_REC_COLS}, cand.score FROM (SELECT id, sum(w) AS score FROM ("
+               + " UNION ALL ".join(subs)
+               + ") u GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s) cand"
+               " JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
+               " ORDER BY cand.score DESC, cand.id DESC")
+        rows = self._q(sql, args)
         return [(_record(r[:-1]), float(r[-1])) for r in rows]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
@@ -813,10 +822,12 @@ class PostgresStore(CommonStore):
         return n
 
     def forget_record(self, namespace: str, record_id: int) -> bool:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self.transaction() as tx:
             return self._erase_records(tx.conn, namespace, [record_id]) > 0
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self.transaction() as tx:
             c = tx.conn
             args = {"ns": namespace, "tid": thread_id}
@@ -847,6 +858,7 @@ class PostgresStore(CommonStore):
             return out
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         out: dict[str, int] = {}
         with self.transaction() as tx:
             # Children before parents (vectors would cascade anyway); every table leads with

@@ -21,17 +21,14 @@ from ..memo import remember
 from ..types import ContextRows, Episode, Message, Record, make_message
 from .base import Capabilities, HistoryPolicy, NewMessage, SearchFilters, Snapshot, chunks
 from .common import (
-    COMMON_DF,
     EP_COLS,
     SNAP_COLS,
     CommonStore,
     CommonTx,
     ThreadLocks,
     VecTable,
-    batched_df,
     grown_rows,
     held_turns,
-    lexical_plan,
     snapshot_row,
     window_rows,
 )
@@ -577,8 +574,8 @@ class SQLiteStore(CommonStore):
             with vr[1]:
                 vr[0].close()
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters
-                        ) -> list[tuple[Record, float]]:
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -587,24 +584,65 @@ class SQLiteStore(CommonStore):
                " ORDER BY score LIMIT ?")
         with self._lock:
             c = self.conn
-            rows: list[Any] = []
-            top = c.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0] or 0
-            plan = lexical_plan(terms, top, batched_df(
-                terms, lambda ts: _term_counts(c, ts, COMMON_DF)))
-            if plan is not None:
-                # Selective terms go without the namespace MATCH: it costs a seek per candidate
-                # in the namespace's doclist (up to 30 ms on a 1M-row namespace) to narrow what
-                # is a few thousand matches at most; `r.namespace` filters them.
-                match = fts5_match(plan or terms, ("text",), None, "OR" if plan else "AND")
-                rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
-                if not rows and len(plan) < len(terms):
-                    plan = None  # too few: fall back to the full query
-            if plan is None:
-                match = fts5_match(terms, ("text",), namespace)
-                rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
+            # The namespace phrase narrows a big index's matches to the namespace, at the cost
+            # of a seek in its doclist per match (3x a term's own walk): not worth it for the
+            # few matches of a bounded search's exact branch (`r.namespace` checks them).
+            match = fts5_match(terms, ("text",), namespace if narrow else None)
+            rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
             recs = self._with_sources(c, [r[:-1] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
         return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _index_size(self) -> float:
+        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
+        with self._lock:
+            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
+                         or 0)
+
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
+        # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
+        # on the record's row (a primary-key lookup per posting walked), not with FTS5's
+        # namespace phrase: ANDed with a doclist that holds every record of the namespace, that
+        # phrase cost 3x the term's own walk. Summed and ranked in SQLite, k rows back.
+        where, fargs = _record_filters("r", f)
+        cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        # BM25 at tf = 1: a term's IDF times (k1 + 1) / (1 + k1 (1 - b + b D / avgdl)), with
+        # D the record's words (spaces + 1, close to FTS5's token count for one-line facts).
+        sub = ("SELECT id, ? * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / ?)) AS w FROM ("
+               "SELECT records_fts.rowid AS id, length(r.text) - length(replace(r.text, ' ', ''))"
+               " + 2 AS d FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+               f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
+               " ORDER BY records_fts.rowid DESC LIMIT ?)")
+        avgdl = self._avgdl()
+        args: list[Any] = []
+        for t, w, n in weights:
+            args += [w, avgdl, fts5_match([t], ("text",)), namespace, *fargs, n]
+        sql = (f"SELECT {cols}, s.score FROM (SELECT id, SUM(w) AS score FROM ("
+               + " UNION ALL ".join([sub] * len(weights))
+               + ") GROUP BY id ORDER BY score DESC, id DESC LIMIT ?) s"
+               " JOIN records r ON r.id = s.id ORDER BY s.score DESC, s.id DESC")
+        with self._lock:
+            c = self.conn
+            rows = c.execute(sql, (*args, k)).fetchall()
+            recs = self._with_sources(c, [r[:-1] for r in rows])
+        return [(rec, float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _avgdl(self) -> float:
+        """The index's average document length in tokens (both columns, as FTS5's bm25() has
+        it), from its averages record: a varint row count, then a varint total per column."""
+        with self._lock:
+            row = self.conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
+        vals: list[int] = []
+        if row and row[0]:
+            v = 0
+            for byte in bytes(row[0]):  # SQLite varints: 7 bits a byte, high bit: more
+                v = (v << 7) | (byte & 0x7F)
+                if not byte & 0x80:
+                    vals.append(v)
+                    v = 0
+        return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
@@ -763,12 +801,14 @@ class SQLiteStore(CommonStore):
         return n
 
     def forget_record(self, namespace: str, record_id: int) -> bool:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
                 return self._erase_records(tx.conn, namespace, [record_id]) > 0
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
@@ -801,6 +841,7 @@ class SQLiteStore(CommonStore):
                 return out
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
+        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:

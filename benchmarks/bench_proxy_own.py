@@ -1,0 +1,82 @@
+"""The proxy's own time per turn, in-process: `Proxy._answer` (what the request's pool thread
+runs: align, append, context with the new message, the upstream call, record the answer, the
+ledger row, queue the memory step) minus the upstream call, against an instant upstream.
+
+Variants are timed in alternating blocks in one run, so load on the machine hits them alike:
+- `ledger FULL`: the quality ledger's SQLite file with `synchronous = FULL` (before),
+- `ledger NORMAL`: with `synchronous = NORMAL`, as the ledger now opens it,
+- `exhaustive search`: NORMAL, with the store's search unbounded (`search_bounds = None`).
+
+    python benchmarks/bench_proxy_own.py [--turns 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from _report import machine, pct
+
+from memlane import Memory
+from memlane.ledger import Ledger
+from memlane.server.app import create_app
+from memlane.server.auth import Auth, KeyRing
+from memlane.server.base import ServerConfig
+from memlane.server.proxy import Proxy
+from memlane.server.testing import FakeUpstream, Reply
+from memlane.store.base import BOUNDED
+
+ASK = "What did Ana and I talk about last week?"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--turns", type=int, default=600, help="timed turns per variant")
+    args = ap.parse_args()
+    d = Path(tempfile.mkdtemp(prefix="memlane-proxy-own-"))
+    mem = Memory.open(d / "m.db")
+    ring = KeyRing.load(d / "keys.json")
+    ring.add("acme")
+    ledger = Ledger(d / "ledger.db")
+    with FakeUpstream(lambda body: Reply(content="Sure, noted.")) as up:
+        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url), ledger=ledger,
+                         mcp=False)
+        svc = app.state.service
+        proxy = Proxy(svc)
+        m = svc.mem("acme")
+        n = iter(range(10**9))
+
+        def turn() -> float:
+            i = next(n)
+            body = {"model": "bench", "messages": [{"role": "user", "content": ASK}],
+                    "user": f"proxy-{i % 50}"}
+            t = time.perf_counter()
+            _, upstream_s, _ = proxy._answer(m, body, {})
+            return (time.perf_counter() - t - upstream_s) * 1000
+
+        def setup(name: str) -> None:
+            ledger.conn.execute("PRAGMA synchronous = "
+                                + ("FULL" if name == "ledger FULL" else "NORMAL"))
+            m.store.search_bounds = None if name == "exhaustive search" else BOUNDED
+
+        names = ["ledger FULL", "ledger NORMAL", "exhaustive search"]
+        for _ in range(400):  # warm-up: 8 turns a thread, memory steps filed
+            turn()
+        times: dict[str, list[float]] = {k: [] for k in names}
+        while min(len(t) for t in times.values()) < args.turns:
+            for k in names:
+                setup(k)
+                times[k] += [turn() for _ in range(20)]
+    print("| variant | turns | own p50 | own p99 |\n|---|---:|---:|---:|")
+    for k, t in times.items():
+        print(f"| {k} | {len(t)} | {statistics.median(t):.2f} ms | {pct(t, 99):.2f} ms |")
+    print(f"\nMachine: {machine()}.")
+    mem.close()
+    ledger.close()
+
+
+if __name__ == "__main__":
+    main()
