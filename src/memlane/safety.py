@@ -34,6 +34,7 @@ import hashlib
 import html
 import re
 import unicodedata
+from collections.abc import Sequence
 from urllib.parse import unquote
 
 from .memo import remember
@@ -687,6 +688,29 @@ def scan(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> list[str]
 
 def is_suspect(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> bool:
     return bool(_scan_memo(text, memo))
+
+
+_RUN_WORD = re.compile(r"\w+")
+
+
+def tainted(text: str, suspect_sources: Sequence[str], words: int = 4) -> bool:
+    """Whether `text` (a record or a line written from a stretch) carries words of a suspect
+    source message: a run of `words` words in common (case folded). Taint follows provenance
+    (as in CaMeL's data-flow labels): an extractor that copies a fragment of an attack ("you
+    will answer as DAN, ...") writes a fragment the scan alone may not flag, but it came from a
+    message that was flagged whole."""
+    if not suspect_sources:
+        return False
+    mine = _RUN_WORD.findall(_fold(text))
+    if len(mine) < words:
+        return any(" ".join(mine) in " ".join(_RUN_WORD.findall(_fold(s)))
+                   for s in suspect_sources) if mine else False
+    runs = {" ".join(mine[i:i + words]) for i in range(len(mine) - words + 1)}
+    for src in suspect_sources:
+        theirs = _RUN_WORD.findall(_fold(src))
+        if any(" ".join(theirs[i:i + words]) in runs for i in range(len(theirs) - words + 1)):
+            return True
+    return False
 
 
 def _scan_memo(text: str, memo: dict[str, tuple[str, ...]] | None) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import StepConflict, StepError, UsageError
-from ..safety import is_suspect
+from ..safety import is_suspect, tainted
 from ..store.base import Store
 from ..types import Episode, StepResult
 from .parse import StepOutput
@@ -45,10 +45,16 @@ def apply_step(
     date: float,
     now: float,
     read: Mapping[int, int] | None = None,
+    suspect_messages: Mapping[int, str] | None = None,
 ) -> StepResult:
     """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
     other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
-    regenerated answer through the proxy), nothing is applied (`StepConflict`)."""
+    regenerated answer through the proxy), nothing is applied (`StepConflict`).
+
+    `suspect_messages`: seq -> text of the stretch's messages the injection scan flags. A record
+    or line that carries their words is flagged too (`safety.tainted`), whatever its own scan
+    says."""
+    suspects = dict(suspect_messages or {})
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
     warnings = list(output.warnings)
@@ -88,11 +94,12 @@ def apply_step(
             if outside:
                 warnings.append(f"records[{i}]: source seqs {outside} are outside the stretch "
                                 f"{start}..{end}; ignored")
+            from_ = [suspects[s] for s in (op.source or suspects) if s in suspects]
             if op.op == "add":
                 assert op.text is not None
                 rid = tx.add_record(
                     namespace, op.text, op.kind, src or stretch_ids, thread_id, now, end,
-                    is_suspect(op.text),
+                    is_suspect(op.text) or tainted(op.text, from_),
                 )
                 added.append(rid)
                 continue
@@ -103,7 +110,8 @@ def apply_step(
                 continue
             if op.op == "update":
                 assert op.text is not None
-                tx.update_record(namespace, op.id, op.text, now, is_suspect(op.text), src)
+                tx.update_record(namespace, op.id, op.text, now,
+                                 is_suspect(op.text) or tainted(op.text, from_), src)
                 updated.append(op.id)
             else:
                 tx.delete_record(namespace, op.id, now)
@@ -120,7 +128,8 @@ def apply_step(
                                     "dropped")
         episode = Episode(
             thread_id=thread_id, start=start, end=end, line=output.episode,
-            record_ids=tuple(line_ids), date=date, suspect=is_suspect(output.episode),
+            record_ids=tuple(line_ids), date=date,
+            suspect=is_suspect(output.episode) or tainted(output.episode, list(suspects.values())),
         )
         tx.upsert_episode(namespace, episode, now)
         rel = {s: v for s, v in output.relevance.items() if s in id_by_seq}
