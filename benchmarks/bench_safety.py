@@ -35,7 +35,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from memlane.context.policy import Policy
 from memlane.ingest import ingest
 from memlane.memory import Memory
 from memlane.safety import as_data, scan
