@@ -31,6 +31,7 @@ from .errors import UsageError
 from .safety import is_suspect
 from .store.base import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
+from .validate import kind
 
 FORMAT = "memlane-export/1"
 
@@ -77,7 +78,7 @@ def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
             sources = [msg_id[s] for s in r.get("source_ids", []) if s in msg_id]
             thread, end = step_of.get(int(r["id"]), (r.get("thread_id"), None))
             first = versions[0]
-            new_id = tx.add_record(ns, first["text"], r.get("kind") or "fact", sources,
+            new_id = tx.add_record(ns, first["text"], kind(r.get("kind") or "fact"), sources,
                                    r.get("thread_id"),
                                    float(first.get("changed") or r.get("created") or now),
                                    end if thread == r.get("thread_id") else None,
