@@ -423,6 +423,20 @@ _DELETABLE = re.compile(
 _SEGMENT = re.compile(r"[A-Za-z0-9_.:\-]+")
 
 
+def _user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of the last user message (the turn's), parts joined; "" when there is none."""
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                return " ".join(p.get("text", "") for p in c
+                                if isinstance(p, dict) and isinstance(p.get("text"), str))
+            return ""
+    return ""
+
+
 def upstream_path(scope: Mapping[str, Any]) -> str:
     """The path after /v1/ to forward upstream, from the request as it came over the wire.
 
@@ -664,6 +678,7 @@ class Proxy:
         from ..tools.handlers import MemoryTools
 
         tools = MemoryTools(turn.mem, thread_id=turn.thread.id)
+        tools.user_turn = _user_text(turn.messages)  # writes and forgets need the user's words
         parsed = [ToolCall(str(c.get("id") or f"call_{i}"), _call_name(c),
                            parse_arguments((c.get("function") or {}).get("arguments")))
                   for i, c in enumerate(calls)]
