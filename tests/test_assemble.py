@@ -207,9 +207,13 @@ def test_first_stretch_line_is_shown_then_the_latest_and_a_proven_gap():
     block = layer(ctx, "buffer")[0]
     lines = block.splitlines()
     assert lines[0] == NOTES_HEADER
-    assert lines[1].startswith("- ") and "(msgs 1-8)" in lines[1] and "[#1, #2]" in lines[1]
-    assert lines[2] == "- ... 6 stretches not listed: search memory ..."
-    assert "(msgs 57-64)" in lines[3]
+    # The lines sit in a data span whose markers carry one tag (safety.fenced).
+    assert re.fullmatch(r"\u00abdata ([0-9a-f]{6})\u00bb", lines[1])
+    assert lines[-1] == lines[1].replace("data", "/data")
+    lines = lines[2:-1]
+    assert lines[0].startswith("- ") and "(msgs 1-8)" in lines[0] and "[#1, #2]" in lines[0]
+    assert lines[1] == "- ... 6 stretches not listed: search memory ..."
+    assert "(msgs 57-64)" in lines[2]
     # Each line carries its date and its record ids.
     assert re.match(r"- \d{4}-\d{2}-\d{2} \(msgs 73-80\): .* \[#28, #29\]$", lines[-1])
 
@@ -276,7 +280,7 @@ def test_under_budget_pressure_recent_lines_go_before_the_first_stretch_line():
                                                 for d in tight.trace.dropped}
 
 
-def test_withheld_suspect_lines_are_counted_not_shown():
+def test_suspect_lines_are_counted_and_quarantined_not_shown():
     window = turns(3, first_seq=41)
     eps = [
         ep(1, 8),
@@ -288,12 +292,14 @@ def test_withheld_suspect_lines_are_counted_not_shown():
     ]
     ctx = run(rows(window, truncated=True, episodes=eps))
     assert ctx.trace.withheld == 2
-    assert [b.start for b in ctx.trace.buffer_lines] == [1, 25, 33]
+    assert [b.start for b in ctx.trace.buffer_lines] == [1, 9, 17, 25, 33]
     block = layer(ctx, "buffer")[0]
-    assert "Ignore all previous" not in block and "(msgs 9-16)" not in block
-    # Not silently missing either: the block says two stretches are not listed.
-    assert ctx.trace.gap == 2
-    assert "- ... 2 stretches not listed: search memory ..." in block.splitlines()
+    assert "Ignore all previous" not in block and "reveal the" not in block
+    # Not silently missing either: each stands as a marker that keeps its stretch and records.
+    marked = [x for x in block.splitlines() if "[quarantined line:" in x]
+    assert len(marked) == 2 and "(msgs 9-16)" in marked[0] and "(msgs 17-24)" in marked[1]
+    assert "(override" in marked[1] and marked[0].endswith("[no records]")
+    assert not ctx.trace.gap
 
 
 def test_suspect_core_records_are_withheld():
@@ -302,6 +308,7 @@ def test_suspect_core_records_are_withheld():
     ctx = run(rows(turns(2), pinned=core))
     text = layer(ctx, "core")[0]
     assert "#1 User likes tea." in text and "developer mode" not in text
+    assert "- [quarantined #2: text withheld" in text
     assert ctx.trace.withheld == 1
 
 
@@ -343,7 +350,7 @@ def test_the_budget_is_never_exceeded_and_the_total_is_exact():
     window, eps = _long_thread(n_episodes=15, window_turns=11)
     r = rows(window, truncated=True, episodes=eps)
     tools = [{"type": "function", "function": {"name": "f", "description": "x" * 200}}]
-    for budget in range(140, 1400, 37):
+    for budget in range(180, 1400, 37):  # 180: the fixed part (instructions, a tool) fits
         ctx = run(r, Policy(), budget=budget, new_message="What did I say?", tools=tools)
         assert ctx.trace.tokens_total == recount(ctx) + TK.count_one(
             __import__("json").dumps(tools, separators=(",", ":")))

@@ -38,7 +38,16 @@ from memlane.context.truncate import head_tail
 from memlane.context.working import decayed, drop_order
 from memlane.memo import Caches
 from memlane.recall.schemas import TOOL_SCHEMAS
-from memlane.safety import MEMORY_INSTRUCTIONS, NOTES_HEADER, is_suspect
+from memlane.safety import (
+    MEMORY_INSTRUCTIONS,
+    NOTES_HEADER,
+    as_data,
+    fenced,
+    is_suspect,
+    quarantined_line,
+    quarantined_record,
+    scan,
+)
 from memlane.types import (
     BufferLine,
     ChatMessage,
@@ -161,12 +170,10 @@ def _ref_select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode],
         if len(chosen) >= max_lines:
             break
         chosen.setdefault(ep.end, ep)
-    shown: list[Episode] = []
-    for ep in sorted(chosen.values(), key=lambda e: e.end):
+    shown = sorted(chosen.values(), key=lambda e: e.end)
+    for ep in shown:  # quarantined lines are shown as markers (safety.quarantined_line)
         if ep.suspect or is_suspect(ep.line):
             withheld += 1
-            continue
-        shown.append(ep)
     skipped = max(0, rows.episodes_before_window - len(shown))
     return shown, skipped, withheld
 
@@ -176,7 +183,9 @@ def _ref_render_line(ep: Episode) -> str:
 
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
     date = time.strftime("%Y-%m-%d", time.gmtime(ep.date))
-    return f"- {date} (msgs {ep.start}-{ep.end}): {ep.line} [{ids}]"
+    flags = scan(ep.line)
+    line = quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
+    return f"- {date} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
 
 
 def _stretches(n: int, adjective: str = "") -> str:
@@ -185,7 +194,7 @@ def _stretches(n: int, adjective: str = "") -> str:
 
 def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfiled: int,
                       first_end: int | None) -> str:
-    out = [NOTES_HEADER]
+    out: list[str] = []
     placed_gap = False
     for ep in lines:
         out.append(_ref_render_line(ep))
@@ -194,13 +203,13 @@ def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfile
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
-            1, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
+            0, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
                "..."
         )
     if unfiled > 0:
         out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
                    "filed yet: search memory)")
-    return "\n".join(out)
+    return fenced(NOTES_HEADER, out)
 
 
 @dataclass
@@ -269,10 +278,12 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
     withheld = 0
     core_used = 0
     for r in rows.pinned:
-        if r.suspect or is_suspect(r.text):
+        flags = scan(r.text)
+        if r.suspect or flags:
             withheld += 1
-            continue
-        line = note_line(r, r.text)
+            line = f"- {quarantined_record(r.id, flags)}"
+        else:
+            line = note_line(r, as_data(r.text))
         if core_used + count(line) > policy.core_tokens:
             pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
             continue
@@ -298,8 +309,8 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
             by_layer[msg.layer] = by_layer.get(msg.layer, 0) + count.msg(msg.content)
 
         if st_.core:
-            add(ChatMessage("system", "Core memory (notes, not the user's words):\n"
-                            + "\n".join(st_.core), "core"))
+            add(ChatMessage("system", fenced("Core memory (notes, not the user's words):",
+                                             st_.core), "core"))
         if st_.block:
             add(ChatMessage("system", _ref_render_block(st_.lines,
                                                         skipped + st_.extra_skipped,

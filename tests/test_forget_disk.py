@@ -197,3 +197,18 @@ def test_cli_forget_compacts_postgres(pg_url):
         assert p.returncode == 0, p.stderr
         c.execute("CHECKPOINT")
         assert_gone([f for f in folder.iterdir() if f.is_file()])
+
+
+def test_a_models_forget_outside_the_server_reaches_the_disk(tmp_path):
+    """`memlane mcp` on stdio, `memlane chat` and `Agent` have no server to compact after a
+    forget: the tool's forget compacts itself (`Memory.forget_to_disk`)."""
+    from memlane.tools.handlers import MemoryTools
+
+    db = tmp_path / "m.db"
+    mem = Memory.open(db)
+    rec = mem.remember(f"Locker code {CANARY}-tool.")
+    mem.remember("Keeps bees.")
+    assert MemoryTools(mem).call("forget", {"id": rec.id}) == {"id": rec.id, "forgotten": True}
+    assert [r.text for r in mem.records()] == ["Keeps bees."]
+    assert_gone(sqlite_files(db))
+    mem.close()

@@ -59,7 +59,8 @@ def script(body):
     if last["role"] == "user" and "tracking number" in last["content"]:
         notes = [m["content"] for m in msgs if m["role"] == "system" and NOTES in m["content"]]
         if notes and "open_memory" in tool_names:
-            first_line = notes[0].splitlines()[1]  # the first stretch: how it started
+            # The first stretch's line (how it started): the first entry of the data span.
+            first_line = next(x for x in notes[0].splitlines() if x.startswith("- "))
             ids = [int(x) for x in re.findall(r"#(\d+)", first_line)]
             return Reply(tool_calls=(("open_memory", {"ids": ids}),))
         return Reply(content="I don't know.")

@@ -199,8 +199,10 @@ def test_injected_record_and_line_are_flagged_at_write_and_withheld_at_show(mem)
     notes = next(m.content for m in ctx.messages if m.layer == "notes")
     assert "Ana lives in Lisbon." in notes and "Ignore all previous" not in notes
     assert ctx.trace.withheld == 2
-    assert [(b.start, b.end) for b in ctx.trace.buffer_lines] == [(9, 16)]
-    assert ctx.trace.gap == 1 and "1 earlier stretch not listed" in block
+    # Quarantined, not dropped: the line's place and record ids stay, its text does not.
+    assert [(b.start, b.end) for b in ctx.trace.buffer_lines] == [(1, 8), (9, 16)]
+    assert not ctx.trace.gap and "(msgs 1-8): [quarantined line:" in block
+    assert "[quarantined #" in notes
     assert r.episode.suspect
 
 

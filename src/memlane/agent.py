@@ -222,6 +222,8 @@ class Agent:
             raise UsageError("the agent is closed; create a new Agent to continue")
         thread = self.memory.thread(thread_id)
         self._check_correction(thread, user_text)
+        # The memory tools' rule (MemoryTools.user_turn): writes and forgets need these words.
+        self.memory_tools(thread_id).user_turn = user_text
         tools = self.tool_schemas()
         reserve = 0
         if self.inline:

@@ -285,6 +285,18 @@ class Memory:
         return self.forget_record(record_id, redact_sources=redact_sources).found
 
     @traced("forget")
+    def forget_to_disk(self, record_id: int) -> bool:
+        """Forget a record and see that its text leaves the database files: what every forget
+        a model asks for runs (`MemoryTools`: the agent, `memlane chat`, MCP on stdio or
+        HTTP, the proxy). When the memory's owner set `after_forget` (the server schedules a
+        compaction there) that runs; otherwise the store is compacted now. False: no such
+        record (nothing compacted)."""
+        if not self.forget(record_id):
+            return False
+        if self.after_forget is None:
+            self.compact()
+        return True
+
     def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
         """`forget`, saying what it removed. With `redact_sources` (the default: a user who asks
         to forget a fact expects it gone from what the model sees) the sentences that state it

@@ -31,6 +31,7 @@ from .errors import UsageError
 from .safety import is_suspect
 from .store.base import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
+from .validate import kind
 
 FORMAT = "memlane-export/1"
 
@@ -83,7 +84,7 @@ def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
                 # so each restored version keeps its own date.
                 return [msg_id[s] for s in v.get("sources", []) if s in msg_id]
 
-            new_id = tx.add_record(ns, first["text"], r.get("kind") or "fact",
+            new_id = tx.add_record(ns, first["text"], kind(r.get("kind") or "fact"),
                                    said_in(first) or sources, r.get("thread_id"),
                                    float(first.get("changed") or r.get("created") or now),
                                    end if thread == r.get("thread_id") else None,

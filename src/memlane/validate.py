@@ -84,13 +84,28 @@ def count(value: object, what: str, *, allow_all: bool = False) -> int:
     return min(value, INT64_MAX)
 
 
+# In a key, refused: control characters (newlines and tabs too: an id with a newline forges a
+# row in `memlane threads` and in logs), line and paragraph separators, lone surrogates, and
+# U+FFFD, what invalid UTF-8 in a URL decodes to (two different byte strings would name one
+# thread).
+_BAD_KEY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffd]")
+
+RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile")
+"""The kinds a record may have, on every surface (tools, REST, MCP, steps, import)."""
+
+
 def identifier(value: object, what: str, limit: int = 200) -> str:
-    """A thread id or similar key: a non-empty string, at most `limit` characters, no NUL."""
+    """A thread id or similar key: a non-empty string, at most `limit` characters, printable
+    (`_BAD_KEY`)."""
     if not isinstance(value, str) or not value or len(value) > limit:
         raise UsageError(f"{what} must be a non-empty string of at most {limit} characters")
-    if _UNSTORABLE.search(value):
-        raise UsageError(f"{what} {value[:60]!r} contains a NUL or a lone surrogate: use "
-                         "printable characters")
+    bad = _BAD_KEY.search(value)
+    if bad:
+        why = ("U+FFFD, what invalid UTF-8 decodes to: send the id as UTF-8"
+               if bad.group(0) == "\ufffd" else
+               f"the character {bad.group(0)!r} (control characters, line breaks and lone "
+               "surrogates are refused): use printable characters")
+        raise UsageError(f"{what} {value[:60]!r} contains {why}")
     return value
 
 
@@ -105,11 +120,11 @@ def record_text(text: object) -> str:
 
 
 def kind(value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > 40 or \
-            _UNSTORABLE.search(value):
-        raise UsageError("kind must be a short non-empty string such as 'fact', 'preference' "
-                         "or 'note'")
-    return value.strip().lower()
+    """A record's kind: one of `RECORD_KINDS` (case and surrounding spaces forgiven)."""
+    k = value.strip().lower() if isinstance(value, str) else None
+    if k not in RECORD_KINDS:
+        raise UsageError(f"kind must be one of {', '.join(RECORD_KINDS)}; got {value!r:.60}")
+    return k
 
 
 def timestamp(ts: Any) -> float | None:

@@ -118,6 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from ..server.app import ServerConfig, create_app
     from ..server.auth import Auth, KeyRing
+    from ..server.conn import uvicorn_options
 
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port}: use a port from 1 to 65535")
@@ -164,7 +165,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    timeout_graceful_shutdown=30)
+                    timeout_graceful_shutdown=30, **uvicorn_options())
     except _Terminated:
         pass
     finally:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import BudgetTooSmall
 from ..memo import Caches, remember
-from ..safety import MEMORY_INSTRUCTIONS, is_suspect, neutralise
+from ..safety import MEMORY_INSTRUCTIONS, as_data, fenced, quarantined_record, scan
 from ..types import (
     ChatMessage,
     Context,
@@ -55,11 +55,22 @@ from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
 from .working import decayed, drop_order
 
-CORE_HEADER = "Core memory (notes, not the user's words):\n"
+CORE_HEADER = "Core memory (notes, not the user's words):"
 RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; written by the "
                   "memory system, not by the user; open_memory for their sources, search_memory "
-                  "for more):\n")
+                  "for more):")
 """Heads the notes layer (`Policy.notes_share`); the buffer block has its own header."""
+
+
+def _note(r: Record, scans: dict[str, tuple[str, ...]] | None, cache: Caches | None = None
+          ) -> tuple[str, bool]:
+    """A record's line in the core or notes layer, and whether it is quarantined: scanned when
+    written (`r.suspect`) and again now (patterns grow); a suspect one keeps its id and loses
+    its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`)."""
+    flags = scan(r.text, scans)
+    if r.suspect or flags:
+        return f"- {quarantined_record(r.id, flags)}", True
+    return note_line(r, as_data(r.text), cache), False
 
 
 class _Counter:
@@ -292,10 +303,8 @@ class _Assembly:
         withheld = 0
         core_used = 0
         for r in rows.pinned:
-            if r.suspect or is_suspect(r.text, scans):
-                withheld += 1
-                continue
-            line = note_line(r, neutralise(r.text), cache)  # no link a client would fetch
+            line, suspect = _note(r, scans, cache)
+            withheld += suspect
             if core_used + count(line) > policy.core_tokens:
                 pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
                 continue
@@ -310,16 +319,15 @@ class _Assembly:
         cap = int(budget * policy.notes_share)
         if notes and cap > 0:
             seen = {r.id for r in rows.pinned}
-            used = count.msg(RECORDS_HEADER)
+            used = count.msg(fenced(RECORDS_HEADER, []))  # the markers' tags are all 6 hex
             shown: list[str] = []
             for r in notes:
                 if r.id in seen:
                     continue
                 seen.add(r.id)
-                if r.suspect or is_suspect(r.text, scans):
-                    withheld += 1
-                    continue
-                shown.append(note_line(r, r.text, cache))
+                line, suspect = _note(r, scans, cache)
+                withheld += suspect
+                shown.append(line)
             count.prime(shown)
             for line in shown:
                 n = count(line) + 1
@@ -361,9 +369,9 @@ class _Assembly:
         count = self.count
         by_layer = {"system": self.system_tokens, "tools": self.tools_tokens}
         if self.core:
-            by_layer["core"] = count.msg(CORE_HEADER + "\n".join(self.core))
+            by_layer["core"] = count.msg(fenced(CORE_HEADER, self.core))
         if self.notes:
-            by_layer["notes"] = count.msg(RECORDS_HEADER + "\n".join(self.notes))
+            by_layer["notes"] = count.msg(fenced(RECORDS_HEADER, self.notes))
         if self.block:
             by_layer["buffer"] = count.msg(self.block_text())
         if self.n_working:
@@ -399,9 +407,9 @@ class _Assembly:
         chat = make_chat_message
         out: list[ChatMessage] = [chat("system", self.system, "system")]
         if self.core:
-            out.append(chat("system", CORE_HEADER + "\n".join(self.core), "core"))
+            out.append(chat("system", fenced(CORE_HEADER, self.core), "core"))
         if self.notes:
-            out.append(chat("system", RECORDS_HEADER + "\n".join(self.notes), "notes"))
+            out.append(chat("system", fenced(RECORDS_HEADER, self.notes), "notes"))
         if self.block:
             out.append(chat("system", self.block_text(), "buffer"))
         roles, texts, bounds = self.roles, self.texts, self.bounds

@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..memo import Caches, remember
-from ..safety import NOTES_HEADER, is_suspect, neutralise
+from ..safety import NOTES_HEADER, as_data, fenced, is_suspect, quarantined_line, scan
 from ..types import BufferLine, ContextRows, Episode, Record
 from ..validate import date_text
 
 
 def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
                  ) -> tuple[list[Episode], int, int]:
-    """(lines oldest first, stretches proven skipped, lines withheld by the injection scan).
+    """(lines oldest first, stretches proven skipped, lines quarantined by the injection scan).
+
+    A quarantined line is still shown, as a marker that keeps its record ids (`render_line`):
+    the pointer is the line's job, and a line that vanished would hide that a stretch exists.
 
     `skipped` counts the episodes that start before the window but are not shown; the store's
     episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
@@ -34,15 +37,11 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
         if len(chosen) >= max_lines:
             break
         chosen.setdefault(ep.end, ep)
-    shown: list[Episode] = []
-    for ep in sorted(chosen.values(), key=lambda e: e.end):
+    shown = sorted(chosen.values(), key=lambda e: e.end)
+    for ep in shown:
         # Scanned when written and again now: patterns grow, old rows do not get rescanned.
         if ep.suspect or is_suspect(ep.line, scans):
             withheld += 1
-            continue
-        shown.append(ep)
-    # Withheld lines count as not listed too: the block's "N stretches not listed" must cover
-    # every evicted stretch it does not show, or a withheld one would vanish without a trace.
     skipped = max(0, rows.episodes_before_window - len(shown))
     return shown, skipped, withheld
 
@@ -88,7 +87,10 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
         if hit is not None and hit[0] is ep:
             return hit[1]
     ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
-    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {neutralise(ep.line)} [{ids}]"
+    scans = cache.scans if cache is not None else None
+    flags = scan(ep.line, scans)
+    line = quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
+    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
     if cache is not None:
         remember(cache.lines, id(ep), (ep, text))
     return text
@@ -104,7 +106,7 @@ def render_block(
 ) -> str:
     """The block's text. The gap marker goes after the first stretch's line, where the skipped
     stretches are, and only when `skipped_after_first` > 0."""
-    out = [NOTES_HEADER]
+    out: list[str] = []
     placed_gap = False
     for ep in lines:
         out.append(render_line(ep, cache))
@@ -113,13 +115,13 @@ def render_block(
             placed_gap = True
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
-            1, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
+            0, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
                "..."
         )
     if unfiled > 0:
         out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
                    "filed yet: search memory)")
-    return "\n".join(out)
+    return fenced(NOTES_HEADER, out)
 
 
 def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import asdict
 from importlib import resources
@@ -81,8 +82,17 @@ class Guard:
         if scope["type"] != "http":  # lifespan
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers", [])}
+        raw_headers = scope.get("headers", [])
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
+        if len(headers) < len(raw_headers):
+            twice = _repeated(raw_headers)
+            if twice:
+                # Two keys, or two hosts: which one a proxy in front and this server each read
+                # would be a guess (one may check the first, the other use the last).
+                await _send_error(send, scope, ApiError(
+                    400, f"the {twice} header is sent more than once: send it once",
+                    "invalid_request"))
+                return
         length = headers.get("content-length")
         if length is not None:
             if not (length.isascii() and length.isdigit()):
@@ -152,12 +162,29 @@ def browser_refusal(method: str, headers: dict[str, str], scheme: str,
     return None
 
 
+# Headers that must not come twice: which copy counts would differ between a proxy in front,
+# this server and the upstream.
+_SINGLE = (b"authorization", b"host", b"content-length", b"content-type", b"x-thread-id")
+# A Host header as RFC 9110 allows it: a name or an IP literal, an optional port, nothing else
+# (so "localhost:8799@evil.com" or "localhost evil" is not taken for localhost).
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.\-]+))(?::\d{1,5})?")
+
+
+def _repeated(raw: list[tuple[bytes, bytes]]) -> str | None:
+    seen: set[bytes] = set()
+    for k, _ in raw:
+        k = k.lower()
+        if k in seen and k in _SINGLE:
+            return k.decode("latin-1").title()
+        seen.add(k)
+    return None
+
+
 def _addressed_to_loopback(host: str) -> bool:
-    if host.startswith("["):
-        name = host[1:host.find("]")] if "]" in host else host
-    else:
-        name = host.split(":", 1)[0] if host.count(":") <= 1 else host
-    return is_loopback(name)
+    m = _HOST.fullmatch(host)
+    if m is None:
+        return False
+    return is_loopback(m.group("v6") or m.group("name"))
 
 
 async def _send_error(send: Send, scope: Scope, exc: ApiError) -> None:
@@ -751,8 +778,9 @@ def create_app(
     routes.append(Route("/v1/chat/completions", proxy.endpoint, methods=["POST"]))
     # Last: what memlane does not answer itself under /v1 (models, embeddings, ...) goes to the
     # upstream unchanged. /v1/memlane stays memlane's, so a typo there is memlane's 404.
-    routes.append(Route("/v1/{path:path}", proxy.passthrough,
-                        methods=["GET", "POST", "PUT", "PATCH", "DELETE"]))
+    # The methods the OpenAI API uses (it has no PUT or PATCH); DELETE only on the resources it
+    # deletes (`proxy.upstream_path`, `_DELETABLE`).
+    routes.append(Route("/v1/{path:path}", proxy.passthrough, methods=["GET", "POST", "DELETE"]))
 
     lifespan = None
     if mcp:

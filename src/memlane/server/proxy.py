@@ -45,6 +45,7 @@ import http.client
 import json
 import logging
 import queue
+import re
 import threading
 import time
 import urllib.error
@@ -436,6 +437,52 @@ class HttpUpstream:
         return self._post(body, headers)
 
 
+# The OpenAI API deletes only these resources by id (files, models, assistants, threads and
+# their messages, vector stores and their files, responses, stored chat completions,
+# conversations and their items, containers and their files, evals and their runs,
+# fine-tuning checkpoint permissions); every other path is read (GET) or written (POST).
+_DELETABLE = re.compile(
+    r"(?:files|models|assistants|threads|vector_stores|responses|chat/completions|"
+    r"conversations|containers|evals|fine_tuning/checkpoints)/[A-Za-z0-9_.:\-]+"
+    r"(?:/(?:messages|files|items|runs|permissions)/[A-Za-z0-9_.:\-]+)?")
+_SEGMENT = re.compile(r"[A-Za-z0-9_.:\-]+")
+
+
+def _user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of the last user message (the turn's), parts joined; "" when there is none."""
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                return " ".join(p.get("text", "") for p in c
+                                if isinstance(p, dict) and isinstance(p.get("text"), str))
+            return ""
+    return ""
+
+
+def upstream_path(scope: Mapping[str, Any]) -> str:
+    """The path after /v1/ to forward upstream, from the request as it came over the wire.
+
+    Refused (400): an escaped slash, dot or backslash (`%2F`, `%2E`, `%5C`), a `.` or `..`
+    segment, an empty segment, and characters outside letters, digits and `_ . : -`: the
+    upstream (or a proxy in front of it) may decode or normalise them into a path outside
+    /v1/ (`/v1/..%2F..%2Fadmin` -> `/admin`)."""
+    raw = bytes(scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+    raw = raw.split("?", 1)[0]
+    if not raw.startswith("/v1/"):
+        raise ApiError(400, "only paths under /v1/ are forwarded", "invalid_request")
+    rest = raw[len("/v1/"):]
+    segments = rest.split("/")
+    if not rest or any(seg in ("", ".", "..") or not _SEGMENT.fullmatch(seg)
+                       for seg in segments):
+        raise ApiError(400, f"/v1/{rest[:80]} is not forwarded: a path to the upstream is "
+                            "plain segments of letters, digits and _ . : - (no '..', no "
+                            "escaped characters)", "invalid_request")
+    return rest
+
+
 class Proxy:
     """`POST /v1/chat/completions`, and the other `/v1/...` endpoints passed to the upstream."""
 
@@ -665,6 +712,7 @@ class Proxy:
         from ..tools.handlers import MemoryTools
 
         tools = MemoryTools(turn.mem, thread_id=turn.thread.id)
+        tools.user_turn = _user_text(turn.messages)  # writes and forgets need the user's words
         parsed = [ToolCall(str(c.get("id") or f"call_{i}"), _call_name(c),
                            parse_arguments((c.get("function") or {}).get("arguments")))
                   for i, c in enumerate(calls)]
@@ -856,8 +904,10 @@ class Proxy:
     # other endpoints ---------------------------------------------------------------------------
     async def passthrough(self, request: Request) -> Response:
         """`/v1/models`, `/v1/embeddings`, ...: sent to the upstream unchanged (with the
-        upstream's key), its answer returned unchanged."""
-        path = request.url.path[len("/v1/"):]
+        upstream's key), its answer returned unchanged. Only a normalised path under /v1/
+        (`upstream_path`) and a method the OpenAI API uses on it are forwarded: the request
+        goes out with the operator's key, so it must not reach anything else upstream."""
+        path = upstream_path(request.scope)
         for route in request.app.routes:
             # A path memlane serves, with another method: 405, as the router would say.
             if getattr(route, "endpoint", None) != self.passthrough and \
@@ -880,6 +930,8 @@ class Proxy:
             raise ApiError(404, f"/v1/{path} is not served by the in-process model "
                                 f"{upstream.name} (only /v1/chat/completions and /v1/models)",
                            "not_found")
+        if request.method == "DELETE" and not _DELETABLE.fullmatch(path):
+            raise HTTPException(405, headers={"Allow": "GET, POST"})
         data: bytes | None = None
         if request.method not in ("GET", "HEAD", "DELETE"):
             chunks = []

@@ -207,8 +207,10 @@ def serve_in_thread(app: Any, host: str = "127.0.0.1", timeout: float = 10.0) ->
     """Run `app` with uvicorn on a free loopback port; yields the base URL."""
     import uvicorn
 
+    from .conn import uvicorn_options
+
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=0, log_level="warning",
-                                           lifespan="on"))
+                                           lifespan="on", **uvicorn_options()))
     thread = threading.Thread(target=server.run, name="memlane-test-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

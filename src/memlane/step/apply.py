@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import StepConflict, StepError, UsageError
-from ..safety import is_suspect
+from ..safety import is_suspect, tainted
 from ..store.base import Store
 from ..types import Episode, StepResult
 from .parse import StepOutput
@@ -45,10 +45,16 @@ def apply_step(
     date: float,
     now: float,
     read: Mapping[int, int] | None = None,
+    suspect_messages: Mapping[int, str] | None = None,
 ) -> StepResult:
     """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
     other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
-    regenerated answer through the proxy), nothing is applied (`StepConflict`)."""
+    regenerated answer through the proxy), nothing is applied (`StepConflict`).
+
+    `suspect_messages`: seq -> text of the stretch's messages the injection scan flags. A record
+    or line that carries their words is flagged too (`safety.tainted`), whatever its own scan
+    says."""
+    suspects = dict(suspect_messages or {})
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
     warnings = list(output.warnings)
@@ -88,6 +94,7 @@ def apply_step(
             if outside:
                 warnings.append(f"records[{i}]: source seqs {outside} are outside the stretch "
                                 f"{start}..{end}; ignored")
+            from_ = [suspects[s] for s in (op.source or suspects) if s in suspects]
             if op.op == "add":
                 assert op.text is not None
                 # Versions said and corrected within this stretch: the record starts as the
@@ -98,7 +105,7 @@ def apply_step(
                 rid = tx.add_record(
                     namespace, first_text, op.kind,
                     first_ids or (src if len(versions) == 1 else []) or stretch_ids,
-                    thread_id, now, end, is_suspect(first_text),
+                    thread_id, now, end, is_suspect(first_text) or tainted(first_text, from_),
                 )
                 for v_text, v_src in versions[1:]:
                     tx.update_record(namespace, rid, v_text, now, is_suspect(v_text),
@@ -112,7 +119,8 @@ def apply_step(
                 continue
             if op.op == "update":
                 assert op.text is not None
-                tx.update_record(namespace, op.id, op.text, now, is_suspect(op.text), src)
+                tx.update_record(namespace, op.id, op.text, now,
+                                 is_suspect(op.text) or tainted(op.text, from_), src)
                 updated.append(op.id)
             else:
                 tx.delete_record(namespace, op.id, now)
@@ -129,7 +137,8 @@ def apply_step(
                                     "dropped")
         episode = Episode(
             thread_id=thread_id, start=start, end=end, line=output.episode,
-            record_ids=tuple(line_ids), date=date, suspect=is_suspect(output.episode),
+            record_ids=tuple(line_ids), date=date,
+            suspect=is_suspect(output.episode) or tainted(output.episode, list(suspects.values())),
         )
         tx.upsert_episode(namespace, episode, now)
         rel = {s: v for s, v in output.relevance.items() if s in id_by_seq}

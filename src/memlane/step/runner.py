@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
+from ..safety import is_suspect
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
 from ..validate import in_range
@@ -288,7 +289,9 @@ class StepRunner:
             parsed = self._extract(stretch, extractor or self.extractor)
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
-                            read={m.seq: m.id for m in stretch})
+                            read={m.seq: m.id for m in stretch},
+                            suspect_messages={m.seq: m.content for m in stretch
+                                              if is_suspect(m.content)})
         self._note_quality(thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..validate import RECORD_KINDS  # one list for every surface
+
 EPISODE_MAX_WORDS = 24
-RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile")
 
 STEP_SCHEMA: dict[str, Any] = {
     "type": "object",
