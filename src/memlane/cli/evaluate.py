@@ -47,7 +47,10 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
                    help="a grid of budgets, e.g. 2000,4000,8000")
     p.add_argument("--policies", default="all",
                    help="comma-separated: window, window+search, summary, three-stage, buffer, "
-                        "buffer+search, memlane (default: all)")
+                        "buffer+search, memlane, retrieval, retrieval+search (default: all)")
+    p.add_argument("--ablate", default=None, metavar="LAYER[,LAYER]",
+                   help="also run the default without one layer, once per layer named: "
+                        "buffer, notes, working (rows memlane-LAYER)")
     p.add_argument("--open-lines", type=int, default=3, metavar="M",
                    help="the reader opens the records of at most M visible buffer lines "
                         "(default 3)")
@@ -163,6 +166,7 @@ def cmd_needle(args: argparse.Namespace) -> int:
         turns=args.turns, policies=args.policies, filler=args.filler,
         open_lines=args.open_lines, search_k=args.search_k, progress=not args.no_progress,
         embedder=args.embedder, reader=args.reader, cue_terms=args.cue_terms,
+        ablate=args.ablate,
     )
     title = (f"needle: {report['threads']} threads of {report['turns']} exchanges "
              f"({report['filler']} filler), fact planted at depths {report['depths']}")
@@ -208,7 +212,7 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         limit_conversations=args.limit_conversations, open_lines=args.open_lines,
         search_k=args.search_k, progress=not args.no_progress, model=model,
         judge_model=judge_model, embedder=args.embedder, reader=args.reader,
-        cue_terms=args.cue_terms,
+        cue_terms=args.cue_terms, ablate=args.ablate,
     )
     title = (f"locomo ({report['source']}): {len(report['conversations'])} conversations, "
              f"{report['turns']} turns, {report['questions']} questions (categories 1-4)")
