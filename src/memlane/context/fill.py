@@ -49,10 +49,13 @@ def sized_context(
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
     cache: Caches | None = None,
-    notes: Sequence[Record] = (),
+    notes: Sequence[Record] | Callable[[ContextRows], Sequence[Record]] = (),
 ) -> tuple[Context, Policy, ContextRows]:
-    """The assembled context, and the policy and rows it was assembled from."""
+    """The assembled context, and the policy and rows it was assembled from. `notes` may be a
+    function of the first rows read (the newest turns, the first stretch), called once."""
     rows = read(policy, None)
+    if callable(notes):
+        notes = notes(rows)
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
                        tools=tools, cache=cache, notes=notes)

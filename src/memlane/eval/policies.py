@@ -19,8 +19,9 @@ engine, not a re-implementation of it.
 `retrieval` is what most memory layers do (mem0, Zep): the records a search of the new message
 ranks first, injected ahead of the newest turns, which fill the rest of the budget; no buffer, no
 pruning, no tools. It runs through `Thread.context` like the default (`Policy(use_buffer=False,
-use_working=False, working_turns=0, use_tools=False)`, the same notes share), so the two differ
-only in the layers. `ablated(layer)` is the default without one layer (`--ablate`).
+use_working=False, working_turns=0, use_tools=False, notes_recent=False)`, the same notes share),
+so the two differ only in the layers. `ablated(layer)` is the default without one layer
+(`--ablate`).
 
 Sizing. Policies that replay raw turns as their main layer (`window`, `window+search`, `summary`,
 `buffer`, `buffer+search`) *fill* the budget: the evaluation picks the largest number of newest
@@ -128,11 +129,12 @@ POLICIES: dict[str, PolicySpec] = {
                    needs_records=True),
         PolicySpec("retrieval", "records retrieved by the new message + newest turns",
                    Policy(use_buffer=False, use_working=False, working_turns=0,
-                          use_tools=False),
+                          use_tools=False, notes_recent=False),
                    needs_records=True),
         PolicySpec("retrieval+search", "records retrieved by the new message + newest turns "
                                        "+ search",
-                   Policy(use_buffer=False, use_working=False, working_turns=0),
+                   Policy(use_buffer=False, use_working=False, working_turns=0,
+                          notes_recent=False),
                    ("search_memory",), search=True, needs_records=True),
     )
 }
@@ -141,6 +143,8 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "buffer": {"use_buffer": False},
     "notes": {"notes_share": 0.0},
     "working": {"use_working": False},
+    "recent": {"notes_recent": False},
+    "frame": {"frame_notes": False},
 }
 """The layers `--ablate` can take out of the default, and the `Policy` fields that do it."""
 
