@@ -76,11 +76,30 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
         hit = cache.lines.get(id(ep))
         if hit is not None and hit[0] is ep:
             return hit[1]
-    ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
+    ids = id_list(ep.record_ids) if ep.record_ids else "no records"
     text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {neutralise(ep.line)} [{ids}]"
     if cache is not None:
         remember(cache.lines, id(ep), (ep, text))
     return text
+
+
+def id_list(ids: Sequence[int]) -> str:
+    """"#1, #2" for a few ids; a run of three or more consecutive ids as "#4-#9": a stretch's
+    records are filed together and numbered in a row, and a line listing a dozen ids one by
+    one spent more of the budget on its ids than on its words."""
+    out: list[str] = []
+    i = 0
+    ids = list(ids)
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        if j - i >= 2:
+            out.append(f"#{ids[i]}-#{ids[j]}")
+        else:
+            out.extend(f"#{x}" for x in ids[i:j + 1])
+        i = j + 1
+    return ", ".join(out)
 
 
 def _stretches(n: int, adjective: str = "") -> str:
