@@ -126,3 +126,22 @@ def test_notes_search_includes_the_users_last_turn() -> None:
     alone = t.context(1500, q, policy=Policy(notes_recent=False))
     assert f"#{loan[0].id} " not in "".join(m.content for m in alone.messages
                                              if m.layer == "notes")
+
+
+def test_the_line_index_shows_a_matching_old_line_in_place_of_a_recent_one() -> None:
+    mem = _thread("Hello there.", [(8, "My grandmother Ottoline restores harpsichords in "
+                                       "Bruges."),
+                                   (9, "Ottoline says harpsichords need patience."),
+                                   (10, "Her harpsichords go to Ottoline's friends.")])
+    t = mem.thread("t")
+    eps = t.episodes()
+    old = next(e for e in eps if "harpsichord" in e.line.lower() or "ottoline" in e.line.lower())
+    q = "Tell me about Ottoline and the harpsichords."
+    assert t.matched_lines(q, Policy())[0].end == old.end
+    assert t.matched_lines(q, Policy(index_lines=0)) == []
+    assert t.matched_lines(q, Policy(use_buffer=False)) == []
+    small = Policy(buffer_lines=3, notes_share=0.0)
+    shown = t.context(800, q, policy=small).trace.buffer_lines
+    assert old.end in [b.end for b in shown] and len(shown) <= 3
+    plain = t.context(800, q, policy=Policy(buffer_lines=3, notes_share=0.0, index_lines=0))
+    assert old.end not in [b.end for b in plain.trace.buffer_lines]

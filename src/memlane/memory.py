@@ -15,6 +15,7 @@ the same store for another one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ from .recall.search import Hit, SnapshotHit
 from .redact import Forgotten, Redaction, plan_redaction
 from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
+from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
 from .store.common import batched_df, lexical_plan
@@ -574,8 +576,35 @@ class Thread:
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
             cache=mem.caches,
             notes=lambda rows: self.notes(budget, new_message, policy or mem.policy, rows),
+            matched=lambda: self.matched_lines(new_message, policy or mem.policy),
         )
         return ctx
+
+    def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
+        """The thread's stretches whose buffer lines best match `new_message`, best first, at
+        most `policy.index_lines`: a line's terms weighted by how few lines have them (words
+        every line has, "talked", a participant's name, weigh nothing), the first stretch left
+        out (it is shown anyway). Reads the thread's episodes: one row per filed stretch."""
+        if not (policy.use_buffer and policy.index_lines > 0 and new_message):
+            return []
+        want = fact_terms(new_message)
+        if not want:
+            return []
+        episodes = self._store.episodes(self._ns, self.id)[1:]
+        if not episodes:
+            return []
+        bags = [fact_terms(e.line) for e in episodes]
+        df: dict[str, int] = {}
+        for bag in bags:
+            for t in bag & want:
+                df[t] = df.get(t, 0) + 1
+        n = len(bags)
+        # A term in half the lines or more says nothing about which stretch is meant.
+        weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
+        scored = [(sum(weight.get(t, 0.0) for t in bag & want), -i)
+                  for i, bag in enumerate(bags)]
+        best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
+        return [episodes[-i] for _, i in best]
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:

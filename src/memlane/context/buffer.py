@@ -15,13 +15,15 @@ from ..types import BufferLine, ContextRows, Episode
 from ..validate import date_text
 
 
-def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
-                 ) -> tuple[list[Episode], int, int]:
+def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
+                 matched: Sequence[Episode] = ()) -> tuple[list[Episode], int, int]:
     """(lines oldest first, stretches proven skipped, lines withheld by the injection scan).
 
     `skipped` counts the episodes that start before the window but are not shown; the store's
     episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
-    memory's memos (scan results).
+    memory's memos (scan results). `matched`: lines chosen for the new message (best first),
+    shown after the first stretch's and before the latest ones, when they start before the
+    window.
     """
     scans = cache.scans if cache is not None else None
     withheld = 0
@@ -30,6 +32,12 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
     chosen: dict[int, Episode] = {}
     if first is not None and max_lines >= 1 and first.start < _window_start(rows):
         chosen[first.end] = first
+    start = _window_start(rows)
+    for ep in matched:
+        if len(chosen) >= max_lines:
+            break
+        if ep.start < start:
+            chosen.setdefault(ep.end, ep)
     for ep in recent:
         if len(chosen) >= max_lines:
             break

@@ -41,6 +41,11 @@ class Policy:
     filed into as notes, first, within a quarter of the notes share: how the conversation
     started (a constraint, a decision) is its frame, and a later message that depends on it
     rarely shares its words."""
+    index_lines: int = 3
+    """At most this many buffer lines chosen from the whole thread because their words match the
+    new message, shown in place of the oldest recent ones: the line index as a retrieval path
+    (a message that matches a stretch's line reaches its records through the line's ids even
+    when it matches none of them). 0: the first line and the latest ones only."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True
