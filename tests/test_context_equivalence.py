@@ -178,10 +178,23 @@ def _ref_select_lines(rows: ContextRows, max_lines: int) -> tuple[list[Episode],
     return shown, skipped, withheld
 
 
+def _ref_ids(ids: list[int]) -> str:
+    """Runs of three or more consecutive ids as "#a-#b"."""
+    groups: list[list[int]] = []
+    for i in ids:
+        if groups and i == groups[-1][-1] + 1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    parts = [f"#{g[0]}-#{g[-1]}" if len(g) >= 3 else ", ".join(f"#{i}" for i in g)
+             for g in groups]
+    return ", ".join(parts)
+
+
 def _ref_render_line(ep: Episode) -> str:
     import time
 
-    ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
+    ids = _ref_ids(list(ep.record_ids)) if ep.record_ids else "no records"
     date = time.strftime("%Y-%m-%d", time.gmtime(ep.date))
     flags = scan(ep.line)
     line = quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)

@@ -15,6 +15,7 @@ the same store for another one.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,6 +35,7 @@ from .recall.search import Hit, SnapshotHit
 from .redact import Forgotten, Redaction, plan_redaction
 from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
+from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
 from .store.common import batched_df, lexical_plan
@@ -603,19 +605,70 @@ class Thread:
             read, policy or mem.policy, budget, time.time() if now is None else now,
             mem.tokenizer, new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
-            cache=mem.caches, notes=self.notes(budget, new_message, policy or mem.policy),
+            cache=mem.caches,
+            notes=lambda rows: self.notes(budget, new_message, policy or mem.policy, rows),
+            matched=lambda: self.matched_lines(new_message, policy or mem.policy),
         )
         return ctx
 
-    def notes(self, budget: int, new_message: str | None, policy: Policy) -> list[Record]:
+    def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
+        """The thread's stretches whose buffer lines best match `new_message`, best first, at
+        most `policy.index_lines`: a line's terms weighted by how few lines have them (words
+        every line has, "talked", a participant's name, weigh nothing), the first stretch left
+        out (it is shown anyway). Reads the thread's episodes: one row per filed stretch."""
+        if not (policy.use_buffer and policy.index_lines > 0 and new_message):
+            return []
+        want = fact_terms(new_message)
+        if not want:
+            return []
+        episodes = self._store.episodes(self._ns, self.id)[1:]
+        if not episodes:
+            return []
+        bags = [fact_terms(e.line) for e in episodes]
+        df: dict[str, int] = {}
+        for bag in bags:
+            for t in bag & want:
+                df[t] = df.get(t, 0) + 1
+        n = len(bags)
+        # A term in half the lines or more says nothing about which stretch is meant.
+        weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
+        scored = [(sum(weight.get(t, 0.0) for t in bag & want), -i)
+                  for i, bag in enumerate(bags)]
+        best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
+        return [episodes[-i] for _, i in best]
+
+    def notes(self, budget: int, new_message: str | None, policy: Policy,
+              rows: ContextRows | None = None) -> list[Record]:
         """The records `context` shows as notes, best first: all of the namespace's records when
         they fit in `policy.notes_share` of the budget, else the ones a search of the new message
         ranks first. Bounded by the budget, not by the namespace: a namespace is read whole only
         when it has at most as many records as the share could hold (one probe row says whether
-        it does), and the search asks for no more than that many."""
+        it does), and the search asks for no more than that many.
+
+        With `rows` (the first rows `context` read: the newest turns and the first stretch):
+        `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
+        `Policy.notes_recent` adds the best of a second search, of the new message with the
+        user's last turn (one more bounded search)."""
+        found = self._searched_notes(budget, new_message, policy, rows)
+        if rows is None or not (policy.use_buffer and policy.frame_notes) or not found[1]:
+            return found[0]
+        first = rows.first_episode
+        window_start = rows.window[0].seq if rows.window else None
+        if first is None or not rows.truncated or not first.record_ids or (
+                window_start is not None and first.start >= window_start):
+            return found[0]
+        most = max(1, int(budget * policy.notes_share) // NOTE_TYPICAL_TOKENS // FRAME_PART)
+        frame = self._store.records(self._ns, list(first.record_ids[:most]))
+        ids = {r.id for r in frame}
+        return [*frame, *(r for r in found[0] if r.id not in ids)]
+
+    def _searched_notes(self, budget: int, new_message: str | None, policy: Policy,
+                        rows: ContextRows | None) -> tuple[list[Record], bool]:
+        """(notes, whether they came from a search) before the frame is added: all of the
+        namespace's records when they fit are not searched, and need no frame."""
         cap = int(budget * policy.notes_share)
         if cap <= 0:
-            return []
+            return [], False
         most = max(1, cap // NOTE_MIN_TOKENS)
         store, ns = self._store, self._ns
         if not store.records(ns, limit=1, offset=most):
@@ -625,14 +678,24 @@ class Thread:
             room = cap - NOTES_HEADER_TOKENS
             if sum(len(x) + 1 for x in lines) <= room or \
                     sum(self.memory.tokenizer.count(lines)) + len(lines) <= room:
-                return every
+                return every, False
         if not new_message or not new_message.strip():
-            return []
+            return [], True
         try:
             k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
-            return [h.record for h in self.memory.search(new_message, k)]
+            out = [h.record for h in self.memory.search(new_message, k)]
+            recent = _last_user_turn(rows, new_message) if policy.notes_recent else ""
+            if recent:
+                query = f"{new_message}\n{recent[:RECENT_QUERY_CHARS]}"
+                seen = {r.id for r in out}
+                extra = [h.record for h in self.memory.search(query, RECENT_NOTES + len(out))
+                         if h.record.id not in seen][:RECENT_NOTES]
+                # After the new message's own best few: a follow-up's referent ranks high in
+                # the second search, and the first search's tail is its weakest part.
+                out = [*out[:RECENT_NOTES], *extra, *out[RECENT_NOTES:]]
+            return out, True
         except MemlaneError:
-            return []  # search unavailable: the context still has its other layers
+            return [], True  # search unavailable: the context still has its other layers
 
     # filing ------------------------------------------------------------------------------------
     # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.
@@ -690,6 +753,26 @@ RELATED_DOCS = 200
 """About how many records a stretch's related-records search (`Memory.related`) ranks at most:
 its rarest terms retrieve, up to this many records together; a term in this many or more does
 not (unless every term does)."""
+RECENT_QUERY_CHARS = 300
+"""How much of the user's last turn joins the new message in the second notes search (a bounded
+query, whatever the turn's length)."""
+RECENT_NOTES = 3
+"""Results of that second search shown (after the new message's own best three)."""
+FRAME_PART = 4
+"""The first stretch's records take at most a quarter of the notes share's typical count."""
+
+
+def _last_user_turn(rows: ContextRows | None, new_message: str) -> str:
+    """The user's last message in `rows` that is not the new message itself (a proxy stores the
+    new message before it asks for the context), or ""."""
+    if rows is None:
+        return ""
+    for m in reversed(rows.window):
+        if m.role == "user" and m.content.strip() and m.content != new_message:
+            return m.content
+    return ""
+
+
 NOTE_MIN_TOKENS = 16
 """Tokens a shown note is taken to need at least ("- #123 " and one short sentence): a namespace
 with more records than the notes share holds at this size is not read whole, only searched."""

@@ -47,7 +47,10 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
                    help="a grid of budgets, e.g. 2000,4000,8000")
     p.add_argument("--policies", default="all",
                    help="comma-separated: window, window+search, summary, three-stage, buffer, "
-                        "buffer+search, memlane (default: all)")
+                        "buffer+search, memlane, retrieval, retrieval+search (default: all)")
+    p.add_argument("--ablate", default=None, metavar="LAYER[,LAYER]",
+                   help="also run the default without one layer, once per layer named: "
+                        "buffer, notes, working (rows memlane-LAYER)")
     p.add_argument("--open-lines", type=int, default=3, metavar="M",
                    help="the reader opens the records of at most M visible buffer lines "
                         "(default 3)")
@@ -92,6 +95,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="filler small talk: the chitchat-dataset corpus or a built-in generator "
                         "(default auto: chitchat when installed)")
     n.set_defaults(func=cmd_needle)
+
+    r = esub.add_parser("reference", help="later messages that need an earlier fact without "
+                                          "sharing its words (constraints, decisions, "
+                                          "follow-ups by reference)")
+    _common(r, 4000)
+    r.add_argument("--data", default=None, metavar="FILE.jsonl",
+                   help="conversations written by others, one JSON object per line: "
+                        '{"messages": [{"role", "content"}...], "question": "...", '
+                        '"evidence": [index, ...]} (see docs/RESULTS.md); default: generated')
+    r.add_argument("--seeds", type=int, default=10, help="generated threads per kind (default 10)")
+    r.add_argument("--turns", type=int, default=300,
+                   help="exchanges per generated thread (default 300)")
+    r.add_argument("--filler", choices=("auto", "chitchat", "builtin"), default="auto",
+                   help="small talk of the generated threads, as for the needle")
+    r.set_defaults(func=cmd_reference)
 
     lo = esub.add_parser("locomo", help="replay LoCoMo conversations and measure how each "
                                         "question's evidence is reached")
@@ -166,11 +184,29 @@ def cmd_needle(args: argparse.Namespace) -> int:
         turns=args.turns, policies=args.policies, filler=args.filler,
         open_lines=args.open_lines, search_k=args.search_k, progress=not args.no_progress,
         embedder=args.embedder, reader=args.reader, cue_terms=args.cue_terms,
+        ablate=args.ablate,
     )
     title = (f"needle: {report['threads']} threads of {report['turns']} exchanges "
              f"({report['filler']} filler), fact planted at depths {report['depths']}")
     notes = [f"reader: {_reader(args)}, opens <= {args.open_lines} lines, search "
              f"top-{args.search_k} ({report['reader']['search']})"]
+    return _finish(args, report, title, notes)
+
+
+def cmd_reference(args: argparse.Namespace) -> int:
+    from ..eval.reference_run import run_reference
+
+    report = run_reference(
+        _budgets(args, 4000), data=args.data, seeds=args.seeds, turns=args.turns,
+        policies=args.policies, ablate=args.ablate, filler=args.filler,
+        open_lines=args.open_lines, search_k=args.search_k, progress=not args.no_progress,
+        embedder=args.embedder, reader=args.reader, cue_terms=args.cue_terms,
+    )
+    src = args.data or (f"generated, {args.seeds} per kind, {args.turns} exchanges "
+                        f"({', '.join(report['filler'])} filler)")
+    title = f"reference: {report['threads']} threads ({src}), kinds {', '.join(report['kinds'])}"
+    notes = [f"reader: {_reader(args)}, opens <= {args.open_lines} lines, search "
+             f"top-{args.search_k} ({report['reader']['search']}); summary is not run here"]
     return _finish(args, report, title, notes)
 
 
@@ -212,7 +248,7 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         limit_conversations=args.limit_conversations, open_lines=args.open_lines,
         search_k=args.search_k, progress=not args.no_progress, model=model,
         judge_model=judge_model, embedder=args.embedder, reader=args.reader,
-        cue_terms=args.cue_terms,
+        cue_terms=args.cue_terms, ablate=args.ablate,
         search_bounds=None if args.exhaustive_search else BOUNDED,
     )
     title = (f"locomo ({report['source']}): {len(report['conversations'])} conversations, "

@@ -177,6 +177,7 @@ class _Assembly:
         count: _Counter | None = None,
         cache: Caches | None = None,
         notes: Sequence[Record] = (),
+        matched: Sequence[Episode] = (),
     ) -> None:
         count = count if count is not None else _Counter(tokenizer)
         self.count = count
@@ -343,7 +344,7 @@ class _Assembly:
         skipped = 0
         self.block = show_block = rows.truncated and policy.use_buffer
         if show_block:
-            lines, skipped, w = select_lines(rows, policy.buffer_lines, cache)
+            lines, skipped, w = select_lines(rows, policy.buffer_lines, cache, matched)
             withheld += w
         self.lines = lines
         self.skipped = skipped

@@ -15,8 +15,8 @@ from ..types import BufferLine, ContextRows, Episode, Record
 from ..validate import date_text
 
 
-def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
-                 ) -> tuple[list[Episode], int, int]:
+def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
+                 matched: Sequence[Episode] = ()) -> tuple[list[Episode], int, int]:
     """(lines oldest first, stretches proven skipped, lines quarantined by the injection scan).
 
     A quarantined line is still shown, as a marker that keeps its record ids (`render_line`):
@@ -24,7 +24,9 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
 
     `skipped` counts the episodes that start before the window but are not shown; the store's
     episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
-    memory's memos (scan results).
+    memory's memos (scan results). `matched`: lines chosen for the new message (best first),
+    shown after the first stretch's and before the latest ones, when they start before the
+    window.
     """
     scans = cache.scans if cache is not None else None
     withheld = 0
@@ -33,6 +35,12 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None
     chosen: dict[int, Episode] = {}
     if first is not None and max_lines >= 1 and first.start < _window_start(rows):
         chosen[first.end] = first
+    start = _window_start(rows)
+    for ep in matched:
+        if len(chosen) >= max_lines:
+            break
+        if ep.start < start:
+            chosen.setdefault(ep.end, ep)
     for ep in recent:
         if len(chosen) >= max_lines:
             break
@@ -86,7 +94,7 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
         hit = cache.lines.get(id(ep))
         if hit is not None and hit[0] is ep:
             return hit[1]
-    ids = ", ".join(f"#{i}" for i in ep.record_ids) if ep.record_ids else "no records"
+    ids = id_list(ep.record_ids) if ep.record_ids else "no records"
     scans = cache.scans if cache is not None else None
     flags = scan(ep.line, scans)
     line = quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
@@ -94,6 +102,25 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
     if cache is not None:
         remember(cache.lines, id(ep), (ep, text))
     return text
+
+
+def id_list(ids: Sequence[int]) -> str:
+    """"#1, #2" for a few ids; a run of three or more consecutive ids as "#4-#9": a stretch's
+    records are filed together and numbered in a row, and a line listing a dozen ids one by
+    one spent more of the budget on its ids than on its words."""
+    out: list[str] = []
+    i = 0
+    ids = list(ids)
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        if j - i >= 2:
+            out.append(f"#{ids[i]}-#{ids[j]}")
+        else:
+            out.extend(f"#{x}" for x in ids[i:j + 1])
+        i = j + 1
+    return ", ".join(out)
 
 
 def _stretches(n: int, adjective: str = "") -> str:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..memo import Caches
-from ..types import Context, ContextRows, Record
+from ..types import Context, ContextRows, Episode, Record
 from .assemble import _Assembly, _Counter, assemble
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
@@ -49,10 +49,17 @@ def sized_context(
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
     cache: Caches | None = None,
-    notes: Sequence[Record] = (),
+    notes: Sequence[Record] | Callable[[ContextRows], Sequence[Record]] = (),
+    matched: Callable[[], Sequence[Episode]] | None = None,
 ) -> tuple[Context, Policy, ContextRows]:
-    """The assembled context, and the policy and rows it was assembled from."""
+    """The assembled context, and the policy and rows it was assembled from. `notes` may be a
+    function of the first rows read (the newest turns, the first stretch), called once;
+    `matched()`, called once when the history does not fit, gives the buffer lines chosen for
+    the new message (`Policy.index_lines`)."""
     rows = read(policy, None)
+    if callable(notes):
+        notes = notes(rows)
+    lines: Sequence[Episode] = matched() if matched is not None and rows.truncated else ()
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
                        tools=tools, cache=cache, notes=notes)
@@ -61,7 +68,7 @@ def sized_context(
     for round_ in range(ROUNDS + 1):
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
         a = _Assembly(rows, policy, budget, tokenizer, new_message, tools, count, cache,
-                      notes)
+                      notes, lines)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break

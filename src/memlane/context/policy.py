@@ -31,6 +31,21 @@ class Policy:
     with their ids (all of the namespace's records when they fit in this share). Records reach
     more facts per token than raw turns, so they come first; working memory fills what is left.
     0 turns the layer off."""
+    notes_recent: bool = True
+    """Also search the notes with the new message plus the user's last turn before it (cut to
+    `RECENT_QUERY_CHARS`), so a follow-up by reference ("Any news on it?") finds what the turn
+    it follows named; a few of those results go after the new message's own best ones. Off:
+    the notes are what a search of the new message alone ranks (the `retrieval` baseline)."""
+    frame_notes: bool = True
+    """With the buffer on and the history not in view: show the records the first stretch was
+    filed into as notes, first, within a quarter of the notes share: how the conversation
+    started (a constraint, a decision) is its frame, and a later message that depends on it
+    rarely shares its words."""
+    index_lines: int = 3
+    """At most this many buffer lines chosen from the whole thread because their words match the
+    new message, shown in place of the oldest recent ones: the line index as a retrieval path
+    (a message that matches a stretch's line reaches its records through the line's ids even
+    when it matches none of them). 0: the first line and the latest ones only."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True

@@ -96,6 +96,7 @@ def run_needle(
     embedder: str | None = None,
     reader: str = "eager",
     cue_terms: int = 2,
+    ablate: str | Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Run the needle workload; returns the report dict (see `memlane.eval.report`).
     `reader`/`cue_terms` as in `memlane.eval.replay.run_locomo` (the needle has no names)."""
@@ -104,7 +105,7 @@ def run_needle(
     if seeds < 1 or turns < 2:
         raise UsageError("use at least 1 seed and 2 turns")
     cue = reader_cue(reader, cue_terms)
-    specs = resolve_policies(policies)
+    specs = resolve_policies(policies, ablate)
     exchanges = sorted({needle_exchange(d, turns) for d in depths})
     emb = get_embedder(embedder)
     tk = CachedTokenizer(default_tokenizer())

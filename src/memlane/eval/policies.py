@@ -13,6 +13,15 @@ engine, not a re-implementation of it.
 | `buffer`        | episodic buffer + the newest turns; `open_memory` only   | memory step     |
 | `buffer+search` | the same, plus `search_memory`                           | memory step     |
 | `memlane`       | the default `Policy()` with all memory tools             | memory step     |
+| `retrieval`     | records retrieved by the new message + the newest turns  | memory step     |
+| `retrieval+search` | the same, plus `search_memory`                        | memory step     |
+
+`retrieval` is what most memory layers do (mem0, Zep): the records a search of the new message
+ranks first, injected ahead of the newest turns, which fill the rest of the budget; no buffer, no
+pruning, no tools. It runs through `Thread.context` like the default (`Policy(use_buffer=False,
+use_working=False, working_turns=0, use_tools=False, notes_recent=False)`, the same notes share),
+so the two differ only in the layers. `ablated(layer)` is the default without one layer
+(`--ablate`).
 
 Sizing. Policies that replay raw turns as their main layer (`window`, `window+search`, `summary`,
 `buffer`, `buffer+search`) *fill* the budget: the evaluation picks the largest number of newest
@@ -47,6 +56,8 @@ __all__ = [
     "SUMMARY_SHARE",
     "prepare",
     "resolve_policies",
+    "ABLATIONS",
+    "ablated",
     "turn_token_counts",
 ]
 
@@ -116,14 +127,49 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec("memlane", "the default Policy() with all memory tools", Policy(),
                    tuple(t["function"]["name"] for t in TOOL_SCHEMAS), search=True,
                    needs_records=True),
+        PolicySpec("retrieval", "records retrieved by the new message + newest turns",
+                   Policy(use_buffer=False, use_working=False, working_turns=0,
+                          use_tools=False, notes_recent=False),
+                   needs_records=True),
+        PolicySpec("retrieval+search", "records retrieved by the new message + newest turns "
+                                       "+ search",
+                   Policy(use_buffer=False, use_working=False, working_turns=0,
+                          notes_recent=False),
+                   ("search_memory",), search=True, needs_records=True),
     )
 }
 
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "buffer": {"use_buffer": False},
+    "notes": {"notes_share": 0.0},
+    "working": {"use_working": False},
+    "recent": {"notes_recent": False},
+    "frame": {"frame_notes": False},
+}
+"""The layers `--ablate` can take out of the default, and the `Policy` fields that do it."""
 
-def resolve_policies(names: str | Sequence[str] | None) -> list[PolicySpec]:
-    """Specs for a comma-separated list (or sequence) of names; None or "all" gives every one."""
+
+def ablated(layer: str) -> PolicySpec:
+    """The default policy without one layer, named `memlane-<layer>`."""
+    if layer not in ABLATIONS:
+        raise UsageError(f"unknown layer {layer!r} to ablate: choose from "
+                         f"{', '.join(ABLATIONS)}")
+    base = POLICIES["memlane"]
+    return replace(base, name=f"memlane-{layer}",
+                   description=f"the default without its {layer} layer",
+                   policy=replace(base.policy, **ABLATIONS[layer]))
+
+
+def resolve_policies(names: str | Sequence[str] | None,
+                     ablate: str | Sequence[str] | None = None) -> list[PolicySpec]:
+    """Specs for a comma-separated list (or sequence) of names; None or "all" gives every one.
+    `ablate` (layer names, comma-separated or a sequence) adds the default without each."""
+    extra: list[PolicySpec] = []
+    if ablate:
+        layers = [x.strip() for x in ablate.split(",")] if isinstance(ablate, str) else ablate
+        extra = [ablated(x) for x in dict.fromkeys(layers) if x]
     if names is None or names == "all":
-        return list(POLICIES.values())
+        return list(POLICIES.values()) + extra
     items = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
     out = []
     for n in items:
@@ -131,9 +177,9 @@ def resolve_policies(names: str | Sequence[str] | None) -> list[PolicySpec]:
             raise UsageError(f"unknown policy {n!r}: choose from {', '.join(POLICIES)}")
         if POLICIES[n] not in out:
             out.append(POLICIES[n])
-    if not out:
+    if not out and not extra:
         raise UsageError(f"no policies given: choose from {', '.join(POLICIES)}")
-    return out
+    return out + extra
 
 
 class CachedTokenizer:

@@ -19,6 +19,14 @@ pinned note in view came from an evidence turn), `via_summary` (the summary in v
 content word of the gold answer: a proxy, since offline nothing can tell whether a summary carries
 a fact), `via_pointer` (a record opened from a visible buffer line came from an evidence turn),
 `via_search` (a search result came from an evidence turn), or not reached (None).
+
+Strict temporal reach (`dated`): for a question about *when*, reaching the evidence is not
+enough; its date must be in view with it. Strict means a lenient reach where the evidence
+session's date (`YYYY-MM-DD`, or the data's own label in a summary) appears in the same item that
+reaches the evidence: the replayed turn's text, the note's line (`- #id (YYYY-MM-DD) text` once
+notes show the date a fact was stated), a visible buffer line dated that day that lists the
+reached record's id (the model can join a note or result to its line by id), the record's own
+`stated` date as a tool returns it, or the summary.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from typing import Any
 from ..context.tokens import Tokenizer
 from ..step.heuristic import STOPWORDS, stem
 from ..types import BufferLine, Context, Record
+from ..validate import date_text
 
 __all__ = [
     "BM25",
@@ -47,6 +56,7 @@ __all__ = [
     "answer_with_model",
     "classify",
     "cue",
+    "dated",
     "judge",
     "pointed_at",
     "read",
@@ -69,6 +79,7 @@ READERS = ("eager", "cued")
 _TOKEN = re.compile(r"[a-z0-9]+")
 _POSSESSIVE = re.compile(r"['’]s\b")
 _CORE_LINE = re.compile(r"^- #(\d+) ", re.MULTILINE)
+_NOTE_LINE = re.compile(r"^- #(\d+) .*$", re.MULTILINE)
 
 
 def terms(text: str) -> list[str]:
@@ -160,6 +171,8 @@ class Reading:
     """Tokens of the opened records and the search results (what the tool calls returned)."""
     cued: bool | None = None
     """Cued reader: whether a visible item cued the search (None: eager, or no search tool)."""
+    note_lines: tuple[tuple[int, str], ...] = ()
+    """(id, line as shown) of every "- #id ..." note line in view, for the strict date test."""
 
     @property
     def tokens(self) -> int:
@@ -197,9 +210,11 @@ def read(
     `names` are the participants' names, which do not count as shared terms."""
     visible = frozenset(msg.content for msg in ctx.messages if msg.layer in REPLAYED_LAYERS)
     shown_notes: tuple[Record, ...] = ()
+    note_lines: tuple[tuple[int, str], ...] = ()
     if notes:
         text = "\n".join(msg.content for msg in ctx.messages if msg.layer in NOTE_LAYERS)
-        ids = dict.fromkeys(int(i) for i in _CORE_LINE.findall(text))
+        note_lines = tuple((int(m.group(1)), m.group(0)) for m in _NOTE_LINE.finditer(text))
+        ids = dict.fromkeys(i for i, _ in note_lines)
         shown_notes = tuple(notes[i] for i in ids if i in notes)
     lines = [b for b in ctx.trace.buffer_lines if b.record_ids]
     opened_lines: list[BufferLine] = []
@@ -228,6 +243,7 @@ def read(
         searched=searched,
         opened_tokens=opened_tokens,
         cued=cued,
+        note_lines=note_lines,
     )
 
 
@@ -266,6 +282,46 @@ def classify(
     if any(ids.intersection(r.source_ids) for r in reading.searched):
         return "via_search"
     return None
+
+
+def dated(
+    reading: Reading,
+    ctx: Context,
+    evidence_texts: Iterable[str],
+    evidence_ids: Iterable[int],
+    dates: Iterable[str],
+    answer: str = "",
+) -> bool:
+    """Strict reach for a question about when: the evidence is reached (`classify`) by an item
+    that shows one of `dates` (the evidence session's date strings) with it. See the module
+    docstring for what counts; the same test for every policy."""
+    want = [d for d in dict.fromkeys(dates) if d]
+    if not want or classify(reading, evidence_texts, evidence_ids, answer) is None:
+        return False
+    ids = set(evidence_ids)
+
+    def has(text: str) -> bool:
+        return any(d in text for d in want)
+
+    if any(t in reading.visible and has(t) for t in evidence_texts):
+        return True
+    if reading.summary and answer and answer_in(reading.summary, answer) and has(reading.summary):
+        return True
+    reached = [r for r in (*reading.notes, *reading.opened, *reading.searched)
+               if ids.intersection(r.source_ids)]
+    if not reached:
+        return False
+    lines = dict(reading.note_lines)
+    line_days = [(set(b.record_ids), date_text(b.date) or "") for b in ctx.trace.buffer_lines]
+    for r in reached:
+        if r.id in lines and has(lines[r.id]):
+            return True
+        stated = getattr(r, "stated", None)  # the date a fact was stated, when records carry it
+        if stated and has(date_text(stated) or ""):
+            return True
+        if any(r.id in rids and day in want for rids, day in line_days):
+            return True
+    return False
 
 
 # --- with a model: the model reads, calls the memory tools, and answers ---------------------------

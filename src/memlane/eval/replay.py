@@ -36,6 +36,7 @@ from ..recall.embed import get_embedder
 from ..step.heuristic import DUPLICATE, extract, fact_terms
 from ..store.common import BOUNDED, SearchBounds
 from ..types import Message, Record
+from ..validate import date_text
 from .locomo import (
     CATEGORIES,
     Conversation,
@@ -52,6 +53,7 @@ from .reader import (
     LexicalIndex,
     answer_with_model,
     classify,
+    dated,
     judge,
     pointed_at,
     read,
@@ -235,8 +237,12 @@ def run_locomo(
     reader: str = "eager",
     cue_terms: int = 2,
     search_bounds: SearchBounds | None = BOUNDED,
+    ablate: str | Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Replay and measure; returns the report dict (see `memlane.eval.report`).
+
+    `ablate`: layers ("buffer", "notes", "working") to take out of the default one at a time,
+    each run as one more policy (`memlane-<layer>`).
 
     `reader` is the offline reader: "eager" searches whenever the policy offers the tool, "cued"
     only when a visible item shares `cue_terms` content terms with the question (names of the
@@ -251,7 +257,7 @@ def run_locomo(
     if not budgets or any(b <= 0 for b in budgets):
         raise UsageError("budgets must be positive token counts, e.g. --budgets 2000,4000,8000")
     cue = reader_cue(reader, cue_terms)
-    specs = resolve_policies(policies)
+    specs = resolve_policies(policies, ablate)
     emb = get_embedder(embedder)
     convs = load_locomo(data)
     if limit_conversations is not None:
@@ -301,6 +307,14 @@ def run_locomo(
                     [rep.by_dia[d].id for d in q.evidence])
                 for i, q in enumerate(questions)
             }
+            # The date strings of each temporal question's evidence sessions: as memlane shows
+            # a date (YYYY-MM-DD), and as the data writes it (what the summaries carry).
+            label = {tr.dia_id: s.date_text for s in conv.sessions for tr in s.turns}
+            when = {
+                i: [x for d in q.evidence
+                    for x in (date_text(rep.by_dia[d].ts) or "", label.get(d, ""))]
+                for i, q in enumerate(questions) if CATEGORIES.get(q.category) == "temporal"
+            }
             asked = [q.question if model is None else f"{q.question}\n{ANSWER_INSTRUCTIONS}"
                      for q in questions]
             probe = max(asked, key=lambda s: tk.count([s])[0], default="?")
@@ -338,8 +352,10 @@ def run_locomo(
                             tally.add_answer(f1, ans.calls, verdict)
                         texts, ids = evidence[i]
                         cls = classify(reading, texts, ids, q.answer)
+                        strict = (dated(reading, ctx, texts, ids, when[i], q.answer)
+                                  if i in when else None)
                         tally.add(cls, reading, CATEGORIES.get(q.category, str(q.category)),
-                                  listed=pointed_at(ctx, records, ids))
+                                  listed=pointed_at(ctx, records, ids), dated=strict)
                     bar.step(f"{conv.sample_id} {spec.name} @{budget}")
     finally:
         bar.close()

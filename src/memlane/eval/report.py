@@ -43,6 +43,8 @@ class Tally:
     correct: int = 0
     answer_calls: int = 0
     """Model calls spent answering (1 + one per tool round, per question)."""
+    temporal: list[int] = field(default_factory=lambda: [0, 0, 0])
+    """Questions about when: [reached, reached with the evidence's date in view, n]."""
 
     def add_answer(self, f1: float, calls: int, verdict: bool | None = None) -> None:
         self.answered += 1
@@ -53,8 +55,14 @@ class Tally:
             self.correct += verdict
 
     def add(self, cls: str | None, reading: Reading, group: str | None = None,
-            listed: bool = False) -> None:
+            listed: bool = False, dated: bool | None = None) -> None:
+        """`dated`: for a question about when, whether the reach was strict (`reader.dated`);
+        None for other questions."""
         self.n += 1
+        if dated is not None:
+            self.temporal[0] += cls is not None
+            self.temporal[1] += dated
+            self.temporal[2] += 1
         self.listed += listed
         if cls is not None:
             self.classes[cls] += 1
@@ -80,6 +88,10 @@ class Tally:
             out["answer_calls_per_question"] = round(self.answer_calls / self.answered, 3)
         if self.judged:
             out["judge"] = round(self.correct / self.judged, 4)
+        if self.temporal[2]:
+            t = self.temporal
+            out["temporal_lenient"] = round(t[0] / t[2], 4)
+            out["temporal_strict"] = round(t[1] / t[2], 4)
         if self.by_group:
             out[group_key] = {g: round(r / max(t, 1), 4) for g, (r, t) in self.by_group.items()}
         return out
@@ -97,6 +109,8 @@ _COLUMNS = (
     ("model_calls_per_turn", "calls/turn", "{:>10.3f}"),
 )
 _ANSWER_COLUMNS = (
+    ("temporal_lenient", "when", "{:>6.1%}"),
+    ("temporal_strict", "when+date", "{:>9.1%}"),
     ("f1", "F1", "{:>6.3f}"),
     ("judge", "judge", "{:>6.1%}"),
 )
