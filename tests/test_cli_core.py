@@ -207,3 +207,21 @@ def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, mo
     rows = json.loads(got)
     assert [r["thread_id"] for r in rows] == ["lisbon-trip"]
     assert rows[0]["messages"] == 120
+
+
+def test_context_shows_notes_whole_and_full_shows_every_layer_whole(tmp_path, capsys, convo):
+    db = str(tmp_path / "m.db")
+    run(capsys, "--db", db, "ingest", "t1", str(convo))
+    code, out, _ = run(capsys, "--db", db, "context", "t1", "--json",
+                       "--message", "What is my passport number?")
+    ctx = json.loads(out)
+    notes = next(m["content"] for m in ctx["messages"] if m["layer"] == "notes")
+    system = next(m["content"] for m in ctx["messages"] if m["layer"] == "system")
+    assert len(notes) > 100 and len(system) > 100  # long enough that a clip would cut them
+    _, text, _ = run(capsys, "--db", db, "context", "t1", "--message",
+                     "What is my passport number?")
+    assert notes in text and "K4471902" in text  # the notes, whole, by default
+    assert " ".join(system.split()) not in text  # the system prompt clipped to a line
+    _, full, _ = run(capsys, "--db", db, "context", "t1", "--full", "--message",
+                     "What is my passport number?")
+    assert notes in full and system in full

@@ -351,3 +351,29 @@ def test_upstream_model_writes_the_memory_step(tmp_path):
         assert [r.text for r in recs] == ["MODEL-FILED: parcel 81-3319"]
         assert any(b.get("response_format") for b in up.requests)
         memory.close()
+
+
+def test_context_view_shows_the_system_prompt_the_proxy_sent(service):
+    """The inspector's context view of a proxied thread shows the client's system prompt (the
+    one the model got), not memlane's default, and says which it is."""
+    client, up, app, url, key = service
+
+    def view(thread):
+        req = urllib.request.Request(f"{url}/v1/memlane/threads/{thread}/context",
+                                     headers={"Authorization": f"Bearer {key}"})
+        with urllib.request.urlopen(req) as r:
+            return json.load(r)
+
+    own = "You are Captain Parcel, a terse shipping bot."
+    client.chat.completions.create(model="m", user="sys", messages=[
+        {"role": "system", "content": own}, {"role": "user", "content": FACT}])
+    sent = up.requests[-1]["messages"][0]
+    assert sent["role"] == "system" and sent["content"].startswith(own)
+    ctx = view("sys")
+    assert ctx["system_prompt_from"] == "proxy"
+    assert ctx["messages"][0]["layer"] == "system"
+    assert ctx["messages"][0]["content"] == sent["content"]
+    # A thread written without the proxy shows memlane's own prompt, and says so.
+    app.state.service.mem("acme").thread("plain").add("user", "hello")
+    plain = view("plain")
+    assert plain["system_prompt_from"] == "memory" and own not in plain["messages"][0]["content"]

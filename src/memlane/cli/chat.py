@@ -28,7 +28,8 @@ ANSWER_PREFIX = "assistant: "
 DEFAULT_THREAD = "chat"
 
 HELP = """commands:
-  /context          what the model sees next, by layer, with token counts
+  /context [full]   what the model sees next, by layer, with token counts (full: every
+                    message whole; notes and buffer are always whole)
   /records          long-term memory records of this namespace
   /search QUERY     search long-term memory
   /forget ID        delete a record
@@ -272,7 +273,11 @@ class ChatSession:
             if name == "/help":
                 print(HELP)
             elif name == "/context":
-                print(render_context(self.agent.context(self.thread_id)))
+                if rest not in ("", "full"):
+                    print("usage: /context [full]")
+                else:
+                    print(render_context(self.agent.context(self.thread_id),
+                                         full=rest == "full"))
             elif name == "/records":
                 self.records()
             elif name == "/search":

@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--budget", type=int, default=4000, help="token budget (default 4000)")
     p.add_argument("--message", default=None, help="the new user message, if any")
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
+    p.add_argument("--full", action="store_true",
+                   help="print every message whole (default: the system prompt and turns are "
+                        "clipped to a line; notes, core and buffer are always whole)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_context)
 
@@ -150,7 +153,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         t.info()  # a clear NotFound for a thread that does not exist
         ctx = t.context(budget=args.budget, new_message=args.message,
                         tools=[] if args.no_tools else None)
-    emit(ctx.to_dict(), args.json, render_context(ctx))
+    emit(ctx.to_dict(), args.json, render_context(ctx, full=args.full))
     return 0
 
 

@@ -553,6 +553,7 @@ class Proxy:
         tools = memory_tools + client_tools
         ctx = thread.context(budget, logs[u]["content"], policy=policy, tools=tools)
         thread.extend([logs[u]])
+        self.svc.note_sent_system(mem.ns, thread.id, (policy or mem.policy).system_prompt)
         messages: list[dict[str, Any]] = list(ctx.openai_messages())
         if isinstance(conv[u].get("content"), list) and ctx.messages[-1].layer == "new" \
                 and ctx.messages[-1].content == logs[u]["content"]:
