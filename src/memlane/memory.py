@@ -124,11 +124,24 @@ class Memory:
         target: str | os.PathLike[str] | None = None,
         *,
         namespace: str = "default",
+        embedder: Embedder | str | None = None,
+        switch_embedder: bool = False,
         **kwargs: Any,
     ) -> Memory:
         """Open a memory: no argument gives the embedded SQLite file (`$MEMLANE_DB` or
-        `~/.memlane/memlane.db`); a path, `:memory:` or a `postgresql://` URL chooses another."""
-        return cls(open_store(target), namespace, **kwargs)
+        `~/.memlane/memlane.db`); a path, `:memory:` or a `postgresql://` URL chooses another.
+
+        The embedder is a property of the memory: the first one chosen is recorded in the
+        store, and an open without `embedder` uses it; another one is an error naming the fix
+        (see `resolve_embedder`). `switch_embedder`: make `embedder` the memory's embedder
+        instead; then `reindex()` embeds every record with it."""
+        store = open_store(target)
+        try:
+            chosen = resolve_embedder(store, embedder, switch=switch_embedder)
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, namespace, embedder=chosen, **kwargs)
 
     def namespace(self, namespace: str) -> Memory:
         """The same store seen as another namespace."""
@@ -452,6 +465,54 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+EMBEDDER_SETTING = "embedder"
+
+
+def resolve_embedder(store: Store, given: Embedder | str | None, *,
+                     switch: bool = False) -> Embedder | None:
+    """The embedder a memory opened on `store` uses. Vectors from two embedders cannot be
+    compared, so a store has one: recorded (its spec and name) when first chosen, used by every
+    open that names none, and any other one is refused with the fix. A store whose records were
+    written without an embedder has no vectors; choosing one then is refused too (its search
+    would be lexical for every old record while looking hybrid): `switch` (the CLI's `memlane
+    reindex --embedder X`) records it, and `Memory.reindex()` then embeds the old records."""
+    emb = get_embedder(given) if isinstance(given, str) else given
+    raw = store.setting(EMBEDDER_SETTING)
+    held: dict[str, Any] | None = json.loads(raw) if raw else None
+    if emb is None:
+        if held is None:
+            return None
+        spec = held.get("spec")
+        if not spec:
+            raise UsageError(
+                f"this memory's vectors come from a custom embedder ({held['name']!r}): pass "
+                "that Embedder to Memory.open(..., embedder=...)")
+        return get_embedder(str(spec))
+    spec = given.strip() if isinstance(given, str) else None
+    mine = json.dumps({"spec": spec, "name": emb.name})
+    if switch:
+        store.put_setting(EMBEDDER_SETTING, mine, replace=True)
+        return emb
+    if held is None:
+        if store.has_records():
+            raise UsageError(
+                f"this memory's records were written without an embedder (lexical search "
+                f"only), so embedder {spec or emb.name!r} would find none of them by meaning: "
+                f"run `memlane reindex --embedder {spec or 'SPEC'}` (or Memory.open(..., "
+                "switch_embedder=True) then reindex()) to embed them and make it the memory's "
+                "embedder, or open it without an embedder")
+        held = json.loads(store.put_setting(EMBEDDER_SETTING, mine))
+    assert held is not None
+    if held["name"] != emb.name:
+        was = held.get("spec") or held["name"]
+        raise UsageError(
+            f"this memory's embedder is {was!r} (recorded when it was first chosen), not "
+            f"{spec or emb.name!r}: open it with --embedder {was} (or no --embedder: the "
+            f"recorded one is used), or switch with `memlane reindex --embedder "
+            f"{spec or 'SPEC'}`, which re-embeds every record")
+    return emb
 
 
 class Thread:

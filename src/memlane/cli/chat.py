@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from ..errors import MemlaneError, UsageError
+from . import add_embedder_arg
 from .core import open_memory, render_context
 
 PROMPT = "you> "
@@ -57,6 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--thread", default=DEFAULT_THREAD,
                    help="conversation to continue or start (default: %(default)s)")
     p.add_argument("--budget", type=int, default=4000, help="context token budget (default 4000)")
+    add_embedder_arg(p)
     p.add_argument("--inline", action="store_true",
                    help="file memory inside the agent's own call (no extra model call)")
     p.add_argument("--step", choices=("auto", "model", "heuristic"), default="auto",

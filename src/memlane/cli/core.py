@@ -19,7 +19,7 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES
 from ..validate import timestamp
-from . import JSON_HELP, emit
+from . import JSON_HELP, add_embedder_arg, emit
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -35,6 +35,8 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: 
             raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
                              "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
                              "--db PATH (or set $MEMLANE_DB) for another one")
+    if "embedder" not in kwargs:
+        kwargs["embedder"] = getattr(args, "embedder", None)
     return Memory.open(target, namespace=args.namespace, **kwargs)
 
 
@@ -58,6 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--every", type=int, default=None,
                    help="file a stretch every N user turns (default 4)")
     p.add_argument("--no-step", action="store_true", help="append only; do not file stretches")
+    add_embedder_arg(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_ingest)
 

