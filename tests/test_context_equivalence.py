@@ -37,7 +37,12 @@ from memlane.context.truncate import head_tail
 from memlane.context.working import decayed, drop_order
 from memlane.memo import Caches
 from memlane.recall.schemas import TOOL_SCHEMAS
-from memlane.safety import MEMORY_INSTRUCTIONS, NOTES_HEADER, is_suspect
+from memlane.safety import (
+    NOTES_HEADER,
+    NOTES_HEADER_NO_TOOLS,
+    is_suspect,
+    memory_instructions,
+)
 from memlane.types import (
     BufferLine,
     ChatMessage,
@@ -183,8 +188,8 @@ def _stretches(n: int, adjective: str = "") -> str:
 
 
 def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfiled: int,
-                      first_end: int | None) -> str:
-    out = [NOTES_HEADER]
+                      first_end: int | None, header: str = NOTES_HEADER) -> str:
+    out = [header]
     placed_gap = False
     for ep in lines:
         out.append(_ref_render_line(ep))
@@ -228,10 +233,11 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
     count = _RefCounter(tokenizer)
     count.prime([m.content for m in rows.window] + ([new_message] if new_message else []))
 
+    tools = tuple(tools) if policy.use_tools else ()
     system = policy.system_prompt
     if policy.memory_instructions:
-        system = f"{system}\n\n{MEMORY_INSTRUCTIONS}" if system else MEMORY_INSTRUCTIONS
-    tools = tuple(tools) if policy.use_tools else ()
+        text = memory_instructions(bool(tools))
+        system = f"{system}\n\n{text}" if system else text
     tools_tokens = count(json.dumps(list(tools), separators=(",", ":"))) if tools else 0
     fixed = count.msg(system) + tools_tokens
     if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
@@ -302,7 +308,9 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
         if st_.block:
             add(ChatMessage("system", _ref_render_block(st_.lines,
                                                         skipped + st_.extra_skipped,
-                                                        rows.unfiled_before_window, first_end),
+                                                        rows.unfiled_before_window, first_end,
+                                                        NOTES_HEADER if tools
+                                                        else NOTES_HEADER_NO_TOOLS),
                             "buffer"))
         run: list[Turn] = []
 

@@ -377,3 +377,44 @@ def test_context_view_shows_the_system_prompt_the_proxy_sent(service):
     app.state.service.mem("acme").thread("plain").add("user", "hello")
     plain = view("plain")
     assert plain["system_prompt_from"] == "memory" and own not in plain["messages"][0]["content"]
+
+
+def test_serve_files_memory_with_the_heuristic_for_the_local_model():
+    from memlane.cli.serve import heuristic_steps
+
+    local = object()
+    assert heuristic_steps("local", local, "auto", False)
+    assert heuristic_steps("local:/m.gguf", local, "auto", False)
+    assert not heuristic_steps("local", local, "model", False)  # asked for: the model writes
+    assert not heuristic_steps("http://up/v1", None, "auto", False)
+    assert heuristic_steps("http://up/v1", None, "heuristic", False)
+    assert heuristic_steps("http://up/v1", None, "auto", True)  # --heuristic-step
+
+
+def test_a_tool_less_in_process_model_gets_no_tools_and_no_tool_names(tmp_path):
+    from memlane.models import FunctionModel, ModelReply
+
+    model = FunctionModel(lambda messages, tools, json_schema: ModelReply(content="ok"),
+                          name="local-test")
+    model.supports_tools = False  # as the local model
+    memory = Memory.open(tmp_path / "m.db", cadence=Cadence(every_user_turns=2))
+    ring = KeyRing.load(tmp_path / "keys.json")
+    key = ring.add("acme")
+    app = create_app(memory, Auth(ring), ServerConfig(budget=BUDGET), mcp=False, model=model)
+    with serve_in_thread(app) as url:
+        client = openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
+        for text in [FACT, *FILLER[:6]]:
+            client.chat.completions.create(model="x", user="loc", messages=[
+                {"role": "user", "content": text}])
+        app.state.service.drain()
+        client.chat.completions.create(model="x", user="loc", messages=[
+            {"role": "user", "content": QUESTION}])
+    memory.close()
+    calls = [c for c in model.calls if c.json_schema is None]
+    assert len(calls) == 8
+    for c in calls:
+        assert not c.tools
+        system = "\n".join(m["content"] for m in c.messages if m["role"] == "system")
+        assert "You have long-term memory" in system
+        for name in ("open_memory", "search_memory", "update_memory", "remember /"):
+            assert name not in system, name

@@ -89,11 +89,12 @@ def _stretches(n: int, adjective: str = "") -> str:
 
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
-    cache: Caches | None = None,
+    cache: Caches | None = None, header: str = NOTES_HEADER,
 ) -> str:
     """The block's text. The gap marker goes after the first stretch's line, where the skipped
-    stretches are, and only when `skipped_after_first` > 0."""
-    out = [NOTES_HEADER]
+    stretches are, and only when `skipped_after_first` > 0. `header`: `NOTES_HEADER_NO_TOOLS`
+    for a context without tools."""
+    out = [header]
     placed_gap = False
     for ep in lines:
         out.append(render_line(ep, cache))

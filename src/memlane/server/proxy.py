@@ -539,7 +539,10 @@ class Proxy:
 
         client_tools = list(body.get("tools") or [])
         client_names = {_call_name(t) for t in client_tools}
-        offer = mem.policy.use_tools and body.get("tool_choice") != "none"
+        # An in-process model that cannot call tools (the local one) is offered none, so its
+        # memory instructions name none either.
+        offer = mem.policy.use_tools and body.get("tool_choice") != "none" and \
+            getattr(self.svc.model, "supports_tools", True)
         offered = frozenset(MEMORY_TOOL_NAMES - client_names) if offer else frozenset()
         memory_tools = [dict(t) for t in TOOL_SCHEMAS if t["function"]["name"] in offered]
         policy = replace(mem.policy, system_prompt="\n\n".join(system)) if system else None
