@@ -1,6 +1,7 @@
 """The core CLI commands, run in-process on a real SQLite file."""
 
 import json
+import os
 
 import pytest
 
@@ -182,17 +183,26 @@ def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, mo
     demo_db = tmp_path / ".memlane" / "demo.db"
     assert demo_db.exists() and str(demo_db) in out
     assert not (tmp_path / ".memlane" / "memlane.db").exists(), "the user's memory is untouched"
+    from memlane.demo import program
+
+    # The commands start with what runs memlane from this shell (`memlane` only when on PATH).
+    prog = program()
+    if prog != "memlane":
+        assert os.access(shlex.split(prog)[0], os.X_OK), prog
+        assert f"run it as {prog}" in out
+    n = len(shlex.split(prog))
     tail = out.split("Next:", 1)[1].splitlines()
-    cmds = [ln.strip() for ln in tail if ln.strip().startswith("memlane ") and "serve" not in ln]
+    cmds = [ln.strip() for ln in tail if ln.strip().startswith(prog + " --db ")
+            and " serve " not in ln]
     assert len(cmds) >= 5
     for cmd in cmds:
         argv = shlex.split(cmd)
-        code, got, err = run(capsys, *argv[1:])
+        code, got, err = run(capsys, *argv[n:])
         assert code == 0, (cmd, err)
         assert got.strip() and "(no threads)" not in got and "(no records)" not in got, cmd
     # The context command shows the demo's point: the line pointing at the flight's record.
     ctx_cmd = next(c for c in cmds if " context " in c)
-    _, got, _ = run(capsys, *shlex.split(ctx_cmd)[1:])
+    _, got, _ = run(capsys, *shlex.split(ctx_cmd)[n:])
     assert "[buffer" in got
     # A second run replaces the thread (and its records) rather than doubling it.
     first = json.loads(run(capsys, "demo", "--json")[1])
@@ -225,3 +235,28 @@ def test_context_shows_notes_whole_and_full_shows_every_layer_whole(tmp_path, ca
     _, full, _ = run(capsys, "--db", db, "context", "t1", "--full", "--message",
                      "What is my passport number?")
     assert notes in full and system in full
+
+
+def test_keys_add_prints_only_the_key_on_stdout(tmp_path, capsys):
+    code, out, err = run(capsys, "keys", "add", "acme", "--keys", str(tmp_path / "k.json"))
+    assert code == 0
+    assert out.count("\n") == 1 and out.strip().startswith("mlk_")  # `$(...)` gets the key
+    assert "shown only this once" in err and "acme" in err
+
+
+def test_search_scores_are_readable_and_ties_list_newest_first(tmp_path, capsys):
+    from memlane import Memory
+
+    db = tmp_path / "m.db"
+    with Memory.open(db) as mem:
+        for text in ["The user likes tea.", "The user likes coffee.", "The user likes water."]:
+            mem.remember(text)
+        hits = mem.search("user likes")
+    assert len({h.score for h in hits}) == 1  # a tie: every record matches the same way
+    assert [h.record.text for h in hits] == ["The user likes water.", "The user likes coffee.",
+                                             "The user likes tea."]
+    code, out, _ = run(capsys, "--db", str(db), "search", "user likes")
+    assert code == 0 and "0.0000" not in out
+    lines = out.strip().splitlines()
+    assert len(lines) == 3 and "water" in lines[0] and "tea" in lines[2]
+    assert float(lines[0].split()[1]) > 0  # the score as printed is not rounded to zero

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any
 
-from ..errors import MemlaneError, UsageError
+from ..errors import MemlaneError, MissingKey, UsageError
 from . import add_embedder_arg
 from .core import open_memory, render_context
 
@@ -159,11 +159,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
             if load is not None:
                 load()
     else:
-        model = make_model(spec, args.base_url)
-        env = getattr(model, "missing_key", None)
-        if env:
-            print(f"memlane chat: {spec} needs an API key: set {env} (e.g. `export {env}=...`) "
-                  "and start again, or pick another model.\n\n" + NO_MODEL, file=sys.stderr)
+        try:
+            model = make_model(spec, args.base_url)
+        except MissingKey as e:
+            print(f"memlane chat: {spec} needs an API key: set {e.env} (e.g. `export "
+                  f"{e.env}=...`) and start again, or pick another model.\n\n" + NO_MODEL,
+                  file=sys.stderr)
             return 2
 
     interactive = sys.stdin.isatty()

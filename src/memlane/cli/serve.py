@@ -285,9 +285,12 @@ def cmd_keys_add(args: argparse.Namespace) -> int:
 
     ring = KeyRing.load(args.keys)
     key = ring.add(args.key_namespace)
+    # Only the key on stdout, so `KEY=$(memlane keys add NS)` captures the key alone.
     emit({"namespace": args.key_namespace, "key": key, "keys_file": str(ring.path)}, args.json,
-         f"{key}\n\nThe key for namespace {args.key_namespace!r}; it is shown only this once "
-         f"(only its hash is kept, in {ring.path}).")
+         key)
+    if not args.json:
+        print(f"memlane: the key for namespace {args.key_namespace!r}, shown only this once "
+              f"(only its hash is kept, in {ring.path}).", file=sys.stderr)
     return 0
 
 
