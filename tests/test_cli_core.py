@@ -260,3 +260,20 @@ def test_search_scores_are_readable_and_ties_list_newest_first(tmp_path, capsys)
     lines = out.strip().splitlines()
     assert len(lines) == 3 and "water" in lines[0] and "tea" in lines[2]
     assert float(lines[0].split()[1]) > 0  # the score as printed is not rounded to zero
+
+
+def test_show_and_threads_page_with_limit_and_offset(tmp_path, capsys, convo):
+    db = str(tmp_path / "m.db")
+    for t in ("a", "b", "c"):
+        run(capsys, "--db", db, "ingest", t, str(convo), "--no-step")
+    _, out, _ = run(capsys, "--db", db, "threads", "--limit", "2")
+    assert len(out.splitlines()) == 3 and "--offset 2 for the next page" in out
+    _, rest, _ = run(capsys, "--db", db, "threads", "--limit", "2", "--offset", "2", "--json")
+    firsts = [ln.split()[0] for ln in out.splitlines()[:2]]
+    assert len(json.loads(rest)) == 1 and json.loads(rest)[0]["thread_id"] not in firsts
+    _, page, _ = run(capsys, "--db", db, "show", "a", "--limit", "5", "--offset", "10", "--json")
+    assert [m["seq"] for m in json.loads(page)["messages"]] == [11, 12, 13, 14, 15]
+    _, text, _ = run(capsys, "--db", db, "show", "a", "--limit", "5")
+    assert "#5 " in text and "#6 " not in text and "--offset 5 for the next page" in text
+    code, _, err = run(capsys, "--db", db, "show", "a", "--offset", "-1")
+    assert code != 0 and "--offset" in err

@@ -78,11 +78,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("threads", help="list threads of the namespace, most recent first")
     p.add_argument("--limit", type=int, default=100,
                    help="list at most this many (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0,
+                   help="skip this many first (default 0), to page on")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser("show", help="a thread's messages and its buffer lines")
     p.add_argument("thread", help="thread id (`memlane threads` lists them)")
+    p.add_argument("--limit", type=int, default=200,
+                   help="show at most this many messages (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0,
+                   help="skip this many first messages (default 0), to page on")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_show)
 
@@ -161,10 +167,10 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_threads(args: argparse.Namespace) -> int:
-    if args.limit < 1:
-        raise UsageError("--limit must be at least 1")
+    if args.limit < 1 or args.offset < 0:
+        raise UsageError("--limit must be at least 1 and --offset at least 0")
     with open_memory(args, read_only=True) as mem:
-        rows = mem.threads(limit=args.limit + 1)  # one more: are there more?
+        rows = mem.threads(limit=args.limit + 1, offset=args.offset)  # one more: any more?
     more = len(rows) > args.limit
     rows = rows[: args.limit]
     data = [r.__dict__ for r in rows]
@@ -174,17 +180,23 @@ def cmd_threads(args: argparse.Namespace) -> int:
         for r in rows
     ) or "(no threads)"
     if more:
-        text += f"\n(more threads than these {len(rows)}: pass a larger --limit)"
+        text += (f"\n(more threads: showing {args.offset + 1}-{args.offset + len(rows)}; "
+                 f"--offset {args.offset + len(rows)} for the next page, or a larger --limit)")
     emit(data, args.json, text)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    if args.limit < 1 or args.offset < 0:
+        raise UsageError("--limit must be at least 1 and --offset at least 0")
     with open_memory(args, read_only=True) as mem:
         t = mem.thread(args.thread)
         info = t.info()
-        msgs = t.messages()
+        # One more than the page: whether there are more is known without a count.
+        msgs = t.messages(limit=args.offset + args.limit + 1)[args.offset:]
         eps = t.episodes()
+    more = len(msgs) > args.limit
+    msgs = msgs[: args.limit]
     data = {
         "thread": info.__dict__,
         "messages": [m.__dict__ for m in msgs],
@@ -194,6 +206,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     for m in msgs:
         rel = f" (relevance {m.relevance:.2f})" if m.relevance is not None else ""
         out.append(f"  #{m.seq:<5} {m.role + ':':<11}{_clip(m.content, 90)}{rel}")
+    if more:
+        out.append(f"  (more messages: showing {args.offset + 1}-{args.offset + len(msgs)} of "
+                   f"{info.messages}; --offset {args.offset + len(msgs)} for the next page)")
     out.append("buffer lines:")
     for e in eps:
         out.append(f"  msgs {e.start}-{e.end}: {e.line} -> {list(e.record_ids)}")
