@@ -277,3 +277,22 @@ def test_show_and_threads_page_with_limit_and_offset(tmp_path, capsys, convo):
     assert "#5 " in text and "#6 " not in text and "--offset 5 for the next page" in text
     code, _, err = run(capsys, "--db", db, "show", "a", "--offset", "-1")
     assert code != 0 and "--offset" in err
+
+
+def test_remember_and_update_from_the_shell(tmp_path, capsys):
+    from memlane import Memory
+
+    db = str(tmp_path / "m.db")
+    code, out, _ = run(capsys, "--db", db, "remember", "Prefers aisle seats.", "--kind",
+                       "preference", "--json")
+    rec = json.loads(out)
+    assert code == 0 and rec["kind"] == "preference" and rec["text"] == "Prefers aisle seats."
+    code, out, _ = run(capsys, "--db", db, "update", str(rec["id"]), "Prefers window seats.")
+    assert code == 0 and "Prefers window seats." in out
+    with Memory.open(db) as mem:
+        (r,) = mem.records()
+        assert r.text == "Prefers window seats."
+        old = mem.store.record_history(mem.ns, r.id)
+        assert any(h.get("text") == "Prefers aisle seats." for h in old)
+    code, _, err = run(capsys, "--db", db, "update", "999", "x")
+    assert code != 0 and "999" in err

@@ -31,6 +31,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_records)
 
+    p = sub.add_parser("remember", help="add a long-term record (as the remember tool does)")
+    p.add_argument("text", help="one fact, in a sentence")
+    p.add_argument("--kind", default="fact", help="fact (default), preference, note, ...")
+    p.add_argument("--pin", action="store_true",
+                   help="pin it: shown every turn in the core notes")
+    add_embedder_arg(p)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("update", help="replace a record's text (the old text stays in its "
+                                      "history)")
+    p.add_argument("record", type=int, metavar="ID", help="the record (`memlane records`)")
+    p.add_argument("text", help="the new text")
+    add_embedder_arg(p)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_update)
+
     p = sub.add_parser("search", help="search long-term memory (hybrid with --embedder)")
     p.add_argument("query", help="what to look for, in words")
     p.add_argument("--k", type=int, default=5, help="how many results (default 5)")
@@ -116,6 +133,21 @@ def cmd_records(args: argparse.Namespace) -> int:
     if more and args.json:
         print(f"memlane: more records past these {len(recs)}: --offset "
               f"{args.offset + len(recs)}", file=sys.stderr)
+    return 0
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    # The same Memory methods as the remember / update_memory tools and the REST routes.
+    with open_memory(args) as mem:
+        rec = mem.remember(args.text, args.kind, pinned=args.pin)
+    emit(_record_dict(rec), args.json, f"remembered {_line(rec)}")
+    return 0
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        rec = mem.update(args.record, args.text)
+    emit(_record_dict(rec), args.json, f"updated {_line(rec)}")
     return 0
 
 
