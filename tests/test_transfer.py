@@ -105,3 +105,17 @@ def test_import_refuses_a_namespace_with_memory_and_bad_files(tmp_path, capsys):
     assert "not valid JSON" in capsys.readouterr().err
     assert main(["--db", str(tmp_path / "dst.db"), "import", str(tmp_path / "none.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_import_keeps_threads_created_and_last_active(store, tmp_path):
+    src = _source(tmp_path / "src.db")
+    data = src.export()
+    src.close()
+    # Times from long ago, as an old memory's would be (the idle TTL reads last_active).
+    for n, t in enumerate(data["threads"]):
+        t["created"], t["last_active"] = 1.6e9 + n, 1.6e9 + 3600 + n
+    dst = Memory(store, "other")
+    dst.restore(data)
+    got = {t.thread_id: (t.created, t.last_active) for t in dst.threads()}
+    assert got == {t["thread_id"]: (t["created"], t["last_active"]) for t in data["threads"]}
+    assert dst.expire(now=1.6e9 + 40 * 86400) == len(data["threads"])  # idle 30 days: expired

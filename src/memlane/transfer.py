@@ -31,6 +31,7 @@ from .errors import UsageError
 from .safety import is_suspect
 from .store.base import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
+from .validate import timestamp
 
 FORMAT = "memlane-export/1"
 
@@ -58,6 +59,10 @@ def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
         new = [NewMessage(role=m["role"], content=m["content"], ts=float(m["ts"]), tokens=n,
                           name=m.get("name")) for m, n in zip(msgs, tokens, strict=True)]
         stored = store.append(ns, t["thread_id"], new, time.time(), unbounded)
+        created, active = timestamp(t.get("created")), timestamp(t.get("last_active"))
+        if created is not None and active is not None:
+            # The exported times, not the import's: the idle TTL and LRU eviction read them.
+            store.set_thread_times(ns, t["thread_id"], created, max(created, active))
         for old, got in zip(msgs, stored, strict=True):
             msg_id[int(old["id"])] = got.id
         counts["threads"] += 1

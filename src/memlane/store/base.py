@@ -380,6 +380,12 @@ class Admin(Protocol):
         """Whether any namespace holds a long-term record."""
         ...
 
+    def set_thread_times(self, namespace: str, thread_id: str, created: float,
+                         last_active: float) -> None:
+        """Set a thread's creation and last-activity times (an import keeps the exported
+        ones: the idle TTL and the LRU eviction read them)."""
+        ...
+
     def forget_record(self, namespace: str, record_id: int) -> bool:
         """Erase a record with everything derived from it: index rows, vector, sources, history,
         and its id in buffer lines."""

@@ -248,6 +248,13 @@ class CommonStore:
         assert held is not None
         return held
 
+    def set_thread_times(self, namespace: str, thread_id: str, created: float,
+                         last_active: float) -> None:
+        with self.transaction() as tx:
+            tx.conn.execute(tx.sql("UPDATE threads SET created = ?, last_active = ?"
+                                   " WHERE namespace = ? AND thread_id = ?"),
+                            (created, last_active, namespace, thread_id))
+
     def has_records(self) -> bool:
         return bool(self._read("SELECT 1 FROM records LIMIT 1"))
 
