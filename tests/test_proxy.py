@@ -218,7 +218,8 @@ def test_errors_are_openai_shaped(service, tmp_path):
     with pytest.raises(openai.AuthenticationError):
         bad.chat.completions.create(model="m", user="t",
                                     messages=[{"role": "user", "content": "hi"}])
-    # An upstream that is down is a 502 naming it, and the user's message is still recorded.
+    # An upstream that is down is a 502 (its address in the server's log, not in the body),
+    # and the user's message is still recorded.
     memory = app.state.service.memory
     down = create_app(memory, app.state.service.auth,
                       ServerConfig(upstream="http://127.0.0.1:9/v1", upstream_timeout=2),
@@ -230,6 +231,7 @@ def test_errors_are_openai_shaped(service, tmp_path):
                 c2.chat.completions.create(model="m", user="down", stream=stream,
                                            messages=[{"role": "user", "content": "hello?"}])
             assert e.value.status_code == 502
+            assert "127.0.0.1:9" not in str(e.value.body) + e.value.message
     assert stored(app, "down") == [("user", "hello?")]  # the retry was aligned, not doubled
     # No upstream configured: 503 with the fix.
     none = create_app(memory, app.state.service.auth, ServerConfig(), mcp=False)

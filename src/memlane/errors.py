@@ -59,6 +59,10 @@ class ModelError(MemlaneError):
     """A model call failed after retries, or its answer could not be used."""
 
 
+class UpstreamTimeout(ModelError):
+    """The model (the proxy's upstream) did not answer in time: HTTP 504, not 502."""
+
+
 class MissingKey(UsageError):
     """A hosted model has no API key (`env` names the variable to set). Raised when the model is
     made, so nothing (not even the user's first message) is recorded for a call that cannot

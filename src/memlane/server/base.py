@@ -25,6 +25,7 @@ from ..errors import (
     NotFound,
     StepConflict,
     StepError,
+    UpstreamTimeout,
     UsageError,
 )
 from ..memory import Memory
@@ -97,6 +98,8 @@ def error_response(exc: BaseException) -> JSONResponse:
         status, body = 400, error_body(str(exc), "budget_too_small")
     elif isinstance(exc, UsageError):
         status, body = 400, error_body(str(exc), "invalid_request")
+    elif isinstance(exc, UpstreamTimeout):
+        status, body = 504, error_body(str(exc), "upstream_timeout")
     elif isinstance(exc, ModelError):
         status, body = 502, error_body(str(exc), "upstream_error")
     elif isinstance(exc, HTTPException):
