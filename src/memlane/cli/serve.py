@@ -8,8 +8,10 @@ without them and print the install hint when run.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,9 +123,7 @@ def _upstream_key(upstream: str) -> str | None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _server_extra()
-    import uvicorn
 
-    from ..server.app import ServerConfig, create_app
     from ..server.auth import Auth, KeyRing
 
     if not 0 < args.port < 65536:
@@ -135,6 +135,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          "than 0 (and at most a day)")
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
+    # The port first: a busy one is a clear error before the banner, and before the database
+    # is opened (which would leave an empty one behind).
+    sock = _listen_socket(args.host, args.port)
+    try:
+        return _serve(args, ring, auth, sock)
+    finally:
+        sock.close()
+
+
+def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) -> int:
+    import uvicorn
+
+    from ..server.app import ServerConfig, create_app
+
     url, model = args.upstream, None
     if url and "://" not in url:  # a model spec, answered in-process
         from ..models import get_model
@@ -171,9 +185,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # and checkpoint (the WAL stayed behind): ours turns it into the same exit as Ctrl-C.
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    timeout_graceful_shutdown=30)
-    except _Terminated:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=30)
+                       ).run(sockets=[sock])
+    except (_Terminated, KeyboardInterrupt):  # uvicorn.run() swallows the re-raised Ctrl-C too
         pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the close
@@ -186,6 +200,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGTERM, previous)
     print("memlane: stopped; stores closed", file=sys.stderr)
     return 0
+
+
+def _listen_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port for uvicorn to serve on; `UsageError` when that fails."""
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as e:
+        raise UsageError(f"--host {host!r}: not an address this machine has ({e.strerror})"
+                         ) from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    try:
+        sock.bind(addr)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port} on {host} is in use (another `memlane serve`?): "
+                             "pass --port N, or stop what is listening there") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    return sock
 
 
 class _Terminated(Exception):
