@@ -296,3 +296,29 @@ def test_remember_and_update_from_the_shell(tmp_path, capsys):
         assert any(h.get("text") == "Prefers aisle seats." for h in old)
     code, _, err = run(capsys, "--db", db, "update", "999", "x")
     assert code != 0 and "999" in err
+
+
+def test_ingest_and_import_show_progress_on_a_terminal_only(tmp_path, capsys, convo,
+                                                             monkeypatch):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    db, out = str(tmp_path / "m.db"), str(tmp_path / "x.json")
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["--db", db, "ingest", "t1", str(convo)]) == 0
+    assert "82/82 (100%)" in term.getvalue() and "[####" in term.getvalue()
+    assert main(["--db", db, "export", "--out", out]) == 0
+    term.seek(0)
+    term.truncate()
+    assert main(["--db", db, "-n", "other", "import", out]) == 0
+    assert "import: threads" in term.getvalue() and "1/1 (100%)" in term.getvalue()
+    monkeypatch.undo()
+    # Not a terminal (a log, a pipe): no bar.
+    capsys.readouterr()
+    code, _, err = run(capsys, "--db", db, "ingest", "t2", str(convo))
+    assert code == 0 and "%)" not in err

@@ -194,8 +194,9 @@ class AsyncMemory:
     async def export(self) -> dict[str, Any]:
         return await self._run(self.sync.export)
 
-    async def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
-        return await self._run(self.sync.restore, data)
+    async def restore(self, data: Mapping[str, Any], *,
+                      progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        return await self._run(self.sync.restore, data, progress=progress)
 
     async def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None

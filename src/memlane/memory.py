@@ -375,10 +375,12 @@ class Memory:
         sources and history, snapshots)."""
         return validate.finite(self.store.export_namespace(self.ns))
 
-    def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
+    def restore(self, data: Mapping[str, Any], *,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
         """Restore an `export()` (from any store) into this namespace, which must be empty; ids
-        are new, references rewritten. Counts by kind. See `memlane.transfer`."""
-        return import_namespace(self, data)
+        are new, references rewritten. Counts by kind. See `memlane.transfer`. `progress(done,
+        total)`: called after each thread."""
+        return import_namespace(self, data, progress=progress)
 
     def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None

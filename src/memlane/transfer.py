@@ -24,7 +24,7 @@ Decisions:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
@@ -36,7 +36,8 @@ from .validate import timestamp
 FORMAT = "memlane-export/1"
 
 
-def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
+def import_namespace(memory: Any, data: Mapping[str, Any], *,
+                     progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Restore `data` (an export) into `memory`'s namespace, which must be empty. Returns counts
     by kind: threads, messages, episodes, records, snapshots."""
     threads, records, snapshots = _validate(data)
@@ -67,6 +68,8 @@ def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
             msg_id[int(old["id"])] = got.id
         counts["threads"] += 1
         counts["messages"] += len(stored)
+        if progress is not None:
+            progress(counts["threads"], len(threads))
     # Which step wrote a record (its buffer line's end), so a retried step still replaces it.
     step_of: dict[int, tuple[str, int]] = {}
     for t in threads:

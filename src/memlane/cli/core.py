@@ -19,7 +19,7 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES
 from ..validate import timestamp
-from . import JSON_HELP, add_embedder_arg, emit
+from . import JSON_HELP, add_embedder_arg, emit, progress_bar
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -150,7 +150,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from ..memory import Cadence
         kwargs["cadence"] = Cadence(every_user_turns=args.every)
     with open_memory(args, **kwargs) as mem:
-        out = ingest(mem, args.thread, msgs, step=not args.no_step)
+        out = ingest(mem, args.thread, msgs, step=not args.no_step,
+                     progress=progress_bar(f"ingest {args.thread}: messages"))
     emit(out, args.json, f"ingested {out['messages']} messages into {out['thread']!r}: "
                          f"{out['steps']} memory steps, {out['episodes']} buffer lines")
     return 0

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import JSON_HELP, add_embedder_arg, emit
+from . import JSON_HELP, add_embedder_arg, emit, progress_bar
 from .core import open_memory
 
 
@@ -270,7 +270,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: not valid JSON ({e.msg}, line {e.lineno}); expected "
                          "the output of `memlane export`") from None
     with _open(args, args.embedder) as mem:
-        counts = mem.restore(data)
+        counts = mem.restore(data, progress=progress_bar("import: threads"))
         where = mem.store.url
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
     emit({"imported": counts, "namespace": args.namespace, "store": where}, args.json,
