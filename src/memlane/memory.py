@@ -241,6 +241,7 @@ class Memory:
                       kinds=kinds,
                       thread_id=thread_id, since=since, until=until)
 
+    @traced("remember")
     def remember(
         self,
         text: str,
@@ -263,6 +264,7 @@ class Memory:
         self._embed_records([rec.id])
         return rec
 
+    @traced("update")
     def update(self, record_id: int, text: str) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`."""
         text = validate.record_text(text)
