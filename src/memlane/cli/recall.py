@@ -98,6 +98,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "which must be empty: e.g. from a SQLite file into "
                                    "PostgreSQL. Ids are new; references are rewritten.")
     p.add_argument("file", help="the export's JSON file; - for standard input")
+    p.add_argument("--from", dest="source", choices=("memlane", "chatgpt", "claude"),
+                   default="memlane",
+                   help="what FILE is: a `memlane export` (default), or the conversations.json "
+                        "of a ChatGPT or Claude data export (one thread per conversation, "
+                        "filed by the memory step as it goes; a namespace that holds memory "
+                        "already is fine)")
     add_embedder_arg(p, "; the imported records are embedded with it")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_import)
@@ -257,6 +263,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import_conversations(args: argparse.Namespace, text: str) -> int:
+    from ..importers import import_conversations, load
+
+    convs = load(args.source, text, args.file)
+    with _open(args, args.embedder) as mem:
+        out = import_conversations(mem, convs, progress=progress_bar(
+            f"import {args.source}: conversations"))
+    skipped = ", ".join(f"{n} {k}" for k, n in out["skipped"].items()) or "nothing"
+    emit(out, args.json,
+         f"imported {out['conversations']} {args.source} conversations ({out['messages']} "
+         f"messages, {out['steps']} memory steps) into namespace {args.namespace!r}; skipped: "
+         f"{skipped}" + (f"; {out['already_imported']} already imported"
+                         if out["already_imported"] else "")
+         + (f"; {out['empty']} with no text" if out["empty"] else ""))
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
@@ -264,6 +287,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {args.file!r}: {e.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{args.file}: not UTF-8 text; expected `memlane export` JSON") from None
+    if args.source != "memlane":
+        return _import_conversations(args, text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
