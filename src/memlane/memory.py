@@ -494,7 +494,9 @@ def resolve_embedder(store: Store, given: Embedder | str | None, *,
                 f"this memory's vectors come from a custom embedder ({held['name']!r}): pass "
                 "that Embedder to Memory.open(..., embedder=...)")
         return get_embedder(str(spec))
-    spec = given.strip() if isinstance(given, str) else None
+    # A built-in embedder passed as an object records its spec too, so opens without one can
+    # make it again; a custom one records only its name.
+    spec = given.strip() if isinstance(given, str) else getattr(emb, "spec", None)
     mine = json.dumps({"spec": spec, "name": emb.name})
     if switch:
         store.put_setting(EMBEDDER_SETTING, mine, replace=True)
