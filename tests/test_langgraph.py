@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.prebuilt import create_react_agent
 from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
@@ -245,6 +245,10 @@ def test_pre_model_hook_gives_the_model_memlanes_context(tmp_path):
     assert len(sent) < len(state["messages"]) / 2  # the context, not the state's history
     assert sent[-1].content == "What is my locker code?"
     assert len(state["messages"]) == 2 * len(turns) + 2  # the graph's own state is untouched
+    # No empty system message on any call (the hook's policy has no system prompt).
+    assert all(str(m.content).strip() for call in model.seen for m in call
+               if isinstance(m, SystemMessage))
+    assert not isinstance(model.seen[0][0], SystemMessage)  # the first call has no notes yet
     with pytest.raises(UsageError, match="need a thread id"):
         agent.invoke({"messages": [HumanMessage("hi")]})
     mem.close()

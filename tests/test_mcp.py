@@ -38,6 +38,11 @@ async def exercise(client: Client) -> dict:
     out["remember"] = saved
     found = await client.call_tool("search_memory", {"query": "passport number"})
     out["search"] = found
+    # A string limit (as some clients send numbers) and a kind filter.
+    out["search_str"] = await client.call_tool("search_memory", {
+        "query": "passport number", "limit": "3", "kind": "fact"})
+    out["search_other_kind"] = await client.call_tool("search_memory", {
+        "query": "passport number", "kind": "preference"})
     unknown = await client.call_tool("launch_rockets", {})
     out["unknown"] = unknown
     bad = await client.call_tool("update_memory", {"id": 987654, "text": "nope"})
@@ -45,6 +50,8 @@ async def exercise(client: Client) -> dict:
     rid = json.loads(saved.content[0].text)["id"]
     # Models often send ids as strings: "74", or "#74" as the notes show them.
     out["open_str"] = await client.call_tool("open_memory", {"ids": [str(rid), f"#{rid}"]})
+    out["remember_kind"] = await client.call_tool("remember", {
+        "text": "Ravi prefers window seats.", "kind": "preference"})
     out["resources"] = (await client.list_resources()).resources
     out["templates"] = (await client.list_resource_templates()).resource_templates
     out["prompts"] = (await client.list_prompts()).prompts
@@ -54,11 +61,17 @@ async def exercise(client: Client) -> dict:
 def check(out: dict) -> None:
     assert out["tools"] == TOOL_NAMES
     assert out["schemas"]["open_memory"]["required"] == ["ids"]
+    assert "kind" in out["schemas"]["search_memory"]["properties"]
     assert not out["remember"].is_error
     assert not out["search"].is_error
     text = out["search"].content[0].text
     assert "K4471902" in text
     assert out["search"].structured_content == json.loads(text)
+    assert not out["search_str"].is_error, out["search_str"].content[0].text
+    assert "K4471902" in out["search_str"].content[0].text
+    assert not out["search_other_kind"].is_error
+    assert "K4471902" not in out["search_other_kind"].content[0].text  # kind filters
+    assert not out["remember_kind"].is_error, out["remember_kind"].content[0].text
     assert out["unknown"].is_error and "launch_rockets" in out["unknown"].content[0].text
     assert out["bad"].is_error  # a record that does not exist: an error the model can read
     assert not out["open_str"].is_error, out["open_str"].content[0].text
@@ -81,7 +94,7 @@ def test_stdio(tmp_path):
 
     check(anyio.run(main))
     with Memory.open(db, namespace="acme") as mem:
-        assert [r.text for r in mem.records()] == [FACT]
+        assert [r.text for r in mem.records()] == [FACT, "Ravi prefers window seats."]
         assert mem.namespace("default").records() == []
 
 
@@ -118,6 +131,7 @@ def test_streamable_http_with_keys(tmp_path):
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(req)
         assert e.value.code == 401
-    assert [r.text for r in memory.namespace("acme").records()] == [FACT]
+    assert [r.text for r in memory.namespace("acme").records()] == [
+        FACT, "Ravi prefers window seats."]
     assert memory.namespace("globex").records() == []
     memory.close()

@@ -409,3 +409,18 @@ def test_get_model_specs(server: FakeServer) -> None:
     for spec in ("gpt-4o", "mistral:large", "openai"):
         with pytest.raises(UsageError, match="openai"):
             get_model(spec)
+
+
+def test_get_model_without_a_key_fails_at_construction(monkeypatch) -> None:
+    from memlane.errors import MissingKey
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(MissingKey, match="OPENAI_API_KEY") as e:
+        get_model("openai:gpt-4o-mini")  # before any Agent could record a message
+    assert e.value.env == "OPENAI_API_KEY"
+    with pytest.raises(MissingKey, match="ANTHROPIC_API_KEY"):
+        get_model("anthropic:claude-3-5-haiku-latest")
+    # A server of one's own needs no key; an explicit key is enough.
+    assert get_model("openai:m", base_url="http://127.0.0.1:9/v1").model == "m"
+    assert get_model("openai:gpt-4o-mini", api_key="sk-x").model == "gpt-4o-mini"

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from memlane import BudgetTooSmall, Cadence, Memory, Policy
 from memlane.context.tokens import MESSAGE_OVERHEAD, default_tokenizer
-from memlane.safety import MEMORY_INSTRUCTIONS, is_suspect
+from memlane.safety import is_suspect, memory_instructions
 
 TK = default_tokenizer()
 # Benign words: only INJECTION, put in front of some messages on purpose, trips the scan.
@@ -119,8 +119,8 @@ def build(path: str, specs: list[tuple[str, str]], policy: Policy, cadence: Cade
 def system_text(policy: Policy) -> str:
     if not policy.memory_instructions:
         return policy.system_prompt
-    return (f"{policy.system_prompt}\n\n{MEMORY_INSTRUCTIONS}" if policy.system_prompt
-            else MEMORY_INSTRUCTIONS)
+    text = memory_instructions(policy.use_tools)  # the tools are offered when the policy uses them
+    return f"{policy.system_prompt}\n\n{text}" if policy.system_prompt else text
 
 
 def recount(messages: Any, tools: Any) -> int:

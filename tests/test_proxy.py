@@ -219,7 +219,8 @@ def test_errors_are_openai_shaped(service, tmp_path):
     with pytest.raises(openai.AuthenticationError):
         bad.chat.completions.create(model="m", user="t",
                                     messages=[{"role": "user", "content": "hi"}])
-    # An upstream that is down is a 502 naming it, and the user's message is still recorded.
+    # An upstream that is down is a 502 (its address in the server's log, not in the body),
+    # and the user's message is still recorded.
     memory = app.state.service.memory
     down = create_app(memory, app.state.service.auth,
                       ServerConfig(upstream="http://127.0.0.1:9/v1", upstream_timeout=2),
@@ -231,6 +232,7 @@ def test_errors_are_openai_shaped(service, tmp_path):
                 c2.chat.completions.create(model="m", user="down", stream=stream,
                                            messages=[{"role": "user", "content": "hello?"}])
             assert e.value.status_code == 502
+            assert "127.0.0.1:9" not in str(e.value.body) + e.value.message
     assert stored(app, "down") == [("user", "hello?")]  # the retry was aligned, not doubled
     # No upstream configured: 503 with the fix.
     none = create_app(memory, app.state.service.auth, ServerConfig(), mcp=False)
@@ -379,3 +381,70 @@ def test_upstream_model_writes_the_memory_step(tmp_path):
         assert [r.text for r in recs] == ["MODEL-FILED: parcel 81-3319"]
         assert any(b.get("response_format") for b in up.requests)
         memory.close()
+
+
+def test_context_view_shows_the_system_prompt_the_proxy_sent(service):
+    """The inspector's context view of a proxied thread shows the client's system prompt (the
+    one the model got), not memlane's default, and says which it is."""
+    client, up, app, url, key = service
+
+    def view(thread):
+        req = urllib.request.Request(f"{url}/v1/memlane/threads/{thread}/context",
+                                     headers={"Authorization": f"Bearer {key}"})
+        with urllib.request.urlopen(req) as r:
+            return json.load(r)
+
+    own = "You are Captain Parcel, a terse shipping bot."
+    client.chat.completions.create(model="m", user="sys", messages=[
+        {"role": "system", "content": own}, {"role": "user", "content": FACT}])
+    sent = up.requests[-1]["messages"][0]
+    assert sent["role"] == "system" and sent["content"].startswith(own)
+    ctx = view("sys")
+    assert ctx["system_prompt_from"] == "proxy"
+    assert ctx["messages"][0]["layer"] == "system"
+    assert ctx["messages"][0]["content"] == sent["content"]
+    # A thread written without the proxy shows memlane's own prompt, and says so.
+    app.state.service.mem("acme").thread("plain").add("user", "hello")
+    plain = view("plain")
+    assert plain["system_prompt_from"] == "memory" and own not in plain["messages"][0]["content"]
+
+
+def test_serve_files_memory_with_the_heuristic_for_the_local_model():
+    from memlane.cli.serve import heuristic_steps
+
+    local = object()
+    assert heuristic_steps("local", local, "auto", False)
+    assert heuristic_steps("local:/m.gguf", local, "auto", False)
+    assert not heuristic_steps("local", local, "model", False)  # asked for: the model writes
+    assert not heuristic_steps("http://up/v1", None, "auto", False)
+    assert heuristic_steps("http://up/v1", None, "heuristic", False)
+    assert heuristic_steps("http://up/v1", None, "auto", True)  # --heuristic-step
+
+
+def test_a_tool_less_in_process_model_gets_no_tools_and_no_tool_names(tmp_path):
+    from memlane.models import FunctionModel, ModelReply
+
+    model = FunctionModel(lambda messages, tools, json_schema: ModelReply(content="ok"),
+                          name="local-test")
+    model.supports_tools = False  # as the local model
+    memory = Memory.open(tmp_path / "m.db", cadence=Cadence(every_user_turns=2))
+    ring = KeyRing.load(tmp_path / "keys.json")
+    key = ring.add("acme")
+    app = create_app(memory, Auth(ring), ServerConfig(budget=BUDGET), mcp=False, model=model)
+    with serve_in_thread(app) as url:
+        client = openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
+        for text in [FACT, *FILLER[:6]]:
+            client.chat.completions.create(model="x", user="loc", messages=[
+                {"role": "user", "content": text}])
+        app.state.service.drain()
+        client.chat.completions.create(model="x", user="loc", messages=[
+            {"role": "user", "content": QUESTION}])
+    memory.close()
+    calls = [c for c in model.calls if c.json_schema is None]
+    assert len(calls) == 8
+    for c in calls:
+        assert not c.tools
+        system = "\n".join(m["content"] for m in c.messages if m["role"] == "system")
+        assert "You have long-term memory" in system
+        for name in ("open_memory", "search_memory", "update_memory", "remember /"):
+            assert name not in system, name

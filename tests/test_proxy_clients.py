@@ -184,7 +184,8 @@ def test_upstream_errors_keep_their_meaning(proxy, tmp_path):
         list(c.chat.completions.create(model="fake-model", stream=True, user="rl",
                                        messages=[u("ratelimit please")]))
     assert log("rl") == [("user", "ratelimit please")]
-    # A hung upstream: 502 within --upstream-timeout, after one attempt.
+    # A hung upstream: 504 (a timeout, not a failure) within --upstream-timeout, after one
+    # attempt; the body does not show the upstream's (internal) address.
     short = create_app(memory, Auth(ring), ServerConfig(upstream=up.url, upstream_timeout=0.5),
                        mcp=False)
     with serve_in_thread(short) as url2:
@@ -193,7 +194,8 @@ def test_upstream_errors_keep_their_meaning(proxy, tmp_path):
         started = time.monotonic()
         with pytest.raises(openai.InternalServerError) as e:
             ask(c2, "hung", [u("hang on")])
-        assert e.value.status_code == 502 and "0.5 s" in e.value.message
+        assert e.value.status_code == 504 and "0.5 s" in e.value.message
+        assert up.url not in e.value.message and "127.0.0.1" not in e.value.message
         assert time.monotonic() - started < 2.5 and len(up.requests) == before + 1
 
 

@@ -71,3 +71,23 @@ def test_signal_closes_the_store_and_leaves_no_wal(tmp_path, sig):
 
     with Memory.open(tmp_path / "m.db") as mem:
         assert mem.thread("t").info().messages == 6
+
+
+def test_serve_on_a_busy_port_fails_clearly_before_the_banner(tmp_path, capsys):
+    import socket
+
+    from memlane.cli import main
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        code = main(["--db", str(tmp_path / "m.db"), "serve", "--port", str(port), "--no-mcp",
+                     "--keys", str(tmp_path / "keys.json")])
+    finally:
+        busy.close()
+    err = capsys.readouterr().err
+    assert code != 0 and f"port {port} on 127.0.0.1 is in use" in err and "--port" in err
+    assert "serving" not in err  # no banner
+    assert not (tmp_path / "m.db").exists()  # and no empty database left behind

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -81,16 +82,20 @@ def test_operations_make_spans_with_their_numbers(tmp_path, spans):
     assert c.attributes["memlane.buffer.withheld"] == ctx.trace.withheld
     top = parent.get_span_context().span_id
     # The step's own search for related records nests under its step span.
-    (s,) = [x for x in by_name["retrieval memlane"] if x.parent.span_id == top]
+    (s,) = [x for x in by_name["search_memory default"] if x.parent.span_id == top]
     step_ids = {x.context.span_id for x in step_spans}
-    assert all(x.parent.span_id in step_ids for x in by_name["retrieval memlane"] if x is not s)
-    assert s.attributes["gen_ai.operation.name"] == "retrieval"
-    assert s.attributes["gen_ai.data_source.id"] == "default"
+    assert all(x.parent.span_id in step_ids for x in by_name["search_memory default"]
+               if x is not s)
+    assert s.attributes["gen_ai.operation.name"] == "search_memory"
+    assert s.attributes["gen_ai.memory.store.id"] == "default"
     assert s.attributes["memlane.search.hits"] == len(hits)
     assert s.attributes["memlane.search.k"] == 3
-    assert "locker" not in str(dict(s.attributes))  # no user text on spans
-    (f,) = by_name["memlane.forget"]
+    assert "locker" not in str(dict(s.attributes))  # no user text on spans (not opted in)
+    assert "gen_ai.memory.query.text" not in s.attributes
+    (f,) = by_name["delete_memory default"]
     assert f.attributes["memlane.forget.erased"] is gone is True
+    assert f.attributes["gen_ai.operation.name"] == "delete_memory"
+    assert f.attributes["gen_ai.memory.record.id"] == str(hits[0].record.id)
     # memlane's spans nest under the application's.
     for x in (c, s, f, *step_spans):
         assert x.parent.span_id == top
@@ -128,7 +133,8 @@ def test_async_calls_keep_the_callers_span(tmp_path, spans):
             await mem.remember("Prefers aisle seats.")
             with trace.get_tracer("app").start_as_current_span("turn") as parent:
                 await mem.search("aisle")
-            (s,) = [s for s in spans.get_finished_spans() if s.name == "retrieval memlane"]
+            (s,) = [s for s in spans.get_finished_spans()
+                    if s.name == "search_memory default"]
             assert s.parent.span_id == parent.get_span_context().span_id
 
     asyncio.run(main())
@@ -166,6 +172,41 @@ def test_the_genai_names_are_the_conventions_own():
     from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as g
 
     assert telemetry.OPERATION_NAME == g.GEN_AI_OPERATION_NAME
-    assert telemetry.DATA_SOURCE_ID == g.GEN_AI_DATA_SOURCE_ID
     assert telemetry.CONVERSATION_ID == g.GEN_AI_CONVERSATION_ID
-    assert g.GenAiOperationNameValues.RETRIEVAL.value == "retrieval"
+    # The memory names are from the merged GenAI memory conventions (May 2026), newer than the
+    # installed package; if it defines them, they must agree.
+    for const, name in (("STORE_ID", "GEN_AI_MEMORY_STORE_ID"),
+                        ("RECORD_ID", "GEN_AI_MEMORY_RECORD_ID"),
+                        ("QUERY_TEXT", "GEN_AI_MEMORY_QUERY_TEXT"),
+                        ("RECORDS", "GEN_AI_MEMORY_RECORDS")):
+        if hasattr(g, name):
+            assert getattr(telemetry, const) == getattr(g, name)
+    assert set(telemetry.MEMORY_OPERATIONS.values()) <= {
+        "search_memory", "update_memory", "delete_memory", "create_memory_store",
+        "delete_memory_store"}
+
+
+def test_memory_operations_follow_the_genai_memory_conventions(tmp_path, spans, monkeypatch):
+    mem = Memory.open(tmp_path / "g.db", namespace="u7")
+    rec = mem.remember("Prefers aisle seats.", kind="preference")
+    mem.update(rec.id, "Prefers window seats.")
+    mem.forget_namespace()
+    names = [x.name for x in spans.get_finished_spans()]
+    assert names == ["update_memory u7", "update_memory u7", "delete_memory_store u7"]
+    for x in spans.get_finished_spans():
+        assert x.attributes["gen_ai.memory.store.id"] == "u7"
+        assert "seats" not in str(dict(x.attributes))  # user text only when opted in
+    up = spans.get_finished_spans()[1]
+    assert up.attributes["gen_ai.operation.name"] == "update_memory"
+    assert up.attributes["gen_ai.memory.record.id"] == str(rec.id)
+    # Opted in: the query and the records found are on the search span.
+    spans.clear()
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    rec = mem.remember("Has a dog called Biscuit.")
+    hits = mem.search("dog name")
+    (s,) = [x for x in spans.get_finished_spans() if x.name == "search_memory u7"]
+    assert s.attributes["gen_ai.memory.query.text"] == "dog name"
+    found = json.loads(s.attributes["gen_ai.memory.records"])
+    assert [r["id"] for r in found] == [h.record.id for h in hits] == [rec.id]
+    assert found[0]["text"] == "Has a dog called Biscuit."
+    mem.close()

@@ -139,3 +139,17 @@ def test_export_out_never_overwrites_the_database_nor_a_file_it_did_not_create(t
         assert main(["--db", str(db), "ledger", "export", "--out", str(out), "--force"]) == 2
         assert "which this command reads" in capsys.readouterr().err
     assert db.read_bytes() == before
+
+
+def test_import_keeps_threads_created_and_last_active(store, tmp_path):
+    src = _source(tmp_path / "src.db")
+    data = src.export()
+    src.close()
+    # Times from long ago, as an old memory's would be (the idle TTL reads last_active).
+    for n, t in enumerate(data["threads"]):
+        t["created"], t["last_active"] = 1.6e9 + n, 1.6e9 + 3600 + n
+    dst = Memory(store, "other")
+    dst.restore(data)
+    got = {t.thread_id: (t.created, t.last_active) for t in dst.threads()}
+    assert got == {t["thread_id"]: (t["created"], t["last_active"]) for t in data["threads"]}
+    assert dst.expire(now=1.6e9 + 40 * 86400) == len(data["threads"])  # idle 30 days: expired

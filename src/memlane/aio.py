@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
 from .memory import Extractor, Memory, Thread
+from .recall.embed import Embedder
 from .recall.search import Hit, SnapshotHit
 from .redact import Forgotten
 from .step.runner import StepRunner
@@ -80,10 +81,14 @@ class AsyncMemory:
         target: str | os.PathLike[str] | None = None,
         *,
         namespace: str = "default",
+        embedder: Embedder | str | None = None,
+        switch_embedder: bool = False,
         **kwargs: Any,
     ) -> AsyncMemory:
         """`Memory.open` without blocking the loop (opening runs the store's migrations)."""
-        memory = await asyncio.to_thread(Memory.open, target, namespace=namespace, **kwargs)
+        memory = await asyncio.to_thread(Memory.open, target, namespace=namespace,
+                                         embedder=embedder, switch_embedder=switch_embedder,
+                                         **kwargs)
         return cls(memory)
 
     async def _run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
@@ -189,8 +194,9 @@ class AsyncMemory:
     async def export(self) -> dict[str, Any]:
         return await self._run(self.sync.export)
 
-    async def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
-        return await self._run(self.sync.restore, data)
+    async def restore(self, data: Mapping[str, Any], *,
+                      progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        return await self._run(self.sync.restore, data, progress=progress)
 
     async def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None

@@ -12,7 +12,10 @@ second run replaces the thread.
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -85,7 +88,8 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None,
                         "fact_in_view": _in_view(ctx, ANSWER),
                         "in_layers": _layers_with(ctx, ANSWER),
                         "one_pointer_away": hit},
-            "next": next_commands(path, namespace, budget),
+            "program": program(),
+            "next": next_commands(path, namespace, budget, program()),
             "context": ctx.to_dict(),
         }
     if as_json:
@@ -95,9 +99,33 @@ def run_demo(budget: int = 1500, as_json: bool = False, db: str | None = None,
     return 0
 
 
-def next_commands(db: str, namespace: str, budget: int) -> list[str]:
-    """Commands to run next, on the demo's own database (a test runs each of them)."""
-    pre = f"memlane --db {shlex.quote(db)}"
+def program() -> str:
+    """How to run memlane from this shell, as printed in "Next:": `memlane` when that is on PATH
+    and is this installation; else the script beside this interpreter (`.venv/bin/memlane` after
+    `make demo`, which puts nothing on PATH), relative to the current directory when it is under
+    it; else `PYTHON -m memlane`."""
+    script = Path(sys.executable).parent / "memlane"
+    found = shutil.which("memlane")
+    if found and script.exists() and Path(found).resolve() == script.resolve():
+        return "memlane"
+    if not script.exists():
+        return f"{shlex.quote(_shorter(Path(sys.executable)))} -m memlane"
+    return shlex.quote(_shorter(script))
+
+
+def _shorter(path: Path) -> str:
+    """`path` relative to the current directory when it is under it (kept as a path: ./x)."""
+    try:
+        rel = path.absolute().relative_to(Path.cwd())
+    except ValueError:
+        return str(path.absolute())
+    return str(rel) if os.sep in str(rel) else f".{os.sep}{rel}"
+
+
+def next_commands(db: str, namespace: str, budget: int, prog: str = "memlane") -> list[str]:
+    """Commands to run next, on the demo's own database (a test runs each of them). `prog`: how
+    to start memlane (`program()`)."""
+    pre = f"{prog} --db {shlex.quote(db)}"
     if namespace != "default":
         pre += f" -n {shlex.quote(namespace)}"
     out = [
@@ -154,6 +182,12 @@ def _story(r: dict[str, Any], rendered: str) -> str:
     out += ["", f"The thread {r['thread']!r} is kept in {r['db']} (a demo file, not your "
             "memory). Next:"]
     out += [f"  {c}" for c in r["next"]]
-    out += [f"  memlane --db {shlex.quote(r['db'])} serve    # the inspector, in a browser",
-            "", "Every command: memlane --help; the design: docs/."]
+    prog = r["program"]
+    out += [f"  {prog} --db {shlex.quote(r['db'])} serve    # the inspector, in a browser "
+            "(needs the server extra: pip install -e '.[server]')"]
+    if prog != "memlane":
+        out += ["", f"memlane is not on your PATH here: run it as {prog}"
+                + (f", or `source {shlex.quote(str(Path(prog).parent))}/activate` first"
+                   if prog.endswith("memlane") else "") + "."]
+    out += ["", f"Every command: {prog} --help; the design: docs/."]
     return "\n".join(out)

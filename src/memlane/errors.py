@@ -59,6 +59,21 @@ class ModelError(MemlaneError):
     """A model call failed after retries, or its answer could not be used."""
 
 
+class UpstreamTimeout(ModelError):
+    """The model (the proxy's upstream) did not answer in time: HTTP 504, not 502."""
+
+
+class MissingKey(UsageError):
+    """A hosted model has no API key (`env` names the variable to set). Raised when the model is
+    made, so nothing (not even the user's first message) is recorded for a call that cannot
+    go ahead."""
+
+    def __init__(self, spec: str, env: str) -> None:
+        super().__init__(f"{spec} needs an API key: set {env} (e.g. `export {env}=...`) or pass "
+                         "api_key=")
+        self.env = env
+
+
 class MissingExtra(UsageError):
     """An optional part needs a package that is not installed."""
 

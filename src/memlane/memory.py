@@ -127,11 +127,24 @@ class Memory:
         target: str | os.PathLike[str] | None = None,
         *,
         namespace: str = "default",
+        embedder: Embedder | str | None = None,
+        switch_embedder: bool = False,
         **kwargs: Any,
     ) -> Memory:
         """Open a memory: no argument gives the embedded SQLite file (`$MEMLANE_DB` or
-        `~/.memlane/memlane.db`); a path, `:memory:` or a `postgresql://` URL chooses another."""
-        return cls(open_store(target), namespace, **kwargs)
+        `~/.memlane/memlane.db`); a path, `:memory:` or a `postgresql://` URL chooses another.
+
+        The embedder is a property of the memory: the first one chosen is recorded in the
+        store, and an open without `embedder` uses it; another one is an error naming the fix
+        (see `resolve_embedder`). `switch_embedder`: make `embedder` the memory's embedder
+        instead; then `reindex()` embeds every record with it."""
+        store = open_store(target)
+        try:
+            chosen = resolve_embedder(store, embedder, switch=switch_embedder)
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, namespace, embedder=chosen, **kwargs)
 
     def namespace(self, namespace: str) -> Memory:
         """The same store seen as another namespace."""
@@ -231,6 +244,7 @@ class Memory:
                       kinds=kinds,
                       thread_id=thread_id, since=since, until=until)
 
+    @traced("remember")
     def remember(
         self,
         text: str,
@@ -253,6 +267,7 @@ class Memory:
         self._embed_records([rec.id])
         return rec
 
+    @traced("update")
     def update(self, record_id: int, text: str) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`."""
         text = validate.record_text(text)
@@ -393,10 +408,12 @@ class Memory:
         sources and history, snapshots)."""
         return validate.finite(self.store.export_namespace(self.ns))
 
-    def restore(self, data: Mapping[str, Any]) -> dict[str, int]:
+    def restore(self, data: Mapping[str, Any], *,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
         """Restore an `export()` (from any store) into this namespace, which must be empty; ids
-        are new, references rewritten. Counts by kind. See `memlane.transfer`."""
-        return import_namespace(self, data)
+        are new, references rewritten. Counts by kind. See `memlane.transfer`. `progress(done,
+        total)`: called after each thread."""
+        return import_namespace(self, data, progress=progress)
 
     def save_snapshot(
         self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None
@@ -483,6 +500,56 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+EMBEDDER_SETTING = "embedder"
+
+
+def resolve_embedder(store: Store, given: Embedder | str | None, *,
+                     switch: bool = False) -> Embedder | None:
+    """The embedder a memory opened on `store` uses. Vectors from two embedders cannot be
+    compared, so a store has one: recorded (its spec and name) when first chosen, used by every
+    open that names none, and any other one is refused with the fix. A store whose records were
+    written without an embedder has no vectors; choosing one then is refused too (its search
+    would be lexical for every old record while looking hybrid): `switch` (the CLI's `memlane
+    reindex --embedder X`) records it, and `Memory.reindex()` then embeds the old records."""
+    emb = get_embedder(given) if isinstance(given, str) else given
+    raw = store.setting(EMBEDDER_SETTING)
+    held: dict[str, Any] | None = json.loads(raw) if raw else None
+    if emb is None:
+        if held is None:
+            return None
+        spec = held.get("spec")
+        if not spec:
+            raise UsageError(
+                f"this memory's vectors come from a custom embedder ({held['name']!r}): pass "
+                "that Embedder to Memory.open(..., embedder=...)")
+        return get_embedder(str(spec))
+    # A built-in embedder passed as an object records its spec too, so opens without one can
+    # make it again; a custom one records only its name.
+    spec = given.strip() if isinstance(given, str) else getattr(emb, "spec", None)
+    mine = json.dumps({"spec": spec, "name": emb.name})
+    if switch:
+        store.put_setting(EMBEDDER_SETTING, mine, replace=True)
+        return emb
+    if held is None:
+        if store.has_records():
+            raise UsageError(
+                f"this memory's records were written without an embedder (lexical search "
+                f"only), so embedder {spec or emb.name!r} would find none of them by meaning: "
+                f"run `memlane reindex --embedder {spec or 'SPEC'}` (or Memory.open(..., "
+                "switch_embedder=True) then reindex()) to embed them and make it the memory's "
+                "embedder, or open it without an embedder")
+        held = json.loads(store.put_setting(EMBEDDER_SETTING, mine))
+    assert held is not None
+    if held["name"] != emb.name:
+        was = held.get("spec") or held["name"]
+        raise UsageError(
+            f"this memory's embedder is {was!r} (recorded when it was first chosen), not "
+            f"{spec or emb.name!r}: open it with --embedder {was} (or no --embedder: the "
+            f"recorded one is used), or switch with `memlane reindex --embedder "
+            f"{spec or 'SPEC'}`, which re-embeds every record")
+    return emb
 
 
 class Thread:

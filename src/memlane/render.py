@@ -9,8 +9,14 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def render_context(ctx: Context, width: int = 100) -> str:
-    """People's view of a context: each layer with its tokens, then the messages."""
+# Shown whole by default: the layers that hold facts and record ids (the answer is often in them).
+# The system prompt and the turns are clipped to `width` unless `full`.
+WHOLE_LAYERS = ("core", "notes", "buffer")
+
+
+def render_context(ctx: Context, width: int = 100, *, full: bool = False) -> str:
+    """People's view of a context: each layer with its tokens, then the messages (`full`: every
+    message whole, not only the notes, core and buffer)."""
     tr = ctx.trace
     lines = [f"context: {tr.tokens_total} of {tr.budget} tokens"]
     scale = max(tr.tokens_by_layer.values() or [1])
@@ -28,7 +34,7 @@ def render_context(ctx: Context, width: int = 100) -> str:
         lines.append("  dropped: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items())))
     lines.append("")
     for m in ctx.messages:
-        body = m.content if m.layer in ("buffer", "core") else clip(m.content, width)
+        body = m.content if full or m.layer in WHOLE_LAYERS else clip(m.content, width)
         lines.append(f"[{m.layer} · {m.role}] {body}")
     return "\n".join(lines)
 

@@ -2,23 +2,23 @@
 
     pip install 'memlane[otel]'      # then configure a TracerProvider / MeterProvider as usual
 
-`Memory`, `Thread` and the step runner mark four operations with `@traced(...)`: context
-assembly (`memlane.context`), the memory step (`memlane.step`, one per stretch filed, whoever
-files it: `Thread.step`, the agent's worker, the service, the proxy), search
-(`retrieval memlane`) and forgetting (`memlane.forget`). Without the `opentelemetry` package,
-`traced` returns the method itself: nothing is imported and a call costs nothing extra. With it,
-each call opens a span on the application's tracer provider (attributes are computed only for a
-recording span), so memlane's spans nest under the agent's own. Until the application configures
-a provider, a call only checks whether it has (a few microseconds, against a context assembly's
-milliseconds). `MEMLANE_OTEL=off` leaves memlane uninstrumented even with the package installed.
-
-Attributes come from OpenTelemetry's GenAI semantic conventions where they define the thing
-(read from `opentelemetry-semantic-conventions` 0.66b2, whose GenAI registry has no memory
-operations yet): `gen_ai.operation.name` = `retrieval` and `gen_ai.data_source.id` (the
-namespace) for search, `gen_ai.conversation.id` (the thread) for context and step. The rest are
-memlane's own, under `memlane.`: the budget and tokens by layer, buffer lines shown and withheld,
-the gap, unfiled messages, the stretch a step filed and the records it wrote, search hits,
-what a forget erased. Query and message texts are never put on spans (they are user data).
+`Memory`, `Thread` and the step runner mark their operations with `@traced(...)`. The memory
+operations follow OpenTelemetry's GenAI memory semantic conventions (semantic-conventions-genai,
+merged May 2026): spans named `{gen_ai.operation.name} {gen_ai.memory.store.id}` for search
+(`search_memory`), remember and update (`update_memory`), forgetting a record or a thread
+(`delete_memory`) and forgetting the namespace (`delete_memory_store`), with
+`gen_ai.memory.store.id` (the namespace) and `gen_ai.memory.record.id`. The query and the records'
+texts (`gen_ai.memory.query.text`, `gen_ai.memory.records`) are user data: put on spans only when
+the user opts in with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. Context assembly
+(`memlane.context`) and the memory step (`memlane.step`, one per stretch filed, whoever files it)
+are memlane's own operations, with `gen_ai.conversation.id` (the thread). Everything else is
+under `memlane.`: the budget and tokens by layer, buffer lines shown and withheld, the gap,
+unfiled messages, the stretch a step filed and the records it wrote, search hits, what a forget
+erased. Without the `opentelemetry` package, `traced` returns the method itself: nothing is
+imported and a call costs nothing extra. With it, each call opens a span on the application's
+tracer provider (attributes are computed only for a recording span), so memlane's spans nest
+under the agent's own. Until the application configures a provider, a call only checks whether
+it has (a few microseconds). `MEMLANE_OTEL=off` leaves memlane uninstrumented.
 
 Metrics (meter `memlane`): `memlane.operation.duration` (s, by `memlane.operation`),
 `memlane.context.tokens` (by `memlane.layer`), `memlane.records.written` (by `memlane.op`:
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import time
 from collections.abc import Callable
@@ -56,8 +57,28 @@ SEMCONV_VERSION = "0.66b2"
 
 # Attribute names from the GenAI conventions (spelled out, so the package need not be imported).
 OPERATION_NAME = "gen_ai.operation.name"
-DATA_SOURCE_ID = "gen_ai.data_source.id"
 CONVERSATION_ID = "gen_ai.conversation.id"
+# The GenAI memory conventions (semantic-conventions-genai, merged May 2026).
+STORE_ID = "gen_ai.memory.store.id"
+RECORD_ID = "gen_ai.memory.record.id"
+QUERY_TEXT = "gen_ai.memory.query.text"  # opt-in: user text
+RECORDS = "gen_ai.memory.records"  # opt-in: user text
+MEMORY_OPERATIONS = {
+    "search": "search_memory", "remember": "update_memory", "update": "update_memory",
+    "forget": "delete_memory", "forget_thread": "delete_memory",
+    "forget_namespace": "delete_memory_store",
+}
+"""memlane's operation -> the convention's `gen_ai.operation.name` (the span is named
+`{operation} {store id}`). memlane's store is the namespace: it is created by its first write, so
+no `create_memory_store` span is opened; forgetting the namespace is `delete_memory_store`."""
+CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+def capture_content() -> bool:
+    """Whether query and record texts go on spans (`gen_ai.memory.query.text`,
+    `gen_ai.memory.records`): only when the user opts in with the GenAI instrumentations'
+    `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`; they are user data."""
+    return os.environ.get(CAPTURE_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 class _Instruments:
@@ -147,13 +168,27 @@ def _describe(op: str, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
             attrs["memlane.records.deleted"] = len(result.deleted)
             attrs["memlane.step.dropped_ids"] = len(result.dropped_ids)
             attrs["memlane.step.replaced"] = result.replaced
-    elif op == "search":
-        attrs[OPERATION_NAME] = "retrieval"
-        attrs[DATA_SOURCE_ID] = memory.ns
+    if op in MEMORY_OPERATIONS:
+        attrs[OPERATION_NAME] = MEMORY_OPERATIONS[op]
+        attrs[STORE_ID] = memory.ns
+    if op == "search":
         attrs["memlane.search.k"] = args[1] if len(args) > 1 else kwargs.get("k", 5)
         attrs["memlane.search.hits"] = len(result)
         attrs["memlane.search.embedder"] = memory.embedder.name if memory.embedder else "none"
-    elif op.startswith("forget"):
+        if capture_content():
+            query = args[0] if args else kwargs.get("query", "")
+            attrs[QUERY_TEXT] = str(query)
+            attrs[RECORDS] = json.dumps([{"id": h.record.id, "text": h.record.text,
+                                          "score": h.score} for h in result])
+    elif op in ("remember", "update"):
+        attrs[RECORD_ID] = str(result.id)
+        attrs["memlane.record.kind"] = result.kind
+        if capture_content():
+            attrs[RECORDS] = json.dumps([{"id": result.id, "text": result.text}])
+    elif op == "forget":
+        rid = args[0] if args else kwargs.get("record_id")
+        attrs[RECORD_ID] = str(rid)
+    if op.startswith("forget"):
         attrs["memlane.forget.target"] = op.partition("_")[2] or "record"
         if isinstance(result, dict):
             for kind, n in result.items():
@@ -190,7 +225,7 @@ def traced(op: str) -> Callable[[F], F]:
     the method itself when telemetry is off."""
     if not ENABLED:
         return lambda fn: fn
-    name = "retrieval memlane" if op == "search" else f"memlane.{op.split('_')[0]}"
+    gen_op = MEMORY_OPERATIONS.get(op)
 
     def wrap(fn: F) -> F:
         @functools.wraps(fn)
@@ -199,6 +234,9 @@ def traced(op: str) -> Callable[[F], F]:
             if not ins.active():
                 return fn(self, *args, **kwargs)
             started = time.perf_counter()
+            # A memory operation is named by the convention: `{operation} {store id}`.
+            name = f"{gen_op} {getattr(self, 'ns', '')}".rstrip() if gen_op \
+                else f"memlane.{op}"
             with ins.tracer.start_as_current_span(name, record_exception=True,
                                                   set_status_on_exception=True) as span:
                 result = fn(self, *args, **kwargs)

@@ -24,19 +24,20 @@ Decisions:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
 from .safety import is_suspect
 from .store.base import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
-from .validate import kind
+from .validate import kind, timestamp
 
 FORMAT = "memlane-export/1"
 
 
-def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
+def import_namespace(memory: Any, data: Mapping[str, Any], *,
+                     progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Restore `data` (an export) into `memory`'s namespace, which must be empty. Returns counts
     by kind: threads, messages, episodes, records, snapshots."""
     threads, records, snapshots = _validate(data)
@@ -59,10 +60,16 @@ def import_namespace(memory: Any, data: Mapping[str, Any]) -> dict[str, int]:
         new = [NewMessage(role=m["role"], content=m["content"], ts=float(m["ts"]), tokens=n,
                           name=m.get("name")) for m, n in zip(msgs, tokens, strict=True)]
         stored = store.append(ns, t["thread_id"], new, time.time(), unbounded)
+        created, active = timestamp(t.get("created")), timestamp(t.get("last_active"))
+        if created is not None and active is not None:
+            # The exported times, not the import's: the idle TTL and LRU eviction read them.
+            store.set_thread_times(ns, t["thread_id"], created, max(created, active))
         for old, got in zip(msgs, stored, strict=True):
             msg_id[int(old["id"])] = got.id
         counts["threads"] += 1
         counts["messages"] += len(stored)
+        if progress is not None:
+            progress(counts["threads"], len(threads))
     # Which step wrote a record (its buffer line's end), so a retried step still replaces it.
     step_of: dict[int, tuple[str, int]] = {}
     for t in threads:

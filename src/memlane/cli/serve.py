@@ -8,15 +8,17 @@ without them and print the install hint when run.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import MissingExtra, UsageError
-from . import JSON_HELP, emit
+from . import JSON_HELP, add_embedder_arg, emit
 
 KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
 
@@ -54,8 +56,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="seconds the proxy waits for the upstream (to connect, and for each "
                         "read), in one attempt; then the client gets 502 "
                         "(default $MEMLANE_UPSTREAM_TIMEOUT or %(default)g)")
+    p.add_argument("--step", choices=("auto", "model", "heuristic"), default="auto",
+                   help="who files memory: the model (--upstream-model, or the in-process one) "
+                        "or the offline heuristic; auto: the model, except the local one, which "
+                        "rarely writes a usable step and would hold the only model while it "
+                        "tried (default auto)")
     p.add_argument("--heuristic-step", action="store_true",
-                   help="file memory steps with the offline heuristic even with a model")
+                   help="the same as --step heuristic")
     p.add_argument("--keys", default=None, metavar="FILE",
                    help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
     p.add_argument("--budget", type=int, default=4000,
@@ -63,11 +70,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--ledger", default=None, metavar="PATH",
                    help="quality ledger file (default: the memory's ledger, if it exists)")
     p.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
+    add_embedder_arg(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("mcp", help="serve the memory tools to an MCP client over stdio",
                        description="For MCP clients that launch a command: "
                                    "`memlane --db PATH --namespace NS mcp`.")
+    add_embedder_arg(p)
     p.set_defaults(func=cmd_mcp)
 
     keys = sub.add_parser("keys", help="manage API keys of `memlane serve` (stored hashed)")
@@ -114,11 +123,8 @@ def _upstream_key(upstream: str) -> str | None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     _server_extra()
-    import uvicorn
 
-    from ..server.app import ServerConfig, create_app
     from ..server.auth import Auth, KeyRing
-    from ..server.conn import uvicorn_options
 
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port}: use a port from 1 to 65535")
@@ -129,14 +135,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          "than 0 (and at most a day)")
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
+    # The port first: a busy one is a clear error before the banner, and before the database
+    # is opened (which would leave an empty one behind).
+    sock = _listen_socket(args.host, args.port)
+    try:
+        return _serve(args, ring, auth, sock)
+    finally:
+        sock.close()
+
+
+def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) -> int:
+    import uvicorn
+
+    from ..server.app import ServerConfig, create_app
+    from ..server.conn import uvicorn_options
+
     url, model = args.upstream, None
     if url and "://" not in url:  # a model spec, answered in-process
         from ..models import get_model
 
         url, model = None, get_model(args.upstream)
     key = _upstream_key(url) if url else None
+    heuristic = heuristic_steps(args.upstream, model, args.step, args.heuristic_step)
     memory = build_memory(args.db, url, args.upstream_model, key,
-                          heuristic=args.heuristic_step, model=model)
+                          heuristic=heuristic, model=model, embedder=args.embedder)
     ledger = _open_ledger(args)
     config = ServerConfig(upstream=url, upstream_model=args.upstream_model,
                           upstream_key=key, budget=args.budget,
@@ -156,7 +178,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"memlane: note: --namespace {args.namespace!r} is not used with API keys: each "
               "request's key names its namespace.", file=sys.stderr)
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
-                 heuristic=args.heuristic_step, mcp=not args.no_mcp,
+                 heuristic=heuristic, mcp=not args.no_mcp,
                  timeout=args.upstream_timeout), file=sys.stderr)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM alike (stops accepting, lets requests
     # in flight finish for up to 30 s), then raises the signal again with the handler it found
@@ -164,9 +186,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # and checkpoint (the WAL stayed behind): ours turns it into the same exit as Ctrl-C.
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    timeout_graceful_shutdown=30, **uvicorn_options())
-    except _Terminated:
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=30,
+                                      **uvicorn_options())).run(sockets=[sock])
+    except (_Terminated, KeyboardInterrupt):  # uvicorn.run() swallows the re-raised Ctrl-C too
         pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the close
@@ -181,12 +203,42 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _listen_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port for uvicorn to serve on; `UsageError` when that fails."""
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as e:
+        raise UsageError(f"--host {host!r}: not an address this machine has ({e.strerror})"
+                         ) from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    try:
+        sock.bind(addr)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise UsageError(f"port {port} on {host} is in use (another `memlane serve`?): "
+                             "pass --port N, or stop what is listening there") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    return sock
+
+
 class _Terminated(Exception):
     """SIGTERM arrived (after uvicorn's own graceful shutdown, or before it started)."""
 
 
 def _terminated(signum: int, frame: Any) -> None:
     raise _Terminated()
+
+
+def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag: bool) -> bool:
+    """Whether the offline heuristic files memory (`--step`): asked for, or `auto` with the
+    in-process local model, whose 135M model rarely writes a valid step and holds the only model
+    while it tries (~53 s every fourth turn), as `memlane chat` decides too."""
+    local = model is not None and bool(upstream) and (
+        upstream == "local" or str(upstream).startswith("local:"))
+    return heuristic_flag or step == "heuristic" or (step == "auto" and local)
 
 
 def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,
@@ -201,8 +253,9 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
         writer = None
     if writer is None or heuristic:
         steps = "the offline heuristic" + (
-            "" if heuristic else " (pass --upstream-model M to have the upstream's model "
-                                 "write memory)")
+            " (--step model: the in-process model writes it)" if heuristic and model is not None
+            else "" if heuristic else " (pass --upstream-model M to have the upstream's model "
+                                      "write memory)")
     else:
         steps = f"{writer}, with the offline heuristic as fallback"
     lines = [f"memlane: serving {store} at {where}",
@@ -222,7 +275,8 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
 
 
 def build_memory(db: str | None, upstream: str | None, upstream_model: str | None,
-                 key: str | None, *, heuristic: bool = False, model: Any = None) -> Any:
+                 key: str | None, *, heuristic: bool = False, model: Any = None,
+                 embedder: str | None = None) -> Any:
     """The server's memory. With a known model (`model`, or `upstream_model` at `upstream`),
     that model writes the memory steps; the offline heuristic files a stretch whenever the
     model's step fails validation, and all of them with `heuristic`."""
@@ -233,11 +287,11 @@ def build_memory(db: str | None, upstream: str | None, upstream_model: str | Non
 
         model = OpenAIModel(upstream_model, base_url=upstream, api_key=key or "")
     if model is None or heuristic:
-        return Memory.open(db)
+        return Memory.open(db, embedder=embedder)
     from ..step.model import FallbackExtractor, ModelExtractor
 
-    return Memory.open(db, extractor=FallbackExtractor(ModelExtractor(model),
-                                                       HeuristicExtractor()))
+    return Memory.open(db, embedder=embedder, extractor=FallbackExtractor(
+        ModelExtractor(model), HeuristicExtractor()))
 
 
 def _open_ledger(args: argparse.Namespace) -> Any:
@@ -257,7 +311,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from ..memory import Memory
     from ..server.mcp import run_stdio
 
-    with Memory.open(args.db, namespace=args.namespace) as memory:
+    with Memory.open(args.db, namespace=args.namespace, embedder=args.embedder) as memory:
         run_stdio(memory)
     return 0
 
@@ -267,9 +321,12 @@ def cmd_keys_add(args: argparse.Namespace) -> int:
 
     ring = KeyRing.load(args.keys)
     key = ring.add(args.key_namespace)
+    # Only the key on stdout, so `KEY=$(memlane keys add NS)` captures the key alone.
     emit({"namespace": args.key_namespace, "key": key, "keys_file": str(ring.path)}, args.json,
-         f"{key}\n\nThe key for namespace {args.key_namespace!r}; it is shown only this once "
-         f"(only its hash is kept, in {ring.path}).")
+         key)
+    if not args.json:
+        print(f"memlane: the key for namespace {args.key_namespace!r}, shown only this once "
+              f"(only its hash is kept, in {ring.path}).", file=sys.stderr)
     return 0
 
 

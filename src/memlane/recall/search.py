@@ -114,7 +114,10 @@ def search(
         # Lexical only: the pool is for fusion; the first k of a longer list are the k best
         # (ties keep the index's order either way), so only k are read, with their sources.
         lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until)
-        return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(lexical[:k], 1)]
+        # Equal scores (common in a small namespace, where BM25 barely tells records apart):
+        # the newest record first (ids grow with time), whatever order the index gave.
+        ranked = sorted(lexical[:k], key=lambda h: (-h[1], -h[0].id))
+        return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(ranked, 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
     if store.capabilities.parallel_search:

@@ -24,7 +24,8 @@ serves one namespace (`memlane -n NS serve`, default `default`) without a key.
 Errors are `{"error": {"message", "type"}}` with status 400 (bad JSON), 401 (no or bad key),
 404 (no such thread or record, or another namespace's), 405, 409 (a stretch filed already), 413
 (body over 1 MiB) or 422 (a field that fails the schema: the message lists every problem as
-`path: what is wrong`). Bad input is never a 5xx; 502 means the upstream model failed.
+`path: what is wrong`). Bad input is never a 5xx; 502 means the upstream model failed,
+504 that it did not answer in time.
 
 Also served: `/v1/chat/completions` (the OpenAI-compatible proxy, below), MCP at `/mcp`, the
 inspector at `/`, `/openapi.json` and `/healthz`.

@@ -22,7 +22,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from importlib import resources
 from typing import Any
 
@@ -335,6 +335,7 @@ def h_delete_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, A
     t = mem.thread(a["thread_id"])
     if not t.exists():
         raise NotFound(f"no thread {t.id!r} in this namespace")
+    svc.note_sent_system(mem.ns, t.id, None)
     return _erased(svc, mem, {"thread_id": t.id, **mem.forget_thread(t.id)}, t.id, ledger=True)
 
 
@@ -353,9 +354,13 @@ def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
 
 def h_context(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     t = mem.thread(a["thread_id"])
+    # A proxied thread's model got the client's system prompt, not memlane's: show that one.
+    sent = svc.sent_system(mem.ns, t.id)
+    policy = replace(mem.policy, system_prompt=sent) if sent is not None else None
     ctx = t.context(budget=a["budget"], new_message=a.get("message"),
-                    tools=None if a["tools"] else [])
-    return {"thread_id": t.id} | ctx.to_dict()
+                    tools=None if a["tools"] else [], policy=policy)
+    return {"thread_id": t.id, "system_prompt_from": "proxy" if sent is not None else "memory"
+            } | ctx.to_dict()
 
 
 def _step_result(r: StepResult) -> dict[str, Any]:
@@ -545,6 +550,10 @@ CONTEXT_OUT: dict[str, Any] = {
     "required": ["thread_id", "messages", "tools", "trace"],
     "properties": {
         "thread_id": {"type": "string"},
+        "system_prompt_from": {
+            "enum": ["memory", "proxy"],
+            "description": "proxy: the system prompt is the one the proxy last sent upstream "
+                           "for this thread (the client's own); memory: memlane's policy's"},
         "messages": {"type": "array", "items": {
             "type": "object", "required": ["role", "content", "layer"],
             "properties": {"role": {"type": "string"}, "content": {"type": "string"},

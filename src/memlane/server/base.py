@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from ..errors import (
     NotFound,
     StepConflict,
     StepError,
+    UpstreamTimeout,
     UsageError,
 )
 from ..memory import Memory
@@ -96,6 +98,8 @@ def error_response(exc: BaseException) -> JSONResponse:
         status, body = 400, error_body(str(exc), "budget_too_small")
     elif isinstance(exc, UsageError):
         status, body = 400, error_body(str(exc), "invalid_request")
+    elif isinstance(exc, UpstreamTimeout):
+        status, body = 504, error_body(str(exc), "upstream_timeout")
     elif isinstance(exc, ModelError):
         status, body = 502, error_body(str(exc), "upstream_error")
     elif isinstance(exc, HTTPException):
@@ -127,6 +131,10 @@ class Service:
         self.ledger = ledger
         self.model: Any = None
         """An in-process `Model` answering the proxy, if not an HTTP upstream."""
+        # The system prompt the proxy last sent upstream for a thread (a client's own replaces
+        # memlane's), so the context view shows what the model got. Kept in memory, not in the
+        # store: it is the client's to send again each call; bounded, least recent dropped.
+        self._sent_system: OrderedDict[tuple[str, str], str] = OrderedDict()
         # One worker: steps of one store run one at a time, and a burst of turns cannot crowd
         # the request threads out. Steps in other processes on the same store are kept apart
         # by the claim in `apply_step` (`memlane.step.runner`).
@@ -139,6 +147,22 @@ class Service:
         # schedules compaction; REST handlers then wait for it.
         if config.compact_after_forget:
             memory.after_forget = self.schedule_compaction
+
+    SENT_SYSTEM_KEEP = 10_000
+
+    def note_sent_system(self, ns: str, thread_id: str, text: str | None) -> None:
+        """Remember the system prompt a proxied call sent for a thread (None: forget it)."""
+        with self._lock:
+            self._sent_system.pop((ns, thread_id), None)
+            if text is not None:
+                self._sent_system[(ns, thread_id)] = text
+                while len(self._sent_system) > self.SENT_SYSTEM_KEEP:
+                    self._sent_system.popitem(last=False)
+
+    def sent_system(self, ns: str, thread_id: str) -> str | None:
+        """The system prompt the proxy last sent for this thread, if it has sent one."""
+        with self._lock:
+            return self._sent_system.get((ns, thread_id))
 
     def schedule_compaction(self) -> Future[bool]:
         """Compact the store soon, on its own worker (one queued at a time: forgets that come

@@ -12,6 +12,7 @@ replica behind a load balancer can answer.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -45,9 +46,25 @@ INSTRUCTIONS = (
 )
 
 
+def _mcp_schema(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The input schema an MCP client sees: the model's, plus what the handler also accepts and
+    a schema-checking client would otherwise refuse before sending (a count as text, "5";
+    search_memory's `kind` filter). The model's schemas stay lean: they are in every context."""
+    out = copy.deepcopy(params)
+    props = out["properties"]
+    if "limit" in props:
+        props["limit"] = {"type": ["integer", "string"], "default": props["limit"].get("default"),
+                          "description": "how many, at most 20"}
+    if name == "search_memory":
+        props["kind"] = {"type": "string", "description": "only records of this kind "
+                                                          "(fact, preference, ...)"}
+    return out
+
+
 def tools() -> list[types.Tool]:
     return [types.Tool(name=t["function"]["name"], description=t["function"]["description"],
-                       input_schema=t["function"]["parameters"]) for t in TOOL_SCHEMAS]
+                       input_schema=_mcp_schema(t["function"]["name"], t["function"]["parameters"]))
+            for t in TOOL_SCHEMAS]
 
 
 def call(memory: Memory, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:

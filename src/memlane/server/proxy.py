@@ -26,8 +26,9 @@ One request, one turn:
 
 The upstream is called once per round, within `upstream_timeout`: its 4xx answers reach the
 client as they are (status, body, `Retry-After`), 5xx and unreachable upstreams are 502 with its
-message. Other `/v1/...` endpoints are passed through (`Proxy.passthrough`). docs/AGENT.md has
-the rules in full.
+message, a timeout is 504; the upstream's URL is logged, never sent to the client. Other
+`/v1/...` endpoints are passed through (`Proxy.passthrough`). docs/AGENT.md has the rules in
+full.
 
 Why not `memlane.agent.Agent`: the agent speaks the `Model` protocol, which reduces an answer to
 text and tool calls. The proxy must hand back the upstream's own chunks and fields, and hand the
@@ -64,7 +65,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Match
 
 from .._version import __version__
-from ..errors import MemlaneError, ModelError, NotFound, UsageError
+from ..errors import MemlaneError, ModelError, NotFound, UpstreamTimeout, UsageError
 from ..memory import Memory, Thread
 from ..models.base import Model, ModelReply, ToolCall, error_message, iter_sse, parse_arguments
 from ..models.openai import wire_messages
@@ -405,15 +406,18 @@ class HttpUpstream:
                 exc.close()
             if 400 <= exc.code < 500:
                 raise UpstreamRefused(exc.code, raw, dict(exc.headers.items())) from None
-            raise ModelError(f"the upstream {self.base} failed (HTTP {exc.code}): "
+            log.warning("upstream %s answered HTTP %d", self.base, exc.code)
+            raise ModelError(f"the upstream failed (HTTP {exc.code}): "
                              f"{error_message(raw)}") from None
         except (TimeoutError, urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
             if isinstance(reason, TimeoutError):
-                raise ModelError(f"the upstream {self.base} did not answer within "
-                                 f"{self.timeout:g} s (memlane serve --upstream-timeout, "
-                                 "$MEMLANE_UPSTREAM_TIMEOUT)") from None
-            raise ModelError(f"cannot reach the upstream {self.base}: {reason}") from None
+                raise UpstreamTimeout(f"the upstream did not answer within "
+                                      f"{self.timeout:g} s (memlane serve --upstream-timeout, "
+                                      "$MEMLANE_UPSTREAM_TIMEOUT)") from None
+            # The upstream's address is the operator's, not the client's: in the log only.
+            log.warning("cannot reach the upstream %s: %s", self.base, reason)
+            raise ModelError(f"cannot reach the upstream: {reason}") from None
 
     def _post(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
         data = json.dumps(body).encode("utf-8")
@@ -425,12 +429,12 @@ class HttpUpstream:
             try:
                 raw = resp.read()
             except (OSError, http.client.HTTPException) as exc:
-                raise ModelError(f"the upstream {self.base} broke off its answer: {exc!r}"
+                raise ModelError(f"the upstream broke off its answer: {exc!r}"
                                  ) from None
         try:
             return json.loads(raw)
         except ValueError:
-            raise ModelError(f"the upstream {self.base} answered with a body that is not "
+            raise ModelError(f"the upstream answered with a body that is not "
                              f"JSON: {raw[:200]!r}") from None
 
     def open_stream(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
@@ -611,7 +615,10 @@ class Proxy:
 
         client_tools = list(body.get("tools") or [])
         client_names = {_call_name(t) for t in client_tools}
-        offer = mem.policy.use_tools and body.get("tool_choice") != "none"
+        # An in-process model that cannot call tools (the local one) is offered none, so its
+        # memory instructions name none either.
+        offer = mem.policy.use_tools and body.get("tool_choice") != "none" and \
+            getattr(self.svc.model, "supports_tools", True)
         offered = frozenset(MEMORY_TOOL_NAMES - client_names) if offer else frozenset()
         memory_tools = [dict(t) for t in TOOL_SCHEMAS if t["function"]["name"] in offered]
         policy = replace(mem.policy, system_prompt="\n\n".join(system)) if system else None
@@ -634,6 +641,7 @@ class Proxy:
                 del chat[-2]
         else:
             thread.extend([logs[u]])
+        self.svc.note_sent_system(mem.ns, thread.id, (policy or mem.policy).system_prompt)
         messages: list[dict[str, Any]] = [m.to_dict() for m in chat]
         if isinstance(conv[u].get("content"), list) and ctx.messages[-1].layer == "new" \
                 and ctx.messages[-1].content == logs[u]["content"]:

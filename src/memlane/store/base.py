@@ -415,6 +415,25 @@ class Admin(Protocol):
         """Every migration number recorded in the database."""
         ...
 
+    def setting(self, key: str) -> str | None:
+        """A property of the whole store (e.g. `embedder`), or None if never set."""
+        ...
+
+    def put_setting(self, key: str, value: str, *, replace: bool = False) -> str:
+        """Set `key` if it has no value yet (`replace`: whatever it holds); returns the value
+        it holds now, which is the first writer's when two set it at once."""
+        ...
+
+    def has_records(self) -> bool:
+        """Whether any namespace holds a long-term record."""
+        ...
+
+    def set_thread_times(self, namespace: str, thread_id: str, created: float,
+                         last_active: float) -> None:
+        """Set a thread's creation and last-activity times (an import keeps the exported
+        ones: the idle TTL and the LRU eviction read them)."""
+        ...
+
     def forget_record(self, namespace: str, record_id: int) -> bool:
         """Erase a record with everything derived from it: index rows, vector, sources, history,
         and its id in buffer lines."""

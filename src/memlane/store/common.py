@@ -327,6 +327,31 @@ class CommonStore:
     def _delete_thread(c: Any, namespace: str, thread_id: str) -> bool:
         raise NotImplementedError
 
+    def setting(self, key: str) -> str | None:
+        rows = self._read("SELECT value FROM settings WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def put_setting(self, key: str, value: str, *, replace: bool = False) -> str:
+        # Insert-if-absent in one statement: two processes choosing at once keep the first
+        # writer's value, and both read that one back.
+        with self.transaction() as tx:
+            tx.conn.execute(tx.sql(
+                "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO "
+                + ("UPDATE SET value = excluded.value" if replace else "NOTHING")), (key, value))
+        held = self.setting(key)
+        assert held is not None
+        return held
+
+    def set_thread_times(self, namespace: str, thread_id: str, created: float,
+                         last_active: float) -> None:
+        with self.transaction() as tx:
+            tx.conn.execute(tx.sql("UPDATE threads SET created = ?, last_active = ?"
+                                   " WHERE namespace = ? AND thread_id = ?"),
+                            (created, last_active, namespace, thread_id))
+
+    def has_records(self) -> bool:
+        return bool(self._read("SELECT 1 FROM records LIMIT 1"))
+
     def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
                           ) -> list[str]:
         """The namespaces that hold records (of `kinds`, if given), sorted: all of them, or

@@ -158,6 +158,8 @@ class MemoryTools:
                     raise ToolError(f"{name}: missing required argument {key!r}")
                 continue
             v = _record_ids(arguments[key]) if key in ("id", "ids") else arguments[key]
+            if typ is int and isinstance(v, str) and v.strip().isdigit() and len(v) < 10:
+                v = int(v)  # a count sent as text ("5"), as some clients and models do
             ok = isinstance(v, typ) and not (typ is int and isinstance(v, bool))
             if not ok:
                 raise ToolError(f"{name}: {key!r} must be {_TYPE_NAMES[typ]}, got {v!r:.60}")

@@ -10,11 +10,14 @@
 const API = "/v1/memlane";
 const DEFAULT_BUDGET = 4000;
 // The order the model reads them in; `tools` are sent beside the messages.
-const LAYERS = ["system", "tools", "core", "buffer", "working", "short_term", "new"];
+const LAYERS = ["system", "tools", "core", "notes", "buffer", "working", "short_term", "new"];
 const LAYER_NAMES = {
-  system: "system prompt", tools: "tool schemas", core: "core notes", buffer: "episodic buffer",
+  system: "system prompt", tools: "tool schemas", core: "core notes", notes: "notes (records)",
+  buffer: "episodic buffer",
   working: "working memory", short_term: "short-term", new: "new message",
 };
+// The layers whose `#ids` are record ids (linked, and counted among the records in view).
+const ID_LAYERS = new Set(["core", "notes", "buffer"]);
 const state = { key: localStorage.getItem("memlane.key") || "", dev: true };
 
 function el(tag, attrs, ...children) {
@@ -136,6 +139,7 @@ function toolsBlock(tools, tokens) {
 }
 
 function contextSection(thread, ctx) {
+  const proxied = ctx.system_prompt_from === "proxy";
   const by = ctx.trace.tokens_by_layer;
   const groups = [];
   let current = null;
@@ -148,7 +152,9 @@ function contextSection(thread, ctx) {
   }
   const blocks = [];
   groups.forEach((g, i) => {
-    const name = LAYER_NAMES[g.layer] || g.layer;
+    let name = LAYER_NAMES[g.layer] || g.layer;
+    if (g.layer === "system") name = proxied ? "system prompt (as the proxy last sent it: the " +
+      "client's)" : "system prompt (memlane's)";
     const first = groups.findIndex((x) => x.layer === g.layer) === i;
     blocks.push(el("div", { class: "group", "data-group": g.layer,
                             id: first ? "layer-" + g.layer : null },
@@ -157,8 +163,7 @@ function contextSection(thread, ctx) {
               (g.messages.length === 1 ? "" : "s") })),
       ...g.messages.map((m) => el("div", { class: "msg " + m.layer, "data-layer": m.layer },
         el("span", { class: "tag", text: m.role }),
-        ...(m.layer === "buffer" || m.layer === "core" ? linkIds(thread, m.content) :
-          [m.content])))));
+        ...(ID_LAYERS.has(m.layer) ? linkIds(thread, m.content) : [m.content])))));
     if (g.layer === "system") blocks.push(toolsBlock(ctx.tools || [], by.tools ?? 0));
   });
   if (!groups.some((g) => g.layer === "system")) blocks.unshift(toolsBlock(ctx.tools || [],
@@ -209,8 +214,8 @@ function sourcesBlock(thread, sources) {
 function recordsSection(thread, records, focus, sources) {
   return el("section", { id: "records" },
     el("h2", { text: "records in view" }),
-    el("p", { class: "muted", text: "the records the notes point at; follow an id to see the " +
-                                     "messages a record came from" }),
+    el("p", { class: "muted", text: "the records in the notes and the ones the buffer points " +
+                                     "at; follow an id to see the messages a record came from" }),
     ...(records.length ? records.map((r) => el("div", {
       id: "record-" + r.id, class: "record" + (r.id === focus ? " focused" : ""),
       "data-record": r.id },
@@ -262,10 +267,11 @@ async function showThread(id, focus, budget) {
       api(`/threads/${enc}/context?budget=${budget}`),
       api(`/ledger?thread_id=${enc}&limit=200`).catch(() => ({ enabled: false, rows: [] })),
     ]);
-    // The records the model can reach in one step: ids on buffer lines and in the notes.
+    // The records the model can reach in one step: ids on buffer lines, in the core and the
+    // notes (which hold the records themselves).
     const ids = new Set(ctx.trace.buffer.lines.flatMap((b) => b.record_ids));
     for (const m of ctx.messages) {
-      if (m.layer === "buffer" || m.layer === "core") {
+      if (ID_LAYERS.has(m.layer)) {
         for (const x of m.content.matchAll(/#(\d+)\b/g)) ids.add(Number(x[1]));
       }
     }
@@ -278,7 +284,8 @@ async function showThread(id, focus, budget) {
         Promise.resolve(null),
     ]);
     const t = info.thread;
-    view.replaceChildren(
+    // Sections with nothing to show are null: left out (replaceChildren would print "null").
+    view.replaceChildren(...[
       el("h2", { id: "thread-title", text: t.thread_id }),
       el("p", { class: "muted",
                 text: `${t.messages} messages · filed to #${t.filed_to} · ` +
@@ -286,7 +293,7 @@ async function showThread(id, focus, budget) {
                       `${ctx.trace.window_start ?? "-"}` }),
       layersSection(ctx.trace), contextSection(id, ctx), bufferSection(id, ctx.trace),
       recordsSection(id, recs.records, focus, focused ? focused.sources : null),
-      workingSection(ctx.trace), ledgerSection(ledger));
+      workingSection(ctx.trace), ledgerSection(ledger)].filter((x) => x !== null));
     view.querySelectorAll("a[data-jump]").forEach((a) => a.addEventListener("click", (ev) => {
       ev.preventDefault();
       const target = document.getElementById("layer-" + a.dataset.jump);

@@ -89,6 +89,16 @@ def apply_sqlite(
     return run
 
 
+_SETTINGS = """
+-- Properties of the memory as a whole, written once when first chosen and read by every
+-- surface that opens it: `embedder` (which model the vectors come from, so ingest, serve, chat
+-- and search all use the same one). The same SQL on both engines.
+CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
 _HISTORY_THREAD = """
 -- Which thread a record came from, kept on its history, so forgetting a thread also erases the
 -- history of its records that a step already deleted or a retry replaced (their row is gone).
@@ -309,6 +319,7 @@ INSERT INTO vector_seq (id, seq) VALUES (1, 0);
     ),
     Migration(3, "history knows its thread", _HISTORY_THREAD),
     Migration(4, "facts over time", _STATED_SQLITE),
+    Migration(5, "store settings", _SETTINGS),
 ]
 
 
@@ -496,4 +507,5 @@ CREATE INDEX snapshot_vectors_hnsw_1536 ON snapshot_vectors
     ),
     Migration(3, "history knows its thread", _HISTORY_THREAD),
     Migration(4, "facts over time", _STATED_POSTGRES),
+    Migration(5, "store settings", _SETTINGS),
 ]
