@@ -172,6 +172,9 @@ class AsyncMemory:
     async def update(self, record_id: int, text: str) -> Record:
         return await self._run(self.sync.update, record_id, text)
 
+    async def record_history(self, record_id: int) -> list[dict[str, Any]]:
+        return await self._run(self.sync.record_history, record_id)
+
     async def pin(self, record_id: int, pinned: bool = True) -> Record:
         return await self._run(self.sync.pin, record_id, pinned)
 
