@@ -439,7 +439,8 @@ class CommonStore:
     def _bounded_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         b: SearchBounds) -> list[tuple[Record, float]]:
         """`search_records` within `b` (see `SearchBounds`): at most `b.max_terms` postings lists
-        of at most `b.per_term` entries are read, whatever the index holds."""
+        are read, about `b.exact_postings` entries in all (each rare term's `b.per_term` at
+        most, each common one's share), whatever the index holds."""
         size = self._index_size()
         stats = self._term_stats
         df = stats.get(namespace, terms, size)
