@@ -467,7 +467,7 @@ class CommonStore:
         # common words each reach further back than a long one's).
         common = [t for t in kept if df[t] > b.per_term]
         left = b.exact_postings - sum(df[t] for t in kept if df[t] <= b.per_term)
-        take = max(b.common_take, left // max(len(common), 1))
+        take = max(b.common_take, int(left // max(len(common), 1)))
         weights = [(t, bm25_idf(max(size, df[t]), df[t]),
                     b.per_term if df[t] <= b.per_term else take) for t in kept]
         return self._scored_candidates(namespace, weights, k, f)
