@@ -65,8 +65,9 @@ class SearchBounds:
     k are known), so a query with one common word cost 16 ms on 25,000 records and grew with
     them. Bounded, a search keeps the query's `max_terms` rarest terms (by their memoised
     document counts; terms in no record are dropped) and reads at most `per_term` postings of
-    each: a term in at most `per_term` records is rare and read whole; a commoner one gives
-    its newest `common_take` records of the namespace (passing the filters). When the kept terms
+    each: a term in at most `per_term` records is rare and read whole; the commoner ones share
+    what is left of `exact_postings` (at least `common_take` each) and give their newest
+    records of the namespace (passing the filters). When the kept terms
     match at most `exact_postings` records in all (the usual case on a small store) the engine
     ranks them exactly, as before; otherwise the candidates are scored with BM25 at tf = 1
     (one-line facts rarely repeat a word), each record's length counted in words, summed over
@@ -82,7 +83,7 @@ class SearchBounds:
     per_term: int = 100
     """A term in at most this many records is rare: its postings are read whole."""
     common_take: int = 40
-    """Postings read of a commoner term: its newest."""
+    """At least this many postings read of a commoner term (its newest)."""
     exact_postings: int = 600
     """Kept terms matching at most this many records in all (store-wide counts) are ranked
     exactly by the engine: about the work of the bounded read, so no reason to approximate."""

@@ -524,7 +524,8 @@ class CommonStore:
     def _bounded_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         b: SearchBounds) -> list[tuple[Record, float]]:
         """`search_records` within `b` (see `SearchBounds`): at most `b.max_terms` postings lists
-        of at most `b.per_term` entries are read, whatever the index holds."""
+        are read, about `b.exact_postings` entries in all (each rare term's `b.per_term` at
+        most, each common one's share), whatever the index holds."""
         size = self._index_size()
         stats = self._term_stats
         df = stats.get(namespace, terms, size)
@@ -546,9 +547,14 @@ class CommonStore:
             # Few matches in all: the engine ranks them exactly, at about the cost of the
             # bounded read below.
             return self._search_records(namespace, kept, k, f, narrow=False)
-        # A rare term's postings are read whole; a common one gives its newest `common_take`.
+        # A rare term's postings are read whole; the common ones share what is left of
+        # `exact_postings`, newest first, at least `common_take` each (a short question's few
+        # common words each reach further back than a long one's).
+        common = [t for t in kept if df[t] > b.per_term]
+        left = b.exact_postings - sum(df[t] for t in kept if df[t] <= b.per_term)
+        take = max(b.common_take, int(left // max(len(common), 1)))
         weights = [(t, bm25_idf(max(size, df[t]), df[t]),
-                    b.per_term if df[t] <= b.per_term else b.common_take) for t in kept]
+                    b.per_term if df[t] <= b.per_term else take) for t in kept]
         return self._scored_candidates(namespace, weights, k, f)
 
     def _index_size(self) -> float:

@@ -700,19 +700,22 @@ class PostgresStore(CommonStore):
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         # Per term, the planner either walks the namespace's ids backwards and stops at the
         # LIMIT (a common term: matches are dense) or reads the term's GIN entry (a rare one);
-        # no ts_rank over every match. Summed and ranked here, k rows back.
+        # no ts_rank over every match. BM25 at tf = 1 as on SQLite, a record's length being its
+        # lexemes (`length(tsv)`) against the candidates' average; summed here, k rows back.
         where, fargs = _filters("r", f)
         args: dict[str, Any] = {"ns": namespace, "k": k, **fargs}
         subs = []
         for j, (t, w, n) in enumerate(weights):
             args[f"t{j}"], args[f"w{j}"], args[f"n{j}"] = t, w, n
-            subs.append(f"(SELECT r.id, %(w{j})s::float8 AS w FROM records r"
+            subs.append(f"(SELECT r.id, %(w{j})s::float8 AS w, length(r.tsv) AS d FROM records r"
                         f" WHERE r.namespace = %(ns)s"
                         f" AND r.tsv @@ to_tsquery('english', %(t{j})s){where}"
                         f" ORDER BY r.id DESC LIMIT %(n{j})s)")
-        sql = (f"SELECT {_REC_COLS}, cand.score FROM (SELECT id, sum(w) AS score FROM ("
-               + " UNION ALL ".join(subs)
-               + ") u GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s) cand"
+        sql = ("WITH u AS (" + " UNION ALL ".join(subs) + "),"
+               " a AS (SELECT greatest(avg(d), 1) AS m FROM u),"
+               " cand AS (SELECT id, sum(w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / a.m)))"
+               " AS score FROM u, a GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s)"
+               f" SELECT {_REC_COLS}, cand.score FROM cand"
                " JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
                " ORDER BY cand.score DESC, cand.id DESC")
         rows = self._q(sql, args)
