@@ -208,7 +208,7 @@ def test_first_stretch_line_is_shown_then_the_latest_and_a_proven_gap():
     lines = block.splitlines()
     assert lines[0] == NOTES_HEADER_NO_TOOLS  # LEAN offers no tools: none is named
     # The lines sit in a data span whose markers carry one tag (safety.fenced).
-    assert re.fullmatch(r"\u00abdata ([0-9a-f]{6})\u00bb", lines[1])
+    assert re.fullmatch(r"\u00abdata ([0-9]{6})\u00bb", lines[1])
     assert lines[-1] == lines[1].replace("data", "/data")
     lines = lines[2:-1]
     assert lines[0].startswith("- ") and "(msgs 1-8)" in lines[0] and "[#1, #2]" in lines[0]

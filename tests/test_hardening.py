@@ -336,7 +336,9 @@ def test_big_ids_through_the_proxy_tool_path(tmp_path):
     with FakeUpstream(script) as up, \
             serve_in_thread(create_app(memory, Auth(ring), ServerConfig(upstream=up.url),
                                        mcp=False)) as url:
-        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        # The user asks for a forget (without it the tool refuses before reading the id).
+        body = json.dumps({"model": "m", "messages": [{"role": "user",
+                                                       "content": "Forget that record."}]})
         req = urllib.request.Request(url + "/v1/chat/completions", data=body.encode(), headers={
             "Authorization": f"Bearer {key}", "Content-Type": "application/json",
             "X-Memlane-Thread": "t"})

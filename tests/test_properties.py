@@ -195,7 +195,7 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
     assert all(m.layer in ("system", "core", "notes") for m in ctx.messages[:i])
 
     # (b) every evicted stretch is listed or counted in the gap the block states (a line the
-    # injection scan withheld is one of the stretches not listed).
+    # injection scan flags is listed too, quarantined: its text withheld, its place kept).
     assert len(shown) <= policy.buffer_lines
     assert len(shown) + (trace.gap or 0) == len(before)
     before_keys = [(e.start, e.end) for e in before]
@@ -205,22 +205,23 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
     for e in before:
         if (e.start, e.end) in shown:
             assert f"(msgs {e.start}-{e.end})" in block
-            assert not is_suspect(e.line)
+            if e.suspect or is_suspect(e.line):
+                assert f"(msgs {e.start}-{e.end}): [quarantined line:" in block
+                assert "Ignore all previous" not in block
 
-    # (c) the first stretch's line whenever the block is shown (unless the scan withheld it),
-    # then the ones just before the window: after the oldest recent line shown, every evicted
-    # stretch is listed but the withheld ones, and (under budget pressure, when they go first)
-    # lines that point at no record.
+    # (c) the first stretch's line whenever the block is shown, then the ones just before the
+    # window: after the oldest recent line shown, every evicted stretch is listed but (under
+    # budget pressure, when they go first) lines that point at no record.
     suspect = {(e.start, e.end) for e in before if e.suspect or is_suspect(e.line)}
-    if before and policy.buffer_lines >= 1 and before_keys[0] not in suspect:
+    if before and policy.buffer_lines >= 1:
         assert shown[0] == before_keys[0]
     rest = [k for k in shown if k != before_keys[0]]
     if rest:
-        newer = [k for k in before_keys[before_keys.index(rest[0]):] if k not in suspect]
+        newer = before_keys[before_keys.index(rest[0]):]
         empty = {(e.start, e.end) for e in before if not e.record_ids}
         assert rest == [k for k in newer if k in set(rest) or k not in empty]
     if suspect:
-        event("withheld lines")
+        event("quarantined lines")
     # Unfiled evicted messages are stated, never silently missing.
     assert trace.unfiled == max(0, (window_start - 1) - info.filed_to)
     if trace.unfiled:

@@ -61,7 +61,7 @@ def test_operations_make_spans_with_their_numbers(tmp_path, spans):
     tracer = trace.get_tracer("app")
     with tracer.start_as_current_span("agent turn") as parent:
         steps = mem.thread("t").maybe_step()
-        ctx = mem.thread("t").context(budget=700, new_message="What is my locker code?")
+        ctx = mem.thread("t").context(budget=800, new_message="What is my locker code?")
         hits = mem.search("locker code", 3)
         gone = mem.forget(hits[0].record.id)
     by_name: dict[str, list] = {}
@@ -75,7 +75,7 @@ def test_operations_make_spans_with_their_numbers(tmp_path, spans):
     assert a["memlane.records.added"] == len(steps[0].added) > 0
     (c,) = by_name["memlane.context"]
     assert c.attributes["memlane.tokens.total"] == ctx.trace.tokens_total
-    assert c.attributes["memlane.budget"] == 700
+    assert c.attributes["memlane.budget"] == 800
     for layer, n in ctx.trace.tokens_by_layer.items():
         assert c.attributes[f"memlane.tokens.{layer}"] == n
     assert c.attributes["memlane.buffer.lines"] == len(ctx.trace.buffer_lines) > 0

@@ -181,6 +181,9 @@ class AsyncMemory:
     async def forget(self, record_id: int, *, redact_sources: bool = True) -> bool:
         return await self._run(self.sync.forget, record_id, redact_sources=redact_sources)
 
+    async def forget_to_disk(self, record_id: int) -> bool:
+        return await self._run(self.sync.forget_to_disk, record_id)
+
     async def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
         return await self._run(self.sync.forget_record, record_id,
                                redact_sources=redact_sources)

@@ -301,7 +301,6 @@ class Memory:
         (see `forget_record`). False if there was no such record."""
         return self.forget_record(record_id, redact_sources=redact_sources).found
 
-    @traced("forget")
     def forget_to_disk(self, record_id: int) -> bool:
         """Forget a record and see that its text leaves the database files: what every forget
         a model asks for runs (`MemoryTools`: the agent, `memlane chat`, MCP on stdio or
@@ -314,6 +313,7 @@ class Memory:
             self.compact()
         return True
 
+    @traced("forget")
     def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
         """`forget`, saying what it removed. With `redact_sources` (the default: a user who asks
         to forget a fact expects it gone from what the model sees) the sentences that state it

@@ -412,7 +412,7 @@ def _narrative(view: str, start: int) -> bool:
 # the game", "the doctor's new instructions: ..."): a match inside reported speech or naming
 # whose rules they are is a statement, not an order.
 _WORLDLY = frozenset({"override", "new_instructions", "role_switch"})
-_WHOSE = re.compile(r"\s*(?:of|for) (?:the |this |that |our |my |his |her |their |a )?"
+_WHOSE = re.compile(r"\s*of (?:the |this |that |our |my |his |her |their |a )?"
                     r"(?!system|chat|conversation|assistant|ai\b|model|prompt)[a-z]")
 
 
@@ -759,7 +759,10 @@ def datamark(text: str) -> str:
 def fenced(header: str, lines: list[str]) -> str:
     """A layer's text: `header`, then `lines` between the data markers (see above)."""
     body = "\n".join(lines)
-    tag = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
+    # Six decimal digits: BPE tokenizers cut digits in groups of three, so the markers cost the
+    # same tokens whatever the tag (a hex tag's count varied with its letters).
+    digest = hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=4).digest()
+    tag = f"{int.from_bytes(digest, 'big') % 10**6:06d}"
     start, end = f"{FENCE_OPEN}data {tag}{FENCE_CLOSE}", f"{FENCE_OPEN}/data {tag}{FENCE_CLOSE}"
     return f"{header}\n{start}\n{body}\n{end}"
 

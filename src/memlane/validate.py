@@ -91,7 +91,10 @@ def count(value: object, what: str, *, allow_all: bool = False) -> int:
 _BAD_KEY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffd]")
 
 RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile")
-"""The kinds a record may have, on every surface (tools, REST, MCP, steps, import)."""
+"""The kinds a memory step or a model writes."""
+KINDS = (*RECORD_KINDS, "langgraph", "langgraph-unindexed")
+"""The kinds a record may have, on every surface (tools, REST, MCP, Python, import): the
+step's kinds and those memlane's integrations write (LangGraph store items)."""
 
 
 def identifier(value: object, what: str, limit: int = 200) -> str:
@@ -120,9 +123,9 @@ def record_text(text: object) -> str:
 
 
 def kind(value: object) -> str:
-    """A record's kind: one of `RECORD_KINDS` (case and surrounding spaces forgiven)."""
+    """A record's kind: one of `KINDS` (case and surrounding spaces forgiven)."""
     k = value.strip().lower() if isinstance(value, str) else None
-    if k not in RECORD_KINDS:
+    if k not in KINDS:
         raise UsageError(f"kind must be one of {', '.join(RECORD_KINDS)}; got {value!r:.60}")
     return k
 

@@ -330,7 +330,9 @@ class ChatSession:
         if not (rid.isascii() and rid.isdigit()):
             print("usage: /forget ID   (a record id, as /records shows)")
             return
-        res = self.agent.memory_tools(self.thread_id).call("forget", {"id": int(rid)})
+        tools = self.agent.memory_tools(self.thread_id)
+        tools.user_turn = f"/forget {rid}"  # the user's own command: the words a forget needs
+        res = tools.call("forget", {"id": int(rid)})
         print(f"(error: {res['error']})" if res.get("error") else f"forgot #{rid}")
 
     def feedback(self, arg: str) -> None:

@@ -38,9 +38,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .._version import __version__
 from ..errors import MemlaneError, NotFound, UsageError
 from ..memory import Memory
-from ..step.schema import RECORD_KINDS, STEP_SCHEMA
+from ..step.schema import STEP_SCHEMA
 from ..types import Message, Record, StepResult
-from ..validate import INT64_MAX, finite
+from ..validate import INT64_MAX, KINDS, finite
 from .auth import Auth, is_loopback
 from .base import (
     ApiError,
@@ -650,7 +650,7 @@ OPERATIONS: list[Operation] = [
     Operation("POST", f"{API}/records", h_add_record, "Add a record", "addRecord",
               body={"type": "object", "required": ["text"], "additionalProperties": False,
                     "properties": {"text": _TEXT,
-                                   "kind": {"type": "string", "enum": list(RECORD_KINDS)},
+                                   "kind": {"type": "string", "enum": list(KINDS)},
                                    "pinned": {"type": "boolean"},
                                    "thread_id": {"type": "string", "minLength": 1,
                                                  "maxLength": 200}}},
