@@ -581,14 +581,15 @@ def build_thread(mem: Memory, seed: int, n: int, tid: str = "t") -> None:
 
 
 def _P(**kw: Any) -> Policy:
-    """A policy without the notes layer: the reference assembler predates it (notes have their
-    own tests in test_assemble.py)."""
-    return Policy(notes_share=0.0, **kw)
+    """A policy without the notes layer and the line index: the reference assembler predates
+    them (they have their own tests in test_assemble.py and test_eval_reference.py)."""
+    return Policy(notes_share=0.0, index_lines=0, **kw)
 
 
 policies = st.builds(
     Policy,
     notes_share=st.just(0.0),
+    index_lines=st.just(0),
     short_term_turns=st.integers(0, 4),
     working_turns=st.integers(0, 12),
     buffer_lines=st.integers(0, 14),

@@ -145,3 +145,15 @@ def test_the_line_index_shows_a_matching_old_line_in_place_of_a_recent_one() -> 
     assert old.end in [b.end for b in shown] and len(shown) <= 3
     plain = t.context(800, q, policy=Policy(buffer_lines=3, notes_share=0.0, index_lines=0))
     assert old.end not in [b.end for b in plain.trace.buffer_lines]
+
+
+def test_a_budget_whose_notes_fill_the_search_limit_still_gets_its_notes() -> None:
+    # At a large budget the first search asks for the most the search allows; the second one
+    # must stay within that limit too, and never take the first one's notes away.
+    mem = _thread("Hello there.", [(20, "I applied for a loan at Harbor Bank."),
+                                   (59, "Still nervous about the loan.")])
+    for i in range(120):
+        mem.remember(f"Fact number {i} about loan rates and Harbor Bank branch {i}.")
+    ctx = mem.thread("t").context(12000, "Tell me about Harbor Bank loan rates.")
+    notes = "".join(m.content for m in ctx.messages if m.layer == "notes")
+    assert notes.count("\n- #") >= 50

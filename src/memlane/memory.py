@@ -751,18 +751,22 @@ class Thread:
         try:
             k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
             out = [h.record for h in self.memory.search(new_message, k)]
-            recent = _last_user_turn(rows, new_message) if policy.notes_recent else ""
-            if recent:
-                query = f"{new_message}\n{recent[:RECENT_QUERY_CHARS]}"
-                seen = {r.id for r in out}
-                extra = [h.record for h in self.memory.search(query, RECENT_NOTES + len(out))
-                         if h.record.id not in seen][:RECENT_NOTES]
-                # After the new message's own best few: a follow-up's referent ranks high in
-                # the second search, and the first search's tail is its weakest part.
-                out = [*out[:RECENT_NOTES], *extra, *out[RECENT_NOTES:]]
-            return out, True
         except MemlaneError:
             return [], True  # search unavailable: the context still has its other layers
+        recent = _last_user_turn(rows, new_message) if policy.notes_recent else ""
+        if recent:
+            query = f"{new_message}\n{recent[:RECENT_QUERY_CHARS]}"
+            seen = {r.id for r in out}
+            try:
+                # Within the search's own limit (MAX_NOTES): asking for more is an error.
+                hits = self.memory.search(query, min(RECENT_NOTES + len(out), MAX_NOTES))
+            except MemlaneError:
+                hits = []
+            extra = [h.record for h in hits if h.record.id not in seen][:RECENT_NOTES]
+            # After the new message's own best few: a follow-up's referent ranks high in the
+            # second search, and the first search's tail is its weakest part.
+            out = [*out[:RECENT_NOTES], *extra, *out[RECENT_NOTES:]]
+        return out, True
 
     # filing ------------------------------------------------------------------------------------
     # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.
