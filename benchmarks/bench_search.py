@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from memlane import Memory
-from memlane.recall.search import search
+from memlane.recall.search import SearchWorkers, search
 from memlane.store.sqlite import SQLiteStore
 
 DIM = 384
@@ -175,26 +175,28 @@ def measure(path: Path, n_queries: int) -> dict[str, object]:
     top = mem.store.conn.execute("SELECT MAX(id) FROM records").fetchone()[0]
     queries, qvecs = sample_queries(mem.store.conn, np.random.default_rng(7), n_queries + 20)
     emb = QueryVectors(qvecs)
+    workers = SearchWorkers()  # what Memory.search passes: the vector half beside the lexical
     t = time.perf_counter()
-    search(mem.store, "bench", queries[0], 5, embedder=emb)
+    search(mem.store, "bench", queries[0], 5, embedder=emb, workers=workers)
     load = time.perf_counter() - t
     out: dict[str, object] = {"records": top, "index_load_s": round(load, 2),
                               "rss_mb_before": round(rss0), "rss_mb_after_load": round(rss_mb())}
     for mode in ("lexical", "hybrid"):
         e = emb if mode == "hybrid" else None
         for q in queries[:20]:  # warm-up
-            search(mem.store, "bench", q, 5, embedder=e)
+            search(mem.store, "bench", q, 5, embedder=e, workers=workers)
         emb.i = 20
         times = []
         with Load() as ld:
             for q in queries[20:]:
                 t = time.perf_counter()
-                search(mem.store, "bench", q, 5, embedder=e)
+                search(mem.store, "bench", q, 5, embedder=e, workers=workers)
                 times.append((time.perf_counter() - t) * 1000)
         out[mode] = {"p50_ms": round(pct(times, 0.5), 1), "p95_ms": round(pct(times, 0.95), 1),
                      "mean_ms": round(statistics.mean(times), 1),
                      "cpu_busy_pct": ld.busy_pct, "others_cpu_pct": ld.others_pct}
     out["rss_mb_end"] = round(rss_mb())
+    workers.close()
     mem.close()
     return out
 

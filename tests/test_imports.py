@@ -14,29 +14,29 @@ a unit may import only units of a lower layer, never one of its own layer (units
 are independent), and modules inside one unit may import each other freely as long as there is
 no cycle. Why this order:
 
-0. `_version`, `errors`, `memo`, `types`: the vocabulary (exceptions, value types, the memoising
-   helper); they import nothing of memlane.
-1. `validate`, `telemetry`, `safety`, `models`, `render`: leaf services over the vocabulary
-   (input checks, tracing, the injection scan, model adapters, plain-text rendering). A model
-   adapter knows nothing of memory, so `models/` sits this low and everything above may call it.
+0. `_version`, `errors`, `memo`, `types`, `text`: the vocabulary (exceptions, value types, the
+   memoising helper, and `text`: tokenisers, stopwords, stemming); they import nothing of memlane.
+1. `validate`, `telemetry`, `safety`, `models`, `render`, `redact`: leaf services over the
+   vocabulary (input checks, tracing, the injection scan, model adapters, plain-text rendering,
+   what forgetting a fact rewrites in its sources). A model adapter knows nothing of memory, so
+   `models/` sits this low and everything above may call it; `redact` tells a fact's content
+   words by `text`'s stopwords and needs nothing of the extractor.
 2. `context/` (the pure assembler) and `store/` (the engines): both work on value types only;
    assembly never touches a store and a store never assembles, so neither imports the other.
 3. `ledger`, `transfer`, `recall/`: built on a store (the ledger's migrations, export/import,
    embeddings and search over the store's rows and vectors). `recall/` also holds the memory
    tools' JSON schemas, which assembly counts in the budget, so they sit below `memory`; their
-   handlers need a `Memory` and are `tools/` (7).
+   handlers need a `Memory` and are `tools/` (6).
 4. `step/`: filing a stretch (parse, validate, apply, the runner) writes records to the store and
    quality rows to the ledger and may call a model.
-5. `redact`: what forgetting a fact rewrites in its sources; it tells a fact's content words by
-   the heuristic extractor's stopwords (`step/heuristic.py`), so it sits above `step/`.
-6. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
+5. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
    the core go through.
-7. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
+6. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
    `ingest`: surfaces over one `Memory`.
-8. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces. Inside
+7. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces. Inside
    `server/`, `base.py` holds what `app.py` and the modules it mounts (`proxy.py`, `mcp.py`)
    share, so those never import the app.
-9. `cli/`: the command line starts all of them. 10. `__main__`.
+8. `cli/`: the command line starts all of them. 9. `__main__`.
 
 `memlane/__init__.py` is the public API: it may import from any layer, and nothing inside memlane
 imports it (a module that did would depend on everything).
@@ -51,12 +51,11 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TOP = "memlane"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "memo", "types"},
-    {"validate", "telemetry", "safety", "models", "render"},
+    {"_version", "errors", "memo", "types", "text"},
+    {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
     {"ledger", "transfer", "recall"},
     {"step"},
-    {"redact"},
     {"memory"},
     {"tools", "aio", "ingest"},
     {"agent", "eval", "server", "integrations", "demo", "importers"},

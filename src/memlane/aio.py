@@ -58,9 +58,7 @@ T = TypeVar("T")
 
 def _workers(memory: Memory) -> int:
     """Worker threads worth having for this memory's store (see the module docstring)."""
-    pool = getattr(memory.store, "pool", None)
-    size = getattr(pool, "max_size", None)
-    return size if isinstance(size, int) and size > 0 else 1
+    return max(1, memory.store.capabilities.concurrency)
 
 
 class AsyncMemory:
@@ -108,9 +106,11 @@ class AsyncMemory:
         return self.sync.ns
 
     # no I/O: plain methods ---------------------------------------------------------------------
-    def namespace(self, namespace: str) -> AsyncMemory:
+    def namespace(self, namespace: str, *,
+                  on_forget: Callable[[], object] | None = None) -> AsyncMemory:
         """The same store seen as another namespace (sharing this memory's worker threads)."""
-        return AsyncMemory(self.sync.namespace(namespace), executor=self._executor)
+        return AsyncMemory(self.sync.namespace(namespace, on_forget=on_forget),
+                           executor=self._executor)
 
     def thread(self, thread_id: str) -> AsyncThread:
         return AsyncThread(self, self.sync.thread(thread_id))

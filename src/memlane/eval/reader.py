@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..context.tokens import Tokenizer
-from ..step.heuristic import STOPWORDS, stem
+from ..text import terms as _text_terms
 from ..types import BufferLine, Context, Record
 from ..validate import date_text
 
@@ -76,26 +76,20 @@ NOTE_LAYERS = frozenset({"core", "notes"})
 READERS = ("eager", "cued")
 """The offline readers: `eager` searches whenever the tool is offered, `cued` only when cued."""
 
-_TOKEN = re.compile(r"[a-z0-9]+")
-_POSSESSIVE = re.compile(r"['’]s\b")
-_CORE_LINE = re.compile(r"^- #(\d+) ", re.MULTILINE)
-_NOTE_LINE = re.compile(r"^- #(\d+) .*$", re.MULTILINE)
 
-
-def terms(text: str) -> list[str]:
-    """Lower-cased, stop-worded, lightly stemmed word terms of `text`."""
-    return list(_terms(text))
+def terms(text_: str) -> list[str]:
+    """Lower-cased, stop-worded, lightly stemmed word terms of `text_` (`memlane.text.terms`)."""
+    return list(_terms(text_))
 
 
 @lru_cache(maxsize=1 << 16)
-def _terms(text: str) -> tuple[str, ...]:
+def _terms(text_: str) -> tuple[str, ...]:
     # Cached: the same lines and questions are read once per policy and budget.
-    out = []
-    for w in _TOKEN.findall(_POSSESSIVE.sub("", text.lower())):
-        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.append(stem(w))
-    return tuple(out)
+    return tuple(_text_terms(text_))
+
+
+_CORE_LINE = re.compile(r"^- #(\d+) ", re.MULTILINE)
+_NOTE_LINE = re.compile(r"^- #(\d+) .*$", re.MULTILINE)
 
 
 class BM25:
@@ -182,11 +176,11 @@ class Reading:
 def cue(items: Iterable[str], question: str, n: int, names: Iterable[str] = ()) -> bool:
     """Whether one of `items` shares at least `n` distinct content terms with `question`,
     terms of `names` (the participants) not counting."""
-    skip = {t for name in names for t in _terms(name)}
-    want = set(_terms(question)) - skip
+    skip = {t for name in names for t in terms(name)}
+    want = set(terms(question)) - skip
     if len(want) < n:
         return False
-    return any(len(want.intersection(_terms(text))) >= n for text in items)
+    return any(len(want.intersection(terms(text))) >= n for text in items)
 
 
 def read(

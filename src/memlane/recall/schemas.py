@@ -41,6 +41,25 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         {"query": {"type": "string"}, "limit": {"type": "integer", "default": 3}}, ["query"]),
 )
 
+# What the handlers also accept beyond what the model is offered. Kept out of the model's schemas
+# (they are in every context); clients that are not a model see them (MCP's input schemas).
+_HANDLER_EXTRAS: dict[str, dict[str, Any]] = {
+    "search_memory": {"kind": {"type": "string",
+                               "description": "only records of this kind (fact, preference, ...)"}},
+}
+
+TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
+    t["function"]["name"]: {
+        **t["function"]["parameters"],
+        "properties": {**t["function"]["parameters"]["properties"],
+                       **_HANDLER_EXTRAS.get(t["function"]["name"], {})},
+    }
+    for t in TOOL_SCHEMAS
+}
+"""Each tool's arguments as its handler takes them (JSON schema): the model's schema plus the
+extras above. The one source of `memlane.tools.handlers`' argument check and of MCP's input
+schemas."""
+
 MEMORY_TOOL_NAMES: frozenset[str] = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
 """The names of memlane's memory tools (an application or client tool may not shadow them in
 the agent; in the proxy a client tool of the same name wins)."""

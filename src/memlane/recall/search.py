@@ -34,22 +34,38 @@ POOL = 50
 MAX_K = 100
 
 _T = TypeVar("_T")
-_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the pid that made it, the pool)
-_pool_lock = threading.Lock()
 
 
-def _in_background(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> Future[_T]:
-    """Run `fn` on a small shared worker pool (the vector half of a hybrid search, while the
-    calling thread does the lexical half: SQLite and numpy both release the GIL). A forked child
-    makes its own pool: the parent's worker threads do not exist there."""
-    global _pool
-    pid = os.getpid()
-    if _pool is None or _pool[0] != pid:
-        with _pool_lock:
-            if _pool is None or _pool[0] != pid:
-                _pool = (pid, ThreadPoolExecutor(max_workers=4,
-                                                 thread_name_prefix="memlane-search"))
-    return _pool[1].submit(fn, *args, **kwargs)
+class SearchWorkers:
+    """The worker threads the vector half of a hybrid search runs on while the calling thread
+    does the lexical half (SQLite and numpy both release the GIL). Owned by one `Memory` (and
+    shared by its `namespace()` views), shut down by its `close()`: no thread outlives the
+    memory that started it. Started on first use; a forked child starts its own (the parent's
+    worker threads do not exist there)."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._pool: tuple[int, ThreadPoolExecutor] | None = None  # (the pid that made it, pool)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def submit(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> Future[_T] | None:
+        """`fn` started on a worker, or None once closed (the caller then runs it itself)."""
+        pid = os.getpid()
+        with self._lock:
+            if self._closed:
+                return None
+            if self._pool is None or self._pool[0] != pid:
+                self._pool = (pid, ThreadPoolExecutor(max_workers=self.size,
+                                                      thread_name_prefix="memlane-search"))
+            return self._pool[1].submit(fn, *args, **kwargs)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None and pool[0] == os.getpid():
+            pool[1].shutdown(wait=True)
 
 
 @dataclass(frozen=True)
@@ -105,8 +121,11 @@ def search(
     since: float | None = None,
     until: float | None = None,
     pool: int = POOL,
+    workers: SearchWorkers | None = None,
 ) -> list[Hit]:
-    """The `k` records of `namespace` that best match `query`, best first."""
+    """The `k` records of `namespace` that best match `query`, best first. `workers`: where the
+    vector half may run beside the lexical half, when the store allows it (without: one after
+    the other)."""
     _check(query, k)
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
@@ -120,9 +139,11 @@ def search(
         return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(ranked, 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
-    if store.capabilities.parallel_search:
+    fut = None
+    if workers is not None and store.capabilities.parallel_search:
         # The two halves at once: the vector half on a worker, the lexical one here.
-        fut = _in_background(store.vector_candidates, *vargs, model=embedder.name)
+        fut = workers.submit(store.vector_candidates, *vargs, model=embedder.name)
+    if fut is not None:
         try:
             lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since,
                                            until)

@@ -144,9 +144,10 @@ class Service:
         self._compaction: Future[bool] | None = None
         self._lock = threading.Lock()
         # A forget through any surface (REST, a model's tool call over the proxy or MCP)
-        # schedules compaction; REST handlers then wait for it.
+        # schedules compaction; REST handlers then wait for it. The service's own view of the
+        # memory it was given carries that callback (the caller's memory is left as it was).
         if config.compact_after_forget:
-            memory.after_forget = self.schedule_compaction
+            self.memory = memory.namespace(memory.ns, on_forget=self.schedule_compaction)
 
     SENT_SYSTEM_KEEP = 10_000
 

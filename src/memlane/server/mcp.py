@@ -27,7 +27,7 @@ from starlette.routing import Route
 from .._version import __version__
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
+from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_ARGUMENTS, TOOL_SCHEMAS
 
 
 class Service(Protocol):
@@ -46,24 +46,22 @@ INSTRUCTIONS = (
 )
 
 
-def _mcp_schema(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The input schema an MCP client sees: the model's, plus what the handler also accepts and
-    a schema-checking client would otherwise refuse before sending (a count as text, "5";
-    search_memory's `kind` filter). The model's schemas stay lean: they are in every context."""
-    out = copy.deepcopy(params)
+def _mcp_schema(name: str) -> dict[str, Any]:
+    """The input schema an MCP client sees: what the handler takes (`TOOL_ARGUMENTS`: the
+    model's schema and the extras, search_memory's `kind` filter), with a count also as text
+    ("5", which the handler reads), so a schema-checking client does not refuse it before
+    sending. The model's schemas stay lean: they are in every context."""
+    out = copy.deepcopy(TOOL_ARGUMENTS[name])
     props = out["properties"]
     if "limit" in props:
         props["limit"] = {"type": ["integer", "string"], "default": props["limit"].get("default"),
                           "description": "how many, at most 20"}
-    if name == "search_memory":
-        props["kind"] = {"type": "string", "description": "only records of this kind "
-                                                          "(fact, preference, ...)"}
     return out
 
 
 def tools() -> list[types.Tool]:
     return [types.Tool(name=t["function"]["name"], description=t["function"]["description"],
-                       input_schema=_mcp_schema(t["function"]["name"], t["function"]["parameters"]))
+                       input_schema=_mcp_schema(t["function"]["name"]))
             for t in TOOL_SCHEMAS]
 
 

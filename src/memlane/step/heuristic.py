@@ -26,31 +26,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ..text import FACT_STOPWORDS, FACT_WORD, stem
 from ..types import Message, Record
 from .schema import EPISODE_MAX_WORDS
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been before
-    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
-    don't down during each few for from further had hadn't has hasn't have haven't having he he'd
-    he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into
-    is isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only
-    or other ought our ours ourselves out over own same shan't she she'd she'll she's should
-    shouldn't so some such than that that's the their theirs them themselves then there there's
-    these they they'd they'll they're they've this those through to too under until up very was
-    wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
-    who who's whom why why's with won't would wouldn't you you'd you'll you're you've your yours
-    yourself yourselves yes yeah ok okay oh hey hi hello thanks thank really just like also lot
-    much well so get got go going know think thing things good great nice sure right yep wow cool
-    awesome amazing glad totally definitely maybe actually pretty one way time still even always
-    will would could should can might must shall may said say says tell told make made lol haha
-    feel feeling love hope anything something everything else worth use need sort set recommend
-    try best look away nicer stay without day days let let's talk talked ask asked want wanted
-    help tips tip idea question around getting give take""".split()
-)
-
-
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d[\d:/.\-]*")
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
                    r"|\bfavou?rite\b|\ballergic\b", re.I)
 _FIRST = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|our|mine)\b", re.I)
@@ -195,12 +174,12 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     if is_request(sentence) or _GREETING.match(sentence):
         return False
     body = _OPENER_WORDS.sub("", sentence.strip(), count=1)
-    words = [w for w in _WORD.findall(body.replace("\u2019", "'"))
+    words = [w for w in FACT_WORD.findall(body.replace("\u2019", "'"))
              if w.lower() not in names]
-    content = [w for w in words if w.lower() not in STOPWORDS and not w[0].isdigit()]
+    content = [w for w in words if w.lower() not in FACT_STOPWORDS and not w[0].isdigit()]
     first = _SPEAKER_SUBJECT.search(body)
     lead = _ANY_WORD.findall(body.replace("\u2019", "'"))[:1]
-    if lead and _PARTICIPLE.match(lead[0]) and lead[0].lower() not in STOPWORDS and \
+    if lead and _PARTICIPLE.match(lead[0]) and lead[0].lower() not in FACT_STOPWORDS and \
             lead[0].lower() not in _SUBJECT_START and len(content) >= 2 and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # the speaker's own news with the subject dropped
@@ -208,7 +187,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         frame = _ATTITUDE.match(body)
         if frame is not None:
             rest = body[frame.end():]
-            rest_content = [w for w in _WORD.findall(rest) if w.lower() not in STOPWORDS
+            rest_content = [w for w in FACT_WORD.findall(rest) if w.lower() not in FACT_STOPWORDS
                             and w.lower() not in names]
             if not _FIRST_PERSON.search(rest) or len(rest_content) < 2 or \
                     re.search(r"\byou(?:r|'re|'ll|'d)?\b", rest, re.I):
@@ -283,7 +262,7 @@ def _holder(text: str) -> tuple[str, frozenset[str]]:
         nxt = words[i + 1:i + 3]
         if nxt and nxt[0].lower() in ("named", "called") and len(nxt) > 1:
             nxt = nxt[1:]
-        if nxt and nxt[0][0].isupper() and nxt[0].lower() not in STOPWORDS and \
+        if nxt and nxt[0][0].isupper() and nxt[0].lower() not in FACT_STOPWORDS and \
                 nxt[0].lower() not in _CALENDAR:
             name = " " + nxt[0].lower()
         out.add(rel + name)
@@ -303,23 +282,14 @@ def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -
     return not (named_a and named_b and named_a != named_b)
 
 
-def stem(w: str) -> str:
-    """A few English suffixes off, enough that "painting" meets "paint" and "dogs" meets "dog"
-    (shared with the evaluation's reader, so both compare terms alike)."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
-
-
 def fact_terms(text: str) -> frozenset[str]:
     """Content terms of a fact (lower-cased, stop-worded, lightly stemmed), for comparing facts."""
     out = set()
-    for w in _WORD.findall(text.replace("\u2019", "'")):
+    for w in FACT_WORD.findall(text.replace("\u2019", "'")):
         lw = w.lower().strip("'-.")
         if lw.endswith("'s"):
             lw = lw[:-2]
-        if not lw or lw in STOPWORDS:
+        if not lw or lw in FACT_STOPWORDS:
             continue
         out.add(stem(lw))
     return frozenset(out)
@@ -339,7 +309,7 @@ def _strip_lead_in(sentence: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text)
+    return FACT_WORD.findall(text)
 
 
 def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
@@ -352,14 +322,14 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
         return 0.0
     if names:
         words = [w for w in words if w.lower() not in names]
-    content = [w for w in words if w.lower() not in STOPWORDS]
+    content = [w for w in words if w.lower() not in FACT_STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
     if _FIRST.search(sentence):
         score += 0.25
     if any(ch.isdigit() for ch in sentence):
         score += 0.3
     # Capitalised words past the first are names, places, titles.
-    if any(w[0].isupper() and w.lower() not in STOPWORDS for w in words[1:]):
+    if any(w[0].isupper() and w.lower() not in FACT_STOPWORDS for w in words[1:]):
         score += 0.2
     if _PREF.search(sentence):
         score += 0.25
@@ -448,7 +418,7 @@ class _Fact:
         m = _SPEAKER.match(text)
         body = text[m.end():] if m else text
         names = {stem(w.lower()) for w in _TOKEN.findall(body)[1:]
-                 if w[0].isupper() and w.lower() not in STOPWORDS}
+                 if w[0].isupper() and w.lower() not in FACT_STOPWORDS}
         self.values = frozenset(t for t in self.terms
                                 if t[0].isdigit() or t in _CALENDAR or t in names) - held
         self.subject = frozenset(t for t in self.terms if t not in _CUE_WORDS
@@ -648,7 +618,7 @@ def _topic(sentence: str) -> str:
                 if w.lower() in _PREPOSITIONS:
                     break  # "wifi password at the cabin": the thing is before "at"
                 # Not names ("my daughter Lies"), not numbers or codes: kinds, not values.
-                if w[0].isupper() or any(ch.isdigit() for ch in w) or w.lower() in STOPWORDS:
+                if w[0].isupper() or any(ch.isdigit() for ch in w) or w.lower() in FACT_STOPWORDS:
                     continue
                 words.append(w[:-2] if w.endswith("'s") else w)
             words = words[:3]

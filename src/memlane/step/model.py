@@ -21,13 +21,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError, StepError
 from ..types import Message, Record
-from .extractor import Extractor, HeuristicExtractor
-from .parse import StepOutput, parse_step
+from .extractor import Extraction, Extractor, HeuristicExtractor, parse_output
 from .schema import STEP_INSTRUCTIONS, STEP_SCHEMA
 
 if TYPE_CHECKING:
@@ -114,25 +112,11 @@ class ModelExtractor:
         return reply.content
 
 
-@dataclass(frozen=True)
-class Extraction:
-    """What a `FallbackExtractor` produced and which extractor produced it."""
-
-    output: Mapping[str, Any] | str
-    """Step JSON that passed `parse_step`."""
-    extractor: str
-    """Name of the extractor whose output this is."""
-    error: str | None = None
-    """Why the primary was not used (None: it was)."""
-    problems: tuple[str, ...] = ()
-    """The primary's validation problems by path, when its output was malformed."""
-    parsed: StepOutput | None = None
-    """`output` as `parse_step` read it (the primary's is parsed to validate it; kept so the
-    runner does not parse it again). None for the fallback's output."""
-
-
 class FallbackExtractor:
-    """`primary`, validated; on invalid output or a model failure, `fallback` (logged)."""
+    """`primary`, validated; on invalid output or a model failure, `fallback` (logged). The one
+    fallback of the memory step: the runner files every extractor that does not validate its
+    own steps through one of these (`StepRunner`), and a step given as output (inline mode)
+    too (`given_step`)."""
 
     def __init__(
         self,
@@ -153,8 +137,7 @@ class FallbackExtractor:
     def extract(self, messages: Sequence[Message], existing: Sequence[Record]) -> Extraction:
         try:
             out = self.primary(messages, existing)
-            parsed = parse_step(out if isinstance(out, str) else dict(out))
-            return Extraction(out, self.primary.name, parsed=parsed)
+            return Extraction(out, self.primary.name, parse_output(out))
         except Exception as e:  # noqa: BLE001 - any failure of the primary must not lose the step
             # StepError and ModelError are the expected ones; anything else (a bug in an adapter,
             # a socket error it did not wrap) is logged with its traceback, and still falls back.
@@ -170,13 +153,28 @@ class FallbackExtractor:
                 except Exception:  # noqa: BLE001 - reporting must not lose the step either
                     log.exception("on_fallback callback failed")
             out = self.fallback(messages, existing)
-            return Extraction(out, self.fallback.name, f"{type(e).__name__}: {e}",
+            return Extraction(out, self.fallback.name, parse_output(out),
+                              f"{type(e).__name__}: {e}",
                               tuple(getattr(e, "problems", None) or ()))
 
     def __call__(
         self, messages: Sequence[Message], existing: Sequence[Record]
     ) -> Mapping[str, Any] | str:
         return self.extract(messages, existing).output
+
+
+class given_step:  # noqa: N801 - read as a phrase: FallbackExtractor(given_step(output, who))
+    """A step written already (an inline `file_memory` call's arguments) as an extractor, so
+    that it goes through the one fallback like any other."""
+
+    def __init__(self, output: Mapping[str, Any] | str, name: str) -> None:
+        self.output = output
+        self.name = name
+
+    def __call__(
+        self, messages: Sequence[Message], existing: Sequence[Record]
+    ) -> Mapping[str, Any] | str:
+        return self.output
 
 
 def inline_tool_schema() -> dict[str, Any]:
@@ -211,6 +209,7 @@ __all__ = [
     "Extraction",
     "FallbackExtractor",
     "ModelExtractor",
+    "given_step",
     "inline_note",
     "inline_tool_schema",
     "render_stretch",

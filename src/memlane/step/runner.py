@@ -20,10 +20,12 @@ filing, in this order:
 3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
    related to the stretch (`Memory.related`), the heuristic's too: it folds repeats and
    corrections into them.
-4. **Validate once** (`parse_step`). A model that fails (`ModelError`, output that fails
-   validation) has the stretch filed by the offline heuristic instead, and a `step_fallback` row
-   goes to the quality ledger. Output the caller gave is not replaced: its `StepError` is the
-   caller's answer (REST 422), except in inline mode (`fallback=True`).
+4. **Validate once** (`parse_step`). A model step that fails (`ModelError`, output that fails
+   validation, any other error of the extractor) has the stretch filed by the offline heuristic
+   instead, shown the same related records, through the one fallback (`FallbackExtractor`),
+   and a `step_fallback` row goes to the quality ledger. Output the caller gave is not
+   replaced: its `StepError` is the caller's answer (REST 422), except in inline mode
+   (`fallback=True`), where it goes through the same fallback (`given_step`).
 5. **Apply once** (`apply_step`, one transaction). Inside it, under the store's write lock, the
    stretch is checked against the thread: every seq in it must exist, and no filed stretch other
    than this one (a retry: same start and end) may overlap it. That check is the claim: two
@@ -49,15 +51,15 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..errors import MemlaneError, ModelError, NotFound, StepConflict, StepError, UsageError
+from ..errors import MemlaneError, NotFound, StepConflict, UsageError
 from ..safety import is_suspect
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
 from ..validate import in_range
 from .apply import apply_step, past_the_end
-from .extractor import Extractor, HeuristicExtractor
-from .model import FallbackExtractor
-from .parse import StepOutput, parse_step
+from .extractor import Extractor, HeuristicExtractor, ValidatingExtractor, parse_output
+from .model import FallbackExtractor, given_step
+from .parse import StepOutput
 
 if TYPE_CHECKING:
     from ..ledger import Ledger
@@ -240,7 +242,7 @@ class StepRunner:
             if not pending:
                 if output is None:
                     return None
-                self._parse(output)  # a malformed step is reported as such first
+                parse_output(output)  # a malformed step is reported as such first
                 info = self.store.thread(self.ns, thread_id)
                 raise StepConflict(
                     f"nothing to file in thread {thread_id!r}: every message is filed (to seq "
@@ -278,15 +280,12 @@ class StepRunner:
         messages read (a stretch past the thread's end is refused by `apply_step`)."""
         start = stretch[0].seq if start is None else start
         end = stretch[-1].seq if end is None else end
-        if output is not None:
-            try:
-                parsed = self._parse(output)
-            except StepError as e:
-                if not fallback:
-                    raise
-                parsed = self._fall_back(e, stretch, self._name(extractor))
-        else:
+        if output is None:
             parsed = self._extract(stretch, extractor or self.extractor)
+        elif not fallback:
+            parsed = parse_output(output)
+        else:
+            parsed = self._extract(stretch, given_step(output, self._name(extractor)))
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
@@ -302,15 +301,13 @@ class StepRunner:
         return result
 
     # the steps of a filing ---------------------------------------------------------------------
-    @staticmethod
-    def _parse(output: Mapping[str, Any] | str) -> StepOutput:
-        return parse_step(output if isinstance(output, str) else dict(output))
-
     def _name(self, extractor: Extractor | None) -> str:
         return (extractor or self.extractor).name
 
     def _extract(self, stretch: Sequence[Message], ex: Extractor) -> StepOutput:
-        """The extractor's step, validated; a failed model step is filed by the heuristic."""
+        """The extractor's step, validated by itself if it can (`ValidatingExtractor`: the
+        heuristic, a `FallbackExtractor`), else through the one fallback: a failed step is
+        filed by the heuristic, and the ledger hears of it."""
         # Every extractor, the heuristic included, is shown the related records, so a step
         # updates a fact instead of duplicating it. Not the records an earlier filing of this
         # same stretch wrote (all their sources are in it): filing again replaces those, so an
@@ -318,26 +315,11 @@ class StepRunner:
         own = {m.id for m in stretch}
         existing = [r for r in self.related(stretch)
                     if not (r.source_ids and set(r.source_ids) <= own)]
-        if isinstance(ex, HeuristicExtractor):
-            # It has nothing to fall back to: an invalid heuristic step is a bug, raised.
-            return self._parse(ex(stretch, existing))
-        if isinstance(ex, FallbackExtractor):
-            got = ex.extract(stretch, existing)  # validated, and fallen back, by the wrapper
-            if got.error is not None:
-                self._ledger_fallback(got.error, list(got.problems), stretch)
-            return got.parsed if got.parsed is not None else self._parse(got.output)
-        try:
-            return self._parse(ex(stretch, existing))
-        except (StepError, ModelError) as e:
-            return self._fall_back(e, stretch, ex.name)
-
-    def _fall_back(self, error: Exception, stretch: Sequence[Message], who: str) -> StepOutput:
-        span = f"{stretch[0].seq}..{stretch[-1].seq}"
-        log.warning("memory step by %s for msgs %s failed; filed by the heuristic instead: %s",
-                    who, span, error)
-        self._ledger_fallback(f"{type(error).__name__}: {error}",
-                              list(getattr(error, "problems", None) or []), stretch)
-        return self._parse(HeuristicExtractor()(stretch, []))
+        validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
+        got = validating.extract(stretch, existing)
+        if got.error is not None:
+            self._ledger_fallback(got.error, list(got.problems), stretch)
+        return got.parsed
 
     # the ledger ---------------------------------------------------------------------------------
     def _ledger_fallback(self, error: str, problems: list[str],

@@ -189,6 +189,9 @@ class Capabilities:
     parallel_search: bool
     """Whether `vector_candidates` may run on another thread while this one searches lexically
     (`memlane.recall.search` then runs the two halves at once)."""
+    concurrency: int = 1
+    """How many calls the store can serve at once: 1 for SQLite (one connection behind a lock),
+    its connection pool's size for PostgreSQL. `AsyncMemory` sizes its worker threads by it."""
 
 
 class MessageLog(Protocol):

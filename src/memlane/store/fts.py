@@ -9,38 +9,12 @@ input can raise a syntax error or reach another column.
 
 from __future__ import annotations
 
-import re
+from ..text import MAX_QUERY_TERMS as MAX_TERMS
+from ..text import QUERY_STOPWORDS as STOPWORDS
+from ..text import SEARCH_TOKEN as _TOKEN
+from ..text import query_terms
 
-# Letters and digits, as FTS5's unicode61 tokenizer splits them (underscore is a separator there).
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-
-MAX_TERMS = 32
-"""Longer queries keep their first 32 distinct terms (a pasted paragraph is not a query)."""
-
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its itself
-    just me more most my myself no nor not now of off on once only or other our ours ourselves out
-    over own same she should so some such than that the their theirs them themselves then there
-    these they this those through to too under until up very was we were what when where which
-    while who whom why will with would you your yours yourself yourselves s t d ll m re ve
-    """.split()
-)
-
-
-def query_terms(text: str) -> list[str]:
-    """Distinct lower-cased search terms of `text`, function words dropped (unless nothing else
-    is left), at most `MAX_TERMS`."""
-    words = [w.lower() for w in _TOKEN.findall(text or "")]
-    content = [w for w in words if w not in STOPWORDS]
-    out: list[str] = []
-    for w in content or words:
-        if w not in out:
-            out.append(w)
-            if len(out) == MAX_TERMS:
-                break
-    return out
+__all__ = ["MAX_TERMS", "STOPWORDS", "fts5_match", "query_terms", "quote"]
 
 
 def quote(term: str) -> str:

@@ -389,7 +389,8 @@ class PostgresStore(CommonStore):
         self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
         """Migration numbers this open applied (empty when the schema was already current)."""
-        self.capabilities = Capabilities(engine="postgresql", path=None, parallel_search=False)
+        self.capabilities = Capabilities(engine="postgresql", path=None, parallel_search=False,
+                                         concurrency=max_size)
         self.pool: ConnectionPool[Any] = ConnectionPool(
             self._dsn, min_size=min_size, max_size=max_size, kwargs=kwargs, open=False,
             name="memlane", configure=_configure,

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..recall.schemas import TOOL_SCHEMAS
+from ..recall.schemas import TOOL_ARGUMENTS, TOOL_SCHEMAS
 from ..safety import as_data, datamark, quarantined_record, scan, tainted, why
 from ..types import Record
 from ..validate import date_text
@@ -40,14 +40,14 @@ DEFAULT_MAX_TOKENS = 1200
 MAX_LIMIT = 20
 MAX_OPEN = 50
 
-# name -> (type, required); one table for validation and for the error messages.
+_PY_TYPES: dict[str, type] = {"string": str, "integer": int, "boolean": bool, "array": list}
+
+# name -> argument -> (type, required), read from the tools' schemas (`TOOL_ARGUMENTS`), so
+# what the model is offered and what the handler accepts cannot drift apart.
 _ARGS: dict[str, dict[str, tuple[type, bool]]] = {
-    "search_memory": {"query": (str, True), "limit": (int, False), "kind": (str, False)},
-    "open_memory": {"ids": (list, True), "sources": (bool, False), "history": (bool, False)},
-    "remember": {"text": (str, True), "kind": (str, False)},
-    "update_memory": {"id": (int, True), "text": (str, True)},
-    "forget": {"id": (int, True)},
-    "recall": {"query": (str, True), "limit": (int, False)},
+    name: {key: (_PY_TYPES[prop["type"]], key in params.get("required", ()))
+           for key, prop in params["properties"].items()}
+    for name, params in TOOL_ARGUMENTS.items()
 }
 
 
