@@ -389,7 +389,7 @@ def measure_messages(messages: Sequence[Mapping[str, Any]], specs: Sequence[Poli
                 t.extend([{k: m[k] for k in ("role", "content", "ts", "name") if k in m}
                           for m in exchange])
                 exchange.clear()
-                if t.maybe_step():
+                if t.maybe_step(turn_done=True):  # the whole exchange is recorded
                     meter.filed()
 
         for m in messages:

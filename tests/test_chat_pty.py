@@ -114,7 +114,7 @@ def test_chat_in_a_pty_answers_and_shows_context(tmp_path):
             child.expect_exact("[short_term · user] Hi, I'm Ada")
             child.expect_exact("you> ")
             child.sendline("/context full")  # the system prompt whole, not cut to a line
-            child.expect_exact("remove wrong ones with forget.")
+            child.expect_exact("remove wrong ones with forget")
             child.expect_exact("you> ")
             child.sendline("/help")
             child.expect_exact("/forget ID")
@@ -168,8 +168,10 @@ def test_chat_reads_lines_when_stdin_is_not_a_tty(tmp_path):
 
     with Memory.open(db) as mem:
         (ep,) = mem.thread("piped").episodes()
-        # /forget took the record, its pointer, and its words out of the line.
-        assert ep.line == "Ada introduced herself and gave her"
+        # /forget took the record, its pointer, and its words out of the line: the line was one
+        # sentence about the forgotten fact, so the sentence goes whole (redact.py), not words
+        # cut out of it ("...and gave her").
+        assert ep.line == "[forgotten]"
         assert ep.record_ids == () and mem.records() == [], "forgotten, pointer and all"
         assert not any("4417" in m.content for m in mem.thread("piped").messages())
 

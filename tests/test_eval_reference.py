@@ -129,13 +129,19 @@ def test_notes_search_includes_the_users_last_turn() -> None:
 
 
 def test_the_line_index_shows_a_matching_old_line_in_place_of_a_recent_one() -> None:
-    mem = _thread("Hello there.", [(8, "My grandmother Ottoline restores harpsichords in "
-                                       "Bruges."),
-                                   (9, "Ottoline says harpsichords need patience."),
-                                   (10, "Her harpsichords go to Ottoline's friends.")])
+    # Model-written lines (a model's line names what a stretch was about; the offline
+    # heuristic's lines name only kinds of fact, so they give the index little to match).
+    mem = Memory.open(":memory:")
     t = mem.thread("t")
-    eps = t.episodes()
-    old = next(e for e in eps if "harpsichord" in e.line.lower() or "ottoline" in e.line.lower())
+    for i in range(60):
+        t.extend([{"role": "user", "content": FILLER[i % len(FILLER)]},
+                  {"role": "assistant", "content": "Okay."}])
+    topics = ["cooking with herbs"] * 15
+    topics[4] = "the user's grandmother Ottoline, who restores harpsichords in Bruges"
+    for j, topic in enumerate(topics):
+        t.step({"records": [], "episode": f"Talked about {topic}; it ended with thanks.",
+                "relevance": []}, start=8 * j + 1, end=8 * j + 8)
+    old = next(e for e in t.episodes() if "Ottoline" in e.line)
     q = "Tell me about Ottoline and the harpsichords."
     assert t.matched_lines(q, Policy())[0].end == old.end
     assert t.matched_lines(q, Policy(index_lines=0)) == []
@@ -143,6 +149,9 @@ def test_the_line_index_shows_a_matching_old_line_in_place_of_a_recent_one() -> 
     small = Policy(buffer_lines=3, notes_share=0.0)
     shown = t.context(800, q, policy=small).trace.buffer_lines
     assert old.end in [b.end for b in shown] and len(shown) <= 3
+    # Without the index the three lines shown are the latest: the old one is not among them.
+    plain = Policy(buffer_lines=3, notes_share=0.0, index_lines=0)
+    assert old.end not in [b.end for b in t.context(800, q, policy=plain).trace.buffer_lines]
     plain = t.context(800, q, policy=Policy(buffer_lines=3, notes_share=0.0, index_lines=0))
     assert old.end not in [b.end for b in plain.trace.buffer_lines]
 

@@ -48,7 +48,7 @@ from .recall.search import Hit, SnapshotHit
 from .redact import Forgotten
 from .step.runner import StepRunner
 from .store.base import Snapshot
-from .types import Context, Episode, Message, Record, StepResult, ThreadInfo
+from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 if TYPE_CHECKING:
     from .ledger import Ledger
@@ -298,8 +298,12 @@ class AsyncThread:
         return await self.memory._run(self.sync.context, budget, new_message, policy=policy,
                                       now=now, tools=tools)
 
-    async def notes(self, budget: int, new_message: str | None, policy: Policy) -> list[Record]:
-        return await self.memory._run(self.sync.notes, budget, new_message, policy)
+    async def notes(self, budget: int, new_message: str | None, policy: Policy,
+                    rows: ContextRows | None = None) -> list[Record]:
+        return await self.memory._run(self.sync.notes, budget, new_message, policy, rows)
+
+    async def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
+        return await self.memory._run(self.sync.matched_lines, new_message, policy)
 
     async def pending(self) -> list[Message]:
         return await self.memory._run(self.sync.pending)

@@ -40,12 +40,15 @@ class Caches:
         """Compact JSON of tool schemas, keyed by their `marshal` serialization."""
         self.rounded: dict[float, float] = {}
         """`round(s, 4)` of working-memory scores."""
+        self.line_terms: dict[str, frozenset[str]] = {}
+        """Content terms of a buffer line's text (the line index, `Thread.matched_lines`)."""
         self._on_clear = on_clear
 
     def memos(self) -> dict[str, dict[Any, Any]]:
         """Every memo by name (what `clear` empties; tests walk them)."""
         return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
-                "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded}
+                "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded,
+                "line_terms": self.line_terms}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

@@ -28,7 +28,7 @@ from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, MissingExtra, NotFound, UsageError
-from .memo import Caches
+from .memo import Caches, remember
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SearchWorkers, SnapshotHit
@@ -691,16 +691,25 @@ class Thread:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
         most `policy.index_lines`: a line's terms weighted by how few lines have them (words
         every line has, "talked", a participant's name, weigh nothing), the first stretch left
-        out (it is shown anyway). Reads the thread's episodes: one row per filed stretch."""
+        out (it is shown anyway). Bounded: it reads the newest `INDEXED_LINES` stretches (one
+        indexed read), whatever the thread's length, and their terms are memoised."""
         if not (policy.use_buffer and policy.index_lines > 0 and new_message):
             return []
         want = fact_terms(new_message)
         if not want:
             return []
-        episodes = self._store.episodes(self._ns, self.id)[1:]
+        episodes = self._store.episodes(self._ns, self.id, latest=INDEXED_LINES + 1)
+        # All of them came back: the first is among them, and it is shown anyway.
+        episodes = episodes[1:] if len(episodes) <= INDEXED_LINES else episodes[-INDEXED_LINES:]
         if not episodes:
             return []
-        bags = [fact_terms(e.line) for e in episodes]
+        memo = self.memory.caches.line_terms
+        bags = []
+        for e in episodes:
+            bag = memo.get(e.line)
+            if bag is None:
+                bag = remember(memo, e.line, frozenset(fact_terms(e.line)))
+            bags.append(bag)
         df: dict[str, int] = {}
         for bag in bags:
             for t in bag & want:
@@ -829,6 +838,10 @@ class Thread:
         return self._store.delete_thread(self._ns, self.id)
 
 
+INDEXED_LINES = 256
+"""How many of a thread's newest stretches the line index (`Thread.matched_lines`) reads: it
+keeps the per-turn cost bounded on a thread of any length (a LoCoMo conversation files about
+80); an older stretch is still reached through its records by the notes search."""
 RELATED_DOCS = 200
 """About how many records a stretch's related-records search (`Memory.related`) ranks at most:
 its rarest terms retrieve, up to this many records together; a term in this many or more does

@@ -271,7 +271,10 @@ class Episodes(Protocol):
         """One write transaction: all of it lands, or none of it."""
         ...
 
-    def episodes(self, namespace: str, thread_id: str) -> list[Episode]: ...
+    def episodes(self, namespace: str, thread_id: str, latest: int | None = None
+                 ) -> list[Episode]:
+        """The thread's episodes in filing order; `latest`: only the newest that many."""
+        ...
 
 
 class RecordsAndSearch(Protocol):

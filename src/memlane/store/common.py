@@ -419,9 +419,15 @@ class CommonStore:
             return sum(self._delete_thread(tx.conn, ns, tid) for ns, tid in rows)
 
     # episodes and records ----------------------------------------------------------------------
-    def episodes(self, namespace: str, thread_id: str) -> list[Episode]:
-        rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
-                          ' thread_id = ? ORDER BY "end"', (namespace, thread_id))
+    def episodes(self, namespace: str, thread_id: str, latest: int | None = None
+                 ) -> list[Episode]:
+        if latest is None:
+            rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
+                              ' thread_id = ? ORDER BY "end"', (namespace, thread_id))
+        else:
+            rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
+                              ' thread_id = ? ORDER BY "end" DESC LIMIT ?',
+                              (namespace, thread_id, max(0, int(latest))))[::-1]
         return [self._episode(r) for r in rows]
 
     def update_record(
