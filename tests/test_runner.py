@@ -474,3 +474,23 @@ def test_any_order_of_roles_is_filed_once_without_splitting_a_turn(
 
 
 _examples = itertools.count()
+
+
+def test_a_retry_that_updates_the_earlier_attempts_record_keeps_the_fact(store):
+    # Two workers filing one stretch: the second saw the first's record as an existing fact
+    # and updated it, while its retry removes what the first attempt wrote. The fact must stay.
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    converse(t, 2)
+    first = t.step({"records": [{"op": "add", "text": "My locker number 0 is 4400.",
+                                 "source": [1]}], "episode": "Lockers.", "relevance": []},
+                   start=1, end=4)
+    (rid,) = first.added
+    again = t.step({"records": [{"op": "update", "id": rid,
+                                 "text": "My locker number 0 is 4400 and my cat is Tom0.",
+                                 "source": [1]}], "episode": "Lockers.", "relevance": []},
+                   start=1, end=4)
+    assert again.replaced and len(again.added) == 1
+    assert [r.text for r in mem.records()] == ["My locker number 0 is 4400 and my cat is Tom0."]
+    (ep,) = t.episodes()
+    assert ep.record_ids == again.added

@@ -113,6 +113,16 @@ def apply_step(
                 added.append(rid)
                 continue
             assert op.id is not None
+            if op.op == "update" and op.id in previous:
+                # A retry removed this record above (an earlier attempt at this very stretch
+                # wrote it, and the extractor saw it as an existing fact): the update's text is
+                # the fact the stretch states, so it is written anew, never lost with the
+                # attempt it replaces (two workers racing on one stretch lost facts this way).
+                assert op.text is not None
+                rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
+                                    now, end, is_suspect(op.text) or tainted(op.text, from_))
+                added.append(rid)
+                continue
             if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
                 dropped.append(str(op.id))
                 warnings.append(f"records[{i}]: {op.op} of #{op.id}: no such record; dropped")
