@@ -731,17 +731,26 @@ def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset(
     skip = names | {s.lower() for sp in speakers for s in sp.split()}
     words = _salient(said, skip)
     ending = _ending(said, names)
-    if words and " on " in ending:  # "Melanie on their work": say what, not which kind
-        last = next((m for m in reversed(said) if _words(m.content)), None)
-        tail = [w for w in _salient([last], skip) if w not in words[:6]][:2] if last else []
+    # "Melanie on their work", "a question from Melanie", "small talk": say what about (the
+    # last turn's own subjects), not which kind; thanks and goodbyes stay as they are.
+    last = next((m for m in reversed(said) if _words(m.content)), None)
+    if words and last is not None and (" on " in ending or ending.startswith("a question")
+                                       or ending == "small talk"):
+        tail = [w for w in _salient([last], skip) if w not in words[:7]][:2]
         if tail:
-            ending = ending.split(" on ", 1)[0] + " on " + _listing(tail)
+            if ending == "small talk":
+                ending = f"{last.name or 'the user'} on {_listing(tail)}"
+            else:
+                ending = ending.split(" on ", 1)[0] + " on " + _listing(tail)
             ending = ending.replace("the user on ", "the user's talk of ", 1)
     # A credential's sentence gives no words, but its kind still indexes the stretch ("shared
     # their passport number": a later "what's my passport number?" finds the line).
-    kinds = list(dict.fromkeys(
+    # Only a thing the speaker named ("their passport number"): "a code", the fallback kind,
+    # is mostly a false alarm ("the key is patience") and would mislead.
+    kinds = [k for k in dict.fromkeys(
         _topic(x) for m in said for x in split_sentences(m.content)
-        if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x)))[:2]
+        if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x))
+        if k.startswith("their ")][:2]
     shared = f", and shared {_listing(kinds)}" if kinds else ""
     if words:
         room = EPISODE_MAX_WORDS - len(who.split()) - 6 - len(ending.split()) - \
