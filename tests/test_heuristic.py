@@ -200,3 +200,23 @@ def test_the_written_conversations_keep_every_fact_and_file_no_request(store: An
     facts = [i for i, f in fact_of.items() if f]
     assert sum(i in sourced for i in facts) == len(facts) == 24
     assert [i for i, f in fact_of.items() if not f and i in sourced] == []
+
+
+def test_a_line_names_what_the_stretch_was_about_without_quoting() -> None:
+    texts = ["I went to the adoption agency in Lisbon with Ana yesterday.",
+             "The agency said the adoption takes a year, so we joined a support group.",
+             "My wifi password is hunter2 and the router key is Bluebird.",
+             "Thanks, see you!"]
+    msgs = [Message(id=i, thread_id="t", seq=i, role="user", content=x, ts=0.0, tokens=9)
+            for i, x in enumerate(texts, 1)]
+    line = extract(msgs)["episode"]
+    # The index needs the subjects: a later "how is the adoption going?" matches the line.
+    assert "adoption" in line and "Lisbon" in line and "agency" in line, line
+    # Never a credential's sentence (only its kind), a number or a run of the user's words.
+    assert "hunter" not in line and "Bluebird" not in line and "router" not in line, line
+    assert "their wifi password" in line and line.endswith("it ended with thanks."), line
+    assert len(line.split()) <= EPISODE_MAX_WORDS and not any(c.isdigit() for c in line)
+    for said in texts:
+        w = said.rstrip(".!?").split()
+        for i in range(len(w) - 3):
+            assert " ".join(w[i:i + 4]) not in line, (line, said)

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ..safety import scan
 from ..text import FACT_STOPWORDS, FACT_WORD, stem
 from ..types import Message, Record
 from .schema import EPISODE_MAX_WORDS
@@ -641,14 +642,134 @@ def _listing(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# Words a line never names: they are the stretch's wording, not its subject ("today",
+# "kids" is kept; "pretty", "ended" are not), or they belong to a credential's sentence.
+_LINE_SKIP = frozenset("""today tomorrow yesterday tonight week weeks month months year years
+    ago last next first new old lots bit kind kinds people person everyone someone anyone
+    thing things stuff guys guy hear heard happy sounds sound looks looking went going gone
+    came come coming doing done sorry wonderful fantastic incredible super exciting excited
+    beautiful lovely fun cool proud totally absolutely especially honestly seriously soon
+    agree agreed continue continued keep keeping kept taking took takes trying tried start
+    started starting seems seem seemed felt found makes making means mean meant wish wished
+    enjoyed enjoying loved loving glad important different hard easy true real whole little
+    big special awesome fine better inspiring inspired powerful thankful grateful vital
+    together lately sometimes often never ever since already again able sure means share
+    shared sharing happen happened thought thinking remember means wanna gonna yeah""".split())
+# Words a determiner or possessive leads ("a support group", "my kids"): noun phrases, the
+# likeliest subjects of a sentence (no tagger offline; this is the cheap cue).
+_DETERMINER = frozenset("a an the my our your his her their this that these those some".split())
+_CREDENTIAL = re.compile(r"\b(?:code|password|passcode|passphrase|pin|combination|passport|"
+                         r"login|username|account|number|wifi|key|token|secret|ssn|iban|card)s?\b",
+                         re.I)
+_LINK = re.compile(r"\S+@\S+|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|io|dev)\b\S*", re.I)
+_LINE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-]*")
+
+
+def _salient(said: Sequence[Message], skip: frozenset[str]) -> list[str]:
+    """The stretch's subjects, best first: its content words (not stopwords, the speakers'
+    names or dates), counted over the user's sentences, a proper noun and a fact's word
+    counting more. Never a number or a word mixing letters and digits, nor any word of a
+    sentence about a credential or one the injection scan flags (the record, screened, holds
+    those), nor a link or an address."""
+    score: dict[str, float] = {}
+    shown: dict[str, str] = {}
+    for m in said:
+        for x in split_sentences(m.content):
+            if _CREDENTIAL.search(x) or scan(x):
+                continue
+            fact = is_fact(x, skip)
+            body = _LINK.sub(" ", x)
+            after = 9  # words since a determiner (a noun phrase runs up to three words)
+            for i, mm in enumerate(_LINE_WORD.finditer(body)):
+                after += 1
+                if mm.group().lower() in _DETERMINER:
+                    after = 0
+                    continue
+                if body[mm.start() - 1:mm.start()] in ",;:" or after > 3:
+                    after = 9
+                w = re.sub(r"['\u2019]s$", "", mm.group().strip("'\u2019-"))
+                lw = w.lower()
+                if len(lw) < 4 or any(ch.isdigit() or ch in "'\u2019" for ch in w) or \
+                        lw in FACT_STOPWORDS or lw in _LINE_SKIP or lw in _CALENDAR or \
+                        lw in skip or lw in _CUE_WORDS or lw.endswith("ly"):
+                    continue
+                # A capital inside a sentence marks a name of a place, thing or group; a word
+                # in capitals throughout (an acronym, a code) only if it is short.
+                proper = i > 0 and w[0].isupper() and not (w.isupper() and len(w) > 6)
+                if w.isupper() and len(w) > 6:
+                    continue
+                key = stem(lw)
+                phrase = after <= 3
+                score[key] = score.get(key, 0.0) + 1.0 + (0.6 if proper else 0.0) + \
+                    (0.8 if phrase else 0.0) + (0.3 if fact else 0.0) + min(len(lw), 10) / 40
+                if proper or key not in shown:
+                    shown[key] = w if proper else lw
+    return [shown[k] for k, _ in sorted(score.items(), key=lambda kv: -kv[1])]
+
+
+def _quotes(line: str, said: Sequence[Message], run: int = 4) -> bool:
+    """Whether `line` repeats `run` consecutive words of a user message (case folded)."""
+    low = " ".join(re.findall(r"\w+", line.lower()))
+    for m in said:
+        w = re.findall(r"\w+", m.content.lower())
+        if any(" ".join(w[i:i + run]) in low for i in range(len(w) - run + 1)):
+            return True
+    return False
+
+
 def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset()) -> str:
-    """One sentence of at most `EPISODE_MAX_WORDS` words: who spoke, the kinds of fact they
-    gave and what they asked for, and how the stretch ended ("Marta shared their name, diet
-    and health, and asked for a conversion; it ended with thanks."). `names`: the speakers'
-    names (lower case), which are not content."""
+    """One sentence of at most `EPISODE_MAX_WORDS` words: who spoke, what the stretch was about
+    (its salient words, which the line index matches a later question against), and how it
+    ended ("Caroline talked about adoption, Lisbon, pottery and the support group; it ended with
+    thanks."). Never the user's sentences: no number, code, credential, link or run of four of
+    their words (the record holds the value; the line points at the record). Without content
+    words it names the kinds of fact given ("The user shared their wifi password and their
+    locker code; ..."). `names`: the speakers' names (lower case), which are not content."""
     said = [m for m in messages if m.role == "user"]
     speakers = list(dict.fromkeys(m.name for m in said if m.name))
     who = _listing(speakers[:2]) if speakers else "The user"
+    skip = names | {s.lower() for sp in speakers for s in sp.split()}
+    words = _salient(said, skip)
+    ending = _ending(said, names)
+    # "Melanie on their work", "a question from Melanie", "small talk": say what about (the
+    # last turn's own subjects), not which kind; thanks and goodbyes stay as they are.
+    last = next((m for m in reversed(said) if _words(m.content)), None)
+    if words and last is not None and (" on " in ending or ending.startswith("a question")
+                                       or ending == "small talk"):
+        tail = [w for w in _salient([last], skip) if w not in words[:7]][:2]
+        if tail:
+            if ending == "small talk":
+                ending = f"{last.name or 'the user'} on {_listing(tail)}"
+            else:
+                ending = ending.split(" on ", 1)[0] + " on " + _listing(tail)
+            ending = ending.replace("the user on ", "the user's talk of ", 1)
+    # A credential's sentence gives no words, but its kind still indexes the stretch ("shared
+    # their passport number": a later "what's my passport number?" finds the line).
+    # Only a thing the speaker named ("their passport number"): "a code", the fallback kind,
+    # is mostly a false alarm ("the key is patience") and would mislead.
+    kinds = [k for k in dict.fromkeys(
+        _topic(x) for m in said for x in split_sentences(m.content)
+        if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x))
+        if k.startswith("their ")][:2]
+    shared = f", and shared {_listing(kinds)}" if kinds else ""
+    if words:
+        room = EPISODE_MAX_WORDS - len(who.split()) - 6 - len(ending.split()) - \
+            len(shared.split())
+        chosen = words[:max(1, min(7, room))]
+
+        def draw() -> str:
+            return f"{who} talked about {_listing(chosen)}{shared}; it ended with {ending}."
+        line = draw()
+        while len(chosen) > 1 and (_quotes(line, said) or len(line.split()) > EPISODE_MAX_WORDS):
+            chosen = chosen[:-1]
+            line = draw()
+        if not _quotes(line, said) and len(line.split()) <= EPISODE_MAX_WORDS:
+            return line
+    return _kinds_line(said, who, names)
+
+
+def _kinds_line(said: Sequence[Message], who: str, names: frozenset[str]) -> str:
+    """The line in kinds of fact only (a stretch with no content word fit to name)."""
     topics: list[str] = []
     asks: list[str] = []
     for m in said:
