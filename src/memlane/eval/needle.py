@@ -320,6 +320,17 @@ _B_ASSISTANT = (
 )
 
 
+def filler_drawer(rng: random.Random, filler_source: str
+                  ) -> tuple[str, Callable[[str], str]]:
+    """(the filler's source name, a function giving the next filler line for a role): the
+    chitchat dataset's real small talk when asked for or available ("auto"), else the built-in
+    lines. Shared by the needle and the reference workloads."""
+    if filler_source == "builtin" or (filler_source == "auto" and not chitchat_available()):
+        return BUILTIN, lambda role: _builtin_line(rng, role)
+    stream = _chitchat_stream(rng)
+    return CHITCHAT, lambda role: next(stream)
+
+
 def _builtin_line(rng: random.Random, role: str) -> str:
     """One line of neutral small talk from templates: the user shares, the assistant asks."""
     if role == "user":
@@ -381,18 +392,7 @@ def make_needle_thread(
         raise UsageError(f"filler_source={filler_source!r}: use 'auto', 'chitchat' or 'builtin'")
 
     rng = random.Random(seed)
-    draw: Callable[[str], str]
-    if filler_source == "builtin" or (filler_source == "auto" and not chitchat_available()):
-        source = BUILTIN
-
-        def draw(role: str) -> str:
-            return _builtin_line(rng, role)
-    else:
-        source = CHITCHAT
-        stream = _chitchat_stream(rng)
-
-        def draw(role: str) -> str:
-            return next(stream)
+    source, draw = filler_drawer(rng, filler_source)
 
     kinds = rng.sample(FACT_KINDS, n_needles)
     others = [i for i in range(n_turns) if i != depth]

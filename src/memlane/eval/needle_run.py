@@ -28,7 +28,7 @@ from ..types import Record
 from .needle import NeedleThread, make_needle_thread
 from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
 from .reader import LexicalIndex, classify, pointed_at, read
-from .replay import reader_cue, searcher
+from .replay import reader_cue, reading_tools
 from .report import Progress, Tally
 
 __all__ = ["DEFAULT_DEPTHS", "needle_exchange", "run_needle"]
@@ -127,21 +127,7 @@ def run_needle(
                 t = mem.thread("t")
                 msgs = t.messages()
                 needle = msgs[nt.needle_index]
-                records = {r.id: r for r in mem.records(limit=1_000_000)}
-                search_name, search = searcher(mem, list(records.values()))
-                found: dict[str, list[Record]] = {}
-
-                def cached(q: str, k: int, fn: Callable[[str, int], list[Record]] = search,
-                           found: dict[str, list[Record]] = found) -> list[Record]:
-                    if q not in found:
-                        found[q] = fn(q, k)
-                    return found[q]
-
-                def open_records(ids: Sequence[int], records: dict[int, Record] = records
-                                 ) -> list[Record]:
-                    return [records[i] for i in ids if i in records]
-
-                notes = sorted(records.values(), key=lambda r: -r.id)
+                records, search_name, cached, open_records, notes = reading_tools(mem)
                 summary_for = _summary_source(mem, "t", records, tk)
                 turn_tokens = turn_token_counts(msgs)
                 depth_key = f"{ex / turns:.2f}"

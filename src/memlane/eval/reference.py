@@ -37,20 +37,11 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from .needle import (
-    BUILTIN,
-    CHITCHAT,
-    _builtin_line,
-    _chitchat_stream,
-    _clean,
-    _fold,
-    chitchat_available,
-)
+from .needle import _clean, _fold, filler_drawer
 from .reader import terms
 
 __all__ = [
@@ -188,18 +179,7 @@ def make_reference_thread(seed: int, n_turns: int, kind: str,
         at = rng.randrange(n_turns // 8, n_turns // 3)
     else:
         at = rng.randrange(0, 2)
-    draw: Callable[[str], str]
-    if filler_source == "builtin" or (filler_source == "auto" and not chitchat_available()):
-        source = BUILTIN
-
-        def draw(role: str) -> str:
-            return _builtin_line(rng, role)
-    else:
-        source = CHITCHAT
-        stream = _chitchat_stream(rng)
-
-        def draw(role: str) -> str:
-            return next(stream)
+    source, draw = filler_drawer(rng, filler_source)
 
     # Filler never says the fact's words, its topic's, or the question's: the planted message
     # (and the cue) are the only places the subject comes up.

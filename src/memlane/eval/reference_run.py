@@ -10,7 +10,7 @@ search result came from it. Results are grouped by the item's kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +18,10 @@ from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
 from ..recall.embed import get_embedder
-from ..types import Record
 from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
 from .reader import classify, pointed_at, read
 from .reference import REFERENCE_KINDS, RefThread, load_reference, make_reference_thread
-from .replay import reader_cue, searcher
+from .replay import reader_cue, reading_tools
 from .report import Progress, Tally
 
 __all__ = ["run_reference"]
@@ -101,21 +100,7 @@ def run_reference(
             steps_total += steps
             msgs = mem.thread("t").messages()
             evidence = [msgs[i] for i in rt.evidence]
-            records = {r.id: r for r in mem.records(limit=1_000_000)}
-            search_name, search = searcher(mem, list(records.values()))
-            found: dict[str, list[Record]] = {}
-
-            def cached(q: str, k: int, fn: Callable[[str, int], list[Record]] = search,
-                       found: dict[str, list[Record]] = found) -> list[Record]:
-                if q not in found:
-                    found[q] = fn(q, k)
-                return found[q]
-
-            def open_records(ids: Sequence[int], records: dict[int, Record] = records
-                             ) -> list[Record]:
-                return [records[i] for i in ids if i in records]
-
-            notes = sorted(records.values(), key=lambda r: -r.id)
+            records, search_name, cached, open_records, notes = reading_tools(mem)
             turn_tokens = turn_token_counts(msgs)
             for budget in budgets:
                 for spec in specs:

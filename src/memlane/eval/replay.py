@@ -188,6 +188,26 @@ def searcher(mem: Memory, records: Sequence[Record]) -> tuple[str, Search]:
     return index.name, index.search
 
 
+def reading_tools(mem: Memory) -> tuple[dict[int, Record], str, Search,
+                                        Callable[[Sequence[int]], list[Record]], list[Record]]:
+    """What the reader is given for one replayed thread (the needle and reference runs): its
+    records by id, the search's name and the search memoised per query, a function opening
+    records by id, and the records newest first (the notes a policy may show)."""
+    records = {r.id: r for r in mem.records(limit=1_000_000)}
+    name, search = searcher(mem, list(records.values()))
+    found: dict[str, list[Record]] = {}
+
+    def cached(q: str, k: int) -> list[Record]:
+        if q not in found:
+            found[q] = search(q, k)
+        return found[q]
+
+    def open_records(ids: Sequence[int]) -> list[Record]:
+        return [records[i] for i in ids if i in records]
+
+    return records, name, cached, open_records, sorted(records.values(), key=lambda r: -r.id)
+
+
 def _summary_source(rep: Replayed, tokenizer: CachedTokenizer) -> Callable[[int, int], str]:
     """Summaries of the sessions wholly before the window, newest first until the cap."""
     sessions = [s for s in rep.conv.sessions if s.summary.strip()]
