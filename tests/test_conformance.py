@@ -961,3 +961,22 @@ def test_lexical_plan_is_one_rule() -> None:
     many = {f"t{i}": 1_900 for i in range(8)}.__getitem__  # 8 x 1,900 > DOC_BUDGET
     assert common.lexical_plan([f"t{i}" for i in range(8)], big, many) == \
         [f"t{i}" for i in range(5)]  # 5 x 1,900 fits DOC_BUDGET (10,000); a sixth would not
+
+
+def test_episode_lines_and_episodes_ending(store: Any) -> None:
+    # What the line index reads: ends and lines of the newest episodes, then whole rows for
+    # the few it picks, in the order it asks.
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    fill(t, 12)
+    for j in range(3):
+        t.step({"records": [], "episode": f"Line {j}.", "relevance": []},
+               start=8 * j + 1, end=8 * j + 8)
+    assert store.episode_lines("ns", "t", 2) == [(16, "Line 1."), (24, "Line 2.")]
+    assert store.episode_lines("ns", "t", 10) == [(8, "Line 0."), (16, "Line 1."),
+                                                  (24, "Line 2.")]
+    got = store.episodes_ending("ns", "t", [24, 5, 8])
+    assert [(e.end, e.line) for e in got] == [(24, "Line 2."), (8, "Line 0.")]
+    assert store.episodes_ending("ns", "t", []) == []
+    assert store.episode_lines("other", "t", 5) == [] and \
+        store.episodes_ending("other", "t", [8]) == []

@@ -698,17 +698,18 @@ class Thread:
         want = fact_terms(new_message)
         if not want:
             return []
-        episodes = self._store.episodes(self._ns, self.id, latest=INDEXED_LINES + 1)
+        # Ends and lines only (whole rows, record ids decoded, for the winners alone).
+        lines = self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1)
         # All of them came back: the first is among them, and it is shown anyway.
-        episodes = episodes[1:] if len(episodes) <= INDEXED_LINES else episodes[-INDEXED_LINES:]
-        if not episodes:
+        lines = lines[1:] if len(lines) <= INDEXED_LINES else lines[-INDEXED_LINES:]
+        if not lines:
             return []
         memo = self.memory.caches.line_terms
         bags = []
-        for e in episodes:
-            bag = memo.get(e.line)
+        for _, line in lines:
+            bag = memo.get(line)
             if bag is None:
-                bag = remember(memo, e.line, frozenset(fact_terms(e.line)))
+                bag = remember(memo, line, frozenset(fact_terms(line)))
             bags.append(bag)
         df: dict[str, int] = {}
         for bag in bags:
@@ -720,7 +721,7 @@ class Thread:
         scored = [(sum(weight.get(t, 0.0) for t in bag & want), -i)
                   for i, bag in enumerate(bags)]
         best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
-        return [episodes[-i] for _, i in best]
+        return self._store.episodes_ending(self._ns, self.id, [lines[-i][0] for _, i in best])
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:

@@ -271,9 +271,17 @@ class Episodes(Protocol):
         """One write transaction: all of it lands, or none of it."""
         ...
 
-    def episodes(self, namespace: str, thread_id: str, latest: int | None = None
-                 ) -> list[Episode]:
-        """The thread's episodes in filing order; `latest`: only the newest that many."""
+    def episodes(self, namespace: str, thread_id: str) -> list[Episode]: ...
+
+    def episode_lines(self, namespace: str, thread_id: str, latest: int
+                      ) -> list[tuple[int, str]]:
+        """`(end, line)` of the thread's newest `latest` episodes, in filing order: what the
+        line index matches, without reading and decoding whole rows."""
+        ...
+
+    def episodes_ending(self, namespace: str, thread_id: str, ends: Sequence[int]
+                        ) -> list[Episode]:
+        """The thread's episodes that end at `ends`, in that order (missing ones left out)."""
         ...
 
 

@@ -419,16 +419,28 @@ class CommonStore:
             return sum(self._delete_thread(tx.conn, ns, tid) for ns, tid in rows)
 
     # episodes and records ----------------------------------------------------------------------
-    def episodes(self, namespace: str, thread_id: str, latest: int | None = None
-                 ) -> list[Episode]:
-        if latest is None:
-            rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
-                              ' thread_id = ? ORDER BY "end"', (namespace, thread_id))
-        else:
-            rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
-                              ' thread_id = ? ORDER BY "end" DESC LIMIT ?',
-                              (namespace, thread_id, max(0, int(latest))))[::-1]
+    def episodes(self, namespace: str, thread_id: str) -> list[Episode]:
+        rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
+                          ' thread_id = ? ORDER BY "end"', (namespace, thread_id))
         return [self._episode(r) for r in rows]
+
+    def episode_lines(self, namespace: str, thread_id: str, latest: int
+                      ) -> list[tuple[int, str]]:
+        rows = self._read('SELECT "end", line FROM episodes WHERE namespace = ? AND'
+                          ' thread_id = ? ORDER BY "end" DESC LIMIT ?',
+                          (namespace, thread_id, max(0, int(latest))))
+        return [(int(r[0]), str(r[1])) for r in reversed(rows)]
+
+    def episodes_ending(self, namespace: str, thread_id: str, ends: Sequence[int]
+                        ) -> list[Episode]:
+        if not ends:
+            return []
+        marks = ", ".join("?" * len(ends))
+        rows = self._read(f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND'
+                          f' thread_id = ? AND "end" IN ({marks})',
+                          (namespace, thread_id, *ends))
+        by_end = {e.end: e for e in (self._episode(r) for r in rows)}
+        return [by_end[e] for e in ends if e in by_end]
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float | None = None,
