@@ -256,12 +256,22 @@ class CommonTx:
                 best = float(row[0]) if best is None else max(best, float(row[0]))
         return fallback if best is None else best
 
-    def current_version(self, namespace: str, record_id: int) -> tuple[str, float] | None:
-        """The record's current text and when it was stated (None: no such record)."""
+    def next_version(self, namespace: str, record_id: int, text: str,
+                     source_ids: Sequence[int], now: float) -> tuple[bool, float] | None:
+        """What an update of the record to `text` is: (a new version?, when it is stated);
+        None when there is no such record. The same text again is a repeat, not a new version:
+        it gains the sources and is dated by its newest statement, and the history does not
+        grow."""
         row = self.conn.execute(self.sql(
             "SELECT text, stated FROM records WHERE namespace = ? AND id = ?"),
             (namespace, record_id)).fetchone()
-        return None if row is None else (str(row[0]), float(row[1]))
+        if row is None:
+            return None
+        old_text, old_stated = str(row[0]), float(row[1])
+        stated = self.stated_at(namespace, source_ids, now)
+        if text != old_text:
+            return True, stated
+        return False, max(old_stated, stated) if source_ids else old_stated
 
     def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
         self._lock_thread(namespace, thread_id)

@@ -178,16 +178,10 @@ class SQLiteTx(CommonTx):
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
         source_ids: Sequence[int] = (),
     ) -> None:
-        current = self.current_version(namespace, record_id)
-        if current is None:
+        version = self.next_version(namespace, record_id, text, source_ids, now)
+        if version is None:
             return
-        old_text, old_stated = current
-        stated = self.stated_at(namespace, source_ids, now)
-        # The same text again is a repeat, not a new version: it gains the sources and is dated
-        # by its newest statement, and the history does not grow.
-        new_version = text != old_text
-        if not new_version:
-            stated = max(old_stated, stated) if source_ids else old_stated
+        new_version, stated = version
         self.conn.execute(
             "UPDATE records SET text = ?, updated = ?, suspect = ?, stated = ?"
             " WHERE namespace = ? AND id = ?",
