@@ -331,6 +331,19 @@ def filler_drawer(rng: random.Random, filler_source: str
     return CHITCHAT, lambda role: next(stream)
 
 
+def filler_exchange(draw: Callable[[str], str], forbidden: list[str]
+                    ) -> list[tuple[str, str]]:
+    """One user line and one assistant line of filler, each drawn until it says none of
+    `forbidden` (the planted fact's words, its topic's, the question's)."""
+    out = []
+    for role in ("user", "assistant"):
+        msg = draw(role)
+        while not _clean(msg, forbidden):
+            msg = draw(role)
+        out.append((role, msg))
+    return out
+
+
 def _builtin_line(rng: random.Random, role: str) -> str:
     """One line of neutral small talk from templates: the user shares, the assistant asks."""
     if role == "user":
@@ -429,11 +442,7 @@ def make_needle_thread(
             messages.append(("user", text + "."))
             messages.append(("assistant", rng.choice(_ACKS)))
             continue
-        for role in ("user", "assistant"):
-            msg = draw(role)
-            while not _clean(msg, forbidden):
-                msg = draw(role)
-            messages.append((role, msg))
+        messages += filler_exchange(draw, forbidden)
     asked = needles[0]
     messages.append(("user", asked.question))
     return NeedleThread(

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from .needle import _clean, _fold, filler_drawer
+from .needle import _fold, filler_drawer, filler_exchange
 from .reader import terms
 
 __all__ = [
@@ -193,11 +193,7 @@ def make_reference_thread(seed: int, n_turns: int, kind: str,
         if item.cue and ex == n_turns - 1:
             messages += [("user", item.cue), ("assistant", rng.choice(_CUE_ACKS))]
             continue
-        for role in ("user", "assistant"):
-            msg = draw(role)
-            while not _clean(msg, forbidden):
-                msg = draw(role)
-            messages.append((role, msg))
+        messages += filler_exchange(draw, forbidden)
     return RefThread(id=f"{kind}-{seed}", kind=kind, messages=tuple(messages),
                      question=item.question, evidence=(2 * at,), answer=item.answer,
                      filler_source=source)
