@@ -1,0 +1,75 @@
+"""The real turn, two source trees side by side in one run: `Thread.context(budget=4000,
+new_message=...)` with the thread's own user turns as new messages, on a copy of the same
+database for each tree, in interleaved rounds (so load that drifts hits both alike).
+
+    python benchmarks/bench_turn_trees.py --before /tmp/before/src --after src \\
+        --db 1000=.bench-data/peers/memlane-1000.db --db 100000=.bench-data/peers/memlane-100000.db
+
+The databases are those `bench_peers.py --dir .bench-data/peers` builds (thread "bench"); each
+tree opens its own copy (a newer tree migrates it). `--before` is a checkout of the older commit
+(`git worktree add /tmp/before <commit>`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ONE = """
+import json, statistics, sys, time
+from memlane import Memory
+mem = Memory.open(sys.argv[1]); t = mem.thread("bench")
+users = [m.content for m in t.messages(1, 6000) if m.role == "user"]
+for u in users[:20]:
+    t.context(budget=4000, new_message=u)
+xs = []
+for u in (users[20:] * 3)[:int(sys.argv[2])]:
+    s = time.perf_counter(); t.context(budget=4000, new_message=u)
+    xs.append((time.perf_counter() - s) * 1000)
+xs.sort()
+print(json.dumps({"p50": statistics.median(xs), "p90": xs[int(len(xs) * 0.9)]}))
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--before", required=True, help="src/ of the older tree")
+    ap.add_argument("--after", required=True, help="src/ of the newer tree")
+    ap.add_argument("--db", action="append", required=True, metavar="MESSAGES=PATH")
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=2)
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="memlane-trees-"))
+    trees = {"before": a.before, "after": a.after}
+    dbs = {}
+    for spec in a.db:
+        n, _, path = spec.partition("=")
+        for name in trees:
+            dbs[(int(n), name)] = shutil.copy(path, work / f"{name}-{n}.db")
+    res: dict[tuple[int, str], list[dict[str, float]]] = {}
+    started = time.time()
+    for _ in range(a.rounds):
+        for n, name in dbs:
+            out = subprocess.run([sys.executable, "-c", ONE, str(dbs[(n, name)]), str(a.calls)],
+                                 capture_output=True, text=True, check=True,
+                                 env={**os.environ, "PYTHONPATH": trees[name]}).stdout
+            res.setdefault((n, name), []).append(json.loads(out))
+    print("| messages | tree | p50 ms (each round) | p90 ms (each round) |\n|---:|---|---|---|")
+    for (n, name), rs in sorted(res.items(), key=lambda kv: (kv[0][0], kv[0][1] != "before")):
+        p50 = " / ".join(f"{r['p50']:.2f}" for r in rs)
+        p90 = " / ".join(f"{r['p90']:.2f}" for r in rs)
+        print(f"| {n:,} | {name} | {p50} | {p90} |")
+    print(f"({a.calls} calls a round, {time.time() - started:.0f} s, load {os.getloadavg()[0]:.1f})")
+    shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
