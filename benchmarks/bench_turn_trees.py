@@ -66,7 +66,8 @@ def main() -> int:
         p50 = " / ".join(f"{r['p50']:.2f}" for r in rs)
         p90 = " / ".join(f"{r['p90']:.2f}" for r in rs)
         print(f"| {n:,} | {name} | {p50} | {p90} |")
-    print(f"({a.calls} calls a round, {time.time() - started:.0f} s, load {os.getloadavg()[0]:.1f})")
+    took, load = time.time() - started, os.getloadavg()[0]
+    print(f"({a.calls} calls a round, {took:.0f} s, load {load:.1f})")
     shutil.rmtree(work)
     return 0
 
