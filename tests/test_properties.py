@@ -85,6 +85,10 @@ new_messages = st.one_of(
 
 policies = st.builds(
     Policy,
+    # Contract (c) below is the recency listing; the line index (issue 21) shows a matching old
+    # line in place of the oldest recent ones, and is held to its own test
+    # (test_eval_reference.py::test_the_line_index_shows_a_matching_old_line...).
+    index_lines=st.just(0),
     short_term_turns=st.integers(0, 4),
     working_turns=st.integers(0, 10),
     buffer_lines=st.integers(0, 14),
