@@ -1,0 +1,111 @@
+"""Search planning both engines follow: term statistics, BM25's IDF, the lexical plan on a
+large index."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+# Lexical search on large indexes (see `lexical_plan`).
+LARGE_INDEX = 100_000
+"""Below this many indexed records every query term retrieves (exact ranking over the query)."""
+COMMON_DF = 2_000
+"""A term in at least this many documents is common: it does not retrieve on a large index."""
+DOC_BUDGET = 10_000
+"""At most about this many documents are scored per query on a large index."""
+
+
+
+STATS_LIFETIME = 300.0
+"""Seconds a memoised document frequency is trusted (it also goes when the index grows or
+shrinks by a sixteenth, or a record is deleted)."""
+
+
+class TermStats:
+    """Memoised document frequencies of query terms, per namespace: which terms are rare decides
+    the plan before any postings are read, and a conversation repeats its words. An estimate is
+    enough (it picks the terms and weighs them; it never decides what matches), so the memo
+    lives `STATS_LIFETIME` seconds and until the index size, read by every search anyway, moves
+    by a sixteenth; forgetting empties it (a forgotten fact's words must not stay). Counts of
+    zero are never kept (`CommonStore._bounded_search`)."""
+
+    def __init__(self) -> None:
+        self._df: dict[tuple[str, str], float] = {}
+        self._size = -1.0
+        self._born = 0.0
+
+    def clear(self) -> None:
+        self._df = {}
+
+    def get(self, namespace: str, terms: Sequence[str], size: float) -> dict[str, float]:
+        now = time.monotonic()
+        if abs(size - self._size) > max(64.0, self._size / 16) or \
+                now - self._born > STATS_LIFETIME:
+            self._df, self._size, self._born = {}, size, now
+        df = self._df
+        return {t: df[(namespace, t)] for t in terms if (namespace, t) in df}
+
+    def put(self, namespace: str, values: Mapping[str, float]) -> None:
+        df = self._df
+        if len(df) >= 65536:
+            df = self._df = {}
+        for t, n in values.items():
+            df[(namespace, t)] = n
+
+
+def bm25_idf(n: float, df: float) -> float:
+    """BM25's IDF as FTS5's bm25() computes it (never below 1e-6)."""
+    return max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
+
+
+def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int], *,
+                 large: float | None = None, common: int | None = None,
+                 budget: int | None = None) -> list[str] | None:
+    """On a large index, the terms worth retrieving by (None: use every term, the plain query).
+
+    Ranking costs a few microseconds per matching document, and a term found in 3% of a million
+    records matches 30,000 of them: a query with a few such terms takes hundreds of
+    milliseconds. As Lucene's "common terms" query does, terms in `COMMON_DF` documents or more
+    then do not retrieve when rarer terms are present (their IDF is low, so they move the
+    ranking little), and the rarer ones retrieve up to about `DOC_BUDGET` documents. Returns the
+    selective terms, rarest first (all of them when none is common: the caller may then drop
+    costly narrowing, as SQLite drops its namespace MATCH); an empty list means "AND of all
+    terms" (a query made only of common terms). A caller whose planned query finds nothing falls
+    back to the plain query, unless the plan was every term (the same query).
+
+    `indexed`: how many records the index holds (store-wide); `df(term)`: how many documents
+    hold the term, counted up to `COMMON_DF` (the cost is bounded however common the term;
+    `batched_df` makes one round trip of all the terms' counts). `large`, `common` and `budget`
+    replace `LARGE_INDEX`, `COMMON_DF` and `DOC_BUDGET` (read when called) for a caller with
+    its own bounds (`Memory.related`).
+    """
+    large = LARGE_INDEX if large is None else large
+    common = COMMON_DF if common is None else common
+    budget = DOC_BUDGET if budget is None else budget
+    if indexed < large:
+        return None
+    dfs = sorted((df(t), t) for t in terms)
+    selective: list[str] = []
+    total = 0
+    for n, t in dfs:
+        if n >= common or (selective and total + n > budget):
+            break
+        selective.append(t)
+        total += n
+    return selective
+
+
+def batched_df(terms: Sequence[str], counts: Callable[[list[str]], list[int]]
+               ) -> Callable[[str], int]:
+    """A `df(term)` for `lexical_plan` that counts every term of `terms` in one call of
+    `counts` (a store's bounded counts, one statement), on first use only: a small index makes
+    no plan and counts nothing."""
+    got: dict[str, int] = {}
+
+    def df(term: str) -> int:
+        if not got:
+            got.update(zip(terms, counts(list(terms)), strict=True))
+        return got[term]
+
+    return df
