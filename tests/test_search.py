@@ -120,7 +120,7 @@ def _exact(store, ns, q, k, model):
 def test_vector_candidates_match_exact_search_and_see_other_writers(tmp_path):
     """The binary pre-selection re-ranks exactly: on a namespace larger than the re-rank pool
     the top results still match an exact scan for clustered data."""
-    import memlane.store.sqlite as sq
+    import memlane.store.sqlite.vector_search as sq
 
     path = tmp_path / "v.db"
     s = SQLiteStore(path)

@@ -1,0 +1,230 @@
+"""The SQLite store's connections (the main one, the vector reader), transactions and record
+reads."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+from ...errors import StoreError
+from ...types import Episode, Record
+from ..base import Capabilities, chunks
+from ..common import (
+    CommonStore,
+    ThreadLocks,
+)
+from ..migrations import SQLITE, apply_sqlite
+from ..vectors import VectorIndexes
+from .tx import SQLiteTx, _episode
+
+_REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
+             " stated")
+
+
+def default_path() -> str:
+    """`$MEMLANE_DB`, else `~/.memlane/memlane.db`."""
+    env = os.environ.get("MEMLANE_DB")
+    if env:
+        return env
+    return str(Path.home() / ".memlane" / "memlane.db")
+
+
+_VREADER_LOCK = threading.Lock()
+"""Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
+
+
+class SQLiteCore(CommonStore):
+    """One SQLite file's connection, lock and migrations; the reads every concern uses."""
+
+    _HISTORY_ORDER = "changed, rowid"
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        path = str(path) if path is not None else default_path()
+        if path != ":memory:":
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            path = str(Path(path).expanduser())
+        self.path = path
+        self.url = f"sqlite:///{path}"
+        self._episodes: dict[Any, Episode] = {}
+        """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
+        # One connection per store object, guarded by a lock: sqlite3 connections are not safe
+        # to use from two threads at once, and the agent loop files memory on a worker thread.
+        self._lock = threading.RLock()
+        self._thread_locks = ThreadLocks()
+        try:
+            self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                                        timeout=60.0)
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open SQLite database {path!r}: {e}; check the path "
+                             "and its directory's permissions") from e
+        self.conn.execute("PRAGMA busy_timeout = 60000")
+        if path != ":memory:":
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode survives a killed process (not a power cut): the right trade for
+        # a conversation log that is re-sent by the caller on failure anyway.
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        # 64 MB of page cache (the default is 2 MB): BM25 reads a size row per matching record,
+        # and on a large namespace those reads dominate search time when they miss the cache.
+        self.conn.execute("PRAGMA cache_size = -65536")
+        self.migrations_run: list[int] = apply_sqlite(self.conn, SQLITE, "_migrations", self._lock)
+        """Migration numbers this open applied (empty when the schema was already current)."""
+        self.capabilities = Capabilities(
+            engine="sqlite", path=None if path == ":memory:" else path,
+            # Vector queries get their own connection and lock on a file database (see
+            # `_vector_reader`); numpy does the scoring.
+            parallel_search=path != ":memory:" and VectorIndexes.available())
+
+    # plumbing ----------------------------------------------------------------------------------
+    def hold_thread(self, namespace: str, thread_id: str) -> AbstractContextManager[None]:
+        # In-process only: two processes on one file each serialise their own requests, and
+        # the file's write lock orders each single write, but their turns on one thread can
+        # interleave (serve one process per SQLite file, or use PostgreSQL to scale out).
+        return self._thread_locks.hold(namespace, thread_id)
+
+    def migrations_applied(self) -> list[int]:
+        with self._lock:
+            return [r[0] for r in self.conn.execute("SELECT number FROM _migrations ORDER BY 1")]
+
+    @contextmanager
+    def transaction(self) -> Iterator[SQLiteTx]:
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield SQLiteTx(self.conn)
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            else:
+                self.conn.execute("COMMIT")
+
+    def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self.conn.execute(sql, tuple(args)).fetchall()
+
+    _read = _q  # the shared SQL's `?` placeholders are SQLite's own
+    _episode = staticmethod(_episode)
+
+    @contextmanager
+    def _snapshot_reads(self) -> Iterator[Callable[[str, Sequence[Any]], list[Any]]]:
+        with self._lock:
+            c = self.conn
+            c.execute("BEGIN")  # one read transaction: one snapshot
+            try:
+                yield lambda sql, args: c.execute(sql, tuple(args)).fetchall()
+            finally:
+                c.execute("COMMIT")
+
+    def _export_records(self, q: Callable[[str, Sequence[Any]], list[Any]], namespace: str
+                        ) -> list[Record]:
+        return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
+
+    def clear_memos(self) -> None:
+        """Drop the memoised episode rows (a memory's `Caches.clear()` calls this on forget)."""
+        self._episodes.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_vector_reader()
+            self.conn.close()
+
+    # episodes and records ----------------------------------------------------------------------
+    def _records(
+        self, c: sqlite3.Connection, ns: str, ids: Sequence[int] | None, limit: int,
+        offset: int, pinned_only: bool = False,
+    ) -> list[Record]:
+        if ids is not None:
+            out: list[Record] = []
+            for part in chunks(list(ids)):
+                marks = ",".join("?" * len(part))
+                rows = c.execute(
+                    f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND id IN ({marks})",
+                    (ns, *part),
+                ).fetchall()
+                out.extend(self._with_sources(c, rows))
+            return sorted(out, key=lambda r: r.id)
+        sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"
+        if pinned_only:
+            sql += " AND pinned = 1"
+        rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
+        return self._with_sources(c, rows)
+
+    @staticmethod
+    def _with_sources(c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        src: dict[int, list[int]] = {}
+        for part in chunks(ids):
+            marks = ",".join("?" * len(part))
+            for rid, mid in c.execute(
+                f"SELECT record_id, message_id FROM record_sources WHERE record_id IN ({marks})"
+                " ORDER BY message_id",
+                tuple(part),
+            ):
+                src.setdefault(rid, []).append(mid)
+        return [
+            Record(
+                id=r[0], namespace=r[1], text=r[2], kind=r[3], thread_id=r[4], created=r[5],
+                updated=r[6], pinned=bool(r[7]), suspect=bool(r[8]),
+                source_ids=tuple(src.get(r[0], ())), stated=r[9],
+            )
+            for r in rows
+        ]
+
+    def records(
+        self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
+        offset: int = 0, pinned_only: bool = False,
+    ) -> list[Record]:
+        with self._lock:
+            return self._records(self.conn, namespace, ids, limit, offset, pinned_only)
+
+    # search and recall -------------------------------------------------------------------------
+    # Appended for long-term records and recall. Index rows and vectors are kept in
+    # step by the triggers of migration 2, so every path that deletes a record (a memory step,
+    # a tool, forgetting) also drops what was derived from it.
+
+    @property
+    def _vectors(self) -> VectorIndexes:
+        vi = self.__dict__.get("_vindex")
+        if vi is None:
+            vi = self.__dict__["_vindex"] = VectorIndexes()
+        return vi
+
+    def _vector_reader(self) -> tuple[sqlite3.Connection, Any]:
+        """The connection and lock vector queries use. On a file database: a second, read-only
+        connection, so loading an index or re-ranking never waits on the main connection's lock
+        (nor the other way round), and its reads do not evict the lexical index from the main
+        connection's page cache. WAL lets it read while the main connection writes; each of its
+        statements sees what was committed when it began. `:memory:` has one connection."""
+        if self.path == ":memory:":
+            return self.conn, self._lock
+        vr = self.__dict__.get("_vreader")
+        if vr is not None:
+            return vr
+        # Not self._lock: a search on a worker thread must never wait for a caller that holds
+        # it (a search run inside `transaction()` waits for its worker).
+        with _VREADER_LOCK:
+            vr = self.__dict__.get("_vreader")
+            if vr is None:
+                try:
+                    c = sqlite3.connect(self.path, isolation_level=None,
+                                        check_same_thread=False, timeout=60.0)
+                    c.execute("PRAGMA busy_timeout = 60000")
+                    c.execute("PRAGMA query_only = 1")
+                    c.execute("PRAGMA cache_size = -16384")
+                except sqlite3.Error as e:
+                    raise StoreError(f"cannot open SQLite database {self.path!r} for vector"
+                                     f" search: {e}") from e
+                vr = self.__dict__["_vreader"] = (c, threading.Lock())
+            return vr
+
+    def _close_vector_reader(self) -> None:
+        vr = self.__dict__.pop("_vreader", None)
+        if vr is not None:
+            with vr[1]:
+                vr[0].close()

@@ -1,0 +1,164 @@
+"""Lexical search on SQLite (FTS5): exact BM25, the bounded top-k's candidates, term counts,
+and snapshots."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ...types import Record
+from ..base import SearchFilters, Snapshot
+from ..common import (
+    SNAP_COLS,
+    snapshot_row,
+)
+from ..fts import fts5_match
+from .core import _REC_COLS, SQLiteCore
+
+
+class SQLiteSearch(SQLiteCore):
+    """FTS5 search of records and snapshots, and saving snapshots."""
+
+    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                        narrow: bool = True) -> list[tuple[Record, float]]:
+        where, fargs = _record_filters("r", f)
+        cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
+               " JOIN records r ON r.id = records_fts.rowid"
+               f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
+               " ORDER BY score LIMIT ?")
+        with self._lock:
+            c = self.conn
+            # The namespace phrase narrows a big index's matches to the namespace, at the cost
+            # of a seek in its doclist per match (3x a term's own walk): not worth it for the
+            # few matches of a bounded search's exact branch (`r.namespace` checks them).
+            match = fts5_match(terms, ("text",), namespace if narrow else None)
+            rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
+            recs = self._with_sources(c, [r[:-1] for r in rows])
+        # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
+        return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _index_size(self) -> float:
+        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
+        with self._lock:
+            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
+                         or 0)
+
+    def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
+        # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
+        # on the record's row (a primary-key lookup per posting walked), not with FTS5's
+        # namespace phrase: ANDed with a doclist that holds every record of the namespace, that
+        # phrase cost 3x the term's own walk. Summed and ranked in SQLite, k rows back.
+        where, fargs = _record_filters("r", f)
+        cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        # BM25 at tf = 1: a term's IDF times (k1 + 1) / (1 + k1 (1 - b + b D / avgdl)), with
+        # D the record's words (spaces + 1, close to FTS5's token count for one-line facts).
+        sub = ("SELECT id, ? * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / ?)) AS w FROM ("
+               "SELECT records_fts.rowid AS id, length(r.text) - length(replace(r.text, ' ', ''))"
+               " + 2 AS d FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+               f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
+               " ORDER BY records_fts.rowid DESC LIMIT ?)")
+        avgdl = self._avgdl()
+        args: list[Any] = []
+        for t, w, n in weights:
+            args += [w, avgdl, fts5_match([t], ("text",)), namespace, *fargs, n]
+        sql = (f"SELECT {cols}, s.score FROM (SELECT id, SUM(w) AS score FROM ("
+               + " UNION ALL ".join([sub] * len(weights))
+               + ") GROUP BY id ORDER BY score DESC, id DESC LIMIT ?) s"
+               " JOIN records r ON r.id = s.id ORDER BY s.score DESC, s.id DESC")
+        with self._lock:
+            c = self.conn
+            rows = c.execute(sql, (*args, k)).fetchall()
+            recs = self._with_sources(c, [r[:-1] for r in rows])
+        return [(rec, float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _avgdl(self) -> float:
+        """The index's average document length in tokens (both columns, as FTS5's bm25() has
+        it), from its averages record: a varint row count, then a varint total per column."""
+        with self._lock:
+            row = self.conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
+        vals: list[int] = []
+        if row and row[0]:
+            v = 0
+            for byte in bytes(row[0]):  # SQLite varints: 7 bits a byte, high bit: more
+                v = (v << 7) | (byte & 0x7F)
+                if not byte & 0x80:
+                    vals.append(v)
+                    v = 0
+        return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
+
+    def _term_counts(self, terms: list[str], cap: int) -> list[int]:
+        with self._lock:
+            return _term_counts(self.conn, terms, cap)
+
+    # snapshots ---------------------------------------------------------------------------------
+    def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
+                       ) -> tuple[Snapshot, bool]:
+        with self.transaction() as tx:
+            row = tx.conn.execute(
+                f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? AND result_hash = ?",
+                (namespace, values[3]),
+            ).fetchone()
+            if row is not None:
+                return snapshot_row(row), False
+            cur = tx.conn.execute(
+                "INSERT INTO snapshots (namespace, thread_id, tool, args, result, result_hash,"
+                " created, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (namespace, thread_id, *values),
+            )
+            sid = int(cur.lastrowid or 0)
+        return self.snapshots(namespace, [sid])[0], True
+
+    def _search_snapshots(self, namespace: str, terms: list[str], k: int
+                          ) -> list[tuple[Snapshot, float]]:
+        match = fts5_match(terms, ("tool", "args", "result"), namespace)
+        if match is None:
+            return []
+        cols = ", ".join(f"s.{c.strip()}" for c in SNAP_COLS.split(","))
+        rows = self._q(
+            f"SELECT {cols}, bm25(snapshots_fts, 1.0, 1.0, 1.0, 0.0) AS score FROM snapshots_fts"
+            " JOIN snapshots s ON s.id = snapshots_fts.rowid"
+            " WHERE snapshots_fts MATCH ? AND s.namespace = ? ORDER BY score LIMIT ?",
+            (match, namespace, k),
+        )
+        return [(snapshot_row(r[:8]), -float(r[8])) for r in rows]
+
+
+def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
+                    ) -> tuple[str, list[Any]]:
+    sql = ""
+    args: list[Any] = []
+    if f.kinds is not None:
+        sql += f" AND {alias}.{kind_col} IN ({','.join('?' * len(f.kinds))})" if f.kinds \
+            else " AND 0"
+        args.extend(f.kinds)
+    if f.thread_id is not None:
+        sql += f" AND {alias}.thread_id = ?"
+        args.append(f.thread_id)
+    if f.since is not None:
+        sql += f" AND {alias}.created >= ?"
+        args.append(f.since)
+    if f.until is not None:
+        sql += f" AND {alias}.created <= ?"
+        args.append(f.until)
+    return sql, args
+
+
+def _term_counts(c: sqlite3.Connection, terms: Sequence[str], cap: int) -> list[int]:
+    """Records holding each term (text column, store-wide), each counted up to `cap`: one
+    statement of bounded subqueries (a statement per term cost a round trip each; a
+    stretch's filing plans with up to 32 terms)."""
+    out: list[int] = []
+    terms = list(terms)
+    for i in range(0, len(terms), 64):  # well under SQLite's parameter limit
+        part = terms[i:i + 64]
+        sub = ("(SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
+               " LIMIT ?))")
+        args: list[Any] = []
+        for t in part:
+            args += [fts5_match([t], ("text",)), cap]
+        out += c.execute("SELECT " + ", ".join([sub] * len(part)), args).fetchone()
+    return [int(n) for n in out]
