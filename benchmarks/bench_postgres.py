@@ -274,7 +274,7 @@ def search_latency(targets: dict[str, str], n: int, calls: int
 
 def _pg_exact_p50(store: Any, qv: Any) -> float:
     """p50 of the exact scan PostgresStore falls back to (the same SQL, forced)."""
-    from memlane.store.postgres import _vec_text
+    from memlane.store.postgres.vector_search import _vec_text
 
     ts = []
     with store.pool.connection() as c:

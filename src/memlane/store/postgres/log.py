@@ -1,0 +1,223 @@
+"""The message log on PostgreSQL: the one-statement append (with history bounds) and the one-
+statement context read."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+import psycopg.errors
+
+from ...errors import StoreError
+from ...types import ContextRows, Message
+from ..base import HistoryPolicy, NewMessage
+from ..common import (
+    EP_COLS,
+    MSG_COLS,
+    grown_rows,
+    held_turns,
+    message_row,
+    window_rows,
+)
+from .core import RETRIES, PgCore
+from .rows import _REC_COLS, _episode, _record
+
+# Everything context() reads, as one statement: one round trip and one snapshot (a statement
+# sees one), so the reads agree with each other as SQLite's read transaction makes them. Each
+# part is an index range sized by the window, never by the thread:
+# - the thread row, and the seq where the window of the last %(w)s user turns starts (one probe
+#   of the (namespace, thread_id, turn) index; 1 if the thread is shorter);
+# - the window's messages plus one before it: if that one comes back, history did not fit;
+# - the first episode, and the newest %(k)s that start before the window; `n` numbers episodes
+#   1, 2, ... in filing order, so the newest one before the window tells how many there are
+#   without counting rows (that is the buffer's gap proof);
+# - the namespace's pinned records (a partial index).
+# The lists come back as JSON arrays of arrays (float8 prints round-trip exact in JSON).
+_CONTEXT_ROWS = f"""
+WITH t AS (
+    SELECT t.filed_to,
+           COALESCE(CASE
+               WHEN %(w)s <= 0 THEN t.next_seq  -- no window: every message is history
+               -- The first entry of messages_turn at or after (thread, turn T): that index's
+               -- order is the only one that serves this ORDER BY, so the planner cannot pick the
+               -- primary key instead, which with equality on turn it does (even without fresh
+               -- statistics): it walks the thread in seq order from its start, filtering on
+               -- turn, a scan of the whole thread. Turn T exists: turns are numbered 1..turns.
+               WHEN t.turns > %(w)s THEN (
+                   SELECT m.seq FROM messages m
+                   WHERE (m.namespace, m.thread_id, m.turn)
+                         >= (t.namespace, t.thread_id, t.turns - %(w)s + 1)
+                   ORDER BY m.namespace, m.thread_id, m.turn, m.seq LIMIT 1) END, 1) AS start
+    FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
+)
+SELECT t.filed_to, t.start,
+    (SELECT json_agg(json_build_array({MSG_COLS}) ORDER BY seq) FROM messages
+     WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= t.start - 1),
+    (SELECT json_agg(json_build_array({EP_COLS}, n, is_first)) FROM (
+        (SELECT {EP_COLS}, n, TRUE AS is_first FROM episodes
+         WHERE namespace = %(ns)s AND thread_id = %(tid)s ORDER BY "end" LIMIT 1)
+        UNION ALL
+        (SELECT {EP_COLS}, n, FALSE FROM episodes
+         WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < t.start
+         ORDER BY "end" DESC LIMIT %(k)s)) e),
+    (SELECT json_agg(json_build_array({_REC_COLS}) ORDER BY r.id) FROM (
+        SELECT * FROM records WHERE namespace = %(ns)s AND pinned ORDER BY id LIMIT 1000) r)
+FROM (SELECT 1) AS one LEFT JOIN t ON TRUE
+"""
+
+# A larger window given the rows of a smaller one (`held`): one statement too, reading only what
+# the larger window adds. The held window's first message (checked by id: the rows may be gone)
+# gives its turn, and so the turn the larger window starts at; then the older messages up to the
+# held window, plus the probe, and the newest %(k)s episodes that start before the new start.
+_OLDER_ROWS = f"""
+WITH s AS (
+    SELECT CASE WHEN m.turn + %(have)s - %(w)s >= 2 THEN (
+               SELECT m2.seq FROM messages m2
+               WHERE (m2.namespace, m2.thread_id, m2.turn)
+                     >= (m.namespace, m.thread_id, m.turn + %(have)s - %(w)s)
+               ORDER BY m2.namespace, m2.thread_id, m2.turn, m2.seq LIMIT 1)
+           ELSE 1 END AS start
+    FROM messages m
+    WHERE m.namespace = %(ns)s AND m.thread_id = %(tid)s AND m.seq = %(seq)s AND m.id = %(id)s
+)
+SELECT s.start,
+    (SELECT json_agg(json_build_array({MSG_COLS}) ORDER BY seq) FROM messages
+     WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= s.start - 1
+       AND seq < %(seq)s),
+    (SELECT json_agg(json_build_array({EP_COLS}, n) ORDER BY "end" DESC) FROM (
+        SELECT {EP_COLS}, n FROM episodes
+        WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < s.start
+        ORDER BY "end" DESC LIMIT %(k)s) e)
+FROM (SELECT 1) AS one LEFT JOIN s ON TRUE
+"""
+
+# An append is this one statement, so one round trip and its own transaction. The upsert creates
+# the thread row or, if it exists, locks it (ON CONFLICT DO UPDATE takes the row lock) and bumps
+# next_seq/turns; concurrent appends to the thread queue on that lock until this statement
+# commits, so the seqs they get follow ours without a gap. If the row is being deleted (evicted,
+# expired) the upsert waits for that and then inserts a fresh row: seqs start again at 1.
+_APPEND = """
+WITH t AS (
+    INSERT INTO threads AS th (namespace, thread_id, created, last_active, next_seq, turns)
+    VALUES (%(ns)s, %(tid)s, %(now)s, %(now)s, 1 + %(n)s, %(users)s)
+    ON CONFLICT (namespace, thread_id) DO UPDATE SET next_seq = th.next_seq + %(n)s,
+        turns = th.turns + %(users)s, last_active = %(now)s
+    RETURNING th.next_seq - %(n)s AS first_seq, th.turns - %(users)s AS turns_before
+)
+INSERT INTO messages (namespace, thread_id, seq, turn, role, content, name, ts, tokens)
+SELECT %(ns)s, %(tid)s, t.first_seq + v.i - 1, t.turns_before + v.off, v.role, v.content,
+       v.name, v.ts, v.tokens
+FROM t, unnest(%(off)s::bigint[], %(role)s::text[], %(content)s::text[], %(name)s::text[],
+               %(ts)s::float8[], %(tokens)s::int[]) WITH ORDINALITY
+     AS v(off, role, content, name, ts, tokens, i)
+RETURNING seq, id
+"""
+
+
+class PgLog(PgCore):
+    """Appending messages, evicting and deleting threads, reading a context window."""
+
+    # message log -------------------------------------------------------------------------------
+    def append(
+        self, namespace: str, thread_id: str, messages: Sequence[NewMessage], now: float,
+        history: HistoryPolicy,
+    ) -> list[Message]:
+        offsets: list[int] = []  # user turns among messages[:i + 1]
+        users = 0
+        for m in messages:
+            users += m.role == "user"
+            offsets.append(users)
+        with self._conn() as c:
+            rows = c.execute(_APPEND, {
+                "ns": namespace, "tid": thread_id, "now": now, "n": len(messages),
+                "users": users, "off": offsets, "role": [m.role for m in messages],
+                "content": [m.content for m in messages], "name": [m.name for m in messages],
+                "ts": [m.ts for m in messages], "tokens": [m.tokens for m in messages],
+            }).fetchall()
+        rows.sort()
+        if rows and rows[0][0] == 1:
+            # The thread's first messages: it is new, so history is bounded now, as on SQLite:
+            # idle threads past the TTL go, then the least recently written past the ceiling.
+            if history.ttl_seconds is not None:
+                self.expire(now, history, namespace)
+            if history.max_threads is not None:
+                self._evict(namespace, thread_id, history.max_threads - 1)
+        return [
+            Message(id=mid, thread_id=thread_id, seq=seq, role=m.role, content=m.content,
+                    ts=m.ts, tokens=m.tokens, name=m.name)
+            for (seq, mid), m in zip(rows, messages, strict=True)
+        ]
+
+    def _evict(self, ns: str, keep_id: str, keep: int) -> None:
+        for attempt in range(RETRIES):
+            try:
+                with self.transaction() as tx:
+                    self._evict_lru(tx.conn, ns, keep_id, keep)
+                return
+            except StoreError as e:
+                # Two processes creating threads at once may each evict the other's victims
+                # and deadlock; PostgreSQL aborts one, which tries again.
+                if not isinstance(e.__cause__, psycopg.errors.TransactionRollback) or \
+                        attempt == RETRIES - 1:
+                    raise
+                time.sleep(random.uniform(0, 0.01 * 2**attempt))
+
+    def _evict_lru(self, c: psycopg.Connection[Any], ns: str, keep_id: str, keep: int) -> None:
+        rows = c.execute(
+            "SELECT thread_id FROM threads WHERE namespace = %s AND thread_id <> %s"
+            " ORDER BY last_active DESC, thread_id OFFSET %s",
+            (ns, keep_id, max(keep, 0)),
+        ).fetchall()
+        for (tid,) in rows:
+            self._delete_thread(c, ns, tid)
+
+    @staticmethod
+    def _delete_thread(c: psycopg.Connection[Any], ns: str, thread_id: str) -> bool:
+        # The thread row first, as its own statement: it waits for an append in flight, and the
+        # deletes after it take fresh snapshots that include that append's messages. (One
+        # statement with CTEs would share a snapshot taken before the wait and orphan them.)
+        gone = c.execute(
+            "DELETE FROM threads WHERE namespace = %s AND thread_id = %s RETURNING 1",
+            (ns, thread_id),
+        ).fetchone()
+        c.execute("DELETE FROM messages WHERE namespace = %s AND thread_id = %s", (ns, thread_id))
+        c.execute("DELETE FROM episodes WHERE namespace = %s AND thread_id = %s", (ns, thread_id))
+        return gone is not None
+
+    def context_rows(
+        self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
+        held: ContextRows | None = None,
+    ) -> ContextRows:
+        have = held_turns(held, thread_id, window_turns)
+        if held is not None and have is not None:
+            first = held.window[0]
+            with self._conn() as c:
+                row = c.execute(_OLDER_ROWS, {
+                    "ns": namespace, "tid": thread_id, "seq": first.seq, "id": first.id,
+                    "have": have, "w": window_turns, "k": max(buffer_lines, 1)}).fetchone()
+            assert row is not None
+            start, msg_rows, ep_rows = row
+            if start is not None:  # else the held rows are gone: read the window whole
+                recent = [_episode(r) for r in ep_rows or ()]
+                return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
+                                  ep_rows[0][7] if ep_rows else 0)
+        with self._conn() as c:
+            row = c.execute(_CONTEXT_ROWS, {"ns": namespace, "tid": thread_id,
+                                            "w": window_turns, "k": max(buffer_lines, 1)}
+                            ).fetchone()
+        assert row is not None
+        filed_to, start, msg_rows, ep_rows, pin_rows = row
+        pinned = tuple(_record(r) for r in pin_rows or ())
+        if start is None:  # no such thread
+            return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
+        msgs = [message_row(r) for r in msg_rows or ()]
+        ep_rows = ep_rows or []
+        first_ep = next((r for r in ep_rows if r[8]), None)
+        recent_rows = [r for r in ep_rows if not r[8]]
+        return window_rows(thread_id, start, msgs, filed_to,
+                           _episode(first_ep) if first_ep else None,
+                           [_episode(r) for r in recent_rows],
+                           recent_rows[0][7] if recent_rows else 0, pinned)

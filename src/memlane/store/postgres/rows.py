@@ -1,0 +1,29 @@
+"""The record columns PostgreSQL reads (sources as an array) and the decoding of its rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...types import Episode, Record
+
+_REC_COLS = (
+    "r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned, r.suspect,"
+    " ARRAY(SELECT s.message_id FROM record_sources s WHERE s.namespace = r.namespace"
+    " AND s.record_id = r.id ORDER BY s.message_id), r.stated"
+)
+
+
+def _episode(row: Sequence[Any]) -> Episode:
+    return Episode(
+        thread_id=row[0], start=row[1], end=row[2], line=row[3],
+        record_ids=tuple(row[4]), date=row[5], suspect=bool(row[6]),
+    )
+
+
+def _record(row: Sequence[Any]) -> Record:
+    return Record(
+        id=row[0], namespace=row[1], text=row[2], kind=row[3], thread_id=row[4],
+        created=row[5], updated=row[6], pinned=bool(row[7]), suspect=bool(row[8]),
+        source_ids=tuple(row[9]), stated=float(row[10]),
+    )
