@@ -17,10 +17,11 @@ no cycle. Why this order:
 0. `_version`, `errors`, `memo`, `types`, `text`: the vocabulary (exceptions, value types, the
    memoising helper, and `text`: tokenisers, stopwords, stemming); they import nothing of memlane.
 1. `validate`, `telemetry`, `safety`, `models`, `render`, `redact`: leaf services over the
-   vocabulary (input checks, tracing, the injection scan, model adapters, plain-text rendering,
-   what forgetting a fact rewrites in its sources). A model adapter knows nothing of memory, so
-   `models/` sits this low and everything above may call it; `redact` tells a fact's content
-   words by `text`'s stopwords and needs nothing of the extractor.
+   vocabulary (input checks and the one JSON-schema validator, tracing, the injection scan,
+   model adapters, plain-text rendering, what forgetting a fact rewrites in its sources). A model
+   adapter knows nothing of memory, so `models/` sits this low and everything above may call
+   it; `redact` tells a fact's content words by `text`'s stopwords and needs nothing of the
+   extractor.
 2. `context/` (the pure assembler) and `store/` (the engines): both work on value types only;
    assembly never touches a store and a store never assembles, so neither imports the other.
 3. `ledger`, `transfer`, `recall/`: built on a store (the ledger's migrations, export/import,
@@ -238,3 +239,12 @@ def test_each_package_imports_only_below_itself():
                 upward.append(f"{_where(module, line)}: {module} (layer {LAYER[src]}) imports "
                               f"{target} (layer {LAYER[dst]})")
     assert not upward, "imports that are not strictly downward:\n" + "\n".join(upward)
+
+
+def test_the_facade_plans_no_search_itself():
+    """`Memory` reaches search planning through the Store seam (`Store.selective_query`): it
+    imports none of the engines' shared rules (`store.common`) nor their term handling
+    (`store.fts`), which would make every engine detail a facade dependency."""
+    inner = {m for m, _ in GRAPH["memlane.memory"]
+             if m.startswith(("memlane.store.common", "memlane.store.fts"))}
+    assert not inner, sorted(inner)

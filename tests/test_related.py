@@ -1,5 +1,6 @@
 """`Memory.related` stays bounded on a namespace whose records share common words, and still
-finds what a stretch repeats or corrects (`Store.term_counts` on both engines)."""
+finds what a stretch repeats or corrects (`Store.selective_query` and the term counts it
+plans with, on both engines)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ def test_term_counts_are_capped_per_term_in_order(store: Any) -> None:
     assert store.term_counts(["4417", "locker", "floor", "zebra"], 100) == [1, 7, 6, 0]
     assert store.term_counts(["locker", "4417"], 3) == [3, 1]
     assert store.term_counts([], 3) == []
+
+
+def test_selective_query_keeps_the_rare_terms_past_the_bound(store: Any) -> None:
+    for i in range(6):
+        store.add_record("a", f"Locker {i} is on floor {i % 2}.")
+    store.add_record("a", "Locker code is 4417.")
+    # 7 records, within a bound of 100: the query as given
+    assert store.selective_query("a", "locker 4417", 100) == "locker 4417"
+    # past a bound of 3: "locker" (in 7 records) is common, "4417" (in 1) retrieves alone
+    assert store.selective_query("a", "locker 4417", 3) == "4417"
+    # every term common: kept whole (an empty plan is not a query)
+    assert store.selective_query("a", "locker floor", 3) == "locker floor"
 
 
 def test_related_searches_the_rarest_terms_past_the_bound(

@@ -38,8 +38,6 @@ from .step.extractor import Extractor, HeuristicExtractor
 from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
-from .store.common import batched_df, lexical_plan
-from .store.fts import query_terms
 from .telemetry import traced
 from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
@@ -206,13 +204,7 @@ class Memory:
             # statement counts them. A namespace of at most RELATED_DOCS records (one probe row
             # says) is searched with every term, as before, and so is a stretch whose terms
             # are all rare, or all common.
-            if self.store.records(self.ns, limit=1, offset=RELATED_DOCS):
-                terms = query_terms(query)
-                plan = lexical_plan(
-                    terms, 0.0, batched_df(terms, lambda ts: self.store.term_counts(
-                        ts, RELATED_DOCS)), large=0, common=RELATED_DOCS, budget=RELATED_DOCS)
-                if plan and len(plan) < len(terms):
-                    query = " ".join(plan)
+            query = self.store.selective_query(self.ns, query, RELATED_DOCS)
             return [h.record for h in self.search(query, limit)]
         except MemlaneError:
             return []

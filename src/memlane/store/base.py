@@ -360,9 +360,11 @@ class RecordsAndSearch(Protocol):
         record's creation time (epoch seconds, inclusive)."""
         ...
 
-    def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:
-        """How many records (store-wide) hold each search term, each counted up to `cap`, in
-        one round trip: what a caller plans a bounded search with (`lexical_plan`)."""
+    def selective_query(self, namespace: str, query: str, docs: int) -> str:
+        """`query` reduced to its selective terms (those in fewer than `docs` records, rarest
+        first, about `docs` matches in all) when the namespace holds more than `docs` records;
+        else `query` as given. What a caller that must bound a search by work rather than by
+        the namespace searches with (`Memory.related`)."""
         ...
 
     def put_vectors(

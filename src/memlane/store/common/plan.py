@@ -78,7 +78,7 @@ def lexical_plan(terms: Sequence[str], indexed: float, df: Callable[[str], int],
     hold the term, counted up to `COMMON_DF` (the cost is bounded however common the term;
     `batched_df` makes one round trip of all the terms' counts). `large`, `common` and `budget`
     replace `LARGE_INDEX`, `COMMON_DF` and `DOC_BUDGET` (read when called) for a caller with
-    its own bounds (`Memory.related`).
+    its own bounds (`selective_query`).
     """
     large = LARGE_INDEX if large is None else large
     common = COMMON_DF if common is None else common

@@ -20,7 +20,7 @@ from ..base import (
 )
 from ..fts import query_terms
 from .core import CommonCore
-from .plan import TermStats, bm25_idf
+from .plan import TermStats, batched_df, bm25_idf, lexical_plan
 from .rows import (
     SNAP_COLS,
     VecTable,
@@ -119,6 +119,20 @@ class CommonSearch(CommonCore):
         if not terms:
             return []
         return self._term_counts(list(terms), max(int(cap), 0))
+
+    def selective_query(self, namespace: str, query: str, docs: int) -> str:
+        """`query` cut to its selective terms when `namespace` holds more than `docs` records
+        (else as given): the terms in fewer than `docs` records, rarest first, up to about
+        `docs` matches in all (`lexical_plan` with `docs` as its bounds; one statement counts
+        the terms). A query whose terms are all rare, or all common, is kept whole."""
+        if self.records(namespace, limit=1, offset=docs):
+            terms = query_terms(query)
+            plan = lexical_plan(
+                terms, 0.0, batched_df(terms, lambda ts: self.term_counts(
+                    ts, docs)), large=0, common=docs, budget=docs)
+            if plan and len(plan) < len(terms):
+                query = " ".join(plan)
+        return query
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         raise NotImplementedError
