@@ -49,22 +49,25 @@ def test_remember_search_open_update_forget_roundtrip(tools):
 
 @pytest.mark.parametrize("name,args,needle", [
     ("nope", {}, "unknown tool"),
-    ("search_memory", {}, "missing required argument 'query'"),
-    ("search_memory", {"query": 5}, "'query' must be a string"),
+    ("search_memory", {}, "search_memory.query: is required"),
+    ("search_memory", {"query": 5}, "search_memory.query: must be string, got integer"),
     ("search_memory", {"query": "x", "limit": 0}, "limit must be from 1"),
-    ("search_memory", {"query": "x", "limit": True}, "must be an integer"),
+    ("search_memory", {"query": "x", "limit": True},
+     "search_memory.limit: must be integer, got boolean"),
     ("search_memory", {"query": "   "}, "query is empty"),
-    ("search_memory", {"query": "x", "bogus": 1}, "unknown argument"),
+    ("search_memory", {"query": "x", "bogus": 1},
+     "search_memory.bogus: unknown field (search_memory takes query, limit, kind)"),
     ("search_memory", "{not json", "not valid JSON"),
     ("search_memory", "[1, 2]", "must be a JSON object"),
     ("open_memory", {"ids": []}, "ids is empty"),
-    ("open_memory", {"ids": ["seven"]}, "must be integers"),  # "7" and "#7" are read as 7
+    ("open_memory", {"ids": ["seven"]},  # "7" and "#7" are read as 7
+     "open_memory.ids[0]: must be integer, got string"),
     ("open_memory", {"ids": [424242]}, "no records with ids [424242]"),
     ("open_memory", {"ids": list(range(100))}, "at most"),
     ("remember", {"text": ""}, "non-empty"),
     ("remember", {"text": "x" * 10_000}, "at most"),
     ("update_memory", {"id": 424242, "text": "t"}, "no record #424242"),
-    ("update_memory", {"id": "one", "text": "t"}, "must be an integer"),
+    ("update_memory", {"id": "one", "text": "t"}, "update_memory.id: must be integer, got string"),
     ("forget", {"id": 424242}, "no record #424242"),
     ("recall", {"query": ""}, "query is empty"),
 ])
@@ -78,6 +81,20 @@ def test_arguments_may_be_json_text(tools):
     tools.call("remember", '{"text": "Favourite colour is teal"}')
     out = tools.call("search_memory", '{"query": "favourite colour", "limit": 1}')
     assert out["results"][0]["text"] == "Favourite colour is teal"
+
+
+def test_arguments_are_checked_by_the_one_validator_as_rest_does(tools):
+    """`validate.problems` against `TOOL_ARGUMENTS`: an integral float is an integer (coerced,
+    as REST does), a fractional one is refused; counts and ids as text are read first; text is
+    cleaned (a lone surrogate becomes U+FFFD), not refused."""
+    rid = tools.call("remember", {"text": "Locker code is 4417 \ud800"})["id"]
+    assert tools.memory.records([rid])[0].text.endswith("\ufffd")
+    assert len(tools.call("search_memory", {"query": "locker", "limit": 1.0})["results"]) == 1
+    assert len(tools.call("search_memory", {"query": "locker", "limit": "1"})["results"]) == 1
+    assert tools.call("open_memory", {"ids": [f"#{rid}"]})["records"][0]["id"] == rid
+    assert tools.call("search_memory", {"query": "locker", "limit": 1.5}) == {
+        "error": "search_memory.limit: must be integer, got number "
+                 "(search_memory takes query, limit, kind)"}
 
 
 def test_open_memory_reports_missing_ids_next_to_found_ones(tools):

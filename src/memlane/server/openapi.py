@@ -1,129 +1,20 @@
 """The REST API's contract: one table of operations that both validates requests and is served
 as `/openapi.json`, so the published schema cannot drift from what the server accepts.
 
-Validation covers the JSON Schema subset the table uses (type, enum, bounds, lengths, items,
-properties, required, additionalProperties, anyOf). It is deliberately small: every problem is
-reported as `path: what is wrong`, the same shape a rejected memory step reports.
+Validation is `memlane.validate.problems` (the one validator of JSON-schema-shaped input, the
+memory tools' arguments too): the JSON Schema subset the table uses (type, enum, bounds,
+lengths, items, properties, required, additionalProperties, anyOf), every problem reported as
+`path: what is wrong`, the same shape a rejected memory step reports.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-
-def _is_integer(v: Any) -> bool:
-    # JSON Schema: 3.0 is an integer (JSON has one number type); `coerce` makes it an int.
-    if isinstance(v, bool):
-        return False
-    return isinstance(v, int) or (isinstance(v, float) and v.is_integer())
-
-
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": _is_integer,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-}
-
-
-def problems(schema: dict[str, Any], value: Any, path: str = "$") -> list[str]:
-    """Everything wrong with `value` under `schema` (empty: valid)."""
-    out: list[str] = []
-    if "anyOf" in schema:
-        options = [problems(s, value, path) for s in schema["anyOf"]]
-        if all(options):
-            out.append(f"{path}: matches none of the allowed forms ("
-                       + "; ".join(o[0] for o in options) + ")")
-        return out
-    t = schema.get("type")
-    if t is not None:
-        types = t if isinstance(t, list) else [t]
-        if not any(_TYPES[x](value) for x in types):
-            return [f"{path}: must be {' or '.join(types)}, got {_json_type(value)}"]
-    if "enum" in schema and value not in schema["enum"]:
-        out.append(f"{path}: must be one of {schema['enum']}, got {value!r}"[:300])
-    if isinstance(value, str):
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            out.append(f"{path}: must have at least {schema['minLength']} characters")
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            out.append(f"{path}: must have at most {schema['maxLength']:,} characters")
-        if "pattern" in schema and not re.search(schema["pattern"], value):
-            out.append(f"{path}: must match {schema['pattern']}")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            out.append(f"{path}: is not valid Unicode text (lone surrogate)")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(value, float) and not math.isfinite(value):
-            out.append(f"{path}: must be a finite number")
-        if "minimum" in schema and value < schema["minimum"]:
-            out.append(f"{path}: must be >= {schema['minimum']}")
-        if "maximum" in schema and value > schema["maximum"]:
-            out.append(f"{path}: must be <= {schema['maximum']}")
-    if isinstance(value, list):
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            out.append(f"{path}: must have at least {schema['minItems']} items")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            out.append(f"{path}: must have at most {schema['maxItems']} items")
-        if "items" in schema:
-            for i, v in enumerate(value):
-                out.extend(problems(schema["items"], v, f"{path}[{i}]"))
-                if len(out) > 20:
-                    break
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        for k in schema.get("required", []):
-            if k not in value:
-                out.append(f"{path}.{k}: is required")
-        extra = schema.get("additionalProperties", True)
-        for k, v in value.items():
-            if k in props:
-                out.extend(problems(props[k], v, f"{path}.{k}"))
-            elif extra is False:
-                out.append(f"{path}.{k}: unknown field")
-            elif isinstance(extra, dict):
-                out.extend(problems(extra, v, f"{path}.{k}"))
-            if len(out) > 20:
-                break
-        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-            out.append(f"{path}: must have at most {schema['maxProperties']} fields")
-        if "minProperties" in schema and len(value) < schema["minProperties"]:
-            out.append(f"{path}: must have at least {schema['minProperties']} fields")
-    return out
-
-
-def coerce(schema: dict[str, Any], value: Any) -> Any:
-    """`value` (already valid under `schema`) with integral floats made ints where the schema
-    says integer, so handlers never see `3.0` for a seq or an id."""
-    if "anyOf" in schema:
-        for s in schema["anyOf"]:
-            if not problems(s, value):
-                return coerce(s, value)
-        return value
-    t = schema.get("type")
-    types = t if isinstance(t, list) else [t]
-    if "integer" in types and isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list) and "items" in schema:
-        return [coerce(schema["items"], v) for v in value]
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        return {k: coerce(props[k], v) if k in props else v for k, v in value.items()}
-    return value
-
-
-def _json_type(v: Any) -> str:
-    for name in ("null", "boolean", "integer", "number", "string", "array", "object"):
-        if _TYPES[name](v):
-            return name
-    return type(v).__name__
+from ..validate import coerce as coerce  # re-exported: app.py, proxy.py
+from ..validate import problems as problems
 
 
 @dataclass(frozen=True)

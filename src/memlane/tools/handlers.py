@@ -32,7 +32,8 @@ from ..memory import Memory
 from ..recall.schemas import TOOL_ARGUMENTS, TOOL_SCHEMAS
 from ..safety import as_data, datamark, quarantined_record, scan, tainted, why
 from ..types import Record
-from ..validate import date_text
+from ..validate import clean_json, coerce, date_text, problems
+from .bounding import bound
 
 log = logging.getLogger("memlane.tools")
 
@@ -40,14 +41,10 @@ DEFAULT_MAX_TOKENS = 1200
 MAX_LIMIT = 20
 MAX_OPEN = 50
 
-_PY_TYPES: dict[str, type] = {"string": str, "integer": int, "boolean": bool, "array": list}
-
-# name -> argument -> (type, required), read from the tools' schemas (`TOOL_ARGUMENTS`), so
-# what the model is offered and what the handler accepts cannot drift apart.
-_ARGS: dict[str, dict[str, tuple[type, bool]]] = {
-    name: {key: (_PY_TYPES[prop["type"]], key in params.get("required", ()))
-           for key, prop in params["properties"].items()}
-    for name, params in TOOL_ARGUMENTS.items()
+# Each tool's arguments as the handler takes them (`TOOL_ARGUMENTS`, the one source of MCP's input
+# schemas too), closed: an argument the tool does not take is refused, not ignored.
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    name: {**params, "additionalProperties": False} for name, params in TOOL_ARGUMENTS.items()
 }
 
 
@@ -62,6 +59,17 @@ def _record_ids(v: Any) -> Any:
         return int(m.group(1)) if m else v
     if isinstance(v, list):
         return [_record_ids(x) if isinstance(x, str) else x for x in v]
+    return v
+
+
+def _lenient(prop: Mapping[str, Any] | None, key: str, v: Any) -> Any:
+    """An argument as models send it, read as what it names: record ids as text ("74",
+    "#74"), a count as text ("5")."""
+    if key in ("id", "ids"):
+        v = _record_ids(v)
+    if prop is not None and prop.get("type") == "integer" and isinstance(v, str) \
+            and v.strip().isdigit() and len(v) < 10:
+        v = int(v)  # a count sent as text ("5"), as some clients and models do
     return v
 
 
@@ -124,7 +132,7 @@ class MemoryTools:
             log.exception("memory tool %s failed", name)
             return {"error": f"{name}: the memory store failed on this call; try again later, "
                              "or go on without it"}
-        return self._bound(out)
+        return bound(out, self.max_tokens, self.memory.tokenizer)
 
     def save_snapshot(self, tool: str, args: Mapping[str, Any], result: Any) -> dict[str, Any]:
         """Keep a tool result for `recall` in later conversations (identical results are kept
@@ -146,25 +154,17 @@ class MemoryTools:
                 raise ToolError(f"{name}: arguments are not valid JSON ({e.msg})") from None
         if not isinstance(arguments, Mapping):
             raise ToolError(f"{name}: arguments must be a JSON object")
-        spec = _ARGS[name]
-        unknown = [k for k in arguments if k not in spec]
-        if unknown:
-            raise ToolError(f"{name}: unknown argument(s) {', '.join(map(str, unknown))}; "
-                            f"it takes {', '.join(spec)}")
-        out: dict[str, Any] = {}
-        for key, (typ, required) in spec.items():
-            if key not in arguments or arguments[key] is None:
-                if required:
-                    raise ToolError(f"{name}: missing required argument {key!r}")
-                continue
-            v = _record_ids(arguments[key]) if key in ("id", "ids") else arguments[key]
-            if typ is int and isinstance(v, str) and v.strip().isdigit() and len(v) < 10:
-                v = int(v)  # a count sent as text ("5"), as some clients and models do
-            ok = isinstance(v, typ) and not (typ is int and isinstance(v, bool))
-            if not ok:
-                raise ToolError(f"{name}: {key!r} must be {_TYPE_NAMES[typ]}, got {v!r:.60}")
-            out[key] = v
-        return out
+        schema = _SCHEMAS[name]
+        props = schema["properties"]
+        # A null argument is an absent one; ids and counts as models often send them are read
+        # as the integers they name, before the check (`validate.problems`, as REST does). Text
+        # is cleaned, not refused (NUL, lone surrogates: `validate.clean_json`), as it always was.
+        args = clean_json({k: _lenient(props.get(k), k, v) for k, v in arguments.items()
+                           if v is not None})
+        found = problems(schema, args, name)
+        if found:
+            raise ToolError("; ".join(found[:5]) + f" ({name} takes {', '.join(props)})")
+        return dict(coerce(schema, args))
 
     # handlers ----------------------------------------------------------------------------------
     def _limit(self, args: dict[str, Any], default: int) -> int:
@@ -328,43 +328,6 @@ class MemoryTools:
             out["note"] = "no stored tool results match; call the tool again"
         return out
 
-    # bounding ----------------------------------------------------------------------------------
-    def _tokens(self, obj: Any) -> int:
-        return self.memory.tokenizer.count([json.dumps(obj, ensure_ascii=False)])[0]
-
-    def _bound(self, out: dict[str, Any]) -> dict[str, Any]:
-        """Cut `out` to `max_tokens`: shorten long strings, then drop trailing items."""
-        if self._tokens(out) <= self.max_tokens:
-            return out
-        key = next((k for k in ("results", "records") if isinstance(out.get(k), list)), None)
-        budget = max(self.max_tokens - 60, 1)  # room for the note
-        items: list[Any] = out.get(key, []) if key else []
-        total = len(items)
-        share = max(budget // max(total, 1), 40)
-        tk = self.memory.tokenizer
-
-        def cut(v: Any, n: int) -> Any:
-            if isinstance(v, str):
-                return v if tk.count([v])[0] <= n else tk.head(v, n) + " [...cut]"
-            if isinstance(v, list):
-                return [cut(x, max(n // max(len(v), 1), 20)) for x in v]
-            if isinstance(v, dict):
-                return {k: cut(x, n) for k, x in v.items()}
-            return v
-
-        if key:
-            out[key] = items = [cut(x, share) for x in items]
-            while items and self._tokens(out) > budget:
-                items.pop()
-        else:
-            for k, v in list(out.items()):
-                out[k] = cut(v, budget // max(len(out), 1))
-        shown = len(items)
-        out["note"] = (f"result cut to fit {self.max_tokens} tokens: long texts shortened"
-                       + (f", {total - shown} of {total} items not shown" if shown < total else "")
-                       + "; ask for fewer results or open ids one at a time")
-        return out
-
 
 def _source_view(m: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"thread": m.thread_id, "seq": m.seq, "role": m.role,
@@ -386,6 +349,3 @@ _FORGET_ASK = re.compile(
     r"not remember|stop remembering|no longer (?:remember|keep|store)|not true|wrong|olvida\w*|"
     r"borra\w*|elimina\w*|vergiss|vergessen|losch\w*|lösch\w*|entfern\w*|oublie\w*|"
     r"supprime\w*|efface\w*|dimentica\w*|cancella\w*|esquece\w*|apaga\w*)\b")
-
-_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false",
-               list: "a list"}
