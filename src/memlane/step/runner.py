@@ -60,6 +60,7 @@ from .apply import apply_step, past_the_end
 from .extractor import Extractor, HeuristicExtractor, ValidatingExtractor, parse_output
 from .model import FallbackExtractor, given_step
 from .parse import StepOutput
+from .quality import note_fallback, note_quality
 
 if TYPE_CHECKING:
     from ..ledger import Ledger
@@ -291,7 +292,7 @@ class StepRunner:
                             read={m.seq: m.id for m in stretch},
                             suspect_messages={m.seq: m.content for m in stretch
                                               if is_suspect(m.content)})
-        self._note_quality(thread_id, stretch, parsed)
+        note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds
         # the records, and `Memory.reindex()` embeds what is missing).
@@ -318,49 +319,9 @@ class StepRunner:
         validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
         got = validating.extract(stretch, existing)
         if got.error is not None:
-            self._ledger_fallback(got.error, list(got.problems), stretch)
+            note_fallback(self.ledger, self.ns, self.model, got.error, list(got.problems),
+                          stretch)
         return got.parsed
-
-    # the ledger ---------------------------------------------------------------------------------
-    def _ledger_fallback(self, error: str, problems: list[str],
-                         stretch: Sequence[Message]) -> None:
-        self._ledger_write(lambda lg: lg.append(
-            "step_fallback", namespace=self.ns, thread_id=stretch[0].thread_id,
-            seq=stretch[-1].seq, model=self.model,
-            signals={"step_fallback": {"error": error[:500], "problems": problems[:10],
-                                       "start": stretch[0].seq, "end": stretch[-1].seq}}))
-
-    def _note_quality(self, thread_id: str, stretch: Sequence[Message],
-                      parsed: StepOutput) -> None:
-        """A `quality` row for the last answer of the stretch, when the step graded it."""
-        q = parsed.quality
-        if self.ledger is None or not q:
-            return
-        answered = [m for m in stretch if m.role == "assistant"]
-        if not answered:
-            return
-        score = q.get("score")
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
-            score = None
-        elif not 0 <= score <= 1:
-            score = min(1.0, max(0.0, float(score)))
-        sig: dict[str, Any] = {"quality": q}
-        for s in q.get("signals") or []:
-            if isinstance(s, str) and s:
-                sig.setdefault(s, "step")
-        note = q.get("note") if isinstance(q.get("note"), str) else None
-        self._ledger_write(lambda lg: lg.append(
-            "quality", namespace=self.ns, thread_id=thread_id, seq=answered[-1].seq,
-            signals=sig, score=score, note=note, model=self.model))
-
-    def _ledger_write(self, write: Callable[[Ledger], Any]) -> None:
-        # The ledger is for engineers: a full disk or a locked file must not fail a step.
-        if self.ledger is None:
-            return
-        try:
-            write(self.ledger)
-        except Exception:  # noqa: BLE001
-            log.warning("could not write to the quality ledger", exc_info=True)
 
 
 K = TypeVar("K", bound=Hashable)
