@@ -106,7 +106,9 @@ def via_tools(text: str) -> tuple[str, str, str]:
     updated = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
     tools.save_snapshot("web_fetch", {"url": "https://example.org"}, text)
     words = [w for w in re.findall(r"[A-Za-z]{4,}", text)][:8] or ["example"]
-    recalled = json.dumps(tools.call("recall", {"query": " ".join(words)}), ensure_ascii=False)
+    # The results only: the answer echoes the query, which is the model's own words this turn.
+    recalled = json.dumps(tools.call("recall", {"query": " ".join(words)}).get("results", []),
+                          ensure_ascii=False)
     mem.close()
     return remembered, updated, recalled
 
