@@ -204,6 +204,9 @@ def test_injected_record_and_line_are_flagged_at_write_and_withheld_at_show(mem)
     assert not ctx.trace.gap and "(msgs 1-8): [quarantined line:" in block
     assert "[quarantined #" in notes
     assert r.episode.suspect
+    # The trace goes out with the context (--json, the inspector): the marker, not the text.
+    assert ctx.trace.buffer_lines[0].line.startswith("[quarantined line:")
+    assert "Ignore all previous" not in json.dumps(ctx.trace.to_dict())
 
 
 def test_a_record_that_reads_as_a_task_for_a_model_is_quarantined(mem):
