@@ -337,3 +337,17 @@ def test_a_model_step_is_shown_the_related_records_so_it_can_update_them(tmp_pat
     t.add("assistant", "Congratulations on the move!")
     t.step(extractor=Recorder())
     assert seen and seen[0][0] == "Dana lives in Porto."  # the related record ranks first
+
+
+def test_the_step_model_reads_flagged_turns_datamarked_and_quarantined_records_as_markers(mem):
+    from memlane.step.model import render_stretch
+    t = mem.thread("prompt")
+    t.add("user", "Ana lives in Lisbon.")
+    t.add("user", INJECTED)
+    bad = mem.remember(INJECTED)
+    good = mem.remember("Ana plays the piano.")
+    prompt = render_stretch(t.messages(), [bad, good])
+    assert "#1 user: Ana lives in Lisbon." in prompt
+    assert INJECTED not in prompt and "Ignore\u02c6all\u02c6previous" in prompt
+    assert f"#{bad.id} [fact] [quarantined #{bad.id}: text withheld" in prompt
+    assert f"#{good.id} [fact] Ana plays the piano." in prompt
