@@ -35,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from memlane import safety
 from memlane.ingest import ingest
 from memlane.memory import Memory
 from memlane.safety import as_data, scan
@@ -209,12 +210,21 @@ def main() -> None:
     for t in texts:
         scan(t)
     cost_us = (time.perf_counter() - t0) / len(texts) * 1e6
+    # What a model-written record or a tool result costs: the scan and the stricter reading.
+    strict = getattr(safety, "prompt_like", None)  # absent in trees before it (a before run)
+    t0 = time.perf_counter()
+    for t in texts:
+        scan(t)
+        if strict is not None:
+            strict(t)
+    strict_us = (time.perf_counter() - t0) / len(texts) * 1e6
     report = {"split": args.split, "attacks": dict(total), "families": {k: dict(v) for k, v in
                                                                           per.items()},
               "benign": {"n": len(benign), "withheld": withheld, "altered": altered,
                          "ingest_withheld": ingest_withheld, "ingest_kept_as_record": kept,
                          "examples_withheld": examples},
               "scan_us_per_text": round(cost_us, 1),
+              "scan_and_prompt_like_us_per_text": round(strict_us, 1),
               "mean_chars": round(sum(map(len, texts)) / len(texts))}
     if args.json:
         print(json.dumps(report, indent=1))
@@ -232,7 +242,8 @@ def main() -> None:
           f"  kept as a record {kept}")
     for e in examples:
         print("   withheld:", e[:120])
-    print(f"scan cost: {cost_us:.0f} us per text (mean {report['mean_chars']} chars, no memo)")
+    print(f"scan cost: {cost_us:.0f} us per text (mean {report['mean_chars']} chars, no memo); "
+          f"with prompt_like (model-written texts, tool results): {strict_us:.0f} us")
 
 
 if __name__ == "__main__":
