@@ -242,3 +242,20 @@ def test_a_long_quarantined_recall_result_is_cut_not_dropped(tools):
     out = tools.call("recall", {"query": "previous instructions word1"})
     assert len(out["results"]) == 1 and out["results"][0]["result_datamarked"]
     assert "cut" in out["note"]
+
+
+def test_long_opaque_runs_are_markers_except_in_open_memory(tools):
+    import base64
+    blob = base64.b64encode(bytes(range(7, 250, 3))).decode()  # 84 bytes: no words in it
+    assert len(blob) >= 64
+    link = "https://docs.example/d/" + "1aB9" * 16
+    rid = tools.call("remember", {"text": f"Backup key {blob} and the plan at {link}"})["id"]
+    shown = "\n".join(m.content for m in tools.memory.thread("chat-1").context(
+        budget=4000, new_message="What is the backup key?").messages)
+    assert blob not in shown and link in shown
+    assert f"Backup key [encoded data hidden: {len(blob)} characters; open_memory shows it]" in (
+        shown)
+    found = tools.call("search_memory", {"query": "backup key plan"})
+    assert blob not in json.dumps(found) and "encoded data hidden" in json.dumps(found)
+    [view] = tools.call("open_memory", {"ids": [rid]})["records"]
+    assert view["text"] == f"Backup key {blob} and the plan at {link}"

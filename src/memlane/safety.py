@@ -826,12 +826,31 @@ _FENCE_CHARS = str.maketrans({FENCE_OPEN: "\u2039", FENCE_CLOSE: "\u203a", "\r":
 _GAPS = re.compile(r"\s+")
 
 
-def as_data(text: str) -> str:
+# A long run of an encoding's alphabet (base64, hex, base32), letters and digits mixed, that is not
+# part of a URL, a path or a word: opaque to a person, and possibly text a model can read (base64
+# of a sentence in a script without spaces, or compressed, decodes to no "words" for
+# `_decoded_spans`). Benign facts almost never hold one; ids inside links are left alone.
+_OPAQUE = re.compile(r"(?<![\w/=?&.:%-])[A-Za-z0-9+/]{64,}={0,2}(?![\w/])")
+
+
+def _hide_opaque(text: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        run = m.group(0)
+        if not (any(ch.isdigit() for ch in run) and any(ch.isalpha() for ch in run)):
+            return run
+        return f"[encoded data hidden: {len(run)} characters; open_memory shows it]"
+    return _OPAQUE.sub(sub, text)
+
+
+def as_data(text: str, *, encoded: bool = False) -> str:
     """`text` as it may stand inside a data span: links and images defused (`neutralise`), the
     marker characters swapped for look-alikes, line breaks folded to spaces (a record cannot
     start a line of its own: no forged "- #9 ..." entry or "System:" line), characters that hide
-    text (zero-width, bidi controls, tags) removed."""
+    text (zero-width, bidi controls, tags) removed, and long opaque encoded runs replaced by a
+    marker (`_OPAQUE`) unless `encoded` (`open_memory`, asked by id: the one way to read them)."""
     t = neutralise(text).translate(_FENCE_CHARS)
+    if not encoded and len(t) >= 64:
+        t = _hide_opaque(t)
     return _HIDDEN.sub("", t) if not t.isascii() else t
 
 
@@ -840,7 +859,8 @@ def datamark(text: str, *, encoded: bool = False) -> str:
     on request (`open_memory`), or a past tool result (`recall`), readable but marked through
     its whole length as data. Runs that decode to words are hidden (`hide_encoded`: datamarking
     cannot mark inside a blob) unless `encoded` (`open_memory`, the one way to read them)."""
-    return _GAPS.sub(DATAMARK, as_data(text if encoded else hide_encoded(text)).strip())
+    return _GAPS.sub(DATAMARK, as_data(text if encoded else hide_encoded(text),
+                                       encoded=encoded).strip())
 
 
 def fenced(header: str, lines: list[str]) -> str:
