@@ -35,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from memlane import safety
 from memlane.ingest import ingest
 from memlane.memory import Memory
 from memlane.safety import as_data, scan
@@ -106,7 +107,9 @@ def via_tools(text: str) -> tuple[str, str, str]:
     updated = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
     tools.save_snapshot("web_fetch", {"url": "https://example.org"}, text)
     words = [w for w in re.findall(r"[A-Za-z]{4,}", text)][:8] or ["example"]
-    recalled = json.dumps(tools.call("recall", {"query": " ".join(words)}), ensure_ascii=False)
+    # The results only: the answer echoes the query, which is the model's own words this turn.
+    recalled = json.dumps(tools.call("recall", {"query": " ".join(words)}).get("results", []),
+                          ensure_ascii=False)
     mem.close()
     return remembered, updated, recalled
 
@@ -138,6 +141,27 @@ def benign_outcome(text: str) -> tuple[bool, bool]:
     return withheld, altered
 
 
+def benign_ingest_outcome(text: str) -> tuple[bool, bool]:
+    """(withheld, kept) for a benign text said by the user in a conversation and filed by
+    `memlane ingest`: withheld when a record carrying its words (a run of 4) is quarantined or
+    a quarantine marker is shown; kept when some record carries its words (the heuristic keeps
+    what reads as a fact; the scan never deletes one, so comparing `kept` between two trees'
+    runs shows whether a change lost any)."""
+    mem = Memory.open(":memory:")
+    msgs = [{"role": "user", "content": "Hi, I'm Dana, a nurse in Leeds, and I have a dog."},
+            {"role": "assistant", "content": "Nice to meet you, Dana."},
+            {"role": "user", "content": text[:4000]}, {"role": "assistant", "content": "Noted."}]
+    for f in FILLER:
+        msgs += [{"role": "user", "content": f}, {"role": "assistant", "content": "Sounds good."}]
+    ingest(mem, "t", msgs)
+    shown = layers_text(mem.thread("t").context(budget=4000, new_message="What do you know "
+                                                "about me?"))
+    mine = set(shingles(text, 4))
+    carrying = [r for r in mem.records() if mine & set(shingles(r.text, 4))]
+    mem.close()
+    return any(r.suspect for r in carrying) or "[quarantined" in shown, bool(carrying)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"])
@@ -167,7 +191,7 @@ def main() -> None:
     for c in per.values():
         total.update(c)
     benign = benign_texts(args.benign)
-    withheld = altered = 0
+    withheld = altered = ingest_withheld = kept = 0
     examples = []
     for text in benign:
         w, a = benign_outcome(text)
@@ -175,17 +199,32 @@ def main() -> None:
         altered += a
         if w and len(examples) < 10:
             examples.append(text)
+        w, k = benign_ingest_outcome(text)
+        ingest_withheld += w
+        kept += k
+        if w and len(examples) < 10:
+            examples.append("(ingest) " + text)
     # Scan cost: every attack and benign text once, no memo (what a record costs when written).
     texts = [r["text"] for r in rows] + benign
     t0 = time.perf_counter()
     for t in texts:
         scan(t)
     cost_us = (time.perf_counter() - t0) / len(texts) * 1e6
+    # What a model-written record or a tool result costs: the scan and the stricter reading.
+    strict = getattr(safety, "prompt_like", None)  # absent in trees before it (a before run)
+    t0 = time.perf_counter()
+    for t in texts:
+        scan(t)
+        if strict is not None:
+            strict(t)
+    strict_us = (time.perf_counter() - t0) / len(texts) * 1e6
     report = {"split": args.split, "attacks": dict(total), "families": {k: dict(v) for k, v in
                                                                           per.items()},
               "benign": {"n": len(benign), "withheld": withheld, "altered": altered,
+                         "ingest_withheld": ingest_withheld, "ingest_kept_as_record": kept,
                          "examples_withheld": examples},
               "scan_us_per_text": round(cost_us, 1),
+              "scan_and_prompt_like_us_per_text": round(strict_us, 1),
               "mean_chars": round(sum(map(len, texts)) / len(texts))}
     if args.json:
         print(json.dumps(report, indent=1))
@@ -199,9 +238,12 @@ def main() -> None:
         print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']}")
     print(f"benign: {len(benign)}  withheld {withheld} ({withheld / len(benign):.1%})  "
           f"altered {altered} ({altered / len(benign):.1%})")
+    print(f"benign via ingest: withheld {ingest_withheld} ({ingest_withheld / len(benign):.1%})"
+          f"  kept as a record {kept}")
     for e in examples:
         print("   withheld:", e[:120])
-    print(f"scan cost: {cost_us:.0f} us per text (mean {report['mean_chars']} chars, no memo)")
+    print(f"scan cost: {cost_us:.0f} us per text (mean {report['mean_chars']} chars, no memo); "
+          f"with prompt_like (model-written texts, tool results): {strict_us:.0f} us")
 
 
 if __name__ == "__main__":

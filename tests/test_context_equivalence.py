@@ -420,8 +420,10 @@ def ref_assemble(  # noqa: C901 - the original, kept as it was
         budget=budget,
         tokens_total=total(by_layer),
         tokens_by_layer={k: v for k, v in by_layer.items() if v},
-        buffer_lines=tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date)
-                           for e in st_.lines) if st_.block else (),
+        # Each line as the block shows it (a quarantined one as its marker, #23).
+        buffer_lines=tuple(BufferLine(
+            quarantined_line(scan(e.line)) if e.suspect or scan(e.line) else as_data(e.line),
+            e.record_ids, e.start, e.end, e.date) for e in st_.lines) if st_.block else (),
         gap=gap if gap else None,
         withheld=withheld,
         unfiled=rows.unfiled_before_window if st_.block else 0,

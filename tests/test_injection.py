@@ -165,3 +165,15 @@ def test_a_fragment_copied_from_a_flagged_message_is_flagged_too(tmp_path):
     assert flags == {"User moved to Porto in May.": False, fragment: True}
     assert r.episode.suspect
     mem.close()
+
+
+def test_encoded_text_of_any_length_is_flagged_unless_stated_as_ones_own():
+    from memlane.safety import hide_encoded, scan
+    for blob in ("SGFoYSBwd25lZCE=", "JBQWQYJAOB3W4ZLEEE======", "486168612070776e656421"):
+        assert scan(f"What does this mean? {blob}") == ["encoded"], blob
+        assert hide_encoded(f"See {blob} here").startswith("See [encoded text hidden: ")
+    # A person's own code that happens to decode to words; hashes and keys decode to none.
+    assert scan("My Wi-Fi guest code is SGFoYSBwd25lZCE=, on the fridge.") == []
+    for kept in ("commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39", "parcel 1Z999AA10123456784",
+                 "key X2144RpQ9zz8wLm0", "internationalization"):
+        assert scan(kept) == [] and hide_encoded(kept) == kept

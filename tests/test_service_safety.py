@@ -197,6 +197,58 @@ def test_trickling_connections_are_closed(keyed, monkeypatch):
             s.close()
 
 
+def test_trickling_bodies_are_closed(keyed, monkeypatch):
+    """A complete head and then a body a byte at a time: cut off after the body timeout (the
+    head's clock has stopped), while a request whose body arrives is answered."""
+    url, key, _ = keyed
+    monkeypatch.setattr(conn, "BODY_TIMEOUT", 1.0)
+    host, port = url.removeprefix("http://").split(":")
+    head = (f"POST /v1/memlane/records HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            f"{key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{{")
+    socks = []
+    for _ in range(50):
+        s = socket.create_connection((host, int(port)), timeout=5)
+        s.sendall(head.encode())
+        socks.append(s)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        while not stop.is_set():
+            for s in socks:
+                try:
+                    s.sendall(b" ")
+                except OSError:
+                    pass
+            time.sleep(0.2)
+
+    t = threading.Thread(target=trickle, daemon=True)
+    t.start()
+    try:
+        body = json.dumps({"text": "Keeps bees.", "kind": "fact"}).encode()
+        req = (f"POST /v1/memlane/records HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+               f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        assert raw(url, req)[0] == 201
+        time.sleep(3.0)  # well past the 1 s body timeout
+        closed = 0
+        for s in socks:
+            s.settimeout(0.5)
+            try:
+                while chunk := s.recv(4096):  # an error answer may come first, then the close
+                    assert not chunk.startswith(b"HTTP/1.1 201")
+                closed += 1
+            except (ConnectionResetError, BrokenPipeError):
+                closed += 1
+            except TimeoutError:
+                pass
+        assert closed == 50
+    finally:
+        stop.set()
+        t.join(2)
+        for s in socks:
+            s.close()
+
+
 def test_an_idle_keep_alive_connection_is_closed(keyed, monkeypatch):
     url, key, _ = keyed
     monkeypatch.setattr(conn, "HEAD_TIMEOUT", 1.0)

@@ -253,8 +253,11 @@ class Memory:
         source_ids: Sequence[int] = (),
         thread_id: str | None = None,
         pinned: bool = False,
+        suspect: bool = False,
     ) -> Record:
-        """Add one record outside a memory step (what the `remember` tool does)."""
+        """Add one record outside a memory step (what the `remember` tool does). `suspect`:
+        quarantine it whatever the scan says (the tools' stricter reading of model-written
+        text, `safety.prompt_like`)."""
         text = validate.record_text(text)
         kind = validate.kind(kind)
         sources = [_id(i) for i in source_ids]
@@ -263,18 +266,20 @@ class Memory:
         if thread_id is not None:
             thread_id = validate.identifier(thread_id, "thread id")
         rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
-                                    suspect=is_suspect(text))
+                                    suspect=suspect or is_suspect(text))
         self._embed_records([rec.id])
         return rec
 
     @traced("update")
-    def update(self, record_id: int, text: str) -> Record:
-        """Replace a record's text; the old text stays in its history. Raises `NotFound`."""
+    def update(self, record_id: int, text: str, *, suspect: bool = False) -> Record:
+        """Replace a record's text; the old text stays in its history. Raises `NotFound`.
+        `suspect` as in `remember`."""
         text = validate.record_text(text)
         rid = _id(record_id)
         if not in_range(rid):
             raise NotFound(f"no record #{rid} in this namespace")
-        rec = self.store.update_record(self.ns, rid, text, suspect=is_suspect(text))
+        rec = self.store.update_record(self.ns, rid, text,
+                                       suspect=suspect or is_suspect(text))
         self._embed_records([rec.id])
         return rec
 

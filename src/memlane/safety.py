@@ -60,7 +60,7 @@ _SPACE = re.compile(r"\s+")
 # dots, dashes or underscores ("ignore.all.previous").
 _LETTER_RUN = re.compile(r"\b(?:\w[ ._*\-]{1,3}){3,}\w\b")
 _JOINERS = re.compile(r"(?<=[a-z])[._*\-]+(?=[a-z])")
-_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{20,}={0,2}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
 
 
 def _fold(text: str) -> str:
@@ -94,6 +94,8 @@ def _decoded_base64(text: str) -> list[str]:
     out = []
     for m in _BASE64.finditer(text):
         token = m.group(0)
+        if not _b64_candidate(token):
+            continue
         for decode in (base64.b64decode, base64.urlsafe_b64decode):
             try:
                 raw = decode(token + "=" * (-len(token) % 4))
@@ -463,7 +465,7 @@ def _match(view: str) -> list[str]:
 # smuggling). ZWJ / ZWNJ are left alone: emoji sequences and Persian or Indic text use them.
 _HIDDEN = re.compile("[\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
                      "\U000e0000-\U000e007f]")
-_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}[ :]?){12,}(?![0-9A-Za-z])")
+_HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}[ :]?){8,}(?![0-9A-Za-z])")
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9])")
 _ASCII85 = re.compile(r"<~[\s\S]{8,}?~>|(?<!\S)[!-u]{24,}(?!\S)")
 _BRAILLE = re.compile("[\u2800-\u28ff]{6,}")
@@ -540,24 +542,35 @@ def _prose(raw: bytes) -> str | None:
     return s if ok else None
 
 
-def _decodings(text: str) -> list[str]:
-    """What runs of hex, base32, base64 or ascii85 in `text` decode to, when that is words."""
-    out: list[str | None] = []
+def _b64_candidate(token: str) -> bool:
+    """A run that may be base64 of text: an upper-case letter, a digit or a symbol past its
+    first character (base64 of English always has some; a long lower-case word has none)."""
+    return any(ch.isupper() or ch.isdigit() or ch in "+/=" for ch in token[1:])
+
+
+def _decoded_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """Runs of hex, base32, base64 or ascii85 in `text` that decode to words: (start, end,
+    encoding, decoded text)."""
+    out: list[tuple[int, int, str, str | None]] = []
     for m in _HEX.finditer(text):
         digits = re.sub(r"[ :]", "", m.group(0))
         if len(digits) % 2 == 0:
-            out.append(_prose(bytes.fromhex(digits)))
+            out.append((m.start(), m.end(), "hex", _prose(bytes.fromhex(digits))))
     for m in _BASE32.finditer(text):
         token = m.group(0).rstrip("=")
         try:
-            out.append(_prose(base64.b32decode(token + "=" * (-len(token) % 8))))
+            decoded = _prose(base64.b32decode(token + "=" * (-len(token) % 8)))
         except (binascii.Error, ValueError):
-            pass
+            continue
+        out.append((m.start(), m.end(), "base32", decoded))
     for m in _BASE64.finditer(text):
         token = m.group(0)
+        if not _b64_candidate(token):
+            continue
         for decode in (base64.b64decode, base64.urlsafe_b64decode):
             try:
-                out.append(_prose(decode(token + "=" * (-len(token) % 4))))
+                out.append((m.start(), m.end(), "base64",
+                            _prose(decode(token + "=" * (-len(token) % 4)))))
                 break
             except (binascii.Error, ValueError):
                 continue
@@ -568,10 +581,32 @@ def _decodings(text: str) -> list[str]:
         if sum(ch.isalpha() for ch in token) > 0.9 * len(token):
             continue  # a long word, not a blob
         try:
-            out.append(_prose(base64.a85decode(token)))
+            out.append((m.start(), m.end(), "ascii85", _prose(base64.a85decode(token))))
         except (binascii.Error, ValueError):
             pass
-    return [d for d in out if d]
+    return [(a, b, kind, d) for a, b, kind, d in out if d]
+
+
+def _decodings(text: str) -> list[str]:
+    """What runs of hex, base32, base64 or ascii85 in `text` decode to, when that is words."""
+    return [d for _, _, _, d in _decoded_spans(text)]
+
+
+def hide_encoded(text: str) -> str:
+    """`text` with every run that decodes to words (hex, base32, base64, ascii85) replaced by a
+    marker naming its encoding and length. A model reads base64 as easily as English, so an
+    encoded sentence shown inline is the sentence shown inline; a benign fact almost never
+    holds one (a hash, a key or a tracking number does not decode to words and stays)."""
+    spans = _decoded_spans(text)
+    if not spans:
+        return text
+    out, pos = [], 0
+    for a, b, kind, _ in sorted(spans):
+        if a < pos:
+            continue  # overlapping runs (hex is also base64): the first one hides it
+        out += [text[pos:a], f"[encoded text hidden: {b - a} characters of {kind}]"]
+        pos = b
+    return "".join(out) + text[pos:]
 
 
 # Asking the reader to decode something: the wrapper garak-style encoding attacks use.
@@ -583,12 +618,16 @@ _DECODE_ASK = re.compile(r"\b(?:decode|decoded|encoded|decipher|decrypt)\b[^.!?]
 
 def _encoded(text: str, folded: str) -> bool:
     """An encoded payload: a blob that decodes to a sentence (4 words or more) or to something
-    the scan flags, any blob or ROT13 wrapped in a request to decode it, Braille or Morse."""
+    the scan flags; a shorter one ("Haha pwned!" in base64) unless a person states it as theirs
+    ("my guest code is ..."); any blob or ROT13 wrapped in a request to decode it, Braille or
+    Morse. (Hashes and keys decode to no words and are left alone.)"""
     if _BRAILLE.search(text) or _MORSE.search(text):
         return True
-    decoded = _decodings(text)
-    if any(len(d.split()) >= 4 or _scan(d, 1) for d in decoded):
-        return True
+    for start, _, _, decoded in _decoded_spans(text):
+        if len(decoded.split()) >= 4 or _scan(decoded, 1):
+            return True
+        if not _narrative(text[:start].lower(), start):
+            return True
     return bool(_DECODE_ASK.search(folded))
 
 
@@ -648,6 +687,52 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
                 found.append("encoded")
                 break
     return tuple(dict.fromkeys(found))
+
+
+# --- text a model wrote into memory, or a tool brought in -----------------------------------------
+# A record the model files with `remember` / `update_memory` is a statement about the user or the
+# world, and a past tool result is a page or a file: neither should read as a task for a model.
+# `prompt_like` is a second, stricter reading for those two sources only (never for what a user
+# typed in a conversation, where asking the assistant for a translation or a summary is the
+# point): signals of a text that asks its reader to produce something. A text it flags is not
+# refused or lost: the tool stores it quarantined, recall shows it datamarked.
+
+# A task on a text the reader is shown ("translate the above sentence", "the following text").
+_TEXT_TASK = re.compile(
+    r"\b(?:the|this) (?:above|following|preceding|below|given) (?:text|sentences?|content|"
+    r"paragraphs?|passage|words|message|phrases?|string|instructions?|prompt|input)\b"
+    r"|\b(?:translate|paraphrase|refine|polish|rewrite|rephrase|repeat|reverse|summari[sz]e)\b"
+    r"[^.!?]{0,30}\b(?:above|below|following)\b")
+# A length set for a text to write ("with at most 20 words", "in a short text").
+_LENGTH_SPEC = re.compile(
+    r"\b(?:at most|no more than|not more than|fewer than|less than|under|exactly|maximum of|"
+    r"max|in|within) \d+ (?:words|sentences|characters|paragraphs|lines|tokens|bullet points)\b"
+    r"|\bin (?:a|one) (?:short|brief|single|few) (?:text|paragraph|sentence|essay|words)\b")
+# Template slots: "<name>", "[topic]", "{input}".
+_SLOT = re.compile(r"<[a-z][\w -]{0,25}>|\\?\[[a-z][\w /-]{0,25}\\?\]|\{[a-z_]\w{0,25}\}")
+# Orders in capitals ("STOP EVERYTHING", "JUST PRINT", "ALWAYS START YOUR REPLY").
+_CAPS_ORDER = re.compile(
+    r"\b(?:STOP|PRINT|SAY|WRITE|START|ALWAYS|NEVER|IGNORE|REPLY|RESPOND|ANSWER|OUTPUT|REPEAT|"
+    r"DO NOT|DON'T|MUST|FORGET|OBEY)\b[\s!.,:]+(?:[A-Z']{2,}\b[\s!.,:]*){1,}")
+
+
+def prompt_like(text: str) -> list[str]:
+    """Signals that `text` asks its reader to produce something (see above); empty: reads as a
+    statement. For model-written records and tool results, on top of `scan`."""
+    folded = _fold(text)
+    orders = sum(1 for sentence in _sentences(folded) if _ORDER.search(sentence)
+                 and not _QUOTE_ATTRIBUTION.search(sentence))
+    found = []
+    if _CAPS_ORDER.search(text):
+        found.append("order in capitals")
+    if len(_SLOT.findall(folded)) >= 2:
+        found.append("template slots")
+    if _TEXT_TASK.search(folded):
+        found.append("task on a text")
+    # Not "your replies" alone: "keep your answers short" is a preference users state.
+    if orders and (_LENGTH_SPEC.search(folded) or _AI_WORDS.search(folded)):
+        found.append("order to a model")
+    return found
 
 
 # --- defusing links and images -------------------------------------------------------------------
@@ -741,19 +826,41 @@ _FENCE_CHARS = str.maketrans({FENCE_OPEN: "\u2039", FENCE_CLOSE: "\u203a", "\r":
 _GAPS = re.compile(r"\s+")
 
 
-def as_data(text: str) -> str:
+# A long run of an encoding's alphabet (base64, hex, base32), letters and digits mixed, that is not
+# part of a URL, a path or a word: opaque to a person, and possibly text a model can read (base64
+# of a sentence in a script without spaces, or compressed, decodes to no "words" for
+# `_decoded_spans`). Benign facts almost never hold one; ids inside links are left alone.
+_OPAQUE = re.compile(r"(?<![\w/=?&.:%-])[A-Za-z0-9+/]{64,}={0,2}(?![\w/])")
+
+
+def _hide_opaque(text: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        run = m.group(0)
+        if not (any(ch.isdigit() for ch in run) and any(ch.isalpha() for ch in run)):
+            return run
+        return f"[encoded data hidden: {len(run)} characters; open_memory shows it]"
+    return _OPAQUE.sub(sub, text)
+
+
+def as_data(text: str, *, encoded: bool = False) -> str:
     """`text` as it may stand inside a data span: links and images defused (`neutralise`), the
     marker characters swapped for look-alikes, line breaks folded to spaces (a record cannot
     start a line of its own: no forged "- #9 ..." entry or "System:" line), characters that hide
-    text (zero-width, bidi controls, tags) removed."""
+    text (zero-width, bidi controls, tags) removed, and long opaque encoded runs replaced by a
+    marker (`_OPAQUE`) unless `encoded` (`open_memory`, asked by id: the one way to read them)."""
     t = neutralise(text).translate(_FENCE_CHARS)
+    if not encoded and len(t) >= 64:
+        t = _hide_opaque(t)
     return _HIDDEN.sub("", t) if not t.isascii() else t
 
 
-def datamark(text: str) -> str:
+def datamark(text: str, *, encoded: bool = False) -> str:
     """`as_data(text)` with every gap between words replaced by DATAMARK: a suspect text shown
-    on request (`open_memory`), readable but marked through its whole length as data."""
-    return _GAPS.sub(DATAMARK, as_data(text).strip())
+    on request (`open_memory`), or a past tool result (`recall`), readable but marked through
+    its whole length as data. Runs that decode to words are hidden (`hide_encoded`: datamarking
+    cannot mark inside a blob) unless `encoded` (`open_memory`, the one way to read them)."""
+    return _GAPS.sub(DATAMARK, as_data(text if encoded else hide_encoded(text),
+                                       encoded=encoded).strip())
 
 
 def fenced(header: str, lines: list[str]) -> str:

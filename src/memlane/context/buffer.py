@@ -95,9 +95,7 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
         if hit is not None and hit[0] is ep:
             return hit[1]
     ids = id_list(ep.record_ids) if ep.record_ids else "no records"
-    scans = cache.scans if cache is not None else None
-    flags = scan(ep.line, scans)
-    line = quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
+    line = shown_line(ep, cache.scans if cache is not None else None)
     text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
     if cache is not None:
         remember(cache.lines, id(ep), (ep, text))
@@ -152,10 +150,21 @@ def render_block(
     return fenced(header, out)
 
 
+def shown_line(ep: Episode, scans: dict[str, tuple[str, ...]] | None) -> str:
+    """An episode's line as the block shows it: a quarantine marker for a suspect one (flagged
+    when written, or by the scan now), else the line as data (`safety.as_data`)."""
+    flags = scan(ep.line, scans)
+    return quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
+
+
 def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
                     ) -> tuple[BufferLine, ...]:
+    """The trace's lines, each as the block shows it (`shown_line`): the trace goes out with
+    the context (`memlane context --json`, the inspector, an eval's reader), so it must not
+    carry a quarantined line's text either."""
     if cache is None:
-        return tuple(BufferLine(e.line, e.record_ids, e.start, e.end, e.date) for e in lines)
+        return tuple(BufferLine(shown_line(e, None), e.record_ids, e.start, e.end, e.date)
+                     for e in lines)
     memo = cache.buffer_lines  # by identity, as in `render_line`
     out = []
     for e in lines:
@@ -163,7 +172,7 @@ def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
         if hit is not None and hit[0] is e:
             out.append(hit[1])
         else:
-            b = BufferLine(e.line, e.record_ids, e.start, e.end, e.date)
+            b = BufferLine(shown_line(e, cache.scans), e.record_ids, e.start, e.end, e.date)
             remember(memo, id(e), (e, b))
             out.append(b)
     return tuple(out)

@@ -6,7 +6,11 @@ the time a client takes to send a request's head: a client that sends a byte eve
 (slowloris) keeps its connection, and enough of them exhaust the server's sockets. `Guarded`
 is uvicorn's h11 protocol with one more timer: from the connection's first byte (or the end of
 the previous response) the request line and headers must arrive within `HEAD_TIMEOUT` seconds,
-or the connection is closed. h11's `max_incomplete_event_size` bounds the head's size.
+or the connection is closed. h11's `max_incomplete_event_size` bounds the head's size. A second
+timer bounds the body the same way: once the head is in, the whole body (what `Content-Length`
+or chunking announces) must arrive within `BODY_TIMEOUT` seconds, or the connection is closed
+(the app sees a disconnect). A response that streams for minutes is not bounded: the clock stops
+when the request's body is complete.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 HEAD_TIMEOUT = 10.0
 """Seconds a client has to send a request's line and headers (a browser or an SDK needs
 milliseconds)."""
+BODY_TIMEOUT = 30.0
+"""Seconds a client has, once its head is in, to send the request's body (the largest body the
+server takes, `ServerConfig.max_body`, needs well under a second on any link an agent uses)."""
 KEEP_ALIVE = 5
 """Seconds an idle keep-alive connection stays open between requests (uvicorn's default)."""
 MAX_HEAD = 64 * 1024
@@ -29,6 +36,7 @@ class Guarded(H11Protocol):
     """uvicorn's h11 protocol with a deadline on each request's head (see the module)."""
 
     _head_timer: asyncio.TimerHandle | None = None
+    _body_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -40,13 +48,32 @@ class Guarded(H11Protocol):
         super().data_received(data)
         if not self._between_requests():
             self._disarm()  # the head arrived: the app has it
+            if self._body_pending():
+                if self._body_timer is None:  # the body's clock starts with the head
+                    self._body_timer = self.loop.call_later(BODY_TIMEOUT, self._body_too_slow)
+            else:
+                self._disarm_body()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._disarm_body()
         super().connection_lost(exc)
 
     def _between_requests(self) -> bool:
         return self.cycle is None or self.cycle.response_complete
+
+    def _body_pending(self) -> bool:
+        return self.cycle is not None and self.cycle.more_body
+
+    def _disarm_body(self) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    def _body_too_slow(self) -> None:
+        self._body_timer = None
+        if self._body_pending() and not self.transport.is_closing():
+            self.transport.close()
 
     def _arm(self) -> None:
         if self._head_timer is None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import StepConflict, StepError, UsageError
-from ..safety import is_suspect, tainted
+from ..safety import is_suspect, prompt_like, tainted
 from ..store.base import Store
 from ..types import Episode, StepResult
 from .parse import StepOutput
@@ -33,6 +33,13 @@ def past_the_end(thread_id: str, start: int, end: int, last: int) -> StepError:
     return StepError(f"stretch {start}..{end} is not in thread {thread_id!r}", [
         f"end: the thread's messages from {start} end at {last}; a stretch covers messages "
         "that exist (file the rest once it is written)"])
+
+
+def _suspect(text: str, sources: list[str]) -> bool:
+    """Whether a record the step writes is quarantined: the scan, the stricter reading of
+    model-written text (a record is a statement, never a task for a model:
+    `safety.prompt_like`), or the words of a flagged message of its stretch (`tainted`)."""
+    return is_suspect(text) or bool(prompt_like(text)) or tainted(text, sources)
 
 
 def apply_step(
@@ -105,10 +112,10 @@ def apply_step(
                 rid = tx.add_record(
                     namespace, first_text, op.kind,
                     first_ids or (src if len(versions) == 1 else []) or stretch_ids,
-                    thread_id, now, end, is_suspect(first_text) or tainted(first_text, from_),
+                    thread_id, now, end, _suspect(first_text, from_),
                 )
                 for v_text, v_src in versions[1:]:
-                    tx.update_record(namespace, rid, v_text, now, is_suspect(v_text),
+                    tx.update_record(namespace, rid, v_text, now, _suspect(v_text, []),
                                      [id_by_seq[s] for s in v_src if s in id_by_seq])
                 added.append(rid)
                 continue
@@ -120,7 +127,7 @@ def apply_step(
                 # attempt it replaces (two workers racing on one stretch lost facts this way).
                 assert op.text is not None
                 rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
-                                    now, end, is_suspect(op.text) or tainted(op.text, from_))
+                                    now, end, _suspect(op.text, from_))
                 added.append(rid)
                 continue
             if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
@@ -130,7 +137,7 @@ def apply_step(
             if op.op == "update":
                 assert op.text is not None
                 tx.update_record(namespace, op.id, op.text, now,
-                                 is_suspect(op.text) or tainted(op.text, from_), src)
+                                 _suspect(op.text, from_), src)
                 updated.append(op.id)
             else:
                 tx.delete_record(namespace, op.id, now)

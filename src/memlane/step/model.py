@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError, StepError
+from ..safety import datamark, is_suspect, quarantined_record
 from ..types import Message, Record
 from .extractor import Extraction, Extractor, HeuristicExtractor, parse_output
 from .schema import STEP_INSTRUCTIONS, STEP_SCHEMA
@@ -62,10 +63,18 @@ def render_stretch(
     lines = ["Stretch to file (each turn starts with its #seq):"]
     for m in messages:
         who = f"{m.role} ({m.name})" if m.name else m.role
-        lines.append(f"#{m.seq} {who}: {_clip(m.content, max_message_chars)}")
+        text = _clip(m.content, max_message_chars)
+        # The step's model reads stored text too (docs/SAFETY.md): a turn the scan flags is
+        # shown datamarked (the model files what it says, as data), a quarantined record as
+        # its marker, as in every other place a model reads memory.
+        if is_suspect(m.content):
+            text = f"[flagged as a possible injection; shown datamarked] {datamark(text)}"
+        lines.append(f"#{m.seq} {who}: {text}")
     shown, used = [], 0
     for r in existing[:max_existing]:
-        line = f"#{r.id} [{r.kind}] {_clip(r.text, 300)}"
+        text = (quarantined_record(r.id, []) if r.suspect or is_suspect(r.text)
+                else _clip(r.text, 300))
+        line = f"#{r.id} [{r.kind}] {text}"
         if used + len(line) > max_existing_chars:
             break
         shown.append(line)

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MemlaneError, NotFound, StepConflict, UsageError
-from ..safety import is_suspect
+from ..safety import is_suspect, prompt_like
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
 from ..validate import in_range
@@ -290,8 +290,11 @@ class StepRunner:
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
+                            # prompt_like too: a record or line that copies a stretch of
+                            # text asking a model for something is not a fact about anyone.
                             suspect_messages={m.seq: m.content for m in stretch
-                                              if is_suspect(m.content)})
+                                              if is_suspect(m.content)
+                                              or prompt_like(m.content)})
         note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds

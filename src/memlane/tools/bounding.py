@@ -21,7 +21,8 @@ def bound(out: dict[str, Any], max_tokens: int, tk: Tokenizer) -> dict[str, Any]
     budget = max(max_tokens - 60, 1)  # room for the note
     items: list[Any] = out.get(key, []) if key else []
     total = len(items)
-    share = max(budget // max(total, 1), 40)
+    frame = tokens({**out, key: []}) if key else 0
+    share = max((budget - frame) // max(total, 1), 40)
 
     def cut(v: Any, n: int) -> Any:
         if isinstance(v, str):
@@ -29,7 +30,14 @@ def bound(out: dict[str, Any], max_tokens: int, tk: Tokenizer) -> dict[str, Any]
         if isinstance(v, list):
             return [cut(x, max(n // max(len(v), 1), 20)) for x in v]
         if isinstance(v, dict):
-            return {k: cut(x, n) for k, x in v.items()}
+            # The short fields kept whole, the rest of `n` shared by the long ones: each
+            # long one cut to `n` alone overran it, and the whole item was dropped (a
+            # quarantined recall result, datamarked, came back as nothing).
+            fair = n // max(len(v), 1)
+            long = [k for k, x in v.items() if tokens(x) > fair]
+            frame = tokens({k: "" if k in long else x for k, x in v.items()})
+            each = max((n - frame) // max(len(long), 1) - 8, 20)  # 8: " [...cut]"
+            return {k: cut(x, each) if k in long else x for k, x in v.items()}
         return v
 
     if key:
