@@ -796,3 +796,70 @@ def test_round4_memo_is_round():
     for s in [0.123456, 0.123456, 1, 0, -0.0, 0.0, 2.5e-5, float("nan"), 0.99995, -0.3]:
         got, want = assemble_mod._round4(s, cache), round(s, 4)
         assert repr(got) == repr(want)
+
+
+# ==== the recorded output =======================================================================
+def _recorded() -> tuple[Any, list[dict[str, Any]]]:
+    from assembly_record import FIXTURE, Tables
+
+    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return (Tables(data), data["tools"]), data["cases"]
+
+
+_TABLES_TOOLS, _CASES = _recorded()
+_SHARED = Caches()  # one memory's caches across all the cases, as a long-lived Memory keeps
+
+
+def _replay(case: dict[str, Any], cache: Caches | None) -> dict[str, Any] | str:
+    """The case's output now, in the recorded form (or the BudgetTooSmall message)."""
+    from assembly_record import NOW as REC_NOW
+
+    tables, tools = _TABLES_TOOLS
+    policy = tables.get_policy(case["policy"])
+    tools_ = tools if case["tools"] else []
+    notes = [tables.get_record(i) for i in case["notes"]]
+    tk = default_tokenizer()
+    try:
+        if case["kind"] == "assemble":
+            ctx = assemble(tables.get_rows(case["rows"]), policy, case["budget"], REC_NOW, tk,
+                           new_message=case["new"], tools=tools_, cache=cache, notes=notes)
+            return {"repr": repr(ctx)}
+        reads = {int(k): tables.get_rows(v) for k, v in case["reads"].items()}
+        matched = [tables.get_episode(i) for i in case["matched"]]
+
+        def read(q: Policy, held: ContextRows | None) -> ContextRows:
+            return reads[q.window_turns]
+
+        ctx, p2, rows = sized_context(read, policy, case["budget"], REC_NOW, tk,
+                                      new_message=case["new"], tools=tools_, cache=cache,
+                                      notes=notes, matched=lambda: matched)
+        return {"repr": repr(ctx), "working_turns": p2.working_turns, "rows": repr(rows)}
+    except BudgetTooSmall as e:
+        return str(e)
+
+
+def _expected(case: dict[str, Any]) -> dict[str, Any] | str:
+    from assembly_record import expected_repr
+
+    tables, tools = _TABLES_TOOLS
+    out = case["out"]
+    if "error" in out:
+        return str(out["error"])
+    want: dict[str, Any] = {"repr": expected_repr(tables, out, tools)}
+    if case["kind"] == "sized":
+        want["working_turns"] = out["working_turns"]
+        want["rows"] = repr(tables.get_rows(out["rows"]))
+    return want
+
+
+@pytest.mark.parametrize("i", range(len(_CASES)),
+                         ids=[f"{i}-{c['source'].replace(' ', '-')}" for i, c in enumerate(_CASES)])
+def test_assembly_is_what_was_recorded(i):
+    """`assemble` and `sized_context` give, byte for byte, what they gave when the inputs were
+    recorded (tests/assembly_record.py), with no memos, and with one memory's memos shared by
+    every case (twice: the second answers from the memos)."""
+    case = _CASES[i]
+    want = _expected(case)
+    assert _replay(case, None) == want
+    assert _replay(case, _SHARED) == want
+    assert _replay(case, _SHARED) == want
