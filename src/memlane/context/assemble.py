@@ -32,7 +32,7 @@ framing), so the total in the trace is the count of the messages returned.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -288,108 +288,10 @@ class Assembly:
                                        self.rows.first_episode.end if self.rows.first_episode
                                        else None, self.cache, self.notes_header)
 
-    # giving up, one thing at a time, in order -------------------------------------------------
-    def give_up(self, over: int) -> str:
-        """Give up the next thing in order when the total is `over` the budget; the layer it
-        came from."""
-        for step in (self._working_turn, self._working_markers, self._buffer_line,
-                     self._buffer_block, self._notes, self._older_short_turn, self._core_record,
-                     self._last_short_turn, self._cut_new_message):
-            layer = step(over)
-            if layer:
-                return layer
-        raise BudgetTooSmall(
-            f"budget {self.budget} cannot hold even the system prompt and the new message "
-            f"({self.budget + over} tokens); raise the budget"
-        )
-
-    def _working_turn(self, over: int) -> str:
-        """The working turn with the lowest decayed score, oldest on ties."""
-        if self.drop_seq is None:
-            self.drop_seq = [i for i in drop_order(self.scores) if self.kept[i]][::-1]
-        if not self.drop_seq:
-            return ""
-        i = self.drop_seq.pop()
-        self.kept[i], self.reason[i] = False, "budget"
-        return "working"
-
-    def _working_markers(self, over: int) -> str:
-        """Only elision markers are left of working memory: give them up too."""
-        if not self.working:
-            return ""
-        self.dropped.extend(Dropped("turn", t.ref, "budget") for t in self.working)
-        self.working, self.kept, self.reason, self.scores = [], [], [], []
-        return "working"
-
-    def _buffer_line(self, over: int) -> str:
-        """A line that points at nothing has only its words to offer: the oldest such recent
-        line goes first. Then keep the edges: drop the oldest of the recent lines, the first
-        stretch's last."""
-        if not (self.block and len(self.lines) > 1):
-            return ""
-        first_end = self.rows.first_episode.end if self.rows.first_episode else None
-        recent = [e for e in self.lines if e.end != first_end]
-        victim = next((e for e in recent if not e.record_ids), None) or next(iter(recent),
-                                                                            self.lines[0])
-        self.lines = [e for e in self.lines if e is not victim]
-        self.extra_skipped += 1 if victim.end != first_end else 0
-        self.dropped.append(Dropped("line", f"msgs {victim.start}-{victim.end}", "budget"))
-        self.render_block()
-        return "buffer"
-
-    def _buffer_block(self, over: int) -> str:
-        if not self.block:
-            return ""
-        self.dropped.extend(Dropped("line", f"msgs {e.start}-{e.end}", "budget")
-                            for e in self.lines)
-        # Said even when the block held no lines (only a gap or unfiled marker): the trace must
-        # explain why history that did not fit has no block.
-        self.dropped.append(Dropped("block", "buffer", "budget", self.by_layer.get("buffer", 0)))
-        self.block, self.lines = False, []
-        return "buffer"
-
-    def _notes(self, over: int) -> str:
-        """The last-ranked notes, as many as the excess needs (then recounted). After the
-        block: these records were chosen for this message, the lines were not."""
-        if not self.notes:
-            return ""
-        while self.notes and over > 0:
-            line = self.notes.pop()
-            over -= self.note_tokens.pop()
-            self.dropped.append(Dropped("record", line.split()[1], "budget"))
-        return "notes"
-
-    def _older_short_turn(self, over: int) -> str:
-        return self._short_turn() if len(self.short) > 1 else ""
-
-    def _last_short_turn(self, over: int) -> str:
-        return self._short_turn() if self.short else ""
-
-    def _short_turn(self) -> str:
-        self.dropped.append(Dropped("turn", self.short.pop(0).ref, "budget"))
-        return "short_term"
-
-    def _core_record(self, over: int) -> str:
-        if not self.core:
-            return ""
-        self.dropped.append(Dropped("record", self.core.pop().split()[1], "budget"))
-        return "core"
-
-    def _cut_new_message(self, over: int) -> str:
-        """Last: the new message, cut head + tail to the room left."""
-        new = self.new
-        if new is None or self.count(new) <= 1:
-            return ""
-        n = self.count(new)
-        cut = head_tail(new, max(1, min(n - over, n - 1)), self.count.tokenizer)
-        self.dropped.append(Dropped("truncated", "new message", "budget", n - self.count(cut)))
-        self.new = cut
-        return "new"
-
     # the result --------------------------------------------------------------------------------
     def finish(self) -> Context:
         while self.total > self.budget:
-            layer = self.give_up(self.total - self.budget)
+            layer = _give_up(self, self.total - self.budget)
             self.by_layer[layer] = self.layer_tokens(layer)
         total = self.total
         self.dropped.extend(Dropped("turn", t.ref, why, t.text_tokens)
@@ -429,6 +331,119 @@ class Assembly:
         if self.new is not None:
             out.append(ChatMessage("user", self.new, "new"))
         return out
+
+
+# ==== giving up, one thing at a time, in order ==================================================
+def _give_up(a: Assembly, over: int) -> str:
+    """Give up the next thing in order when the total is `over` the budget; the layer it came
+    from."""
+    for step in _GIVING_UP:
+        layer = step(a, over)
+        if layer:
+            return layer
+    raise BudgetTooSmall(
+        f"budget {a.budget} cannot hold even the system prompt and the new message "
+        f"({a.budget + over} tokens); raise the budget"
+    )
+
+
+def _working_turn(a: Assembly, over: int) -> str:
+    """The working turn with the lowest decayed score, oldest on ties."""
+    if a.drop_seq is None:
+        a.drop_seq = [i for i in drop_order(a.scores) if a.kept[i]][::-1]
+    if not a.drop_seq:
+        return ""
+    i = a.drop_seq.pop()
+    a.kept[i], a.reason[i] = False, "budget"
+    return "working"
+
+
+def _working_markers(a: Assembly, over: int) -> str:
+    """Only elision markers are left of working memory: give them up too."""
+    if not a.working:
+        return ""
+    a.dropped.extend(Dropped("turn", t.ref, "budget") for t in a.working)
+    a.working, a.kept, a.reason, a.scores = [], [], [], []
+    return "working"
+
+
+def _buffer_line(a: Assembly, over: int) -> str:
+    """A line that points at nothing has only its words to offer: the oldest such recent
+    line goes first. Then keep the edges: drop the oldest of the recent lines, the first
+    stretch's last."""
+    if not (a.block and len(a.lines) > 1):
+        return ""
+    first_end = a.rows.first_episode.end if a.rows.first_episode else None
+    recent = [e for e in a.lines if e.end != first_end]
+    victim = next((e for e in recent if not e.record_ids), None) or next(iter(recent),
+                                                                         a.lines[0])
+    a.lines = [e for e in a.lines if e is not victim]
+    a.extra_skipped += 1 if victim.end != first_end else 0
+    a.dropped.append(Dropped("line", f"msgs {victim.start}-{victim.end}", "budget"))
+    a.render_block()
+    return "buffer"
+
+
+def _buffer_block(a: Assembly, over: int) -> str:
+    if not a.block:
+        return ""
+    a.dropped.extend(Dropped("line", f"msgs {e.start}-{e.end}", "budget") for e in a.lines)
+    # Said even when the block held no lines (only a gap or unfiled marker): the trace must
+    # explain why history that did not fit has no block.
+    a.dropped.append(Dropped("block", "buffer", "budget", a.by_layer.get("buffer", 0)))
+    a.block, a.lines = False, []
+    return "buffer"
+
+
+def _notes_from_the_last(a: Assembly, over: int) -> str:
+    """The last-ranked notes, as many as the excess needs (then recounted). After the
+    block: these records were chosen for this message, the lines were not."""
+    if not a.notes:
+        return ""
+    while a.notes and over > 0:
+        line = a.notes.pop()
+        over -= a.note_tokens.pop()
+        a.dropped.append(Dropped("record", line.split()[1], "budget"))
+    return "notes"
+
+
+def _older_short_turn(a: Assembly, over: int) -> str:
+    return _short_turn(a) if len(a.short) > 1 else ""
+
+
+def _last_short_turn(a: Assembly, over: int) -> str:
+    return _short_turn(a) if a.short else ""
+
+
+def _short_turn(a: Assembly) -> str:
+    a.dropped.append(Dropped("turn", a.short.pop(0).ref, "budget"))
+    return "short_term"
+
+
+def _core_record(a: Assembly, over: int) -> str:
+    if not a.core:
+        return ""
+    a.dropped.append(Dropped("record", a.core.pop().split()[1], "budget"))
+    return "core"
+
+
+def _cut_new_message(a: Assembly, over: int) -> str:
+    """Last: the new message, cut head + tail to the room left."""
+    new = a.new
+    if new is None or a.count(new) <= 1:
+        return ""
+    n = a.count(new)
+    cut = head_tail(new, max(1, min(n - over, n - 1)), a.count.tokenizer)
+    a.dropped.append(Dropped("truncated", "new message", "budget", n - a.count(cut)))
+    a.new = cut
+    return "new"
+
+
+_GIVING_UP: tuple[Callable[[Assembly, int], str], ...] = (
+    _working_turn, _working_markers, _buffer_line, _buffer_block, _notes_from_the_last,
+    _older_short_turn, _core_record, _last_short_turn, _cut_new_message)
+"""The order things are given up in (the module docstring says why); each returns the layer
+it gave something up from, or "" when it has nothing left to give."""
 
 
 def prepare(
