@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from assembly_record import build_thread
 from memlane import BudgetTooSmall, Cadence, Memory, Policy
-from memlane.context.assemble import assemble
+from memlane.context.assemble import assemble, tools_json
 from memlane.context.fill import sized_context
 from memlane.context.tokens import BPETokenizer, default_tokenizer
 from memlane.memo import Caches
@@ -288,6 +288,20 @@ def test_token_memo_is_exact_and_bounded():
     tk.MEMO_TEXT_CHARS = 10
     tk.count(["a text longer than ten characters"])
     assert "a text longer than ten characters" not in tk._memo
+
+
+def test_tools_json_memo_tells_types_apart():
+    for a, b in [([{"x": True}], [{"x": 1}]), ([{"x": 1}], [{"x": 1.0}]),
+                 ([{"x": 0.0}], [{"x": -0.0}]), ([{"x": [1]}], [{"x": (1,)}]),
+                 ([{"a": 1, "b": 2}], [{"b": 2, "a": 1}])]:
+        cache = Caches()
+        for tools in (a, b, a):
+            assert tools_json(tools, cache) == json.dumps(tools, separators=(",", ":"))
+
+    class Custom(dict):  # type: ignore[type-arg]
+        pass
+
+    assert tools_json([Custom(x=1)], Caches()) == '[{"x":1}]'
 
 
 # ==== the recorded output =======================================================================

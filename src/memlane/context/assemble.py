@@ -32,12 +32,13 @@ framing), so the total in the trace is the count of the messages returned.
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BudgetTooSmall
-from ..memo import Caches
+from ..memo import Caches, remember
 from ..safety import (
     NOTES_HEADER,
     NOTES_HEADER_NO_TOOLS,
@@ -56,6 +57,7 @@ from ..types import (
     Message,
     Record,
     Trace,
+    make_chat_message,
 )
 from .buffer import note_line, render_block, select_lines, to_buffer_lines
 from .policy import Policy
@@ -113,9 +115,44 @@ class TokenCounter:
         return hit
 
 
+def tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> str:
+    """Tool schemas as compact JSON, the text their tokens are counted on.
+
+    The same schemas come with every call, and `json.dumps` of memlane's six takes most of an
+    assembly's time (bench_assemble: the pure assembler took twice as long without this memo),
+    so with a `cache` the text is memoised under the schemas' `marshal` serialization: it
+    encodes every type exactly (True is not 1, 1 is not 1.0, a tuple is not a list, key order
+    counts), so equal keys mean equal JSON. Schemas marshal cannot encode (custom types) are
+    just dumped.
+    """
+    as_list = list(tools)
+    if cache is None:
+        return json.dumps(as_list, separators=(",", ":"))
+    try:
+        key = marshal.dumps(as_list)
+    except ValueError:
+        return json.dumps(as_list, separators=(",", ":"))
+    text = cache.tools_json.get(key)
+    if text is None:
+        text = remember(cache.tools_json, key, json.dumps(as_list, separators=(",", ":")))
+    return text
+
+
+def rounded(s: float, cache: Caches | None = None) -> float:
+    """`round(s, 4)`, memoised in `cache` for positive floats: the scores recur call after call
+    (a turn's decayed score depends only on its age), and rounding a float to digits costs as
+    much as the rest of the working layer (bench_assemble). Other values are just rounded."""
+    if cache is None or type(s) is not float or not s > 0.0:
+        return round(s, 4)
+    r = cache.rounded.get(s)
+    if r is None:
+        r = remember(cache.rounded, s, round(s, 4))
+    return r
+
+
 # ==== the layers, one function each =============================================================
 def _system(policy: Policy, tools: tuple[dict[str, Any], ...], budget: int, count: TokenCounter,
-            new_message: str | None) -> tuple[str, int, int]:
+            new_message: str | None, cache: Caches | None) -> tuple[str, int, int]:
     """The system prompt (with the memory instructions), its tokens and the tools' tokens;
     `BudgetTooSmall` when they and the new message's framing alone do not fit."""
     system = policy.system_prompt
@@ -124,14 +161,15 @@ def _system(policy: Policy, tools: tuple[dict[str, Any], ...], budget: int, coun
         system = f"{system}\n\n{text}" if system else text
     # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
     # which is terser than JSON, so this stays an upper bound without padding the budget.
-    tools_tokens = count(json.dumps(list(tools), separators=(",", ":"))) if tools else 0
-    fixed = count.msg(system) + tools_tokens
+    tools_tokens = count(tools_json(tools, cache)) if tools else 0
+    system_tokens = count.msg(system)
+    fixed = system_tokens + tools_tokens
     if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
         raise BudgetTooSmall(
             f"budget {budget} is too small: the system prompt and tool schemas alone take "
             f"{fixed} tokens; raise the budget or shorten Policy.system_prompt"
         )
-    return system, count.msg(system), tools_tokens
+    return system, system_tokens, tools_tokens
 
 
 def _shown_texts(window: Sequence[Message], counts: Sequence[int], max_tokens: int,
@@ -140,14 +178,18 @@ def _shown_texts(window: Sequence[Message], counts: Sequence[int], max_tokens: i
     full text stays in the store), with a `Dropped` saying so."""
     texts: list[tuple[str, int]] = []
     dropped: list[Dropped] = []
+    ordered = True  # seqs strictly increasing, as a store returns them
+    last = -(2**63)
     for m, n in zip(window, counts, strict=False):
+        ordered = ordered and m.seq > last
+        last = m.seq
         if n > max_tokens:
             cut, c = count.cut(m.content, max_tokens, n)
             dropped.append(Dropped("truncated", f"msg {m.seq}", "oversize", n - c))
             texts.append((cut, c))
         else:
             texts.append((m.content, n))
-    if any(a.seq >= b.seq for a, b in zip(window, window[1:], strict=False)):
+    if not ordered:
         # Hand-made rows may repeat a seq: a message then shows the text of the last one
         # with its seq (what a mapping by seq gives).
         by_seq = {m.seq: t for m, t in zip(window, texts, strict=False)}
@@ -159,10 +201,16 @@ def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
              ) -> tuple[list[float], list[bool], list[str]]:
     """Scores of the working turns (decayed relevance, age counted back from the newest turn),
     which are kept, and why not (`Policy.prune_below`)."""
-    scores = [decayed(policy.default_relevance if t.relevance is None else t.relevance,
-                      n_turns - 1 - i, policy.half_life_turns) for i, t in enumerate(turns)]
-    pruned = [policy.use_working and s < policy.prune_below for s in scores]
-    return scores, [not p for p in pruned], ["low_relevance" if p else "" for p in pruned]
+    scores, kept, reason = [], [], []
+    default, half_life = policy.default_relevance, policy.half_life_turns
+    prune_below = policy.prune_below if policy.use_working else None
+    for i, t in enumerate(turns):
+        s = decayed(default if t.relevance is None else t.relevance, n_turns - 1 - i, half_life)
+        pruned = prune_below is not None and s < prune_below
+        scores.append(s)
+        kept.append(not pruned)
+        reason.append("low_relevance" if pruned else "")
+    return scores, kept, reason
 
 
 def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
@@ -308,28 +356,34 @@ class Assembly:
             unfiled=self.rows.unfiled_before_window if self.block else 0,
             dropped=tuple(self.dropped),
             window_start=self.rows.window[0].seq if self.rows.window else None,
-            working_scores={t.start: round(s, 4) for t, s in zip(self.working, self.scores,
-                                                                 strict=True)},
+            working_scores={t.start: rounded(s, self.cache)
+                            for t, s in zip(self.working, self.scores, strict=True)},
         )
         return Context(messages=tuple(self.render()), tools=self.tools, trace=trace)
 
     def render(self) -> list[ChatMessage]:
-        out = [ChatMessage("system", self.system, "system")]
+        # `make_chat_message` is `ChatMessage(...)` without the frozen `__init__`, which costs
+        # a sixth of the pure assembler (bench_assemble: a context is dozens of messages).
+        chat = make_chat_message
+        out = [chat("system", self.system, "system")]
         if self.core:
-            out.append(ChatMessage("system", fenced(CORE_HEADER, self.core), "core"))
+            out.append(chat("system", fenced(CORE_HEADER, self.core), "core"))
         if self.notes:
-            out.append(ChatMessage("system", fenced(self.records_header, self.notes), "notes"))
+            out.append(chat("system", fenced(self.records_header, self.notes), "notes"))
         if self.block:
-            out.append(ChatMessage("system", self.block_text, "buffer"))
+            out.append(chat("system", self.block_text, "buffer"))
+        append = out.append
         for p in with_markers(self.working, self.kept):
             if isinstance(p, str):
-                out.append(ChatMessage("system", p, "working"))
+                append(chat("system", p, "working"))
             else:
-                out.extend(ChatMessage(role, text, "working") for role, text in p.messages)
+                for role, text in p.messages:
+                    append(chat(role, text, "working"))
         for t in self.short:
-            out.extend(ChatMessage(role, text, "short_term") for role, text in t.messages)
+            for role, text in t.messages:
+                append(chat(role, text, "short_term"))
         if self.new is not None:
-            out.append(ChatMessage("user", self.new, "new"))
+            append(chat("user", self.new, "new"))
         return out
 
 
@@ -471,7 +525,7 @@ def prepare(
     if new_message:
         count.known(new_message, counts[-1])
     tools = tuple(tools) if policy.use_tools else ()
-    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message)
+    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message, cache)
     texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
     turns = split_turns(window, texts, count)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))

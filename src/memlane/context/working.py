@@ -4,16 +4,16 @@ first, a run of pruned turns shown as one elision marker."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..types import Message
 from .tokens import MESSAGE_OVERHEAD
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     """A user message and what followed it, up to the next user message (messages before the
-    first user message form their own turn), as the context shows it."""
+    first user message form their own turn), as the context shows it. (A named tuple: a
+    context builds dozens, and a frozen dataclass's `__init__` costs several times more.)"""
 
     start: int
     """Seq of its first message."""
@@ -47,34 +47,33 @@ def split_turns(window: Sequence[Message], texts: Sequence[tuple[str, int]],
                 count: Callable[[str], int]) -> list[Turn]:
     """The window's turns; `texts[j]` is (text, tokens) message j is shown with; `count(text)`
     counts the text of a tool result's note."""
+    # `new(Turn, fields)` is `Turn(*fields)` without the named tuple's Python-level `__new__`,
+    # which cost a sixth of the pure assembler on a wide window (bench_assemble).
+    new = tuple.__new__
     turns: list[Turn] = []
-    group: list[int] = []
-    for j, m in enumerate(window):
-        if m.role == "user" and group:
-            turns.append(_turn(window, texts, group, count))
-            group = []
-        group.append(j)
-    if group:
-        turns.append(_turn(window, texts, group, count))
-    return turns
-
-
-def _turn(window: Sequence[Message], texts: Sequence[tuple[str, int]], group: list[int],
-          count: Callable[[str], int]) -> Turn:
-    messages = []
-    tokens = text_tokens = 0
-    relevance = None
-    for j in group:
-        m = window[j]
-        text, n = texts[j]
+    start = end = tokens = text_tokens = 0
+    messages: list[tuple[str, str]] = []
+    relevance: float | None = None
+    for m, (text, n) in zip(window, texts, strict=True):
+        role = m.role
+        if role == "user" and messages:
+            turns.append(new(Turn, (start, end, tuple(messages), tokens, text_tokens, relevance)))
+            messages, tokens, text_tokens, relevance = [], 0, 0, None
+        if not messages:
+            start = m.seq
+        end = m.seq
         if relevance is None:
             relevance = m.relevance
-        role, text_shown = shown(m, text)
-        messages.append((role, text_shown))
-        tokens += (count(text_shown) if m.role == "tool" else n) + MESSAGE_OVERHEAD
+        if role == "tool":
+            role, text = shown(m, text)
+            tokens += count(text) + MESSAGE_OVERHEAD
+        else:
+            tokens += n + MESSAGE_OVERHEAD
+        messages.append((role, text))
         text_tokens += n
-    return Turn(window[group[0]].seq, window[group[-1]].seq, tuple(messages), tokens,
-                text_tokens, relevance)
+    if messages:
+        turns.append(new(Turn, (start, end, tuple(messages), tokens, text_tokens, relevance)))
+    return turns
 
 
 def decayed(score: float, age_turns: int, half_life: float) -> float:
