@@ -323,8 +323,10 @@ class Assembly:
         if layer == "buffer":
             return count.msg(self.block_text) if self.block else 0
         if layer == "working":
-            return sum(count.msg(p) if isinstance(p, str) else p.tokens
-                       for p in with_markers(self.working, self.kept))
+            n = 0
+            for p in with_markers(self.working, self.kept):
+                n += count.msg(p) if isinstance(p, str) else p.tokens
+            return n
         if layer == "short_term":
             return sum(t.tokens for t in self.short)
         assert layer == "new"
@@ -338,10 +340,11 @@ class Assembly:
 
     # the result --------------------------------------------------------------------------------
     def finish(self) -> Context:
-        while self.total > self.budget:
-            layer = _give_up(self, self.total - self.budget)
-            self.by_layer[layer] = self.layer_tokens(layer)
         total = self.total
+        while total > self.budget:
+            layer = _give_up(self, total - self.budget)
+            self.by_layer[layer] = self.layer_tokens(layer)
+            total = self.total
         self.dropped.extend(Dropped("turn", t.ref, why, t.text_tokens)
                             for t, kept, why in zip(self.working, self.kept, self.reason,
                                                     strict=True) if not kept)
