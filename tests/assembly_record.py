@@ -20,7 +20,9 @@ input. Where the inputs came from:
 - the demo conversation (`memlane demo`) and `memlane eval` needle threads under the
   evaluation's policies.
 
-Re-record only when the assembler's output is meant to change (and say so in the commit):
+Re-record only when the assembler's output is meant to change (and say so in the commit; the
+random, demo and needle threads are written at the wall clock, so a re-recording differs in
+their timestamps and dates even when the assembler does not):
 
     PYTHONPATH=src python tests/assembly_record.py
 """
