@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from assembly_record import build_thread
 from memlane import BudgetTooSmall, Cadence, Memory, Policy
-from memlane.context.assemble import assemble, tools_json
+from memlane.context.assemble import assemble, rounded, tools_json
 from memlane.context.fill import sized_context
 from memlane.context.tokens import BPETokenizer, default_tokenizer
 from memlane.memo import Caches
@@ -302,6 +302,13 @@ def test_tools_json_memo_tells_types_apart():
         pass
 
     assert tools_json([Custom(x=1)], Caches()) == '[{"x":1}]'
+
+
+def test_rounded_memo_is_round():
+    cache = Caches()
+    for s in [0.123456, 0.123456, 1, 0, -0.0, 0.0, 2.5e-5, float("nan"), 0.99995, -0.3]:
+        got, want = rounded(s, cache), round(s, 4)
+        assert repr(got) == repr(want)
 
 
 # ==== the recorded output =======================================================================
