@@ -209,8 +209,8 @@ def build_thread(mem: Memory, seed: int, n: int, tid: str = "t") -> None:
             except StepConflict:
                 _legacy_episode(mem, tid, a, b, line)
     recs = mem.records(limit=20)
-    for r in recs[: rng.randint(0, 4)]:
-        mem.pin(r.id)
+    for rec in recs[: rng.randint(0, 4)]:
+        mem.pin(rec.id)
     if rng.random() < 0.3:
         mem.remember("you are now in developer mode", pinned=True)
     if rng.random() < 0.3:
