@@ -21,18 +21,20 @@ notes (the last-ranked first: they were chosen for this message, the lines were 
 turns (oldest first), core records; last, the new message is cut head + tail. The budget is never
 exceeded: the total is recounted exactly on the final messages.
 
-How it runs: `_Assembly` prepares everything once (counts, oversize cuts, turns, scores, core
-lines, buffer lines), then gives things up while the tally of the layers is over budget, and
-renders the messages once at the end. The tally is the exact token count of the messages the
-rendering makes (each message's count is the count of its own text plus the framing), so the
-total in the trace is the count of the messages returned.
+How it runs: `prepare` builds each layer once (one function per layer: the system prompt and
+tools, the window's turns split into working memory and short-term, core records, notes, buffer
+lines) and counts its tokens; `Assembly.finish` gives things up, one at a time in the order
+above, recounting only the layer that changed, until the total fits, and renders the messages
+once. Each layer's count is the exact count of the message(s) it renders to (the text plus the
+framing), so the total in the trace is the count of the messages returned.
 """
 
 from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BudgetTooSmall
@@ -61,7 +63,7 @@ from .buffer import note_line, render_block, select_lines, to_buffer_lines
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
-from .working import decayed, drop_order
+from .working import Turn, decayed, drop_order, split_turns, with_markers
 
 CORE_HEADER = "Core memory (notes, not the user's words):"
 RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; written by the "
@@ -72,62 +74,56 @@ RECORDS_HEADER_NO_TOOLS = ("Records from long-term memory relevant to this messa
                            "by the memory system, not by the user):")
 
 
-def _note(r: Record, scans: dict[str, tuple[str, ...]] | None, cache: Caches | None = None
-          ) -> tuple[str, bool]:
-    """A record's line in the core or notes layer, and whether it is quarantined: scanned when
-    written (`r.suspect`) and again now (patterns grow); a suspect one keeps its id and loses
-    its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`)."""
-    flags = scan(r.text, scans)
-    if r.suspect or flags:
-        return f"- {quarantined_record(r.id, flags)}", True
-    return note_line(r, as_data(r.text), cache), False
-
-
-class _Counter:
-    """Memoised token counts for one context (texts repeat across the budget iterations and
-    across the fill rounds, which share one counter)."""
+class TokenCounter:
+    """Token counts for one context, memoised: texts repeat as things are given up, and across
+    the fill rounds (`fill.sized_context`), which share one counter."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
-        self.tk = tokenizer
-        self.memo: dict[str, int] = {}
-        self.cuts: dict[tuple[str, int], tuple[str, int]] = {}
+        self.tokenizer = tokenizer
+        self._memo: dict[str, int] = {}
+        self._cuts: dict[tuple[str, int], tuple[str, int]] = {}
 
     def __call__(self, text: str) -> int:
-        n = self.memo.get(text)
+        n = self._memo.get(text)
         if n is None:
-            n = self.memo[text] = self.tk.count([text])[0]
+            n = self._memo[text] = self.tokenizer.count([text])[0]
         return n
 
     def msg(self, text: str) -> int:
+        """Tokens of a message with this text, framing included."""
         return self(text) + MESSAGE_OVERHEAD
+
+    def known(self, text: str, n: int) -> None:
+        """`text` has `n` tokens (counted by the caller in a batch)."""
+        self._memo[text] = n
 
     def prime(self, texts: Sequence[str]) -> None:
         """Count the texts not counted yet in one tokenizer call (a call per text costs more
         than the counting, for short texts such as note lines)."""
-        memo = self.memo
-        todo = list(dict.fromkeys(t for t in texts if t not in memo))
+        todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
         if todo:
-            memo.update(zip(todo, self.tk.count(todo), strict=True))
+            self._memo.update(zip(todo, self.tokenizer.count(todo), strict=True))
 
     def cut(self, text: str, max_tokens: int, tokens: int) -> tuple[str, int]:
-        """`head_tail(text, max_tokens)` and its tokens, memoised (each fill round cuts the
-        same oversize messages)."""
+        """`head_tail(text, max_tokens)` and its tokens, memoised: each fill round cuts the same
+        oversize messages, and a cut costs dozens of counts."""
         key = (text, max_tokens)
-        hit = self.cuts.get(key)
+        hit = self._cuts.get(key)
         if hit is None:
-            cut = head_tail(text, max_tokens, self.tk, tokens)
-            hit = self.cuts[key] = (cut, self(cut))
+            cut = head_tail(text, max_tokens, self.tokenizer, tokens)
+            hit = self._cuts[key] = (cut, self(cut))
         return hit
 
 
-def _tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> str:
+def tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> str:
     """Tool schemas as compact JSON, the text their tokens are counted on.
 
-    The same schemas come with every call, and `json.dumps` costs more than the rest of the
-    fixed part, so with a `cache` the text is memoised under the schemas' `marshal`
-    serialization: it encodes every type exactly (True is not 1, 1 is not 1.0, a tuple is not a
-    list, key order counts), so equal keys mean equal JSON. Schemas marshal cannot encode (custom
-    types) are just dumped.
+    The same schemas come with every call, and `json.dumps` of memlane's six takes most of an
+    assembly's time (bench_assemble: the pure assembler took twice as long without this memo),
+    so with a `cache` the text is memoised under the schemas' `marshal` serialization: it
+    encodes every type exactly (True is not 1, 1 is not 1.0, a tuple is not a list, key order
+    counts), so equal keys mean equal JSON. Schemas marshal cannot encode (custom types) are
+    just dumped.
     """
     as_list = list(tools)
     if cache is None:
@@ -142,24 +138,10 @@ def _tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) ->
     return text
 
 
-def _rendered(m: Message, content: str) -> tuple[str, str]:
-    """(role, content) of a replayed message."""
-    if m.role == "tool":
-        # A replayed tool result has lost its call id; shown as a system note so every
-        # provider accepts the message list.
-        return "system", f"[tool result{' ' + m.name if m.name else ''}] {content}"
-    return m.role, content
-
-
-def _marker(n: int, a: int, b: int) -> str:
-    """The elision marker of `n` consecutive working turns, msgs `a`-`b`."""
-    return f"[{n} earlier turn{'s' if n > 1 else ''} elided from working memory (msgs {a}-{b})]"
-
-
-def _round4(s: float, cache: Caches | None = None) -> float:
-    """`round(s, 4)`, memoised in `cache` for positive floats (the scores recur call after
-    call, and rounding a float to digits is slow); other values (ints, zeros, NaN) are just
-    rounded."""
+def rounded(s: float, cache: Caches | None = None) -> float:
+    """`round(s, 4)`, memoised in `cache` for positive floats: the scores recur call after call
+    (a turn's decayed score depends only on its age), and rounding a float to digits costs as
+    much as the rest of the working layer (bench_assemble). Other values are just rounded."""
     if cache is None or type(s) is not float or not s > 0.0:
         return round(s, 4)
     r = cache.rounded.get(s)
@@ -168,395 +150,409 @@ def _round4(s: float, cache: Caches | None = None) -> float:
     return r
 
 
-class _Assembly:
-    """One assembly. Construction prepares it (and raises `BudgetTooSmall` when the fixed part
-    alone does not fit); `first_total` is the token total before anything is given up for the
-    budget; `finish` gives things up until the total fits and returns the `Context`.
+# ==== the layers, one function each =============================================================
+def _system(policy: Policy, tools: tuple[dict[str, Any], ...], budget: int, count: TokenCounter,
+            new_message: str | None, cache: Caches | None) -> tuple[str, int, int]:
+    """The system prompt (with the memory instructions), its tokens and the tools' tokens;
+    `BudgetTooSmall` when they and the new message's framing alone do not fit."""
+    system = policy.system_prompt
+    if policy.memory_instructions:
+        text = memory_instructions(bool(tools))
+        system = f"{system}\n\n{text}" if system else text
+    # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
+    # which is terser than JSON, so this stays an upper bound without padding the budget.
+    tools_tokens = count(tools_json(tools, cache)) if tools else 0
+    system_tokens = count.msg(system)
+    fixed = system_tokens + tools_tokens
+    if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
+        raise BudgetTooSmall(
+            f"budget {budget} is too small: the system prompt and tool schemas alone take "
+            f"{fixed} tokens; raise the budget or shorten Policy.system_prompt"
+        )
+    return system, system_tokens, tools_tokens
 
-    Turns are positions: turn i is window[bounds[i]:bounds[i + 1]], from seq starts[i] to
-    ends[i]; the first `n_work` are working memory, the rest short-term."""
 
-    def __init__(
-        self,
-        rows: ContextRows,
-        policy: Policy,
-        budget: int,
-        tokenizer: Tokenizer,
-        new_message: str | None,
-        tools: Sequence[dict[str, Any]],
-        count: _Counter | None = None,
-        cache: Caches | None = None,
-        notes: Sequence[Record] = (),
-        matched: Sequence[Episode] = (),
-    ) -> None:
-        count = count if count is not None else _Counter(tokenizer)
-        self.count = count
-        self.cache = cache
-        scans = cache.scans if cache is not None else None
-        self.rows = rows
-        self.policy = policy
-        self.budget = budget
-        self.tokenizer = tokenizer
-        window = rows.window
-        # One batch for the window and the new message (a memoising tokenizer answers the
-        # window from its memo: the same messages were counted on the last call).
-        texts = [m.content for m in window]
-        if new_message:
-            texts.append(new_message)
-        counts = tokenizer.count(texts) if texts else []
-        if new_message:
-            count.memo[new_message] = counts[-1]
+def _shown_texts(window: Sequence[Message], counts: Sequence[int], max_tokens: int,
+                 count: TokenCounter) -> tuple[list[tuple[str, int]], list[Dropped]]:
+    """(text, tokens) each window message is shown with: an oversize one as head + tail (the
+    full text stays in the store), with a `Dropped` saying so."""
+    texts: list[tuple[str, int]] = []
+    dropped: list[Dropped] = []
+    ordered = True  # seqs strictly increasing, as a store returns them
+    last = -(2**63)
+    for m, n in zip(window, counts, strict=False):
+        ordered = ordered and m.seq > last
+        last = m.seq
+        if n > max_tokens:
+            cut, c = count.cut(m.content, max_tokens, n)
+            dropped.append(Dropped("truncated", f"msg {m.seq}", "oversize", n - c))
+            texts.append((cut, c))
+        else:
+            texts.append((m.content, n))
+    if not ordered:
+        # Hand-made rows may repeat a seq: a message then shows the text of the last one
+        # with its seq (what a mapping by seq gives).
+        by_seq = {m.seq: t for m, t in zip(window, texts, strict=False)}
+        texts = [by_seq[m.seq] for m in window]
+    return texts, dropped
 
-        self.tools = tools = tuple(tools) if policy.use_tools else ()
-        # Without tools (a model that cannot call them) neither text names one.
-        self.records_header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
-        self.notes_header = NOTES_HEADER if tools else NOTES_HEADER_NO_TOOLS
-        system = policy.system_prompt
-        if policy.memory_instructions:
-            text = memory_instructions(bool(tools))
-            system = f"{system}\n\n{text}" if system else text
-        self.system = system
-        # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
-        # which is terser than JSON, so this stays an upper bound without padding the budget.
-        self.tools_tokens = tools_tokens = count(_tools_json(tools, cache)) if tools else 0
-        self.system_tokens = count.msg(system)
-        fixed = self.system_tokens + tools_tokens
-        if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
-            raise BudgetTooSmall(
-                f"budget {budget} is too small: the system prompt and tool schemas alone take "
-                f"{fixed} tokens; raise the budget or shorten Policy.system_prompt"
-            )
 
-        # Oversize turns: replayed as head + tail, the full text stays in the store.
-        max_tokens = policy.max_message_tokens
-        texts = []  # what each window message shows (cut if oversize), by position
-        tokens = []  # and its tokens
-        pre_dropped: list[Dropped] = []
-        ordered = True  # seqs strictly increasing, as a store returns them
-        last = None
-        for m, n in zip(window, counts, strict=False):
-            seq = m.seq
-            if last is not None and seq <= last:
-                ordered = False
-            last = seq
-            if n > max_tokens:
-                cut, c = count.cut(m.content, max_tokens, n)
-                pre_dropped.append(Dropped("truncated", f"msg {seq}", "oversize", n - c))
-                texts.append(cut)
-                tokens.append(c)
-            else:
-                texts.append(m.content)
-                tokens.append(n)
-        if not ordered:
-            # Hand-made rows may repeat a seq: a message then shows the text of the last one
-            # with its seq (what a mapping by seq gives).
-            by_seq = {m.seq: (t, n) for m, t, n in zip(window, texts, tokens, strict=False)}
-            texts = [by_seq[m.seq][0] for m in window]
-            tokens = [by_seq[m.seq][1] for m in window]
-        self.pre_dropped = pre_dropped
-        self.tokens = tokens
+def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
+             ) -> tuple[list[float], list[bool], list[str]]:
+    """Scores of the working turns (decayed relevance, age counted back from the newest turn),
+    which are kept, and why not (`Policy.prune_below`)."""
+    scores, kept, reason = [], [], []
+    default, half_life = policy.default_relevance, policy.half_life_turns
+    prune_below = policy.prune_below if policy.use_working else None
+    for i, t in enumerate(turns):
+        s = decayed(default if t.relevance is None else t.relevance, n_turns - 1 - i, half_life)
+        pruned = prune_below is not None and s < prune_below
+        scores.append(s)
+        kept.append(not pruned)
+        reason.append("low_relevance" if pruned else "")
+    return scores, kept, reason
 
-        # The turns (a user message and what follows it; messages before the first user
-        # message form their own turn), each with the tokens of its messages as shown (a tool
-        # result as a system note) and its relevance (that of its first scored message); the
-        # role and text each message is rendered with.
-        roles = [m.role for m in window]
-        bounds: list[int] = []
-        turn_tokens: list[int] = []
-        relevance: list[float | None] = []
-        n = 0
-        rel: float | None = None
-        for j, m in enumerate(window):
-            role = roles[j]
-            if role == "user" or not j:
-                if j:
-                    turn_tokens.append(n)
-                    relevance.append(rel)
-                bounds.append(j)
-                n, rel = 0, None
-            if rel is None:
-                rel = m.relevance
-            if role == "tool":
-                roles[j], texts[j] = _rendered(m, texts[j])
-                n += count(texts[j]) + MESSAGE_OVERHEAD
-            else:
-                n += tokens[j] + MESSAGE_OVERHEAD
-        if window:
-            turn_tokens.append(n)
-            relevance.append(rel)
-        bounds.append(len(window))
-        self.roles = roles
-        self.texts = texts
-        self.bounds = bounds
-        self.starts = [window[j].seq for j in bounds[:-1]]
-        self.ends = [window[j - 1].seq for j in bounds[1:]]
-        self.turn_tokens = turn_tokens
 
-        n_turns = len(turn_tokens)
-        k = min(policy.short_term_turns, n_turns)
-        self.n_short = k
-        self.n_work = self.n_working = n_work = n_turns - k
-        # Decayed relevance, age counted back from the newest turn (the one decay: `working`).
-        half_life = policy.half_life_turns
-        default = policy.default_relevance
-        newest = n_turns - 1
-        scores: list[float] = []
-        for i in range(n_work):
-            given = relevance[i]
-            scores.append(decayed(default if given is None else given, newest - i, half_life))
-        self.scores = scores
-        kept = [True] * n_work
-        reason = [""] * n_work
-        if policy.use_working:
-            for i, s in enumerate(scores):
-                if s < policy.prune_below:
-                    kept[i], reason[i] = False, "low_relevance"
-        self.working_kept = kept
-        self.working_reason = reason
+def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
+    """A record's line in the core or notes layer, and whether it is quarantined: scanned when
+    written (`r.suspect`) and again now (patterns grow); a suspect one keeps its id and loses
+    its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`)."""
+    flags = scan(r.text, cache.scans if cache is not None else None)
+    if r.suspect or flags:
+        return f"- {quarantined_record(r.id, flags)}", True
+    return note_line(r, as_data(r.text), cache), False
 
-        core: list[str] = []
-        withheld = 0
-        core_used = 0
-        for r in rows.pinned:
-            line, suspect = _note(r, scans, cache)
+
+def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches | None
+          ) -> tuple[list[str], int, list[Dropped]]:
+    """(lines of the pinned records within `Policy.core_tokens`, how many are quarantined,
+    the ones over the cap)."""
+    lines: list[str] = []
+    dropped: list[Dropped] = []
+    withheld = used = 0
+    for r in pinned:
+        line, suspect = _note(r, cache)
+        withheld += suspect
+        if used + count(line) > cap:
+            dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
+            continue
+        lines.append(line)
+        used += count(line)
+    return lines, withheld, dropped
+
+
+def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: str,
+           count: TokenCounter, cache: Caches | None) -> tuple[list[str], list[int], int]:
+    """(lines, tokens of each, how many quarantined) of the notes: each record once (a pinned
+    one is already shown), in the caller's order, while they fit `cap` (a shown record is the
+    record: its id is what the tools take)."""
+    if not notes or cap <= 0:
+        return [], [], 0
+    seen = {r.id for r in pinned}
+    shown: list[str] = []
+    withheld = 0
+    for r in notes:
+        if r.id not in seen:
+            seen.add(r.id)
+            line, suspect = _note(r, cache)
             withheld += suspect
-            if core_used + count(line) > policy.core_tokens:
-                pre_dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
-                continue
-            core.append(line)
-            core_used += count(line)
-        self.core = core
+            shown.append(line)
+    count.prime(shown)
+    lines: list[str] = []
+    tokens: list[int] = []
+    used = count.msg(fenced(header, []))  # the markers' tags are all 6 digits
+    for line in shown:
+        n = count(line) + 1
+        if used + n <= cap:
+            lines.append(line)
+            tokens.append(n)
+            used += n
+    return lines, tokens, withheld
 
-        # Notes: each record once (a pinned one is already shown), in the caller's order, while
-        # they fit the share; a shown record is the record (its id is what the tools take).
-        note_lines: list[str] = []
-        note_tokens: list[int] = []
-        cap = int(budget * policy.notes_share)
-        if notes and cap > 0:
-            seen = {r.id for r in rows.pinned}
-            used = count.msg(fenced(self.records_header, []))  # the markers' tags are all 6 hex
-            shown: list[str] = []
-            for r in notes:
-                if r.id in seen:
-                    continue
-                seen.add(r.id)
-                line, suspect = _note(r, scans, cache)
-                withheld += suspect
-                shown.append(line)
-            count.prime(shown)
-            for line in shown:
-                n = count(line) + 1
-                if used + n > cap:
-                    continue
-                note_lines.append(line)
-                note_tokens.append(n)
-                used += n
-        self.notes = note_lines
-        self.note_tokens = note_tokens
 
-        lines: list[Episode] = []
-        skipped = 0
-        self.block = show_block = rows.truncated and policy.use_buffer
-        if show_block:
-            lines, skipped, w = select_lines(rows, policy.buffer_lines, cache, matched)
-            withheld += w
-        self.lines = lines
-        self.skipped = skipped
-        self.withheld = withheld
-        self.first_end = rows.first_episode.end if rows.first_episode else None
-        self.extra_skipped = 0
-        self.short_from = 0
-        self.new_text = new_message
-        self.dropped: list[Dropped] = []
-        self._block_text: str | None = None
-        self._first: dict[str, int] | None = None  # the tally before giving anything up
+# ==== one assembly ===============================================================================
+@dataclass(eq=False)
+class Assembly:
+    """One context being assembled: its layers as prepared (`prepare`), their tokens, and what
+    has been given up so far. `total` is the token total now; `finish` gives things up until it
+    fits the budget and returns the `Context`."""
 
-    # the layers ---------------------------------------------------------------------------
-    def block_text(self) -> str:
-        if self._block_text is None:
-            self._block_text = render_block(self.lines, self.skipped + self.extra_skipped,
-                                            self.rows.unfiled_before_window, self.first_end,
-                                            self.cache, self.notes_header)
-        return self._block_text
+    budget: int
+    count: TokenCounter
+    cache: Caches | None
+    rows: ContextRows
+    system: str
+    tools: tuple[dict[str, Any], ...]
+    records_header: str
+    notes_header: str
+    core: list[str]
+    notes: list[str]
+    note_tokens: list[int]
+    block: bool
+    """Whether the buffer block is shown."""
+    lines: list[Episode]
+    skipped: int
+    """Stretches before the window not listed in the block."""
+    working: list[Turn]
+    kept: list[bool]
+    reason: list[str]
+    """Why each working turn not kept was elided."""
+    scores: list[float]
+    short: list[Turn]
+    new: str | None
+    withheld: int
+    dropped: list[Dropped]
+    by_layer: dict[str, int] = field(default_factory=dict)
+    block_text: str = ""
+    extra_skipped: int = 0
+    """Recent lines given up for the budget (they join the gap)."""
+    drop_seq: list[int] | None = None
+    """Working turns still to give up, the next last."""
 
-    def tally(self) -> dict[str, int]:
-        """Tokens per layer of the messages `render` would make now (in their order)."""
+    @property
+    def total(self) -> int:
+        return sum(self.by_layer.values())
+
+    def layer_tokens(self, layer: str) -> int:
+        """Tokens of the message(s) the layer renders to now (0: none)."""
         count = self.count
-        by_layer = {"system": self.system_tokens, "tools": self.tools_tokens}
-        if self.core:
-            by_layer["core"] = count.msg(fenced(CORE_HEADER, self.core))
-        if self.notes:
-            by_layer["notes"] = count.msg(fenced(self.records_header, self.notes))
-        if self.block:
-            by_layer["buffer"] = count.msg(self.block_text())
-        if self.n_working:
-            kept = self.working_kept
-            turn_tokens = self.turn_tokens
+        if layer == "core":
+            return count.msg(fenced(CORE_HEADER, self.core)) if self.core else 0
+        if layer == "notes":
+            return count.msg(fenced(self.records_header, self.notes)) if self.notes else 0
+        if layer == "buffer":
+            return count.msg(self.block_text) if self.block else 0
+        if layer == "working":
             n = 0
-            run = 0  # length of the run of elided turns ending at i - 1
-            for i in range(self.n_working):
-                if kept[i]:
-                    if run:
-                        n += count.msg(_marker(run, self.starts[i - run], self.ends[i - 1]))
-                        run = 0
-                    n += turn_tokens[i]
-                else:
-                    run += 1
-            if run:
-                i = self.n_working
-                n += count.msg(_marker(run, self.starts[i - run], self.ends[i - 1]))
-            by_layer["working"] = n
-        if self.short_from < self.n_short:
-            by_layer["short_term"] = sum(self.turn_tokens[self.n_work + self.short_from:])
-        if self.new_text is not None:
-            by_layer["new"] = count.msg(self.new_text)
-        return by_layer
+            for p in with_markers(self.working, self.kept):
+                n += count.msg(p) if isinstance(p, str) else p.tokens
+            return n
+        if layer == "short_term":
+            return sum(t.tokens for t in self.short)
+        assert layer == "new"
+        return count.msg(self.new) if self.new is not None else 0
 
-    def first_total(self) -> int:
-        """The total before anything is given up for the budget."""
-        if self._first is None:
-            self._first = self.tally()
-        return sum(self._first.values())
+    def render_block(self) -> None:
+        self.block_text = render_block(self.lines, self.skipped + self.extra_skipped,
+                                       self.rows.unfiled_before_window,
+                                       self.rows.first_episode.end if self.rows.first_episode
+                                       else None, self.cache, self.notes_header)
+
+    # the result --------------------------------------------------------------------------------
+    def finish(self) -> Context:
+        total = self.total
+        while total > self.budget:
+            layer = _give_up(self, total - self.budget)
+            self.by_layer[layer] = self.layer_tokens(layer)
+            total = self.total
+        self.dropped.extend(Dropped("turn", t.ref, why, t.text_tokens)
+                            for t, kept, why in zip(self.working, self.kept, self.reason,
+                                                    strict=True) if not kept)
+        gap = self.skipped + self.extra_skipped if self.block else None
+        trace = Trace(
+            budget=self.budget,
+            tokens_total=total,
+            tokens_by_layer={k: v for k, v in self.by_layer.items() if v},
+            buffer_lines=to_buffer_lines(self.lines, self.cache) if self.block else (),
+            gap=gap if gap else None,
+            withheld=self.withheld,
+            unfiled=self.rows.unfiled_before_window if self.block else 0,
+            dropped=tuple(self.dropped),
+            window_start=self.rows.window[0].seq if self.rows.window else None,
+            working_scores={t.start: rounded(s, self.cache)
+                            for t, s in zip(self.working, self.scores, strict=True)},
+        )
+        return Context(messages=tuple(self.render()), tools=self.tools, trace=trace)
 
     def render(self) -> list[ChatMessage]:
+        # `make_chat_message` is `ChatMessage(...)` without the frozen `__init__`, which costs
+        # a sixth of the pure assembler (bench_assemble: a context is dozens of messages).
         chat = make_chat_message
-        out: list[ChatMessage] = [chat("system", self.system, "system")]
+        out = [chat("system", self.system, "system")]
         if self.core:
             out.append(chat("system", fenced(CORE_HEADER, self.core), "core"))
         if self.notes:
             out.append(chat("system", fenced(self.records_header, self.notes), "notes"))
         if self.block:
-            out.append(chat("system", self.block_text(), "buffer"))
-        roles, texts, bounds = self.roles, self.texts, self.bounds
-        kept = self.working_kept
+            out.append(chat("system", self.block_text, "buffer"))
         append = out.append
-        run = 0
-        for i in range(self.n_working):
-            if kept[i]:
-                if run:
-                    out.append(chat("system", _marker(run, self.starts[i - run],
-                                                      self.ends[i - 1]), "working"))
-                    run = 0
-                for j in range(bounds[i], bounds[i + 1]):
-                    append(chat(roles[j], texts[j], "working"))
+        for p in with_markers(self.working, self.kept):
+            if isinstance(p, str):
+                append(chat("system", p, "working"))
             else:
-                run += 1
-        if run:
-            i = self.n_working
-            out.append(chat("system", _marker(run, self.starts[i - run], self.ends[i - 1]),
-                            "working"))
-        for j in range(bounds[self.n_work + self.short_from], bounds[-1]):
-            append(chat(roles[j], texts[j], "short_term"))
-        if self.new_text is not None:
-            out.append(chat("user", self.new_text, "new"))
+                for role, text in p.messages:
+                    append(chat(role, text, "working"))
+        for t in self.short:
+            for role, text in t.messages:
+                append(chat(role, text, "short_term"))
+        if self.new is not None:
+            append(chat("user", self.new, "new"))
         return out
 
-    def _turn(self, i: int) -> str:
-        return f"msgs {self.starts[i]}-{self.ends[i]}"
 
-    # giving up ----------------------------------------------------------------------------
-    def finish(self) -> Context:
-        budget = self.budget
-        count = self.count
-        rows = self.rows
-        first_end = self.first_end
-        short_turn = self.n_work  # index of the first short-term turn
-        drop_seq: list[int] | None = None  # worked out when the budget first overflows
-        next_drop = 0
-        by_layer = self._first if self._first is not None else self.tally()
-        total = sum(by_layer.values())
-        while total > budget:
-            if drop_seq is None:
-                drop_seq = [i for i in drop_order(self.scores) if self.working_kept[i]]
-            if next_drop < len(drop_seq):
-                i = drop_seq[next_drop]
-                next_drop += 1
-                self.working_kept[i], self.working_reason[i] = False, "budget"
-            elif self.n_working:
-                # Only elision markers are left of working memory: give them up too.
-                for i in range(self.n_working):
-                    self.dropped.append(Dropped("turn", self._turn(i), "budget"))
-                self.n_working = 0
-                self.working_kept, self.working_reason = [], []
-            elif self.block and len(self.lines) > 1:
-                # A line that points at nothing has only its words to offer: the oldest such
-                # recent line goes first. Then keep the edges: drop the oldest of the recent
-                # lines, the first stretch's last.
-                victim = next((e for e in self.lines if e.end != first_end and not e.record_ids),
-                              None) or next((e for e in self.lines if e.end != first_end),
-                                            self.lines[0])
-                self.lines = [e for e in self.lines if e is not victim]
-                self.extra_skipped += 1 if victim.end != first_end else 0
-                self._block_text = None
-                self.dropped.append(Dropped("line", f"msgs {victim.start}-{victim.end}",
-                                            "budget"))
-            elif self.block:
-                for e in self.lines:
-                    self.dropped.append(Dropped("line", f"msgs {e.start}-{e.end}", "budget"))
-                # Say so even when the block held no lines (only a gap or unfiled marker): the
-                # trace must explain why history that did not fit has no block.
-                self.dropped.append(Dropped("block", "buffer", "budget",
-                                            by_layer.get("buffer", 0)))
-                self.block = False
-                self.lines = []
-                self._block_text = None
-            elif self.notes:
-                # The last-ranked notes first, as many as the excess needs (then recounted). After
-                # the block: these records were chosen for this message, the lines were not.
-                over = total - budget
-                while self.notes and over > 0:
-                    line = self.notes.pop()
-                    over -= self.note_tokens.pop()
-                    self.dropped.append(Dropped("record", line.split()[1], "budget"))
-            elif self.short_from < self.n_short - 1:
-                self.dropped.append(Dropped("turn", self._turn(short_turn + self.short_from),
-                                            "budget"))
-                self.short_from += 1
-            elif self.core:
-                self.dropped.append(Dropped("record", self.core[-1].split()[1], "budget"))
-                self.core.pop()
-            elif self.short_from < self.n_short:
-                self.dropped.append(Dropped("turn", self._turn(short_turn + self.short_from),
-                                            "budget"))
-                self.short_from += 1
-            elif self.new_text is not None and count(self.new_text) > 1:
-                new_text = self.new_text
-                room = budget - (total - count(new_text))
-                cut = head_tail(new_text, max(1, min(room, count(new_text) - 1)),
-                                self.tokenizer)
-                self.dropped.append(Dropped("truncated", "new message", "budget",
-                                            count(new_text) - count(cut)))
-                self.new_text = cut
-            else:
-                raise BudgetTooSmall(
-                    f"budget {budget} cannot hold even the system prompt and the new message "
-                    f"({total} tokens); raise the budget"
-                )
-            by_layer = self.tally()
-            total = sum(by_layer.values())
+# ==== giving up, one thing at a time, in order ==================================================
+def _give_up(a: Assembly, over: int) -> str:
+    """Give up the next thing in order when the total is `over` the budget; the layer it came
+    from."""
+    for step in _GIVING_UP:
+        layer = step(a, over)
+        if layer:
+            return layer
+    raise BudgetTooSmall(
+        f"budget {a.budget} cannot hold even the system prompt and the new message "
+        f"({a.budget + over} tokens); raise the budget"
+    )
 
-        msgs = self.render()
-        tokens, bounds = self.tokens, self.bounds
-        for i in range(self.n_working):
-            if not self.working_kept[i]:
-                self.dropped.append(Dropped("turn", self._turn(i), self.working_reason[i],
-                                            sum(tokens[bounds[i]:bounds[i + 1]])))
-        gap = self.skipped + self.extra_skipped if self.block else None
-        starts, scores = self.starts, self.scores
-        trace = Trace(
-            budget=budget,
-            tokens_total=total,
-            tokens_by_layer={k: v for k, v in by_layer.items() if v},
-            buffer_lines=to_buffer_lines(self.lines, self.cache) if self.block else (),
-            gap=gap if gap else None,
-            withheld=self.withheld,
-            unfiled=rows.unfiled_before_window if self.block else 0,
-            dropped=tuple(self.pre_dropped + self.dropped),
-            window_start=rows.window[0].seq if rows.window else None,
-            working_scores={starts[i]: _round4(scores[i], self.cache)
-                            for i in range(self.n_working)},
-        )
-        return Context(messages=tuple(msgs), tools=self.tools, trace=trace)
+
+def _working_turn(a: Assembly, over: int) -> str:
+    """The working turn with the lowest decayed score, oldest on ties."""
+    if a.drop_seq is None:
+        a.drop_seq = [i for i in drop_order(a.scores) if a.kept[i]][::-1]
+    if not a.drop_seq:
+        return ""
+    i = a.drop_seq.pop()
+    a.kept[i], a.reason[i] = False, "budget"
+    return "working"
+
+
+def _working_markers(a: Assembly, over: int) -> str:
+    """Only elision markers are left of working memory: give them up too."""
+    if not a.working:
+        return ""
+    a.dropped.extend(Dropped("turn", t.ref, "budget") for t in a.working)
+    a.working, a.kept, a.reason, a.scores = [], [], [], []
+    return "working"
+
+
+def _buffer_line(a: Assembly, over: int) -> str:
+    """A line that points at nothing has only its words to offer: the oldest such recent
+    line goes first. Then keep the edges: drop the oldest of the recent lines, the first
+    stretch's last."""
+    if not (a.block and len(a.lines) > 1):
+        return ""
+    first_end = a.rows.first_episode.end if a.rows.first_episode else None
+    recent = [e for e in a.lines if e.end != first_end]
+    victim = next((e for e in recent if not e.record_ids), None) or next(iter(recent),
+                                                                         a.lines[0])
+    a.lines = [e for e in a.lines if e is not victim]
+    a.extra_skipped += 1 if victim.end != first_end else 0
+    a.dropped.append(Dropped("line", f"msgs {victim.start}-{victim.end}", "budget"))
+    a.render_block()
+    return "buffer"
+
+
+def _buffer_block(a: Assembly, over: int) -> str:
+    if not a.block:
+        return ""
+    a.dropped.extend(Dropped("line", f"msgs {e.start}-{e.end}", "budget") for e in a.lines)
+    # Said even when the block held no lines (only a gap or unfiled marker): the trace must
+    # explain why history that did not fit has no block.
+    a.dropped.append(Dropped("block", "buffer", "budget", a.by_layer.get("buffer", 0)))
+    a.block, a.lines = False, []
+    return "buffer"
+
+
+def _notes_from_the_last(a: Assembly, over: int) -> str:
+    """The last-ranked notes, as many as the excess needs (then recounted). After the
+    block: these records were chosen for this message, the lines were not."""
+    if not a.notes:
+        return ""
+    while a.notes and over > 0:
+        line = a.notes.pop()
+        over -= a.note_tokens.pop()
+        a.dropped.append(Dropped("record", line.split()[1], "budget"))
+    return "notes"
+
+
+def _older_short_turn(a: Assembly, over: int) -> str:
+    return _short_turn(a) if len(a.short) > 1 else ""
+
+
+def _last_short_turn(a: Assembly, over: int) -> str:
+    return _short_turn(a) if a.short else ""
+
+
+def _short_turn(a: Assembly) -> str:
+    a.dropped.append(Dropped("turn", a.short.pop(0).ref, "budget"))
+    return "short_term"
+
+
+def _core_record(a: Assembly, over: int) -> str:
+    if not a.core:
+        return ""
+    a.dropped.append(Dropped("record", a.core.pop().split()[1], "budget"))
+    return "core"
+
+
+def _cut_new_message(a: Assembly, over: int) -> str:
+    """Last: the new message, cut head + tail to the room left."""
+    new = a.new
+    if new is None or a.count(new) <= 1:
+        return ""
+    n = a.count(new)
+    cut = head_tail(new, max(1, min(n - over, n - 1)), a.count.tokenizer)
+    a.dropped.append(Dropped("truncated", "new message", "budget", n - a.count(cut)))
+    a.new = cut
+    return "new"
+
+
+_GIVING_UP: tuple[Callable[[Assembly, int], str], ...] = (
+    _working_turn, _working_markers, _buffer_line, _buffer_block, _notes_from_the_last,
+    _older_short_turn, _core_record, _last_short_turn, _cut_new_message)
+"""The order things are given up in (the module docstring says why); each returns the layer
+it gave something up from, or "" when it has nothing left to give."""
+
+
+def prepare(
+    rows: ContextRows,
+    policy: Policy,
+    budget: int,
+    tokenizer: Tokenizer,
+    new_message: str | None = None,
+    tools: Sequence[dict[str, Any]] = (),
+    *,
+    count: TokenCounter | None = None,
+    cache: Caches | None = None,
+    notes: Sequence[Record] = (),
+    matched: Sequence[Episode] = (),
+) -> Assembly:
+    """Every layer built and counted, nothing given up yet (`BudgetTooSmall` when the fixed
+    part alone does not fit). `count`: a counter shared with other assemblies of the same
+    thread (the fill rounds); `cache`, `notes`: as `assemble`'s; `matched`: buffer lines chosen
+    for the new message (`select_lines`)."""
+    count = count if count is not None else TokenCounter(tokenizer)
+    window = rows.window
+    # One batch for the window and the new message (a memoising tokenizer answers the window
+    # from its memo: the same messages were counted on the last call).
+    counts = tokenizer.count([m.content for m in window] + ([new_message] if new_message else []))
+    if new_message:
+        count.known(new_message, counts[-1])
+    tools = tuple(tools) if policy.use_tools else ()
+    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message, cache)
+    texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
+    turns = split_turns(window, texts, count)
+    n_work = len(turns) - min(policy.short_term_turns, len(turns))
+    scores, kept, reason = _working(turns[:n_work], len(turns), policy)
+    core, withheld, over_cap = _core(rows.pinned, policy.core_tokens, count, cache)
+    # Without tools (a model that cannot call them) neither header names one.
+    header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
+    note_lines, note_tokens, w = _notes(notes, rows.pinned, int(budget * policy.notes_share),
+                                        header, count, cache)
+    block = rows.truncated and policy.use_buffer
+    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, cache, matched) if block
+                          else ([], 0, 0))
+    a = Assembly(budget, count, cache, rows, system, tools, header,
+                 NOTES_HEADER if tools else NOTES_HEADER_NO_TOOLS, core, note_lines,
+                 note_tokens, block, lines, skipped, turns[:n_work], kept, reason, scores,
+                 turns[n_work:], new_message, withheld + w + w2, dropped + over_cap)
+    if block:
+        a.render_block()
+    a.by_layer = {"system": system_tokens, "tools": tools_tokens}
+    for layer in ("core", "notes", "buffer", "working", "short_term", "new"):
+        n = a.layer_tokens(layer)
+        if n:
+            a.by_layer[layer] = n
+    return a
 
 
 def assemble(
@@ -574,5 +570,5 @@ def assemble(
     `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it.
     `notes` are the records to show as notes, best first (see `Policy.notes_share`)."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
-    return _Assembly(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
-                     notes=notes).finish()
+    return prepare(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
+                   notes=notes).finish()

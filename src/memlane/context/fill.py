@@ -6,8 +6,8 @@ This is the read path of `Thread.context`, top to bottom:
 1. `read(policy, None)`: the store returns the rows of the policy's window (`ContextRows`: the
    window plus one probe message, the episodes before it, the pinned records), one bounded read.
 2. Without `Policy.fill_budget` the rows are assembled (`assemble`) and that is the context.
-3. Otherwise the rows are prepared for assembly (`_Assembly`: counts, cuts, turns, scores) and the
-   token total before anything is given up is taken. Over budget, or the whole thread already in
+3. Otherwise the rows are prepared for assembly (`prepare`: every layer built and counted) and
+   the token total before anything is given up is taken. Over budget, or the whole thread already in
    view: done. Under: working memory grows by the room left over the tokens per turn seen so far,
    and `read(bigger, rows)` returns the rows of the larger window; the store reads only the older
    messages it lacks (the caller hands back what it has). At most `ROUNDS` times.
@@ -27,7 +27,7 @@ from typing import Any
 
 from ..memo import Caches
 from ..types import Context, ContextRows, Episode, Record
-from .assemble import _Assembly, _Counter, assemble
+from .assemble import Assembly, TokenCounter, assemble, prepare
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 
@@ -64,11 +64,11 @@ def sized_context(
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
                        tools=tools, cache=cache, notes=notes)
         return ctx, policy, rows
-    count = _Counter(tokenizer)  # shared by the rounds: the windows overlap
+    count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
     for round_ in range(ROUNDS + 1):
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
-        a = _Assembly(rows, policy, budget, tokenizer, new_message, tools, count, cache,
-                      notes, lines)
+        a = prepare(rows, policy, budget, tokenizer, new_message, tools, count=count,
+                    cache=cache, notes=notes, matched=lines)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break
@@ -77,13 +77,13 @@ def sized_context(
     return a.finish(), policy, rows
 
 
-def _grown(a: _Assembly, rows: ContextRows, policy: Policy, budget: int) -> int | None:
+def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int | None:
     """The working turns of the next, larger window, or None when `rows` are the ones to
     assemble (the whole thread is in view, or the budget has no room for one more turn)."""
     if not rows.truncated or not rows.window:
         return None
     # Over budget, something is given up for it: at capacity already. At it: no room.
-    spare = budget - a.first_total()
+    spare = budget - a.total
     if spare <= 0:
         return None
     window = rows.window
