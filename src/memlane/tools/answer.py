@@ -104,7 +104,11 @@ def record_answer(ledger: Ledger | None, memory: Memory, thread: Thread, answer:
                   model: str) -> dict[str, Any]:
     """The answer's ledger row (when there is a ledger); returns the signals written, the
     turn's `signals` with `asked_again` added when it fired."""
-    out = {**signals, **asked_again(memory, thread, answer.content, answer.seq - 1)}
+    out = dict(signals)
+    try:
+        out.update(asked_again(memory, thread, answer.content, answer.seq - 1))
+    except Exception:  # noqa: BLE001 - a signal is for engineers; never fail the turn
+        log.warning("could not check the answer for asked_again", exc_info=True)
     ledger_write(ledger, lambda lg: lg.record_answer(
         namespace=memory.ns, thread_id=thread.id, seq=answer.seq, agent_version=agent_version,
         prompt_version=prompt_version, model=model, answer_tokens=answer.tokens, signals=out))
