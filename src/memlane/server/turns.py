@@ -19,8 +19,9 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import MemlaneError, ModelError
-from ..models.base import ToolCall, error_message, parse_arguments
+from ..models.base import ToolCall, parse_arguments
 from ..models.openai import wire_messages
+from ..models.transport import error_message
 from ..tools.answer import prompt_version, record_answer
 from ..tools.handlers import MemoryTools
 from ..tools.rounds import ToolCallRecord, run_memory_call

@@ -6,15 +6,12 @@ through to the upstream (`upstream_path`)."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 import queue
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -22,7 +19,8 @@ from typing import Any
 from starlette.responses import Response
 
 from ..errors import ModelError, UpstreamTimeout
-from ..models.base import Model, ModelReply, error_message, iter_sse
+from ..models.base import Model, ModelReply, iter_sse
+from ..models.transport import HttpFailed, HttpRefused, Transport, error_message
 from .base import ApiError
 
 log = logging.getLogger("memlane.proxy")
@@ -46,64 +44,52 @@ PASSED_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms"})
 
 
 class HttpUpstream:
-    """An OpenAI-compatible server: one attempt per call, `timeout` seconds for the connection
-    and for each read. No retries here: the client's SDK retries what it thinks worth it, and a
-    second attempt inside the proxy would double the wait of a hung upstream."""
+    """An OpenAI-compatible server, over the one transport (`models.transport`), with no
+    retries: the client's SDK retries what it thinks worth it, and a second attempt inside the
+    proxy would double the wait of a hung upstream. `timeout` seconds for the connection and for
+    each read."""
 
     def __init__(self, base_url: str, timeout: float) -> None:
         self.base = base_url.rstrip("/")
         self.timeout = timeout
+        # "the upstream": the operator's address never reaches the client, only the log.
+        self.transport = Transport("the upstream", timeout, max_retries=0)
 
     def send(self, method: str, path: str, body: bytes | None,
              headers: Mapping[str, str]) -> Any:
-        """The open 2xx response; `UpstreamRefused` for 4xx; `ModelError` (502) for 5xx, a
-        timeout or an unreachable server, with the upstream's own message."""
+        """The open 2xx response; `UpstreamRefused` for 4xx; `ModelError` (502) for 5xx or an
+        unreachable server, with the upstream's own message; `UpstreamTimeout` (504)."""
         url = f"{self.base}/{path.lstrip('/')}"
-        request = urllib.request.Request(url, data=body, headers=dict(headers), method=method)
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout)
-        except urllib.error.HTTPError as exc:
-            try:
-                raw = exc.read()
-            except OSError:
-                raw = b""
-            finally:
-                exc.close()
-            if 400 <= exc.code < 500:
-                raise UpstreamRefused(exc.code, raw, dict(exc.headers.items())) from None
-            log.warning("upstream %s answered HTTP %d", self.base, exc.code)
-            raise ModelError(f"the upstream failed (HTTP {exc.code}): "
-                             f"{error_message(raw)}") from None
-        except (TimeoutError, urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            if isinstance(reason, TimeoutError):
-                raise UpstreamTimeout(f"the upstream did not answer within "
-                                      f"{self.timeout:g} s (memlane serve --upstream-timeout, "
-                                      "$MEMLANE_UPSTREAM_TIMEOUT)") from None
-            # The upstream's address is the operator's, not the client's: in the log only.
-            log.warning("cannot reach the upstream %s: %s", self.base, reason)
-            raise ModelError(f"cannot reach the upstream: {reason}") from None
+            return self.transport.send(method, url, body, headers)
+        except (HttpRefused, HttpFailed) as e:
+            raise self._failure(e) from None
 
-    def _post(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
-        data = json.dumps(body).encode("utf-8")
-        return self.send("POST", "chat/completions", data,
-                         {"content-type": "application/json", **headers})
+    def _failure(self, e: HttpRefused | HttpFailed) -> Exception:
+        if e.status is not None and 400 <= e.status < 500:
+            return UpstreamRefused(e.status, e.body, e.headers)
+        if e.status is not None:
+            log.warning("upstream %s answered HTTP %d", self.base, e.status)
+            return ModelError(f"the upstream failed (HTTP {e.status}): {error_message(e.body)}")
+        if isinstance(e, HttpFailed) and e.timed_out:
+            return UpstreamTimeout(f"the upstream did not answer within {self.timeout:g} s "
+                                   "(memlane serve --upstream-timeout, $MEMLANE_UPSTREAM_TIMEOUT)")
+        reason = e.reason if isinstance(e, HttpFailed) else str(e)
+        log.warning("cannot reach the upstream %s: %s", self.base, reason)
+        return ModelError(f"cannot reach the upstream: {reason}")
 
     def post_json(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
-        with self._post(body, headers) as resp:
-            try:
-                raw = resp.read()
-            except (OSError, http.client.HTTPException) as exc:
-                raise ModelError(f"the upstream broke off its answer: {exc!r}"
-                                 ) from None
         try:
-            return json.loads(raw)
-        except ValueError:
-            raise ModelError(f"the upstream answered with a body that is not "
-                             f"JSON: {raw[:200]!r}") from None
+            return self.transport.post_json(f"{self.base}/chat/completions", body, headers)
+        except (HttpRefused, HttpFailed) as e:
+            raise self._failure(e) from None
 
     def open_stream(self, body: dict[str, Any], headers: Mapping[str, str]) -> HttpStream:
-        return HttpStream(self._post(body, headers))
+        try:
+            return HttpStream(self.transport.open_stream(f"{self.base}/chat/completions", body,
+                                                         headers))
+        except (HttpRefused, HttpFailed) as e:
+            raise self._failure(e) from None
 
 
 class ModelUpstream:
