@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import MemlaneError
 from ..ledger import Ledger, detect_asked_again, detect_correction, question_keys
 from ..memory import Memory, Thread
+from ..recall.schemas import TOOL_SCHEMAS
 from ..safety import MEMORY_INSTRUCTIONS
 from ..step.schema import STEP_INSTRUCTIONS
 from ..types import Message, Record
@@ -35,10 +36,24 @@ ASKED_AGAIN_LOOKBACK = 200
 """How far back the "asked again" detector reads the thread (the rest is in records)."""
 
 
+# memlane's own schemas as JSON, written once: the proxy computes a version every turn, and
+# writing them out each time was most of its cost. Keyed by the identity of their (constant)
+# `function` objects, which the surfaces' copies (`dict(t)`) share.
+_SCHEMA_JSON = {id(t["function"]): json.dumps(t, sort_keys=True) for t in TOOL_SCHEMAS}
+
+
+def _schema_json(tool: dict[str, Any]) -> str:
+    known = _SCHEMA_JSON.get(id(tool.get("function")))
+    if known is not None and len(tool) == 2 and tool.get("type") == "function":
+        return known
+    return json.dumps(tool, sort_keys=True)
+
+
 def prompt_version(system_prompt: str, memory_instructions: bool,
                    tools: Sequence[dict[str, Any]], inline: bool = False) -> str:
     parts = [system_prompt, MEMORY_INSTRUCTIONS if memory_instructions else "",
-             json.dumps(list(tools), sort_keys=True), STEP_INSTRUCTIONS if inline else ""]
+             "[" + ", ".join(_schema_json(t) for t in tools) + "]",
+             STEP_INSTRUCTIONS if inline else ""]
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
 
 
