@@ -354,13 +354,9 @@ class StepRunner:
             signals=sig, score=score, note=note, model=self.model))
 
     def _ledger_write(self, write: Callable[[Ledger], Any]) -> None:
-        # The ledger is for engineers: a full disk or a locked file must not fail a step.
-        if self.ledger is None:
-            return
-        try:
-            write(self.ledger)
-        except Exception:  # noqa: BLE001
-            log.warning("could not write to the quality ledger", exc_info=True)
+        from ..ledger import write_quietly
+
+        write_quietly(self.ledger, write)
 
 
 K = TypeVar("K", bound=Hashable)

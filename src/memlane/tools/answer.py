@@ -10,8 +10,8 @@ proxy's JSON and SSE paths).
 - `record_answer`: the answer's row, with the turn's signals (`TurnLoop.signals`) and
   `asked_again` (the answer asks for something the user already said or memory holds).
 
-A ledger error never fails the turn (`ledger_write`): the ledger is for engineers, and a full
-disk or a locked file must not cost the user an answer.
+A ledger error never fails the turn (`ledger.write_quietly`, the one guard of every writer): the
+ledger is for engineers, and a full disk or a locked file must not cost the user an answer.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import MemlaneError
-from ..ledger import Ledger, detect_asked_again, detect_correction, question_keys
+from ..ledger import Ledger, detect_asked_again, detect_correction, question_keys, write_quietly
 from ..memory import Memory, Thread
 from ..recall.schemas import TOOL_SCHEMAS
 from ..safety import MEMORY_INSTRUCTIONS
@@ -57,16 +57,6 @@ def prompt_version(system_prompt: str, memory_instructions: bool,
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
 
 
-def ledger_write(ledger: Ledger | None, write: Callable[[Ledger], Any]) -> None:
-    """Write to the ledger, if there is one; an error is logged, never raised."""
-    if ledger is None:
-        return
-    try:
-        write(ledger)
-    except Exception:  # noqa: BLE001 - the ledger is for engineers; never fail the turn
-        log.warning("could not write to the quality ledger", exc_info=True)
-
-
 def note_correction(ledger: Ledger | None, memory: Memory, thread: Thread, user_text: str,
                     model: str) -> None:
     """Before the user's message is recorded: if it corrects the previous answer, a `signal`
@@ -82,7 +72,7 @@ def note_correction(ledger: Ledger | None, memory: Memory, thread: Thread, user_
         return
     # A pointer to the user's message, not its words: forgetting the thread reaches it.
     detail = {"phrase": phrase.lower(), "at_seq": n + 1}
-    ledger_write(ledger, lambda lg: lg.append(
+    write_quietly(ledger, lambda lg: lg.append(
         "signal", namespace=memory.ns, thread_id=thread.id, seq=last[0].seq,
         signals={"user_correction": detail}, score=0.2, model=model))
 
@@ -124,11 +114,11 @@ def record_answer(ledger: Ledger | None, memory: Memory, thread: Thread, answer:
         out.update(asked_again(memory, thread, answer.content, answer.seq - 1))
     except Exception:  # noqa: BLE001 - a signal is for engineers; never fail the turn
         log.warning("could not check the answer for asked_again", exc_info=True)
-    ledger_write(ledger, lambda lg: lg.record_answer(
+    write_quietly(ledger, lambda lg: lg.record_answer(
         namespace=memory.ns, thread_id=thread.id, seq=answer.seq, agent_version=agent_version,
         prompt_version=prompt_version, model=model, answer_tokens=answer.tokens, signals=out))
     return out
 
 
-__all__ = ["ASKED_AGAIN_LOOKBACK", "asked_again", "ledger_write", "note_correction",
+__all__ = ["ASKED_AGAIN_LOOKBACK", "asked_again", "note_correction",
            "prompt_version", "record_answer"]
