@@ -157,3 +157,11 @@ def test_agent_json_and_sse_record_the_same_answers_and_ledger_rows(tmp_path):
         (2, ["tool_calls"]), (4, ["asked_again"]), (6, [])]
     assert signals == [(4, ["user_correction"])]
     assert rows["json"] == rows["sse"] == rows["agent"]  # prompt_version included
+
+
+def test_the_streams_own_decision_of_which_calls_are_memlanes_wins():
+    # The SSE path decides as a call's first piece arrives (a call it already forwarded to the
+    # client stays the client's, whatever its full name turns out to be).
+    loop = _loop()
+    d = loop.end_round([ToolCall("a", "recall", {}), ToolCall("b", "recall", {})], mine=[0])
+    assert d == Answer("", [1], True) and loop.records == []

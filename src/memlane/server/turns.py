@@ -244,7 +244,9 @@ def relay(svc: Service, upstream: Upstream, turn: Turn, first: Any) -> Iterator[
             return
         stream, role_sent = None, rnd.role_sent
         calls = rnd.tool_calls()
-        decision = loop.end_round(_tool_calls(calls), "".join(rnd.raw) or None)
+        # memlane's calls as decided while they streamed (what the client was not sent).
+        mine = [n for n, i in enumerate(sorted(rnd.calls)) if i in rnd.mine]
+        decision = loop.end_round(_tool_calls(calls), "".join(rnd.raw) or None, mine)
         if isinstance(decision, RunTools):
             messages += decision.messages
             continue

@@ -98,10 +98,13 @@ class TurnLoop:
             self._said = True
         self._round_start = len(self._text)
 
-    def end_round(self, calls: Sequence[ToolCall], content: Any = None) -> RunTools | Answer:
+    def end_round(self, calls: Sequence[ToolCall], content: Any = None,
+                  mine: Sequence[int] | None = None) -> RunTools | Answer:
         """The model call ended with `calls`; `content` is its text as the wire shows it (the
-        assistant message sent back with the calls' results)."""
-        mine = [i for i, c in enumerate(calls) if self.is_memory(c.name)]
+        assistant message sent back with the calls' results). `mine`: which calls are
+        memlane's, when the adapter had to decide as they streamed (else `is_memory`)."""
+        if mine is None:
+            mine = [i for i, c in enumerate(calls) if self.is_memory(c.name)]
         if mine and len(mine) == len(calls) and not self.last and self.offered:
             rnd = self.round
             sent, done = tool_round(content, calls, lambda c: self.execute(c, rnd),
