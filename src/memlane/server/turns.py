@@ -20,7 +20,6 @@ from typing import Any
 from .._version import __version__
 from ..errors import MemlaneError, ModelError
 from ..models.base import ToolCall, parse_arguments
-from ..models.openai import wire_messages
 from ..models.transport import error_message
 from ..tools.answer import prompt_version, record_answer
 from ..tools.handlers import MemoryTools
@@ -57,9 +56,10 @@ def turn_loop(svc: Service, turn: Turn) -> TurnLoop:
 
 def request_body(turn: Turn, messages: list[dict[str, Any]], last: bool,
                  stream: bool) -> dict[str, Any]:
-    """The upstream request of one round (no memory tools on the last)."""
+    """The upstream request of one round (no memory tools on the last). Tool-call arguments
+    stay parsed: an in-process model takes them so; `HttpUpstream` writes them as JSON text."""
     body = dict(turn.base)
-    body["messages"] = wire_messages(messages)
+    body["messages"] = list(messages)
     if turn.model:
         body["model"] = turn.model
     tools = ([] if last else turn.memory_tools) + turn.client_tools

@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from ..errors import ModelError, UpstreamTimeout
 from ..models.base import Model, ModelReply, iter_sse
+from ..models.openai import wire_messages
 from ..models.transport import HttpFailed, HttpRefused, Transport, error_message
 from .base import ApiError
 
@@ -80,23 +81,30 @@ class HttpUpstream:
 
     def post_json(self, body: dict[str, Any], headers: Mapping[str, str]) -> Any:
         try:
-            return self.transport.post_json(f"{self.base}/chat/completions", body, headers)
+            return self.transport.post_json(f"{self.base}/chat/completions", _wire(body),
+                                            headers)
         except (HttpRefused, HttpFailed) as e:
             raise self._failure(e) from None
 
     def open_stream(self, body: dict[str, Any], headers: Mapping[str, str]) -> HttpStream:
         try:
-            return HttpStream(self.transport.open_stream(f"{self.base}/chat/completions", body,
-                                                         headers))
+            return HttpStream(self.transport.open_stream(f"{self.base}/chat/completions",
+                                                         _wire(body), headers))
         except (HttpRefused, HttpFailed) as e:
             raise self._failure(e) from None
 
 
+def _wire(body: dict[str, Any]) -> dict[str, Any]:
+    """The request as the API wants it: tool-call arguments as JSON text, not dicts."""
+    return {**body, "messages": wire_messages(body["messages"])}
+
+
 class ModelUpstream:
     """An in-process `Model` standing in for the HTTP upstream (the two calls of `HttpUpstream`
-    the proxy makes), answering in OpenAI's wire format, which is what the client gets. A stream
-    hands the relay its chunk objects directly (`ModelStream`): no SSE text is written here only
-    to be parsed back."""
+    the proxy makes), answering in OpenAI's wire format, which is what the client gets. The
+    request's messages reach the model as the turn holds them (tool-call arguments parsed, as
+    the agent sends them), and a stream hands the relay its chunk objects directly
+    (`ModelStream`): no SSE text is written here only to be parsed back."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
