@@ -23,12 +23,13 @@ again" a question for something whose key words the user already stated with a v
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -371,6 +372,19 @@ class AnswerView:
             if s is not None:
                 return s
         return None
+
+
+def write_quietly(ledger: Ledger | None, write: Callable[[Ledger], Any]) -> None:
+    """Write to the ledger, if there is one; an error is logged, never raised. The ledger is
+    for engineers: a full disk or a locked file must not fail a user's turn or a memory step
+    (every writer goes through here)."""
+    if ledger is None:
+        return
+    try:
+        write(ledger)
+    except Exception:  # noqa: BLE001
+        logging.getLogger("memlane.ledger").warning("could not write to the quality ledger",
+                                                    exc_info=True)
 
 
 def fold(rows: Iterable[LedgerRow]) -> list[AnswerView]:

@@ -23,7 +23,6 @@ from typing import Any
 
 from memlane.errors import ModelError, UsageError
 from memlane.models.base import (
-    HttpEndpoint,
     ModelReply,
     ToolCall,
     Usage,
@@ -31,6 +30,7 @@ from memlane.models.base import (
     parse_arguments,
     sse_json,
 )
+from memlane.models.transport import Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -70,7 +70,7 @@ class AnthropicModel:
         self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         self.name = f"anthropic:{model}"
         self._official = self.base_url == DEFAULT_BASE_URL
-        self._endpoint = HttpEndpoint(
+        self._endpoint = Transport(
             provider="Anthropic" if self._official else f"Anthropic-compatible {self.base_url}",
             timeout=timeout,
             max_retries=max_retries,

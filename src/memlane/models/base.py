@@ -4,19 +4,14 @@ Every adapter (OpenAI-compatible HTTP, Anthropic, the local GGUF model, the scri
 turns a list of chat messages plus optional tool schemas into a `ModelReply`. Streaming is a
 callback, so the agent loop stays one code path whether or not the user sees tokens as they come.
 
-Below the seam sit the helpers the two HTTP adapters share (retrying POST, SSE reader).
+Below the seam sit the helpers the two HTTP adapters share: the SSE reader here, and the one
+HTTP transport (`models/transport.py`: timeouts, retries) that the embedder and the proxy use too.
 """
 
 from __future__ import annotations
 
-import datetime
-import email.utils
 import http.client
 import json
-import random
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -82,157 +77,7 @@ class Model(Protocol):
 
 # --- Helpers shared by the HTTP adapters ------------------------------------------------------
 # They live here, beside the seam, so `openai.py` and `anthropic.py` stay one idea each (the
-# provider's wire format) and share one transport: a POST with timeouts and retries, and an SSE
-# reader. Standard library only: memlane's core install has no HTTP client dependency.
-
-# Waits longer than this are not slept through: a call that would hang for minutes is worse than
-# a clear error the caller can act on.
-MAX_RETRY_AFTER = 60.0
-MAX_BACKOFF = 20.0
-
-
-def is_retryable(status: int) -> bool:
-    """Rate limits and server-side failures (including Anthropic's 529 "overloaded")."""
-    return status == 429 or status >= 500
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """The wait a 429/5xx answer asks for, in seconds, or None when it names none.
-
-    Reads `retry-after-ms` (OpenAI), then `Retry-After` as seconds (fractions allowed, as some
-    servers send them) or as an HTTP date.
-    """
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
-    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
-
-
-def error_message(body: bytes) -> str:
-    """The server's own words from an error body (`{"error": {"message": ...}}`), else the text."""
-    text = body.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text[:500] or "(empty body)"
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return str(err["message"])
-        if isinstance(err, str):
-            return err
-    return text[:500]
-
-
-@dataclass(frozen=True)
-class HttpEndpoint:
-    """Where and how an adapter POSTs: the shared transport's settings."""
-
-    provider: str
-    """Name used in error messages, e.g. `OpenAI`."""
-    timeout: float
-    """Seconds to wait for the connection and for each read."""
-    max_retries: int
-    """Retries after the first attempt, on 429, 5xx, timeouts and connection errors."""
-    backoff: float = 0.5
-    """First wait between attempts when the server names none; doubles each retry."""
-    key_hint: str = ""
-    """What to check when the server answers 401/403, e.g. `api_key= or OPENAI_API_KEY`."""
-
-    def post_json(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
-        """POST `body` as JSON and return the parsed JSON answer."""
-        raw = self._send(url, body, headers, read=True)
-        try:
-            return json.loads(raw)
-        except ValueError:
-            raise ModelError(
-                f"{self.provider} answered with a body that is not JSON: {raw[:200]!r}"
-            ) from None
-
-    def open_stream(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
-        """POST `body` as JSON and return the open 2xx response for the caller to read as SSE.
-
-        Only opening the response is retried: once tokens have reached `on_token`, starting over
-        would show the user the same words twice.
-        """
-        return self._send(url, body, headers, read=False)
-
-    def _send(self, url: str, body: dict[str, Any], headers: dict[str, str], read: bool) -> Any:
-        # Retries with exponential backoff (or the server's Retry-After) on 429, 5xx, timeouts
-        # and connection errors; any other 4xx is the caller's request at fault, so retrying
-        # cannot help: raise at once with the server's message.
-        data = json.dumps(body).encode("utf-8")
-        headers = {"content-type": "application/json", **headers}
-        attempts = self.max_retries + 1
-        timed_out = f"timed out after {self.timeout:g} s (raise timeout= if the server is slow)"
-        problem = ""
-        for attempt in range(attempts):
-            wait: float | None = None
-            try:
-                request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-                response = urllib.request.urlopen(request, timeout=self.timeout)
-                if not read:
-                    return response
-                with response:
-                    return response.read()
-            except urllib.error.HTTPError as exc:
-                try:
-                    status, detail = exc.code, error_message(exc.read())
-                except OSError:  # the error body itself broke off
-                    status, detail = exc.code, str(exc.reason)
-                exc.close()
-                if not is_retryable(status):
-                    raise ModelError(self._rejected(status, detail)) from None
-                problem = f"HTTP {status}: {detail}"
-                wait = retry_after_seconds(exc.headers)
-                if wait is not None and wait > MAX_RETRY_AFTER:
-                    raise ModelError(
-                        f"{self.provider} asks to wait {wait:.0f} s before retrying "
-                        f"(HTTP {status}: {detail}); try again later"
-                    ) from None
-            except TimeoutError:
-                problem = timed_out
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, TimeoutError):
-                    problem = timed_out
-                else:
-                    problem = f"cannot connect: {exc.reason} (is the server up? check base_url)"
-            except (OSError, http.client.HTTPException) as exc:
-                problem = f"connection failed: {exc!r}"
-            if attempt + 1 < attempts:
-                time.sleep(wait if wait is not None else self._backoff(attempt))
-        plural = "s" if attempts > 1 else ""
-        raise ModelError(
-            f"{self.provider} request to {url} failed after {attempts} attempt{plural}: {problem}"
-        )
-
-    def _backoff(self, attempt: int) -> float:
-        # Jitter spreads retries from many clients that failed at the same moment.
-        return min(MAX_BACKOFF, self.backoff * 2.0**attempt) * (1 + 0.25 * random.random())
-
-    def _rejected(self, status: int, detail: str) -> str:
-        hint = ""
-        if status in (401, 403):
-            hint = f" Check the API key ({self.key_hint})." if self.key_hint else ""
-        elif status == 404:
-            hint = " Check the model name and base_url."
-        return f"{self.provider} rejected the request (HTTP {status}): {detail}{hint}"
+# provider's wire format); the POST with timeouts and retries is `transport.Transport`.
 
 
 def iter_sse(response: Any, provider: str = "The server") -> Iterator[tuple[str, str]]:

@@ -20,7 +20,6 @@ from typing import Any
 
 from memlane.errors import ModelError, UsageError
 from memlane.models.base import (
-    HttpEndpoint,
     ModelReply,
     ToolCall,
     Usage,
@@ -28,6 +27,7 @@ from memlane.models.base import (
     parse_arguments,
     sse_json,
 )
+from memlane.models.transport import Transport
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -55,7 +55,7 @@ class OpenAIModel:
         official = self.base_url == DEFAULT_BASE_URL
         self.name = f"openai:{model}" if official else model
         self._official = official
-        self._endpoint = HttpEndpoint(
+        self._endpoint = Transport(
             provider="OpenAI" if official else f"OpenAI-compatible server at {self.base_url}",
             timeout=timeout,
             max_retries=max_retries,

@@ -21,19 +21,16 @@ so that a store can tell when its vectors came from a different embedder and mus
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import re
 import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from memlane.errors import MissingExtra, ModelError, UsageError
+from memlane.models.transport import BadBody, HttpFailed, HttpRefused, Transport
 from memlane.store.vectors import pack, unpack
 
 Kind = Literal["passage", "query"]
@@ -263,7 +260,8 @@ class OpenAIEmbedder:
 
     `api_key` defaults to `$OPENAI_API_KEY`; a local server usually needs none. Texts go in
     batches of `batch_size`; transient failures (connection errors, 429, 5xx) are retried
-    `retries` times with backoff, then raise `ModelError`. Vectors are re-normalised, since not
+    `retries` times by the one transport's policy (`models.transport`: Retry-After, else
+    backoff), then raise `ModelError`. Vectors are re-normalised, since not
     every server returns unit vectors.
     """
 
@@ -290,6 +288,8 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
         self.timeout = timeout
         self.retries = retries
+        self._transport = Transport(f"the embeddings API at {self.base_url}", timeout,
+                                    max_retries=retries, key_hint="api_key= or OPENAI_API_KEY")
         self.name = f"openai/{model}"
         self.spec = f"openai:{model}"
         self._dim = dim if dim is not None else _OPENAI_DIMS.get(model)
@@ -325,43 +325,28 @@ class OpenAIEmbedder:
         body: dict[str, Any] = {"model": self.model, "input": [t or " " for t in batch]}
         if self._send_dimensions:
             body["dimensions"] = self._dim
-        headers = {"Content-Type": "application/json"}
+        headers = {}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        data = json.dumps(body).encode("utf-8")
-        last = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(min(8.0, 0.5 * 2 ** (attempt - 1)))
-            req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    payload = json.loads(resp.read().decode("utf-8"))
-                return self._parse(payload, len(batch))
-            except urllib.error.HTTPError as e:
-                detail = e.read().decode("utf-8", "replace")[:300]
-                last = f"HTTP {e.code}: {detail}"
-                if e.code in (401, 403):
-                    raise ModelError(
-                        f"{self.url} refused the API key ({last}): set OPENAI_API_KEY or pass "
-                        "api_key="
-                    ) from e
-                if e.code != 429 and e.code < 500:
-                    raise ModelError(
-                        f"{self.url} rejected the request ({last}): check the model name "
-                        f"{self.model!r} and base_url"
-                    ) from e
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-                last = f"{type(e).__name__}: {getattr(e, 'reason', e)}"
-            except (ValueError, UnicodeDecodeError) as e:  # JSON that does not parse
-                raise ModelError(
-                    f"{self.url} answered with something that is not JSON ({e}): check that "
-                    "base_url points at an OpenAI-compatible API (it usually ends in /v1)"
-                ) from e
-        raise ModelError(
-            f"{self.url} failed after {self.retries + 1} attempts ({last}): check that the server "
-            "is up and base_url is right, or retry later"
-        )
+        try:
+            payload = self._transport.post_json(self.url, body, headers)
+        except HttpRefused as e:
+            last = f"HTTP {e.status}: {e.detail[:300]}"
+            if e.status in (401, 403):
+                raise ModelError(f"{self.url} refused the API key ({last}): set OPENAI_API_KEY "
+                                 "or pass api_key=") from None
+            raise ModelError(f"{self.url} rejected the request ({last}): check the model name "
+                             f"{self.model!r} and base_url") from None
+        except BadBody as e:
+            raise ModelError(
+                f"{self.url} answered with something that is not JSON ({e.raw[:100]!r}): check "
+                "that base_url points at an OpenAI-compatible API (it usually ends in /v1)"
+            ) from None
+        except HttpFailed as e:
+            raise ModelError(
+                f"{self.url} failed after {e.attempts} attempts ({e.problem}): check that the "
+                "server is up and base_url is right, or retry later") from None
+        return self._parse(payload, len(batch))
 
     def _parse(self, payload: Any, n: int) -> list[list[float]]:
         try:

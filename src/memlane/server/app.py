@@ -788,7 +788,7 @@ def create_app(
     # Last: what memlane does not answer itself under /v1 (models, embeddings, ...) goes to the
     # upstream unchanged. /v1/memlane stays memlane's, so a typo there is memlane's 404.
     # The methods the OpenAI API uses (it has no PUT or PATCH); DELETE only on the resources it
-    # deletes (`proxy.upstream_path`, `_DELETABLE`).
+    # deletes (`upstream.upstream_path`, `DELETABLE`).
     routes.append(Route("/v1/{path:path}", proxy.passthrough, methods=["GET", "POST", "DELETE"]))
 
     lifespan = None

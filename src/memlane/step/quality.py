@@ -4,7 +4,6 @@ ledger is for engineers: a failed write is logged, never fails the step."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +12,6 @@ from .parse import StepOutput
 
 if TYPE_CHECKING:
     from ..ledger import Ledger
-
-log = logging.getLogger("memlane.step")
 
 
 def note_fallback(ledger: Ledger | None, ns: str, model: str | None, error: str,
@@ -52,10 +49,6 @@ def note_quality(ledger: Ledger | None, ns: str, model: str | None, thread_id: s
 
 
 def _write(ledger: Ledger | None, write: Callable[[Ledger], Any]) -> None:
-    # The ledger is for engineers: a full disk or a locked file must not fail a step.
-    if ledger is None:
-        return
-    try:
-        write(ledger)
-    except Exception:  # noqa: BLE001
-        log.warning("could not write to the quality ledger", exc_info=True)
+    from ..ledger import write_quietly  # the one never-fail ledger write (ledger sits above step)
+
+    write_quietly(ledger, write)

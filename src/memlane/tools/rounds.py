@@ -1,5 +1,5 @@
-"""One tool-loop round, shared by the agent (`memlane.agent`) and the proxy's JSON and
-streaming paths (`memlane.server.proxy`).
+"""One tool-loop round, run by the turn core (`memlane.tools.turn`) for the agent and the
+proxy's JSON and streaming paths.
 
 A round starts from a model answer that calls tools: each call is executed (memlane's memory
 tools here, through `MemoryTools`; anything else by the caller's `execute`), each result is cut

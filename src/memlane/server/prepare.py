@@ -1,0 +1,165 @@
+"""A proxied request made into a `Turn`: the thread's log lined up with what the client sent
+(`align`), the history the log lacks and the user's message recorded, the history replaced by
+the assembled context, memlane's tools put beside the client's."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from ..errors import UsageError
+from ..memory import Memory, Thread
+from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
+from ..tools.answer import note_correction
+from .align import Alignment, align_thread, call_name, log_form, message_text
+from .base import Service
+
+log = logging.getLogger("memlane.proxy")
+
+BUDGET_HEADER = "x-memlane-budget"
+
+
+@dataclass
+class Turn:
+    """One proxied request, prepared: what to send upstream and what to record afterwards."""
+
+    mem: Memory
+    thread: Thread
+    base: dict[str, Any]
+    """The client's request body without messages and tools (temperature, max_tokens, ...)."""
+    messages: list[dict[str, Any]]
+    """Round 0's messages: the assembled context, then the client's in-flight tool exchange."""
+    memory_tools: list[dict[str, Any]]
+    client_tools: list[dict[str, Any]]
+    offered: frozenset[str]
+    """Names of memlane's tools offered this turn (a client tool of the same name wins; none
+    when the client said `tool_choice: "none"`)."""
+    pending: list[dict[str, Any]]
+    """Messages the client sent after its last user message, not yet in the log: recorded
+    with the answer."""
+    model: str
+    auth: dict[str, str]
+    """The upstream's Authorization header (empty: none)."""
+    stream_options: Any = None
+    alignment: Alignment | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Response headers that tell the client what memlane did (alignment, truncation)."""
+    system_prompt: str = ""
+    """The system prompt the context was assembled with (for the ledger's prompt version)."""
+    memory_instructions: bool = True
+
+    def is_memory_tool(self, name: str) -> bool:
+        """memlane's call, never the client's: executed here, or taken out of the answer."""
+        return name in MEMORY_TOOL_NAMES and name not in self._client_names
+
+    @cached_property
+    def _client_names(self) -> frozenset[str]:
+        return frozenset(call_name(t) for t in self.client_tools)
+
+    @cached_property
+    def user_text(self) -> str:
+        """The text of the turn's user message (the memory tools' rule needs its words)."""
+        return _user_text(self.messages)
+
+
+def _user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The text of the last user message (the turn's), parts joined; "" when there is none."""
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            c = m.get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                return " ".join(p.get("text", "") for p in c
+                                if isinstance(p, dict) and isinstance(p.get("text"), str))
+            return ""
+    return ""
+
+
+def prepare_turn(svc: Service, mem: Memory, thread: Thread, body: dict[str, Any],
+                 headers: Mapping[str, str], auth: dict[str, str]) -> Turn:
+    """The request made into a `Turn`: aligned with the log (cut, history recorded), the user's
+    message recorded, its context assembled."""
+    budget = svc.config.budget
+    if headers.get(BUDGET_HEADER):
+        raw = headers[BUDGET_HEADER].strip()
+        if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 10_000_000:
+            raise UsageError(f"X-Memlane-Budget must be a positive token count, got {raw!r}")
+        budget = int(raw)
+
+    system: list[str] = []
+    conv: list[dict[str, Any]] = []
+    for m in body["messages"]:
+        if m["role"] in ("system", "developer"):
+            system.append(message_text(m.get("content")))
+        else:
+            conv.append(m)
+    users = [i for i, m in enumerate(conv) if m["role"] == "user"]
+    if not users:
+        raise UsageError("messages has no user message: the proxy answers a user's turn")
+    u = users[-1]
+    logs = [log_form(m) for m in conv]
+
+    client_tools = list(body.get("tools") or [])
+    client_names = {call_name(t) for t in client_tools}
+    # An in-process model that cannot call tools (the local one) is offered none, so its
+    # memory instructions name none either.
+    offer = mem.policy.use_tools and body.get("tool_choice") != "none" and \
+        getattr(svc.model, "supports_tools", True)
+    offered = frozenset(MEMORY_TOOL_NAMES - client_names) if offer else frozenset()
+    memory_tools = [dict(t) for t in TOOL_SCHEMAS if t["function"]["name"] in offered]
+    policy = replace(mem.policy, system_prompt="\n\n".join(system)) if system else None
+
+    model = svc.config.upstream_model or str(body.get("model") or "")
+    al = align_thread(thread, logs, headers)
+    if al.cut is not None:
+        thread.truncate(al.cut)
+    # History the log lacks first, then the context for the user's message, then the
+    # message itself (recorded before the model is called: a failed call never loses it).
+    if not al.in_log:
+        thread.extend(logs[al.record_from:u])
+    tools = memory_tools + client_tools
+    ctx = thread.context(budget, logs[u]["content"], policy=policy, tools=tools)
+    chat = list(ctx.messages)
+    if al.in_log:
+        # The log ends with the user's message already: the window shows it once more
+        # just before the new message. Sent once (the count stays on the safe side).
+        if len(chat) > 1 and chat[-2].layer != "new" and chat[-2].role == "user" \
+                and chat[-2].content == chat[-1].content:
+            del chat[-2]
+    else:
+        # A correction judges the previous answer: noted before the message joins the log.
+        note_correction(svc.ledger, mem, thread, logs[u]["content"], model)
+        thread.extend([logs[u]])
+    svc.note_sent_system(mem.ns, thread.id, (policy or mem.policy).system_prompt)
+    messages: list[dict[str, Any]] = [m.to_dict() for m in chat]
+    if isinstance(conv[u].get("content"), list) and ctx.messages[-1].layer == "new" \
+            and ctx.messages[-1].content == logs[u]["content"]:
+        messages[-1] = dict(conv[u])  # keep image and other content parts as sent
+    # The client's in-flight tool exchange goes upstream verbatim: it needs its call ids.
+    messages += [dict(m) for m in conv[u + 1:]]
+    base = {k: v for k, v in body.items()
+            if k not in ("messages", "tools", "stream", "stream_options", "n")}
+    out_headers = {"X-Memlane-Alignment": al.kind}
+    cut = [d for d in ctx.trace.dropped if d.what == "truncated" and d.ref == "new message"]
+    if cut:
+        total = mem.tokenizer.count([logs[u]["content"]])[0]
+        out_headers["X-Memlane-Truncated"] = (
+            f"current message: {total} tokens, {total - cut[0].tokens} sent upstream "
+            f"(head and tail; the log keeps it whole; raise X-Memlane-Budget to send more)")
+        log.info("thread %r: the current message was cut from %d tokens to fit budget %d",
+                 thread.id, total, budget)
+    return Turn(
+        mem=mem, thread=thread, base=base, messages=messages, memory_tools=memory_tools,
+        client_tools=client_tools, offered=offered, pending=logs[u + 1:],
+        model=model, auth=auth, stream_options=body.get("stream_options"),
+        alignment=al, headers=out_headers,
+        system_prompt=(policy or mem.policy).system_prompt,
+        memory_instructions=mem.policy.memory_instructions,
+    )
+
+
+__all__ = ["BUDGET_HEADER", "Turn", "prepare_turn"]
