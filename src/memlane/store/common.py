@@ -15,7 +15,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -317,6 +317,9 @@ class CommonStore:
 
     def transaction(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
+
+    def revision(self) -> Hashable | None:
+        return None  # an engine that can tell when its rows changed says so
 
     def records(self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
                 offset: int = 0, pinned_only: bool = False) -> list[Record]:

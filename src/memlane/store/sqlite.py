@@ -138,6 +138,8 @@ class SQLiteTx(CommonTx):
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.messages_only = False
+        """Set by a write that only appends messages (`SQLiteStore.revision` stays)."""
 
     @staticmethod
     def sql(sql: str) -> str:
@@ -281,6 +283,11 @@ class SQLiteStore(CommonStore):
         self.url = f"sqlite:///{path}"
         self._episodes: dict[Any, Episode] = {}
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
+        self._writes = 0
+        """This object's write transactions that may have changed more than messages."""
+        self._sources: dict[int, tuple[int, ...]] = {}
+        """Source message ids by record id, valid for `_sources_rev` (see `_with_sources`)."""
+        self._sources_rev: tuple[int, int] | None = None
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -323,13 +330,26 @@ class SQLiteStore(CommonStore):
     def transaction(self) -> Iterator[SQLiteTx]:
         with self._lock:
             self.conn.execute("BEGIN IMMEDIATE")
+            tx = SQLiteTx(self.conn)
             try:
-                yield SQLiteTx(self.conn)
+                yield tx
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
             else:
                 self.conn.execute("COMMIT")
+            finally:
+                # Counted whatever happened (a rollback only costs a memo); under the lock, so
+                # no read of this connection sees the rows without the count.
+                if not tx.messages_only:
+                    self._writes += 1
+                    self._sources.clear()
+
+    def revision(self) -> tuple[int, int]:
+        # `data_version` moves when another connection (any process) commits to the file;
+        # this connection's own commits are counted by `transaction()`.
+        with self._lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self._writes
 
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -353,8 +373,10 @@ class SQLiteStore(CommonStore):
         return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
 
     def clear_memos(self) -> None:
-        """Drop the memoised episode rows (a memory's `Caches.clear()` calls this on forget)."""
+        """Drop the memoised episode rows and record sources (a memory's `Caches.clear()`
+        calls this on forget)."""
         self._episodes.clear()
+        self._sources.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -372,6 +394,9 @@ class SQLiteStore(CommonStore):
                 "SELECT next_seq, turns FROM threads WHERE namespace = ? AND thread_id = ?",
                 (namespace, thread_id),
             ).fetchone()
+            # Messages and the thread row only (a new thread may evict others, and their
+            # episodes with them): the memos keyed by `revision()` stay.
+            tx.messages_only = row is not None
             if row is None:
                 # A new thread is when history is bounded: idle threads past the TTL go first,
                 # then the least recently written ones past the ceiling.
@@ -492,25 +517,42 @@ class SQLiteStore(CommonStore):
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
         return self._with_sources(c, rows)
 
-    @staticmethod
-    def _with_sources(c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
+    def _with_sources(self, c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
         if not rows:
             return []
-        ids = [r[0] for r in rows]
-        src: dict[int, list[int]] = {}
+        # A fact restated over a long thread has a thousand sources, and reading them cost more
+        # than the search that found it, on every turn that shows it: they are memoised by
+        # record id while the store's revision stays (only a write to records moves them).
+        # Not inside a read or write transaction: its snapshot may be older (or its writes
+        # newer) than the revision says.
+        memo = c is self.conn and not c.in_transaction
+        if memo:
+            rev = self.revision()
+            if rev != self._sources_rev or len(self._sources) > SOURCES_MEMO:
+                self._sources.clear()
+                self._sources_rev = rev
+        known = self._sources if memo else {}
+        ids = [r[0] for r in rows if r[0] not in known]
+        src = {i: () for i in ids}  # a record without sources has no row below
+        # One row per record, its sources joined by SQLite (a Python row each cost more).
         for part in chunks(ids):
             marks = ",".join("?" * len(part))
-            for rid, mid in c.execute(
-                f"SELECT record_id, message_id FROM record_sources WHERE record_id IN ({marks})"
-                " ORDER BY message_id",
+            for rid, mids in c.execute(
+                "SELECT record_id, group_concat(message_id) FROM record_sources"
+                f" WHERE record_id IN ({marks}) GROUP BY record_id",
                 tuple(part),
             ):
-                src.setdefault(rid, []).append(mid)
+                # group_concat's order is unspecified (it follows the primary key in practice):
+                # sorted here, a linear pass over sorted input.
+                src[rid] = tuple(sorted(map(int, mids.split(","))))
+        if memo:
+            known.update(src)
+        src.update((i, known[i]) for i in (r[0] for r in rows) if i not in src)
         return [
             Record(
                 id=r[0], namespace=r[1], text=r[2], kind=r[3], thread_id=r[4], created=r[5],
                 updated=r[6], pinned=bool(r[7]), suspect=bool(r[8]),
-                source_ids=tuple(src.get(r[0], ())), stated=r[9],
+                source_ids=src[r[0]], stated=r[9],
             )
             for r in rows
         ]
@@ -877,6 +919,8 @@ class SQLiteStore(CommonStore):
 # Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
 RERANK = 400
 
+SOURCES_MEMO = 8192
+"""Records whose sources `SQLiteStore._with_sources` memoises before it starts again."""
 _VREADER_LOCK = threading.Lock()
 """Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
 
