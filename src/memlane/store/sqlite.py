@@ -533,7 +533,7 @@ class SQLiteStore(CommonStore):
                 self._sources_rev = rev
         known = self._sources if memo else {}
         ids = [r[0] for r in rows if r[0] not in known]
-        src = {i: () for i in ids}  # a record without sources has no row below
+        src: dict[int, tuple[int, ...]] = {i: () for i in ids}  # no sources: no row below
         # One row per record, its sources joined by SQLite (a Python row each cost more).
         for part in chunks(ids):
             marks = ",".join("?" * len(part))
