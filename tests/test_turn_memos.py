@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from memlane import Memory
+from memlane.store.base import SearchFilters
 from memlane.store.common import SearchBounds
 from memlane.store.sqlite import SQLiteStore
 
@@ -94,3 +95,24 @@ def test_the_line_index_sees_an_episode_filed_by_a_second_memory(tmp_path: Path)
     assert got and "lighthouse" in got[0].line.lower()
     a.close()
     b.close()
+
+
+def test_memoised_candidates_rank_as_the_sql_does(tmp_path: Path) -> None:
+    import random
+
+    from memlane.store.common import bm25_idf
+
+    s = SQLiteStore(tmp_path / "m.db")
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(30)]
+    for i in range(300):
+        s.add_record("ns" if i % 5 else "other", " ".join(rng.sample(words, rng.randint(2, 9))))
+    for q in range(40):
+        terms = rng.sample(words, rng.randint(1, 5))
+        weights = [(t, bm25_idf(300, rng.randint(1, 200)), rng.randint(1, 80)) for t in terms]
+        for _ in range(2):  # read, then from the memo
+            got = s._memo_candidates("ns", weights, 10)
+            want = s._sql_candidates("ns", weights, 10, SearchFilters())
+            assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
+            assert got == [(r, x) for r, x in got if r.namespace == "ns"]

@@ -7,6 +7,7 @@ killed mid-transaction leaves the file at the last commit (SQLite's journal guar
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import sqlite3
@@ -288,6 +289,9 @@ class SQLiteStore(CommonStore):
         self._sources: dict[int, tuple[int, ...]] = {}
         """Source message ids by record id, valid for `_sources_rev` (see `_with_sources`)."""
         self._sources_rev: tuple[int, int] | None = None
+        self._postings: dict[tuple[str, str], tuple[list[tuple[int, float]], bool]] = {}
+        """Newest postings by (namespace, term), valid for `_postings_rev`: `_memo_candidates`."""
+        self._postings_rev: tuple[int, int] | None = None
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -344,6 +348,7 @@ class SQLiteStore(CommonStore):
                 if not tx.messages_only:
                     self._writes += 1
                     self._sources.clear()
+                    self._postings.clear()
 
     def revision(self) -> tuple[int, int]:
         # `data_version` moves when another connection (any process) commits to the file;
@@ -377,6 +382,7 @@ class SQLiteStore(CommonStore):
         calls this on forget)."""
         self._episodes.clear()
         self._sources.clear()
+        self._postings.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -637,6 +643,59 @@ class SQLiteStore(CommonStore):
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        if f == SearchFilters():
+            return self._memo_candidates(namespace, weights, k)
+        return self._sql_candidates(namespace, weights, k, f)
+
+    def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                         k: int) -> list[tuple[Record, float]]:
+        """`_scored_candidates` without filters, from memoised postings: a conversation asks
+        for the same common words turn after turn, and walking their newest postings was most
+        of a search on a large store. A term's newest `n` postings of the namespace, with each
+        record's length in words, are read once (one statement for every term missing) and
+        kept while `revision()` stays; a shorter read is a prefix of a longer one (newest
+        first), and one that came back short holds them all. Scored as the SQL does."""
+        with self._lock:
+            rev = self.revision()  # before the reads: what is memoised is at least this new
+            memo = self._postings
+            if rev != self._postings_rev or len(memo) > POSTINGS_MEMO:
+                memo.clear()
+                self._postings_rev = rev
+            need = []
+            for t, _, n in weights:
+                got = memo.get((namespace, t))
+                if got is None or (len(got[0]) < n and not got[1]):
+                    need.append((t, n))
+            if need:
+                sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, length(r.text)"
+                       " - length(replace(r.text, ' ', '')) + 2 FROM records_fts JOIN records r"
+                       " ON r.id = records_fts.rowid WHERE records_fts MATCH ? AND"
+                       " r.namespace = ? ORDER BY records_fts.rowid DESC LIMIT ?)")
+                args: list[Any] = []
+                for i, (t, n) in enumerate(need):
+                    args += [i, fts5_match([t], ("text",)), namespace, n]
+                # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
+                # average length is the index's, which moves only with the revision.
+                avgdl = self._avgdl()
+                lists: list[list[tuple[int, float]]] = [[] for _ in need]
+                for i, rid, d in self.conn.execute(" UNION ALL ".join([sub] * len(need)),
+                                                   args):
+                    lists[i].append((rid, 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl))))
+                for (t, n), got_ in zip(need, lists, strict=True):
+                    got_.sort(reverse=True)  # newest first (UNION ALL keeps no order)
+                    memo[(namespace, t)] = (got_, len(got_) < n)
+            postings = [memo[(namespace, t)][0][:n] for t, _, n in weights]
+        score: dict[int, float] = {}
+        get = score.get
+        for (_, w, _), ps in zip(weights, postings, strict=True):
+            for rid, part in ps:
+                score[rid] = get(rid, 0.0) + w * part
+        best = heapq.nsmallest(k, score.items(), key=lambda x: (-x[1], -x[0]))
+        recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
+        return [(recs[rid], s) for rid, s in best if rid in recs]
+
+    def _sql_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                        k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
         # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
         # on the record's row (a primary-key lookup per posting walked), not with FTS5's
@@ -919,6 +978,9 @@ class SQLiteStore(CommonStore):
 # Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
 RERANK = 400
 
+POSTINGS_MEMO = 512
+"""Terms whose postings `SQLiteStore._memo_candidates` memoises before it starts again (a
+term's list holds at most `SearchBounds.exact_postings` (id, length factor) pairs)."""
 SOURCES_MEMO = 8192
 """Records whose sources `SQLiteStore._with_sources` memoises before it starts again."""
 _VREADER_LOCK = threading.Lock()
