@@ -116,3 +116,21 @@ def test_memoised_candidates_rank_as_the_sql_does(tmp_path: Path) -> None:
             assert [r.id for r, _ in got] == [r.id for r, _ in want], q
             assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
             assert got == [(r, x) for r, x in got if r.namespace == "ns"]
+
+
+def test_memoised_exact_branch_ranks_as_fts5(tmp_path: Path) -> None:
+    import random
+
+    s = SQLiteStore(tmp_path / "m.db")
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    for i in range(400):
+        s.add_record("ns" if i % 3 else "other",
+                     " ".join(rng.choices(words, k=rng.randint(2, 12))))
+    for q in range(60):
+        terms = rng.sample(words, rng.randint(1, 6))
+        for _ in range(2):  # read, then from the memo
+            got = s._memo_exact("ns", terms, 15)
+            want = s._search_records("ns", terms, 15, SearchFilters(), narrow=True)
+            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
+            assert [r.id for r, _ in got] == [r.id for r, _ in want], q

@@ -289,8 +289,9 @@ class SQLiteStore(CommonStore):
         self._sources: dict[int, tuple[int, ...]] = {}
         """Source message ids by record id, valid for `_sources_rev` (see `_with_sources`)."""
         self._sources_rev: tuple[int, int] | None = None
-        self._postings: dict[tuple[str, str], tuple[list[tuple[int, float]], bool]] = {}
-        """Newest postings by (namespace, term), valid for `_postings_rev`: `_memo_candidates`."""
+        self._postings: dict[tuple[str, ...], tuple[list[tuple[int, float]], bool]] = {}
+        """Newest postings by (namespace, term), valid for `_postings_rev` (`_memo_candidates`);
+        by (namespace, term, "bm25"), a term's scored matches (`_memo_exact`)."""
         self._postings_rev: tuple[int, int] | None = None
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
@@ -618,6 +619,8 @@ class SQLiteStore(CommonStore):
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         narrow: bool = True) -> list[tuple[Record, float]]:
+        if not narrow and f == SearchFilters():
+            return self._memo_exact(namespace, terms, k)
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -634,6 +637,44 @@ class SQLiteStore(CommonStore):
             recs = self._with_sources(c, [r[:-1] for r in rows])
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
         return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+
+    def _memo_exact(self, namespace: str, terms: list[str], k: int
+                    ) -> list[tuple[Record, float]]:
+        """The bounded search's exact branch (the kept terms match few records store-wide)
+        from memoised per-term scores: FTS5's bm25() of an OR query is the sum over its terms
+        of each term's own bm25() (each term's IDF, frequency and the record's length), so
+        each term's scored matches in the namespace are read once (one statement for every
+        term missing) and kept while `revision()` stays, like `_memo_candidates`' postings.
+        Summed in query order, as FTS5 does; ties go to the older record, as its scan has it."""
+        with self._lock:
+            rev = self.revision()  # before the reads: what is memoised is at least this new
+            memo = self._postings
+            if rev != self._postings_rev or len(memo) > POSTINGS_MEMO:
+                memo.clear()
+                self._postings_rev = rev
+            need = [t for t in terms if (namespace, t, "bm25") not in memo]
+            if need:
+                sub = ("SELECT ? AS i, records_fts.rowid, bm25(records_fts, 1.0, 0.0)"
+                       " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+                       " WHERE records_fts MATCH ? AND r.namespace = ?")
+                args: list[Any] = []
+                for i, t in enumerate(need):
+                    args += [i, fts5_match([t], ("text",)), namespace]
+                lists: list[list[tuple[int, float]]] = [[] for _ in need]
+                for i, rid, bm in self.conn.execute(" UNION ALL ".join([sub] * len(need)),
+                                                    args):
+                    lists[i].append((rid, -float(bm)))  # flipped: higher is better
+                for t, got in zip(need, lists, strict=True):
+                    memo[(namespace, t, "bm25")] = (got, True)
+            scored = [memo[(namespace, t, "bm25")][0] for t in terms]
+        score: dict[int, float] = {}
+        get = score.get
+        for ps in scored:
+            for rid, part in ps:
+                score[rid] = get(rid, 0.0) + part
+        best = heapq.nsmallest(k, score.items(), key=lambda x: (-x[1], x[0]))
+        recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
+        return [(recs[rid], s) for rid, s in best if rid in recs]
 
     def _index_size(self) -> float:
         # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
