@@ -46,9 +46,10 @@ def test_sources_seen_through_a_second_store(tmp_path: Path) -> None:
     assert a.records("ns", [rid])[0].source_ids == (mids[0],)
     assert a.search_records("ns", "spare key", 5)[0][0].source_ids == (mids[0],)
     with b.transaction() as tx:
-        tx.update_record("ns", rid, "the spare key is under the mat", time.time(), False,
+        tx.update_record("ns", rid, "the spare key is under the blue mat", time.time(), False,
                          mids[1:])
     assert a.records("ns", [rid])[0].source_ids == tuple(mids)
+    assert a.records("ns", [rid])[0].text == "the spare key is under the blue mat"
     assert a.search_records("ns", "spare key", 5)[0][0].source_ids == tuple(mids)
     # and through this store's own write
     with a.transaction() as tx:

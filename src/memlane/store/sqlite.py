@@ -7,13 +7,13 @@ killed mid-transaction leaves the file at the last commit (SQLite's journal guar
 
 from __future__ import annotations
 
-import heapq
 import json
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -286,13 +286,16 @@ class SQLiteStore(CommonStore):
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         self._writes = 0
         """This object's write transactions that may have changed more than messages."""
+        # Memos of rows that only a write to records or episodes changes, valid for the
+        # `revision()` in `_memo_rev` (`_memos_fresh`), bounded, emptied by `clear_memos`.
+        self._memo_rev: tuple[int, int] | None = None
         self._sources: dict[int, tuple[int, ...]] = {}
-        """Source message ids by record id, valid for `_sources_rev` (see `_with_sources`)."""
-        self._sources_rev: tuple[int, int] | None = None
+        """Source message ids by record id (`_with_sources`)."""
+        self._recs: dict[int, Record] = {}
+        """Records by id (`_records` with ids)."""
         self._postings: dict[tuple[str, ...], tuple[list[tuple[int, float]], bool]] = {}
-        """Newest postings by (namespace, term), valid for `_postings_rev` (`_memo_candidates`);
-        by (namespace, term, "bm25"), a term's scored matches (`_memo_exact`)."""
-        self._postings_rev: tuple[int, int] | None = None
+        """Newest postings by (namespace, term) (`_memo_candidates`); by (namespace, term,
+        "bm25"), a term's scored matches (`_memo_exact`)."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -348,8 +351,6 @@ class SQLiteStore(CommonStore):
                 # no read of this connection sees the rows without the count.
                 if not tx.messages_only:
                     self._writes += 1
-                    self._sources.clear()
-                    self._postings.clear()
 
     def revision(self) -> tuple[int, int]:
         # `data_version` moves when another connection (any process) commits to the file;
@@ -382,8 +383,25 @@ class SQLiteStore(CommonStore):
         """Drop the memoised episode rows and record sources (a memory's `Caches.clear()`
         calls this on forget)."""
         self._episodes.clear()
-        self._sources.clear()
-        self._postings.clear()
+        self._memo_rev = None
+        for memo in (self._sources, self._recs, self._postings):
+            memo.clear()
+
+    def _memos_fresh(self, c: sqlite3.Connection) -> bool:
+        """Whether the memos may answer a read on `c` now, emptied first if the revision
+        moved. Never on another connection, nor inside a transaction: its snapshot may be
+        older than the revision, or its own writes newer. Call under `_lock`, before the
+        reads whose results are memoised (they are then at least as new as the revision)."""
+        if c is not self.conn or c.in_transaction:
+            return False
+        rev = self.revision()
+        if rev != self._memo_rev or len(self._recs) > RECORDS_MEMO or \
+                len(self._sources) > RECORDS_MEMO or len(self._postings) > POSTINGS_MEMO:
+            self._memo_rev = None
+            for memo in (self._sources, self._recs, self._postings):
+                memo.clear()
+            self._memo_rev = rev
+        return True
 
     def close(self) -> None:
         with self._lock:
@@ -506,10 +524,20 @@ class SQLiteStore(CommonStore):
     # episodes and records ----------------------------------------------------------------------
     def _records(
         self, c: sqlite3.Connection, ns: str, ids: Sequence[int] | None, limit: int,
-        offset: int, pinned_only: bool = False,
+        offset: int, pinned_only: bool = False, memo: bool = True,
     ) -> list[Record]:
         if ids is not None:
             out: list[Record] = []
+            if memo and self._memos_fresh(c):
+                known = self._recs
+                want = list(dict.fromkeys(ids))  # as `IN` has them: each once
+                mine = [known[i] for i in want if i in known and known[i].namespace == ns]
+                rest = [i for i in want if i not in known]
+                if rest:
+                    for r in self._records(self.conn, ns, rest, limit, offset, memo=False):
+                        known[r.id] = r
+                        mine.append(r)
+                return sorted(mine, key=lambda r: r.id)
             for part in chunks(list(ids)):
                 marks = ",".join("?" * len(part))
                 rows = c.execute(
@@ -532,12 +560,7 @@ class SQLiteStore(CommonStore):
         # record id while the store's revision stays (only a write to records moves them).
         # Not inside a read or write transaction: its snapshot may be older (or its writes
         # newer) than the revision says.
-        memo = c is self.conn and not c.in_transaction
-        if memo:
-            rev = self.revision()
-            if rev != self._sources_rev or len(self._sources) > SOURCES_MEMO:
-                self._sources.clear()
-                self._sources_rev = rev
+        memo = self._memos_fresh(c)
         known = self._sources if memo else {}
         ids = [r[0] for r in rows if r[0] not in known]
         src: dict[int, tuple[int, ...]] = {i: () for i in ids}  # no sources: no row below
@@ -619,8 +642,9 @@ class SQLiteStore(CommonStore):
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         narrow: bool = True) -> list[tuple[Record, float]]:
-        if not narrow and f == SearchFilters():
-            return self._memo_exact(namespace, terms, k)
+        with self._lock:  # re-entrant: held on through the memoised reads
+            if not narrow and f == SearchFilters() and self._memos_fresh(self.conn):
+                return self._memo_exact(namespace, terms, k)
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -647,11 +671,7 @@ class SQLiteStore(CommonStore):
         term missing) and kept while `revision()` stays, like `_memo_candidates`' postings.
         Summed in query order, as FTS5 does; ties go to the older record, as its scan has it."""
         with self._lock:
-            rev = self.revision()  # before the reads: what is memoised is at least this new
             memo = self._postings
-            if rev != self._postings_rev or len(memo) > POSTINGS_MEMO:
-                memo.clear()
-                self._postings_rev = rev
             need = [t for t in terms if (namespace, t, "bm25") not in memo]
             if need:
                 sub = ("SELECT ? AS i, records_fts.rowid, bm25(records_fts, 1.0, 0.0)"
@@ -672,7 +692,8 @@ class SQLiteStore(CommonStore):
         for ps in scored:
             for rid, part in ps:
                 score[rid] = get(rid, 0.0) + part
-        best = heapq.nsmallest(k, score.items(), key=lambda x: (-x[1], x[0]))
+        # Best first, the older record first on ties (a reverse sort keeps ties in order).
+        best = sorted(sorted(score.items()), key=itemgetter(1), reverse=True)[:k]
         recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
         return [(recs[rid], s) for rid, s in best if rid in recs]
 
@@ -684,8 +705,9 @@ class SQLiteStore(CommonStore):
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
-        if f == SearchFilters():
-            return self._memo_candidates(namespace, weights, k)
+        with self._lock:  # re-entrant: held on through the memoised reads
+            if f == SearchFilters() and self._memos_fresh(self.conn):
+                return self._memo_candidates(namespace, weights, k)
         return self._sql_candidates(namespace, weights, k, f)
 
     def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
@@ -697,11 +719,7 @@ class SQLiteStore(CommonStore):
         kept while `revision()` stays; a shorter read is a prefix of a longer one (newest
         first), and one that came back short holds them all. Scored as the SQL does."""
         with self._lock:
-            rev = self.revision()  # before the reads: what is memoised is at least this new
             memo = self._postings
-            if rev != self._postings_rev or len(memo) > POSTINGS_MEMO:
-                memo.clear()
-                self._postings_rev = rev
             need = []
             for t, _, n in weights:
                 got = memo.get((namespace, t))
@@ -731,7 +749,8 @@ class SQLiteStore(CommonStore):
         for (_, w, _), ps in zip(weights, postings, strict=True):
             for rid, part in ps:
                 score[rid] = get(rid, 0.0) + w * part
-        best = heapq.nsmallest(k, score.items(), key=lambda x: (-x[1], -x[0]))
+        # Best first, the newer record first on ties: (score, id) descending.
+        best = sorted(score.items(), key=itemgetter(1, 0), reverse=True)[:k]
         recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
         return [(recs[rid], s) for rid, s in best if rid in recs]
 
@@ -1022,8 +1041,8 @@ RERANK = 400
 POSTINGS_MEMO = 512
 """Terms whose postings `SQLiteStore._memo_candidates` memoises before it starts again (a
 term's list holds at most `SearchBounds.exact_postings` (id, length factor) pairs)."""
-SOURCES_MEMO = 8192
-"""Records whose sources `SQLiteStore._with_sources` memoises before it starts again."""
+RECORDS_MEMO = 8192
+"""Records (and records' sources) the SQLite store memoises before it starts again."""
 _VREADER_LOCK = threading.Lock()
 """Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
 
