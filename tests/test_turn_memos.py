@@ -135,3 +135,15 @@ def test_memoised_exact_branch_ranks_as_fts5(tmp_path: Path) -> None:
             want = s._search_records("ns", terms, 15, SearchFilters(), narrow=True)
             assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
             assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+
+
+def test_memoised_term_counts_see_a_second_store(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    a.add_record("ns", "the boiler is in the attic")
+    assert a.term_counts(["boiler", "cellar"], 10) == [1, 0]
+    assert a.term_counts(["boiler", "cellar"], 10) == [1, 0]  # memoised, zero too
+    b.add_record("ns", "the boiler key is in the cellar")
+    assert a.term_counts(["boiler", "cellar"], 10) == [2, 1]
+    a.forget_record("ns", 1)
+    assert a.term_counts(["boiler", "cellar"], 10) == [1, 1]

@@ -293,6 +293,8 @@ class SQLiteStore(CommonStore):
         """Source message ids by record id (`_with_sources`)."""
         self._recs: dict[int, Record] = {}
         """Records by id (`_records` with ids)."""
+        self._counts: dict[tuple[str, int], int] = {}
+        """Records holding a term, counted up to a cap: `(term, cap) -> n` (`_term_counts`)."""
         self._postings: dict[tuple[str, ...], tuple[list[tuple[int, float]], bool]] = {}
         """Newest postings by (namespace, term) (`_memo_candidates`); by (namespace, term,
         "bm25"), a term's scored matches (`_memo_exact`)."""
@@ -384,7 +386,7 @@ class SQLiteStore(CommonStore):
         calls this on forget)."""
         self._episodes.clear()
         self._memo_rev = None
-        for memo in (self._sources, self._recs, self._postings):
+        for memo in (self._sources, self._recs, self._postings, self._counts):
             memo.clear()
 
     def _memos_fresh(self, c: sqlite3.Connection) -> bool:
@@ -396,9 +398,10 @@ class SQLiteStore(CommonStore):
             return False
         rev = self.revision()
         if rev != self._memo_rev or len(self._recs) > RECORDS_MEMO or \
-                len(self._sources) > RECORDS_MEMO or len(self._postings) > POSTINGS_MEMO:
+                len(self._sources) > RECORDS_MEMO or len(self._postings) > POSTINGS_MEMO or \
+                len(self._counts) > RECORDS_MEMO:
             self._memo_rev = None
-            for memo in (self._sources, self._recs, self._postings):
+            for memo in (self._sources, self._recs, self._postings, self._counts):
                 memo.clear()
             self._memo_rev = rev
         return True
@@ -801,7 +804,17 @@ class SQLiteStore(CommonStore):
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
-            return _term_counts(self.conn, terms, cap)
+            if not self._memos_fresh(self.conn):
+                return _term_counts(self.conn, terms, cap)
+            # Exact while the revision stays, zeros too (`TermStats` keeps no zero: it cannot
+            # tell when a record brings the word): a new message's words in no record are
+            # counted once, not on every turn.
+            memo = self._counts
+            todo = list(dict.fromkeys(t for t in terms if (t, cap) not in memo))
+            if todo:
+                memo.update(zip(((t, cap) for t in todo), _term_counts(self.conn, todo, cap),
+                                strict=True))
+            return [memo[(t, cap)] for t in terms]
 
     def _put_vectors(self, namespace: str, t: VecTable,
                      items: Sequence[tuple[int, Sequence[float]]], model: str) -> int:
