@@ -698,7 +698,7 @@ class Thread:
         want = fact_terms(new_message)
         if not want:
             return []
-        lines, bags, where = self._line_index()
+        lines, bags, where, shown = self._line_index()
         if not lines:
             return []
         df = {t: len(where[t]) for t in want if t in where}
@@ -709,12 +709,20 @@ class Thread:
         maybe = {i for t in weight for i in where[t]}
         scored = [(sum(weight.get(t, 0.0) for t in bags[i] & want), -i) for i in maybe]
         best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
-        return self._store.episodes_ending(self._ns, self.id, [lines[-i][0] for _, i in best])
+        ends = [lines[-i][0] for _, i in best]
+        # The winners' whole rows, memoised with the index (the same stretches win turn after
+        # turn); `shown` lives and dies with the index's revision.
+        missing = [e for e in ends if e not in shown]
+        if missing:
+            shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
+                                                                            missing))
+        return [shown[e] for e in ends if e in shown]
 
     def _line_index(self) -> tuple[list[tuple[int, str]], list[frozenset[str]],
-                                   dict[str, list[int]]]:
+                                   dict[str, list[int]], dict[int, Episode]]:
         """The line index's candidates: the newest `INDEXED_LINES` stretches' (end, line), the
-        content terms of each line, and the lines each term is in. They change only when a
+        content terms of each line, the lines each term is in, and the stretches read whole so
+        far by their end (`matched_lines` fills it). They change only when a
         stretch is filed, so they are memoised under the store's `revision()` (read before
         the lines; None: read every time), which a write by any process moves."""
         rev = self._store.revision()
@@ -737,7 +745,8 @@ class Thread:
             bags.append(bag)
             for t in bag:
                 where.setdefault(t, []).append(i)
-        built = (lines, bags, where)
+        built: tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
+                     dict[int, Episode]] = (lines, bags, where, {})
         if rev is not None:
             remember(index, key, (rev, built))
         return built

@@ -7,6 +7,7 @@ killed mid-transaction leaves the file at the last commit (SQLite's journal guar
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import sqlite3
@@ -753,7 +754,7 @@ class SQLiteStore(CommonStore):
             for rid, part in ps:
                 score[rid] = get(rid, 0.0) + w * part
         # Best first, the newer record first on ties: (score, id) descending.
-        best = sorted(score.items(), key=itemgetter(1, 0), reverse=True)[:k]
+        best = heapq.nlargest(k, score.items(), key=itemgetter(1, 0))
         recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
         return [(recs[rid], s) for rid, s in best if rid in recs]
 
