@@ -398,13 +398,15 @@ class SQLiteStore(CommonStore):
         if c is not self.conn or c.in_transaction:
             return False
         rev = self.revision()
-        if rev != self._memo_rev or len(self._recs) > RECORDS_MEMO or \
-                len(self._sources) > RECORDS_MEMO or len(self._postings) > POSTINGS_MEMO or \
-                len(self._counts) > RECORDS_MEMO:
-            self._memo_rev = None
+        if rev != self._memo_rev:
             for memo in (self._sources, self._recs, self._postings, self._counts):
                 memo.clear()
             self._memo_rev = rev
+        # Bounded each on its own (a full one starts again; the others keep what they hold).
+        for memo, most in ((self._sources, RECORDS_MEMO), (self._recs, RECORDS_MEMO),
+                           (self._postings, POSTINGS_MEMO), (self._counts, RECORDS_MEMO)):
+            if len(memo) > most:
+                memo.clear()
         return True
 
     def close(self) -> None:
@@ -678,8 +680,11 @@ class SQLiteStore(CommonStore):
             memo = self._postings
             need = [t for t in terms if (namespace, t, "bm25") not in memo]
             if need:
+                # CROSS JOIN: the index drives. Left to itself, with so few columns of
+                # `records` wanted, the planner walks the namespace's covering index and
+                # probes the index once per record (a second on 10k records, not 1 ms).
                 sub = ("SELECT ? AS i, records_fts.rowid, bm25(records_fts, 1.0, 0.0)"
-                       " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+                       " FROM records_fts CROSS JOIN records r ON r.id = records_fts.rowid"
                        " WHERE records_fts MATCH ? AND r.namespace = ?")
                 args: list[Any] = []
                 for i, t in enumerate(need):
@@ -731,7 +736,8 @@ class SQLiteStore(CommonStore):
                     need.append((t, n))
             if need:
                 sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, length(r.text)"
-                       " - length(replace(r.text, ' ', '')) + 2 FROM records_fts JOIN records r"
+                       " - length(replace(r.text, ' ', '')) + 2 FROM records_fts"
+                       " CROSS JOIN records r"  # the index drives (see `_memo_exact`)
                        " ON r.id = records_fts.rowid WHERE records_fts MATCH ? AND"
                        " r.namespace = ? ORDER BY records_fts.rowid DESC LIMIT ?)")
                 args: list[Any] = []
@@ -1052,7 +1058,7 @@ class SQLiteStore(CommonStore):
 # Candidates re-ranked with exact float vectors per vector query (see memlane.store.vectors).
 RERANK = 400
 
-POSTINGS_MEMO = 512
+POSTINGS_MEMO = 1024
 """Terms whose postings `SQLiteStore._memo_candidates` memoises before it starts again (a
 term's list holds at most `SearchBounds.exact_postings` (id, length factor) pairs)."""
 RECORDS_MEMO = 8192
