@@ -147,3 +147,12 @@ def test_memoised_term_counts_see_a_second_store(tmp_path: Path) -> None:
     assert a.term_counts(["boiler", "cellar"], 10) == [2, 1]
     a.forget_record("ns", 1)
     assert a.term_counts(["boiler", "cellar"], 10) == [1, 1]
+
+
+def test_a_forget_leaves_nothing_in_the_memos(tmp_path: Path) -> None:
+    s = SQLiteStore(tmp_path / "m.db")
+    rid = s.add_record("ns", "the vault code is 4417").id
+    assert s.search_records("ns", "vault code", 3)[0][0].id == rid
+    assert s.records("ns", [rid]) and s._recs  # memoised
+    s.forget_record("ns", rid)
+    assert not s._recs and not s._postings and not s._counts and not s._sources

@@ -354,6 +354,8 @@ class SQLiteStore(CommonStore):
                 # no read of this connection sees the rows without the count.
                 if not tx.messages_only:
                     self._writes += 1
+                    # Emptied now, not at the next read: a forgotten text must not stay.
+                    self._drop_memos()
 
     def revision(self) -> tuple[int, int]:
         # `data_version` moves when another connection (any process) commits to the file;
@@ -383,9 +385,12 @@ class SQLiteStore(CommonStore):
         return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
 
     def clear_memos(self) -> None:
-        """Drop the memoised episode rows and record sources (a memory's `Caches.clear()`
-        calls this on forget)."""
+        """Drop the memoised episode rows and what is memoised under the revision (a memory's
+        `Caches.clear()` calls this on forget)."""
         self._episodes.clear()
+        self._drop_memos()
+
+    def _drop_memos(self) -> None:
         self._memo_rev = None
         for memo in (self._sources, self._recs, self._postings, self._counts):
             memo.clear()
@@ -399,8 +404,7 @@ class SQLiteStore(CommonStore):
             return False
         rev = self.revision()
         if rev != self._memo_rev:
-            for memo in (self._sources, self._recs, self._postings, self._counts):
-                memo.clear()
+            self._drop_memos()
             self._memo_rev = rev
         # Bounded each on its own (a full one starts again; the others keep what they hold).
         for memo, most in ((self._sources, RECORDS_MEMO), (self._recs, RECORDS_MEMO),
