@@ -42,13 +42,20 @@ class Caches:
         """`round(s, 4)` of working-memory scores."""
         self.line_terms: dict[str, frozenset[str]] = {}
         """Content terms of a buffer line's text (the line index, `Thread.matched_lines`)."""
+        self.notes: dict[int, tuple[Any, tuple[str, bool]]] = {}
+        """A record's note line and whether it is quarantined: `id(record) -> (record, (line,
+        quarantined))` (`memlane.context.assemble._note`)."""
+        self.line_index: dict[tuple[str, str], tuple[Any, Any]] = {}
+        """A thread's line index (`Thread._line_index`): `(namespace, thread) -> (store
+        revision, (lines, their terms, lines by term))`."""
         self._on_clear = on_clear
 
     def memos(self) -> dict[str, dict[Any, Any]]:
         """Every memo by name (what `clear` empties; tests walk them)."""
         return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
                 "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded,
-                "line_terms": self.line_terms}
+                "line_terms": self.line_terms, "line_index": self.line_index,
+                "notes": self.notes}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

@@ -695,30 +695,58 @@ class Thread:
         want = fact_terms(new_message)
         if not want:
             return []
+        lines, bags, where, shown = self._line_index()
+        if not lines:
+            return []
+        df = {t: len(where[t]) for t in want if t in where}
+        n = len(bags)
+        # A term in half the lines or more says nothing about which stretch is meant.
+        weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
+        # Only the lines holding a weighted term can score (scored as every line was).
+        maybe = {i for t in weight for i in where[t]}
+        scored = [(sum(weight.get(t, 0.0) for t in bags[i] & want), -i) for i in maybe]
+        best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
+        ends = [lines[-i][0] for _, i in best]
+        # The winners' whole rows, memoised with the index (the same stretches win turn after
+        # turn); `shown` lives and dies with the index's revision.
+        missing = [e for e in ends if e not in shown]
+        if missing:
+            shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
+                                                                            missing))
+        return [shown[e] for e in ends if e in shown]
+
+    def _line_index(self) -> tuple[list[tuple[int, str]], list[frozenset[str]],
+                                   dict[str, list[int]], dict[int, Episode]]:
+        """The line index's candidates: the newest `INDEXED_LINES` stretches' (end, line), the
+        content terms of each line, the lines each term is in, and the stretches read whole so
+        far by their end (`matched_lines` fills it). They change only when a
+        stretch is filed, so they are memoised under the store's `revision()` (read before
+        the lines; None: read every time), which a write by any process moves."""
+        rev = self._store.revision()
+        key = (self._ns, self.id)
+        index = self.memory.caches.line_index
+        hit = index.get(key) if rev is not None else None
+        if hit is not None and hit[0] == rev:
+            return hit[1]
         # Ends and lines only (whole rows, record ids decoded, for the winners alone).
         lines = self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1)
         # All of them came back: the first is among them, and it is shown anyway.
         lines = lines[1:] if len(lines) <= INDEXED_LINES else lines[-INDEXED_LINES:]
-        if not lines:
-            return []
         memo = self.memory.caches.line_terms
         bags = []
-        for _, line in lines:
+        where: dict[str, list[int]] = {}
+        for i, (_, line) in enumerate(lines):
             bag = memo.get(line)
             if bag is None:
                 bag = remember(memo, line, frozenset(fact_terms(line)))
             bags.append(bag)
-        df: dict[str, int] = {}
-        for bag in bags:
-            for t in bag & want:
-                df[t] = df.get(t, 0) + 1
-        n = len(bags)
-        # A term in half the lines or more says nothing about which stretch is meant.
-        weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
-        scored = [(sum(weight.get(t, 0.0) for t in bag & want), -i)
-                  for i, bag in enumerate(bags)]
-        best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
-        return self._store.episodes_ending(self._ns, self.id, [lines[-i][0] for _, i in best])
+            for t in bag:
+                where.setdefault(t, []).append(i)
+        built: tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
+                     dict[int, Episode]] = (lines, bags, where, {})
+        if rev is not None:
+            remember(index, key, (rev, built))
+        return built
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:

@@ -216,11 +216,23 @@ def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
 def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
     """A record's line in the core or notes layer, and whether it is quarantined: scanned when
     written (`r.suspect`) and again now (patterns grow); a suspect one keeps its id and loses
-    its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`)."""
+    its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`).
+    Memoised by the record's identity (a store that memoises records hands back the same object
+    until the record changes), the record kept in the entry."""
+    memo = cache.notes if cache is not None else None
+    if memo is not None:
+        hit = memo.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
     flags = scan(r.text, cache.scans if cache is not None else None)
+    out: tuple[str, bool]
     if r.suspect or flags:
-        return f"- {quarantined_record(r.id, flags)}", True
-    return note_line(r, as_data(r.text), cache), False
+        out = f"- {quarantined_record(r.id, flags)}", True
+    else:
+        out = note_line(r, as_data(r.text), cache), False
+    if memo is not None:
+        remember(memo, id(r), (r, out))
+    return out
 
 
 def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches | None

@@ -12,7 +12,7 @@ once against the small transactional interface `StoreTx` and lives outside the s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -478,6 +478,15 @@ class Admin(Protocol):
     def clear_memos(self) -> None:
         """Drop whatever the store memoises of rows it read (a memory's caches are emptied on
         every forget; a store that memoises nothing does nothing)."""
+        ...
+
+    def revision(self) -> Hashable | None:
+        """A value that differs after any write to the store's records, record sources or
+        episodes, by this object or by any other connection or process on the same database;
+        None when the engine cannot tell (then nothing may be memoised across calls). What a
+        caller memoises of those rows under a revision it read *before* reading them stays
+        exact while `revision()` returns the same value. Appending messages need not change
+        it (a turn's own appends would otherwise empty every memo every turn)."""
         ...
 
     def close(self) -> None: ...

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -22,6 +22,9 @@ class CommonCore:
 
     def transaction(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
+
+    def revision(self) -> Hashable | None:
+        return None  # an engine that can tell when its rows changed says so
 
     def records(self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
                 offset: int = 0, pinned_only: bool = False) -> list[Record]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,12 @@ class SQLiteCore(CommonStore):
         self.url = f"sqlite:///{path}"
         self._episodes: dict[Any, Episode] = {}
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
+        self._writes = 0
+        """This object's write transactions that may have changed more than messages."""
+        from .memos import RowMemos  # (memos.py builds on this module)
+
+        self._memos = RowMemos()
+        """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -94,13 +100,37 @@ class SQLiteCore(CommonStore):
     def transaction(self) -> Iterator[SQLiteTx]:
         with self._lock:
             self.conn.execute("BEGIN IMMEDIATE")
+            tx = SQLiteTx(self.conn)
             try:
-                yield SQLiteTx(self.conn)
+                yield tx
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
             else:
                 self.conn.execute("COMMIT")
+            finally:
+                # Counted whatever happened (a rollback only costs a memo); under the lock, so
+                # no read of this connection sees the rows without the count.
+                if not tx.messages_only:
+                    self._writes += 1
+                    # Emptied now, not at the next read: a forgotten text must not stay.
+                    self._memos.drop()
+
+    def revision(self) -> Hashable:
+        # `data_version` moves when another connection (any process) commits to the file;
+        # this connection's own commits are counted by `transaction()`.
+        with self._lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self._writes
+
+    def _memos_fresh(self, c: sqlite3.Connection) -> bool:
+        """Whether the memos may answer a read on `c` now, emptied first if the revision
+        moved. Never on another connection, nor inside a transaction: its snapshot may be
+        older than the revision, or its own writes newer. Call under `_lock`, before the
+        reads whose results are memoised (they are then at least as new as the revision)."""
+        if c is not self.conn or c.in_transaction:
+            return False
+        self._memos.fresh(self.revision())
+        return True
 
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -124,8 +154,10 @@ class SQLiteCore(CommonStore):
         return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
 
     def clear_memos(self) -> None:
-        """Drop the memoised episode rows (a memory's `Caches.clear()` calls this on forget)."""
+        """Drop the memoised episode rows and what is memoised under the revision (a memory's
+        `Caches.clear()` calls this on forget)."""
         self._episodes.clear()
+        self._memos.drop()
 
     def close(self) -> None:
         with self._lock:
@@ -135,10 +167,20 @@ class SQLiteCore(CommonStore):
     # episodes and records ----------------------------------------------------------------------
     def _records(
         self, c: sqlite3.Connection, ns: str, ids: Sequence[int] | None, limit: int,
-        offset: int, pinned_only: bool = False,
+        offset: int, pinned_only: bool = False, memo: bool = True,
     ) -> list[Record]:
         if ids is not None:
             out: list[Record] = []
+            if memo and self._memos_fresh(c):
+                known = self._memos.records
+                want = list(dict.fromkeys(ids))  # as `IN` has them: each once
+                mine = [known[i] for i in want if i in known and known[i].namespace == ns]
+                rest = [i for i in want if i not in known]
+                if rest:
+                    for r in self._records(self.conn, ns, rest, limit, offset, memo=False):
+                        known[r.id] = r
+                        mine.append(r)
+                return sorted(mine, key=lambda r: r.id)
             for part in chunks(list(ids)):
                 marks = ",".join("?" * len(part))
                 rows = c.execute(
@@ -153,25 +195,37 @@ class SQLiteCore(CommonStore):
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
         return self._with_sources(c, rows)
 
-    @staticmethod
-    def _with_sources(c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
+    def _with_sources(self, c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
         if not rows:
             return []
-        ids = [r[0] for r in rows]
-        src: dict[int, list[int]] = {}
+        # A fact restated over a long thread has a thousand sources, and reading them cost more
+        # than the search that found it, on every turn that shows it: they are memoised by
+        # record id while the store's revision stays (only a write to records moves them).
+        # Not inside a read or write transaction: its snapshot may be older (or its writes
+        # newer) than the revision says.
+        memo = self._memos_fresh(c)
+        known = self._memos.sources if memo else {}
+        ids = [r[0] for r in rows if r[0] not in known]
+        src: dict[int, tuple[int, ...]] = {i: () for i in ids}  # no sources: no row below
+        # One row per record, its sources joined by SQLite (a Python row each cost more).
         for part in chunks(ids):
             marks = ",".join("?" * len(part))
-            for rid, mid in c.execute(
-                f"SELECT record_id, message_id FROM record_sources WHERE record_id IN ({marks})"
-                " ORDER BY message_id",
+            for rid, mids in c.execute(
+                "SELECT record_id, group_concat(message_id) FROM record_sources"
+                f" WHERE record_id IN ({marks}) GROUP BY record_id",
                 tuple(part),
             ):
-                src.setdefault(rid, []).append(mid)
+                # group_concat's order is unspecified (it follows the primary key in practice):
+                # sorted here, a linear pass over sorted input.
+                src[rid] = tuple(sorted(map(int, mids.split(","))))
+        if memo:
+            known.update(src)
+        src.update((i, known[i]) for i in (r[0] for r in rows) if i not in src)
         return [
             Record(
                 id=r[0], namespace=r[1], text=r[2], kind=r[3], thread_id=r[4], created=r[5],
                 updated=r[6], pinned=bool(r[7]), suspect=bool(r[8]),
-                source_ids=tuple(src.get(r[0], ())), stated=r[9],
+                source_ids=src[r[0]], stated=r[9],
             )
             for r in rows
         ]

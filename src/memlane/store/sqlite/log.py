@@ -30,6 +30,9 @@ class SQLiteLog(SQLiteCore):
                 "SELECT next_seq, turns FROM threads WHERE namespace = ? AND thread_id = ?",
                 (namespace, thread_id),
             ).fetchone()
+            # Messages and the thread row only (a new thread may evict others, and their
+            # episodes with them): the memos keyed by `revision()` stay.
+            tx.messages_only = row is not None
             if row is None:
                 # A new thread is when history is bounded: idle threads past the TTL go first,
                 # then the least recently written ones past the ceiling.

@@ -14,14 +14,18 @@ from ..common import (
     snapshot_row,
 )
 from ..fts import fts5_match
-from .core import _REC_COLS, SQLiteCore
+from .core import _REC_COLS
+from .memos import SQLiteMemoSearch
 
 
-class SQLiteSearch(SQLiteCore):
+class SQLiteSearch(SQLiteMemoSearch):
     """FTS5 search of records and snapshots, and saving snapshots."""
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         narrow: bool = True) -> list[tuple[Record, float]]:
+        with self._lock:  # re-entrant: held on through the memoised reads
+            if not narrow and f == SearchFilters() and self._memos_fresh(self.conn):
+                return self._memo_exact(namespace, terms, k)
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -47,6 +51,13 @@ class SQLiteSearch(SQLiteCore):
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+        with self._lock:  # re-entrant: held on through the memoised reads
+            if f == SearchFilters() and self._memos_fresh(self.conn):
+                return self._memo_candidates(namespace, weights, k)
+        return self._sql_candidates(namespace, weights, k, f)
+
+    def _sql_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                        k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
         # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
         # on the record's row (a primary-key lookup per posting walked), not with FTS5's
@@ -75,24 +86,19 @@ class SQLiteSearch(SQLiteCore):
             recs = self._with_sources(c, [r[:-1] for r in rows])
         return [(rec, float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
-    def _avgdl(self) -> float:
-        """The index's average document length in tokens (both columns, as FTS5's bm25() has
-        it), from its averages record: a varint row count, then a varint total per column."""
-        with self._lock:
-            row = self.conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
-        vals: list[int] = []
-        if row and row[0]:
-            v = 0
-            for byte in bytes(row[0]):  # SQLite varints: 7 bits a byte, high bit: more
-                v = (v << 7) | (byte & 0x7F)
-                if not byte & 0x80:
-                    vals.append(v)
-                    v = 0
-        return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
-
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
-            return _term_counts(self.conn, terms, cap)
+            if not self._memos_fresh(self.conn):
+                return _term_counts(self.conn, terms, cap)
+            # Exact while the revision stays, zeros too (`TermStats` keeps no zero: it cannot
+            # tell when a record brings the word): a new message's words in no record are
+            # counted once, not on every turn.
+            memo = self._memos.counts
+            todo = list(dict.fromkeys(t for t in terms if (t, cap) not in memo))
+            if todo:
+                memo.update(zip(((t, cap) for t in todo), _term_counts(self.conn, todo, cap),
+                                strict=True))
+            return [memo[(t, cap)] for t in terms]
 
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None

@@ -26,6 +26,8 @@ class SQLiteTx(CommonTx):
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.messages_only = False
+        """Set by a write that only appends messages (`SQLiteStore.revision` stays)."""
 
     @staticmethod
     def sql(sql: str) -> str:

@@ -1,0 +1,159 @@
+"""What the turn memoises between calls (record sources, postings of the bounded search, the line
+index) stays exact when the rows change: through this store, and through a second store or
+`Memory` on the same SQLite file (another process would write the same way: `data_version`)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from memlane import Memory
+from memlane.store.base import SearchFilters
+from memlane.store.common import SearchBounds
+from memlane.store.sqlite import SQLiteStore
+
+
+def _msgs(store: SQLiteStore, n: int) -> list[int]:
+    from memlane.store.base import HistoryPolicy, NewMessage
+
+    got = store.append("ns", "t", [NewMessage("user", f"message {i}", time.time(), 3)
+                                   for i in range(n)], time.time(), HistoryPolicy())
+    return [m.id for m in got]
+
+
+def test_revision_moves_on_own_and_other_writes_not_on_appends(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    _msgs(a, 1)  # a new thread (it may evict idle ones)
+    r0 = a.revision()
+    _msgs(a, 2)
+    assert a.revision() == r0  # appending messages changes no record or episode
+    a.add_record("ns", "the boiler is in the attic")
+    r1 = a.revision()
+    assert r1 != r0
+    b.add_record("ns", "the fuse box is in the cellar")
+    assert a.revision() != r1  # another connection's commit
+    r2 = a.revision()
+    _msgs(b, 1)
+    assert a.revision() != r2  # another connection's append: it cannot tell, so it moves
+
+
+def test_sources_seen_through_a_second_store(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    mids = _msgs(a, 3)
+    rid = a.add_record("ns", "the spare key is under the mat", source_ids=mids[:1]).id
+    assert a.records("ns", [rid])[0].source_ids == (mids[0],)
+    assert a.search_records("ns", "spare key", 5)[0][0].source_ids == (mids[0],)
+    with b.transaction() as tx:
+        tx.update_record("ns", rid, "the spare key is under the blue mat", time.time(), False,
+                         mids[1:])
+    assert a.records("ns", [rid])[0].source_ids == tuple(mids)
+    assert a.records("ns", [rid])[0].text == "the spare key is under the blue mat"
+    assert a.search_records("ns", "spare key", 5)[0][0].source_ids == tuple(mids)
+    # and through this store's own write
+    with a.transaction() as tx:
+        tx.delete_record("ns", rid, time.time())
+    assert a.records("ns", [rid]) == []
+
+
+def test_memoised_postings_see_new_and_forgotten_records(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    bounds = SearchBounds(per_term=3, common_take=3, exact_postings=3)
+    a.search_bounds = b.search_bounds = bounds
+    ids = [a.add_record("ns", f"kiwi fact number {i}").id for i in range(8)]
+
+    def top(s: SQLiteStore) -> list[int]:
+        return [r.id for r, _ in s.search_records("ns", "kiwi", 3)]
+
+    assert top(a) == ids[::-1][:3]
+    assert top(a) == ids[::-1][:3]  # from the memo now
+    new = b.add_record("ns", "kiwi fact number b").id
+    assert top(a)[0] == new
+    b.forget_record("ns", new)
+    assert top(a) == ids[::-1][:3]
+    newer = a.add_record("ns", "kiwi fact number a").id
+    assert top(a)[0] == newer
+
+
+def test_the_line_index_sees_an_episode_filed_by_a_second_memory(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = Memory.open(path), Memory.open(path)
+    ta, tb = a.thread("t"), b.thread("t")
+    for i in range(40):
+        ta.add("user", f"small talk about the weather, day {i}")
+        ta.add("assistant", "sure")
+    ta.flush()
+    policy = a.policy
+    before = ta.matched_lines("what about the lighthouse keeper", policy)
+    assert before == []
+    tb.add("user", "my uncle was the lighthouse keeper on the island of Sark")
+    tb.add("assistant", "what a job")
+    tb.add("user", "ok")
+    tb.flush()
+    got = ta.matched_lines("what about the lighthouse keeper", policy)
+    assert got and "lighthouse" in got[0].line.lower()
+    a.close()
+    b.close()
+
+
+def test_memoised_candidates_rank_as_the_sql_does(tmp_path: Path) -> None:
+    import random
+
+    from memlane.store.common import bm25_idf
+
+    s = SQLiteStore(tmp_path / "m.db")
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(30)]
+    for i in range(300):
+        s.add_record("ns" if i % 5 else "other", " ".join(rng.sample(words, rng.randint(2, 9))))
+    for q in range(40):
+        terms = rng.sample(words, rng.randint(1, 5))
+        weights = [(t, bm25_idf(300, rng.randint(1, 200)), rng.randint(1, 80)) for t in terms]
+        for _ in range(2):  # read, then from the memo
+            got = s._memo_candidates("ns", weights, 10)
+            want = s._sql_candidates("ns", weights, 10, SearchFilters())
+            assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
+            assert got == [(r, x) for r, x in got if r.namespace == "ns"]
+
+
+def test_memoised_exact_branch_ranks_as_fts5(tmp_path: Path) -> None:
+    import random
+
+    s = SQLiteStore(tmp_path / "m.db")
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    for i in range(400):
+        s.add_record("ns" if i % 3 else "other",
+                     " ".join(rng.choices(words, k=rng.randint(2, 12))))
+    for q in range(60):
+        terms = rng.sample(words, rng.randint(1, 6))
+        for _ in range(2):  # read, then from the memo
+            got = s._memo_exact("ns", terms, 15)
+            want = s._search_records("ns", terms, 15, SearchFilters(), narrow=True)
+            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
+            assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+
+
+def test_memoised_term_counts_see_a_second_store(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    a.add_record("ns", "the boiler is in the attic")
+    assert a.term_counts(["boiler", "cellar"], 10) == [1, 0]
+    assert a.term_counts(["boiler", "cellar"], 10) == [1, 0]  # memoised, zero too
+    b.add_record("ns", "the boiler key is in the cellar")
+    assert a.term_counts(["boiler", "cellar"], 10) == [2, 1]
+    a.forget_record("ns", 1)
+    assert a.term_counts(["boiler", "cellar"], 10) == [1, 1]
+
+
+def test_a_forget_leaves_nothing_in_the_memos(tmp_path: Path) -> None:
+    s = SQLiteStore(tmp_path / "m.db")
+    rid = s.add_record("ns", "the vault code is 4417").id
+    assert s.search_records("ns", "vault code", 3)[0][0].id == rid
+    assert s.records("ns", [rid]) and s._memos.records  # memoised
+    s.forget_record("ns", rid)
+    m = s._memos
+    assert not m.records and not m.postings and not m.counts and not m.sources
