@@ -25,14 +25,15 @@ from .errors import (
     UsageError,
 )
 from .ledger import Ledger
-from .memory import Cadence, Extractor, HeuristicExtractor, Memory, Thread, open_store
+from .memory import Memory, Thread, open_store
 from .models import get_model
 from .models.base import Model, ModelReply, ToolCall
 from .recall.embed import Embedder, get_embedder
 from .recall.search import Hit, SnapshotHit
+from .step.extractor import Extractor, HeuristicExtractor
 from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step
-from .step.runner import StepRunner
+from .step.runner import Cadence, StepRunner
 from .step.schema import STEP_INSTRUCTIONS, STEP_SCHEMA
 from .store.base import HistoryPolicy, Snapshot, Store
 from .tools.handlers import MemoryTools

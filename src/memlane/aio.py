@@ -42,10 +42,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
-from .memory import Extractor, Memory, Thread
+from .memory import Memory, Thread
 from .recall.embed import Embedder
 from .recall.search import Hit, SnapshotHit
 from .redact import Forgotten
+from .step.extractor import Extractor
 from .step.runner import StepRunner
 from .store.base import Snapshot
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo

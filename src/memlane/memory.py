@@ -411,7 +411,8 @@ class Memory:
     def export(self) -> dict[str, Any]:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
         sources and history, snapshots)."""
-        return validate.finite(self.store.export_namespace(self.ns))
+        out: dict[str, Any] = validate.finite(self.store.export_namespace(self.ns))
+        return out
 
     def restore(self, data: Mapping[str, Any], *,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -727,7 +728,7 @@ class Thread:
         index = self.memory.caches.line_index
         hit = index.get(key) if rev is not None else None
         if hit is not None and hit[0] == rev:
-            return hit[1]
+            return hit[1]  # type: ignore[no-any-return]  # (the memo's values are typed Any)
         # Ends and lines only (whole rows, record ids decoded, for the winners alone).
         lines = self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1)
         # All of them came back: the first is among them, and it is shown anyway.

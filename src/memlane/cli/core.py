@@ -147,7 +147,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     msgs = read_jsonl(args.file)
     kwargs: dict[str, Any] = {}
     if args.every:
-        from ..memory import Cadence
+        from ..step.runner import Cadence
         kwargs["cadence"] = Cadence(every_user_turns=args.every)
     with open_memory(args, **kwargs) as mem:
         out = ingest(mem, args.thread, msgs, step=not args.no_step,

@@ -147,7 +147,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) -> int:
     import uvicorn
 
-    from ..server.app import ServerConfig, create_app
+    from ..server.app import create_app
+    from ..server.base import ServerConfig
     from ..server.conn import uvicorn_options
 
     url, model = args.upstream, None
@@ -280,7 +281,8 @@ def build_memory(db: str | None, upstream: str | None, upstream_model: str | Non
     """The server's memory. With a known model (`model`, or `upstream_model` at `upstream`),
     that model writes the memory steps; the offline heuristic files a stretch whenever the
     model's step fails validation, and all of them with `heuristic`."""
-    from ..memory import HeuristicExtractor, Memory
+    from ..memory import Memory
+    from ..step.extractor import HeuristicExtractor
 
     if model is None and upstream and upstream_model:
         from ..models.openai import OpenAIModel

@@ -80,7 +80,7 @@ def decayed(score: float, age_turns: int, half_life: float) -> float:
     """`score` halved every `half_life` turns of age."""
     if half_life <= 0:
         return score
-    return score * 0.5 ** (age_turns / half_life)
+    return float(score * 0.5 ** (age_turns / half_life))
 
 
 def drop_order(scores: Sequence[float]) -> list[int]:

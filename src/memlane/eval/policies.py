@@ -393,7 +393,9 @@ def prepare(
             thread = memory.thread(thread_id)
 
             def engine(question: str, policy: Policy = p) -> Context:
-                return thread.context(budget, question, policy=policy, now=now, tools=tools)
+                ctx: Context = thread.context(budget, question, policy=policy, now=now,
+                                              tools=tools)
+                return ctx
 
             prep = replace(prep, engine=engine)
         return prep

@@ -272,7 +272,8 @@ def memlane_toolset(memory: AsyncMemory | Memory, *, thread_id: str | None = Non
         async def call(**arguments: Any) -> dict[str, Any]:
             return await amem._run(handlers.call, name, arguments)
 
-        return Tool.from_schema(call, name, fn["description"], dict(fn["parameters"]))
+        tool: Tool[Any] = Tool.from_schema(call, name, fn["description"], dict(fn["parameters"]))
+        return tool
 
     return FunctionToolset([make(s) for s in TOOL_SCHEMAS])
 

@@ -278,7 +278,8 @@ def path_endpoint(svc: Service, ops: list[Operation]) -> Callable[[Request], Any
         by_method.setdefault("HEAD", by_method["GET"])
 
     async def run(request: Request) -> Response:
-        return await by_method[request.method](request)
+        response: Response = await by_method[request.method](request)
+        return response
 
     return run
 
@@ -364,7 +365,8 @@ def h_context(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _step_result(r: StepResult) -> dict[str, Any]:
-    return dataclass_json(r)
+    out: dict[str, Any] = dataclass_json(r)
+    return out
 
 
 def h_step(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import StepError
-from ..validate import INT64_MAX, MAX_RECORD_CHARS, clean_text
-from .schema import EPISODE_MAX_WORDS, RECORD_KINDS
+from ..validate import INT64_MAX, MAX_RECORD_CHARS, RECORD_KINDS, clean_text
+from .schema import EPISODE_MAX_WORDS
 
 
 @dataclass(frozen=True)

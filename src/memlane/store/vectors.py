@@ -49,7 +49,9 @@ from typing import Any
 from ..errors import StoreError
 
 try:  # numpy comes with the `embed` extra; lexical search never needs it
-    import numpy as np
+    import numpy
+
+    np = numpy  # the engines' vector search takes numpy from here (None without the extra)
 except ImportError:  # pragma: no cover - exercised only without the extra
     np = None  # type: ignore[assignment]
 

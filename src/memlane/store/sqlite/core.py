@@ -257,7 +257,7 @@ class SQLiteCore(CommonStore):
         statements sees what was committed when it began. `:memory:` has one connection."""
         if self.path == ":memory:":
             return self.conn, self._lock
-        vr = self.__dict__.get("_vreader")
+        vr: tuple[sqlite3.Connection, Any] | None = self.__dict__.get("_vreader")
         if vr is not None:
             return vr
         # Not self._lock: a search on a worker thread must never wait for a caller that holds
