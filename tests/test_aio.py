@@ -19,7 +19,11 @@ CONTEXT_MANAGERS = {"hold"}
 
 
 def _public(cls: type) -> dict[str, Any]:
-    return {n: f for n, f in vars(cls).items()
+    # Its own methods and its mixins' (`Memory` is `Forgetting` and `SnapshotsAndVectors` too).
+    own: dict[str, Any] = {}
+    for c in reversed(cls.__mro__[:-1]):  # not `object`
+        own.update(vars(c))
+    return {n: f for n, f in own.items()
             if not n.startswith("_") and callable(f) and not isinstance(f, classmethod)}
 
 

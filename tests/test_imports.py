@@ -57,6 +57,7 @@ LAYERS: list[set[str]] = [
     {"context", "store"},
     {"ledger", "transfer", "recall"},
     {"step"},
+    {"forgetting", "snapshots"},
     {"memory"},
     {"tools", "aio", "ingest"},
     {"agent", "eval", "server", "integrations", "demo", "importers"},

@@ -166,12 +166,13 @@ class AsyncMemory:
         source_ids: Sequence[int] = (),
         thread_id: str | None = None,
         pinned: bool = False,
+        suspect: bool = False,
     ) -> Record:
         return await self._run(self.sync.remember, text, kind, source_ids=source_ids,
-                               thread_id=thread_id, pinned=pinned)
+                               thread_id=thread_id, pinned=pinned, suspect=suspect)
 
-    async def update(self, record_id: int, text: str) -> Record:
-        return await self._run(self.sync.update, record_id, text)
+    async def update(self, record_id: int, text: str, *, suspect: bool = False) -> Record:
+        return await self._run(self.sync.update, record_id, text, suspect=suspect)
 
     async def record_history(self, record_id: int) -> list[dict[str, Any]]:
         return await self._run(self.sync.record_history, record_id)

@@ -28,20 +28,21 @@ from .context.fill import sized_context
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, MissingExtra, NotFound, UsageError
+from .forgetting import Forgetting
 from .memo import Caches, remember
 from .recall.embed import Embedder, get_embedder
 from .recall.schemas import TOOL_SCHEMAS
-from .recall.search import Hit, SearchWorkers, SnapshotHit
-from .redact import Forgotten, Redaction, plan_redaction
+from .recall.search import Hit, SearchWorkers
 from .safety import is_suspect
+from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
-from .store.base import HistoryPolicy, NewMessage, Snapshot, Store, snapshot_text
+from .store.base import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
 from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
-from .validate import clean_json, clean_text, in_range
+from .validate import clean_text, in_range
 
 if TYPE_CHECKING:
     from .ledger import Ledger
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
 MAX_MESSAGE_CHARS = 1_000_000
 MAX_RECORD_CHARS = validate.MAX_RECORD_CHARS
 """A record holds one fact; longer text belongs in a message or a snapshot."""
-MAX_SNAPSHOT_CHARS = 1_000_000
 
 
 def open_store(target: str | os.PathLike[str] | None) -> Store:
@@ -81,7 +81,7 @@ def open_store(target: str | os.PathLike[str] | None) -> Store:
     return SQLiteStore(s)
 
 
-class Memory:
+class Memory(Forgetting, SnapshotsAndVectors):
     """Layered memory for one namespace, on one store."""
 
     def __init__(
@@ -300,102 +300,6 @@ class Memory:
             raise NotFound(f"no record #{rid} in this namespace")
         return self.store.pin(self.ns, rid, pinned)
 
-    def forget(self, record_id: int, *, redact_sources: bool = True) -> bool:
-        """Erase one record and everything derived from it (index rows, vector, history, its id
-        in buffer lines) and, by default, redact the fact from the conversation it came from
-        (see `forget_record`). False if there was no such record."""
-        return self.forget_record(record_id, redact_sources=redact_sources).found
-
-    def forget_to_disk(self, record_id: int) -> bool:
-        """Forget a record and see that its text leaves the database files: what every forget
-        a model asks for runs (`MemoryTools`: the agent, `memlane chat`, MCP on stdio or
-        HTTP, the proxy). When the memory was made with `on_forget` (the server schedules a
-        compaction there) that runs; otherwise the store is compacted now. False: no such
-        record (nothing compacted)."""
-        if not self.forget(record_id):
-            return False
-        if self.on_forget is None:
-            self.compact()
-        return True
-
-    @traced("forget")
-    def forget_record(self, record_id: int, *, redact_sources: bool = True) -> Forgotten:
-        """`forget`, saying what it removed. With `redact_sources` (the default: a user who asks
-        to forget a fact expects it gone from what the model sees) the sentences that state it
-        in its source messages, its specific tokens elsewhere in those threads, and its words in
-        the buffer lines that pointed at it are redacted too (`memlane.redact`)."""
-        rid = _id(record_id)
-        if not in_range(rid):
-            return Forgotten(rid, False)
-        live = self.store.records(self.ns, [rid])
-        plan = Redaction()
-        if live and redact_sources:
-            rec = live[0]
-            threads = {m.thread_id for m in self.store.messages_by_id(self.ns,
-                                                                      list(rec.source_ids))}
-            if rec.thread_id:
-                threads.add(rec.thread_id)
-            ordered = sorted(threads)
-            msgs = [m for t in ordered for m in self.store.messages(self.ns, t)]
-            # Its earlier versions go with it; the other records stated in these messages stay
-            # (forgetting one fact never redacts another's statement).
-            earlier = [h["text"] for h in self.store.record_history(self.ns, rid)
-                       if h["op"] != "delete"]
-            plan = plan_redaction(
-                rec, msgs, [e for t in ordered for e in self.store.episodes(self.ns, t)],
-                earlier=earlier,
-                keep=self.store.records_from(self.ns, [m.id for m in msgs]))
-        try:
-            # Called even without a live record: a deleted record's history is erased too.
-            found = self.store.forget_record(self.ns, rid)
-            # A second transaction: the store's forget is its own (it also turns on secure
-            # deletion); the redaction rewrites rows the record no longer points at.
-            if found and (plan.messages or plan.episodes):
-                tokens = self.tokenizer.count(list(plan.messages.values()))
-                with self.store.transaction() as tx:
-                    for (mid, text), n in zip(plan.messages.items(), tokens, strict=True):
-                        tx.rewrite_message(self.ns, mid, text, n)
-                    for e in plan.episodes:
-                        tx.upsert_episode(self.ns, e, time.time())
-        finally:
-            self.caches.clear()
-        self._forgotten()
-        if not found or not live:
-            return Forgotten(rid, found)
-        seqs = {m.id: (m.thread_id, m.seq)
-                for m in self.store.messages_by_id(self.ns, list(plan.messages))}
-        return Forgotten(
-            rid, True, live[0].text,
-            redacted_messages=tuple(sorted(seqs.values())),
-            redacted_sentences=plan.sentences,
-            redacted_lines=tuple((e.thread_id, e.start, e.end) for e in plan.episodes),
-            removed_words=plan.words)
-
-    @traced("forget_thread")
-    def forget_thread(self, thread_id: str) -> dict[str, int]:
-        """Erase a thread: messages, buffer lines, its records and snapshots. Counts by kind."""
-        thread_id = validate.identifier(thread_id, "thread id")
-        try:
-            counts = self.store.forget_thread(self.ns, thread_id)
-        finally:
-            self.caches.clear()
-        self._forgotten()
-        return counts
-
-    @traced("forget_namespace")
-    def forget_namespace(self) -> dict[str, int]:
-        """Erase everything of this namespace. Run `compact()` after it for the bytes to go."""
-        try:
-            counts = self.store.forget_namespace(self.ns)
-        finally:
-            self.caches.clear()
-        self._forgotten()
-        return counts
-
-    def _forgotten(self) -> None:
-        if self.on_forget is not None:
-            self.on_forget()
-
     def _clear_memos(self) -> None:
         """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
         decoded rows (`Caches.clear()` calls this)."""
@@ -403,10 +307,6 @@ class Memory:
         if forget is not None:
             forget()
         self.store.clear_memos()
-
-    def compact(self) -> None:
-        """Physically remove deleted data from the database files (see `Store.compact`)."""
-        self.store.compact()
 
     def export(self) -> dict[str, Any]:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
@@ -420,83 +320,6 @@ class Memory:
         are new, references rewritten. Counts by kind. See `memlane.transfer`. `progress(done,
         total)`: called after each thread."""
         return import_namespace(self, data, progress=progress)
-
-    def save_snapshot(
-        self, tool: str, args: Mapping[str, Any], result: str, *, thread_id: str | None = None
-    ) -> tuple[Snapshot, bool]:
-        """Keep a tool result for `recall` in later conversations. An identical result already
-        kept is returned instead; the bool says whether this call stored a new one."""
-        if not isinstance(tool, str) or not tool.strip():
-            raise UsageError("tool must be the non-empty name of the tool that produced the result")
-        if not isinstance(args, Mapping):
-            raise UsageError(f"args must be a mapping of the call's arguments, got "
-                             f"{type(args).__name__}")
-        if not isinstance(result, str):
-            try:
-                result = json.dumps(result, ensure_ascii=False, default=str)
-            except (ValueError, RecursionError):
-                raise UsageError("result cannot be encoded as JSON (nested too deeply, or "
-                                 "circular): pass it as a string") from None
-        result, args = clean_text(result), clean_json(args)
-        if thread_id is not None:
-            thread_id = validate.identifier(thread_id, "thread id")
-        if len(result) > MAX_SNAPSHOT_CHARS:
-            raise UsageError(f"result is {len(result):,} characters; the limit is "
-                             f"{MAX_SNAPSHOT_CHARS:,}: store a summary or a reference")
-        tokens = self.tokenizer.count([result])[0]
-        snap, new = self.store.save_snapshot(self.ns, clean_text(tool.strip()), args, result,
-                                             tokens, thread_id)
-        if new and self.embedder is not None:
-            text = snapshot_text(snap.tool, snap.args, snap.result)
-            try:
-                vec = self.embedder.embed([text])
-                self.store.put_vectors(self.ns, [(snap.id, vec[0])], self.embedder.name,
-                                       target="snapshots")
-            except MemlaneError:
-                pass  # found lexically until `reindex()`
-        return snap, new
-
-    def recall(self, query: str, k: int = 3) -> list[SnapshotHit]:
-        """Past tool results of this namespace that match `query`."""
-        from .recall.search import search_snapshots
-
-        return search_snapshots(self.store, self.ns, clean_text(query), k,
-                                embedder=self.embedder)
-
-    def reindex(self, batch: int = 256) -> int:
-        """Embed the records and snapshots that have no vector from the current embedder (after
-        switching embedders, or after an embedding failure). Returns how many were embedded."""
-        if self.embedder is None:
-            return 0
-        done = 0
-        for target in ("records", "snapshots"):
-            while True:
-                todo = self.store.missing_vectors(self.ns, self.embedder.name, target, batch)
-                if not todo:
-                    break
-                vecs = self.embedder.embed([t for _, t in todo])
-                n = self.store.put_vectors(self.ns, [(i, v) for (i, _), v in zip(todo, vecs,
-                                                                                 strict=True)],
-                                           self.embedder.name, target=target)
-                done += n
-                if n < len(todo):
-                    break
-        return done
-
-    def _embed_records(self, ids: Sequence[int]) -> str | None:
-        """Embed records by id (after their transaction). Returns a warning on failure."""
-        if self.embedder is None or not ids:
-            return None
-        recs = self.store.records(self.ns, list(dict.fromkeys(ids)))
-        if not recs:
-            return None
-        try:
-            vecs = self.embedder.embed([r.text for r in recs])
-            self.store.put_vectors(self.ns, [(r.id, v) for r, v in zip(recs, vecs, strict=True)],
-                                   self.embedder.name)
-        except MemlaneError as e:
-            return f"embedding failed ({e}); records are searchable lexically until reindex()"
-        return None
 
     def close(self) -> None:
         self._search_workers.close()

@@ -20,6 +20,7 @@ from ..common import (
 )
 from ..migrations import SQLITE, apply_sqlite
 from ..vectors import VectorIndexes
+from .memos import RowMemos
 from .tx import SQLiteTx, _episode
 
 _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
@@ -54,8 +55,6 @@ class SQLiteCore(CommonStore):
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         self._writes = 0
         """This object's write transactions that may have changed more than messages."""
-        from .memos import RowMemos  # (memos.py builds on this module)
-
         self._memos = RowMemos()
         """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe

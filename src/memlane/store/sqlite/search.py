@@ -15,7 +15,7 @@ from ..common import (
 )
 from ..fts import fts5_match
 from .core import _REC_COLS
-from .memos import SQLiteMemoSearch
+from .memo_search import SQLiteMemoSearch
 
 
 class SQLiteSearch(SQLiteMemoSearch):

@@ -1,0 +1,114 @@
+"""The unfiltered searches of the SQLite store's bounded top-k, answered from the per-term
+reads it memoises under its revision (`memos.RowMemos`)."""
+
+from __future__ import annotations
+
+import heapq
+from operator import itemgetter
+from typing import Any
+
+from ...types import Record
+from ..fts import fts5_match
+from .core import SQLiteCore
+
+
+class SQLiteMemoSearch(SQLiteCore):
+    """The unfiltered searches of the bounded top-k answered from memoised per-term reads."""
+
+    def _memo_exact(self, namespace: str, terms: list[str], k: int
+                    ) -> list[tuple[Record, float]]:
+        """The bounded search's exact branch (the kept terms match few records store-wide)
+        from memoised per-term scores: FTS5's bm25() of an OR query is the sum over its terms
+        of each term's own bm25() (each term's IDF, frequency and the record's length), so
+        each term's scored matches in the namespace are read once (one statement for every
+        term missing) and kept while `revision()` stays, like `_memo_candidates`' postings.
+        Summed in query order, as FTS5 does; ties go to the older record, as its scan has it."""
+        with self._lock:
+            memo = self._memos.postings
+            need = [t for t in terms if (namespace, t, "bm25") not in memo]
+            if need:
+                # CROSS JOIN: the index drives. Left to itself, with so few columns of
+                # `records` wanted, the planner walks the namespace's covering index and
+                # probes the index once per record (a second on 10k records, not 1 ms).
+                sub = ("SELECT ? AS i, records_fts.rowid, bm25(records_fts, 1.0, 0.0)"
+                       " FROM records_fts CROSS JOIN records r ON r.id = records_fts.rowid"
+                       " WHERE records_fts MATCH ? AND r.namespace = ?")
+                args: list[Any] = []
+                for i, t in enumerate(need):
+                    args += [i, fts5_match([t], ("text",)), namespace]
+                lists: list[list[tuple[int, float]]] = [[] for _ in need]
+                for i, rid, bm in self.conn.execute(" UNION ALL ".join([sub] * len(need)),
+                                                    args):
+                    lists[i].append((rid, -float(bm)))  # flipped: higher is better
+                for t, got in zip(need, lists, strict=True):
+                    memo[(namespace, t, "bm25")] = (got, True)
+            scored = [memo[(namespace, t, "bm25")][0] for t in terms]
+        score: dict[int, float] = {}
+        get = score.get
+        for ps in scored:
+            for rid, part in ps:
+                score[rid] = get(rid, 0.0) + part
+        # Best first, the older record first on ties (a reverse sort keeps ties in order).
+        best = sorted(sorted(score.items()), key=itemgetter(1), reverse=True)[:k]
+        recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
+        return [(recs[rid], s) for rid, s in best if rid in recs]
+
+    def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
+                         k: int) -> list[tuple[Record, float]]:
+        """`_scored_candidates` without filters, from memoised postings: a conversation asks
+        for the same common words turn after turn, and walking their newest postings was most
+        of a search on a large store. A term's newest `n` postings of the namespace, with each
+        record's length in words, are read once (one statement for every term missing) and
+        kept while `revision()` stays; a shorter read is a prefix of a longer one (newest
+        first), and one that came back short holds them all. Scored as the SQL does."""
+        with self._lock:
+            memo = self._memos.postings
+            need = []
+            for t, _, n in weights:
+                got = memo.get((namespace, t))
+                if got is None or (len(got[0]) < n and not got[1]):
+                    need.append((t, n))
+            if need:
+                sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, length(r.text)"
+                       " - length(replace(r.text, ' ', '')) + 2 FROM records_fts"
+                       " CROSS JOIN records r"  # the index drives (see `_memo_exact`)
+                       " ON r.id = records_fts.rowid WHERE records_fts MATCH ? AND"
+                       " r.namespace = ? ORDER BY records_fts.rowid DESC LIMIT ?)")
+                args: list[Any] = []
+                for i, (t, n) in enumerate(need):
+                    args += [i, fts5_match([t], ("text",)), namespace, n]
+                # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
+                # average length is the index's, which moves only with the revision.
+                avgdl = self._avgdl()
+                lists: list[list[tuple[int, float]]] = [[] for _ in need]
+                for i, rid, d in self.conn.execute(" UNION ALL ".join([sub] * len(need)),
+                                                   args):
+                    lists[i].append((rid, 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl))))
+                for (t, n), got_ in zip(need, lists, strict=True):
+                    got_.sort(reverse=True)  # newest first (UNION ALL keeps no order)
+                    memo[(namespace, t)] = (got_, len(got_) < n)
+            postings = [memo[(namespace, t)][0][:n] for t, _, n in weights]
+        score: dict[int, float] = {}
+        get = score.get
+        for (_, w, _), ps in zip(weights, postings, strict=True):
+            for rid, part in ps:
+                score[rid] = get(rid, 0.0) + w * part
+        # Best first, the newer record first on ties: (score, id) descending.
+        best = heapq.nlargest(k, score.items(), key=itemgetter(1, 0))
+        recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
+        return [(recs[rid], s) for rid, s in best if rid in recs]
+
+    def _avgdl(self) -> float:
+        """The index's average document length in tokens (both columns, as FTS5's bm25() has
+        it), from its averages record: a varint row count, then a varint total per column."""
+        with self._lock:
+            row = self.conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
+        vals: list[int] = []
+        if row and row[0]:
+            v = 0
+            for byte in bytes(row[0]):  # SQLite varints: 7 bits a byte, high bit: more
+                v = (v << 7) | (byte & 0x7F)
+                if not byte & 0x80:
+                    vals.append(v)
+                    v = 0
+        return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
