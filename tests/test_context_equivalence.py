@@ -581,15 +581,18 @@ def build_thread(mem: Memory, seed: int, n: int, tid: str = "t") -> None:
 
 
 def _P(**kw: Any) -> Policy:
-    """A policy without the notes layer and the line index: the reference assembler predates
-    them (they have their own tests in test_assemble.py and test_eval_reference.py)."""
-    return Policy(notes_share=0.0, index_lines=0, **kw)
+    """A policy without the notes layer, the line index, the cap on recent lines and the
+    left-out repeat lines: the reference assembler predates them (they have their own tests in
+    test_assemble.py and test_eval_reference.py)."""
+    return Policy(notes_share=0.0, index_lines=0, recent_lines=None, dedupe_lines=False, **kw)
 
 
 policies = st.builds(
     Policy,
     notes_share=st.just(0.0),
     index_lines=st.just(0),
+    recent_lines=st.just(None),
+    dedupe_lines=st.just(False),
     short_term_turns=st.integers(0, 4),
     working_turns=st.integers(0, 12),
     buffer_lines=st.integers(0, 14),

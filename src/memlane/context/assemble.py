@@ -331,11 +331,13 @@ class _Assembly:
         # they fit the share; a shown record is the record (its id is what the tools take).
         note_lines: list[str] = []
         note_tokens: list[int] = []
+        note_ids: set[int] = set()  # what a buffer line pointing only at them would repeat
         cap = int(budget * policy.notes_share)
         if notes and cap > 0:
             seen = {r.id for r in rows.pinned}
             used = count.msg(fenced(self.records_header, []))  # the markers' tags are all 6 hex
             shown: list[str] = []
+            ids: list[int] = []
             for r in notes:
                 if r.id in seen:
                     continue
@@ -343,13 +345,15 @@ class _Assembly:
                 line, suspect = _note(r, scans, cache)
                 withheld += suspect
                 shown.append(line)
+                ids.append(r.id)
             count.prime(shown)
-            for line in shown:
+            for line, rid in zip(shown, ids, strict=True):
                 n = count(line) + 1
                 if used + n > cap:
                     continue
                 note_lines.append(line)
                 note_tokens.append(n)
+                note_ids.add(rid)
                 used += n
         self.notes = note_lines
         self.note_tokens = note_tokens
@@ -358,7 +362,10 @@ class _Assembly:
         skipped = 0
         self.block = show_block = rows.truncated and policy.use_buffer
         if show_block:
-            lines, skipped, w = select_lines(rows, policy.buffer_lines, cache, matched)
+            lines, skipped, w = select_lines(
+                rows, policy.buffer_lines, cache, matched,
+                shown=(frozenset(note_ids) | {r.id for r in rows.pinned})
+                if policy.dedupe_lines else frozenset(), recent_lines=policy.recent_lines)
             withheld += w
         self.lines = lines
         self.skipped = skipped
@@ -569,10 +576,12 @@ def assemble(
     tools: Sequence[dict[str, Any]] = (),
     cache: Caches | None = None,
     notes: Sequence[Record] = (),
+    matched: Sequence[Episode] = (),
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
     `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it.
-    `notes` are the records to show as notes, best first (see `Policy.notes_share`)."""
+    `notes` are the records to show as notes, best first (see `Policy.notes_share`);
+    `matched` the buffer lines chosen for the new message (`Policy.index_lines`)."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
     return _Assembly(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
-                     notes=notes).finish()
+                     notes=notes, matched=matched).finish()

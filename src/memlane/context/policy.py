@@ -14,7 +14,8 @@ class Policy:
     working_turns: int = 8
     """W: the W turns before short-term form working memory, pruned by decayed relevance."""
     buffer_lines: int = 12
-    """At most this many buffer lines (the first stretch's plus the latest before the window)."""
+    """At most this many buffer lines (the first stretch's, the ones the new message matches and
+    the latest before the window; see `recent_lines`)."""
     half_life_turns: float = 6.0
     """A relevance score halves every this many turns of age."""
     prune_below: float = 0.0
@@ -46,6 +47,15 @@ class Policy:
     new message, shown in place of the oldest recent ones: the line index as a retrieval path
     (a message that matches a stretch's line reaches its records through the line's ids even
     when it matches none of them). 0: the first line and the latest ones only."""
+    recent_lines: int | None = 3
+    """At most this many of the latest lines before the window (None: up to `buffer_lines`).
+    A line earns its tokens when it is opened; the ones the new message matches (the line
+    index) are, the latest few often are, and the rest cost the turns room: measured on the
+    LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k."""
+    dedupe_lines: bool = True
+    """A buffer line whose records are all shown already (as notes or core memory) is left out,
+    the first stretch's too when the frame shows its records: it would point at facts in view,
+    one more copy of each, and its tokens go to the turns."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True
