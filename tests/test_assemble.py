@@ -255,6 +255,11 @@ def test_a_line_whose_records_are_all_notes_is_left_out_and_its_slot_not_refille
     assert ctx.trace.gap == 18
     off = assemble(r, replace(p, dedupe_lines=False), 8000, NOW, TK, notes=notes)
     assert [b.start for b in off.trace.buffer_lines] == [1, 137, 145, 153]
+    # A history short enough for every line keeps them all, recent or not, repeats or not.
+    short_window, short_eps = _long_thread(n_episodes=12)
+    whole = assemble(rows(short_window, truncated=True, episodes=short_eps), p, 8000, NOW, TK,
+                     notes=[Record(id=i, namespace="n", text=f"fact {i}") for i in range(1, 37)])
+    assert len(whole.trace.buffer_lines) == 12 and not whole.trace.gap
 
 
 def test_no_gap_marker_when_every_stretch_is_listed():

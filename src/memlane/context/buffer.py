@@ -27,13 +27,19 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
     episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
     memory's memos (scan results). `matched`: lines chosen for the new message (best first),
     shown after the first stretch's and before the latest ones, when they start before the
-    window. `recent_lines`: at most this many of the latest lines (None: as many as fit in
-    `max_lines`). `shown`: ids of the records in view as notes; a line whose records are all
-    among them is left out (the first stretch's too: the frame shows its records), and its slot
-    is not refilled: what it would have spent goes back to the turns.
+    window. When the evicted stretches are more than `max_lines`: `recent_lines`, at most this
+    many of the latest lines (None: as many as fit in `max_lines`), and `shown`, ids of the
+    records in view as notes: a line whose records are all among them is left out (the first
+    stretch's too: the frame shows its records), and its slot is not refilled: what it would
+    have spent goes back to the turns.
     """
     scans = cache.scans if cache is not None else None
     withheld = 0
+    if rows.episodes_before_window <= max_lines:
+        # Every evicted stretch can have a line: the block is the whole course of the
+        # conversation, and no line is given up (a short thread whose records are all notes
+        # keeps its lines).
+        shown, recent_lines = frozenset(), None
     recent = list(rows.recent_episodes)  # newest first
     first = rows.first_episode
     chosen: dict[int, Episode] = {}

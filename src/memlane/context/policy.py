@@ -51,11 +51,14 @@ class Policy:
     """At most this many of the latest lines before the window (None: up to `buffer_lines`).
     A line earns its tokens when it is opened; the ones the new message matches (the line
     index) are, the latest few often are, and the rest cost the turns room: measured on the
-    LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k."""
+    LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k. Only when
+    the evicted stretches are more than `buffer_lines`: a shorter history shows them all."""
     dedupe_lines: bool = True
     """A buffer line whose records are all shown already (as notes or core memory) is left out,
     the first stretch's too when the frame shows its records: it would point at facts in view,
-    one more copy of each, and its tokens go to the turns."""
+    one more copy of each, and its tokens go to the turns. Only when the evicted stretches are
+    more than `buffer_lines` (the block could not list them all anyway): a shorter history
+    keeps every line, as the course of the conversation."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True
