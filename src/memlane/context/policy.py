@@ -54,11 +54,11 @@ class Policy:
     LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k. Only when
     the evicted stretches are more than `buffer_lines`: a shorter history shows them all."""
     dedupe_lines: bool = True
-    """A buffer line whose records are all shown already (as notes or core memory) is left out,
-    the first stretch's too when the frame shows its records: it would point at facts in view,
-    one more copy of each, and its tokens go to the turns. Only when the evicted stretches are
-    more than `buffer_lines` (the block could not list them all anyway): a shorter history
-    keeps every line, as the course of the conversation."""
+    """The first stretch's line is left out when its records are all shown already (as notes,
+    which the frame makes them, or core memory): it would be one more copy of the frame, and its
+    tokens go to the turns. Only when the evicted stretches are more than `buffer_lines` (the
+    block could not list them all anyway): a shorter history keeps every line, as the course
+    of the conversation. Other lines stay (see `memlane.context.buffer.select_lines`)."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True
