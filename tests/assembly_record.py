@@ -133,7 +133,8 @@ class Tables:
     def get_policy(self, i: int) -> Policy:
         """Every field recorded, so a change of defaults does not move the inputs. A field
         added to `Policy` later takes its default (it did not exist when the output was
-        recorded)."""
+        recorded; the recording's policies carry `recent_lines=None, dedupe_lines=False`, the
+        values that were the behaviour before those two fields came, issue 21)."""
         return Policy(**self.policies[i])
 
 

@@ -21,8 +21,10 @@ from memlane.types import Context, ContextRows, Episode, Message, Record
 TK = default_tokenizer()
 NOW = 1_750_000_000.0
 # No tools and a bare system prompt: the numbers in these tests are about the layers.
+# `recent_lines=None`: the block's contract (first line, latest lines up to `buffer_lines`, the
+# gap marker) is tested with every recent line offered; `recent_lines` has its own tests.
 LEAN = Policy(prune_below=0.12, use_tools=False, memory_instructions=False,
-              system_prompt="Be brief.")
+              system_prompt="Be brief.", recent_lines=None)
 
 
 def msg(seq: int, role: str, content: str, relevance: float | None = None) -> Message:
@@ -226,6 +228,38 @@ def test_at_most_buffer_lines_lines(max_lines):
     assert len(ctx.trace.buffer_lines) == max_lines
     assert ctx.trace.buffer_lines[0].start == 1  # the first stretch's line is always one of them
     assert len(ctx.trace.buffer_lines) + (ctx.trace.gap or 0) == 20
+
+
+def test_recent_lines_caps_the_latest_lines_not_the_first_or_the_matched():
+    window, eps = _long_thread(n_episodes=20)
+    p = Policy(**{**LEAN.__dict__, "recent_lines": 3})
+    r = rows(window, truncated=True, episodes=eps)
+    ctx = assemble(r, p, 8000, NOW, TK, matched=[eps[5]])
+    starts = [b.start for b in ctx.trace.buffer_lines]
+    # The first stretch, the matched one, then the latest three only.
+    assert starts == [1, 41, 137, 145, 153]
+    assert len(ctx.trace.buffer_lines) + (ctx.trace.gap or 0) == 20
+
+
+def test_the_first_line_is_left_out_when_its_records_are_all_notes_and_its_slot_not_refilled():
+    window, eps = _long_thread(n_episodes=20)
+    # Stretch 1's records, the newest stretch's, and one of the stretch before it.
+    notes = [Record(id=i, namespace="n", text=f"fact {i}") for i in (1, 2, 58, 59, 55)]
+    r = rows(window, truncated=True, episodes=eps)
+    p = Policy(**{**LEAN.__dict__, "recent_lines": 3, "notes_share": 0.5})
+    ctx = assemble(r, p, 8000, NOW, TK, notes=notes)
+    starts = [b.start for b in ctx.trace.buffer_lines]
+    # The first stretch points only at notes in view: left out, and no older line takes its
+    # slot. The newest also repeats notes, and stays: a line other than the first is an index.
+    assert starts == [137, 145, 153]
+    assert ctx.trace.gap == 17
+    off = assemble(r, replace(p, dedupe_lines=False), 8000, NOW, TK, notes=notes)
+    assert [b.start for b in off.trace.buffer_lines] == [1, 137, 145, 153]
+    # A history short enough for every line keeps them all, recent or not, repeats or not.
+    short_window, short_eps = _long_thread(n_episodes=12)
+    whole = assemble(rows(short_window, truncated=True, episodes=short_eps), p, 8000, NOW, TK,
+                     notes=[Record(id=i, namespace="n", text=f"fact {i}") for i in range(1, 37)])
+    assert len(whole.trace.buffer_lines) == 12 and not whole.trace.gap
 
 
 def test_no_gap_marker_when_every_stretch_is_listed():

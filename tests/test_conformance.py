@@ -181,8 +181,10 @@ def test_context_rows_episodes_and_gap_proof(store: Any) -> None:
     assert [e.line for e in rows.recent_episodes] == ["Stretch 7.", "Stretch 6.", "Stretch 5."]
     assert rows.episodes_before_window == 8  # proven by episode numbering, not counted
     assert rows.unfiled_before_window == 0
+    # dedupe_lines off: every record is a note here, and the lines' selection is tested.
     ctx = t.context(budget=8000, policy=Policy(short_term_turns=3, working_turns=5,
-                                               buffer_lines=3, fill_budget=False))
+                                               buffer_lines=3, fill_budget=False,
+                                               dedupe_lines=False))
     lines = [b.line for b in ctx.trace.buffer_lines]
     assert lines == ["Stretch 0.", "Stretch 6.", "Stretch 7."]
     assert ctx.trace.gap == 5  # stretches 1..5 not listed

@@ -137,6 +137,8 @@ policies = st.builds(
     Policy,
     notes_share=st.just(0.0),
     index_lines=st.just(0),
+    recent_lines=st.just(None),
+    dedupe_lines=st.just(False),
     short_term_turns=st.integers(0, 4),
     working_turns=st.integers(0, 12),
     buffer_lines=st.integers(0, 14),

@@ -331,3 +331,31 @@ def test_locomo_cued_reader_and_bad_cue_terms(locomo_file: Path,
     assert main(["eval", "locomo", "--data", str(locomo_file), "--budget", "1000",
                  "--reader", "cued", "--cue-terms", "0", "--no-progress"]) == 2
     assert "--cue-terms" in capsys.readouterr().err
+
+
+def test_diff_compares_two_policies_per_category_and_per_question(tmp_path):
+    import json
+
+    from memlane.errors import UsageError
+    from memlane.eval.diff import compare, load
+
+    def row(q, policy, reached, cat="single-hop", listed=False):
+        return {"conversation": "c", "q": q, "category": cat, "question": f"q{q}?",
+                "evidence": ["D1:1"], "policy": policy, "budget": 2000, "reached": reached,
+                "dated": None, "tokens": 100, "listed": listed, "lines": 2, "opened_lines": 1}
+
+    rows = [row(0, "a", "via_pointer", listed=True), row(0, "b", None),
+            row(1, "a", None), row(1, "b", "in_view"),
+            row(2, "a", "via_notes", "temporal"), row(2, "b", "via_notes", "temporal")]
+    path = tmp_path / "pq.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = compare(load(str(path)), "a", "b")
+    assert "single-hop    50.0% vs  50.0%  (+0 of 2)" in text
+    assert "only b: 1 by {'in_view': 1}" in text
+    assert "only a: 1 by {'via_pointer': 1}" in text
+    assert "a line lists the evidence for 1, reached through a line 1" in text
+    assert "c#1 [single-hop] in_view: q1?" in text
+    with pytest.raises(UsageError, match="need rows of 'a' and 'zz'"):
+        compare(rows, "a", "zz")
+    with pytest.raises(UsageError, match="--per-question"):
+        load(str(tmp_path / "missing.jsonl"))

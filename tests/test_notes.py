@@ -40,3 +40,72 @@ def test_a_large_namespace_shows_what_the_new_message_is_about(store: Any) -> No
     assert ctx.trace.tokens_total <= 2000
     # Without a new message there is nothing to rank by: no notes from a large namespace.
     assert not _ids(t.context(2000))
+
+
+# --- the selection itself (memlane.context.notes): pure, no store -------------------------------
+
+def _rec(i: int) -> Any:
+    from memlane.types import Record
+
+    return Record(id=i, namespace="n", text=f"fact {i}", stated=1_700_000_000.0)
+
+
+def _rows(first_ids: tuple[int, ...], first_start: int = 1, window_start: int = 50,
+          truncated: bool = True, last_user: str = "the loan at Harbor Bank") -> Any:
+    from memlane.types import ContextRows, Episode, Message
+
+    window = (Message(id=1, thread_id="t", seq=window_start, role="user", content=last_user,
+                      ts=0.0, tokens=5),
+              Message(id=2, thread_id="t", seq=window_start + 1, role="assistant",
+                      content="ok", ts=0.0, tokens=1))
+    first = Episode(thread_id="t", start=first_start, end=first_start + 7, line="x",
+                    record_ids=first_ids, date=0.0)
+    return ContextRows(thread_id="t", window=window, truncated=truncated, first_episode=first,
+                       recent_episodes=(), episodes_before_window=1, pinned=(),
+                       unfiled_before_window=0)
+
+
+def test_the_plan_is_bounded_by_the_budget_and_off_with_no_share() -> None:
+    from memlane.context.notes import MAX_NOTES, notes_plan
+
+    assert notes_plan(4000, Policy(notes_share=0.0)) is None
+    p = notes_plan(2000, Policy(notes_share=0.4))
+    assert p is not None and (p.cap, p.most, p.k, p.recent_k) == (800, 50, 25, 28)
+    big = notes_plan(100_000, Policy(notes_share=0.4))
+    assert big is not None and big.k == MAX_NOTES and big.recent_k == MAX_NOTES
+
+
+def test_fits_whole_counts_the_lines_as_shown() -> None:
+    from memlane.context.notes import fits_whole, notes_plan
+
+    plan = notes_plan(1000, Policy(notes_share=0.4))  # 400 tokens, 40 for the header
+    assert plan is not None
+    words = lambda xs: [len(x.split()) for x in xs]  # noqa: E731 - a stand-in tokenizer
+    assert fits_whole([_rec(i) for i in range(10)], plan, words)
+    assert not fits_whole([_rec(i) for i in range(200)], plan, words)
+
+
+def test_select_notes_order_frame_first_then_best_then_follow_up_each_once() -> None:
+    from memlane.context.notes import select_notes
+
+    searched = [_rec(i) for i in (10, 11, 12, 13, 14)]
+    recent = [_rec(i) for i in (11, 20, 21, 22, 23)]  # 11 is already there
+    frame = [_rec(1), _rec(13)]
+    got = [r.id for r in select_notes(searched, recent, frame)]
+    assert got == [1, 13, 10, 11, 12, 20, 21, 22, 14]
+
+
+def test_frame_and_follow_up_query_need_the_history_out_of_view() -> None:
+    from memlane.context.notes import frame_ids, recent_query
+
+    rows = _rows((1, 2, 3, 4, 5, 6, 7, 8, 9))
+    assert frame_ids(rows, 2000, Policy()) == [1, 2, 3, 4, 5, 6]  # 800 // 32 // 4
+    assert frame_ids(rows, 2000, Policy(frame_notes=False)) == []
+    assert frame_ids(rows, 2000, Policy(use_buffer=False)) == []
+    assert frame_ids(_rows((1, 2), truncated=False), 2000, Policy()) == []
+    assert frame_ids(_rows((1, 2), first_start=60, window_start=50), 2000, Policy()) == []
+    assert recent_query("Any news on it?", rows, Policy()) == \
+        "Any news on it?\nthe loan at Harbor Bank"
+    assert recent_query("Any news on it?", rows, Policy(notes_recent=False)) is None
+    # The new message already stored (a proxy does): it is not its own "last turn".
+    assert recent_query("the loan at Harbor Bank", rows, Policy()) is None

@@ -87,8 +87,12 @@ policies = st.builds(
     Policy,
     # Contract (c) below is the recency listing; the line index (issue 21) shows a matching old
     # line in place of the oldest recent ones, and is held to its own test
-    # (test_eval_reference.py::test_the_line_index_shows_a_matching_old_line...).
+    # (test_eval_reference.py::test_the_line_index_shows_a_matching_old_line...). So are the
+    # cap on recent lines and the left-out repeat lines (test_assemble.py::test_recent_lines...,
+    # ::test_a_line_whose_records_are_all_notes...).
     index_lines=st.just(0),
+    recent_lines=st.just(None),
+    dedupe_lines=st.just(False),
     short_term_turns=st.integers(0, 4),
     working_turns=st.integers(0, 10),
     buffer_lines=st.integers(0, 14),

@@ -176,6 +176,10 @@ def _story(r: dict[str, Any], rendered: str) -> str:
             + (" (here the record is also shown as a note, being relevant to the question)."
                if r["memlane"]["fact_in_view"] else "."),
         ]
+    elif "notes" in r["memlane"]["in_layers"]:
+        # Policy.dedupe_lines: the first stretch's line would only point at notes in view.
+        out[-1] += ("its stretch's line is left out of the block, as it would only point at "
+                    "this note again: one copy of each fact (search_memory still finds it).")
     else:
         out[-1] += ("not reachable through a visible line at this budget "
                     "(search_memory still finds it).")

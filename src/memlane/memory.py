@@ -23,8 +23,8 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .context.buffer import note_line
 from .context.fill import sized_context
+from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, MissingExtra, NotFound, UsageError
@@ -583,58 +583,32 @@ class Thread:
         With `rows` (the first rows `context` read: the newest turns and the first stretch):
         `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
         `Policy.notes_recent` adds the best of a second search, of the new message with the
-        user's last turn (one more bounded search)."""
-        found = self._searched_notes(budget, new_message, policy, rows)
-        if rows is None or not (policy.use_buffer and policy.frame_notes) or not found[1]:
-            return found[0]
-        first = rows.first_episode
-        window_start = rows.window[0].seq if rows.window else None
-        if first is None or not rows.truncated or not first.record_ids or (
-                window_start is not None and first.start >= window_start):
-            return found[0]
-        most = max(1, int(budget * policy.notes_share) // NOTE_TYPICAL_TOKENS // FRAME_PART)
-        frame = self._store.records(self._ns, list(first.record_ids[:most]))
-        ids = {r.id for r in frame}
-        return [*frame, *(r for r in found[0] if r.id not in ids)]
+        user's last turn (one more bounded search).
 
-    def _searched_notes(self, budget: int, new_message: str | None, policy: Policy,
-                        rows: ContextRows | None) -> tuple[list[Record], bool]:
-        """(notes, whether they came from a search) before the frame is added: all of the
-        namespace's records when they fit are not searched, and need no frame."""
-        cap = int(budget * policy.notes_share)
-        if cap <= 0:
-            return [], False
-        most = max(1, cap // NOTE_MIN_TOKENS)
+        This only reads (the store, the searches); every choice is `memlane.context.notes`'s."""
+        plan = notes_plan(budget, policy)
+        if plan is None:
+            return []
         store, ns = self._store, self._ns
-        if not store.records(ns, limit=1, offset=most):
-            every = store.records(ns, limit=most)
-            # A token is at least one character: a cheap yes first, the exact count if close.
-            lines = [note_line(r, r.text) for r in every]
-            room = cap - NOTES_HEADER_TOKENS
-            if sum(len(x) + 1 for x in lines) <= room or \
-                    sum(self.memory.tokenizer.count(lines)) + len(lines) <= room:
-                return every, False
-        if not new_message or not new_message.strip():
-            return [], True
+        if not store.records(ns, limit=1, offset=plan.most):
+            every = store.records(ns, limit=plan.most)
+            if fits_whole(every, plan, self.memory.tokenizer.count):
+                return every  # the whole namespace is in view: no search, no frame
+        searched: list[Record] = []
+        recent: list[Record] = []
+        if new_message and new_message.strip():
+            searched = self._search_notes(new_message, plan.k)
+            query = recent_query(new_message, rows, policy)
+            if query:
+                recent = self._search_notes(query, plan.recent_k)
+        ids = frame_ids(rows, budget, policy)
+        return select_notes(searched, recent, store.records(ns, ids) if ids else ())
+
+    def _search_notes(self, query: str, k: int) -> list[Record]:
         try:
-            k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
-            out = [h.record for h in self.memory.search(new_message, k)]
+            return [h.record for h in self.memory.search(query, k)]
         except MemlaneError:
-            return [], True  # search unavailable: the context still has its other layers
-        recent = _last_user_turn(rows, new_message) if policy.notes_recent else ""
-        if recent:
-            query = f"{new_message}\n{recent[:RECENT_QUERY_CHARS]}"
-            seen = {r.id for r in out}
-            try:
-                # Within the search's own limit (MAX_NOTES): asking for more is an error.
-                hits = self.memory.search(query, min(RECENT_NOTES + len(out), MAX_NOTES))
-            except MemlaneError:
-                hits = []
-            extra = [h.record for h in hits if h.record.id not in seen][:RECENT_NOTES]
-            # After the new message's own best few: a follow-up's referent ranks high in the
-            # second search, and the first search's tail is its weakest part.
-            out = [*out[:RECENT_NOTES], *extra, *out[RECENT_NOTES:]]
-        return out, True
+            return []  # search unavailable: the context still has its other layers
 
     # filing ------------------------------------------------------------------------------------
     # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.
@@ -696,36 +670,6 @@ RELATED_DOCS = 200
 """About how many records a stretch's related-records search (`Memory.related`) ranks at most:
 its rarest terms retrieve, up to this many records together; a term in this many or more does
 not (unless every term does)."""
-RECENT_QUERY_CHARS = 300
-"""How much of the user's last turn joins the new message in the second notes search (a bounded
-query, whatever the turn's length)."""
-RECENT_NOTES = 3
-"""Results of that second search shown (after the new message's own best three)."""
-FRAME_PART = 4
-"""The first stretch's records take at most a quarter of the notes share's typical count."""
-
-
-def _last_user_turn(rows: ContextRows | None, new_message: str) -> str:
-    """The user's last message in `rows` that is not the new message itself (a proxy stores the
-    new message before it asks for the context), or ""."""
-    if rows is None:
-        return ""
-    for m in reversed(rows.window):
-        if m.role == "user" and m.content.strip() and m.content != new_message:
-            return m.content
-    return ""
-
-
-NOTE_MIN_TOKENS = 16
-"""Tokens a shown note is taken to need at least ("- #123 " and one short sentence): a namespace
-with more records than the notes share holds at this size is not read whole, only searched."""
-NOTES_HEADER_TOKENS = 40
-"""Tokens kept for the notes block's header and framing when deciding whether all records fit."""
-NOTE_TYPICAL_TOKENS = 32
-"""Tokens of a typical note (one sentence with its id): the search asks for the share over this,
-so the notes about fill their share; what they leave goes to working memory."""
-MAX_NOTES = 100
-"""Most records a notes search asks for, whatever the budget (the search's own limit)."""
 
 
 def _id(record_id: object) -> int:

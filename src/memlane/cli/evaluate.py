@@ -11,6 +11,7 @@ instead. See docs/RESULTS.md for what the columns mean.
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from ..errors import UsageError
@@ -124,6 +125,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                          "extractor, or the data's observation facts and events")
     lo.add_argument("--limit-conversations", type=int, default=None, metavar="N",
                     help="replay only the first N conversations (default: all)")
+    lo.add_argument("--per-question", default=None, metavar="FILE.jsonl",
+                    help="also write one JSON line per question, policy and budget (how it "
+                         "was reached); compare two policies with "
+                         "`python -m memlane.eval.diff FILE.jsonl A B`")
     lo.add_argument("--model", default=None, metavar="SPEC",
                     help="a model answers each question with the memory tools (e.g. "
                          "openai:gpt-4o-mini, anthropic:..., local); answers scored by token F1. "
@@ -243,14 +248,21 @@ def cmd_locomo(args: argparse.Namespace) -> int:
         if args.judge or args.judge_model:
             judge_model = get_model(args.judge_model, base_url=args.base_url) \
                 if args.judge_model else model
+    rows: list[dict[str, Any]] | None = [] if args.per_question else None
     report = run_locomo(
         args.data, _budgets(args, 4000), source=args.source, policies=args.policies,
         limit_conversations=args.limit_conversations, open_lines=args.open_lines,
         search_k=args.search_k, progress=not args.no_progress, model=model,
         judge_model=judge_model, embedder=args.embedder, reader=args.reader,
         cue_terms=args.cue_terms, ablate=args.ablate,
-        search_bounds=None if args.exhaustive_search else BOUNDED,
+        search_bounds=None if args.exhaustive_search else BOUNDED, per_question=rows,
     )
+    if rows is not None:
+        try:
+            with open(args.per_question, "w", encoding="utf-8") as f:
+                f.writelines(json.dumps(r) + "\n" for r in rows)
+        except OSError as e:
+            raise UsageError(f"cannot write --per-question {args.per_question!r}: {e}") from e
     title = (f"locomo ({report['source']}): {len(report['conversations'])} conversations, "
              f"{report['turns']} turns, {report['questions']} questions (categories 1-4)")
     reader = (f"model {args.model} answers with tools" if model is not None else

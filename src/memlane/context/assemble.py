@@ -254,32 +254,35 @@ def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches
 
 
 def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: str,
-           count: TokenCounter, cache: Caches | None) -> tuple[list[str], list[int], int]:
-    """(lines, tokens of each, how many quarantined) of the notes: each record once (a pinned
-    one is already shown), in the caller's order, while they fit `cap` (a shown record is the
-    record: its id is what the tools take)."""
+           count: TokenCounter, cache: Caches | None
+           ) -> tuple[list[str], list[int], int, set[int]]:
+    """(lines, tokens of each, how many quarantined, the ids shown) of the notes: each record
+    once (a pinned one is already shown), in the caller's order, while they fit `cap` (a shown
+    record is the record: its id is what the tools take)."""
     if not notes or cap <= 0:
-        return [], [], 0
+        return [], [], 0, set()
     seen = {r.id for r in pinned}
-    shown: list[str] = []
+    shown: list[tuple[str, int]] = []
     withheld = 0
     for r in notes:
         if r.id not in seen:
             seen.add(r.id)
             line, suspect = _note(r, cache)
             withheld += suspect
-            shown.append(line)
-    count.prime(shown)
+            shown.append((line, r.id))
+    count.prime([line for line, _ in shown])
     lines: list[str] = []
     tokens: list[int] = []
+    ids: set[int] = set()  # what a buffer line pointing only at them would repeat
     used = count.msg(fenced(header, []))  # the markers' tags are all 6 digits
-    for line in shown:
+    for line, rid in shown:
         n = count(line) + 1
         if used + n <= cap:
             lines.append(line)
             tokens.append(n)
+            ids.add(rid)
             used += n
-    return lines, tokens, withheld
+    return lines, tokens, withheld, ids
 
 
 # ==== one assembly ===============================================================================
@@ -548,10 +551,13 @@ def prepare(
     core, withheld, over_cap = _core(rows.pinned, policy.core_tokens, count, cache)
     # Without tools (a model that cannot call them) neither header names one.
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
-    note_lines, note_tokens, w = _notes(notes, rows.pinned, int(budget * policy.notes_share),
-                                        header, count, cache)
+    note_lines, note_tokens, w, note_ids = _notes(
+        notes, rows.pinned, int(budget * policy.notes_share), header, count, cache)
     block = rows.truncated and policy.use_buffer
-    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, cache, matched) if block
+    shown = (frozenset(note_ids) | {r.id for r in rows.pinned} if policy.dedupe_lines
+             else frozenset())
+    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, cache, matched, shown=shown,
+                                       recent_lines=policy.recent_lines) if block
                           else ([], 0, 0))
     a = Assembly(budget, count, cache, rows, system, tools, header,
                  NOTES_HEADER if tools else NOTES_HEADER_NO_TOOLS, core, note_lines,
@@ -577,10 +583,12 @@ def assemble(
     tools: Sequence[dict[str, Any]] = (),
     cache: Caches | None = None,
     notes: Sequence[Record] = (),
+    matched: Sequence[Episode] = (),
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
     `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it.
-    `notes` are the records to show as notes, best first (see `Policy.notes_share`)."""
+    `notes` are the records to show as notes, best first (see `Policy.notes_share`);
+    `matched` the buffer lines chosen for the new message (`Policy.index_lines`)."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
     return prepare(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
-                   notes=notes).finish()
+                   notes=notes, matched=matched).finish()

@@ -16,7 +16,8 @@ from ..validate import date_text
 
 
 def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
-                 matched: Sequence[Episode] = ()) -> tuple[list[Episode], int, int]:
+                 matched: Sequence[Episode] = (), shown: frozenset[int] = frozenset(),
+                 recent_lines: int | None = None) -> tuple[list[Episode], int, int]:
     """(lines oldest first, stretches proven skipped, lines quarantined by the injection scan).
 
     A quarantined line is still shown, as a marker that keeps its record ids (`render_line`):
@@ -26,32 +27,50 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
     episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
     memory's memos (scan results). `matched`: lines chosen for the new message (best first),
     shown after the first stretch's and before the latest ones, when they start before the
-    window.
+    window. When the evicted stretches are more than `max_lines`: `recent_lines`, at most this
+    many of the latest lines (None: as many as fit in `max_lines`), and `shown`, ids of the
+    records in view as notes: the first stretch's line is left out when its records are all
+    among them (the frame shows them), and its slot is not refilled: what it would have spent
+    goes back to the turns. Other lines stay even when they repeat notes: they are the index a
+    model follows (the demo's "one pointer away"), and leaving them out never changed LoCoMo's
+    reach (a session's line points at 10-20 records, rarely all shown).
     """
     scans = cache.scans if cache is not None else None
     withheld = 0
+    if rows.episodes_before_window <= max_lines:
+        # Every evicted stretch can have a line: the block is the whole course of the
+        # conversation, and no line is given up (a short thread whose records are all notes
+        # keeps its lines).
+        shown, recent_lines = frozenset(), None
     recent = list(rows.recent_episodes)  # newest first
     first = rows.first_episode
     chosen: dict[int, Episode] = {}
-    if first is not None and max_lines >= 1 and first.start < _window_start(rows):
+    if first is not None and max_lines >= 1 and first.start < _window_start(rows) and not (
+            _repeats(first, shown)):
         chosen[first.end] = first
     start = _window_start(rows)
-    for ep in matched:
-        if len(chosen) >= max_lines:
+    slots = max_lines
+    if recent_lines is not None:
+        recent = recent[:recent_lines]
+    for ep in [*(e for e in matched if e.start < start), *recent]:
+        if len(chosen) >= slots:
             break
-        if ep.start < start:
-            chosen.setdefault(ep.end, ep)
-    for ep in recent:
-        if len(chosen) >= max_lines:
-            break
-        chosen.setdefault(ep.end, ep)
-    shown = sorted(chosen.values(), key=lambda e: e.end)
-    for ep in shown:
+        if ep.end in chosen:
+            continue
+        chosen[ep.end] = ep
+    lines = sorted(chosen.values(), key=lambda e: e.end)
+    for ep in lines:
         # Scanned when written and again now: patterns grow, old rows do not get rescanned.
         if ep.suspect or is_suspect(ep.line, scans):
             withheld += 1
-    skipped = max(0, rows.episodes_before_window - len(shown))
-    return shown, skipped, withheld
+    skipped = max(0, rows.episodes_before_window - len(lines))
+    return lines, skipped, withheld
+
+
+def _repeats(ep: Episode, shown: frozenset[int]) -> bool:
+    """Whether every record `ep`'s line points at is in view already (a line with no record
+    is never a repeat: its words are all it has)."""
+    return bool(shown and ep.record_ids and shown.issuperset(ep.record_ids))
 
 
 def _window_start(rows: ContextRows) -> int:

@@ -62,7 +62,7 @@ def sized_context(
     lines: Sequence[Episode] = matched() if matched is not None and rows.truncated else ()
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools, cache=cache, notes=notes)
+                       tools=tools, cache=cache, notes=notes, matched=lines)
         return ctx, policy, rows
     count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
     for round_ in range(ROUNDS + 1):

@@ -14,7 +14,8 @@ class Policy:
     working_turns: int = 8
     """W: the W turns before short-term form working memory, pruned by decayed relevance."""
     buffer_lines: int = 12
-    """At most this many buffer lines (the first stretch's plus the latest before the window)."""
+    """At most this many buffer lines (the first stretch's, the ones the new message matches and
+    the latest before the window; see `recent_lines`)."""
     half_life_turns: float = 6.0
     """A relevance score halves every this many turns of age."""
     prune_below: float = 0.0
@@ -46,6 +47,18 @@ class Policy:
     new message, shown in place of the oldest recent ones: the line index as a retrieval path
     (a message that matches a stretch's line reaches its records through the line's ids even
     when it matches none of them). 0: the first line and the latest ones only."""
+    recent_lines: int | None = 3
+    """At most this many of the latest lines before the window (None: up to `buffer_lines`).
+    A line earns its tokens when it is opened; the ones the new message matches (the line
+    index) are, the latest few often are, and the rest cost the turns room: measured on the
+    LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k. Only when
+    the evicted stretches are more than `buffer_lines`: a shorter history shows them all."""
+    dedupe_lines: bool = True
+    """The first stretch's line is left out when its records are all shown already (as notes,
+    which the frame makes them, or core memory): it would be one more copy of the frame, and its
+    tokens go to the turns. Only when the evicted stretches are more than `buffer_lines` (the
+    block could not list them all anyway): a shorter history keeps every line, as the course
+    of the conversation. Other lines stay (see `memlane.context.buffer.select_lines`)."""
     use_buffer: bool = True
     """Show the episodic buffer block when the history does not fit (off: window only)."""
     use_working: bool = True

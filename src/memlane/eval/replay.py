@@ -258,8 +258,13 @@ def run_locomo(
     cue_terms: int = 2,
     search_bounds: SearchBounds | None = BOUNDED,
     ablate: str | Sequence[str] | None = None,
+    per_question: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Replay and measure; returns the report dict (see `memlane.eval.report`).
+
+    `per_question`, when given, receives one row per question, policy and budget (conversation,
+    question index, category, how it was reached, strict temporal reach, tokens): what
+    `memlane.eval.diff` compares between two policies.
 
     `ablate`: layers ("buffer", "notes", "working") to take out of the default one at a time,
     each run as one more policy (`memlane-<layer>`).
@@ -376,6 +381,17 @@ def run_locomo(
                                   if i in when else None)
                         tally.add(cls, reading, CATEGORIES.get(q.category, str(q.category)),
                                   listed=pointed_at(ctx, records, ids), dated=strict)
+                        if per_question is not None:
+                            per_question.append({
+                                "conversation": conv.sample_id, "q": i,
+                                "category": CATEGORIES.get(q.category, str(q.category)),
+                                "question": q.question, "evidence": list(q.evidence),
+                                "policy": spec.name, "budget": budget, "reached": cls,
+                                "dated": strict, "tokens": reading.tokens,
+                                "listed": pointed_at(ctx, records, ids),
+                                "lines": len(ctx.trace.buffer_lines),
+                                "opened_lines": len(reading.opened_lines),
+                            })
                     bar.step(f"{conv.sample_id} {spec.name} @{budget}")
     finally:
         bar.close()

@@ -1,0 +1,143 @@
+"""Which records the context shows as notes: pure selection, no store and no search.
+
+`Thread.context` reads (the namespace's records when they may fit, the searches, the first
+stretch's records) and calls these functions for every decision: how many records to read or ask
+for (`NotesPlan`), whether the namespace is shown whole (`fits_whole`), what the second query is
+(`recent_query`), which of the first stretch's records frame the conversation (`frame_ids`), and
+the order the notes go in (`select_notes`). The assembler then shows them in that order while
+they fit `Policy.notes_share` (`memlane.context.assemble`).
+
+Split this way so that the selection can be tested and changed without a store, and so that a
+surface reading the same rows some other way (another store, a cache) selects the same notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..types import ContextRows, Record
+from .buffer import note_line
+from .policy import Policy
+
+__all__ = [
+    "FRAME_PART",
+    "MAX_NOTES",
+    "NOTES_HEADER_TOKENS",
+    "NOTE_MIN_TOKENS",
+    "NOTE_TYPICAL_TOKENS",
+    "RECENT_NOTES",
+    "RECENT_QUERY_CHARS",
+    "NotesPlan",
+    "fits_whole",
+    "frame_ids",
+    "last_user_turn",
+    "notes_plan",
+    "recent_query",
+    "select_notes",
+]
+
+NOTE_MIN_TOKENS = 16
+"""Tokens a shown note is taken to need at least ("- #123 " and one short sentence): a namespace
+with more records than the notes share holds at this size is not read whole, only searched."""
+NOTES_HEADER_TOKENS = 40
+"""Tokens kept for the notes block's header and framing when deciding whether all records fit."""
+NOTE_TYPICAL_TOKENS = 32
+"""Tokens of a typical note (one sentence with its id): the search asks for the share over this,
+so the notes about fill their share; what they leave goes to working memory."""
+MAX_NOTES = 100
+"""Most records a notes search asks for, whatever the budget (the search's own limit)."""
+RECENT_QUERY_CHARS = 300
+"""How much of the user's last turn joins the new message in the second notes search (a bounded
+query, whatever the turn's length)."""
+RECENT_NOTES = 3
+"""Results of that second search shown (after the new message's own best three)."""
+FRAME_PART = 4
+"""The first stretch's records take at most a quarter of the notes share's typical count."""
+
+
+@dataclass(frozen=True)
+class NotesPlan:
+    """How much to read for the notes of one context (all bounded by the budget)."""
+
+    cap: int
+    """Tokens of the notes share."""
+    most: int
+    """Most records the share could hold: a namespace with more is searched, not read whole."""
+    k: int
+    """Results the search of the new message asks for."""
+    recent_k: int
+    """Results the second search (new message + the user's last turn) asks for."""
+
+
+def notes_plan(budget: int, policy: Policy) -> NotesPlan | None:
+    """The reads for `budget` under `policy`, or None when the notes layer is off."""
+    cap = int(budget * policy.notes_share)
+    if cap <= 0:
+        return None
+    k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
+    # Within the search's own limit (MAX_NOTES): asking for more is an error.
+    return NotesPlan(cap=cap, most=max(1, cap // NOTE_MIN_TOKENS), k=k,
+                     recent_k=min(RECENT_NOTES + k, MAX_NOTES))
+
+
+def fits_whole(records: Sequence[Record], plan: NotesPlan,
+               count: Callable[[list[str]], list[int]]) -> bool:
+    """Whether every one of `records` (the whole namespace) fits the notes share, so they are
+    shown without a search. `count` is the tokenizer's `count`."""
+    lines = [note_line(r, r.text) for r in records]
+    room = plan.cap - NOTES_HEADER_TOKENS
+    # A token is at least one character: a cheap yes first, the exact count if close.
+    return sum(len(x) + 1 for x in lines) <= room or sum(count(lines)) + len(lines) <= room
+
+
+def last_user_turn(rows: ContextRows | None, new_message: str) -> str:
+    """The user's last message in `rows` that is not the new message itself (a proxy stores the
+    new message before it asks for the context), or ""."""
+    if rows is None:
+        return ""
+    for m in reversed(rows.window):
+        if m.role == "user" and m.content.strip() and m.content != new_message:
+            return m.content
+    return ""
+
+
+def recent_query(new_message: str, rows: ContextRows | None, policy: Policy) -> str | None:
+    """The second notes search's query (`Policy.notes_recent`): the new message and the user's
+    last turn before it, cut to `RECENT_QUERY_CHARS`; None when there is none to run."""
+    if not policy.notes_recent:
+        return None
+    recent = last_user_turn(rows, new_message)
+    return f"{new_message}\n{recent[:RECENT_QUERY_CHARS]}" if recent else None
+
+
+def frame_ids(rows: ContextRows | None, budget: int, policy: Policy) -> list[int]:
+    """Ids of the first stretch's records to show first as the conversation's frame
+    (`Policy.frame_notes`), at most a `FRAME_PART` of the share's typical count; [] when the
+    buffer or the frame is off, the history is all in view, or the first stretch is."""
+    if rows is None or not (policy.use_buffer and policy.frame_notes):
+        return []
+    first = rows.first_episode
+    window_start = rows.window[0].seq if rows.window else None
+    if first is None or not rows.truncated or not first.record_ids or (
+            window_start is not None and first.start >= window_start):
+        return []
+    most = max(1, int(budget * policy.notes_share) // NOTE_TYPICAL_TOKENS // FRAME_PART)
+    return list(first.record_ids[:most])
+
+
+def select_notes(searched: Sequence[Record], recent: Sequence[Record] = (),
+                 frame: Sequence[Record] = ()) -> list[Record]:
+    """The notes in the order they are shown: the frame's records, then the new message's own
+    best `RECENT_NOTES`, then the second search's best `RECENT_NOTES` not already there, then
+    the rest of the first search; each record once.
+
+    After the new message's own best few: a follow-up's referent ranks high in the second
+    search, and the first search's tail is its weakest part."""
+    seen = {r.id for r in searched}
+    extra = [r for r in recent if r.id not in seen][:RECENT_NOTES]
+    out = [*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]]
+    if not frame:
+        return out
+    ids = {r.id for r in frame}
+    return [*frame, *(r for r in out if r.id not in ids)]
