@@ -10,6 +10,8 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -151,16 +153,15 @@ def test_record_kinds_are_one_list_on_every_surface(tmp_path, kind):
     memory.close()
 
 
-def test_trickling_connections_are_closed(keyed, monkeypatch):
-    """Slowloris: clients that send a request head a byte at a time are cut off after the head
-    timeout, and the server still answers others meanwhile."""
-    url, key, _ = keyed
-    monkeypatch.setattr(conn, "HEAD_TIMEOUT", 1.0)
+@contextmanager
+def trickling(url: str, n: int, head: str, byte: bytes) -> Iterator[list[socket.socket]]:
+    """`n` connections that send `head` and then `byte` every 0.2 s until the block ends (a
+    slowloris client); closed after it."""
     host, port = url.removeprefix("http://").split(":")
     socks = []
-    for _ in range(300):
+    for _ in range(n):
         s = socket.create_connection((host, int(port)), timeout=5)
-        s.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        s.sendall(head.encode())
         socks.append(s)
     stop = threading.Event()
 
@@ -168,7 +169,7 @@ def test_trickling_connections_are_closed(keyed, monkeypatch):
         while not stop.is_set():
             for s in socks:
                 try:
-                    s.sendall(b"X")
+                    s.sendall(byte)
                 except OSError:
                     pass
             time.sleep(0.2)
@@ -176,6 +177,20 @@ def test_trickling_connections_are_closed(keyed, monkeypatch):
     t = threading.Thread(target=trickle, daemon=True)
     t.start()
     try:
+        yield socks
+    finally:
+        stop.set()
+        t.join(2)
+        for s in socks:
+            s.close()
+
+
+def test_trickling_connections_are_closed(keyed, monkeypatch):
+    """Slowloris: clients that send a request head a byte at a time are cut off after the head
+    timeout, and the server still answers others meanwhile."""
+    url, key, _ = keyed
+    monkeypatch.setattr(conn, "HEAD_TIMEOUT", 1.0)
+    with trickling(url, 300, "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"X") as socks:
         # Another client is still served while they trickle.
         status, _ = raw(url, get("/v1/models", f"Authorization: Bearer {key}"))
         assert status == 200
@@ -190,11 +205,6 @@ def test_trickling_connections_are_closed(keyed, monkeypatch):
             except TimeoutError:
                 pass
         assert closed == 300
-    finally:
-        stop.set()
-        t.join(2)
-        for s in socks:
-            s.close()
 
 
 def test_trickling_bodies_are_closed(keyed, monkeypatch):
@@ -202,28 +212,9 @@ def test_trickling_bodies_are_closed(keyed, monkeypatch):
     head's clock has stopped), while a request whose body arrives is answered."""
     url, key, _ = keyed
     monkeypatch.setattr(conn, "BODY_TIMEOUT", 1.0)
-    host, port = url.removeprefix("http://").split(":")
     head = (f"POST /v1/memlane/records HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
             f"{key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{{")
-    socks = []
-    for _ in range(50):
-        s = socket.create_connection((host, int(port)), timeout=5)
-        s.sendall(head.encode())
-        socks.append(s)
-    stop = threading.Event()
-
-    def trickle() -> None:
-        while not stop.is_set():
-            for s in socks:
-                try:
-                    s.sendall(b" ")
-                except OSError:
-                    pass
-            time.sleep(0.2)
-
-    t = threading.Thread(target=trickle, daemon=True)
-    t.start()
-    try:
+    with trickling(url, 50, head, b" ") as socks:
         body = json.dumps({"text": "Keeps bees.", "kind": "fact"}).encode()
         req = (f"POST /v1/memlane/records HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
@@ -242,11 +233,6 @@ def test_trickling_bodies_are_closed(keyed, monkeypatch):
             except TimeoutError:
                 pass
         assert closed == 50
-    finally:
-        stop.set()
-        t.join(2)
-        for s in socks:
-            s.close()
 
 
 def test_an_idle_keep_alive_connection_is_closed(keyed, monkeypatch):
