@@ -15,7 +15,6 @@ the same store for another one.
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import validate
 from .context.fill import sized_context
+from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
@@ -510,67 +510,37 @@ class Thread:
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
-        most `policy.index_lines`: a line's terms weighted by how few lines have them (words
-        every line has, "talked", a participant's name, weigh nothing), the first stretch left
-        out (it is shown anyway). Bounded: it reads the newest `INDEXED_LINES` stretches (one
-        indexed read), whatever the thread's length, and their terms are memoised."""
+        most `policy.index_lines` (`context.line_index`). Bounded: it reads the newest
+        `INDEXED_LINES` stretches (one indexed read), whatever the thread's length, and the
+        index is memoised under the store's `revision()` (None: read every time), which a write
+        by any process moves; the winners' whole rows are memoised with it (the same stretches
+        win turn after turn)."""
         if not (policy.use_buffer and policy.index_lines > 0 and new_message):
             return []
         want = fact_terms(new_message)
         if not want:
             return []
-        lines, bags, where, shown = self._line_index()
-        if not lines:
-            return []
-        df = {t: len(where[t]) for t in want if t in where}
-        n = len(bags)
-        # A term in half the lines or more says nothing about which stretch is meant.
-        weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
-        # Only the lines holding a weighted term can score (scored as every line was).
-        maybe = {i for t in weight for i in where[t]}
-        scored = [(sum(weight.get(t, 0.0) for t in bags[i] & want), -i) for i in maybe]
-        best = sorted((x for x in scored if x[0] > 0), reverse=True)[:policy.index_lines]
-        ends = [lines[-i][0] for _, i in best]
-        # The winners' whole rows, memoised with the index (the same stretches win turn after
-        # turn); `shown` lives and dies with the index's revision.
+        rev = self._store.revision()
+        key = (self._ns, self.id)
+        memo = self.memory.caches.line_index
+        hit = memo.get(key) if rev is not None else None
+        if hit is not None and hit[0] == rev:
+            index: LineIndex = hit[1]
+        else:
+            terms = self.memory.caches.line_terms
+            index = build_index(
+                self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1),
+                lambda line: terms.get(line) or remember(terms, line,
+                                                          frozenset(fact_terms(line))))
+            if rev is not None:
+                remember(memo, key, (rev, index))
+        ends = best_ends(index, want, policy.index_lines)
+        shown = index[3]
         missing = [e for e in ends if e not in shown]
         if missing:
             shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
                                                                             missing))
         return [shown[e] for e in ends if e in shown]
-
-    def _line_index(self) -> tuple[list[tuple[int, str]], list[frozenset[str]],
-                                   dict[str, list[int]], dict[int, Episode]]:
-        """The line index's candidates: the newest `INDEXED_LINES` stretches' (end, line), the
-        content terms of each line, the lines each term is in, and the stretches read whole so
-        far by their end (`matched_lines` fills it). They change only when a
-        stretch is filed, so they are memoised under the store's `revision()` (read before
-        the lines; None: read every time), which a write by any process moves."""
-        rev = self._store.revision()
-        key = (self._ns, self.id)
-        index = self.memory.caches.line_index
-        hit = index.get(key) if rev is not None else None
-        if hit is not None and hit[0] == rev:
-            return hit[1]  # type: ignore[no-any-return]  # (the memo's values are typed Any)
-        # Ends and lines only (whole rows, record ids decoded, for the winners alone).
-        lines = self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1)
-        # All of them came back: the first is among them, and it is shown anyway.
-        lines = lines[1:] if len(lines) <= INDEXED_LINES else lines[-INDEXED_LINES:]
-        memo = self.memory.caches.line_terms
-        bags = []
-        where: dict[str, list[int]] = {}
-        for i, (_, line) in enumerate(lines):
-            bag = memo.get(line)
-            if bag is None:
-                bag = remember(memo, line, frozenset(fact_terms(line)))
-            bags.append(bag)
-            for t in bag:
-                where.setdefault(t, []).append(i)
-        built: tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
-                     dict[int, Episode]] = (lines, bags, where, {})
-        if rev is not None:
-            remember(index, key, (rev, built))
-        return built
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:
@@ -662,10 +632,6 @@ class Thread:
         return self._store.delete_thread(self._ns, self.id)
 
 
-INDEXED_LINES = 256
-"""How many of a thread's newest stretches the line index (`Thread.matched_lines`) reads: it
-keeps the per-turn cost bounded on a thread of any length (a LoCoMo conversation files about
-80); an older stretch is still reached through its records by the notes search."""
 RELATED_DOCS = 200
 """About how many records a stretch's related-records search (`Memory.related`) ranks at most:
 its rarest terms retrieve, up to this many records together; a term in this many or more does

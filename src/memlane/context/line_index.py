@@ -1,0 +1,56 @@
+"""The line index, pure: which of a thread's buffer lines best match the new message
+(`Policy.index_lines`), so a question that matches a stretch's line reaches its records even when
+it matches none of them. `Thread.matched_lines` reads the lines and memoises the index; this
+module builds it and scores it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
+
+from ..types import Episode
+
+INDEXED_LINES = 256
+"""How many of a thread's newest stretches the line index (`Thread.matched_lines`) reads: it
+keeps the per-turn cost bounded on a thread of any length (a LoCoMo conversation files about
+80); an older stretch is still reached through its records by the notes search."""
+
+LineIndex: TypeAlias = tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
+                             dict[int, Episode]]
+"""(end, line) of each candidate stretch, the content terms of each line, the lines each term
+is in, and the stretches read whole so far by their end (filled by the caller)."""
+
+
+def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], frozenset[str]]
+                ) -> LineIndex:
+    """The index over the newest stretches' (end, line), oldest first, as
+    `Store.episode_lines(..., INDEXED_LINES + 1)` returns them: when all of them came back the
+    first stretch is among them, and it is left out (it is shown anyway)."""
+    kept = list(lines[1:] if len(lines) <= INDEXED_LINES else lines[-INDEXED_LINES:])
+    bags = []
+    where: dict[str, list[int]] = {}
+    for i, (_, line) in enumerate(kept):
+        bag = terms_of(line)
+        bags.append(bag)
+        for t in bag:
+            where.setdefault(t, []).append(i)
+    return kept, bags, where, {}
+
+
+def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list[int]:
+    """The ends of the `k` stretches whose lines best match the terms `want`, best first: a
+    line's terms weighted by how few lines have them (words every line has, "talked", a
+    participant's name, weigh nothing); ties to the newer line."""
+    lines, bags, where, _ = index
+    if not lines or not want:
+        return []
+    df = {t: len(where[t]) for t in want if t in where}
+    n = len(bags)
+    # A term in half the lines or more says nothing about which stretch is meant.
+    weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
+    # Only the lines holding a weighted term can score (scored as every line was).
+    maybe = {i for t in weight for i in where[t]}
+    scored = [(sum(weight.get(t, 0.0) for t in bags[i] & want), -i) for i in maybe]
+    best = sorted((x for x in scored if x[0] > 0), reverse=True)[:k]
+    return [lines[-i][0] for _, i in best]
