@@ -109,7 +109,11 @@ def site(tmp_path_factory):
     chromium()
     tmp = tmp_path_factory.mktemp("inspector")
     memory = Memory.open(tmp / "m.db", cadence=Cadence(every_user_turns=2),
-                         policy=Policy(short_term_turns=2, working_turns=3, fill_budget=False))
+                         # dedupe_lines off: the first stretch's line stays beside the frame
+                         # note of its record, so the page has a line that links to a record
+                         # (leaving such repeats out is tested in test_assemble.py).
+                         policy=Policy(short_term_turns=2, working_turns=3, fill_budget=False,
+                                       dedupe_lines=False))
     msgs = [{"role": "user", "content": FACT}, {"role": "assistant", "content": "Noted."}]
     for i in range(150):  # ~5,000 tokens: more than the page's 4,000 budget holds
         msgs += [{"role": "user", "content": f"Question {i} about the weather in Oslo in week {i},"
