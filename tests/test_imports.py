@@ -249,3 +249,11 @@ def test_the_facade_plans_no_search_itself():
     inner = {m for m, _ in GRAPH["memlane.memory"]
              if m.startswith(("memlane.store.common", "memlane.store.fts"))}
     assert not inner, sorted(inner)
+
+
+def test_the_facade_names_no_engine():
+    """`Memory` opens stores through `store.open` (the one place that names the engines): the
+    facade itself imports neither `store.sqlite` nor `store.postgres`, at any level."""
+    engines = {m for m, _ in GRAPH["memlane.memory"]
+               if m.startswith(("memlane.store.sqlite", "memlane.store.postgres"))}
+    assert not engines, sorted(engines)

@@ -27,7 +27,7 @@ from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
-from .errors import MemlaneError, MissingExtra, NotFound, UsageError
+from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .memo import Caches, remember
 from .recall.embed import Embedder, get_embedder
@@ -39,6 +39,7 @@ from .step.extractor import Extractor, HeuristicExtractor
 from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Store
+from .store.open import open_store as open_store  # where callers have always found it
 from .telemetry import traced
 from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
@@ -50,35 +51,6 @@ if TYPE_CHECKING:
 MAX_MESSAGE_CHARS = 1_000_000
 MAX_RECORD_CHARS = validate.MAX_RECORD_CHARS
 """A record holds one fact; longer text belongs in a message or a snapshot."""
-
-
-def open_store(target: str | os.PathLike[str] | None) -> Store:
-    """A store from a path, `sqlite:///path`, `:memory:`, or `postgresql://...`."""
-    from .store.sqlite import SQLiteStore
-
-    if target is None:
-        target = os.environ.get("MEMLANE_DB") or None
-        if target is None:
-            return SQLiteStore()
-    s = str(target)
-    if s.startswith(("postgresql://", "postgres://")):
-        try:
-            from .store.postgres import PostgresStore
-        except ImportError as e:
-            raise MissingExtra("the PostgreSQL store", "postgres", "psycopg") from e
-        return PostgresStore(s)
-    if s.startswith("sqlite:///"):
-        s = s[len("sqlite:///"):] or ":memory:"
-    elif "://" in s:
-        raise UsageError(f"unknown store URL {s!r}: use a file path, sqlite:///PATH, or "
-                         "postgresql://...")
-    if s != ":memory:" and not s.startswith("file:"):
-        folder = os.path.dirname(os.path.abspath(os.path.expanduser(s)))
-        if not os.path.isdir(folder):
-            raise UsageError(f"cannot create the database {s!r}: the folder {folder!r} does not "
-                             f"exist; create it first (mkdir -p {folder!r}) or choose another "
-                             "path")
-    return SQLiteStore(s)
 
 
 class Memory(Forgetting, SnapshotsAndVectors):
