@@ -17,7 +17,6 @@ naming it. Its input is handed back as JSON text in `ModelReply.content`, as the
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -26,11 +25,10 @@ from memlane.models.base import (
     ModelReply,
     ToolCall,
     Usage,
-    iter_sse,
     parse_arguments,
     sse_json,
 )
-from memlane.models.transport import Transport
+from memlane.models.http import HttpChatModel
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -48,8 +46,11 @@ _FINISH_REASONS = {
 }
 
 
-class AnthropicModel:
+class AnthropicModel(HttpChatModel):
     """A Claude model behind the Messages API (or a server that copies it)."""
+
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    API_KEY_ENV = API_KEY_ENV
 
     def __init__(
         self,
@@ -65,50 +66,22 @@ class AnthropicModel:
             raise UsageError(
                 "AnthropicModel needs a model name, e.g. AnthropicModel('claude-3-5-haiku-latest')"
             )
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         self.name = f"anthropic:{model}"
-        self._official = self.base_url == DEFAULT_BASE_URL
-        self._endpoint = Transport(
-            provider="Anthropic" if self._official else f"Anthropic-compatible {self.base_url}",
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            key_hint=f"api_key= or {API_KEY_ENV}",
-        )
+        self._connect(model, base_url, api_key, timeout=timeout, max_retries=max_retries,
+                      backoff=backoff,
+                      provider="Anthropic" if base_url.rstrip("/") == DEFAULT_BASE_URL
+                      else f"Anthropic-compatible {base_url.rstrip('/')}")
 
-    @property
-    def missing_key(self) -> str | None:
-        """The environment variable to set when this model needs an API key and has none (the
-        official endpoint); None when calls can go ahead. Lets a program say so at startup
-        rather than at the first message."""
-        return API_KEY_ENV if self._official and not self.api_key else None
-
-    def __repr__(self) -> str:
-        return f"AnthropicModel({self.model!r}, base_url={self.base_url!r})"
-
-    def complete(
-        self,
-        messages: Sequence[dict[str, Any]],
-        *,
-        tools: Sequence[dict[str, Any]] | None = None,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-        on_token: Callable[[str], None] | None = None,
-    ) -> ModelReply:
-        body = self.request_body(
-            messages, tools=tools, json_schema=json_schema, max_tokens=max_tokens,
-            stream=on_token is not None,
-        )
+    def _url(self) -> str:
         # Accept a base_url given with or without the version path.
-        url = self.base_url + ("/messages" if self.base_url.endswith("/v1") else "/v1/messages")
-        headers = self._headers()
-        json_mode = json_schema is not None
-        if on_token is None:
-            return parse_message(self._endpoint.post_json(url, body, headers), json_mode)
-        with self._endpoint.open_stream(url, body, headers) as response:
-            return parse_stream(iter_sse(response, self._endpoint.provider), on_token, json_mode)
+        return self.base_url + ("/messages" if self.base_url.endswith("/v1") else "/v1/messages")
+
+    def _read(self, data: Any, json_mode: bool) -> ModelReply:
+        return parse_message(data, json_mode)
+
+    def _read_stream(self, events: Iterable[Any], on_token: Callable[[str], None],
+                     json_mode: bool) -> ModelReply:
+        return parse_stream(events, on_token, json_mode)
 
     def request_body(
         self,

@@ -14,8 +14,7 @@ in `base.py`.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from memlane.errors import ModelError, UsageError
@@ -23,19 +22,21 @@ from memlane.models.base import (
     ModelReply,
     ToolCall,
     Usage,
-    iter_sse,
     parse_arguments,
     sse_json,
 )
-from memlane.models.transport import Transport
+from memlane.models.http import HttpChatModel
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "OPENAI_API_KEY"
 STEP_SCHEMA_NAME = "memory_step"
 
 
-class OpenAIModel:
+class OpenAIModel(HttpChatModel):
     """A chat model behind an OpenAI-compatible `/chat/completions` endpoint."""
+
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    API_KEY_ENV = API_KEY_ENV
 
     def __init__(
         self,
@@ -49,49 +50,22 @@ class OpenAIModel:
     ) -> None:
         if not model:
             raise UsageError("OpenAIModel needs a model name, e.g. OpenAIModel('gpt-4o-mini')")
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
-        official = self.base_url == DEFAULT_BASE_URL
+        official = base_url.rstrip("/") == DEFAULT_BASE_URL
         self.name = f"openai:{model}" if official else model
-        self._official = official
-        self._endpoint = Transport(
-            provider="OpenAI" if official else f"OpenAI-compatible server at {self.base_url}",
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            key_hint=f"api_key= or {API_KEY_ENV}",
-        )
+        self._connect(model, base_url, api_key, timeout=timeout, max_retries=max_retries,
+                      backoff=backoff,
+                      provider="OpenAI" if official
+                      else f"OpenAI-compatible server at {base_url.rstrip('/')}")
 
-    @property
-    def missing_key(self) -> str | None:
-        """The environment variable to set when this model needs an API key and has none (the
-        official endpoint); None when calls can go ahead. Lets a program say so at startup
-        rather than at the first message."""
-        return API_KEY_ENV if self._official and not self.api_key else None
+    def _url(self) -> str:
+        return f"{self.base_url}/chat/completions"
 
-    def __repr__(self) -> str:
-        return f"OpenAIModel({self.model!r}, base_url={self.base_url!r})"
+    def _read(self, data: Any, json_mode: bool) -> ModelReply:
+        return parse_reply(data)
 
-    def complete(
-        self,
-        messages: Sequence[dict[str, Any]],
-        *,
-        tools: Sequence[dict[str, Any]] | None = None,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-        on_token: Callable[[str], None] | None = None,
-    ) -> ModelReply:
-        body = self.request_body(
-            messages, tools=tools, json_schema=json_schema, max_tokens=max_tokens,
-            stream=on_token is not None,
-        )
-        url = f"{self.base_url}/chat/completions"
-        headers = self._headers()
-        if on_token is None:
-            return parse_reply(self._endpoint.post_json(url, body, headers))
-        with self._endpoint.open_stream(url, body, headers) as response:
-            return parse_stream(iter_sse(response, self._endpoint.provider), on_token)
+    def _read_stream(self, events: Iterable[Any], on_token: Callable[[str], None],
+                     json_mode: bool) -> ModelReply:
+        return parse_stream(events, on_token)
 
     def request_body(
         self,
