@@ -4,20 +4,18 @@ ledger is for engineers: a failed write is logged, never fails the step."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
+from ..ledger import Ledger, write_quietly
 from ..types import Message
 from .parse import StepOutput
-
-if TYPE_CHECKING:
-    from ..ledger import Ledger
 
 
 def note_fallback(ledger: Ledger | None, ns: str, model: str | None, error: str,
                   problems: list[str], stretch: Sequence[Message]) -> None:
     """A `step_fallback` row: the primary extractor's step was not used, and why."""
-    _write(ledger, lambda lg: lg.append(
+    write_quietly(ledger, lambda lg: lg.append(
         "step_fallback", namespace=ns, thread_id=stretch[0].thread_id,
         seq=stretch[-1].seq, model=model,
         signals={"step_fallback": {"error": error[:500], "problems": problems[:10],
@@ -43,12 +41,7 @@ def note_quality(ledger: Ledger | None, ns: str, model: str | None, thread_id: s
         if isinstance(s, str) and s:
             sig.setdefault(s, "step")
     note = q.get("note") if isinstance(q.get("note"), str) else None
-    _write(ledger, lambda lg: lg.append(
+    write_quietly(ledger, lambda lg: lg.append(
         "quality", namespace=ns, thread_id=thread_id, seq=answered[-1].seq,
         signals=sig, score=score, note=note, model=model))
 
-
-def _write(ledger: Ledger | None, write: Callable[[Ledger], Any]) -> None:
-    from ..ledger import write_quietly  # the one never-fail ledger write (ledger sits above step)
-
-    write_quietly(ledger, write)
