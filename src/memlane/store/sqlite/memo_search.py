@@ -4,6 +4,7 @@ reads it memoises under its revision (`memos.RowMemos`)."""
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
@@ -43,15 +44,10 @@ class SQLiteMemoSearch(SQLiteCore):
                 for t, got in zip(need, lists, strict=True):
                     memo[(namespace, t, "bm25")] = (got, True)
             scored = [memo[(namespace, t, "bm25")][0] for t in terms]
-        score: dict[int, float] = {}
-        get = score.get
-        for ps in scored:
-            for rid, part in ps:
-                score[rid] = get(rid, 0.0) + part
+        score = _summed((1.0, ps) for ps in scored)
         # Best first, the older record first on ties (a reverse sort keeps ties in order).
-        best = sorted(sorted(score.items()), key=itemgetter(1), reverse=True)[:k]
-        recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
-        return [(recs[rid], s) for rid, s in best if rid in recs]
+        return self._with_records(namespace, sorted(sorted(score.items()), key=itemgetter(1),
+                                                    reverse=True)[:k])
 
     def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                          k: int) -> list[tuple[Record, float]]:
@@ -88,13 +84,14 @@ class SQLiteMemoSearch(SQLiteCore):
                     got_.sort(reverse=True)  # newest first (UNION ALL keeps no order)
                     memo[(namespace, t)] = (got_, len(got_) < n)
             postings = [memo[(namespace, t)][0][:n] for t, _, n in weights]
-        score: dict[int, float] = {}
-        get = score.get
-        for (_, w, _), ps in zip(weights, postings, strict=True):
-            for rid, part in ps:
-                score[rid] = get(rid, 0.0) + w * part
+        score = _summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
-        best = heapq.nlargest(k, score.items(), key=itemgetter(1, 0))
+        return self._with_records(namespace,
+                                  heapq.nlargest(k, score.items(), key=itemgetter(1, 0)))
+
+    def _with_records(self, namespace: str, best: list[tuple[int, float]]
+                      ) -> list[tuple[Record, float]]:
+        """(record, score) for ranked (id, score) pairs, in their order (one read)."""
         recs = {r.id: r for r in self.records(namespace, [rid for rid, _ in best])}
         return [(recs[rid], s) for rid, s in best if rid in recs]
 
@@ -112,3 +109,13 @@ class SQLiteMemoSearch(SQLiteCore):
                     vals.append(v)
                     v = 0
         return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
+
+
+def _summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
+    """Each record's score: the weighted sum of its parts over the terms' (id, part) lists."""
+    score: dict[int, float] = {}
+    get = score.get
+    for w, ps in weighted:
+        for rid, part in ps:
+            score[rid] = get(rid, 0.0) + w * part
+    return score
