@@ -45,9 +45,9 @@ class Caches:
         self.notes: dict[int, tuple[Any, tuple[str, bool]]] = {}
         """A record's note line and whether it is quarantined: `id(record) -> (record, (line,
         quarantined))` (`memlane.context.assemble._note`)."""
-        self.line_index: dict[tuple[str, str], tuple[Any, Any]] = {}
-        """A thread's line index (`Thread._line_index`): `(namespace, thread) -> (store
-        revision, (lines, their terms, lines by term))`."""
+        self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+        """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
+        revision, (lines, their terms, lines by term), the winners' rows by end)`."""
         self._on_clear = on_clear
 
     def memos(self) -> dict[str, dict[Any, Any]]:

@@ -470,13 +470,14 @@ class Thread:
         def read(q: Policy, held: ContextRows | None) -> ContextRows:
             return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
 
+        policy = policy or mem.policy
         ctx, _, _ = sized_context(
-            read, policy or mem.policy, budget, time.time() if now is None else now,
+            read, policy, budget, time.time() if now is None else now,
             mem.tokenizer, new_message=new_message,
             tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
             cache=mem.caches,
-            notes=lambda rows: self.notes(budget, new_message, policy or mem.policy, rows),
-            matched=lambda: self.matched_lines(new_message, policy or mem.policy),
+            notes=lambda rows: self.notes(budget, new_message, policy, rows),
+            matched=lambda: self.matched_lines(new_message, policy),
         )
         return ctx
 
@@ -498,16 +499,17 @@ class Thread:
         hit = memo.get(key) if rev is not None else None
         if hit is not None and hit[0] == rev:
             index: LineIndex = hit[1]
+            shown: dict[int, Episode] = hit[2]
         else:
             terms = self.memory.caches.line_terms
             index = build_index(
                 self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1),
-                lambda line: terms.get(line) or remember(terms, line,
-                                                          frozenset(fact_terms(line))))
+                lambda line: terms[line] if line in terms else remember(terms, line,
+                                                                         fact_terms(line)))
+            shown = {}  # the winners' whole rows by end, kept with the index
             if rev is not None:
-                remember(memo, key, (rev, index))
+                remember(memo, key, (rev, index, shown))
         ends = best_ends(index, want, policy.index_lines)
-        shown = index[3]
         missing = [e for e in ends if e not in shown]
         if missing:
             shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,

@@ -505,8 +505,8 @@ def _cut_new_message(a: Assembly, over: int) -> str:
     if new is None or a.count(new) <= 1:
         return ""
     n = a.count(new)
-    cut = head_tail(new, max(1, min(n - over, n - 1)), a.count.tokenizer)
-    a.dropped.append(Dropped("truncated", "new message", "budget", n - a.count(cut)))
+    cut, c = a.count.cut(new, max(1, min(n - over, n - 1)), n)
+    a.dropped.append(Dropped("truncated", "new message", "budget", n - c))
     a.new = cut
     return "new"
 

@@ -45,15 +45,14 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
     recent = list(rows.recent_episodes)  # newest first
     first = rows.first_episode
     chosen: dict[int, Episode] = {}
-    if first is not None and max_lines >= 1 and first.start < _window_start(rows) and not (
+    start = _window_start(rows)
+    if first is not None and max_lines >= 1 and first.start < start and not (
             _repeats(first, shown)):
         chosen[first.end] = first
-    start = _window_start(rows)
-    slots = max_lines
     if recent_lines is not None:
         recent = recent[:recent_lines]
     for ep in [*(e for e in matched if e.start < start), *recent]:
-        if len(chosen) >= slots:
+        if len(chosen) >= max_lines:
             break
         if ep.end in chosen:
             continue

@@ -9,17 +9,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
-from ..types import Episode
-
 INDEXED_LINES = 256
 """How many of a thread's newest stretches the line index (`Thread.matched_lines`) reads: it
 keeps the per-turn cost bounded on a thread of any length (a LoCoMo conversation files about
 80); an older stretch is still reached through its records by the notes search."""
 
-LineIndex: TypeAlias = tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
-                             dict[int, Episode]]
-"""(end, line) of each candidate stretch, the content terms of each line, the lines each term
-is in, and the stretches read whole so far by their end (filled by the caller)."""
+LineIndex: TypeAlias = tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]]]
+"""(end, line) of each candidate stretch, the content terms of each line, and the lines each
+term is in."""
 
 
 def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], frozenset[str]]
@@ -35,14 +32,14 @@ def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], froz
         bags.append(bag)
         for t in bag:
             where.setdefault(t, []).append(i)
-    return kept, bags, where, {}
+    return kept, bags, where
 
 
 def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list[int]:
     """The ends of the `k` stretches whose lines best match the terms `want`, best first: a
     line's terms weighted by how few lines have them (words every line has, "talked", a
     participant's name, weigh nothing); ties to the newer line."""
-    lines, bags, where, _ = index
+    lines, bags, where = index
     if not lines or not want:
         return []
     df = {t: len(where[t]) for t in want if t in where}

@@ -88,7 +88,6 @@ def _terms(text_: str) -> tuple[str, ...]:
     return tuple(_text_terms(text_))
 
 
-_CORE_LINE = re.compile(r"^- #(\d+) ", re.MULTILINE)
 _NOTE_LINE = re.compile(r"^- #(\d+) .*$", re.MULTILINE)
 
 
