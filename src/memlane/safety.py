@@ -587,11 +587,6 @@ def _decoded_spans(text: str) -> list[tuple[int, int, str, str]]:
     return [(a, b, kind, d) for a, b, kind, d in out if d]
 
 
-def _decodings(text: str) -> list[str]:
-    """What runs of hex, base32, base64 or ascii85 in `text` decode to, when that is words."""
-    return [d for _, _, _, d in _decoded_spans(text)]
-
-
 def hide_encoded(text: str) -> str:
     """`text` with every run that decodes to words (hex, base32, base64, ascii85) replaced by a
     marker naming its encoding and length. A model reads base64 as easily as English, so an
@@ -681,7 +676,9 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     if _ROT13_OVERRIDE.search(codecs.encode(folded, "rot13")):
         found.append("encoded")
     found += [n for n in _structural(text, folded, depth) if n not in found]
-    if depth == 0:
+    # The structural signals decode the runs they accept already; this looser pass is for the
+    # base64 they leave, so it is skipped once they have found an encoded instruction.
+    if depth == 0 and "encoded" not in found:
         for decoded in _decoded_base64(text):
             if _scan(decoded, 1):
                 found.append("encoded")
