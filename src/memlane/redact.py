@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
-from .text import CODE_WORD, FACT_STOPWORDS, stem
+from .text import CODE_WORD, FACT_STOPWORDS, listing, stem
 from .types import Episode, Message, Record
 
 MARK = "[forgotten]"
@@ -223,8 +223,7 @@ def redact_line(line: str, fact: str | Sequence[str]) -> tuple[str, list[str]]:
             items = [i for i in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(2)) if i]
             rest = [i for i in items if not names_it(i, 1)]
             if rest and len(rest) < len(items):
-                listed = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
-                kept.append(f"{m.group(1)} {listed}")
+                kept.append(f"{m.group(1)} {listing(rest)}")
     if not taken:
         return line, []
     if not kept:

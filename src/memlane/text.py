@@ -22,6 +22,7 @@ Imports nothing of memlane: it is the ground floor.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # --- tokenisers -------------------------------------------------------------------------------
 
@@ -79,6 +80,11 @@ ASK_STOPWORDS = frozenset("""a an the your my our please again so that this it i
     name kindly exactly exact full current""".split())
 
 # --- stemming ---------------------------------------------------------------------------------
+
+
+def listing(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c": items named in a sentence."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def stem(w: str) -> str:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..safety import scan
-from ..text import FACT_STOPWORDS, FACT_WORD, stem
+from ..text import FACT_STOPWORDS, FACT_WORD, listing, stem
 from ..types import Message, Record
 from .schema import EPISODE_MAX_WORDS
 
@@ -638,10 +638,6 @@ def _ask(sentence: str) -> str:
     return "help"
 
 
-def _listing(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 # Words a line never names: they are the stretch's wording, not its subject ("today",
 # "kids" is kept; "pretty", "ended" are not), or they belong to a credential's sentence.
 _LINE_SKIP = frozenset("""today tomorrow yesterday tonight week weeks month months year years
@@ -727,7 +723,7 @@ def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset(
     locker code; ..."). `names`: the speakers' names (lower case), which are not content."""
     said = [m for m in messages if m.role == "user"]
     speakers = list(dict.fromkeys(m.name for m in said if m.name))
-    who = _listing(speakers[:2]) if speakers else "The user"
+    who = listing(speakers[:2]) if speakers else "The user"
     skip = names | {s.lower() for sp in speakers for s in sp.split()}
     words = _salient(said, skip)
     ending = _ending(said, names)
@@ -739,9 +735,9 @@ def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset(
         tail = [w for w in _salient([last], skip) if w not in words[:7]][:2]
         if tail:
             if ending == "small talk":
-                ending = f"{last.name or 'the user'} on {_listing(tail)}"
+                ending = f"{last.name or 'the user'} on {listing(tail)}"
             else:
-                ending = ending.split(" on ", 1)[0] + " on " + _listing(tail)
+                ending = ending.split(" on ", 1)[0] + " on " + listing(tail)
             ending = ending.replace("the user on ", "the user's talk of ", 1)
     # A credential's sentence gives no words, but its kind still indexes the stretch ("shared
     # their passport number": a later "what's my passport number?" finds the line).
@@ -751,14 +747,14 @@ def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset(
         _topic(x) for m in said for x in split_sentences(m.content)
         if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x))
         if k.startswith("their ")][:2]
-    shared = f", and shared {_listing(kinds)}" if kinds else ""
+    shared = f", and shared {listing(kinds)}" if kinds else ""
     if words:
         room = EPISODE_MAX_WORDS - len(who.split()) - 6 - len(ending.split()) - \
             len(shared.split())
         chosen = words[:max(1, min(7, room))]
 
         def draw() -> str:
-            return f"{who} talked about {_listing(chosen)}{shared}; it ended with {ending}."
+            return f"{who} talked about {listing(chosen)}{shared}; it ended with {ending}."
         line = draw()
         while len(chosen) > 1 and (_quotes(line, said) or len(line.split()) > EPISODE_MAX_WORDS):
             chosen = chosen[:-1]
@@ -789,11 +785,11 @@ def _kinds_line(said: Sequence[Message], who: str, names: frozenset[str]) -> str
     if ranked and not topics:
         topics = ["personal news"]
     if topics and asks:
-        head = f"{who} shared {_listing(topics)}, and asked for {_listing(asks)}"
+        head = f"{who} shared {listing(topics)}, and asked for {listing(asks)}"
     elif topics:
-        head = f"{who} shared {_listing(topics)}"
+        head = f"{who} shared {listing(topics)}"
     elif asks:
-        head = f"{who} asked for {_listing(asks)}"
+        head = f"{who} asked for {listing(asks)}"
     else:
         head = f"{who} made small talk"
     line = f"{head}; it ended with {_ending(said, names)}."
