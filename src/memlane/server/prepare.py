@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..memory import Memory, Thread
 from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..tools.answer import note_correction
-from .align import Alignment, align_thread, call_name, log_form, message_text
+from .align import align_thread, call_name, log_form, message_text
 from .base import Service
 
 log = logging.getLogger("memlane.proxy")
@@ -33,10 +33,11 @@ class Turn:
     messages: list[dict[str, Any]]
     """Round 0's messages: the assembled context, then the client's in-flight tool exchange."""
     memory_tools: list[dict[str, Any]]
+    """memlane's tools offered this turn (a client tool of the same name wins; none when the
+    client said `tool_choice: "none"`)."""
     client_tools: list[dict[str, Any]]
-    offered: frozenset[str]
-    """Names of memlane's tools offered this turn (a client tool of the same name wins; none
-    when the client said `tool_choice: "none"`)."""
+    client_names: frozenset[str]
+    """The names of the client's own tools."""
     pending: list[dict[str, Any]]
     """Messages the client sent after its last user message, not yet in the log: recorded
     with the answer."""
@@ -44,7 +45,6 @@ class Turn:
     auth: dict[str, str]
     """The upstream's Authorization header (empty: none)."""
     stream_options: Any = None
-    alignment: Alignment | None = None
     headers: dict[str, str] = field(default_factory=dict)
     """Response headers that tell the client what memlane did (alignment, truncation)."""
     system_prompt: str = ""
@@ -53,11 +53,7 @@ class Turn:
 
     def is_memory_tool(self, name: str) -> bool:
         """memlane's call, never the client's: executed here, or taken out of the answer."""
-        return name in MEMORY_TOOL_NAMES and name not in self._client_names
-
-    @cached_property
-    def _client_names(self) -> frozenset[str]:
-        return frozenset(call_name(t) for t in self.client_tools)
+        return name in MEMORY_TOOL_NAMES and name not in self.client_names
 
     @cached_property
     def user_text(self) -> str:
@@ -154,9 +150,9 @@ def prepare_turn(svc: Service, mem: Memory, thread: Thread, body: dict[str, Any]
                  thread.id, total, budget)
     return Turn(
         mem=mem, thread=thread, base=base, messages=messages, memory_tools=memory_tools,
-        client_tools=client_tools, offered=offered, pending=logs[u + 1:],
+        client_tools=client_tools, client_names=frozenset(client_names), pending=logs[u + 1:],
         model=model, auth=auth, stream_options=body.get("stream_options"),
-        alignment=al, headers=out_headers,
+        headers=out_headers,
         system_prompt=(policy or mem.policy).system_prompt,
         memory_instructions=mem.policy.memory_instructions,
     )

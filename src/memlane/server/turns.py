@@ -51,7 +51,8 @@ def turn_loop(svc: Service, turn: Turn) -> TurnLoop:
         return run_memory_call(tools[0], call, rnd)
 
     return TurnLoop(max(0, svc.config.max_tool_rounds), execute, turn.mem.tokenizer,
-                    TOOL_RESULT_TOKENS, is_memory=turn.is_memory_tool, offered=bool(turn.offered))
+                    TOOL_RESULT_TOKENS, is_memory=turn.is_memory_tool,
+                    offered=bool(turn.memory_tools))
 
 
 def request_body(turn: Turn, messages: list[dict[str, Any]], last: bool,
