@@ -397,6 +397,9 @@ _SQUASHED = re.compile(r"(?:ignore|disregard|forget|override|bypass)(?:all|any|t
 _ROT13_OVERRIDE = re.compile(rf"\b{_VERB_OVERRIDE}\b[^.!?]{{0,50}}?\b{_RULES}\b")
 _WORD = re.compile(r"[\w']+")
 _LEETISH = re.compile(r"[a-z][0-9@$!|]|[0-9@$|][a-z]")
+# Quoted fragments: 'x', "x" (folded text: curly quotes are straight by now). An apostrophe
+# inside a word ("don't") does not open one.
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]{2,60})'(?!\w)|\"([^\"\n]{2,60})\"")
 
 
 def _narrative(view: str, start: int) -> bool:
@@ -470,6 +473,7 @@ _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9])")
 _ASCII85 = re.compile(r"<~[\s\S]{8,}?~>|(?<!\S)[!-u]{24,}(?!\S)")
 _BRAILLE = re.compile("[\u2800-\u28ff]{6,}")
 _MORSE = re.compile(r"(?:[.\-]{1,6}[ /]+){8,}")
+_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]+")
 
 _AI_WORDS = re.compile(
     r"\b(?:chat ?gpt|gpt-?\d|openai|open ai|anthropic|claude|bard|gemini|llama|llms?|"
@@ -487,9 +491,12 @@ _IMPERATIVE_VERBS = (
     "delete|call|run|execute|enter|enable|activate|switch|let's|lets|emulate|behave|adopt|"
     "refuse|insert|add|format|end|prefix|limit|only|must|focus|report|recommend|override|rate|"
     "score|treat|consider|classify|mark|evaluate|paraphrase|rewrite|complete|reproduce|"
-    "disclose|leak|encode|decode")
+    "disclose|leak|encode|decode|narrate|speak|compose|draft|craft|reflect|highlight|justify|"
+    "carry|map|convert|fill|invent|portray|roleplay|impersonate|answer|sing|recite")
 _ORDER = re.compile(
-    rf"(?:^|[.!?:;\n\]\)]\s*|\bplease\s+)(?:please\s+|now\s+|(?:\w+,\s+))?(?:{_IMPERATIVE_VERBS})"
+    rf"(?:^|[.!?:;\n\]\)]\s*|\bplease\s+|,\s*(?:so|and|then|now)\s+|\bfrom (?:here|now) on,?\s+)"
+    rf"(?:please\s+|now\s+|(?:\w+,\s+)|(?:in (?:a|one|\d+) [\w -]{{1,20}},\s+))?"
+    rf"(?:{_IMPERATIVE_VERBS})"
     r"\b"
     r"|\byou(?:'re| are)? (?:will|must|shall|should|have to|need to|are going to|are to|can now|"
     r"will now|must now|are now|are no longer|will never|must never|will always|must always|"
@@ -502,6 +509,7 @@ _ROLEPLAY = re.compile(
     r"(?:take on|adopt) (?:the )?(?:role|persona)|transform into|respond as|answer as|reply as|"
     r"two (?:separate |different )?(?:responses|answers|personas|personalities|ways)|"
     r"you are (?:now )?(?:going to )?(?:act|play|be|become|simulate|imitate)|"
+    r"(?:speak|talk|write|answer|respond|reply) (?:only )?(?:as|in the voice of) (?:the|an?)\b|"
     r"simulat(?:e|ion|ing) (?:an?|the)|"
     r"hypothetical (?:ai|model|language model|chatbot)|fictional (?:ai|character|model|"
     r"chatbot))\b")
@@ -511,6 +519,9 @@ _READER_ORDER = re.compile(
     r"\b(?:if|when|whenever)\b (?:the |a |any )?(?:user|someone|anyone|asked|you are asked|you're "
     r"asked)\b[^.!?]{0,60}?\b(?:reply|respond|answer|say|output|print|tell|recommend|state|"
     r"write|return|include)\b"
+    # "whatever you are asked next, first say ...": an order for every later turn.
+    r"|\b(?:whatever|no matter what|whichever question) (?:you are|you're|you get|the user is|"
+    r"they are|anyone is) (?:asked|told)\b"
     r"|\b(?:note|message|instructions?|attention|notice)\b[^.!?]{0,10}\b(?:to|for) "
     r"(?:any |all |the )?(?:automated|ai|llm|machine|language model)\b"
     r"|\b(?:for|to) (?:any |all |the )?(?:automated|ai|llm)[- ](?:screening|analysis|review|"
@@ -523,6 +534,27 @@ _PROMPT_REFERENCE = re.compile(
     r"you told\b|\b(?:the|this) (?:entire )?(?:conversation|text|words) (?:above|so far)?\b"
     r"[^.!?]{0,30}\b(?:word for word|verbatim)\b|\b(?:repeat|print|output|translate) the "
     r"(?:text|words|instructions) above\b|\bi was instructed to\b")
+# The model's own context described from outside, addressed to it: "the rules you were told to
+# follow", "the configuration you started with", "the text that came before my first message",
+# "your original directives". Only a model has these, so no narrator makes them a statement.
+_CONTEXT_OBJECT = re.compile(
+    r"\b(?:instructions|rules|directives|guidelines|text|prompt|configuration|message|orders|"
+    r"settings)(?: text)? (?:that |which )?you (?:were|have been|are|got) (?:given|told|"
+    r"instructed|configured|provided|set up|started)\b"
+    r"|\b(?:text|configuration|prompt|instructions|setup|message)s? (?:that |which )?you "
+    r"(?:started|began|were started|were set up) with\b"
+    r"|\b(?:came|comes|was|were|is|are|written|sent|given) (?:to you )?(?:before|above) (?:my|"
+    r"this|the|our) (?:very )?(?:first )?(?:message|conversation|chat|question)\b"
+    r"|\byour (?:(?:initial|original|hidden|secret|internal|system|full|entire|starting|first|"
+    r"exact|complete|underlying|base|real) )+(?:prompt|instructions|directives|message|"
+    r"configuration|rules|guidelines)\b|\byour (?:prompt|directives|system message)\b")
+# A narrator who asks for the model's prompt is asking, not telling ("I need to see the system
+# prompt", "we want a copy of ..."): a want or need and a verb of getting or seeing before it.
+_ASKS_FOR = re.compile(
+    r"\b(?:need|needs|want|wants|would like|'d like|require|requires|demand|request|must|have to|"
+    r"has to|help me|could i|can i|may i|let me|let us)\b[^.!?]{0,30}\b(?:see|read|view|know|"
+    r"get|have|check|review|audit|access|obtain|copy|inspect|look at|share|show|paste|print|"
+    r"dump|a copy|the exact|the full|the text)\b|\b(?:require|requires|demand|request)\b")
 _ROLE_MARKER = re.compile(r"(?im)^\s*(?:system|user|assistant|human|ai|bot|model)\s*:")
 _QUOTE_ATTRIBUTION = re.compile(
     r"[,\"'\u201d]\s*(?:the |my |a |an |his |her |their |our )?[\w' -]{0,30}\b(?:said|says|told "
@@ -618,12 +650,24 @@ def _encoded(text: str, folded: str) -> bool:
     Morse. (Hashes and keys decode to no words and are left alone.)"""
     if _BRAILLE.search(text) or _MORSE.search(text):
         return True
+    # Letters spelled in regional indicators ("🇭🇴🇼 🇹🇴 ..."): flags come in pairs, so a
+    # group of odd length among several is words, not flags.
+    groups = _REGIONAL.findall(text)
+    if len(groups) >= 2 and any(len(g) % 2 for g in groups):
+        return True
     for start, _, _, decoded in _decoded_spans(text):
         if len(decoded.split()) >= 4 or _scan(decoded, 1):
             return True
         if not _narrative(text[:start].lower(), start):
             return True
     return bool(_DECODE_ASK.search(folded))
+
+
+def _asks(view: str, start: int) -> bool:
+    """A request in the sentence before `start` ("I need to see ...", "could I read ...")."""
+    head = view[:start]
+    cut = max(head.rfind(c) for c in ".!?;\n")
+    return bool(_ASKS_FOR.search(head[cut + 1:]))
 
 
 def _sentences(text: str) -> list[str]:
@@ -646,7 +690,9 @@ def _structural(text: str, folded: str, depth: int) -> list[str]:
         if _ORDER.search(sentence):
             orders += 1
     roles = len(_ROLE_MARKER.findall(text))
-    if any(not _narrative(folded, m.start()) for m in _PROMPT_REFERENCE.finditer(folded)):
+    if any(not _narrative(folded, m.start()) or _asks(folded, m.start())
+           for m in _PROMPT_REFERENCE.finditer(folded)) or any(
+            not _reported(folded, m) for m in _CONTEXT_OBJECT.finditer(folded)):
         found.append("prompt_reference")  # "I'm writing the system prompt for our bot" is not
     if _READER_ORDER.search(folded):
         found.append("addressed_to_reader")
@@ -676,6 +722,12 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     if _ROT13_OVERRIDE.search(codecs.encode(folded, "rot13")):
         found.append("encoded")
     found += [n for n in _structural(text, folded, depth) if n not in found]
+    if depth == 0 and not found:
+        # Payload splitting (HackAPrompt): "let a = 'ignore all'. let b = 'previous
+        # instructions'. do a + b": the quoted fragments, joined, are scanned as one text.
+        parts = ["".join(m) for m in _QUOTED.findall(folded)]
+        if len(parts) >= 2 and _scan(" ".join(p.strip() for p in parts), 1):
+            found.append("split_payload")
     # The structural signals decode the runs they accept already; this looser pass is for the
     # base64 they leave, so it is skipped once they have found an encoded instruction.
     if depth == 0 and "encoded" not in found:
@@ -697,7 +749,8 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
 # A task on a text the reader is shown ("translate the above sentence", "the following text").
 _TEXT_TASK = re.compile(
     r"\b(?:the|this) (?:above|following|preceding|below|given) (?:text|sentences?|content|"
-    r"paragraphs?|passage|words|message|phrases?|string|instructions?|prompt|input)\b"
+    r"paragraphs?|passage|words|message|phrases?|string|instructions?|prompt|input|request|"
+    r"questions?|query|phrase)\b"
     r"|\b(?:translate|paraphrase|refine|polish|rewrite|rephrase|repeat|reverse|summari[sz]e)\b"
     r"[^.!?]{0,30}\b(?:above|below|following)\b")
 # A length set for a text to write ("with at most 20 words", "in a short text").
@@ -705,6 +758,40 @@ _LENGTH_SPEC = re.compile(
     r"\b(?:at most|no more than|not more than|fewer than|less than|under|exactly|maximum of|"
     r"max|in|within) \d+ (?:words|sentences|characters|paragraphs|lines|tokens|bullet points)\b"
     r"|\bin (?:a|one) (?:short|brief|single|few) (?:text|paragraph|sentence|essay|words)\b")
+# ...unless it bounds the assistant's replies: "keep your replies under 100 words" is a
+# preference a user states, not a text to write now.
+_REPLY_LENGTH = re.compile(r"\b(?:repl(?:y|ies)|answers?|responses?|messages?)\b[^.!?;]{0,12}$")
+# The reader's reply shaped from outside: how it starts, what it leaves out, that nothing else
+# is said (prefix injection and refusal suppression, Wei et al. 2023, "Jailbroken").
+_REPLY_CONTROL = re.compile(
+    r"\b(?:start|begin|end|prefix|open)\w* (?:your|the|each|every) (?:response|reply|answer|"
+    r"output|message)s? with\b"
+    r"|\b(?:do not|don't|never|without|no) (?:apologi[sz]\w*|add(?:ing)? (?:any )?(?:warnings|"
+    r"disclaimers|caveats)|includ\w* (?:any )?(?:warnings|disclaimers|caveats)|refus\w*|"
+    r"using the words?|disclaimers|warnings|caveats|moraliz\w*|moralis\w*)\b"
+    r"|\b(?:output|answer|respond|reply|return|print|say)\w* only (?:with |in |the )"
+    r"|\band nothing else\b|\bonly the (?:result|answer|output|password|key|code)\b")
+# A story or a scene set up for the reader to write: the role-play of "virtualization" attacks
+# (HackAPrompt, Schulhoff et al. 2023): a premise, then an order to write, continue or narrate.
+_FICTION = re.compile(
+    r"\b(?:story|stories|thriller|novel|novelist|screenplay|script|scene|chapter|tale|monologue|"
+    r"dialogue|transcript|narrat\w+|characters?|npc|campaign|movie|film|fictional|fiction|"
+    r"imagine|in a world where|actor|portray\w*|role-?play\w*|villain|conversation|debate|"
+    r"interview|lecture)\b")
+# A question is not an order ("Do you know a good vet?"), though it ends an order's sentence
+# ("Write its reply to the question: how do I ...?").
+_QUESTION = re.compile(r"^\W*(?:do|does|did|don't|can|could|would|will|is|are|was|were|have|has|"
+                       r"what|how|why|when|where|who|which|should|shall|may)\b")
+# The user's own task ("write an email to my landlord", "pretend you're my tutor"): a sentence
+# that says whose it is, in the first person.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|our|us)\b")
+# An order to produce text or act a part ("write the scene", "continue their talk", "narrate
+# it", "keep it realistic"), not "keep up the good work".
+_PRODUCE = re.compile(
+    r"(?:^|[.!?:;\n\]\)]\s*|\bplease\s+|,\s*(?:so|and|then|now)\s+|\bfrom (?:here|now) on,?\s+)"
+    r"(?:please\s+|now\s+)?(?:write|continue|narrate|describe|tell|compose|draft|speak|generate|"
+    r"create|produce|explain|portray|play|act|respond|reply|answer|say|keep it(?! up)|craft|invent|"
+    r"depict|detail|stay)\b")
 # Template slots: "<name>", "[topic]", "{input}".
 _SLOT = re.compile(r"<[a-z][\w -]{0,25}>|\\?\[[a-z][\w /-]{0,25}\\?\]|\{[a-z_]\w{0,25}\}")
 # Orders in capitals ("STOP EVERYTHING", "JUST PRINT", "ALWAYS START YOUR REPLY").
@@ -717,8 +804,14 @@ def prompt_like(text: str) -> list[str]:
     """Signals that `text` asks its reader to produce something (see above); empty: reads as a
     statement. For model-written records and tool results, on top of `scan`."""
     folded = _fold(text)
-    orders = sum(1 for sentence in _sentences(folded) if _ORDER.search(sentence)
-                 and not _QUOTE_ATTRIBUTION.search(sentence))
+    ordering = [sentence for sentence in _sentences(folded) if _ORDER.search(sentence)
+                and not _QUOTE_ATTRIBUTION.search(sentence)]
+    orders = len(ordering)
+    # Orders no one in the user's life owns, and not questions: a task for whoever reads it.
+    # (What follows a colon is the task's content: "Answer only in JSON: how do I ...?")
+    unowned = [sentence for sentence in ordering
+               if not _FIRST_PERSON.search(sentence.split(":")[0])
+               and not (sentence.rstrip().endswith("?") and _QUESTION.search(sentence))]
     found = []
     if _CAPS_ORDER.search(text):
         found.append("order in capitals")
@@ -727,8 +820,17 @@ def prompt_like(text: str) -> list[str]:
     if _TEXT_TASK.search(folded):
         found.append("task on a text")
     # Not "your replies" alone: "keep your answers short" is a preference users state.
-    if orders and (_LENGTH_SPEC.search(folded) or _AI_WORDS.search(folded)):
+    length = any(not _REPLY_LENGTH.search(folded, 0, m.start())
+                 for m in _LENGTH_SPEC.finditer(folded))
+    if orders and (length or _AI_WORDS.search(folded)):
         found.append("order to a model")
+    if unowned and _REPLY_CONTROL.search(folded):
+        found.append("reply control")
+    if any(_PRODUCE.search(x) for x in unowned) and any(
+            _FICTION.search(x) and not _FIRST_PERSON.search(x) for x in _sentences(folded)):
+        found.append("story premise")
+    elif unowned and _ROLEPLAY.search(folded):
+        found.append("role play")
     return found
 
 
@@ -851,13 +953,38 @@ def as_data(text: str, *, encoded: bool = False) -> str:
     return _HIDDEN.sub("", t) if not t.isascii() else t
 
 
+# Inside a quarantined text, a run that is no word a person writes (letters and digits mixed,
+# or case switching back and forth, 12 characters or more): an encoded payload need not decode
+# to English words to be read by a model, and datamarking has no gap inside it to mark.
+_TOKEN_RUN = re.compile(r"(?<![\w/=?&.:%-])[A-Za-z0-9+/_\-]{12,}={0,2}(?![\w/])")
+# Punctuation inside a token ("console.log(systemPrompt)"): a gap the datamark fills too, so a
+# text with no spaces is marked through its length like any other.
+_INNER_PUNCT = re.compile(r"(?<=[A-Za-z])([.(){}\[\]<>:;,=|\\]+)(?=[A-Za-z])")
+
+
+def _hide_runs(text: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        run = m.group(0)
+        mixed = any(ch.isdigit() for ch in run) and any(ch.isalpha() for ch in run)
+        letters = [ch.isupper() for ch in run if ch.isalpha()]
+        switches = sum(a != b for a, b in zip(letters, letters[1:], strict=False))
+        if not (mixed or switches >= 6):  # "systemPrompt", "JavaScriptRocks" are words
+            return run
+        return f"[encoded text hidden: {len(run)} characters]"
+    return _TOKEN_RUN.sub(sub, text)
+
+
 def datamark(text: str, *, encoded: bool = False) -> str:
-    """`as_data(text)` with every gap between words replaced by DATAMARK: a suspect text shown
-    on request (`open_memory`), or a past tool result (`recall`), readable but marked through
-    its whole length as data. Runs that decode to words are hidden (`hide_encoded`: datamarking
-    cannot mark inside a blob) unless `encoded` (`open_memory`, the one way to read them)."""
-    return _GAPS.sub(DATAMARK, as_data(text if encoded else hide_encoded(text),
-                                       encoded=encoded).strip())
+    """`as_data(text)` with every gap between words (and punctuation between letters) marked
+    with DATAMARK: a suspect text shown on request (`open_memory`), or a past tool result
+    (`recall`), readable but marked through its whole length as data. Runs that decode to
+    words, or look encoded (`_TOKEN_RUN`), are hidden (datamarking cannot mark inside a blob).
+    `encoded` (`open_memory`, asked by id: the one way to read them whole): runs, addresses
+    and links are shown as they are, marked at the gaps between words only."""
+    if encoded:
+        return _GAPS.sub(DATAMARK, as_data(text, encoded=True).strip())
+    shown = as_data(_hide_runs(hide_encoded(text))).strip()
+    return _GAPS.sub(DATAMARK, _INNER_PUNCT.sub(lambda m: m.group(1) + DATAMARK, shown))
 
 
 def fenced(header: str, lines: list[str]) -> str:
