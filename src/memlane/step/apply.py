@@ -18,7 +18,7 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..errors import StepConflict, StepError, UsageError
 from ..safety import is_suspect, prompt_like, tainted
@@ -33,6 +33,12 @@ def past_the_end(thread_id: str, start: int, end: int, last: int) -> StepError:
     return StepError(f"stretch {start}..{end} is not in thread {thread_id!r}", [
         f"end: the thread's messages from {start} end at {last}; a stretch covers messages "
         "that exist (file the rest once it is written)"])
+
+
+def _with(from_: list[str], seqs: Sequence[int], suspects: Mapping[int, str]) -> list[str]:
+    """The flagged messages a version is checked against: the op's (`from_`) and those its own
+    `seqs` name."""
+    return [*from_, *(suspects[s] for s in seqs if s in suspects and suspects[s] not in from_)]
 
 
 def _suspect(text: str, sources: list[str]) -> bool:
@@ -112,10 +118,13 @@ def apply_step(
                 rid = tx.add_record(
                     namespace, first_text, op.kind,
                     first_ids or (src if len(versions) == 1 else []) or stretch_ids,
-                    thread_id, now, end, _suspect(first_text, from_),
+                    thread_id, now, end, _suspect(first_text, _with(from_, first_src, suspects)),
                 )
                 for v_text, v_src in versions[1:]:
-                    tx.update_record(namespace, rid, v_text, now, _suspect(v_text, []),
+                    # A later version is checked as the first is (it was checked against no
+                    # message, so one copied from an attack was shown plain).
+                    tx.update_record(namespace, rid, v_text, now,
+                                     _suspect(v_text, _with(from_, v_src, suspects)),
                                      [id_by_seq[s] for s in v_src if s in id_by_seq])
                 added.append(rid)
                 continue
