@@ -962,7 +962,33 @@ _TOKEN_RUN = re.compile(r"(?<![\w/=?&.:%-])[A-Za-z0-9+/_\-]{12,}={0,2}(?![\w/])"
 _INNER_PUNCT = re.compile(r"(?<=[A-Za-z])([.(){}\[\]<>:;,=|\\]+)(?=[A-Za-z])")
 
 
+# A token with no spaces that mixes three kinds of character (capitals, small letters, digits,
+# symbols), such as ascii85 ("87cURD]i,\"Ebo80"): no word, name or number a person writes.
+_DENSE_TOKEN = re.compile(r"(?<!\S)[^\s]{10,}(?!\S)")
+_NAME_JOINS = re.compile(r"[._()\[\]{}<>:;,=/\\'\"-]+")
+_NAME_PART = re.compile(r"[A-Za-z]?[a-z]*(?:[A-Z][a-z]*)*\d*|\d+")
+
+
+def _kinds(token: str) -> int:
+    return (any(ch.isupper() for ch in token) + any(ch.islower() for ch in token)
+            + any(ch.isdigit() for ch in token)
+            + any(not ch.isalnum() for ch in token))
+
+
+def _hide_dense(m: re.Match[str]) -> str:
+    token = m.group(0)
+    core = token.strip("\"'()[]{}<>.,;:!?")
+    if (len(core) < 10 or _kinds(core) < 3 or "://" in core or core.startswith("www.")
+            or re.fullmatch(r"[\w.+-]+@[\w-]+\.[\w.-]+", core)
+            or re.fullmatch(r"[\w'-]+", core)  # a link, an address, a word with a hyphen
+            or all(_NAME_PART.fullmatch(x) for x in _NAME_JOINS.split(core) if x)):
+        return token  # ...or code and paths: "console.log(systemPrompt)", "src/app.py"
+    return token.replace(core, f"[encoded text hidden: {len(core)} characters]")
+
+
 def _hide_runs(text: str) -> str:
+    text = _DENSE_TOKEN.sub(_hide_dense, text)
+
     def sub(m: re.Match[str]) -> str:
         run = m.group(0)
         mixed = any(ch.isdigit() for ch in run) and any(ch.isalpha() for ch in run)
