@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError, StepError
-from ..safety import datamark, is_suspect, quarantined_record
+from ..safety import as_data, datamark, is_suspect, quarantined_record
 from ..types import Message, Record
 from .extractor import Extraction, Extractor, HeuristicExtractor, parse_output
 from .schema import STEP_INSTRUCTIONS, STEP_SCHEMA
@@ -72,8 +72,10 @@ def render_stretch(
         lines.append(f"#{m.seq} {who}: {text}")
     shown, used = [], 0
     for r in existing[:max_existing]:
+        # A clean record as every layer shows it (`as_data`): a line break in it cannot start
+        # a forged "#seq user:" line of the stretch above.
         text = (quarantined_record(r.id, []) if r.suspect or is_suspect(r.text)
-                else _clip(r.text, 300))
+                else _clip(as_data(r.text), 300))
         line = f"#{r.id} [{r.kind}] {text}"
         if used + len(line) > max_existing_chars:
             break
