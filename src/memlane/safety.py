@@ -192,6 +192,13 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
     ("role_switch", r"\b(?:ai|assistant|model|bot|chatbot|llm|version of you)\b[^.!?]{0,25}"
                     r"\b(?:no|without)\s+(?:any\s+)?(?:restrictions|rules|limits|filters|"
                     r"guidelines|censorship|safety)\b", False),
+    # A model given no filter, morals or ethics ("GPTchat does not have a content filter",
+    # "the AI he made has no morals"): the persona of every unrestricted-model jailbreak.
+    ("role_switch", r"\b(?:ai|assistant|model|bot|chatbot|llm|gpt\w*|chatgpt)\b[^.!?]{0,40}"
+                    r"\b(?:has no|have no|without|does not have|doesn't have|do not have|don't "
+                    r"have|lacks?|free of|free from)\s+(?:a |an |any )?(?:content )?(?:filters?|"
+                    r"morals?|morality|ethics|ethical (?:guidelines|limits|boundaries)|"
+                    r"restrictions|censorship|limits|boundaries)\b", False),
     ("role_switch", r"\b(?:sin (?:ninguna )?restricciones|ohne (?:jegliche )?einschrankungen|"
                     r"sans (?:aucune )?restrictions?|senza (?:alcuna )?restrizioni)\b", False),
     ("role_switch", r"\b(?:eres|ahora eres) (?:un|una) (?:asistente|ia|modelo)\b|\b(?:ab jetzt|"
@@ -494,7 +501,7 @@ _IMPERATIVE_VERBS = (
     "disclose|leak|encode|decode|narrate|speak|compose|draft|craft|reflect|highlight|justify|"
     "carry|map|convert|fill|invent|portray|roleplay|impersonate|answer|sing|recite")
 _ORDER = re.compile(
-    rf"(?:^|[.!?:;\n\]\)]\s*|\bplease\s+|,\s*(?:so|and|then|now)\s+|\bfrom (?:here|now) on,?\s+)"
+    rf"(?:^|[.!?:;\n\]\)(]\s*|\bplease\s+|,\s*(?:so|and|then|now)\s+|\bfrom (?:here|now) on,?\s+)"
     rf"(?:please\s+|now\s+|(?:\w+,\s+)|(?:in (?:a|one|\d+) [\w -]{{1,20}},\s+))?"
     rf"(?:{_IMPERATIVE_VERBS})"
     r"\b"
@@ -510,6 +517,8 @@ _ROLEPLAY = re.compile(
     r"two (?:separate |different )?(?:responses|answers|personas|personalities|ways)|"
     r"you are (?:now )?(?:going to )?(?:act|play|be|become|simulate|imitate)|"
     r"(?:speak|talk|write|answer|respond|reply) (?:only )?(?:as|in the voice of) (?:the|an?)\b|"
+    r"(?:i want|i need|i'd like|i would like|we want) you to (?:act|pretend|play|be|become|behave|"
+    r"roleplay|role-play|simulate|imitate|impersonate)\b|"
     r"simulat(?:e|ion|ing) (?:an?|the)|"
     r"hypothetical (?:ai|model|language model|chatbot)|fictional (?:ai|character|model|"
     r"chatbot))\b")
@@ -556,6 +565,8 @@ _ASKS_FOR = re.compile(
     r"get|have|check|review|audit|access|obtain|copy|inspect|look at|share|show|paste|print|"
     r"dump|a copy|the exact|the full|the text)\b|\b(?:require|requires|demand|request)\b")
 _ROLE_MARKER = re.compile(r"(?im)^\s*(?:system|user|assistant|human|ai|bot|model)\s*:")
+_INLINE_HUMAN = re.compile(r"(?:^|[\s.!?])(?:human|user)\s*:\s")
+_INLINE_AI = re.compile(r"(?:^|[\s.!?])(?:ai|assistant|chatgpt|gpt|bot)\s*:\s")
 _QUOTE_ATTRIBUTION = re.compile(
     r"[,\"'\u201d]\s*(?:the |my |a |an |his |her |their |our )?[\w' -]{0,30}\b(?:said|says|told "
     r"(?:me|us|him|her|them)|wrote|writes|explained|announced|texted|emailed|replied)\b")
@@ -690,6 +701,8 @@ def _structural(text: str, folded: str, depth: int) -> list[str]:
         if _ORDER.search(sentence):
             orders += 1
     roles = len(_ROLE_MARKER.findall(text))
+    if not roles and _INLINE_HUMAN.search(folded) and _INLINE_AI.search(folded):
+        roles = 2  # a chat transcript run into one line: "Human: hello AI: I am ..."
     if any(not _narrative(folded, m.start()) or _asks(folded, m.start())
            for m in _PROMPT_REFERENCE.finditer(folded)) or any(
             not _reported(folded, m) for m in _CONTEXT_OBJECT.finditer(folded)):
@@ -770,6 +783,7 @@ _REPLY_CONTROL = re.compile(
     r"disclaimers|caveats)|includ\w* (?:any )?(?:warnings|disclaimers|caveats)|refus\w*|"
     r"using the words?|disclaimers|warnings|caveats|moraliz\w*|moralis\w*)\b"
     r"|\b(?:output|answer|respond|reply|return|print|say)\w* only (?:with |in |the )"
+    r"|\bonly (?:output|answer|respond|reply|return|print|say|write)\b"
     r"|\band nothing else\b|\bonly the (?:result|answer|output|password|key|code)\b")
 # A story or a scene set up for the reader to write: the role-play of "virtualization" attacks
 # (HackAPrompt, Schulhoff et al. 2023): a premise, then an order to write, continue or narrate.
