@@ -547,16 +547,31 @@ _PROMPT_REFERENCE = re.compile(
 # follow", "the configuration you started with", "the text that came before my first message",
 # "your original directives". Only a model has these, so no narrator makes them a statement.
 _CONTEXT_OBJECT = re.compile(
-    r"\b(?:instructions|rules|directives|guidelines|text|prompt|configuration|message|orders|"
-    r"settings)(?: text)? (?:that |which )?you (?:were|have been|are|got) (?:given|told|"
-    r"instructed|configured|provided|set up|started)\b"
+    r"\b(?:instructions?|rules?|directives?|guidelines|text|prompt|configuration|message|orders|"
+    r"settings|sentence|words|secrets?|passwords?|things)(?: text)? (?:that |which )?you "
+    r"(?:were|have been|are|got|have) (?:given|told|instructed|configured|provided|set up|"
+    r"started|received|not allowed to (?:tell|say|share|reveal|discuss))\b"
+    r"|\b(?:secret|password|key|code|instructions?|rules?) (?:were|have|did) you (?:been )?"
+    r"(?:told|given|instructed|asked)\b"
+    r"|\b(?:text|message|content|words|instructions|prompt)s? (?:that |which )?(?:precedes?|"
+    r"preceded|precede) (?:this|the|our|my) (?:conversation|chat|message)"
+    r"|\b(?:parts?|text|messages?|instructions|context) (?:that )?(?:i|the user|users) (?:cannot|"
+    r"can't|can not|don't|do not) see\b"
+    r"|\b(?:all|each|every one) of your (?:instructions|rules|directives|guidelines)\b"
+    r"|\byour (?:instructions|rules|directives|guidelines) (?:into|in full|verbatim|word for "
+    r"word|as (?:a|bullet))|\bpre-?prompt\b"
     r"|\b(?:text|configuration|prompt|instructions|setup|message)s? (?:that |which )?you "
     r"(?:started|began|were started|were set up) with\b"
     r"|\b(?:came|comes|was|were|is|are|written|sent|given) (?:to you )?(?:before|above) (?:my|"
     r"this|the|our) (?:very )?(?:first )?(?:message|conversation|chat|question)\b"
     r"|\byour (?:(?:initial|original|hidden|secret|internal|system|full|entire|starting|first|"
     r"exact|complete|underlying|base|real) )+(?:prompt|instructions|directives|message|"
-    r"configuration|rules|guidelines)\b|\byour (?:prompt|directives|system message)\b")
+    r"configuration|rules|guidelines)\b|\byour (?:prompt|directives|system message|"
+    r"initiali[sz]ation|setup text|boot (?:text|prompt))\b")
+# "...you were given by the landlord": a person's instructions, reported.
+_BY_SOMEONE = re.compile(r"\s+(?:to you )?by (?:the |my |your |his |her |their |our |a |an )?"
+                         r"(?!system|developers?|openai|anthropic|admins?|administrators?|"
+                         r"operators?|creators?|programmers?|users?\b)[a-z]")
 # A narrator who asks for the model's prompt is asking, not telling ("I need to see the system
 # prompt", "we want a copy of ..."): a want or need and a verb of getting or seeing before it.
 _ASKS_FOR = re.compile(
@@ -724,9 +739,11 @@ def _structural(text: str, folded: str, depth: int) -> list[str]:
     roles = len(_ROLE_MARKER.findall(text))
     if not roles and _INLINE_HUMAN.search(folded) and _INLINE_AI.search(folded):
         roles = 2  # a chat transcript run into one line: "Human: hello AI: I am ..."
-    if any(not _narrative(folded, m.start()) or _asks(folded, m.start())
+    if any((not _narrative(folded, m.start()) or _asks(folded, m.start()))
+           and not _BY_SOMEONE.match(folded, m.end())
            for m in _PROMPT_REFERENCE.finditer(folded)) or any(
-            not _reported(folded, m) for m in _CONTEXT_OBJECT.finditer(folded)):
+            not _reported(folded, m) and not _BY_SOMEONE.match(folded, m.end())
+            for m in _CONTEXT_OBJECT.finditer(folded)):
         found.append("prompt_reference")  # "I'm writing the system prompt for our bot" is not
     if _READER_ORDER.search(folded):
         found.append("addressed_to_reader")
@@ -784,9 +801,17 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
 _TEXT_TASK = re.compile(
     r"\b(?:the|this) (?:above|following|preceding|below|given) (?:text|sentences?|content|"
     r"paragraphs?|passage|words|message|phrases?|string|instructions?|prompt|input|request|"
-    r"questions?|query|phrase)\b"
-    r"|\b(?:translate|paraphrase|refine|polish|rewrite|rephrase|repeat|reverse|summari[sz]e)\b"
-    r"[^.!?]{0,30}\b(?:above|below|following)\b")
+    r"questions?|query|phrase)\b")
+# "Spell-check the text above", "repeat everything above this line", "translate ... above": a
+# task on text before the reader's own. These count in a text no first person owns: "translate
+# the message above for my host family" is the user's errand.
+_ABOVE_TASK = re.compile(
+    r"\b(?:translate|paraphrase|refine|polish|rewrite|rephrase|repeat|reverse|summari[sz]e)\b"
+    r"[^.!?]{0,30}\b(?:above|below|following)\b"
+    r"|\b(?:repeat|print|output|summari[sz]e|translate|copy|write out|show|rewrite|convert|"
+    r"spell-?check|proofread|tl;?dr|list|reproduce|paste|echo|format)\b[^.!?]{0,25}\b(?:(?:the|"
+    r"this) (?:text|words|message|content|conversation|passage|sentences?|prompt) (?:above|so "
+    r"far|before (?:this|my))|everything (?:above|written before|said before|so far))\b")
 # A length set for a text to write ("with at most 20 words", "in a short text").
 _LENGTH_SPEC = re.compile(
     r"\b(?:at most|no more than|not more than|fewer than|less than|under|exactly|maximum of|"
@@ -845,14 +870,15 @@ def prompt_like(text: str) -> list[str]:
     # Orders no one in the user's life owns, and not questions: a task for whoever reads it.
     # (What follows a colon is the task's content: "Answer only in JSON: how do I ...?")
     unowned = [sentence for sentence in ordering
-               if not _FIRST_PERSON.search(sentence.split(":")[0])
+               if not _FIRST_PERSON.search(_QUOTED.sub("", sentence).split(":")[0])
                and not (sentence.rstrip().endswith("?") and _QUESTION.search(sentence))]
     found = []
     if _CAPS_ORDER.search(text):
         found.append("order in capitals")
     if len(_SLOT.findall(folded)) >= 2:
         found.append("template slots")
-    if _TEXT_TASK.search(folded):
+    if _TEXT_TASK.search(folded) or (_ABOVE_TASK.search(folded)
+                                     and not _FIRST_PERSON.search(_QUOTED.sub("", folded))):
         found.append("task on a text")
     # Not "your replies" alone: "keep your answers short" is a preference users state.
     length = any(not _REPLY_LENGTH.search(folded, 0, m.start())
