@@ -169,6 +169,26 @@ def benign_ingest_outcome(text: str) -> tuple[bool, bool]:
     return any(r.suspect for r in carrying) or "[quarantined" in shown, bool(carrying)
 
 
+def scan_cost(texts: list[str], repeats: int = 3) -> tuple[float, float]:
+    """Microseconds of CPU per text: the scan, no memo (what a record costs when written), and
+    the scan with `prompt_like` (a model-written record or a tool result). CPU time, the best
+    of `repeats` passes: the machine is shared, and wall time under load varied by 3x."""
+    strict = getattr(safety, "prompt_like", None)  # absent in trees before it (a before run)
+    best = best_strict = float("inf")
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for t in texts:
+            scan(t)
+        best = min(best, time.process_time() - t0)
+        t0 = time.process_time()
+        for t in texts:
+            scan(t)
+            if strict is not None:
+                strict(t)
+        best_strict = min(best_strict, time.process_time() - t0)
+    return best / len(texts) * 1e6, best_strict / len(texts) * 1e6
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"])
@@ -176,6 +196,8 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--corpus", type=Path, help="another corpus (attacks and benign texts)")
     ap.add_argument("--misses", action="store_true", help="print the attacks that reach")
+    ap.add_argument("--cost-only", action="store_true",
+                    help="only the scan cost, on the split's attacks and the benign texts")
     args = ap.parse_args()
     if args.misses and args.split != "tune" and args.corpus is None:
         ap.error("--misses reads the tuning half or a --corpus only: the held-out split is "
@@ -186,6 +208,12 @@ def main() -> None:
     rows = [r for r in rows if r.get("label", "attack") == "attack"]
     if args.corpus is None:
         rows = [r for r in rows if args.split == "all" or r["split"] == args.split]
+    if args.cost_only:
+        texts = [r["text"] for r in rows] + (corpus_benign or benign_texts(args.benign))
+        scan_us, strict_us = scan_cost(texts)
+        print(f"{len(texts)} texts, mean {sum(map(len, texts)) / len(texts):.0f} chars: scan "
+              f"{scan_us:.0f} us per text, with prompt_like {strict_us:.0f} us (CPU, best of 3)")
+        return
     per: dict[str, Counter[str]] = {}
     for r in rows:
         c = per.setdefault(r["family"], Counter())
@@ -225,20 +253,8 @@ def main() -> None:
         kept += k
         if w and len(examples) < 10:
             examples.append("(ingest) " + text)
-    # Scan cost: every attack and benign text once, no memo (what a record costs when written).
     texts = [r["text"] for r in rows] + benign
-    t0 = time.perf_counter()
-    for t in texts:
-        scan(t)
-    cost_us = (time.perf_counter() - t0) / len(texts) * 1e6
-    # What a model-written record or a tool result costs: the scan and the stricter reading.
-    strict = getattr(safety, "prompt_like", None)  # absent in trees before it (a before run)
-    t0 = time.perf_counter()
-    for t in texts:
-        scan(t)
-        if strict is not None:
-            strict(t)
-    strict_us = (time.perf_counter() - t0) / len(texts) * 1e6
+    cost_us, strict_us = scan_cost(texts)
     report = {"split": str(args.corpus) if args.corpus else args.split,
               "attacks": dict(total), "families": {k: dict(v) for k, v in per.items()},
               "benign": {"n": len(benign), "withheld": withheld, "altered": altered,
@@ -263,7 +279,7 @@ def main() -> None:
           f"  kept as a record {kept}")
     for e in examples:
         print("   withheld:", e[:120])
-    print(f"scan cost: {cost_us:.0f} us per text (mean {report['mean_chars']} chars, no memo); "
+    print(f"scan cost: {cost_us:.0f} us CPU per text (mean {report['mean_chars']} chars, no memo); "
           f"with prompt_like (model-written texts, tool results): {strict_us:.0f} us")
 
 
