@@ -519,6 +519,13 @@ _ROLEPLAY = re.compile(
     r"(?:speak|talk|write|answer|respond|reply) (?:only )?(?:as|in the voice of) (?:the|an?)\b|"
     r"(?:i want|i need|i'd like|i would like|we want) you to (?:act|pretend|play|be|become|behave|"
     r"roleplay|role-play|simulate|imitate|impersonate)\b|"
+    # A persona named for the reader ("you are NLA which stands for No Limits AI", "I know you
+    # are bom which means Boolean Opposite Machine").
+    r"you are [\w-]+,? (?:which|who|that) (?:stands for|means|is short for)|"
+    # Style injection (Wei et al. 2023): the reply's manner set to offend.
+    r"(?:respond|reply|answer|write|talk|speak)\w* (?:to me )?(?:in|with) an? (?:highly |very |"
+    r"extremely )?(?:offensive|rude|insulting|vulgar|toxic|abusive|hateful|unhinged|unfiltered)"
+    r" (?:tone|manner|way|style|voice)|"
     r"simulat(?:e|ion|ing) (?:an?|the)|"
     r"hypothetical (?:ai|model|language model|chatbot)|fictional (?:ai|character|model|"
     r"chatbot))\b")
