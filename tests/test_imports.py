@@ -14,8 +14,9 @@ a unit may import only units of a lower layer, never one of its own layer (units
 are independent), and modules inside one unit may import each other freely as long as there is
 no cycle. Why this order:
 
-0. `_version`, `errors`, `memo`, `types`, `text`: the vocabulary (exceptions, value types, the
-   memoising helper, and `text`: tokenisers, stopwords, stemming); they import nothing of memlane.
+0. `_version`, `errors`, `memo`, `types`, `text`, `tool_schemas`: the vocabulary (exceptions, value
+   types, the memoising helper, `text`: tokenisers, stopwords, stemming, and the memory tools'
+   JSON schemas, which assembly counts in the budget); they import nothing of memlane.
 1. `validate`, `telemetry`, `safety`, `models`, `render`, `redact`: leaf services over the
    vocabulary (input checks and the one JSON-schema validator, tracing, the injection scan,
    model adapters, plain-text rendering, what forgetting a fact rewrites in its sources). A model
@@ -25,9 +26,7 @@ no cycle. Why this order:
 2. `context/` (the pure assembler) and `store/` (the engines): both work on value types only;
    assembly never touches a store and a store never assembles, so neither imports the other.
 3. `ledger`, `transfer`, `recall/`: built on a store (the ledger's migrations, export/import,
-   embeddings and search over the store's rows and vectors). `recall/` also holds the memory
-   tools' JSON schemas, which assembly counts in the budget, so they sit below `memory`; their
-   handlers need a `Memory` and are `tools/` (6).
+   embeddings and search over the store's rows and vectors).
 4. `step/`: filing a stretch (parse, validate, apply, the runner) writes records to the store and
    quality rows to the ledger and may call a model.
 5. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
@@ -52,7 +51,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TOP = "memlane"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "memo", "types", "text"},
+    {"_version", "errors", "memo", "types", "text", "tool_schemas"},
     {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
     {"ledger", "transfer", "recall"},

@@ -6,7 +6,7 @@ import pytest
 
 from memlane import Memory
 from memlane.recall.embed import HashEmbedder
-from memlane.recall.schemas import TOOL_SCHEMAS
+from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.tools.handlers import MemoryTools
 
 

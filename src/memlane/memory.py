@@ -31,7 +31,6 @@ from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .memo import Caches, remember
 from .recall.embed import Embedder, get_embedder
-from .recall.schemas import TOOL_SCHEMAS
 from .recall.search import Hit, SearchWorkers
 from .safety import is_suspect
 from .snapshots import SnapshotsAndVectors
@@ -41,6 +40,7 @@ from .step.runner import Cadence, StepRunner
 from .store.base import HistoryPolicy, NewMessage, Store
 from .store.open import open_store as open_store  # where callers have always found it
 from .telemetry import traced
+from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
 from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 from .validate import clean_text, in_range

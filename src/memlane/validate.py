@@ -196,7 +196,7 @@ def finite(value: Any) -> Any:
 # JSON-schema-shaped input ---------------------------------------------------------------------
 # The one validator of arguments described by a JSON schema: the REST API's operations
 # (`server/openapi.py`), the proxy's request body and the memory tools' arguments
-# (`recall.schemas.TOOL_ARGUMENTS`). The subset those schemas use: type, enum, bounds, lengths,
+# (`tool_schemas.TOOL_ARGUMENTS`). The subset those schemas use: type, enum, bounds, lengths,
 # pattern, items, properties, required, additionalProperties, anyOf.
 
 def _is_integer(v: Any) -> bool:

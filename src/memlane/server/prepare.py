@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..memory import Memory, Thread
-from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
+from ..tool_schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..tools.answer import note_correction
 from .align import align_thread, call_name, log_form, message_text
 from .base import Service
