@@ -745,7 +745,7 @@ def test_search_records_lexical(store: Any) -> None:
 
 
 def test_vectors_put_search_and_follow_their_record(store: Any) -> None:
-    from memlane.recall.embed import HashEmbedder
+    from memlane.search.embed import HashEmbedder
 
     ids = _seed_records(store)
     alien = store.add_record("other", "Ada's locker code is 4417.").id
@@ -813,7 +813,7 @@ def test_record_tools_history_and_pins(store: Any) -> None:
 
 
 def test_snapshots_dedup_search_and_vectors(store: Any) -> None:
-    from memlane.recall.embed import HashEmbedder
+    from memlane.search.embed import HashEmbedder
 
     s1, new1 = store.save_snapshot("ns", "weather", {"city": "Oslo", "day": 2},
                                    "Oslo: 4 C, light snow", 9, thread_id="t", now=5.0)
@@ -847,7 +847,7 @@ def test_snapshots_dedup_search_and_vectors(store: Any) -> None:
 
 
 def test_forget_record_thread_namespace(store: Any) -> None:
-    from memlane.recall.embed import HashEmbedder
+    from memlane.search.embed import HashEmbedder
 
     mem = Memory(store, "ns")
     t = mem.thread("t")

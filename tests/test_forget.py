@@ -7,7 +7,7 @@ from types import ModuleType
 import pytest
 
 from memlane import Memory
-from memlane.recall.embed import HashEmbedder
+from memlane.search.embed import HashEmbedder
 
 CANARY = "zqxcanary7f3k9"
 OTHER = "plumvessel44rt"

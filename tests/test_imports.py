@@ -25,7 +25,7 @@ no cycle. Why this order:
    extractor.
 2. `context/` (the pure assembler) and `store/` (the engines): both work on value types only;
    assembly never touches a store and a store never assembles, so neither imports the other.
-3. `ledger`, `transfer`, `recall/`: built on a store (the ledger's migrations, export/import,
+3. `ledger`, `transfer`, `search/`: built on a store (the ledger's migrations, export/import,
    embeddings and search over the store's rows and vectors).
 4. `step/`: filing a stretch (parse, validate, apply, the runner) writes records to the store and
    quality rows to the ledger and may call a model.
@@ -54,7 +54,7 @@ LAYERS: list[set[str]] = [
     {"_version", "errors", "memo", "types", "text", "tool_schemas"},
     {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
-    {"ledger", "transfer", "recall"},
+    {"ledger", "transfer", "search"},
     {"step"},
     {"forgetting", "snapshots"},
     {"memory"},

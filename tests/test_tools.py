@@ -5,7 +5,7 @@ import json
 import pytest
 
 from memlane import Memory
-from memlane.recall.embed import HashEmbedder
+from memlane.search.embed import HashEmbedder
 from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.tools.handlers import MemoryTools
 

@@ -28,8 +28,8 @@ from .ledger import Ledger
 from .memory import Memory, Thread, open_store
 from .models import get_model
 from .models.base import Model, ModelReply, ToolCall
-from .recall.embed import Embedder, get_embedder
-from .recall.search import Hit, SnapshotHit
+from .search.embed import Embedder, get_embedder
+from .search.hybrid import Hit, SnapshotHit
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step

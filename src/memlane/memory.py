@@ -30,9 +30,9 @@ from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .memo import Caches, remember
-from .recall.embed import Embedder, get_embedder
-from .recall.search import Hit, SearchWorkers
 from .safety import is_suspect
+from .search.embed import Embedder, get_embedder
+from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.heuristic import fact_terms
@@ -207,7 +207,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         until: float | None = None,
     ) -> list[Hit]:
         """Hybrid search of this namespace's records (lexical only without an embedder)."""
-        from .recall.search import search
+        from .search.hybrid import search
 
         return search(self.store, self.ns, clean_text(query) if isinstance(query, str) else query,
                       validate.count(k, "k"),
