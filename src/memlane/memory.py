@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
+from .caches import Caches, remember
 from .context.fill import sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
@@ -29,7 +30,6 @@ from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
-from .memo import Caches, remember
 from .safety import is_suspect
 from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
@@ -85,7 +85,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         # memory's (emptied with the other memos on forget), not the process's.
         self.tokenizer = tokenizer or BPETokenizer()
         self.caches = caches if caches is not None else Caches(on_clear=self._clear_memos)
-        """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
+        """What the read path memoises (scan results, rendered lines, ...); see `memlane.caches`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
