@@ -27,7 +27,7 @@ from memlane.server.auth import Auth, KeyRing
 from memlane.server.base import ServerConfig
 from memlane.server.proxy import Proxy
 from memlane.server.testing import FakeUpstream, Reply
-from memlane.store.base import BOUNDED
+from memlane.store.protocol import BOUNDED
 
 ASK = "What did Ana and I talk about last week?"
 

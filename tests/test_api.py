@@ -18,7 +18,7 @@ def test_return_types_are_exported():
     # What the public calls return can be named (type hints, isinstance) from `memlane` itself.
     from memlane.agent import ToolCallRecord
     from memlane.search.hybrid import Hit, SnapshotHit
-    from memlane.store.base import Snapshot
+    from memlane.store.protocol import Snapshot
     from memlane.types import Dropped
 
     for obj in (Hit, SnapshotHit, Snapshot, Dropped, ToolCallRecord):

@@ -16,8 +16,8 @@ import pytest
 
 import memlane
 from memlane import HistoryPolicy, Memory, Policy, StepError, UsageError
-from memlane.store.base import NewMessage
 from memlane.store.migrations import POSTGRES, SQLITE
+from memlane.store.protocol import NewMessage
 
 
 def _user_turns_after(store: Any, ns: str, thread_id: str, seq: int) -> int:
@@ -765,7 +765,7 @@ def test_vectors_put_search_and_follow_their_record(store: Any) -> None:
         assert alien not in [i for i, _ in store.vector_candidates("ns", q, 10, model=model)]
         assert len(store.vector_candidates("ns", q, 10, model=model)) == 4
         # filters apply before the k best are chosen
-        from memlane.store.base import SearchFilters
+        from memlane.store.protocol import SearchFilters
 
         f = SearchFilters(kinds=("preference",))
         assert [i for i, _ in store.vector_candidates("ns", q, 3, f, model=model)] == [ids[2]]
@@ -921,7 +921,7 @@ def test_export_namespace(store: Any) -> None:
 
 
 def test_creating_a_thread_expires_idle_threads_of_its_namespace(store: Any) -> None:
-    from memlane.store.base import HistoryPolicy, NewMessage
+    from memlane.store.protocol import HistoryPolicy, NewMessage
 
     hist = HistoryPolicy(ttl_seconds=100, max_threads=None)
     msg = [NewMessage("user", "hi", 0.0, 1)]

@@ -18,7 +18,7 @@ import pytest
 from memlane.errors import StepError, UsageError
 from memlane.memory import Memory
 from memlane.step.parse import EPISODE_MAX_CHARS, parse_step
-from memlane.store.base import NewMessage
+from memlane.store.protocol import NewMessage
 from memlane.tools.handlers import MemoryTools
 
 BIG = 2**70

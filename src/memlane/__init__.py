@@ -35,7 +35,7 @@ from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step
 from .step.runner import Cadence, StepRunner
 from .step.schema import STEP_INSTRUCTIONS, STEP_SCHEMA
-from .store.base import HistoryPolicy, Snapshot, Store
+from .store.protocol import HistoryPolicy, Snapshot, Store
 from .tools.handlers import MemoryTools
 from .types import (
     BufferLine,

@@ -48,7 +48,7 @@ from .search.embed import Embedder
 from .search.hybrid import Hit, SnapshotHit
 from .step.extractor import Extractor
 from .step.runner import StepRunner
-from .store.base import Snapshot
+from .store.protocol import Snapshot
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 if TYPE_CHECKING:

@@ -37,8 +37,8 @@ from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
-from .store.base import HistoryPolicy, NewMessage, Store
 from .store.open import open_store as open_store  # where callers have always found it
+from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
 from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace

@@ -12,7 +12,7 @@ from .context.tokens import Tokenizer
 from .errors import MemlaneError, UsageError
 from .search.embed import Embedder
 from .search.hybrid import SnapshotHit
-from .store.base import Snapshot, Store, snapshot_text
+from .store.protocol import Snapshot, Store, snapshot_text
 from .validate import clean_json, clean_text
 
 MAX_SNAPSHOT_CHARS = 1_000_000

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import UsageError
-from ..store.base import SearchFilters, Snapshot, Store
+from ..store.protocol import SearchFilters, Snapshot, Store
 from ..types import Record
 from .embed import Embedder, embed_query
 

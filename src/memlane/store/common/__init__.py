@@ -8,7 +8,7 @@ SQL that really differs: how it appends, locks, searches and stores vectors. SQL
 PostgreSQL cannot drift apart on the rest.
 """
 
-from ..base import BOUNDED, SearchBounds
+from ..protocol import BOUNDED, SearchBounds
 from .core import CommonCore
 from .maintenance import CommonMaintenance
 from .plan import (

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..base import SearchFilters
 from ..common import (
     VecTable,
 )
+from ..protocol import SearchFilters
 from .core import EF_SEARCH, PgCore
 from .search import _filters
 
