@@ -37,7 +37,9 @@ no cycle. Why this order:
 7. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces. Inside
    `server/`, `base.py` holds what `app.py` and the modules it mounts (`proxy.py`, `mcp.py`)
    share, so those never import the app.
-8. `cli/`: the command line starts all of them. 9. `__main__`.
+8. `cli/`: the command line starts all of them; beside it `testing`, the public test support (a
+   scripted OpenAI-compatible upstream, an app served on loopback), which runs the server.
+9. `__main__`.
 
 `memlane/__init__.py` is the public API: it may import from any layer, and nothing inside memlane
 imports it (a module that did would depend on everything).
@@ -61,7 +63,7 @@ LAYERS: list[set[str]] = [
     {"memory"},
     {"tools", "aio", "ingest"},
     {"agent", "eval", "server", "integrations", "demo", "importers"},
-    {"cli"},
+    {"cli", "testing"},
     {"__main__"},
 ]
 LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}

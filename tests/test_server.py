@@ -24,7 +24,7 @@ from memlane.errors import UsageError  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
 from memlane.server.app import OPERATIONS, ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import serve_in_thread  # noqa: E402
+from memlane.testing import serve_in_thread  # noqa: E402
 
 API = "/v1/memlane"
 FACT = "My passport number is K4471902 and I fly to Lisbon on 3 May."

@@ -115,7 +115,7 @@ def _proxy_run(tmp_path, stream: bool) -> tuple[list[str], Ledger]:
     from memlane.server.auth import Auth, KeyRing
     from memlane.server.base import ServerConfig
     from memlane.server.proxy import Proxy
-    from memlane.server.testing import FakeUpstream, Reply
+    from memlane.testing import FakeUpstream, Reply
 
     mem = Memory.open(tmp_path / f"proxy-{stream}.db")
     ring = KeyRing.load(tmp_path / "keys.json")
