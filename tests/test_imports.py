@@ -30,16 +30,18 @@ no cycle. Why this order:
    embeddings and search over the store's rows and vectors).
 4. `step/`: filing a stretch (parse, validate, apply, the runner) writes records to the store and
    quality rows to the ledger and may call a model.
-5. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
+5. `forgetting`, `snapshots`: the mixins of `Memory` (every forget path; tool results kept for
+   recall, and the vectors), so memory.py reads as the facade and they never import it.
+6. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
    the core go through.
-6. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
+7. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
    `ingest`: surfaces over one `Memory`.
-7. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces. Inside
-   `server/`, `base.py` holds what `app.py` and the modules it mounts (`proxy.py`, `mcp.py`)
-   share, so those never import the app.
-8. `cli/`: the command line starts all of them; beside it `testing`, the public test support (a
+8. `agent`, `eval/`, `server/`, `integrations/`, `demo`, `importers`: applications of the
+   surfaces. Inside `server/`, `base.py` holds what `app.py` and the modules it mounts
+   (`proxy.py`, `mcp.py`) share, so those never import the app.
+9. `cli/`: the command line starts all of them; beside it `testing`, the public test support (a
    scripted OpenAI-compatible upstream, an app served on loopback), which runs the server.
-9. `__main__`.
+10. `__main__`.
 
 `memlane/__init__.py` is the public API: it may import from any layer, and nothing inside memlane
 imports it (a module that did would depend on everything).
