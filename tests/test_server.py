@@ -22,8 +22,9 @@ from memlane.cli import main  # noqa: E402
 from memlane.context.policy import Policy  # noqa: E402
 from memlane.errors import UsageError  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
-from memlane.server.app import OPERATIONS, ServerConfig, create_app  # noqa: E402
+from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
+from memlane.server.operations import OPERATIONS  # noqa: E402
 from memlane.testing import serve_in_thread  # noqa: E402
 
 API = "/v1/memlane"
