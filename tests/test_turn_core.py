@@ -159,6 +159,41 @@ def test_agent_json_and_sse_record_the_same_answers_and_ledger_rows(tmp_path):
     assert rows["json"] == rows["sse"] == rows["agent"]  # prompt_version included
 
 
+def test_sse_sends_the_last_chunk_before_the_ledger_row_is_written(tmp_path):
+    # The answer is recorded before the finish chunk (the client's next request is aligned
+    # against the log), but the ledger row (which may search memory for asked_again) waits
+    # until the client has [DONE]; closing the stream right after [DONE], as a client that
+    # leaves does, still writes it.
+    pytest.importorskip("starlette")
+    from memlane.server.app import create_app
+    from memlane.server.auth import Auth, KeyRing
+    from memlane.server.base import ServerConfig
+    from memlane.server.proxy import Proxy
+    from memlane.testing import FakeUpstream, Reply
+
+    ring = KeyRing.load(tmp_path / "keys.json")
+    ring.add("acme")
+    ledger = Ledger(":memory:")
+    with FakeUpstream(lambda body: Reply(content="What is your email address?")) as up:
+        app = create_app(Memory.open(tmp_path / "m.db"), Auth(ring),
+                         ServerConfig(upstream=up.url, background_steps=False),
+                         ledger=ledger, mcp=False)
+        proxy = Proxy(app.state.service)
+        m = app.state.service.mem("acme")
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                "user": "support", "stream": True}
+        stream = proxy._stream(*proxy._begin_stream(m, body, {}))
+        for chunk in stream:
+            if chunk == b"data: [DONE]\n\n":
+                break
+        else:
+            raise AssertionError("the stream ended without [DONE]")
+        assert m.thread("support").messages(1)[-1].content == "What is your email address?"
+        assert ledger.rows(kind="answer") == []  # the client has every chunk; no row yet
+        stream.close()
+    assert [r.seq for r in ledger.rows(kind="answer")] == [2]
+
+
 def test_the_streams_own_decision_of_which_calls_are_memlanes_wins():
     # The SSE path decides as a call's first piece arrives (a call it already forwarded to the
     # client stays the client's, whatever its full name turns out to be).
