@@ -194,6 +194,36 @@ def test_sse_sends_the_last_chunk_before_the_ledger_row_is_written(tmp_path):
     assert [r.seq for r in ledger.rows(kind="answer")] == [2]
 
 
+def test_the_tool_rule_reads_the_users_whole_message_not_the_cut_one(tmp_path):
+    # The forget rule compares with the user's message as the log keeps it: asked in the middle
+    # of a message too long for the budget (sent upstream as head and tail), it still counts.
+    pytest.importorskip("starlette")
+    from memlane.server.app import create_app
+    from memlane.server.auth import Auth, KeyRing
+    from memlane.server.base import ServerConfig
+    from memlane.server.proxy import Proxy
+    from memlane.testing import FakeUpstream, Reply
+
+    ring = KeyRing.load(tmp_path / "keys.json")
+    ring.add("acme")
+    replies = deque([Reply(tool_calls=(("forget", {"id": 1}),)), Reply(content="Done.")])
+    with FakeUpstream(lambda body: replies.popleft()) as up:
+        app = create_app(Memory.open(tmp_path / "m.db"), Auth(ring),
+                         ServerConfig(upstream=up.url, background_steps=False), mcp=False)
+        m = app.state.service.mem("acme")
+        rec = m.remember("The user's locker code is 4017")
+        filler = "The weather was mild and the train was late again. " * 150
+        text = filler + f"Please forget record #{rec.id}, it is stale. " + filler
+        body = {"model": "m", "messages": [{"role": "user", "content": text}],
+                "user": "support"}
+        _, _, turn = Proxy(app.state.service)._answer(m, body, {"x-memlane-budget": "600"})
+        assert "X-Memlane-Truncated" in turn.headers  # the model saw head and tail only
+        assert "forget record" not in up.requests[0]["messages"][-1]["content"]
+        tool_result = up.requests[1]["messages"][-1]
+        assert tool_result["role"] == "tool" and "refused" not in tool_result["content"]
+    assert m.records([rec.id]) == []
+
+
 def test_the_streams_own_decision_of_which_calls_are_memlanes_wins():
     # The SSE path decides as a call's first piece arrives (a call it already forwarded to the
     # client stays the client's, whatever its full name turns out to be).
