@@ -949,10 +949,10 @@ def test_memlane_db_env_may_name_a_postgres_url(store_kind: str, request: Any,
 
 
 def test_lexical_plan_is_one_rule() -> None:
-    """The rule both engines run (`memlane.store.common.lexical_plan`), on counted documents:
+    """The rule both engines run (`memlane.store.common.plan.lexical_plan`), on counted documents:
     small index, every term; common terms give way to rarer ones up to the document budget; only
     common terms, AND (the empty plan); nothing common, every term."""
-    from memlane.store import common
+    from memlane.store.common import plan as common
 
     df = {"rare": 5, "mid": 1_500, "often": common.COMMON_DF, "always": 50_000}.__getitem__
     big = common.LARGE_INDEX

@@ -8,8 +8,7 @@ import time
 from pathlib import Path
 
 from memlane import Memory
-from memlane.store.common import SearchBounds
-from memlane.store.protocol import SearchFilters
+from memlane.store.protocol import SearchBounds, SearchFilters
 from memlane.store.sqlite import SQLiteStore
 
 

@@ -231,7 +231,7 @@ Download it, then pass the JSON file's path:
 def cmd_locomo(args: argparse.Namespace) -> int:
     from ..eval.locomo import LOCOMO_LICENCE, LOCOMO_URL
     from ..eval.replay import run_locomo
-    from ..store.common import BOUNDED
+    from ..store.protocol import BOUNDED
 
     if not args.data:
         raise UsageError(LOCOMO_DATA_HELP.format(url=LOCOMO_URL, licence=LOCOMO_LICENCE))

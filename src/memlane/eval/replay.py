@@ -34,7 +34,7 @@ from ..errors import UsageError
 from ..memory import Memory, open_store
 from ..search.embed import get_embedder
 from ..step.heuristic import DUPLICATE, extract, fact_terms
-from ..store.common import BOUNDED, SearchBounds
+from ..store.protocol import BOUNDED, SearchBounds
 from ..types import Message, Record
 from ..validate import date_text
 from .locomo import (
