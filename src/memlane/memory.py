@@ -42,13 +42,13 @@ from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
 from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
-from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
+from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 from .validate import clean_text, in_range
 
 if TYPE_CHECKING:
     from .ledger import Ledger
 
-MAX_MESSAGE_CHARS = 1_000_000
+MAX_MESSAGE_CHARS = validate.MAX_MESSAGE_CHARS
 MAX_RECORD_CHARS = validate.MAX_RECORD_CHARS
 """A record holds one fact; longer text belongs in a message or a snapshot."""
 
@@ -380,25 +380,7 @@ class Thread:
         now = time.time()
         new: list[NewMessage] = []
         items = list(messages)
-        texts: list[str] = []
-        for i, m in enumerate(items):
-            role, content = m.get("role"), m.get("content")
-            if role not in ROLES:
-                raise UsageError(f"message {i}: role must be one of {', '.join(ROLES)}, "
-                                 f"got {role!r}")
-            if not isinstance(content, str):
-                raise UsageError(f"message {i}: content must be a string, got "
-                                 f"{type(content).__name__}")
-            name = m.get("name")
-            if name is not None and not isinstance(name, str):
-                raise UsageError(f"message {i}: name must be a string, got "
-                                 f"{type(name).__name__}")
-            if len(content) > MAX_MESSAGE_CHARS:
-                raise UsageError(
-                    f"message {i} is {len(content):,} characters; the limit is "
-                    f"{MAX_MESSAGE_CHARS:,}: store large payloads elsewhere and add a reference"
-                )
-            texts.append(clean_text(content))
+        texts = [validate.message(i, m) for i, m in enumerate(items)]
         counts = self.memory.tokenizer.count(texts)
         for m, content, n in zip(items, texts, counts, strict=True):
             ts = validate.timestamp(m.get("ts"))

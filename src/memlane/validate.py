@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
+from .types import ROLES
 
 INT64_MAX = 2**63 - 1
 """The largest id or seq either store can hold."""
@@ -120,6 +121,31 @@ def record_text(text: object) -> str:
         raise UsageError(f"a record is at most {MAX_RECORD_CHARS:,} characters (got "
                          f"{len(text):,}): keep one fact per record")
     return clean_text(text.strip())
+
+
+MAX_MESSAGE_CHARS = 1_000_000
+"""A message longer than this is refused at append: large payloads belong elsewhere."""
+
+
+def message(i: int, m: Mapping[str, Any]) -> str:
+    """Message `i` of an append (`{role, content, ts?, name?}`) checked: its content, cleaned.
+    The role is one of `ROLES`, content and name strings, the content at most
+    `MAX_MESSAGE_CHARS`."""
+    role, content = m.get("role"), m.get("content")
+    if role not in ROLES:
+        raise UsageError(f"message {i}: role must be one of {', '.join(ROLES)}, got {role!r}")
+    if not isinstance(content, str):
+        raise UsageError(f"message {i}: content must be a string, got "
+                         f"{type(content).__name__}")
+    name = m.get("name")
+    if name is not None and not isinstance(name, str):
+        raise UsageError(f"message {i}: name must be a string, got {type(name).__name__}")
+    if len(content) > MAX_MESSAGE_CHARS:
+        raise UsageError(
+            f"message {i} is {len(content):,} characters; the limit is "
+            f"{MAX_MESSAGE_CHARS:,}: store large payloads elsewhere and add a reference"
+        )
+    return clean_text(content)
 
 
 def kind(value: object) -> str:
