@@ -261,3 +261,18 @@ def test_the_facade_names_no_engine():
     engines = {m for m, _ in GRAPH["memlane.memory"]
                if m.startswith(("memlane.store.sqlite", "memlane.store.postgres"))}
     assert not engines, sorted(engines)
+
+
+def test_the_public_test_support_needs_no_server_extra():
+    """`memlane.testing` says `FakeUpstream` and `Reply` need only the standard library: at
+    module level it imports nothing else (`serve_in_thread` imports uvicorn and the server's
+    connection options when it is called), so a client's tests can script an upstream without
+    the `server` extra."""
+    import sys
+
+    tree = ast.parse((SRC / TOP / "testing.py").read_text(encoding="utf-8"))
+    top = {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    top |= {(n.module or "").split(".")[0] for n in tree.body
+            if isinstance(n, ast.ImportFrom) and not n.level}
+    assert top - {"__future__"} <= sys.stdlib_module_names, sorted(top)
+    assert not [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.level]
