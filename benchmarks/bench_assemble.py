@@ -30,7 +30,7 @@ from _report import machine, pct, write_section
 
 from memlane import Memory
 from memlane.context.assemble import assemble
-from memlane.recall.schemas import TOOL_SCHEMAS
+from memlane.tool_schemas import TOOL_SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "PERFORMANCE.md"

@@ -26,8 +26,8 @@ from memlane.server.app import create_app
 from memlane.server.auth import Auth, KeyRing
 from memlane.server.base import ServerConfig
 from memlane.server.proxy import Proxy
-from memlane.server.testing import FakeUpstream, Reply
-from memlane.store.base import BOUNDED
+from memlane.store.protocol import BOUNDED
+from memlane.testing import FakeUpstream, Reply
 
 ASK = "What did Ana and I talk about last week?"
 

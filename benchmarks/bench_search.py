@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from memlane import Memory
-from memlane.recall.search import SearchWorkers, search
+from memlane.search.hybrid import SearchWorkers, search
 from memlane.store.sqlite import SQLiteStore
 
 DIM = 384

@@ -16,7 +16,7 @@ from pathlib import Path
 from bench_peers import new_messages
 
 from memlane import Memory
-from memlane.store.base import SearchBounds
+from memlane.store.protocol import SearchBounds
 
 CONFIGS = {
     "exhaustive": None,

@@ -1,7 +1,7 @@
 """Reach with the bounded lexical search against the same policies with an exhaustive one, side
 by side in one run (LoCoMo dev split, eager reader, heuristic records).
 
-The bounded search (`memlane.store.common.SearchBounds`) reads at most `max_terms` postings
+The bounded search (`memlane.store.protocol.SearchBounds`) reads at most `max_terms` postings
 lists of at most `per_term` entries; the exhaustive one ranks every match of every term, as
 before. Every search of the run goes through the switch: the notes `Thread.context` searches for
 each question, and the reader's `search_memory`. At the LoCoMo scale (1.6k records in one store)
@@ -21,7 +21,7 @@ import json
 import time
 
 from memlane.eval.replay import run_locomo
-from memlane.store.common import BOUNDED, SearchBounds
+from memlane.store.protocol import BOUNDED, SearchBounds
 
 
 def main() -> None:

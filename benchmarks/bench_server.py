@@ -4,7 +4,7 @@ of the OpenAI-compatible proxy's own overhead.
 Three processes, so that the load generator does not share a GIL with what it measures:
 
 - the server, `memlane serve` (one uvicorn worker, SQLite store, API keys on);
-- an instant upstream: the scripted OpenAI-compatible server from `memlane.server.testing`,
+- an instant upstream: the scripted OpenAI-compatible server from `memlane.testing`,
   answering every chat completion at once;
 - this process: `--clients` threads, each with its own keep-alive connection, sending requests
   back to back for `--seconds` per scenario.
@@ -70,7 +70,7 @@ def wait_up(url: str, timeout: float = 30.0) -> None:
 
 def run_fake_upstream() -> int:
     """`--fake-upstream`: serve the instant upstream until killed; print its URL first."""
-    from memlane.server.testing import FakeUpstream, Reply
+    from memlane.testing import FakeUpstream, Reply
 
     up = FakeUpstream(lambda body: Reply(content="ok, noted.")).__enter__()
     up.requests = _Discard()  # keep no history: this runs for the whole benchmark

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memlane import Memory
 from memlane.eval.locomo import load_locomo
-from memlane.recall.embed import get_embedder
+from memlane.search.embed import get_embedder
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / \
     "locomo-dev.json"

@@ -15,7 +15,7 @@ from memlane.eval.locomo import load_locomo
 from memlane.eval.policies import CachedTokenizer
 from memlane.eval.replay import replay
 from memlane.memory import Memory, open_store
-from memlane.store.base import SearchBounds
+from memlane.store.protocol import SearchBounds
 
 CONFIGS = {
     "default": SearchBounds(),

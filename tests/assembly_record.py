@@ -250,7 +250,7 @@ NEW_MESSAGES = [None, "", "Where is my order?", "What did Ana say about the pian
 
 class Recorder:
     def __init__(self) -> None:
-        from memlane.recall.schemas import TOOL_SCHEMAS
+        from memlane.tool_schemas import TOOL_SCHEMAS
 
         self.tables = Tables()
         self.tools = [dict(t) for t in TOOL_SCHEMAS]

@@ -190,7 +190,7 @@ def test_the_service_calls_the_store_off_its_event_loop(tmp_path, monkeypatch):
 
     from memlane.server.app import create_app
     from memlane.server.auth import Auth, KeyRing
-    from memlane.server.testing import serve_in_thread
+    from memlane.testing import serve_in_thread
 
     mem = Memory.open(tmp_path / "svc.db")
     loop_threads: set[int] = set()

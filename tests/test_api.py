@@ -17,8 +17,8 @@ def test_error_tree():
 def test_return_types_are_exported():
     # What the public calls return can be named (type hints, isinstance) from `memlane` itself.
     from memlane.agent import ToolCallRecord
-    from memlane.recall.search import Hit, SnapshotHit
-    from memlane.store.base import Snapshot
+    from memlane.search.hybrid import Hit, SnapshotHit
+    from memlane.store.protocol import Snapshot
     from memlane.types import Dropped
 
     for obj in (Hit, SnapshotHit, Snapshot, Dropped, ToolCallRecord):

@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("starlette")
 
 from memlane.server.apidoc import default_path, render  # noqa: E402
-from memlane.server.app import OPERATIONS, openapi_spec  # noqa: E402
+from memlane.server.operations import OPERATIONS, openapi_spec  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "API.md"
 

@@ -1,4 +1,4 @@
-"""The bounded lexical search (`memlane.store.common.SearchBounds`), on both engines: the same
+"""The bounded lexical search (`memlane.store.protocol.SearchBounds`), on both engines: the same
 results as the exhaustive ranking where every kept term is rare, and no more than `per_term`
 postings of a common term read, however many records hold it."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from memlane.store.common import BOUNDED, SearchBounds, TermStats
+from memlane.store.common import TermStats
+from memlane.store.protocol import BOUNDED, SearchBounds
 
 WORDS = ["harbour", "violin", "quinoa", "glacier", "lantern", "origami", "saffron", "tundra",
          "mosaic", "falcon", "cobalt", "juniper", "meadow", "prism", "walnut", "zephyr"]

@@ -189,7 +189,7 @@ def test_a_write_racing_a_forget_answers_404_or_succeeds(store, tmp_path):
 
     from memlane.server.app import ServerConfig, create_app
     from memlane.server.auth import Auth, KeyRing
-    from memlane.server.testing import serve_in_thread
+    from memlane.testing import serve_in_thread
 
     ring = KeyRing.load(tmp_path / "keys.json")
     key = ring.add("race")

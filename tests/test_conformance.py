@@ -16,8 +16,8 @@ import pytest
 
 import memlane
 from memlane import HistoryPolicy, Memory, Policy, StepError, UsageError
-from memlane.store.base import NewMessage
 from memlane.store.migrations import POSTGRES, SQLITE
+from memlane.store.protocol import NewMessage
 
 
 def _user_turns_after(store: Any, ns: str, thread_id: str, seq: int) -> int:
@@ -745,7 +745,7 @@ def test_search_records_lexical(store: Any) -> None:
 
 
 def test_vectors_put_search_and_follow_their_record(store: Any) -> None:
-    from memlane.recall.embed import HashEmbedder
+    from memlane.search.embed import HashEmbedder
 
     ids = _seed_records(store)
     alien = store.add_record("other", "Ada's locker code is 4417.").id
@@ -765,7 +765,7 @@ def test_vectors_put_search_and_follow_their_record(store: Any) -> None:
         assert alien not in [i for i, _ in store.vector_candidates("ns", q, 10, model=model)]
         assert len(store.vector_candidates("ns", q, 10, model=model)) == 4
         # filters apply before the k best are chosen
-        from memlane.store.base import SearchFilters
+        from memlane.store.protocol import SearchFilters
 
         f = SearchFilters(kinds=("preference",))
         assert [i for i, _ in store.vector_candidates("ns", q, 3, f, model=model)] == [ids[2]]
@@ -813,7 +813,7 @@ def test_record_tools_history_and_pins(store: Any) -> None:
 
 
 def test_snapshots_dedup_search_and_vectors(store: Any) -> None:
-    from memlane.recall.embed import HashEmbedder
+    from memlane.search.embed import HashEmbedder
 
     s1, new1 = store.save_snapshot("ns", "weather", {"city": "Oslo", "day": 2},
                                    "Oslo: 4 C, light snow", 9, thread_id="t", now=5.0)
@@ -847,7 +847,7 @@ def test_snapshots_dedup_search_and_vectors(store: Any) -> None:
 
 
 def test_forget_record_thread_namespace(store: Any) -> None:
-    from memlane.recall.embed import HashEmbedder
+    from memlane.search.embed import HashEmbedder
 
     mem = Memory(store, "ns")
     t = mem.thread("t")
@@ -921,7 +921,7 @@ def test_export_namespace(store: Any) -> None:
 
 
 def test_creating_a_thread_expires_idle_threads_of_its_namespace(store: Any) -> None:
-    from memlane.store.base import HistoryPolicy, NewMessage
+    from memlane.store.protocol import HistoryPolicy, NewMessage
 
     hist = HistoryPolicy(ttl_seconds=100, max_threads=None)
     msg = [NewMessage("user", "hi", 0.0, 1)]
@@ -949,10 +949,10 @@ def test_memlane_db_env_may_name_a_postgres_url(store_kind: str, request: Any,
 
 
 def test_lexical_plan_is_one_rule() -> None:
-    """The rule both engines run (`memlane.store.common.lexical_plan`), on counted documents:
+    """The rule both engines run (`memlane.store.common.plan.lexical_plan`), on counted documents:
     small index, every term; common terms give way to rarer ones up to the document budget; only
     common terms, AND (the empty plan); nothing common, every term."""
-    from memlane.store import common
+    from memlane.store.common import plan as common
 
     df = {"rare": 5, "mid": 1_500, "often": common.COMMON_DF, "always": 50_000}.__getitem__
     big = common.LARGE_INDEX

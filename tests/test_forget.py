@@ -7,7 +7,7 @@ from types import ModuleType
 import pytest
 
 from memlane import Memory
-from memlane.recall.embed import HashEmbedder
+from memlane.search.embed import HashEmbedder
 
 CANARY = "zqxcanary7f3k9"
 OTHER = "plumvessel44rt"
@@ -142,8 +142,8 @@ def _holds(obj: object, needle: str, depth: int = 0, seen: set[int] | None = Non
 def _process_caches() -> list[tuple[str, object]]:
     """Every cache of the process memlane could keep a text in: each memory's `Caches`, each
     tokenizer's memo, and every module-level container or functools cache of memlane."""
+    from memlane.caches import Caches
     from memlane.context.tokens import BPETokenizer
-    from memlane.memo import Caches
     from memlane.store.sqlite import SQLiteStore
 
     out: list[tuple[str, object]] = []

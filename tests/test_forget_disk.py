@@ -93,7 +93,7 @@ def _server_forget(mem: Memory, ledger: Ledger | None, path: str, body: dict | N
     pytest.importorskip("starlette")
     from memlane.server.app import ServerConfig, create_app
     from memlane.server.auth import Auth, KeyRing
-    from memlane.server.testing import serve_in_thread
+    from memlane.testing import serve_in_thread
 
     ring = KeyRing.load(keys)
     key = ring.add(mem.ns)

@@ -15,7 +15,7 @@ import json
 import pytest
 
 from memlane import Memory
-from memlane.recall.embed import HashEmbedder
+from memlane.search.embed import HashEmbedder
 from memlane.step.model import render_stretch
 from memlane.tools.handlers import MemoryTools
 

@@ -23,7 +23,7 @@ from memlane.cli.core import ingest  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import FakeUpstream, Reply  # noqa: E402
+from memlane.testing import FakeUpstream, Reply  # noqa: E402
 
 SECRET = "QX-SECRET-7731"
 

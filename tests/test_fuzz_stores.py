@@ -21,9 +21,9 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from memlane.cli.core import ingest  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
-from memlane.recall.schemas import TOOL_SCHEMAS  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
+from memlane.tool_schemas import TOOL_SCHEMAS  # noqa: E402
 
 SECRET = "QX-SECRET-9952"
 DRIVER_WORDS = ("psycopg", "sqlite3", "OverflowError", "Traceback", "NumericValueOutOfRange",

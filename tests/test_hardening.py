@@ -18,7 +18,7 @@ import pytest
 from memlane.errors import StepError, UsageError
 from memlane.memory import Memory
 from memlane.step.parse import EPISODE_MAX_CHARS, parse_step
-from memlane.store.base import NewMessage
+from memlane.store.protocol import NewMessage
 from memlane.tools.handlers import MemoryTools
 
 BIG = 2**70
@@ -109,7 +109,7 @@ def test_proxied_conversation_with_nul_is_not_stuck(tmp_path):
     pytest.importorskip("starlette")
     from memlane.server.app import ServerConfig, create_app
     from memlane.server.auth import Auth, KeyRing
-    from memlane.server.testing import FakeUpstream, Reply, serve_in_thread
+    from memlane.testing import FakeUpstream, Reply, serve_in_thread
 
     memory = Memory.open(tmp_path / "m.db")
     ring = KeyRing.load(tmp_path / "keys.json")
@@ -255,7 +255,7 @@ def test_cross_origin_writes_are_refused(tmp_path, dev):
     pytest.importorskip("starlette")
     from memlane.server.app import ServerConfig, create_app
     from memlane.server.auth import Auth, KeyRing
-    from memlane.server.testing import serve_in_thread
+    from memlane.testing import serve_in_thread
 
     memory = Memory.open(tmp_path / "m.db")
     ring = KeyRing.load(tmp_path / "keys.json")
@@ -321,7 +321,7 @@ def test_big_ids_through_the_proxy_tool_path(tmp_path):
     pytest.importorskip("starlette")
     from memlane.server.app import ServerConfig, create_app
     from memlane.server.auth import Auth, KeyRing
-    from memlane.server.testing import FakeUpstream, Reply, serve_in_thread
+    from memlane.testing import FakeUpstream, Reply, serve_in_thread
 
     def script(body):
         last = body["messages"][-1]

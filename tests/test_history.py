@@ -191,7 +191,7 @@ def test_oversize_turn_is_replayed_head_and_tail_and_stored_whole(tmp_path, cloc
 
 
 def test_creating_a_thread_expires_idle_ones_in_its_namespace(tmp_path):
-    from memlane.store.base import HistoryPolicy, NewMessage
+    from memlane.store.protocol import HistoryPolicy, NewMessage
     from memlane.store.sqlite import SQLiteStore
 
     store = SQLiteStore(tmp_path / "ttl.db")

@@ -14,8 +14,10 @@ a unit may import only units of a lower layer, never one of its own layer (units
 are independent), and modules inside one unit may import each other freely as long as there is
 no cycle. Why this order:
 
-0. `_version`, `errors`, `memo`, `types`, `text`: the vocabulary (exceptions, value types, the
-   memoising helper, and `text`: tokenisers, stopwords, stemming); they import nothing of memlane.
+0. `_version`, `errors`, `caches`, `types`, `text`, `tool_schemas`: the vocabulary (exceptions,
+   value types, the memos of a `Memory` and the memoising helper, `text`: tokenisers, stopwords,
+   stemming, and the memory tools' JSON schemas, which assembly counts in the budget); they
+   import nothing of memlane.
 1. `validate`, `telemetry`, `safety`, `models`, `render`, `redact`: leaf services over the
    vocabulary (input checks and the one JSON-schema validator, tracing, the injection scan,
    model adapters, plain-text rendering, what forgetting a fact rewrites in its sources). A model
@@ -24,20 +26,22 @@ no cycle. Why this order:
    extractor.
 2. `context/` (the pure assembler) and `store/` (the engines): both work on value types only;
    assembly never touches a store and a store never assembles, so neither imports the other.
-3. `ledger`, `transfer`, `recall/`: built on a store (the ledger's migrations, export/import,
-   embeddings and search over the store's rows and vectors). `recall/` also holds the memory
-   tools' JSON schemas, which assembly counts in the budget, so they sit below `memory`; their
-   handlers need a `Memory` and are `tools/` (6).
+3. `ledger`, `transfer`, `search/`: built on a store (the ledger's migrations, export/import,
+   embeddings and search over the store's rows and vectors).
 4. `step/`: filing a stretch (parse, validate, apply, the runner) writes records to the store and
    quality rows to the ledger and may call a model.
-5. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
+5. `forgetting`, `snapshots`: the mixins of `Memory` (every forget path; tool results kept for
+   recall, and the vectors), so memory.py reads as the facade and they never import it.
+6. `memory`: the facade (`Memory`, `Thread`) over everything below; the one place callers outside
    the core go through.
-6. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
+7. `tools/` (the model's memory tools and the shared tool-loop round), `aio` (the async twin),
    `ingest`: surfaces over one `Memory`.
-7. `agent`, `eval/`, `server/`, `integrations/`, `demo`: applications of the surfaces. Inside
-   `server/`, `base.py` holds what `app.py` and the modules it mounts (`proxy.py`, `mcp.py`)
-   share, so those never import the app.
-8. `cli/`: the command line starts all of them. 9. `__main__`.
+8. `agent`, `eval/`, `server/`, `integrations/`, `demo`, `importers`: applications of the
+   surfaces. Inside `server/`, `base.py` holds what `app.py` and the modules it mounts
+   (`proxy.py`, `mcp.py`) share, so those never import the app.
+9. `cli/`: the command line starts all of them; beside it `testing`, the public test support (a
+   scripted OpenAI-compatible upstream, an app served on loopback), which runs the server.
+10. `__main__`.
 
 `memlane/__init__.py` is the public API: it may import from any layer, and nothing inside memlane
 imports it (a module that did would depend on everything).
@@ -52,16 +56,16 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TOP = "memlane"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "memo", "types", "text"},
+    {"_version", "errors", "caches", "types", "text", "tool_schemas"},
     {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
-    {"ledger", "transfer", "recall"},
+    {"ledger", "transfer", "search"},
     {"step"},
     {"forgetting", "snapshots"},
     {"memory"},
     {"tools", "aio", "ingest"},
     {"agent", "eval", "server", "integrations", "demo", "importers"},
-    {"cli"},
+    {"cli", "testing"},
     {"__main__"},
 ]
 LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
@@ -257,3 +261,18 @@ def test_the_facade_names_no_engine():
     engines = {m for m, _ in GRAPH["memlane.memory"]
                if m.startswith(("memlane.store.sqlite", "memlane.store.postgres"))}
     assert not engines, sorted(engines)
+
+
+def test_the_public_test_support_needs_no_server_extra():
+    """`memlane.testing` says `FakeUpstream` and `Reply` need only the standard library: at
+    module level it imports nothing else (`serve_in_thread` imports uvicorn and the server's
+    connection options when it is called), so a client's tests can script an upstream without
+    the `server` extra."""
+    import sys
+
+    tree = ast.parse((SRC / TOP / "testing.py").read_text(encoding="utf-8"))
+    top = {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    top |= {(n.module or "").split(".")[0] for n in tree.body
+            if isinstance(n, ast.ImportFrom) and not n.level}
+    assert top - {"__future__"} <= sys.stdlib_module_names, sorted(top)
+    assert not [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.level]

@@ -26,7 +26,7 @@ from memlane.ledger import Ledger  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
 from memlane.server.app import create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import serve_in_thread  # noqa: E402
+from memlane.testing import serve_in_thread  # noqa: E402
 
 FACT = "Hi, I'm Ravi. My passport number is K4471902."
 

@@ -20,10 +20,10 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from memlane.memory import Memory  # noqa: E402
-from memlane.recall.schemas import TOOL_SCHEMAS  # noqa: E402
 from memlane.server.app import create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import serve_in_thread  # noqa: E402
+from memlane.testing import serve_in_thread  # noqa: E402
+from memlane.tool_schemas import TOOL_SCHEMAS  # noqa: E402
 
 TOOL_NAMES = sorted(t["function"]["name"] for t in TOOL_SCHEMAS)
 FACT = "Ravi's passport number is K4471902"

@@ -6,7 +6,7 @@ import pytest
 
 from memlane import Memory
 from memlane.cli import main
-from memlane.recall.embed import HashEmbedder
+from memlane.search.embed import HashEmbedder
 from memlane.tools.handlers import MemoryTools
 
 SHARED = "pineapple invoice"  # both namespaces hold records matching it

@@ -18,7 +18,7 @@ from memlane.integrations.openai_agents import (
     items_to_log,
     memlane_tools,
 )
-from memlane.server.testing import FakeUpstream, Reply
+from memlane.testing import FakeUpstream, Reply
 
 set_tracing_disabled(True)  # the SDK would otherwise export traces over the network
 

@@ -160,7 +160,7 @@ def check_context(b: Built, policy: Policy, budget: int, new_message: str | None
     except BudgetTooSmall:
         # Only when the parts that can never be dropped do not fit: the system prompt, the tool
         # schemas, and a one-token stub of the new message.
-        from memlane.recall.schemas import TOOL_SCHEMAS
+        from memlane.tool_schemas import TOOL_SCHEMAS
 
         fixed = TK.count_one(system_text(policy)) + MESSAGE_OVERHEAD
         if policy.use_tools:

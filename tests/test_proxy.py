@@ -25,7 +25,7 @@ from memlane.memory import Cadence, Memory  # noqa: E402
 from memlane.server.align import Alignment, align, log_form  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
+from memlane.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
 
 FACT = "Hi! My parcel tracking number is 81-3319 and it ships from Porto on Friday."
 QUESTION = "What was my parcel tracking number again?"

@@ -26,7 +26,7 @@ from memlane.models import FunctionModel, ModelReply  # noqa: E402
 from memlane.server.align import EDIT_REACH  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
+from memlane.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
 
 RATE_LIMITED = json.dumps({"error": {"message": "Rate limit reached, slow down",
                                      "type": "requests", "code": "rate_limit_exceeded"}})

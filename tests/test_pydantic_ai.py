@@ -151,7 +151,7 @@ def test_over_an_openai_compatible_server_the_wire_messages_are_valid(tmp_path):
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    from memlane.server.testing import FakeUpstream, Reply
+    from memlane.testing import FakeUpstream, Reply
 
     def script(body: dict) -> Reply:
         msgs = body["messages"]

@@ -3,7 +3,7 @@
 import pytest
 
 from memlane import Memory, NotFound, UsageError
-from memlane.recall.embed import HashEmbedder
+from memlane.search.embed import HashEmbedder
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ import random
 import pytest
 
 from memlane import Memory, UsageError
-from memlane.recall.embed import HashEmbedder
-from memlane.recall.search import fuse
+from memlane.search.embed import HashEmbedder
+from memlane.search.hybrid import fuse
 from memlane.store.fts import fts5_match, query_terms
 from memlane.store.sqlite import SQLiteStore
 
@@ -109,7 +109,7 @@ def test_hybrid_finds_what_lexical_misses(tmp_path):
 
 
 def _exact(store, ns, q, k, model):
-    from memlane.recall.embed import unpack
+    from memlane.search.embed import unpack
     rows = store.conn.execute("SELECT record_id, vec FROM record_vectors WHERE namespace = ?"
                               " AND model = ?", (ns, model)).fetchall()
     scored = sorted(((sum(a * b for a, b in zip(q, unpack(v), strict=True)), i)

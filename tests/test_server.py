@@ -22,9 +22,10 @@ from memlane.cli import main  # noqa: E402
 from memlane.context.policy import Policy  # noqa: E402
 from memlane.errors import UsageError  # noqa: E402
 from memlane.memory import Cadence, Memory  # noqa: E402
-from memlane.server.app import OPERATIONS, ServerConfig, create_app  # noqa: E402
+from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import serve_in_thread  # noqa: E402
+from memlane.server.operations import OPERATIONS  # noqa: E402
+from memlane.testing import serve_in_thread  # noqa: E402
 
 API = "/v1/memlane"
 FACT = "My passport number is K4471902 and I fly to Lisbon on 3 May."
@@ -392,3 +393,19 @@ def test_serve_with_a_namespace_in_dev_mode_serves_that_namespace(tmp_path):
     with Memory.open(db, namespace="work") as mem:
         assert [t.thread_id for t in mem.threads()] == ["t"]
         assert mem.namespace("default").threads() == []
+
+
+@pytest.mark.parametrize(("exc", "status", "kind"), [
+    ("StepConflict", 409, "step_conflict"), ("NotFound", 404, "not_found"),
+    ("BudgetTooSmall", 400, "budget_too_small"),
+    ("UsageError", 400, "invalid_request"), ("UpstreamTimeout", 504, "upstream_timeout"),
+    ("ModelError", 502, "upstream_error"), ("StoreError", 500, "server_error"),
+])
+def test_each_memlane_error_has_its_status(exc, status, kind):
+    # A subclass gets its own status, not its base's (a timeout is 504, not 502).
+    from memlane import errors
+    from memlane.server.base import error_response
+
+    r = error_response(getattr(errors, exc)("what went wrong"))
+    assert (r.status_code, json.loads(r.body)["error"]) == (
+        status, {"message": "what went wrong", "type": kind})

@@ -22,7 +22,7 @@ from memlane.memory import Memory  # noqa: E402
 from memlane.server import conn  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
-from memlane.server.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
+from memlane.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
 from memlane.tools.handlers import MemoryTools  # noqa: E402
 
 

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from memlane import Memory
-from memlane.recall.embed import HashEmbedder
-from memlane.recall.schemas import TOOL_SCHEMAS
+from memlane.search.embed import HashEmbedder
+from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.tools.handlers import MemoryTools
 
 

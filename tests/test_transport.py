@@ -14,7 +14,7 @@ import pytest
 
 from memlane.errors import ModelError, UpstreamTimeout
 from memlane.models.transport import HttpFailed, HttpRefused, Transport
-from memlane.recall.embed import OpenAIEmbedder
+from memlane.search.embed import OpenAIEmbedder
 
 # (status, headers, body) answers, in order; then 200 with an embedding.
 ANSWERS: deque[tuple[int, dict[str, str], bytes]] = deque()

@@ -109,25 +109,30 @@ def _agent_run(tmp_path) -> tuple[list[str], Ledger]:
         ledger
 
 
-def _proxy_run(tmp_path, stream: bool) -> tuple[list[str], Ledger]:
-    pytest.importorskip("starlette")
+def _proxy(db, upstream_url: str, ledger: Ledger | None = None):
+    """A proxy over a real app (SQLite file `db`, the given upstream, no background steps) and
+    the memory of its one key's namespace."""
     from memlane.server.app import create_app
     from memlane.server.auth import Auth, KeyRing
     from memlane.server.base import ServerConfig
     from memlane.server.proxy import Proxy
-    from memlane.server.testing import FakeUpstream, Reply
 
-    mem = Memory.open(tmp_path / f"proxy-{stream}.db")
-    ring = KeyRing.load(tmp_path / "keys.json")
+    ring = KeyRing.load(db.parent / "keys.json")
     ring.add("acme")
+    app = create_app(Memory.open(db), Auth(ring),
+                     ServerConfig(upstream=upstream_url, background_steps=False),
+                     ledger=ledger, mcp=False)
+    return Proxy(app.state.service), app.state.service.mem("acme")
+
+
+def _proxy_run(tmp_path, stream: bool) -> tuple[list[str], Ledger]:
+    pytest.importorskip("starlette")
+    from memlane.testing import FakeUpstream, Reply
+
     ledger = Ledger(":memory:")
     queue = deque(Reply(content=c, tool_calls=(t,) if t else ()) for c, t in REPLIES)
     with FakeUpstream(lambda body: queue.popleft()) as up:
-        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url, background_steps=False),
-                         ledger=ledger, mcp=False)
-        svc = app.state.service
-        proxy = Proxy(svc)
-        m = svc.mem("acme")
+        proxy, m = _proxy(tmp_path / f"proxy-{stream}.db", up.url, ledger)
         for text in TURNS:
             body = {"model": "m", "messages": [{"role": "user", "content": text}],
                     "user": "support", "stream": stream}
@@ -157,6 +162,53 @@ def test_agent_json_and_sse_record_the_same_answers_and_ledger_rows(tmp_path):
         (2, ["tool_calls"]), (4, ["asked_again"]), (6, [])]
     assert signals == [(4, ["user_correction"])]
     assert rows["json"] == rows["sse"] == rows["agent"]  # prompt_version included
+
+
+def test_sse_sends_the_last_chunk_before_the_ledger_row_is_written(tmp_path):
+    # The answer is recorded before the finish chunk (the client's next request is aligned
+    # against the log), but the ledger row (which may search memory for asked_again) waits
+    # until the client has [DONE]; closing the stream right after [DONE], as a client that
+    # leaves does, still writes it.
+    pytest.importorskip("starlette")
+    from memlane.testing import FakeUpstream, Reply
+
+    ledger = Ledger(":memory:")
+    with FakeUpstream(lambda body: Reply(content="What is your email address?")) as up:
+        proxy, m = _proxy(tmp_path / "m.db", up.url, ledger)
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                "user": "support", "stream": True}
+        stream = proxy._stream(*proxy._begin_stream(m, body, {}))
+        for chunk in stream:
+            if chunk == b"data: [DONE]\n\n":
+                break
+        else:
+            raise AssertionError("the stream ended without [DONE]")
+        assert m.thread("support").messages(1)[-1].content == "What is your email address?"
+        assert ledger.rows(kind="answer") == []  # the client has every chunk; no row yet
+        stream.close()
+    assert [r.seq for r in ledger.rows(kind="answer")] == [2]
+
+
+def test_the_tool_rule_reads_the_users_whole_message_not_the_cut_one(tmp_path):
+    # The forget rule compares with the user's message as the log keeps it: asked in the middle
+    # of a message too long for the budget (sent upstream as head and tail), it still counts.
+    pytest.importorskip("starlette")
+    from memlane.testing import FakeUpstream, Reply
+
+    replies = deque([Reply(tool_calls=(("forget", {"id": 1}),)), Reply(content="Done.")])
+    with FakeUpstream(lambda body: replies.popleft()) as up:
+        proxy, m = _proxy(tmp_path / "m.db", up.url)
+        rec = m.remember("The user's locker code is 4017")
+        filler = "The weather was mild and the train was late again. " * 150
+        text = filler + f"Please forget record #{rec.id}, it is stale. " + filler
+        body = {"model": "m", "messages": [{"role": "user", "content": text}],
+                "user": "support"}
+        _, _, turn = proxy._answer(m, body, {"x-memlane-budget": "600"})
+        assert "X-Memlane-Truncated" in turn.headers  # the model saw head and tail only
+        assert "forget record" not in up.requests[0]["messages"][-1]["content"]
+        tool_result = up.requests[1]["messages"][-1]
+        assert tool_result["role"] == "tool" and "refused" not in tool_result["content"]
+    assert m.records([rec.id]) == []
 
 
 def test_the_streams_own_decision_of_which_calls_are_memlanes_wins():

@@ -8,13 +8,12 @@ import time
 from pathlib import Path
 
 from memlane import Memory
-from memlane.store.base import SearchFilters
-from memlane.store.common import SearchBounds
+from memlane.store.protocol import SearchBounds, SearchFilters
 from memlane.store.sqlite import SQLiteStore
 
 
 def _msgs(store: SQLiteStore, n: int) -> list[int]:
-    from memlane.store.base import HistoryPolicy, NewMessage
+    from memlane.store.protocol import HistoryPolicy, NewMessage
 
     got = store.append("ns", "t", [NewMessage("user", f"message {i}", time.time(), 3)
                                    for i in range(n)], time.time(), HistoryPolicy())

@@ -28,14 +28,14 @@ from .ledger import Ledger
 from .memory import Memory, Thread, open_store
 from .models import get_model
 from .models.base import Model, ModelReply, ToolCall
-from .recall.embed import Embedder, get_embedder
-from .recall.search import Hit, SnapshotHit
+from .search.embed import Embedder, get_embedder
+from .search.hybrid import Hit, SnapshotHit
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.model import FallbackExtractor, ModelExtractor
 from .step.parse import StepOutput, parse_step
 from .step.runner import Cadence, StepRunner
 from .step.schema import STEP_INSTRUCTIONS, STEP_SCHEMA
-from .store.base import HistoryPolicy, Snapshot, Store
+from .store.protocol import HistoryPolicy, Snapshot, Store
 from .tools.handlers import MemoryTools
 from .types import (
     BufferLine,

@@ -44,10 +44,10 @@ from .errors import UsageError
 from .ledger import Ledger
 from .memory import Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
-from .recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from .step.extractor import Extractor
 from .step.model import INLINE_TOOL_NAME, FallbackExtractor, ModelExtractor, inline_tool_schema
 from .step.runner import StepRunner, StepWorker
+from .tool_schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from .tools.answer import note_correction, prompt_version, record_answer
 from .tools.apptools import AppTool, run_call
 from .tools.handlers import MemoryTools

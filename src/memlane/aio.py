@@ -43,12 +43,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
 from .memory import Memory, Thread
-from .recall.embed import Embedder
-from .recall.search import Hit, SnapshotHit
 from .redact import Forgotten
+from .search.embed import Embedder
+from .search.hybrid import Hit, SnapshotHit
 from .step.extractor import Extractor
 from .step.runner import StepRunner
-from .store.base import Snapshot
+from .store.protocol import Snapshot
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 
 if TYPE_CHECKING:

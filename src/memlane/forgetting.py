@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import validate
-from .memo import Caches
+from .caches import Caches
 from .redact import Forgotten, Redaction, plan_redaction
-from .store.base import Store
+from .store.protocol import Store
 from .telemetry import traced
 from .validate import in_range
 

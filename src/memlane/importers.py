@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,16 +65,25 @@ def _parts_text(parts: Sequence[Any], skipped: Counter[str]) -> str:
     return "\n".join(texts)
 
 
+def _conversations(data: Any, provider: str, key: str, shape: type
+                   ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The conversations of a provider's conversations.json, each checked for the `key`
+    that holds its messages; a `UsageError` naming the other `--from` for the wrong file."""
+    other = {"ChatGPT": ("claude", "Claude"), "Claude": ("chatgpt", "ChatGPT")}[provider]
+    if not isinstance(data, list):
+        raise UsageError(f"a {provider} export's conversations.json is a JSON list of "
+                         f"conversations (each with '{key}'); this file is not")
+    for i, conv in enumerate(data):
+        if not isinstance(conv, dict) or not isinstance(conv.get(key), shape):
+            raise UsageError(f"conversation {i}: no '{key}'; is this {provider}'s "
+                             f"conversations.json? (use --from {other[0]} for {other[1]}'s)")
+        yield i, conv
+
+
 def read_chatgpt(data: Any) -> list[Conversation]:
     """ChatGPT's conversations.json (see the module docstring)."""
-    if not isinstance(data, list):
-        raise UsageError("a ChatGPT export's conversations.json is a JSON list of conversations "
-                         "(each with a 'mapping'); this file is not")
     out: list[Conversation] = []
-    for i, conv in enumerate(data):
-        if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
-            raise UsageError(f"conversation {i}: no 'mapping'; is this ChatGPT's "
-                             "conversations.json? (use --from claude for Claude's)")
+    for i, conv in _conversations(data, "ChatGPT", "mapping", dict):
         mapping: dict[str, Any] = conv["mapping"]
         # The branch the user last saw: from current_node up to the root.
         node_id = conv.get("current_node")
@@ -123,14 +132,8 @@ def read_chatgpt(data: Any) -> list[Conversation]:
 
 def read_claude(data: Any) -> list[Conversation]:
     """Claude's conversations.json (see the module docstring)."""
-    if not isinstance(data, list):
-        raise UsageError("a Claude export's conversations.json is a JSON list of conversations "
-                         "(each with 'chat_messages'); this file is not")
     out: list[Conversation] = []
-    for i, conv in enumerate(data):
-        if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):
-            raise UsageError(f"conversation {i}: no 'chat_messages'; is this Claude's "
-                             "conversations.json? (use --from chatgpt for ChatGPT's)")
+    for i, conv in _conversations(data, "Claude", "chat_messages", list):
         skipped: Counter[str] = Counter()
         msgs: list[dict[str, Any]] = []
         when = _ts(conv.get("created_at"))

@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
+from .caches import Caches, remember
 from .context.fill import sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
@@ -29,26 +30,25 @@ from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
-from .memo import Caches, remember
-from .recall.embed import Embedder, get_embedder
-from .recall.schemas import TOOL_SCHEMAS
-from .recall.search import Hit, SearchWorkers
 from .safety import is_suspect
+from .search.embed import Embedder, get_embedder
+from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
-from .store.base import HistoryPolicy, NewMessage, Store
 from .store.open import open_store as open_store  # where callers have always found it
+from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
+from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
-from .types import ROLES, Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
+from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
 from .validate import clean_text, in_range
 
 if TYPE_CHECKING:
     from .ledger import Ledger
 
-MAX_MESSAGE_CHARS = 1_000_000
+MAX_MESSAGE_CHARS = validate.MAX_MESSAGE_CHARS
 MAX_RECORD_CHARS = validate.MAX_RECORD_CHARS
 """A record holds one fact; longer text belongs in a message or a snapshot."""
 
@@ -85,7 +85,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         # memory's (emptied with the other memos on forget), not the process's.
         self.tokenizer = tokenizer or BPETokenizer()
         self.caches = caches if caches is not None else Caches(on_clear=self._clear_memos)
-        """What the read path memoises (scan results, rendered lines, ...); see `memlane.memo`."""
+        """What the read path memoises (scan results, rendered lines, ...); see `memlane.caches`."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
@@ -207,7 +207,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         until: float | None = None,
     ) -> list[Hit]:
         """Hybrid search of this namespace's records (lexical only without an embedder)."""
-        from .recall.search import search
+        from .search.hybrid import search
 
         return search(self.store, self.ns, clean_text(query) if isinstance(query, str) else query,
                       validate.count(k, "k"),
@@ -380,25 +380,7 @@ class Thread:
         now = time.time()
         new: list[NewMessage] = []
         items = list(messages)
-        texts: list[str] = []
-        for i, m in enumerate(items):
-            role, content = m.get("role"), m.get("content")
-            if role not in ROLES:
-                raise UsageError(f"message {i}: role must be one of {', '.join(ROLES)}, "
-                                 f"got {role!r}")
-            if not isinstance(content, str):
-                raise UsageError(f"message {i}: content must be a string, got "
-                                 f"{type(content).__name__}")
-            name = m.get("name")
-            if name is not None and not isinstance(name, str):
-                raise UsageError(f"message {i}: name must be a string, got "
-                                 f"{type(name).__name__}")
-            if len(content) > MAX_MESSAGE_CHARS:
-                raise UsageError(
-                    f"message {i} is {len(content):,} characters; the limit is "
-                    f"{MAX_MESSAGE_CHARS:,}: store large payloads elsewhere and add a reference"
-                )
-            texts.append(clean_text(content))
+        texts = [validate.message(i, m) for i, m in enumerate(items)]
         counts = self.memory.tokenizer.count(texts)
         for m, content, n in zip(items, texts, counts, strict=True):
             ts = validate.timestamp(m.get("ts"))

@@ -111,6 +111,45 @@ def fact_terms(text: str) -> tuple[set[str], set[str]]:
     return content, specific
 
 
+@dataclass(frozen=True)
+class _Statement:
+    """One text a sentence may state, its terms worked out once (not once per message)."""
+
+    core: str
+    """The text less a name prefix, lower case, spaces folded: a sentence holding it states it."""
+    content: frozenset[str]
+    specific: frozenset[str]
+
+
+def _statement(text: str) -> _Statement:
+    content, specific = fact_terms(text)
+    return _Statement(" ".join(_NAME_PREFIX.sub("", text.strip()).lower().split()),
+                      frozenset(content), frozenset(specific))
+
+
+@dataclass(frozen=True)
+class _Fact:
+    """The fact being forgotten (a record and its earlier versions), worked out once."""
+
+    versions: tuple[_Statement, ...]
+    values: frozenset[str]
+    specific: frozenset[str]
+    """Every version's specific tokens."""
+    content: frozenset[str]
+    """Every version's content words."""
+    stems: frozenset[str]
+    """Their stems (a buffer line says "dentists" for "dentist")."""
+
+
+def _fact(fact: str | Sequence[str]) -> _Fact:
+    texts = [fact] if isinstance(fact, str) else list(fact)
+    versions = tuple(_statement(t) for t in texts)
+    content = frozenset[str]().union(*(v.content for v in versions))
+    return _Fact(versions, frozenset[str]().union(*(values(t) for t in texts)),
+                 frozenset[str]().union(*(v.specific for v in versions)), content,
+                 frozenset(stem(w) for w in content))
+
+
 def _has_value(sentence: str, vals: Set[str], specific: Set[str]) -> bool:
     low = " ".join(sentence.lower().split())
     words = {w.lower() for w in _words(sentence)}
@@ -118,17 +157,15 @@ def _has_value(sentence: str, vals: Set[str], specific: Set[str]) -> bool:
                                          for v in vals)
 
 
-def _states(sentence: str, fact: str, content: set[str], specific: set[str],
-            source: bool, vals: Set[str] = frozenset()) -> bool:
-    if _has_value(sentence, vals, specific):
+def _states(sentence: str, st: _Statement, source: bool, vals: Set[str] = frozenset()) -> bool:
+    if _has_value(sentence, vals, st.specific):
         return True
     if not source:
         return False
-    words = {w.lower() for w in _words(sentence)}
-    core = " ".join(_NAME_PREFIX.sub("", fact.strip()).lower().split())
-    if core and core in " ".join(sentence.lower().split()):
+    if st.core and st.core in " ".join(sentence.lower().split()):
         return True
-    return len(content) >= 2 and len(words & content) >= max(2, 0.6 * len(content))
+    words = {w.lower() for w in _words(sentence)}
+    return len(st.content) >= 2 and len(words & st.content) >= max(2, 0.6 * len(st.content))
 
 
 def redact_text(text: str, fact: str | Sequence[str], *, source: bool,
@@ -142,21 +179,20 @@ def redact_text(text: str, fact: str | Sequence[str], *, source: bool,
     fact's values are taken out of it), so forgetting one fact never redacts another's.
     `keep_values`: values of the surviving records; a sentence that holds one as well ("1
     October then, not 15 September") loses only the forgotten value."""
-    facts = [fact] if isinstance(fact, str) else list(fact)
-    terms = [fact_terms(f) for f in facts]
-    vals = set().union(*(values(f) for f in facts)) if facts else set()
-    specific = set().union(*(t[1] for t in terms)) if terms else set()
-    kept_terms = [(k, *fact_terms(k)) for k in keep]
+    return _redact_text(text, _fact(fact), source, [_statement(k) for k in keep], keep_values)
+
+
+def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
+                 keep_values: Set[str]) -> tuple[str, int]:
     out: list[str] = []
     n = 0
     for m in _SENTENCE.finditer(text):
         s = m.group(0)
-        hit = bool(s.strip()) and any(
-            _states(s, f, c, sp, source, vals) for f, (c, sp) in zip(facts, terms, strict=True))
-        if hit and (any(_states(s, k, c, sp, True) for k, c, sp in kept_terms) or
+        hit = bool(s.strip()) and any(_states(s, v, source, f.values) for v in f.versions)
+        if hit and (any(_states(s, k, True) for k in keep) or
                     _has_value(s, keep_values, set())):
             # Another record's statement: keep it, less the forgotten values.
-            cut = _cut_values(s, vals, specific)
+            cut = _cut_values(s, f.values, f.specific)
             if cut != s:
                 n += 1
             out.append(cut)
@@ -172,7 +208,7 @@ def redact_text(text: str, fact: str | Sequence[str], *, source: bool,
     return ("".join(out) if n else text), n
 
 
-def _cut_values(sentence: str, vals: set[str], specific: set[str]) -> str:
+def _cut_values(sentence: str, vals: Set[str], specific: Set[str]) -> str:
     out = sentence
     for v in sorted(vals | specific, key=len, reverse=True):
         parts = v.split()
@@ -192,19 +228,16 @@ def redact_line(line: str, fact: str | Sequence[str]) -> tuple[str, list[str]]:
     with thanks."). A part that holds one of the fact's values, or two of its content words,
     is dropped whole, and what stays is still a sentence ("It ended with thanks."): words are
     never cut out of a part (that left "Also, my is."). Nothing left: `[forgotten]`."""
-    facts = [fact] if isinstance(fact, str) else list(fact)
-    content: set[str] = set()
-    specific: set[str] = set()
-    for f in facts:
-        c, sp = fact_terms(f)
-        content |= c
-        specific |= sp
-    vals = set().union(*(values(f) for f in facts)) if facts else set()
+    return _redact_line(line, _fact(fact))
+
+
+def _redact_line(line: str, f: _Fact) -> tuple[str, list[str]]:
+    content, specific, vals, stems = f.content, f.specific, f.values, f.stems
+    named = content | specific
     end = line.rstrip()[-1:] if line.rstrip()[-1:] in ".!?" else "."
     parts = [p for p in _PART.split(line.rstrip().rstrip(".!?")) if p.strip()]
     kept: list[str] = []
     taken: list[str] = []
-    stems = {stem(w) for w in content}
 
     def names_it(text: str, least: int) -> bool:
         hits = {stem(w.lower()) for w in _words(text)} & stems
@@ -214,7 +247,7 @@ def redact_line(line: str, fact: str | Sequence[str]) -> tuple[str, list[str]]:
         if not names_it(p, 2):
             kept.append(p.strip())
             continue
-        taken += [w for w in _words(p) if w.lower() in content | specific or
+        taken += [w for w in _words(p) if w.lower() in named or
                   stem(w.lower()) in stems] or [p.strip()]
         # A list ("shared their start date, their work and health"): only its items that name
         # the fact go, and the rest is listed again.
@@ -240,21 +273,21 @@ def plan_redaction(record: Record, messages: Sequence[Message],
     superseded versions (forgotten with it). `keep`: the other records that came from these
     messages; their statements stay."""
     sources = set(record.source_ids)
-    facts = list(dict.fromkeys([record.text, *earlier]))
-    keep_by_msg: dict[int, list[str]] = {}
+    fact = _fact(list(dict.fromkeys([record.text, *earlier])))  # once, for every message
+    keep_by_msg: dict[int, list[_Statement]] = {}
     for k in keep:
         if k.id == record.id:
             continue
+        st = _statement(k.text)
         for mid in k.source_ids:
-            keep_by_msg.setdefault(mid, []).append(k.text)
-    forgotten = set().union(*(values(f) for f in facts))
-    keep_values = {v for k in keep if k.id != record.id for v in values(k.text)} - forgotten
+            keep_by_msg.setdefault(mid, []).append(st)
+    keep_values = {v for k in keep if k.id != record.id for v in values(k.text)} - fact.values
     new_text: dict[int, str] = {}
     sentences = 0
     redacted_seqs: dict[str, set[int]] = {}
     for m in messages:
-        text, n = redact_text(m.content, facts, source=m.id in sources,
-                              keep=keep_by_msg.get(m.id, ()), keep_values=keep_values)
+        text, n = _redact_text(m.content, fact, m.id in sources, keep_by_msg.get(m.id, ()),
+                               keep_values)
         if n:
             new_text[m.id] = text
             sentences += n
@@ -265,7 +298,7 @@ def plan_redaction(record: Record, messages: Sequence[Message],
         covers = any(e.start <= s <= e.end for s in redacted_seqs.get(e.thread_id, ()))
         if record.id not in e.record_ids and not covers:
             continue
-        line, words = redact_line(e.line, facts)
+        line, words = _redact_line(e.line, fact)
         if words:
             lines.append(Episode(thread_id=e.thread_id, start=e.start, end=e.end, line=line,
                                  record_ids=tuple(i for i in e.record_ids if i != record.id),

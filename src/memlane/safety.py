@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Sequence
 from urllib.parse import unquote
 
-from .memo import remember
+from .caches import remember
 
 # --- normalising ---------------------------------------------------------------------------------
 

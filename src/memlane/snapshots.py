@@ -10,9 +10,9 @@ from typing import Any
 from . import validate
 from .context.tokens import Tokenizer
 from .errors import MemlaneError, UsageError
-from .recall.embed import Embedder
-from .recall.search import SnapshotHit
-from .store.base import Snapshot, Store, snapshot_text
+from .search.embed import Embedder
+from .search.hybrid import SnapshotHit
+from .store.protocol import Snapshot, Store, snapshot_text
 from .validate import clean_json, clean_text
 
 MAX_SNAPSHOT_CHARS = 1_000_000
@@ -64,7 +64,7 @@ class SnapshotsAndVectors:
 
     def recall(self, query: str, k: int = 3) -> list[SnapshotHit]:
         """Past tool results of this namespace that match `query`."""
-        from .recall.search import search_snapshots
+        from .search.hybrid import search_snapshots
 
         return search_snapshots(self.store, self.ns, clean_text(query), k,
                                 embedder=self.embedder)

@@ -37,6 +37,18 @@ CODE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 """A word that may mix letters and digits ("X9981234", "A-113"): forgetting must see a code as
 one token to find it again in a line."""
 
+ANY_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d:/.\-]*")
+"""`FACT_WORD` without its two-letter floor, so "I" counts: how the extractor counts a
+sentence's words and reads its first one."""
+
+LETTER_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+"""A word of letters only (apostrophes and hyphens inside): the extractor's names and the
+words around a fact's holder ("my friend Boris")."""
+
+TYPED_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-]*")
+"""`CODE_WORD` that also keeps a typographic apostrophe inside ("Jon\u2019s"): a buffer line's
+candidate words, read from the user's text as typed."""
+
 ALNUM_WORD = re.compile(r"[a-z0-9]+")
 """A run of lower-case letters and digits (callers lower-case first): the plainest terms, used
 where punctuation never matters (the ledger's signals, the reader's overlap)."""

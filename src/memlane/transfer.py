@@ -29,7 +29,7 @@ from typing import Any
 
 from .errors import UsageError
 from .safety import is_suspect
-from .store.base import HistoryPolicy, NewMessage
+from .store.protocol import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
 from .validate import kind, timestamp
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
+from .types import ROLES
 
 INT64_MAX = 2**63 - 1
 """The largest id or seq either store can hold."""
@@ -122,6 +123,31 @@ def record_text(text: object) -> str:
     return clean_text(text.strip())
 
 
+MAX_MESSAGE_CHARS = 1_000_000
+"""A message longer than this is refused at append: large payloads belong elsewhere."""
+
+
+def message(i: int, m: Mapping[str, Any]) -> str:
+    """Message `i` of an append (`{role, content, ts?, name?}`) checked: its content, cleaned.
+    The role is one of `ROLES`, content and name strings, the content at most
+    `MAX_MESSAGE_CHARS`."""
+    role, content = m.get("role"), m.get("content")
+    if role not in ROLES:
+        raise UsageError(f"message {i}: role must be one of {', '.join(ROLES)}, got {role!r}")
+    if not isinstance(content, str):
+        raise UsageError(f"message {i}: content must be a string, got "
+                         f"{type(content).__name__}")
+    name = m.get("name")
+    if name is not None and not isinstance(name, str):
+        raise UsageError(f"message {i}: name must be a string, got {type(name).__name__}")
+    if len(content) > MAX_MESSAGE_CHARS:
+        raise UsageError(
+            f"message {i} is {len(content):,} characters; the limit is "
+            f"{MAX_MESSAGE_CHARS:,}: store large payloads elsewhere and add a reference"
+        )
+    return clean_text(content)
+
+
 def kind(value: object) -> str:
     """A record's kind: one of `KINDS` (case and surrounding spaces forgiven)."""
     k = value.strip().lower() if isinstance(value, str) else None
@@ -196,7 +222,7 @@ def finite(value: Any) -> Any:
 # JSON-schema-shaped input ---------------------------------------------------------------------
 # The one validator of arguments described by a JSON schema: the REST API's operations
 # (`server/openapi.py`), the proxy's request body and the memory tools' arguments
-# (`recall.schemas.TOOL_ARGUMENTS`). The subset those schemas use: type, enum, bounds, lengths,
+# (`tool_schemas.TOOL_ARGUMENTS`). The subset those schemas use: type, enum, bounds, lengths,
 # pattern, items, properties, required, additionalProperties, anyOf.
 
 def _is_integer(v: Any) -> bool:

@@ -12,32 +12,33 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..errors import UsageError
 from . import JSON_HELP, emit
 
-
-def _ints(text: str) -> list[int]:
-    try:
-        out = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers, got {text!r}") from None
-    if not out:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return out
+T = TypeVar("T")
 
 
-def _floats(text: str) -> list[float]:
-    try:
-        out = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers, got {text!r}") from None
-    if not out:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return out
+def _listed(kind: Callable[[str], T], what: str) -> Callable[[str], list[T]]:
+    """An argparse type: comma-separated `what` read by `kind` ("1000,2000")."""
+
+    def parse(text: str) -> list[T]:
+        try:
+            out = [kind(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {what}, got {text!r}") from None
+        if not out:
+            raise argparse.ArgumentTypeError("expected at least one number")
+        return out
+
+    return parse
+
+
+_ints = _listed(int, "integers")
+_floats = _listed(float, "numbers")
 
 
 def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
@@ -231,7 +232,7 @@ Download it, then pass the JSON file's path:
 def cmd_locomo(args: argparse.Namespace) -> int:
     from ..eval.locomo import LOCOMO_LICENCE, LOCOMO_URL
     from ..eval.replay import run_locomo
-    from ..store.common import BOUNDED
+    from ..store.protocol import BOUNDED
 
     if not args.data:
         raise UsageError(LOCOMO_DATA_HELP.format(url=LOCOMO_URL, licence=LOCOMO_LICENCE))

@@ -37,8 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..caches import Caches, remember
 from ..errors import BudgetTooSmall
-from ..memo import Caches, remember
 from ..safety import (
     NOTES_HEADER,
     NOTES_HEADER_NO_TOOLS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..memo import Caches, remember
+from ..caches import Caches, remember
 from ..safety import NOTES_HEADER, as_data, fenced, is_suspect, quarantined_line, scan
 from ..types import BufferLine, ContextRows, Episode, Record
 from ..validate import date_text

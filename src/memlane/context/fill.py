@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..memo import Caches
+from ..caches import Caches
 from ..types import Context, ContextRows, Episode, Record
 from .assemble import Assembly, TokenCounter, assemble, prepare
 from .policy import Policy

@@ -23,7 +23,7 @@ from typing import Any
 from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
-from ..recall.embed import get_embedder
+from ..search.embed import get_embedder
 from ..types import Record
 from .needle import NeedleThread, make_needle_thread
 from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts

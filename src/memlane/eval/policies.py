@@ -43,8 +43,8 @@ from ..context.fill import sized_context
 from ..context.policy import Policy
 from ..context.tokens import MESSAGE_OVERHEAD, Tokenizer
 from ..errors import UsageError
-from ..recall.schemas import TOOL_SCHEMAS
-from ..store.base import Store
+from ..store.protocol import Store
+from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Context, ContextRows, Message, Record
 
 __all__ = [

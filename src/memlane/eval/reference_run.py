@@ -17,7 +17,7 @@ from typing import Any
 from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
-from ..recall.embed import get_embedder
+from ..search.embed import get_embedder
 from .policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
 from .reader import classify, pointed_at, read
 from .reference import REFERENCE_KINDS, RefThread, load_reference, make_reference_thread

@@ -32,9 +32,9 @@ from typing import Any
 from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
-from ..recall.embed import get_embedder
+from ..search.embed import get_embedder
 from ..step.heuristic import DUPLICATE, extract, fact_terms
-from ..store.common import BOUNDED, SearchBounds
+from ..store.protocol import BOUNDED, SearchBounds
 from ..types import Message, Record
 from ..validate import date_text
 from .locomo import (

@@ -61,7 +61,7 @@ from typing import Any
 from ..context.policy import Policy
 from ..errors import MissingExtra, UsageError
 from ..memory import MAX_RECORD_CHARS, Memory
-from ..recall.schemas import TOOL_SCHEMAS
+from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Record
 from ._transcript import Call, call_line, replay
 

@@ -41,7 +41,7 @@ from ..aio import AsyncMemory
 from ..context.policy import Policy
 from ..errors import MissingExtra, UsageError
 from ..memory import Memory, Thread
-from ..recall.schemas import TOOL_SCHEMAS
+from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Message, StepResult
 from ._filing import Filer
 from ._transcript import Call, call_line, replay

@@ -1,5 +1,5 @@
 """The one HTTP transport: the model adapters (`models/openai.py`, `models/anthropic.py`), the
-embedder (`recall/embed.py`) and the proxy's upstream (`server/upstream.py`) all call through
+embedder (`search/embed.py`) and the proxy's upstream (`server/upstream.py`) all call through
 `Transport`. Standard library only: memlane's core install has no HTTP client dependency.
 
 One retry policy: 429, 5xx (Anthropic's 529 "overloaded" included), timeouts and connection

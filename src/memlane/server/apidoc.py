@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m memlane.server.apidoc", description=__doc__)
     ap.add_argument("--write", action="store_true", help="write docs/API.md (default: print)")
     args = ap.parse_args(argv)
-    from .app import openapi_spec
+    from .operations import openapi_spec
 
     text = render(openapi_spec())
     if args.write:

@@ -84,29 +84,30 @@ def error_body(message: str, kind: str, problems: list[str] | None = None) -> di
     return {"error": err}
 
 
+# memlane's errors as HTTP, the first match winning (so each class comes before its base).
+_STATUS: tuple[tuple[type[MemlaneError], int, str], ...] = (
+    (StepConflict, 409, "step_conflict"),
+    (NotFound, 404, "not_found"),
+    (BudgetTooSmall, 400, "budget_too_small"),
+    (UsageError, 400, "invalid_request"),
+    (UpstreamTimeout, 504, "upstream_timeout"),
+    (ModelError, 502, "upstream_error"),
+    (MemlaneError, 500, "server_error"),
+)
+
+
 def error_response(exc: BaseException) -> JSONResponse:
     """The JSON error for an exception raised while handling a request."""
     if isinstance(exc, ApiError):
         status, body = exc.status, error_body(exc.message, exc.kind, exc.problems)
     elif isinstance(exc, StepError):
         status, body = 422, error_body(str(exc).split("\n", 1)[0], "step_error", exc.problems)
-    elif isinstance(exc, StepConflict):
-        status, body = 409, error_body(str(exc), "step_conflict")
-    elif isinstance(exc, NotFound):
-        status, body = 404, error_body(str(exc), "not_found")
-    elif isinstance(exc, BudgetTooSmall):
-        status, body = 400, error_body(str(exc), "budget_too_small")
-    elif isinstance(exc, UsageError):
-        status, body = 400, error_body(str(exc), "invalid_request")
-    elif isinstance(exc, UpstreamTimeout):
-        status, body = 504, error_body(str(exc), "upstream_timeout")
-    elif isinstance(exc, ModelError):
-        status, body = 502, error_body(str(exc), "upstream_error")
     elif isinstance(exc, HTTPException):
         kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         status, body = exc.status_code, error_body(str(exc.detail), kind)
     elif isinstance(exc, MemlaneError):
-        status, body = 500, error_body(str(exc), "server_error")
+        status, kind = next((st, k) for cls, st, k in _STATUS if isinstance(exc, cls))
+        body = error_body(str(exc), kind)
     else:
         log.exception("unhandled error", exc_info=exc)
         status, body = 500, error_body("internal error; see the server log", "server_error")

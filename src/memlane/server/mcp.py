@@ -3,7 +3,7 @@
     memlane mcp --namespace acme          # stdio: an MCP client launches this command
     memlane serve                         # HTTP: POST /mcp, with `Authorization: Bearer KEY`
 
-The tools are the ones the proxy and the agent offer the model (`recall.schemas.TOOL_SCHEMAS`),
+The tools are the ones the proxy and the agent offer the model (`tool_schemas.TOOL_SCHEMAS`),
 executed by the same `MemoryTools`. Over HTTP the namespace is the API key's, read per request
 from the HTTP request the MCP message arrived on, so a session cannot outlive a key's scope. The
 HTTP transport is stateless (every POST stands alone, JSON answers): nothing to expire, and any
@@ -27,7 +27,7 @@ from starlette.routing import Route
 from .._version import __version__
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_ARGUMENTS, TOOL_SCHEMAS
+from ..tool_schemas import MEMORY_TOOL_NAMES, TOOL_ARGUMENTS, TOOL_SCHEMAS
 
 
 class Service(Protocol):

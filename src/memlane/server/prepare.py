@@ -5,14 +5,13 @@ the assembled context, memlane's tools put beside the client's."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any
 
 from ..errors import UsageError
 from ..memory import Memory, Thread
-from ..recall.schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
+from ..tool_schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..tools.answer import note_correction
 from .align import align_thread, call_name, log_form, message_text
 from .base import Service
@@ -50,29 +49,13 @@ class Turn:
     system_prompt: str = ""
     """The system prompt the context was assembled with (for the ledger's prompt version)."""
     memory_instructions: bool = True
+    user_text: str = ""
+    """The turn's user message as the log keeps it (text parts joined, never cut): the words
+    the memory tools' rule compares a write or a forget with, as the agent's does."""
 
     def is_memory_tool(self, name: str) -> bool:
         """memlane's call, never the client's: executed here, or taken out of the answer."""
         return name in MEMORY_TOOL_NAMES and name not in self.client_names
-
-    @cached_property
-    def user_text(self) -> str:
-        """The text of the turn's user message (the memory tools' rule needs its words)."""
-        return _user_text(self.messages)
-
-
-def _user_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The text of the last user message (the turn's), parts joined; "" when there is none."""
-    for m in reversed(messages):
-        if m.get("role") == "user":
-            c = m.get("content")
-            if isinstance(c, str):
-                return c
-            if isinstance(c, list):
-                return " ".join(p.get("text", "") for p in c
-                                if isinstance(p, dict) and isinstance(p.get("text"), str))
-            return ""
-    return ""
 
 
 def prepare_turn(svc: Service, mem: Memory, thread: Thread, body: dict[str, Any],
@@ -155,6 +138,7 @@ def prepare_turn(svc: Service, mem: Memory, thread: Thread, body: dict[str, Any]
         headers=out_headers,
         system_prompt=(policy or mem.policy).system_prompt,
         memory_instructions=mem.policy.memory_instructions,
+        user_text=logs[u]["content"],
     )
 
 

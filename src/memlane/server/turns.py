@@ -7,7 +7,8 @@ every surface) and queues the memory step.
 What the two paths add to the core is wire format only: the JSON path rewrites the upstream's
 body (memlane's calls taken out, earlier rounds' text joined in); the SSE path forwards the
 upstream's chunks as they come, leaving out memlane's calls and a round that only calls them,
-and holds the finishing chunk back until the answer is recorded.
+and holds the finishing chunk back until the answer is recorded (its ledger row is written
+after the last chunk).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..tools.answer import prompt_version, record_answer
 from ..tools.handlers import MemoryTools
 from ..tools.rounds import ToolCallRecord, run_memory_call
 from ..tools.turn import RunTools, TurnLoop
+from ..types import Message
 from .align import call_name, log_form, message_text
 from .base import Service
 from .prepare import Turn
@@ -256,26 +258,45 @@ def relay(svc: Service, upstream: Upstream, turn: Turn, first: Any) -> Iterator[
             by_index = dict(zip(sorted(rnd.calls), calls, strict=True))
             answer["tool_calls"] = [by_index[i] for i in sorted(rnd.theirs,
                                                                  key=rnd.theirs.__getitem__)]
-        finish(svc, turn, answer, loop)
-        yield from rnd.tail()
+        # The answer is in the log before the client sees the finish (its next request is
+        # aligned against the log); the ledger row, which may search memory for asked_again,
+        # waits until the client has it, and is written even if the client leaves then.
+        added = record(turn, answer)
+        try:
+            yield from rnd.tail()
+        finally:
+            if added is not None:
+                settle(svc, turn, added, loop)
         return
 
 
 # recording -----------------------------------------------------------------------------------
 def finish(svc: Service, turn: Turn, answer: Mapping[str, Any], loop: TurnLoop) -> None:
-    """Record the answer; file due stretches in the background. An answer that calls the
-    client's tools is not recorded yet: it comes back, with the tools' results, as part of
-    the client's next request, and is recorded with the answer that ends the turn."""
+    """Record the answer, then its ledger row and the memory step (`record`, `settle`)."""
+    added = record(turn, answer)
+    if added is not None:
+        settle(svc, turn, added, loop)
+
+
+def record(turn: Turn, answer: Mapping[str, Any]) -> Message | None:
+    """The answer appended to the log (with the turn's messages not recorded yet), or None when
+    it is not recorded. An answer that calls the client's tools is not recorded yet: it comes
+    back, with the tools' results, as part of the client's next request, and is recorded with
+    the answer that ends the turn."""
     if answer.get("tool_calls"):
-        return
+        return None
     try:
-        added = turn.thread.extend(turn.pending + [log_form(answer)])
+        return turn.thread.extend(turn.pending + [log_form(answer)])[-1]
     except MemlaneError:
         log.exception("could not record the answer of thread %r", turn.thread.id)
-        return
+        return None
+
+
+def settle(svc: Service, turn: Turn, added: Message, loop: TurnLoop) -> None:
+    """After a recorded answer: its ledger row, and due stretches filed in the background."""
     if svc.ledger is not None:
         record_answer(
-            svc.ledger, turn.mem, turn.thread, added[-1], signals=loop.signals,
+            svc.ledger, turn.mem, turn.thread, added, signals=loop.signals,
             agent_version=PROXY_VERSION, model=turn.model,
             prompt_version=prompt_version(turn.system_prompt, turn.memory_instructions,
                                           turn.memory_tools + turn.client_tools))
@@ -284,5 +305,5 @@ def finish(svc: Service, turn: Turn, answer: Mapping[str, Any], loop: TurnLoop) 
         svc.submit_step(turn.mem.ns, turn.thread.id, turn_done=True)
 
 
-__all__ = ["PROXY_VERSION", "TOOL_RESULT_TOKENS", "complete", "finish", "relay",
-           "request_body", "turn_loop"]
+__all__ = ["PROXY_VERSION", "TOOL_RESULT_TOKENS", "complete", "finish", "record", "relay",
+           "request_body", "settle", "turn_loop"]

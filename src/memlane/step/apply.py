@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import StepConflict, StepError, UsageError
 from ..safety import is_suspect, prompt_like, tainted
-from ..store.base import Store
+from ..store.protocol import Store
 from ..types import Episode, StepResult
 from .parse import StepOutput
 

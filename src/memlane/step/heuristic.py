@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..safety import scan
-from ..text import FACT_STOPWORDS, FACT_WORD, listing, stem
+from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, LETTER_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
 from .schema import EPISODE_MAX_WORDS
 
@@ -137,7 +137,6 @@ _ATTITUDE = re.compile(
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
 
 
-_ANY_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d:/.\-]*")
 # Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
 # studio.", "Excited to try this." are the speaker's own news, not commands.
 _PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currently|recently|"
@@ -154,7 +153,7 @@ def is_request(sentence: str) -> bool:
     body = _OPENER_WORDS.sub("", s, count=1)
     if body != s and _REQUEST.match(body):
         return True  # "Okay, let's do that."
-    words = _ANY_WORD.findall(body.replace("\u2019", "'"))
+    words = ANY_WORD.findall(body.replace("\u2019", "'"))
     if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
             not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
             not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
@@ -179,7 +178,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
              if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS and not w[0].isdigit()]
     first = _SPEAKER_SUBJECT.search(body)
-    lead = _ANY_WORD.findall(body.replace("\u2019", "'"))[:1]
+    lead = ANY_WORD.findall(body.replace("\u2019", "'"))[:1]
     if lead and _PARTICIPLE.match(lead[0]) and lead[0].lower() not in FACT_STOPWORDS and \
             lead[0].lower() not in _SUBJECT_START and len(content) >= 2 and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
@@ -197,7 +196,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         # "My ...") or opening a clause ("..., I've got news"), not deep in a trailing clause
         # ("something awesome happened since we talked").
         before = body[:first.start()]
-        if content and (len(_ANY_WORD.findall(before)) <= 3 or
+        if content and (len(ANY_WORD.findall(before)) <= 3 or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
     # Not about the speaker: kept only with specifics, and not addressed to the listener.
@@ -240,7 +239,6 @@ _CALENDAR = frozenset("""january february march april may june july august septe
     thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
 _COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 
 
 def _holder(text: str) -> tuple[str, frozenset[str]]:
@@ -250,7 +248,7 @@ def _holder(text: str) -> tuple[str, frozenset[str]]:
     m = _SPEAKER.match(text)
     speaker = m.group(1).lower() if m else ""
     body = text[m.end():] if m else text
-    words = _TOKEN.findall(body.replace("\u2019", "'"))
+    words = LETTER_WORD.findall(body.replace("\u2019", "'"))
     out: set[str] = set()
     for i, w in enumerate(words):
         lw = w.lower()
@@ -418,7 +416,7 @@ class _Fact:
         held = {w for r in self.holder[1] for w in r.split(" ")} | set(self.holder[0].split())
         m = _SPEAKER.match(text)
         body = text[m.end():] if m else text
-        names = {stem(w.lower()) for w in _TOKEN.findall(body)[1:]
+        names = {stem(w.lower()) for w in LETTER_WORD.findall(body)[1:]
                  if w[0].isupper() and w.lower() not in FACT_STOPWORDS}
         self.values = frozenset(t for t in self.terms
                                 if t[0].isdigit() or t in _CALENDAR or t in names) - held
@@ -615,7 +613,7 @@ def _topic(sentence: str) -> str:
         head = _POSSESSIVE_START.sub("", clause)
         if head != clause:  # "my ...", "the ...": a thing of the speaker's
             words: list[str] = []
-            for w in _ANY_WORD.findall(head):
+            for w in ANY_WORD.findall(head):
                 if w.lower() in _PREPOSITIONS:
                     break  # "wifi password at the cabin": the thing is before "at"
                 # Not names ("my daughter Lies"), not numbers or codes: kinds, not values.
@@ -658,7 +656,6 @@ _CREDENTIAL = re.compile(r"\b(?:code|password|passcode|passphrase|pin|combinatio
                          r"login|username|account|number|wifi|key|token|secret|ssn|iban|card)s?\b",
                          re.I)
 _LINK = re.compile(r"\S+@\S+|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|io|dev)\b\S*", re.I)
-_LINE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-]*")
 
 
 def _salient(said: Sequence[Message], skip: frozenset[str]) -> list[str]:
@@ -676,7 +673,7 @@ def _salient(said: Sequence[Message], skip: frozenset[str]) -> list[str]:
             fact = is_fact(x, skip)
             body = _LINK.sub(" ", x)
             after = 9  # words since a determiner (a noun phrase runs up to three words)
-            for i, mm in enumerate(_LINE_WORD.finditer(body)):
+            for i, mm in enumerate(TYPED_WORD.finditer(body)):
                 after += 1
                 if mm.group().lower() in _DETERMINER:
                     after = 0

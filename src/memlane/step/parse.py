@@ -100,109 +100,136 @@ def _int_at(v: Any, path: str, problems: list[str]) -> int | None:
         return None
 
 
+def _ints(values: list[Any], path: str, problems: list[str]) -> tuple[int, ...]:
+    """The ids or seqs of a list (its first 1000), each read by `_as_int`: one out of range is a
+    problem at `path`, one that spells no integer is left out."""
+    return tuple(n for n in (_int_at(v, path, problems) for v in values[:1000]) if n is not None)
+
+
+def _listed(v: Any) -> list[Any]:
+    """A list as it is, anything else as a list of one (a source given as one seq)."""
+    return v if isinstance(v, list) else [v]
+
+
+def _fact(v: Any, path: str, problems: list[str], need: str) -> str | None:
+    """A record's text, white space folded and cleaned; None, with a problem at `path`, when
+    it is not a non-empty string or is longer than a record may be (`need`: who needs it)."""
+    if not isinstance(v, str) or not v.strip():
+        problems.append(f"{path}: {need} a non-empty string")
+        return None
+    text = clean_text(" ".join(v.split()))
+    if len(text) > MAX_RECORD_CHARS:
+        problems.append(f"{path}: {len(text):,} characters, a record is at most "
+                        f"{MAX_RECORD_CHARS:,}: keep one fact per record")
+        return None
+    return text
+
+
 def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     """Validate model output (a JSON string, possibly in a ```json fence, or a dict)."""
     problems: list[str] = []
     warnings: list[str] = []
-    if isinstance(raw, str):
-        if len(raw) > MAX_STEP_CHARS:
-            raise StepError("memory step output is too long; nothing was applied",
-                            [f"$: {len(raw):,} characters, the limit is {MAX_STEP_CHARS:,}; a "
-                             "step holds a few short facts and one line"])
-        body = raw.strip()
-        if body.startswith("```"):
-            body = body.strip("`")
-            body = body[body.find("\n") + 1 :] if "\n" in body else body
-        try:
-            data = json.loads(body)
-        except json.JSONDecodeError as e:
-            raise StepError(
-                "memory step output is not valid JSON",
-                [f"$: {e.msg} at line {e.lineno} column {e.colno}; return one JSON object "
-                 "matching STEP_SCHEMA"],
-            ) from None
-        except RecursionError:
-            raise StepError("memory step output is not valid JSON",
-                            ["$: nested too deeply; return one flat JSON object matching "
-                             "STEP_SCHEMA"]) from None
-        except ValueError as e:  # e.g. an integer of more digits than Python converts
-            raise StepError("memory step output is not valid JSON",
-                            [f"$: {str(e)[:200]}; return one JSON object matching "
-                             "STEP_SCHEMA"]) from None
-    else:
-        data = raw
+    data = _json(raw) if isinstance(raw, str) else raw
     if not isinstance(data, dict):
         raise StepError("memory step output must be a JSON object",
                         [f"$: got {type(data).__name__}"])
-
     unknown = set(data) - {"records", "episode", "relevance", "quality"}
     if unknown:
         warnings.append(f"ignored unknown fields: {', '.join(sorted(unknown))}")
+    ops = _records(data.get("records", []), problems, warnings)
+    line, ep_ids = _episode(data.get("episode"), problems, warnings)
+    relevance = _relevance(data.get("relevance", []), problems, warnings)
+    quality = _quality(data.get("quality"), problems, warnings)
+    if problems:
+        raise StepError("memory step output failed validation; nothing was applied", problems)
+    return StepOutput(tuple(ops), line, ep_ids, relevance, quality, tuple(warnings))
 
-    ops: list[RecordOp] = []
-    recs = data.get("records", [])
+
+def _json(raw: str) -> Any:
+    """The JSON a model wrote (possibly in a ```json fence); a `StepError` when it is none."""
+    if len(raw) > MAX_STEP_CHARS:
+        raise StepError("memory step output is too long; nothing was applied",
+                        [f"$: {len(raw):,} characters, the limit is {MAX_STEP_CHARS:,}; a "
+                         "step holds a few short facts and one line"])
+    body = raw.strip()
+    if body.startswith("```"):
+        body = body.strip("`")
+        body = body[body.find("\n") + 1 :] if "\n" in body else body
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as e:
+        raise StepError(
+            "memory step output is not valid JSON",
+            [f"$: {e.msg} at line {e.lineno} column {e.colno}; return one JSON object "
+             "matching STEP_SCHEMA"],
+        ) from None
+    except RecursionError:
+        raise StepError("memory step output is not valid JSON",
+                        ["$: nested too deeply; return one flat JSON object matching "
+                         "STEP_SCHEMA"]) from None
+    except ValueError as e:  # e.g. an integer of more digits than Python converts
+        raise StepError("memory step output is not valid JSON",
+                        [f"$: {str(e)[:200]}; return one JSON object matching "
+                         "STEP_SCHEMA"]) from None
+
+
+def _records(recs: Any, problems: list[str], warnings: list[str]) -> list[RecordOp]:
     if not isinstance(recs, list):
         problems.append("records: must be a list of operations")
-        recs = []
+        return []
     if len(recs) > MAX_RECORDS:
         problems.append(f"records: {len(recs)} operations, the limit is {MAX_RECORDS}; keep the "
                         "facts that will matter later")
-        recs = []
-    for i, r in enumerate(recs):
-        path = f"records[{i}]"
-        if not isinstance(r, dict):
-            problems.append(f"{path}: must be an object with 'op'")
-            continue
-        op = r.get("op")
-        if op not in ("add", "update", "delete"):
-            problems.append(f"{path}.op: must be 'add', 'update' or 'delete', got {op!r}")
-            continue
-        text = r.get("text")
-        n_problems = len(problems)
-        rid = _int_at(r.get("id"), f"{path}.id", problems) if "id" in r else None
-        if op in ("add", "update"):
-            if not isinstance(text, str) or not text.strip():
-                problems.append(f"{path}.text: {op} needs a non-empty string")
-                continue
-            text = clean_text(" ".join(text.split()))
-            if len(text) > MAX_RECORD_CHARS:
-                problems.append(f"{path}.text: {len(text):,} characters, a record is at most "
-                                f"{MAX_RECORD_CHARS:,}: keep one fact per record")
-                continue
-        if len(problems) > n_problems:
-            continue
-        if op in ("update", "delete") and rid is None:
-            problems.append(f"{path}.id: {op} needs an integer record id, got {r.get('id')!r}")
-            continue
-        kind = r.get("kind", "fact")
-        if kind not in RECORD_KINDS:
-            warnings.append(f"{path}.kind: unknown kind {kind!r}, stored as 'fact'")
-            kind = "fact"
-        src_raw = r.get("source", [])
-        if not isinstance(src_raw, list):
-            src_raw = [src_raw]
-        source = tuple(s for s in (_int_at(x, f"{path}.source", problems)
-                                   for x in src_raw[:1000]) if s is not None)
-        earlier: list[tuple[str, tuple[int, ...]]] = []
-        sup = r.get("supersedes", []) if op == "add" else []
-        if not isinstance(sup, list):
-            problems.append(f"{path}.supersedes: must be a list of {{text, source}} objects")
-            sup = []
-        for j, v in enumerate(sup[:100]):
-            vt = v.get("text") if isinstance(v, dict) else None
-            if not isinstance(vt, str) or not vt.strip() or len(vt) > MAX_RECORD_CHARS:
-                problems.append(f"{path}.supersedes[{j}].text: a non-empty string of at most "
-                                f"{MAX_RECORD_CHARS:,} characters")
-                continue
-            vs = v.get("source", [])
-            vs = vs if isinstance(vs, list) else [vs]
-            earlier.append((clean_text(" ".join(vt.split())), tuple(
-                x for x in (_int_at(y, f"{path}.supersedes[{j}].source", problems)
-                            for y in vs[:1000]) if x is not None)))
-        ops.append(RecordOp(op=op, text=text if op != "delete" else None, id=rid, kind=kind,
-                            source=source, supersedes=tuple(earlier)))
+        return []
+    ops = [_op(r, f"records[{i}]", problems, warnings) for i, r in enumerate(recs)]
+    return [op for op in ops if op is not None]
 
-    ep = data.get("episode")
+
+def _op(r: Any, path: str, problems: list[str], warnings: list[str]) -> RecordOp | None:
+    """One operation, or None when it has a problem that leaves no reading of it."""
+    if not isinstance(r, dict):
+        problems.append(f"{path}: must be an object with 'op'")
+        return None
+    op = r.get("op")
+    if op not in ("add", "update", "delete"):
+        problems.append(f"{path}.op: must be 'add', 'update' or 'delete', got {op!r}")
+        return None
+    n_problems = len(problems)
+    rid = _int_at(r.get("id"), f"{path}.id", problems) if "id" in r else None
+    text = None
+    if op in ("add", "update"):
+        text = _fact(r.get("text"), f"{path}.text", problems, f"{op} needs")
+        if text is None:
+            return None
+    if len(problems) > n_problems:
+        return None
+    if op in ("update", "delete") and rid is None:
+        problems.append(f"{path}.id: {op} needs an integer record id, got {r.get('id')!r}")
+        return None
+    kind = r.get("kind", "fact")
+    if kind not in RECORD_KINDS:
+        warnings.append(f"{path}.kind: unknown kind {kind!r}, stored as 'fact'")
+        kind = "fact"
+    source = _ints(_listed(r.get("source", [])), f"{path}.source", problems)
+    earlier: list[tuple[str, tuple[int, ...]]] = []
+    sup = r.get("supersedes", []) if op == "add" else []
+    if not isinstance(sup, list):
+        problems.append(f"{path}.supersedes: must be a list of {{text, source}} objects")
+        sup = []
+    for j, v in enumerate(sup[:100]):
+        at = f"{path}.supersedes[{j}]"
+        vt = _fact(v.get("text") if isinstance(v, dict) else None, f"{at}.text", problems,
+                   "an earlier version needs")
+        if vt is not None:
+            earlier.append((vt, _ints(_listed(v.get("source", [])), f"{at}.source", problems)))
+    return RecordOp(op=op, text=text, id=rid, kind=kind, source=source,
+                    supersedes=tuple(earlier))
+
+
+def _episode(ep: Any, problems: list[str], warnings: list[str]
+             ) -> tuple[str, tuple[int, ...] | None]:
+    """The buffer line (cut to its words and characters, with a warning) and the record ids
+    it was asked to point at (None: every id the step wrote)."""
     ep_ids: tuple[int, ...] | None = None
     if isinstance(ep, dict):
         ids = ep.get("record_ids")
@@ -210,8 +237,7 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
             if not isinstance(ids, list):
                 problems.append("episode.record_ids: must be a list of integers")
             else:
-                ep_ids = tuple(x for x in (_int_at(v, "episode.record_ids", problems)
-                                           for v in ids[:1000]) if x is not None)
+                ep_ids = _ints(ids, "episode.record_ids", problems)
         ep = ep.get("line")
     if not isinstance(ep, str) or not ep.strip():
         problems.append("episode: must be a non-empty string (one line, under 25 words)")
@@ -224,9 +250,13 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
     if len(line) > EPISODE_MAX_CHARS:
         warnings.append(f"episode: {len(line):,} characters, cut to {EPISODE_MAX_CHARS}")
         line = line[:EPISODE_MAX_CHARS - 3].rstrip() + "..."
+    return line, ep_ids
 
+
+def _relevance(rel: Any, problems: list[str], warnings: list[str]) -> dict[int, float]:
+    """Score by seq, from the list form or the object form; scores a little out of 0..1 are
+    clamped with a warning."""
     relevance: dict[int, float] = {}
-    rel = data.get("relevance", [])
     # (path, seq, score): the path names the item as the model wrote it (list index, or the key
     # of the object form), so `relevance[1]` is always the second item, never "seq 1".
     items: list[tuple[str, Any, Any]] = []
@@ -257,21 +287,22 @@ def parse_step(raw: str | dict[str, Any]) -> StepOutput:
             warnings.append(f"{path}.score: {s} clamped to 0..1")
             s = min(1.0, max(0.0, s))
         relevance[seq] = s
+    return relevance
 
-    quality = data.get("quality")
-    if quality is not None and not isinstance(quality, dict):
+
+def _quality(quality: Any, problems: list[str], warnings: list[str]) -> dict[str, Any] | None:
+    """The step's grade of the answer, or None (a large or non-JSON one dropped, warned)."""
+    if quality is None:
+        return None
+    if not isinstance(quality, dict):
         problems.append("quality: must be an object {score, signals, note} or omitted")
-        quality = None
-    if quality is not None:
-        try:
-            size = len(json.dumps(quality, ensure_ascii=False, allow_nan=False))
-        except (ValueError, TypeError, RecursionError):
-            size = MAX_QUALITY_CHARS + 1
-        if size > MAX_QUALITY_CHARS:
-            warnings.append(f"quality: dropped (not plain JSON of at most {MAX_QUALITY_CHARS:,} "
-                            "characters)")
-            quality = None
-
-    if problems:
-        raise StepError("memory step output failed validation; nothing was applied", problems)
-    return StepOutput(tuple(ops), line, ep_ids, relevance, quality, tuple(warnings))
+        return None
+    try:
+        size = len(json.dumps(quality, ensure_ascii=False, allow_nan=False))
+    except (ValueError, TypeError, RecursionError):
+        size = MAX_QUALITY_CHARS + 1
+    if size > MAX_QUALITY_CHARS:
+        warnings.append(f"quality: dropped (not plain JSON of at most {MAX_QUALITY_CHARS:,} "
+                        "characters)")
+        return None
+    return quality

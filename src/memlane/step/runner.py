@@ -64,7 +64,7 @@ from .quality import note_fallback, note_quality
 
 if TYPE_CHECKING:
     from ..ledger import Ledger
-    from ..store.base import Store
+    from ..store.protocol import Store
 
 log = logging.getLogger("memlane.step")
 

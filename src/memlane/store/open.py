@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from ..errors import MissingExtra, UsageError
-from .base import Store
+from .protocol import Store
 
 
 def open_store(target: str | os.PathLike[str] | None) -> Store:

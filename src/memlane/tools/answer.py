@@ -25,9 +25,9 @@ from typing import Any
 from ..errors import MemlaneError
 from ..ledger import Ledger, detect_asked_again, detect_correction, question_keys, write_quietly
 from ..memory import Memory, Thread
-from ..recall.schemas import TOOL_SCHEMAS
 from ..safety import MEMORY_INSTRUCTIONS
 from ..step.schema import STEP_INSTRUCTIONS
+from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Message, Record
 
 log = logging.getLogger("memlane.ledger")

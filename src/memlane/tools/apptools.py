@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models.base import ToolCall
-from ..recall.schemas import MEMORY_TOOL_NAMES
+from ..tool_schemas import MEMORY_TOOL_NAMES
 from .handlers import MemoryTools
 from .rounds import ToolCallRecord, run_memory_call
 

@@ -1,4 +1,4 @@
-"""Handlers for the memory tools the model is offered (`recall.schemas.TOOL_SCHEMAS`).
+"""Handlers for the memory tools the model is offered (`tool_schemas.TOOL_SCHEMAS`).
 
     tools = MemoryTools(memory, thread_id="support-42")
     out = tools.call("search_memory", {"query": "order number"})   # always a JSON-ready dict
@@ -29,8 +29,8 @@ from typing import Any
 
 from ..errors import MemlaneError
 from ..memory import Memory
-from ..recall.schemas import TOOL_ARGUMENTS, TOOL_SCHEMAS
 from ..safety import as_data, datamark, prompt_like, quarantined_record, scan, tainted, why
+from ..tool_schemas import TOOL_ARGUMENTS, TOOL_SCHEMAS
 from ..types import Record
 from ..validate import clean_json, coerce, date_text, problems
 from .bounding import bound

@@ -19,7 +19,7 @@ from typing import Any
 from ..context.tokens import Tokenizer
 from ..context.truncate import head_tail
 from ..models.base import ToolCall
-from ..recall.schemas import MEMORY_TOOL_NAMES
+from ..tool_schemas import MEMORY_TOOL_NAMES
 from .handlers import MemoryTools
 
 

@@ -8,48 +8,20 @@ SQL that really differs: how it appends, locks, searches and stores vectors. SQL
 PostgreSQL cannot drift apart on the rest.
 """
 
-from ..base import BOUNDED, SearchBounds
-from .core import CommonCore
 from .maintenance import CommonMaintenance
-from .plan import (
-    COMMON_DF,
-    DOC_BUDGET,
-    LARGE_INDEX,
-    STATS_LIFETIME,
-    TermStats,
-    batched_df,
-    bm25_idf,
-    lexical_plan,
-)
+from .plan import TermStats, bm25_idf
 from .records import CommonRecords
-from .rows import (
-    EP_COLS,
-    MSG_COLS,
-    OVERLAPPING_EPISODES,
-    SNAP_COLS,
-    VEC_TABLES,
-    VecTable,
-    args_json,
-    episode_dict,
-    history_rows,
-    message_row,
-    pg_params,
-    snapshot_row,
-    thread_row,
-    vec_table,
-)
+from .rows import EP_COLS, MSG_COLS, SNAP_COLS, VecTable, message_row, pg_params, snapshot_row
 from .search import CommonSearch
 from .threads import CommonThreads
 from .tx import CommonTx
 from .window import ThreadLocks, grown_rows, held_turns, window_rows
 
+# What the engines (and tests) import from the package; the rest is imported from its module.
 __all__ = [
-    "BOUNDED", "COMMON_DF", "DOC_BUDGET", "EP_COLS", "LARGE_INDEX", "MSG_COLS",
-    "OVERLAPPING_EPISODES", "SNAP_COLS", "STATS_LIFETIME", "VEC_TABLES", "CommonCore",
-    "CommonStore", "CommonTx", "SearchBounds", "TermStats", "ThreadLocks", "VecTable",
-    "args_json", "batched_df", "bm25_idf", "episode_dict", "grown_rows", "held_turns",
-    "history_rows", "lexical_plan", "message_row", "pg_params", "snapshot_row", "thread_row",
-    "vec_table", "window_rows",
+    "EP_COLS", "MSG_COLS", "SNAP_COLS", "CommonStore", "CommonTx", "TermStats", "ThreadLocks",
+    "VecTable", "bm25_idf", "grown_rows", "held_turns", "message_row", "pg_params",
+    "snapshot_row", "window_rows",
 ]
 
 

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ...types import Record
-from ..base import (
+from ..protocol import (
     HistoryPolicy,
     chunks,
 )

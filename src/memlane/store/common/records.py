@@ -8,7 +8,7 @@ from typing import Any
 
 from ...errors import NotFound
 from ...types import Record
-from ..base import (
+from ..protocol import (
     chunks,
 )
 from .core import CommonCore

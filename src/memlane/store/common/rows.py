@@ -9,7 +9,7 @@ from typing import Any
 
 from ...errors import UsageError
 from ...types import Episode, Message, ThreadInfo, make_message
-from ..base import (
+from ..protocol import (
     Snapshot,
 )
 

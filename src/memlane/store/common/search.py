@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...types import Record
-from ..base import (
+from ..fts import query_terms
+from ..protocol import (
     BOUNDED,
     SearchBounds,
     SearchFilters,
@@ -18,7 +19,6 @@ from ..base import (
     chunks,
     snapshot_text,
 )
-from ..fts import query_terms
 from .core import CommonCore
 from .plan import TermStats, batched_df, bm25_idf, lexical_plan
 from .rows import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...types import Episode, Message, ThreadInfo
-from ..base import (
+from ..protocol import (
     chunks,
 )
 from .core import CommonCore

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from .runner import Migration
 
+HNSW_DIMS = (256, 384, 768, 1024, 1536)
+"""The vector sizes given an HNSW index, one per size and table (HNSW needs a fixed
+dimension); vectors of other sizes are searched exactly."""
+
+
+def _hnsw(table: str) -> str:
+    """The partial HNSW indexes of a vector table, one per size of `HNSW_DIMS`."""
+    return "".join(f"CREATE INDEX {table}_hnsw_{d} ON {table}\n"
+                   f"    USING hnsw ((vec::vector({d})) vector_cosine_ops) WHERE dim = {d};\n"
+                   for d in HNSW_DIMS)
+
 SQLITE = Migration(
     2,
     "search and recall",
@@ -134,17 +145,7 @@ CREATE TABLE record_vectors (
     FOREIGN KEY (namespace, record_id) REFERENCES records (namespace, id) ON DELETE CASCADE
 );
 CREATE INDEX record_vectors_model ON record_vectors (namespace, model);
-CREATE INDEX record_vectors_hnsw_256 ON record_vectors
-    USING hnsw ((vec::vector(256)) vector_cosine_ops) WHERE dim = 256;
-CREATE INDEX record_vectors_hnsw_384 ON record_vectors
-    USING hnsw ((vec::vector(384)) vector_cosine_ops) WHERE dim = 384;
-CREATE INDEX record_vectors_hnsw_768 ON record_vectors
-    USING hnsw ((vec::vector(768)) vector_cosine_ops) WHERE dim = 768;
-CREATE INDEX record_vectors_hnsw_1024 ON record_vectors
-    USING hnsw ((vec::vector(1024)) vector_cosine_ops) WHERE dim = 1024;
-CREATE INDEX record_vectors_hnsw_1536 ON record_vectors
-    USING hnsw ((vec::vector(1536)) vector_cosine_ops) WHERE dim = 1536;
-
+""" + _hnsw("record_vectors") + """
 -- Recall snapshots: past tool results, one copy per distinct result per namespace. `args` is
 -- the JSON text as given (sorted keys), like SQLite's, not jsonb (which would reorder it).
 CREATE TABLE snapshots (
@@ -175,15 +176,5 @@ CREATE TABLE snapshot_vectors (
     FOREIGN KEY (namespace, snapshot_id) REFERENCES snapshots (namespace, id) ON DELETE CASCADE
 );
 CREATE INDEX snapshot_vectors_model ON snapshot_vectors (namespace, model);
-CREATE INDEX snapshot_vectors_hnsw_256 ON snapshot_vectors
-    USING hnsw ((vec::vector(256)) vector_cosine_ops) WHERE dim = 256;
-CREATE INDEX snapshot_vectors_hnsw_384 ON snapshot_vectors
-    USING hnsw ((vec::vector(384)) vector_cosine_ops) WHERE dim = 384;
-CREATE INDEX snapshot_vectors_hnsw_768 ON snapshot_vectors
-    USING hnsw ((vec::vector(768)) vector_cosine_ops) WHERE dim = 768;
-CREATE INDEX snapshot_vectors_hnsw_1024 ON snapshot_vectors
-    USING hnsw ((vec::vector(1024)) vector_cosine_ops) WHERE dim = 1024;
-CREATE INDEX snapshot_vectors_hnsw_1536 ON snapshot_vectors
-    USING hnsw ((vec::vector(1536)) vector_cosine_ops) WHERE dim = 1536;
-""",
+""" + _hnsw("snapshot_vectors"),
 )

@@ -18,13 +18,13 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ...errors import StoreError
 from ...types import Record
-from ..base import Capabilities
 from ..common import (
     CommonStore,
     ThreadLocks,
     pg_params,
 )
 from ..migrations import POSTGRES, Migration
+from ..protocol import Capabilities
 from .rows import _REC_COLS, _episode, _record
 from .tx import PgTx
 

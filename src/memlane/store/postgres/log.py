@@ -13,7 +13,6 @@ import psycopg.errors
 
 from ...errors import StoreError
 from ...types import ContextRows, Message
-from ..base import HistoryPolicy, NewMessage
 from ..common import (
     EP_COLS,
     MSG_COLS,
@@ -22,6 +21,7 @@ from ..common import (
     message_row,
     window_rows,
 )
+from ..protocol import HistoryPolicy, NewMessage
 from .core import RETRIES, PgCore
 from .rows import _REC_COLS, _episode, _record
 

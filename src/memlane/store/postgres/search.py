@@ -10,11 +10,11 @@ import psycopg
 import psycopg.errors
 
 from ...types import Record
-from ..base import SearchFilters, Snapshot
 from ..common import (
     SNAP_COLS,
     snapshot_row,
 )
+from ..protocol import SearchFilters, Snapshot
 from .core import PgCore
 from .rows import _REC_COLS, _record
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..base import SearchFilters
 from ..common import (
     VecTable,
 )
+from ..migrations import m002_search
+from ..protocol import SearchFilters
 from .core import EF_SEARCH, PgCore
 from .search import _filters
 
-HNSW_DIMS = frozenset({256, 384, 768, 1024, 1536})
-"""Vector sizes with an HNSW index (migration 2); others are searched exactly."""
+HNSW_DIMS = frozenset(m002_search.HNSW_DIMS)
+"""Vector sizes with an HNSW index (migration 2 made them); others are searched exactly."""
 
 
 def _vec_text(v: Sequence[float]) -> str:

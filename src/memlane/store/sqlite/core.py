@@ -13,12 +13,12 @@ from typing import Any
 
 from ...errors import StoreError
 from ...types import Episode, Record
-from ..base import Capabilities, chunks
 from ..common import (
     CommonStore,
     ThreadLocks,
 )
 from ..migrations import SQLITE, apply_sqlite
+from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
 from .memos import RowMemos
 from .tx import SQLiteTx, _episode

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from ...errors import StoreError
-from ..base import chunks
+from ..protocol import chunks
 from .core import SQLiteCore
 
 

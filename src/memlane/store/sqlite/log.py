@@ -6,12 +6,12 @@ import sqlite3
 from collections.abc import Sequence
 
 from ...types import ContextRows, Message
-from ..base import HistoryPolicy, NewMessage
 from ..common import (
     grown_rows,
     held_turns,
     window_rows,
 )
+from ..protocol import HistoryPolicy, NewMessage
 from .core import SQLiteCore
 from .window import _WindowReads
 

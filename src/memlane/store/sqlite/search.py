@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...types import Record
-from ..base import SearchFilters, Snapshot
 from ..common import (
     SNAP_COLS,
     snapshot_row,
 )
 from ..fts import fts5_match
+from ..protocol import SearchFilters, Snapshot
 from .core import _REC_COLS
 from .memo_search import SQLiteMemoSearch
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..base import SearchFilters, chunks
 from ..common import (
     VecTable,
 )
+from ..protocol import SearchFilters, chunks
 from ..vectors import VecFilter, VectorIndexes, dot, np, pack, unpack
 from .core import SQLiteCore
 from .search import _record_filters

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
-from ...memo import remember
+from ...caches import remember
 from ...types import Episode, Message, make_message
 
 # The columns of an episode `context_rows` shows (thread_id is the one asked for), then `n`.

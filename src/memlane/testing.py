@@ -1,5 +1,5 @@
-"""Test helpers for the service: run an ASGI app on loopback in a thread, and a scripted
-OpenAI-compatible upstream (a real HTTP server, not a mock) for the proxy.
+"""memlane's public test support: a scripted OpenAI-compatible upstream (a real HTTP server on
+loopback, not a mock) and an ASGI app run on loopback in a thread.
 
     def script(request: dict) -> Reply:
         return Reply(content="hello")
@@ -7,8 +7,9 @@ OpenAI-compatible upstream (a real HTTP server, not a mock) for the proxy.
     with FakeUpstream(script) as up, serve_in_thread(create_app(...)) as base_url:
         OpenAI(base_url=base_url + "/v1", api_key=key).chat.completions.create(...)
 
-Used by memlane's own tests and `benchmarks/bench_server.py`; useful for testing an agent
-against the proxy without a model.
+Used by memlane's own tests, its benchmarks and docs/INTEGRATIONS.md; for testing an agent, or
+an application behind the proxy, without a model. `FakeUpstream` and `Reply` need nothing beyond
+the standard library; `serve_in_thread` needs the `server` extra (uvicorn).
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def serve_in_thread(app: Any, host: str = "127.0.0.1", timeout: float = 10.0) ->
     """Run `app` with uvicorn on a free loopback port; yields the base URL."""
     import uvicorn
 
-    from .conn import uvicorn_options
+    from .server.conn import uvicorn_options
 
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=0, log_level="warning",
                                            lifespan="on", **uvicorn_options()))

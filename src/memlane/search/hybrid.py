@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import UsageError
-from ..store.base import SearchFilters, Snapshot, Store
+from ..store.protocol import SearchFilters, Snapshot, Store
 from ..types import Record
 from .embed import Embedder, embed_query
 
@@ -87,8 +87,11 @@ class SnapshotHit:
 
     snapshot: Snapshot
     score: float
+    """Fused score (higher is better); the BM25 score itself in lexical-only search."""
     lexical_rank: int | None = None
+    """1-based rank in the lexical list (None: not in it)."""
     vector_rank: int | None = None
+    """1-based rank in the vector list (None: not in it, or no embedder)."""
 
 
 def fuse(lists: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:

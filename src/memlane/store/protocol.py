@@ -188,7 +188,7 @@ class Capabilities:
     server)."""
     parallel_search: bool
     """Whether `vector_candidates` may run on another thread while this one searches lexically
-    (`memlane.recall.search` then runs the two halves at once)."""
+    (`memlane.search.hybrid` then runs the two halves at once)."""
     concurrency: int = 1
     """How many calls the store can serve at once: 1 for SQLite (one connection behind a lock),
     its connection pool's size for PostgreSQL. `AsyncMemory` sizes its worker threads by it."""
