@@ -355,6 +355,12 @@ def test_diff_compares_two_policies_per_category_and_per_question(tmp_path):
     assert "only a: 1 by {'via_pointer': 1}" in text
     assert "a line lists the evidence for 1, reached through a line 1" in text
     assert "c#1 [single-hop] in_view: q1?" in text
+    assert "by layer" not in text  # rows written before the layers were recorded
+    for r, n in zip(rows, (300, 100, 500, 100, 400, 100), strict=True):
+        r["layers"] = {"notes": n, "new": 10}
+    text = compare(rows, "a", "b")
+    assert "a context tokens/q by layer: notes 400, new 10" in text
+    assert "b context tokens/q by layer: notes 100, new 10" in text
     with pytest.raises(UsageError, match="need rows of 'a' and 'zz'"):
         compare(rows, "a", "zz")
     with pytest.raises(UsageError, match="--per-question"):

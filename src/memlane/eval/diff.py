@@ -5,7 +5,8 @@
 For each budget: reach by category for both policies, the questions only one of them reaches
 (with how the other reached them), and what the first policy's buffer lines bought: questions
 with a line pointing at the evidence (`listed`), reached through a line (`via_pointer`), and
-questions where lines were shown but none reached anything the other layers had not.
+questions where lines were shown but none reached anything the other layers had not; and the
+mean context tokens per question of each layer, for both.
 """
 
 from __future__ import annotations
@@ -72,6 +73,14 @@ def compare(rows: Sequence[dict[str, Any]], a: str, b: str, budget: int | None =
         tok_a = sum(ra[k]["tokens"] for k in main) / max(len(main), 1)
         tok_b = sum(rb[k]["tokens"] for k in main) / max(len(main), 1)
         out.append(f"  tokens/q {tok_a:.0f} vs {tok_b:.0f}")
+        for name, r in ((a, ra), (b, rb)):
+            # Files written before the layers were recorded have none: the line is left out.
+            if main and all("layers" in r[k] for k in main):
+                per = Counter[str]()
+                for k in main:
+                    per.update(r[k]["layers"])
+                out.append(f"  {name} context tokens/q by layer: " + ", ".join(
+                    f"{layer} {n / len(main):.0f}" for layer, n in per.items()))
         for title, ks, other in ((f"lost to {b}", lost, rb), (f"won over {b}", won, ra)):
             if ks and show:
                 out.append(f"  {title} (first {min(show, len(ks))}):")

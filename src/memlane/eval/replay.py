@@ -391,6 +391,7 @@ def run_locomo(
                                 "listed": pointed_at(ctx, records, ids),
                                 "lines": len(ctx.trace.buffer_lines),
                                 "opened_lines": len(reading.opened_lines),
+                                "layers": dict(ctx.trace.tokens_by_layer),
                             })
                     bar.step(f"{conv.sample_id} {spec.name} @{budget}")
     finally:
