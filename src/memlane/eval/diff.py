@@ -73,12 +73,12 @@ def compare(rows: Sequence[dict[str, Any]], a: str, b: str, budget: int | None =
         tok_a = sum(ra[k]["tokens"] for k in main) / max(len(main), 1)
         tok_b = sum(rb[k]["tokens"] for k in main) / max(len(main), 1)
         out.append(f"  tokens/q {tok_a:.0f} vs {tok_b:.0f}")
-        for name, r in ((a, ra), (b, rb)):
+        for name, of in ((a, ra), (b, rb)):
             # Files written before the layers were recorded have none: the line is left out.
-            if main and all("layers" in r[k] for k in main):
+            if main and all("layers" in of[k] for k in main):
                 per = Counter[str]()
                 for k in main:
-                    per.update(r[k]["layers"])
+                    per.update(of[k]["layers"])
                 out.append(f"  {name} context tokens/q by layer: " + ", ".join(
                     f"{layer} {n / len(main):.0f}" for layer, n in per.items()))
         for title, ks, other in ((f"lost to {b}", lost, rb), (f"won over {b}", won, ra)):
