@@ -355,6 +355,15 @@ def test_diff_compares_two_policies_per_category_and_per_question(tmp_path):
     assert "only a: 1 by {'via_pointer': 1}" in text
     assert "a line lists the evidence for 1, reached through a line 1" in text
     assert "c#1 [single-hop] in_view: q1?" in text
+    assert "by layer" not in text and "no record" not in text  # rows written before those were
+    for r, n in zip(rows, (300, 100, 500, 100, 400, 100), strict=True):
+        r["layers"] = {"notes": n, "new": 10}
+        r["recorded"] = r["q"] != 1  # question 1's evidence has no record: only b's turn has it
+    text = compare(rows, "a", "b")
+    assert "no record cites the evidence of 1 (only a replayed turn reaches them): a reaches 0, " \
+        "b 1; of the 1 only b reaches, 1" in text
+    assert "a context tokens/q by layer: notes 400, new 10" in text
+    assert "b context tokens/q by layer: notes 100, new 10" in text
     with pytest.raises(UsageError, match="need rows of 'a' and 'zz'"):
         compare(rows, "a", "zz")
     with pytest.raises(UsageError, match="--per-question"):

@@ -5,7 +5,9 @@
 For each budget: reach by category for both policies, the questions only one of them reaches
 (with how the other reached them), and what the first policy's buffer lines bought: questions
 with a line pointing at the evidence (`listed`), reached through a line (`via_pointer`), and
-questions where lines were shown but none reached anything the other layers had not.
+questions where lines were shown but none reached anything the other layers had not; the
+questions no record cites the evidence of (only a replayed turn reaches them); and the mean
+context tokens per question of each layer, for both.
 """
 
 from __future__ import annotations
@@ -58,6 +60,14 @@ def compare(rows: Sequence[dict[str, Any]], a: str, b: str, budget: int | None =
         lost = [k for k in main if ra[k]["reached"] is None and rb[k]["reached"] is not None]
         won = [k for k in main if ra[k]["reached"] is not None and rb[k]["reached"] is None]
         out.append(f"  only {b}: {len(lost)} by {dict(Counter(rb[k]['reached'] for k in lost))}")
+        if main and all("recorded" in ra[k] for k in main):
+            # Files written before `recorded` was have none: the line is left out.
+            bare = [k for k in main if not ra[k]["recorded"]]
+            out.append(
+                f"  no record cites the evidence of {len(bare)} (only a replayed turn reaches "
+                f"them): {a} reaches {sum(ra[k]['reached'] is not None for k in bare)}, {b} "
+                f"{sum(rb[k]['reached'] is not None for k in bare)}; of the {len(lost)} only "
+                f"{b} reaches, {sum(not ra[k]['recorded'] for k in lost)}")
         out.append(f"  only {a}: {len(won)} by {dict(Counter(ra[k]['reached'] for k in won))}")
         ways = Counter(ra[k]["reached"] for k in main)
         out.append(f"  {a} reached by {dict(ways)}")
@@ -72,6 +82,14 @@ def compare(rows: Sequence[dict[str, Any]], a: str, b: str, budget: int | None =
         tok_a = sum(ra[k]["tokens"] for k in main) / max(len(main), 1)
         tok_b = sum(rb[k]["tokens"] for k in main) / max(len(main), 1)
         out.append(f"  tokens/q {tok_a:.0f} vs {tok_b:.0f}")
+        for name, of in ((a, ra), (b, rb)):
+            # Files written before the layers were recorded have none: the line is left out.
+            if main and all("layers" in of[k] for k in main):
+                per = Counter[str]()
+                for k in main:
+                    per.update(of[k]["layers"])
+                out.append(f"  {name} context tokens/q by layer: " + ", ".join(
+                    f"{layer} {n / len(main):.0f}" for layer, n in per.items()))
         for title, ks, other in ((f"lost to {b}", lost, rb), (f"won over {b}", won, ra)):
             if ks and show:
                 out.append(f"  {title} (first {min(show, len(ks))}):")

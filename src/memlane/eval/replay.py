@@ -332,6 +332,10 @@ def run_locomo(
                     [rep.by_dia[d].id for d in q.evidence])
                 for i, q in enumerate(questions)
             }
+            # Whether any record was filed from an evidence turn: when none was, only a
+            # replayed turn can reach the question (the per-question rows say so).
+            cited = {s for r in records.values() for s in r.source_ids}
+            recorded = {i: bool(cited.intersection(ids)) for i, (_, ids) in evidence.items()}
             # The date strings of each temporal question's evidence sessions: as memlane shows
             # a date (YYYY-MM-DD), and as the data writes it (what the summaries carry).
             label = {tr.dia_id: s.date_text for s in conv.sessions for tr in s.turns}
@@ -391,6 +395,8 @@ def run_locomo(
                                 "listed": pointed_at(ctx, records, ids),
                                 "lines": len(ctx.trace.buffer_lines),
                                 "opened_lines": len(reading.opened_lines),
+                                "layers": dict(ctx.trace.tokens_by_layer),
+                                "recorded": recorded[i],
                             })
                     bar.step(f"{conv.sample_id} {spec.name} @{budget}")
     finally:
