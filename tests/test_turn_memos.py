@@ -157,3 +157,25 @@ def test_a_forget_leaves_nothing_in_the_memos(tmp_path: Path) -> None:
     s.forget_record("ns", rid)
     m = s._memos
     assert not m.records and not m.postings and not m.counts and not m.sources
+
+
+def test_revision_held_checks_other_writers_once_and_own_writes_always(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    a, b = SQLiteStore(path), SQLiteStore(path)
+    _msgs(a, 1)
+    with a.revision_held():
+        r0 = a.revision()
+        b.add_record("ns", "the fuse box is in the cellar")
+        assert a.revision() == r0  # held: another writer is seen from the next call on
+        a.add_record("ns", "the boiler is in the attic")
+        r1 = a.revision()
+        assert r1 != r0  # its own write moves it at once
+        with a.revision_held():  # nested: the outer check stands
+            assert a.revision() == r1
+    r2 = a.revision()
+    assert r2 != r1  # out of the scope: the other writer's commit is seen
+    with a.revision_held():
+        assert a.revision() == r2
+    # The memos answer inside the scope with what this store wrote, and after it with both.
+    assert {r.text for r, _ in a.search_records("ns", "fuse boiler", 5)} == {
+        "the fuse box is in the cellar", "the boiler is in the attic"}

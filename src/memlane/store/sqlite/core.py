@@ -115,11 +115,11 @@ class SQLiteCore(CommonStore):
                     # Emptied now, not at the next read: a forgotten text must not stay.
                     self._memos.drop()
 
-    def revision(self) -> Hashable:
+    def _changes(self) -> Hashable:
         # `data_version` moves when another connection (any process) commits to the file;
-        # this connection's own commits are counted by `transaction()`.
+        # this connection's own commits are counted by `transaction()` (`_writes`).
         with self._lock:
-            return int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self._writes
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _memos_fresh(self, c: sqlite3.Connection) -> bool:
         """Whether the memos may answer a read on `c` now, emptied first if the revision
