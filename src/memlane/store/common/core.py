@@ -48,6 +48,12 @@ class CommonCore:
         # seen at once.
         return outer, self._writes
 
+    def held_revision(self) -> Hashable | None:
+        """`revision()` inside this thread's `revision_held()` (no query); None outside it."""
+        held = _HELD.get()
+        outer = held.get(id(self)) if held else None
+        return None if outer is None else (outer, self._writes)
+
     @contextmanager
     def revision_held(self) -> Iterator[None]:
         held = _HELD.get()

@@ -29,18 +29,27 @@ class PgSearch(PgCore):
         # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row
         # (21.6 vs 6.4 ms p50 at 20k records, ~4,700 matches a query).
         where, fargs = _filters("r", f)
-        sql = (f"SELECT {_REC_COLS}, ts_rank(r.tsv, q, 1) AS score"
+        memo = self.held_revision() is not None
+        sql = (f"SELECT {'r.id' if memo else _REC_COLS}, ts_rank(r.tsv, q, 1) AS score"
                " FROM records r, to_tsquery('english', %(q)s) AS q"
                f" WHERE r.namespace = %(ns)s AND r.tsv @@ q{where}"
                " ORDER BY score DESC, r.id LIMIT %(k)s")
         args = {"ns": namespace, "k": k, **fargs}
         rows = self._q(sql, {**args, "q": " | ".join(terms)})
+        if memo:
+            return self._ranked(namespace, rows)
         return [(_record(r[:-1]), float(r[-1])) for r in rows]
 
     def _index_size(self) -> float:
-        # The largest id: one step down the primary key (reltuples lags until ANALYZE).
-        row = self._q("SELECT max(id) FROM records", {})
-        return float(row[0][0] or 0) if row else 0.0
+        # The largest id: one step down the primary key (reltuples lags until ANALYZE);
+        # memoised under the revision (only a write to records moves it).
+        rev = self._memo_rev()
+        size = self._memos.size if rev is not None else None
+        if size is None:
+            row = self._q("SELECT max(id) FROM records", {})
+            size = float(row[0][0] or 0) if row else 0.0
+            self._memo_put(rev, lambda m: setattr(m, "size", size))
+        return size
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
@@ -57,19 +66,43 @@ class PgSearch(PgCore):
                         f" WHERE r.namespace = %(ns)s"
                         f" AND r.tsv @@ to_tsquery('english', %(t{j})s){where}"
                         f" ORDER BY r.id DESC LIMIT %(n{j})s)")
+        memo = self.held_revision() is not None
         sql = ("WITH u AS (" + " UNION ALL ".join(subs) + "),"
                " a AS (SELECT greatest(avg(d), 1) AS m FROM u),"
                " cand AS (SELECT id, sum(w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / a.m)))"
                " AS score FROM u, a GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s)"
-               f" SELECT {_REC_COLS}, cand.score FROM cand"
+               f" SELECT {'r.id' if memo else _REC_COLS}, cand.score FROM cand"
                " JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
                " ORDER BY cand.score DESC, cand.id DESC")
         rows = self._q(sql, args)
+        if memo:
+            return self._ranked(namespace, rows)
         return [(_record(r[:-1]), float(r[-1])) for r in rows]
 
+    def _ranked(self, namespace: str, rows: list[Any]) -> list[tuple[Record, float]]:
+        """(record, score) for ranked (id, score) rows, in their order, the records from the
+        memo (inside `revision_held`: the notes find the same records turn after turn, so
+        reading them, with their sources, again was most of a search's statement)."""
+        recs = {r.id: r for r in self.records(namespace, [row[0] for row in rows])}
+        return [(recs[row[0]], float(row[1])) for row in rows if row[0] in recs]
+
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
-        with self._conn() as c:
-            return _term_counts(c, terms, cap)
+        rev = self._memo_rev()
+        if rev is None:
+            with self._conn() as c:
+                return _term_counts(c, terms, cap)
+        # As on SQLite: exact while the revision stays, zeros too (a new message's words in
+        # no record are counted once, not on every turn).
+        with self._memo_lock:
+            known = {t: self._memos.counts[(t, cap)] for t in terms
+                     if (t, cap) in self._memos.counts}
+        todo = list(dict.fromkeys(t for t in terms if t not in known))
+        if todo:
+            with self._conn() as c:
+                got = dict(zip(todo, _term_counts(c, todo, cap), strict=True))
+            self._memo_put(rev, lambda m: m.counts.update(((t, cap), n) for t, n in got.items()))
+            known.update(got)
+        return [known[t] for t in terms]
 
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None

@@ -18,9 +18,9 @@ from ..common import (
     CommonStore,
     ThreadLocks,
 )
+from ..common.memos import RowMemos
 from ..migrations import SQLITE, apply_sqlite
 from ..vectors import VectorIndexes
-from .memos import RowMemos
 from .tx import SQLiteTx, _episode
 
 _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
