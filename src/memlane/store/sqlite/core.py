@@ -188,11 +188,20 @@ class SQLiteCore(CommonStore):
                 ).fetchall()
                 out.extend(self._with_sources(c, rows))
             return sorted(out, key=lambda r: r.id)
+        # A small page (the notes' probe, a small namespace's records) is memoised like the
+        # records by id: `Thread.notes` asks for the same one every turn.
+        key = (ns, limit, offset, pinned_only)
+        memo = memo and 0 <= limit <= 64 and self._memos_fresh(c)
+        if memo and key in self._memos.pages:
+            return list(self._memos.pages[key])
         sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"
         if pinned_only:
             sql += " AND pinned = 1"
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
-        return self._with_sources(c, rows)
+        out = self._with_sources(c, rows)
+        if memo:
+            self._memos.pages[key] = out
+        return list(out)
 
     def _with_sources(self, c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
         if not rows:
