@@ -231,3 +231,31 @@ def test_revision_held_checks_other_writers_once_and_own_writes_always(
     # The memos answer inside the scope with what this store wrote, and after it with both.
     assert {r.text for r, _ in a.search_records("ns", "fuse boiler", 5)} == {
         "the fuse box is in the cellar", "the boiler is in the attic"}
+
+
+def test_memoised_candidates_rank_as_the_sql_does_on_postgres(pg_url: str) -> None:
+    import random
+
+    from memlane.store.common import bm25_idf
+    from memlane.store.postgres import PostgresStore
+
+    s = PostgresStore(pg_url)
+    try:
+        rng = random.Random(5)
+        words = [f"w{i}" for i in range(30)]
+        for i in range(300):
+            s.add_record("ns" if i % 5 else "other",
+                         " ".join(rng.sample(words, rng.randint(2, 9))))
+        for q in range(40):
+            terms = rng.sample(words, rng.randint(1, 5))
+            weights = [(t, bm25_idf(300, rng.randint(1, 200)), rng.randint(1, 80))
+                       for t in terms]
+            want = s._scored_candidates("ns", weights, 10, SearchFilters())  # the SQL
+            for _ in range(2):  # read, then from the memo
+                with s.revision_held():
+                    got = s._scored_candidates("ns", weights, 10, SearchFilters())
+                assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+                assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
+        assert s._memos.postings  # the second round came from the memo
+    finally:
+        s.close()
