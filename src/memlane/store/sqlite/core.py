@@ -189,9 +189,11 @@ class SQLiteCore(CommonStore):
                 out.extend(self._with_sources(c, rows))
             return sorted(out, key=lambda r: r.id)
         # A small page (the notes' probe, a small namespace's records) is memoised like the
-        # records by id: `Thread.notes` asks for the same one every turn.
+        # records by id, inside `revision_held` (`Thread.notes` asks for the same one every
+        # turn; elsewhere checking the revision would cost what the memo saves).
         key = (ns, limit, offset, pinned_only)
-        memo = memo and 0 <= limit <= 64 and self._memos_fresh(c)
+        memo = (memo and 0 <= limit <= 64 and self.held_revision() is not None
+                and self._memos_fresh(c))
         if memo and key in self._memos.pages:
             return list(self._memos.pages[key])
         sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"

@@ -45,9 +45,10 @@ class SQLiteSearch(SQLiteMemoSearch):
 
     def _index_size(self) -> float:
         # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all);
-        # memoised under the revision (FTS5 checks its own structure on every statement).
+        # memoised under the revision inside `revision_held` (elsewhere checking the revision
+        # costs what the memo saves).
         with self._lock:
-            fresh = self._memos_fresh(self.conn)
+            fresh = self.held_revision() is not None and self._memos_fresh(self.conn)
             if fresh and self._memos.size is not None:
                 return self._memos.size
             size = float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
