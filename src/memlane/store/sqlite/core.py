@@ -21,6 +21,7 @@ from ..common import (
 from ..common.memos import RowMemos
 from ..migrations import SQLITE, apply_sqlite
 from ..vectors import VectorIndexes
+from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .tx import SQLiteTx, _episode
 
 _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
@@ -73,6 +74,11 @@ class SQLiteCore(CommonStore):
         # NORMAL in WAL mode survives a killed process (not a power cut): the right trade for
         # a conversation log that is re-sent by the caller on failure anyway.
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        self._checkpointer: Checkpointer | None = None
+        if path != ":memory:":
+            # Checkpoints (and their fsyncs) on a background thread, not in a request's commit.
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+            self._checkpointer = Checkpointer(path)
         # 64 MB of page cache (the default is 2 MB): BM25 reads a size row per matching record,
         # and on a large namespace those reads dominate search time when they miss the cache.
         self.conn.execute("PRAGMA cache_size = -65536")
@@ -110,6 +116,8 @@ class SQLiteCore(CommonStore):
             finally:
                 # Counted whatever happened (a rollback only costs a memo); under the lock, so
                 # no read of this connection sees the rows without the count.
+                if self._checkpointer is not None:
+                    self._checkpointer.wrote()
                 if not tx.messages_only:
                     self._writes += 1
                     # Emptied now, not at the next read: a forgotten text must not stay.
@@ -159,6 +167,8 @@ class SQLiteCore(CommonStore):
         self._memos.drop()
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._lock:
             self._close_vector_reader()
             self.conn.close()
