@@ -33,3 +33,21 @@ def test_memory_databases_have_no_checkpointer() -> None:
     s = SQLiteStore(":memory:")
     assert s._checkpointer is None
     s.close()
+
+
+def test_the_ledger_checkpoints_in_the_background_too(tmp_path: Path) -> None:
+    from memlane.ledger import Ledger
+
+    led = Ledger(tmp_path / "ledger.db")
+    try:
+        assert led.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == BACKSTOP_PAGES
+        for i in range(EVERY * 2):
+            led.append("answer", namespace="ns", thread_id="t", seq=i, signals={"n": i})
+        cp = led._checkpointer
+        assert cp is not None
+        deadline = time.time() + 10
+        while cp.runs < 1 and time.time() < deadline:
+            time.sleep(0.01)
+        assert cp.runs >= 1 and cp.last is not None and cp.last[2] > 0
+    finally:
+        led.close()
