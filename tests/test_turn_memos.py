@@ -1,18 +1,46 @@
 """What the turn memoises between calls (record sources, postings of the bounded search, the line
 index) stays exact when the rows change: through this store, and through a second store or
-`Memory` on the same SQLite file (another process would write the same way: `data_version`)."""
+`Memory` on the same database (another process would write the same way: SQLite's
+`data_version`, PostgreSQL's revision counter of migration 6)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from memlane import Memory
 from memlane.store.protocol import SearchBounds, SearchFilters
+from memlane.store.open import open_store
 from memlane.store.sqlite import SQLiteStore
 
 
-def _msgs(store: SQLiteStore, n: int) -> list[int]:
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """One database, on each engine: its path or URL (open it as often as a test needs: each
+    store object is its own connection, as another process's would be)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "m.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def stores(target: str) -> Iterator[Callable[[], Any]]:
+    opened: list[Any] = []
+
+    def make() -> Any:
+        opened.append(open_store(target))
+        return opened[-1]
+
+    yield make
+    for s in opened:
+        s.close()
+
+
+def _msgs(store: Any, n: int) -> list[int]:
     from memlane.store.protocol import HistoryPolicy, NewMessage
 
     got = store.append("ns", "t", [NewMessage("user", f"message {i}", time.time(), 3)
@@ -20,9 +48,9 @@ def _msgs(store: SQLiteStore, n: int) -> list[int]:
     return [m.id for m in got]
 
 
-def test_revision_moves_on_own_and_other_writes_not_on_appends(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    a, b = SQLiteStore(path), SQLiteStore(path)
+def test_revision_moves_on_own_and_other_writes_not_on_appends(stores: Callable[[], Any]
+                                                               ) -> None:
+    a, b = stores(), stores()
     _msgs(a, 1)  # a new thread (it may evict idle ones)
     r0 = a.revision()
     _msgs(a, 2)
@@ -32,28 +60,46 @@ def test_revision_moves_on_own_and_other_writes_not_on_appends(tmp_path: Path) -
     assert r1 != r0
     b.add_record("ns", "the fuse box is in the cellar")
     assert a.revision() != r1  # another connection's commit
-    r2 = a.revision()
-    _msgs(b, 1)
-    assert a.revision() != r2  # another connection's append: it cannot tell, so it moves
+    if isinstance(a, SQLiteStore):
+        r2 = a.revision()
+        _msgs(b, 1)
+        assert a.revision() != r2  # another connection's append: it cannot tell, so it moves
+    else:
+        r2 = a.revision()
+        _msgs(b, 1)
+        assert a.revision() == r2  # the counter moves with records and episodes only
+        with b.transaction() as tx:
+            tx.conn.execute("DELETE FROM record_sources")  # no such rows: nothing moves
+        assert a.revision() == r2
+        ep_writer = Memory(b, namespace="ns")
+        ep_writer.thread("t").flush()  # files a stretch: an episode
+        assert a.revision() != r2
 
 
-def test_sources_seen_through_a_second_store(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    a, b = SQLiteStore(path), SQLiteStore(path)
+def test_sources_seen_through_a_second_store(stores: Callable[[], Any]) -> None:
+    a, b = stores(), stores()
     mids = _msgs(a, 3)
     rid = a.add_record("ns", "the spare key is under the mat", source_ids=mids[:1]).id
-    assert a.records("ns", [rid])[0].source_ids == (mids[0],)
-    assert a.search_records("ns", "spare key", 5)[0][0].source_ids == (mids[0],)
+    # Each call as a turn makes it (PostgreSQL memoises only inside `revision_held`).
+    with a.revision_held():
+        assert a.records("ns", [rid])[0].source_ids == (mids[0],)
+        assert a.search_records("ns", "spare key", 5)[0][0].source_ids == (mids[0],)
+        assert a.records("ns", limit=1)[0].source_ids == (mids[0],)
     with b.transaction() as tx:
         tx.update_record("ns", rid, "the spare key is under the blue mat", time.time(), False,
                          mids[1:])
-    assert a.records("ns", [rid])[0].source_ids == tuple(mids)
-    assert a.records("ns", [rid])[0].text == "the spare key is under the blue mat"
-    assert a.search_records("ns", "spare key", 5)[0][0].source_ids == tuple(mids)
-    # and through this store's own write
-    with a.transaction() as tx:
-        tx.delete_record("ns", rid, time.time())
-    assert a.records("ns", [rid]) == []
+    with a.revision_held():
+        assert a.records("ns", [rid])[0].source_ids == tuple(mids)
+        assert a.records("ns", [rid])[0].text == "the spare key is under the blue mat"
+        assert a.records("ns", limit=1)[0].text == "the spare key is under the blue mat"
+        assert a.search_records("ns", "spare key", 5)[0][0].source_ids == tuple(mids)
+    # and through this store's own write, inside one held scope
+    with a.revision_held():
+        assert a.records("ns", [rid])
+        with a.transaction() as tx:
+            tx.delete_record("ns", rid, time.time())
+        assert a.records("ns", [rid]) == []
+        assert a.records("ns", limit=1) == []
 
 
 def test_memoised_postings_see_new_and_forgotten_records(tmp_path: Path) -> None:
@@ -76,22 +122,24 @@ def test_memoised_postings_see_new_and_forgotten_records(tmp_path: Path) -> None
     assert top(a)[0] == newer
 
 
-def test_the_line_index_sees_an_episode_filed_by_a_second_memory(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    a, b = Memory.open(path), Memory.open(path)
+def test_the_line_index_sees_an_episode_filed_by_a_second_memory(target: str) -> None:
+    a, b = Memory.open(target), Memory.open(target)
     ta, tb = a.thread("t"), b.thread("t")
     for i in range(40):
         ta.add("user", f"small talk about the weather, day {i}")
         ta.add("assistant", "sure")
     ta.flush()
     policy = a.policy
-    before = ta.matched_lines("what about the lighthouse keeper", policy)
+    with a.store.revision_held():  # as `context` calls it
+        before = ta.matched_lines("what about the lighthouse keeper", policy)
     assert before == []
+    assert a.caches.line_index  # memoised (PostgreSQL too: it has a revision now)
     tb.add("user", "my uncle was the lighthouse keeper on the island of Sark")
     tb.add("assistant", "what a job")
     tb.add("user", "ok")
     tb.flush()
-    got = ta.matched_lines("what about the lighthouse keeper", policy)
+    with a.store.revision_held():
+        got = ta.matched_lines("what about the lighthouse keeper", policy)
     assert got and "lighthouse" in got[0].line.lower()
     a.close()
     b.close()
@@ -148,11 +196,65 @@ def test_memoised_term_counts_see_a_second_store(tmp_path: Path) -> None:
     assert a.term_counts(["boiler", "cellar"], 10) == [1, 1]
 
 
-def test_a_forget_leaves_nothing_in_the_memos(tmp_path: Path) -> None:
-    s = SQLiteStore(tmp_path / "m.db")
+def test_a_forget_leaves_nothing_in_the_memos(stores: Callable[[], Any]) -> None:
+    s = stores()
     rid = s.add_record("ns", "the vault code is 4417").id
-    assert s.search_records("ns", "vault code", 3)[0][0].id == rid
-    assert s.records("ns", [rid]) and s._memos.records  # memoised
-    s.forget_record("ns", rid)
-    m = s._memos
-    assert not m.records and not m.postings and not m.counts and not m.sources
+    with s.revision_held():
+        assert s.search_records("ns", "vault code", 3)[0][0].id == rid
+        assert s.records("ns", [rid]) and s._memos.records  # memoised
+        assert s.records("ns", limit=1) and (s._memos.pages or isinstance(s, SQLiteStore))
+        s.forget_record("ns", rid)
+        m = s._memos
+        assert not m.records and not m.postings and not m.counts and not m.sources
+        assert not m.pages and m.size is None
+        assert s.records("ns", [rid]) == [] and s.records("ns", limit=1) == []
+
+
+def test_revision_held_checks_other_writers_once_and_own_writes_always(
+        stores: Callable[[], Any]) -> None:
+    a, b = stores(), stores()
+    _msgs(a, 1)
+    with a.revision_held():
+        r0 = a.revision()
+        b.add_record("ns", "the fuse box is in the cellar")
+        assert a.revision() == r0  # held: another writer is seen from the next call on
+        a.add_record("ns", "the boiler is in the attic")
+        r1 = a.revision()
+        assert r1 != r0  # its own write moves it at once
+        with a.revision_held():  # nested: the outer check stands
+            assert a.revision() == r1
+    r2 = a.revision()
+    assert r2 != r1  # out of the scope: the other writer's commit is seen
+    with a.revision_held():
+        assert a.revision() == r2
+    # The memos answer inside the scope with what this store wrote, and after it with both.
+    assert {r.text for r, _ in a.search_records("ns", "fuse boiler", 5)} == {
+        "the fuse box is in the cellar", "the boiler is in the attic"}
+
+
+def test_memoised_candidates_rank_as_the_sql_does_on_postgres(pg_url: str) -> None:
+    import random
+
+    from memlane.store.common import bm25_idf
+    from memlane.store.postgres import PostgresStore
+
+    s = PostgresStore(pg_url)
+    try:
+        rng = random.Random(5)
+        words = [f"w{i}" for i in range(30)]
+        for i in range(300):
+            s.add_record("ns" if i % 5 else "other",
+                         " ".join(rng.sample(words, rng.randint(2, 9))))
+        for q in range(40):
+            terms = rng.sample(words, rng.randint(1, 5))
+            weights = [(t, bm25_idf(300, rng.randint(1, 200)), rng.randint(1, 80))
+                       for t in terms]
+            want = s._scored_candidates("ns", weights, 10, SearchFilters())  # the SQL
+            for _ in range(2):  # read, then from the memo
+                with s.revision_held():
+                    got = s._scored_candidates("ns", weights, 10, SearchFilters())
+                assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+                assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
+        assert s._memos.postings  # the second round came from the memo
+    finally:
+        s.close()

@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from .errors import StoreError, UsageError
 from .store.migrations import Migration, apply_sqlite
+from .store.sqlite.checkpoint import BACKSTOP_PAGES, Checkpointer
 from .text import ALNUM_WORD, ASK_STOPWORDS, singular
 from .types import Message, Record
 
@@ -165,6 +166,7 @@ class Ledger:
             path = str(Path(path).expanduser())
         self.path = path
         self._lock = threading.RLock()
+        self._checkpointer: Checkpointer | None = None
         try:
             self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                         timeout=30.0)
@@ -175,6 +177,10 @@ class Ledger:
                 # largest part of its own time (a power cut may lose the last rows; a crash of
                 # the process loses nothing).
                 self.conn.execute("PRAGMA synchronous = NORMAL")
+                # Checkpoints (and their fsyncs) on a background thread, as the store's: the
+                # commit that filled the log waited for them, in the proxy's turn.
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+                self._checkpointer = Checkpointer(path)
             self._migrate()
         except (sqlite3.Error, StoreError) as e:
             raise StoreError(f"cannot open the quality ledger {path!r}: {e}; set "
@@ -191,6 +197,8 @@ class Ledger:
         apply_sqlite(self.conn, MIGRATIONS, "_ledger_migrations", self._lock, now=time.time)
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._lock:
             self.conn.close()
 
@@ -251,6 +259,8 @@ class Ledger:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+            if self._checkpointer is not None:
+                self._checkpointer.wrote()
             return rid
 
     def forget(self, namespace: str, thread_id: str | None = None) -> int:

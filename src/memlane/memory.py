@@ -453,14 +453,15 @@ class Thread:
             return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
 
         policy = policy or mem.policy
-        ctx, _, _ = sized_context(
-            read, policy, budget, time.time() if now is None else now,
-            mem.tokenizer, new_message=new_message,
-            tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
-            cache=mem.caches,
-            notes=lambda rows: self.notes(budget, new_message, policy, rows),
-            matched=lambda: self.matched_lines(new_message, policy),
-        )
+        with mem.store.revision_held():  # one check for other writers per turn, not one a read
+            ctx, _, _ = sized_context(
+                read, policy, budget, time.time() if now is None else now,
+                mem.tokenizer, new_message=new_message,
+                tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
+                cache=mem.caches,
+                notes=lambda rows: self.notes(budget, new_message, policy, rows),
+                matched=lambda: self.matched_lines(new_message, policy),
+            )
         return ctx
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:

@@ -286,6 +286,28 @@ def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: 
 
 
 # ==== one assembly ===============================================================================
+@dataclass(frozen=True, eq=False)
+class _Fixed:
+    """What `prepare` builds from the system prompt, the tools, the pinned records and the
+    notes: none of it depends on the window, so a fill round (`fill.sized_context`: the same
+    turn, a larger window) takes it from the round before instead of building it again."""
+
+    pinned: tuple[Record, ...]
+    notes_in: Sequence[Record]
+    system: str
+    system_tokens: int
+    tools_tokens: int
+    tools: tuple[dict[str, Any], ...]
+    header: str
+    core: list[str]
+    core_withheld: int
+    over_cap: list[Dropped]
+    notes: list[str]
+    note_tokens: list[int]
+    notes_withheld: int
+    note_ids: frozenset[int]
+
+
 @dataclass(eq=False)
 class Assembly:
     """One context being assembled: its layers as prepared (`prepare`), their tokens, and what
@@ -318,6 +340,8 @@ class Assembly:
     withheld: int
     dropped: list[Dropped]
     by_layer: dict[str, int] = field(default_factory=dict)
+    fixed: _Fixed | None = None
+    """The layers a larger window of the same turn does not change (`prepare`'s `like`)."""
     block_text: str = ""
     extra_skipped: int = 0
     """Recent lines given up for the budget (they join the gap)."""
@@ -530,11 +554,15 @@ def prepare(
     cache: Caches | None = None,
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
+    like: Assembly | None = None,
 ) -> Assembly:
     """Every layer built and counted, nothing given up yet (`BudgetTooSmall` when the fixed
     part alone does not fit). `count`: a counter shared with other assemblies of the same
     thread (the fill rounds); `cache`, `notes`: as `assemble`'s; `matched`: buffer lines chosen
-    for the new message (`select_lines`)."""
+    for the new message (`select_lines`). `like`: an assembly prepared just before for the
+    same call with a smaller window (the fill round before; only `Policy.working_turns` may
+    differ): its system, core and notes layers are taken when its pinned records and notes are
+    these (they are built from nothing else)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
     # One batch for the window and the new message (a memoising tokenizer answers the window
@@ -542,35 +570,48 @@ def prepare(
     counts = tokenizer.count([m.content for m in window] + ([new_message] if new_message else []))
     if new_message:
         count.known(new_message, counts[-1])
-    tools = tuple(tools) if policy.use_tools else ()
-    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message, cache)
+    f = like.fixed if like is not None else None
+    if f is None or f.notes_in is not notes or not (f.pinned is rows.pinned
+                                                     or f.pinned == rows.pinned):
+        f = _fixed(rows.pinned, policy, budget, tools, count, new_message, cache, notes)
     texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
     turns = split_turns(window, texts, count)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))
     scores, kept, reason = _working(turns[:n_work], len(turns), policy)
-    core, withheld, over_cap = _core(rows.pinned, policy.core_tokens, count, cache)
-    # Without tools (a model that cannot call them) neither header names one.
-    header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
-    note_lines, note_tokens, w, note_ids = _notes(
-        notes, rows.pinned, int(budget * policy.notes_share), header, count, cache)
     block = rows.truncated and policy.use_buffer
-    shown = (frozenset(note_ids) | {r.id for r in rows.pinned} if policy.dedupe_lines
+    shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
              else frozenset())
     lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, cache, matched, shown=shown,
                                        recent_lines=policy.recent_lines) if block
                           else ([], 0, 0))
-    a = Assembly(budget, count, cache, rows, system, tools, header,
-                 NOTES_HEADER if tools else NOTES_HEADER_NO_TOOLS, core, note_lines,
-                 note_tokens, block, lines, skipped, turns[:n_work], kept, reason, scores,
-                 turns[n_work:], new_message, withheld + w + w2, dropped + over_cap)
+    a = Assembly(budget, count, cache, rows, f.system, f.tools, f.header,
+                 NOTES_HEADER if f.tools else NOTES_HEADER_NO_TOOLS, list(f.core),
+                 list(f.notes), list(f.note_tokens), block, lines, skipped, turns[:n_work], kept,
+                 reason, scores, turns[n_work:], new_message,
+                 f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f)
     if block:
         a.render_block()
-    a.by_layer = {"system": system_tokens, "tools": tools_tokens}
+    a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}
     for layer in ("core", "notes", "buffer", "working", "short_term", "new"):
         n = a.layer_tokens(layer)
         if n:
             a.by_layer[layer] = n
     return a
+
+
+def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
+           tools: Sequence[dict[str, Any]], count: TokenCounter, new_message: str | None,
+           cache: Caches | None, notes: Sequence[Record]) -> _Fixed:
+    """The layers `prepare` builds from neither the window nor the buffer."""
+    tools = tuple(tools) if policy.use_tools else ()
+    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message, cache)
+    core, withheld, over_cap = _core(pinned, policy.core_tokens, count, cache)
+    # Without tools (a model that cannot call them) neither header names one.
+    header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
+    note_lines, note_tokens, w, note_ids = _notes(
+        notes, pinned, int(budget * policy.notes_share), header, count, cache)
+    return _Fixed(pinned, notes, system, system_tokens, tools_tokens, tools, header, core,
+                  withheld, over_cap, note_lines, note_tokens, w, frozenset(note_ids))
 
 
 def assemble(

@@ -65,15 +65,18 @@ def sized_context(
                        tools=tools, cache=cache, notes=notes, matched=lines)
         return ctx, policy, rows
     count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
+    a: Assembly | None = None
     for round_ in range(ROUNDS + 1):
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
+        # A later round takes the layers the window does not change from the round before.
         a = prepare(rows, policy, budget, tokenizer, new_message, tools, count=count,
-                    cache=cache, notes=notes, matched=lines)
+                    cache=cache, notes=notes, matched=lines, like=a)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break
         policy = replace(policy, working_turns=grown)
         rows = read(policy, rows)
+    assert a is not None
     return a.finish(), policy, rows
 
 

@@ -489,6 +489,13 @@ class Admin(Protocol):
         it (a turn's own appends would otherwise empty every memo every turn)."""
         ...
 
+    def revision_held(self) -> AbstractContextManager[None]:
+        """Within it, on this thread, `revision()` asks the database for other connections'
+        writes once (on entry) instead of on every call; this object's own writes still move
+        it at once. For one call that makes many memoised reads (`Thread.context`): a write
+        by another process during the call is seen from the next call on."""
+        ...
+
     def close(self) -> None: ...
 
 

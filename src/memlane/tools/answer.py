@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import marshal
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,25 +37,33 @@ ASKED_AGAIN_LOOKBACK = 200
 """How far back the "asked again" detector reads the thread (the rest is in records)."""
 
 
-# memlane's own schemas as JSON, written once: the proxy computes a version every turn, and
-# writing them out each time was most of its cost. Keyed by the identity of their (constant)
-# `function` objects, which the surfaces' copies (`dict(t)`) share.
-_SCHEMA_JSON = {id(t["function"]): json.dumps(t, sort_keys=True) for t in TOOL_SCHEMAS}
-
-
-def _schema_json(tool: dict[str, Any]) -> str:
-    known = _SCHEMA_JSON.get(id(tool.get("function")))
-    if known is not None and len(tool) == 2 and tool.get("type") == "function":
-        return known
-    return json.dumps(tool, sort_keys=True)
+_VERSIONS: dict[bytes, str] = {}
+"""`prompt_version` by its inputs' `marshal` serialization (a content key, as `tools_json`'s:
+it encodes every type exactly, so equal keys mean equal JSON): the proxy computes a version
+every turn from the same prompt and schemas, and writing the schemas out was most of its cost.
+Holds prompts and tool schemas only (no text of a memory); bounded."""
+VERSIONS_MEMO = 256
 
 
 def prompt_version(system_prompt: str, memory_instructions: bool,
                    tools: Sequence[dict[str, Any]], inline: bool = False) -> str:
+    try:
+        key: bytes | None = marshal.dumps((system_prompt, memory_instructions, list(tools),
+                                           inline))
+    except ValueError:  # a type marshal cannot encode: computed every time
+        key = None
+    hit = _VERSIONS.get(key) if key is not None else None
+    if hit is not None:
+        return hit
     parts = [system_prompt, MEMORY_INSTRUCTIONS if memory_instructions else "",
-             "[" + ", ".join(_schema_json(t) for t in tools) + "]",
+             "[" + ", ".join(json.dumps(t, sort_keys=True) for t in tools) + "]",
              STEP_INSTRUCTIONS if inline else ""]
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
+    version = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:10]
+    if key is not None:
+        if len(_VERSIONS) >= VERSIONS_MEMO:
+            _VERSIONS.clear()
+        _VERSIONS[key] = version
+    return version
 
 
 def note_correction(ledger: Ledger | None, memory: Memory, thread: Thread, user_text: str,

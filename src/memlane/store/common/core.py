@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ...types import Episode, Record
+
+_HELD: ContextVar[dict[int, Hashable] | None] = ContextVar("memlane_revision_held", default=None)
+"""Per thread (and task): the other connections' revision each store read when this thread
+entered its `revision_held()`, by the store's id."""
 
 
 class CommonCore:
@@ -23,8 +28,47 @@ class CommonCore:
     def transaction(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
+    _writes = 0
+    """This object's write transactions that may have changed more than messages (an engine
+    that counts them sets it in its `transaction()`, under the lock its reads take)."""
+
+    def _changes(self) -> Hashable | None:
+        """What other connections' (and processes') writes move, read with one cheap query;
+        None when the engine cannot tell (then nothing is memoised across calls)."""
+        return None
+
     def revision(self) -> Hashable | None:
-        return None  # an engine that can tell when its rows changed says so
+        held = _HELD.get()
+        outer = held.get(id(self)) if held else None
+        if outer is None:
+            outer = self._changes()
+            if outer is None:
+                return None
+        # This object's own writes are counted fresh even when held: a forget through it is
+        # seen at once.
+        return outer, self._writes
+
+    def held_revision(self) -> Hashable | None:
+        """`revision()` inside this thread's `revision_held()` (no query); None outside it."""
+        held = _HELD.get()
+        outer = held.get(id(self)) if held else None
+        return None if outer is None else (outer, self._writes)
+
+    @contextmanager
+    def revision_held(self) -> Iterator[None]:
+        held = _HELD.get()
+        if held is not None and id(self) in held:
+            yield  # nested: the outer scope's check stands
+            return
+        outer = self._changes()
+        if outer is None:
+            yield
+            return
+        token = _HELD.set({**(held or {}), id(self): outer})
+        try:
+            yield
+        finally:
+            _HELD.reset(token)
 
     def records(self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
                 offset: int = 0, pinned_only: bool = False) -> list[Record]:

@@ -5,12 +5,19 @@ crash mid-migration leaves the schema at the previous number. Append new migrati
 one that has shipped. One module per migration (`m001_core.py`, ...), listed in `_ALL`.
 """
 
-from . import m001_core, m002_search, m003_history_thread, m004_stated, m005_settings
+from . import (
+    m001_core,
+    m002_search,
+    m003_history_thread,
+    m004_stated,
+    m005_settings,
+    m006_revision,
+)
 from .runner import Migration, apply_sqlite, julianday, split_sql
 
 __all__ = ["POSTGRES", "SQLITE", "Migration", "apply_sqlite", "julianday", "split_sql"]
 
-_ALL = (m001_core, m002_search, m003_history_thread, m004_stated, m005_settings)
+_ALL = (m001_core, m002_search, m003_history_thread, m004_stated, m005_settings, m006_revision)
 """One module per migration, in order; each gives its `SQLITE` and `POSTGRES` form."""
 
 SQLITE: list[Migration] = [m.SQLITE for m in _ALL]

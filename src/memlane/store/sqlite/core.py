@@ -17,10 +17,11 @@ from ..common import (
     CommonStore,
     ThreadLocks,
 )
+from ..common.memos import RowMemos
 from ..migrations import SQLITE, apply_sqlite
 from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
-from .memos import RowMemos
+from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .tx import SQLiteTx, _episode
 
 _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
@@ -73,6 +74,11 @@ class SQLiteCore(CommonStore):
         # NORMAL in WAL mode survives a killed process (not a power cut): the right trade for
         # a conversation log that is re-sent by the caller on failure anyway.
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        self._checkpointer: Checkpointer | None = None
+        if path != ":memory:":
+            # Checkpoints (and their fsyncs) on a background thread, not in a request's commit.
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+            self._checkpointer = Checkpointer(path)
         # 64 MB of page cache (the default is 2 MB): BM25 reads a size row per matching record,
         # and on a large namespace those reads dominate search time when they miss the cache.
         self.conn.execute("PRAGMA cache_size = -65536")
@@ -110,16 +116,18 @@ class SQLiteCore(CommonStore):
             finally:
                 # Counted whatever happened (a rollback only costs a memo); under the lock, so
                 # no read of this connection sees the rows without the count.
+                if self._checkpointer is not None:
+                    self._checkpointer.wrote()
                 if not tx.messages_only:
                     self._writes += 1
                     # Emptied now, not at the next read: a forgotten text must not stay.
                     self._memos.drop()
 
-    def revision(self) -> Hashable:
+    def _changes(self) -> Hashable:
         # `data_version` moves when another connection (any process) commits to the file;
-        # this connection's own commits are counted by `transaction()`.
+        # this connection's own commits are counted by `transaction()` (`_writes`).
         with self._lock:
-            return int(self.conn.execute("PRAGMA data_version").fetchone()[0]), self._writes
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _memos_fresh(self, c: sqlite3.Connection) -> bool:
         """Whether the memos may answer a read on `c` now, emptied first if the revision
@@ -159,6 +167,8 @@ class SQLiteCore(CommonStore):
         self._memos.drop()
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         with self._lock:
             self._close_vector_reader()
             self.conn.close()
@@ -188,11 +198,22 @@ class SQLiteCore(CommonStore):
                 ).fetchall()
                 out.extend(self._with_sources(c, rows))
             return sorted(out, key=lambda r: r.id)
+        # A small page (the notes' probe, a small namespace's records) is memoised like the
+        # records by id, inside `revision_held` (`Thread.notes` asks for the same one every
+        # turn; elsewhere checking the revision would cost what the memo saves).
+        key = (ns, limit, offset, pinned_only)
+        memo = (memo and 0 <= limit <= 64 and self.held_revision() is not None
+                and self._memos_fresh(c))
+        if memo and key in self._memos.pages:
+            return list(self._memos.pages[key])
         sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"
         if pinned_only:
             sql += " AND pinned = 1"
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
-        return self._with_sources(c, rows)
+        out = self._with_sources(c, rows)
+        if memo:
+            self._memos.pages[key] = out
+        return list(out)
 
     def _with_sources(self, c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
         if not rows:

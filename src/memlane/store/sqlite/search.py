@@ -44,10 +44,18 @@ class SQLiteSearch(SQLiteMemoSearch):
         return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
     def _index_size(self) -> float:
-        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
+        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all);
+        # memoised under the revision inside `revision_held` (elsewhere checking the revision
+        # costs what the memo saves).
         with self._lock:
-            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
+            fresh = self.held_revision() is not None and self._memos_fresh(self.conn)
+            if fresh and self._memos.size is not None:
+                return self._memos.size
+            size = float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
                          or 0)
+            if fresh:
+                self._memos.size = size
+            return size
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:

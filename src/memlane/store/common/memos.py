@@ -1,7 +1,8 @@
-"""What the SQLite store memoises of rows only a write to records or episodes changes, valid
-while its `revision()` stays (`PRAGMA data_version` plus its own write transactions): records
-and their sources by id, term counts, each term's newest postings and its scored matches. A
-conversation asks for the same common words turn after turn, and a fact restated over a long
+"""What a store memoises of rows only a write to records or episodes changes, valid while its
+`revision()` stays (SQLite: `PRAGMA data_version`; PostgreSQL: the counter of migration 6; plus
+the store object's own write transactions): records and their sources by id, pages of records,
+the index size; on SQLite also term counts, each term's newest postings and its scored matches.
+A conversation asks for the same common words turn after turn, and a fact restated over a long
 thread has a thousand sources: read once, not every turn. Bounded; emptied on every write of
 this store (a forgotten text must not stay) and whenever another connection commits."""
 
@@ -33,10 +34,15 @@ class RowMemos:
         self.postings: dict[tuple[str, ...], tuple[list[tuple[int, float]], bool]] = {}
         """Newest postings by (namespace, term) (`_memo_candidates`); by (namespace, term,
         "bm25"), a term's scored matches (`_memo_exact`)."""
+        self.pages: dict[tuple[str, int, int, bool], list[Record]] = {}
+        """Records by (namespace, limit, offset, pinned only) (PostgreSQL's `records`)."""
+        self.size: float | None = None
+        """How many records the lexical index holds (PostgreSQL's `_index_size`)."""
 
     def drop(self) -> None:
         self.rev = None
-        for memo in (self.sources, self.records, self.postings, self.counts):
+        self.size = None
+        for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
             memo.clear()
 
     def fresh(self, rev: Hashable) -> None:
@@ -46,6 +52,7 @@ class RowMemos:
             self.drop()
             self.rev = rev
         for memo, most in ((self.sources, RECORDS_MEMO), (self.records, RECORDS_MEMO),
-                           (self.postings, POSTINGS_MEMO), (self.counts, RECORDS_MEMO)):
+                           (self.postings, POSTINGS_MEMO), (self.counts, RECORDS_MEMO),
+                           (self.pages, POSTINGS_MEMO)):
             if len(memo) > most:
                 memo.clear()
