@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from memlane import Memory
-from memlane.store.protocol import SearchBounds, SearchFilters
 from memlane.store.open import open_store
+from memlane.store.protocol import SearchBounds, SearchFilters
 from memlane.store.sqlite import SQLiteStore
 
 

@@ -28,7 +28,6 @@ from ..ledger import Ledger, detect_asked_again, detect_correction, question_key
 from ..memory import Memory, Thread
 from ..safety import MEMORY_INSTRUCTIONS
 from ..step.schema import STEP_INSTRUCTIONS
-from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Message, Record
 
 log = logging.getLogger("memlane.ledger")
