@@ -8,6 +8,7 @@ import dataclasses
 import inspect
 
 from memlane import types
+from memlane.search.hybrid import Hit, make_hit
 from memlane.types import ChatMessage, Message, make_chat_message, make_message
 
 
@@ -20,6 +21,13 @@ def test_bulk_constructors_build_the_same_objects():
     fast_c, slow_c = make_chat_message("user", "hi", "new"), ChatMessage("user", "hi", "new")
     assert {f.name for f in dataclasses.fields(ChatMessage)} == {"role", "content", "layer"}
     assert fast_c == slow_c and repr(fast_c) == repr(slow_c)
+    rec = types.Record(id=3, namespace="ns", text="t", kind="fact", thread_id=None,
+                       created=1.0, updated=1.0)
+    assert {f.name for f in dataclasses.fields(Hit)} == {"record", "score", "lexical_rank",
+                                                         "vector_rank"}
+    for args in ((rec, 1.5, 2, None), (rec, -0.0, None, 4)):
+        fast_h, slow_h = make_hit(*args), Hit(*args)
+        assert fast_h == slow_h and hash(fast_h) == hash(slow_h) and repr(fast_h) == repr(slow_h)
 
 
 def test_every_field_of_every_value_type_has_a_docstring():

@@ -81,6 +81,23 @@ class Hit:
     """1-based rank in the vector list (None: not in it, or no embedder)."""
 
 
+_new = object.__new__
+
+
+def make_hit(record: Record, score: float, lexical_rank: int | None = None,
+             vector_rank: int | None = None) -> Hit:
+    """`Hit(...)` built without the frozen `__init__` (as `types.make_message`): every turn's
+    notes search makes a few dozen, and `object.__setattr__` per field was a sixth of it.
+    tests/test_types.py checks it against the dataclass constructor."""
+    h = _new(Hit)
+    d = h.__dict__
+    d["record"] = record
+    d["score"] = score
+    d["lexical_rank"] = lexical_rank
+    d["vector_rank"] = vector_rank
+    return h
+
+
 @dataclass(frozen=True)
 class SnapshotHit:
     """One recall result."""
@@ -139,7 +156,8 @@ def search(
         # Equal scores (common in a small namespace, where BM25 barely tells records apart):
         # the newest record first (ids grow with time), whatever order the index gave.
         ranked = sorted(lexical[:k], key=lambda h: (-h[1], -h[0].id))
-        return [Hit(r, s, lexical_rank=n) for n, (r, s) in enumerate(ranked, 1)]
+        hit = make_hit
+        return [hit(r, s, n) for n, (r, s) in enumerate(ranked, 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
     fut = None
@@ -165,7 +183,8 @@ def search(
     lex_rank = {i: n for n, i in enumerate(lex_ids, 1)}
     vec_rank = {i: n for n, i in enumerate(vec_ids, 1)}
     # A record deleted between the two reads is simply left out.
-    return [Hit(by_id[i], s, lex_rank.get(i), vec_rank.get(i)) for i, s in fused if i in by_id]
+    return [make_hit(by_id[i], s, lex_rank.get(i), vec_rank.get(i)) for i, s in fused
+            if i in by_id]
 
 
 def search_snapshots(

@@ -116,6 +116,12 @@ def _summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[i
     score: dict[int, float] = {}
     get = score.get
     for w, ps in weighted:
+        if not score:
+            # The first term's list in one comprehension (a record is in a term's list once):
+            # `0.0 + w * part` is what the loop below would add, to the bit.
+            score = {rid: 0.0 + w * part for rid, part in ps}
+            get = score.get
+            continue
         for rid, part in ps:
             score[rid] = get(rid, 0.0) + w * part
     return score
