@@ -184,6 +184,19 @@ def test_memoised_exact_branch_ranks_as_fts5(tmp_path: Path) -> None:
             assert [r.id for r, _ in got] == [r.id for r, _ in want], q
 
 
+def test_memoised_exact_branch_keeps_ties_at_the_kth(tmp_path: Path) -> None:
+    """Many records scoring alike around the k-th (`_memo_exact` orders only the scores at
+    least the k-th best's): the same ids, order and scores as FTS5's exact ranking."""
+    s = SQLiteStore(tmp_path / "m.db")
+    for i in range(90):
+        s.add_record("ns", ["kiln glaze", "kiln glaze fired", "kiln"][i % 3])
+    for terms, k in ((["kiln"], 10), (["glaze", "kiln"], 31), (["fired", "kiln"], 7)):
+        for _ in range(2):  # read, then from the memo
+            got = s._memo_exact("ns", terms, k)
+            want = s._search_records("ns", terms, k, SearchFilters(), narrow=True)
+            assert [(r.id, x) for r, x in got] == [(r.id, x) for r, x in want], terms
+
+
 def test_memoised_term_counts_see_a_second_store(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     a, b = SQLiteStore(path), SQLiteStore(path)

@@ -45,8 +45,14 @@ class SQLiteMemoSearch(SQLiteCore):
                     memo[(namespace, t, "bm25")] = (got, True)
             scored = [memo[(namespace, t, "bm25")][0] for t in terms]
         score = _summed((1.0, ps) for ps in scored)
+        items: Iterable[tuple[int, float]] = score.items()
+        if len(score) > 2 * k:
+            # Only the scores at least the k-th best's can be among the first k (ties at it
+            # included): the two sorts below then order those few, not every match.
+            least = heapq.nlargest(k, score.values())[-1]
+            items = [kv for kv in items if kv[1] >= least]
         # Best first, the older record first on ties (a reverse sort keeps ties in order).
-        return self._with_records(namespace, sorted(sorted(score.items()), key=itemgetter(1),
+        return self._with_records(namespace, sorted(sorted(items), key=itemgetter(1),
                                                     reverse=True)[:k])
 
     def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
@@ -121,6 +127,10 @@ def _summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[i
             # `0.0 + w * part` is what the loop below would add, to the bit.
             score = {rid: 0.0 + w * part for rid, part in ps}
             get = score.get
+            continue
+        if w == 1.0:  # the exact branch's terms: 1.0 * part is part, to the bit
+            for rid, part in ps:
+                score[rid] = get(rid, 0.0) + part
             continue
         for rid, part in ps:
             score[rid] = get(rid, 0.0) + w * part
