@@ -347,11 +347,6 @@ class Assembly:
     """Recent lines given up for the budget (they join the gap)."""
     drop_seq: list[int] | None = None
     """Working turns still to give up, the next last."""
-    turns: tuple[Turn, ...] = ()
-    """The window's turns as prepared, working and short-term (a larger window of the same turn
-    takes them for the messages it shares: `prepare`'s `like`)."""
-    window_dropped: tuple[Dropped, ...] = ()
-    """The window's oversize messages, as `_shown_texts` gave them."""
 
     @property
     def total(self) -> int:
@@ -570,25 +565,17 @@ def prepare(
     these (they are built from nothing else)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
-    # A larger window of the same turn is older messages + the window `like` prepared: only
-    # the older ones are shown, counted and split (their turns end where its first begins).
-    n_old = _older_than(like, window)
-    fresh = window[:n_old] if n_old is not None else window
     # One batch for the window and the new message (a memoising tokenizer answers the window
     # from its memo: the same messages were counted on the last call).
-    counts = tokenizer.count([m.content for m in fresh] + ([new_message] if new_message else []))
+    counts = tokenizer.count([m.content for m in window] + ([new_message] if new_message else []))
     if new_message:
         count.known(new_message, counts[-1])
     f = like.fixed if like is not None else None
     if f is None or f.notes_in is not notes or not (f.pinned is rows.pinned
                                                      or f.pinned == rows.pinned):
         f = _fixed(rows.pinned, policy, budget, tools, count, new_message, cache, notes)
-    texts, dropped = _shown_texts(fresh, counts, policy.max_message_tokens, count)
-    turns = split_turns(fresh, texts, count)
-    if like is not None and n_old is not None:
-        turns += like.turns
-        dropped += like.window_dropped
-    window_dropped = tuple(dropped)
+    texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
+    turns = split_turns(window, texts, count)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))
     scores, kept, reason = _working(turns[:n_work], len(turns), policy)
     block = rows.truncated and policy.use_buffer
@@ -601,8 +588,7 @@ def prepare(
                  NOTES_HEADER if f.tools else NOTES_HEADER_NO_TOOLS, list(f.core),
                  list(f.notes), list(f.note_tokens), block, lines, skipped, turns[:n_work], kept,
                  reason, scores, turns[n_work:], new_message,
-                 f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f,
-                 turns=tuple(turns), window_dropped=window_dropped)
+                 f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f)
     if block:
         a.render_block()
     a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}
@@ -611,25 +597,6 @@ def prepare(
         if n:
             a.by_layer[layer] = n
     return a
-
-
-def _older_than(like: Assembly | None, window: Sequence[Message]) -> int | None:
-    """How many messages `window` has before the window `like` was prepared from, when it is
-    those messages followed by that window (the very objects) and that window starts a turn;
-    None when `window` must be prepared whole."""
-    if like is None:
-        return None
-    held = like.rows.window
-    n = len(window) - len(held)
-    if n < 0 or not held or held[0].role != "user" or len(like.turns) == 0:
-        return None
-    if any(a is not b for a, b in zip(window[n:], held, strict=True)):
-        return None
-    # Seqs strictly increasing, as a store returns them (hand-made rows that repeat one are
-    # shown by seq over the whole window: `_shown_texts`).
-    if not all(a.seq < b.seq for a, b in zip(window, window[1:], strict=False)):
-        return None
-    return n
 
 
 def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
