@@ -195,6 +195,13 @@ def test_memoised_exact_branch_keeps_ties_at_the_kth(tmp_path: Path) -> None:
             got = s._memo_exact("ns", terms, k)
             want = s._search_records("ns", terms, k, SearchFilters(), narrow=True)
             assert [(r.id, x) for r, x in got] == [(r.id, x) for r, x in want], terms
+    for weights, k in (([("kiln", 1.5, 60)], 10), ([("glaze", 2.0, 50), ("kiln", 0.5, 80)], 9),
+                       ([("fired", 1.0, 40), ("kiln", 1.0, 90)], 25)):
+        for _ in range(2):
+            got = s._memo_candidates("ns", weights, k)
+            want = s._sql_candidates("ns", weights, k, SearchFilters())
+            assert [r.id for r, _ in got] == [r.id for r, _ in want], weights
+            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], weights
 
 
 def test_memoised_term_counts_see_a_second_store(tmp_path: Path) -> None:

@@ -45,15 +45,9 @@ class SQLiteMemoSearch(SQLiteCore):
                     memo[(namespace, t, "bm25")] = (got, True)
             scored = [memo[(namespace, t, "bm25")][0] for t in terms]
         score = _summed((1.0, ps) for ps in scored)
-        items: Iterable[tuple[int, float]] = score.items()
-        if len(score) > 2 * k:
-            # Only the scores at least the k-th best's can be among the first k (ties at it
-            # included): the two sorts below then order those few, not every match.
-            least = heapq.nlargest(k, score.values())[-1]
-            items = [kv for kv in items if kv[1] >= least]
         # Best first, the older record first on ties (a reverse sort keeps ties in order).
-        return self._with_records(namespace, sorted(sorted(items), key=itemgetter(1),
-                                                    reverse=True)[:k])
+        return self._with_records(namespace, sorted(sorted(_contenders(score, k)),
+                                                    key=itemgetter(1), reverse=True)[:k])
 
     def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                          k: int) -> list[tuple[Record, float]]:
@@ -93,7 +87,7 @@ class SQLiteMemoSearch(SQLiteCore):
         score = _summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
         return self._with_records(namespace,
-                                  heapq.nlargest(k, score.items(), key=itemgetter(1, 0)))
+                                  heapq.nlargest(k, _contenders(score, k), key=itemgetter(1, 0)))
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
                       ) -> list[tuple[Record, float]]:
@@ -135,3 +129,13 @@ def _summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[i
         for rid, part in ps:
             score[rid] = get(rid, 0.0) + w * part
     return score
+
+
+def _contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
+    """The (id, score) pairs that can be among the `k` best: those scoring at least the k-th
+    best score (ties at it included, whichever way ties are then broken). Ranking them, not
+    every match, costs a pass over the bare scores (a heap of floats, no key function)."""
+    if len(score) <= 2 * k:
+        return score.items()
+    least = heapq.nlargest(k, score.values())[-1]
+    return [kv for kv in score.items() if kv[1] >= least]
