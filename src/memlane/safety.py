@@ -441,16 +441,27 @@ def _reported(view: str, m: re.Match[str]) -> bool:
     return any(w.endswith("'s") and w[:-2] not in _ADDRESSEES for w in before)
 
 
+# The rules a word prefix may start (`_word_leads`), and the rules no prefix gates: `_match`
+# visits only those, in table order (the order of the names it returns), instead of testing
+# every rule's leads against the text's prefixes (most texts start none of them).
+_BY_PREFIX: dict[str, tuple[int, ...]] = {}
+for _i, _rule in enumerate(_COMPILED):
+    for _lead in _rule[4] or ():
+        _BY_PREFIX[_lead] = (*_BY_PREFIX.get(_lead, ()), _i)
+_UNGATED = frozenset(i for i, rule in enumerate(_COMPILED) if rule[4] is None)
+
+
 def _match(view: str) -> list[str]:
     found = []
-    prefixes = {w[:k] for w in _WORD.findall(view) for k in (2, 3, 4)}
-    for name, rx, narrative, leads, word_leads in _COMPILED:
+    visit = set(_UNGATED)
+    for w in set(_WORD.findall(view)):
+        for k in (2, 3, 4):
+            visit.update(_BY_PREFIX.get(w[:k], ()))
+    for i in sorted(visit):
+        name, rx, narrative, leads, word_leads = _COMPILED[i]
         if name in found:
             continue
-        if word_leads is not None:
-            if prefixes.isdisjoint(word_leads):
-                continue
-        elif leads and not any(map(view.__contains__, leads)):
+        if word_leads is None and leads and not any(map(view.__contains__, leads)):
             continue
         for m in rx.finditer(view):
             if narrative and _narrative(view, m.start()):
