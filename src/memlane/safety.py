@@ -454,9 +454,9 @@ _UNGATED = frozenset(i for i, rule in enumerate(_COMPILED) if rule[4] is None)
 def _match(view: str) -> list[str]:
     found = []
     visit = set(_UNGATED)
-    for w in set(_WORD.findall(view)):
-        for k in (2, 3, 4):
-            visit.update(_BY_PREFIX.get(w[:k], ()))
+    prefixes = {w[:k] for w in _WORD.findall(view) for k in (2, 3, 4)}
+    for lead in _BY_PREFIX.keys() & prefixes:
+        visit.update(_BY_PREFIX[lead])
     for i in sorted(visit):
         name, rx, narrative, leads, word_leads = _COMPILED[i]
         if name in found:
@@ -690,6 +690,7 @@ _DECODE_ASK = re.compile(r"\b(?:decode|decoded|encoded|decipher|decrypt)\b[^.!?]
 # English function words: a sentence has many, its ROT13 has none ("the" is "gur").
 _COMMON = frozenset("""the and of to a in is it you that for on with as was be are this i my
     your how what not or by at from an do all can will me we so if but have has""".split())
+_COMMON_ROT13 = frozenset(codecs.encode(w, "rot13") for w in _COMMON)
 
 
 def _rot13_words(folded: str) -> bool:
@@ -700,7 +701,9 @@ def _rot13_words(folded: str) -> bool:
         if len(words) < 5:
             continue
         before = sum(w in _COMMON for w in words)
-        after = sum(w in _COMMON for w in _WORD.findall(codecs.encode(sentence, "rot13")))
+        # ROT13 changes letters only, so its words are these words' ROT13: counting words in
+        # the ROT13 of `_COMMON` is counting the decoded sentence's function words.
+        after = sum(w in _COMMON_ROT13 for w in words)
         if after >= 2 and after >= 2 * before + 2 and after >= 0.15 * len(words):
             return True
     return False

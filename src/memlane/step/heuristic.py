@@ -658,17 +658,19 @@ _CREDENTIAL = re.compile(r"\b(?:code|password|passcode|passphrase|pin|combinatio
 _LINK = re.compile(r"\S+@\S+|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|io|dev)\b\S*", re.I)
 
 
-def _salient(said: Sequence[Message], skip: frozenset[str]) -> list[str]:
+def _salient(said: Sequence[Message], skip: frozenset[str],
+             scans: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     """The stretch's subjects, best first: its content words (not stopwords, the speakers'
     names or dates), counted over the user's sentences, a proper noun and a fact's word
     counting more. Never a number or a word mixing letters and digits, nor any word of a
     sentence about a credential or one the injection scan flags (the record, screened, holds
-    those), nor a link or an address."""
+    those), nor a link or an address. `scans`: the scan results of this line's sentences (see
+    `episode_line`)."""
     score: dict[str, float] = {}
     shown: dict[str, str] = {}
     for m in said:
         for x in split_sentences(m.content):
-            if _CREDENTIAL.search(x) or scan(x):
+            if _CREDENTIAL.search(x) or scan(x, scans):
                 continue
             fact = is_fact(x, skip)
             body = _LINK.sub(" ", x)
@@ -722,14 +724,18 @@ def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset(
     speakers = list(dict.fromkeys(m.name for m in said if m.name))
     who = listing(speakers[:2]) if speakers else "The user"
     skip = names | {s.lower() for sp in speakers for s in sp.split()}
-    words = _salient(said, skip)
+    # The last turn's sentences are read twice (its own subjects below) and a credential's once
+    # more: scanned once each. The memo lives for this call only, so it holds no text past it
+    # (a forget cannot miss it).
+    scans: dict[str, tuple[str, ...]] = {}
+    words = _salient(said, skip, scans)
     ending = _ending(said, names)
     # "Melanie on their work", "a question from Melanie", "small talk": say what about (the
     # last turn's own subjects), not which kind; thanks and goodbyes stay as they are.
     last = next((m for m in reversed(said) if _words(m.content)), None)
     if words and last is not None and (" on " in ending or ending.startswith("a question")
                                        or ending == "small talk"):
-        tail = [w for w in _salient([last], skip) if w not in words[:7]][:2]
+        tail = [w for w in _salient([last], skip, scans) if w not in words[:7]][:2]
         if tail:
             if ending == "small talk":
                 ending = f"{last.name or 'the user'} on {listing(tail)}"
@@ -742,7 +748,7 @@ def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset(
     # is mostly a false alarm ("the key is patience") and would mislead.
     kinds = [k for k in dict.fromkeys(
         _topic(x) for m in said for x in split_sentences(m.content)
-        if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x))
+        if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x, scans))
         if k.startswith("their ")][:2]
     shared = f", and shared {listing(kinds)}" if kinds else ""
     if words:
