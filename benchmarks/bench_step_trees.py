@@ -56,7 +56,7 @@ def written(mem):
     def strip(x):
         if isinstance(x, dict):
             return {k: strip(v) for k, v in x.items()
-                    if not (k.endswith("_at") or k in ("changed", "last_active"))}
+                    if k not in ("changed", "last_active", "created", "updated")}
         if isinstance(x, list):
             return [strip(v) for v in x]
         return x
