@@ -41,11 +41,12 @@ def _with(from_: list[str], seqs: Sequence[int], suspects: Mapping[int, str]) ->
     return [*from_, *(suspects[s] for s in seqs if s in suspects and suspects[s] not in from_)]
 
 
-def _suspect(text: str, sources: list[str]) -> bool:
+def _suspect(text: str, sources: list[str],
+             scans: dict[str, tuple[str, ...]] | None = None) -> bool:
     """Whether a record the step writes is quarantined: the scan, the stricter reading of
     model-written text (a record is a statement, never a task for a model:
     `safety.prompt_like`), or the words of a flagged message of its stretch (`tainted`)."""
-    return is_suspect(text) or bool(prompt_like(text)) or tainted(text, sources)
+    return is_suspect(text, scans) or bool(prompt_like(text)) or tainted(text, sources)
 
 
 def apply_step(
@@ -59,6 +60,7 @@ def apply_step(
     now: float,
     read: Mapping[int, int] | None = None,
     suspect_messages: Mapping[int, str] | None = None,
+    scans: dict[str, tuple[str, ...]] | None = None,
 ) -> StepResult:
     """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
     other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
@@ -66,7 +68,9 @@ def apply_step(
 
     `suspect_messages`: seq -> text of the stretch's messages the injection scan flags. A record
     or line that carries their words is flagged too (`safety.tainted`), whatever its own scan
-    says."""
+    says. `scans`: the scan results of this stretch's texts so far (the caller's memo for one
+    filing: a text repeated in the stretch, e.g. a record that is a whole message, is scanned
+    once)."""
     suspects = dict(suspect_messages or {})
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
@@ -118,13 +122,14 @@ def apply_step(
                 rid = tx.add_record(
                     namespace, first_text, op.kind,
                     first_ids or (src if len(versions) == 1 else []) or stretch_ids,
-                    thread_id, now, end, _suspect(first_text, _with(from_, first_src, suspects)),
+                    thread_id, now, end,
+                    _suspect(first_text, _with(from_, first_src, suspects), scans),
                 )
                 for v_text, v_src in versions[1:]:
                     # A later version is checked as the first is (it was checked against no
                     # message, so one copied from an attack was shown plain).
                     tx.update_record(namespace, rid, v_text, now,
-                                     _suspect(v_text, _with(from_, v_src, suspects)),
+                                     _suspect(v_text, _with(from_, v_src, suspects), scans),
                                      [id_by_seq[s] for s in v_src if s in id_by_seq])
                 added.append(rid)
                 continue
@@ -136,7 +141,7 @@ def apply_step(
                 # attempt it replaces (two workers racing on one stretch lost facts this way).
                 assert op.text is not None
                 rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
-                                    now, end, _suspect(op.text, from_))
+                                    now, end, _suspect(op.text, from_, scans))
                 added.append(rid)
                 continue
             if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
@@ -146,7 +151,7 @@ def apply_step(
             if op.op == "update":
                 assert op.text is not None
                 tx.update_record(namespace, op.id, op.text, now,
-                                 _suspect(op.text, from_), src)
+                                 _suspect(op.text, from_, scans), src)
                 updated.append(op.id)
             else:
                 tx.delete_record(namespace, op.id, now)
@@ -164,7 +169,8 @@ def apply_step(
         episode = Episode(
             thread_id=thread_id, start=start, end=end, line=output.episode,
             record_ids=tuple(line_ids), date=date,
-            suspect=is_suspect(output.episode) or tainted(output.episode, list(suspects.values())),
+            suspect=is_suspect(output.episode, scans) or
+            tainted(output.episode, list(suspects.values())),
         )
         tx.upsert_episode(namespace, episode, now)
         rel = {s: v for s, v in output.relevance.items() if s in id_by_seq}

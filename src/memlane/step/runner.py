@@ -287,14 +287,19 @@ class StepRunner:
             parsed = parse_output(output)
         else:
             parsed = self._extract(stretch, given_step(output, self._name(extractor)))
+        # Scan results for this filing only (a chat repeats "thanks", a record may be a whole
+        # message): each text is scanned once. Dropped when the filing ends, so no text
+        # outlives it (nothing for a forget to miss).
+        scans: dict[str, tuple[str, ...]] = {}
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
                             # prompt_like too: a record or line that copies a stretch of
                             # text asking a model for something is not a fact about anyone.
                             suspect_messages={m.seq: m.content for m in stretch
-                                              if is_suspect(m.content)
-                                              or prompt_like(m.content)})
+                                              if is_suspect(m.content, scans)
+                                              or prompt_like(m.content)},
+                            scans=scans)
         note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds
