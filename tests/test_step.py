@@ -150,6 +150,19 @@ def test_update_and_delete_of_known_ids_apply(mem):
     assert t.episodes()[1].record_ids == (a,)  # an update is a write: the new line points at it
 
 
+def test_update_of_a_record_gone_since_the_step_read_it_keeps_the_stretchs_fact(mem):
+    # Three workers racing on one stretch: one's extractor read the records an earlier attempt
+    # wrote, another's retry removed them before this step applied. An update that names its
+    # source in this stretch is this stretch's fact: written anew, never dropped with the id.
+    t = _thread(mem)
+    r = t.step(ok_step(records=[{"op": "update", "id": 4242, "text": "Ana is 31.",
+                                 "source": [1]}]), start=1, end=8)
+    assert r.updated == () and len(r.added) == 1
+    assert [x.text for x in mem.records()] == ["Ana is 31."]
+    assert any("update of #4242: no such record (removed since the step read it?)" in w
+               for w in r.warnings)
+
+
 def test_another_namespaces_ids_are_unknown(mem):
     other = mem.namespace("tenant-b")
     ot = _thread(other, tid="theirs")

@@ -134,12 +134,20 @@ def apply_step(
                 added.append(rid)
                 continue
             assert op.id is not None
-            if op.op == "update" and op.id in previous:
+            gone = op.id not in previous and bool(src) and \
+                tx.record_owner(namespace, op.id) != namespace
+            if op.op == "update" and (op.id in previous or gone):
                 # A retry removed this record above (an earlier attempt at this very stretch
-                # wrote it, and the extractor saw it as an existing fact): the update's text is
-                # the fact the stretch states, so it is written anew, never lost with the
-                # attempt it replaces (two workers racing on one stretch lost facts this way).
+                # wrote it, and the extractor saw it as an existing fact), or another worker's
+                # retry of this stretch removed it after the extractor read it (`gone`): the
+                # update's text is the fact the stretch states (its sources are in it), so it is
+                # written anew, never lost with the attempt it replaces (two or three workers
+                # racing on one stretch lost facts both ways).
                 assert op.text is not None
+                if gone:
+                    warnings.append(f"records[{i}]: update of #{op.id}: no such record (removed "
+                                    "since the step read it?); its text, stated in this "
+                                    "stretch, is added as a new record")
                 rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
                                     now, end, _suspect(op.text, from_, scans))
                 added.append(rid)
