@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 import psycopg
@@ -15,6 +16,7 @@ from ..common import (
     SNAP_COLS,
     snapshot_row,
 )
+from ..common.scores import contenders, summed
 from ..protocol import SearchFilters, Snapshot
 from .core import PgCore
 from .rows import _REC_COLS, _record
@@ -128,11 +130,10 @@ class PgSearch(PgCore):
         if not lengths:
             return []
         avg = max(sum(lengths) / len(lengths), 1.0)
-        score: dict[int, float] = {}
-        for w, ps in parts:
-            for rid, d in ps:
-                score[rid] = score.get(rid, 0.0) + w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avg))
-        best = heapq.nlargest(k, score.items(), key=lambda x: (x[1], x[0]))
+        # The weight inside each part, `w * 2.2 / (...)`, as the SQL branch writes it.
+        score = summed((1.0, [(rid, w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avg)))
+                              for rid, d in ps]) for w, ps in parts)
+        best = heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0))
         return self._ranked(namespace, best)
 
     def _ranked(self, namespace: str, rows: list[Any]) -> list[tuple[Record, float]]:

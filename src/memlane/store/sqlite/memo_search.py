@@ -4,11 +4,11 @@ reads it memoises under its revision (`memos.RowMemos`)."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
 from ...types import Record
+from ..common.scores import contenders, summed
 from ..fts import fts5_match
 from .core import SQLiteCore
 
@@ -44,9 +44,9 @@ class SQLiteMemoSearch(SQLiteCore):
                 for t, got in zip(need, lists, strict=True):
                     memo[(namespace, t, "bm25")] = (got, True)
             scored = [memo[(namespace, t, "bm25")][0] for t in terms]
-        score = _summed((1.0, ps) for ps in scored)
+        score = summed((1.0, ps) for ps in scored)
         # Best first, the older record first on ties (a reverse sort keeps ties in order).
-        return self._with_records(namespace, sorted(sorted(_contenders(score, k)),
+        return self._with_records(namespace, sorted(sorted(contenders(score, k)),
                                                     key=itemgetter(1), reverse=True)[:k])
 
     def _memo_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
@@ -84,10 +84,10 @@ class SQLiteMemoSearch(SQLiteCore):
                     got_.sort(reverse=True)  # newest first (UNION ALL keeps no order)
                     memo[(namespace, t)] = (got_, len(got_) < n)
             postings = [memo[(namespace, t)][0][:n] for t, _, n in weights]
-        score = _summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
+        score = summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
         return self._with_records(namespace,
-                                  heapq.nlargest(k, _contenders(score, k), key=itemgetter(1, 0)))
+                                  heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0)))
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
                       ) -> list[tuple[Record, float]]:
@@ -109,33 +109,3 @@ class SQLiteMemoSearch(SQLiteCore):
                     vals.append(v)
                     v = 0
         return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
-
-
-def _summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
-    """Each record's score: the weighted sum of its parts over the terms' (id, part) lists."""
-    score: dict[int, float] = {}
-    get = score.get
-    for w, ps in weighted:
-        if not score:
-            # The first term's list in one comprehension (a record is in a term's list once):
-            # `0.0 + w * part` is what the loop below would add, to the bit.
-            score = {rid: 0.0 + w * part for rid, part in ps}
-            get = score.get
-            continue
-        if w == 1.0:  # the exact branch's terms: 1.0 * part is part, to the bit
-            for rid, part in ps:
-                score[rid] = get(rid, 0.0) + part
-            continue
-        for rid, part in ps:
-            score[rid] = get(rid, 0.0) + w * part
-    return score
-
-
-def _contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
-    """The (id, score) pairs that can be among the `k` best: those scoring at least the k-th
-    best score (ties at it included, whichever way ties are then broken). Ranking them, not
-    every match, costs a pass over the bare scores (a heap of floats, no key function)."""
-    if len(score) <= 2 * k:
-        return score.items()
-    least = heapq.nlargest(k, score.values())[-1]
-    return [kv for kv in score.items() if kv[1] >= least]

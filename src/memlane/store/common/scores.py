@@ -1,0 +1,39 @@
+"""Scoring memoised postings, for both engines' memo branches: each record's weighted sum over the
+terms' (id, part) lists, and the pairs that can be among the k best. SQLite's parts are BM25
+against the index's average length, PostgreSQL's against the candidates'; the sum and the cut
+are the same, and written once."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+
+
+def summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
+    """Each record's score: the weighted sum of its parts over the terms' (id, part) lists."""
+    score: dict[int, float] = {}
+    get = score.get
+    for w, ps in weighted:
+        if not score:
+            # The first term's list in one comprehension (a record is in a term's list once):
+            # `0.0 + w * part` is what the loop below would add, to the bit.
+            score = {rid: 0.0 + w * part for rid, part in ps}
+            get = score.get
+            continue
+        if w == 1.0:  # the exact branch's terms: 1.0 * part is part, to the bit
+            for rid, part in ps:
+                score[rid] = get(rid, 0.0) + part
+            continue
+        for rid, part in ps:
+            score[rid] = get(rid, 0.0) + w * part
+    return score
+
+
+def contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
+    """The (id, score) pairs that can be among the `k` best: those scoring at least the k-th
+    best score (ties at it included, whichever way ties are then broken). Ranking them, not
+    every match, costs a pass over the bare scores (a heap of floats, no key function)."""
+    if len(score) <= 2 * k:
+        return score.items()
+    least = heapq.nlargest(k, score.values())[-1]
+    return [kv for kv in score.items() if kv[1] >= least]
