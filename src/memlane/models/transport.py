@@ -1,6 +1,7 @@
 """The one HTTP transport: the model adapters (`models/openai.py`, `models/anthropic.py`), the
 embedder (`search/embed.py`) and the proxy's upstream (`server/upstream.py`) all call through
 `Transport`. Standard library only: memlane's core install has no HTTP client dependency.
+Connections are kept alive between calls (`connections.py`).
 
 One retry policy: 429, 5xx (Anthropic's 529 "overloaded" included), timeouts and connection
 errors are retried up to `max_retries` times; the wait is the server's `retry-after-ms` /
@@ -24,12 +25,12 @@ import json
 import random
 import time
 import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError
+from . import connections
 
 MAX_RETRY_AFTER = 60.0
 """Waits longer than this are not slept through: a call that would hang for minutes is worse
@@ -161,9 +162,7 @@ class Transport:
             status: int | None = None
             raw, got, timeout, reason = b"", {}, False, ""
             try:
-                request = urllib.request.Request(url, data=data, headers=dict(headers),
-                                                 method=method)
-                response = urllib.request.urlopen(request, timeout=self.timeout)
+                response = connections.urlopen(method, url, data, dict(headers), self.timeout)
                 if not read:
                     return response
                 with response:

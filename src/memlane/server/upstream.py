@@ -188,10 +188,6 @@ class ModelStream:
             yield chunk
 
 
-# The OpenAI API deletes only these resources by id (files, models, assistants, threads and
-# their messages, vector stores and their files, responses, stored chat completions,
-
-
 class NotAStream(ModelError):
     """The upstream answered a streaming request with something else."""
 
@@ -228,6 +224,8 @@ class HttpStream:
                 yield chunk
 
 
+# The OpenAI API deletes only these resources by id (files, models, assistants, threads and
+# their messages, vector stores and their files, responses, stored chat completions,
 # conversations and their items, containers and their files, evals and their runs,
 # fine-tuning checkpoint permissions); every other path is read (GET) or written (POST).
 DELETABLE = re.compile(
@@ -235,7 +233,6 @@ DELETABLE = re.compile(
     r"conversations|containers|evals|fine_tuning/checkpoints)/[A-Za-z0-9_.:\-]+"
     r"(?:/(?:messages|files|items|runs|permissions)/[A-Za-z0-9_.:\-]+)?")
 _SEGMENT = re.compile(r"[A-Za-z0-9_.:\-]+")
-
 
 
 def upstream_path(scope: Mapping[str, Any]) -> str:
@@ -257,7 +254,6 @@ def upstream_path(scope: Mapping[str, Any]) -> str:
                             "plain segments of letters, digits and _ . : - (no '..', no "
                             "escaped characters)", "invalid_request")
     return rest
-
 
 
 __all__ = ["DELETABLE", "PASSED_HEADERS", "HttpStream", "HttpUpstream", "ModelStream",
