@@ -34,6 +34,7 @@ class Server:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as real servers: no 40 ms delayed-ACK stalls
             served = 0
 
             def log_message(self, *args: object) -> None:

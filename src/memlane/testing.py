@@ -81,6 +81,9 @@ class FakeUpstream:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # As real servers do (uvicorn, nginx, Go's net/http): headers and body go out as two
+            # writes, and with Nagle on, a kept-alive client's delayed ACK holds the body 40 ms.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:
                 pass
