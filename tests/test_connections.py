@@ -172,3 +172,22 @@ def test_concurrent_callers_each_get_their_own_connection(server):
         w.join()
     assert not errors and len(server.requests) == 60
     assert server.connections <= 6 + connections.MAX_IDLE
+
+
+def test_a_forked_child_does_not_use_the_parents_connections(server):
+    import os
+
+    t = Transport("Test", 5, max_retries=0)
+    t.post_json(server.url + "/x", {}, {})
+    assert server.connections == 1
+    pid = os.fork()
+    if pid == 0:  # the child: its own connection, the parent's left alone
+        ok = False
+        try:
+            ok = t.post_json(server.url + "/x", {}, {}) == {"ok": True}
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert t.post_json(server.url + "/x", {}, {}) == {"ok": True}  # the parent's still works
+    assert server.connections == 2

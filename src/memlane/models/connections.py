@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import os
 import select
 import ssl
 import threading
@@ -94,7 +95,14 @@ class Pool:
                 conn.close()
 
 
+    def forget(self) -> None:
+        """In a forked child: the idle connections are the parent's sockets; leave them be."""
+        self._idle, self._lock = {}, threading.Lock()
+
+
 POOL = Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=POOL.forget)
 
 
 def _dropped(conn: http.client.HTTPConnection) -> bool:
