@@ -41,9 +41,9 @@ from memlane.safety import _fold
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 SEED = 23
-EPOCHS = 12
-L2 = 1e-5
-ETA = 0.5
+EPOCHS = 50
+L2 = 1e-6
+ETA = 4.0
 # The benign texts written here (most of them sound like orders): what the strict threshold
 # must leave alone, every one of them, out of fold.
 WRITTEN = ("injection_corpus", "safety_families", "guard_benign", "benign_model_records")
@@ -93,7 +93,7 @@ def examples(rows: list[tuple[str, int, str]]) -> list[Example]:
     return [Example(c, y, t, guard.features(_fold(t))) for c, y, t in rows]
 
 
-def train(data: list[Example], seed: int = SEED, epochs: int = EPOCHS) -> guard.Weights:
+def train(data: list[Example], seed: int = SEED, epochs: int | None = None) -> guard.Weights:
     """Logistic regression by SGD (see the module docstring)."""
     hashed = [0.0] * guard.DIM
     dense = [0.0] * len(guard.DENSE_NAMES)
@@ -108,7 +108,7 @@ def train(data: list[Example], seed: int = SEED, epochs: int = EPOCHS) -> guard.
     order = list(range(len(data)))
     rng = random.Random(seed)
     step = 0
-    for _ in range(epochs):
+    for _ in range(EPOCHS if epochs is None else epochs):
         rng.shuffle(order)
         for k in order:
             e = data[k]

@@ -9,13 +9,16 @@ dropped.
 
 Features (what `features` returns, the same at training and at run time):
 - hashed word unigrams and bigrams, and hashed character 3-, 4- and 5-grams of the text's first
-  `CHAR_SPAN` characters, into `DIM` buckets (crc32: stable across processes, unlike `hash`),
-  each present feature weighted 1/sqrt(count of present features), so a long text does not
-  score high by length alone;
+  `CHAR_SPAN` characters (an encoded-looking run counts as one word, `_mark_runs`), into
+  `DIM` buckets (crc32: stable across processes, unlike `hash`), each present feature weighted
+  1/sqrt(count of present features), so a long text does not score high by length alone;
 - a few dense structural features (`dense`): the share of "you"/"your" among words, the share
-  of words that name models, prompts, rules or filters, sentences that open with an order,
-  length, the share of characters that are not letters or spaces, and the longest run that
-  looks encoded.
+  of words that name models, prompts, rules or filters, and the share of sentences that open
+  with an order. Not length, the share of non-letters or the longest encoded-looking run,
+  though they were tried: in the tuning corpora attacks are long and often carry blobs while
+  the benign texts are short sentences, so those features learnt the corpora (a benign
+  "Backup key <84-character base64>" scored 0.996 on them alone) and would flag every long
+  web page `recall` keeps.
 
 The text comes in already folded (`safety._fold`: NFKC, look-alikes, case, escapes), so spelling
 tricks reach the same buckets; this module imports nothing of memlane (safety sits above it).
@@ -52,28 +55,35 @@ _YOU = frozenset("you your you're yourself u".split())
 _ORDERS = frozenset("""ignore disregard forget pretend act imagine respond answer reply say print
     write output repeat reveal tell show stop start never always do don't from you please
     translate summarize summarise generate provide list begin continue explain""".split())
-DENSE_NAMES = ("you_share", "model_words", "order_openers", "length", "non_letters",
-               "encoded_run")
+DENSE_NAMES = ("you_share", "model_words", "order_openers")
 
 
 def dense(folded: str, words: Sequence[str]) -> list[float]:
     """The structural features of a folded text (see the module docstring), each in [0, 1]."""
     n = max(len(words), 1)
     openers = _SENTENCE.findall(folded)
-    letters = sum(ch.isalpha() or ch.isspace() for ch in folded)
-    run = max((len(m) for m in _ENCODED_RUN.findall(folded)), default=0)
     return [
         min(1.0, 5 * sum(w in _YOU for w in words) / n),
         min(1.0, 5 * sum(w in _MODEL_WORDS for w in words) / n),
         sum(w in _ORDERS for w in openers) / max(len(openers), 1),
-        min(1.0, math.log1p(len(folded)) / 9),
-        1 - letters / max(len(folded), 1),
-        min(1.0, run / 64),
     ]
+
+
+def _mark_runs(folded: str) -> str:
+    """`folded` with each encoded-looking run (letters and digits mixed, 16 or more) replaced by
+    one word: its characters are noise to n-grams (a hash, a key, a base64 blob), and a
+    blob's n-grams learnt from encoded attacks flagged a benign "Backup key <blob>"."""
+    def sub(m: re.Match[str]) -> str:
+        run = m.group(0)
+        mixed = any(ch.isdigit() for ch in run) and any(ch.isalpha() for ch in run)
+        return " encodedrun " if mixed else run
+    return _ENCODED_RUN.sub(sub, folded)
 
 
 def features(folded: str) -> tuple[list[int], list[float]]:
     """(the hashed buckets present, the dense features) of a folded text."""
+    structural = dense(folded, _WORD.findall(folded))
+    folded = _mark_runs(folded)
     words = _WORD.findall(folded)
     crc = zlib.crc32
     mask = DIM - 1
@@ -85,7 +95,7 @@ def features(folded: str) -> tuple[list[int], list[float]]:
     raw = (" " + folded[:CHAR_SPAN] + " ").encode("utf-8", "surrogatepass")
     for n in NGRAMS:
         present.update(crc(raw[i:i + n]) & mask for i in range(len(raw) - n + 1))
-    return sorted(present), dense(folded, words)
+    return sorted(present), structural
 
 
 @dataclass(frozen=True)
