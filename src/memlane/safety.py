@@ -6,9 +6,11 @@ stored is lost) and again when shown (patterns may have grown since; a flagged n
 and counted in the trace). Links and images in what is shown are defused (`neutralise`): a note
 cannot make a chat client fetch a URL.
 
-The scan is a pattern list, not a classifier: cheap, deterministic, and honest about what it
-catches (docs/SAFETY.md has its rates on a held-out corpus). It matches on *normalised views* of
-the text, so spelling tricks do not hide a phrase:
+The scan is a pattern list: cheap, deterministic, and honest about what it catches
+(docs/SAFETY.md has its rates on a held-out corpus). A small trained classifier
+(`memlane.guard`) is a second opinion, read by `prompt_like` for model-written text and tool
+results. The patterns match on *normalised views* of the text, so spelling tricks do not hide
+a phrase:
 
 - NFKC (fullwidth and other compatibility forms), format characters removed (zero-width,
   bidi controls, BOM, soft hyphen, tag characters), Cyrillic and Greek look-alikes folded to
