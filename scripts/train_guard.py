@@ -20,8 +20,11 @@ Reported: 5-fold cross-validated recall and false-positive rate at the chosen th
 leave-one-corpus-out (train without a corpus, score it: the honest estimate of how the
 classifier does on phrasings it never saw). Thresholds are chosen on *out-of-fold* scores, so
 the choice is not flattered by the model having seen the benign texts: "strict" (model-written
-records and tool results) just above every at-risk and written benign text's out-of-fold score,
-"turn" (a conversation's turns) above every benign text's, whichever is higher, plus a margin.
+records and tool results) `MARGIN` above the highest out-of-fold score of a benign text written
+here (zero loss on them), "turn" (a conversation's turns and what a step files from them)
+`TURN_GAP` above strict, and above every benign text's score, small talk included.
+
+Retraining needs the `eval` extra (for the small talk) and takes about 5 minutes of CPU.
 """
 
 from __future__ import annotations
