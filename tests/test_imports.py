@@ -14,10 +14,11 @@ a unit may import only units of a lower layer, never one of its own layer (units
 are independent), and modules inside one unit may import each other freely as long as there is
 no cycle. Why this order:
 
-0. `_version`, `errors`, `caches`, `types`, `text`, `tool_schemas`: the vocabulary (exceptions,
-   value types, the memos of a `Memory` and the memoising helper, `text`: tokenisers, stopwords,
-   stemming, and the memory tools' JSON schemas, which assembly counts in the budget); they
-   import nothing of memlane.
+0. `_version`, `errors`, `caches`, `types`, `text`, `tool_schemas`, `guard`: the vocabulary
+   (exceptions, value types, the memos of a `Memory` and the memoising helper, `text`:
+   tokenisers, stopwords, stemming, and the memory tools' JSON schemas, which assembly counts in
+   the budget; `guard`: the injection classifier's features and shipped weights, which `safety`
+   reads); they import nothing of memlane.
 1. `validate`, `telemetry`, `safety`, `models`, `render`, `redact`: leaf services over the
    vocabulary (input checks and the one JSON-schema validator, tracing, the injection scan,
    model adapters, plain-text rendering, what forgetting a fact rewrites in its sources). A model
@@ -56,7 +57,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TOP = "memlane"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "caches", "types", "text", "tool_schemas"},
+    {"_version", "errors", "caches", "types", "text", "tool_schemas", "guard"},
     {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
     {"ledger", "transfer", "search"},

@@ -6,9 +6,11 @@ stored is lost) and again when shown (patterns may have grown since; a flagged n
 and counted in the trace). Links and images in what is shown are defused (`neutralise`): a note
 cannot make a chat client fetch a URL.
 
-The scan is a pattern list, not a classifier: cheap, deterministic, and honest about what it
-catches (docs/SAFETY.md has its rates on a held-out corpus). It matches on *normalised views* of
-the text, so spelling tricks do not hide a phrase:
+The scan is a pattern list: cheap, deterministic, and honest about what it catches
+(docs/SAFETY.md has its rates on a held-out corpus). A small trained classifier
+(`memlane.guard`) is a second opinion, read by `prompt_like` for model-written text and tool
+results. The patterns match on *normalised views* of the text, so spelling tricks do not hide
+a phrase:
 
 - NFKC (fullwidth and other compatibility forms), format characters removed (zero-width,
   bidi controls, BOM, soft hyphen, tag characters), Cyrillic and Greek look-alikes folded to
@@ -37,6 +39,7 @@ import unicodedata
 from collections.abc import Sequence
 from urllib.parse import unquote
 
+from . import guard
 from .caches import remember
 
 # --- normalising ---------------------------------------------------------------------------------
@@ -881,10 +884,24 @@ _CAPS_ORDER = re.compile(
     r"DO NOT|DON'T|MUST|FORGET|OBEY)\b[\s!.,:]+(?:[A-Z']{2,}\b[\s!.,:]*){1,}")
 
 
-def prompt_like(text: str) -> list[str]:
+def classifier_score(text: str) -> float:
+    """The shipped classifier's probability that `text` is an injected instruction
+    (`memlane.guard`: trained on the tuning corpora, see docs/SAFETY.md)."""
+    return guard.score(guard.shipped(), guard.features(_fold(text)))
+
+
+def prompt_like(text: str, *, turn: bool = False) -> list[str]:
     """Signals that `text` asks its reader to produce something (see above); empty: reads as a
-    statement. For model-written records and tool results, on top of `scan`."""
+    statement. For model-written records and tool results, on top of `scan`.
+
+    The classifier (`memlane.guard`) is read here too, OR'd with the patterns: at its "strict"
+    threshold for model-written records and tool results, at its higher "turn" threshold when
+    `turn` (a conversation's turns, and what a memory step files from them: a user's message
+    may ask the assistant for anything)."""
     folded = _fold(text)
+    weights = guard.shipped()
+    verdict = guard.score(weights, guard.features(folded)) >= weights.thresholds[
+        "turn" if turn else "strict"]
     ordering = [sentence for sentence in _sentences(folded) if _ORDER.search(sentence)
                 and not _QUOTE_ATTRIBUTION.search(sentence)]
     orders = len(ordering)
@@ -913,6 +930,8 @@ def prompt_like(text: str) -> list[str]:
         found.append("story premise")
     elif unowned and _ROLEPLAY.search(folded):
         found.append("role play")
+    if verdict:
+        found.append("classifier")
     return found
 
 

@@ -45,8 +45,10 @@ def _suspect(text: str, sources: list[str],
              scans: dict[str, tuple[str, ...]] | None = None) -> bool:
     """Whether a record the step writes is quarantined: the scan, the stricter reading of
     model-written text (a record is a statement, never a task for a model:
-    `safety.prompt_like`), or the words of a flagged message of its stretch (`tainted`)."""
-    return is_suspect(text, scans) or bool(prompt_like(text)) or tainted(text, sources)
+    `safety.prompt_like`), or the words of a flagged message of its stretch (`tainted`). The
+    classifier reads it at its turn threshold: a step's records carry the words of the turns
+    (the heuristic copies them), and a user may say anything to the assistant."""
+    return is_suspect(text, scans) or bool(prompt_like(text, turn=True)) or tainted(text, sources)
 
 
 def apply_step(

@@ -298,7 +298,7 @@ class StepRunner:
                             # text asking a model for something is not a fact about anyone.
                             suspect_messages={m.seq: m.content for m in stretch
                                               if is_suspect(m.content, scans)
-                                              or prompt_like(m.content)},
+                                              or prompt_like(m.content, turn=True)},
                             scans=scans)
         note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
