@@ -32,7 +32,7 @@ from ..memory import Memory
 from ..step.runner import StepRunner, StepWorker
 from ..types import StepResult
 from .auth import Auth
-from .step_process import StepKey, file_key, step_worker
+from .step_process import ProcessStepWorker, StepKey, file_key, step_worker
 
 log = logging.getLogger("memlane.server")
 
@@ -225,6 +225,12 @@ class Service:
         recorded the end of the last turn (the proxy's finished answer), so it need not wait
         for the next user message to close it (`StepRunner.due_part`)."""
         self._worker.submit((namespace, thread_id, turn_done))
+
+    @property
+    def step_worker_kind(self) -> str:
+        """Where background memory steps run: `process` or `thread` (`ServerConfig.step_worker`
+        as resolved for this memory)."""
+        return "process" if isinstance(self._worker, ProcessStepWorker) else "thread"
 
     def _step(self, key: StepKey, batch: int) -> list[StepResult]:
         mem = self.mem(key[0])
