@@ -35,14 +35,18 @@ ASK = "What did Ana and I talk about last week?"
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=600, help="timed turns per variant")
+    ap.add_argument("--step-worker", choices=("auto", "process", "thread"), default=None,
+                    help="where the service files memory steps (default: the tree's default; "
+                         "trees before the option have a thread only)")
     args = ap.parse_args()
+    config = ({} if args.step_worker is None else {"step_worker": args.step_worker})
     d = Path(tempfile.mkdtemp(prefix="memlane-proxy-own-"))
     mem = Memory.open(d / "m.db")
     ring = KeyRing.load(d / "keys.json")
     ring.add("acme")
     ledger = Ledger(d / "ledger.db")
     with FakeUpstream(lambda body: Reply(content="Sure, noted.")) as up:
-        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url), ledger=ledger,
+        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url, **config), ledger=ledger,
                          mcp=False)
         svc = app.state.service
         proxy = Proxy(svc)
@@ -70,6 +74,9 @@ def main() -> None:
             for k in names:
                 setup(k)
                 times[k] += [turn() for _ in range(20)]
+        svc.close()  # the queued steps filed (and a step process stopped)
+    where = getattr(svc, "step_worker_kind", "thread")
+    print(f"memory step worker: {where}")
     print("| variant | turns | own p50 | own p99 |\n|---|---:|---:|---:|")
     for k, t in times.items():
         print(f"| {k} | {len(t)} | {statistics.median(t):.2f} ms | {pct(t, 99):.2f} ms |")
