@@ -75,6 +75,8 @@ MAX_FAILURES = 3
 """Child deaths or failed starts in a row before jobs are filed in the server process."""
 START_TIMEOUT = 120.0
 """Seconds a new child may take to open the store (and load an embedder's model) and say so."""
+NICENESS = 10
+"""How much lower a child's CPU priority is than the server's (`os.nice`)."""
 STOP_TIMEOUT = 30.0
 """Seconds a child may take to finish its job and exit at close before it is killed."""
 
@@ -195,6 +197,10 @@ def child_main() -> int:
     """A step child: read the recipe, open the memory, say so, then file each job it is sent
     until told to stop (None) or its server is gone (stdin closes)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops it (see the module doc)
+    if hasattr(os, "nice"):
+        # Background work: when the CPUs are busy, the server's turns go first and the steps
+        # catch up after (the queue is per thread, so falling behind never grows it unbounded).
+        os.nice(NICENESS)
     jobs = sys.stdin.buffer
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the pipe
@@ -220,12 +226,16 @@ def child_main() -> int:
             if job is None:
                 return 0
             key, batch = job
+            failed: str | None = None
             try:
                 done = file_key(memory, key, batch, ledger=ledger, model=recipe.model)
             except Exception:  # noqa: BLE001 - a failed step must not end the child
-                _send(replies, ("error", traceback.format_exc()))
-            else:
-                _send(replies, ("ok", done))
+                done, failed = [], traceback.format_exc()
+            # Its memos live for one job: between jobs the child holds no text of the memory,
+            # so a forget in the server (which empties the server's own) leaves none here.
+            memory.caches.clear()
+            memory.store.clear_memos()
+            _send(replies, ("ok", done) if failed is None else ("error", failed))
     finally:
         if ledger is not None:
             ledger.close()
@@ -272,7 +282,7 @@ class ProcessStepWorker(StepWorker[StepKey]):
                 assert child.stdin is not None and child.stdout is not None
                 _send(child.stdin, (key, batch))
                 kind, payload = pickle.load(child.stdout)
-            except (EOFError, OSError, pickle.UnpicklingError, ChildFailed) as e:
+            except Exception as e:  # noqa: BLE001 - the pipe may be mid-message: a new child
                 self._lost(key, e)
                 continue
             self._failures = 0
