@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _report import machine
+from _report import machine, pct
 from bench_server import free_port, load, seed, wait_up
 
 # Run as the server: per-thread cProfile, then the CLI; the stats are dumped when it exits.
@@ -38,7 +38,7 @@ def _hook(frame, event, arg):
     p.enable()
 # What starting the server imports, imported before profiling starts: the stages are per turn.
 import uvicorn, starlette.applications, memlane.cli, memlane.cli.serve, memlane.server.app
-import memlane.server.proxy, memlane.server.step_process, memlane.memory, memlane.ledger
+import memlane.server.proxy, memlane.memory, memlane.ledger
 if {profile!r}:
     threading.setprofile(_hook)
     main_profile = cProfile.Profile(time.thread_time_ns, 1e-9)
@@ -158,7 +158,9 @@ def main() -> int:
         n = len(lat)
         print(f"{args.clients} clients, {elapsed:.1f} s: {n} proxied turns, {n / elapsed:.0f}/s"
               f" (step worker: {args.step_worker or 'default'}"
-              f"{', profiled' if args.profile else ''})\n")
+              f"{', profiled' if args.profile else ''}); latency p50 {pct(lat, 50):.1f}, p99 "
+              f"{pct(lat, 99):.1f}, max {max(lat):.0f} ms, {sum(x > 250 for x in lat)} over "
+              f"250 ms; Server-Timing p99 {pct(ovh, 99):.1f} ms\n")
         print("| process | CPU s | CPU ms per turn | share of 2 CPUs |\n|---|---:|---:|---:|")
         for k, s in used.items():
             print(f"| {k} | {s:.2f} | {1000 * s / n:.2f} | {100 * s / (2 * elapsed):.0f}% |")

@@ -75,8 +75,6 @@ MAX_FAILURES = 3
 """Child deaths or failed starts in a row before jobs are filed in the server process."""
 START_TIMEOUT = 120.0
 """Seconds a new child may take to open the store (and load an embedder's model) and say so."""
-NICENESS = 10
-"""How much lower a child's CPU priority is than the server's (`os.nice`)."""
 STOP_TIMEOUT = 30.0
 """Seconds a child may take to finish its job and exit at close before it is killed."""
 
@@ -197,10 +195,8 @@ def child_main() -> int:
     """A step child: read the recipe, open the memory, say so, then file each job it is sent
     until told to stop (None) or its server is gone (stdin closes)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops it (see the module doc)
-    if hasattr(os, "nice"):
-        # Background work: when the CPUs are busy, the server's turns go first and the steps
-        # catch up after (the queue is per thread, so falling behind never grows it unbounded).
-        os.nice(NICENESS)
+    # Not niced below the server: a step holds the database's write lock for its transaction,
+    # and a child starved of CPU while holding it would stall every write of the server.
     jobs = sys.stdin.buffer
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not break the pipe
