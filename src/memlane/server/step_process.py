@@ -1,8 +1,9 @@
 """The service's memory steps in a process of their own: `ProcessStepWorker`.
 
-Why: the offline heuristic step is pure Python (~10-15 ms a stretch, one every few turns). On
-the server's background thread it held the GIL while proxied turns were answered, so the proxy's
-tail latency was the step's length (docs/PERFORMANCE.md). A child process files instead: it opens
+Why: the offline heuristic step is pure Python (10-30 ms a stretch on real conversations, one
+every few turns). On the server's background thread it holds the GIL while proxied turns are
+answered. A child process files instead (docs/PERFORMANCE.md has what it changed: a lower tail
+with real-sized steps, a slightly higher median, the same throughput here). It opens
 the same database itself (a SQLite file or a PostgreSQL URL) with the memory's cadence, extractor
 and embedder and the service's ledger file, and runs the one filing path there
 (`StepRunner.file_due`, through `file_key`, as the thread did). The store's `revision()` moves
@@ -25,6 +26,10 @@ When something fails:
   completes resets the count.
 - A step that raises in the child is logged with the child's traceback; the worker goes on, as
   on the thread.
+
+The child's memos (its `Memory`'s and its store's) are emptied after every job, so between jobs
+it holds no text of the memory: a forget in the server empties the server's own, and leaves
+nothing behind here either.
 
 `step_worker()` decides which worker a service gets: a child when the store can be opened again
 by another process (`reopen_target`), the extractor is one a child can make again (the heuristic,
