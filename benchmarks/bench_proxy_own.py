@@ -32,17 +32,41 @@ from memlane.testing import FakeUpstream, Reply
 ASK = "What did Ana and I talk about last week?"
 
 
+PEOPLE = ["Ana", "Ben", "Chloe", "Dev", "Eli", "Fay", "Gus", "Hana"]
+PLACES = ["Lisbon", "Porto", "Oslo", "Kyoto", "Lima", "Cork", "Graz", "Tunis"]
+THINGS = ["a pottery class", "the marathon", "a new bike", "the garden", "tax forms",
+          "a piano recital", "the move", "a job interview"]
+
+
+def long_turn(i: int) -> str:
+    """A user message with facts in it, different each turn (names, places, numbers)."""
+    p, q = PEOPLE[i % 8], PEOPLE[(i * 3 + 1) % 8]
+    return (f"Quick update: my friend {p} moved to {PLACES[i % 8]} last month and started "
+            f"{THINGS[i % 8]}; {q} says it cost {120 + i} euros. I finally booked my flight "
+            f"to {PLACES[(i + 3) % 8]} for the {i % 28 + 1}th, and my sister's phone number "
+            f"is now 555-{1000 + i}. Also, I prefer window seats and I am allergic to "
+            f"peanuts. Can you remind me what {p} told me about {THINGS[(i + 2) % 8]}?")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=600, help="timed turns per variant")
+    ap.add_argument("--step-worker", choices=("auto", "process", "thread"), default=None,
+                    help="where the service files memory steps (default: the tree's default; "
+                         "trees before the option have a thread only)")
+    ap.add_argument("--long-turns", action="store_true",
+                    help="each user message a different ~60-word account of facts (the "
+                         "heuristic step then costs what a real conversation's does) instead "
+                         "of one short question")
     args = ap.parse_args()
+    config = ({} if args.step_worker is None else {"step_worker": args.step_worker})
     d = Path(tempfile.mkdtemp(prefix="memlane-proxy-own-"))
     mem = Memory.open(d / "m.db")
     ring = KeyRing.load(d / "keys.json")
     ring.add("acme")
     ledger = Ledger(d / "ledger.db")
     with FakeUpstream(lambda body: Reply(content="Sure, noted.")) as up:
-        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url), ledger=ledger,
+        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url, **config), ledger=ledger,
                          mcp=False)
         svc = app.state.service
         proxy = Proxy(svc)
@@ -51,7 +75,8 @@ def main() -> None:
 
         def turn() -> float:
             i = next(n)
-            body = {"model": "bench", "messages": [{"role": "user", "content": ASK}],
+            ask = long_turn(i) if args.long_turns else ASK
+            body = {"model": "bench", "messages": [{"role": "user", "content": ask}],
                     "user": f"proxy-{i % 50}"}
             t = time.perf_counter()
             _, upstream_s, _ = proxy._answer(m, body, {})
@@ -70,6 +95,9 @@ def main() -> None:
             for k in names:
                 setup(k)
                 times[k] += [turn() for _ in range(20)]
+        svc.close()  # the queued steps filed (and a step process stopped)
+    where = getattr(svc, "step_worker_kind", "thread")
+    print(f"memory step worker: {where}")
     print("| variant | turns | own p50 | own p99 |\n|---|---:|---:|---:|")
     for k, t in times.items():
         print(f"| {k} | {len(t)} | {statistics.median(t):.2f} ms | {pct(t, 99):.2f} ms |")

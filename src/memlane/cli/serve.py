@@ -63,6 +63,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "tried (default auto)")
     p.add_argument("--heuristic-step", action="store_true",
                    help="the same as --step heuristic")
+    p.add_argument("--step-worker", choices=("auto", "process", "thread"), default="auto",
+                   help="where background memory steps run: process, a child process of their "
+                        "own (a step's Python never slows the proxied turns); thread, a thread "
+                        "of the server; auto: a process when the store is a file or a "
+                        "PostgreSQL URL, else the thread (default auto)")
     p.add_argument("--keys", default=None, metavar="FILE",
                    help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
     p.add_argument("--budget", type=int, default=4000,
@@ -163,7 +168,8 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     ledger = _open_ledger(args)
     config = ServerConfig(upstream=url, upstream_model=args.upstream_model,
                           upstream_key=key, budget=args.budget,
-                          upstream_timeout=args.upstream_timeout)
+                          upstream_timeout=args.upstream_timeout,
+                          step_worker=args.step_worker)
     if not args.no_mcp:
         try:
             import mcp  # noqa: F401
@@ -180,7 +186,8 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
               "request's key names its namespace.", file=sys.stderr)
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
                  heuristic=heuristic, mcp=not args.no_mcp,
-                 timeout=args.upstream_timeout), file=sys.stderr)
+                 timeout=args.upstream_timeout,
+                 steps_in=app.state.service.step_worker_kind), file=sys.stderr)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM alike (stops accepting, lets requests
     # in flight finish for up to 30 s), then raises the signal again with the handler it found
     # restored. SIGTERM's default handler would kill the process there, before the stores close
@@ -243,9 +250,10 @@ def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag:
 
 
 def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,
-           *, heuristic: bool, mcp: bool, timeout: float) -> str:
+           *, heuristic: bool, mcp: bool, timeout: float, steps_in: str | None = None) -> str:
     """What `memlane serve` prints at startup: the routes it serves, where the proxy forwards,
-    and which model writes memory (the same choice `build_memory` makes)."""
+    which model writes memory (the same choice `build_memory` makes), and where (`steps_in`:
+    `process` or `thread`, `ServerConfig.step_worker` as the service resolved it)."""
     if model is not None:
         writer = f"the in-process model {getattr(model, 'name', upstream)}"
     elif upstream and upstream_model:
@@ -271,7 +279,9 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
         lines.append("  proxy      off (no --upstream)")
     if mcp:
         lines.append(f"  MCP        {where}/mcp")
-    lines.append(f"  memory is written by {steps}")
+    where_steps = {"process": ", in a process of its own",
+                   "thread": ", on a thread of the server"}.get(steps_in or "", "")
+    lines.append(f"  memory is written by {steps}{where_steps}")
     return "\n".join(lines)
 
 

@@ -32,6 +32,7 @@ from ..memory import Memory
 from ..step.runner import StepRunner, StepWorker
 from ..types import StepResult
 from .auth import Auth
+from .step_process import ProcessStepWorker, StepKey, file_key, step_worker
 
 log = logging.getLogger("memlane.server")
 
@@ -72,6 +73,12 @@ class ServerConfig:
     """Compact the store after every forget (SQLite: FTS merge, VACUUM, WAL truncated;
     PostgreSQL: VACUUM FULL), so forgotten text leaves the files; REST forgets wait for it,
     a model's `forget` tool call does not. Off: run `memlane compact` in maintenance windows."""
+    step_worker: str = "auto"
+    """Where background memory steps run (`memlane serve --step-worker`): `process`, a child
+    process of their own, so a pure-Python step never holds the GIL the request threads need;
+    `thread`, a thread of the server; `auto`, a process when the store is a file or a
+    PostgreSQL URL (and the extractor, embedder and ledger can be opened again there), else
+    the thread (`memlane.server.step_process`)."""
     allowed_origins: tuple[str, ...] = ()
     """Web origins (`https://app.example`) besides the server's own that browsers may call it
     from; any other `Origin` is refused (`browser_refusal`)."""
@@ -137,9 +144,11 @@ class Service:
         # store: it is the client's to send again each call; bounded, least recent dropped.
         self._sent_system: OrderedDict[tuple[str, str], str] = OrderedDict()
         # One worker: steps of one store run one at a time, and a burst of turns cannot crowd
-        # the request threads out. Steps in other processes on the same store are kept apart
-        # by the claim in `apply_step` (`memlane.step.runner`).
-        self._worker: StepWorker[tuple[str, str, bool]] = StepWorker(self._step, keep=False)
+        # the request threads out; in a child process where it can (`step_process`), so the
+        # step's Python never holds the GIL a turn is waiting for. Steps in other processes on
+        # the same store are kept apart by the claim in `apply_step` (`memlane.step.runner`).
+        self._worker: StepWorker[StepKey] = step_worker(
+            config.step_worker, self.memory, ledger, self.step_model(self.memory), self._step)
         # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
         self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
         self._compaction: Future[bool] | None = None
@@ -200,11 +209,14 @@ class Service:
     def mem(self, namespace: str) -> Memory:
         return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
 
+    def step_model(self, mem: Memory) -> str:
+        """Who the ledger attributes a step's fallback or grade to."""
+        return self.config.upstream_model or mem.extractor.name
+
     def step_runner(self, namespace: str) -> StepRunner:
         """The filing path for `namespace`: the memory's extractor, the service's ledger."""
         mem = self.mem(namespace)
-        return mem.step_runner(ledger=self.ledger,
-                               model=self.config.upstream_model or mem.extractor.name)
+        return mem.step_runner(ledger=self.ledger, model=self.step_model(mem))
 
     def submit_step(self, namespace: str, thread_id: str, *, turn_done: bool = False) -> None:
         """File whatever is due on `thread_id`, later, off the request path. A thread already
@@ -214,8 +226,15 @@ class Service:
         for the next user message to close it (`StepRunner.due_part`)."""
         self._worker.submit((namespace, thread_id, turn_done))
 
-    def _step(self, key: tuple[str, str, bool], batch: int) -> list[StepResult]:
-        return self.step_runner(key[0]).file_due(key[1], max_steps=batch, turn_done=key[2])
+    @property
+    def step_worker_kind(self) -> str:
+        """Where background memory steps run: `process` or `thread` (`ServerConfig.step_worker`
+        as resolved for this memory)."""
+        return "process" if isinstance(self._worker, ProcessStepWorker) else "thread"
+
+    def _step(self, key: StepKey, batch: int) -> list[StepResult]:
+        mem = self.mem(key[0])
+        return file_key(mem, key, batch, ledger=self.ledger, model=self.step_model(mem))
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait for the queued memory steps (tests, benchmarks, shutdown)."""

@@ -427,7 +427,9 @@ class StepWorker(Generic[K]):
         out = self.wait()
         with self._lock:
             self._closed = True
-            t = self._thread
+            # Taken, so a second close() has no thread to stop (its None would stay queued and
+            # keep every later wait() waiting).
+            t, self._thread = self._thread, None
         if t is not None:
             self._q.put(None)
             t.join()

@@ -271,6 +271,11 @@ class PgCore(CommonStore):
         with self._memo_lock:
             self._memos.drop()
 
+    def reopen_target(self) -> str:
+        """What another process opens this same database with (`open_store`): the URL as
+        given, password included, so never print it (`url` is the printable one)."""
+        return self._dsn
+
     def close(self) -> None:
         with self._lock_conn_guard:
             if self._lock_conn is not None:

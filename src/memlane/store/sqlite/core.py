@@ -269,6 +269,11 @@ class SQLiteCore(CommonStore):
             vi = self.__dict__["_vindex"] = VectorIndexes()
         return vi
 
+    def reopen_target(self) -> str | None:
+        """What another process opens this same database with (`open_store`): the file's
+        path; None for a database that lives in this process only (`:memory:`, a URI)."""
+        return None if self.path == ":memory:" or self.path.startswith("file:") else self.path
+
     def _vector_reader(self) -> tuple[sqlite3.Connection, Any]:
         """The connection and lock vector queries use. On a file database: a second, read-only
         connection, so loading an index or re-ranking never waits on the main connection's lock
