@@ -9,13 +9,14 @@ Order of the assembled messages (DESIGN.md section 3):
   2. pinned core records
   2b. notes: the records relevant to the new message (chosen by the caller, e.g. a search in
      `Thread.context`), up to `Policy.notes_share` of the budget, each once, with its id
-  3. the buffer block, only when the history does not fit, where the evicted messages were
+  3. the buffer block, only when the history does not fit, where the evicted messages were: lines
+     for stretches, and the evicted turns the new message matches quoted under their line
   4. working-memory turns, oldest first; pruned ones replaced by a short elision marker
   5. short-term turns verbatim
   6. the new message
 
 When the budget is tight, things are given up in this order: working-memory turns (lowest decayed
-score first, oldest on ties), buffer lines (recent lines that point at no record first, then the
+score first, oldest on ties), the evicted turns the block opened (last-ranked first), buffer lines (recent lines that point at no record first, then the
 oldest of the recent ones, the first stretch's line last: the edges are what the model uses best),
 notes (the last-ranked first: they were chosen for this message, the lines were not), short-term
 turns (oldest first), core records; last, the new message is cut head + tail. The budget is never
