@@ -16,10 +16,11 @@ Order of the assembled messages (DESIGN.md section 3):
   6. the new message
 
 When the budget is tight, things are given up in this order: working-memory turns (lowest decayed
-score first, oldest on ties), the evicted turns the block opened (last-ranked first), buffer lines (recent lines that point at no record first, then the
-oldest of the recent ones, the first stretch's line last: the edges are what the model uses best),
-notes (the last-ranked first: they were chosen for this message, the lines were not), short-term
-turns (oldest first), core records; last, the new message is cut head + tail. The budget is never
+score first, oldest on ties), the evicted turns the block opened (last-ranked first), buffer
+lines (recent lines that point at no record first, then the oldest of the recent ones, the first
+stretch's line last: the edges are what the model uses best), notes (the last-ranked first: they
+were chosen for this message, the lines were not), short-term turns (oldest first), core
+records; last, the new message is cut head + tail. The budget is never
 exceeded: the total is recounted exactly on the final messages.
 
 How it runs: `prepare` builds each layer once (one function per layer: the system prompt and
