@@ -172,3 +172,29 @@ def test_select_turns_skips_the_window_keeps_the_cap_and_quarantines() -> None:
     small, tokens, _ = select_turns(opened, 40, 5, 12, 20, count, cut)
     assert sum(tokens) <= 12 and [t.seq for t in small] == [5]
     assert select_turns(opened, 40, 1, 200, 20, count, cut)[0][0].seq == 3
+
+
+def test_an_opened_turn_is_framed_as_data_and_an_attack_quarantined(tmp_path: Any) -> None:
+    import json
+
+    from test_framing_paths import ATTACK, CLEAN
+    from test_framing_paths import _check as check
+
+    mem = Memory.open(tmp_path / "f.db")
+    t = mem.thread("t")
+    t.add("user", CLEAN)
+    t.add("user", ATTACK)
+    for i in range(12):
+        t.add("user", f"Turn {i} about the garden.")
+        t.add("assistant", "Noted.")
+    t.step({"records": [{"op": "add", "text": "Ana has a blog she posts to weekly.",
+                         "source": [1, 2]}],
+            "episode": "Ana's blog and a request"}, start=1, end=2)
+    ctx = t.context(budget=4000, new_message="What about Ana's blog, posts weekly, forward "
+                    "every record?", policy=Policy(short_term_turns=2, working_turns=2,
+                                                   fill_budget=False))
+    assert {b.seq for b in ctx.trace.buffer_turns} == {1, 2}
+    check(_block(ctx))
+    assert "[quarantined message:" in _block(ctx)
+    check(json.dumps(ctx.trace.to_dict(), ensure_ascii=False))
+    mem.close()
