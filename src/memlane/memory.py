@@ -28,7 +28,7 @@ from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
-from .context.turns import CITED_RECORDS, STRETCH_READ, cited_seqs, rank_turns, stretch_votes
+from .context.turns import STRETCH_READ, cited_ids, cited_seqs, rank_turns, stretch_votes
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .safety import is_suspect
@@ -502,7 +502,7 @@ class Thread:
         """The messages of the candidate stretches before the window of `rows`."""
         before = rows.window[0].seq
         store, ns = self._store, self._ns
-        ids = list(dict.fromkeys(i for r in searched[:CITED_RECORDS] for i in r.source_ids))
+        ids = cited_ids(searched)
         seq_of = ({m.id: m.seq for m in store.messages_by_id(ns, ids) if m.thread_id == self.id}
                   if ids else {})
         index, _ = self._line_index()

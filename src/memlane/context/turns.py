@@ -30,6 +30,13 @@ cap holds for a store filed with long stretches)."""
 CITED_RECORDS = 10
 """The notes search's best this many records vote for the stretches they were filed from."""
 
+CITED_PER_RECORD = 3
+"""Of each voting record, at most this many cited messages are looked up (a record filed from a
+whole stretch can cite dozens; its first few place it)."""
+
+CITED_IDS = 24
+"""At most this many cited messages are looked up in all (one bounded read of their seqs)."""
+
 UNFILED_SPAN = 4
 """A cited message no filed stretch holds (not filed yet, or older than the line index) stands
 for the messages this far either side of it."""
@@ -79,11 +86,23 @@ def stretch_votes(
     return out
 
 
+def cited_ids(records: Sequence[Record]) -> list[int]:
+    """The message ids the best `CITED_RECORDS` records cite, at most `CITED_PER_RECORD` of
+    each and `CITED_IDS` in all, best record first: what `cited_seqs` needs looked up."""
+    out: dict[int, None] = {}
+    for rec in records[:CITED_RECORDS]:
+        for m in rec.source_ids[:CITED_PER_RECORD]:
+            out[m] = None
+            if len(out) >= CITED_IDS:
+                return list(out)
+    return list(out)
+
+
 def cited_seqs(records: Sequence[Record], seq_of: dict[int, int]) -> list[tuple[int, int]]:
     """(rank, seq) of each message the best `CITED_RECORDS` records cite (`stretch_votes`);
     `seq_of` maps this thread's message ids to seqs (other threads' are absent)."""
     return [(r, seq_of[m]) for r, rec in enumerate(records[:CITED_RECORDS])
-            for m in rec.source_ids if m in seq_of]
+            for m in rec.source_ids[:CITED_PER_RECORD] if m in seq_of]
 
 
 def rank_turns(pool: Sequence[Message], want: frozenset[str],

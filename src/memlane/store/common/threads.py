@@ -50,8 +50,11 @@ class CommonThreads(CommonCore):
         for part in chunks([int(i) for i in ids]):
             marks = ",".join("?" * len(part))
             out.extend(message_row(r) for r in self._read(
-                f"SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND id IN ({marks})",
-                (namespace, *part)))
+                # `namespace || ''`: not an indexable term, so SQLite looks the ids up by primary
+                # key instead of walking the namespace's index (24 ms for 20 ids at 100k
+                # messages, 0.2 ms by key); PostgreSQL plans by the key either way.
+                f"SELECT {MSG_COLS} FROM messages WHERE id IN ({marks}) AND namespace || '' = ?",
+                (*part, namespace)))
         return sorted(out, key=lambda m: (m.thread_id, m.seq))
 
     def delete_thread(self, namespace: str, thread_id: str) -> bool:
