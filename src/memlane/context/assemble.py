@@ -616,7 +616,7 @@ def prepare(
         quotes, _, w3 = select_turns(
             opened, window[0].seq if window else 2**62, policy.buffer_turns,
             int(budget * policy.buffer_turns_share), policy.buffer_turn_tokens, count,
-            count.cut, cache)
+            count.cut, cache, count.prime)
         w2 += w3
     if block and not show_lines and not quotes:
         block = False  # turns only, and none opened: nothing to show

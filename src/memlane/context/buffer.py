@@ -213,36 +213,45 @@ def shown_turn(m: Message, scans: dict[str, tuple[str, ...]] | None) -> tuple[st
 def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
                  max_tokens: int, count: Callable[[str], int],
                  cut: Callable[[str, int, int], tuple[str, int]],
-                 cache: Caches | None = None) -> tuple[list[BufferTurn], list[int], int]:
+                 cache: Caches | None = None,
+                 prime: Callable[[Sequence[str]], None] | None = None,
+                 ) -> tuple[list[BufferTurn], list[int], int]:
     """(turns, tokens of each, how many quarantined) the buffer opens: of `opened` (best
     first), the ones before seq `before` (the window's start: a message in view is never
     opened), at most `k`, each cut head + tail to `max_tokens`, while their lines fit `cap`
-    tokens (a turn that does not fit is passed over for a shorter one after it). Counted as a
-    loose turn (`loose_turn`, the longer form), so the share holds wherever it is shown."""
+    tokens (a turn that does not fit is passed over for a shorter one after it). A turn costs
+    its text, its loose prefix (`loose_turn`, the longer form, so the share holds wherever it
+    is shown) and a line break. Only the turns looked at are scanned; `prime`, when given,
+    counts the first `k` in one batch."""
     scans = cache.scans if cache is not None else None
+    todo = [m for m in opened if m.seq < before]
+    if prime is not None:
+        prime([x for m in todo[:k] for x in (as_data(m.content), _prefix(m))])
     out: list[BufferTurn] = []
     tokens: list[int] = []
     withheld = used = 0
-    for m in opened:
+    for m in todo:
         if len(out) >= k:
             break
-        if m.seq >= before:
-            continue
         text, suspect = shown_turn(m, scans)
-        n = count(text)
-        whole = not suspect
+        n, whole = count(text), not suspect
         if n > max_tokens:
             text, n = cut(text, max_tokens, n)
             whole = False
-        t = BufferTurn(m.seq, m.name or m.role, text, m.ts, whole)
-        cost = count(loose_turn(t, cache)) + 1
+        cost = n + count(_prefix(m)) + 1
         if used + cost > cap:
             continue
-        out.append(t)
+        out.append(BufferTurn(m.seq, m.name or m.role, text, m.ts, whole))
         tokens.append(cost)
         used += cost
         withheld += suspect
     return out, tokens, withheld
+
+
+def _prefix(m: Message) -> str:
+    """A loose turn's prefix as counted: any date has the tokens of this one (BPE cuts digits
+    in groups of three), and formatting each candidate's date cost more than the rest."""
+    return f"- 2000-01-01 (msg {m.seq}) {m.name or m.role}: "
 
 
 def shown_line(ep: Episode, scans: dict[str, tuple[str, ...]] | None) -> str:

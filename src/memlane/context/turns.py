@@ -38,8 +38,8 @@ CITED_IDS = 24
 """At most this many cited messages are looked up in all (one bounded read of their seqs)."""
 
 UNFILED_SPAN = 4
-"""A cited message no filed stretch holds (not filed yet, or older than the line index) stands
-for the messages this far either side of it."""
+"""A cited message whose stretch is not known (not filed yet, older than the line index, or
+longer than `STRETCH_READ`) stands for the messages this far either side of it."""
 
 K1, B = 1.2, 0.75
 """BM25's usual constants."""
@@ -66,9 +66,9 @@ def stretch_votes(
         else:
             span = (seq - UNFILED_SPAN, seq + UNFILED_SPAN)  # not filed yet
         if span[1] - span[0] >= STRETCH_READ:
-            # Longer than a read (or older than the line index, which then has no end before
+            # Longer than a read, or older than the line index (which then has no end before
             # it): the messages around the cited one.
-            span = (seq - STRETCH_READ // 2, seq + STRETCH_READ // 2 - 1)
+            span = (seq - UNFILED_SPAN, seq + UNFILED_SPAN)
         key = (max(1, span[0]), min(span[1], before - 1))
         votes[key] = votes.get(key, 0.0) + 1.0 / (rank + 1)
     for i, ep in enumerate(matched):
@@ -108,34 +108,42 @@ def cited_seqs(records: Sequence[Record], seq_of: dict[int, int]) -> list[tuple[
 def rank_turns(pool: Sequence[Message], want: frozenset[str],
                terms_of: Callable[[str], frozenset[str]], k: int) -> list[Message]:
     """The `k` messages of `pool` that best match the terms `want`, best first (BM25 over the
-    pool; ties to the older message). A message sharing no weighted term is never chosen."""
+    pool, lengths in characters; ties to the older message). A message sharing no term is
+    never chosen.
+
+    `want` are `terms_of` terms (lower case, suffixes stripped: each is a prefix of the word it
+    came from), so a message whose lower-cased text contains none of them as a substring cannot
+    hold one: only the others are split into terms (most of a pool shares no term with a
+    question, and splitting is the cost)."""
     if not pool or not want or k <= 0:
         return []
     seen: set[int] = set()
     docs: list[tuple[Message, frozenset[str]]] = []
+    chars = 0
     for m in pool:
-        if m.seq not in seen and m.role in ("user", "assistant"):
-            seen.add(m.seq)
-            docs.append((m, terms_of(m.content)))
-    if not docs:
-        return []
-    n = len(docs)
+        if m.seq in seen or m.role not in ("user", "assistant"):
+            continue
+        seen.add(m.seq)
+        chars += len(m.content)
+        low = m.content.lower()
+        if any(t in low for t in want):
+            docs.append((m, terms_of(m.content) & want))
+    n = len(seen)
     df: dict[str, int] = {}
-    for _, bag in docs:
-        for t in bag & want:
+    for _, hit in docs:
+        for t in hit:
             df[t] = df.get(t, 0) + 1
     if not df:
         return []
     idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
-    avg = sum(len(b) for _, b in docs) / n or 1.0
+    avg = chars / n or 1.0
     scored = []
-    for m, bag in docs:
-        hit = bag & want
+    for m, hit in docs:
         if not hit:
             continue
         # Terms are a set per message (tf 1): the length norm still favours a short, on-topic
         # message over a long one that mentions the word once.
-        norm = K1 * (1 - B + B * len(bag) / avg)
+        norm = K1 * (1 - B + B * len(m.content) / avg)
         s = sum(idf[t] for t in hit) * (K1 + 1) / (1 + norm)
         scored.append((-s, m.seq, m))
     scored.sort(key=lambda x: (x[0], x[1]))
