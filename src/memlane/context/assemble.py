@@ -354,6 +354,11 @@ class Assembly:
     """Working turns still to give up, the next last."""
     turns: list[BufferTurn] = field(default_factory=list)
     """Evicted messages the block opened, best first (`Policy.buffer_turns`)."""
+    quotes_key: tuple[Any, ...] = ()
+    """What `turns` were chosen from (the candidates, those out of view), for the next round."""
+    quotes_taken: tuple[BufferTurn, ...] = ()
+    """`turns` as chosen, before anything was given up."""
+    quotes_withheld: int = 0
 
     @property
     def total(self) -> int:
@@ -612,11 +617,19 @@ def prepare(
                                        recent_lines=policy.recent_lines)
                           if block and show_lines else ([], 0, 0))
     quotes: list[BufferTurn] = []
+    quotes_key: tuple[Any, ...] = ()
+    w3 = 0
     if block and opened and policy.buffer_turns > 0:
-        quotes, _, w3 = select_turns(
-            opened, window[0].seq if window else 2**62, policy.buffer_turns,
-            int(budget * policy.buffer_turns_share), policy.buffer_turn_tokens, count,
-            count.cut, cache, count.prime)
+        start = window[0].seq if window else 2**62
+        # A fill round whose window leaves the same candidates out of view opens the same
+        # turns as the round before (the rest of the policy is the same): taken from it.
+        quotes_key = (id(opened), tuple(m.seq for m in opened if m.seq < start))
+        if like is not None and like.quotes_key == quotes_key:
+            quotes, w3 = list(like.quotes_taken), like.quotes_withheld
+        else:
+            quotes, _, w3 = select_turns(
+                opened, start, policy.buffer_turns, int(budget * policy.buffer_turns_share),
+                policy.buffer_turn_tokens, count, count.cut, cache, count.prime)
         w2 += w3
     if block and not show_lines and not quotes:
         block = False  # turns only, and none opened: nothing to show
@@ -625,7 +638,8 @@ def prepare(
                  list(f.notes), list(f.note_tokens), block, lines, skipped, turns[:n_work], kept,
                  reason, scores, turns[n_work:], new_message,
                  f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f,
-                 show_lines=show_lines, turns=quotes)
+                 show_lines=show_lines, turns=quotes, quotes_key=quotes_key,
+                 quotes_taken=tuple(quotes), quotes_withheld=w3)
     if block:
         a.render_block()
     a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}

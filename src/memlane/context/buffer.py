@@ -225,15 +225,16 @@ def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
     counts the first `k` in one batch."""
     scans = cache.scans if cache is not None else None
     todo = [m for m in opened if m.seq < before]
+    shown = [shown_turn(m, scans) for m in todo[:k]]  # the rest only when one is passed over
     if prime is not None:
-        prime([x for m in todo[:k] for x in (as_data(m.content), _prefix(m))])
+        prime([x for m, (text, _) in zip(todo, shown, strict=False) for x in (text, _prefix(m))])
     out: list[BufferTurn] = []
     tokens: list[int] = []
     withheld = used = 0
-    for m in todo:
+    for i, m in enumerate(todo):
         if len(out) >= k:
             break
-        text, suspect = shown_turn(m, scans)
+        text, suspect = shown[i] if i < len(shown) else shown_turn(m, scans)
         n, whole = count(text), not suspect
         if n > max_tokens:
             text, n = cut(text, max_tokens, n)
