@@ -198,3 +198,19 @@ def test_an_opened_turn_is_framed_as_data_and_an_attack_quarantined(tmp_path: An
     assert "[quarantined message:" in _block(ctx)
     check(json.dumps(ctx.trace.to_dict(), ensure_ascii=False))
     mem.close()
+
+
+def test_the_eval_offers_the_baseline_and_each_ablation() -> None:
+    from memlane.eval.policies import resolve_policies
+
+    specs = {s.name: s for s in resolve_policies("memlane,retrieval+turns", "buffer,lines,turns")}
+    rt = specs["retrieval+turns"].policy
+    # `retrieval` plus the same opened turns: no lines, no frame, no tools, no follow-up query.
+    assert rt.use_buffer and rt.buffer_turns == Policy().buffer_turns
+    assert not rt.buffer_lines_shown and rt.index_lines == 0 and not rt.frame_notes
+    assert not rt.use_tools and not rt.notes_recent and rt.working_turns == 0
+    assert not specs["memlane-buffer"].policy.use_buffer
+    assert specs["memlane-lines"].policy.buffer_turns and not (
+        specs["memlane-lines"].policy.buffer_lines_shown)
+    assert specs["memlane-turns"].policy.buffer_turns == 0
+    assert specs["memlane-turns"].policy.buffer_lines_shown
