@@ -104,14 +104,14 @@ def test_the_turns_keep_to_their_share(store: Any) -> None:
 def test_the_read_is_bounded_by_the_candidates_not_the_thread(store: Any) -> None:
     mem, t = _thread(store, rounds=150)
     read: list[int] = []
-    real = store.messages
 
     def counted(*a: Any, **kw: Any) -> Any:
         out = real(*a, **kw)
         read.append(len(out))
         return out
 
-    store.messages = counted  # the real store, its reads counted
+    real = store.messages_in
+    store.messages_in = counted  # the real store, its reads counted
     try:
         ctx = t.context(1500, QUESTION)
         before = len(read)
@@ -119,10 +119,20 @@ def test_the_read_is_bounded_by_the_candidates_not_the_thread(store: Any) -> Non
         rows = store.context_rows("ns", "t", 11, 12)
         hits = mem.search(QUESTION, 10)
         t.opened_turns(QUESTION, Policy(), rows, [h.record for h in hits])
-        assert len(read) - before <= STRETCHES
+        assert len(read) - before == 1  # one read of the candidate stretches
         assert sum(read[before:]) <= STRETCHES * STRETCH_READ
     finally:
-        store.messages = real
+        store.messages_in = real
+
+
+def test_messages_in_reads_each_range_capped(store: Any) -> None:
+    mem, t = _thread(store, rounds=10)
+    got = store.messages_in("ns", "t", [(5, 9), (30, 60), (2, 3)], 4)
+    assert [m.seq for m in got] == [5, 6, 7, 8, 30, 31, 32, 33, 2, 3]
+    assert got[0] == t.messages(5, 5)[0]
+    assert store.messages_in("ns", "t", [], 4) == []
+    assert store.messages_in("ns", "other", [(1, 9)], 4) == []
+    mem.close()
     mem.close()
 
 

@@ -508,10 +508,8 @@ class Thread:
         index, _ = self._line_index()
         ends = sorted({e for e, _ in index[0]}
                       | ({rows.first_episode.end} if rows.first_episode else set()))
-        pool: list[Message] = []
-        for start, end in stretch_votes(cited_seqs(searched, seq_of), matched, ends, before):
-            pool.extend(store.messages(ns, self.id, start, end, STRETCH_READ))
-        return pool
+        spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
+        return store.messages_in(ns, self.id, spans, STRETCH_READ)
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at

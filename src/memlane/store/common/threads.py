@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ...types import Episode, Message, ThreadInfo
 from ..protocol import (
@@ -44,6 +45,21 @@ class CommonThreads(CommonCore):
              limit if limit is not None else 2**62),
         )
         return [message_row(r) for r in rows]
+
+    def messages_in(self, namespace: str, thread_id: str,
+                    ranges: Sequence[tuple[int, int]], limit: int) -> list[Message]:
+        """The messages of each (start, end) seq range, at most `limit` of each (its first), in
+        one query (`Thread.opened_turns` reads a few candidate stretches per turn, and a query
+        per range cost a round trip each)."""
+        if not ranges:
+            return []
+        part = (f"SELECT * FROM (SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND"
+                " thread_id = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?) AS r{}")
+        sql = " UNION ALL ".join(part.format(i) for i in range(len(ranges)))
+        args: list[Any] = []
+        for start, end in ranges:
+            args += [namespace, thread_id, int(start), int(end), int(limit)]
+        return [message_row(r) for r in self._read(sql, args)]
 
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
         out: list[Message] = []
