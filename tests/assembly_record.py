@@ -155,7 +155,32 @@ def expected_repr(tables: Tables, out: dict[str, Any], tools: Sequence[dict[str,
     if len(out["messages"]) == 1:
         msgs += ","
     return (f"Context(messages=({msgs}), tools={tuple(tools) if out['tools'] else ()!r}, "
-            f"trace={tables.texts[out['trace']]})")
+            f"trace={_with_buffer_turns(tables.texts[out['trace']])})")
+
+
+def _with_buffer_turns(trace: str) -> str:
+    """A trace recorded before `Trace.buffer_turns` existed, with the field as the assembler
+    now gives it for these inputs: empty (no recorded case passes `opened`, so no case opens a
+    turn; the field goes after `buffer_lines`, where the dataclass's repr puts it)."""
+    if "buffer_turns=" in trace:
+        return trace
+    i = trace.index("buffer_lines=(") + len("buffer_lines=(")
+    depth, quote = 1, ""
+    while depth:
+        ch = trace[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        i += 1
+    return f"{trace[:i]}, buffer_turns=(){trace[i:]}"
 
 
 # ==== the inputs ================================================================================

@@ -28,6 +28,7 @@ from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
+from .context.turns import STRETCH_READ, cited_ids, cited_seqs, rank_turns, stretch_votes
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .safety import is_suspect
@@ -453,16 +454,62 @@ class Thread:
             return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
 
         policy = policy or mem.policy
+        searched: list[Record] = []  # the notes search's results, best first
+
+        def notes(rows: ContextRows) -> list[Record]:
+            shown, found = self._notes(budget, new_message, policy, rows)
+            searched.extend(found)
+            return shown
+
         with mem.store.revision_held():  # one check for other writers per turn, not one a read
             ctx, _, _ = sized_context(
                 read, policy, budget, time.time() if now is None else now,
                 mem.tokenizer, new_message=new_message,
                 tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
                 cache=mem.caches,
-                notes=lambda rows: self.notes(budget, new_message, policy, rows),
+                notes=notes,
                 matched=lambda: self.matched_lines(new_message, policy),
+                opened=lambda rows, lines: self.opened_turns(new_message, policy, rows,
+                                                             searched, lines),
             )
         return ctx
+
+    def _terms(self, text: str) -> frozenset[str]:
+        """`fact_terms(text)`, memoised in the memory's caches (lines and messages repeat)."""
+        terms = self.memory.caches.line_terms
+        hit = terms.get(text)
+        return hit if hit is not None else remember(terms, text, fact_terms(text))
+
+    def opened_turns(self, new_message: str | None, policy: Policy, rows: ContextRows,
+                     searched: Sequence[Record] = (), matched: Sequence[Episode] = ()
+                     ) -> list[Message]:
+        """The evicted messages the buffer may open for `new_message`, best first, at most
+        twice `policy.buffer_turns` (a larger window may hold some; assembly passes over
+        them). Read from the candidate stretches only (`context.turns.stretch_votes`): the
+        ones the best of `searched` (the notes search's results) cite and the line index's
+        `matched`; bounded by those and the query, never by the thread's length: one read of
+        the cited messages' seqs, at most `STRETCHES` ranges of `STRETCH_READ` messages."""
+        if not (policy.use_buffer and policy.buffer_turns > 0 and new_message and rows.window):
+            return []
+        want = self._terms(new_message)
+        if not want:
+            return []
+        return rank_turns(self._turn_pool(searched, matched, rows), want, self._terms,
+                          2 * policy.buffer_turns)
+
+    def _turn_pool(self, searched: Sequence[Record], matched: Sequence[Episode],
+                   rows: ContextRows) -> list[Message]:
+        """The messages of the candidate stretches before the window of `rows`."""
+        before = rows.window[0].seq
+        store, ns = self._store, self._ns
+        ids = cited_ids(searched)
+        seq_of = ({m.id: m.seq for m in store.messages_by_id(ns, ids) if m.thread_id == self.id}
+                  if ids else {})
+        index, _ = self._line_index()
+        ends = sorted({e for e, _ in index[0]}
+                      | ({rows.first_episode.end} if rows.first_episode else set()))
+        spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
+        return store.messages_in(ns, self.id, spans, STRETCH_READ)
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
@@ -476,6 +523,16 @@ class Thread:
         want = fact_terms(new_message)
         if not want:
             return []
+        index, shown = self._line_index()
+        ends = best_ends(index, want, policy.index_lines)
+        missing = [e for e in ends if e not in shown]
+        if missing:
+            shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
+                                                                            missing))
+        return [shown[e] for e in ends if e in shown]
+
+    def _line_index(self) -> tuple[LineIndex, dict[int, Episode]]:
+        """The thread's line index and the winners' rows by end, memoised (`matched_lines`)."""
         rev = self._store.revision()
         key = (self._ns, self.id)
         memo = self.memory.caches.line_index
@@ -492,15 +549,15 @@ class Thread:
             shown = {}  # the winners' whole rows by end, kept with the index
             if rev is not None:
                 remember(memo, key, (rev, index, shown))
-        ends = best_ends(index, want, policy.index_lines)
-        missing = [e for e in ends if e not in shown]
-        if missing:
-            shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
-                                                                            missing))
-        return [shown[e] for e in ends if e in shown]
+        return index, shown
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:
+        """The records `context` shows as notes, best first (`_notes`)."""
+        return self._notes(budget, new_message, policy, rows)[0]
+
+    def _notes(self, budget: int, new_message: str | None, policy: Policy,
+               rows: ContextRows | None = None) -> tuple[list[Record], list[Record]]:
         """The records `context` shows as notes, best first: all of the namespace's records when
         they fit in `policy.notes_share` of the budget, else the ones a search of the new message
         ranks first. Bounded by the budget, not by the namespace: a namespace is read whole only
@@ -512,15 +569,19 @@ class Thread:
         `Policy.notes_recent` adds the best of a second search, of the new message with the
         user's last turn (one more bounded search).
 
-        This only reads (the store, the searches); every choice is `memlane.context.notes`'s."""
+        This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
+        Returns (the notes, the search's results for the new message alone, best first: what
+        the buffer's opened turns start from, `opened_turns`)."""
         plan = notes_plan(budget, policy)
         if plan is None:
-            return []
+            return [], []
         store, ns = self._store, self._ns
         if not store.records(ns, limit=1, offset=plan.most):
             every = store.records(ns, limit=plan.most)
             if fits_whole(every, plan, self.memory.tokenizer.count):
-                return every  # the whole namespace is in view: no search, no frame
+                # The whole namespace is in view: no search, no frame. The records sharing the
+                # most terms with the new message stand for the search's results.
+                return every, self._by_overlap(every, new_message)
         searched: list[Record] = []
         recent: list[Record] = []
         if new_message and new_message.strip():
@@ -529,7 +590,15 @@ class Thread:
             if query:
                 recent = self._search_notes(query, plan.recent_k)
         ids = frame_ids(rows, budget, policy)
-        return select_notes(searched, recent, store.records(ns, ids) if ids else ())
+        return select_notes(searched, recent, store.records(ns, ids) if ids else ()), searched
+
+    def _by_overlap(self, records: Sequence[Record], query: str | None) -> list[Record]:
+        """`records` sharing a term with `query`, the most shared first (a stable sort)."""
+        want = self._terms(query) if query else frozenset()
+        if not want:
+            return []
+        scored = [(len(self._terms(r.text) & want), i) for i, r in enumerate(records)]
+        return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n]
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         try:

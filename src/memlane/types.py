@@ -132,6 +132,27 @@ class ContextRows:
 
 
 @dataclass(frozen=True)
+class BufferTurn:
+    """An evicted message the buffer opened for the new message (`Policy.buffer_turns`): shown
+    verbatim under its stretch's line (an oversize one head + tail)."""
+
+    seq: int
+    """The message's position in the thread."""
+    role: str
+    """Who said it."""
+    text: str
+    """Its text as the block shows it (as data, cut when oversize, or a quarantine marker)."""
+    date: float
+    """When it was said (epoch seconds)."""
+    whole: bool = True
+    """False when the block shows it cut (head + tail) or withheld."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "role": self.role, "text": self.text, "date": self.date,
+                "whole": self.whole}
+
+
+@dataclass(frozen=True)
 class ChatMessage:
     """A message as sent to a model."""
 
@@ -197,6 +218,8 @@ class Trace:
     """Tokens per layer: system, core, buffer, working, short_term, new, tools."""
     buffer_lines: tuple[BufferLine, ...] = ()
     """The buffer lines shown, oldest first."""
+    buffer_turns: tuple[BufferTurn, ...] = ()
+    """The evicted messages the buffer opened (shown under their stretch's line), by seq."""
     gap: int | None = None
     """Stretches proven skipped between the first line and the recent ones (None: no gap)."""
     withheld: int = 0
@@ -220,6 +243,7 @@ class Trace:
                 "gap": self.gap,
                 "withheld": self.withheld,
                 "unfiled": self.unfiled,
+                "turns": [t.to_dict() for t in self.buffer_turns],
             },
             "dropped": [d.__dict__ for d in self.dropped],
             "window_start": self.window_start,

@@ -49,10 +49,12 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
                    help="a grid of budgets, e.g. 2000,4000,8000")
     p.add_argument("--policies", default="all",
                    help="comma-separated: window, window+search, summary, three-stage, buffer, "
-                        "buffer+search, memlane, retrieval, retrieval+search (default: all)")
+                        "buffer+search, memlane, retrieval, retrieval+search, retrieval+turns "
+                        "(default: all)")
     p.add_argument("--ablate", default=None, metavar="LAYER[,LAYER]",
                    help="also run the default without one layer, once per layer named: "
-                        "buffer, notes, working (rows memlane-LAYER)")
+                        "buffer (lines and opened turns), lines, turns, notes, working, "
+                        "recent, frame (rows memlane-LAYER)")
     p.add_argument("--open-lines", type=int, default=3, metavar="M",
                    help="the reader opens the records of at most M visible buffer lines "
                         "(default 3)")

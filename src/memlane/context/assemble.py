@@ -9,16 +9,18 @@ Order of the assembled messages (DESIGN.md section 3):
   2. pinned core records
   2b. notes: the records relevant to the new message (chosen by the caller, e.g. a search in
      `Thread.context`), up to `Policy.notes_share` of the budget, each once, with its id
-  3. the buffer block, only when the history does not fit, where the evicted messages were
+  3. the buffer block, only when the history does not fit, where the evicted messages were: lines
+     for stretches, and the evicted turns the new message matches quoted under their line
   4. working-memory turns, oldest first; pruned ones replaced by a short elision marker
   5. short-term turns verbatim
   6. the new message
 
 When the budget is tight, things are given up in this order: working-memory turns (lowest decayed
-score first, oldest on ties), buffer lines (recent lines that point at no record first, then the
-oldest of the recent ones, the first stretch's line last: the edges are what the model uses best),
-notes (the last-ranked first: they were chosen for this message, the lines were not), short-term
-turns (oldest first), core records; last, the new message is cut head + tail. The budget is never
+score first, oldest on ties), the evicted turns the block opened (last-ranked first), buffer
+lines (recent lines that point at no record first, then the oldest of the recent ones, the first
+stretch's line last: the edges are what the model uses best), notes (the last-ranked first: they
+were chosen for this message, the lines were not), short-term turns (oldest first), core
+records; last, the new message is cut head + tail. The budget is never
 exceeded: the total is recounted exactly on the final messages.
 
 How it runs: `prepare` builds each layer once (one function per layer: the system prompt and
@@ -49,6 +51,7 @@ from ..safety import (
     scan,
 )
 from ..types import (
+    BufferTurn,
     ChatMessage,
     Context,
     ContextRows,
@@ -59,7 +62,7 @@ from ..types import (
     Trace,
     make_chat_message,
 )
-from .buffer import note_line, render_block, select_lines, to_buffer_lines
+from .buffer import note_line, render_block, select_lines, select_turns, to_buffer_lines
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
@@ -342,11 +345,20 @@ class Assembly:
     by_layer: dict[str, int] = field(default_factory=dict)
     fixed: _Fixed | None = None
     """The layers a larger window of the same turn does not change (`prepare`'s `like`)."""
+    show_lines: bool = True
+    """`Policy.buffer_lines_shown`."""
     block_text: str = ""
     extra_skipped: int = 0
     """Recent lines given up for the budget (they join the gap)."""
     drop_seq: list[int] | None = None
     """Working turns still to give up, the next last."""
+    turns: list[BufferTurn] = field(default_factory=list)
+    """Evicted messages the block opened, best first (`Policy.buffer_turns`)."""
+    quotes_key: tuple[Any, ...] = ()
+    """What `turns` were chosen from (the candidates, those out of view), for the next round."""
+    quotes_taken: tuple[BufferTurn, ...] = ()
+    """`turns` as chosen, before anything was given up."""
+    quotes_withheld: int = 0
 
     @property
     def total(self) -> int:
@@ -373,9 +385,14 @@ class Assembly:
 
     def render_block(self) -> None:
         self.block_text = render_block(self.lines, self.skipped + self.extra_skipped,
-                                       self.rows.unfiled_before_window,
+                                       self.unfiled,
                                        self.rows.first_episode.end if self.rows.first_episode
-                                       else None, self.cache, self.notes_header)
+                                       else None, self.cache, self.notes_header, self.turns)
+
+    @property
+    def unfiled(self) -> int:
+        """Evicted messages not filed yet, as the block says them (with its lines only)."""
+        return self.rows.unfiled_before_window if self.show_lines else 0
 
     # the result --------------------------------------------------------------------------------
     def finish(self) -> Context:
@@ -393,9 +410,10 @@ class Assembly:
             tokens_total=total,
             tokens_by_layer={k: v for k, v in self.by_layer.items() if v},
             buffer_lines=to_buffer_lines(self.lines, self.cache) if self.block else (),
+            buffer_turns=tuple(sorted(self.turns, key=lambda t: t.seq)) if self.block else (),
             gap=gap if gap else None,
             withheld=self.withheld,
-            unfiled=self.rows.unfiled_before_window if self.block else 0,
+            unfiled=self.unfiled if self.block else 0,
             dropped=tuple(self.dropped),
             window_start=self.rows.window[0].seq if self.rows.window else None,
             working_scores={t.start: rounded(s, self.cache)
@@ -463,6 +481,17 @@ def _working_markers(a: Assembly, over: int) -> str:
     return "working"
 
 
+def _buffer_turn(a: Assembly, over: int) -> str:
+    """The last-ranked opened turn: the block's quotes go before its lines (a line stands for
+    a whole stretch, a quote for one message of it)."""
+    if not (a.block and a.turns):
+        return ""
+    t = a.turns.pop()
+    a.dropped.append(Dropped("turn", f"msg {t.seq}", "budget"))
+    a.render_block()
+    return "buffer"
+
+
 def _buffer_line(a: Assembly, over: int) -> str:
     """A line that points at nothing has only its words to offer: the oldest such recent
     line goes first. Then keep the edges: drop the oldest of the recent lines, the first
@@ -487,7 +516,7 @@ def _buffer_block(a: Assembly, over: int) -> str:
     # Said even when the block held no lines (only a gap or unfiled marker): the trace must
     # explain why history that did not fit has no block.
     a.dropped.append(Dropped("block", "buffer", "budget", a.by_layer.get("buffer", 0)))
-    a.block, a.lines = False, []
+    a.block, a.lines, a.turns = False, [], []
     return "buffer"
 
 
@@ -536,8 +565,8 @@ def _cut_new_message(a: Assembly, over: int) -> str:
 
 
 _GIVING_UP: tuple[Callable[[Assembly, int], str], ...] = (
-    _working_turn, _working_markers, _buffer_line, _buffer_block, _notes_from_the_last,
-    _older_short_turn, _core_record, _last_short_turn, _cut_new_message)
+    _working_turn, _working_markers, _buffer_turn, _buffer_line, _buffer_block,
+    _notes_from_the_last, _older_short_turn, _core_record, _last_short_turn, _cut_new_message)
 """The order things are given up in (the module docstring says why); each returns the layer
 it gave something up from, or "" when it has nothing left to give."""
 
@@ -554,15 +583,17 @@ def prepare(
     cache: Caches | None = None,
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
+    opened: Sequence[Message] = (),
     like: Assembly | None = None,
 ) -> Assembly:
     """Every layer built and counted, nothing given up yet (`BudgetTooSmall` when the fixed
     part alone does not fit). `count`: a counter shared with other assemblies of the same
     thread (the fill rounds); `cache`, `notes`: as `assemble`'s; `matched`: buffer lines chosen
-    for the new message (`select_lines`). `like`: an assembly prepared just before for the
-    same call with a smaller window (the fill round before; only `Policy.working_turns` may
-    differ): its system, core and notes layers are taken when its pinned records and notes are
-    these (they are built from nothing else)."""
+    for the new message (`select_lines`); `opened`: evicted messages the new message matches,
+    best first (`Policy.buffer_turns`; the ones in this window are passed over). `like`: an
+    assembly prepared just before for the same call with a smaller window (the fill round
+    before; only `Policy.working_turns` may differ): its system, core and notes layers are
+    taken when its pinned records and notes are these (they are built from nothing else)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
     # One batch for the window and the new message (a memoising tokenizer answers the window
@@ -581,14 +612,34 @@ def prepare(
     block = rows.truncated and policy.use_buffer
     shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
              else frozenset())
+    show_lines = policy.buffer_lines_shown
     lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, cache, matched, shown=shown,
-                                       recent_lines=policy.recent_lines) if block
-                          else ([], 0, 0))
+                                       recent_lines=policy.recent_lines)
+                          if block and show_lines else ([], 0, 0))
+    quotes: list[BufferTurn] = []
+    quotes_key: tuple[Any, ...] = ()
+    w3 = 0
+    if block and opened and policy.buffer_turns > 0:
+        start = window[0].seq if window else 2**62
+        # A fill round whose window leaves the same candidates out of view opens the same
+        # turns as the round before (the rest of the policy is the same): taken from it.
+        quotes_key = (id(opened), tuple(m.seq for m in opened if m.seq < start))
+        if like is not None and like.quotes_key == quotes_key:
+            quotes, w3 = list(like.quotes_taken), like.quotes_withheld
+        else:
+            quotes, _, w3 = select_turns(
+                opened, start, policy.buffer_turns, int(budget * policy.buffer_turns_share),
+                policy.buffer_turn_tokens, count, count.cut, cache, count.prime)
+        w2 += w3
+    if block and not show_lines and not quotes:
+        block = False  # turns only, and none opened: nothing to show
     a = Assembly(budget, count, cache, rows, f.system, f.tools, f.header,
                  NOTES_HEADER if f.tools else NOTES_HEADER_NO_TOOLS, list(f.core),
                  list(f.notes), list(f.note_tokens), block, lines, skipped, turns[:n_work], kept,
                  reason, scores, turns[n_work:], new_message,
-                 f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f)
+                 f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f,
+                 show_lines=show_lines, turns=quotes, quotes_key=quotes_key,
+                 quotes_taken=tuple(quotes), quotes_withheld=w3)
     if block:
         a.render_block()
     a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}
@@ -625,11 +676,13 @@ def assemble(
     cache: Caches | None = None,
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
+    opened: Sequence[Message] = (),
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
     `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it.
     `notes` are the records to show as notes, best first (see `Policy.notes_share`);
-    `matched` the buffer lines chosen for the new message (`Policy.index_lines`)."""
+    `matched` the buffer lines chosen for the new message (`Policy.index_lines`); `opened` the
+    evicted messages it matches, best first (`Policy.buffer_turns`)."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
     return prepare(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
-                   notes=notes, matched=matched).finish()
+                   notes=notes, matched=matched, opened=opened).finish()

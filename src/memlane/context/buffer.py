@@ -7,12 +7,16 @@ before the window are shown; the middle is counted, never silently skipped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..caches import Caches, remember
-from ..safety import NOTES_HEADER, as_data, fenced, is_suspect, quarantined_line, scan
-from ..types import BufferLine, ContextRows, Episode, Record
+from ..safety import NOTES_HEADER, as_data, fenced, is_suspect, quarantined_line, scan, why
+from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
 from ..validate import date_text
+
+TURNS_NOTE = ("Lines starting with \">\" quote earlier messages of this conversation, under the "
+              "stretch they belong to.")
+"""Added to the block's header when it opens turns (`Policy.buffer_turns`)."""
 
 
 def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
@@ -146,17 +150,32 @@ def _stretches(n: int, adjective: str = "") -> str:
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
     cache: Caches | None = None, header: str = NOTES_HEADER,
+    turns: Sequence[BufferTurn] = (),
 ) -> str:
     """The block's text. The gap marker goes after the first stretch's line, where the skipped
     stretches are, and only when `skipped_after_first` > 0. `header`: `NOTES_HEADER_NO_TOOLS`
-    for a context without tools."""
+    for a context without tools. `turns`: opened evicted messages, each quoted under the line
+    of the stretch it belongs to (the line dates and frames it), or, when that line is not
+    shown, dated on its own where its seq falls among the lines."""
     out: list[str] = []
     placed_gap = False
+    under: dict[int, list[BufferTurn]] = {}
+    loose: list[BufferTurn] = []
+    for t in sorted(turns, key=lambda t: t.seq):
+        owner = next((ep.end for ep in lines if ep.start <= t.seq <= ep.end), None)
+        if owner is None:
+            loose.append(t)
+        else:
+            under.setdefault(owner, []).append(t)
     for ep in lines:
+        while loose and loose[0].seq < ep.start:
+            out.append(loose_turn(loose.pop(0), cache))
         out.append(render_line(ep, cache))
+        out.extend(quoted_turn(t) for t in under.get(ep.end, ()))
         if ep.end == first_end and skipped_after_first > 0:
             out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
+    out.extend(loose_turn(t, cache) for t in loose)
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
             0, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
@@ -165,7 +184,75 @@ def render_block(
     if unfiled > 0:
         out.append(f"- ({unfiled} earlier message{' is' if unfiled == 1 else 's are'} not "
                    "filed yet: search memory)")
+    if turns:
+        header = (f"{header[:-1]} {TURNS_NOTE}]" if header.endswith("]")
+                  else f"{header} {TURNS_NOTE}")
     return fenced(header, out)
+
+
+def quoted_turn(t: BufferTurn) -> str:
+    """An opened turn under its stretch's line (which dates it)."""
+    return f"  > msg {t.seq} {t.role}: {t.text}"
+
+
+def loose_turn(t: BufferTurn, cache: Caches | None = None) -> str:
+    """An opened turn whose stretch's line is not shown: dated on its own."""
+    return f"- {_date(t.date, cache)} (msg {t.seq}) {t.role}: {t.text}"
+
+
+def shown_turn(m: Message, scans: dict[str, tuple[str, ...]] | None) -> tuple[str, bool]:
+    """(the text an opened message is quoted with, whether it is quarantined): scanned like
+    every stored text that reaches the model, as data when clean (`safety.as_data`), a marker
+    when the scan flags it (the message was said, but it reads like an instruction)."""
+    flags = scan(m.content, scans)
+    if flags:
+        return f"[quarantined message: withheld, it reads like an instruction ({why(flags)})]", True
+    return as_data(m.content), False
+
+
+def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
+                 max_tokens: int, count: Callable[[str], int],
+                 cut: Callable[[str, int, int], tuple[str, int]],
+                 cache: Caches | None = None,
+                 prime: Callable[[Sequence[str]], None] | None = None,
+                 ) -> tuple[list[BufferTurn], list[int], int]:
+    """(turns, tokens of each, how many quarantined) the buffer opens: of `opened` (best
+    first), the ones before seq `before` (the window's start: a message in view is never
+    opened), at most `k`, each cut head + tail to `max_tokens`, while their lines fit `cap`
+    tokens (a turn that does not fit is passed over for a shorter one after it). A turn costs
+    its text, its loose prefix (`loose_turn`, the longer form, so the share holds wherever it
+    is shown) and a line break. Only the turns looked at are scanned; `prime`, when given,
+    counts the first `k` in one batch."""
+    scans = cache.scans if cache is not None else None
+    todo = [m for m in opened if m.seq < before]
+    shown = [shown_turn(m, scans) for m in todo[:k]]  # the rest only when one is passed over
+    if prime is not None:
+        prime([x for m, (text, _) in zip(todo, shown, strict=False) for x in (text, _prefix(m))])
+    out: list[BufferTurn] = []
+    tokens: list[int] = []
+    withheld = used = 0
+    for i, m in enumerate(todo):
+        if len(out) >= k:
+            break
+        text, suspect = shown[i] if i < len(shown) else shown_turn(m, scans)
+        n, whole = count(text), not suspect
+        if n > max_tokens:
+            text, n = cut(text, max_tokens, n)
+            whole = False
+        cost = n + count(_prefix(m)) + 1
+        if used + cost > cap:
+            continue
+        out.append(BufferTurn(m.seq, m.name or m.role, text, m.ts, whole))
+        tokens.append(cost)
+        used += cost
+        withheld += suspect
+    return out, tokens, withheld
+
+
+def _prefix(m: Message) -> str:
+    """A loose turn's prefix as counted: any date has the tokens of this one (BPE cuts digits
+    in groups of three), and formatting each candidate's date cost more than the rest."""
+    return f"- 2000-01-01 (msg {m.seq}) {m.name or m.role}: "
 
 
 def shown_line(ep: Episode, scans: dict[str, tuple[str, ...]] | None) -> str:

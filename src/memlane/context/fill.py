@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..caches import Caches
-from ..types import Context, ContextRows, Episode, Record
+from ..types import Context, ContextRows, Episode, Message, Record
 from .assemble import Assembly, TokenCounter, assemble, prepare
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
@@ -51,18 +51,23 @@ def sized_context(
     cache: Caches | None = None,
     notes: Sequence[Record] | Callable[[ContextRows], Sequence[Record]] = (),
     matched: Callable[[], Sequence[Episode]] | None = None,
+    opened: Callable[[ContextRows, Sequence[Episode]], Sequence[Message]] | None = None,
 ) -> tuple[Context, Policy, ContextRows]:
     """The assembled context, and the policy and rows it was assembled from. `notes` may be a
     function of the first rows read (the newest turns, the first stretch), called once;
     `matched()`, called once when the history does not fit, gives the buffer lines chosen for
-    the new message (`Policy.index_lines`)."""
+    the new message (`Policy.index_lines`); `opened(rows, lines)`, called once after it, the
+    evicted messages the new message matches, best first (`Policy.buffer_turns`): chosen once
+    for the turn, each round passes over the ones its window holds."""
     rows = read(policy, None)
     if callable(notes):
         notes = notes(rows)
     lines: Sequence[Episode] = matched() if matched is not None and rows.truncated else ()
+    turns: Sequence[Message] = (opened(rows, lines) if opened is not None and rows.truncated
+                                else ())
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools, cache=cache, notes=notes, matched=lines)
+                       tools=tools, cache=cache, notes=notes, matched=lines, opened=turns)
         return ctx, policy, rows
     count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
     a: Assembly | None = None
@@ -70,7 +75,7 @@ def sized_context(
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
         # A later round takes the layers the window does not change from the round before.
         a = prepare(rows, policy, budget, tokenizer, new_message, tools, count=count,
-                    cache=cache, notes=notes, matched=lines, like=a)
+                    cache=cache, notes=notes, matched=lines, opened=turns, like=a)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break

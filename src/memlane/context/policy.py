@@ -59,8 +59,22 @@ class Policy:
     tokens go to the turns. Only when the evicted stretches are more than `buffer_lines` (the
     block could not list them all anyway): a shorter history keeps every line, as the course
     of the conversation. Other lines stay (see `memlane.context.buffer.select_lines`)."""
+    buffer_turns: int = 5
+    """The buffer stands for the evicted conversation: besides its lines it opens at most this
+    many evicted messages the new message matches, quoted verbatim under their stretch's line
+    (`memlane.context.turns`: read from a few candidate stretches, never the whole log). About
+    one LoCoMo question in six has no record citing its evidence; only a turn reaches it. 0:
+    lines only."""
+    buffer_turns_share: float = 0.1
+    """Share of the budget the opened turns may take (200 tokens at 2k)."""
+    buffer_turn_tokens: int = 80
+    """An opened message over this is quoted head + tail (the store keeps it whole)."""
+    buffer_lines_shown: bool = True
+    """Show the buffer's lines (off, with `buffer_turns`: the block quotes opened turns only,
+    each dated on its own; an ablation)."""
     use_buffer: bool = True
-    """Show the episodic buffer block when the history does not fit (off: window only)."""
+    """Show the episodic buffer block when the history does not fit (off: window only, neither
+    lines nor opened turns)."""
     use_working: bool = True
     """Prune working memory by relevance (off: replay the window turns as they are)."""
     fill_budget: bool = True

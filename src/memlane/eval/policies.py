@@ -15,13 +15,18 @@ engine, not a re-implementation of it.
 | `memlane`       | the default `Policy()` with all memory tools             | memory step     |
 | `retrieval`     | records retrieved by the new message + the newest turns  | memory step     |
 | `retrieval+search` | the same, plus `search_memory`                        | memory step     |
+| `retrieval+turns` | the same as `retrieval`, plus evicted turns it matches | memory step     |
 
 `retrieval` is what most memory layers do (mem0, Zep): the records a search of the new message
 ranks first, injected ahead of the newest turns, which fill the rest of the budget; no buffer, no
 pruning, no tools. It runs through `Thread.context` like the default (`Policy(use_buffer=False,
 use_working=False, working_turns=0, use_tools=False, notes_recent=False)`, the same notes share),
-so the two differ only in the layers. `ablated(layer)` is the default without one layer
-(`--ablate`).
+so the two differ only in the layers. `retrieval+turns` is
+`retrieval` given the same search of evicted turns as the default's buffer (`Policy.buffer_turns`:
+the turns of the stretches its best records cite, quoted within the same share), without the
+buffer's lines: whether a retrieval that also searches raw turns matches the default.
+`ablated(layer)` is the default without one layer (`--ablate`: `buffer` takes out the lines and
+the opened turns, `lines` leaves the turns, `turns` leaves the lines).
 
 Sizing. Policies that replay raw turns as their main layer (`window`, `window+search`, `summary`,
 `buffer`, `buffer+search`) *fill* the budget: the evaluation picks the largest number of newest
@@ -136,11 +141,19 @@ POLICIES: dict[str, PolicySpec] = {
                    Policy(use_buffer=False, use_working=False, working_turns=0,
                           notes_recent=False),
                    ("search_memory",), search=True, needs_records=True),
+        PolicySpec("retrieval+turns", "records and evicted turns retrieved by the new message "
+                                      "+ newest turns",
+                   Policy(use_working=False, working_turns=0, use_tools=False,
+                          notes_recent=False, buffer_lines_shown=False, index_lines=0,
+                          frame_notes=False),
+                   needs_records=True),
     )
 }
 
 ABLATIONS: dict[str, dict[str, Any]] = {
     "buffer": {"use_buffer": False},
+    "lines": {"buffer_lines_shown": False},
+    "turns": {"buffer_turns": 0},
     "notes": {"notes_share": 0.0},
     "working": {"use_working": False},
     "recent": {"notes_recent": False},

@@ -14,7 +14,8 @@ The reader is honest in the ways that matter for a memory benchmark:
 - it never looks at the evidence or the answer to decide anything. Scoring does, afterwards.
 
 Scoring (`classify`) puts each question in the first class that applies:
-`in_view` (an evidence turn's text is among the replayed turns of the context), `via_notes` (a
+`in_view` (an evidence turn's text is among the replayed turns of the context, or quoted whole
+by the buffer among the evicted turns it opened), `via_notes` (a
 pinned note in view came from an evidence turn), `via_summary` (the summary in view contains every
 content word of the gold answer: a proxy, since offline nothing can tell whether a summary carries
 a fact), `via_pointer` (a record opened from a visible buffer line came from an evidence turn),
@@ -201,7 +202,9 @@ def read(
     `notes` maps record ids to records, for the "- #id" lines of the note layers. With
     `cue_terms` (the cued reader) the search runs only when a visible item cues it (`cue`);
     `names` are the participants' names, which do not count as shared terms."""
-    visible = frozenset(msg.content for msg in ctx.messages if msg.layer in REPLAYED_LAYERS)
+    # A turn the buffer opened is a replayed turn too (quoted whole, under its stretch's line).
+    visible = frozenset([*(msg.content for msg in ctx.messages if msg.layer in REPLAYED_LAYERS),
+                         *(t.text for t in ctx.trace.buffer_turns if t.whole)])
     shown_notes: tuple[Record, ...] = ()
     note_lines: tuple[tuple[int, str], ...] = ()
     if notes:
@@ -297,6 +300,13 @@ def dated(
         return any(d in text for d in want)
 
     if any(t in reading.visible and has(t) for t in evidence_texts):
+        return True
+    # A turn the buffer opened is dated as the block shows it: by its stretch's line when it is
+    # quoted under one, else by its own date.
+    quoted = {t.text: date_text(next((b.date for b in ctx.trace.buffer_lines
+                                      if b.start <= t.seq <= b.end), t.date)) or ""
+              for t in ctx.trace.buffer_turns if t.whole}
+    if any(quoted.get(t, "") in want for t in evidence_texts):
         return True
     if reading.summary and answer and answer_in(reading.summary, answer) and has(reading.summary):
         return True

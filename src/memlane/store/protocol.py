@@ -221,6 +221,12 @@ class MessageLog(Protocol):
         limit: int | None = None,
     ) -> list[Message]: ...
 
+    def messages_in(self, namespace: str, thread_id: str,
+                    ranges: Sequence[tuple[int, int]], limit: int) -> list[Message]:
+        """The messages of each (start, end) seq range, at most `limit` (the first) of each,
+        range by range, in one read."""
+        ...
+
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]: ...
 
     def context_rows(

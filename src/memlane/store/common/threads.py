@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ...types import Episode, Message, ThreadInfo
 from ..protocol import (
@@ -45,13 +46,31 @@ class CommonThreads(CommonCore):
         )
         return [message_row(r) for r in rows]
 
+    def messages_in(self, namespace: str, thread_id: str,
+                    ranges: Sequence[tuple[int, int]], limit: int) -> list[Message]:
+        """The messages of each (start, end) seq range, at most `limit` of each (its first), in
+        one query (`Thread.opened_turns` reads a few candidate stretches per turn, and a query
+        per range cost a round trip each)."""
+        if not ranges:
+            return []
+        part = (f"SELECT * FROM (SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND"
+                " thread_id = ? AND seq >= ? AND seq <= ? ORDER BY seq LIMIT ?) AS r{}")
+        sql = " UNION ALL ".join(part.format(i) for i in range(len(ranges)))
+        args: list[Any] = []
+        for start, end in ranges:
+            args += [namespace, thread_id, int(start), int(end), int(limit)]
+        return [message_row(r) for r in self._read(sql, args)]
+
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
         out: list[Message] = []
         for part in chunks([int(i) for i in ids]):
             marks = ",".join("?" * len(part))
             out.extend(message_row(r) for r in self._read(
-                f"SELECT {MSG_COLS} FROM messages WHERE namespace = ? AND id IN ({marks})",
-                (namespace, *part)))
+                # `namespace || ''`: not an indexable term, so SQLite looks the ids up by primary
+                # key instead of walking the namespace's index (24 ms for 20 ids at 100k
+                # messages, 0.2 ms by key); PostgreSQL plans by the key either way.
+                f"SELECT {MSG_COLS} FROM messages WHERE id IN ({marks}) AND namespace || '' = ?",
+                (*part, namespace)))
         return sorted(out, key=lambda m: (m.thread_id, m.seq))
 
     def delete_thread(self, namespace: str, thread_id: str) -> bool:

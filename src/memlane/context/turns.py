@@ -1,0 +1,150 @@
+"""The buffer's opened turns, pure: which evicted messages the new message matches.
+
+The buffer stands for the evicted part of the conversation: its lines say what each stretch was
+about, and it also opens a few evicted messages the new message matches, shown verbatim under
+their stretch's line (`Policy.buffer_turns`). About one question in six of LoCoMo's has no
+record citing its evidence (docs/RESULTS.md, issue 21): only a turn reaches it.
+
+Bounded by k and the query, never by the thread: `Thread.opened_turns` reads only the messages
+of a few candidate stretches (the ones the notes search's best records were filed from and the
+ones the line index matched, `STRETCHES` at most, each read up to `STRETCH_READ` messages), and
+this module ranks them. The term weights are the pool's own (BM25 over the candidate messages):
+no index over the message log, so appending a message costs nothing more.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Sequence
+
+from ..types import Episode, Message, Record
+
+STRETCHES = 4
+"""At most this many candidate stretches are read per turn."""
+
+STRETCH_READ = 40
+"""At most this many messages are read of one candidate stretch (a stretch is a few turns; the
+cap holds for a store filed with long stretches)."""
+
+CITED_RECORDS = 10
+"""The notes search's best this many records vote for the stretches they were filed from."""
+
+CITED_PER_RECORD = 3
+"""Of each voting record, at most this many cited messages are looked up (a record filed from a
+whole stretch can cite dozens; its first few place it)."""
+
+CITED_IDS = 24
+"""At most this many cited messages are looked up in all (one bounded read of their seqs)."""
+
+UNFILED_SPAN = 4
+"""A cited message whose stretch is not known (not filed yet, older than the line index, or
+longer than `STRETCH_READ`) stands for the messages this far either side of it."""
+
+K1, B = 1.2, 0.75
+"""BM25's usual constants."""
+
+
+def stretch_votes(
+    cited: Sequence[tuple[int, int]], matched: Sequence[Episode], ends: Sequence[int],
+    before: int,
+) -> list[tuple[int, int]]:
+    """The candidate stretches as (start, end) seq ranges that end before seq `before` (the
+    window's start: what is in view needs no opening), best first, at most `STRETCHES`.
+
+    `cited`: (rank of the record among the search's results, seq of a message it cites); a
+    record ranked r gives 1 / (r + 1) to the stretch holding its message. `matched`: the line
+    index's stretches, best first, the i-th giving 1 / (i + 1). `ends`: the ends of the filed
+    stretches, ascending (a stretch runs from the end before it, exclusive, to its end)."""
+    votes: dict[tuple[int, int], float] = {}
+    for rank, seq in cited:
+        if seq >= before:
+            continue
+        i = bisect.bisect_left(ends, seq)
+        if i < len(ends):
+            span = ((ends[i - 1] + 1) if i > 0 else 1, ends[i])
+        else:
+            span = (seq - UNFILED_SPAN, seq + UNFILED_SPAN)  # not filed yet
+        if span[1] - span[0] >= STRETCH_READ:
+            # Longer than a read, or older than the line index (which then has no end before
+            # it): the messages around the cited one.
+            span = (seq - UNFILED_SPAN, seq + UNFILED_SPAN)
+        key = (max(1, span[0]), min(span[1], before - 1))
+        votes[key] = votes.get(key, 0.0) + 1.0 / (rank + 1)
+    for i, ep in enumerate(matched):
+        if ep.start < before:
+            key = (ep.start, min(ep.end, before - 1))
+            votes[key] = votes.get(key, 0.0) + 1.0 / (i + 1)
+    best = sorted(votes.items(), key=lambda kv: (-kv[1], -kv[0][1]))
+    out: list[tuple[int, int]] = []
+    for (s, e), _ in best:
+        # Overlapping ranges (an unfiled span inside a stretch) are read once.
+        if not any(s <= e2 and s2 <= e for s2, e2 in out):
+            out.append((s, e))
+        if len(out) >= STRETCHES:
+            break
+    return out
+
+
+def cited_ids(records: Sequence[Record]) -> list[int]:
+    """The message ids the best `CITED_RECORDS` records cite, at most `CITED_PER_RECORD` of
+    each and `CITED_IDS` in all, best record first: what `cited_seqs` needs looked up."""
+    out: dict[int, None] = {}
+    for rec in records[:CITED_RECORDS]:
+        for m in rec.source_ids[:CITED_PER_RECORD]:
+            out[m] = None
+            if len(out) >= CITED_IDS:
+                return list(out)
+    return list(out)
+
+
+def cited_seqs(records: Sequence[Record], seq_of: dict[int, int]) -> list[tuple[int, int]]:
+    """(rank, seq) of each message the best `CITED_RECORDS` records cite (`stretch_votes`);
+    `seq_of` maps this thread's message ids to seqs (other threads' are absent)."""
+    return [(r, seq_of[m]) for r, rec in enumerate(records[:CITED_RECORDS])
+            for m in rec.source_ids[:CITED_PER_RECORD] if m in seq_of]
+
+
+def rank_turns(pool: Sequence[Message], want: frozenset[str],
+               terms_of: Callable[[str], frozenset[str]], k: int) -> list[Message]:
+    """The `k` messages of `pool` that best match the terms `want`, best first (BM25 over the
+    pool, lengths in characters; ties to the older message). A message sharing no term is
+    never chosen.
+
+    `want` are `terms_of` terms (lower case, suffixes stripped: each is a prefix of the word it
+    came from), so a message whose lower-cased text contains none of them as a substring cannot
+    hold one: only the others are split into terms (most of a pool shares no term with a
+    question, and splitting is the cost)."""
+    if not pool or not want or k <= 0:
+        return []
+    seen: set[int] = set()
+    docs: list[tuple[Message, frozenset[str]]] = []
+    chars = 0
+    for m in pool:
+        if m.seq in seen or m.role not in ("user", "assistant"):
+            continue
+        seen.add(m.seq)
+        chars += len(m.content)
+        low = m.content.lower()
+        if any(t in low for t in want):
+            docs.append((m, terms_of(m.content) & want))
+    n = len(seen)
+    df: dict[str, int] = {}
+    for _, hit in docs:
+        for t in hit:
+            df[t] = df.get(t, 0) + 1
+    if not df:
+        return []
+    idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+    avg = chars / n or 1.0
+    scored = []
+    for m, hit in docs:
+        if not hit:
+            continue
+        # Terms are a set per message (tf 1): the length norm still favours a short, on-topic
+        # message over a long one that mentions the word once.
+        norm = K1 * (1 - B + B * len(m.content) / avg)
+        s = sum(idf[t] for t in hit) * (K1 + 1) / (1 + norm)
+        scored.append((-s, m.seq, m))
+    scored.sort(key=lambda x: (x[0], x[1]))
+    return [m for _, _, m in scored[:k]]
