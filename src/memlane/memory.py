@@ -469,7 +469,7 @@ class Thread:
                 cache=mem.caches,
                 notes=notes,
                 matched=lambda: self.matched_lines(new_message, policy),
-                opened=lambda rows, lines: self.opened_turns(new_message, policy, rows,
+                opened=lambda rows, lines: self._opened_turns(new_message, policy, rows,
                                                              searched, lines),
             )
         return ctx
@@ -480,7 +480,7 @@ class Thread:
         hit = terms.get(text)
         return hit if hit is not None else remember(terms, text, fact_terms(text))
 
-    def opened_turns(self, new_message: str | None, policy: Policy, rows: ContextRows,
+    def _opened_turns(self, new_message: str | None, policy: Policy, rows: ContextRows,
                      searched: Sequence[Record] = (), matched: Sequence[Episode] = ()
                      ) -> list[Message]:
         """The evicted messages the buffer may open for `new_message`, best first, at most
@@ -571,7 +571,7 @@ class Thread:
 
         This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
         Returns (the notes, the search's results for the new message alone, best first: what
-        the buffer's opened turns start from, `opened_turns`)."""
+        the buffer's opened turns start from, `_opened_turns`)."""
         plan = notes_plan(budget, policy)
         if plan is None:
             return [], []
