@@ -21,6 +21,10 @@ FILLER = [
 ]
 NEEDLE = "My sister's cat is called Biscuit and she is a ginger tabby from the shelter."
 QUESTION = "What is the name of my sister's cat?"
+# The needle's own record is shown as a note, so the default (one copy of each fact in view) does
+# not quote it; the mechanics are tested with that rule off (`Policy.dedupe_lines`), and the rule
+# on its own below.
+OPEN = Policy(dedupe_lines=False)
 
 
 def _thread(store: Any, rounds: int = 40, needle_at: int = 3) -> tuple[Memory, Any]:
@@ -42,7 +46,7 @@ def _block(ctx: Any) -> str:
 
 def test_it_opens_an_evicted_turn_the_new_message_matches(store: Any) -> None:
     mem, t = _thread(store)
-    ctx = t.context(1500, QUESTION)
+    ctx = t.context(1500, QUESTION, policy=OPEN)
     tr = ctx.trace
     assert tr.window_start is not None and tr.window_start > 10  # the needle is evicted
     quoted = [b for b in tr.buffer_turns if "Biscuit" in b.text]
@@ -56,31 +60,34 @@ def test_it_opens_an_evicted_turn_the_new_message_matches(store: Any) -> None:
     if line is not None:
         assert f"  > msg {quoted[0].seq} user: {NEEDLE}" in _block(ctx)
     # Without a matching message nothing is opened.
-    assert not t.context(1500, "zzz qqq?").trace.buffer_turns
+    assert not t.context(1500, "zzz qqq?", policy=OPEN).trace.buffer_turns
     mem.close()
 
 
 def test_it_never_opens_a_turn_in_view(store: Any) -> None:
     mem, t = _thread(store, rounds=6, needle_at=5)  # the needle is among the newest turns
     for budget in (1500, 4000, 20000):
-        ctx = t.context(budget, QUESTION)
+        ctx = t.context(budget, QUESTION, policy=OPEN)
         start = ctx.trace.window_start or 1
         assert all(b.seq < start for b in ctx.trace.buffer_turns)
     # Everything in view: no block at all.
-    assert not t.context(20000, QUESTION).trace.buffer_turns
+    assert not t.context(20000, QUESTION, policy=OPEN).trace.buffer_turns
     mem.close()
 
 
 def test_the_ablations_take_out_what_they_name(store: Any) -> None:
     mem, t = _thread(store)
-    full = t.context(1500, QUESTION).trace
+    full = t.context(1500, QUESTION, policy=OPEN).trace
     assert full.buffer_turns and full.buffer_lines
-    no_buffer = t.context(1500, QUESTION, policy=Policy(use_buffer=False)).trace
+    no_buffer = t.context(1500, QUESTION,
+                          policy=Policy(use_buffer=False, dedupe_lines=False)).trace
     assert not no_buffer.buffer_turns and not no_buffer.buffer_lines
     assert "buffer" not in no_buffer.tokens_by_layer
-    lines_only = t.context(1500, QUESTION, policy=Policy(buffer_turns=0)).trace
+    lines_only = t.context(1500, QUESTION,
+                           policy=Policy(buffer_turns=0, dedupe_lines=False)).trace
     assert lines_only.buffer_lines and not lines_only.buffer_turns
-    turns_only = t.context(1500, QUESTION, policy=Policy(buffer_lines_shown=False))
+    turns_only = t.context(1500, QUESTION,
+                           policy=Policy(buffer_lines_shown=False, dedupe_lines=False))
     assert turns_only.trace.buffer_turns and not turns_only.trace.buffer_lines
     # Shown on its own, a quote is dated.
     assert "(msg " in _block(turns_only) and "Biscuit" in _block(turns_only)
@@ -90,7 +97,7 @@ def test_the_ablations_take_out_what_they_name(store: Any) -> None:
 def test_the_turns_keep_to_their_share(store: Any) -> None:
     mem, t = _thread(store)
     for share, k in ((0.1, 5), (0.03, 5), (0.2, 2)):
-        p = Policy(buffer_turns_share=share, buffer_turns=k)
+        p = Policy(buffer_turns_share=share, buffer_turns=k, dedupe_lines=False)
         ctx = t.context(2000, "ginger tabby cat sister shelter afternoon meetings", policy=p)
         turns = ctx.trace.buffer_turns
         assert len(turns) <= k
@@ -113,12 +120,12 @@ def test_the_read_is_bounded_by_the_candidates_not_the_thread(store: Any) -> Non
     real = store.messages_in
     store.messages_in = counted  # the real store, its reads counted
     try:
-        ctx = t.context(1500, QUESTION)
+        ctx = t.context(1500, QUESTION, policy=OPEN)
         before = len(read)
         assert ctx.trace.buffer_turns
         rows = store.context_rows("ns", "t", 11, 12)
         hits = mem.search(QUESTION, 10)
-        t._opened_turns(QUESTION, Policy(), rows, [h.record for h in hits])
+        t._opened_turns(QUESTION, OPEN, rows, [h.record for h in hits])
         assert len(read) - before == 1  # one read of the candidate stretches
         assert sum(read[before:]) <= STRETCHES * STRETCH_READ
     finally:
@@ -202,7 +209,7 @@ def test_an_opened_turn_is_framed_as_data_and_an_attack_quarantined(tmp_path: An
             "episode": "Ana's blog and a request"}, start=1, end=2)
     ctx = t.context(budget=4000, new_message="What about Ana's blog, posts weekly, forward "
                     "every record?", policy=Policy(short_term_turns=2, working_turns=2,
-                                                   fill_budget=False))
+                                                   fill_budget=False, dedupe_lines=False))
     assert {b.seq for b in ctx.trace.buffer_turns} == {1, 2}
     check(_block(ctx))
     assert "[quarantined message:" in _block(ctx)
@@ -224,3 +231,16 @@ def test_the_eval_offers_the_baseline_and_each_ablation() -> None:
         specs["memlane-lines"].policy.buffer_lines_shown)
     assert specs["memlane-turns"].policy.buffer_turns == 0
     assert specs["memlane-turns"].policy.buffer_lines_shown
+
+
+def test_a_turn_whose_record_is_shown_is_not_quoted_again(store: Any) -> None:
+    # One copy of each fact in view: the needle's record is a note, so its message is not
+    # quoted too; with the rule off it is.
+    mem, t = _thread(store)
+    ctx = t.context(1500, QUESTION)
+    notes = [m.content for m in ctx.messages if m.layer == "notes"]
+    assert any("Biscuit" in n for n in notes)
+    assert not any("Biscuit" in b.text for b in ctx.trace.buffer_turns)
+    opened = t.context(1500, QUESTION, policy=OPEN).trace.buffer_turns
+    assert any("Biscuit" in b.text for b in opened)
+    mem.close()

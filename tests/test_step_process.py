@@ -77,8 +77,8 @@ def test_a_proxied_conversation_is_filed_by_the_child_and_the_server_sees_it(sto
     key = ring.add("acme")
     ledger = Ledger(tmp_path / "ledger.db")
     with FakeUpstream(lambda body: Reply(content="Noted.")) as up:
-        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url), ledger=ledger,
-                         mcp=False)
+        app = create_app(mem, Auth(ring), ServerConfig(upstream=up.url, step_worker="auto"),
+                         ledger=ledger, mcp=False)
         svc = app.state.service
         assert svc.step_worker_kind == "process"
         worker = svc._worker
@@ -135,7 +135,7 @@ def test_a_child_killed_mid_run_is_replaced_and_files_what_an_undisturbed_run_wo
     total = len(threads) * 8
     assert sum(len(ref.thread(n).episodes()) for n in threads) == total
 
-    svc = service(mem, tmp_path)
+    svc = service(mem, tmp_path, step_worker="process")
     worker = svc._worker
     assert isinstance(worker, ProcessStepWorker)
     caplog.set_level(logging.ERROR, logger="memlane.server")
@@ -222,7 +222,7 @@ def test_a_child_that_cannot_start_hands_the_jobs_to_the_server(tmp_path, caplog
 def test_what_a_child_cannot_reopen_keeps_the_thread_worker(tmp_path):
     with Memory.open(":memory:") as mem:
         assert "in-memory" in str(child_recipe(mem, None, None))
-        svc = service(mem, tmp_path)
+        svc = service(mem, tmp_path, step_worker="auto")
         assert svc.step_worker_kind == "thread"
         svc.close()
         with pytest.raises(UsageError, match="--step-worker thread"):
@@ -232,6 +232,9 @@ def test_what_a_child_cannot_reopen_keeps_the_thread_worker(tmp_path):
         with Ledger(":memory:") as lg:
             assert "in-memory ledger" in str(child_recipe(mem, lg, None))
         svc = service(mem, tmp_path, step_worker="thread")
+        assert svc.step_worker_kind == "thread"
+        svc.close()
+        svc = service(mem, tmp_path)  # the default
         assert svc.step_worker_kind == "thread"
         svc.close()
         with pytest.raises(UsageError, match="auto, process, thread"):
@@ -245,7 +248,7 @@ def test_what_a_child_cannot_reopen_keeps_the_thread_worker(tmp_path):
     scripted = FallbackExtractor(ModelExtractor(ScriptedModel("{}")), HeuristicExtractor())
     with Memory.open(tmp_path / "s.db", extractor=scripted) as mem:
         assert "not one a child process can make again" in str(child_recipe(mem, None, None))
-        svc = service(mem, tmp_path)
+        svc = service(mem, tmp_path, step_worker="auto")
         assert svc.step_worker_kind == "thread"
         svc.close()
 
@@ -277,7 +280,7 @@ def test_serve_files_in_a_child_and_sigterm_leaves_no_process_behind(tmp_path):
     with FakeUpstream(lambda body: Reply(content="Noted.")) as up:
         proc = subprocess.Popen(
             [sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"), "serve",
-             "--port", str(port), "--no-mcp", "--upstream", up.url],
+             "--port", str(port), "--no-mcp", "--upstream", up.url, "--step-worker", "process"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         url = f"http://127.0.0.1:{port}"
         try:

@@ -63,11 +63,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "tried (default auto)")
     p.add_argument("--heuristic-step", action="store_true",
                    help="the same as --step heuristic")
-    p.add_argument("--step-worker", choices=("auto", "process", "thread"), default="auto",
-                   help="where background memory steps run: process, a child process of their "
-                        "own (a step's Python never slows the proxied turns); thread, a thread "
-                        "of the server; auto: a process when the store is a file or a "
-                        "PostgreSQL URL, else the thread (default auto)")
+    p.add_argument("--step-worker", choices=("auto", "process", "thread"), default="thread",
+                   help="where background memory steps run: thread, a thread of the server "
+                        "(the lower median turn); process, a child process of their own (a "
+                        "long heuristic step never holds the proxied turns' GIL: a lower tail; "
+                        "a crash in native code stays in the child); auto: a process when the "
+                        "store is a file or a PostgreSQL URL, else the thread (default thread)")
     p.add_argument("--keys", default=None, metavar="FILE",
                    help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
     p.add_argument("--budget", type=int, default=4000,

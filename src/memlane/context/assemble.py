@@ -619,11 +619,25 @@ def prepare(
     quotes: list[BufferTurn] = []
     quotes_key: tuple[Any, ...] = ()
     w3 = 0
+    given = opened
+    if block and opened and policy.buffer_turns > 0 and policy.dedupe_lines:
+        # One copy of each fact in view: a turn a shown note or core record was filed from is
+        # already there in that record's words (its date too); its slot goes to another turn.
+        cited = {sid for r in f.notes_in if r.id in f.note_ids for sid in r.source_ids}
+        cited.update(sid for r in rows.pinned for sid in r.source_ids)
+        if cited:
+            # A turn is its user message and the replies after it: the reply right after a
+            # cited message (an assistant's "Got it: TP 1353 ...") repeats the same fact.
+            after = {m.seq + 1 for m in opened if m.id in cited}
+            unshown = [m for m in opened if m.id not in cited
+                       and not (m.role != "user" and m.seq in after)]
+            if len(unshown) < len(opened):
+                opened = unshown
     if block and opened and policy.buffer_turns > 0:
         start = window[0].seq if window else 2**62
         # A fill round whose window leaves the same candidates out of view opens the same
         # turns as the round before (the rest of the policy is the same): taken from it.
-        quotes_key = (id(opened), tuple(m.seq for m in opened if m.seq < start))
+        quotes_key = (id(given), tuple(m.seq for m in opened if m.seq < start))
         if like is not None and like.quotes_key == quotes_key:
             quotes, w3 = list(like.quotes_taken), like.quotes_withheld
         else:

@@ -73,12 +73,14 @@ class ServerConfig:
     """Compact the store after every forget (SQLite: FTS merge, VACUUM, WAL truncated;
     PostgreSQL: VACUUM FULL), so forgotten text leaves the files; REST forgets wait for it,
     a model's `forget` tool call does not. Off: run `memlane compact` in maintenance windows."""
-    step_worker: str = "auto"
-    """Where background memory steps run (`memlane serve --step-worker`): `process`, a child
-    process of their own, so a pure-Python step never holds the GIL the request threads need;
-    `thread`, a thread of the server; `auto`, a process when the store is a file or a
-    PostgreSQL URL (and the extractor, embedder and ledger can be opened again there), else
-    the thread (`memlane.server.step_process`)."""
+    step_worker: str = "thread"
+    """Where background memory steps run (`memlane serve --step-worker`): `thread`, a thread of
+    the server (the default: the lower median, docs/PERFORMANCE.md); `process`, a child
+    process of their own, so a pure-Python step never holds the GIL the request threads need
+    (a lower tail with long heuristic steps, and a step that crashes in native code takes down
+    the child, not the server); `auto`, a process when the store is a file or a PostgreSQL URL
+    (and the extractor, embedder and ledger can be opened again there), else the thread
+    (`memlane.server.step_process`)."""
     allowed_origins: tuple[str, ...] = ()
     """Web origins (`https://app.example`) besides the server's own that browsers may call it
     from; any other `Origin` is refused (`browser_refusal`)."""
