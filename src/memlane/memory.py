@@ -520,7 +520,7 @@ class Thread:
         win turn after turn)."""
         if not (policy.use_buffer and policy.index_lines > 0 and new_message):
             return []
-        want = fact_terms(new_message)
+        want = self._terms(new_message)  # the opened turns' query too: split once a turn
         if not want:
             return []
         index, shown = self._line_index()
@@ -541,11 +541,8 @@ class Thread:
             index: LineIndex = hit[1]
             shown: dict[int, Episode] = hit[2]
         else:
-            terms = self.memory.caches.line_terms
             index = build_index(
-                self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1),
-                lambda line: terms[line] if line in terms else remember(terms, line,
-                                                                         fact_terms(line)))
+                self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms)
             shown = {}  # the winners' whole rows by end, kept with the index
             if rev is not None:
                 remember(memo, key, (rev, index, shown))

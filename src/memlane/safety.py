@@ -887,7 +887,11 @@ _CAPS_ORDER = re.compile(
 def classifier_score(text: str) -> float:
     """The shipped classifier's probability that `text` is an injected instruction
     (`memlane.guard`: trained on the tuning corpora, see docs/SAFETY.md)."""
-    return guard.score(guard.shipped(), guard.features(_fold(text)))
+    return _classifier(_fold(text))
+
+
+def _classifier(folded: str) -> float:
+    return guard.score(guard.shipped(), guard.features(folded))
 
 
 def prompt_like(text: str, *, turn: bool = False) -> list[str]:
@@ -899,9 +903,7 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
     `turn` (a conversation's turns, and what a memory step files from them: a user's message
     may ask the assistant for anything)."""
     folded = _fold(text)
-    weights = guard.shipped()
-    verdict = guard.score(weights, guard.features(folded)) >= weights.thresholds[
-        "turn" if turn else "strict"]
+    verdict = _classifier(folded) >= guard.shipped().thresholds["turn" if turn else "strict"]
     ordering = [sentence for sentence in _sentences(folded) if _ORDER.search(sentence)
                 and not _QUOTE_ATTRIBUTION.search(sentence)]
     orders = len(ordering)
