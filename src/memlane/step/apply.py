@@ -41,14 +41,30 @@ def _with(from_: list[str], seqs: Sequence[int], suspects: Mapping[int, str]) ->
     return [*from_, *(suspects[s] for s in seqs if s in suspects and suspects[s] not in from_)]
 
 
+def flagged(text: str, scans: dict[str, tuple[str, ...]] | None = None,
+            likes: dict[str, bool] | None = None) -> bool:
+    """A step's reading of one text of its stretch (a message, or a record it writes): the scan,
+    or the stricter reading of model-written text (`safety.prompt_like`, a statement is never a
+    task for a model), with the classifier at its turn threshold: a step's records carry the
+    words of the turns (the heuristic copies them), and a user may say anything to the
+    assistant. `scans` and `likes` are one filing's memos: a record that is a whole message is
+    read once."""
+    if is_suspect(text, scans):
+        return True
+    if likes is None:
+        return bool(prompt_like(text, turn=True))
+    hit = likes.get(text)
+    if hit is None:
+        hit = likes[text] = bool(prompt_like(text, turn=True))
+    return hit
+
+
 def _suspect(text: str, sources: list[str],
-             scans: dict[str, tuple[str, ...]] | None = None) -> bool:
-    """Whether a record the step writes is quarantined: the scan, the stricter reading of
-    model-written text (a record is a statement, never a task for a model:
-    `safety.prompt_like`), or the words of a flagged message of its stretch (`tainted`). The
-    classifier reads it at its turn threshold: a step's records carry the words of the turns
-    (the heuristic copies them), and a user may say anything to the assistant."""
-    return is_suspect(text, scans) or bool(prompt_like(text, turn=True)) or tainted(text, sources)
+             scans: dict[str, tuple[str, ...]] | None = None,
+             likes: dict[str, bool] | None = None) -> bool:
+    """Whether a record the step writes is quarantined: `flagged`, or it carries the words of
+    a flagged message of its stretch (`tainted`)."""
+    return flagged(text, scans, likes) or tainted(text, sources)
 
 
 def apply_step(
@@ -63,6 +79,7 @@ def apply_step(
     read: Mapping[int, int] | None = None,
     suspect_messages: Mapping[int, str] | None = None,
     scans: dict[str, tuple[str, ...]] | None = None,
+    likes: dict[str, bool] | None = None,
 ) -> StepResult:
     """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
     other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
@@ -72,7 +89,7 @@ def apply_step(
     or line that carries their words is flagged too (`safety.tainted`), whatever its own scan
     says. `scans`: the scan results of this stretch's texts so far (the caller's memo for one
     filing: a text repeated in the stretch, e.g. a record that is a whole message, is scanned
-    once)."""
+    once); `likes` the same for `safety.prompt_like` (`flagged`)."""
     suspects = dict(suspect_messages or {})
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
@@ -125,13 +142,13 @@ def apply_step(
                     namespace, first_text, op.kind,
                     first_ids or (src if len(versions) == 1 else []) or stretch_ids,
                     thread_id, now, end,
-                    _suspect(first_text, _with(from_, first_src, suspects), scans),
+                    _suspect(first_text, _with(from_, first_src, suspects), scans, likes),
                 )
                 for v_text, v_src in versions[1:]:
                     # A later version is checked as the first is (it was checked against no
                     # message, so one copied from an attack was shown plain).
                     tx.update_record(namespace, rid, v_text, now,
-                                     _suspect(v_text, _with(from_, v_src, suspects), scans),
+                                     _suspect(v_text, _with(from_, v_src, suspects), scans, likes),
                                      [id_by_seq[s] for s in v_src if s in id_by_seq])
                 added.append(rid)
                 continue
@@ -151,7 +168,7 @@ def apply_step(
                                     "since the step read it?); its text, stated in this "
                                     "stretch, is added as a new record")
                 rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
-                                    now, end, _suspect(op.text, from_, scans))
+                                    now, end, _suspect(op.text, from_, scans, likes))
                 added.append(rid)
                 continue
             if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
@@ -161,7 +178,7 @@ def apply_step(
             if op.op == "update":
                 assert op.text is not None
                 tx.update_record(namespace, op.id, op.text, now,
-                                 _suspect(op.text, from_, scans), src)
+                                 _suspect(op.text, from_, scans, likes), src)
                 updated.append(op.id)
             else:
                 tx.delete_record(namespace, op.id, now)

@@ -52,11 +52,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MemlaneError, NotFound, StepConflict, UsageError
-from ..safety import is_suspect, prompt_like
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
 from ..validate import in_range
-from .apply import apply_step, past_the_end
+from .apply import apply_step, flagged, past_the_end
 from .extractor import Extractor, HeuristicExtractor, ValidatingExtractor, parse_output
 from .model import FallbackExtractor, given_step
 from .parse import StepOutput
@@ -291,15 +290,15 @@ class StepRunner:
         # message): each text is scanned once. Dropped when the filing ends, so no text
         # outlives it (nothing for a forget to miss).
         scans: dict[str, tuple[str, ...]] = {}
+        likes: dict[str, bool] = {}
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
                             # prompt_like too: a record or line that copies a stretch of
                             # text asking a model for something is not a fact about anyone.
                             suspect_messages={m.seq: m.content for m in stretch
-                                              if is_suspect(m.content, scans)
-                                              or prompt_like(m.content, turn=True)},
-                            scans=scans)
+                                              if flagged(m.content, scans, likes)},
+                            scans=scans, likes=likes)
         note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds
