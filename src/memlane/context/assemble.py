@@ -623,8 +623,16 @@ def prepare(
     if block and opened and policy.buffer_turns > 0 and policy.dedupe_lines:
         # One copy of each fact in view: a turn a shown note or core record was filed from is
         # already there in that record's words (its date too); its slot goes to another turn.
-        cited = {sid for r in f.notes_in if r.id in f.note_ids for sid in r.source_ids}
-        cited.update(sid for r in rows.pinned for sid in r.source_ids)
+        # Only the opened turns' ids are asked about: a record may cite a thousand messages
+        # (a fact confirmed turn after turn), so each record's sources are intersected (in C),
+        # never walked.
+        ids = {m.id for m in opened}
+        cited: set[int] = set()
+        for r in f.notes_in:
+            if r.id in f.note_ids:
+                cited |= ids.intersection(r.source_ids)
+        for r in rows.pinned:
+            cited |= ids.intersection(r.source_ids)
         if cited:
             # A turn is its user message and the replies after it: the reply right after a
             # cited message (an assistant's "Got it: TP 1353 ...") repeats the same fact.
