@@ -168,8 +168,12 @@ def check_thread(mem: Memory, tid: str, policy: Policy, budget: int,
     def plain_read(q: Policy, held: ContextRows | None = None) -> ContextRows:
         return mem.store.context_rows(mem.ns, tid, q.window_turns, q.buffer_lines)
 
+    # Where the thread's last fill at this budget and policy ended: Thread.context starts there
+    # (`fill_start`), and so does the reference.
+    start = mem.caches.fill.get((mem.ns, tid, budget, policy))
     try:
-        got = sized_context(ref_read, policy, budget, NOW, PLAIN, new_message, tools)
+        got = sized_context(ref_read, policy, budget, NOW, PLAIN, new_message, tools,
+                            start=start)
         ref, ref_sized = repr(got[0]), repr(got)
     except BudgetTooSmall as e:
         ref = ref_sized = f"BudgetTooSmall({e})"
@@ -177,7 +181,7 @@ def check_thread(mem: Memory, tid: str, policy: Policy, budget: int,
                    policy=policy, now=NOW)
     assert fast == ref
     fast_sized = outcome(sized_context, plain_read, policy, budget, NOW, mem.tokenizer,
-                         new_message, tools)
+                         new_message, tools, start=start)
     assert fast_sized == ref_sized
 
 

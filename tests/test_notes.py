@@ -70,7 +70,7 @@ def test_the_plan_is_bounded_by_the_budget_and_off_with_no_share() -> None:
 
     assert notes_plan(4000, Policy(notes_share=0.0)) is None
     p = notes_plan(2000, Policy(notes_share=0.4))
-    assert p is not None and (p.cap, p.most, p.k, p.recent_k) == (800, 50, 25, 28)
+    assert p is not None and (p.cap, p.most, p.k, p.recent_k) == (800, 50, 25, 25)
     big = notes_plan(100_000, Policy(notes_share=0.4))
     assert big is not None and big.k == MAX_NOTES and big.recent_k == MAX_NOTES
 
@@ -104,8 +104,7 @@ def test_frame_and_follow_up_query_need_the_history_out_of_view() -> None:
     assert frame_ids(rows, 2000, Policy(use_buffer=False)) == []
     assert frame_ids(_rows((1, 2), truncated=False), 2000, Policy()) == []
     assert frame_ids(_rows((1, 2), first_start=60, window_start=50), 2000, Policy()) == []
-    assert recent_query("Any news on it?", rows, Policy()) == \
-        "Any news on it?\nthe loan at Harbor Bank"
+    assert recent_query("Any news on it?", rows, Policy()) == "the loan at Harbor Bank"
     assert recent_query("Any news on it?", rows, Policy(notes_recent=False)) is None
     # The new message already stored (a proxy does): it is not its own "last turn".
     assert recent_query("the loan at Harbor Bank", rows, Policy()) is None

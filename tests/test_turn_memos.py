@@ -278,3 +278,79 @@ def test_memoised_candidates_rank_as_the_sql_does_on_postgres(pg_url: str) -> No
         assert s._memos.postings  # the second round came from the memo
     finally:
         s.close()
+
+
+def _long_thread(mem: Memory, turns: int = 120) -> None:
+    t = mem.thread("t")
+    topics = ["the boiler in the attic", "my sister Ana in Porto", "the loan at Harbor Bank",
+              "a trip to Lisbon in May", "the cat's vet visit", "the garden's tomatoes"]
+    for i in range(turns):
+        t.add("user", f"Turn {i}: a few words about {topics[i % len(topics)]}, note {i}.")
+        t.add("assistant", f"Noted, turn {i}.")
+    t.flush()
+
+
+def test_a_follow_up_search_is_the_last_turns_own_search(target: str) -> None:
+    """The second notes search (the user's last turn) is the search that turn ran for its own
+    message: one search a turn while the records stay; a record written by another store (as a
+    second process would) and a forget are seen at once."""
+    a, b = Memory.open(target), Memory.open(target)
+    _long_thread(a)
+    t = a.thread("t")
+    calls: list[str] = []
+    real = a.search
+
+    def counting(query: str, k: int = 5, **kw: Any) -> Any:
+        calls.append(query)
+        return real(query, k, **kw)
+
+    a.search = counting  # type: ignore[method-assign]
+    budget = 1500
+    t.add("user", "How is the loan at Harbor Bank going?")
+    t.context(budget, "How is the loan at Harbor Bank going?")
+    t.add("assistant", "Still pending.")
+    calls.clear()
+    t.add("user", "Any news on it?")
+    ctx = t.context(budget, "Any news on it?")
+    # The new message searched; the follow-up (the last turn) answered from the memo.
+    assert calls == ["Any news on it?"]
+    notes = "".join(m.content for m in ctx.messages if m.layer == "notes")
+    assert "Harbor Bank" in notes
+    calls.clear()
+    b.remember("The loan at Harbor Bank was approved on Friday.")  # another store writes
+    ctx = t.context(budget, "Any news on it?")
+    assert calls == ["Any news on it?", "How is the loan at Harbor Bank going?"]
+    approved = [r for r in a.records() if "approved" in r.text]
+    assert approved and f"#{approved[0].id} " in "".join(m.content for m in ctx.messages)
+    a.forget(approved[0].id)
+    assert not a.caches.searches  # a forgotten fact leaves no search result behind
+    ctx = t.context(budget, "Any news on it?")
+    assert f"#{approved[0].id} " not in "".join(m.content for m in ctx.messages)
+    a.close()
+    b.close()
+
+
+def test_the_fill_starts_where_the_threads_last_one_ended(target: str) -> None:
+    """A second context of an unchanged thread reads its window once (the fill starts at the
+    working turns the first one ended on) and is the same context; a new message far longer
+    than the last is still within the budget."""
+    mem = Memory.open(target)
+    _long_thread(mem, 200)
+    t = mem.thread("t")
+    reads: list[int] = []
+    real = mem.store.context_rows
+
+    def counting(*args: Any, **kw: Any) -> Any:
+        reads.append(args[2])
+        return real(*args, **kw)
+
+    mem.store.context_rows = counting  # type: ignore[method-assign]
+    first = t.context(3000, "What about the boiler?")
+    assert len(reads) >= 2  # the policy's window, then a larger one
+    reads.clear()
+    again = t.context(3000, "What about the boiler?")
+    assert len(reads) == 1 and reads[0] > mem.policy.window_turns
+    assert again.messages == first.messages
+    big = t.context(3000, "Read this: " + "lorem ipsum dolor " * 500)
+    assert big.trace.tokens_total <= 3000
+    mem.close()

@@ -48,6 +48,13 @@ class Caches:
         self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
         """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
         revision, (lines, their terms, lines by term), the winners' rows by end)`."""
+        self.searches: dict[tuple[str, str, int], tuple[Any, list[Any]]] = {}
+        """The notes searches' results (`Thread._search_notes`): `(namespace, query, k) ->
+        (store revision, records best first)`; a turn's follow-up search is the search the turn
+        before ran for its own message."""
+        self.fill: dict[tuple[Any, ...], int] = {}
+        """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
+        budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
         self._on_clear = on_clear
 
     def memos(self) -> dict[str, dict[Any, Any]]:
@@ -55,7 +62,7 @@ class Caches:
         return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
                 "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded,
                 "line_terms": self.line_terms, "line_index": self.line_index,
-                "notes": self.notes}
+                "notes": self.notes, "searches": self.searches, "fill": self.fill}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

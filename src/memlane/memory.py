@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import validate
 from .caches import Caches, remember
-from .context.fill import sized_context
+from .context.fill import fill_start, sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
 from .context.policy import Policy
@@ -461,8 +461,11 @@ class Thread:
             searched.extend(found)
             return shown
 
+        # The fill starts where this thread's last one (same budget and policy) ended.
+        fills = mem.caches.fill
+        key = (mem.ns, self.id, budget, policy)
         with mem.store.revision_held():  # one check for other writers per turn, not one a read
-            ctx, _, _ = sized_context(
+            ctx, last, _ = sized_context(
                 read, policy, budget, time.time() if now is None else now,
                 mem.tokenizer, new_message=new_message,
                 tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
@@ -471,7 +474,10 @@ class Thread:
                 matched=lambda: self.matched_lines(new_message, policy),
                 opened=lambda rows, lines: self._opened_turns(new_message, policy, rows,
                                                              searched, lines),
+                start=fills.get(key),
             )
+        if policy.fill_budget:
+            remember(fills, key, fill_start(ctx, last))
         return ctx
 
     def _terms(self, text: str) -> frozenset[str]:
@@ -598,10 +604,23 @@ class Thread:
         return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n]
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
+        """The records `Memory.search` ranks first for `query`, memoised under the store's
+        revision (which only a write to records or episodes moves: appends do not): a turn's
+        follow-up search (`recent_query`) is the search the turn before ran for its own
+        message, and an agent's tool loop asks for the same message again."""
+        rev = self._store.revision()
+        key = (self._ns, query, k)
+        memo = self.memory.caches.searches
+        hit = memo.get(key) if rev is not None else None
+        if hit is not None and hit[0] == rev:
+            return list(hit[1])
         try:
-            return [h.record for h in self.memory.search(query, k)]
+            found = [h.record for h in self.memory.search(query, k)]
         except MemlaneError:
             return []  # search unavailable: the context still has its other layers
+        if rev is not None:
+            remember(memo, key, (rev, found))
+        return list(found)
 
     # filing ------------------------------------------------------------------------------------
     # All of it goes through the one `StepRunner` (`memlane.step.runner`), as every surface's does.

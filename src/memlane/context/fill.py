@@ -34,6 +34,12 @@ from .tokens import MESSAGE_OVERHEAD, Tokenizer
 ROUNDS = 3
 """At most this many larger windows are read after the first."""
 
+FILL_SLACK = 4
+"""Turns a fill may give up for the budget and still start the next fill where it started
+(`fill_start`): a start a little over the budget ends in one round (the last round gives up its
+lowest-scored working turns, as any last round does), one under it reads and prepares twice.
+Measured: 4 against 0, 0.2-0.25 ms less CPU a turn at 1k and 100k messages."""
+
 Read = Callable[[Policy, "ContextRows | None"], ContextRows]
 """`read(policy, held)`: the rows of `policy`'s window; `held`, when given, are the rows of a
 smaller window of the same thread read just before, which the store may extend instead of reading
@@ -52,13 +58,23 @@ def sized_context(
     notes: Sequence[Record] | Callable[[ContextRows], Sequence[Record]] = (),
     matched: Callable[[], Sequence[Episode]] | None = None,
     opened: Callable[[ContextRows, Sequence[Episode]], Sequence[Message]] | None = None,
+    start: int | None = None,
 ) -> tuple[Context, Policy, ContextRows]:
     """The assembled context, and the policy and rows it was assembled from. `notes` may be a
     function of the first rows read (the newest turns, the first stretch), called once;
     `matched()`, called once when the history does not fit, gives the buffer lines chosen for
     the new message (`Policy.index_lines`); `opened(rows, lines)`, called once after it, the
     evicted messages the new message matches, best first (`Policy.buffer_turns`): chosen once
-    for the turn, each round passes over the ones its window holds."""
+    for the turn, each round passes over the ones its window holds.
+
+    `start`: the working turns to read first instead of `policy.working_turns` (more of them,
+    at most `max_working_turns`), with `fill_budget`: where the thread's last fill ended
+    (`fill_start`). A conversation's window moves a turn at a time, so the fill usually ends
+    where it starts, in one read and one assembly instead of two of each; from there it grows
+    as it would, and over the budget it gives up what any last round gives up."""
+    if (start is not None and policy.fill_budget
+            and policy.working_turns < start <= policy.max_working_turns):
+        policy = replace(policy, working_turns=start)
     rows = read(policy, None)
     if callable(notes):
         notes = notes(rows)
@@ -102,3 +118,11 @@ def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int |
         return None
     grown = min(policy.max_working_turns, policy.working_turns + extra)
     return None if grown == policy.working_turns else grown
+
+
+def fill_start(ctx: Context, policy: Policy) -> int:
+    """Where the next fill of the same thread, budget and policy starts (`sized_context`'s
+    `start`): the working turns `policy` (the fill's last) read, less the ones given up for the
+    budget past `FILL_SLACK`, so a fill that overshot by much starts the next one smaller."""
+    given_up = sum(1 for d in ctx.trace.dropped if d.what == "turn" and d.reason == "budget")
+    return policy.working_turns - max(0, given_up - FILL_SLACK)

@@ -27,7 +27,6 @@ __all__ = [
     "NOTE_MIN_TOKENS",
     "NOTE_TYPICAL_TOKENS",
     "RECENT_NOTES",
-    "RECENT_QUERY_CHARS",
     "NotesPlan",
     "fits_whole",
     "frame_ids",
@@ -47,9 +46,6 @@ NOTE_TYPICAL_TOKENS = 32
 so the notes about fill their share; what they leave goes to working memory."""
 MAX_NOTES = 100
 """Most records a notes search asks for, whatever the budget (the search's own limit)."""
-RECENT_QUERY_CHARS = 300
-"""How much of the user's last turn joins the new message in the second notes search (a bounded
-query, whatever the turn's length)."""
 RECENT_NOTES = 3
 """Results of that second search shown (after the new message's own best three)."""
 FRAME_PART = 4
@@ -67,7 +63,9 @@ class NotesPlan:
     k: int
     """Results the search of the new message asks for."""
     recent_k: int
-    """Results the second search (new message + the user's last turn) asks for."""
+    """Results the second search (the user's last turn) asks for: the first search's `k`, so
+    the search that turn ran for its own new message answers it (`Thread._search_notes`
+    memoises searches under the store's revision)."""
 
 
 def notes_plan(budget: int, policy: Policy) -> NotesPlan | None:
@@ -77,8 +75,7 @@ def notes_plan(budget: int, policy: Policy) -> NotesPlan | None:
         return None
     k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
     # Within the search's own limit (MAX_NOTES): asking for more is an error.
-    return NotesPlan(cap=cap, most=max(1, cap // NOTE_MIN_TOKENS), k=k,
-                     recent_k=min(RECENT_NOTES + k, MAX_NOTES))
+    return NotesPlan(cap=cap, most=max(1, cap // NOTE_MIN_TOKENS), k=k, recent_k=k)
 
 
 def fits_whole(records: Sequence[Record], plan: NotesPlan,
@@ -103,12 +100,15 @@ def last_user_turn(rows: ContextRows | None, new_message: str) -> str:
 
 
 def recent_query(new_message: str, rows: ContextRows | None, policy: Policy) -> str | None:
-    """The second notes search's query (`Policy.notes_recent`): the new message and the user's
-    last turn before it, cut to `RECENT_QUERY_CHARS`; None when there is none to run."""
+    """The second notes search's query (`Policy.notes_recent`): the user's last turn before the
+    new message, whole; None when there is none to run. The new message's own terms are the
+    first search's; a follow-up ("Any news on it?") needs what the turn it follows named. That
+    turn's text is the query its own context searched for, so under an unchanged store the
+    second search is a memo hit, not a second search a turn (the search keeps the query's
+    rarest terms, so a long turn is a bounded query too)."""
     if not policy.notes_recent:
         return None
-    recent = last_user_turn(rows, new_message)
-    return f"{new_message}\n{recent[:RECENT_QUERY_CHARS]}" if recent else None
+    return last_user_turn(rows, new_message) or None
 
 
 def frame_ids(rows: ContextRows | None, budget: int, policy: Policy) -> list[int]:

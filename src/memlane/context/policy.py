@@ -33,9 +33,10 @@ class Policy:
     more facts per token than raw turns, so they come first; working memory fills what is left.
     0 turns the layer off."""
     notes_recent: bool = True
-    """Also search the notes with the new message plus the user's last turn before it (cut to
-    `RECENT_QUERY_CHARS`), so a follow-up by reference ("Any news on it?") finds what the turn
-    it follows named; a few of those results go after the new message's own best ones. Off:
+    """Also search the notes with the user's last turn before the new message, so a follow-up by
+    reference ("Any news on it?") finds what the turn it follows named; a few of those results
+    go after the new message's own best ones (that turn's own search, memoised: no second
+    search a turn while the store is unchanged). Off:
     the notes are what a search of the new message alone ranks (the `retrieval` baseline)."""
     frame_notes: bool = True
     """With the buffer on and the history not in view: show the records the first stretch was
