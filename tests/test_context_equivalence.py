@@ -296,6 +296,31 @@ def test_token_memo_is_exact_and_bounded():
     assert "a text longer than ten characters" not in tk._memo
 
 
+def test_one_by_one_counts_are_the_batch_counts():
+    """A few texts are counted one by one (toktok's one-text count), many in a batch: the same
+    numbers, special-token strings counted as ordinary text as the batch does, on both
+    encodings; `tail`'s search counts through the same path."""
+    import random
+
+    import toktok
+
+    rng = random.Random(5)
+    pieces = ["a", "b", " ", "\n", "é", "🧠", "<|endoftext|>", "<|fim_prefix|>", "123", "Hello",
+              "'s", "\t", "日本"]
+    texts = ["", "<|endoftext|>", "x" * 5000] + [
+        "".join(rng.choice(pieces) for _ in range(rng.randint(0, 80))) for _ in range(400)]
+    for enc in ("cl100k_base", "o200k_base"):
+        tk = BPETokenizer(enc)
+        assert tk._one is not None  # this toktok has its one-text count
+        want = toktok.batch_count(texts, enc, threads=1)
+        assert [tk.count([t])[0] for t in texts] == want  # one by one
+        assert BPETokenizer(enc).count(texts) == want  # one batch
+        long = "".join(texts[:60])
+        cut = tk.tail(long, 40)
+        assert long.endswith(cut) and toktok.batch_count([cut], enc)[0] <= 40
+        assert toktok.batch_count([long[len(long) - len(cut) - 1:]], enc)[0] > 40
+
+
 def test_tools_json_memo_tells_types_apart():
     for a, b in [([{"x": True}], [{"x": 1}]), ([{"x": 1}], [{"x": 1.0}]),
                  ([{"x": 0.0}], [{"x": -0.0}]), ([{"x": [1]}], [{"x": (1,)}]),

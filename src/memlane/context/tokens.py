@@ -7,8 +7,8 @@ its encodings on first use and fails offline). `Tokenizer` is the seam: anything
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 # Chat formats wrap each message in a few tokens of framing (role, separators); counting them keeps
 # the budget honest against what the provider bills.
@@ -52,6 +52,7 @@ class BPETokenizer:
         toktok.batch_count([""], encoding)  # unknown encodings fail here, not mid-turn
         self._memo: dict[str, int] = {}
         self._memo_chars = 0
+        self._one = _single_counter(toktok, encoding)
 
     def count(self, texts: Sequence[str]) -> list[int]:
         if not texts:
@@ -62,9 +63,17 @@ class BPETokenizer:
         if None not in out:
             return out  # type: ignore[return-value]
         todo = list(dict.fromkeys(t for t, n in zip(texts, out, strict=True) if n is None))
-        counted = dict(zip(todo, self._tk.batch_count(todo, self.name, threads=1), strict=True))
+        counted = dict(zip(todo, self._count(todo), strict=True))
         self._remember(counted)
         return [counted[t] if n is None else n for t, n in zip(texts, out, strict=True)]
+
+    def _count(self, texts: list[str]) -> list[int]:
+        """Counted, not memoised: a few texts one by one (a batch call costs ~40 us before it
+        counts anything, a single text ~1 us), many in one batch."""
+        one = self._one
+        if one is not None and len(texts) <= SINGLE_TEXTS:
+            return [one(t) for t in texts]
+        return list(self._tk.batch_count(texts, self.name, threads=1))
 
     def _remember(self, counted: dict[str, int]) -> None:
         memo = self._memo
@@ -102,11 +111,31 @@ class BPETokenizer:
         lo, hi = 0, len(text)
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._tk.batch_count([text[mid:]], self.name, threads=1)[0] <= n:
+            if self._count([text[mid:]])[0] <= n:
                 hi = mid
             else:
                 lo = mid + 1
         return text[lo:]
+
+
+SINGLE_TEXTS = 32
+"""Up to this many texts missing from the memo are counted one by one, more in one batch."""
+
+
+def _single_counter(toktok: Any, encoding: str) -> Callable[[str], int] | None:
+    """toktok's one-text count for `encoding` (its loaded tokenizer's `count`), or None when
+    this toktok has none: its public `batch_count` pays a fixed ~40 us a call (its worker
+    setup), which a turn's handful of new texts paid on each count. The two agree on every
+    text, special-token strings as ordinary text included (tests/test_context_equivalence.py);
+    `batch_count` stays the path for batches and the fallback."""
+    get = getattr(toktok, "_encoding", None)
+    try:
+        one = get(encoding).count if get is not None else None
+        if one is None or one("hello world") != toktok.batch_count(["hello world"], encoding)[0]:
+            return None
+        return one  # type: ignore[no-any-return]
+    except Exception:  # a toktok without it, or with another shape: the batch path
+        return None
 
 
 _default: BPETokenizer | None = None
