@@ -91,8 +91,21 @@ def test_select_notes_order_frame_first_then_best_then_follow_up_each_once() -> 
     searched = [_rec(i) for i in (10, 11, 12, 13, 14)]
     recent = [_rec(i) for i in (11, 20, 21, 22, 23)]  # 11 is already there
     frame = [_rec(1), _rec(13)]
-    got = [r.id for r in select_notes(searched, recent, frame)]
+    # A follow-up with few words of its own: the last turn's best right after its own best.
+    got = [r.id for r in select_notes(searched, recent, frame, lean=True)]
     assert got == [1, 13, 10, 11, 12, 20, 21, 22, 14]
+    # A message with a subject of its own: its own results first, the last turn's after.
+    got = [r.id for r in select_notes(searched, recent, frame)]
+    assert got == [1, 13, 10, 11, 12, 14, 20, 21, 22]
+
+
+def test_a_message_with_few_words_of_its_own_leans_on_the_last_turn() -> None:
+    from memlane.context.notes import leans_on_last_turn
+    from memlane.step.heuristic import fact_terms
+
+    assert leans_on_last_turn(fact_terms("Any news on it?"))
+    assert leans_on_last_turn(fact_terms("And the second one?"))
+    assert not leans_on_last_turn(fact_terms("Suggest a dinner I could cook tonight."))
 
 
 def test_frame_and_follow_up_query_need_the_history_out_of_view() -> None:

@@ -354,3 +354,23 @@ def test_the_fill_starts_where_the_threads_last_one_ended(target: str) -> None:
     big = t.context(3000, "Read this: " + "lorem ipsum dolor " * 500)
     assert big.trace.tokens_total <= 3000
     mem.close()
+
+
+def test_a_filing_leaves_its_scans_for_the_context(tmp_path: Path) -> None:
+    """The memory step scans every message of its stretch and every record it writes; the
+    context that first shows them finds those scans in the memory's memo (no scan mid-turn),
+    and a forget empties it."""
+    mem = Memory.open(tmp_path / "m.db")
+    t = mem.thread("t")
+    t.add("user", "My sister Ana moved to Porto last spring.")
+    t.add("assistant", "Nice!")
+    t.add("user", "She works at a bakery near the river.")
+    t.add("assistant", "Lovely.")
+    assert t.step() is not None
+    scans = mem.caches.scans
+    assert "My sister Ana moved to Porto last spring." in scans
+    written = mem.records()
+    assert written and all(r.text in scans for r in written)
+    mem.forget(written[0].id)
+    assert not scans
+    mem.close()

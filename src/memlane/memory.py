@@ -25,7 +25,14 @@ from . import validate
 from .caches import Caches, remember
 from .context.fill import fill_start, sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
-from .context.notes import fits_whole, frame_ids, notes_plan, recent_query, select_notes
+from .context.notes import (
+    fits_whole,
+    frame_ids,
+    leans_on_last_turn,
+    notes_plan,
+    recent_query,
+    select_notes,
+)
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import STRETCH_READ, cited_ids, cited_seqs, rank_turns, stretch_votes
@@ -194,7 +201,8 @@ class Memory(Forgetting, SnapshotsAndVectors):
         fallbacks and graded answers, attributed to `model`."""
         return StepRunner(self.store, self.ns, cadence=self.cadence,
                           extractor=extractor or self.extractor, related=self.related,
-                          embed=self._embed_records, ledger=ledger, model=model)
+                          embed=self._embed_records, ledger=ledger, model=model,
+                          scans=self.caches.scans)
 
     @traced("search")
     def search(
@@ -593,7 +601,9 @@ class Thread:
             if query:
                 recent = self._search_notes(query, plan.recent_k)
         ids = frame_ids(rows, budget, policy)
-        return select_notes(searched, recent, store.records(ns, ids) if ids else ()), searched
+        lean = bool(recent) and leans_on_last_turn(self._terms(new_message or ""))
+        return select_notes(searched, recent, store.records(ns, ids) if ids else (),
+                            lean), searched
 
     def _by_overlap(self, records: Sequence[Record], query: str | None) -> list[Record]:
         """`records` sharing a term with `query`, the most shared first (a stable sort)."""

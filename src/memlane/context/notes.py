@@ -26,11 +26,13 @@ __all__ = [
     "NOTES_HEADER_TOKENS",
     "NOTE_MIN_TOKENS",
     "NOTE_TYPICAL_TOKENS",
+    "LEAN_TERMS",
     "RECENT_NOTES",
     "NotesPlan",
     "fits_whole",
     "frame_ids",
     "last_user_turn",
+    "leans_on_last_turn",
     "notes_plan",
     "recent_query",
     "select_notes",
@@ -111,6 +113,17 @@ def recent_query(new_message: str, rows: ContextRows | None, policy: Policy) -> 
     return last_user_turn(rows, new_message) or None
 
 
+LEAN_TERMS = 2
+"""A new message with at most this many content terms of its own leans on the turn before
+(`select_notes`)."""
+
+
+def leans_on_last_turn(terms: frozenset[str] | set[str]) -> bool:
+    """Whether a new message with these content terms is a follow-up that leans on the turn
+    before ("Any news on it?", "And the second one?") rather than a subject of its own."""
+    return len(terms) <= LEAN_TERMS
+
+
 def frame_ids(rows: ContextRows | None, budget: int, policy: Policy) -> list[int]:
     """Ids of the first stretch's records to show first as the conversation's frame
     (`Policy.frame_notes`), at most a `FRAME_PART` of the share's typical count; [] when the
@@ -127,16 +140,18 @@ def frame_ids(rows: ContextRows | None, budget: int, policy: Policy) -> list[int
 
 
 def select_notes(searched: Sequence[Record], recent: Sequence[Record] = (),
-                 frame: Sequence[Record] = ()) -> list[Record]:
-    """The notes in the order they are shown: the frame's records, then the new message's own
-    best `RECENT_NOTES`, then the second search's best `RECENT_NOTES` not already there, then
-    the rest of the first search; each record once.
-
-    After the new message's own best few: a follow-up's referent ranks high in the second
-    search, and the first search's tail is its weakest part."""
+                 frame: Sequence[Record] = (), lean: bool = False) -> list[Record]:
+    """The notes in the order they are shown: the frame's records, then the first search's
+    (the new message's), then the second search's (the user's last turn) best `RECENT_NOTES`
+    not already there; each record once. With `lean` (a new message with few words of its
+    own, `leans_on_last_turn`) the second search's go right after the first search's best
+    `RECENT_NOTES`: "Any news on it?" is about what the turn before named, and the first
+    search's tail is its weakest part. A message with a subject of its own keeps its own
+    results first: the turn before only fills what room they leave."""
     seen = {r.id for r in searched}
     extra = [r for r in recent if r.id not in seen][:RECENT_NOTES]
-    out = [*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]]
+    out = ([*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]] if lean
+           else [*searched, *extra])
     if not frame:
         return out
     ids = {r.id for r in frame}

@@ -119,7 +119,12 @@ class StepRunner:
         embed: Callable[[Sequence[int]], str | None] = _no_embedding,
         ledger: Ledger | None = None,
         model: str | None = None,
+        scans: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
+        """`scans`: the memory's scan memo (`Caches.scans`), which the filing's scans then
+        fill: the context that first shows a record or quotes a message this step read finds
+        its scan there (the same pure function), instead of scanning it again mid-turn."""
+        self.scans = scans
         self.store = store
         self.ns = namespace
         self.cadence = cadence or Cadence()
@@ -286,10 +291,10 @@ class StepRunner:
             parsed = parse_output(output)
         else:
             parsed = self._extract(stretch, given_step(output, self._name(extractor)))
-        # Scan results for this filing only (a chat repeats "thanks", a record may be a whole
-        # message): each text is scanned once. Dropped when the filing ends, so no text
-        # outlives it (nothing for a forget to miss).
-        scans: dict[str, tuple[str, ...]] = {}
+        # Each text of the filing is scanned once (a chat repeats "thanks", a record may be a
+        # whole message): in the memory's memo when the runner has one (emptied on every
+        # forget, with the memory's other memos), else in one for this filing only.
+        scans: dict[str, tuple[str, ...]] = self.scans if self.scans is not None else {}
         likes: dict[str, bool] = {}
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
