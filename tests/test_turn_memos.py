@@ -374,3 +374,34 @@ def test_a_filing_leaves_its_scans_for_the_context(tmp_path: Path) -> None:
     mem.forget(written[0].id)
     assert not scans
     mem.close()
+
+
+def test_the_opened_turns_memos_see_a_forget_by_a_second_memory(target: str) -> None:
+    """The opened turns' reads (where a cited message is, an evicted stretch's messages) are
+    memoised under the revision: a forget through another store object (another process),
+    which redacts the fact's words in its source messages, is seen by the next context."""
+    from memlane import Policy
+
+    a, b = Memory.open(target), Memory.open(target)
+    t = a.thread("t")
+    for i in range(40):
+        if i == 3:
+            t.add("user", "My sister's cat is called Biscuit and she is a ginger tabby.")
+            t.add("assistant", "A ginger tabby, lovely.")
+        t.add("user", f"The weather turned grey again, so I stayed inside reading ({i}).")
+        t.add("assistant", f"A quiet afternoon with a book sounds nice ({i}).")
+    t.flush()
+    opened = Policy(dedupe_lines=False)
+    question = "What is the name of my sister's cat?"
+    first = t.context(1500, question, policy=opened)
+    assert any("Biscuit" in q.text for q in first.trace.buffer_turns)
+    assert a.caches.stretches  # memoised
+    again = t.context(1500, question, policy=opened)
+    assert again.trace.buffer_turns == first.trace.buffer_turns
+    cat = [r for r in b.records() if "Biscuit" in r.text]
+    assert cat
+    assert b.forget(cat[0].id)  # redacts "Biscuit" in its source message
+    after = t.context(1500, question, policy=opened)
+    assert not any("Biscuit" in m.content for m in after.messages)
+    a.close()
+    b.close()

@@ -52,6 +52,12 @@ class Caches:
         """The notes searches' results (`Thread._search_notes`): `(namespace, query, k) ->
         (store revision, records best first)`; a turn's follow-up search is the search the turn
         before ran for its own message."""
+        self.places: dict[tuple[str, int], tuple[Any, str, int]] = {}
+        """Where a message is: `(namespace, message id) -> (store revision, thread, seq)`
+        (`Thread._turn_pool`: the stretches the notes' records were filed from)."""
+        self.stretches: dict[tuple[str, str, tuple[int, int]], tuple[Any, list[Any]]] = {}
+        """An evicted stretch's messages: `(namespace, thread, (start, end)) -> (store
+        revision, messages)` (`Thread._turn_pool`; at most `STRETCH_READ` of each)."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
@@ -62,7 +68,8 @@ class Caches:
         return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
                 "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded,
                 "line_terms": self.line_terms, "line_index": self.line_index,
-                "notes": self.notes, "searches": self.searches, "fill": self.fill}
+                "notes": self.notes, "searches": self.searches, "fill": self.fill,
+                "places": self.places, "stretches": self.stretches}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

@@ -516,14 +516,48 @@ class Thread:
         """The messages of the candidate stretches before the window of `rows`."""
         before = rows.window[0].seq
         store, ns = self._store, self._ns
+        # Both reads are memoised under the store's revision (None: read every time), which
+        # every write but an append to an existing thread moves, in any process: a message's
+        # place never changes while it exists, and an evicted stretch gains no messages.
+        rev = store.revision()
+        caches = self.memory.caches
         ids = cited_ids(searched)
-        seq_of = ({m.id: m.seq for m in store.messages_by_id(ns, ids) if m.thread_id == self.id}
-                  if ids else {})
+        seq_of: dict[int, int] = {}
+        if ids:
+            places = caches.places
+            missing = []
+            for i in ids:
+                hit = places.get((ns, i)) if rev is not None else None
+                if hit is not None and hit[0] == rev:
+                    if hit[1] == self.id:
+                        seq_of[i] = hit[2]
+                else:
+                    missing.append(i)
+            if missing:
+                for m in store.messages_by_id(ns, missing):
+                    if rev is not None:
+                        remember(places, (ns, m.id), (rev, m.thread_id, m.seq))
+                    if m.thread_id == self.id:
+                        seq_of[m.id] = m.seq
         index, _ = self._line_index()
         ends = sorted({e for e, _ in index[0]}
                       | ({rows.first_episode.end} if rows.first_episode else set()))
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
-        return store.messages_in(ns, self.id, spans, STRETCH_READ)
+        if rev is None:
+            return store.messages_in(ns, self.id, spans, STRETCH_READ)
+        memo = caches.stretches
+        got: dict[tuple[int, int], list[Message]] = {}
+        for span in spans:
+            hit = memo.get((ns, self.id, span))
+            if hit is not None and hit[0] == rev:
+                got[span] = hit[1]
+        todo = [span for span in spans if span not in got]
+        if todo:
+            read = store.messages_in(ns, self.id, todo, STRETCH_READ)
+            for span in todo:  # the spans never overlap (`stretch_votes`)
+                got[span] = remember(memo, (ns, self.id, span),
+                                     (rev, [m for m in read if span[0] <= m.seq <= span[1]]))[1]
+        return [m for span in spans for m in got[span]]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
