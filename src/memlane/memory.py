@@ -548,9 +548,9 @@ class Thread:
         memo = caches.stretches
         got: dict[tuple[int, int], list[Message]] = {}
         for span in spans:
-            hit = memo.get((ns, self.id, span))
-            if hit is not None and hit[0] == rev:
-                got[span] = hit[1]
+            held = memo.get((ns, self.id, span))
+            if held is not None and held[0] == rev:
+                got[span] = held[1]
         todo = [span for span in spans if span not in got]
         if todo:
             read = store.messages_in(ns, self.id, todo, STRETCH_READ)
