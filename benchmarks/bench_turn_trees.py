@@ -8,6 +8,11 @@ database for each tree, in interleaved rounds (so load that drifts hits both ali
 The databases are those `bench_peers.py --dir .bench-data/peers` builds (thread "bench"); each
 tree opens its own copy (a newer tree migrates it). `--before` is a checkout of the older commit
 (`git worktree add /tmp/before <commit>`).
+
+`--live`: the conversation goes on between the timed calls, as a proxied one does: the user
+message and a reply are appended and the memory step files when due (in-process, heuristic, so
+the store's revision moves every few turns and what the turn memoises under it is read again).
+The static run (the default) is the issue's check; the live one is what a deployment sees.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ ONE = """
 import json, statistics, sys, time
 from memlane import Memory
 mem = Memory.open(sys.argv[1]); t = mem.thread("bench")
+live = sys.argv[3] == "live"
 users = [m.content for m in t.messages(1, 6000) if m.role == "user"]
 for u in users[:20]:
     t.context(budget=4000, new_message=u)
@@ -35,6 +41,11 @@ for u in (users[20:] * 3)[:int(sys.argv[2])]:
     t.context(budget=4000, new_message=u)
     cs.append((time.thread_time() - c) * 1000)
     xs.append((time.perf_counter() - s) * 1000)
+    if live:  # the turn goes on as a proxied one does (untimed): its messages, and a step
+        t.add("user", u)
+        t.add("assistant", "Noted: " + u[:60])
+        if t.step_due():
+            t.step()
 xs.sort()
 print(json.dumps({"p50": statistics.median(xs), "p90": xs[int(len(xs) * 0.9)],
                   "cpu": statistics.median(cs)}))
@@ -48,19 +59,30 @@ def main() -> int:
     ap.add_argument("--db", action="append", required=True, metavar="MESSAGES=PATH")
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--live", action="store_true",
+                    help="a conversation going on: after each timed call the user message and a "
+                         "reply are appended and the memory step files when due (in-process, "
+                         "heuristic), as in a proxied conversation; each round on a fresh copy")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="memlane-trees-"))
     trees = {"before": a.before, "after": a.after}
     dbs = {}
+    sources = {}
     for spec in a.db:
         n, _, path = spec.partition("=")
+        sources[int(n)] = path
         for name in trees:
             dbs[(int(n), name)] = shutil.copy(path, work / f"{name}-{n}.db")
     res: dict[tuple[int, str], list[dict[str, float]]] = {}
     started = time.time()
     for _ in range(a.rounds):
         for n, name in dbs:
-            out = subprocess.run([sys.executable, "-c", ONE, str(dbs[(n, name)]), str(a.calls)],
+            if a.live:  # the last round's conversation went on in this copy: start again
+                shutil.copy(sources[n], dbs[(n, name)])
+                for side in ("-wal", "-shm"):
+                    Path(str(dbs[(n, name)]) + side).unlink(missing_ok=True)
+            out = subprocess.run([sys.executable, "-c", ONE, str(dbs[(n, name)]), str(a.calls),
+                                  "live" if a.live else "static"],
                                  capture_output=True, text=True, check=True,
                                  env={**os.environ, "PYTHONPATH": trees[name]}).stdout
             res.setdefault((n, name), []).append(json.loads(out))

@@ -85,6 +85,26 @@ def recount(ctx: Context) -> int:
 
 
 # --- short-term and working memory -------------------------------------------------------------
+def test_giving_up_many_working_turns_keeps_the_count_exact():
+    """The budget gives up working turns one at a time, lowest score first, scattered, so runs
+    of elided turns merge into one marker: the layer's tokens are updated per turn given up
+    (`Assembly._elided`), and they are what a recount of the rendered context gives."""
+    import random
+
+    rng = random.Random(3)
+    for trial in range(12):
+        n = rng.randint(8, 40)
+        scores = [rng.choice([None, 0.05, 0.3, 0.6, 0.9]) for _ in range(n)]
+        window = turns(n, scores=scores, filler=rng.randint(0, 30))
+        policy = Policy(**{**LEAN.__dict__, "short_term_turns": 2, "working_turns": n - 2})
+        whole = run(rows(window), policy, 100_000).trace.tokens_total
+        for budget in (whole // 3, whole // 2, whole - 40):
+            ctx = run(rows(window), policy, budget)
+            assert ctx.trace.tokens_total == recount(ctx) <= budget, (trial, budget)
+            dropped = [d for d in ctx.trace.dropped if d.what == "turn" and d.reason == "budget"]
+            assert dropped or budget >= whole
+
+
 def test_short_term_turns_are_verbatim_and_last():
     window = turns(6)
     ctx = run(rows(window), Policy(**{**LEAN.__dict__, "short_term_turns": 3}))

@@ -66,7 +66,7 @@ from .buffer import note_line, render_block, select_lines, select_turns, to_buff
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
-from .working import Turn, decayed, drop_order, split_turns, with_markers
+from .working import Turn, decayed, drop_order, marker, split_turns, with_markers
 
 CORE_HEADER = "Core memory (notes, not the user's words):"
 RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; written by the "
@@ -352,6 +352,8 @@ class Assembly:
     """Recent lines given up for the budget (they join the gap)."""
     drop_seq: list[int] | None = None
     """Working turns still to give up, the next last."""
+    dropped_turn: int | None = None
+    """The working turn `_working_turn` gave up last (its index), for `finish`'s recount."""
     turns: list[BufferTurn] = field(default_factory=list)
     """Evicted messages the block opened, best first (`Policy.buffer_turns`)."""
     quotes_key: tuple[Any, ...] = ()
@@ -383,6 +385,24 @@ class Assembly:
         assert layer == "new"
         return count.msg(self.new) if self.new is not None else 0
 
+    def _elided(self, i: int) -> int:
+        """How the working layer's tokens (`layer_tokens("working")`: each kept turn's
+        tokens, each run of elided turns one marker's) changed when turn `i`, kept until now,
+        was elided: it and the runs of elided turns either side of it are one marker now."""
+        w, kept, count = self.working, self.kept, self.count
+        lo = i
+        while lo > 0 and not kept[lo - 1]:
+            lo -= 1
+        hi = i
+        while hi + 1 < len(w) and not kept[hi + 1]:
+            hi += 1
+        before = w[i].tokens
+        if lo < i:
+            before += count.msg(marker(i - lo, w[lo].start, w[i - 1].end))
+        if hi > i:
+            before += count.msg(marker(hi - i, w[i + 1].start, w[hi].end))
+        return count.msg(marker(hi - lo + 1, w[lo].start, w[hi].end)) - before
+
     def render_block(self) -> None:
         self.block_text = render_block(self.lines, self.skipped + self.extra_skipped,
                                        self.unfiled,
@@ -398,8 +418,15 @@ class Assembly:
     def finish(self) -> Context:
         total = self.total
         while total > self.budget:
+            self.dropped_turn = None
             layer = _give_up(self, total - self.budget)
-            self.by_layer[layer] = self.layer_tokens(layer)
+            if layer == "working" and self.dropped_turn is not None:
+                # One turn became part of a marker: only its neighbourhood changed (a fill that
+                # overshot gives up a dozen turns, and recounting the whole layer each time
+                # cost more than the rest of the turn).
+                self.by_layer[layer] = self.by_layer.get(layer, 0) + self._elided(self.dropped_turn)
+            else:
+                self.by_layer[layer] = self.layer_tokens(layer)
             total = self.total
         self.dropped.extend(Dropped("turn", t.ref, why, t.text_tokens)
                             for t, kept, why in zip(self.working, self.kept, self.reason,
@@ -469,6 +496,7 @@ def _working_turn(a: Assembly, over: int) -> str:
         return ""
     i = a.drop_seq.pop()
     a.kept[i], a.reason[i] = False, "budget"
+    a.dropped_turn = i
     return "working"
 
 
