@@ -363,6 +363,10 @@ def resolve_embedder(store: Store, given: Embedder | str | None, *,
     return emb
 
 
+MEMO_QUERY_CHARS = 4_000
+"""Longer notes queries are searched every time, never memoised (`Thread._search_notes`)."""
+
+
 class Thread:
     """One conversation's message log, episodes, and context."""
 
@@ -652,7 +656,8 @@ class Thread:
         revision (which only a write to records or episodes moves: appends do not): a turn's
         follow-up search (`recent_query`) is the search the turn before ran for its own
         message, and an agent's tool loop asks for the same message again."""
-        rev = self._store.revision()
+        # A pasted page is searched every time, not kept as a key (the memo counts entries).
+        rev = self._store.revision() if len(query) <= MEMO_QUERY_CHARS else None
         key = (self._ns, query, k)
         memo = self.memory.caches.searches
         hit = memo.get(key) if rev is not None else None

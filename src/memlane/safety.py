@@ -1000,9 +1000,14 @@ def tainted(text: str, suspect_sources: Sequence[str], words: int = 4) -> bool:
     return False
 
 
+MEMO_TEXT_CHARS = 20_000
+"""Longer texts are scanned every time, never memoised: a memo holds texts of the memory for
+as long as it lives, and its entries are counted, not sized."""
+
+
 def _scan_memo(text: str, memo: dict[str, tuple[str, ...]] | None) -> tuple[str, ...]:
-    """`_scan(text)`, through `memo` when there is one."""
-    if memo is None:
+    """`_scan(text)`, through `memo` when there is one (texts up to `MEMO_TEXT_CHARS`)."""
+    if memo is None or len(text) > MEMO_TEXT_CHARS:
         return _scan(text)
     hit = memo.get(text)
     return remember(memo, text, _scan(text)) if hit is None else hit
