@@ -20,6 +20,10 @@ from typing import Any
 
 MAX_ENTRIES = 4096
 """Entries per memo before it is emptied."""
+STRETCH_ENTRIES = 512
+"""Evicted stretches memoised (`Caches.stretches`) before the memo is emptied."""
+STRETCH_CHARS = 64_000
+"""A stretch whose messages hold more characters is read every time, not memoised."""
 
 
 class Caches:
@@ -57,7 +61,8 @@ class Caches:
         (`Thread._turn_pool`: the stretches the notes' records were filed from)."""
         self.stretches: dict[tuple[str, str, tuple[int, int]], tuple[Any, list[Any]]] = {}
         """An evicted stretch's messages: `(namespace, thread, (start, end)) -> (store
-        revision, messages)` (`Thread._turn_pool`; at most `STRETCH_READ` of each)."""
+        revision, messages)` (`Thread._turn_pool`; at most `STRETCH_READ` of each; at most
+        `STRETCH_ENTRIES` stretches, each of at most `STRETCH_CHARS` characters)."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
@@ -79,9 +84,9 @@ class Caches:
             self._on_clear()
 
 
-def remember(memo: dict[Any, Any], key: Any, value: Any) -> Any:
-    """Store `value` under `key`, emptying `memo` first when it is full; returns `value`."""
-    if len(memo) >= MAX_ENTRIES:
+def remember(memo: dict[Any, Any], key: Any, value: Any, most: int = MAX_ENTRIES) -> Any:
+    """Store `value` under `key`, emptying `memo` first when it holds `most`; returns `value`."""
+    if len(memo) >= most:
         memo.clear()
     memo[key] = value
     return value

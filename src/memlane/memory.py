@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .caches import Caches, remember
+from .caches import STRETCH_CHARS, STRETCH_ENTRIES, Caches, remember
 from .context.fill import fill_start, sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
@@ -559,8 +559,9 @@ class Thread:
         if todo:
             read = store.messages_in(ns, self.id, todo, STRETCH_READ)
             for span in todo:  # the spans never overlap (`stretch_votes`)
-                got[span] = remember(memo, (ns, self.id, span),
-                                     (rev, [m for m in read if span[0] <= m.seq <= span[1]]))[1]
+                got[span] = ms = [m for m in read if span[0] <= m.seq <= span[1]]
+                if sum(len(m.content) for m in ms) <= STRETCH_CHARS:  # pasted pages: not kept
+                    remember(memo, (ns, self.id, span), (rev, ms), STRETCH_ENTRIES)
         return [m for span in spans for m in got[span]]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
