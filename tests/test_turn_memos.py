@@ -405,3 +405,54 @@ def test_the_opened_turns_memos_see_a_forget_by_a_second_memory(target: str) -> 
     assert not any("Biscuit" in m.content for m in after.messages)
     a.close()
     b.close()
+
+
+def test_a_memory_step_keeps_the_records_it_did_not_write(tmp_path: Path) -> None:
+    """A step's transaction (tracked writes only) empties the memoised records it wrote and the
+    index's statistics, and keeps the others under the new revision: the next context reads
+    only what changed. Any other write (a forget, a message redaction, another connection's
+    commit) empties them all, as before."""
+    mem = Memory.open(tmp_path / "m.db")
+    s = mem.store
+    t = mem.thread("t")
+    for i in range(6):
+        t.add("user", f"My colleague number {i} is called Person{i} and works in Lisbon.")
+        t.add("assistant", "Noted.")
+    t.flush()
+    ids = [r.id for r in mem.records()]
+    assert ids
+    with s.revision_held():
+        before = s.records(mem.ns, ids)
+    assert all(s._memos.records.get(i) is r for i, r in zip(ids, before, strict=True))
+    t.add("user", "My sister Ana moved to Porto last spring.")
+    t.add("assistant", "Nice!")
+    t.add("user", "She works at a bakery near the river.")
+    t.add("assistant", "Lovely.")
+    assert t.step() is not None  # a step: tracked writes only
+    new = [r for r in mem.records() if r.id not in ids]
+    assert new
+    kept = s._memos.records
+    assert all(kept.get(i) is r for i, r in zip(ids, before, strict=True))  # not re-read
+    assert not s._memos.postings and not s._memos.counts  # the index moved
+    # A record the step updated is read again (its text and sources are new).
+    rid = ids[0]
+    with s.transaction() as tx:
+        tx.update_record(mem.ns, rid, "My colleague number 0 is called Person0, in Faro now.",
+                         time.time(), False, [])
+    assert rid not in s._memos.records
+    assert "Faro" in s.records(mem.ns, [rid])[0].text
+    # A forget (untracked writes: redaction, history) empties every memoised record.
+    s.records(mem.ns, ids)
+    assert s._memos.records
+    mem.forget(ids[1])
+    assert not s._memos.records
+    # Another connection's commit between the read and this store's write: all emptied.
+    s.records(mem.ns, ids[2:])
+    other = Memory.open(tmp_path / "m.db")
+    other.remember("The office moved to Braga.")
+    with s.transaction() as tx:
+        tx.update_record(mem.ns, ids[2], "My colleague number 2 is called Person2.",
+                         time.time(), False, [])
+    assert not s._memos.records
+    other.close()
+    mem.close()

@@ -45,6 +45,19 @@ class RowMemos:
         for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
             memo.clear()
 
+    def keep_but(self, touched: set[int], rev: Hashable) -> None:
+        """After this store's own write to the `touched` records only (and episodes): those
+        records and their sources leave; term counts, postings, pages and the index size (the
+        index's statistics moved) are emptied; the rest is valid for `rev`, the revision now."""
+        for rid in touched:
+            self.records.pop(rid, None)
+            self.sources.pop(rid, None)
+        self.postings.clear()
+        self.counts.clear()
+        self.pages.clear()
+        self.size = None
+        self.rev = rev
+
     def fresh(self, rev: Hashable) -> None:
         """Emptied if the revision moved; each memo bounded on its own (a full one starts
         again; the others keep what they hold)."""

@@ -120,8 +120,20 @@ class SQLiteCore(CommonStore):
                     self._checkpointer.wrote()
                 if not tx.messages_only:
                     self._writes += 1
-                    # Emptied now, not at the next read: a forgotten text must not stay.
-                    self._memos.drop()
+                    # Emptied now, not at the next read: a forgotten text must not stay. A
+                    # memory step's transaction (only tracked writes: `SQLiteTx.only_tracked`)
+                    # empties the records it wrote and what the index's statistics move (term
+                    # counts, postings), and keeps the others, stamped with the new revision,
+                    # when no other connection committed since they were read: a step every
+                    # few turns emptied them all, and the turns after it read every shown
+                    # record and its sources again.
+                    memos = self._memos
+                    kept = memos.rev
+                    if (isinstance(kept, tuple) and len(kept) == 2 and tx.only_tracked()
+                            and kept[0] == self._changes() and kept[1] == self._writes - 1):
+                        memos.keep_but(tx.touched, (kept[0], self._writes))
+                    else:
+                        memos.drop()
 
     def _changes(self) -> Hashable:
         # `data_version` moves when another connection (any process) commits to the file;

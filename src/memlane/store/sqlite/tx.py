@@ -28,6 +28,22 @@ class SQLiteTx(CommonTx):
         self.conn = conn
         self.messages_only = False
         """Set by a write that only appends messages (`SQLiteStore.revision` stays)."""
+        self.touched: set[int] = set()
+        """Records the tracked writes (`add_record`, `update_record`, `delete_record`) wrote."""
+        self._start = conn.total_changes
+        self._tracked = 0
+
+    def only_tracked(self) -> bool:
+        """Whether every row this transaction changed was changed by a tracked write (those
+        above, `upsert_episode`, `set_relevance`): SQLite counts each changed row, triggers'
+        included, so a write through `conn` by anyone else shows as rows unaccounted for. The
+        store then keeps its memoised records but the touched ones (`SQLiteStore.transaction`)."""
+        return bool(self.conn.total_changes - self._start == self._tracked)
+
+    def _track(self, before: int, record_id: int | None = None) -> None:
+        self._tracked += self.conn.total_changes - before
+        if record_id is not None:
+            self.touched.add(record_id)
 
     @staticmethod
     def sql(sql: str) -> str:
@@ -45,6 +61,7 @@ class SQLiteTx(CommonTx):
         thread_id: str | None, now: float, step_end: int | None, suspect: bool,
         pinned: bool = False,
     ) -> int:
+        before = self.conn.total_changes
         stated = self.stated_at(namespace, source_ids, now)
         cur = self.conn.execute(
             "INSERT INTO records (namespace, text, kind, thread_id, step_end, created, updated,"
@@ -62,11 +79,22 @@ class SQLiteTx(CommonTx):
             " stated, sources) VALUES (?, ?, ?, 'add', ?, ?, ?, ?)",
             (rid, namespace, text, now, thread_id, stated, json.dumps(sorted(source_ids))),
         )
+        self._track(before, rid)
         return rid
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
         source_ids: Sequence[int] = (),
+    ) -> None:
+        before = self.conn.total_changes
+        try:
+            self._update_record(namespace, record_id, text, now, suspect, source_ids)
+        finally:
+            self._track(before, record_id)
+
+    def _update_record(
+        self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
+        source_ids: Sequence[int],
     ) -> None:
         version = self.next_version(namespace, record_id, text, source_ids, now)
         if version is None:
@@ -91,6 +119,13 @@ class SQLiteTx(CommonTx):
             )
 
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
+        before = self.conn.total_changes
+        try:
+            self._delete_record(namespace, record_id, now)
+        finally:
+            self._track(before, record_id)
+
+    def _delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
             "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
             " stated) SELECT id, namespace, text, 'delete', ?, thread_id, ? FROM records"
@@ -123,6 +158,13 @@ class SQLiteTx(CommonTx):
         return None if row is None else _episode(row)
 
     def upsert_episode(self, namespace: str, episode: Episode, now: float) -> None:
+        before = self.conn.total_changes
+        try:
+            self._upsert_episode(namespace, episode, now)
+        finally:
+            self._track(before)
+
+    def _upsert_episode(self, namespace: str, episode: Episode, now: float) -> None:
         row = self.conn.execute(
             'SELECT n FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
             (namespace, episode.thread_id, episode.end),
@@ -152,7 +194,9 @@ class SQLiteTx(CommonTx):
         )
 
     def set_relevance(self, namespace: str, thread_id: str, scores: dict[int, float]) -> None:
+        before = self.conn.total_changes
         self.conn.executemany(
             "UPDATE messages SET relevance = ? WHERE namespace = ? AND thread_id = ? AND seq = ?",
             [(s, namespace, thread_id, seq) for seq, s in scores.items()],
         )
+        self._track(before)
