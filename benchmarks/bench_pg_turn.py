@@ -1,14 +1,18 @@
 """The real turn on PostgreSQL beside SQLite: `Thread.context(budget=4000, new_message=...)` on
-the same thread built on each store, the calls alternating store by store (load from other jobs
-hits both alike); p50 of each and their ratio (#22: PostgreSQL within 2x of SQLite).
+the same rows in each store, the calls alternating store by store (load from other jobs hits
+both alike); p50 of each, their ratio (#22: PostgreSQL within 2x of SQLite), and the calling
+thread's CPU p50 (which load moves less than wall time). Several sizes in one run.
 
-The threads are built once (`bench_assemble.build`: a heuristic memory step every 4 user turns)
-and kept under `--data` with the pgserver data directory, so a second run (another source tree:
-`PYTHONPATH=/other/src`) measures the same rows. New messages: the thread's last 500 user turns,
-shuffled with a fixed seed.
+The rows: for each size a source thread (`bench_assemble.build`: a heuristic memory step every 4
+user turns), taken from `--from DIR/memlane-N.db` when that file exists (bench_peers keeps them)
+or built once under `--data`; then exported (`Memory.export`) and imported (`Memory.restore`)
+into a PostgreSQL database and a fresh SQLite file, so both stores hold the same rows, put there
+by the same code. Everything is kept under `--data` with the pgserver data directory, so a
+second run (another source tree: `PYTHONPATH=/other/src`) measures the same rows. New messages:
+the thread's last 500 user turns, shuffled with a fixed seed.
 
-    python benchmarks/bench_pg_turn.py --messages 1000 --data /tmp/pgturn
-    python benchmarks/bench_pg_turn.py --messages 10000 --data /tmp/pgturn --calls 150
+    python benchmarks/bench_pg_turn.py --messages 1000,10000,100000 --data /work/bench-data/pgturn \
+        --from /work/bench-data/peers
 """
 
 from __future__ import annotations
@@ -28,11 +32,68 @@ import bench_postgres  # noqa: E402  (same folder: database helpers)
 from memlane import Memory  # noqa: E402
 
 
+def prepare(server_url: str, base: Path, n: int, source_dir: Path | None) -> tuple[Path, str]:
+    """The SQLite file and PostgreSQL URL holding the `n`-message thread, made on first use."""
+    name = f"turn{n}"
+    pg = bench_postgres.bench_url(server_url, name)
+    sq = base / f"{name}.db"
+    done = base / f"{name}.done"  # written last: a run cut short starts the copy again
+    if done.exists():
+        return sq, pg
+    src = source_dir / f"memlane-{n}.db" if source_dir is not None else None
+    if src is None or not src.exists():
+        src = base / f"source-{n}.db"
+        if not src.exists():
+            t0 = time.perf_counter()
+            bench_assemble.build(str(src), n)
+            print(f"built {src} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    with Memory.open(src) as m:
+        data = m.export()
+    bench_postgres.new_database(server_url, name)
+    sq.unlink(missing_ok=True)
+    for target in (pg, str(sq)):
+        t0 = time.perf_counter()
+        with Memory.open(target) as m:
+            counts = m.restore(data)
+        print(f"imported {counts} into {name} ({'PostgreSQL' if target == pg else 'SQLite'})"
+              f" in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    bench_postgres.settle(pg)  # the statistics autovacuum gathers after a bulk load
+    done.write_text("1\n")
+    return sq, pg
+
+
+def measure(sq: Path, pg: str, calls: int, warmup: int = 20) -> dict[str, dict[str, float]]:
+    mems = {"SQLite": Memory.open(sq), "PostgreSQL": Memory.open(pg)}
+    try:
+        first = mems["SQLite"].thread("bench")
+        news = [m.content for m in first.messages() if m.role == "user"][-500:]
+        random.Random(11).shuffle(news)
+        wall: dict[str, list[float]] = {k: [] for k in mems}
+        cpu: dict[str, list[float]] = {k: [] for k in mems}
+        for i in range(warmup + calls):
+            for k, m in mems.items():
+                th = m.thread("bench")
+                c0, t0 = time.thread_time(), time.perf_counter()
+                th.context(budget=4000, new_message=news[i % len(news)])
+                t1, c1 = time.perf_counter(), time.thread_time()
+                if i >= warmup:
+                    wall[k].append((t1 - t0) * 1000)
+                    cpu[k].append((c1 - c0) * 1000)
+        return {k: {"p50": statistics.median(wall[k]), "cpu": statistics.median(cpu[k])}
+                for k in mems}
+    finally:
+        for m in mems.values():
+            m.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--messages", type=int, default=1000)
+    ap.add_argument("--messages", default="1000",
+                    help="thread sizes, comma-separated (e.g. 1000,10000,100000)")
     ap.add_argument("--calls", type=int, default=150)
     ap.add_argument("--data", required=True, help="directory kept between runs (server, files)")
+    ap.add_argument("--from", dest="source", type=Path, default=None,
+                    help="folder of bench_peers' memlane-N.db files to copy the rows from")
     a = ap.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -41,33 +102,15 @@ def main() -> int:
     base.mkdir(parents=True, exist_ok=True)
     base.chmod(0o755)  # pgserver runs postgres as an unprivileged user when we are root
     srv = pgserver.get_server(base / "pg", cleanup_mode=None)  # left running for the next run
-    name = f"turn{a.messages}"
-    pg = bench_postgres.bench_url(srv.get_uri(), name)
-    sq = base / f"{name}.db"
-    if not sq.exists():
-        bench_postgres.new_database(srv.get_uri(), name)
-        bench_postgres.set_synchronous_commit(srv.get_uri(), "off")
-        bench_assemble.build(pg, a.messages)
-        bench_postgres.settle(pg)
-        bench_assemble.build(str(sq), a.messages)
-    mems = {"SQLite": Memory.open(sq), "PostgreSQL": Memory.open(pg)}
-    first = mems["SQLite"].thread("bench")
-    news = [m.content for m in first.messages() if m.role == "user"][-500:]
-    random.Random(11).shuffle(news)
-    times: dict[str, list[float]] = {k: [] for k in mems}
-    for i in range(20 + a.calls):
-        for k, m in mems.items():
-            th = m.thread("bench")
-            t0 = time.perf_counter()
-            th.context(budget=4000, new_message=news[i % len(news)])
-            if i >= 20:  # after the warm-up
-                times[k].append((time.perf_counter() - t0) * 1000)
-    p50 = {k: statistics.median(v) for k, v in times.items()}
-    print(f"{a.messages:,} messages, {a.calls} calls each: SQLite p50 {p50['SQLite']:.2f} ms, "
-          f"PostgreSQL p50 {p50['PostgreSQL']:.2f} ms, "
-          f"ratio {p50['PostgreSQL'] / p50['SQLite']:.2f}")
-    for m in mems.values():
-        m.close()
+    sizes = [int(s) for s in a.messages.split(",")]
+    stores = [prepare(srv.get_uri(), base, n, a.source) for n in sizes]
+    print(f"{'messages':>9} | SQLite p50 (CPU) | PostgreSQL p50 (CPU) | ratio p50 (CPU)")
+    for n, (sq, pg) in zip(sizes, stores, strict=True):
+        r = measure(sq, pg, a.calls)
+        s, p = r["SQLite"], r["PostgreSQL"]
+        print(f"{n:>9,} | {s['p50']:6.2f} ({s['cpu']:5.2f}) ms | {p['p50']:6.2f} "
+              f"({p['cpu']:5.2f}) ms     | {p['p50'] / s['p50']:.2f} "
+              f"({p['cpu'] / s['cpu']:.2f})", flush=True)
     return 0
 
 
