@@ -99,7 +99,7 @@ def test_window_reads_keep_a_generic_plan_on_the_keys(pg: PostgresStore, pg_url:
         # the table), so the log's physical order follows seq only loosely.
         c.execute("UPDATE messages SET relevance = 0.5 WHERE seq % 2 = 0")
         c.execute("ANALYZE")
-    reads = [
+    reads: list[tuple[str, dict[str, Any]]] = [
         (_sql(_CONTEXT_ROWS, 11, 12), {"ns": "ns", "tid": "t"}),
         (_sql(_OLDER_ROWS, 0, 12), {"ns": "ns", "tid": "t", "seq": n - 20, "id": n - 20,
                                     "have": 11, "w": 27}),
