@@ -4,15 +4,17 @@ of their cost)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import psycopg
 import pytest
 
+from memlane import Memory
 from memlane.store.common.threads import CommonThreads
 from memlane.store.postgres import PostgresStore
-from memlane.store.postgres.log import _CONTEXT_ROWS, _MESSAGES_AT, _OLDER_ROWS, _sql
+from memlane.store.postgres.log import _CONTEXT_ROWS, _MESSAGES_AT, _OLDER_ROWS, AHEAD, _sql
 from memlane.store.protocol import HistoryPolicy, NewMessage
 
 
@@ -121,3 +123,94 @@ def test_window_reads_keep_a_generic_plan_on_the_keys(pg: PostgresStore, pg_url:
     # The rows read are the store's (the same statements, through it).
     rows = pg.context_rows("ns", "t", 11, 12)
     assert rows.window[0].seq == n - 21 and len(rows.recent_episodes) == 12
+
+
+def _conversation(pg_url: str, users: int) -> Memory:
+    """A thread opening with a system message (turn 0), some turns with a tool message or two
+    assistant messages, filed by the heuristic step as it goes (episodes to cut)."""
+    mem = Memory.open(pg_url)
+    t = mem.thread("t")
+    t.add("system", "You are a helpful assistant.")
+    for i in range(users):
+        batch = [{"role": "user", "content": f"Turn {i}: my sister Ana moved to Quito on day {i}."}]
+        if i % 5 == 0:
+            batch.append({"role": "tool", "content": f"lookup result {i}"})
+        batch.append({"role": "assistant", "content": f"Noted, day {i}."})
+        if i % 7 == 0:
+            batch.append({"role": "assistant", "content": "Anything else?"})
+        t.extend(batch)
+        if i % 4 == 3:
+            t.maybe_step()
+    return mem
+
+
+@pytest.mark.parametrize("users", [7, 30, 90])
+def test_larger_windows_cut_from_the_read_ahead_equal_a_read(pg_url: str, users: int) -> None:
+    mem = _conversation(pg_url, users)
+    s: Any = mem.store
+    assert users < 30 or s.episodes("default", "t")
+    reads = 0
+    conn = s._conn
+
+    def counted() -> Any:
+        nonlocal reads
+        reads += 1
+        return conn()
+
+    s._conn = counted
+    for w in (3, 11):
+        for grown in range(w + 1, AHEAD * w + 6):
+            with s.revision_held():  # one turn
+                first = s.context_rows("default", "t", w, 12)
+                before = reads
+                cut = s.context_rows("default", "t", grown, 12, held=first)
+                # Up to the window read ahead (or the whole thread), no second statement; a
+                # thread wholly in view already is read again (nothing to extend).
+                assert (reads == before) == (users > w and (grown <= AHEAD * w
+                                                            or users <= AHEAD * w))
+                # A second round grows the cut rows again.
+                again = s.context_rows("default", "t", grown + 3, 12, held=cut)
+            # The same held rows read by SQL (outside a turn), and a plain read.
+            by_sql = s.context_rows("default", "t", grown, 12, held=first)
+            fresh = s.context_rows("default", "t", grown, 12)
+            assert cut == fresh == by_sql, (w, grown)
+            assert again == s.context_rows("default", "t", grown + 3, 12)
+    mem.close()
+
+
+def test_a_read_ahead_serves_its_own_turn_and_thread_only(pg_url: str) -> None:
+    mem = _conversation(pg_url, 40)
+    s: Any = mem.store
+    reads: list[str] = []
+    conn = s._conn
+
+    def counted() -> Any:
+        reads.append(threading.current_thread().name)
+        return conn()
+
+    s._conn = counted
+    with s.revision_held():
+        first = s.context_rows("default", "t", 11, 12)
+        # A write after the read, in the same turn: the extension is as of the held rows'
+        # snapshot (a read then would return it).
+        mem.thread("t").add("user", "one more thing")
+        n = len(reads)
+        then = s.context_rows("default", "t", 20, 12, held=first)
+        assert len(reads) == n  # cut from the read ahead
+        assert then.window[-1] == first.window[-1]
+        # Another thread of this process does not see this one's read ahead: it reads by SQL
+        # (the same rows: the extension of the held ones).
+        out: list[Any] = []
+        worker = threading.Thread(target=lambda: out.append(
+            s.context_rows("default", "t", 20, 12, held=first)), name="other")
+        worker.start()
+        worker.join()
+        assert out == [then] and reads[n:] == ["other"]
+    # The next turn (or no turn) does not reuse it: held rows are checked by SQL, as when the
+    # thread went and came back under the same name.
+    mem.thread("t").delete()
+    mem.thread("t").extend([{"role": "user", "content": f"n{i}"} for i in range(30)])
+    with s.revision_held():
+        assert s.context_rows("default", "t", 20, 12, held=first) == \
+            s.context_rows("default", "t", 20, 12)
+    mem.close()

@@ -54,6 +54,12 @@ class CommonCore:
         outer = held.get(id(self)) if held else None
         return None if outer is None else (outer, self._writes)
 
+    def held_scope(self) -> object | None:
+        """The `revision_held()` scope this thread (or task) is in, as an object no other
+        scope shares; None outside one. What a store may reuse its own reads within: one
+        `Thread.context` call."""
+        return _HELD.get()
+
     @contextmanager
     def revision_held(self) -> Iterator[None]:
         held = _HELD.get()
