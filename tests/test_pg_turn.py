@@ -214,3 +214,44 @@ def test_a_read_ahead_serves_its_own_turn_and_thread_only(pg_url: str) -> None:
         assert s.context_rows("default", "t", 20, 12, held=first) == \
             s.context_rows("default", "t", 20, 12)
     mem.close()
+
+
+def test_the_revision_comes_with_the_first_context_read(pg_url: str) -> None:
+    mem = _conversation(pg_url, 12)
+    s: Any = mem.store
+    other = PostgresStore(pg_url, min_size=1, max_size=1)  # another process's writes
+    statements: list[str] = []
+    conn = s._conn
+
+    def counted() -> Any:
+        statements.append("")
+        return conn()
+
+    s._conn = counted
+    with s.revision_held():
+        assert statements == []  # nothing read on entry
+        s.context_rows("default", "t", 3, 12)
+        assert len(statements) == 1
+        rev = s.held_revision()
+        assert rev == (s._changes(), s._writes) and len(statements) == 2  # (_changes: a read)
+        # Memoised under it: the same record twice, one read.
+        rid = other.add_record("default", "the boiler is in the attic").id
+    with s.revision_held():
+        s.context_rows("default", "t", 3, 12)
+        assert s.held_revision() != rev  # the other store's write moved it
+        n = len(statements)
+        assert s.records("default", [rid]) == s.records("default", [rid])
+        assert len(statements) == n + 1
+    # Without a context read first, the first memoised read reads the revision itself.
+    with s.revision_held():
+        assert s._revision_unread()
+        assert s.records("default", [rid])[0].text == "the boiler is in the attic"
+        assert not s._revision_unread() and s.held_revision() is not None
+    # Another process forgets the record: the next turn's context read sees the new revision
+    # and the memo is not used (a forgotten text must not stay).
+    assert other.forget_record("default", rid)
+    with s.revision_held():
+        s.context_rows("default", "t", 3, 12)
+        assert s.records("default", [rid]) == []
+    other.close()
+    mem.close()

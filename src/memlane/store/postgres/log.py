@@ -67,6 +67,8 @@ WITH t AS (
     FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
 )
 SELECT t.filed_to, t.start, t.far, t.turns,
+    -- The revision (migration 6) in the same round trip: `CommonCore._revision_lazily`.
+    COALESCE((SELECT n FROM memlane_revision WHERE id = 1), 0),
     -- `seq < next_seq` holds for every message (the same snapshot): it is there for the
     -- planner. With one bound of unknown value it takes a third of the thread to match and,
     -- from about 10k messages, scans the table instead of the key range (1.3 ms at 10k and
@@ -180,10 +182,10 @@ RETURNING seq, id
 """
 
 
-@functools.lru_cache(maxsize=64)
 def _sql(template: str, w: int, k: int) -> str:
     """`template` with the window `w`, the window read ahead and the line count `k` written in
-    (see _CONTEXT_ROWS)."""
+    (see _CONTEXT_ROWS); a few microseconds, so not cached (the library keeps no module-level
+    caches)."""
     return template.format(w=int(w), a=AHEAD * int(w), k=int(k))
 
 
@@ -330,7 +332,8 @@ class PgLog(PgCore):
             row = c.execute(_sql(_CONTEXT_ROWS, window_turns, k),
                             {"ns": namespace, "tid": thread_id}).fetchone()
         assert row is not None
-        filed_to, start, far, turns, msg_rows, ep_rows, pin_rows = row
+        filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
+        self._revision_read(int(rev))
         pinned = tuple(_record(r) for r in pin_rows or ())
         if start is None:  # no such thread
             return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
