@@ -12,7 +12,10 @@ second run (another source tree: `PYTHONPATH=/other/src`) measures the same rows
 the thread's last 500 user turns, shuffled with a fixed seed.
 
     python benchmarks/bench_pg_turn.py --messages 1000,10000,100000 --data /work/bench-data/pgturn \
-        --from /work/bench-data/peers
+        --from /work/bench-data/peers [--statements]
+
+`--statements` then lists the PostgreSQL turn's statements at each size: how many a turn and the
+time in them (each `execute` timed: its round trip and its rows' decoding).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_assemble  # noqa: E402  (same folder: the thread builder)
@@ -86,6 +90,40 @@ def measure(sq: Path, pg: str, calls: int, warmup: int = 20) -> dict[str, dict[s
             m.close()
 
 
+def statements(pg: str, sq: Path, calls: int) -> list[tuple[str, float, float]]:
+    """The PostgreSQL turn's statements: (the statement's start, how many a turn, ms a turn),
+    most time first, over `calls` turns after a warm-up (each `execute` timed: a round trip
+    and the rows' decoding)."""
+    import psycopg
+
+    with Memory.open(sq) as m:
+        news = [x.content for x in m.thread("bench").messages() if x.role == "user"][-500:]
+    random.Random(11).shuffle(news)
+    seen: dict[str, list[float]] = {}
+    real = psycopg.Connection.execute
+    on = False
+
+    def timed(self: Any, query: Any, *a: Any, **kw: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return real(self, query, *a, **kw)
+        finally:
+            if on:
+                key = " ".join(str(query).split())[:100]
+                seen.setdefault(key, []).append((time.perf_counter() - t0) * 1000)
+
+    psycopg.Connection.execute = timed  # type: ignore[method-assign]
+    try:
+        with Memory.open(pg) as mem:
+            for i in range(20 + calls):
+                on = i >= 20
+                mem.thread("bench").context(budget=4000, new_message=news[i % len(news)])
+    finally:
+        psycopg.Connection.execute = real  # type: ignore[method-assign]
+    return sorted(((k, len(v) / calls, sum(v) / calls) for k, v in seen.items()),
+                  key=lambda x: -x[2])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--messages", default="1000",
@@ -94,6 +132,8 @@ def main() -> int:
     ap.add_argument("--data", required=True, help="directory kept between runs (server, files)")
     ap.add_argument("--from", dest="source", type=Path, default=None,
                     help="folder of bench_peers' memlane-N.db files to copy the rows from")
+    ap.add_argument("--statements", action="store_true",
+                    help="also list the PostgreSQL turn's statements (count and time a turn)")
     a = ap.parse_args()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -111,6 +151,13 @@ def main() -> int:
         print(f"{n:>9,} | {s['p50']:6.2f} ({s['cpu']:5.2f}) ms | {p['p50']:6.2f} "
               f"({p['cpu']:5.2f}) ms     | {p['p50'] / s['p50']:.2f} "
               f"({p['cpu'] / s['cpu']:.2f})", flush=True)
+    if a.statements:
+        for n, (sq, pg) in zip(sizes, stores, strict=True):
+            got = statements(pg, sq, a.calls)
+            print(f"\n{n:,} messages, PostgreSQL: {sum(c for _, c, _ in got):.2f} statements"
+                  f" a turn, {sum(t for _, _, t in got):.2f} ms in them")
+            for key, count, ms in got:
+                print(f"  {count:5.2f} a turn  {ms:5.2f} ms  {key[:100]}")
     return 0
 
 
