@@ -106,14 +106,16 @@ class _Ahead:
     snapshot: what the protocol asks of an extension), without a round trip. A milliseconds-old
     snapshot within one turn is the same race as a thread changing just after the read."""
 
-    def __init__(self, thread_id: str, far: int, turns: int, msgs: list[Message],
+    def __init__(self, thread_id: str, far: int, turns: int, msg_rows: list[Any],
                  episodes: list[tuple[Episode, int]], first: Episode | None, filed_to: int,
                  pinned: tuple[Record, ...], k: int) -> None:
-        self.thread_id, self.far, self.turns, self.msgs = thread_id, far, turns, msgs
+        self.thread_id, self.far, self.turns = thread_id, far, turns
+        self.msg_rows = msg_rows  # `MSG_COLS` rows, in seq order, decoded when cut (`rows`)
+        self.decoded: dict[int, Message] = {}
         self.episodes = episodes  # (episode, n), newest first
         self.first, self.filed_to, self.pinned, self.k = first, filed_to, pinned, k
         # The user messages of the window read ahead, oldest first: each starts a turn.
-        self.users = [m.seq for m in msgs if m.seq >= far and m.role == "user"]
+        self.users = [r[2] for r in msg_rows if r[2] >= far and r[3] == "user"]
 
     def start_of(self, window_turns: int) -> int | None:
         """Where the window of the last `window_turns` turns starts, if the rows read ahead
@@ -126,7 +128,13 @@ class _Ahead:
         return self.users[i] if i >= 0 else None
 
     def rows(self, start: int) -> ContextRows:
-        msgs = [m for m in self.msgs if m.seq >= start - 1]
+        msgs = []
+        for r in self.msg_rows:
+            if r[2] >= start - 1:
+                m = self.decoded.get(r[2])
+                if m is None:
+                    m = self.decoded[r[2]] = message_row(r)
+                msgs.append(m)
         recent = [(e, n) for e, n in self.episodes if e.start < start][:self.k]
         return window_rows(self.thread_id, start, msgs, self.filed_to, self.first,
                            [e for e, _ in recent], recent[0][1] if recent else 0, self.pinned)
@@ -342,7 +350,7 @@ class PgLog(PgCore):
         # Newest first; the first episode may also be among them (as its own row).
         eps = sorted(((_episode(r), int(r[7])) for r in ep_rows if not r[8]),
                      key=lambda en: -en[0].end)
-        ahead = _Ahead(thread_id, far, turns, [message_row(r) for r in msg_rows or ()], eps,
+        ahead = _Ahead(thread_id, far, turns, msg_rows or [], eps,
                        _episode(first_ep) if first_ep else None, filed_to, pinned, k)
         out = ahead.rows(start)
         scope = self.held_scope()
