@@ -14,6 +14,8 @@ the thread's last 500 user turns, shuffled with a fixed seed.
     python benchmarks/bench_pg_turn.py --messages 1000,10000,100000 --data /work/bench-data/pgturn \
         --from /work/bench-data/peers [--statements]
 
+`--versus OLD/src` also times the PostgreSQL turn of another source tree (a child process on the
+same databases), alternating call by call with this tree's: before and after in one run.
 `--statements` then lists the PostgreSQL turn's statements at each size: how many a turn and the
 time in them (each `execute` timed: its round trip and its rows' decoding).
 """
@@ -21,8 +23,11 @@ time in them (each `execute` timed: its round trip and its rows' decoding).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 import warnings
@@ -66,28 +71,69 @@ def prepare(server_url: str, base: Path, n: int, source_dir: Path | None) -> tup
     return sq, pg
 
 
-def measure(sq: Path, pg: str, calls: int, warmup: int = 20) -> dict[str, dict[str, float]]:
+# `--versus`: the same PostgreSQL turn in a child process running another source tree, one call
+# per line on stdin (the index of the new message), its wall and CPU ms back on stdout. The
+# calls of the three alternate one by one, so load hits them alike.
+CHILD = """
+import json, random, sys, time
+from memlane import Memory
+sq, pg = sys.argv[1], sys.argv[2]
+with Memory.open(sq) as m:
+    news = [x.content for x in m.thread("bench").messages() if x.role == "user"][-500:]
+random.Random(11).shuffle(news)
+mem = Memory.open(pg)
+print("ready", flush=True)
+for line in sys.stdin:
+    th = mem.thread("bench")
+    c0, t0 = time.thread_time(), time.perf_counter()
+    th.context(budget=4000, new_message=news[int(line) % len(news)])
+    t1, c1 = time.perf_counter(), time.thread_time()
+    print(json.dumps([(t1 - t0) * 1000, (c1 - c0) * 1000]), flush=True)
+"""
+
+
+def measure(sq: Path, pg: str, calls: int, versus: str | None = None,
+            warmup: int = 20) -> dict[str, dict[str, float]]:
     mems = {"SQLite": Memory.open(sq), "PostgreSQL": Memory.open(pg)}
+    child = None
+    if versus is not None:
+        env = {**os.environ, "PYTHONPATH": versus}
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(sq), pg], env=env,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline().strip() == "ready"
     try:
         first = mems["SQLite"].thread("bench")
         news = [m.content for m in first.messages() if m.role == "user"][-500:]
         random.Random(11).shuffle(news)
-        wall: dict[str, list[float]] = {k: [] for k in mems}
-        cpu: dict[str, list[float]] = {k: [] for k in mems}
+        names = [*mems, *(["PostgreSQL (versus)"] if child is not None else [])]
+        wall: dict[str, list[float]] = {k: [] for k in names}
+        cpu: dict[str, list[float]] = {k: [] for k in names}
         for i in range(warmup + calls):
-            for k, m in mems.items():
-                th = m.thread("bench")
-                c0, t0 = time.thread_time(), time.perf_counter()
-                th.context(budget=4000, new_message=news[i % len(news)])
-                t1, c1 = time.perf_counter(), time.thread_time()
+            for k in names:
+                if k in mems:
+                    th = mems[k].thread("bench")
+                    c0, t0 = time.thread_time(), time.perf_counter()
+                    th.context(budget=4000, new_message=news[i % len(news)])
+                    t1, c1 = time.perf_counter(), time.thread_time()
+                    w, c = (t1 - t0) * 1000, (c1 - c0) * 1000
+                else:
+                    assert child is not None and child.stdin and child.stdout
+                    child.stdin.write(f"{i}\n")
+                    child.stdin.flush()
+                    w, c = json.loads(child.stdout.readline())
                 if i >= warmup:
-                    wall[k].append((t1 - t0) * 1000)
-                    cpu[k].append((c1 - c0) * 1000)
+                    wall[k].append(w)
+                    cpu[k].append(c)
         return {k: {"p50": statistics.median(wall[k]), "cpu": statistics.median(cpu[k])}
-                for k in mems}
+                for k in names}
     finally:
         for m in mems.values():
             m.close()
+        if child is not None:
+            assert child.stdin is not None
+            child.stdin.close()
+            child.wait()
 
 
 def statements(pg: str, sq: Path, calls: int) -> list[tuple[str, float, float]]:
@@ -132,6 +178,9 @@ def main() -> int:
     ap.add_argument("--data", required=True, help="directory kept between runs (server, files)")
     ap.add_argument("--from", dest="source", type=Path, default=None,
                     help="folder of bench_peers' memlane-N.db files to copy the rows from")
+    ap.add_argument("--versus", metavar="SRC", default=None,
+                    help="also time the PostgreSQL turn of another source tree (its src/), in a"
+                         " child process, alternating call by call with this tree's")
     ap.add_argument("--statements", action="store_true",
                     help="also list the PostgreSQL turn's statements (count and time a turn)")
     a = ap.parse_args()
@@ -144,13 +193,18 @@ def main() -> int:
     srv = pgserver.get_server(base / "pg", cleanup_mode=None)  # left running for the next run
     sizes = [int(s) for s in a.messages.split(",")]
     stores = [prepare(srv.get_uri(), base, n, a.source) for n in sizes]
-    print(f"{'messages':>9} | SQLite p50 (CPU) | PostgreSQL p50 (CPU) | ratio p50 (CPU)")
+    print(f"{'messages':>9} | SQLite p50 (CPU) | PostgreSQL p50 (CPU) | ratio p50 (CPU)"
+          + (" | versus: PostgreSQL p50 (CPU), ratio p50" if a.versus else ""))
     for n, (sq, pg) in zip(sizes, stores, strict=True):
-        r = measure(sq, pg, a.calls)
+        r = measure(sq, pg, a.calls, a.versus)
         s, p = r["SQLite"], r["PostgreSQL"]
-        print(f"{n:>9,} | {s['p50']:6.2f} ({s['cpu']:5.2f}) ms | {p['p50']:6.2f} "
-              f"({p['cpu']:5.2f}) ms     | {p['p50'] / s['p50']:.2f} "
-              f"({p['cpu'] / s['cpu']:.2f})", flush=True)
+        line = (f"{n:>9,} | {s['p50']:6.2f} ({s['cpu']:5.2f}) ms | {p['p50']:6.2f} "
+                f"({p['cpu']:5.2f}) ms     | {p['p50'] / s['p50']:.2f} "
+                f"({p['cpu'] / s['cpu']:.2f})")
+        if a.versus:
+            v = r["PostgreSQL (versus)"]
+            line += f"     | {v['p50']:6.2f} ({v['cpu']:5.2f}) ms, {v['p50'] / s['p50']:.2f}"
+        print(line, flush=True)
     if a.statements:
         for n, (sq, pg) in zip(sizes, stores, strict=True):
             got = statements(pg, sq, a.calls)
