@@ -14,7 +14,14 @@ import pytest
 from memlane import Memory
 from memlane.store.common.threads import CommonThreads
 from memlane.store.postgres import PostgresStore
-from memlane.store.postgres.log import _CONTEXT_ROWS, _MESSAGES_AT, _OLDER_ROWS, AHEAD, _sql
+from memlane.store.postgres.log import (
+    _CONTEXT_ROWS,
+    _MESSAGES_AT,
+    _OLDER_ROWS,
+    AHEAD,
+    AHEAD_MORE,
+    _sql,
+)
 from memlane.store.protocol import HistoryPolicy, NewMessage
 
 
@@ -144,7 +151,7 @@ def _conversation(pg_url: str, users: int) -> Memory:
     return mem
 
 
-@pytest.mark.parametrize("users", [7, 30, 90])
+@pytest.mark.parametrize("users", [7, 30, 130])
 def test_larger_windows_cut_from_the_read_ahead_equal_a_read(pg_url: str, users: int) -> None:
     mem = _conversation(pg_url, users)
     s: Any = mem.store
@@ -158,16 +165,17 @@ def test_larger_windows_cut_from_the_read_ahead_equal_a_read(pg_url: str, users:
         return conn()
 
     s._conn = counted
-    for w in (3, 11):
-        for grown in range(w + 1, AHEAD * w + 6):
+    for w in (3, 11, 30):  # 30: read ahead by AHEAD_MORE turns, not AHEAD times
+        ahead = min(AHEAD * w, w + AHEAD_MORE)
+        for grown in range(w + 1, ahead + 6):
             with s.revision_held():  # one turn
                 first = s.context_rows("default", "t", w, 12)
                 before = reads
                 cut = s.context_rows("default", "t", grown, 12, held=first)
                 # Up to the window read ahead (or the whole thread), no second statement; a
                 # thread wholly in view already is read again (nothing to extend).
-                assert (reads == before) == (users > w and (grown <= AHEAD * w
-                                                            or users <= AHEAD * w))
+                assert (reads == before) == (users > w and (grown <= ahead
+                                                            or users <= ahead))
                 # A second round grows the cut rows again.
                 again = s.context_rows("default", "t", grown + 3, 12, held=cut)
             # The same held rows read by SQL (outside a turn), and a plain read.

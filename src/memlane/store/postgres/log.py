@@ -93,9 +93,11 @@ FROM (SELECT 1) AS one LEFT JOIN t ON TRUE
 """
 
 AHEAD = 4
-"""The first read takes AHEAD times the window's turns (`_Ahead`): the budget filler's larger
-windows then need no second round trip. In the bench threads (#22) the filler grows an
-11-turn window to 26-50 turns."""
+"""The first read takes AHEAD times the window's turns (`_Ahead`), at most `AHEAD_MORE` more:
+the budget filler's larger windows then need no second round trip. In the bench threads (#22)
+the filler grows an 11-turn window to 26-50 turns."""
+AHEAD_MORE = 64
+"""At most this many turns read ahead (a policy with a long window does not read 4x of it)."""
 
 
 class _Ahead:
@@ -194,7 +196,7 @@ def _sql(template: str, w: int, k: int) -> str:
     """`template` with the window `w`, the window read ahead and the line count `k` written in
     (see _CONTEXT_ROWS); a few microseconds, so not cached (the library keeps no module-level
     caches)."""
-    return template.format(w=int(w), a=AHEAD * int(w), k=int(k))
+    return template.format(w=int(w), a=min(AHEAD * int(w), int(w) + AHEAD_MORE), k=int(k))
 
 
 # The messages of a few seq ranges of one thread, by their seqs: `seq = ANY(array)` has the same
