@@ -16,6 +16,8 @@ the thread's last 500 user turns, shuffled with a fixed seed.
 
 `--versus OLD/src` also times the PostgreSQL turn of another source tree (a child process on the
 same databases), alternating call by call with this tree's: before and after in one run.
+`--dump FILE` writes what the turn shows instead (60 new messages a size, both engines), to
+compare two trees: `cmp before.json after.json`.
 `--statements` then lists the PostgreSQL turn's statements at each size: how many a turn and the
 time in them (each `execute` timed: its round trip and its rows' decoding).
 """
@@ -26,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -170,6 +173,26 @@ def statements(pg: str, sq: Path, calls: int) -> list[tuple[str, float, float]]:
                   key=lambda x: -x[2])
 
 
+def dump(stores: dict[str, tuple[Path, str]], path: Path, count: int = 60) -> None:
+    """What the turn shows, for `count` new messages at each size on each engine, as JSON (the
+    rendered messages, data markers' random ids blanked, `now` fixed): two trees' files are
+    byte-identical when their contexts are."""
+    out: dict[str, list[list[str]]] = {}
+    for n, (sq, pg) in stores.items():
+        for engine, target in (("sqlite", str(sq)), ("postgresql", pg)):
+            with Memory.open(target) as mem:
+                news = [x.content for x in mem.thread("bench").messages()
+                        if x.role == "user"][-500:]
+                random.Random(11).shuffle(news)
+                for i, new in enumerate(news[:count]):
+                    ctx = mem.thread("bench").context(budget=4000, new_message=new,
+                                                      now=1_800_000_000.0)
+                    out[f"{engine}/{n}/{i}"] = [
+                        [m.role, re.sub(r"«/?data \d+»", "«data»", m.content or "")]
+                        for m in ctx.messages]
+    path.write_text(json.dumps(out, sort_keys=True, ensure_ascii=False))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--messages", default="1000",
@@ -181,6 +204,9 @@ def main() -> int:
     ap.add_argument("--versus", metavar="SRC", default=None,
                     help="also time the PostgreSQL turn of another source tree (its src/), in a"
                          " child process, alternating call by call with this tree's")
+    ap.add_argument("--dump", type=Path, default=None, metavar="FILE",
+                    help="write what the turn shows (60 new messages a size, both engines) to"
+                         " FILE, to compare two trees' (`cmp`), and measure nothing")
     ap.add_argument("--statements", action="store_true",
                     help="also list the PostgreSQL turn's statements (count and time a turn)")
     a = ap.parse_args()
@@ -193,6 +219,9 @@ def main() -> int:
     srv = pgserver.get_server(base / "pg", cleanup_mode=None)  # left running for the next run
     sizes = [int(s) for s in a.messages.split(",")]
     stores = [prepare(srv.get_uri(), base, n, a.source) for n in sizes]
+    if a.dump is not None:
+        dump(dict(zip(sizes, stores, strict=True)), a.dump)
+        return 0
     print(f"{'messages':>9} | SQLite p50 (CPU) | PostgreSQL p50 (CPU) | ratio p50 (CPU)"
           + (" | versus: PostgreSQL p50 (CPU), ratio p50" if a.versus else ""))
     for n, (sq, pg) in zip(sizes, stores, strict=True):
