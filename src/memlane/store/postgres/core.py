@@ -223,6 +223,8 @@ class PgCore(CommonStore):
                 self._writes += 1
                 self._memos.drop()
 
+    _revision_lazily = True  # read by the turn's first context read (`PgLog.context_rows`)
+
     def _changes(self) -> Hashable:
         # Migration 6's counter: every commit that changes records, their sources or episodes
         # moves it once, whichever process made it.

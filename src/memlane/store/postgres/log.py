@@ -3,7 +3,9 @@ statement context read."""
 
 from __future__ import annotations
 
+import functools
 import random
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +14,7 @@ import psycopg
 import psycopg.errors
 
 from ...errors import StoreError
-from ...types import ContextRows, Message
+from ...types import ContextRows, Episode, Message, Record
 from ..common import (
     EP_COLS,
     MSG_COLS,
@@ -28,50 +30,123 @@ from .rows import _REC_COLS, _episode, _record
 # Everything context() reads, as one statement: one round trip and one snapshot (a statement
 # sees one), so the reads agree with each other as SQLite's read transaction makes them. Each
 # part is an index range sized by the window, never by the thread:
-# - the thread row, and the seq where the window of the last %(w)s user turns starts (one probe
-#   of the (namespace, thread_id, turn) index; 1 if the thread is shorter);
-# - the window's messages plus one before it: if that one comes back, history did not fit;
-# - the first episode, and the newest %(k)s that start before the window; `n` numbers episodes
-#   1, 2, ... in filing order, so the newest one before the window tells how many there are
-#   without counting rows (that is the buffer's gap proof);
+# - the thread row, and the seq where the window of the last {w} user turns starts (one probe
+#   of the (namespace, thread_id, turn) index; 1 if the thread is shorter); the same for {a}
+#   turns, the window read ahead (`_Ahead`);
+# - the messages of the window read ahead, plus one before it: if that one comes back, history
+#   did not fit;
+# - the first episode, the ones that start inside the window read ahead, and the newest {k}
+#   that start before it; `n` numbers episodes 1, 2, ... in filing order, so the newest one
+#   before a window tells how many there are without counting rows (the buffer's gap proof);
 # - the namespace's pinned records (a partial index).
 # The lists come back as JSON arrays of arrays (float8 prints round-trip exact in JSON).
+# {w}, {a} and {k} are written into the text (`_sql`), not bound: with a bound LIMIT the
+# generic plan looks costlier than a custom one, so PostgreSQL planned the statement again on
+# every call (about 1 ms of a 1.3 ms read at 100k messages); with them written in, the prepared
+# statement keeps one generic plan (every part is a key range either way). They are ints of
+# the policy: a few texts per store.
+#
+# Where the window of the last {w} turns starts: with no window every message is history; else
+# the first entry of messages_turn at or after (thread, turn T): that index's order is the only
+# one that serves this ORDER BY, so the planner cannot pick the primary key instead, which with
+# equality on turn it does (even without fresh statistics): it walks the thread in seq order
+# from its start, filtering on turn, a scan of the whole thread. Turn T exists: turns are
+# numbered 1..turns.
+_WINDOW_START = """COALESCE(CASE
+    WHEN {w} <= 0 THEN t.next_seq
+    WHEN t.turns > {w} THEN (
+        SELECT m.seq FROM messages m
+        WHERE (m.namespace, m.thread_id, m.turn)
+              >= (t.namespace, t.thread_id, t.turns - {w} + 1)
+        ORDER BY m.namespace, m.thread_id, m.turn, m.seq LIMIT 1) END, 1)"""
 _CONTEXT_ROWS = f"""
 WITH t AS (
-    SELECT t.filed_to,
-           COALESCE(CASE
-               WHEN %(w)s <= 0 THEN t.next_seq  -- no window: every message is history
-               -- The first entry of messages_turn at or after (thread, turn T): that index's
-               -- order is the only one that serves this ORDER BY, so the planner cannot pick the
-               -- primary key instead, which with equality on turn it does (even without fresh
-               -- statistics): it walks the thread in seq order from its start, filtering on
-               -- turn, a scan of the whole thread. Turn T exists: turns are numbered 1..turns.
-               WHEN t.turns > %(w)s THEN (
-                   SELECT m.seq FROM messages m
-                   WHERE (m.namespace, m.thread_id, m.turn)
-                         >= (t.namespace, t.thread_id, t.turns - %(w)s + 1)
-                   ORDER BY m.namespace, m.thread_id, m.turn, m.seq LIMIT 1) END, 1) AS start
+    SELECT t.filed_to, t.turns, t.next_seq,
+           {_WINDOW_START} AS start,
+           {_WINDOW_START.replace("{w}", "{a}")} AS far
     FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
 )
-SELECT t.filed_to, t.start,
+SELECT t.filed_to, t.start, t.far, t.turns,
+    -- The revision (migration 6) in the same round trip: `CommonCore._revision_lazily`.
+    COALESCE((SELECT n FROM memlane_revision WHERE id = 1), 0),
+    -- `seq < next_seq` holds for every message (the same snapshot): it is there for the
+    -- planner. With one bound of unknown value it takes a third of the thread to match and,
+    -- from about 10k messages, scans the table instead of the key range (1.3 ms at 10k and
+    -- growing); with both, a narrow range, the key range.
     (SELECT json_agg(json_build_array({MSG_COLS}) ORDER BY seq) FROM messages
-     WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= t.start - 1),
+     WHERE namespace = %(ns)s AND thread_id = %(tid)s AND seq >= t.far - 1
+       AND seq < t.next_seq),
     (SELECT json_agg(json_build_array({EP_COLS}, n, is_first)) FROM (
         (SELECT {EP_COLS}, n, TRUE AS is_first FROM episodes
          WHERE namespace = %(ns)s AND thread_id = %(tid)s ORDER BY "end" LIMIT 1)
         UNION ALL
         (SELECT {EP_COLS}, n, FALSE FROM episodes
          WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < t.start
-         ORDER BY "end" DESC LIMIT %(k)s)) e),
+           AND start >= t.far)
+        UNION ALL
+        (SELECT {EP_COLS}, n, FALSE FROM episodes
+         WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < t.far
+         ORDER BY "end" DESC LIMIT {{k}})) e),
     (SELECT json_agg(json_build_array({_REC_COLS}) ORDER BY r.id) FROM (
         SELECT * FROM records WHERE namespace = %(ns)s AND pinned ORDER BY id LIMIT 1000) r)
 FROM (SELECT 1) AS one LEFT JOIN t ON TRUE
 """
 
+AHEAD = 4
+"""The first read takes AHEAD times the window's turns (`_Ahead`), at most `AHEAD_MORE` more:
+the budget filler's larger windows then need no second round trip. In the bench threads (#22)
+the filler grows an 11-turn window to 26-50 turns."""
+AHEAD_MORE = 64
+"""At most this many turns read ahead (a policy with a long window does not read 4x of it)."""
+
+
+class _Ahead:
+    """What the first context read of a turn read ahead: the messages and episodes of a window
+    `AHEAD` times as large, in the same snapshot. The budget filler asks next for a larger
+    window (`context_rows(..., held=rows)`) in the same turn (`revision_held`); up to that size
+    it is cut from these rows, as a read of it in this snapshot would return it (the held rows'
+    snapshot: what the protocol asks of an extension), without a round trip. A milliseconds-old
+    snapshot within one turn is the same race as a thread changing just after the read."""
+
+    def __init__(self, thread_id: str, far: int, turns: int, msg_rows: list[Any],
+                 episodes: list[tuple[Episode, int]], first: Episode | None, filed_to: int,
+                 pinned: tuple[Record, ...], k: int) -> None:
+        self.thread_id, self.far, self.turns = thread_id, far, turns
+        self.msg_rows = msg_rows  # `MSG_COLS` rows, in seq order, decoded when cut (`rows`)
+        self.decoded: dict[int, Message] = {}
+        self.episodes = episodes  # (episode, n), newest first
+        self.first, self.filed_to, self.pinned, self.k = first, filed_to, pinned, k
+        # The user messages of the window read ahead, oldest first: each starts a turn.
+        self.users = [r[2] for r in msg_rows if r[2] >= far and r[3] == "user"]
+
+    def start_of(self, window_turns: int) -> int | None:
+        """Where the window of the last `window_turns` turns starts, if the rows read ahead
+        hold it (as `_WINDOW_START` finds it)."""
+        if window_turns <= 0:
+            return None
+        if self.turns <= window_turns:
+            return 1 if self.far <= 1 else None
+        i = len(self.users) - window_turns
+        return self.users[i] if i >= 0 else None
+
+    def rows(self, start: int) -> ContextRows:
+        msgs = []
+        for r in self.msg_rows:
+            if r[2] >= start - 1:
+                m = self.decoded.get(r[2])
+                if m is None:
+                    m = self.decoded[r[2]] = message_row(r)
+                msgs.append(m)
+        recent = [(e, n) for e, n in self.episodes if e.start < start][:self.k]
+        return window_rows(self.thread_id, start, msgs, self.filed_to, self.first,
+                           [e for e, _ in recent], recent[0][1] if recent else 0, self.pinned)
+
+
 # A larger window given the rows of a smaller one (`held`): one statement too, reading only what
 # the larger window adds. The held window's first message (checked by id: the rows may be gone)
 # gives its turn, and so the turn the larger window starts at; then the older messages up to the
-# held window, plus the probe, and the newest %(k)s episodes that start before the new start.
+# held window, plus the probe, and the newest {k} episodes that start before the new start.
+# {k} written in, as above; the held and wanted window sizes vary turn by turn, so stay bound.
 _OLDER_ROWS = f"""
 WITH s AS (
     SELECT CASE WHEN m.turn + %(have)s - %(w)s >= 2 THEN (
@@ -90,7 +165,7 @@ SELECT s.start,
     (SELECT json_agg(json_build_array({EP_COLS}, n) ORDER BY "end" DESC) FROM (
         SELECT {EP_COLS}, n FROM episodes
         WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < s.start
-        ORDER BY "end" DESC LIMIT %(k)s) e)
+        ORDER BY "end" DESC LIMIT {{k}}) e)
 FROM (SELECT 1) AS one LEFT JOIN s ON TRUE
 """
 
@@ -117,8 +192,32 @@ RETURNING seq, id
 """
 
 
+def _sql(template: str, w: int, k: int) -> str:
+    """`template` with the window `w`, the window read ahead and the line count `k` written in
+    (see _CONTEXT_ROWS); a few microseconds, so not cached (the library keeps no module-level
+    caches)."""
+    return template.format(w=int(w), a=min(AHEAD * int(w), int(w) + AHEAD_MORE), k=int(k))
+
+
+# The messages of a few seq ranges of one thread, by their seqs: `seq = ANY(array)` has the same
+# estimate whatever the values, so the prepared statement keeps one generic plan (a range bound
+# per part planned it again on every call). The log is gapless (seqs 1..N), so a range's first
+# `limit` messages are the seqs start .. start + limit - 1.
+_MESSAGES_AT = f"""
+SELECT {MSG_COLS} FROM messages
+WHERE namespace = %s AND thread_id = %s AND seq = ANY(%s::bigint[])
+"""
+
+
 class PgLog(PgCore):
     """Appending messages, evicting and deleting threads, reading a context window."""
+
+    @functools.cached_property
+    def _ahead(self) -> threading.local:
+        """Per thread: `last`, the rows of this thread's last context read in a turn, its
+        `_Ahead` and the turn's `held_scope()` (a thread's reads follow each other; another
+        thread's never see them)."""
+        return threading.local()
 
     # message log -------------------------------------------------------------------------------
     def append(
@@ -187,37 +286,76 @@ class PgLog(PgCore):
         c.execute("DELETE FROM episodes WHERE namespace = %s AND thread_id = %s", (ns, thread_id))
         return gone is not None
 
+    def messages_in(self, namespace: str, thread_id: str,
+                    ranges: Sequence[tuple[int, int]], limit: int) -> list[Message]:
+        if not ranges or limit <= 0:
+            return []
+        parts = [range(a, min(int(b), a + int(limit) - 1) + 1)
+                 for a, b in ((max(int(a), 1), b) for a, b in ranges)]
+        if sum(map(len, parts)) > 4096:  # not what a turn asks: the ranges, as SQLite reads them
+            return super().messages_in(namespace, thread_id, ranges, limit)
+        rows = self._q(_MESSAGES_AT, (namespace, thread_id,
+                                      sorted({s for p in parts for s in p})))
+        by_seq = {m.seq: m for m in map(message_row, rows)}
+        # Range by range, each in seq order, as the shared query's UNION ALL returns them.
+        return [by_seq[s] for p in parts for s in p if s in by_seq]
+
+    def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
+        # By the (namespace, id) key, one statement whatever the count (an array, no IN list).
+        # The shared SQL hides the namespace from SQLite's planner (`namespace || ''`), which
+        # here left no index on id alone: a scan of every message (21 ms a turn at 100k).
+        if not ids:
+            return []
+        rows = self._q(f"SELECT {MSG_COLS} FROM messages WHERE namespace = %s"
+                       " AND id = ANY(%s::bigint[])", (namespace, [int(i) for i in ids]))
+        return sorted((message_row(r) for r in rows), key=lambda m: (m.thread_id, m.seq))
+
     def context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
         held: ContextRows | None = None,
     ) -> ContextRows:
         have = held_turns(held, thread_id, window_turns)
         if held is not None and have is not None:
+            last: tuple[ContextRows, _Ahead, object] | None = getattr(self._ahead, "last", None)
+            scope = self.held_scope()
+            if last is not None and last[0] is held and scope is not None and last[2] is scope:
+                # This thread's last read, in this turn (`revision_held`): cut from what it
+                # read ahead. Rows held across turns are checked by SQL (they may be gone).
+                start = last[1].start_of(window_turns)
+                if start is not None:
+                    out = last[1].rows(start)
+                    self._ahead.last = (out, last[1], scope)  # the next round may grow it
+                    return out
             first = held.window[0]
             with self._conn() as c:
-                row = c.execute(_OLDER_ROWS, {
+                row = c.execute(_sql(_OLDER_ROWS, 0, max(buffer_lines, 1)), {
                     "ns": namespace, "tid": thread_id, "seq": first.seq, "id": first.id,
-                    "have": have, "w": window_turns, "k": max(buffer_lines, 1)}).fetchone()
+                    "have": have, "w": window_turns}).fetchone()
             assert row is not None
             start, msg_rows, ep_rows = row
             if start is not None:  # else the held rows are gone: read the window whole
                 recent = [_episode(r) for r in ep_rows or ()]
                 return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
                                   ep_rows[0][7] if ep_rows else 0)
+        k = max(buffer_lines, 1)
         with self._conn() as c:
-            row = c.execute(_CONTEXT_ROWS, {"ns": namespace, "tid": thread_id,
-                                            "w": window_turns, "k": max(buffer_lines, 1)}
-                            ).fetchone()
+            row = c.execute(_sql(_CONTEXT_ROWS, window_turns, k),
+                            {"ns": namespace, "tid": thread_id}).fetchone()
         assert row is not None
-        filed_to, start, msg_rows, ep_rows, pin_rows = row
+        filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
+        self._revision_read(int(rev))
         pinned = tuple(_record(r) for r in pin_rows or ())
         if start is None:  # no such thread
             return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
-        msgs = [message_row(r) for r in msg_rows or ()]
         ep_rows = ep_rows or []
         first_ep = next((r for r in ep_rows if r[8]), None)
-        recent_rows = [r for r in ep_rows if not r[8]]
-        return window_rows(thread_id, start, msgs, filed_to,
-                           _episode(first_ep) if first_ep else None,
-                           [_episode(r) for r in recent_rows],
-                           recent_rows[0][7] if recent_rows else 0, pinned)
+        # Newest first; the first episode may also be among them (as its own row).
+        eps = sorted(((_episode(r), int(r[7])) for r in ep_rows if not r[8]),
+                     key=lambda en: -en[0].end)
+        ahead = _Ahead(thread_id, far, turns, msg_rows or [], eps,
+                       _episode(first_ep) if first_ep else None, filed_to, pinned, k)
+        out = ahead.rows(start)
+        scope = self.held_scope()
+        # Kept for the turn's larger windows only (the scope); outside one, nothing is kept.
+        self._ahead.last = (out, ahead, scope) if scope is not None else None
+        return out
