@@ -5,14 +5,21 @@ ledger row, queue the memory step) minus the upstream call, against an instant u
 Variants are timed in alternating blocks in one run, so load on the machine hits them alike:
 - `ledger FULL`: the quality ledger's SQLite file with `synchronous = FULL` (before),
 - `ledger NORMAL`: with `synchronous = NORMAL`, as the ledger now opens it,
-- `exhaustive search`: NORMAL, with the store's search unbounded (`search_bounds = None`).
+- `exhaustive search`: NORMAL, with the store's search unbounded (`search_bounds = None`),
+- `no memory steps`: NORMAL, with no memory step queued after a turn (`background_steps`
+  off): how much of the tail is the step worker's (its GIL, its hold on the store).
 
-    python benchmarks/bench_proxy_own.py [--turns 600]
+`--full-history`: each client sends its whole conversation every turn (as the OpenAI SDKs'
+callers do) instead of its new message alone, so the body check and the alignment with the log
+read it all.
+
+    python benchmarks/bench_proxy_own.py [--turns 600] [--long-turns] [--full-history]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import tempfile
 import time
@@ -25,7 +32,8 @@ from memlane.ledger import Ledger
 from memlane.server.app import create_app
 from memlane.server.auth import Auth, KeyRing
 from memlane.server.base import ServerConfig
-from memlane.server.proxy import Proxy
+from memlane.server.openapi import problems
+from memlane.server.proxy import CHAT_REQUEST, Proxy
 from memlane.store.protocol import BOUNDED
 from memlane.testing import FakeUpstream, Reply
 
@@ -58,6 +66,8 @@ def main() -> None:
                     help="each user message a different ~60-word account of facts (the "
                          "heuristic step then costs what a real conversation's does) instead "
                          "of one short question")
+    ap.add_argument("--full-history", action="store_true",
+                    help="each client resends its whole conversation every turn")
     args = ap.parse_args()
     config = ({} if args.step_worker is None else {"step_worker": args.step_worker})
     d = Path(tempfile.mkdtemp(prefix="memlane-proxy-own-"))
@@ -72,22 +82,33 @@ def main() -> None:
         proxy = Proxy(svc)
         m = svc.mem("acme")
         n = iter(range(10**9))
+        history: dict[int, list[dict[str, str]]] = {k: [] for k in range(50)}
+        shipped = svc.config
 
         def turn() -> float:
             i = next(n)
             ask = long_turn(i) if args.long_turns else ASK
-            body = {"model": "bench", "messages": [{"role": "user", "content": ask}],
-                    "user": f"proxy-{i % 50}"}
+            sent = history[i % 50] if args.full_history else []
+            sent.append({"role": "user", "content": ask})
+            body = {"model": "bench", "messages": list(sent), "user": f"proxy-{i % 50}"}
             t = time.perf_counter()
-            _, upstream_s, _ = proxy._answer(m, body, {})
-            return (time.perf_counter() - t - upstream_s) * 1000
+            if args.full_history:  # what the endpoint checks before the pool thread runs
+                assert not problems(CHAT_REQUEST, body, "body")
+            data, upstream_s, _ = proxy._answer(m, body, {})
+            took = (time.perf_counter() - t - upstream_s) * 1000
+            if args.full_history:
+                sent.append({"role": "assistant",
+                             "content": data["choices"][0]["message"]["content"]})
+            return took
 
         def setup(name: str) -> None:
             ledger.conn.execute("PRAGMA synchronous = "
                                 + ("FULL" if name == "ledger FULL" else "NORMAL"))
             m.store.search_bounds = None if name == "exhaustive search" else BOUNDED
+            svc.config = dataclasses.replace(shipped,
+                                             background_steps=name != "no memory steps")
 
-        names = ["ledger FULL", "ledger NORMAL", "exhaustive search"]
+        names = ["ledger FULL", "ledger NORMAL", "exhaustive search", "no memory steps"]
         for _ in range(400):  # warm-up: 8 turns a thread, memory steps filed
             turn()
         times: dict[str, list[float]] = {k: [] for k in names}

@@ -70,7 +70,7 @@ STAGES = [
     ("    ledger row (Ledger.append)", "ledger.py", "append"),
     ("    queue the memory step (Service.submit_step)", "base.py", "submit_step"),
     ("request body read + JSON parse (read_json)", "base.py", "read_json"),
-    ("uvicorn HTTP parsing (httptools/h11 data_received)", "httptools_impl.py", "data_received"),
+    ("uvicorn HTTP parsing (httptools data_received)", "httptools_impl.py", "data_received"),
     ("  (h11)", "h11_impl.py", "data_received"),
     ("Starlette/ASGI app call (ServerErrorMiddleware.__call__)", "errors.py", "__call__"),
     ("Guard middleware (Guard.__call__)", "guard.py", "__call__"),

@@ -147,11 +147,18 @@ def test_an_environment_proxy_is_still_honoured(server, monkeypatch):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     target = f"http://127.0.0.2:{port}/v1/x"
+    monkeypatch.delenv("http_proxy", raising=False)
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+    t = Transport("Test", 5, max_retries=0)
+    assert t.post_json(server.url + "/x", {}, {}) == {"ok": True}  # 127.0.0.1: no proxy
     monkeypatch.setenv("http_proxy", server.url.removesuffix("/v1"))
     monkeypatch.delenv("no_proxy", raising=False)
     monkeypatch.delenv("NO_PROXY", raising=False)
-    assert Transport("Test", 5, max_retries=0).post_json(target, {}, {}) == {"ok": True}
-    assert server.requests == [target]
+    # The proxies were read (and kept) before: a change of the environment is still seen.
+    assert t.post_json(target, {}, {}) == {"ok": True}
+    assert server.requests == ["/v1/x", target]
+    monkeypatch.delenv("http_proxy")
+    assert connections._direct("http", "127.0.0.2")  # and its removal too
 
 
 def test_concurrent_callers_each_get_their_own_connection(server):

@@ -91,3 +91,22 @@ def test_serve_on_a_busy_port_fails_clearly_before_the_banner(tmp_path, capsys):
     assert code != 0 and f"port {port} on 127.0.0.1 is in use" in err and "--port" in err
     assert "serving" not in err  # no banner
     assert not (tmp_path / "m.db").exists()  # and no empty database left behind
+
+
+def test_serve_http_parser_option(tmp_path, capsys, monkeypatch):
+    """`--http` picks the parser; one that is not installed is a clear error before anything
+    opens, naming the extra that has it."""
+    from memlane.cli import build_parser, main
+    from memlane.server import conn
+
+    assert build_parser().parse_args(["serve"]).http == "auto"
+    assert conn.uvicorn_options("h11")["http"] is conn.GuardedH11
+    auto = conn.uvicorn_options()["http"]
+    assert auto is (conn.GuardedH11 if conn.GuardedHttpTools is None else conn.GuardedHttpTools)
+    monkeypatch.setattr(conn, "GuardedHttpTools", None)  # as without the package
+    assert conn.uvicorn_options()["http"] is conn.GuardedH11
+    code = main(["--db", str(tmp_path / "m.db"), "serve", "--http", "httptools", "--no-mcp",
+                 "--keys", str(tmp_path / "keys.json")])
+    err = capsys.readouterr().err
+    assert code != 0 and "pip install 'memlane[server]'" in err and "httptools" in err
+    assert not (tmp_path / "m.db").exists()

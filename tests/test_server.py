@@ -311,6 +311,8 @@ def test_limits_and_errors_are_json_4xx(client, keys):
     assert r.status_code == 404 and r.json()["error"]["type"] == "not_found"
     r = client.put(f"{API}/records", headers=h)
     assert r.status_code == 405 and "error" in r.json()
+    r = client.get("/v1/chat/completions", headers=h)  # the proxy's route, the wrong method
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
     r = client.get(f"{API}/records/99999999999999999999", headers=h)
     assert r.status_code == 404
 

@@ -247,10 +247,14 @@ def problems(schema: dict[str, Any], value: Any, path: str = "$") -> list[str]:
     """Everything wrong with `value` under `schema` (empty: valid)."""
     out: list[str] = []
     if "anyOf" in schema:
-        options = [problems(s, value, path) for s in schema["anyOf"]]
-        if all(options):
-            out.append(f"{path}: matches none of the allowed forms ("
-                       + "; ".join(o[0] for o in options) + ")")
+        options = []
+        for s in schema["anyOf"]:
+            found = problems(s, value, path)
+            if not found:
+                return out  # one form fits: the others need not be tried
+            options.append(found)
+        out.append(f"{path}: matches none of the allowed forms ("
+                   + "; ".join(o[0] for o in options) + ")")
         return out
     t = schema.get("type")
     if t is not None:
@@ -266,10 +270,11 @@ def problems(schema: dict[str, Any], value: Any, path: str = "$") -> list[str]:
             out.append(f"{path}: must have at most {schema['maxLength']:,} characters")
         if "pattern" in schema and not re.search(schema["pattern"], value):
             out.append(f"{path}: must match {schema['pattern']}")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            out.append(f"{path}: is not valid Unicode text (lone surrogate)")
+        if not value.isascii():  # ASCII has no surrogates; encoding copies the whole text
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                out.append(f"{path}: is not valid Unicode text (lone surrogate)")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if isinstance(value, float) and not math.isfinite(value):
             out.append(f"{path}: must be a finite number")

@@ -69,6 +69,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "long heuristic step never holds the proxied turns' GIL: a lower tail; "
                         "a crash in native code stays in the child); auto: a process when the "
                         "store is a file or a PostgreSQL URL, else the thread (default thread)")
+    p.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto",
+                   help="the HTTP parser: httptools (in C, part of the server extra) or h11 "
+                        "(pure Python); auto: httptools when installed (default auto)")
     p.add_argument("--keys", default=None, metavar="FILE",
                    help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
     p.add_argument("--budget", type=int, default=4000,
@@ -139,6 +142,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.upstream_timeout <= 86400:
         raise UsageError(f"--upstream-timeout {args.upstream_timeout:g}: give seconds, more "
                          "than 0 (and at most a day)")
+    from ..server.conn import uvicorn_options
+
+    uvicorn_options(args.http)  # a parser that is not installed: said before anything opens
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
     # The port first: a busy one is a clear error before the banner, and before the database
@@ -196,7 +202,7 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=30,
-                                      **uvicorn_options())).run(sockets=[sock])
+                                      **uvicorn_options(args.http))).run(sockets=[sock])
     except (_Terminated, KeyboardInterrupt):  # uvicorn.run() swallows the re-raised Ctrl-C too
         pass
     finally:

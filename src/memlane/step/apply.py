@@ -95,6 +95,17 @@ def apply_step(
         raise UsageError(f"stretch start {start} is after its end {end}")
     warnings = list(output.warnings)
     dropped: list[str] = []
+    # Every text the step writes is read (scanned, and by `prompt_like`) before the transaction
+    # opens: pure Python that reads nothing the transaction guards, and the lock is the store's
+    # (SQLite: the one connection every request thread reads through), so a proxied turn would
+    # wait out a whole stretch's scanning. Inside, the verdicts come from these memos.
+    scans = {} if scans is None else scans
+    likes = {} if likes is None else likes
+    for op in output.records:
+        for text in (*(t for t, _ in op.supersedes), op.text):
+            if text is not None:
+                flagged(text, scans, likes)
+    is_suspect(output.episode, scans)
     with store.transaction() as tx:
         id_by_seq = {seq: mid for mid, seq in
                      tx.message_ids(namespace, thread_id, start, end).items()}
