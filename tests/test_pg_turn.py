@@ -20,6 +20,7 @@ from memlane.store.postgres.log import (
     _OLDER_ROWS,
     AHEAD,
     AHEAD_MORE,
+    WINDOW_STEP,
     _sql,
 )
 from memlane.store.protocol import HistoryPolicy, NewMessage
@@ -166,7 +167,8 @@ def test_larger_windows_cut_from_the_read_ahead_equal_a_read(pg_url: str, users:
 
     s._conn = counted
     for w in (3, 11, 30):  # 30: read ahead by AHEAD_MORE turns, not AHEAD times
-        ahead = min(AHEAD * w, w + AHEAD_MORE)
+        wq = -(-w // WINDOW_STEP) * WINDOW_STEP  # the first read's window, rounded up
+        ahead = min(AHEAD * wq, wq + AHEAD_MORE)
         for grown in range(w + 1, ahead + 6):
             with s.revision_held():  # one turn
                 first = s.context_rows("default", "t", w, 12)

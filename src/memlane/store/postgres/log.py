@@ -35,8 +35,9 @@ from .rows import _REC_COLS, _episode, _record
 #   turns, the window read ahead (`_Ahead`);
 # - the messages of the window read ahead, plus one before it: if that one comes back, history
 #   did not fit;
-# - the first episode, the ones that start inside the window read ahead, and the newest {k}
-#   that start before it; `n` numbers episodes 1, 2, ... in filing order, so the newest one
+# - the first episode, the ones that start inside the window read ahead (the window's own
+#   too: a smaller window than {w} may be cut from these rows, `WINDOW_STEP`), and the newest
+#   {k} that start before it; `n` numbers episodes 1, 2, ... in filing order, so the newest one
 #   before a window tells how many there are without counting rows (the buffer's gap proof);
 # - the namespace's pinned records (a partial index).
 # The lists come back as JSON arrays of arrays (float8 prints round-trip exact in JSON).
@@ -81,8 +82,8 @@ SELECT t.filed_to, t.start, t.far, t.turns,
          WHERE namespace = %(ns)s AND thread_id = %(tid)s ORDER BY "end" LIMIT 1)
         UNION ALL
         (SELECT {EP_COLS}, n, FALSE FROM episodes
-         WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < t.start
-           AND start >= t.far)
+         WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start >= t.far
+           AND start < t.next_seq)  -- both bounds, for the planner (as for the messages)
         UNION ALL
         (SELECT {EP_COLS}, n, FALSE FROM episodes
          WHERE namespace = %(ns)s AND thread_id = %(tid)s AND start < t.far
@@ -98,6 +99,9 @@ the budget filler's larger windows then need no second round trip. In the bench 
 the filler grows an 11-turn window to 26-50 turns."""
 AHEAD_MORE = 64
 """At most this many turns read ahead (a policy with a long window does not read 4x of it)."""
+WINDOW_STEP = 8
+"""The first read's window is rounded up to a multiple of this in the statement's text (the
+exact window is cut from what it read): few texts, each planned once."""
 
 
 class _Ahead:
@@ -338,11 +342,27 @@ class PgLog(PgCore):
                 return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
                                   ep_rows[0][7] if ep_rows else 0)
         k = max(buffer_lines, 1)
+        # The window's size is written into the statement (its plan is kept), and a caller's
+        # window moves turn by turn (the fill starts where the last one ended): the statement
+        # reads the window rounded up to `WINDOW_STEP` turns and the exact one is cut from the
+        # rows read ahead, so a handful of statement texts serve every size.
+        wq = -(-window_turns // WINDOW_STEP) * WINDOW_STEP if window_turns > 0 else window_turns
         with self._conn() as c:
-            row = c.execute(_sql(_CONTEXT_ROWS, window_turns, k),
+            row = c.execute(_sql(_CONTEXT_ROWS, wq, k),
                             {"ns": namespace, "tid": thread_id}).fetchone()
         assert row is not None
         filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
+        if wq != window_turns and start is not None:
+            exact = _Ahead(thread_id, far, turns, msg_rows or [], [], None, filed_to, (),
+                           k).start_of(window_turns)
+            if exact is None:  # not among the rows read: the exact statement
+                with self._conn() as c:
+                    row = c.execute(_sql(_CONTEXT_ROWS, window_turns, k),
+                                    {"ns": namespace, "tid": thread_id}).fetchone()
+                assert row is not None
+                filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
+            else:
+                start = exact
         self._revision_read(int(rev))
         pinned = tuple(_record(r) for r in pin_rows or ())
         if start is None:  # no such thread
