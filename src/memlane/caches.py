@@ -49,15 +49,15 @@ class Caches:
         self.notes: dict[int, tuple[Any, tuple[str, bool]]] = {}
         """A record's note line and whether it is quarantined: `id(record) -> (record, (line,
         quarantined))` (`memlane.context.assemble._note`)."""
-        self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+        self.line_index: dict[tuple[str, str], tuple[Any, Any]] = {}
         """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
-        revision, (lines, their terms, lines by term), the winners' rows by end)`."""
+        revision, ((lines, their terms, lines by term), the winners' rows by end))`."""
         self.searches: dict[tuple[str, str, int], tuple[Any, list[Any]]] = {}
         """The notes searches' results (`Thread._search_notes`): `(namespace, query, k) ->
         (store revision, records best first)`; a turn's follow-up search is the search the turn
         before ran for its own message."""
-        self.places: dict[tuple[str, int], tuple[Any, str, int]] = {}
-        """Where a message is: `(namespace, message id) -> (store revision, thread, seq)`
+        self.places: dict[tuple[str, int], tuple[Any, tuple[str, int]]] = {}
+        """Where a message is: `(namespace, message id) -> (store revision, (thread, seq))`
         (`Thread._turn_pool`: the stretches the notes' records were filed from)."""
         self.stretches: dict[tuple[str, str, tuple[int, int]], tuple[Any, list[Any]]] = {}
         """An evicted stretch's messages: `(namespace, thread, (start, end)) -> (store
@@ -82,6 +82,24 @@ class Caches:
             memo.clear()
         if self._on_clear is not None:
             self._on_clear()
+
+
+def at_revision(memo: dict[Any, Any], key: Any, rev: Any) -> Any:
+    """What `keep_at` memoised under `key` for the store revision `rev`, else None (always
+    None without a revision: a store that cannot tell memoises nothing across calls)."""
+    if rev is None:
+        return None
+    hit = memo.get(key)
+    return hit[1] if hit is not None and hit[0] == rev else None
+
+
+def keep_at(memo: dict[Any, Any], key: Any, rev: Any, value: Any,
+            most: int = MAX_ENTRIES) -> Any:
+    """`remember` `value` under `key` for the store revision `rev` (nothing without one);
+    returns `value`."""
+    if rev is not None:
+        remember(memo, key, (rev, value), most)
+    return value
 
 
 def remember(memo: dict[Any, Any], key: Any, value: Any, most: int = MAX_ENTRIES) -> Any:

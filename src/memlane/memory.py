@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .caches import STRETCH_CHARS, STRETCH_ENTRIES, Caches, remember
+from .caches import STRETCH_CHARS, STRETCH_ENTRIES, Caches, at_revision, keep_at, remember
 from .context.fill import fill_start, sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
@@ -531,37 +531,32 @@ class Thread:
             places = caches.places
             missing = []
             for i in ids:
-                hit = places.get((ns, i)) if rev is not None else None
-                if hit is not None and hit[0] == rev:
-                    if hit[1] == self.id:
-                        seq_of[i] = hit[2]
-                else:
+                place = at_revision(places, (ns, i), rev)
+                if place is None:
                     missing.append(i)
-            if missing:
-                for m in store.messages_by_id(ns, missing):
-                    if rev is not None:
-                        remember(places, (ns, m.id), (rev, m.thread_id, m.seq))
-                    if m.thread_id == self.id:
-                        seq_of[m.id] = m.seq
+                elif place[0] == self.id:
+                    seq_of[i] = place[1]
+            for m in store.messages_by_id(ns, missing) if missing else ():
+                keep_at(places, (ns, m.id), rev, (m.thread_id, m.seq))
+                if m.thread_id == self.id:
+                    seq_of[m.id] = m.seq
         index, _ = self._line_index()
         ends = sorted({e for e, _ in index[0]}
                       | ({rows.first_episode.end} if rows.first_episode else set()))
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
-        if rev is None:
-            return store.messages_in(ns, self.id, spans, STRETCH_READ)
         memo = caches.stretches
         got: dict[tuple[int, int], list[Message]] = {}
         for span in spans:
-            held = memo.get((ns, self.id, span))
-            if held is not None and held[0] == rev:
-                got[span] = held[1]
+            ms = at_revision(memo, (ns, self.id, span), rev)
+            if ms is not None:
+                got[span] = ms
         todo = [span for span in spans if span not in got]
         if todo:
             read = store.messages_in(ns, self.id, todo, STRETCH_READ)
             for span in todo:  # the spans never overlap (`stretch_votes`)
                 got[span] = ms = [m for m in read if span[0] <= m.seq <= span[1]]
                 if sum(len(m.content) for m in ms) <= STRETCH_CHARS:  # pasted pages: not kept
-                    remember(memo, (ns, self.id, span), (rev, ms), STRETCH_ENTRIES)
+                    keep_at(memo, (ns, self.id, span), rev, ms, STRETCH_ENTRIES)
         return [m for span in spans for m in got[span]]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
@@ -589,17 +584,13 @@ class Thread:
         rev = self._store.revision()
         key = (self._ns, self.id)
         memo = self.memory.caches.line_index
-        hit = memo.get(key) if rev is not None else None
-        if hit is not None and hit[0] == rev:
-            index: LineIndex = hit[1]
-            shown: dict[int, Episode] = hit[2]
-        else:
+        hit: tuple[LineIndex, dict[int, Episode]] | None = at_revision(memo, key, rev)
+        if hit is None:
             index = build_index(
                 self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms)
-            shown = {}  # the winners' whole rows by end, kept with the index
-            if rev is not None:
-                remember(memo, key, (rev, index, shown))
-        return index, shown
+            # The winners' whole rows by end, kept with the index.
+            hit = keep_at(memo, key, rev, (index, {}))
+        return hit
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:
@@ -616,8 +607,8 @@ class Thread:
 
         With `rows` (the first rows `context` read: the newest turns and the first stretch):
         `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
-        `Policy.notes_recent` adds the best of a second search, of the new message with the
-        user's last turn (one more bounded search).
+        `Policy.notes_recent` adds the best of a second search, of the user's last turn (the
+        search that turn ran for its own message: a memo hit, `_search_notes`).
 
         This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
         Returns (the notes, the search's results for the new message alone, best first: what
@@ -661,15 +652,13 @@ class Thread:
         rev = self._store.revision() if len(query) <= MEMO_QUERY_CHARS else None
         key = (self._ns, query, k)
         memo = self.memory.caches.searches
-        hit = memo.get(key) if rev is not None else None
-        if hit is not None and hit[0] == rev:
-            return list(hit[1])
-        try:
-            found = [h.record for h in self.memory.search(query, k)]
-        except MemlaneError:
-            return []  # search unavailable: the context still has its other layers
-        if rev is not None:
-            remember(memo, key, (rev, found))
+        found: list[Record] | None = at_revision(memo, key, rev)
+        if found is None:
+            try:
+                found = [h.record for h in self.memory.search(query, k)]
+            except MemlaneError:
+                return []  # search unavailable: the context still has its other layers
+            keep_at(memo, key, rev, found)
         return list(found)
 
     # filing ------------------------------------------------------------------------------------
