@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from ...types import Episode
 from ..common import (
@@ -21,6 +23,33 @@ def _episode(row: Sequence[Any]) -> Episode:
     )
 
 
+_W = TypeVar("_W", bound=Callable[..., Any])
+
+
+def _tracked(record_arg: str | None = None, returns_id: bool = False) -> Callable[[_W], _W]:
+    """A write whose changed rows `SQLiteTx.only_tracked` accounts for (triggers' included,
+    even when it raises), and the record it writes as touched: the argument named
+    `record_arg`, or the id it returns (`returns_id`)."""
+    def wrap(fn: _W) -> _W:
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def run(self: SQLiteTx, *args: Any, **kw: Any) -> Any:
+            before = self.conn.total_changes
+            rid = sig.bind(self, *args, **kw).arguments[record_arg] if record_arg else None
+            try:
+                out = fn(self, *args, **kw)
+                if returns_id:
+                    rid = out
+                return out
+            finally:
+                self._changed += self.conn.total_changes - before
+                if rid is not None:
+                    self.touched.add(int(rid))
+        return run  # type: ignore[return-value]
+    return wrap
+
+
 class SQLiteTx(CommonTx):
     """Primitive writes inside an open SQLite transaction (`StoreTx`)."""
 
@@ -31,19 +60,15 @@ class SQLiteTx(CommonTx):
         self.touched: set[int] = set()
         """Records the tracked writes (`add_record`, `update_record`, `delete_record`) wrote."""
         self._start = conn.total_changes
-        self._tracked = 0
+        self._changed = 0
 
     def only_tracked(self) -> bool:
         """Whether every row this transaction changed was changed by a tracked write (those
         above, `upsert_episode`, `set_relevance`): SQLite counts each changed row, triggers'
         included, so a write through `conn` by anyone else shows as rows unaccounted for. The
         store then keeps its memoised records but the touched ones (`SQLiteStore.transaction`)."""
-        return bool(self.conn.total_changes - self._start == self._tracked)
+        return bool(self.conn.total_changes - self._start == self._changed)
 
-    def _track(self, before: int, record_id: int | None = None) -> None:
-        self._tracked += self.conn.total_changes - before
-        if record_id is not None:
-            self.touched.add(record_id)
 
     @staticmethod
     def sql(sql: str) -> str:
@@ -56,12 +81,12 @@ class SQLiteTx(CommonTx):
         ).fetchone()
         return None if row is None else str(row[0])
 
+    @_tracked(returns_id=True)
     def add_record(
         self, namespace: str, text: str, kind: str, source_ids: Sequence[int],
         thread_id: str | None, now: float, step_end: int | None, suspect: bool,
         pinned: bool = False,
     ) -> int:
-        before = self.conn.total_changes
         stated = self.stated_at(namespace, source_ids, now)
         cur = self.conn.execute(
             "INSERT INTO records (namespace, text, kind, thread_id, step_end, created, updated,"
@@ -79,22 +104,12 @@ class SQLiteTx(CommonTx):
             " stated, sources) VALUES (?, ?, ?, 'add', ?, ?, ?, ?)",
             (rid, namespace, text, now, thread_id, stated, json.dumps(sorted(source_ids))),
         )
-        self._track(before, rid)
         return rid
 
+    @_tracked("record_id")
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
         source_ids: Sequence[int] = (),
-    ) -> None:
-        before = self.conn.total_changes
-        try:
-            self._update_record(namespace, record_id, text, now, suspect, source_ids)
-        finally:
-            self._track(before, record_id)
-
-    def _update_record(
-        self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
-        source_ids: Sequence[int],
     ) -> None:
         version = self.next_version(namespace, record_id, text, source_ids, now)
         if version is None:
@@ -118,14 +133,8 @@ class SQLiteTx(CommonTx):
                  json.dumps(sorted(source_ids))),
             )
 
+    @_tracked("record_id")
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
-        before = self.conn.total_changes
-        try:
-            self._delete_record(namespace, record_id, now)
-        finally:
-            self._track(before, record_id)
-
-    def _delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
             "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
             " stated) SELECT id, namespace, text, 'delete', ?, thread_id, ? FROM records"
@@ -157,14 +166,8 @@ class SQLiteTx(CommonTx):
         ).fetchone()
         return None if row is None else _episode(row)
 
+    @_tracked()
     def upsert_episode(self, namespace: str, episode: Episode, now: float) -> None:
-        before = self.conn.total_changes
-        try:
-            self._upsert_episode(namespace, episode, now)
-        finally:
-            self._track(before)
-
-    def _upsert_episode(self, namespace: str, episode: Episode, now: float) -> None:
         row = self.conn.execute(
             'SELECT n FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
             (namespace, episode.thread_id, episode.end),
@@ -193,10 +196,9 @@ class SQLiteTx(CommonTx):
             (episode.end, namespace, episode.thread_id),
         )
 
+    @_tracked()
     def set_relevance(self, namespace: str, thread_id: str, scores: dict[int, float]) -> None:
-        before = self.conn.total_changes
         self.conn.executemany(
             "UPDATE messages SET relevance = ? WHERE namespace = ? AND thread_id = ? AND seq = ?",
             [(s, namespace, thread_id, seq) for seq, s in scores.items()],
         )
-        self._track(before)
