@@ -347,33 +347,28 @@ class PgLog(PgCore):
         # reads the window rounded up to `WINDOW_STEP` turns and the exact one is cut from the
         # rows read ahead, so a handful of statement texts serve every size.
         wq = -(-window_turns // WINDOW_STEP) * WINDOW_STEP if window_turns > 0 else window_turns
-        with self._conn() as c:
-            row = c.execute(_sql(_CONTEXT_ROWS, wq, k),
-                            {"ns": namespace, "tid": thread_id}).fetchone()
-        assert row is not None
-        filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
-        if wq != window_turns and start is not None:
-            exact = _Ahead(thread_id, far, turns, msg_rows or [], [], None, filed_to, (),
-                           k).start_of(window_turns)
-            if exact is None:  # not among the rows read: the exact statement
-                with self._conn() as c:
-                    row = c.execute(_sql(_CONTEXT_ROWS, window_turns, k),
-                                    {"ns": namespace, "tid": thread_id}).fetchone()
-                assert row is not None
-                filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
-            else:
-                start = exact
-        self._revision_read(int(rev))
-        pinned = tuple(_record(r) for r in pin_rows or ())
-        if start is None:  # no such thread
-            return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
-        ep_rows = ep_rows or []
-        first_ep = next((r for r in ep_rows if r[8]), None)
-        # Newest first; the first episode may also be among them (as its own row).
-        eps = sorted(((_episode(r), int(r[7])) for r in ep_rows if not r[8]),
-                     key=lambda en: -en[0].end)
-        ahead = _Ahead(thread_id, far, turns, msg_rows or [], eps,
-                       _episode(first_ep) if first_ep else None, filed_to, pinned, k)
+        for w in dict.fromkeys((wq, window_turns)):  # the exact window if it is not in wq's rows
+            with self._conn() as c:
+                row = c.execute(_sql(_CONTEXT_ROWS, w, k),
+                                {"ns": namespace, "tid": thread_id}).fetchone()
+            assert row is not None
+            filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
+            self._revision_read(int(rev))
+            pinned = tuple(_record(r) for r in pin_rows or ())
+            if start is None:  # no such thread
+                return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
+            ep_rows = ep_rows or []
+            first_ep = next((r for r in ep_rows if r[8]), None)
+            # Newest first; the first episode may also be among them (as its own row).
+            eps = sorted(((_episode(r), int(r[7])) for r in ep_rows if not r[8]),
+                         key=lambda en: -en[0].end)
+            ahead = _Ahead(thread_id, far, turns, msg_rows or [], eps,
+                           _episode(first_ep) if first_ep else None, filed_to, pinned, k)
+            if w != window_turns:
+                start = ahead.start_of(window_turns)
+            if start is not None:
+                break
+        assert start is not None
         out = ahead.rows(start)
         scope = self.held_scope()
         # Kept for the turn's larger windows only (the scope); outside one, nothing is kept.
