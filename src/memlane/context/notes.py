@@ -64,10 +64,13 @@ class NotesPlan:
     """Most records the share could hold: a namespace with more is searched, not read whole."""
     k: int
     """Results the search of the new message asks for."""
-    recent_k: int
-    """Results the second search (the user's last turn) asks for: the first search's `k`, so
-    the search that turn ran for its own new message answers it (`Thread._search_notes`
-    memoises searches under the store's revision)."""
+
+    @property
+    def recent_k(self) -> int:
+        """Results the second search (the user's last turn) asks for: the first search's `k`,
+        so the search that turn ran for its own new message answers it (`Thread._search_notes`
+        memoises searches under the store's revision)."""
+        return self.k
 
 
 def notes_plan(budget: int, policy: Policy) -> NotesPlan | None:
@@ -77,7 +80,7 @@ def notes_plan(budget: int, policy: Policy) -> NotesPlan | None:
         return None
     k = max(1, min(cap // NOTE_TYPICAL_TOKENS, MAX_NOTES))
     # Within the search's own limit (MAX_NOTES): asking for more is an error.
-    return NotesPlan(cap=cap, most=max(1, cap // NOTE_MIN_TOKENS), k=k, recent_k=k)
+    return NotesPlan(cap=cap, most=max(1, cap // NOTE_MIN_TOKENS), k=k)
 
 
 def fits_whole(records: Sequence[Record], plan: NotesPlan,
