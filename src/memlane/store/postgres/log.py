@@ -67,7 +67,7 @@ WITH t AS (
            {_WINDOW_START.replace("{w}", "{a}")} AS far
     FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
 )
-SELECT t.filed_to, t.start, t.far, t.turns,
+SELECT t.filed_to, t.start, t.far, t.turns, t.next_seq,
     -- The revision (migration 6) in the same round trip: `CommonCore._revision_lazily`.
     COALESCE((SELECT n FROM memlane_revision WHERE id = 1), 0),
     -- `seq < next_seq` holds for every message (the same snapshot): it is there for the
@@ -92,6 +92,21 @@ SELECT t.filed_to, t.start, t.far, t.turns,
         SELECT * FROM records WHERE namespace = %(ns)s AND pinned ORDER BY id LIMIT 1000) r)
 FROM (SELECT 1) AS one LEFT JOIN t ON TRUE
 """
+
+# Whether a window's last read (`PgLog._windows`) still stands: the revision (migration 6: any
+# write to records or episodes, any process) and the thread's counters and last message id. An
+# append moves the counters; a truncation moves them, or, truncated and appended back to the
+# same length, the last message is a new row (a new id). Messages change otherwise only with
+# a record or episode write (a step's relevance scores, a forget's redaction of its sources).
+_HEAD = """
+SELECT COALESCE((SELECT n FROM memlane_revision WHERE id = 1), 0), t.turns, t.filed_to,
+    t.next_seq, (SELECT m.id FROM messages m WHERE m.namespace = t.namespace
+                 AND m.thread_id = t.thread_id AND m.seq = t.next_seq - 1)
+FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
+"""
+
+WINDOWS_MEMO = 64
+"""Windows (namespace, thread, window size, lines) whose last read `context_rows` keeps."""
 
 AHEAD = 4
 """The first read takes AHEAD times the window's turns (`_Ahead`), at most `AHEAD_MORE` more:
@@ -223,6 +238,16 @@ class PgLog(PgCore):
         thread's never see them)."""
         return threading.local()
 
+    @functools.cached_property
+    def _windows(self) -> dict[tuple[str, str, int, int], tuple[Any, ...]]:
+        """Each window's last read (`context_rows`): the revision and the thread's counters
+        and last message id then (`_HEAD`), the rows, what was read ahead."""
+        return {}
+
+    def clear_memos(self) -> None:
+        super().clear_memos()
+        self._windows.clear()
+
     # message log -------------------------------------------------------------------------------
     def append(
         self, namespace: str, thread_id: str, messages: Sequence[NewMessage], now: float,
@@ -341,6 +366,21 @@ class PgLog(PgCore):
                 recent = [_episode(r) for r in ep_rows or ()]
                 return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
                                   ep_rows[0][7] if ep_rows else 0)
+        key = (namespace, thread_id, window_turns, buffer_lines)
+        last_read = self._windows.get(key)
+        if last_read is not None:
+            # Read before: the thread's counters, its last message and the revision (one
+            # small statement); all as they were, and the rows are those read then.
+            with self._conn() as c:
+                head = c.execute(_HEAD, {"ns": namespace, "tid": thread_id}).fetchone()
+            if head is not None:
+                self._revision_read(int(head[0]))
+                if (int(head[0]), self._writes) == last_read[0] and head[1:] == last_read[1]:
+                    scope = self.held_scope()
+                    self._ahead.last = ((last_read[2], last_read[3], scope) if scope is not None
+                                        else None)
+                    rows: ContextRows = last_read[2]
+                    return rows
         k = max(buffer_lines, 1)
         # The window's size is written into the statement (its plan is kept), and a caller's
         # window moves turn by turn (the fill starts where the last one ended): the statement
@@ -352,7 +392,7 @@ class PgLog(PgCore):
                 row = c.execute(_sql(_CONTEXT_ROWS, w, k),
                                 {"ns": namespace, "tid": thread_id}).fetchone()
             assert row is not None
-            filed_to, start, far, turns, rev, msg_rows, ep_rows, pin_rows = row
+            filed_to, start, far, turns, next_seq, rev, msg_rows, ep_rows, pin_rows = row
             self._revision_read(int(rev))
             pinned = tuple(_record(r) for r in pin_rows or ())
             if start is None:  # no such thread
@@ -370,6 +410,15 @@ class PgLog(PgCore):
                 break
         assert start is not None
         out = ahead.rows(start)
+        if msg_rows:
+            if len(self._windows) >= WINDOWS_MEMO:
+                self._windows.clear()
+            # The thread's counters and its last message (seq next_seq - 1: the rows read
+            # reach it), under the revision read with them.
+            tail = msg_rows[-1]
+            self._windows[key] = ((int(rev), self._writes), (
+                turns, filed_to, next_seq, tail[0] if tail[2] == next_seq - 1 else None),
+                out, ahead)
         scope = self.held_scope()
         # Kept for the turn's larger windows only (the scope); outside one, nothing is kept.
         self._ahead.last = (out, ahead, scope) if scope is not None else None

@@ -56,6 +56,8 @@ class SQLiteCore(CommonStore):
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         self._writes = 0
         """This object's write transactions that may have changed more than messages."""
+        self._windows: dict[tuple[str, str, int, int], Any] = {}  # `log._Window`s
+        """The last read of each context window (`SQLiteLog.context_rows`), by revision."""
         self._memos = RowMemos()
         """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
@@ -176,6 +178,7 @@ class SQLiteCore(CommonStore):
         """Drop the memoised episode rows and what is memoised under the revision (a memory's
         `Caches.clear()` calls this on forget)."""
         self._episodes.clear()
+        self._windows.clear()
         self._memos.drop()
 
     def close(self) -> None:

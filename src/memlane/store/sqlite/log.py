@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
-from ...types import ContextRows, Message
+from ...types import ContextRows, Episode, Message
 from ..common import (
     grown_rows,
     held_turns,
@@ -14,6 +15,24 @@ from ..common import (
 from ..protocol import HistoryPolicy, NewMessage
 from .core import SQLiteCore
 from .window import _WindowReads
+
+WINDOWS_MEMO = 64
+"""Windows (namespace, thread, window size, lines) whose last read `context_rows` keeps."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Window:
+    """A window's last read (`SQLiteLog.context_rows`), valid while `rev` stays: the thread's
+    counters then (`head`: turns, filed_to, next_seq), where the window started, the messages
+    read (the probe first, if any), the episodes that start before it, and the rows."""
+
+    rev: Hashable
+    head: tuple[int, int, int]
+    start: int
+    msgs: list[Message]
+    recent: list[Episode]
+    count: int
+    rows: ContextRows
 
 
 class SQLiteLog(SQLiteCore):
@@ -99,6 +118,8 @@ class SQLiteLog(SQLiteCore):
     ) -> ContextRows:
         with self._lock:
             c = self.conn
+            # Read before the snapshot: what is memoised under it is at least that new.
+            rev = self.revision() if not c.in_transaction else None
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
                 r = _WindowReads(c, namespace, thread_id, self._episodes)
@@ -113,10 +134,19 @@ class SQLiteLog(SQLiteCore):
                         older = r.messages(start - 1, first.seq)
                         recent, count = r.recent(start, buffer_lines)
                         return grown_rows(held, start, older, recent, count)
-                pinned = tuple(self._records(c, namespace, None, 1000, 0, pinned_only=True))
                 t = c.execute("SELECT turns, filed_to, next_seq FROM threads"
                               " WHERE namespace = ? AND thread_id = ?",
                               (namespace, thread_id)).fetchone()
+                key = (namespace, thread_id, window_turns, buffer_lines)
+                last: _Window | None = self._windows.get(key) if rev is not None else None
+                if last is not None and last.rev == rev and t is not None:
+                    if last.head == t:
+                        return last.rows  # nothing written since: the same rows
+                    got = self._appended(r, last, t, window_turns, buffer_lines)
+                    if got is not None:
+                        self._windows[key] = got
+                        return got.rows
+                pinned = tuple(self._records(c, namespace, None, 1000, 0, pinned_only=True))
                 if t is None:
                     return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
                 turns, filed_to, next_seq = t
@@ -125,9 +155,51 @@ class SQLiteLog(SQLiteCore):
                 # Read one message more than the window: if it comes back, history did not fit.
                 msgs = r.messages(start - 1)
                 if not msgs or msgs[0].seq >= start:
-                    return window_rows(thread_id, start, msgs, filed_to, None, (), 0, pinned)
-                recent, count = r.recent(start, buffer_lines)
-                return window_rows(thread_id, start, msgs, filed_to, r.first_episode(), recent,
-                                   count, pinned)
+                    out = window_rows(thread_id, start, msgs, filed_to, None, (), 0, pinned)
+                    recent, count = [], 0
+                else:
+                    recent, count = r.recent(start, buffer_lines)
+                    out = window_rows(thread_id, start, msgs, filed_to, r.first_episode(),
+                                      recent, count, pinned)
+                if rev is not None:
+                    if len(self._windows) >= WINDOWS_MEMO:
+                        self._windows.clear()
+                    self._windows[key] = _Window(rev, t, start, msgs, recent, count, out)
+                return out
             finally:
                 c.execute("COMMIT")
+
+    @staticmethod
+    def _appended(r: _WindowReads, last: _Window, head: tuple[int, int, int],
+                  window_turns: int, buffer_lines: int) -> _Window | None:
+        """The window after messages were appended to the thread since `last` was read (the
+        revision unmoved: nothing else was written), from `last` and the messages appended;
+        None when it must be read whole (not an append: the thread's counters went back, or
+        its filing moved; no window; a window that starts before the rows held)."""
+        turns, filed_to, next_seq = head
+        lturns, lfiled, lnext = last.head
+        if not (turns >= lturns and next_seq > lnext and filed_to == lfiled
+                and window_turns > 0 and last.msgs):
+            return None
+        start = r.start(turns - window_turns + 1)
+        msgs = last.msgs
+        # The held rows are every message from start - 1 on: they reach back that far, or no
+        # message is older than them (no probe came back: the whole thread was in view).
+        if start < last.start or (start - 1 < msgs[0].seq and last.rows.truncated):
+            return None
+        # Messages appended carry seqs from `lnext` on; the held ones from start - 1 (the
+        # probe) are kept: a message's row changes only with the revision.
+        kept = [m for m in msgs if m.seq >= start - 1]
+        msgs = kept + r.messages(lnext)
+        rows = last.rows
+        if not msgs or msgs[0].seq >= start:
+            out = window_rows(rows.thread_id, start, msgs, filed_to, None, (), 0, rows.pinned)
+            return _Window(last.rev, head, start, msgs, [], 0, out)
+        if start == last.start and rows.truncated:  # the same episodes start before it
+            recent, count = last.recent, last.count
+        else:
+            recent, count = r.recent(start, buffer_lines)
+        first = rows.first_episode if rows.first_episode is not None else r.first_episode()
+        out = window_rows(rows.thread_id, start, msgs, filed_to, first, recent, count,
+                          rows.pinned)
+        return _Window(last.rev, head, start, msgs, recent, count, out)
