@@ -5,7 +5,6 @@ are the same, and written once."""
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 
 
@@ -32,8 +31,10 @@ def summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[in
 def contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
     """The (id, score) pairs that can be among the `k` best: those scoring at least the k-th
     best score (ties at it included, whichever way ties are then broken). Ranking them, not
-    every match, costs a pass over the bare scores (a heap of floats, no key function)."""
+    every match, costs a sort of the bare scores (floats, no key function)."""
     if len(score) <= 2 * k:
         return score.items()
-    least = heapq.nlargest(k, score.values())[-1]
+    # The k-th best value: a sort of the bare floats (in C) is 3-4x faster than a heap of k
+    # over them (heapq.nlargest's loop is Python's), and the same value.
+    least = sorted(score.values(), reverse=True)[k - 1]
     return [kv for kv in score.items() if kv[1] >= least]
