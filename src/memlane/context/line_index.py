@@ -46,8 +46,15 @@ def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list
     n = len(bags)
     # A term in half the lines or more says nothing about which stretch is meant.
     weight = {t: math.log(n / c) for t, c in df.items() if 2 * c < n or n < 3}
-    # Only the lines holding a weighted term can score (scored as every line was).
-    maybe = {i for t in weight for i in where[t]}
-    scored = [(sum(weight.get(t, 0.0) for t in bags[i] & want), -i) for i in maybe]
-    best = sorted((x for x in scored if x[0] > 0), reverse=True)[:k]
+    # Only the lines holding a weighted term can score: each weighted term adds its weight to
+    # the lines it is in (its postings), terms in sorted order so the sums do not depend on
+    # set order (a term without weight adds nothing).
+    score: dict[int, float] = {}
+    get = score.get
+    for t in sorted(weight):
+        w = weight[t]
+        for i in where[t]:
+            score[i] = get(i, 0.0) + w
+    best = sorted((x for x in ((s, -i) for i, s in score.items()) if x[0] > 0),
+                  reverse=True)[:k]
     return [lines[-i][0] for _, i in best]
