@@ -38,10 +38,14 @@ class RowMemos:
         """Records by (namespace, limit, offset, pinned only) (PostgreSQL's `records`)."""
         self.size: float | None = None
         """How many records the lexical index holds (PostgreSQL's `_index_size`)."""
+        self.seen: set[tuple[str, str]] = set()
+        """(namespace, term) a search asked for since the memos were emptied: a term's list is
+        read the second time it is asked for (SQLite's `_memo_worth`)."""
 
     def drop(self) -> None:
         self.rev = None
         self.size = None
+        self.seen.clear()
         for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
             memo.clear()
 
@@ -55,6 +59,7 @@ class RowMemos:
         self.postings.clear()
         self.counts.clear()
         self.pages.clear()
+        self.seen.clear()
         self.size = None
         self.rev = rev
 
@@ -66,6 +71,6 @@ class RowMemos:
             self.rev = rev
         for memo, most in ((self.sources, RECORDS_MEMO), (self.records, RECORDS_MEMO),
                            (self.postings, POSTINGS_MEMO), (self.counts, RECORDS_MEMO),
-                           (self.pages, POSTINGS_MEMO)):
+                           (self.pages, POSTINGS_MEMO), (self.seen, RECORDS_MEMO)):
             if len(memo) > most:
                 memo.clear()

@@ -24,7 +24,8 @@ class SQLiteSearch(SQLiteMemoSearch):
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         narrow: bool = True) -> list[tuple[Record, float]]:
         with self._lock:  # re-entrant: held on through the memoised reads
-            if not narrow and f == SearchFilters() and self._memos_fresh(self.conn):
+            if (not narrow and f == SearchFilters() and self._memos_fresh(self.conn)
+                    and self._memo_worth(namespace, terms)):
                 return self._memo_exact(namespace, terms, k)
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
@@ -60,7 +61,8 @@ class SQLiteSearch(SQLiteMemoSearch):
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         with self._lock:  # re-entrant: held on through the memoised reads
-            if f == SearchFilters() and self._memos_fresh(self.conn):
+            if (f == SearchFilters() and self._memos_fresh(self.conn)
+                    and self._memo_worth(namespace, [t for t, _, _ in weights])):
                 return self._memo_candidates(namespace, weights, k)
         return self._sql_candidates(namespace, weights, k, f)
 
