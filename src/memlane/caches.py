@@ -22,6 +22,8 @@ MAX_ENTRIES = 4096
 """Entries per memo before it is emptied."""
 STRETCH_ENTRIES = 512
 """Evicted stretches memoised (`Caches.stretches`) before the memo is emptied."""
+WINDOW_ENTRIES = 64
+"""Windows memoised (`Caches.windows`) before the memo is emptied."""
 STRETCH_CHARS = 64_000
 """A stretch whose messages hold more characters is read every time, not memoised."""
 
@@ -49,9 +51,10 @@ class Caches:
         self.notes: dict[int, tuple[Any, tuple[str, bool]]] = {}
         """A record's note line and whether it is quarantined: `id(record) -> (record, (line,
         quarantined))` (`memlane.context.assemble._note`)."""
-        self.line_index: dict[tuple[str, str], tuple[Any, Any]] = {}
+        self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
         """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
-        revision, ((lines, their terms, lines by term), the winners' rows by end))`."""
+        revision, ((lines, their terms, lines by term), the winners' rows by end, the
+        indexed stretches' ends))`."""
         self.searches: dict[tuple[str, str, int], tuple[Any, list[Any]]] = {}
         """The notes searches' results (`Thread._search_notes`): `(namespace, query, k) ->
         (store revision, records best first)`; a turn's follow-up search is the search the turn
@@ -63,6 +66,10 @@ class Caches:
         """An evicted stretch's messages: `(namespace, thread, (start, end)) -> (store
         revision, messages)` (`Thread._turn_pool`; at most `STRETCH_READ` of each; at most
         `STRETCH_ENTRIES` stretches, each of at most `STRETCH_CHARS` characters)."""
+        self.windows: dict[int, tuple[Any, ...]] = {}
+        """A window's turns as shown: `id(window) -> (window, max message tokens, tokenizer,
+        texts, dropped, turns)` (`memlane.context.assemble.prepare`; a store hands back the
+        same window while the thread is unchanged). At most `WINDOW_ENTRIES`."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
@@ -74,7 +81,7 @@ class Caches:
                 "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded,
                 "line_terms": self.line_terms, "line_index": self.line_index,
                 "notes": self.notes, "searches": self.searches, "fill": self.fill,
-                "places": self.places, "stretches": self.stretches}
+                "places": self.places, "stretches": self.stretches, "windows": self.windows}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

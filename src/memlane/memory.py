@@ -540,9 +540,9 @@ class Thread:
                 keep_at(places, (ns, m.id), rev, (m.thread_id, m.seq))
                 if m.thread_id == self.id:
                     seq_of[m.id] = m.seq
-        index, _ = self._line_index()
-        ends = sorted({e for e, _ in index[0]}
-                      | ({rows.first_episode.end} if rows.first_episode else set()))
+        _, _, ends = self._line_index()
+        if rows.first_episode and rows.first_episode.end not in ends:
+            ends = sorted([*ends, rows.first_episode.end])
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
         memo = caches.stretches
         got: dict[tuple[int, int], list[Message]] = {}
@@ -571,7 +571,7 @@ class Thread:
         want = self._terms(new_message)  # the opened turns' query too: split once a turn
         if not want:
             return []
-        index, shown = self._line_index()
+        index, shown, _ = self._line_index()
         ends = best_ends(index, want, policy.index_lines)
         missing = [e for e in ends if e not in shown]
         if missing:
@@ -579,17 +579,19 @@ class Thread:
                                                                             missing))
         return [shown[e] for e in ends if e in shown]
 
-    def _line_index(self) -> tuple[LineIndex, dict[int, Episode]]:
-        """The thread's line index and the winners' rows by end, memoised (`matched_lines`)."""
+    def _line_index(self) -> tuple[LineIndex, dict[int, Episode], list[int]]:
+        """The thread's line index, the winners' rows by end (`matched_lines`) and the indexed
+        stretches' ends, ascending (`_turn_pool`), memoised."""
         rev = self._store.revision()
         key = (self._ns, self.id)
         memo = self.memory.caches.line_index
-        hit: tuple[LineIndex, dict[int, Episode]] | None = at_revision(memo, key, rev)
+        hit: tuple[LineIndex, dict[int, Episode], list[int]] | None = at_revision(memo, key,
+                                                                                  rev)
         if hit is None:
             index = build_index(
                 self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms)
             # The winners' whole rows by end, kept with the index.
-            hit = keep_at(memo, key, rev, (index, {}))
+            hit = keep_at(memo, key, rev, (index, {}, sorted({e for e, _ in index[0]})))
         return hit
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,

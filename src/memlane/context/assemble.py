@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..caches import Caches, remember
+from ..caches import WINDOW_ENTRIES, Caches, remember
 from ..errors import BudgetTooSmall
 from ..safety import (
     NOTES_HEADER,
@@ -624,17 +624,31 @@ def prepare(
     taken when its pinned records and notes are these (they are built from nothing else)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
-    # One batch for the window and the new message (a memoising tokenizer answers the window
-    # from its memo: the same messages were counted on the last call).
-    counts = tokenizer.count([m.content for m in window] + ([new_message] if new_message else []))
-    if new_message:
-        count.known(new_message, counts[-1])
+    # The window's turns as shown, memoised by the window's identity (a store hands back the
+    # same rows while the thread is unchanged; the window is kept in the entry).
+    memo = cache.windows if cache is not None else None
+    hit = memo.get(id(window)) if memo is not None else None
+    if (hit is not None and hit[0] is window and hit[1] == policy.max_message_tokens
+            and hit[2] is tokenizer):
+        texts, dropped, turns = hit[3], list(hit[4]), hit[5]
+        if new_message:
+            count.known(new_message, tokenizer.count([new_message])[0])
+    else:
+        # One batch for the window and the new message (a memoising tokenizer answers the
+        # window from its memo: the same messages were counted on the last call).
+        counts = tokenizer.count([m.content for m in window]
+                                 + ([new_message] if new_message else []))
+        if new_message:
+            count.known(new_message, counts[-1])
+        texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
+        turns = split_turns(window, texts, count)
+        if memo is not None:
+            remember(memo, id(window), (window, policy.max_message_tokens, tokenizer, texts,
+                                        tuple(dropped), turns), WINDOW_ENTRIES)
     f = like.fixed if like is not None else None
     if f is None or f.notes_in is not notes or not (f.pinned is rows.pinned
                                                      or f.pinned == rows.pinned):
         f = _fixed(rows.pinned, policy, budget, tools, count, new_message, cache, notes)
-    texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
-    turns = split_turns(window, texts, count)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))
     scores, kept, reason = _working(turns[:n_work], len(turns), policy)
     block = rows.truncated and policy.use_buffer
