@@ -35,7 +35,10 @@ def _check(mem: Memory, path: str) -> None:
     for w, lines in WINDOWS:
         with mem.store.revision_held():  # as `Thread.context` reads
             got = mem.store.context_rows("ns", "t", w, lines)
+            # The budget filler's larger window, from the rows it holds.
+            grown = mem.store.context_rows("ns", "t", w + 3, lines, held=got)
         assert got == _fresh_rows(path, w, lines), (w, lines)
+        assert grown == _fresh_rows(path, w + 3, lines), (w + 3, lines)
         again = mem.store.context_rows("ns", "t", w, lines)  # outside a held revision
         assert again == got
 

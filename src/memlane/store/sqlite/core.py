@@ -56,7 +56,7 @@ class SQLiteCore(CommonStore):
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         self._writes = 0
         """This object's write transactions that may have changed more than messages."""
-        self._windows: dict[tuple[str, str, int, int], Any] = {}  # `log._Window`s
+        self._windows: dict[tuple[str, str, int], Any] = {}  # `log._Window`s
         """The last read of each context window (`SQLiteLog.context_rows`), by revision."""
         self._memos = RowMemos()
         """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""

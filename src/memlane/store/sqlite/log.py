@@ -17,17 +17,19 @@ from .core import SQLiteCore
 from .window import _WindowReads
 
 WINDOWS_MEMO = 64
-"""Windows (namespace, thread, window size, lines) whose last read `context_rows` keeps."""
+"""Threads (namespace, thread, lines) whose last window read `context_rows` keeps."""
 
 
 @dataclass(frozen=True, eq=False)
 class _Window:
-    """A window's last read (`SQLiteLog.context_rows`), valid while `rev` stays: the thread's
-    counters then (`head`: turns, filed_to, next_seq), where the window started, the messages
-    read (the probe first, if any), the episodes that start before it, and the rows."""
+    """A thread's last window read (`SQLiteLog.context_rows`), valid while `rev` stays: the
+    thread's counters then (`head`: turns, filed_to, next_seq), the window's turns and where it
+    started, the messages held (from the window's probe on, or from further back: a window
+    of fewer turns is cut from them), the episodes that start before it, and the rows."""
 
     rev: Hashable
     head: tuple[int, int, int]
+    w: int
     start: int
     msgs: list[Message]
     recent: list[Episode]
@@ -120,6 +122,10 @@ class SQLiteLog(SQLiteCore):
             c = self.conn
             # Read before the snapshot: what is memoised under it is at least that new.
             rev = self.revision() if not c.in_transaction else None
+            key = (namespace, thread_id, buffer_lines)
+            last: _Window | None = self._windows.get(key) if rev is not None else None
+            if last is not None and last.rev != rev:
+                last = None
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
                 r = _WindowReads(c, namespace, thread_id, self._episodes)
@@ -133,16 +139,21 @@ class SQLiteLog(SQLiteCore):
                         start = r.start(row[0] + have - window_turns)
                         older = r.messages(start - 1, first.seq)
                         recent, count = r.recent(start, buffer_lines)
-                        return grown_rows(held, start, older, recent, count)
+                        out = grown_rows(held, start, older, recent, count)
+                        if last is not None and last.rows is held:
+                            # This turn's first read came from the memo: it holds the larger
+                            # window now, for the next turn's fill.
+                            self._windows[key] = _Window(rev, last.head, window_turns, start,
+                                                         [*older, *held.window], recent,
+                                                         count, out)
+                        return out
                 t = c.execute("SELECT turns, filed_to, next_seq FROM threads"
                               " WHERE namespace = ? AND thread_id = ?",
                               (namespace, thread_id)).fetchone()
-                key = (namespace, thread_id, window_turns, buffer_lines)
-                last: _Window | None = self._windows.get(key) if rev is not None else None
-                if last is not None and last.rev == rev and t is not None:
-                    if last.head == t:
+                if last is not None and t is not None:
+                    if last.head == t and last.w == window_turns:
                         return last.rows  # nothing written since: the same rows
-                    got = self._appended(r, last, t, window_turns, buffer_lines)
+                    got = self._cut(r, last, t, window_turns, buffer_lines)
                     if got is not None:
                         self._windows[key] = got
                         return got.rows
@@ -164,42 +175,48 @@ class SQLiteLog(SQLiteCore):
                 if rev is not None:
                     if len(self._windows) >= WINDOWS_MEMO:
                         self._windows.clear()
-                    self._windows[key] = _Window(rev, t, start, msgs, recent, count, out)
+                    self._windows[key] = _Window(rev, t, window_turns, start, msgs, recent,
+                                                 count, out)
                 return out
             finally:
                 c.execute("COMMIT")
 
     @staticmethod
-    def _appended(r: _WindowReads, last: _Window, head: tuple[int, int, int],
-                  window_turns: int, buffer_lines: int) -> _Window | None:
-        """The window after messages were appended to the thread since `last` was read (the
-        revision unmoved: nothing else was written), from `last` and the messages appended;
-        None when it must be read whole (not an append: the thread's counters went back, or
-        its filing moved; no window; a window that starts before the rows held)."""
+    def _cut(r: _WindowReads, last: _Window, head: tuple[int, int, int], window_turns: int,
+             buffer_lines: int) -> _Window | None:
+        """The window of `window_turns` turns from the rows `last` holds and the messages
+        appended since it was read (the revision unmoved: nothing else was written); None when
+        it must be read whole (not only appends: the thread's counters went back, or its filing
+        moved; no window; a window that starts before the rows held)."""
         turns, filed_to, next_seq = head
         lturns, lfiled, lnext = last.head
-        if not (turns >= lturns and next_seq > lnext and filed_to == lfiled
+        if not (turns >= lturns and next_seq >= lnext and filed_to == lfiled
                 and window_turns > 0 and last.msgs):
             return None
         start = r.start(turns - window_turns + 1)
-        msgs = last.msgs
-        # The held rows are every message from start - 1 on: they reach back that far, or no
-        # message is older than them (no probe came back: the whole thread was in view).
-        if start < last.start or (start - 1 < msgs[0].seq and last.rows.truncated):
+        held = last.msgs
+        # The held rows are every message from their first on: the window's, from start - 1
+        # (its probe), are among them, or no message is older than them (no probe came back
+        # when they were read: the whole thread was in view).
+        if start - 1 < held[0].seq and last.rows.truncated:
             return None
-        # Messages appended carry seqs from `lnext` on; the held ones from start - 1 (the
-        # probe) are kept: a message's row changes only with the revision.
-        kept = [m for m in msgs if m.seq >= start - 1]
-        msgs = kept + r.messages(lnext)
+        if next_seq > lnext:  # appended since: seqs from `lnext` on
+            held = [*held, *r.messages(lnext)]
+        first = next((i for i, m in enumerate(held) if m.seq >= start - 1), len(held))
+        msgs = held[first:]
+        # Kept: the window's messages and as many older ones at most (a long conversation's
+        # appends would otherwise grow the held rows without bound).
+        held = held[max(0, first - len(msgs)):]
         rows = last.rows
         if not msgs or msgs[0].seq >= start:
             out = window_rows(rows.thread_id, start, msgs, filed_to, None, (), 0, rows.pinned)
-            return _Window(last.rev, head, start, msgs, [], 0, out)
+            return _Window(last.rev, head, window_turns, start, held, [], 0, out)
         if start == last.start and rows.truncated:  # the same episodes start before it
             recent, count = last.recent, last.count
         else:
             recent, count = r.recent(start, buffer_lines)
-        first = rows.first_episode if rows.first_episode is not None else r.first_episode()
-        out = window_rows(rows.thread_id, start, msgs, filed_to, first, recent, count,
+        first_ep = rows.first_episode if rows.first_episode is not None else r.first_episode()
+        out = window_rows(rows.thread_id, start, msgs, filed_to, first_ep, recent, count,
                           rows.pinned)
-        return _Window(last.rev, head, start, msgs, recent, count, out)
+        return _Window(last.rev, head, window_turns, start, held, recent, count, out)
+
