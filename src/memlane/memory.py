@@ -588,8 +588,11 @@ class Thread:
         hit: tuple[LineIndex, dict[int, Episode], list[int]] | None = at_revision(memo, key,
                                                                                   rev)
         if hit is None:
+            # The index of an earlier revision is carried on when a step only filed more.
+            last = memo.get(key)
             index = build_index(
-                self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms)
+                self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms,
+                last[1][0] if last is not None else None)
             # The winners' whole rows by end, kept with the index.
             hit = keep_at(memo, key, rev, (index, {}, sorted({e for e, _ in index[0]})))
         return hit

@@ -14,17 +14,26 @@ INDEXED_LINES = 256
 keeps the per-turn cost bounded on a thread of any length (a LoCoMo conversation files about
 80); an older stretch is still reached through its records by the notes search."""
 
-LineIndex: TypeAlias = tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]]]
-"""(end, line) of each candidate stretch, the content terms of each line, and the lines each
-term is in."""
+LineIndex: TypeAlias = tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
+                             int]
+"""(end, line) of each candidate stretch, oldest first, the content terms of each line, the
+lines each term is in (by position: the line's index plus the offset, so a line keeps its
+position when older ones leave), and the offset."""
 
 
-def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], frozenset[str]]
-                ) -> LineIndex:
+def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], frozenset[str]],
+                last: LineIndex | None = None) -> LineIndex:
     """The index over the newest stretches' (end, line), oldest first, as
     `Store.episode_lines(..., INDEXED_LINES + 1)` returns them: when all of them came back the
-    first stretch is among them, and it is left out (it is shown anyway)."""
+    first stretch is among them, and it is left out (it is shown anyway). `last`: the index
+    built before from older lines; when these are its lines with the oldest gone and new ones
+    after (a memory step filed a stretch), it is carried on instead of built again (the same
+    index, term for term)."""
     kept = list(lines[1:] if len(lines) <= INDEXED_LINES else lines[-INDEXED_LINES:])
+    if last is not None:
+        grown = _carried(last, kept, terms_of)
+        if grown is not None:
+            return grown
     bags = []
     where: dict[str, list[int]] = {}
     for i, (_, line) in enumerate(kept):
@@ -32,14 +41,46 @@ def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], froz
         bags.append(bag)
         for t in bag:
             where.setdefault(t, []).append(i)
-    return kept, bags, where
+    return kept, bags, where, 0
+
+
+def _carried(last: LineIndex, kept: list[tuple[int, str]],
+             terms_of: Callable[[str], frozenset[str]]) -> LineIndex | None:
+    """`last` with its `m` oldest lines gone and the lines after its newest added, if `kept`
+    is that; else None. `last` is not changed (another thread may be reading it): the lists
+    that change are copied."""
+    old, bags, where, offset = last
+    if not old or not kept:
+        return None
+    try:
+        m = old.index(kept[0])
+    except ValueError:
+        return None
+    if old[m:] != kept[:len(old) - m]:
+        return None
+    where = dict(where)
+    for j in range(m):  # the lines that left, oldest first: each term's first position
+        for t in bags[j]:
+            rest = where[t][1:]
+            if rest:
+                where[t] = rest
+            else:
+                del where[t]
+    offset += m
+    bags = bags[m:]
+    for i in range(len(old) - m, len(kept)):
+        bag = terms_of(kept[i][1])
+        bags.append(bag)
+        for t in bag:
+            where[t] = [*where.get(t, ()), offset + i]
+    return kept, bags, where, offset
 
 
 def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list[int]:
     """The ends of the `k` stretches whose lines best match the terms `want`, best first: a
     line's terms weighted by how few lines have them (words every line has, "talked", a
-    participant's name, weigh nothing); ties to the newer line."""
-    lines, bags, where = index
+    participant's name, weigh nothing); ties to the older line."""
+    lines, bags, where, offset = index
     if not lines or not want:
         return []
     df = {t: len(where[t]) for t in want if t in where}
@@ -53,8 +94,8 @@ def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list
     get = score.get
     for t in sorted(weight):
         w = weight[t]
-        for i in where[t]:
-            score[i] = get(i, 0.0) + w
-    best = sorted((x for x in ((s, -i) for i, s in score.items()) if x[0] > 0),
+        for p in where[t]:
+            score[p] = get(p, 0.0) + w
+    best = sorted((x for x in ((s, -p) for p, s in score.items()) if x[0] > 0),
                   reverse=True)[:k]
-    return [lines[-i][0] for _, i in best]
+    return [lines[-p - offset][0] for _, p in best]
