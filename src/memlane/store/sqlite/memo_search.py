@@ -149,20 +149,18 @@ class SQLiteMemoSearch(SQLiteCore):
         a term's newest postings only keeps its prefix: a touched record older than its oldest
         entry stays out (the ones between would be missing); the length check after reads it
         again if it came up short."""
-        # FTS5 takes a rowid range (not an IN list) into its doclist walk: the touched ids
-        # in runs (a step's new records are one; a record it updated is an old id, its own),
-        # each run's range there (`LIMIT -1` keeps the subquery whole, so the range stays
-        # with it), the ids themselves checked after.
+        # FTS5 takes a rowid range (not an IN list) into its doclist walk: the touched ids'
+        # range there (`LIMIT -1` keeps the subquery whole, so the range stays with it), the
+        # ids themselves checked after.
         sub = ("SELECT ? AS i, f.id, length(r.text) - length(replace(r.text, ' ', '')) + 2"
                " FROM (SELECT rowid AS id FROM records_fts WHERE records_fts MATCH ?"
                " AND rowid >= ? AND rowid <= ? LIMIT -1) f CROSS JOIN records r"
                " ON r.id = f.id WHERE r.namespace = ? AND f.id IN ({})")
         parts, args = [], []
         for i, (t, _, since) in enumerate(stale):
-            match = fts5_match([t], ("text",))
-            for run in _runs(sorted(since)):
-                parts.append(sub.format(",".join("?" * len(run))))
-                args += [i, match, run[0], run[-1], namespace, *run]
+            parts.append(sub.format(",".join("?" * len(since))))
+            args += [i, fts5_match([t], ("text",)), min(since), max(since), namespace,
+                     *sorted(since)]
         back: list[list[tuple[int, int]]] = [[] for _ in stale]
         for i, rid, d in self.conn.execute(" UNION ALL ".join(parts), args):
             back[i].append((rid, d))
@@ -195,18 +193,3 @@ class SQLiteMemoSearch(SQLiteCore):
                     vals.append(v)
                     v = 0
         return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
-
-
-RUN_GAP = 16
-"""Touched ids this close together are read as one rowid range (`_brought_up`)."""
-
-
-def _runs(ids: list[int]) -> list[list[int]]:
-    """Sorted `ids` in runs whose neighbours are at most `RUN_GAP` apart."""
-    out: list[list[int]] = []
-    for i in ids:
-        if out and i - out[-1][-1] <= RUN_GAP:
-            out[-1].append(i)
-        else:
-            out.append([i])
-    return out
