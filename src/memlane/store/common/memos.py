@@ -9,7 +9,6 @@ this store (a forgotten text must not stay) and whenever another connection comm
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import NamedTuple
 
 from ...types import Record
 
@@ -19,23 +18,6 @@ starts again (a term's list holds at most `SearchBounds.exact_postings` (id, len
 pairs)."""
 RECORDS_MEMO = 8192
 """Records (and records' sources) the SQLite store memoises before it starts again."""
-
-
-LOG_WRITES = 16
-"""Tracked writes whose touched records `RowMemos.log` keeps (a list older than that is read
-again)."""
-
-
-class TermList(NamedTuple):
-    """A term's newest postings in a namespace, newest first: (record id, its length in words)
-    and the BM25 length factor of each against `avgdl`, whether they are all of them, and the
-    `RowMemos.gen` they are up to date with."""
-
-    lens: list[tuple[int, int]]
-    parts: list[tuple[int, float]]
-    complete: bool
-    gen: int
-    avgdl: float
 
 
 class RowMemos:
@@ -56,15 +38,6 @@ class RowMemos:
         """Records by (namespace, limit, offset, pinned only) (PostgreSQL's `records`)."""
         self.size: float | None = None
         """How many records the lexical index holds (PostgreSQL's `_index_size`)."""
-        self.lists: dict[tuple[str, str], TermList] = {}
-        """SQLite's newest postings by (namespace, term), kept across this store's own tracked
-        writes and brought up to date from `log` when next used (`_memo_candidates`)."""
-        self.avgdl: float | None = None
-        """The lexical index's average document length (SQLite's `_avgdl`)."""
-        self.gen = 0
-        """How many of this store's tracked writes `keep_but` has kept the memos through."""
-        self.log: list[tuple[int, frozenset[int]]] = []
-        """(gen, the records that write touched) of the last `LOG_WRITES` of them."""
         self.seen: set[tuple[str, str]] = set()
         """(namespace, term) a search asked for since the memos were emptied: a term's list is
         read the second time it is asked for (SQLite's `_memo_worth`)."""
@@ -72,19 +45,14 @@ class RowMemos:
     def drop(self) -> None:
         self.rev = None
         self.size = None
-        self.avgdl = None
         self.seen.clear()
-        self.log.clear()
-        for memo in (self.sources, self.records, self.postings, self.counts, self.pages,
-                     self.lists):
+        for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
             memo.clear()
 
     def keep_but(self, touched: set[int], rev: Hashable) -> None:
         """After this store's own write to the `touched` records only (and episodes): those
-        records and their sources leave; term counts, scored postings, pages and the index
-        size (the index's statistics moved) are emptied; the newest-postings lists stay, to be
-        brought up to date from the `log` of touched records when next used; the rest is valid
-        for `rev`, the revision now."""
+        records and their sources leave; term counts, postings, pages and the index size (the
+        index's statistics moved) are emptied; the rest is valid for `rev`, the revision now."""
         for rid in touched:
             self.records.pop(rid, None)
             self.sources.pop(rid, None)
@@ -93,24 +61,7 @@ class RowMemos:
         self.pages.clear()
         self.seen.clear()
         self.size = None
-        self.avgdl = None
-        self.gen += 1
-        self.log.append((self.gen, frozenset(touched)))
-        del self.log[:-LOG_WRITES]
         self.rev = rev
-
-    def touched_since(self, gen: int) -> frozenset[int] | None:
-        """The records this store's tracked writes touched after `gen`; None when the log no
-        longer reaches back that far."""
-        if gen == self.gen:
-            return frozenset()
-        if not self.log or self.log[0][0] > gen + 1:
-            return None
-        out: set[int] = set()
-        for g, ids in self.log:
-            if g > gen:
-                out |= ids
-        return frozenset(out)
 
     def fresh(self, rev: Hashable) -> None:
         """Emptied if the revision moved; each memo bounded on its own (a full one starts
@@ -120,7 +71,6 @@ class RowMemos:
             self.rev = rev
         for memo, most in ((self.sources, RECORDS_MEMO), (self.records, RECORDS_MEMO),
                            (self.postings, POSTINGS_MEMO), (self.counts, RECORDS_MEMO),
-                           (self.pages, POSTINGS_MEMO), (self.seen, RECORDS_MEMO),
-                           (self.lists, POSTINGS_MEMO)):
+                           (self.pages, POSTINGS_MEMO), (self.seen, RECORDS_MEMO)):
             if len(memo) > most:
                 memo.clear()

@@ -8,13 +8,10 @@ from operator import itemgetter
 from typing import Any
 
 from ...types import Record
-from ..common.memos import TermList
 from ..common.scores import contenders, summed
 from ..fts import fts5_match
 from .core import SQLiteCore
 
-DELTA_IDS = 256
-"""A memoised postings list stale by more touched records than this is read again whole."""
 FIRST_SIGHT = 2
 """A search with more terms than this asked for the first time since the memos were emptied is
 answered by one statement, not from per-term lists (`_memo_worth`)."""
@@ -23,18 +20,16 @@ answered by one statement, not from per-term lists (`_memo_worth`)."""
 class SQLiteMemoSearch(SQLiteCore):
     """The unfiltered searches of the bounded top-k answered from memoised per-term reads."""
 
-    def _memo_worth(self, namespace: str, terms: list[str], kept: bool = False) -> bool:
+    def _memo_worth(self, namespace: str, terms: list[str]) -> bool:
         """Whether to answer from per-term lists (memoised, or read now to be): reading a
         term's list costs more than the one statement that ranks the query, in SQLite (4x
         for the exact branch: every match's score comes back to Python; 1.4x for the
         bounded read, #22), so a list pays only for a term asked for again before the memos
         are emptied, as a conversation's common words are. Terms asked for the first time
         since then (more than `FIRST_SIGHT` of them): one statement. Either way the same
-        results. `kept`: the bounded read's newest-postings lists, which a memory step does
-        not empty (a term with one is not new). Call under `_lock`, the memos fresh."""
+        results. Call under `_lock`, the memos fresh."""
         seen = self._memos.seen
-        lists = self._memos.lists if kept else {}
-        new = sum((namespace, t) not in seen and (namespace, t) not in lists for t in terms)
+        new = sum((namespace, t) not in seen for t in terms)
         seen.update((namespace, t) for t in terms)
         return new <= FIRST_SIGHT
 
@@ -77,38 +72,14 @@ class SQLiteMemoSearch(SQLiteCore):
         for the same common words turn after turn, and walking their newest postings was most
         of a search on a large store. A term's newest `n` postings of the namespace, with each
         record's length in words, are read once (one statement for every term missing) and
-        kept (`RowMemos.lists`); a shorter read is a prefix of a longer one (newest first), and
-        one that came back short holds them all. This store's own memory steps do not empty
-        them: a list is brought up to date when next used, from the records the steps touched
-        (`RowMemos.log`; one statement for every such term), and its length factors computed
-        again against the index's average length now. Scored as the SQL does."""
+        kept while `revision()` stays; a shorter read is a prefix of a longer one (newest
+        first), and one that came back short holds them all. Scored as the SQL does."""
         with self._lock:
-            memos = self._memos
-            lists = memos.lists
-            avgdl = memos.avgdl
-            if avgdl is None:
-                avgdl = memos.avgdl = self._avgdl()
-            stale: list[tuple[str, TermList, frozenset[int]]] = []
-            have: dict[str, TermList | None] = {}
-            for t, _, _ in weights:
-                got = lists.get((namespace, t))
-                if got is not None and got.gen != memos.gen:
-                    since = memos.touched_since(got.gen)
-                    if since is None or len(since) > DELTA_IDS:
-                        got = None
-                    elif since:
-                        stale.append((t, got, since))
-                    else:
-                        got = got._replace(gen=memos.gen)
-                have[t] = got
-            if stale:
-                for t, got in zip([t for t, _, _ in stale], self._brought_up(namespace, stale),
-                                  strict=True):
-                    have[t] = got
+            memo = self._memos.postings
             need = []
             for t, _, n in weights:
-                got = have[t]
-                if got is None or (len(got.lens) < n and not got.complete):
+                got = memo.get((namespace, t))
+                if got is None or (len(got[0]) < n and not got[1]):
                     need.append((t, n))
             if need:
                 sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, length(r.text)"
@@ -119,59 +90,21 @@ class SQLiteMemoSearch(SQLiteCore):
                 args: list[Any] = []
                 for i, (t, n) in enumerate(need):
                     args += [i, fts5_match([t], ("text",)), namespace, n]
-                read: list[list[tuple[int, int]]] = [[] for _ in need]
+                # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
+                # average length is the index's, which moves only with the revision.
+                avgdl = self._avgdl()
+                lists: list[list[tuple[int, float]]] = [[] for _ in need]
                 for i, rid, d in self.conn.execute(" UNION ALL ".join([sub] * len(need)),
                                                    args):
-                    read[i].append((rid, d))
-                for (t, n), got_ in zip(need, read, strict=True):
+                    lists[i].append((rid, 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl))))
+                for (t, n), got_ in zip(need, lists, strict=True):
                     got_.sort(reverse=True)  # newest first (UNION ALL keeps no order)
-                    have[t] = TermList(got_, [], len(got_) < n, memos.gen, 0.0)
-            postings = []
-            for t, _, n in weights:
-                got = have[t]
-                assert got is not None
-                if got.avgdl != avgdl:
-                    # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight:
-                    # the average length is the index's, which moves with the revision.
-                    got = got._replace(avgdl=avgdl, parts=[
-                        (rid, 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl))) for rid, d in got.lens])
-                lists[(namespace, t)] = have[t] = got
-                postings.append(got.parts[:n])
+                    memo[(namespace, t)] = (got_, len(got_) < n)
+            postings = [memo[(namespace, t)][0][:n] for t, _, n in weights]
         score = summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
         return self._with_records(namespace,
                                   heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0)))
-
-    def _brought_up(self, namespace: str, stale: list[tuple[str, TermList, frozenset[int]]]
-                    ) -> list[TermList]:
-        """Each stale list with the records touched since it was read taken out and those of
-        them that hold the term now put back (one statement for all of them). A list that holds
-        a term's newest postings only keeps its prefix: a touched record older than its oldest
-        entry stays out (the ones between would be missing); the length check after reads it
-        again if it came up short."""
-        # FTS5 takes a rowid range (not an IN list) into its doclist walk: the touched ids'
-        # range there (`LIMIT -1` keeps the subquery whole, so the range stays with it), the
-        # ids themselves checked after.
-        sub = ("SELECT ? AS i, f.id, length(r.text) - length(replace(r.text, ' ', '')) + 2"
-               " FROM (SELECT rowid AS id FROM records_fts WHERE records_fts MATCH ?"
-               " AND rowid >= ? AND rowid <= ? LIMIT -1) f CROSS JOIN records r"
-               " ON r.id = f.id WHERE r.namespace = ? AND f.id IN ({})")
-        parts, args = [], []
-        for i, (t, _, since) in enumerate(stale):
-            parts.append(sub.format(",".join("?" * len(since))))
-            args += [i, fts5_match([t], ("text",)), min(since), max(since), namespace,
-                     *sorted(since)]
-        back: list[list[tuple[int, int]]] = [[] for _ in stale]
-        for i, rid, d in self.conn.execute(" UNION ALL ".join(parts), args):
-            back[i].append((rid, d))
-        out = []
-        for (_, got, since), new in zip(stale, back, strict=True):
-            if not got.complete:
-                floor = got.lens[-1][0] if got.lens else None
-                new = [e for e in new if floor is not None and e[0] >= floor]
-            lens = sorted([e for e in got.lens if e[0] not in since] + new, reverse=True)
-            out.append(TermList(lens, [], got.complete, self._memos.gen, 0.0))
-        return out
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
                       ) -> list[tuple[Record, float]]:

@@ -62,7 +62,7 @@ class SQLiteSearch(SQLiteMemoSearch):
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         with self._lock:  # re-entrant: held on through the memoised reads
             if (f == SearchFilters() and self._memos_fresh(self.conn)
-                    and self._memo_worth(namespace, [t for t, _, _ in weights], kept=True)):
+                    and self._memo_worth(namespace, [t for t, _, _ in weights])):
                 return self._memo_candidates(namespace, weights, k)
         return self._sql_candidates(namespace, weights, k, f)
 
