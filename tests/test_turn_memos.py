@@ -456,3 +456,72 @@ def test_a_memory_step_keeps_the_records_it_did_not_write(tmp_path: Path) -> Non
     assert not s._memos.records
     other.close()
     mem.close()
+
+
+def test_memoised_candidates_stay_exact_through_memory_steps(tmp_path: Path) -> None:
+    """Through this store's own tracked writes (a memory step's records added, updated,
+    deleted), which keep the memoised records they did not touch, the memoised postings rank
+    as the SQL does after every write."""
+    import random
+
+    from memlane.store.common import bm25_idf
+
+    s = SQLiteStore(tmp_path / "m.db")
+    rng = random.Random(11)
+    words = [f"w{i}" for i in range(20)]
+    live: list[int] = []
+    for i in range(120):
+        live.append(s.add_record("ns" if i % 4 else "other",
+                                 " ".join(rng.sample(words, rng.randint(2, 8)))).id)
+    queries = [[(t, bm25_idf(120, rng.randint(1, 100)), rng.randint(1, 60))
+                for t in rng.sample(words, rng.randint(1, 4))] for _ in range(12)]
+    for step in range(40):
+        for weights in queries:
+            with s._lock:
+                assert s._memos_fresh(s.conn)
+                got = s._memo_candidates("ns", weights, 8)
+            want = s._sql_candidates("ns", weights, 8, SearchFilters())
+            assert [r.id for r, _ in got] == [r.id for r, _ in want], (step, weights)
+            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want]
+        with s.transaction() as tx:  # tracked writes only, as a memory step's
+            for _ in range(rng.randint(1, 3)):
+                op = rng.random()
+                text = " ".join(rng.sample(words, rng.randint(2, 8)))
+                if op < 0.5 or not live:
+                    live.append(tx.add_record("ns", text, "fact", [], None, time.time(), None,
+                                              False))
+                elif op < 0.8:
+                    tx.update_record("ns", rng.choice(live), text, time.time(), False, [])
+                else:
+                    rid = live.pop(rng.randrange(len(live)))
+                    tx.delete_record("ns", rid, time.time())
+    s.close()
+
+
+def test_a_kept_prefix_of_newest_postings_stays_a_prefix(tmp_path: Path) -> None:
+    """A term's newest postings only are memoised: a step deletes one of them and gives an
+    older record the term; the search ranks as the SQL does."""
+    s = SQLiteStore(tmp_path / "m.db")
+    ids = [s.add_record("ns", f"plum note {i}").id for i in range(12)]
+    plain = s.add_record("ns", "an older note about pears").id  # newest id, no plum yet
+    weights = [("plum", 1.0, 4)]
+
+    def both() -> tuple[list[int], list[int]]:
+        with s._lock:
+            assert s._memos_fresh(s.conn)
+            got = s._memo_candidates("ns", weights, 4)
+        want = s._sql_candidates("ns", weights, 4, SearchFilters())
+        return [r.id for r, _ in got], [r.id for r, _ in want]
+
+    got, want = both()
+    assert got == want == ids[::-1][:4]
+    with s.transaction() as tx:
+        tx.delete_record("ns", ids[-1], time.time())  # one of the prefix
+        tx.update_record("ns", ids[0], "plum note 0, plum again", time.time(), False, [])
+    got, want = both()
+    assert got == want
+    with s.transaction() as tx:
+        tx.update_record("ns", plain, "a plum at last", time.time(), False, [])
+    got, want = both()
+    assert got == want and plain in got
+    s.close()
