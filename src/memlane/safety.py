@@ -240,11 +240,18 @@ def _needs(rx: re.Pattern[str]) -> _Needs:
         return ()
     if exact is not None and "" not in exact:
         needs.append(frozenset(exact))
-    out = []
-    for group in needs:
-        # A string that holds another of its group adds nothing: the shorter one is there too.
-        out.append(tuple(sorted(s for s in group if not any(t != s and t in s for t in group))))
+    out = [_pruned(group) for group in needs]
     return tuple(dict.fromkeys(sorted(out, key=lambda g: (-min(map(len, g)), len(g)))))
+
+
+def _pruned(group: Iterable[str]) -> tuple[str, ...]:
+    """`group` without the strings that hold another of its strings (where one is, the shorter
+    one is too: it adds nothing), sorted."""
+    kept: set[str] = set()
+    for s in sorted(set(group), key=len):
+        if not any(map(s.__contains__, kept)):
+            kept.add(s)
+    return tuple(sorted(kept))
 
 
 def _may(view: str, needs: _Needs) -> bool:
@@ -313,11 +320,8 @@ def _gate(rx: re.Pattern[str], rot13: bool = False) -> frozenset[int] | None:
     None: no pre-check (a view passes when every id is present)."""
     ids = []
     for group in _needs(rx)[:2]:
-        cut = {s[:_CUT] for s in group}
-        cut = {s for s in cut if not any(t != s and t in s for t in cut)}
-        if rot13:
-            cut = {codecs.encode(s, "rot13") for s in cut}
-        _GROUPS.append(tuple(sorted(cut)))
+        cut = _pruned(s[:_CUT] for s in group)
+        _GROUPS.append(tuple(codecs.encode(s, "rot13") for s in cut) if rot13 else cut)
         ids.append(len(_GROUPS) - 1)
     return frozenset(ids) if ids else None
 
@@ -602,8 +606,10 @@ def _word_leads(pattern: str) -> frozenset[str] | None:
 
 _COMPILED = [(name, re.compile(p), narrative, _leads(p), _word_leads(p))
              for name, p, narrative in _RULES_TABLE]
-# Each rule's pre-check (`_gate`): a view without one of the strings it needs is not searched.
-_RULE_GATES = [_gate(rule[1]) for rule in _COMPILED]
+# The pre-checks (`_gate`) of the rules no word lead gates (`_word_leads`): a view without one of
+# the strings such a rule needs is not searched. (The rules a word lead gates are visited
+# rarely enough that a pre-check of their own costs the literal pass more than it saves.)
+_RULE_GATES = [_gate(rule[1]) if rule[4] is None else None for rule in _COMPILED]
 # On the raw lines: chat-format role headers ("### System", "SYSTEM:", "assistant:").
 # ("System: Windows 11" is a fact: a role prefix counts when an instruction or a reply follows.)
 _LINE_ROLE = re.compile(r"(?im)^\s*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
