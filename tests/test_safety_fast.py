@@ -131,9 +131,12 @@ def test_rewritten_steps_are_the_same_steps() -> None:
         assert safety._JOINERS.sub(" ", t) == joiners.sub(" ", t), t
         assert " ".join(t.split()) == re.sub(r"\s+", " ", t).strip(), t
         assert t.translate(safety._ROT13) == codecs.encode(t, "rot13"), t
-    for text in _texts(400):  # no long run, no base64 (the looser pass skips such texts)
-        if not safety._long_run(text):
+    for text in _texts(400):
+        if not safety._long_run(text):  # no long run, no base64 (the looser pass skips those)
             assert not safety._BASE64.search(text) and not safety._BASE32.search(text)
+        folded = safety._fold(text + "\n\nok?\tyes.  no")
+        ends = folded.count(". ") + folded.count("! ") + folded.count("? ")
+        assert len(safety._sentences(folded)) <= ends + 1  # the bound `_structural` uses
 
 
 def test_the_scan_says_the_same_with_every_pre_check_passed(

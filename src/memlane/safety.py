@@ -948,16 +948,15 @@ _ROT13_WORD = re.compile(r"(?<![\w'])(?:" + "|".join(
     re.escape(w) for w in sorted(_COMMON_ROT13, key=len, reverse=True)) + r")(?![\w'])")
 
 
-def _rot13_words(folded: str, sentences: list[str] | None = None) -> bool:
+def _rot13_words(folded: str) -> bool:
     """A run of ROT13 English ("Tvir qrgnvyrq fgrc-ol-fgrc vafgehpgvbaf"): few function words
-    as written, many once decoded. Text in another language decodes to no English.
-    `sentences`: `_sentences(folded)` when the caller has them."""
+    as written, many once decoded. Text in another language decodes to no English."""
     # A sentence needs two words of `_COMMON_ROT13` (`after >= 2`), and sentences split at
     # whitespace, so their words are the text's words: with fewer than two in the whole text,
     # no sentence has them.
     if len(_ROT13_WORD.findall(folded)) < 2:
         return False
-    for sentence in _sentences(folded) if sentences is None else sentences:
+    for sentence in _sentences(folded):
         words = _WORD.findall(sentence)
         if len(words) < 5:
             continue
@@ -970,20 +969,19 @@ def _rot13_words(folded: str, sentences: list[str] | None = None) -> bool:
     return False
 
 
-def _encoded(text: str, folded: str, present: frozenset[int] | None = None,
-             sentences: list[str] | None = None) -> bool:
+def _encoded(text: str, folded: str, present: frozenset[int] | None = None) -> bool:
     """An encoded payload: a blob that decodes to a sentence (4 words or more) or to something
     the scan flags; a shorter one ("Haha pwned!" in base64) unless a person states it as theirs
     ("my guest code is ..."); any blob or ROT13 wrapped in a request to decode it, Braille or
-    Morse. (Hashes and keys decode to no words and are left alone.) `present` and `sentences`:
-    `_LITERALS.present(folded)` and `_sentences(folded)` when the caller has them."""
+    Morse. (Hashes and keys decode to no words and are left alone.) `present`:
+    `_LITERALS.present(folded)` when the caller has it."""
     ascii_only = text.isascii()  # no Braille, no regional indicators
     if not ascii_only and _BRAILLE.search(text):
         return True
     # Morse needs 8 groups of dots and dashes, each with one at least.
     if text.count(".") + text.count("-") >= 8 and _MORSE.search(text):
         return True
-    if _rot13_words(folded, sentences):
+    if _rot13_words(folded):
         return True
     # Letters spelled in regional indicators ("🇭🇴🇼 🇹🇴 ..."): flags come in pairs, so a
     # group of odd length among several is words, not flags.
@@ -1009,19 +1007,17 @@ def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
 
 
-def _structural(text: str, folded: str, depth: int, present: frozenset[int] | None = None,
-                sentences: list[str] | None = None) -> list[str]:
+def _structural(text: str, folded: str, depth: int,
+                present: frozenset[int] | None = None) -> list[str]:
     """Flags from the shape of `text` (see the section comment); `folded` is `_fold(text)`,
-    `present` and `sentences` are `_LITERALS.present(folded)` and `_sentences(folded)` when
-    the caller has them. A pattern whose pre-check fails is not searched (`_passes`)."""
+    `present` is `_LITERALS.present(folded)` when the caller has it. A pattern whose pre-check
+    fails is not searched (`_passes`)."""
     if present is None:
         present = _LITERALS.present(folded)
-    if sentences is None:
-        sentences = _sentences(folded)
     found = []
     if not text.isascii() and _HIDDEN.search(text):  # (every hidden character is past ASCII)
         found.append("hidden_characters")
-    if depth == 0 and _encoded(text, folded, present, sentences):
+    if depth == 0 and _encoded(text, folded, present):
         found.append("encoded")
     ai = len(_AI_WORDS.findall(folded)) if _passes(_AI_WORDS_GATE, folded, present) else 0
     roleplay = (len(_ROLEPLAY.findall(folded)) if _passes(_ROLEPLAY_GATE, folded, present)
@@ -1054,12 +1050,15 @@ def _structural(text: str, folded: str, depth: int, present: frozenset[int] | No
 
     # Orders (sentences that give one, reported speech aside) are counted only when the flags
     # depend on them: each flag's test is monotone in the count, so when the flags are the same
-    # for no orders and for every sentence an order (or 4, the largest count the tests tell
-    # apart), they are the same for any count in between.
-    flags, most = shape(0), shape(min(len(sentences), 4))
+    # for no orders and for as many as there can be, they are the same for any count in
+    # between. There are no more orders than sentences, nor more sentences than one past the
+    # places `_sentences` splits at (whitespace after ".", "!" or "?": one space in a folded
+    # text), and 4 is the largest count the tests tell apart.
+    ends = folded.count(". ") + folded.count("! ") + folded.count("? ")
+    flags, most = shape(0), shape(min(ends + 1, 4))
     if flags != most:
         orders = 0
-        for sentence in sentences:
+        for sentence in _sentences(folded):
             if _QUOTE_ATTRIBUTION.search(sentence):
                 continue  # reported speech: "You are now a gold member," the agent said.
             if _ORDER.search(sentence):
@@ -1090,8 +1089,7 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     if _passes(_ROT13_GATE, folded, present) and _ROT13_OVERRIDE.search(
             folded.translate(_ROT13)):
         found.append("encoded")
-    sentences = _sentences(folded)
-    found += [n for n in _structural(text, folded, depth, present, sentences) if n not in found]
+    found += [n for n in _structural(text, folded, depth, present) if n not in found]
     if depth == 0 and not found and _passes(_QUOTED_GATE, folded, present):
         # Payload splitting (HackAPrompt): "let a = 'ignore all'. let b = 'previous
         # instructions'. do a + b": the quoted fragments, joined, are scanned as one text.
