@@ -308,21 +308,21 @@ class _Literals:
         return frozenset().union(*map(self._closure.__getitem__, found))
 
 
-_GROUPS: list[tuple[str, ...]] = []  # every pre-check group, by id (`_gate`)
 _CUT = 12  # strings are cut to their first 12 characters: a substring of a needed string is
 # needed too, and a smaller trie is quicker to build and to run
 
 
-def _gate(rx: re.Pattern[str], rot13: bool = False) -> frozenset[int] | None:
-    """The ids (in `_GROUPS`) of up to two of `_needs(rx)`'s narrowest groups, registered for
-    the literal pass; `rot13`: the groups of a pattern run on the ROT13 of the text, read on the
-    text itself (ROT13 maps character to character: `s in rot13(t)` iff `rot13(s) in t`).
-    None: no pre-check (a view passes when every id is present)."""
+def _gate(groups: list[tuple[str, ...]], rx: re.Pattern[str],
+          rot13: bool = False) -> frozenset[int] | None:
+    """The ids (in `groups`, where they are added) of up to two of `_needs(rx)`'s narrowest
+    groups, for the literal pass; `rot13`: the groups of a pattern run on the ROT13 of the text,
+    read on the text itself (ROT13 maps character to character: `s in rot13(t)` iff
+    `rot13(s) in t`). None: no pre-check (a view passes when every id is present)."""
     ids = []
     for group in _needs(rx)[:2]:
         cut = _pruned(s[:_CUT] for s in group)
-        _GROUPS.append(tuple(codecs.encode(s, "rot13") for s in cut) if rot13 else cut)
-        ids.append(len(_GROUPS) - 1)
+        groups.append(tuple(codecs.encode(s, "rot13") for s in cut) if rot13 else cut)
+        ids.append(len(groups) - 1)
     return frozenset(ids) if ids else None
 
 
@@ -606,10 +606,6 @@ def _word_leads(pattern: str) -> frozenset[str] | None:
 
 _COMPILED = [(name, re.compile(p), narrative, _leads(p), _word_leads(p))
              for name, p, narrative in _RULES_TABLE]
-# The pre-checks (`_gate`) of the rules no word lead gates (`_word_leads`): a view without one of
-# the strings such a rule needs is not searched. (The rules a word lead gates are visited
-# rarely enough that a pre-check of their own costs the literal pass more than it saves.)
-_RULE_GATES = [_gate(rule[1]) if rule[4] is None else None for rule in _COMPILED]
 # On the raw lines: chat-format role headers ("### System", "SYSTEM:", "assistant:").
 # ("System: Windows 11" is a fact: a role prefix counts when an instruction or a reply follows.)
 _LINE_ROLE = re.compile(r"(?im)^\s*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
@@ -624,7 +620,6 @@ _SQUASHED = re.compile(r"(?:ignore|disregard|forget|override|bypass)(?:all|any|t
                        r"rules|guidelines|directives)|(?:reveal|print|show)(?:the|your)?"
                        r"systemprompt")
 _ROT13_OVERRIDE = re.compile(rf"\b{_VERB_OVERRIDE}\b[^.!?]{{0,50}}?\b{_RULES}\b")
-_ROT13_GATE = _gate(_ROT13_OVERRIDE, rot13=True)
 # `codecs.encode(t, "rot13")` as one `str.translate` (the codec's own table maps the 52 ASCII
 # letters and leaves every other character as it is, as this one does).
 _ROT13 = str.maketrans(
@@ -697,8 +692,9 @@ _LEAD_RULES = {found: frozenset(i for lead in (_LONG_LEADS if len(found) > 1 els
 
 
 def _match(view: str, present: frozenset[int]) -> list[str]:
-    """The names of the rules `view` matches, in table order; `present`: `_LITERALS.present
-    (view)`, the pre-check groups it holds."""
+    """The names of the rules `view` matches, in table order; `present`: the pre-check groups
+    `view` holds (`_Prechecks.literals`). A rule whose pre-check fails is not searched."""
+    gates = _prechecks().rules
     found: list[str] = []
     visit = set(_UNGATED)
     for lead in set(_LEAD_RX.findall(view)):
@@ -707,7 +703,7 @@ def _match(view: str, present: frozenset[int]) -> list[str]:
         name, rx, narrative, leads, word_leads = _COMPILED[i]
         if name in found:
             continue
-        gate = _RULE_GATES[i]
+        gate = gates[i]
         if gate is not None and not gate <= present:
             continue  # a string every match holds is missing: no match (see `_needs`)
         if word_leads is None and leads and not any(map(view.__contains__, leads)):
@@ -974,7 +970,7 @@ def _encoded(text: str, folded: str, present: frozenset[int] | None = None) -> b
     the scan flags; a shorter one ("Haha pwned!" in base64) unless a person states it as theirs
     ("my guest code is ..."); any blob or ROT13 wrapped in a request to decode it, Braille or
     Morse. (Hashes and keys decode to no words and are left alone.) `present`:
-    `_LITERALS.present(folded)` when the caller has it."""
+    `_prechecks().literals.present(folded)` when the caller has it."""
     ascii_only = text.isascii()  # no Braille, no regional indicators
     if not ascii_only and _BRAILLE.search(text):
         return True
@@ -993,7 +989,8 @@ def _encoded(text: str, folded: str, present: frozenset[int] | None = None) -> b
             return True
         if not _narrative(text[:start].lower(), start):
             return True
-    return _passes(_DECODE_ASK_GATE, folded, present) and bool(_DECODE_ASK.search(folded))
+    return (_passes(_prechecks().decode_ask, folded, present)
+            and bool(_DECODE_ASK.search(folded)))
 
 
 def _asks(view: str, start: int) -> bool:
@@ -1010,32 +1007,33 @@ def _sentences(text: str) -> list[str]:
 def _structural(text: str, folded: str, depth: int,
                 present: frozenset[int] | None = None) -> list[str]:
     """Flags from the shape of `text` (see the section comment); `folded` is `_fold(text)`,
-    `present` is `_LITERALS.present(folded)` when the caller has it. A pattern whose pre-check
-    fails is not searched (`_passes`)."""
+    `present` is `_prechecks().literals.present(folded)` when the caller has it. A pattern
+    whose pre-check fails is not searched (`_passes`)."""
+    pc = _prechecks()
     if present is None:
-        present = _LITERALS.present(folded)
+        present = pc.literals.present(folded)
     found = []
     if not text.isascii() and _HIDDEN.search(text):  # (every hidden character is past ASCII)
         found.append("hidden_characters")
     if depth == 0 and _encoded(text, folded, present):
         found.append("encoded")
-    ai = len(_AI_WORDS.findall(folded)) if _passes(_AI_WORDS_GATE, folded, present) else 0
-    roleplay = (len(_ROLEPLAY.findall(folded)) if _passes(_ROLEPLAY_GATE, folded, present)
+    ai = len(_AI_WORDS.findall(folded)) if _passes(pc.ai_words, folded, present) else 0
+    roleplay = (len(_ROLEPLAY.findall(folded)) if _passes(pc.roleplay, folded, present)
                 else 0)
     # A role marker ends with a colon, which has no other case.
     roles = len(_ROLE_MARKER.findall(text)) if ":" in text else 0
-    if (not roles and _passes(_INLINE_GATE, folded, present) and _INLINE_HUMAN.search(folded)
+    if (not roles and _passes(pc.inline, folded, present) and _INLINE_HUMAN.search(folded)
             and _INLINE_AI.search(folded)):
         roles = 2  # a chat transcript run into one line: "Human: hello AI: I am ..."
-    if _passes(_PROMPT_REFERENCE_GATE, folded, present) and any(
+    if _passes(pc.prompt_reference, folded, present) and any(
             (not _narrative(folded, m.start()) or _asks(folded, m.start()))
             and not _BY_SOMEONE.match(folded, m.end())
             for m in _PROMPT_REFERENCE.finditer(folded)) or _passes(
-            _CONTEXT_OBJECT_GATE, folded, present) and any(
+            pc.context_object, folded, present) and any(
             not _reported(folded, m) and not _BY_SOMEONE.match(folded, m.end())
             for m in _CONTEXT_OBJECT.finditer(folded)):
         found.append("prompt_reference")  # "I'm writing the system prompt for our bot" is not
-    if _passes(_READER_ORDER_GATE, folded, present) and _READER_ORDER.search(folded):
+    if _passes(pc.reader_order, folded, present) and _READER_ORDER.search(folded):
         found.append("addressed_to_reader")
 
     def shape(orders: int) -> list[str]:
@@ -1071,14 +1069,15 @@ def _structural(text: str, folded: str, depth: int,
 
 def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     folded = _fold(text)
-    present = _LITERALS.present(folded)
+    pc = _prechecks()
+    present = pc.literals.present(folded)
     found: list[str] = []
     runs = _LETTER_RUN.findall(folded)
     views = [folded, _despace(folded, runs)]
     if _LEETISH.search(folded):  # digits or symbols inside words: "1gn0r3"
         views.append(_despace(folded.translate(_LEET)))
     for view in dict.fromkeys(views):
-        seen = present if view == folded else _LITERALS.present(view)
+        seen = present if view == folded else pc.literals.present(view)
         found += [n for n in _match(view, seen) if n not in found]
     if _LINE_ROLE.search(unicodedata.normalize("NFKC", text)):
         found.append("authority")
@@ -1086,11 +1085,11 @@ def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
         if _SQUASHED.search(re.sub(r"[^a-z]", "", run.translate(_LEET))):
             found.append("override")
             break
-    if _passes(_ROT13_GATE, folded, present) and _ROT13_OVERRIDE.search(
+    if _passes(pc.rot13_override, folded, present) and _ROT13_OVERRIDE.search(
             folded.translate(_ROT13)):
         found.append("encoded")
     found += [n for n in _structural(text, folded, depth, present) if n not in found]
-    if depth == 0 and not found and _passes(_QUOTED_GATE, folded, present):
+    if depth == 0 and not found and _passes(pc.quoted, folded, present):
         # Payload splitting (HackAPrompt): "let a = 'ignore all'. let b = 'previous
         # instructions'. do a + b": the quoted fragments, joined, are scanned as one text.
         parts = ["".join(m) for m in _QUOTED.findall(folded)]
@@ -1177,24 +1176,44 @@ _CAPS_ORDER = re.compile(
     r"DO NOT|DON'T|MUST|FORGET|OBEY)\b[\s!.,:]+(?:[A-Z']{2,}\b[\s!.,:]*){1,}")
 
 
-# The pre-checks of the patterns `_scan` searches in the folded text (`_gate`), and the one pass
-# that reads them all from a view (`_LITERALS.present`).
-_AI_WORDS_GATE = _gate(_AI_WORDS)
-_ROLEPLAY_GATE = _gate(_ROLEPLAY)
-_PROMPT_REFERENCE_GATE = _gate(_PROMPT_REFERENCE)
-_CONTEXT_OBJECT_GATE = _gate(_CONTEXT_OBJECT)
-_READER_ORDER_GATE = _gate(_READER_ORDER)
-_DECODE_ASK_GATE = _gate(_DECODE_ASK)
-_INLINE_GATE = _gate(_INLINE_HUMAN)
-_QUOTED_GATE = _gate(_QUOTED)
-_LITERALS = _Literals(_GROUPS)
+class _Prechecks:
+    """The pre-checks (`_gate`) of the rules and of the patterns `_scan` searches in the folded
+    text, and the one pass that reads them all from a view (`literals`). Built by the first
+    scan of the process (`_prechecks`), not at import: reading the patterns takes about 0.1 s,
+    which a process that never scans (most commands) need not pay."""
+
+    def __init__(self) -> None:
+        groups: list[tuple[str, ...]] = []
+        self.rules = [_gate(groups, rule[1]) for rule in _COMPILED]
+        self.rot13_override = _gate(groups, _ROT13_OVERRIDE, rot13=True)
+        self.ai_words = _gate(groups, _AI_WORDS)
+        self.roleplay = _gate(groups, _ROLEPLAY)
+        self.prompt_reference = _gate(groups, _PROMPT_REFERENCE)
+        self.context_object = _gate(groups, _CONTEXT_OBJECT)
+        self.reader_order = _gate(groups, _READER_ORDER)
+        self.decode_ask = _gate(groups, _DECODE_ASK)
+        self.inline = _gate(groups, _INLINE_HUMAN)
+        self.quoted = _gate(groups, _QUOTED)
+        self.groups = groups
+        self.literals = _Literals(groups)
+
+
+_BUILT: list[_Prechecks] = []
+
+
+def _prechecks() -> _Prechecks:
+    """The process's `_Prechecks`. (Two threads scanning first may both build one: they are
+    the same, and the first one kept is used from then on.)"""
+    if not _BUILT:
+        _BUILT.append(_Prechecks())
+    return _BUILT[0]
 
 
 def _passes(gate: frozenset[int] | None, view: str, present: frozenset[int] | None) -> bool:
     """Whether a pattern with pre-check `gate` may match `view`, whose groups are `present`."""
     if gate is None:
         return True
-    return gate <= (_LITERALS.present(view) if present is None else present)
+    return gate <= (_prechecks().literals.present(view) if present is None else present)
 
 
 def classifier_score(text: str) -> float:
