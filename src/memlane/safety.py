@@ -34,9 +34,11 @@ import binascii
 import codecs
 import hashlib
 import html
+import importlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import unquote
 
 from . import guard
@@ -58,11 +60,13 @@ _CONFUSABLES = str.maketrans({
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
                        "$": "s", "!": "i", "|": "l"})
 _ESCAPE_U = re.compile(r"\\u([0-9a-fA-F]{4})")
-_SPACE = re.compile(r"\s+")
 # Single characters joined by separators ("i g n o r e", "i.g.n.o.r.e") and words joined by
 # dots, dashes or underscores ("ignore.all.previous").
 _LETTER_RUN = re.compile(r"\b(?:\w[ ._*\-]{1,3}){3,}\w\b")
-_JOINERS = re.compile(r"(?<=[a-z])[._*\-]+(?=[a-z])")
+# A run of joiners between letters. (Written joiner first, then the letter before it, so that the
+# search skips to the joiners: `(?<=[a-z])[._*\-]+(?=[a-z])` matches the same spans, the
+# lookbehind reading the same character, the one before the run.)
+_JOINERS = re.compile(r"[._*\-](?<=[a-z][._*\-])[._*\-]*(?=[a-z])")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
 
 
@@ -81,20 +85,39 @@ def _fold(text: str) -> str:
                     if not unicodedata.combining(ch))
     else:
         t = t.lower()
-    t = t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace(
-        "\u201d", '"')
-    return _SPACE.sub(" ", t).strip()
+    if not t.isascii():  # (the curly quotes are not ASCII: nothing to replace otherwise)
+        t = t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace(
+            "\u201d", '"')
+    # Whitespace runs collapsed to one space, ends stripped: `str.split()` and `\s` (and
+    # `str.strip()`) use the same test of a whitespace character (Py_UNICODE_ISSPACE), so this
+    # is `re.sub(r"\s+", " ", t).strip()` without a regex (tests/test_safety_fast.py checks it).
+    return " ".join(t.split())
 
 
-def _despace(folded: str) -> str:
-    t = _LETTER_RUN.sub(lambda m: re.sub(r"[ ._*\-]+", "", m.group(0))
-                        if all(len(w) == 1 for w in re.split(r"[ ._*\-]+", m.group(0)))
-                        else m.group(0), folded)
-    return _JOINERS.sub(" ", t)
+def _despace(folded: str, runs: list[str] | None = None) -> str:
+    """`folded` with spaced-out letters joined and joined words spaced; `runs`:
+    `_LETTER_RUN.findall(folded)` when the caller has it (empty: that pass has nothing to do)."""
+    t = folded
+    if runs is None or runs:
+        t = _LETTER_RUN.sub(lambda m: re.sub(r"[ ._*\-]+", "", m.group(0))
+                            if all(len(w) == 1 for w in re.split(r"[ ._*\-]+", m.group(0)))
+                            else m.group(0), folded)
+    # `_JOINERS` matches a run of these characters only.
+    if "." in t or "-" in t or "_" in t or "*" in t:
+        t = _JOINERS.sub(" ", t)
+    return t
+
+
+def _long_run(text: str) -> bool:
+    """Whether `text` has 12 characters in a row that are not whitespace: `_BASE64`, `_BASE32`
+    and `_ASCII85`'s bare runs need that many (12, 16, 24) of characters that are not."""
+    return max(map(len, text.split()), default=0) >= 12
 
 
 def _decoded_base64(text: str) -> list[str]:
-    out = []
+    out: list[str] = []
+    if not _long_run(text):
+        return out
     for m in _BASE64.finditer(text):
         token = m.group(0)
         if not _b64_candidate(token):
@@ -109,6 +132,198 @@ def _decoded_base64(text: str) -> list[str]:
                 out.append(s)
                 break
     return out
+
+
+# --- exact pre-checks ----------------------------------------------------------------------------
+# Most texts hold none of the words a pattern needs, and `str.__contains__` is much cheaper than a
+# regex search. `_needs(rx)` reads, from the parsed pattern, literal strings a match must contain:
+# groups of strings, every match of `rx` containing one string of each group. `_may(view, needs)`
+# is False only when some group has no string in `view`, so `rx` cannot match `view` and skipping
+# its search changes nothing. The reading is sound by construction (a literal character matches
+# itself only; a sequence's match is its items' matches end to end, so its items' strings joined
+# in order are in it; an alternation needs one of its branches'; an optional item or anything
+# else the reading does not know, such as `[^.!?]`, `\s` or `\w`, needs nothing; a lookaround
+# consumes nothing) and errs only towards needing less. A pattern with IGNORECASE needs nothing,
+# and so does every pattern when the parser (a private module of `re`) is missing: no pre-check.
+
+_Needs = tuple[tuple[str, ...], ...]
+_NEED_LIMIT = 64  # strings a group may hold while items are joined (more: the group is cut)
+try:  # the parser behind `re.compile`: `re._parser` from Python 3.11, `sre_parse` before
+    _PARSER: Any = importlib.import_module("re._parser")
+    _CODES: Any = importlib.import_module("re._constants")
+except ImportError:  # pragma: no cover - Python 3.10
+    try:
+        _PARSER = importlib.import_module("sre_parse")
+        _CODES = importlib.import_module("sre_constants")
+    except ImportError:
+        _PARSER = _CODES = None
+
+
+def _best(exact: set[str] | None, needs: list[frozenset[str]]) -> frozenset[str] | None:
+    """The one group of an item's that narrows most (its longest shortest string)."""
+    groups = list(needs)
+    if exact is not None and "" not in exact:
+        groups.append(frozenset(exact))
+    return max(groups, key=lambda g: (min(map(len, g)), -len(g))) if groups else None
+
+
+def _item_needs(op: Any, av: Any) -> tuple[set[str] | None, list[frozenset[str]]]:
+    """(every string the item matches when that is a small known set, else None; its groups)."""
+    c = _CODES
+    if op is c.LITERAL:
+        return {chr(av)}, []
+    if op is c.AT or op is c.ASSERT or op is c.ASSERT_NOT:
+        return {""}, []  # zero width
+    if op is c.IN:
+        chars: set[str] = set()
+        for iop, iav in av:
+            if iop is c.LITERAL:
+                chars.add(chr(iav))
+            elif iop is c.RANGE and iav[1] - iav[0] < 16:
+                chars.update(chr(x) for x in range(iav[0], iav[1] + 1))
+            else:  # a negated class, a category (\s, \w, \d), a wide range
+                return None, []
+        return chars, []
+    if op is c.SUBPATTERN:
+        if av[1] & (c.SRE_FLAG_IGNORECASE | c.SRE_FLAG_LOCALE):
+            return None, []
+        return _seq_needs(av[3])
+    if op is c.BRANCH:
+        branches = [_seq_needs(p) for p in av[1]]
+        exact: set[str] | None = None
+        if all(e is not None for e, _ in branches):
+            exact = set().union(*(e for e, _ in branches if e is not None))
+            if len(exact) > _NEED_LIMIT:
+                exact = None
+        best = [_best(e, n) for e, n in branches]
+        return exact, ([frozenset().union(*best)]  # type: ignore[arg-type]
+                       if all(b is not None for b in best) else [])
+    if op is c.MAX_REPEAT or op is c.MIN_REPEAT:
+        low, high, p = av
+        e, n = _seq_needs(p)
+        if low == 0:  # may match nothing
+            return (e | {""} if high == 1 and e is not None else None), []
+        b = _best(e, n)  # at least once
+        return (e if low == high == 1 else None), ([b] if b is not None else [])
+    return None, []  # anything else (back-references, atomic groups, ...): needs nothing
+
+
+def _seq_needs(items: Any) -> tuple[set[str] | None, list[frozenset[str]]]:
+    joined: set[str] = {""}  # every string the items since the last cut match, end to end
+    needs: list[frozenset[str]] = []
+    whole = True
+    for op, av in items:
+        e, n = _item_needs(op, av)
+        needs += n
+        if e is not None and len(joined) * len(e) <= _NEED_LIMIT:
+            joined = {a + b for a in joined for b in e}
+            continue
+        if "" not in joined:
+            needs.append(frozenset(joined))
+        whole = False
+        joined = e if e is not None else {""}
+    if whole:
+        return joined, needs
+    if "" not in joined:
+        needs.append(frozenset(joined))
+    return None, needs
+
+
+def _needs(rx: re.Pattern[str]) -> _Needs:
+    """Groups of strings, each group with one string in any text `rx` matches (see above); the
+    narrowest groups first. Empty: no pre-check."""
+    if _PARSER is None or rx.flags & (re.IGNORECASE | re.LOCALE):
+        return ()
+    try:
+        exact, needs = _seq_needs(_PARSER.parse(rx.pattern, rx.flags))
+    except Exception:  # pragma: no cover - a parser that changed shape: no pre-check
+        return ()
+    if exact is not None and "" not in exact:
+        needs.append(frozenset(exact))
+    out = [_pruned(group) for group in needs]
+    return tuple(dict.fromkeys(sorted(out, key=lambda g: (-min(map(len, g)), len(g)))))
+
+
+def _pruned(group: Iterable[str]) -> tuple[str, ...]:
+    """`group` without the strings that hold another of its strings (where one is, the shorter
+    one is too: it adds nothing), sorted."""
+    kept: set[str] = set()
+    for s in sorted(set(group), key=len):
+        if not any(map(s.__contains__, kept)):
+            kept.add(s)
+    return tuple(sorted(kept))
+
+
+def _may(view: str, needs: _Needs) -> bool:
+    """False when `view` lacks every string of one of `needs`' groups: no match possible."""
+    for group in needs:
+        if not any(map(view.__contains__, group)):
+            return False
+    return True
+
+
+def _trie(strings: Iterable[str]) -> str:
+    """A regex for the alternation of `strings` as a trie of characters (at most one branch
+    fits the next character, so a failed branch costs one comparison) that matches, where
+    several fit, the longest (an optional tail is greedy)."""
+    root: dict[str, Any] = {}
+    for s in strings:
+        node = root
+        for ch in s:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a string ends here
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return build(root)
+
+
+class _Literals:
+    """Which of many groups of strings have a string in a text, in one regex pass.
+
+    The pass finds, at every position of the text (a lookahead: matches may overlap), the
+    longest string of any group that starts there; every string that starts there is a prefix of
+    that one, so the groups satisfied at that position are those of the found string's prefixes
+    (`_closure`). A group has a string in the text iff one of its strings starts at some
+    position: `present` is exact."""
+
+    def __init__(self, groups: list[tuple[str, ...]]) -> None:
+        owners: dict[str, set[int]] = {}
+        for gid, group in enumerate(groups):
+            for s in group:
+                owners.setdefault(s, set()).add(gid)
+        self._rx = re.compile(f"(?=({_trie(owners)}))")
+        self._closure = {s: frozenset().union(*(owners.get(s[:k], ())
+                                                 for k in range(1, len(s) + 1)))
+                         for s in owners}
+
+    def present(self, view: str) -> frozenset[int]:
+        """The ids of the groups one of whose strings is in `view`."""
+        found = set(self._rx.findall(view))
+        found.discard("")
+        return frozenset().union(*map(self._closure.__getitem__, found))
+
+
+_CUT = 12  # strings are cut to their first 12 characters: a substring of a needed string is
+# needed too, and a smaller trie is quicker to build and to run
+
+
+def _gate(groups: list[tuple[str, ...]], rx: re.Pattern[str],
+          rot13: bool = False) -> frozenset[int] | None:
+    """The ids (in `groups`, where they are added) of up to two of `_needs(rx)`'s narrowest
+    groups, for the literal pass; `rot13`: the groups of a pattern run on the ROT13 of the text,
+    read on the text itself (ROT13 maps character to character: `s in rot13(t)` iff
+    `rot13(s) in t`). None: no pre-check (a view passes when every id is present)."""
+    ids = []
+    for group in _needs(rx)[:2]:
+        cut = _pruned(s[:_CUT] for s in group)
+        groups.append(tuple(codecs.encode(s, "rot13") for s in cut) if rot13 else cut)
+        ids.append(len(groups) - 1)
+    return frozenset(ids) if ids else None
 
 
 # --- patterns ------------------------------------------------------------------------------------
@@ -405,6 +620,11 @@ _SQUASHED = re.compile(r"(?:ignore|disregard|forget|override|bypass)(?:all|any|t
                        r"rules|guidelines|directives)|(?:reveal|print|show)(?:the|your)?"
                        r"systemprompt")
 _ROT13_OVERRIDE = re.compile(rf"\b{_VERB_OVERRIDE}\b[^.!?]{{0,50}}?\b{_RULES}\b")
+# `codecs.encode(t, "rot13")` as one `str.translate` (the codec's own table maps the 52 ASCII
+# letters and leaves every other character as it is, as this one does).
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")
 _WORD = re.compile(r"[\w']+")
 _LEETISH = re.compile(r"[a-z][0-9@$!|]|[0-9@$|][a-z]")
 # Quoted fragments: 'x', "x" (folded text: curly quotes are straight by now). An apostrophe
@@ -454,16 +674,38 @@ for _i, _rule in enumerate(_COMPILED):
 _UNGATED = frozenset(i for i, rule in enumerate(_COMPILED) if rule[4] is None)
 
 
-def _match(view: str) -> list[str]:
-    found = []
+# The leads of `_BY_PREFIX` that start a word of a view, found in one regex pass instead of
+# building the set of every word's first 2, 3 and 4 characters. A word is a run of `_WORD`
+# characters ([\w']), so a lead (made of those characters) is one of a word's first 2-4
+# characters iff it starts the word (2-4 characters) or is the word (1 character); a lead with
+# another character ("e-ma") starts no word. The pass finds, at each word start, the longest
+# lead the word starts with (`_trie`); the leads the word starts with are that one's prefixes
+# (`_LEAD_RULES` holds their rules), so `_lead_rules(view)` visits the same rules the set did.
+_LEADS_AT = [lead for lead in _BY_PREFIX if re.fullmatch(r"[\w']+", lead)]
+_LONG_LEADS = [lead for lead in _LEADS_AT if len(lead) >= 2]
+_LEAD_RX = re.compile(r"(?<![\w'])(" + "|".join(
+    ([_trie(_LONG_LEADS)] if _LONG_LEADS else [])
+    + [re.escape(lead) + r"(?![\w'])" for lead in _LEADS_AT if len(lead) == 1]) + ")")
+_LEAD_RULES = {found: frozenset(i for lead in (_LONG_LEADS if len(found) > 1 else [found])
+                                if found.startswith(lead) for i in _BY_PREFIX[lead])
+               for found in _LEADS_AT}
+
+
+def _match(view: str, present: frozenset[int]) -> list[str]:
+    """The names of the rules `view` matches, in table order; `present`: the pre-check groups
+    `view` holds (`_Prechecks.literals`). A rule whose pre-check fails is not searched."""
+    gates = _prechecks().rules
+    found: list[str] = []
     visit = set(_UNGATED)
-    prefixes = {w[:k] for w in _WORD.findall(view) for k in (2, 3, 4)}
-    for lead in _BY_PREFIX.keys() & prefixes:
-        visit.update(_BY_PREFIX[lead])
+    for lead in set(_LEAD_RX.findall(view)):
+        visit |= _LEAD_RULES[lead]
     for i in sorted(visit):
         name, rx, narrative, leads, word_leads = _COMPILED[i]
         if name in found:
             continue
+        gate = gates[i]
+        if gate is not None and not gate <= present:
+            continue  # a string every match holds is missing: no match (see `_needs`)
         if word_leads is None and leads and not any(map(view.__contains__, leads)):
             continue
         for m in rx.finditer(view):
@@ -635,14 +877,15 @@ def _decoded_spans(text: str) -> list[tuple[int, int, str, str]]:
         digits = re.sub(r"[ :]", "", m.group(0))
         if len(digits) % 2 == 0:
             out.append((m.start(), m.end(), "hex", _prose(bytes.fromhex(digits))))
-    for m in _BASE32.finditer(text):
+    long_run = _long_run(text)  # else no base32, base64 or bare ascii85 run (`_long_run`)
+    for m in _BASE32.finditer(text) if long_run else ():
         token = m.group(0).rstrip("=")
         try:
             decoded = _prose(base64.b32decode(token + "=" * (-len(token) % 8)))
         except (binascii.Error, ValueError):
             continue
         out.append((m.start(), m.end(), "base32", decoded))
-    for m in _BASE64.finditer(text):
+    for m in _BASE64.finditer(text) if long_run else ():
         token = m.group(0)
         if not _b64_candidate(token):
             continue
@@ -653,7 +896,7 @@ def _decoded_spans(text: str) -> list[tuple[int, int, str, str]]:
                 break
             except (binascii.Error, ValueError):
                 continue
-    for m in _ASCII85.finditer(text):
+    for m in _ASCII85.finditer(text) if long_run or "<~" in text else ():
         token = m.group(0)
         if token.startswith("<~"):
             token = token[2:-2]
@@ -696,9 +939,19 @@ _COMMON = frozenset("""the and of to a in is it you that for on with as was be a
 _COMMON_ROT13 = frozenset(codecs.encode(w, "rot13") for w in _COMMON)
 
 
+# A whole word of `_COMMON_ROT13` (a run of `_WORD` characters that is one of them).
+_ROT13_WORD = re.compile(r"(?<![\w'])(?:" + "|".join(
+    re.escape(w) for w in sorted(_COMMON_ROT13, key=len, reverse=True)) + r")(?![\w'])")
+
+
 def _rot13_words(folded: str) -> bool:
     """A run of ROT13 English ("Tvir qrgnvyrq fgrc-ol-fgrc vafgehpgvbaf"): few function words
     as written, many once decoded. Text in another language decodes to no English."""
+    # A sentence needs two words of `_COMMON_ROT13` (`after >= 2`), and sentences split at
+    # whitespace, so their words are the text's words: with fewer than two in the whole text,
+    # no sentence has them.
+    if len(_ROT13_WORD.findall(folded)) < 2:
+        return False
     for sentence in _sentences(folded):
         words = _WORD.findall(sentence)
         if len(words) < 5:
@@ -712,18 +965,23 @@ def _rot13_words(folded: str) -> bool:
     return False
 
 
-def _encoded(text: str, folded: str) -> bool:
+def _encoded(text: str, folded: str, present: frozenset[int] | None = None) -> bool:
     """An encoded payload: a blob that decodes to a sentence (4 words or more) or to something
     the scan flags; a shorter one ("Haha pwned!" in base64) unless a person states it as theirs
     ("my guest code is ..."); any blob or ROT13 wrapped in a request to decode it, Braille or
-    Morse. (Hashes and keys decode to no words and are left alone.)"""
-    if _BRAILLE.search(text) or _MORSE.search(text):
+    Morse. (Hashes and keys decode to no words and are left alone.) `present`:
+    `_prechecks().literals.present(folded)` when the caller has it."""
+    ascii_only = text.isascii()  # no Braille, no regional indicators
+    if not ascii_only and _BRAILLE.search(text):
+        return True
+    # Morse needs 8 groups of dots and dashes, each with one at least.
+    if text.count(".") + text.count("-") >= 8 and _MORSE.search(text):
         return True
     if _rot13_words(folded):
         return True
     # Letters spelled in regional indicators ("🇭🇴🇼 🇹🇴 ..."): flags come in pairs, so a
     # group of odd length among several is words, not flags.
-    groups = _REGIONAL.findall(text)
+    groups = [] if ascii_only else _REGIONAL.findall(text)
     if len(groups) >= 2 and any(len(g) % 2 for g in groups):
         return True
     for start, _, _, decoded in _decoded_spans(text):
@@ -731,7 +989,8 @@ def _encoded(text: str, folded: str) -> bool:
             return True
         if not _narrative(text[:start].lower(), start):
             return True
-    return bool(_DECODE_ASK.search(folded))
+    return (_passes(_prechecks().decode_ask, folded, present)
+            and bool(_DECODE_ASK.search(folded)))
 
 
 def _asks(view: str, start: int) -> bool:
@@ -745,59 +1004,92 @@ def _sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
 
 
-def _structural(text: str, folded: str, depth: int) -> list[str]:
-    """Flags from the shape of `text` (see the section comment); `folded` is `_fold(text)`."""
+def _structural(text: str, folded: str, depth: int,
+                present: frozenset[int] | None = None) -> list[str]:
+    """Flags from the shape of `text` (see the section comment); `folded` is `_fold(text)`,
+    `present` is `_prechecks().literals.present(folded)` when the caller has it. A pattern
+    whose pre-check fails is not searched (`_passes`)."""
+    pc = _prechecks()
+    if present is None:
+        present = pc.literals.present(folded)
     found = []
-    if _HIDDEN.search(text):
+    if not text.isascii() and _HIDDEN.search(text):  # (every hidden character is past ASCII)
         found.append("hidden_characters")
-    if depth == 0 and _encoded(text, folded):
+    if depth == 0 and _encoded(text, folded, present):
         found.append("encoded")
-    ai = len(_AI_WORDS.findall(folded))
-    roleplay = len(_ROLEPLAY.findall(folded))
-    orders = 0
-    for sentence in _sentences(folded):
-        if _QUOTE_ATTRIBUTION.search(sentence):
-            continue  # reported speech: "You are now a gold member," the agent said.
-        if _ORDER.search(sentence):
-            orders += 1
-    roles = len(_ROLE_MARKER.findall(text))
-    if not roles and _INLINE_HUMAN.search(folded) and _INLINE_AI.search(folded):
+    ai = len(_AI_WORDS.findall(folded)) if _passes(pc.ai_words, folded, present) else 0
+    roleplay = (len(_ROLEPLAY.findall(folded)) if _passes(pc.roleplay, folded, present)
+                else 0)
+    # A role marker ends with a colon, which has no other case.
+    roles = len(_ROLE_MARKER.findall(text)) if ":" in text else 0
+    if (not roles and _passes(pc.inline, folded, present) and _INLINE_HUMAN.search(folded)
+            and _INLINE_AI.search(folded)):
         roles = 2  # a chat transcript run into one line: "Human: hello AI: I am ..."
-    if any((not _narrative(folded, m.start()) or _asks(folded, m.start()))
-           and not _BY_SOMEONE.match(folded, m.end())
-           for m in _PROMPT_REFERENCE.finditer(folded)) or any(
+    if _passes(pc.prompt_reference, folded, present) and any(
+            (not _narrative(folded, m.start()) or _asks(folded, m.start()))
+            and not _BY_SOMEONE.match(folded, m.end())
+            for m in _PROMPT_REFERENCE.finditer(folded)) or _passes(
+            pc.context_object, folded, present) and any(
             not _reported(folded, m) and not _BY_SOMEONE.match(folded, m.end())
             for m in _CONTEXT_OBJECT.finditer(folded)):
         found.append("prompt_reference")  # "I'm writing the system prompt for our bot" is not
-    if _READER_ORDER.search(folded):
+    if _passes(pc.reader_order, folded, present) and _READER_ORDER.search(folded):
         found.append("addressed_to_reader")
-    if roleplay >= 2 or roleplay and (ai or orders >= 2):
-        found.append("role_play")
-    elif ai and orders >= 2 or orders >= 4 or ai >= 3 and orders:
-        found.append("addressed_to_model")
-    if roles >= 2 or roles and (ai or orders):
-        found.append("role_markers")
-    return found
+
+    def shape(orders: int) -> list[str]:
+        flags = []
+        if roleplay >= 2 or roleplay and (ai or orders >= 2):
+            flags.append("role_play")
+        elif ai and orders >= 2 or orders >= 4 or ai >= 3 and orders:
+            flags.append("addressed_to_model")
+        if roles >= 2 or roles and (ai or orders):
+            flags.append("role_markers")
+        return flags
+
+    # Orders (sentences that give one, reported speech aside) are counted only when the flags
+    # depend on them: each flag's test is monotone in the count, so when the flags are the same
+    # for no orders and for as many as there can be, they are the same for any count in
+    # between. There are no more orders than sentences, nor more sentences than one past the
+    # places `_sentences` splits at (whitespace after ".", "!" or "?": one space in a folded
+    # text), and 4 is the largest count the tests tell apart.
+    ends = folded.count(". ") + folded.count("! ") + folded.count("? ")
+    flags, most = shape(0), shape(min(ends + 1, 4))
+    if flags != most:
+        orders = 0
+        for sentence in _sentences(folded):
+            if _QUOTE_ATTRIBUTION.search(sentence):
+                continue  # reported speech: "You are now a gold member," the agent said.
+            if _ORDER.search(sentence):
+                orders += 1
+                if orders == 4:
+                    break
+        flags = shape(orders)
+    return found + flags
 
 
 def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     folded = _fold(text)
+    pc = _prechecks()
+    present = pc.literals.present(folded)
     found: list[str] = []
-    views = [folded, _despace(folded)]
+    runs = _LETTER_RUN.findall(folded)
+    views = [folded, _despace(folded, runs)]
     if _LEETISH.search(folded):  # digits or symbols inside words: "1gn0r3"
         views.append(_despace(folded.translate(_LEET)))
     for view in dict.fromkeys(views):
-        found += [n for n in _match(view) if n not in found]
+        seen = present if view == folded else pc.literals.present(view)
+        found += [n for n in _match(view, seen) if n not in found]
     if _LINE_ROLE.search(unicodedata.normalize("NFKC", text)):
         found.append("authority")
-    for run in _LETTER_RUN.findall(folded):
+    for run in runs:
         if _SQUASHED.search(re.sub(r"[^a-z]", "", run.translate(_LEET))):
             found.append("override")
             break
-    if _ROT13_OVERRIDE.search(codecs.encode(folded, "rot13")):
+    if _passes(pc.rot13_override, folded, present) and _ROT13_OVERRIDE.search(
+            folded.translate(_ROT13)):
         found.append("encoded")
-    found += [n for n in _structural(text, folded, depth) if n not in found]
-    if depth == 0 and not found:
+    found += [n for n in _structural(text, folded, depth, present) if n not in found]
+    if depth == 0 and not found and _passes(pc.quoted, folded, present):
         # Payload splitting (HackAPrompt): "let a = 'ignore all'. let b = 'previous
         # instructions'. do a + b": the quoted fragments, joined, are scanned as one text.
         parts = ["".join(m) for m in _QUOTED.findall(folded)]
@@ -882,6 +1174,46 @@ _SLOT = re.compile(r"<[a-z][\w -]{0,25}>|\\?\[[a-z][\w /-]{0,25}\\?\]|\{[a-z_]\w
 _CAPS_ORDER = re.compile(
     r"\b(?:STOP|PRINT|SAY|WRITE|START|ALWAYS|NEVER|IGNORE|REPLY|RESPOND|ANSWER|OUTPUT|REPEAT|"
     r"DO NOT|DON'T|MUST|FORGET|OBEY)\b[\s!.,:]+(?:[A-Z']{2,}\b[\s!.,:]*){1,}")
+
+
+class _Prechecks:
+    """The pre-checks (`_gate`) of the rules and of the patterns `_scan` searches in the folded
+    text, and the one pass that reads them all from a view (`literals`). Built by the first
+    scan of the process (`_prechecks`), not at import: reading the patterns takes about 0.1 s,
+    which a process that never scans (most commands) need not pay."""
+
+    def __init__(self) -> None:
+        groups: list[tuple[str, ...]] = []
+        self.rules = [_gate(groups, rule[1]) for rule in _COMPILED]
+        self.rot13_override = _gate(groups, _ROT13_OVERRIDE, rot13=True)
+        self.ai_words = _gate(groups, _AI_WORDS)
+        self.roleplay = _gate(groups, _ROLEPLAY)
+        self.prompt_reference = _gate(groups, _PROMPT_REFERENCE)
+        self.context_object = _gate(groups, _CONTEXT_OBJECT)
+        self.reader_order = _gate(groups, _READER_ORDER)
+        self.decode_ask = _gate(groups, _DECODE_ASK)
+        self.inline = _gate(groups, _INLINE_HUMAN)
+        self.quoted = _gate(groups, _QUOTED)
+        self.groups = groups
+        self.literals = _Literals(groups)
+
+
+_BUILT: list[_Prechecks] = []
+
+
+def _prechecks() -> _Prechecks:
+    """The process's `_Prechecks`. (Two threads scanning first may both build one: they are
+    the same, and the first one kept is used from then on.)"""
+    if not _BUILT:
+        _BUILT.append(_Prechecks())
+    return _BUILT[0]
+
+
+def _passes(gate: frozenset[int] | None, view: str, present: frozenset[int] | None) -> bool:
+    """Whether a pattern with pre-check `gate` may match `view`, whose groups are `present`."""
+    if gate is None:
+        return True
+    return gate <= (_prechecks().literals.present(view) if present is None else present)
 
 
 def classifier_score(text: str) -> float:
