@@ -694,7 +694,7 @@ _LEAD_RULES = {found: frozenset(i for lead in (_LONG_LEADS if len(found) > 1 els
 def _match(view: str, present: frozenset[int]) -> list[str]:
     """The names of the rules `view` matches, in table order; `present`: the pre-check groups
     `view` holds (`_Prechecks.literals`). A rule whose pre-check fails is not searched."""
-    gates = _prechecks().rules
+    gates = _PRECHECKS.rules
     found: list[str] = []
     visit = set(_UNGATED)
     for lead in set(_LEAD_RX.findall(view)):
@@ -970,7 +970,7 @@ def _encoded(text: str, folded: str, present: frozenset[int] | None = None) -> b
     the scan flags; a shorter one ("Haha pwned!" in base64) unless a person states it as theirs
     ("my guest code is ..."); any blob or ROT13 wrapped in a request to decode it, Braille or
     Morse. (Hashes and keys decode to no words and are left alone.) `present`:
-    `_prechecks().literals.present(folded)` when the caller has it."""
+    `_PRECHECKS.literals.present(folded)` when the caller has it."""
     ascii_only = text.isascii()  # no Braille, no regional indicators
     if not ascii_only and _BRAILLE.search(text):
         return True
@@ -989,7 +989,7 @@ def _encoded(text: str, folded: str, present: frozenset[int] | None = None) -> b
             return True
         if not _narrative(text[:start].lower(), start):
             return True
-    return (_passes(_prechecks().decode_ask, folded, present)
+    return (_passes(_PRECHECKS.decode_ask, folded, present)
             and bool(_DECODE_ASK.search(folded)))
 
 
@@ -1007,9 +1007,9 @@ def _sentences(text: str) -> list[str]:
 def _structural(text: str, folded: str, depth: int,
                 present: frozenset[int] | None = None) -> list[str]:
     """Flags from the shape of `text` (see the section comment); `folded` is `_fold(text)`,
-    `present` is `_prechecks().literals.present(folded)` when the caller has it. A pattern
+    `present` is `_PRECHECKS.literals.present(folded)` when the caller has it. A pattern
     whose pre-check fails is not searched (`_passes`)."""
-    pc = _prechecks()
+    pc = _PRECHECKS
     if present is None:
         present = pc.literals.present(folded)
     found = []
@@ -1069,7 +1069,7 @@ def _structural(text: str, folded: str, depth: int,
 
 def _scan(text: str, depth: int = 0) -> tuple[str, ...]:
     folded = _fold(text)
-    pc = _prechecks()
+    pc = _PRECHECKS
     present = pc.literals.present(folded)
     found: list[str] = []
     runs = _LETTER_RUN.findall(folded)
@@ -1178,9 +1178,10 @@ _CAPS_ORDER = re.compile(
 
 class _Prechecks:
     """The pre-checks (`_gate`) of the rules and of the patterns `_scan` searches in the folded
-    text, and the one pass that reads them all from a view (`literals`). Built by the first
-    scan of the process (`_prechecks`), not at import: reading the patterns takes about 0.1 s,
-    which a process that never scans (most commands) need not pay."""
+    text, and the one pass that reads them all from a view (`literals`). Built at import
+    (`_PRECHECKS`: reading the patterns takes about 0.1 s), not by the first scan: a process's
+    first turn or memory step would wait for it (tests/test_crash.py's writers, killed a moment
+    after their first commit, then did too little work for the test: 14 messages, not 40)."""
 
     def __init__(self) -> None:
         groups: list[tuple[str, ...]] = []
@@ -1198,22 +1199,14 @@ class _Prechecks:
         self.literals = _Literals(groups)
 
 
-_BUILT: list[_Prechecks] = []
-
-
-def _prechecks() -> _Prechecks:
-    """The process's `_Prechecks`. (Two threads scanning first may both build one: they are
-    the same, and the first one kept is used from then on.)"""
-    if not _BUILT:
-        _BUILT.append(_Prechecks())
-    return _BUILT[0]
+_PRECHECKS = _Prechecks()
 
 
 def _passes(gate: frozenset[int] | None, view: str, present: frozenset[int] | None) -> bool:
     """Whether a pattern with pre-check `gate` may match `view`, whose groups are `present`."""
     if gate is None:
         return True
-    return gate <= (_prechecks().literals.present(view) if present is None else present)
+    return gate <= (_PRECHECKS.literals.present(view) if present is None else present)
 
 
 def classifier_score(text: str) -> float:
