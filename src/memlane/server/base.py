@@ -32,6 +32,7 @@ from ..memory import Memory
 from ..step.runner import StepRunner, StepWorker
 from ..types import StepResult
 from .auth import Auth
+from .foreground import Foreground
 from .step_process import ProcessStepWorker, StepKey, file_key, step_worker
 
 log = logging.getLogger("memlane.server")
@@ -151,6 +152,12 @@ class Service:
         # the same store are kept apart by the claim in `apply_step` (`memlane.step.runner`).
         self._worker: StepWorker[StepKey] = step_worker(
             config.step_worker, self.memory, ledger, self.step_model(self.memory), self._step)
+        # Requests first: a step filed in this process waits for a gap between them (before it
+        # starts and, on SQLite, before each time it takes the store's lock), a bounded time.
+        self.foreground = Foreground()
+        yield_before_lock = getattr(self.memory.store, "yield_before_lock", None)
+        if yield_before_lock is not None:
+            yield_before_lock(self.foreground.pause)
         # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
         self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
         self._compaction: Future[bool] | None = None
@@ -236,7 +243,8 @@ class Service:
 
     def _step(self, key: StepKey, batch: int) -> list[StepResult]:
         mem = self.mem(key[0])
-        return file_key(mem, key, batch, ledger=self.ledger, model=self.step_model(mem))
+        with self.foreground.background():
+            return file_key(mem, key, batch, ledger=self.ledger, model=self.step_model(mem))
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait for the queued memory steps (tests, benchmarks, shutdown)."""
