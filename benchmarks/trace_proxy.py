@@ -87,11 +87,12 @@ def complete(svc, up, turn):
 P.Proxy._answer, P.Proxy._hold, P.prepare_turn, P.complete = answer, hold, prepare, complete
 _step = B.Service._step
 def step(self, key, batch):
-    t, c = now(), time.thread_time()
+    t, c, out = now(), time.thread_time(), []
     try:
-        return _step(self, key, batch)
+        out = _step(self, key, batch)
+        return out
     finally:
-        steps.append((t, now(), time.thread_time() - c))
+        steps.append((t, now(), time.thread_time() - c, len(out)))
 B.Service._step = step
 
 holds = []
@@ -225,7 +226,7 @@ def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: floa
           f"{pct(ovh, 99):.2f} ms (traced own time p50 {pct([r['own'] for r in reqs], 50):.2f}"
           f" / p99 {pct([r['own'] for r in reqs], 99):.2f} ms, {len(reqs)} joined)")
     t_lo, t_hi = reqs[0]["t0"], reqs[-1]["t5"]
-    busy = sum(min(t_hi, b) - max(t_lo, a) for a, b, _ in steps if b > t_lo and a < t_hi)
+    busy = sum(min(t_hi, b) - max(t_lo, a) for a, b, *_ in steps if b > t_lo and a < t_hi)
     print(f"in that time: step jobs {sum(1 for s in steps if t_lo < s[0] < t_hi)} "
           f"(worker busy {100 * busy / (t_hi - t_lo):.0f}% of the wall clock; CPU per job "
           f"p50 {1000 * statistics.median([s[2] for s in steps] or [0]):.2f} ms), GC passes "
@@ -235,6 +236,12 @@ def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: floa
           f"checkpoints {sum(1 for c in ckpts if t_lo < c[0] < t_hi)}, store-lock waits over "
           f"0.2 ms {sum(1 for w in waits if t_lo < w[0] < t_hi)}")
     jobs = [s for s in steps if t_lo < s[0] < t_hi]
+    filed = sum(s[3] for s in steps if t_lo < s[1] < t_hi)
+    after = [s for s in steps if s[1] >= t_hi and s[3]]
+    print(f"stretches filed during the load: {filed} ({filed / len(reqs):.3f} per turn); "
+          f"after it: {sum(s[3] for s in after)}, the last "
+          f"{1000 * (max(s[1] for s in after) - t_hi) if after else 0:.0f} ms after the last "
+          "turn (the server is stopped right away: its close files what is due)")
     big = [s for s in jobs if s[2] > 0.001]
     if jobs:
         print(f"step jobs' CPU: {1000 * sum(s[2] for s in jobs) / len(reqs):.2f} ms per turn; "

@@ -18,6 +18,7 @@ openai = pytest.importorskip("openai")
 from memlane.memory import Memory  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
+from memlane.server.base import KEEPS_UP  # noqa: E402
 from memlane.server.foreground import Foreground  # noqa: E402
 from memlane.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
 
@@ -69,6 +70,24 @@ def test_a_step_waits_no_longer_than_its_patience(service):
         assert _filed(memory, "t") == 1, "under continuous load the step must still file"
     assert 0.25 < svc.foreground.waited < 0.6
     assert took < 5
+
+
+def test_a_step_stops_waiting_once_jobs_queue_up_behind_it(service):
+    svc, memory = service
+    svc.foreground.patience = 30.0
+    threads = [f"t{i}" for i in range(KEEPS_UP + 2)]
+    for t in threads:
+        memory.thread(t).extend(_conversation(8))
+    with svc.foreground.busy():  # requests that never stop
+        for t in threads:
+            svc.submit_step(memory.ns, t, turn_done=True)
+        time.sleep(0.5)
+        # A job with KEEPS_UP or more queued behind it files at once; then the worker keeps up
+        # again (fewer wait), and the next job waits for a gap.
+        filed = [t for t in threads if _filed(memory, t)]
+        assert filed == threads[:len(threads) - KEEPS_UP], filed
+    svc.drain(10)
+    assert all(_filed(memory, t) == 1 for t in threads)
 
 
 def test_a_request_thread_never_waits_and_a_job_waits_only_outside_the_store_lock(tmp_path):

@@ -15,9 +15,11 @@ each time it takes the SQLite store's lock (`pause`, called by the store: the st
 between two of its reads is short, its hold on the store is not). A request that arrives while
 a step runs still waits for what the step is doing then, not for the rest of it.
 
-A job never waits for more than `patience` seconds in all (then it runs to its end as before):
-under continuous load the steps still file, later. Its writes, and what they contain, are the
-same; only when they happen moves. Waiting never holds the store's lock (the store calls
+A job never waits for more than `patience` seconds in all (then it runs to its end as before),
+and the service lets it wait only while the worker keeps up (fewer than `KEEPS_UP` jobs queued
+behind it, `Service._step`): under continuous load the steps file as they did, and the memory
+does not fall behind. Its writes, and what they contain, are the same; only when they happen
+moves. Waiting never holds the store's lock (the store calls
 `pause` only when the thread holds no lock of the store), so no request can wait on a waiting
 step.
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 PATIENCE = 0.05
@@ -93,15 +95,22 @@ class Foreground:
             self._enter()
 
     @contextmanager
-    def background(self) -> Iterator[None]:
+    def background(self, patient: Callable[[], bool] = lambda: True) -> Iterator[None]:
         """One background job on this thread: it waits for no request in flight now and at each
-        `pause`, at most `patience` seconds in all."""
+        `pause`, at most `patience` seconds in all, and only while `patient()` (asked again
+        when `nudge` is called)."""
         self._job.left = self.patience
+        self._job.patient = patient
         try:
             self.pause()
             yield
         finally:
             self._job.left = 0.0
+
+    def nudge(self) -> None:
+        """A waiting job asks its `patient()` again."""
+        with self._idle:
+            self._idle.notify_all()
 
     def pause(self) -> None:
         """In a background job: wait until no request is doing work, within what is left of
@@ -111,9 +120,10 @@ class Foreground:
         left = getattr(self._job, "left", 0.0)
         if left <= 0:
             return
+        patient = self._job.patient
         t = time.monotonic()
         with self._idle:
-            self._idle.wait_for(lambda: not self._n, left)
+            self._idle.wait_for(lambda: not self._n or not patient(), left)
         took = time.monotonic() - t
         self._job.left = left - took
         self.waited += took
