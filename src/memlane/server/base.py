@@ -32,9 +32,14 @@ from ..memory import Memory
 from ..step.runner import StepRunner, StepWorker
 from ..types import StepResult
 from .auth import Auth
+from .foreground import Foreground
 from .step_process import ProcessStepWorker, StepKey, file_key, step_worker
 
 log = logging.getLogger("memlane.server")
+
+KEEPS_UP = 4
+"""A background step waits for gaps between requests only with fewer jobs than this queued
+behind it (`Service._step`)."""
 
 MAX_BODY = 1 << 20
 """Request bodies over 1 MiB are refused with 413 (a message's own cap is 1,000,000 chars)."""
@@ -151,6 +156,14 @@ class Service:
         # the same store are kept apart by the claim in `apply_step` (`memlane.step.runner`).
         self._worker: StepWorker[StepKey] = step_worker(
             config.step_worker, self.memory, ledger, self.step_model(self.memory), self._step)
+        # Requests first: a step filed in this process waits for a gap between them (before it
+        # starts and, on SQLite, before each time it takes the store's lock), a bounded time.
+        self.foreground = Foreground()
+        self._behind: set[StepKey] = set()
+        """Jobs queued on the thread worker, not started (`_step` counts what is behind)."""
+        yield_before_lock = getattr(self.memory.store, "yield_before_lock", None)
+        if yield_before_lock is not None:
+            yield_before_lock(self.foreground.pause)
         # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
         self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
         self._compaction: Future[bool] | None = None
@@ -226,7 +239,14 @@ class Service:
         a job that filed a full batch queues itself again). `turn_done`: the caller has just
         recorded the end of the last turn (the proxy's finished answer), so it need not wait
         for the next user message to close it (`StepRunner.due_part`)."""
-        self._worker.submit((namespace, thread_id, turn_done))
+        key = (namespace, thread_id, turn_done)
+        if not isinstance(self._worker, ProcessStepWorker):
+            with self._lock:
+                self._behind.add(key)
+                behind = len(self._behind)
+            if behind >= KEEPS_UP:
+                self.foreground.nudge()  # a job waiting for a gap stops waiting
+        self._worker.submit(key)
 
     @property
     def step_worker_kind(self) -> str:
@@ -236,7 +256,16 @@ class Service:
 
     def _step(self, key: StepKey, batch: int) -> list[StepResult]:
         mem = self.mem(key[0])
-        return file_key(mem, key, batch, ledger=self.ledger, model=self.step_model(mem))
+        with self._lock:
+            self._behind.discard(key)
+        # Requests first only while the worker keeps up: with jobs queued behind this one,
+        # waiting for gaps would only let them pile up (under continuous load the memory
+        # would fall further behind, and the steps' work still has to be done).
+        with self.foreground.background(patient=self._keeps_up):
+            return file_key(mem, key, batch, ledger=self.ledger, model=self.step_model(mem))
+
+    def _keeps_up(self) -> bool:
+        return len(self._behind) < KEEPS_UP
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait for the queued memory steps (tests, benchmarks, shutdown)."""

@@ -77,7 +77,8 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
                 raise ApiError(422, "request body failed validation", "invalid_request", found)
             args["body"] = coerce(validator or {}, body)
         mem = svc.mem(namespace_of(request))
-        result = await run_in_threadpool(op.handler, svc, mem, args)
+        with svc.foreground.busy():  # background memory steps wait for it
+            result = await run_in_threadpool(op.handler, svc, mem, args)
         return StrictJSONResponse(result, status_code=op.status)
 
     return run

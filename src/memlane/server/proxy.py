@@ -184,6 +184,12 @@ class Proxy:
 
     async def endpoint(self, request: Request) -> Response:
         started = time.perf_counter()
+        # A turn's work, from here to its answer, less its waits on the upstream: background
+        # memory steps wait for it (`Service.foreground`).
+        with self.svc.foreground.busy():
+            return await self._endpoint(request, started)
+
+    async def _endpoint(self, request: Request, started: float) -> Response:
         body = await read_json(request, self.svc.config.max_body)
         self._require_upstream()
         found = problems(CHAT_REQUEST, body, "body")
@@ -237,7 +243,7 @@ class Proxy:
     def _answer(self, mem: Memory, body: dict[str, Any], headers: Mapping[str, str]
                 ) -> tuple[dict[str, Any], float, Turn]:
         thread, held = self._hold(mem, body, headers)
-        with held:
+        with self.svc.foreground.busy(), held:
             turn = prepare_turn(self.svc, mem, thread, body, headers,
                                 self._auth(headers))
             data, upstream_s = complete(self.svc, self._require_upstream(), turn)
@@ -247,10 +253,13 @@ class Proxy:
                       ) -> tuple[Turn, Any, ExitStack]:
         thread, held = self._hold(mem, body, headers)
         try:
-            turn = prepare_turn(self.svc, mem, thread, body, headers,
-                                self._auth(headers))
-            first = self._require_upstream().open_stream(
-                request_body(turn, turn.messages, False, True), turn.auth)
+            fg = self.svc.foreground
+            with fg.busy():
+                turn = prepare_turn(self.svc, mem, thread, body, headers,
+                                    self._auth(headers))
+                with fg.waiting():
+                    first = self._require_upstream().open_stream(
+                        request_body(turn, turn.messages, False, True), turn.auth)
         except BaseException:
             held.close()
             raise

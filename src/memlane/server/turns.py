@@ -93,7 +93,9 @@ def complete(svc: Service, upstream: Upstream, turn: Turn) -> tuple[dict[str, An
     upstream_s = 0.0
     while True:
         t1 = time.perf_counter()
-        data = upstream.post_json(request_body(turn, messages, loop.last, False), turn.auth)
+        with svc.foreground.waiting():
+            data = upstream.post_json(request_body(turn, messages, loop.last, False),
+                                      turn.auth)
         upstream_s += time.perf_counter() - t1
         choices = data.get("choices") if isinstance(data, dict) else None
         if not choices or not isinstance(choices[0], dict):

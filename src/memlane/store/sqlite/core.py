@@ -40,6 +40,31 @@ _VREADER_LOCK = threading.Lock()
 """Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
 
 
+class _YieldingLock:
+    """The store's lock with a call first when a thread that holds none of it takes it
+    (`SQLiteCore.yield_before_lock`)."""
+
+    __slots__ = ("_inner", "_before")
+
+    def __init__(self, inner: Any, before: Callable[[], None]) -> None:
+        self._inner = inner
+        self._before = before
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not self._inner._is_owned():
+            self._before()
+        return bool(self._inner.acquire(blocking, timeout))
+
+    def release(self) -> None:
+        self._inner.release()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._inner.release()
+
+
 class SQLiteCore(CommonStore):
     """One SQLite file's connection, lock and migrations; the reads every concern uses."""
 
@@ -98,6 +123,18 @@ class SQLiteCore(CommonStore):
         # the file's write lock orders each single write, but their turns on one thread can
         # interleave (serve one process per SQLite file, or use PostgreSQL to scale out).
         return self._thread_locks.hold(namespace, thread_id)
+
+    def yield_before_lock(self, before: Callable[[], None]) -> None:
+        """Call `before()` whenever a thread that holds none of the store's lock is about to
+        take it, never while it holds it: the server's background memory steps wait there
+        for a gap between requests (`memlane.server.foreground`). A second call replaces the
+        first's function. The lock itself stays the same, so a thread already waiting on it
+        is not affected."""
+        with self._lock:
+            if isinstance(self._lock, _YieldingLock):
+                self._lock._before = before
+            else:
+                self._lock = _YieldingLock(self._lock, before)  # type: ignore[assignment]
 
     def migrations_applied(self) -> list[int]:
         with self._lock:

@@ -1,0 +1,290 @@
+"""What the proxy's slow turns are made of, over HTTP: `memlane serve` (the path users run,
+the `proxy` scenario of `bench_server.py`: same seeded store, same instant upstream) with
+each proxied request's stages stamped in the server, beside what else ran in the server then:
+the memory step worker's jobs, the garbage collector's passes, background WAL checkpoints and
+the waits for the SQLite store's lock.
+
+    python benchmarks/trace_proxy.py [--seconds 5] [--clients 1] [--slow 1]
+
+Per request (`perf_counter` in the server): the endpoint's entry (after the HTTP parse and
+the `Guard` middleware), the pool thread's start, the thread's hold, the prepared turn (align,
+append, `Thread.context`), the upstream call, the finish (answer, ledger row, step queued), the
+pool thread's end, and the endpoint's return. `Server-Timing` is entry to return minus the
+upstream call. For the slowest `--slow` percent of requests, and for all, it sums each stage
+and what overlapped it: step-worker time, GC time, checkpoint time, store-lock wait.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from _report import machine, pct
+from bench_server import free_port, load, seed, wait_up
+
+# Run as the server: stamps installed over the proxy, the step worker, gc and the store's lock,
+# dumped as JSON when the server exits.
+SERVER = r"""
+import contextvars, gc, json, sys, threading, time
+from time import perf_counter as now
+import memlane.server.proxy as P, memlane.server.base as B, memlane.store.sqlite.core as C
+import memlane.store.sqlite.checkpoint as K
+reqs, steps, gcs, ckpts, waits = [], [], [], [], []
+_gc = {}
+def on_gc(phase, info):
+    if phase == "start":
+        _gc["t"] = now()
+    elif "t" in _gc:
+        gcs.append((_gc.pop("t"), now(), info["generation"]))
+gc.callbacks.append(on_gc)
+CUR = contextvars.ContextVar("trace")
+_endpoint = P.Proxy.endpoint
+async def endpoint(self, request):
+    r = {"t0": now()}
+    CUR.set(r)  # the pool thread runs in a copy of this context (anyio)
+    try:
+        return await _endpoint(self, request)
+    finally:
+        r["t5"] = now()
+        reqs.append(r)
+P.Proxy.endpoint = endpoint
+_answer = P.Proxy._answer
+_prepare = P.prepare_turn
+_complete = P.complete
+_hold = P.Proxy._hold
+def cur():
+    return CUR.get({})
+def answer(self, mem, body, headers):
+    cur()["t1"] = now()
+    try:
+        return _answer(self, mem, body, headers)
+    finally:
+        cur()["t4"] = now()
+def hold(self, mem, body, headers):
+    out = _hold(self, mem, body, headers)
+    cur()["th"] = now()
+    return out
+def prepare(*a, **k):
+    out = _prepare(*a, **k)
+    cur()["t2"] = now()
+    return out
+def complete(svc, up, turn):
+    data, ups = _complete(svc, up, turn)
+    r = cur()
+    r["t3"] = now()
+    r["up"] = ups
+    return data, ups
+P.Proxy._answer, P.Proxy._hold, P.prepare_turn, P.complete = answer, hold, prepare, complete
+_step = B.Service._step
+def step(self, key, batch):
+    t, c, out = now(), time.thread_time(), []
+    try:
+        out = _step(self, key, batch)
+        return out
+    finally:
+        steps.append((t, now(), time.thread_time() - c, len(out)))
+B.Service._step = step
+
+holds = []
+class TimedLock:
+    def __init__(self, inner):
+        self.inner = inner
+        self.depth = threading.local()
+    def acquire(self, blocking=True, timeout=-1):
+        t = now()
+        ok = self.inner.acquire(blocking, timeout)
+        w = now() - t
+        if w > 0.0002:
+            waits.append((t, t + w, threading.current_thread().name))
+        d = getattr(self.depth, "n", 0)
+        if d == 0:
+            self.depth.t = now()
+        self.depth.n = d + 1
+        return ok
+    def _is_owned(self):
+        return self.inner._is_owned()
+    def release(self):
+        self.depth.n -= 1
+        if self.depth.n == 0:
+            holds.append((self.depth.t, now(), threading.current_thread().name))
+        self.inner.release()
+    def __enter__(self):
+        self.acquire()
+        return self
+    def __exit__(self, *exc):
+        self.release()
+_init = C.SQLiteCore.__init__
+def init(self, *a, **k):
+    _init(self, *a, **k)
+    self._lock = TimedLock(self._lock)
+C.SQLiteCore.__init__ = init
+_sq = K.sqlite3
+class _Conn:
+    def __init__(self, c):
+        self.c = c
+    def execute(self, sql, *a):
+        t = now()
+        try:
+            return self.c.execute(sql, *a)
+        finally:
+            if "checkpoint" in sql:
+                ckpts.append((t, now()))
+    def close(self):
+        self.c.close()
+class _Shim:
+    Error = _sq.Error
+    @staticmethod
+    def connect(*a, **k):
+        return _Conn(_sq.connect(*a, **k))
+K.sqlite3 = _Shim
+from memlane.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    with open(OUT, "w") as f:
+        json.dump({"reqs": reqs, "steps": steps, "gcs": gcs, "ckpts": ckpts,
+                   "waits": waits, "holds": holds}, f)
+raise SystemExit(code)
+"""
+
+
+def overlap(a: float, b: float, spans: list[Any]) -> float:
+    return sum(max(0.0, min(b, s[1]) - max(a, s[0])) for s in spans)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--clients", type=int, default=1)
+    ap.add_argument("--slow", type=float, default=1.0, help="percent of requests shown as slow")
+    ap.add_argument("--serve-arg", action="append", default=[],
+                    help="extra argument for `memlane serve` (repeat)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memlane-trace-proxy-") as d:
+        db, keys, out = (os.path.join(d, x) for x in ("m.db", "keys.json", "trace.json"))
+        seed(db)
+        from memlane.server.auth import KeyRing
+
+        key = KeyRing.load(keys).add("bench")
+        here = Path(__file__).resolve().parent
+        up = subprocess.Popen([sys.executable, str(here / "bench_server.py"), "--fake-upstream"],
+                              stdout=subprocess.PIPE, text=True)
+        assert up.stdout is not None
+        upstream = up.stdout.readline().strip()
+        port = free_port()
+        cmd = [sys.executable, "-c", SERVER.replace("OUT", repr(out)), "--db", db, "serve",
+               "--port", str(port), "--keys", keys, "--upstream", upstream, "--no-mcp",
+               *args.serve_arg]
+        srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+        try:
+            wait_up(f"http://127.0.0.1:{port}/healthz")
+            auth = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+            chat = {"model": "bench", "messages": [
+                {"role": "user", "content": "What did Ana and I talk about last week?"}]}
+
+            def proxy(conn: http.client.HTTPConnection, n: int) -> float:
+                conn.request("POST", "/v1/chat/completions",
+                             body=json.dumps(dict(chat, user=f"proxy-{n % 50}")), headers=auth)
+                r = conn.getresponse()
+                r.read()
+                assert r.status == 200, r.status
+                m = re.search(r"memlane;dur=([\d.]+)", r.getheader("Server-Timing") or "")
+                return float(m.group(1)) if m else float("nan")
+
+            load(2, 2.0, "127.0.0.1", port, proxy)  # warm-up (steps start filing too)
+            lat, ovh, elapsed = load(args.clients, args.seconds, "127.0.0.1", port, proxy)
+        finally:
+            srv.send_signal(signal.SIGTERM)
+            srv.wait(60)
+            up.terminate()
+            up.wait(10)
+        tr = json.loads(Path(out).read_text())
+    report(tr, lat, ovh, elapsed, args)
+    print(f"\nMachine: {machine()}.")
+    return 0
+
+
+def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: float,
+           args: argparse.Namespace) -> None:
+    reqs = sorted((r for r in tr["reqs"] if "t4" in r and "up" in r), key=lambda r: r["t0"])
+    reqs = reqs[-len(lat):] if len(reqs) > len(lat) else reqs  # the timed load only
+    steps, gcs, ckpts, waits = tr["steps"], tr["gcs"], tr["ckpts"], tr["waits"]
+    for r in reqs:
+        r["own"] = (r["t5"] - r["t0"] - r["up"]) * 1000
+    print(f"{args.clients} client(s), {elapsed:.1f} s: {len(lat)} proxied turns, "
+          f"{len(lat) / elapsed:.0f}/s; Server-Timing p50 {pct(ovh, 50):.2f} / p99 "
+          f"{pct(ovh, 99):.2f} ms (traced own time p50 {pct([r['own'] for r in reqs], 50):.2f}"
+          f" / p99 {pct([r['own'] for r in reqs], 99):.2f} ms, {len(reqs)} joined)")
+    t_lo, t_hi = reqs[0]["t0"], reqs[-1]["t5"]
+    busy = sum(min(t_hi, b) - max(t_lo, a) for a, b, *_ in steps if b > t_lo and a < t_hi)
+    print(f"in that time: step jobs {sum(1 for s in steps if t_lo < s[0] < t_hi)} "
+          f"(worker busy {100 * busy / (t_hi - t_lo):.0f}% of the wall clock; CPU per job "
+          f"p50 {1000 * statistics.median([s[2] for s in steps] or [0]):.2f} ms), GC passes "
+          f"{sum(1 for g in gcs if t_lo < g[0] < t_hi)} (gen2 "
+          f"{sum(1 for g in gcs if t_lo < g[0] < t_hi and g[2] == 2)}, longest "
+          f"{1000 * max([g[1] - g[0] for g in gcs if t_lo < g[0] < t_hi] or [0]):.2f} ms), "
+          f"checkpoints {sum(1 for c in ckpts if t_lo < c[0] < t_hi)}, store-lock waits over "
+          f"0.2 ms {sum(1 for w in waits if t_lo < w[0] < t_hi)}")
+    jobs = [s for s in steps if t_lo < s[0] < t_hi]
+    filed = sum(s[3] for s in steps if t_lo < s[1] < t_hi)
+    after = [s for s in steps if s[1] >= t_hi and s[3]]
+    print(f"stretches filed during the load: {filed} ({filed / len(reqs):.3f} per turn); "
+          f"after it: {sum(s[3] for s in after)}, the last "
+          f"{1000 * (max(s[1] for s in after) - t_hi) if after else 0:.0f} ms after the last "
+          "turn (the server is stopped right away: its close files what is due)")
+    big = [s for s in jobs if s[2] > 0.001]
+    if jobs:
+        print(f"step jobs' CPU: {1000 * sum(s[2] for s in jobs) / len(reqs):.2f} ms per turn; "
+              f"{len(big)} jobs over 1 ms of CPU: wall p50 "
+              f"{1000 * pct([s[1] - s[0] for s in big], 50):.2f} / max "
+              f"{1000 * max([s[1] - s[0] for s in big] or [0]):.2f} ms, CPU p50 "
+              f"{1000 * pct([s[2] for s in big], 50):.2f} ms")
+        sh = [h for h in tr["holds"] if h[2] == "memlane-step"]
+        held = [overlap(s[0], s[1], sh) for s in big]
+        print(f"  of which the store's lock held by the step: p50 {1000 * pct(held, 50):.2f} ms"
+              f" per job, longest single hold {1000 * max([h[1] - h[0] for h in sh] or [0]):.2f}"
+              f" ms; request threads' holds p50 "
+              f"{1000 * pct([h[1] - h[0] for h in tr['holds'] if h[2] != 'memlane-step'], 50):.3f}"
+              " ms")
+    stages = [("entry -> pool thread", "t0", "t1"), ("hold", "t1", "th"),
+              ("prepare (align, append, context)", "th", "t2"),
+              ("complete minus upstream", "t2", "t3"), ("finish -> pool end", "t3", "t4"),
+              ("pool end -> endpoint returns", "t4", "t5")]
+    cut = pct([r["own"] for r in reqs], 100 - args.slow)
+    groups = [("all", reqs), (f"slowest {args.slow:g}% (own >= {cut:.2f} ms)",
+                              [r for r in reqs if r["own"] >= cut])]
+    for name, rs in groups:
+        n = len(rs)
+        print(f"\n{name}: {n} requests, mean ms per request\n")
+        print("| stage | mean | of it: step worker running | GC | checkpoint | "
+              "store-lock wait |\n|---|---:|---:|---:|---:|---:|")
+        for label, a, b in stages:
+            tot = sum(r[b] - r[a] - (r["up"] if (a, b) == ("t2", "t3") else 0) for r in rs)
+            st = sum(overlap(r[a], r[b], steps) for r in rs)
+            g = sum(overlap(r[a], r[b], gcs) for r in rs)
+            c = sum(overlap(r[a], r[b], ckpts) for r in rs)
+            w = sum(overlap(r[a], r[b], [x for x in waits if x[2] != "memlane-step"])
+                    for r in rs)
+            print(f"| {label} | {1000 * tot / n:.2f} | {1000 * st / n:.2f} | "
+                  f"{1000 * g / n:.2f} | {1000 * c / n:.2f} | {1000 * w / n:.2f} |")
+    print("\nslowest requests, ms: own, then each stage (as above), step overlap, GC overlap")
+    for r in sorted(reqs, key=lambda r: -r["own"])[:8]:
+        parts = [1000 * (r[b] - r[a] - (r["up"] if (a, b) == ("t2", "t3") else 0))
+                 for _, a, b in stages]
+        print(f"  {r['own']:.2f}: " + " / ".join(f"{x:.2f}" for x in parts)
+              + f"; step {1000 * overlap(r['t0'], r['t5'], steps):.2f}, GC "
+              f"{1000 * overlap(r['t0'], r['t5'], gcs):.2f}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
