@@ -22,31 +22,10 @@ import statistics
 import subprocess
 import sys
 
-WORKER = r"""
-import glob, json, sys, time
-from memlane.safety import _scan
-from memlane.step.heuristic import split_sentences
-texts = []
-def walk(x):
-    if isinstance(x, str):
-        if len(x) > 3:
-            texts.append(x)
-    elif isinstance(x, dict):
-        for v in x.values(): walk(v)
-    elif isinstance(x, list):
-        for v in x: walk(v)
-for f in sorted(glob.glob("tests/data/*.json*")):
-    raw = open(f, encoding="utf-8").read()
-    try:
-        walk(json.loads(raw))
-    except ValueError:
-        for line in raw.split("\n"):
-            if line.strip(): walk(json.loads(line))
-try:
-    walk(json.load(open("/work/shared/data/locomo/locomo-dev.json", encoding="utf-8")))
-except OSError:
-    pass
-texts = sorted(set(texts + [s for t in texts for s in split_sentences(t)]))
+from scan_trees import CORPUS
+
+WORKER = CORPUS + r"""
+import time
 for t in texts:
     _scan(t)
 print(json.dumps([len(t) for t in texts]), flush=True)

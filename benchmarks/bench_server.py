@@ -40,6 +40,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from _report import machine, pct, write_section
 
@@ -54,6 +55,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def proxy_call(key: str, chat: dict[str, Any]
+               ) -> Callable[[http.client.HTTPConnection, int], float]:
+    """The `proxy` scenario's request: `chat` sent through memlane on thread `proxy-{n % 50}`;
+    returns the proxy's own time, the `memlane;dur` of its `Server-Timing` header (ms)."""
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+
+    def proxy(conn: http.client.HTTPConnection, n: int) -> float:
+        conn.request("POST", "/v1/chat/completions",
+                     body=json.dumps(dict(chat, user=f"proxy-{n % 50}")), headers=headers)
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 200, r.status
+        m = re.search(r"memlane;dur=([\d.]+)", r.getheader("Server-Timing") or "")
+        return float(m.group(1)) if m else float("nan")
+
+    return proxy
 
 
 def wait_up(url: str, timeout: float = 30.0) -> None:
@@ -205,15 +224,7 @@ def run_scenarios(args: argparse.Namespace, port: int, upstream: str, key: str
         assert r.status == 200, r.status
         conn.close()  # the fake upstream closes after each answer, like the proxy's client
 
-    def proxy(conn: http.client.HTTPConnection, n: int) -> float:
-        body = dict(chat, user=f"proxy-{n % 50}")
-        conn.request("POST", "/v1/chat/completions", body=json.dumps(body),
-                     headers={**auth, "Content-Type": "application/json"})
-        r = conn.getresponse()
-        r.read()
-        assert r.status == 200, r.status
-        m = re.search(r"memlane;dur=([\d.]+)", r.getheader("Server-Timing") or "")
-        return float(m.group(1)) if m else float("nan")
+    proxy = proxy_call(key, chat)
 
     out: dict[str, dict[str, float]] = {}
     # The one-client runs show the cost of a request alone; the concurrent ones add the wait

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from _report import machine, pct
-from bench_server import free_port, load, seed, wait_up
+from bench_server import free_port, load, proxy_call, seed, wait_up
 
 # Run as the server: per-thread cProfile, then the CLI; the stats are dumped when it exits.
 SERVER = r"""
@@ -103,9 +103,6 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=25, help="functions listed by own time")
     args = ap.parse_args()
 
-    import http.client
-    import json
-    import re
 
     with tempfile.TemporaryDirectory(prefix="memlane-profile-server-") as d:
         db, keys, out = (os.path.join(d, x) for x in ("m.db", "keys.json", "server.prof"))
@@ -127,18 +124,8 @@ def main() -> int:
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
             wait_up(f"http://127.0.0.1:{port}/healthz")
-            auth = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-            chat = {"model": "bench", "messages": [
-                {"role": "user", "content": "What did Ana and I talk about last week?"}]}
-
-            def proxy(conn: http.client.HTTPConnection, n: int) -> float:
-                conn.request("POST", "/v1/chat/completions",
-                             body=json.dumps(dict(chat, user=f"proxy-{n % 50}")), headers=auth)
-                r = conn.getresponse()
-                r.read()
-                assert r.status == 200, r.status
-                m = re.search(r"memlane;dur=([\d.]+)", r.getheader("Server-Timing") or "")
-                return float(m.group(1)) if m else float("nan")
+            proxy = proxy_call(key, {"model": "bench", "messages": [
+                {"role": "user", "content": "What did Ana and I talk about last week?"}]})
 
             load(2, 2.0, "127.0.0.1", port, proxy)  # warm-up (steps start filing too)
             pids = {"server": srv.pid, "upstream": up.pid}

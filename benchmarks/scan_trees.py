@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-ONE = r"""
+CORPUS = r"""
 import glob, json, sys
 from memlane.safety import _scan
 from memlane.step.heuristic import split_sentences
@@ -43,6 +43,11 @@ try:
 except OSError:
     pass
 texts = sorted(set(texts + [s for t in texts for s in split_sentences(t)]))
+"""
+"""Child-process code: `texts`, every text of tests/data and the LoCoMo dev conversations with
+each of their sentences (also `bench_scan.py`'s)."""
+
+ONE = CORPUS + r"""
 if len(sys.argv) > 1:
     texts = mutants(texts, int(sys.argv[1]), int(sys.argv[2]))
 print(json.dumps({t: list(_scan(t)) for t in texts}))

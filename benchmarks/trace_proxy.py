@@ -17,10 +17,8 @@ and what overlapped it: step-worker time, GC time, checkpoint time, store-lock w
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import re
 import signal
 import statistics
 import subprocess
@@ -30,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from _report import machine, pct
-from bench_server import free_port, load, seed, wait_up
+from bench_server import free_port, load, proxy_call, seed, wait_up
 
 # Run as the server: stamps installed over the proxy, the step worker, gc and the store's lock,
 # dumped as JSON when the server exits.
@@ -188,18 +186,8 @@ def main() -> int:
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
             wait_up(f"http://127.0.0.1:{port}/healthz")
-            auth = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
-            chat = {"model": "bench", "messages": [
-                {"role": "user", "content": "What did Ana and I talk about last week?"}]}
-
-            def proxy(conn: http.client.HTTPConnection, n: int) -> float:
-                conn.request("POST", "/v1/chat/completions",
-                             body=json.dumps(dict(chat, user=f"proxy-{n % 50}")), headers=auth)
-                r = conn.getresponse()
-                r.read()
-                assert r.status == 200, r.status
-                m = re.search(r"memlane;dur=([\d.]+)", r.getheader("Server-Timing") or "")
-                return float(m.group(1)) if m else float("nan")
+            proxy = proxy_call(key, {"model": "bench", "messages": [
+                {"role": "user", "content": "What did Ana and I talk about last week?"}]})
 
             load(2, 2.0, "127.0.0.1", port, proxy)  # warm-up (steps start filing too)
             lat, ovh, elapsed = load(args.clients, args.seconds, "127.0.0.1", port, proxy)
