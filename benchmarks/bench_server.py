@@ -57,6 +57,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def seeded_with_upstream(d: str) -> tuple[str, str, str, subprocess.Popen[str], str, int]:
+    """For a server run in folder `d`: the seeded store (`d/m.db`), a key file holding one API
+    key, the instant upstream started, and a free port: (db, keys file, key, the upstream's
+    process, its URL, the port)."""
+    db, keys = os.path.join(d, "m.db"), os.path.join(d, "keys.json")
+    seed(db)
+    from memlane.server.auth import KeyRing
+
+    key = KeyRing.load(keys).add("bench")
+    up = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--fake-upstream"],
+                          stdout=subprocess.PIPE, text=True)
+    assert up.stdout is not None
+    return db, keys, key, up, up.stdout.readline().strip(), free_port()
+
+
+def warm_proxy(port: int, key: str) -> Callable[[http.client.HTTPConnection, int], float]:
+    """Once the server on `port` is up: its `proxy_call` with the scenario's question, after two
+    clients' 2 s of warm-up (memory steps start filing too)."""
+    wait_up(f"http://127.0.0.1:{port}/healthz")
+    proxy = proxy_call(key, {"model": "bench", "messages": [
+        {"role": "user", "content": "What did Ana and I talk about last week?"}]})
+    load(2, 2.0, "127.0.0.1", port, proxy)
+    return proxy
+
+
 def proxy_call(key: str, chat: dict[str, Any]
                ) -> Callable[[http.client.HTTPConnection, int], float]:
     """The `proxy` scenario's request: `chat` sent through memlane on thread `proxy-{n % 50}`;

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from _report import machine, pct
-from bench_server import free_port, load, proxy_call, seed, wait_up
+from bench_server import load, seeded_with_upstream, warm_proxy
 
 # Run as the server: per-thread cProfile, then the CLI; the stats are dumped when it exits.
 SERVER = r"""
@@ -105,17 +105,8 @@ def main() -> int:
 
 
     with tempfile.TemporaryDirectory(prefix="memlane-profile-server-") as d:
-        db, keys, out = (os.path.join(d, x) for x in ("m.db", "keys.json", "server.prof"))
-        seed(db)
-        from memlane.server.auth import KeyRing
-
-        key = KeyRing.load(keys).add("bench")
-        here = Path(__file__).resolve().parent
-        up = subprocess.Popen([sys.executable, str(here / "bench_server.py"), "--fake-upstream"],
-                              stdout=subprocess.PIPE, text=True)
-        assert up.stdout is not None
-        upstream = up.stdout.readline().strip()
-        port = free_port()
+        out = os.path.join(d, "server.prof")
+        db, keys, key, up, upstream, port = seeded_with_upstream(d)
         cmd = [sys.executable, "-c", SERVER.format(profile=args.profile, out=out),
                "--db", db, "serve", "--port", str(port), "--keys", keys, "--upstream",
                upstream, "--no-mcp"]
@@ -123,11 +114,7 @@ def main() -> int:
             cmd += ["--step-worker", args.step_worker]
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
-            wait_up(f"http://127.0.0.1:{port}/healthz")
-            proxy = proxy_call(key, {"model": "bench", "messages": [
-                {"role": "user", "content": "What did Ana and I talk about last week?"}]})
-
-            load(2, 2.0, "127.0.0.1", port, proxy)  # warm-up (steps start filing too)
+            proxy = warm_proxy(port, key)
             pids = {"server": srv.pid, "upstream": up.pid}
             kids = children(srv.pid)
             if kids:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from _report import machine, pct
-from bench_server import free_port, load, proxy_call, seed, wait_up
+from bench_server import load, seeded_with_upstream, warm_proxy
 
 # Run as the server: stamps installed over the proxy, the step worker, gc and the store's lock,
 # dumped as JSON when the server exits.
@@ -169,27 +169,14 @@ def main() -> int:
                     help="extra argument for `memlane serve` (repeat)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlane-trace-proxy-") as d:
-        db, keys, out = (os.path.join(d, x) for x in ("m.db", "keys.json", "trace.json"))
-        seed(db)
-        from memlane.server.auth import KeyRing
-
-        key = KeyRing.load(keys).add("bench")
-        here = Path(__file__).resolve().parent
-        up = subprocess.Popen([sys.executable, str(here / "bench_server.py"), "--fake-upstream"],
-                              stdout=subprocess.PIPE, text=True)
-        assert up.stdout is not None
-        upstream = up.stdout.readline().strip()
-        port = free_port()
+        out = os.path.join(d, "trace.json")
+        db, keys, key, up, upstream, port = seeded_with_upstream(d)
         cmd = [sys.executable, "-c", SERVER.replace("OUT", repr(out)), "--db", db, "serve",
                "--port", str(port), "--keys", keys, "--upstream", upstream, "--no-mcp",
                *args.serve_arg]
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
-            wait_up(f"http://127.0.0.1:{port}/healthz")
-            proxy = proxy_call(key, {"model": "bench", "messages": [
-                {"role": "user", "content": "What did Ana and I talk about last week?"}]})
-
-            load(2, 2.0, "127.0.0.1", port, proxy)  # warm-up (steps start filing too)
+            proxy = warm_proxy(port, key)
             lat, ovh, elapsed = load(args.clients, args.seconds, "127.0.0.1", port, proxy)
         finally:
             srv.send_signal(signal.SIGTERM)
