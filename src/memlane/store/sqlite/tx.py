@@ -31,12 +31,17 @@ def _tracked(record_arg: str | None = None, returns_id: bool = False) -> Callabl
     even when it raises), and the record it writes as touched: the argument named
     `record_arg`, or the id it returns (`returns_id`)."""
     def wrap(fn: _W) -> _W:
-        sig = inspect.signature(fn)
+        # Where the record's id is among the positional arguments after `self`, found once
+        # (binding the signature on every call cost more than the write's bookkeeping).
+        at = (list(inspect.signature(fn).parameters).index(record_arg) - 1
+              if record_arg else -1)
 
         @functools.wraps(fn)
         def run(self: SQLiteTx, *args: Any, **kw: Any) -> Any:
             before = self.conn.total_changes
-            rid = sig.bind(self, *args, **kw).arguments[record_arg] if record_arg else None
+            rid = None
+            if record_arg is not None:
+                rid = args[at] if len(args) > at else kw[record_arg]
             try:
                 out = fn(self, *args, **kw)
                 if returns_id:
