@@ -100,6 +100,13 @@ def at_revision(memo: dict[Any, Any], key: Any, rev: Any) -> Any:
     return hit[1] if hit is not None and hit[0] == rev else None
 
 
+def at_any_revision(memo: dict[Any, Any], key: Any) -> Any:
+    """What `keep_at` memoised under `key`, whatever the revision it was kept for, else None
+    (for what can be carried on from an older revision rather than built again)."""
+    hit = memo.get(key)
+    return hit[1] if hit is not None else None
+
+
 def keep_at(memo: dict[Any, Any], key: Any, rev: Any, value: Any,
             most: int = MAX_ENTRIES) -> Any:
     """`remember` `value` under `key` for the store revision `rev` (nothing without one);

@@ -22,7 +22,15 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .caches import STRETCH_CHARS, STRETCH_ENTRIES, Caches, at_revision, keep_at, remember
+from .caches import (
+    STRETCH_CHARS,
+    STRETCH_ENTRIES,
+    Caches,
+    at_any_revision,
+    at_revision,
+    keep_at,
+    remember,
+)
 from .context.fill import fill_start, sized_context
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
@@ -589,10 +597,10 @@ class Thread:
                                                                                   rev)
         if hit is None:
             # The index of an earlier revision is carried on when a step only filed more.
-            last = memo.get(key)
+            last = at_any_revision(memo, key)
             index = build_index(
                 self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms,
-                last[1][0] if last is not None else None)
+                last[0] if last is not None else None)
             # The winners' whole rows by end, kept with the index.
             hit = keep_at(memo, key, rev, (index, {}, sorted({e for e, _ in index[0]})))
         return hit

@@ -13,6 +13,7 @@ from typing import Any
 import psycopg
 import psycopg.errors
 
+from ...caches import remember
 from ...errors import StoreError
 from ...types import ContextRows, Episode, Message, Record
 from ..common import (
@@ -411,14 +412,12 @@ class PgLog(PgCore):
         assert start is not None
         out = ahead.rows(start)
         if msg_rows:
-            if len(self._windows) >= WINDOWS_MEMO:
-                self._windows.clear()
             # The thread's counters and its last message (seq next_seq - 1: the rows read
             # reach it), under the revision read with them.
             tail = msg_rows[-1]
-            self._windows[key] = ((int(rev), self._writes), (
+            remember(self._windows, key, ((int(rev), self._writes), (
                 turns, filed_to, next_seq, tail[0] if tail[2] == next_seq - 1 else None),
-                out, ahead)
+                out, ahead), WINDOWS_MEMO)
         scope = self.held_scope()
         # Kept for the turn's larger windows only (the scope); outside one, nothing is kept.
         self._ahead.last = (out, ahead, scope) if scope is not None else None

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from ...caches import remember
 from ...types import ContextRows, Episode, Message
 from ..common import (
     grown_rows,
@@ -173,10 +174,8 @@ class SQLiteLog(SQLiteCore):
                     out = window_rows(thread_id, start, msgs, filed_to, r.first_episode(),
                                       recent, count, pinned)
                 if rev is not None:
-                    if len(self._windows) >= WINDOWS_MEMO:
-                        self._windows.clear()
-                    self._windows[key] = _Window(rev, t, window_turns, start, msgs, recent,
-                                                 count, out)
+                    remember(self._windows, key, _Window(rev, t, window_turns, start, msgs,
+                                                         recent, count, out), WINDOWS_MEMO)
                 return out
             finally:
                 c.execute("COMMIT")
