@@ -6,8 +6,9 @@ database for each tree, in interleaved rounds (so load that drifts hits both ali
         --db 1000=.bench-data/peers/memlane-1000.db --db 100000=.bench-data/peers/memlane-100000.db
 
 The databases are those `bench_peers.py --dir .bench-data/peers` builds (thread "bench"); each
-tree opens its own copy (a newer tree migrates it). `--before` is a checkout of the older commit
-(`git worktree add /tmp/before <commit>`).
+tree opens its own copy (a newer tree migrates it), or, with `--db N=OLD,NEW`, the after tree
+opens a copy of NEW (the same generator's file, built by the after tree). `--before` is a
+checkout of the older commit (`git worktree add /tmp/before <commit>`).
 
 `--live`: the conversation goes on between the timed calls, as a proxied one does: the user
 message and a reply are appended and the memory step files when due (in-process, heuristic, so
@@ -66,7 +67,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", required=True, help="src/ of the older tree")
     ap.add_argument("--after", required=True, help="src/ of the newer tree")
-    ap.add_argument("--db", action="append", required=True, metavar="MESSAGES=PATH")
+    ap.add_argument("--db", action="append", required=True, metavar="MESSAGES=PATH[,PATH]",
+                    help="the database at that size; a second path: the after tree's own copy "
+                         "of it (built by the after tree from the same generator, when the "
+                         "before tree cannot open what the after tree writes, e.g. a newer "
+                         "schema, or the after tree stores more with the same rows)")
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--live", action="store_true",
@@ -82,16 +87,18 @@ def main() -> int:
     dbs = {}
     sources = {}
     for spec in a.db:
-        n, _, path = spec.partition("=")
-        sources[int(n)] = path
+        n, _, paths = spec.partition("=")
+        before, _, after = paths.partition(",")
         for name in trees:
+            path = after if name == "after" and after else before
+            sources[(int(n), name)] = path
             dbs[(int(n), name)] = shutil.copy(path, work / f"{name}-{n}.db")
     res: dict[tuple[int, str], list[dict[str, float]]] = {}
     started = time.time()
     for _ in range(a.rounds):
         for n, name in dbs:
             if a.live or a.embedder:  # the last round wrote to this copy: start again
-                shutil.copy(sources[n], dbs[(n, name)])
+                shutil.copy(sources[(n, name)], dbs[(n, name)])
                 for side in ("-wal", "-shm"):
                     Path(str(dbs[(n, name)]) + side).unlink(missing_ok=True)
             out = subprocess.run([sys.executable, "-c", ONE, str(dbs[(n, name)]), str(a.calls),

@@ -269,9 +269,13 @@ def test_bulk_constructors_make_the_dataclass_objects():
     args = (7, "t", 3, "user", "hi", 1.5, 2, 0.25, "ana")
     fast, slow = make_message(*args), Message(*args)
     assert [f.name for f in fields(Message)] == [
-        "id", "thread_id", "seq", "role", "content", "ts", "tokens", "relevance", "name"]
+        "id", "thread_id", "seq", "role", "content", "ts", "tokens", "relevance", "name",
+        "scanned"]
     assert fast == slow and repr(fast) == repr(slow) and hash(fast) == hash(slow)
     assert fast.__dict__ == slow.__dict__
+    tagged = make_message(*args, 12345)
+    assert tagged.__dict__ == Message(*args, 12345).__dict__
+    assert tagged == slow and hash(tagged) == hash(slow)  # a verdict is not part of the value
     chat = make_chat_message("user", "hi", "new")
     assert [f.name for f in fields(ChatMessage)] == ["role", "content", "layer"]
     assert chat == ChatMessage("user", "hi", "new") and repr(chat) == repr(ChatMessage(

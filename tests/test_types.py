@@ -14,10 +14,11 @@ from memlane.types import ChatMessage, Message, make_chat_message, make_message
 
 def test_bulk_constructors_build_the_same_objects():
     args = dict(id=7, thread_id="t", seq=3, role="user", content="hi", ts=1.5, tokens=2,
-                relevance=None, name="ana")
+                relevance=None, name="ana", scanned=5)
     assert {f.name for f in dataclasses.fields(Message)} == set(args)
     fast, slow = make_message(**args), Message(**args)
     assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    assert fast.__dict__ == slow.__dict__
     fast_c, slow_c = make_chat_message("user", "hi", "new"), ChatMessage("user", "hi", "new")
     assert {f.name for f in dataclasses.fields(ChatMessage)} == {"role", "content", "layer"}
     assert fast_c == slow_c and repr(fast_c) == repr(slow_c)

@@ -3,7 +3,8 @@
 Buffer lines and records are written by a model from conversation text a user (or a web page the
 agent read) controlled. Each is scanned when written (flagged, never silently dropped: nothing
 stored is lost) and again when shown (patterns may have grown since; a flagged note is withheld
-and counted in the trace). Links and images in what is shown are defused (`neutralise`): a note
+and counted in the trace), unless this very scanner found that text clean when it was stored
+(`SCANNER`, `scan_stored`). Links and images in what is shown are defused (`neutralise`): a note
 cannot make a chat client fetch a URL.
 
 The scan is a pattern list: cheap, deterministic, and honest about what it catches
@@ -36,8 +37,10 @@ import hashlib
 import html
 import importlib
 import re
+import sys
 import unicodedata
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -1336,6 +1339,54 @@ def _scan_memo(text: str, memo: dict[str, tuple[str, ...]] | None) -> tuple[str,
         return _scan(text)
     hit = memo.get(text)
     return remember(memo, text, _scan(text)) if hit is None else hit
+
+
+# --- verdicts kept with the text ------------------------------------------------------------------
+# A stored text is scanned when it is shown (the patterns may have grown since it was written),
+# and most of the texts a turn shows for the first time in a process were scanned already, with
+# the same patterns, by the memory step that wrote them (an opened turn, a note, a buffer line:
+# about 60 us each, nine a turn, a quarter of the turn). So the step keeps its clean verdicts
+# with the rows (`scanned`: the tag of the scanner that found that very text clean) and a text
+# whose tag is the running scanner's is not scanned again. The tag is a hash of this module's
+# code and of what its verdicts depend on outside it, so any change to the scan (a pattern, a
+# fold, a new Python's regex or Unicode tables) makes every stored verdict a stale one, and the
+# texts are scanned when shown, as before. A store resets the tag whenever the text changes
+# (migration 7's triggers), and only a clean verdict is kept: a flagged text is scanned again to
+# name its flags.
+
+
+def _scanner_tag() -> int:
+    """The running scanner's tag (`SCANNER`): 31 bits of a hash of this module's source, the
+    Python version and its Unicode tables; 0 when the source cannot be read (no verdict is
+    then kept or trusted)."""
+    h = hashlib.blake2b(digest_size=8)
+    try:
+        h.update(Path(__file__).read_bytes())
+    except OSError:
+        return 0
+    h.update(f"{sys.version_info[:3]} {unicodedata.unidata_version}".encode())
+    return int.from_bytes(h.digest(), "big") & 0x7FFF_FFFF or 1
+
+
+SCANNER: int = _scanner_tag()
+"""The tag a clean verdict of this scanner is stored with (`scanned` on messages, records and
+episodes); 0: verdicts are neither kept nor trusted."""
+
+
+def scan_stored(text: str, scanned: int, memo: dict[str, tuple[str, ...]] | None = None
+                ) -> tuple[str, ...]:
+    """`scan(text)` of a stored text whose row says `scanned`: nothing when the running scanner
+    found this text clean when it was stored (the store resets the tag when the text changes),
+    else the scan, through `memo`."""
+    if scanned and scanned == SCANNER:
+        return ()
+    return _scan_memo(text, memo)
+
+
+def clean_tag(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> int:
+    """The `scanned` tag to store with `text`: `SCANNER` when the scan (memoised in `memo`)
+    finds it clean, else 0."""
+    return SCANNER if SCANNER and not _scan_memo(text, memo) else 0
 
 
 # --- framing: stored text is data ----------------------------------------------------------------

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
-from .safety import is_suspect
+from .safety import SCANNER, clean_tag, is_suspect
 from .store.protocol import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
 from .validate import kind, timestamp
@@ -77,6 +77,9 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
             for rid in e.get("record_ids", []):
                 step_of.setdefault(int(rid), (t["thread_id"], int(e["end"])))
     rec_id: dict[int, int] = {}
+    # Each text is scanned once (`scans`); a clean verdict is kept with it (`scan_stored`), as
+    # a memory step keeps its own: an export's flags are never taken as a verdict.
+    scans: dict[str, tuple[str, ...]] = {}
     with store.transaction() as tx:
         for r in records:
             versions = [h for h in r.get("history", []) if h.get("op") in ("add", "update")]
@@ -95,15 +98,17 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
                                    said_in(first) or sources, r.get("thread_id"),
                                    float(first.get("changed") or r.get("created") or now),
                                    end if thread == r.get("thread_id") else None,
-                                   is_suspect(first["text"]), bool(r.get("pinned")))
+                                   is_suspect(first["text"], scans), bool(r.get("pinned")))
             for v in versions[1:]:
                 tx.update_record(ns, new_id, v["text"], float(v.get("changed") or now),
-                                 is_suspect(v["text"]), said_in(v))
+                                 is_suspect(v["text"], scans), said_in(v))
             if len(versions) > 1 or said_in(first):
                 # The rest of its sources (repeats): the same text again adds them, no version.
                 tx.update_record(ns, new_id, versions[-1]["text"],
                                  float(versions[-1].get("changed") or now),
-                                 is_suspect(versions[-1]["text"]), sources)
+                                 is_suspect(versions[-1]["text"], scans), sources)
+            if clean_tag(versions[-1]["text"], scans):
+                tx.mark_scanned(ns, "records", [(new_id, versions[-1]["text"])], SCANNER)
             rec_id[int(r["id"])] = new_id
             counts["records"] += 1
         for t in threads:
@@ -112,7 +117,8 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
                     thread_id=t["thread_id"], start=int(e["start"]), end=int(e["end"]),
                     line=e["line"], record_ids=tuple(rec_id[i] for i in e.get("record_ids", [])
                                                      if i in rec_id),
-                    date=float(e["date"]), suspect=bool(e.get("suspect"))), now)
+                    date=float(e["date"]), suspect=bool(e.get("suspect")),
+                    scanned=clean_tag(e["line"], scans)), now)
                 counts["episodes"] += 1
             scores = {int(m["seq"]): float(m["relevance"]) for m in t["messages"]
                       if m.get("relevance") is not None}

@@ -6,7 +6,7 @@ them in and gives a `Context` back. Nothing here does I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
@@ -34,6 +34,10 @@ class Message:
     """Relevance 0..1 from the memory step (on a turn's first message); None if unscored."""
     name: str | None = None
     """Speaker or tool name, if any."""
+    scanned: int = field(default=0, compare=False, repr=False)
+    """The tag of the injection scanner that found this text clean when it was stored (0:
+    none; `safety.scan_stored`): shown without scanning it again when it is the running
+    scanner's. Not part of the value (equality, hash and repr leave it out)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,10 @@ class Record:
     """When the current text was stated (epoch seconds): the newest of its source messages'
     times (a replayed conversation's own date), or when it was written if it has no source.
     Notes and search show it, so a reader can tell a newer fact from an older one."""
+    scanned: int = field(default=0, compare=False, repr=False)
+    """The tag of the injection scanner that found this text clean when it was stored (0:
+    none; `safety.scan_stored`): shown without scanning it again when it is the running
+    scanner's. Not part of the value (equality, hash and repr leave it out)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,10 @@ class Episode:
     """When the stretch ended (epoch seconds of its last message)."""
     suspect: bool = False
     """Flagged by the injection scan when written."""
+    scanned: int = field(default=0, compare=False, repr=False)
+    """The tag of the injection scanner that found this text clean when it was stored (0:
+    none; `safety.scan_stored`): shown without scanning it again when it is the running
+    scanner's. Not part of the value (equality, hash and repr leave it out)."""
 
 
 @dataclass(frozen=True)
@@ -311,7 +323,7 @@ _new = object.__new__
 
 def make_message(
     id: int, thread_id: str, seq: int, role: str, content: str, ts: float, tokens: int,
-    relevance: float | None, name: str | None,
+    relevance: float | None, name: str | None, scanned: int = 0,
 ) -> Message:
     """`Message(...)`, all fields given, built without the frozen `__init__`."""
     m = _new(Message)
@@ -325,6 +337,7 @@ def make_message(
     d["tokens"] = tokens
     d["relevance"] = relevance
     d["name"] = name
+    d["scanned"] = scanned
     return m
 
 
@@ -336,3 +349,13 @@ def make_chat_message(role: str, content: str, layer: str) -> ChatMessage:
     d["content"] = content
     d["layer"] = layer
     return m
+
+
+def _shown_items(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {k: v for k, v in items if k != "scanned"}
+
+
+def public_dict(obj: Any) -> dict[str, Any]:
+    """`dataclasses.asdict(obj)` without what only a store keeps for itself (`scanned`: a scan
+    verdict, valid for one scanner), at any depth: what the REST API and exports show."""
+    return asdict(obj, dict_factory=_shown_items)

@@ -17,7 +17,7 @@ from ..memory import Memory
 from ..render import clip as _clip
 from ..render import render_context
 from ..store.sqlite import default_path
-from ..types import ROLES
+from ..types import ROLES, public_dict
 from ..validate import timestamp
 from . import JSON_HELP, add_embedder_arg, emit, progress_bar
 
@@ -200,8 +200,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     msgs = msgs[: args.limit]
     data = {
         "thread": info.__dict__,
-        "messages": [m.__dict__ for m in msgs],
-        "episodes": [e.__dict__ for e in eps],
+        "messages": [public_dict(m) for m in msgs],
+        "episodes": [public_dict(e) for e in eps],
     }
     out = [f"thread {info.thread_id}: {info.messages} messages, {len(eps)} buffer lines"]
     for m in msgs:

@@ -48,7 +48,7 @@ from ..safety import (
     fenced,
     memory_instructions,
     quarantined_record,
-    scan,
+    scan_stored,
 )
 from ..types import (
     BufferTurn,
@@ -220,6 +220,8 @@ def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
     """A record's line in the core or notes layer, and whether it is quarantined: scanned when
     written (`r.suspect`) and again now (patterns grow); a suspect one keeps its id and loses
     its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`).
+    Not scanned again when this very scanner found the text clean when it was stored
+    (`safety.scan_stored`).
     Memoised by the record's identity (a store that memoises records hands back the same object
     until the record changes), the record kept in the entry."""
     memo = cache.notes if cache is not None else None
@@ -227,7 +229,7 @@ def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
         hit = memo.get(id(r))
         if hit is not None and hit[0] is r:
             return hit[1]
-    flags = scan(r.text, cache.scans if cache is not None else None)
+    flags = scan_stored(r.text, r.scanned, cache.scans if cache is not None else None)
     out: tuple[str, bool]
     if r.suspect or flags:
         out = f"- {quarantined_record(r.id, flags)}", True

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..caches import Caches, remember
-from ..safety import NOTES_HEADER, as_data, fenced, is_suspect, quarantined_line, scan, why
+from ..safety import NOTES_HEADER, as_data, fenced, quarantined_line, scan_stored, why
 from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
 from ..validate import date_text
 
@@ -63,8 +63,9 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
         chosen[ep.end] = ep
     lines = sorted(chosen.values(), key=lambda e: e.end)
     for ep in lines:
-        # Scanned when written and again now: patterns grow, old rows do not get rescanned.
-        if ep.suspect or is_suspect(ep.line, scans):
+        # Scanned when written and again now (patterns grow, old rows do not get rescanned),
+        # unless this very scanner found the line clean when it was written (`scan_stored`).
+        if ep.suspect or scan_stored(ep.line, ep.scanned, scans):
             withheld += 1
     skipped = max(0, rows.episodes_before_window - len(lines))
     return lines, skipped, withheld
@@ -204,7 +205,7 @@ def shown_turn(m: Message, scans: dict[str, tuple[str, ...]] | None) -> tuple[st
     """(the text an opened message is quoted with, whether it is quarantined): scanned like
     every stored text that reaches the model, as data when clean (`safety.as_data`), a marker
     when the scan flags it (the message was said, but it reads like an instruction)."""
-    flags = scan(m.content, scans)
+    flags = scan_stored(m.content, m.scanned, scans)
     if flags:
         return f"[quarantined message: withheld, it reads like an instruction ({why(flags)})]", True
     return as_data(m.content), False
@@ -258,7 +259,7 @@ def _prefix(m: Message) -> str:
 def shown_line(ep: Episode, scans: dict[str, tuple[str, ...]] | None) -> str:
     """An episode's line as the block shows it: a quarantine marker for a suspect one (flagged
     when written, or by the scan now), else the line as data (`safety.as_data`)."""
-    flags = scan(ep.line, scans)
+    flags = scan_stored(ep.line, ep.scanned, scans)
     return quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
 
 

@@ -6,28 +6,28 @@ ones in `base.error_response`. Routes, parameters and schemas are the operation 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any
 
 from .._version import __version__
 from ..errors import NotFound, UsageError
 from ..memory import Memory
-from ..types import Message, Record, StepResult
+from ..types import Message, Record, StepResult, public_dict
 from ..validate import INT64_MAX
 from .base import Service
 
 
 def dataclass_json(obj: Any) -> Any:
     """A dataclass as JSON-ready data (tuples become lists)."""
-    return json.loads(json.dumps(asdict(obj), default=list))
+    return json.loads(json.dumps(public_dict(obj), default=list))
 
 
 def _message(m: Message) -> dict[str, Any]:
-    return asdict(m)
+    return public_dict(m)
 
 
 def _record(r: Record) -> dict[str, Any]:
-    d = asdict(r)
+    d = public_dict(r)
     d["source_ids"] = list(r.source_ids)
     return d
 
@@ -40,16 +40,16 @@ def _get_record(mem: Memory, record_id: int) -> Record:
 
 
 def h_threads(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
-    return {"threads": [asdict(t) for t in mem.threads(limit=a["limit"], offset=a["offset"])]}
+    return {"threads": [public_dict(t) for t in mem.threads(limit=a["limit"], offset=a["offset"])]}
 
 
 def h_thread(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     t = mem.thread(a["thread_id"])
     info = t.info()
     return {
-        "thread": asdict(info),
+        "thread": public_dict(info),
         "messages": [_message(m) for m in t.messages(a["start"], limit=a["limit"])],
-        "episodes": [asdict(e) for e in t.episodes()],
+        "episodes": [public_dict(e) for e in t.episodes()],
     }
 
 

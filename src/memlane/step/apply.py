@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..errors import StepConflict, StepError, UsageError
-from ..safety import is_suspect, prompt_like, tainted
+from ..safety import SCANNER, clean_tag, is_suspect, prompt_like, tainted
 from ..store.protocol import Store
 from ..types import Episode, StepResult
 from .parse import StepOutput
@@ -80,6 +80,7 @@ def apply_step(
     suspect_messages: Mapping[int, str] | None = None,
     scans: dict[str, tuple[str, ...]] | None = None,
     likes: dict[str, bool] | None = None,
+    texts: Mapping[int, str] | None = None,
 ) -> StepResult:
     """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
     other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
@@ -89,7 +90,11 @@ def apply_step(
     or line that carries their words is flagged too (`safety.tainted`), whatever its own scan
     says. `scans`: the scan results of this stretch's texts so far (the caller's memo for one
     filing: a text repeated in the stretch, e.g. a record that is a whole message, is scanned
-    once); `likes` the same for `safety.prompt_like` (`flagged`)."""
+    once); `likes` the same for `safety.prompt_like` (`flagged`).
+
+    `texts`: seq -> text of the stretch's messages as read. The step keeps its clean scan
+    verdicts with what it scanned (`safety.scan_stored`): these messages, the records it
+    writes and its line, so a turn that shows them does not scan them again."""
     suspects = dict(suspect_messages or {})
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
@@ -106,6 +111,10 @@ def apply_step(
             if text is not None:
                 flagged(text, scans, likes)
     is_suspect(output.episode, scans)
+    said = dict(texts or {})
+    clean = {t: clean_tag(t, scans) for t in (
+        *(op.text for op in output.records if op.text is not None), output.episode,
+        *said.values())}
     with store.transaction() as tx:
         id_by_seq = {seq: mid for mid, seq in
                      tx.message_ids(namespace, thread_id, start, end).items()}
@@ -132,6 +141,7 @@ def apply_step(
         for rid in previous:
             tx.delete_record(namespace, rid, now)
         stretch_ids = [id_by_seq[s] for s in sorted(id_by_seq)]
+        wrote: dict[int, str] = {}  # record id -> its text now, for `mark_scanned`
         added: list[int] = []
         updated: list[int] = []
         deleted: list[int] = []
@@ -162,6 +172,7 @@ def apply_step(
                                      _suspect(v_text, _with(from_, v_src, suspects), scans, likes),
                                      [id_by_seq[s] for s in v_src if s in id_by_seq])
                 added.append(rid)
+                wrote[rid] = op.text
                 continue
             assert op.id is not None
             gone = op.id not in previous and bool(src) and \
@@ -181,6 +192,7 @@ def apply_step(
                 rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
                                     now, end, _suspect(op.text, from_, scans, likes))
                 added.append(rid)
+                wrote[rid] = op.text
                 continue
             if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
                 dropped.append(str(op.id))
@@ -191,6 +203,7 @@ def apply_step(
                 tx.update_record(namespace, op.id, op.text, now,
                                  _suspect(op.text, from_, scans, likes), src)
                 updated.append(op.id)
+                wrote[op.id] = op.text
             else:
                 tx.delete_record(namespace, op.id, now)
                 deleted.append(op.id)
@@ -209,8 +222,14 @@ def apply_step(
             record_ids=tuple(line_ids), date=date,
             suspect=is_suspect(output.episode, scans) or
             tainted(output.episode, list(suspects.values())),
+            scanned=clean[output.episode],
         )
         tx.upsert_episode(namespace, episode, now)
+        tx.mark_scanned(namespace, "records", [(rid, text) for rid, text in wrote.items()
+                                               if rid not in deleted and clean[text]], SCANNER)
+        tx.mark_scanned(namespace, "messages", [
+            (id_by_seq[seq], text) for seq, text in said.items()
+            if seq in id_by_seq and clean[text]], SCANNER)
         rel = {s: v for s, v in output.relevance.items() if s in id_by_seq}
         if len(rel) < len(output.relevance):
             warnings.append("relevance: scores for seqs outside the stretch ignored")

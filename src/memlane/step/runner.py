@@ -299,6 +299,7 @@ class StepRunner:
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
+                            texts={m.seq: m.content for m in stretch},
                             # prompt_like too: a record or line that copies a stretch of
                             # text asking a model for something is not a fact about anyone.
                             suspect_messages={m.seq: m.content for m in stretch

@@ -167,6 +167,12 @@ class StoreTx(Protocol):
         log is otherwise append-only."""
         ...
 
+    def mark_scanned(self, namespace: str, table: str, items: Sequence[tuple[int, str]],
+                     tag: int) -> None:
+        """Keep `tag` (`safety.SCANNER`) as the clean scan verdict of each `(id, text)` of
+        `table` (`"messages"` or `"records"`) whose text is still that text (migration 7)."""
+        ...
+
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int
     ) -> list[tuple[int, int]]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from typing import Any
 
-from ...types import Record
+from ...types import Record, public_dict
 from ..protocol import (
     HistoryPolicy,
     chunks,
@@ -55,7 +54,7 @@ class CommonMaintenance(CommonCore):
                 threads.append({
                     "thread_id": info.thread_id, "created": info.created,
                     "last_active": info.last_active, "filed_to": info.filed_to,
-                    "messages": [asdict(message_row(m)) for m in msgs],
+                    "messages": [public_dict(message_row(m)) for m in msgs],
                     "episodes": [episode_dict(self._episode(e)) for e in eps],
                 })
             recs = self._export_records(q, namespace)
@@ -66,9 +65,9 @@ class CommonMaintenance(CommonCore):
             ):
                 by_id.setdefault(row[0], []).append(row[1:])
             hist = {rid: history_rows(rows) for rid, rows in by_id.items()}
-            records = [asdict(r) | {"source_ids": list(r.source_ids),
+            records = [public_dict(r) | {"source_ids": list(r.source_ids),
                                     "history": hist.get(r.id, [])} for r in recs]
-            snaps = [asdict(snapshot_row(r)) for r in q(
+            snaps = [public_dict(snapshot_row(r)) for r in q(
                 f"SELECT {SNAP_COLS} FROM snapshots WHERE namespace = ? ORDER BY id",
                 (namespace,))]
         return {"namespace": namespace, "format": "memlane-export/1", "threads": threads,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import UsageError
-from ...types import Episode, Message, ThreadInfo, make_message
+from ...types import Episode, Message, ThreadInfo, make_message, public_dict
 from ..protocol import (
     Snapshot,
 )
 
-MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name"
-EP_COLS = 'thread_id, start, "end", line, record_ids, date, suspect'
+MSG_COLS = "id, thread_id, seq, role, content, ts, tokens, relevance, name, scanned"
+EP_COLS = 'thread_id, start, "end", line, record_ids, date, suspect, scanned'
 SNAP_COLS = "id, thread_id, tool, args, result, created, tokens, namespace"
 _THREAD_COLS = "thread_id, created, last_active, next_seq, filed_to"
 
@@ -35,7 +35,8 @@ def pg_params(sql: str) -> str:
 
 def message_row(row: Sequence[Any]) -> Message:
     """A `MSG_COLS` row."""
-    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8])
+    return make_message(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                        row[9])
 
 
 def thread_row(ns: str, row: Sequence[Any]) -> ThreadInfo:
@@ -51,7 +52,7 @@ def snapshot_row(row: Sequence[Any]) -> Snapshot:
 
 
 def episode_dict(e: Episode) -> dict[str, Any]:
-    return asdict(e) | {"record_ids": list(e.record_ids)}
+    return public_dict(e) | {"record_ids": list(e.record_ids)}
 
 
 def args_json(args: Mapping[str, Any]) -> str:

@@ -10,6 +10,9 @@ from ..protocol import (
 )
 from .rows import OVERLAPPING_EPISODES
 
+_SCANNED_TEXT = {"messages": "content", "records": "text"}
+"""The text a `scanned` tag is about, by table (`CommonTx.mark_scanned`)."""
+
 
 class CommonTx:
     """The engine-independent reads of a transaction (`StoreTx`). An engine's transaction gives
@@ -72,6 +75,16 @@ class CommonTx:
         self.conn.execute(self.sql(
             "UPDATE messages SET content = ?, tokens = ? WHERE namespace = ? AND id = ?"),
             (content, tokens, namespace, message_id))
+
+    def mark_scanned(self, namespace: str, table: str, items: Sequence[tuple[int, str]],
+                     tag: int) -> None:
+        # The text is in the condition: a verdict is about one text, and never lands on a row
+        # whose text changed after it was scanned.
+        column = _SCANNED_TEXT[table]
+        if tag and items:
+            self.conn.cursor().executemany(self.sql(
+                f"UPDATE {table} SET scanned = ? WHERE namespace = ? AND id = ?"
+                f" AND {column} = ?"), [(tag, namespace, i, text) for i, text in items])
 
     def overlapping_episodes(
         self, namespace: str, thread_id: str, start: int, end: int

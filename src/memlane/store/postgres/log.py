@@ -366,7 +366,7 @@ class PgLog(PgCore):
             if start is not None:  # else the held rows are gone: read the window whole
                 recent = [_episode(r) for r in ep_rows or ()]
                 return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
-                                  ep_rows[0][7] if ep_rows else 0)
+                                  ep_rows[0][8] if ep_rows else 0)
         key = (namespace, thread_id, window_turns, buffer_lines)
         last_read = self._windows.get(key)
         if last_read is not None:
@@ -399,9 +399,9 @@ class PgLog(PgCore):
             if start is None:  # no such thread
                 return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
             ep_rows = ep_rows or []
-            first_ep = next((r for r in ep_rows if r[8]), None)
+            first_ep = next((r for r in ep_rows if r[9]), None)
             # Newest first; the first episode may also be among them (as its own row).
-            eps = sorted(((_episode(r), int(r[7])) for r in ep_rows if not r[8]),
+            eps = sorted(((_episode(r), int(r[8])) for r in ep_rows if not r[9]),
                          key=lambda en: -en[0].end)
             ahead = _Ahead(thread_id, far, turns, msg_rows or [], eps,
                            _episode(first_ep) if first_ep else None, filed_to, pinned, k)

@@ -10,14 +10,14 @@ from ...types import Episode, Record
 _REC_COLS = (
     "r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned, r.suspect,"
     " ARRAY(SELECT s.message_id FROM record_sources s WHERE s.namespace = r.namespace"
-    " AND s.record_id = r.id ORDER BY s.message_id), r.stated"
+    " AND s.record_id = r.id ORDER BY s.message_id), r.stated, r.scanned"
 )
 
 
 def _episode(row: Sequence[Any]) -> Episode:
     return Episode(
         thread_id=row[0], start=row[1], end=row[2], line=row[3],
-        record_ids=tuple(row[4]), date=row[5], suspect=bool(row[6]),
+        record_ids=tuple(row[4]), date=row[5], suspect=bool(row[6]), scanned=row[7],
     )
 
 
@@ -25,5 +25,5 @@ def _record(row: Sequence[Any]) -> Record:
     return Record(
         id=row[0], namespace=row[1], text=row[2], kind=row[3], thread_id=row[4],
         created=row[5], updated=row[6], pinned=bool(row[7]), suspect=bool(row[8]),
-        source_ids=tuple(row[9]), stated=float(row[10]),
+        source_ids=tuple(row[9]), stated=float(row[10]), scanned=row[11],
     )

@@ -132,17 +132,19 @@ class PgTx(CommonTx):
         self._lock_thread(namespace, episode.thread_id)
         self.conn.execute(
             'INSERT INTO episodes (namespace, thread_id, start, "end", n, date, line, record_ids,'
-            " suspect, written) VALUES (%(ns)s, %(tid)s, %(start)s, %(end)s,"
+            " suspect, written, scanned) VALUES (%(ns)s, %(tid)s, %(start)s, %(end)s,"
             ' COALESCE((SELECT n FROM episodes WHERE namespace = %(ns)s AND thread_id = %(tid)s'
             ' AND "end" = %(end)s), (SELECT COALESCE(MAX(n), 0) + 1 FROM episodes'
             " WHERE namespace = %(ns)s AND thread_id = %(tid)s)),"
-            " %(date)s, %(line)s, %(ids)s::bigint[], %(suspect)s, %(now)s)"
+            " %(date)s, %(line)s, %(ids)s::bigint[], %(suspect)s, %(now)s, %(scanned)s)"
             ' ON CONFLICT (namespace, thread_id, "end") DO UPDATE SET start = excluded.start,'
             " date = excluded.date, line = excluded.line, record_ids = excluded.record_ids,"
-            " suspect = excluded.suspect, written = excluded.written",
+            " suspect = excluded.suspect, written = excluded.written,"
+            " scanned = excluded.scanned",
             {"ns": namespace, "tid": episode.thread_id, "start": episode.start,
              "end": episode.end, "date": episode.date, "line": episode.line,
-             "ids": list(episode.record_ids), "suspect": episode.suspect, "now": now},
+             "ids": list(episode.record_ids), "suspect": episode.suspect, "now": now,
+             "scanned": episode.scanned},
         )
         self.conn.execute(
             "UPDATE threads SET filed_to = GREATEST(filed_to, %s)"

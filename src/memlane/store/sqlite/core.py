@@ -25,7 +25,7 @@ from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .tx import SQLiteTx, _episode
 
 _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
-             " stated")
+             " stated, scanned")
 
 
 def default_path() -> str:
@@ -297,7 +297,7 @@ class SQLiteCore(CommonStore):
             Record(
                 id=r[0], namespace=r[1], text=r[2], kind=r[3], thread_id=r[4], created=r[5],
                 updated=r[6], pinned=bool(r[7]), suspect=bool(r[8]),
-                source_ids=src[r[0]], stated=r[9],
+                source_ids=src[r[0]], stated=r[9], scanned=r[10],
             )
             for r in rows
         ]

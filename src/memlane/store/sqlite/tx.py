@@ -20,6 +20,7 @@ def _episode(row: Sequence[Any]) -> Episode:
     return Episode(
         thread_id=row[0], start=row[1], end=row[2], line=row[3],
         record_ids=tuple(json.loads(row[4])), date=row[5], suspect=bool(row[6]),
+        scanned=row[7],
     )
 
 
@@ -164,6 +165,11 @@ class SQLiteTx(CommonTx):
                 (json.dumps(kept), namespace, tid, end),
             )
 
+    @_tracked()
+    def mark_scanned(self, namespace: str, table: str, items: Sequence[tuple[int, str]],
+                     tag: int) -> None:
+        super().mark_scanned(namespace, table, items, tag)
+
     def get_episode(self, namespace: str, thread_id: str, end: int) -> Episode | None:
         row = self.conn.execute(
             f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
@@ -187,13 +193,15 @@ class SQLiteTx(CommonTx):
             n = top[0] + 1
         self.conn.execute(
             'INSERT INTO episodes (namespace, thread_id, start, "end", n, date, line, record_ids,'
-            " suspect, written) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " suspect, written, scanned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             ' ON CONFLICT (namespace, thread_id, "end") DO UPDATE SET start = excluded.start,'
             " date = excluded.date, line = excluded.line, record_ids = excluded.record_ids,"
-            " suspect = excluded.suspect, written = excluded.written",
+            " suspect = excluded.suspect, written = excluded.written,"
+            " scanned = excluded.scanned",
             (
                 namespace, episode.thread_id, episode.start, episode.end, n, episode.date,
                 episode.line, json.dumps(list(episode.record_ids)), int(episode.suspect), now,
+                episode.scanned,
             ),
         )
         self.conn.execute(

@@ -10,7 +10,7 @@ from ...caches import remember
 from ...types import Episode, Message, make_message
 
 # The columns of an episode `context_rows` shows (thread_id is the one asked for), then `n`.
-_WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, n'
+_WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, scanned, n'
 
 
 def _window_episode(memo: dict[Any, Episode], thread_id: str, row: tuple[Any, ...]) -> Episode:
@@ -23,6 +23,7 @@ def _window_episode(memo: dict[Any, Episode], thread_id: str, row: tuple[Any, ..
         ep = remember(memo, key, Episode(
             thread_id=thread_id, start=row[0], end=row[1], line=row[2],
             record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
+            scanned=row[6],
         ))
     return ep
 
@@ -84,4 +85,4 @@ class _WindowReads:
             (self.ns, self.thread_id, start, max(buffer_lines, 1)),
         ).fetchall()
         memo, tid = self.memo, self.thread_id
-        return [_window_episode(memo, tid, r) for r in rows], (rows[0][6] if rows else 0)
+        return [_window_episode(memo, tid, r) for r in rows], (rows[0][7] if rows else 0)
