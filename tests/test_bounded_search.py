@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from memlane import Memory
 from memlane.store.common import TermStats
 from memlane.store.protocol import BOUNDED, SearchBounds
 
@@ -136,3 +137,23 @@ def test_work_does_not_grow_with_the_records_sharing_a_word(tmp_path: Any) -> No
             s.close()
     assert work["bounded"][1] < 1.5 * work["bounded"][0], work
     assert work["exhaustive"][1] > 5 * work["exhaustive"][0], work
+
+
+def test_a_records_words_follow_its_text_whoever_writes(tmp_path):
+    """`records.words` (migration 7), what the bounded search weighs a record's length by, is
+    its text's spaces + 2 after every kind of write: the library's, and another tool's SQL."""
+    mem = Memory.open(str(tmp_path / "m.db"))
+    try:
+        a = mem.remember("one two three")
+        b = mem.remember("solo")
+        mem.update(a.id, "one two three four five")
+        with mem.store.transaction() as tx:
+            tx.conn.execute("UPDATE records SET text = 'x  y' WHERE id = ?", (b.id,))
+        with mem.store.transaction() as tx:
+            rows = tx.conn.execute(
+                "SELECT words, length(text) - length(replace(text, ' ', '')) + 2, text"
+                " FROM records").fetchall()
+        assert sorted((w, t) for w, _, t in rows) == [(4, "x  y"), (6, "one two three four five")]
+        assert all(w == expected for w, expected, _ in rows)
+    finally:
+        mem.close()

@@ -34,5 +34,21 @@ _POSTGRES = "".join(
     f"    FOR EACH ROW EXECUTE FUNCTION memlane_{t}_rescan();\n"
     for t, c in _TABLES)
 
-SQLITE = Migration(7, "scan verdicts kept", _SQLITE)
+# SQLite only: a record's length in words as the bounded search weighs it (spaces + 2, close to
+# FTS5's token count for one-line facts; `SQLiteSearch._sql_candidates`), kept with the row by
+# triggers instead of computed from the text for every posting a search reads.
+_WORDS = "length({t}) - length(replace({t}, ' ', '')) + 2"
+_SQLITE += f"""
+ALTER TABLE records ADD COLUMN words INTEGER NOT NULL DEFAULT 0;
+UPDATE records SET words = {_WORDS.format(t="text")};
+CREATE TRIGGER records_words_ai AFTER INSERT ON records BEGIN
+    UPDATE records SET words = {_WORDS.format(t="new.text")} WHERE rowid = new.rowid;
+END;
+CREATE TRIGGER records_words_au AFTER UPDATE OF text ON records WHEN new.text IS NOT old.text
+BEGIN
+    UPDATE records SET words = {_WORDS.format(t="new.text")} WHERE rowid = new.rowid;
+END;
+"""
+
+SQLITE = Migration(7, "scan verdicts kept; records' words", _SQLITE)
 POSTGRES = Migration(7, "scan verdicts kept", _POSTGRES)

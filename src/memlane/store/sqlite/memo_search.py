@@ -82,8 +82,7 @@ class SQLiteMemoSearch(SQLiteCore):
                 if got is None or (len(got[0]) < n and not got[1]):
                     need.append((t, n))
             if need:
-                sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, length(r.text)"
-                       " - length(replace(r.text, ' ', '')) + 2 FROM records_fts"
+                sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, r.words FROM records_fts"
                        " CROSS JOIN records r"  # the index drives (see `_memo_exact`)
                        " ON r.id = records_fts.rowid WHERE records_fts MATCH ? AND"
                        " r.namespace = ? ORDER BY records_fts.rowid DESC LIMIT ?)")

@@ -76,10 +76,11 @@ class SQLiteSearch(SQLiteMemoSearch):
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         # BM25 at tf = 1: a term's IDF times (k1 + 1) / (1 + k1 (1 - b + b D / avgdl)), with
-        # D the record's words (spaces + 1, close to FTS5's token count for one-line facts).
+        # D the record's words (`records.words`, migration 7: spaces + 2, close to FTS5's token
+        # count for one-line facts).
         sub = ("SELECT id, ? * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / ?)) AS w FROM ("
-               "SELECT records_fts.rowid AS id, length(r.text) - length(replace(r.text, ' ', ''))"
-               " + 2 AS d FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+               "SELECT records_fts.rowid AS id, r.words AS d FROM records_fts JOIN records r"
+               " ON r.id = records_fts.rowid"
                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
                " ORDER BY records_fts.rowid DESC LIMIT ?)")
         avgdl = self._avgdl()
