@@ -113,9 +113,13 @@ def test_a_verdict_never_outlives_its_text(target: str) -> None:
     try:
         rec = next(r for r in mem.store.records("ns") if "Lisbon5" in r.text)
         assert rec.scanned == safety.SCANNER
-        # Any path that changes the text resets the tag: the library's update...
+        # Any path that changes the text resets the tag: the library's update (which keeps the
+        # verdict of the text it writes, when that one is clean)...
+        assert mem.update(rec.id, "Anna5 moved to Porto.").scanned == safety.SCANNER
         mem.update(rec.id, ATTACK)
         assert dict(_rows(mem, "records"))[ATTACK] == 0
+        assert mem.remember("Anna5 likes figs.").scanned == safety.SCANNER
+        assert mem.remember(ATTACK + " (0)").scanned == 0
         # ...and a write no memlane code made (another tool on the same database).
         with mem.store.transaction() as tx:
             tx.conn.execute(tx.sql("UPDATE messages SET content = ? WHERE namespace = 'ns'"

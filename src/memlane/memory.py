@@ -46,7 +46,7 @@ from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import STRETCH_READ, cited_ids, cited_seqs, rank_turns, stretch_votes
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
-from .safety import is_suspect
+from .safety import clean_tag, is_suspect
 from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
@@ -254,8 +254,10 @@ class Memory(Forgetting, SnapshotsAndVectors):
             raise UsageError("source_ids must be message ids from 1 to 2**63-1")
         if thread_id is not None:
             thread_id = validate.identifier(thread_id, "thread id")
+        scans = self.caches.scans
         rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
-                                    suspect=suspect or is_suspect(text))
+                                    suspect=suspect or is_suspect(text, scans),
+                                    scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
 
@@ -267,8 +269,10 @@ class Memory(Forgetting, SnapshotsAndVectors):
         rid = _id(record_id)
         if not in_range(rid):
             raise NotFound(f"no record #{rid} in this namespace")
+        scans = self.caches.scans
         rec = self.store.update_record(self.ns, rid, text,
-                                       suspect=suspect or is_suspect(text))
+                                       suspect=suspect or is_suspect(text, scans),
+                                       scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
 

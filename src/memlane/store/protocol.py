@@ -328,16 +328,19 @@ class RecordsAndSearch(Protocol):
         pinned: bool = False,
         now: float | None = None,
         suspect: bool = False,
+        scanned: int = 0,
     ) -> Record:
         """Add one record outside a memory step (the `remember` tool). Source ids that are not
-        messages of this namespace are dropped."""
+        messages of this namespace are dropped. `scanned`: the clean verdict's tag to keep with
+        the text (`safety.clean_tag`; 0: none)."""
         ...
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float | None = None,
-        suspect: bool = False,
+        suspect: bool = False, scanned: int = 0,
     ) -> Record:
-        """Replace a record's text (the old text goes to the history); raises `NotFound`."""
+        """Replace a record's text (the old text goes to the history); raises `NotFound`.
+        `scanned` as in `add_record`."""
         ...
 
     def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:

@@ -22,13 +22,14 @@ class CommonRecords(CommonCore):
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float | None = None,
-        suspect: bool = False,
+        suspect: bool = False, scanned: int = 0,
     ) -> Record:
         now = time.time() if now is None else now
         with self.transaction() as tx:
             if tx.record_owner(namespace, record_id) != namespace:
                 raise NotFound(f"no record #{record_id} in namespace {namespace!r}")
             tx.update_record(namespace, record_id, text, now, suspect)
+            tx.mark_scanned(namespace, "records", [(record_id, text)], scanned)
         return self._written(namespace, record_id)
 
     def delete_record(self, namespace: str, record_id: int, now: float | None = None) -> bool:
@@ -42,7 +43,7 @@ class CommonRecords(CommonCore):
     def add_record(
         self, namespace: str, text: str, kind: str = "fact", source_ids: Sequence[int] = (),
         thread_id: str | None = None, pinned: bool = False, now: float | None = None,
-        suspect: bool = False,
+        suspect: bool = False, scanned: int = 0,
     ) -> Record:
         now = time.time() if now is None else now
         with self.transaction() as tx:
@@ -55,6 +56,7 @@ class CommonRecords(CommonCore):
                     (namespace, *part)).fetchall())
             rid = tx.add_record(namespace, text, kind, sorted(src), thread_id, now, None,
                                 suspect, pinned)
+            tx.mark_scanned(namespace, "records", [(rid, text)], scanned)
         return self._written(namespace, rid)
 
     def pin(self, namespace: str, record_id: int, pinned: bool = True) -> Record:
