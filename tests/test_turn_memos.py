@@ -525,3 +525,37 @@ def test_a_kept_prefix_of_newest_postings_stays_a_prefix(tmp_path: Path) -> None
     got, want = both()
     assert got == want and plain in got
     s.close()
+
+
+def test_newest_postings_follow_own_steps_and_a_forget_empties_their_index(tmp_path: Path
+                                                                            ) -> None:
+    """The newest postings are kept through this store's own steps, caught up from an index of
+    the touched records' texts (`_catch_up`); a forget empties both: no forgotten word stays."""
+    s = SQLiteStore(tmp_path / "m.db")
+    for i in range(30):
+        s.add_record("ns", f"plum jam batch {i} for the market")
+    weights = [("plum", 1.0, 50), ("market", 1.0, 50)]
+
+    def ranked() -> list[int]:
+        with s._lock:
+            assert s._memos_fresh(s.conn)
+            got = s._memo_candidates("ns", weights, 40)
+        want = s._sql_candidates("ns", weights, 40, SearchFilters())
+        assert [r.id for r, _ in got] == [r.id for r, _ in want]
+        return [r.id for r, _ in got]
+
+    ranked()
+    with s.transaction() as tx:  # a step: tracked writes only
+        secret = tx.add_record("ns", "the plum tree code is 7781", "fact", [], None,
+                               time.time(), None, False)
+    assert s._memos.newest  # kept through the step...
+    assert secret in ranked()  # ...and caught up with it
+
+    def indexed() -> int:
+        return int(s.conn.execute("SELECT count(*) FROM temp.memlane_touched").fetchone()[0])
+
+    assert indexed() > 0  # the records this store wrote since the memos were emptied
+    s.forget_record("ns", secret)
+    assert not s._memos.newest and not s._memos.touched and indexed() == 0
+    assert secret not in ranked()
+    s.close()

@@ -8,7 +8,8 @@ this store (a forgotten text must not stay) and whenever another connection comm
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 from ...types import Record
 
@@ -18,6 +19,26 @@ starts again (a term's list holds at most `SearchBounds.exact_postings` (id, len
 pairs)."""
 RECORDS_MEMO = 8192
 """Records (and records' sources) the SQLite store memoises before it starts again."""
+
+
+TOUCHED_MAX = 4096
+"""Records this store's own steps may touch before the newest postings are emptied instead of
+caught up (`RowMemos.touched`)."""
+
+
+@dataclass(eq=False)
+class Newest:
+    """A term's newest postings in a namespace (SQLite's `_memo_candidates`): `(record id, its
+    words)` pairs, newest first, a prefix of the term's postings: every posting with an id at
+    least the last one's is here (`complete`: all of them are). It reflects the first `upto`
+    records of `RowMemos.touched`: the rest are read again (`_catch_up`) before it is used.
+    `weighted`: the pairs' length factors for the average length `avgdl`."""
+
+    pairs: list[tuple[int, int]]
+    complete: bool
+    upto: int
+    avgdl: float = 0.0
+    weighted: list[tuple[int, float]] | None = None
 
 
 class RowMemos:
@@ -41,26 +62,52 @@ class RowMemos:
         self.seen: set[tuple[str, str]] = set()
         """(namespace, term) a search asked for since the memos were emptied: a term's list is
         read the second time it is asked for (SQLite's `_memo_worth`)."""
+        self.newest: dict[tuple[str, str], Newest] = {}
+        """SQLite's newest postings by (namespace, term): kept through this store's own steps
+        (caught up with the records they touched), emptied like the rest otherwise."""
+        self.touched: list[int] = []
+        """The records this store's own tracked writes touched since the memos were emptied, in
+        order (a record may come back): what `Newest.upto` counts."""
+        self.avgdl: float | None = None
+        """The lexical index's average length (SQLite's `_avgdl`), read once a revision."""
+        self.on_drop: Callable[[], None] | None = None
+        """Called when the newest postings are emptied: the store empties what it derived
+        from `touched` (SQLite's index of the touched records' texts: a forgotten text must
+        not stay)."""
 
     def drop(self) -> None:
         self.rev = None
         self.size = None
+        self.avgdl = None
         self.seen.clear()
         for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
             memo.clear()
+        self._drop_newest()
+
+    def _drop_newest(self) -> None:
+        self.newest.clear()
+        self.touched.clear()
+        if self.on_drop is not None:
+            self.on_drop()
 
     def keep_but(self, touched: set[int], rev: Hashable) -> None:
         """After this store's own write to the `touched` records only (and episodes): those
-        records and their sources leave; term counts, postings, pages and the index size (the
-        index's statistics moved) are emptied; the rest is valid for `rev`, the revision now."""
+        records and their sources leave; term counts, scored postings, pages and the index
+        size and average length (the index's statistics moved) are emptied; the newest
+        postings stay, to be caught up with the `touched` records before they are used; the
+        rest is valid for `rev`, the revision now."""
         for rid in touched:
             self.records.pop(rid, None)
             self.sources.pop(rid, None)
         self.postings.clear()
         self.counts.clear()
         self.pages.clear()
-        self.seen.clear()
         self.size = None
+        self.avgdl = None
+        # `seen` stays with the newest postings: a term asked for before has its list kept.
+        self.touched.extend(sorted(touched))
+        if len(self.touched) > TOUCHED_MAX:
+            self._drop_newest()
         self.rev = rev
 
     def fresh(self, rev: Hashable) -> None:
@@ -74,3 +121,5 @@ class RowMemos:
                            (self.pages, POSTINGS_MEMO), (self.seen, RECORDS_MEMO)):
             if len(memo) > most:
                 memo.clear()
+        if len(self.newest) > POSTINGS_MEMO:
+            self._drop_newest()

@@ -85,6 +85,12 @@ class SQLiteCore(CommonStore):
         """The last read of each context window (`SQLiteLog.context_rows`), by revision."""
         self._memos = RowMemos()
         """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""
+        self._memos.on_drop = self._forget_touched
+        self._touched_done = [0]
+        """How many of `RowMemos.touched` the index of the touched records' texts reflects
+        (`memo_search._touched_index`)."""
+        self._touched_meta: dict[int, tuple[str, int]] = {}
+        """(namespace, words) of each record in that index."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -210,6 +216,15 @@ class SQLiteCore(CommonStore):
     def _export_records(self, q: Callable[[str, Sequence[Any]], list[Any]], namespace: str
                         ) -> list[Record]:
         return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
+
+    def _forget_touched(self) -> None:
+        """Empty the index of the touched records' texts (`RowMemos.on_drop`): nothing derived
+        from a text outlives the memos (a forgotten text must not stay)."""
+        with self._lock:
+            if self._touched_done[0] or self._touched_meta:
+                self.conn.execute("DELETE FROM temp.memlane_touched")
+            self._touched_done[0] = 0
+            self._touched_meta.clear()
 
     def clear_memos(self) -> None:
         """Drop the memoised episode rows and what is memoised under the revision (a memory's

@@ -8,8 +8,10 @@ from operator import itemgetter
 from typing import Any
 
 from ...types import Record
+from ..common.memos import Newest
 from ..common.scores import contenders, summed
 from ..fts import fts5_match
+from ..protocol import chunks
 from .core import SQLiteCore
 
 FIRST_SIGHT = 2
@@ -72,14 +74,22 @@ class SQLiteMemoSearch(SQLiteCore):
         for the same common words turn after turn, and walking their newest postings was most
         of a search on a large store. A term's newest `n` postings of the namespace, with each
         record's length in words, are read once (one statement for every term missing) and
-        kept while `revision()` stays; a shorter read is a prefix of a longer one (newest
-        first), and one that came back short holds them all. Scored as the SQL does."""
+        kept while `revision()` stays, and through this store's own memory steps, caught up
+        with the records they touched (`_catch_up`); a shorter read is a prefix of a longer
+        one (newest first), and one that came back short holds them all. Scored as the SQL
+        does, against the index's average length now."""
         with self._lock:
-            memo = self._memos.postings
+            memos = self._memos
+            memo = memos.newest
+            behind = [(t, e) for t, _, _ in weights
+                      if (e := memo.get((namespace, t))) is not None
+                      and e.upto < len(memos.touched)]
+            if behind:
+                self._catch_up(namespace, behind)
             need = []
             for t, _, n in weights:
-                got = memo.get((namespace, t))
-                if got is None or (len(got[0]) < n and not got[1]):
+                e = memo.get((namespace, t))
+                if e is None or (len(e.pairs) < n and not e.complete):
                     need.append((t, n))
             if need:
                 sub = ("SELECT * FROM (SELECT ? AS i, records_fts.rowid, r.words FROM records_fts"
@@ -89,21 +99,89 @@ class SQLiteMemoSearch(SQLiteCore):
                 args: list[Any] = []
                 for i, (t, n) in enumerate(need):
                     args += [i, fts5_match([t], ("text",)), namespace, n]
-                # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
-                # average length is the index's, which moves only with the revision.
-                avgdl = self._avgdl()
-                lists: list[list[tuple[int, float]]] = [[] for _ in need]
+                lists: list[list[tuple[int, int]]] = [[] for _ in need]
                 for i, rid, d in self.conn.execute(" UNION ALL ".join([sub] * len(need)),
                                                    args):
-                    lists[i].append((rid, 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl))))
-                for (t, n), got_ in zip(need, lists, strict=True):
-                    got_.sort(reverse=True)  # newest first (UNION ALL keeps no order)
-                    memo[(namespace, t)] = (got_, len(got_) < n)
-            postings = [memo[(namespace, t)][0][:n] for t, _, n in weights]
+                    lists[i].append((rid, d))
+                for (t, n), got in zip(need, lists, strict=True):
+                    got.sort(reverse=True)  # newest first (UNION ALL keeps no order)
+                    memo[(namespace, t)] = Newest(got, len(got) < n, len(memos.touched))
+            # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
+            # average length is the index's, which moves only with the revision.
+            if memos.avgdl is None:
+                memos.avgdl = self._avgdl()
+            avgdl = memos.avgdl
+            postings = [_weighted(memo[(namespace, t)], avgdl)[:n] for t, _, n in weights]
         score = summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
         return self._with_records(namespace,
                                   heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0)))
+
+    def _catch_up(self, namespace: str, behind: list[tuple[str, Newest]]) -> None:
+        """The newest postings of `behind`'s terms, caught up with the records this store's
+        own steps touched since each was read (`RowMemos.touched`): those records leave each
+        list and come back where they hold the term now, and where the list reaches (a prefix
+        keeps every posting from its last one on). Which terms a record holds now is asked of
+        an FTS5 index of the touched records' texts alone (`_touched_index`), with the same
+        tokenizer as the records' index, so it answers as that index would, at the cost of a
+        few rows instead of a common term's whole list. Call under `_lock`, the memos fresh."""
+        memos = self._memos
+        log = memos.touched
+        meta = self._touched_index(log)
+        sub = "SELECT ? AS i, rowid FROM temp.memlane_touched WHERE memlane_touched MATCH ?"
+        args: list[Any] = []
+        for i, (t, _) in enumerate(behind):
+            args += [i, fts5_match([t], ("text",))]
+        holds: list[set[int]] = [set() for _ in behind]
+        for i, rid in self.conn.execute(" UNION ALL ".join([sub] * len(behind)), args):
+            holds[i].add(rid)
+        for (_, e), has in zip(behind, holds, strict=True):
+            moved = set(log[e.upto:])
+            pairs = e.pairs
+            # Records newer than the list's newest (a step's new ones) cannot be in it: the
+            # list is walked only for the older ones a step updated or deleted.
+            top = pairs[0][0] if pairs else -1
+            older = {rid for rid in moved if rid <= top}
+            if older:
+                pairs = [p for p in pairs if p[0] not in older]
+            reach = None if e.complete else (pairs[-1][0] if pairs else None)
+            back = sorted(((rid, meta[rid][1]) for rid in moved & has
+                           if meta[rid][0] == namespace
+                           and (e.complete or (reach is not None and rid > reach))),
+                          reverse=True)
+            if back:
+                pairs = (back + pairs if not pairs or back[-1][0] > pairs[0][0]
+                         else sorted(pairs + back, reverse=True))
+            if older or back:
+                e.pairs, e.weighted = pairs, None
+            e.upto = len(log)
+
+    def _touched_index(self, log: list[int]) -> dict[int, tuple[str, int]]:
+        """`temp.memlane_touched`, an FTS5 index of the current texts of the records in `log`
+        (`RowMemos.touched`), brought up to date; returns each indexed record's (namespace,
+        words). Lives in the connection's temporary database; emptied with the newest
+        postings (`_forget_touched`)."""
+        done = self._touched_done
+        if done[0] == 0 and log:
+            # The records' index's tokenizer (migration 2): the same words, stemmed the same.
+            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlane_touched"
+                              " USING fts5(text, tokenize = 'porter unicode61')")
+        fresh = sorted(set(log[done[0]:]))
+        meta = self._touched_meta
+        for part in chunks(fresh):
+            marks = ",".join("?" * len(part))
+            self.conn.execute(f"DELETE FROM temp.memlane_touched WHERE rowid IN ({marks})",
+                              part)
+            rows = self.conn.execute(
+                f"SELECT id, namespace, text, words FROM records WHERE id IN ({marks})",
+                part).fetchall()
+            for rid in part:
+                meta.pop(rid, None)
+            self.conn.executemany("INSERT INTO temp.memlane_touched (rowid, text)"
+                                  " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
+            meta.update((r[0], (r[1], r[3])) for r in rows)
+        done[0] = len(log)
+        return meta
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
                       ) -> list[tuple[Record, float]]:
@@ -125,3 +203,14 @@ class SQLiteMemoSearch(SQLiteCore):
                     vals.append(v)
                     v = 0
         return max(sum(vals[1:]) / vals[0], 1.0) if len(vals) > 1 and vals[0] else 8.0
+
+
+def _weighted(e: Newest, avgdl: float) -> list[tuple[int, float]]:
+    """`e`'s pairs with BM25's length factor at tf = 1 for the average length `avgdl` (as
+    `_sql_candidates` computes it), kept with `e` while the average stays."""
+    if e.weighted is None or e.avgdl != avgdl:
+        # One factor per distinct length (a few dozen), looked up per posting.
+        factor = {d: 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl)) for d in {d for _, d in e.pairs}}
+        e.weighted = [(rid, factor[d]) for rid, d in e.pairs]
+        e.avgdl = avgdl
+    return e.weighted
