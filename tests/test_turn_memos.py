@@ -552,7 +552,7 @@ def test_newest_postings_follow_own_steps_and_a_forget_empties_their_index(tmp_p
     assert secret in ranked()  # ...and caught up with it
 
     def indexed() -> int:
-        return int(s.conn.execute("SELECT count(*) FROM temp.memlane_touched").fetchone()[0])
+        return int(s.conn.execute("SELECT count(*) FROM memlane_mem.touched").fetchone()[0])
 
     assert indexed() > 0  # the records this store wrote since the memos were emptied
     s.forget_record("ns", secret)

@@ -222,7 +222,7 @@ class SQLiteCore(CommonStore):
         from a text outlives the memos (a forgotten text must not stay)."""
         with self._lock:
             if self._touched_done[0] or self._touched_meta:
-                self.conn.execute("DELETE FROM temp.memlane_touched")
+                self.conn.execute("DELETE FROM memlane_mem.touched")
             self._touched_done[0] = 0
             self._touched_meta.clear()
 

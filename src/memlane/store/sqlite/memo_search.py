@@ -128,7 +128,7 @@ class SQLiteMemoSearch(SQLiteCore):
         memos = self._memos
         log = memos.touched
         meta = self._touched_index(log)
-        sub = "SELECT ? AS i, rowid FROM temp.memlane_touched WHERE memlane_touched MATCH ?"
+        sub = "SELECT ? AS i, rowid FROM memlane_mem.touched WHERE touched MATCH ?"
         args: list[Any] = []
         for i, (t, _) in enumerate(behind):
             args += [i, fts5_match([t], ("text",))]
@@ -157,27 +157,31 @@ class SQLiteMemoSearch(SQLiteCore):
             e.upto = len(log)
 
     def _touched_index(self, log: list[int]) -> dict[int, tuple[str, int]]:
-        """`temp.memlane_touched`, an FTS5 index of the current texts of the records in `log`
+        """`memlane_mem.touched`, an FTS5 index of the current texts of the records in `log`
         (`RowMemos.touched`), brought up to date; returns each indexed record's (namespace,
-        words). Lives in the connection's temporary database; emptied with the newest
-        postings (`_forget_touched`)."""
+        words). Lives in an in-memory database attached to the connection; emptied with the
+        newest postings (`_forget_touched`)."""
         done = self._touched_done
         if done[0] == 0 and log:
-            # The records' index's tokenizer (migration 2): the same words, stemmed the same.
-            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlane_touched"
+            # In memory, never in a file (SQLite's temporary database may be one): the texts
+            # must go when the memos do. The records' index's tokenizer (migration 2): the same
+            # words, stemmed the same.
+            if not any(r[1] == "memlane_mem" for r in self.conn.execute("PRAGMA database_list")):
+                self.conn.execute("ATTACH DATABASE ':memory:' AS memlane_mem")
+            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.touched"
                               " USING fts5(text, tokenize = 'porter unicode61')")
         fresh = sorted(set(log[done[0]:]))
         meta = self._touched_meta
         for part in chunks(fresh):
             marks = ",".join("?" * len(part))
-            self.conn.execute(f"DELETE FROM temp.memlane_touched WHERE rowid IN ({marks})",
+            self.conn.execute(f"DELETE FROM memlane_mem.touched WHERE rowid IN ({marks})",
                               part)
             rows = self.conn.execute(
                 f"SELECT id, namespace, text, words FROM records WHERE id IN ({marks})",
                 part).fetchall()
             for rid in part:
                 meta.pop(rid, None)
-            self.conn.executemany("INSERT INTO temp.memlane_touched (rowid, text)"
+            self.conn.executemany("INSERT INTO memlane_mem.touched (rowid, text)"
                                   " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
             meta.update((r[0], (r[1], r[3])) for r in rows)
         done[0] = len(log)
