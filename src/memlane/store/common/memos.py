@@ -61,7 +61,10 @@ class RowMemos:
         """How many records the lexical index holds (PostgreSQL's `_index_size`)."""
         self.seen: set[tuple[str, str]] = set()
         """(namespace, term) a search asked for since the memos were emptied: a term's list is
-        read the second time it is asked for (SQLite's `_memo_worth`)."""
+        read the second time it is asked for (SQLite's `_memo_worth`); kept through this
+        store's own steps, as the newest postings are."""
+        self.seen_exact: set[tuple[str, str]] = set()
+        """The same for the exact branch's scored lists, which a step empties."""
         self.newest: dict[tuple[str, str], Newest] = {}
         """SQLite's newest postings by (namespace, term): kept through this store's own steps
         (caught up with the records they touched), emptied like the rest otherwise."""
@@ -80,6 +83,7 @@ class RowMemos:
         self.size = None
         self.avgdl = None
         self.seen.clear()
+        self.seen_exact.clear()
         for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
             memo.clear()
         self._drop_newest()
@@ -104,6 +108,7 @@ class RowMemos:
         self.pages.clear()
         self.size = None
         self.avgdl = None
+        self.seen_exact.clear()
         # `seen` stays with the newest postings: a term asked for before has its list kept.
         self.touched.extend(sorted(touched))
         if len(self.touched) > TOUCHED_MAX:
@@ -118,7 +123,8 @@ class RowMemos:
             self.rev = rev
         for memo, most in ((self.sources, RECORDS_MEMO), (self.records, RECORDS_MEMO),
                            (self.postings, POSTINGS_MEMO), (self.counts, RECORDS_MEMO),
-                           (self.pages, POSTINGS_MEMO), (self.seen, RECORDS_MEMO)):
+                           (self.pages, POSTINGS_MEMO), (self.seen, RECORDS_MEMO),
+                           (self.seen_exact, RECORDS_MEMO)):
             if len(memo) > most:
                 memo.clear()
         if len(self.newest) > POSTINGS_MEMO:

@@ -22,15 +22,17 @@ answered by one statement, not from per-term lists (`_memo_worth`)."""
 class SQLiteMemoSearch(SQLiteCore):
     """The unfiltered searches of the bounded top-k answered from memoised per-term reads."""
 
-    def _memo_worth(self, namespace: str, terms: list[str]) -> bool:
+    def _memo_worth(self, namespace: str, terms: list[str], exact: bool = False) -> bool:
         """Whether to answer from per-term lists (memoised, or read now to be): reading a
         term's list costs more than the one statement that ranks the query, in SQLite (4x
         for the exact branch: every match's score comes back to Python; 1.4x for the
         bounded read, #22), so a list pays only for a term asked for again before the memos
         are emptied, as a conversation's common words are. Terms asked for the first time
         since then (more than `FIRST_SIGHT` of them): one statement. Either way the same
-        results. Call under `_lock`, the memos fresh."""
-        seen = self._memos.seen
+        results. `exact`: for the exact branch's scored lists, which a memory step empties
+        (the bounded read's lists, and what was asked of them, stay). Call under `_lock`, the
+        memos fresh."""
+        seen = self._memos.seen_exact if exact else self._memos.seen
         new = sum((namespace, t) not in seen for t in terms)
         seen.update((namespace, t) for t in terms)
         return new <= FIRST_SIGHT

@@ -25,7 +25,7 @@ class SQLiteSearch(SQLiteMemoSearch):
                         narrow: bool = True) -> list[tuple[Record, float]]:
         with self._lock:  # re-entrant: held on through the memoised reads
             if (not narrow and f == SearchFilters() and self._memos_fresh(self.conn)
-                    and self._memo_worth(namespace, terms)):
+                    and self._memo_worth(namespace, terms, exact=True)):
                 return self._memo_exact(namespace, terms, k)
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
