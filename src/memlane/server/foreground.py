@@ -11,9 +11,11 @@ that overlapped a step: 10-15 ms of their own time, against a median of 2-2.5 ms
 So the service counts the requests whose work is running (`busy`: a proxied turn from its
 arrival to its answer, less the time it waits on the upstream; a REST operation), and a
 background job (`background`) waits for that count to reach zero before it starts and before
-each time it takes the SQLite store's lock (`pause`, called by the store: the step's Python
-between two of its reads is short, its hold on the store is not). A request that arrives while
-a step runs still waits for what the step is doing then, not for the rest of it.
+each time it takes the SQLite store's lock (`pause`, called by the store), and at the step's
+own pause points between its parts (`memlane.step.pauses`: the heuristic's Python between two
+reads of the store is not short next to a turn). A request that arrives while a step runs
+still waits for what the step is doing then (at most a hold of the store, or one part), not
+for the rest of it.
 
 A job never waits for more than `patience` seconds in all (then it runs to its end as before),
 and the service lets it wait only while the worker keeps up (fewer than `KEEPS_UP` jobs queued
@@ -31,6 +33,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+from ..step.pauses import pausing
 
 PATIENCE = 0.05
 """Seconds one background job may wait for gaps between requests, in all."""
@@ -103,7 +107,9 @@ class Foreground:
         self._job.patient = patient
         try:
             self.pause()
-            yield
+            # And at the step's own pause points, between its parts (`memlane.step.pauses`).
+            with pausing(self.pause):
+                yield
         finally:
             self._job.left = 0.0
 
