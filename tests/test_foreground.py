@@ -154,3 +154,83 @@ def test_a_proxied_turn_is_work_except_while_it_waits_on_the_upstream(tmp_path):
     assert during_upstream == [0, 0, 0]
     assert in_store and max(in_store) >= 1  # the turn's store work was counted
     assert svc.foreground.running == 0
+
+
+def _filed_records(memory: Memory) -> list[tuple[str, str]]:
+    return sorted((r.text, r.kind) for r in memory.records())
+
+
+def test_a_running_step_pauses_between_its_parts_while_a_request_works(service, tmp_path,
+                                                                         monkeypatch):
+    svc, memory = service
+    svc.foreground.patience = 30.0
+    talk = _conversation(8)  # four whole turns: one stretch due
+    with Memory.open(tmp_path / "ref.db") as ref:  # the same stretch filed with no request
+        ref.thread("t").extend(talk)
+        ref.step_runner().file_due("t", turn_done=True)
+        expected = _filed_records(ref)
+    assert expected
+
+    searched, arrived = threading.Event(), threading.Event()
+    related = Memory.related
+
+    def related_then_a_request(self, messages, limit=10):
+        got = related(self, messages, limit)
+        searched.set()  # the step is past its search (a read of the store) ...
+        arrived.wait(10)  # ... and a request arrives while it runs
+        return got
+
+    monkeypatch.setattr(Memory, "related", related_then_a_request)
+    from memlane.step.extractor import HeuristicExtractor
+    extract = HeuristicExtractor.extract
+    running_at_extract: list[int] = []
+
+    def counted(self, messages, existing):
+        running_at_extract.append(svc.foreground.running)
+        return extract(self, messages, existing)
+
+    monkeypatch.setattr(HeuristicExtractor, "extract", counted)
+    memory.thread("t").extend(talk)
+    svc.submit_step(memory.ns, "t", turn_done=True)
+    assert searched.wait(10)
+    with svc.foreground.busy():
+        arrived.set()
+        time.sleep(0.3)
+        # The step waits at its next pause point (before the extractor), not at the next
+        # take of the store's lock: its Python does not run while the request works ...
+        assert running_at_extract == [], "the step went on while a request was working"
+        assert _filed(memory, "t") == 0
+        # ... and it holds no lock of the store while it waits: the request's reads go on.
+        read: list[int] = []
+        reader = threading.Thread(target=lambda: read.append(len(memory.thread("t").messages())))
+        reader.start()
+        reader.join(5)
+        assert read == [8], "a paused step held the store"
+    svc.drain(10)
+    assert running_at_extract == [0]
+    assert _filed(memory, "t") == 1
+    assert _filed_records(memory) == expected  # what it files is the same
+    assert svc.foreground.waited > 0.25
+
+
+def test_pause_points_call_their_threads_hook_only_and_change_no_step(tmp_path):
+    from memlane.step.heuristic import extract
+    from memlane.step.pauses import pause_point, pausing
+
+    with Memory.open(tmp_path / "m.db") as memory:
+        th = memory.thread("t")
+        th.extend(_conversation(8))
+        messages = th.messages()
+        calls: list[str] = []
+        pause_point()  # no hook: nothing
+        with pausing(lambda: calls.append(threading.current_thread().name)):
+            other = threading.Thread(target=pause_point, name="other")
+            other.start()
+            other.join(5)
+            assert calls == []  # another thread's pause point is not this job's
+            paused = extract(messages, memory.records())
+        assert len(calls) >= len(messages)  # at least once per message
+        assert set(calls) == {threading.current_thread().name}
+        calls.clear()
+        assert extract(messages, memory.records()) == paused  # the same step, unpaused
+        assert calls == []  # the hook is gone with its block
