@@ -163,7 +163,7 @@ def _filed_records(memory: Memory) -> list[tuple[str, str]]:
 def test_a_running_step_pauses_between_its_parts_while_a_request_works(service, tmp_path,
                                                                          monkeypatch):
     svc, memory = service
-    svc.foreground.patience = 30.0
+    svc.foreground.patience = svc.foreground.brief = 30.0
     talk = _conversation(8)  # four whole turns: one stretch due
     with Memory.open(tmp_path / "ref.db") as ref:  # the same stretch filed with no request
         ref.thread("t").extend(talk)
@@ -234,3 +234,31 @@ def test_pause_points_call_their_threads_hook_only_and_change_no_step(tmp_path):
         calls.clear()
         assert extract(messages, memory.records()) == paused  # the same step, unpaused
         assert calls == []  # the hook is gone with its block
+
+
+def test_a_pause_point_waits_briefly_and_once_when_requests_never_stop():
+    from memlane.step.pauses import pause_point
+
+    fg = Foreground(patience=5.0, brief=0.1)
+    started, go = threading.Event(), threading.Event()
+    took: list[float] = []
+
+    def job() -> None:
+        with fg.background():  # no request yet: it starts at once
+            started.set()
+            go.wait(10)
+            t = time.monotonic()
+            for _ in range(20):  # its parts, while requests follow one another
+                pause_point()
+            took.append(time.monotonic() - t)
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    assert started.wait(10)
+    with fg.busy():  # requests that never stop
+        go.set()
+        worker.join(10)
+    # The first pause point waits `brief` and finds no gap; the others do not wait (not 20 x
+    # 0.1 s, nor the job's 5 s of patience): filing goes on under continuous load.
+    assert took and 0.08 < took[0] < 0.6, took
+    assert 0.08 < fg.waited < 0.6

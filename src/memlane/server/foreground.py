@@ -18,6 +18,8 @@ still waits for what the step is doing then (at most a hold of the store, or one
 for the rest of it.
 
 A job never waits for more than `patience` seconds in all (then it runs to its end as before),
+at a pause point no more than `brief` seconds (one wait that finds no gap ends its waits at
+pause points: the requests come without gaps),
 and the service lets it wait only while the worker keeps up (fewer than `KEEPS_UP` jobs queued
 behind it, `Service._step`): under continuous load the steps file as they did, and the memory
 does not fall behind. Its writes, and what they contain, are the same; only when they happen
@@ -38,6 +40,12 @@ from ..step.pauses import pausing
 
 PATIENCE = 0.05
 """Seconds one background job may wait for gaps between requests, in all."""
+BRIEF = 0.005
+"""Seconds a job waits for a gap at one of its pause points (`memlane.step.pauses`). With one
+client a turn's own work ends, or reaches its wait on the upstream, well within this; a wait
+that finds no gap means requests follow one another without any, and the job pauses at its
+pause points no more (its waits before taking the store's lock stay): otherwise its many
+pause points spent its whole patience on every job, and under 8 clients filing fell behind."""
 
 _COUNTED: contextvars.ContextVar[Foreground | None] = contextvars.ContextVar(
     "memlane_foreground", default=None)
@@ -48,8 +56,9 @@ copy of its request's context, so a turn counted at its arrival is not counted t
 class Foreground:
     """How many requests are doing work now, and the wait of background jobs for none."""
 
-    def __init__(self, patience: float = PATIENCE) -> None:
+    def __init__(self, patience: float = PATIENCE, brief: float = BRIEF) -> None:
         self.patience = patience
+        self.brief = brief
         self._n = 0
         self._idle = threading.Condition(threading.Lock())
         self._job = threading.local()
@@ -105,10 +114,11 @@ class Foreground:
         when `nudge` is called)."""
         self._job.left = self.patience
         self._job.patient = patient
+        self._job.parts = True
         try:
             self.pause()
             # And at the step's own pause points, between its parts (`memlane.step.pauses`).
-            with pausing(self.pause):
+            with pausing(self.between_parts):
                 yield
         finally:
             self._job.left = 0.0
@@ -121,18 +131,30 @@ class Foreground:
     def pause(self) -> None:
         """In a background job: wait until no request is doing work, within what is left of
         the job's patience. Elsewhere (a request's thread), return at once."""
+        self._wait(getattr(self._job, "left", 0.0))
+
+    def between_parts(self) -> None:
+        """A background job's pause point (`memlane.step.pauses`): `pause`, for at most
+        `brief` seconds; if no gap came by then, the job's pause points wait no more."""
+        if self._n and getattr(self._job, "parts", False) and \
+                not self._wait(min(getattr(self._job, "left", 0.0), self.brief)):
+            self._job.parts = False
+
+    def _wait(self, most: float) -> bool:
+        """Wait at most `most` seconds (counted in the job's patience) for no request doing
+        work, while the job is patient; False if the time ran out first."""
         if not self._n:
-            return
-        left = getattr(self._job, "left", 0.0)
-        if left <= 0:
-            return
+            return True
+        if most <= 0:
+            return False
         patient = self._job.patient
         t = time.monotonic()
         with self._idle:
-            self._idle.wait_for(lambda: not self._n or not patient(), left)
+            got = self._idle.wait_for(lambda: not self._n or not patient(), most)
         took = time.monotonic() - t
-        self._job.left = left - took
+        self._job.left -= took
         self.waited += took
+        return bool(got)
 
 
-__all__ = ["PATIENCE", "Foreground"]
+__all__ = ["BRIEF", "PATIENCE", "Foreground"]
