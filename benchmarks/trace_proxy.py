@@ -89,11 +89,13 @@ P.Proxy._answer, P.Proxy._hold, P.prepare_turn, P.complete = answer, hold, prepa
 _step = B.Service._step
 def step(self, key, batch):
     t, c, out = now(), time.thread_time(), []
+    w = getattr(getattr(self, "foreground", None), "waited", 0.0)
     try:
         out = _step(self, key, batch)
         return out
     finally:
-        steps.append((t, now(), time.thread_time() - c, len(out)))
+        steps.append((t, now(), time.thread_time() - c, len(out),
+                      getattr(getattr(self, "foreground", None), "waited", 0.0) - w))
 B.Service._step = step
 import memlane.memory as M, memlane.step.runner as R, memlane.server.foreground as F
 from contextlib import contextmanager

@@ -262,3 +262,38 @@ def test_a_pause_point_waits_briefly_and_once_when_requests_never_stop():
     # 0.1 s, nor the job's 5 s of patience): filing goes on under continuous load.
     assert took and 0.08 < took[0] < 0.6, took
     assert 0.08 < fg.waited < 0.6
+
+
+def test_a_pause_point_does_not_wait_while_requests_overlap():
+    from memlane.step.pauses import pause_point
+
+    fg = Foreground(patience=5.0, brief=5.0)
+    took: list[float] = []
+    go = threading.Event()
+
+    def job() -> None:
+        with fg.background():
+            go.wait(10)
+            t = time.monotonic()
+            pause_point()
+            took.append(time.monotonic() - t)
+
+    entered, done = threading.Event(), threading.Event()
+
+    def another_request() -> None:
+        with fg.busy():
+            entered.set()
+            done.wait(10)
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    other = threading.Thread(target=another_request)
+    with fg.busy():  # two requests at once
+        other.start()
+        assert entered.wait(10)
+        assert fg.running == 2
+        go.set()
+        worker.join(10)
+        done.set()
+    other.join(10)
+    assert took and took[0] < 0.5  # the server is under load: the step goes on
