@@ -41,11 +41,10 @@ from ..step.pauses import pausing
 PATIENCE = 0.05
 """Seconds one background job may wait for gaps between requests, in all."""
 BRIEF = 0.005
-"""Seconds a job waits for a gap at one of its pause points (`memlane.step.pauses`). With one
-client a turn's own work ends, or reaches its wait on the upstream, well within this; a wait
-that finds no gap means requests follow one another without any, and the job pauses at its
-pause points no more (its waits before taking the store's lock stay): otherwise its many
-pause points spent its whole patience on every job, and under 8 clients filing fell behind."""
+"""Seconds a job waits for a gap at one of its pause points (`memlane.step.pauses`). A proxied
+turn's own work ends, or reaches its wait on the upstream, well within this; a wait that finds
+no gap means requests follow one another without any (or one is long), and the job pauses at
+its pause points no more (its waits before taking the store's lock stay as they were)."""
 
 _COUNTED: contextvars.ContextVar[Foreground | None] = contextvars.ContextVar(
     "memlane_foreground", default=None)

@@ -10,8 +10,9 @@ more place to wait: the step calls it between its parts, where it holds no lock 
 (never inside `apply_step`'s transaction), and it calls the hook its thread was given
 (`pausing`), or nothing: outside a background job it costs one attribute read.
 
-The hook decides whether to wait and how long (`Foreground.pause`: while a request works,
-within the job's patience). Pausing changes when a step's work happens, never what it files.
+The hook decides whether to wait and how long (`Foreground.between_parts`: while one request
+works, briefly, within the job's patience). Pausing changes when a step's work happens, never
+what it files.
 """
 
 from __future__ import annotations
