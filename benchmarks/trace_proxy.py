@@ -11,7 +11,12 @@ the `Guard` middleware), the pool thread's start, the thread's hold, the prepare
 append, `Thread.context`), the upstream call, the finish (answer, ledger row, step queued), the
 pool thread's end, and the endpoint's return. `Server-Timing` is entry to return minus the
 upstream call. For the slowest `--slow` percent of requests, and for all, it sums each stage
-and what overlapped it: step-worker time, GC time, checkpoint time, store-lock wait.
+and what overlapped it: step-worker time, GC time, checkpoint time, store-lock wait; splits the
+pool thread's time (less the upstream call) into its own CPU, its store-lock waits and the rest
+(mostly the GIL); shows the step's phases (unfiled read, related search, extract, apply) during
+the requests; and counts the requests whose context was read after a step's commit (the store's
+memos emptied). Each step job also records how long it waited for gaps between requests.
+`--keep FILE` writes the raw trace as JSON.
 """
 
 from __future__ import annotations
