@@ -513,23 +513,3 @@ def test_banner_links_routes_that_exist(proxy):
             continue
         with urllib.request.urlopen(req) as r:
             assert r.status == 200, link
-
-
-def test_serve_switch_interval_default_env_and_refusal(monkeypatch, tmp_path, capsys):
-    import sys
-
-    from memlane.cli import main
-    from memlane.cli.serve import SWITCH_INTERVAL, _switch_interval
-
-    assert _switch_interval() == SWITCH_INTERVAL < sys.getswitchinterval()
-    monkeypatch.setenv("MEMLANE_SWITCH_INTERVAL", "0.002")
-    assert _switch_interval() == 0.002
-    before = sys.getswitchinterval()
-    for bad in ("0", "-1", "fast"):
-        monkeypatch.setenv("MEMLANE_SWITCH_INTERVAL", bad)
-        db = tmp_path / "m.db"
-        assert main(["--db", str(db), "serve", "--port", "8799"]) != 0
-        err = capsys.readouterr().err
-        assert "MEMLANE_SWITCH_INTERVAL" in err and "Traceback" not in err
-        assert not db.exists()  # refused before anything opens
-    assert sys.getswitchinterval() == before

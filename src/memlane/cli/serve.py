@@ -24,11 +24,6 @@ from . import JSON_HELP, add_embedder_arg, emit
 KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
 
 UPSTREAM_TIMEOUT = 120.0
-SWITCH_INTERVAL = 0.0005
-"""Seconds a thread running Python keeps the GIL from one that waits for it, in `memlane
-serve` (CPython's default is 0.005; `$MEMLANE_SWITCH_INTERVAL` overrides). A request that
-arrives while a background memory step runs Python waits for the GIL before it can say it is
-there (`memlane.server.foreground`): at most this long, not 5 ms (docs/PERFORMANCE.md)."""
 
 
 def _env_float(name: str, default: float) -> float:
@@ -39,15 +34,6 @@ def _env_float(name: str, default: float) -> float:
         return float(raw)
     except ValueError:
         raise UsageError(f"${name}={raw!r} is not a number of seconds") from None
-
-
-def _switch_interval() -> float:
-    """`SWITCH_INTERVAL`, or `$MEMLANE_SWITCH_INTERVAL` (seconds, more than 0)."""
-    got = _env_float("MEMLANE_SWITCH_INTERVAL", SWITCH_INTERVAL)
-    if not got > 0:
-        raise UsageError(f"$MEMLANE_SWITCH_INTERVAL={got!r} must be more than 0 seconds "
-                         f"(default {SWITCH_INTERVAL})")
-    return got
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -157,7 +143,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 < args.upstream_timeout <= 86400:
         raise UsageError(f"--upstream-timeout {args.upstream_timeout:g}: give seconds, more "
                          "than 0 (and at most a day)")
-    args.switch_interval = _switch_interval()
     from ..server.conn import uvicorn_options
 
     uvicorn_options(args.http)  # a parser that is not installed: said before anything opens
@@ -222,10 +207,6 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     # 40,000 objects after the imports; benchmarks/trace_proxy.py).
     gc.collect()
     gc.freeze()
-    # Requests before background steps: a request thread that waits for the GIL gets it
-    # sooner (`SWITCH_INTERVAL`).
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(getattr(args, "switch_interval", SWITCH_INTERVAL))
     try:
         uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=30,
                                       **uvicorn_options(args.http))).run(sockets=[sock])
@@ -240,7 +221,6 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
                 ledger.close()
         finally:
             signal.signal(signal.SIGTERM, previous)
-            sys.setswitchinterval(interval)
     print("memlane: stopped; stores closed", file=sys.stderr)
     return 0
 

@@ -11,15 +11,11 @@ that overlapped a step: 10-15 ms of their own time, against a median of 2-2.5 ms
 So the service counts the requests whose work is running (`busy`: a proxied turn from its
 arrival to its answer, less the time it waits on the upstream; a REST operation), and a
 background job (`background`) waits for that count to reach zero before it starts and before
-each time it takes the SQLite store's lock (`pause`, called by the store), and at the step's
-own pause points between its parts (`memlane.step.pauses`: the heuristic's Python between two
-reads of the store is not short next to a turn). A request that arrives while a step runs
-still waits for what the step is doing then (at most a hold of the store, or one part), not
-for the rest of it.
+each time it takes the SQLite store's lock (`pause`, called by the store: the step's Python
+between two of its reads is short, its hold on the store is not). A request that arrives while
+a step runs still waits for what the step is doing then, not for the rest of it.
 
 A job never waits for more than `patience` seconds in all (then it runs to its end as before),
-at a pause point no more than `brief` seconds and only while one request works (one wait that
-finds no gap ends its waits at pause points: the requests come without gaps),
 and the service lets it wait only while the worker keeps up (fewer than `KEEPS_UP` jobs queued
 behind it, `Service._step`): under continuous load the steps file as they did, and the memory
 does not fall behind. Its writes, and what they contain, are the same; only when they happen
@@ -36,15 +32,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ..step.pauses import pausing
-
 PATIENCE = 0.05
 """Seconds one background job may wait for gaps between requests, in all."""
-BRIEF = 0.005
-"""Seconds a job waits for a gap at one of its pause points (`memlane.step.pauses`). A proxied
-turn's own work ends, or reaches its wait on the upstream, well within this; a wait that finds
-no gap means requests follow one another without any (or one is long), and the job pauses at
-its pause points no more (its waits before taking the store's lock stay as they were)."""
 
 _COUNTED: contextvars.ContextVar[Foreground | None] = contextvars.ContextVar(
     "memlane_foreground", default=None)
@@ -55,9 +44,8 @@ copy of its request's context, so a turn counted at its arrival is not counted t
 class Foreground:
     """How many requests are doing work now, and the wait of background jobs for none."""
 
-    def __init__(self, patience: float = PATIENCE, brief: float = BRIEF) -> None:
+    def __init__(self, patience: float = PATIENCE) -> None:
         self.patience = patience
-        self.brief = brief
         self._n = 0
         self._idle = threading.Condition(threading.Lock())
         self._job = threading.local()
@@ -113,12 +101,9 @@ class Foreground:
         when `nudge` is called)."""
         self._job.left = self.patience
         self._job.patient = patient
-        self._job.parts = True
         try:
             self.pause()
-            # And at the step's own pause points, between its parts (`memlane.step.pauses`).
-            with pausing(self.between_parts):
-                yield
+            yield
         finally:
             self._job.left = 0.0
 
@@ -130,33 +115,18 @@ class Foreground:
     def pause(self) -> None:
         """In a background job: wait until no request is doing work, within what is left of
         the job's patience. Elsewhere (a request's thread), return at once."""
-        self._wait(getattr(self._job, "left", 0.0))
-
-    def between_parts(self) -> None:
-        """A background job's pause point (`memlane.step.pauses`): while one request works,
-        `pause` for at most `brief` seconds; if no gap came by then, the job's pause points
-        wait no more. With two or more requests working at once it goes on: the server is
-        under load, where gaps are rare and short, and a step confined to them fell behind
-        (8 clients: 0.17 stretches filed per turn against 0.20-0.25)."""
-        if self._n == 1 and getattr(self._job, "parts", False) and \
-                not self._wait(min(getattr(self._job, "left", 0.0), self.brief)):
-            self._job.parts = False
-
-    def _wait(self, most: float) -> bool:
-        """Wait at most `most` seconds (counted in the job's patience) for no request doing
-        work, while the job is patient; False if the time ran out first."""
         if not self._n:
-            return True
-        if most <= 0:
-            return False
+            return
+        left = getattr(self._job, "left", 0.0)
+        if left <= 0:
+            return
         patient = self._job.patient
         t = time.monotonic()
         with self._idle:
-            got = self._idle.wait_for(lambda: not self._n or not patient(), most)
+            self._idle.wait_for(lambda: not self._n or not patient(), left)
         took = time.monotonic() - t
-        self._job.left -= took
+        self._job.left = left - took
         self.waited += took
-        return bool(got)
 
 
-__all__ = ["BRIEF", "PATIENCE", "Foreground"]
+__all__ = ["PATIENCE", "Foreground"]

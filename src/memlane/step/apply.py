@@ -25,7 +25,6 @@ from ..safety import is_suspect, prompt_like, tainted
 from ..store.protocol import Store
 from ..types import Episode, StepResult
 from .parse import StepOutput
-from .pauses import pause_point
 
 
 def past_the_end(thread_id: str, start: int, end: int, last: int) -> StepError:
@@ -103,12 +102,10 @@ def apply_step(
     scans = {} if scans is None else scans
     likes = {} if likes is None else likes
     for op in output.records:
-        pause_point()
         for text in (*(t for t, _ in op.supersedes), op.text):
             if text is not None:
                 flagged(text, scans, likes)
     is_suspect(output.episode, scans)
-    pause_point()  # not inside the transaction: a paused step must hold no lock
     with store.transaction() as tx:
         id_by_seq = {seq: mid for mid, seq in
                      tx.message_ids(namespace, thread_id, start, end).items()}

@@ -29,7 +29,6 @@ from typing import Any
 from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, LETTER_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
-from .pauses import pause_point
 from .schema import EPISODE_MAX_WORDS
 
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
@@ -363,10 +362,7 @@ def extract(
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
     # Facts this step knows of: the related records, then what it writes.
-    known = []
-    for r in existing:
-        pause_point()  # a request waiting for the GIL goes first (`step.pauses`)
-        known.append(_Fact(r.text, None, r.id))
+    known = [_Fact(r.text, None, r.id) for r in existing]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     turn_best: dict[int, float] = {}
@@ -374,7 +370,6 @@ def extract(
     current_turn = messages[0].seq if messages else 0
     names = frozenset(n for m in messages if m.name for n in m.name.lower().split())
     for m in messages:
-        pause_point()
         if m.role == "user":
             current_turn = m.seq
         turn_of[m.seq] = current_turn
@@ -395,10 +390,8 @@ def extract(
         turn_best[current_turn] = max(turn_best.get(current_turn, 0.0), best)
     for seq in sorted({turn_of[m.seq] for m in messages if m.role == "user"}):
         relevance.append({"seq": seq, "score": round(0.2 + 0.8 * turn_best.get(seq, 0.0), 3)})
-    records = finish_ops(ops, existing)
-    pause_point()
     return {
-        "records": records,
+        "records": finish_ops(ops, existing),
         "episode": episode_line(messages, names),
         "relevance": relevance,
     }

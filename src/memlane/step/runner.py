@@ -59,7 +59,6 @@ from .apply import apply_step, flagged, past_the_end
 from .extractor import Extractor, HeuristicExtractor, ValidatingExtractor, parse_output
 from .model import FallbackExtractor, given_step
 from .parse import StepOutput
-from .pauses import pause_point
 from .quality import note_fallback, note_quality
 
 if TYPE_CHECKING:
@@ -210,7 +209,6 @@ class StepRunner:
         done: list[StepResult] = []
         conflicts = 0
         while len(done) < max_steps and conflicts < MAX_CONFLICTS:
-            pause_point()
             stretch = self.due_stretch(thread_id, force=force, turn_done=turn_done)
             if not stretch:
                 break
@@ -293,7 +291,6 @@ class StepRunner:
             parsed = parse_output(output)
         else:
             parsed = self._extract(stretch, given_step(output, self._name(extractor)))
-        pause_point()
         # Each text of the filing is scanned once (a chat repeats "thanks", a record may be a
         # whole message): in the memory's memo when the runner has one (emptied on every
         # forget, with the memory's other memos), else in one for this filing only.
@@ -307,7 +304,6 @@ class StepRunner:
                             suspect_messages={m.seq: m.content for m in stretch
                                               if flagged(m.content, scans, likes)},
                             scans=scans, likes=likes)
-        pause_point()
         note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
         # embedder never holds the write lock nor loses the step (lexical search still finds
@@ -332,7 +328,6 @@ class StepRunner:
         own = {m.id for m in stretch}
         existing = [r for r in self.related(stretch)
                     if not (r.source_ids and set(r.source_ids) <= own)]
-        pause_point()
         validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
         got = validating.extract(stretch, existing)
         if got.error is not None:
