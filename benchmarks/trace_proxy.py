@@ -235,7 +235,7 @@ def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: floa
     steps, gcs, ckpts, waits = tr["steps"], tr["gcs"], tr["ckpts"], tr["waits"]
     for i, r in enumerate(reqs):
         r["own"] = (r["t5"] - r["t0"] - r["up"]) * 1000
-        r["prev"] = reqs[i - 1]["t5"] if i else r["t0"]
+        r["prev"] = reqs[i - 1]["t2"] if i else r["t0"]  # the previous context read
     print(f"{args.clients} client(s), {elapsed:.1f} s: {len(lat)} proxied turns, "
           f"{len(lat) / elapsed:.0f}/s; Server-Timing p50 {pct(ovh, 50):.2f} / p99 "
           f"{pct(ovh, 99):.2f} ms (traced own time p50 {pct([r['own'] for r in reqs], 50):.2f}"
@@ -311,7 +311,16 @@ def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: floa
         applies = [x for x in ph if x[2] == "apply"]
         cold = sum(1 for r in rs if any(r.get("prev", 0.0) < x[1] < r["t2"] for x in applies))
         print(f"requests whose context was read after a step's commit (since the previous "
-              f"request's return): {cold} of {n}")
+              f"request's context read): {cold} of {n}")
+        if name == "all":
+            after = [r["own"] for r in rs
+                     if any(r["prev"] < x[1] < r["t2"] for x in applies)]
+            rest = [r["own"] for r in rs
+                    if not any(r["prev"] < x[1] < r["t2"] for x in applies)]
+            if after and rest:
+                print(f"  their own time p50 {pct(after, 50):.2f} / p90 {pct(after, 90):.2f} / "
+                      f"p96 {pct(after, 96):.2f} ms; the others' p50 {pct(rest, 50):.2f} / "
+                      f"p99 {pct(rest, 99):.2f} ms")
         print("the step's phases during the request (its arrival to its return), mean ms: "
               + ", ".join(f"{lb} {1000 * v / n:.2f}" for lb, v in ov.items()))
     print("\nslowest requests, ms: own, then each stage (as above), step overlap, GC overlap")
