@@ -11,7 +11,12 @@ the `Guard` middleware), the pool thread's start, the thread's hold, the prepare
 append, `Thread.context`), the upstream call, the finish (answer, ledger row, step queued), the
 pool thread's end, and the endpoint's return. `Server-Timing` is entry to return minus the
 upstream call. For the slowest `--slow` percent of requests, and for all, it sums each stage
-and what overlapped it: step-worker time, GC time, checkpoint time, store-lock wait.
+and what overlapped it: step-worker time, GC time, checkpoint time, store-lock wait; splits the
+pool thread's time (less the upstream call) into its own CPU, its store-lock waits and the rest
+(mostly the GIL); shows the step's phases (unfiled read, related search, extract, apply) during
+the requests; and counts the requests whose context was read after a step's commit (the store's
+memos emptied). Each step job also records how long it waited for gaps between requests.
+`--keep FILE` writes the raw trace as JSON.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import contextvars, gc, json, sys, threading, time
 from time import perf_counter as now
 import memlane.server.proxy as P, memlane.server.base as B, memlane.store.sqlite.core as C
 import memlane.store.sqlite.checkpoint as K
-reqs, steps, gcs, ckpts, waits = [], [], [], [], []
+reqs, steps, gcs, ckpts, waits, phases = [], [], [], [], [], []
 _gc = {}
 def on_gc(phase, info):
     if phase == "start":
@@ -48,12 +53,13 @@ gc.callbacks.append(on_gc)
 CUR = contextvars.ContextVar("trace")
 _endpoint = P.Proxy.endpoint
 async def endpoint(self, request):
-    r = {"t0": now()}
+    r = {"t0": now(), "c0": time.thread_time()}
     CUR.set(r)  # the pool thread runs in a copy of this context (anyio)
     try:
         return await _endpoint(self, request)
     finally:
         r["t5"] = now()
+        r["c5"] = time.thread_time()
         reqs.append(r)
 P.Proxy.endpoint = endpoint
 _answer = P.Proxy._answer
@@ -64,10 +70,12 @@ def cur():
     return CUR.get({})
 def answer(self, mem, body, headers):
     cur()["t1"] = now()
+    c = time.thread_time()
     try:
         return _answer(self, mem, body, headers)
     finally:
         cur()["t4"] = now()
+        cur()["cpu"] = time.thread_time() - c
 def hold(self, mem, body, headers):
     out = _hold(self, mem, body, headers)
     cur()["th"] = now()
@@ -86,12 +94,40 @@ P.Proxy._answer, P.Proxy._hold, P.prepare_turn, P.complete = answer, hold, prepa
 _step = B.Service._step
 def step(self, key, batch):
     t, c, out = now(), time.thread_time(), []
+    w = getattr(getattr(self, "foreground", None), "waited", 0.0)
     try:
         out = _step(self, key, batch)
         return out
     finally:
-        steps.append((t, now(), time.thread_time() - c, len(out)))
+        steps.append((t, now(), time.thread_time() - c, len(out),
+                      getattr(getattr(self, "foreground", None), "waited", 0.0) - w))
 B.Service._step = step
+import memlane.memory as M, memlane.step.runner as R, memlane.server.foreground as F
+from contextlib import contextmanager
+_waiting = F.Foreground.waiting
+@contextmanager
+def waiting(self):
+    c = time.thread_time()
+    try:
+        with _waiting(self):
+            yield
+    finally:
+        r = cur()
+        r["cpu_up"] = r.get("cpu_up", 0.0) + time.thread_time() - c
+F.Foreground.waiting = waiting
+def phase(label, f):
+    def g(*a, **k):
+        t = now()
+        try:
+            return f(*a, **k)
+        finally:
+            if threading.current_thread().name == "memlane-step":
+                phases.append((t, now(), label))
+    return g
+M.Memory.related = phase("related search", M.Memory.related)
+R.StepRunner.unfiled = phase("read unfiled", R.StepRunner.unfiled)
+R.StepRunner._extract = phase("extract", R.StepRunner._extract)
+R.apply_step = phase("apply", R.apply_step)
 
 holds = []
 class TimedLock:
@@ -151,7 +187,7 @@ try:
 finally:
     with open(OUT, "w") as f:
         json.dump({"reqs": reqs, "steps": steps, "gcs": gcs, "ckpts": ckpts,
-                   "waits": waits, "holds": holds}, f)
+                   "waits": waits, "holds": holds, "phases": phases}, f)
 raise SystemExit(code)
 """
 
@@ -167,6 +203,7 @@ def main() -> int:
     ap.add_argument("--slow", type=float, default=1.0, help="percent of requests shown as slow")
     ap.add_argument("--serve-arg", action="append", default=[],
                     help="extra argument for `memlane serve` (repeat)")
+    ap.add_argument("--keep", help="write the trace (JSON) to this file")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlane-trace-proxy-") as d:
         out = os.path.join(d, "trace.json")
@@ -184,6 +221,8 @@ def main() -> int:
             up.terminate()
             up.wait(10)
         tr = json.loads(Path(out).read_text())
+    if args.keep:
+        Path(args.keep).write_text(json.dumps({**tr, "lat": lat, "ovh": ovh}))
     report(tr, lat, ovh, elapsed, args)
     print(f"\nMachine: {machine()}.")
     return 0
@@ -194,8 +233,9 @@ def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: floa
     reqs = sorted((r for r in tr["reqs"] if "t4" in r and "up" in r), key=lambda r: r["t0"])
     reqs = reqs[-len(lat):] if len(reqs) > len(lat) else reqs  # the timed load only
     steps, gcs, ckpts, waits = tr["steps"], tr["gcs"], tr["ckpts"], tr["waits"]
-    for r in reqs:
+    for i, r in enumerate(reqs):
         r["own"] = (r["t5"] - r["t0"] - r["up"]) * 1000
+        r["prev"] = reqs[i - 1]["t2"] if i else r["t0"]  # the previous context read
     print(f"{args.clients} client(s), {elapsed:.1f} s: {len(lat)} proxied turns, "
           f"{len(lat) / elapsed:.0f}/s; Server-Timing p50 {pct(ovh, 50):.2f} / p99 "
           f"{pct(ovh, 99):.2f} ms (traced own time p50 {pct([r['own'] for r in reqs], 50):.2f}"
@@ -252,6 +292,37 @@ def report(tr: dict[str, Any], lat: list[float], ovh: list[float], elapsed: floa
                     for r in rs)
             print(f"| {label} | {1000 * tot / n:.2f} | {1000 * st / n:.2f} | "
                   f"{1000 * g / n:.2f} | {1000 * c / n:.2f} | {1000 * w / n:.2f} |")
+        # The pool thread's time (its start to its end, less the upstream call): its own
+        # CPU, its waits for the store's lock, and the rest, off the CPU with no lock to wait
+        # for: mostly waiting for the GIL.
+        wall = sum(r["t4"] - r["t1"] - r["up"] for r in rs)
+        cpu = sum(r.get("cpu", 0.0) - r.get("cpu_up", 0.0) for r in rs)
+        lw = sum(overlap(r["t1"], r["t4"], [x for x in waits if x[2] != "memlane-step"])
+                 for r in rs)
+        print(f"\npool thread, mean ms: {1000 * wall / n:.2f} outside the upstream call = CPU "
+              f"{1000 * cpu / n:.2f} + store-lock wait {1000 * lw / n:.2f} + other waits "
+              f"(the GIL) {1000 * (wall - cpu - lw) / n:.2f}; the event loop's CPU "
+              f"{1000 * sum(r['c5'] - r['c0'] for r in rs) / n:.2f}")
+        ph = tr.get("phases", [])
+        labels = ["read unfiled", "related search", "extract", "apply"]
+        ov = {lb: sum(overlap(r["t0"], r["t5"], [x for x in ph if x[2] == lb]) for r in rs)
+              for lb in labels}
+        ov["extract"] -= ov["related search"]  # the extract phase runs the related search
+        applies = [x for x in ph if x[2] == "apply"]
+        cold = sum(1 for r in rs if any(r.get("prev", 0.0) < x[1] < r["t2"] for x in applies))
+        print(f"requests whose context was read after a step's commit (since the previous "
+              f"request's context read): {cold} of {n}")
+        if name == "all":
+            after = [r["own"] for r in rs
+                     if any(r["prev"] < x[1] < r["t2"] for x in applies)]
+            rest = [r["own"] for r in rs
+                    if not any(r["prev"] < x[1] < r["t2"] for x in applies)]
+            if after and rest:
+                print(f"  their own time p50 {pct(after, 50):.2f} / p90 {pct(after, 90):.2f} / "
+                      f"p96 {pct(after, 96):.2f} ms; the others' p50 {pct(rest, 50):.2f} / "
+                      f"p99 {pct(rest, 99):.2f} ms")
+        print("the step's phases during the request (its arrival to its return), mean ms: "
+              + ", ".join(f"{lb} {1000 * v / n:.2f}" for lb, v in ov.items()))
     print("\nslowest requests, ms: own, then each stage (as above), step overlap, GC overlap")
     for r in sorted(reqs, key=lambda r: -r["own"])[:8]:
         parts = [1000 * (r[b] - r[a] - (r["up"] if (a, b) == ("t2", "t3") else 0))
