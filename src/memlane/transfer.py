@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
-from .safety import SCANNER, clean_tag, is_suspect
+from .safety import clean_tag, is_suspect
 from .store.protocol import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
 from .validate import kind, timestamp
@@ -77,9 +77,17 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
             for rid in e.get("record_ids", []):
                 step_of.setdefault(int(rid), (t["thread_id"], int(e["end"])))
     rec_id: dict[int, int] = {}
-    # Each text is scanned once (`scans`); a clean verdict is kept with it (`scan_stored`), as
-    # a memory step keeps its own: an export's flags are never taken as a verdict.
+    # Each text is scanned once (`scans`), before the transaction (as a memory step's are: it
+    # holds the store's write lock); a clean verdict is kept with it (`scan_stored`), as a
+    # memory step keeps its own: an export's flags are never taken as a verdict.
     scans: dict[str, tuple[str, ...]] = {}
+    for r in records:
+        for text in (r["text"], *(h["text"] for h in r.get("history", [])
+                                  if h.get("op") in ("add", "update"))):
+            is_suspect(text, scans)
+    for t in threads:
+        for e in t.get("episodes", []):
+            is_suspect(e["line"], scans)
     with store.transaction() as tx:
         for r in records:
             versions = [h for h in r.get("history", []) if h.get("op") in ("add", "update")]
@@ -107,8 +115,8 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
                 tx.update_record(ns, new_id, versions[-1]["text"],
                                  float(versions[-1].get("changed") or now),
                                  is_suspect(versions[-1]["text"], scans), sources)
-            if clean_tag(versions[-1]["text"], scans):
-                tx.mark_scanned(ns, "records", [(new_id, versions[-1]["text"])], SCANNER)
+            tx.mark_scanned(ns, "records", [(new_id, versions[-1]["text"])],
+                            clean_tag(versions[-1]["text"], scans))
             rec_id[int(r["id"])] = new_id
             counts["records"] += 1
         for t in threads:
