@@ -86,7 +86,7 @@ class SQLiteCore(CommonStore):
         self._memos = RowMemos()
         """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""
         self._memos.on_drop = self._forget_touched
-        self._touched_done = [0]
+        self._touched_done = 0
         """How many of `RowMemos.touched` the index of the touched records' texts reflects
         (`memo_search._touched_index`)."""
         self._touched_meta: dict[int, tuple[str, int]] = {}
@@ -221,9 +221,9 @@ class SQLiteCore(CommonStore):
         """Empty the index of the touched records' texts (`RowMemos.on_drop`): nothing derived
         from a text outlives the memos (a forgotten text must not stay)."""
         with self._lock:
-            if self._touched_done[0] or self._touched_meta:
+            if self._touched_done or self._touched_meta:
                 self.conn.execute("DELETE FROM memlane_mem.touched")
-            self._touched_done[0] = 0
+            self._touched_done = 0
             self._touched_meta.clear()
 
     def clear_memos(self) -> None:

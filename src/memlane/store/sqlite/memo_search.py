@@ -163,8 +163,7 @@ class SQLiteMemoSearch(SQLiteCore):
         (`RowMemos.touched`), brought up to date; returns each indexed record's (namespace,
         words). Lives in an in-memory database attached to the connection; emptied with the
         newest postings (`_forget_touched`)."""
-        done = self._touched_done
-        if done[0] == 0 and log:
+        if self._touched_done == 0 and log:
             # In memory, never in a file (SQLite's temporary database may be one): the texts
             # must go when the memos do. The records' index's tokenizer (migration 2): the same
             # words, stemmed the same.
@@ -172,7 +171,7 @@ class SQLiteMemoSearch(SQLiteCore):
                 self.conn.execute("ATTACH DATABASE ':memory:' AS memlane_mem")
             self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.touched"
                               " USING fts5(text, tokenize = 'porter unicode61')")
-        fresh = sorted(set(log[done[0]:]))
+        fresh = sorted(set(log[self._touched_done:]))
         meta = self._touched_meta
         for part in chunks(fresh):
             marks = ",".join("?" * len(part))
@@ -186,7 +185,7 @@ class SQLiteMemoSearch(SQLiteCore):
             self.conn.executemany("INSERT INTO memlane_mem.touched (rowid, text)"
                                   " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
             meta.update((r[0], (r[1], r[3])) for r in rows)
-        done[0] = len(log)
+        self._touched_done = len(log)
         return meta
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
