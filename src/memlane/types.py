@@ -6,10 +6,13 @@ them in and gives a `Context` back. Nothing here does I/O.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+
+STORE_ONLY = {"store_only": True}
+"""Metadata of a field only the store keeps for itself (`public_dict` leaves it out)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class Message:
     """Relevance 0..1 from the memory step (on a turn's first message); None if unscored."""
     name: str | None = None
     """Speaker or tool name, if any."""
-    scanned: int = field(default=0, compare=False, repr=False)
+    scanned: int = field(default=0, compare=False, repr=False, metadata=STORE_ONLY)
     """The tag of the injection scanner that found this text clean when it was stored (0:
     none; `safety.scan_stored`): shown without scanning it again when it is the running
     scanner's. Not part of the value (equality, hash and repr leave it out)."""
@@ -68,7 +71,7 @@ class Record:
     """When the current text was stated (epoch seconds): the newest of its source messages'
     times (a replayed conversation's own date), or when it was written if it has no source.
     Notes and search show it, so a reader can tell a newer fact from an older one."""
-    scanned: int = field(default=0, compare=False, repr=False)
+    scanned: int = field(default=0, compare=False, repr=False, metadata=STORE_ONLY)
     """The tag of the injection scanner that found this text clean when it was stored (0:
     none; `safety.scan_stored`): shown without scanning it again when it is the running
     scanner's. Not part of the value (equality, hash and repr leave it out)."""
@@ -92,7 +95,7 @@ class Episode:
     """When the stretch ended (epoch seconds of its last message)."""
     suspect: bool = False
     """Flagged by the injection scan when written."""
-    scanned: int = field(default=0, compare=False, repr=False)
+    scanned: int = field(default=0, compare=False, repr=False, metadata=STORE_ONLY)
     """The tag of the injection scanner that found this text clean when it was stored (0:
     none; `safety.scan_stored`): shown without scanning it again when it is the running
     scanner's. Not part of the value (equality, hash and repr leave it out)."""
@@ -351,11 +354,16 @@ def make_chat_message(role: str, content: str, layer: str) -> ChatMessage:
     return m
 
 
+_STORE_ONLY_FIELDS = frozenset(f.name for cls in (Message, Record, Episode) for f in fields(cls)
+                               if f.metadata.get("store_only"))
+
+
 def _shown_items(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    return {k: v for k, v in items if k != "scanned"}
+    return {k: v for k, v in items if k not in _STORE_ONLY_FIELDS}
 
 
 def public_dict(obj: Any) -> dict[str, Any]:
-    """`dataclasses.asdict(obj)` without what only a store keeps for itself (`scanned`: a scan
-    verdict, valid for one scanner), at any depth: what the REST API and exports show."""
+    """`dataclasses.asdict(obj)` without the fields only a store keeps for itself (`STORE_ONLY`:
+    `scanned`, a scan verdict valid for one scanner), at any depth: what the REST API and
+    exports show."""
     return asdict(obj, dict_factory=_shown_items)
