@@ -24,6 +24,13 @@ def test_bulk_constructors_build_the_same_objects():
     assert fast_c == slow_c and repr(fast_c) == repr(slow_c)
     rec = types.Record(id=3, namespace="ns", text="t", kind="fact", thread_id=None,
                        created=1.0, updated=1.0)
+    rargs = dict(id=4, namespace="ns", text="t", kind="event", source_ids=(1, 2),
+                 thread_id="t", created=1.0, updated=2.0, pinned=True, suspect=False,
+                 stated=1.5, scanned=9)
+    assert {f.name for f in dataclasses.fields(types.Record)} == set(rargs)
+    fast_r, slow_r = types.make_record(**rargs), types.Record(**rargs)
+    assert fast_r == slow_r and hash(fast_r) == hash(slow_r) and repr(fast_r) == repr(slow_r)
+    assert fast_r.__dict__ == slow_r.__dict__
     assert {f.name for f in dataclasses.fields(Hit)} == {"record", "score", "lexical_rank",
                                                          "vector_rank"}
     for args in ((rec, 1.5, 2, None), (rec, -0.0, None, 4)):

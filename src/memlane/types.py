@@ -344,6 +344,30 @@ def make_message(
     return m
 
 
+def make_record(
+    id: int, namespace: str, text: str, kind: str, source_ids: tuple[int, ...],
+    thread_id: str | None, created: float, updated: float, pinned: bool, suspect: bool,
+    stated: float, scanned: int = 0,
+) -> Record:
+    """`Record(...)`, all fields given, built without the frozen `__init__` (a search reads
+    dozens of records it has not seen before, each turn on a large store)."""
+    r = _new(Record)
+    d = r.__dict__
+    d["id"] = id
+    d["namespace"] = namespace
+    d["text"] = text
+    d["kind"] = kind
+    d["source_ids"] = source_ids
+    d["thread_id"] = thread_id
+    d["created"] = created
+    d["updated"] = updated
+    d["pinned"] = pinned
+    d["suspect"] = suspect
+    d["stated"] = stated
+    d["scanned"] = scanned
+    return r
+
+
 def make_chat_message(role: str, content: str, layer: str) -> ChatMessage:
     """`ChatMessage(role, content, layer)` built without the frozen `__init__`."""
     m = _new(ChatMessage)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...types import Episode, Record
+from ...types import Episode, Record, make_record
 
 _REC_COLS = (
     "r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned, r.suspect,"
@@ -22,8 +22,5 @@ def _episode(row: Sequence[Any]) -> Episode:
 
 
 def _record(row: Sequence[Any]) -> Record:
-    return Record(
-        id=row[0], namespace=row[1], text=row[2], kind=row[3], thread_id=row[4],
-        created=row[5], updated=row[6], pinned=bool(row[7]), suspect=bool(row[8]),
-        source_ids=tuple(row[9]), stated=float(row[10]), scanned=row[11],
-    )
+    return make_record(row[0], row[1], row[2], row[3], tuple(row[9]), row[4], row[5], row[6],
+                       bool(row[7]), bool(row[8]), float(row[10]), row[11])

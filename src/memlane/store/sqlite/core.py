@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import StoreError
-from ...types import Episode, Record
+from ...types import Episode, Record, make_record
 from ..common import (
     CommonStore,
     ThreadLocks,
@@ -259,9 +259,11 @@ class SQLiteCore(CommonStore):
                 return sorted(mine, key=lambda r: r.id)
             for part in chunks(list(ids)):
                 marks = ",".join("?" * len(part))
+                # By primary key (`namespace || ''` is no indexable term): one lookup an id, not
+                # one in the namespace's index and another in the table.
                 rows = c.execute(
-                    f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND id IN ({marks})",
-                    (ns, *part),
+                    f"SELECT {_REC_COLS} FROM records WHERE id IN ({marks})"
+                    " AND namespace || '' = ?", (*part, ns),
                 ).fetchall()
                 out.extend(self._with_sources(c, rows))
             return sorted(out, key=lambda r: r.id)
@@ -309,11 +311,8 @@ class SQLiteCore(CommonStore):
             known.update(src)
         src.update((i, known[i]) for i in (r[0] for r in rows) if i not in src)
         return [
-            Record(
-                id=r[0], namespace=r[1], text=r[2], kind=r[3], thread_id=r[4], created=r[5],
-                updated=r[6], pinned=bool(r[7]), suspect=bool(r[8]),
-                source_ids=src[r[0]], stated=r[9], scanned=r[10],
-            )
+            make_record(r[0], r[1], r[2], r[3], src[r[0]], r[4], r[5], r[6], bool(r[7]),
+                        bool(r[8]), r[9], r[10])
             for r in rows
         ]
 
