@@ -40,8 +40,6 @@ class Caches:
         (`memlane.context.buffer.render_line`)."""
         self.buffer_lines: dict[int, tuple[Any, Any]] = {}
         """`BufferLine`s of the trace: `id(episode) -> (episode, line)`."""
-        self.dates: dict[float, str] = {}
-        """`YYYY-MM-DD` of a timestamp (strftime is slow)."""
         self.tools_json: dict[bytes, str] = {}
         """Compact JSON of tool schemas, keyed by their `marshal` serialization."""
         self.rounded: dict[float, float] = {}
@@ -51,6 +49,9 @@ class Caches:
         self.notes: dict[int, tuple[Any, tuple[str, bool]]] = {}
         """A record's note line and whether it is quarantined: `id(record) -> (record, (line,
         quarantined))` (`memlane.context.assemble._note`)."""
+        self.turns: dict[int, tuple[Any, tuple[str, bool]]] = {}
+        """An opened message's quoted text and whether it is quarantined: `id(message) ->
+        (message, (text, quarantined))` (`memlane.context.buffer.select_turns`)."""
         self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
         """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
         revision, ((lines, their terms, lines by term), the winners' rows by end, the
@@ -78,10 +79,11 @@ class Caches:
     def memos(self) -> dict[str, dict[Any, Any]]:
         """Every memo by name (what `clear` empties; tests walk them)."""
         return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
-                "dates": self.dates, "tools_json": self.tools_json, "rounded": self.rounded,
+                "tools_json": self.tools_json, "rounded": self.rounded,
                 "line_terms": self.line_terms, "line_index": self.line_index,
-                "notes": self.notes, "searches": self.searches, "fill": self.fill,
-                "places": self.places, "stretches": self.stretches, "windows": self.windows}
+                "notes": self.notes, "turns": self.turns, "searches": self.searches,
+                "fill": self.fill, "places": self.places, "stretches": self.stretches,
+                "windows": self.windows}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

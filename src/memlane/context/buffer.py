@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from ..caches import Caches, remember
 from ..safety import NOTES_HEADER, as_data, fenced, quarantined_line, scan_stored, why
 from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
-from ..validate import date_text
+from ..validate import date_text, safe_ts
 
 TURNS_NOTE = ("Lines starting with \">\" quote earlier messages of this conversation, under the "
               "stretch they belong to.")
@@ -81,18 +81,24 @@ def _window_start(rows: ContextRows) -> int:
     return rows.window[0].seq if rows.window else 2**62
 
 
-def _date(ts: float, cache: Caches | None) -> str:
-    if cache is None:
-        return _day(ts)
-    day = cache.dates.get(ts)
-    if day is None:
-        # Memoised: the same lines are rendered on every assembly, and strftime is not cheap.
-        day = remember(cache.dates, ts, _day(ts))
-    return day
-
-
 def _day(ts: float) -> str:
-    return date_text(ts) or "date unknown"  # a row stored before timestamps were checked
+    """`ts`'s UTC date, memoised by the day it falls in (a search shows dozens of records each
+    turn that were not shown before, each stated at its own second of one of a few days)."""
+    f = safe_ts(ts)
+    if f is None:
+        return "date unknown"  # a row stored before timestamps were checked
+    day = int(f // 86400)
+    text = _DAYS.get(day)
+    if text is None:
+        if len(_DAYS) >= DAYS_KEPT:
+            _DAYS.clear()
+        text = _DAYS[day] = date_text(day * 86400) or "date unknown"
+    return text
+
+
+DAYS_KEPT = 4096
+"""Days whose dates `_day` keeps (a calendar fact, not a user's: emptied when full)."""
+_DAYS: dict[int, str] = {}
 
 
 def note_line(r: Record, text: str, cache: Caches | None = None) -> str:
@@ -103,7 +109,7 @@ def note_line(r: Record, text: str, cache: Caches | None = None) -> str:
     ts = r.stated or r.updated
     if not ts:
         return f"- #{r.id} {text}"
-    return f"- #{r.id} ({_date(ts, cache)}) {text}"
+    return f"- #{r.id} ({_day(ts)}) {text}"
 
 
 def render_line(ep: Episode, cache: Caches | None = None) -> str:
@@ -119,7 +125,7 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
             return hit[1]
     ids = id_list(ep.record_ids) if ep.record_ids else "no records"
     line = shown_line(ep, cache.scans if cache is not None else None)
-    text = f"- {_date(ep.date, cache)} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
+    text = f"- {_day(ep.date)} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
     if cache is not None:
         remember(cache.lines, id(ep), (ep, text))
     return text
@@ -198,7 +204,7 @@ def quoted_turn(t: BufferTurn) -> str:
 
 def loose_turn(t: BufferTurn, cache: Caches | None = None) -> str:
     """An opened turn whose stretch's line is not shown: dated on its own."""
-    return f"- {_date(t.date, cache)} (msg {t.seq}) {t.role}: {t.text}"
+    return f"- {_day(t.date)} (msg {t.seq}) {t.role}: {t.text}"
 
 
 def shown_turn(m: Message, scans: dict[str, tuple[str, ...]] | None) -> tuple[str, bool]:
@@ -225,8 +231,22 @@ def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
     is shown) and a line break. Only the turns looked at are scanned; `prime`, when given,
     counts the first `k` in one batch."""
     scans = cache.scans if cache is not None else None
+    memo = cache.turns if cache is not None else None
+
+    def shown_as(m: Message) -> tuple[str, bool]:
+        # Memoised by the message's identity, the message kept in the entry (the store's
+        # stretch memo hands the same messages out while they are current), as `_note` does.
+        if memo is not None:
+            hit = memo.get(id(m))
+            if hit is not None and hit[0] is m:
+                return hit[1]
+        out = shown_turn(m, scans)
+        if memo is not None:
+            remember(memo, id(m), (m, out))
+        return out
+
     todo = [m for m in opened if m.seq < before]
-    shown = [shown_turn(m, scans) for m in todo[:k]]  # the rest only when one is passed over
+    shown = [shown_as(m) for m in todo[:k]]  # the rest only when one is passed over
     if prime is not None:
         prime([x for m, (text, _) in zip(todo, shown, strict=False) for x in (text, _prefix(m))])
     out: list[BufferTurn] = []
@@ -235,7 +255,7 @@ def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
     for i, m in enumerate(todo):
         if len(out) >= k:
             break
-        text, suspect = shown[i] if i < len(shown) else shown_turn(m, scans)
+        text, suspect = shown[i] if i < len(shown) else shown_as(m)
         n, whole = count(text), not suspect
         if n > max_tokens:
             text, n = cut(text, max_tokens, n)
