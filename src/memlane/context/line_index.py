@@ -5,6 +5,7 @@ module builds it and scores it."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
@@ -96,6 +97,6 @@ def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list
         w = weight[t]
         for p in where[t]:
             score[p] = get(p, 0.0) + w
-    best = sorted((x for x in ((s, -p) for p, s in score.items()) if x[0] > 0),
-                  reverse=True)[:k]
+    # `nlargest` is `sorted(..., reverse=True)[:k]` (the pairs are distinct: no ties).
+    best = heapq.nlargest(k, [(s, -p) for p, s in score.items() if s > 0])
     return [lines[-p - offset][0] for _, p in best]
