@@ -173,6 +173,49 @@ def test_rank_turns_is_bm25_over_the_pool() -> None:
     assert rank_turns(pool, frozenset({"nothing"}), terms, 5) == []
 
 
+def test_rank_turns_finds_every_message_that_holds_a_term() -> None:
+    """The substring pass only saves work: the ranking is BM25 over every message whose terms
+    meet the wanted ones, as if each were split (seeded random pools, repeated seqs, terms at
+    the texts' edges, a term in every message, upper case, other roles)."""
+    import math
+    import random
+
+    from memlane.step.heuristic import fact_terms
+
+    def reference(pool: list[Message], want: frozenset[str], k: int) -> list[Message]:
+        seen: dict[int, Message] = {}
+        for m in pool:
+            if m.role in ("user", "assistant"):
+                seen.setdefault(m.seq, m)
+        ms = list(seen.values())
+        docs = [(m, fact_terms(m.content) & want) for m in ms]
+        docs = [(m, h) for m, h in docs if h]
+        df: dict[str, int] = {}
+        for _, h in docs:
+            for t in h:
+                df[t] = df.get(t, 0) + 1
+        n, avg = len(ms), (sum(len(m.content) for m in ms) / len(ms) if ms else 1.0) or 1.0
+        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        scored = sorted(((-sum(idf[t] for t in h) * 2.2
+                          / (1 + 1.2 * (0.25 + 0.75 * len(m.content) / avg)), m.seq, m)
+                         for m, h in docs), key=lambda x: (x[0], x[1]))
+        return [m for _, _, m in scored[:k]]
+
+    words = ["cat", "Cats", "ginger", "tabby", "hiking", "Lisbon", "trip", "the", "a", "sea"]
+    rnd = random.Random(5)
+    for _ in range(300):
+        pool = []
+        for i in range(rnd.randint(0, 12)):
+            text = " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 6)))
+            pool.append(_msg(rnd.randint(1, 9) if rnd.random() < 0.3 else 10 + i, text,
+                             role=rnd.choice(["user", "assistant", "assistant", "tool"])))
+        want = fact_terms(" ".join(rnd.sample(words, rnd.randint(1, 4))))
+        k = rnd.randint(1, 6)
+        got = rank_turns(pool, want, fact_terms, k)
+        ref = reference(pool, want, k)
+        assert [(m.seq, m.content) for m in got] == [(m.seq, m.content) for m in ref]
+
+
 def test_select_turns_skips_the_window_keeps_the_cap_and_quarantines() -> None:
     count = lambda s: len(s.split())  # noqa: E731
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from ..types import Episode, Message, Record
 
@@ -118,17 +119,29 @@ def rank_turns(pool: Sequence[Message], want: frozenset[str],
     if not pool or not want or k <= 0:
         return []
     seen: set[int] = set()
-    docs: list[tuple[Message, frozenset[str]]] = []
+    cands: list[Message] = []
     chars = 0
     for m in pool:
         if m.seq in seen or m.role not in ("user", "assistant"):
             continue
         seen.add(m.seq)
         chars += len(m.content)
-        low = m.content.lower()
-        if any(t in low for t in want):
-            docs.append((m, terms_of(m.content) & want))
+        cands.append(m)
     n = len(seen)
+    # Which candidates hold a wanted term as a substring: their lower-cased texts joined by line
+    # breaks (no term holds one, so no match spans two texts), each term found in C, from one
+    # text on to the next (`find` per hit, not a test of every term in every message).
+    lows = [m.content.lower() for m in cands]
+    starts = list(accumulate((len(x) + 1 for x in lows[:-1]), initial=0))
+    text = "\n".join(lows)
+    hits: set[int] = set()
+    for t in want:
+        i = text.find(t)
+        while i >= 0:
+            j = bisect.bisect_right(starts, i) - 1
+            hits.add(j)
+            i = text.find(t, starts[j + 1]) if j + 1 < len(starts) else -1
+    docs = [(m, terms_of(m.content) & want) for j, m in enumerate(cands) if j in hits]
     df: dict[str, int] = {}
     for _, hit in docs:
         for t in hit:
