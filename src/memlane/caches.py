@@ -52,6 +52,9 @@ class Caches:
         self.turns: dict[int, tuple[Any, tuple[str, bool]]] = {}
         """An opened message's quoted text and whether it is quarantined: `id(message) ->
         (message, (text, quarantined))` (`memlane.context.buffer.select_turns`)."""
+        self.policies: dict[tuple[int, int], tuple[Any, Any]] = {}
+        """A policy with another `working_turns`: `(id(policy), turns) -> (policy, the other)`
+        (`memlane.context.fill`)."""
         self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
         """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
         revision, ((lines, their terms, lines by term), the winners' rows by end, the
@@ -83,7 +86,7 @@ class Caches:
                 "line_terms": self.line_terms, "line_index": self.line_index,
                 "notes": self.notes, "turns": self.turns, "searches": self.searches,
                 "fill": self.fill, "places": self.places, "stretches": self.stretches,
-                "windows": self.windows}
+                "windows": self.windows, "policies": self.policies}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

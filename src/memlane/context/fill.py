@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..caches import Caches
+from ..caches import Caches, remember
 from ..types import Context, ContextRows, Episode, Message, Record
 from .assemble import Assembly, TokenCounter, assemble, prepare
 from .policy import Policy
@@ -74,7 +74,7 @@ def sized_context(
     as it would, and over the budget it gives up what any last round gives up."""
     if (start is not None and policy.fill_budget
             and policy.working_turns < start <= policy.max_working_turns):
-        policy = replace(policy, working_turns=start)
+        policy = _with_turns(policy, start, cache)
     rows = read(policy, None)
     if callable(notes):
         notes = notes(rows)
@@ -95,10 +95,23 @@ def sized_context(
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break
-        policy = replace(policy, working_turns=grown)
+        policy = _with_turns(policy, grown, cache)
         rows = read(policy, rows)
     assert a is not None
     return a.finish(), policy, rows
+
+
+def _with_turns(policy: Policy, turns: int, cache: Caches | None) -> Policy:
+    """`replace(policy, working_turns=turns)`, memoised by the policy's identity (the policy
+    kept in the entry; policies are frozen): a frozen dataclass of 25 fields costs ~30 us to
+    build, once or twice a turn for the same few sizes."""
+    if cache is None:
+        return replace(policy, working_turns=turns)
+    key = (id(policy), turns)
+    hit = cache.policies.get(key)
+    if hit is not None and hit[0] is policy:
+        return hit[1]
+    return remember(cache.policies, key, (policy, replace(policy, working_turns=turns)))[1]
 
 
 def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int | None:
