@@ -110,8 +110,11 @@ def _with_turns(policy: Policy, turns: int, cache: Caches | None) -> Policy:
     key = (id(policy), turns)
     hit = cache.policies.get(key)
     if hit is not None and hit[0] is policy:
-        return hit[1]
-    return remember(cache.policies, key, (policy, replace(policy, working_turns=turns)))[1]
+        other: Policy = hit[1]
+        return other
+    other = replace(policy, working_turns=turns)
+    remember(cache.policies, key, (policy, other))
+    return other
 
 
 def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int | None:
