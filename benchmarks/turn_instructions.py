@@ -1,0 +1,80 @@
+"""The real turn's CPU work in instructions, not time: two or more source trees, each running
+`bench_peers.py`'s memlane call (`Thread.context(budget=4000, new_message=...)`, the thread's
+own user turns, a fresh process: 5 untimed calls, then `--calls`) under valgrind's callgrind,
+and the same process with no timed call; the difference over `--calls` is one turn's
+instructions. Deterministic (one hash seed, one order of calls), so a change of 1% shows on a
+shared, loaded machine where timings move by 30% from one run to the next. It counts work, not
+time: a cache miss or a system call costs no more than any instruction here, so confirm a
+change with a timed run (`bench_peers.py`, `bench_turn_trees.py`) on a quiet machine.
+
+    python benchmarks/turn_instructions.py --tree before=/tmp/before/src --tree after=src \\
+        --dir .bench-data/peers --sizes 10000 100000
+
+Needs valgrind (`apt-get install valgrind`) and the files `bench_peers.py --dir DIR` builds.
+Each run takes about a minute (valgrind is ~50x slower than the process it runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ONE = """
+import sys
+sys.path.insert(0, {bench!r})
+from pathlib import Path
+import bench_peers
+from memlane import Memory
+path = Path(sys.argv[1]); calls = int(sys.argv[2])
+news = bench_peers.new_messages(path)
+mem = Memory.open(str(path)); th = mem.thread(bench_peers.THREAD)
+for i in range(5 + calls):
+    th.context(budget=4000, new_message=news[i % len(news)])
+mem.close()
+"""
+
+
+def instructions(src: str, db: Path, calls: int) -> int:
+    """Instructions callgrind counts for the whole process (imports, open, 5 + `calls`)."""
+    code = ONE.format(bench=str(Path(__file__).resolve().parent))
+    env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+         "-c", code, str(db), str(calls)],
+        env=env, capture_output=True, text=True, check=True)
+    m = re.search(r"Collected : (\d+)", out.stderr)
+    if m is None:
+        raise SystemExit(f"no instruction count from valgrind:\n{out.stderr[-2000:]}")
+    return int(m.group(1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tree", action="append", required=True, metavar="NAME=SRC",
+                    help="a source tree to measure (repeat)")
+    ap.add_argument("--dir", required=True, help="the files bench_peers.py --dir built")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--calls", type=int, default=100)
+    args = ap.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed: apt-get install valgrind")
+    trees = [t.split("=", 1) for t in args.tree]
+    print("| messages | tree | instructions per turn | vs first |")
+    print("|---:|---|---:|---:|")
+    for n in args.sizes:
+        db = Path(args.dir) / f"memlane-{n}.db"
+        first = None
+        for name, src in trees:
+            per = (instructions(src, db, args.calls) - instructions(src, db, 0)) / args.calls
+            first = first or per
+            print(f"| {n:,} | {name} | {per / 1e6:.2f} M | {per / first:.3f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
