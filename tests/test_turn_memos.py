@@ -662,3 +662,26 @@ def test_kept_scored_lists_go_with_a_forget_and_another_connections_commit(tmp_p
     assert got == want and rid not in [i for i, _ in got]
     s.close()
     other.close()
+
+
+def test_a_step_that_keeps_the_index_totals_still_moves_the_kept_matches(tmp_path: Path
+                                                                         ) -> None:
+    """A step that moves a word from one record to another, texts of the same length: the
+    index's row count, token total and the term's document count stay, yet the matches
+    moved; the kept list follows them (a score kept for its totals alone would be stale)."""
+    s = SQLiteStore(tmp_path / "m.db")
+    a = s.add_record("ns", "kiln alpha beta").id
+    b = s.add_record("ns", "gamma delta epsilon").id
+    for i in range(5):
+        s.add_record("ns", f"plain words number{i}")
+    before, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert before == want and [i for i, _ in before] == [a]
+    totals = s._memos.totals
+    with s.transaction() as tx:
+        tx.update_record("ns", a, "zeta alpha beta", time.time(), False, [])
+        tx.update_record("ns", b, "gamma kiln epsilon", time.time(), False, [])
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert s._memos.totals == totals  # the statistics did not move
+    assert got == want and [i for i, _ in got] == [b]
+    assert s._memos.scored["kiln"].kept
+    s.close()

@@ -166,8 +166,7 @@ class SQLiteMemoSearch(SQLiteCore):
                     continue
                 rows = sorted(rows + [(rid, ns, tf, length[rid]) for rid, ns, tf, _ in add])
             e.rows = rows
-            e.totals = None  # scored again when next used
-            e.parts = {}
+            e.totals = None  # scored again when next used (`_parts`)
             e.upto = len(log)
 
     def _memo_totals(self) -> tuple[int, int]:
