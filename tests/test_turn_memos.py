@@ -685,3 +685,25 @@ def test_a_step_that_keeps_the_index_totals_still_moves_the_kept_matches(tmp_pat
     assert got == want and [i for i, _ in got] == [b]
     assert s._memos.scored["kiln"].kept
     s.close()
+
+
+def test_scores_not_reproduced_are_kept_for_one_revision_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where this SQLite's bm25() is not reproduced to the bit (another build), the scored
+    lists are what was read, for this revision only: a step empties them, as before."""
+    from memlane.store.sqlite import memo_search
+
+    monkeypatch.setattr(memo_search, "bm25_reproduced", lambda: False)
+    s = SQLiteStore(tmp_path / "m.db")
+    for i in range(12):
+        s.add_record("ns" if i % 3 else "other", f"kiln glaze batch {i}" + " kiln" * (i % 4))
+    for step in range(4):
+        got, want = _exact_both(s, "ns", ["kiln", "glaze"], 10)
+        assert got == want, step
+        e = s._memos.scored["kiln"]
+        assert not e.kept and not e.rows
+        with s.transaction() as tx:
+            tx.add_record("ns", f"a kiln again {step}", "fact", [], None, time.time(), None,
+                          False)
+        assert "kiln" not in s._memos.scored
+    s.close()
