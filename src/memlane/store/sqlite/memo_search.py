@@ -92,12 +92,15 @@ class SQLiteMemoSearch(SQLiteCore):
             args += [i, fts5_match([t], ("text",))]
         got: list[list[tuple[int, str, float, int]]] = [[] for _ in need]
         c = self.conn
+        length: dict[bytes, int] = {}  # by size record: a few dozen distinct
         c.execute("BEGIN")  # one snapshot: the scores and the totals they were computed with
         try:
             totals = _index_totals(c)
             for i, rid, ns, bm, sz in c.execute(" UNION ALL ".join([sub] * len(need)), args):
-                # flipped: higher is better
-                got[i].append((rid, ns, -float(bm), sum(_varints(sz or b""))))
+                d = length.get(sz)
+                if d is None:
+                    d = length[sz] = sum(_varints(sz or b""))
+                got[i].append((rid, ns, -float(bm), d))  # flipped: higher is better
         finally:
             c.execute("COMMIT")
         memos = self._memos
@@ -127,15 +130,21 @@ class SQLiteMemoSearch(SQLiteCore):
         self._touched_index(log)
         meta = self._touched_meta
         c = self.conn
-        sub = ("SELECT ? AS i, touched.rowid, bm25(touched), d.sz FROM memlane_mem.touched"
+        # Only the rows in the span of the records moved since the list was read (a step's
+        # new records are the newest ids) are scored; bm25() counts the term's rows in the
+        # whole index itself, and so does the subquery, for reading its IDF back.
+        sub = ("SELECT ? AS i, touched.rowid, bm25(touched), d.sz, (SELECT count(*) FROM"
+               " memlane_mem.touched AS h WHERE h.touched MATCH ?) FROM memlane_mem.touched"
                " CROSS JOIN memlane_mem.touched_docsize d ON d.id = touched.rowid"
-               " WHERE touched MATCH ?")
+               " WHERE touched MATCH ? AND touched.rowid BETWEEN ? AND ?")
         args: list[Any] = []
-        for i, (t, _) in enumerate(behind):
-            args += [i, fts5_match([t], ("text",))]
-        holds: list[list[tuple[int, str, float, int]]] = [[] for _ in behind]
-        for i, rid, bm, sz in c.execute(" UNION ALL ".join([sub] * len(behind)), args):
-            holds[i].append((rid, meta[rid][0], -float(bm), sum(_varints(sz or b""))))
+        for i, (t, e) in enumerate(behind):
+            m = fts5_match([t], ("text",))
+            moved_ids = log[e.upto:]
+            args += [i, m, m, min(moved_ids), max(moved_ids)]
+        holds: list[list[tuple[int, float, bytes, int]]] = [[] for _ in behind]
+        for i, rid, bm, sz, n in c.execute(" UNION ALL ".join([sub] * len(behind)), args):
+            holds[i].append((rid, -float(bm), sz or b"", n))
         own = _index_totals(c, "memlane_mem.touched_data")
         back: list[tuple[str, Scored, list[tuple[int, str, float, int]]]] = []
         want: set[int] = set()
@@ -143,11 +152,12 @@ class SQLiteMemoSearch(SQLiteCore):
             moved = set(log[e.upto:])
             # Hit counts from the touched records' index (its statistics, its lengths: the
             # text alone): the hits are the records index's.
-            counts = _hit_counts(has, own, len(has)) if has else []
-            if counts is None:
+            add = _hit_counts([(rid, meta[rid][0], bm, sum(_varints(sz)))
+                               for rid, bm, sz, _ in has if rid in moved], own,
+                              has[0][3] if has else 0)
+            if add is None:
                 del memos.scored[t]
                 continue
-            add = [r for r in counts if r[0] in moved]
             back.append((t, e, add))
             want.update(r[0] for r in add)
         # The added records' lengths in the records' index (text and namespace).
@@ -280,6 +290,19 @@ class SQLiteMemoSearch(SQLiteCore):
                               " USING fts5(text, tokenize = 'porter unicode61')")
         fresh = sorted(set(log[self._touched_done:]))
         meta = self._touched_meta
+        # One transaction: one new segment of the index, not one per record (each segment
+        # is one more b-tree every query of it walks).
+        self.conn.execute("BEGIN")
+        try:
+            self._index_touched(fresh)
+        finally:
+            self.conn.execute("COMMIT")
+        self._touched_done = len(log)
+        return meta
+
+    def _index_touched(self, fresh: list[int]) -> None:
+        """`fresh`'s current texts into `memlane_mem.touched` (`_touched_index`)."""
+        meta = self._touched_meta
         for part in chunks(fresh):
             marks = ",".join("?" * len(part))
             self.conn.execute(f"DELETE FROM memlane_mem.touched WHERE rowid IN ({marks})",
@@ -292,8 +315,6 @@ class SQLiteMemoSearch(SQLiteCore):
             self.conn.executemany("INSERT INTO memlane_mem.touched (rowid, text)"
                                   " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
             meta.update((r[0], (r[1], r[3])) for r in rows)
-        self._touched_done = len(log)
-        return meta
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
                       ) -> list[tuple[Record, float]]:
@@ -354,12 +375,16 @@ def _hit_counts(matches: list[tuple[int, str, float, int]], totals: tuple[int, i
     idf = fts5_idf(rows, hits)
     avgdl = tokens / rows
     out = []
+    tfs: dict[tuple[float, int], float] = {}  # by (score, D): a few dozen distinct
     for rid, ns, s, d in matches:
-        r = s / idf
-        k = K1 * (1 - B + B * d / avgdl)
-        tf = float(round(r * k / ((K1 + 1.0) - r))) if r < K1 + 1.0 else 0.0
-        if tf < 1.0 or bm25_part(idf, tf, d, avgdl) != s:
-            return None
+        tf = tfs.get((s, d))
+        if tf is None:
+            r = s / idf
+            k = K1 * (1 - B + B * d / avgdl)
+            tf = float(round(r * k / ((K1 + 1.0) - r))) if r < K1 + 1.0 else 0.0
+            if tf < 1.0 or bm25_part(idf, tf, d, avgdl) != s:
+                return None
+            tfs[(s, d)] = tf
         out.append((rid, ns, tf, d))
     return out
 
