@@ -707,3 +707,25 @@ def test_scores_not_reproduced_are_kept_for_one_revision_only(
                           False)
         assert "kiln" not in s._memos.scored
     s.close()
+
+
+def test_a_kept_list_whose_every_match_a_step_deleted(tmp_path: Path) -> None:
+    """A step deletes every record (the index is left with no row, no average length): the
+    kept list is caught up to nothing, and a record added later is found and scored as FTS5
+    scores it."""
+    s = SQLiteStore(tmp_path / "m.db")
+    ids = [s.add_record("ns", f"kiln glaze batch {i}").id for i in range(3)]
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and len(got) == 3
+    kept = s._memos.scored["kiln"]
+    with s.transaction() as tx:
+        for rid in ids:
+            tx.delete_record("ns", rid, time.time())
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want == []
+    with s.transaction() as tx:
+        tx.add_record("ns", "a kiln at last, kiln", "fact", [], None, time.time(), None, False)
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and len(got) == 1
+    assert s._memos.scored["kiln"] is kept and kept.kept  # caught up, never read again
+    s.close()

@@ -369,6 +369,8 @@ def _hit_counts(matches: list[tuple[int, str, float, int]], totals: tuple[int, i
     """`(id, namespace, score, D)` matches as `(id, namespace, tf, D)`: each match's hit count
     read back from its score, for an index of `totals` (rows, tokens) in which the term is
     in `hits` rows; None unless every score is reproduced from it to the bit."""
+    if not matches:
+        return []
     rows, tokens = totals
     if not rows:
         return None
@@ -399,6 +401,8 @@ def _parts(e: Scored, namespace: str, totals: tuple[int, int]) -> list[tuple[int
         e.parts = {}
         e.totals = totals
     got = e.parts.get(namespace)
+    if got is None and not e.rows:
+        got = e.parts[namespace] = []  # no match left (an index with no rows: no average)
     if got is None:
         rows, tokens = totals
         idf = fts5_idf(rows, len(e.rows))
