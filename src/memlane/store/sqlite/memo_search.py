@@ -3,7 +3,6 @@ reads it memoises under its revision (`memos.RowMemos`)."""
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 import sqlite3
@@ -441,12 +440,23 @@ def _index_totals(c: sqlite3.Connection, table: str = "records_fts_data") -> tup
     return (vals[0], sum(vals[1:])) if vals else (0, 0)
 
 
-@functools.cache
+_REPRODUCED: bool | None = None
+"""`bm25_reproduced`'s answer once known: a fact of the SQLite library this process loaded
+(no user data; not a memo of a memory's reads)."""
+
+
 def bm25_reproduced() -> bool:
     """Whether this process's SQLite computes FTS5's bm25() as `bm25_part` does, to the bit
     (checked once, on an in-memory index of varied lengths, hit counts and document counts):
     a build that fused or reordered the C expression's operations would not, and then scored
     lists are never kept through a step (`_read_scored`)."""
+    global _REPRODUCED
+    if _REPRODUCED is None:
+        _REPRODUCED = _bm25_check()
+    return _REPRODUCED
+
+
+def _bm25_check() -> bool:
     import random
 
     c = sqlite3.connect(":memory:", isolation_level=None)
