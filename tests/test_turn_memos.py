@@ -180,8 +180,7 @@ def test_memoised_exact_branch_ranks_as_fts5(tmp_path: Path) -> None:
         for _ in range(2):  # read, then from the memo
             got = s._memo_exact("ns", terms, 15)
             want = s._search_records("ns", terms, 15, SearchFilters(), narrow=True)
-            assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want], q
-            assert [r.id for r, _ in got] == [r.id for r, _ in want], q
+            assert [(r.id, x) for r, x in got] == [(r.id, x) for r, x in want], q
 
 
 def test_memoised_exact_branch_keeps_ties_at_the_kth(tmp_path: Path) -> None:
@@ -558,4 +557,175 @@ def test_newest_postings_follow_own_steps_and_a_forget_empties_their_index(tmp_p
     s.forget_record("ns", secret)
     assert not s._memos.newest and not s._memos.touched and indexed() == 0
     assert secret not in ranked()
+    s.close()
+
+
+def _exact_both(s: SQLiteStore, ns: str, terms: list[str], k: int
+                ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """The exact branch from the kept lists, and FTS5's own ranking (the SQL path)."""
+    with s._lock:
+        assert s._memos_fresh(s.conn)
+        got = s._memo_exact(ns, terms, k)
+    want = s._search_records(ns, terms, k, SearchFilters(), narrow=True)
+    return [(r.id, x) for r, x in got], [(r.id, x) for r, x in want]
+
+
+def test_memoised_exact_branch_stays_exact_through_memory_steps(tmp_path: Path) -> None:
+    """The exact branch's scored lists are kept through this store's own tracked writes
+    (records added, updated, deleted, in this namespace and others), caught up and scored
+    again for the index's new statistics: ids and scores equal FTS5's bm25() to the bit
+    (`==`), and the lists are the ones read before the steps, not read again."""
+    import random
+
+    from memlane.store.sqlite.memo_search import bm25_reproduced
+
+    assert bm25_reproduced()
+    s = SQLiteStore(tmp_path / "m.db")
+    rng = random.Random(13)
+    words = [f"w{i}" for i in range(24)]
+
+    def text() -> str:  # repeated words: hit counts above 1
+        return " ".join(rng.choices(words[:rng.randint(3, 24)], k=rng.randint(1, 14)))
+
+    live: list[int] = []
+    for _ in range(150):
+        live.append(s.add_record(rng.choice(["ns", "ns", "other", "a b c"]), text()).id)
+    queries = [rng.sample(words, rng.randint(1, 5)) for _ in range(14)]
+    for q in queries:
+        got, want = _exact_both(s, "ns", q, 12)
+        assert got == want, q
+    kept = dict(s._memos.scored)
+    assert kept and all(e.kept for e in kept.values())
+    for step in range(40):
+        with s.transaction() as tx:  # tracked writes only, as a memory step's
+            for _ in range(rng.randint(1, 4)):
+                op = rng.random()
+                ns = rng.choice(["ns", "other", "a b c"])
+                if op < 0.5 or not live:
+                    live.append(tx.add_record(ns, text(), "fact", [], None, time.time(),
+                                              None, False))
+                elif op < 0.8:
+                    rid = rng.choice(live)
+                    owner = tx.record_owner("ns", rid) or "ns"
+                    tx.update_record(owner, rid, text(), time.time(), False, [])
+                else:
+                    rid = live.pop(rng.randrange(len(live)))
+                    tx.delete_record(tx.record_owner("ns", rid) or "ns", rid, time.time())
+        for q in queries:
+            for ns in ("ns", "other"):
+                got, want = _exact_both(s, ns, q, 12)
+                assert got == want, (step, ns, q)
+        assert all(s._memos.scored.get(t) is e for t, e in kept.items())  # not read again
+    s.close()
+
+
+def test_a_step_elsewhere_moves_every_kept_score(tmp_path: Path) -> None:
+    """A step that writes only in another namespace leaves the kept list's matches here as
+    they were, but moves the index's row count, average length and the term's document
+    count, so every score here moves: none of the scores read before the step survives it."""
+    s = SQLiteStore(tmp_path / "m.db")
+    for i in range(20):
+        s.add_record("ns", f"kiln glaze batch {i}" + " kiln" * (i % 3))
+    for i in range(10):
+        s.add_record("other", f"notes on the weather, day {i}")
+    terms = ["kiln", "glaze"]
+    before, want = _exact_both(s, "ns", terms, 30)
+    assert before == want and len(before) == 20
+    with s.transaction() as tx:  # a step elsewhere: more rows, longer ones, a kiln hit
+        for i in range(6):
+            tx.add_record("other", "the kiln in the shared studio was fired twice this week"
+                          f" at last, batch {i}", "fact", [], None, time.time(), None, False)
+    assert s._memos.scored["kiln"].kept  # kept through the step
+    got, want = _exact_both(s, "ns", terms, 30)
+    assert got == want
+    old = dict(before)
+    assert all(old[i] != x for i, x in got)  # every score moved
+    s.close()
+
+
+def test_kept_scored_lists_go_with_a_forget_and_another_connections_commit(tmp_path: Path
+                                                                           ) -> None:
+    """Anything but this store's own tracked writes empties the scored lists, as it empties
+    every memo: a forget, another connection's commit."""
+    path = tmp_path / "m.db"
+    s, other = SQLiteStore(path), SQLiteStore(path)
+    rid = s.add_record("ns", "the kiln code is 4411").id
+    s.add_record("ns", "the kiln is in the shed")
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and s._memos.scored
+    other.add_record("ns", "a kiln of our own")
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and len(got) == 3
+    s.forget_record("ns", rid)
+    assert not s._memos.scored
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and rid not in [i for i, _ in got]
+    s.close()
+    other.close()
+
+
+def test_a_step_that_keeps_the_index_totals_still_moves_the_kept_matches(tmp_path: Path
+                                                                         ) -> None:
+    """A step that moves a word from one record to another, texts of the same length: the
+    index's row count, token total and the term's document count stay, yet the matches
+    moved; the kept list follows them (a score kept for its totals alone would be stale)."""
+    s = SQLiteStore(tmp_path / "m.db")
+    a = s.add_record("ns", "kiln alpha beta").id
+    b = s.add_record("ns", "gamma delta epsilon").id
+    for i in range(5):
+        s.add_record("ns", f"plain words number{i}")
+    before, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert before == want and [i for i, _ in before] == [a]
+    totals = s._memos.totals
+    with s.transaction() as tx:
+        tx.update_record("ns", a, "zeta alpha beta", time.time(), False, [])
+        tx.update_record("ns", b, "gamma kiln epsilon", time.time(), False, [])
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert s._memos.totals == totals  # the statistics did not move
+    assert got == want and [i for i, _ in got] == [b]
+    assert s._memos.scored["kiln"].kept
+    s.close()
+
+
+def test_scores_not_reproduced_are_kept_for_one_revision_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where this SQLite's bm25() is not reproduced to the bit (another build), the scored
+    lists are what was read, for this revision only: a step empties them, as before."""
+    from memlane.store.sqlite import memo_search
+
+    monkeypatch.setattr(memo_search, "bm25_reproduced", lambda: False)
+    s = SQLiteStore(tmp_path / "m.db")
+    for i in range(12):
+        s.add_record("ns" if i % 3 else "other", f"kiln glaze batch {i}" + " kiln" * (i % 4))
+    for step in range(4):
+        got, want = _exact_both(s, "ns", ["kiln", "glaze"], 10)
+        assert got == want, step
+        e = s._memos.scored["kiln"]
+        assert not e.kept and not e.rows
+        with s.transaction() as tx:
+            tx.add_record("ns", f"a kiln again {step}", "fact", [], None, time.time(), None,
+                          False)
+        assert "kiln" not in s._memos.scored
+    s.close()
+
+
+def test_a_kept_list_whose_every_match_a_step_deleted(tmp_path: Path) -> None:
+    """A step deletes every record (the index is left with no row, no average length): the
+    kept list is caught up to nothing, and a record added later is found and scored as FTS5
+    scores it."""
+    s = SQLiteStore(tmp_path / "m.db")
+    ids = [s.add_record("ns", f"kiln glaze batch {i}").id for i in range(3)]
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and len(got) == 3
+    kept = s._memos.scored["kiln"]
+    with s.transaction() as tx:
+        for rid in ids:
+            tx.delete_record("ns", rid, time.time())
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want == []
+    with s.transaction() as tx:
+        tx.add_record("ns", "a kiln at last, kiln", "fact", [], None, time.time(), None, False)
+    got, want = _exact_both(s, "ns", ["kiln"], 5)
+    assert got == want and len(got) == 1
+    assert s._memos.scored["kiln"] is kept and kept.kept  # caught up, never read again
     s.close()

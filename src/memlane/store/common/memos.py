@@ -41,6 +41,26 @@ class Newest:
     weighted: list[tuple[int, float]] | None = None
 
 
+@dataclass(eq=False)
+class Scored:
+    """A term's matches in the whole index, with what FTS5's bm25() scores each by (SQLite's
+    `_memo_exact`): `rows`, `(record id, namespace, tf, D)` in id order: the term's hits in
+    the record's text and the record's tokens in all columns. With the index's row count and
+    token total, and the term's document count (`len(rows)`), they give each match's score to
+    the bit (`memo_search.bm25_part`), so the list stays through this store's own steps: it
+    reflects the first `upto` records of `RowMemos.touched`, the rest are caught up before it
+    is used. `parts`: each namespace's `(record id, score)` pairs for the index's `totals`
+    (row count, token total). `kept` False: the scores read could not be reproduced (another
+    build of SQLite, another connection's commit between the reads): `parts` as read, valid
+    for this revision only, and `rows` empty."""
+
+    rows: list[tuple[int, str, float, int]]
+    upto: int
+    kept: bool
+    totals: tuple[int, int] | None
+    parts: dict[str, list[tuple[int, float]]]
+
+
 class RowMemos:
     """The memos and the revision they are valid for."""
 
@@ -53,8 +73,7 @@ class RowMemos:
         self.counts: dict[tuple[str, int], int] = {}
         """Records holding a term, counted up to a cap: `(term, cap) -> n` (`_term_counts`)."""
         self.postings: dict[tuple[str, ...], tuple[list[tuple[int, float]], bool]] = {}
-        """Newest postings by (namespace, term) (`_memo_candidates`); by (namespace, term,
-        "bm25"), a term's scored matches (`_memo_exact`)."""
+        """Newest postings by (namespace, term) (PostgreSQL's `_memo_candidates`)."""
         self.pages: dict[tuple[str, int, int, bool], list[Record]] = {}
         """Records by (namespace, limit, offset, pinned only) (PostgreSQL's `records`)."""
         self.size: float | None = None
@@ -64,10 +83,18 @@ class RowMemos:
         read the second time it is asked for (SQLite's `_memo_worth`); kept through this
         store's own steps, as the newest postings are."""
         self.seen_exact: set[tuple[str, str]] = set()
-        """The same for the exact branch's scored lists, which a step empties."""
+        """The same for the exact branch's scored lists (kept through this store's own steps
+        too)."""
         self.newest: dict[tuple[str, str], Newest] = {}
         """SQLite's newest postings by (namespace, term): kept through this store's own steps
         (caught up with the records they touched), emptied like the rest otherwise."""
+        self.scored: dict[str, Scored] = {}
+        """SQLite's scored matches by term, store-wide (`_memo_exact`): kept through this
+        store's own steps (caught up with the records they touched, scored again for the
+        index's new statistics), emptied like the newest postings otherwise."""
+        self.totals: tuple[int, int] | None = None
+        """The lexical index's row count and token total (SQLite's `_index_totals`), read once
+        a revision."""
         self.touched: list[int] = []
         """The records this store's own tracked writes touched since the memos were emptied, in
         order (a record may come back): what `Newest.upto` counts."""
@@ -82,6 +109,7 @@ class RowMemos:
         self.rev = None
         self.size = None
         self.avgdl = None
+        self.totals = None
         self.seen.clear()
         self.seen_exact.clear()
         for memo in (self.sources, self.records, self.postings, self.counts, self.pages):
@@ -90,16 +118,17 @@ class RowMemos:
 
     def _drop_newest(self) -> None:
         self.newest.clear()
+        self.scored.clear()
         self.touched.clear()
         if self.on_drop is not None:
             self.on_drop()
 
     def keep_but(self, touched: set[int], rev: Hashable) -> None:
         """After this store's own write to the `touched` records only (and episodes): those
-        records and their sources leave; term counts, scored postings, pages and the index
-        size and average length (the index's statistics moved) are emptied; the newest
-        postings stay, to be caught up with the `touched` records before they are used; the
-        rest is valid for `rev`, the revision now."""
+        records and their sources leave; term counts, pages and the index size, average
+        length and totals (the index's statistics moved) are emptied; the newest postings and
+        the kept scored matches stay, to be caught up with the `touched` records before they
+        are used; the rest is valid for `rev`, the revision now."""
         for rid in touched:
             self.records.pop(rid, None)
             self.sources.pop(rid, None)
@@ -108,8 +137,11 @@ class RowMemos:
         self.pages.clear()
         self.size = None
         self.avgdl = None
-        self.seen_exact.clear()
-        # `seen` stays with the newest postings: a term asked for before has its list kept.
+        self.totals = None
+        for t in [t for t, e in self.scored.items() if not e.kept]:
+            del self.scored[t]
+        # `seen` and `seen_exact` stay with the lists: a term asked for before has its list
+        # kept.
         self.touched.extend(sorted(touched))
         if len(self.touched) > TOUCHED_MAX:
             self._drop_newest()
@@ -129,3 +161,5 @@ class RowMemos:
                 memo.clear()
         if len(self.newest) > POSTINGS_MEMO:
             self._drop_newest()
+        if len(self.scored) > POSTINGS_MEMO:
+            self.scored.clear()
