@@ -98,8 +98,6 @@ class RowMemos:
         self.touched: list[int] = []
         """The records this store's own tracked writes touched since the memos were emptied, in
         order (a record may come back): what `Newest.upto` counts."""
-        self.avgdl: float | None = None
-        """The lexical index's average length (SQLite's `_avgdl`), read once a revision."""
         self.on_drop: Callable[[], None] | None = None
         """Called when the newest postings are emptied: the store empties what it derived
         from `touched` (SQLite's index of the touched records' texts: a forgotten text must
@@ -108,7 +106,6 @@ class RowMemos:
     def drop(self) -> None:
         self.rev = None
         self.size = None
-        self.avgdl = None
         self.totals = None
         self.seen.clear()
         self.seen_exact.clear()
@@ -125,8 +122,8 @@ class RowMemos:
 
     def keep_but(self, touched: set[int], rev: Hashable) -> None:
         """After this store's own write to the `touched` records only (and episodes): those
-        records and their sources leave; term counts, pages and the index size, average
-        length and totals (the index's statistics moved) are emptied; the newest postings and
+        records and their sources leave; term counts, pages and the index size and
+        totals (the index's statistics moved) are emptied; the newest postings and
         the kept scored matches stay, to be caught up with the `touched` records before they
         are used; the rest is valid for `rev`, the revision now."""
         for rid in touched:
@@ -136,7 +133,6 @@ class RowMemos:
         self.counts.clear()
         self.pages.clear()
         self.size = None
-        self.avgdl = None
         self.totals = None
         for t in [t for t, e in self.scored.items() if not e.kept]:
             del self.scored[t]

@@ -145,7 +145,7 @@ class SQLiteMemoSearch(SQLiteCore):
         for i, rid, bm, sz, n in c.execute(" UNION ALL ".join([sub] * len(behind)), args):
             holds[i].append((rid, -float(bm), sz or b"", n))
         own = _index_totals(c, "memlane_mem.touched_data")
-        back: list[tuple[str, Scored, list[tuple[int, str, float, int]]]] = []
+        back: list[tuple[str, Scored, set[int], list[tuple[int, str, float, int]]]] = []
         want: set[int] = set()
         for (t, e), has in zip(behind, holds, strict=True):
             moved = set(log[e.upto:])
@@ -157,7 +157,7 @@ class SQLiteMemoSearch(SQLiteCore):
             if add is None:
                 del memos.scored[t]
                 continue
-            back.append((t, e, add))
+            back.append((t, e, moved, add))
             want.update(r[0] for r in add)
         # The added records' lengths in the records' index (text and namespace).
         length: dict[int, int] = {}
@@ -166,8 +166,7 @@ class SQLiteMemoSearch(SQLiteCore):
             marks = ",".join("?" * len(part))
             length.update((i, sum(_varints(sz or b""))) for i, sz in c.execute(
                 f"SELECT id, sz FROM records_fts_docsize WHERE id IN ({marks})", part))
-        for t, e, add in back:
-            moved = set(log[e.upto:])
+        for t, e, moved, add in back:
             rows = [r for r in e.rows if r[0] not in moved]
             if add:
                 if any(r[0] not in length for r in add):
@@ -226,9 +225,7 @@ class SQLiteMemoSearch(SQLiteCore):
                     memo[(namespace, t)] = Newest(got, len(got) < n, len(memos.touched))
             # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
             # average length is the index's, which moves only with the revision.
-            if memos.avgdl is None:
-                memos.avgdl = self._avgdl()
-            avgdl = memos.avgdl
+            avgdl = _avg_length(self._memo_totals())
             postings = [_weighted(memo[(namespace, t)], avgdl)[:n] for t, _, n in weights]
         score = summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
@@ -323,10 +320,16 @@ class SQLiteMemoSearch(SQLiteCore):
 
     def _avgdl(self) -> float:
         """The index's average document length in tokens (both columns, as FTS5's bm25() has
-        it), from its averages record (`_index_totals`)."""
+        it), from its totals (`_memo_totals` while the memos are fresh)."""
         with self._lock:
-            n, total = _index_totals(self.conn)
-        return max(total / n, 1.0) if n else 8.0
+            fresh = self._memos_fresh(self.conn)
+            return _avg_length(self._memo_totals() if fresh else _index_totals(self.conn))
+
+
+def _avg_length(totals: tuple[int, int]) -> float:
+    """The average length `(rows, tokens)` give, floored at 1 (8 for an empty index)."""
+    rows, tokens = totals
+    return max(tokens / rows, 1.0) if rows else 8.0
 
 
 def _weighted(e: Newest, avgdl: float) -> list[tuple[int, float]]:
