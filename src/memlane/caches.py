@@ -121,6 +121,21 @@ def keep_at(memo: dict[Any, Any], key: Any, rev: Any, value: Any,
     return value
 
 
+def held(memo: dict[Any, Any], key: Any, obj: object) -> Any:
+    """What `hold` memoised under `key` for the very object `obj`, else None: a memo by
+    identity (of a frozen record, message, episode or policy a store or caller hands out
+    again while it is current), cheaper than hashing the object's fields; the entry keeps
+    the object, so its id is not reused while the entry stands."""
+    hit = memo.get(key)
+    return hit[1] if hit is not None and hit[0] is obj else None
+
+
+def hold(memo: dict[Any, Any], key: Any, obj: object, value: Any) -> Any:
+    """`remember` `value` under `key` for `obj` (`held`); returns `value`."""
+    remember(memo, key, (obj, value))
+    return value
+
+
 def remember(memo: dict[Any, Any], key: Any, value: Any, most: int = MAX_ENTRIES) -> Any:
     """Store `value` under `key`, emptying `memo` first when it holds `most`; returns `value`."""
     if len(memo) >= most:

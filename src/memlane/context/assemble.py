@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..caches import WINDOW_ENTRIES, Caches, remember
+from ..caches import WINDOW_ENTRIES, Caches, held, hold, remember
 from ..errors import BudgetTooSmall
 from ..safety import (
     NOTES_HEADER,
@@ -226,17 +226,17 @@ def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
     until the record changes), the record kept in the entry."""
     memo = cache.notes if cache is not None else None
     if memo is not None:
-        hit = memo.get(id(r))
-        if hit is not None and hit[0] is r:
-            return hit[1]
+        hit: tuple[str, bool] | None = held(memo, id(r), r)
+        if hit is not None:
+            return hit
     flags = scan_stored(r.text, r.scanned, cache.scans if cache is not None else None)
     out: tuple[str, bool]
     if r.suspect or flags:
         out = f"- {quarantined_record(r.id, flags)}", True
     else:
-        out = note_line(r, as_data(r.text), cache), False
+        out = note_line(r, as_data(r.text)), False
     if memo is not None:
-        remember(memo, id(r), (r, out))
+        hold(memo, id(r), r, out)
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..caches import Caches, remember
+from ..caches import Caches, held, hold
 from ..safety import NOTES_HEADER, as_data, fenced, quarantined_line, scan_stored, why
 from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
 from ..validate import date_text, safe_ts
@@ -101,7 +101,7 @@ DAYS_KEPT = 4096
 _DAYS: dict[int, str] = {}
 
 
-def note_line(r: Record, text: str, cache: Caches | None = None) -> str:
+def note_line(r: Record, text: str) -> str:
     """How a record reads as a note: `- #<id> (YYYY-MM-DD) text`, dated by when the fact was
     stated, so of two records about one thing the reader sees which is newer (the heuristic
     keeps both when it cannot tell a correction from a new fact). A record with no time at all
@@ -120,14 +120,14 @@ def render_line(ep: Episode, cache: Caches | None = None) -> str:
     is the very object (an id is never reused while the entry holds it) and, episodes being
     frozen, the same text. An identity check is cheaper than hashing the episode's fields."""
     if cache is not None:
-        hit = cache.lines.get(id(ep))
-        if hit is not None and hit[0] is ep:
-            return hit[1]
+        hit: str | None = held(cache.lines, id(ep), ep)
+        if hit is not None:
+            return hit
     ids = id_list(ep.record_ids) if ep.record_ids else "no records"
     line = shown_line(ep, cache.scans if cache is not None else None)
     text = f"- {_day(ep.date)} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
     if cache is not None:
-        remember(cache.lines, id(ep), (ep, text))
+        hold(cache.lines, id(ep), ep, text)
     return text
 
 
@@ -176,13 +176,13 @@ def render_block(
             under.setdefault(owner, []).append(t)
     for ep in lines:
         while loose and loose[0].seq < ep.start:
-            out.append(loose_turn(loose.pop(0), cache))
+            out.append(loose_turn(loose.pop(0)))
         out.append(render_line(ep, cache))
         out.extend(quoted_turn(t) for t in under.get(ep.end, ()))
         if ep.end == first_end and skipped_after_first > 0:
             out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
-    out.extend(loose_turn(t, cache) for t in loose)
+    out.extend(loose_turn(t) for t in loose)
     if skipped_after_first > 0 and not placed_gap:
         out.insert(
             0, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
@@ -202,7 +202,7 @@ def quoted_turn(t: BufferTurn) -> str:
     return f"  > msg {t.seq} {t.role}: {t.text}"
 
 
-def loose_turn(t: BufferTurn, cache: Caches | None = None) -> str:
+def loose_turn(t: BufferTurn) -> str:
     """An opened turn whose stretch's line is not shown: dated on its own."""
     return f"- {_day(t.date)} (msg {t.seq}) {t.role}: {t.text}"
 
@@ -234,16 +234,12 @@ def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
     memo = cache.turns if cache is not None else None
 
     def shown_as(m: Message) -> tuple[str, bool]:
-        # Memoised by the message's identity, the message kept in the entry (the store's
-        # stretch memo hands the same messages out while they are current), as `_note` does.
-        if memo is not None:
-            hit = memo.get(id(m))
-            if hit is not None and hit[0] is m:
-                return hit[1]
-        out = shown_turn(m, scans)
-        if memo is not None:
-            remember(memo, id(m), (m, out))
-        return out
+        # Memoised by the message's identity (the store's stretch memo hands the same
+        # messages out while they are current), as `_note` does.
+        if memo is None:
+            return shown_turn(m, scans)
+        hit: tuple[str, bool] | None = held(memo, id(m), m)
+        return hit if hit is not None else hold(memo, id(m), m, shown_turn(m, scans))
 
     todo = [m for m in opened if m.seq < before]
     shown = [shown_as(m) for m in todo[:k]]  # the rest only when one is passed over
@@ -294,11 +290,9 @@ def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
     memo = cache.buffer_lines  # by identity, as in `render_line`
     out = []
     for e in lines:
-        hit = memo.get(id(e))
-        if hit is not None and hit[0] is e:
-            out.append(hit[1])
-        else:
-            b = BufferLine(shown_line(e, cache.scans), e.record_ids, e.start, e.end, e.date)
-            remember(memo, id(e), (e, b))
-            out.append(b)
+        b: BufferLine | None = held(memo, id(e), e)
+        if b is None:
+            b = hold(memo, id(e), e, BufferLine(shown_line(e, cache.scans), e.record_ids,
+                                                  e.start, e.end, e.date))
+        out.append(b)
     return tuple(out)

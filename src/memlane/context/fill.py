@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..caches import Caches, remember
+from ..caches import Caches, held, hold
 from ..types import Context, ContextRows, Episode, Message, Record
 from .assemble import Assembly, TokenCounter, assemble, prepare
 from .policy import Policy
@@ -108,12 +108,9 @@ def _with_turns(policy: Policy, turns: int, cache: Caches | None) -> Policy:
     if cache is None:
         return replace(policy, working_turns=turns)
     key = (id(policy), turns)
-    hit = cache.policies.get(key)
-    if hit is not None and hit[0] is policy:
-        other: Policy = hit[1]
-        return other
-    other = replace(policy, working_turns=turns)
-    remember(cache.policies, key, (policy, other))
+    other: Policy | None = held(cache.policies, key, policy)
+    if other is None:
+        other = hold(cache.policies, key, policy, replace(policy, working_turns=turns))
     return other
 
 
