@@ -72,10 +72,11 @@ def seeded_with_upstream(d: str) -> tuple[str, str, str, subprocess.Popen[str], 
     return db, keys, key, up, up.stdout.readline().strip(), free_port()
 
 
-def warm_proxy(port: int, key: str) -> Callable[[http.client.HTTPConnection, int], float]:
-    """Once the server on `port` is up: its `proxy_call` with the scenario's question, after two
-    clients' 2 s of warm-up (memory steps start filing too)."""
-    wait_up(f"http://127.0.0.1:{port}/healthz")
+def warm_proxy(port: int, key: str, srv: subprocess.Popen[Any] | None = None
+               ) -> Callable[[http.client.HTTPConnection, int], float]:
+    """Once the server on `port` (process `srv`) is up: its `proxy_call` with the scenario's
+    question, after two clients' 2 s of warm-up (memory steps start filing too)."""
+    wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)
     proxy = proxy_call(key, {"model": "bench", "messages": [
         {"role": "user", "content": "What did Ana and I talk about last week?"}]})
     load(2, 2.0, "127.0.0.1", port, proxy)
@@ -100,15 +101,24 @@ def proxy_call(key: str, chat: dict[str, Any]
     return proxy
 
 
-def wait_up(url: str, timeout: float = 30.0) -> None:
+def wait_up(url: str, timeout: float = 30.0, proc: subprocess.Popen[Any] | None = None
+            ) -> None:
+    """Until `url` answers; a clear error when `proc` (the server) exits first or it never
+    does (the usual cause: the server extra is not installed)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             with urllib.request.urlopen(url, timeout=1):
                 return
         except OSError:
-            if time.monotonic() > deadline:
-                raise
+            exited = proc is not None and proc.poll() is not None
+            if exited or time.monotonic() > deadline:
+                why = (f"exited with code {proc.returncode}" if exited and proc is not None
+                       else f"did not answer in {timeout:.0f} s")
+                raise SystemExit(
+                    f"memlane serve {why} ({url}); it needs the server extra: pip install -e "
+                    "'.[server]' (or run with .venv-bench/bin/python, which `make bench` "
+                    "sets up); run `memlane serve` by hand to see its error") from None
             time.sleep(0.1)
 
 
@@ -211,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                  "--keys", keys, "--upstream", upstream, "--no-mcp"],
                 stderr=subprocess.DEVNULL)
             procs.append(srv)
-            wait_up(f"http://127.0.0.1:{port}/healthz")
+            wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)
             results = run_scenarios(args, port, upstream, key)
         finally:
             for p in procs:

@@ -114,7 +114,7 @@ def main() -> int:
             cmd += ["--step-worker", args.step_worker]
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
-            proxy = warm_proxy(port, key)
+            proxy = warm_proxy(port, key, srv)
             pids = {"server": srv.pid, "upstream": up.pid}
             kids = children(srv.pid)
             if kids:

@@ -213,7 +213,7 @@ def main() -> int:
                *args.serve_arg]
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
-            proxy = warm_proxy(port, key)
+            proxy = warm_proxy(port, key, srv)
             lat, ovh, elapsed = load(args.clients, args.seconds, "127.0.0.1", port, proxy)
         finally:
             srv.send_signal(signal.SIGTERM)
