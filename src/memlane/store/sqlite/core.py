@@ -91,6 +91,10 @@ class SQLiteCore(CommonStore):
         (`memo_search._touched_index`)."""
         self._touched_meta: dict[int, tuple[str, int]] = {}
         """(namespace, words) of each record in that index."""
+        self._touched_tokens: dict[int, frozenset[str]] = {}
+        """The tokens of each record in that index, as its tokenizer makes them."""
+        self._term_tokens: dict[str, tuple[str, ...]] = {}
+        """A query term's tokens as the index's tokenizer makes them (`memo_search._tokens`)."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -225,6 +229,8 @@ class SQLiteCore(CommonStore):
                 self.conn.execute("DELETE FROM memlane_mem.touched")
             self._touched_done = 0
             self._touched_meta.clear()
+            self._touched_tokens.clear()
+            self._term_tokens.clear()
 
     def clear_memos(self) -> None:
         """Drop the memoised episode rows and what is memoised under the revision (a memory's

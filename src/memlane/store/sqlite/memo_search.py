@@ -243,15 +243,24 @@ class SQLiteMemoSearch(SQLiteCore):
         memos = self._memos
         log = memos.touched
         meta = self._touched_index(log)
-        sub = "SELECT ? AS i, rowid FROM memlane_mem.touched WHERE touched MATCH ?"
-        args: list[Any] = []
-        for i, (t, _) in enumerate(behind):
-            args += [i, fts5_match([t], ("text",))]
+        # A term of one token (nearly all) is held by a record whose tokens have it: asked of
+        # the tokens kept per touched record, in Python (a MATCH costs a cursor on the index,
+        # ~70 us a term); a term of several tokens is a phrase, asked of the index.
+        tokens = self._touched_tokens
+        words = _tokens(self.conn, self._term_tokens, [t for t, _ in behind])
         holds: list[set[int]] = [set() for _ in behind]
-        for i, rid in self.conn.execute(" UNION ALL ".join([sub] * len(behind)), args):
-            holds[i].add(rid)
-        for (_, e), has in zip(behind, holds, strict=True):
+        phrases = [i for i, w in enumerate(words) if len(w) != 1]
+        if phrases:
+            sub = "SELECT ? AS i, rowid FROM memlane_mem.touched WHERE touched MATCH ?"
+            args: list[Any] = []
+            for i in phrases:
+                args += [i, fts5_match([behind[i][0]], ("text",))]
+            for i, rid in self.conn.execute(" UNION ALL ".join([sub] * len(phrases)), args):
+                holds[i].add(rid)
+        for (_, e), has, w in zip(behind, holds, words, strict=True):
             moved = set(log[e.upto:])
+            if len(w) == 1:
+                has.update(rid for rid in moved if w[0] in tokens.get(rid, ()))
             pairs = e.pairs
             # Records newer than the list's newest (a step's new ones) cannot be in it: the
             # list is walked only for the older ones a step updated or deleted.
@@ -308,8 +317,12 @@ class SQLiteMemoSearch(SQLiteCore):
                 part).fetchall()
             for rid in part:
                 meta.pop(rid, None)
+                self._touched_tokens.pop(rid, None)
             self.conn.executemany("INSERT INTO memlane_mem.touched (rowid, text)"
                                   " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
+            self._touched_tokens.update(zip(
+                (r[0] for r in rows),
+                map(frozenset, _tokenized(self.conn, [r[2] for r in rows])), strict=True))
             meta.update((r[0], (r[1], r[3])) for r in rows)
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
@@ -324,6 +337,41 @@ class SQLiteMemoSearch(SQLiteCore):
         with self._lock:
             fresh = self._memos_fresh(self.conn)
             return _avg_length(self._memo_totals() if fresh else _index_totals(self.conn))
+
+
+TERM_TOKENS = 50_000
+"""Query terms whose tokens are kept (`_tokens`); past it the memo starts again."""
+
+
+def _tokenized(c: sqlite3.Connection, texts: list[str]) -> list[tuple[str, ...]]:
+    """Each of `texts` as the records' index tokenizes it (migration 2's tokenizer: the same
+    words, stemmed the same), in order: written into a contentless FTS5 table in the
+    attached in-memory database and read back from its `fts5vocab` instances, then
+    emptied. Call under the store's lock, with `memlane_mem` attached (`_touched_index`)."""
+    if not texts:
+        return []
+    c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.words USING"
+              " fts5(text, content = '', tokenize = 'porter unicode61')")
+    c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.words_v USING"
+              " fts5vocab(words, 'instance')")
+    c.executemany("INSERT INTO memlane_mem.words (rowid, text) VALUES (?, ?)",
+                  enumerate(texts, 1))
+    found: list[list[tuple[int, str]]] = [[] for _ in texts]
+    for term, doc, offset in c.execute("SELECT term, doc, offset FROM memlane_mem.words_v"):
+        found[doc - 1].append((offset, term))
+    c.execute("INSERT INTO memlane_mem.words (words) VALUES ('delete-all')")
+    return [tuple(term for _, term in sorted(f)) for f in found]
+
+
+def _tokens(c: sqlite3.Connection, memo: dict[str, tuple[str, ...]], terms: list[str]
+            ) -> list[tuple[str, ...]]:
+    """Each query term's tokens (`_tokenized`), memoised in `memo` (terms repeat)."""
+    todo = list(dict.fromkeys(t for t in terms if t not in memo))
+    if todo:
+        if len(memo) + len(todo) > TERM_TOKENS:
+            memo.clear()
+        memo.update(zip(todo, _tokenized(c, todo), strict=True))
+    return [memo[t] for t in terms]
 
 
 def _avg_length(totals: tuple[int, int]) -> float:
