@@ -617,11 +617,21 @@ def _exact_both(s: SQLiteStore, ns: str, terms: list[str], k: int
     return [(r.id, x) for r, x in got], [(r.id, x) for r, x in want]
 
 
-def test_memoised_exact_branch_stays_exact_through_memory_steps(tmp_path: Path) -> None:
+ODD_WORDS = ["running", "runs", "ran", "Runner", "café", "cafe", "CAFÉS", "e-mail", "email",
+             "mail", "don't", "dont", "C++", "2024", "x2", "naïve", "naive", "straße",
+             "strasse", "plums", "plum", "Plum's", "over-the-top", "top"]
+
+
+@pytest.mark.parametrize("words", [[f"w{i}" for i in range(24)], ODD_WORDS],
+                         ids=["plain", "stems-accents-phrases"])
+def test_memoised_exact_branch_stays_exact_through_memory_steps(tmp_path: Path,
+                                                                words: list[str]) -> None:
     """The exact branch's scored lists are kept through this store's own tracked writes
     (records added, updated, deleted, in this namespace and others), caught up and scored
     again for the index's new statistics: ids and scores equal FTS5's bm25() to the bit
-    (`==`), and the lists are the ones read before the steps, not read again."""
+    (`==`), and the lists are the ones read before the steps, not read again. With words
+    FTS5 stems, folds and splits: a one-token term's hits are counted from the touched
+    records' tokens, a phrase's read from the index."""
     import random
 
     from memlane.store.sqlite.memo_search import bm25_reproduced
@@ -629,7 +639,6 @@ def test_memoised_exact_branch_stays_exact_through_memory_steps(tmp_path: Path) 
     assert bm25_reproduced()
     s = SQLiteStore(tmp_path / "m.db")
     rng = random.Random(13)
-    words = [f"w{i}" for i in range(24)]
 
     def text() -> str:  # repeated words: hit counts above 1
         return " ".join(rng.choices(words[:rng.randint(3, 24)], k=rng.randint(1, 14)))

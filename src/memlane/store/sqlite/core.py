@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -91,8 +92,8 @@ class SQLiteCore(CommonStore):
         (`memo_search._touched_index`)."""
         self._touched_meta: dict[int, tuple[str, int]] = {}
         """(namespace, words) of each record in that index."""
-        self._touched_tokens: dict[int, frozenset[str]] = {}
-        """The tokens of each record in that index, as its tokenizer makes them."""
+        self._touched_tokens: dict[int, Counter[str]] = {}
+        """The tokens of each record in that index, as its tokenizer makes them, counted."""
         self._term_tokens: dict[str, tuple[str, ...]] = {}
         """A query term's tokens as the index's tokenizer makes them (`memo_search._tokens`)."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe

@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 import math
 import sqlite3
+from collections import Counter
 from operator import itemgetter
 from typing import Any
 
@@ -118,42 +119,57 @@ class SQLiteMemoSearch(SQLiteCore):
     def _catch_up_scored(self, behind: list[tuple[str, Scored]]) -> None:
         """The kept scored matches of `behind`'s terms, caught up with the records this
         store's own steps touched since each was read (`RowMemos.touched`): those records
-        leave each list and come back where they hold the term now, as the index of the
-        touched records' texts says (`_touched_index`), with their hit count read back from
-        that index's own bm25() (the same tokenizer: the same hits) and their length in
-        tokens from `records_fts_docsize`. Their scores are computed again when the list is
-        next used, for the index's totals then (`_parts`). A hit count not reproduced drops
-        the list (read again). Call under `_lock`, the memos fresh."""
+        leave each list and come back where they hold the term now, with their hit count and
+        their length in tokens from `records_fts_docsize`. A one-token term's hits in a
+        record are its token's count in the record's tokens (kept per touched record, read
+        from the index's tokenizer: `_touched_index`); a phrase's are read back from the
+        touched records' index's own bm25() (the same tokenizer: the same hits). Their scores
+        are computed again when the list is next used, for the index's totals then
+        (`_parts`). A hit count not reproduced drops the list (read again). Call under
+        `_lock`, the memos fresh."""
         memos = self._memos
         log = memos.touched
         self._touched_index(log)
         meta = self._touched_meta
+        tokens = self._touched_tokens
         c = self.conn
-        # Only the rows in the span of the records moved since the list was read (a step's
-        # new records are the newest ids) are scored; bm25() counts the term's rows in the
-        # whole index itself, and so does the subquery, for reading its IDF back.
-        sub = ("SELECT ? AS i, touched.rowid, bm25(touched), d.sz, (SELECT count(*) FROM"
-               " memlane_mem.touched AS h WHERE h.touched MATCH ?) FROM memlane_mem.touched"
-               " CROSS JOIN memlane_mem.touched_docsize d ON d.id = touched.rowid"
-               " WHERE touched MATCH ? AND touched.rowid BETWEEN ? AND ?")
-        args: list[Any] = []
-        for i, (t, e) in enumerate(behind):
-            m = fts5_match([t], ("text",))
-            moved_ids = log[e.upto:]
-            args += [i, m, m, min(moved_ids), max(moved_ids)]
+        words = _tokens(c, self._term_tokens, [t for t, _ in behind])
+        phrases = [i for i, w in enumerate(words) if len(w) != 1]
         holds: list[list[tuple[int, float, bytes, int]]] = [[] for _ in behind]
-        for i, rid, bm, sz, n in c.execute(" UNION ALL ".join([sub] * len(behind)), args):
-            holds[i].append((rid, -float(bm), sz or b"", n))
-        own = _index_totals(c, "memlane_mem.touched_data")
+        if phrases:
+            # Only the rows in the span of the records moved since the list was read (a
+            # step's new records are the newest ids) are scored; bm25() counts the term's
+            # rows in the whole index itself, and so does the subquery, for reading its IDF
+            # back.
+            sub = ("SELECT ? AS i, touched.rowid, bm25(touched), d.sz, (SELECT count(*) FROM"
+                   " memlane_mem.touched AS h WHERE h.touched MATCH ?) FROM"
+                   " memlane_mem.touched CROSS JOIN memlane_mem.touched_docsize d ON"
+                   " d.id = touched.rowid WHERE touched MATCH ? AND touched.rowid BETWEEN ?"
+                   " AND ?")
+            args: list[Any] = []
+            for i in phrases:
+                t, e = behind[i]
+                m = fts5_match([t], ("text",))
+                moved_ids = log[e.upto:]
+                args += [i, m, m, min(moved_ids), max(moved_ids)]
+            for i, rid, bm, sz, n in c.execute(" UNION ALL ".join([sub] * len(phrases)),
+                                               args):
+                holds[i].append((rid, -float(bm), sz or b"", n))
+        own = _index_totals(c, "memlane_mem.touched_data") if phrases else (0, 0)
         back: list[tuple[str, Scored, set[int], list[tuple[int, str, float, int]]]] = []
         want: set[int] = set()
-        for (t, e), has in zip(behind, holds, strict=True):
+        for (t, e), has, w in zip(behind, holds, words, strict=True):
             moved = set(log[e.upto:])
-            # Hit counts from the touched records' index (its statistics, its lengths: the
-            # text alone): the hits are the records index's.
-            add = _hit_counts([(rid, meta[rid][0], bm, sum(_varints(sz)))
-                               for rid, bm, sz, _ in has if rid in moved], own,
-                              has[0][3] if has else 0)
+            add: list[tuple[int, str, float, int]] | None
+            if len(w) == 1:
+                add = [(rid, meta[rid][0], float(tokens[rid][w[0]]), 0) for rid in sorted(moved)
+                       if rid in tokens and w[0] in tokens[rid]]
+            else:
+                # Hit counts from the touched records' index (its statistics, its lengths:
+                # the text alone): the hits are the records index's.
+                add = _hit_counts([(rid, meta[rid][0], bm, sum(_varints(sz)))
+                                   for rid, bm, sz, _ in has if rid in moved], own,
+                                  has[0][3] if has else 0)
             if add is None:
                 del memos.scored[t]
                 continue
@@ -322,7 +338,7 @@ class SQLiteMemoSearch(SQLiteCore):
                                   " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
             self._touched_tokens.update(zip(
                 (r[0] for r in rows),
-                map(frozenset, _tokenized(self.conn, [r[2] for r in rows])), strict=True))
+                map(Counter, _tokenized(self.conn, [r[2] for r in rows])), strict=True))
             meta.update((r[0], (r[1], r[3])) for r in rows)
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
