@@ -457,6 +457,22 @@ def test_a_memory_step_keeps_the_records_it_did_not_write(tmp_path: Path) -> Non
     mem.close()
 
 
+def _random_step(s: SQLiteStore, rng: Any, live: list[int], text: Callable[[], str],
+                 adds: float) -> None:
+    """One memory step's tracked writes in "ns": 1-3 records added (share `adds`), updated or
+    deleted at random; `live` follows the records that exist."""
+    with s.transaction() as tx:
+        for _ in range(rng.randint(1, 3)):
+            op, said = rng.random(), text()
+            if op < adds or not live:
+                live.append(tx.add_record("ns", said, "fact", [], None, time.time(), None,
+                                          False))
+            elif op < 0.8:
+                tx.update_record("ns", rng.choice(live), said, time.time(), False, [])
+            else:
+                tx.delete_record("ns", live.pop(rng.randrange(len(live))), time.time())
+
+
 def test_memoised_candidates_stay_exact_through_memory_steps(tmp_path: Path) -> None:
     """Through this store's own tracked writes (a memory step's records added, updated,
     deleted), which keep the memoised records they did not touch, the memoised postings rank
@@ -482,18 +498,7 @@ def test_memoised_candidates_stay_exact_through_memory_steps(tmp_path: Path) -> 
             want = s._sql_candidates("ns", weights, 8, SearchFilters())
             assert [r.id for r, _ in got] == [r.id for r, _ in want], (step, weights)
             assert [round(x, 9) for _, x in got] == [round(x, 9) for _, x in want]
-        with s.transaction() as tx:  # tracked writes only, as a memory step's
-            for _ in range(rng.randint(1, 3)):
-                op = rng.random()
-                text = " ".join(rng.sample(words, rng.randint(2, 8)))
-                if op < 0.5 or not live:
-                    live.append(tx.add_record("ns", text, "fact", [], None, time.time(), None,
-                                              False))
-                elif op < 0.8:
-                    tx.update_record("ns", rng.choice(live), text, time.time(), False, [])
-                else:
-                    rid = live.pop(rng.randrange(len(live)))
-                    tx.delete_record("ns", rid, time.time())
+        _random_step(s, rng, live, lambda: " ".join(rng.sample(words, rng.randint(2, 8))), 0.5)
     s.close()
 
 
@@ -527,17 +532,7 @@ def test_caught_up_postings_match_as_fts5_does_whatever_the_words(tmp_path: Path
             want = s._sql_candidates("ns", weights, 500, SearchFilters())
             assert {r.id: round(x, 9) for r, x in got} == {r.id: round(x, 9) for r, x in want
                                                             }, (step, weights)
-        with s.transaction() as tx:  # tracked writes only, as a memory step's
-            for _ in range(rng.randint(1, 3)):
-                text = " ".join(rng.sample(words, rng.randint(1, 6)))
-                op = rng.random()
-                if op < 0.4 or not live:
-                    live.append(tx.add_record("ns", text, "fact", [], None, time.time(), None,
-                                              False))
-                elif op < 0.8:
-                    tx.update_record("ns", rng.choice(live), text, time.time(), False, [])
-                else:
-                    tx.delete_record("ns", live.pop(rng.randrange(len(live))), time.time())
+        _random_step(s, rng, live, lambda: " ".join(rng.sample(words, rng.randint(1, 6))), 0.4)
     assert s._touched_tokens  # the tokens were read for the touched records...
     s.forget_record("ns", live[0])
     assert not s._touched_tokens and not s._term_tokens  # ...and go with the memos
