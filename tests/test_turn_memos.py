@@ -533,9 +533,9 @@ def test_caught_up_postings_match_as_fts5_does_whatever_the_words(tmp_path: Path
             assert {r.id: round(x, 9) for r, x in got} == {r.id: round(x, 9) for r, x in want
                                                             }, (step, weights)
         _random_step(s, rng, live, lambda: " ".join(rng.sample(words, rng.randint(1, 6))), 0.4)
-    assert s._touched_tokens  # the tokens were read for the touched records...
+    assert all(toks for _, _, toks in s._touched_meta.values())  # tokens read for the touched...
     s.forget_record("ns", live[0])
-    assert not s._touched_tokens and not s._term_tokens  # ...and go with the memos
+    assert not s._touched_meta and not s._term_tokens  # ...records, and go with the memos
     s.close()
 
 

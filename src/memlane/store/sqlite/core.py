@@ -90,10 +90,9 @@ class SQLiteCore(CommonStore):
         self._touched_done = 0
         """How many of `RowMemos.touched` the index of the touched records' texts reflects
         (`memo_search._touched_index`)."""
-        self._touched_meta: dict[int, tuple[str, int]] = {}
-        """(namespace, words) of each record in that index."""
-        self._touched_tokens: dict[int, Counter[str]] = {}
-        """The tokens of each record in that index, as its tokenizer makes them, counted."""
+        self._touched_meta: dict[int, tuple[str, int, Counter[str]]] = {}
+        """(namespace, words, its tokens as the index's tokenizer makes them, counted) of each
+        record in that index."""
         self._term_tokens: dict[str, tuple[str, ...]] = {}
         """A query term's tokens as the index's tokenizer makes them (`memo_search._tokens`)."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
@@ -230,7 +229,6 @@ class SQLiteCore(CommonStore):
                 self.conn.execute("DELETE FROM memlane_mem.touched")
             self._touched_done = 0
             self._touched_meta.clear()
-            self._touched_tokens.clear()
             self._term_tokens.clear()
 
     def clear_memos(self) -> None:

@@ -131,7 +131,6 @@ class SQLiteMemoSearch(SQLiteCore):
         log = memos.touched
         self._touched_index(log)
         meta = self._touched_meta
-        tokens = self._touched_tokens
         c = self.conn
         words = _tokens(c, self._term_tokens, [t for t, _ in behind])
         phrases = [i for i, w in enumerate(words) if len(w) != 1]
@@ -162,8 +161,8 @@ class SQLiteMemoSearch(SQLiteCore):
             moved = set(log[e.upto:])
             add: list[tuple[int, str, float, int]] | None
             if len(w) == 1:
-                add = [(rid, meta[rid][0], float(tokens[rid][w[0]]), 0) for rid in sorted(moved)
-                       if rid in tokens and w[0] in tokens[rid]]
+                add = [(rid, meta[rid][0], float(meta[rid][2][w[0]]), 0) for rid in sorted(moved)
+                       if rid in meta and w[0] in meta[rid][2]]
             else:
                 # Hit counts from the touched records' index (its statistics, its lengths:
                 # the text alone): the hits are the records index's.
@@ -262,7 +261,6 @@ class SQLiteMemoSearch(SQLiteCore):
         # A term of one token (nearly all) is held by a record whose tokens have it: asked of
         # the tokens kept per touched record, in Python (a MATCH costs a cursor on the index,
         # ~70 us a term); a term of several tokens is a phrase, asked of the index.
-        tokens = self._touched_tokens
         words = _tokens(self.conn, self._term_tokens, [t for t, _ in behind])
         holds: list[set[int]] = [set() for _ in behind]
         phrases = [i for i, w in enumerate(words) if len(w) != 1]
@@ -276,7 +274,7 @@ class SQLiteMemoSearch(SQLiteCore):
         for (_, e), has, w in zip(behind, holds, words, strict=True):
             moved = set(log[e.upto:])
             if len(w) == 1:
-                has.update(rid for rid in moved if w[0] in tokens.get(rid, ()))
+                has.update(rid for rid in moved if rid in meta and w[0] in meta[rid][2])
             pairs = e.pairs
             # Records newer than the list's newest (a step's new ones) cannot be in it: the
             # list is walked only for the older ones a step updated or deleted.
@@ -296,11 +294,11 @@ class SQLiteMemoSearch(SQLiteCore):
                 e.pairs, e.weighted = pairs, None
             e.upto = len(log)
 
-    def _touched_index(self, log: list[int]) -> dict[int, tuple[str, int]]:
+    def _touched_index(self, log: list[int]) -> dict[int, tuple[str, int, Counter[str]]]:
         """`memlane_mem.touched`, an FTS5 index of the current texts of the records in `log`
         (`RowMemos.touched`), brought up to date; returns each indexed record's (namespace,
-        words). Lives in an in-memory database attached to the connection; emptied with the
-        newest postings (`_forget_touched`)."""
+        words, tokens counted: `_tokenized`). Lives in an in-memory database attached to the
+        connection; emptied with the newest postings (`_forget_touched`)."""
         if self._touched_done == 0 and log:
             # In memory, never in a file (SQLite's temporary database may be one): the texts
             # must go when the memos do. The records' index's tokenizer (migration 2): the same
@@ -309,6 +307,11 @@ class SQLiteMemoSearch(SQLiteCore):
                 self.conn.execute("ATTACH DATABASE ':memory:' AS memlane_mem")
             self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.touched"
                               " USING fts5(text, tokenize = 'porter unicode61')")
+            # What `_tokenized` writes texts into and reads their tokens back from.
+            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.words USING"
+                              " fts5(text, content = '', tokenize = 'porter unicode61')")
+            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.words_v USING"
+                              " fts5vocab(words, 'instance')")
         fresh = sorted(set(log[self._touched_done:]))
         meta = self._touched_meta
         # One transaction: one new segment of the index, not one per record (each segment
@@ -333,13 +336,11 @@ class SQLiteMemoSearch(SQLiteCore):
                 part).fetchall()
             for rid in part:
                 meta.pop(rid, None)
-                self._touched_tokens.pop(rid, None)
             self.conn.executemany("INSERT INTO memlane_mem.touched (rowid, text)"
                                   " VALUES (?, ?)", [(r[0], r[2]) for r in rows])
-            self._touched_tokens.update(zip(
-                (r[0] for r in rows),
-                map(Counter, _tokenized(self.conn, [r[2] for r in rows])), strict=True))
-            meta.update((r[0], (r[1], r[3])) for r in rows)
+            tokens = _tokenized(self.conn, [r[2] for r in rows])
+            meta.update((r[0], (r[1], r[3], Counter(t))) for r, t in zip(rows, tokens,
+                                                                        strict=True))
 
     def _with_records(self, namespace: str, best: list[tuple[int, float]]
                       ) -> list[tuple[Record, float]]:
@@ -363,13 +364,9 @@ def _tokenized(c: sqlite3.Connection, texts: list[str]) -> list[tuple[str, ...]]
     """Each of `texts` as the records' index tokenizes it (migration 2's tokenizer: the same
     words, stemmed the same), in order: written into a contentless FTS5 table in the
     attached in-memory database and read back from its `fts5vocab` instances, then
-    emptied. Call under the store's lock, with `memlane_mem` attached (`_touched_index`)."""
+    emptied. Call under the store's lock, after `_touched_index` (which makes the tables)."""
     if not texts:
         return []
-    c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.words USING"
-              " fts5(text, content = '', tokenize = 'porter unicode61')")
-    c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS memlane_mem.words_v USING"
-              " fts5vocab(words, 'instance')")
     c.executemany("INSERT INTO memlane_mem.words (rowid, text) VALUES (?, ?)",
                   enumerate(texts, 1))
     found: list[list[tuple[int, str]]] = [[] for _ in texts]
