@@ -129,3 +129,38 @@ def test_truncated_and_appended_back_to_the_same_length(target: str) -> None:
     assert after.window[-1].content == "a different answer"
     mem.close()
     other.close()
+
+
+def test_a_fill_moving_either_way_keeps_the_same_message_objects(tmp_path: Path) -> None:
+    """SQLite: a window cut to another size, or grown by the fill, from the rows the store
+    holds is what a store that keeps nothing reads, whichever way and however far the size
+    moves; and while it moves by a few turns (as a fill's start does from one turn to the next)
+    it is made of the same message objects for the same messages, which is what the
+    assembler's window memo is keyed by (the held rows reach twice the window back)."""
+    path = str(tmp_path / "m.db")
+    mem = Memory.open(path, namespace="ns")
+    th = mem.thread("t")
+    for i in range(80):
+        th.add("user", f"question {i}")
+        th.add("assistant", f"answer {i}")
+    th.flush()
+    store = mem.store
+    rnd = random.Random(3)
+    objects: dict[int, object] = {}
+    w = 12
+    for step in range(120):
+        near = step >= 60
+        w = (min(30, max(8, w + rnd.randint(-3, 3))) if near else rnd.randint(1, 40))
+        with store.revision_held():
+            got = store.context_rows("ns", "t", w, 6)
+            grown = store.context_rows("ns", "t", w + rnd.randint(1, 6), 6, held=got)
+        for rows in (got, grown):
+            turns = len({m.seq for m in rows.window if m.role == "user"})
+            assert rows == _fresh_rows(path, turns, 6), (step, turns)
+            for m in rows.window:
+                if near and step > 62:
+                    assert objects.setdefault(m.seq, m) is m, (step, m.seq)
+                objects[m.seq] = m
+        if step in (30, 90):  # an append keeps the objects of the messages before it
+            th.add("user", f"question at {step}")
+    mem.close()

@@ -70,10 +70,13 @@ class Caches:
         """An evicted stretch's messages: `(namespace, thread, (start, end)) -> (store
         revision, messages)` (`Thread._turn_pool`; at most `STRETCH_READ` of each; at most
         `STRETCH_ENTRIES` stretches, each of at most `STRETCH_CHARS` characters)."""
-        self.windows: dict[int, tuple[Any, ...]] = {}
-        """A window's turns as shown: `id(window) -> (window, max message tokens, tokenizer,
-        texts, dropped, turns)` (`memlane.context.assemble.prepare`; a store hands back the
-        same window while the thread is unchanged). At most `WINDOW_ENTRIES`."""
+        self.windows: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        """A window's turns as shown: `(id of its first message, id of its last, length) ->
+        (window, max message tokens, tokenizer, texts, dropped, turns, the working layer's
+        scores by size and policy)`
+        (`memlane.context.assemble.prepare`; a store hands back the same message objects
+        while the thread is unchanged, a hit checks each is the one kept). At most
+        `WINDOW_ENTRIES`."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""

@@ -37,6 +37,7 @@ import json
 import marshal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import is_
 from typing import Any
 
 from ..caches import WINDOW_ENTRIES, Caches, held, hold, remember
@@ -198,6 +199,10 @@ def _shown_texts(window: Sequence[Message], counts: Sequence[int], max_tokens: i
         by_seq = {m.seq: t for m, t in zip(window, texts, strict=False)}
         texts = [by_seq[m.seq] for m in window]
     return texts, dropped
+
+
+SCORED_ENTRIES = 16
+"""Working layers' scores memoised per window (`prepare`): one per size and policy."""
 
 
 def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
@@ -626,13 +631,17 @@ def prepare(
     taken when its pinned records and notes are these (they are built from nothing else)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
-    # The window's turns as shown, memoised by the window's identity (a store hands back the
-    # same rows while the thread is unchanged; the window is kept in the entry).
+    # The window's turns as shown, memoised by its messages' identities (a store hands back
+    # the same message objects while they are unchanged, and they are frozen): a window cut
+    # anew to another number of turns (the fill starts where the last turn's ended) is the
+    # same window when it holds the same messages. The window is kept in the entry.
     memo = cache.windows if cache is not None else None
-    hit = memo.get(id(window)) if memo is not None else None
-    if (hit is not None and hit[0] is window and hit[1] == policy.max_message_tokens
-            and hit[2] is tokenizer):
-        texts, dropped, turns = hit[3], list(hit[4]), hit[5]
+    key = (id(window[0]), id(window[-1]), len(window)) if window else ()
+    hit = memo.get(key) if memo is not None else None
+    scored: dict[tuple[Any, ...], tuple[list[float], list[bool], list[str]]]
+    if (hit is not None and hit[1] == policy.max_message_tokens and hit[2] is tokenizer
+            and (hit[0] is window or all(map(is_, hit[0], window)))):
+        texts, dropped, turns, scored = hit[3], list(hit[4]), hit[5], hit[6]
         if new_message:
             count.known(new_message, tokenizer.count([new_message])[0])
     else:
@@ -644,15 +653,25 @@ def prepare(
             count.known(new_message, counts[-1])
         texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
         turns = split_turns(window, texts, count)
+        scored = {}
         if memo is not None:
-            remember(memo, id(window), (window, policy.max_message_tokens, tokenizer, texts,
-                                        tuple(dropped), turns), WINDOW_ENTRIES)
+            remember(memo, key, (window, policy.max_message_tokens, tokenizer, texts,
+                                 tuple(dropped), turns, scored), WINDOW_ENTRIES)
     f = like.fixed if like is not None else None
     if f is None or f.notes_in is not notes or not (f.pinned is rows.pinned
                                                      or f.pinned == rows.pinned):
         f = _fixed(rows.pinned, policy, budget, tools, count, new_message, cache, notes)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))
-    scores, kept, reason = _working(turns[:n_work], len(turns), policy)
+    # The working turns' scores, memoised with the window's turns (they depend on nothing
+    # else but the policy's fields below); `finish` changes `kept` and `reason`: copies.
+    wkey = (n_work, policy.default_relevance, policy.half_life_turns,
+            policy.prune_below if policy.use_working else None)
+    work = scored.get(wkey)
+    if work is None:
+        if len(scored) >= SCORED_ENTRIES:
+            scored.clear()
+        work = scored[wkey] = _working(turns[:n_work], len(turns), policy)
+    scores, kept, reason = work[0], list(work[1]), list(work[2])
     block = rows.truncated and policy.use_buffer
     shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
              else frozenset())

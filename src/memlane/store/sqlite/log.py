@@ -138,15 +138,18 @@ class SQLiteLog(SQLiteCore):
                                     (namespace, thread_id, first.seq, first.id)).fetchone()
                     if row is not None:  # else the held rows are gone: read the window whole
                         start = r.start(row[0] + have - window_turns)
-                        older = r.messages(start - 1, first.seq)
+                        mine = last if last is not None and last.rows is held else None
+                        older = self._older(r, mine, start - 1, first.seq)
                         recent, count = r.recent(start, buffer_lines)
                         out = grown_rows(held, start, older, recent, count)
-                        if last is not None and last.rows is held:
+                        if mine is not None:
                             # This turn's first read came from the memo: it holds the larger
-                            # window now, for the next turn's fill.
-                            self._windows[key] = _Window(rev, last.head, window_turns, start,
-                                                         [*older, *held.window], recent,
-                                                         count, out)
+                            # window now, for the next turn's fill (and the older messages it
+                            # held: the next fill may start before this one).
+                            before = [m for m in mine.msgs if m.seq < start - 1]
+                            self._windows[key] = _Window(rev, mine.head, window_turns, start,
+                                                         [*before, *older, *held.window],
+                                                         recent, count, out)
                         return out
                 t = c.execute("SELECT turns, filed_to, next_seq FROM threads"
                               " WHERE namespace = ? AND thread_id = ?",
@@ -181,12 +184,26 @@ class SQLiteLog(SQLiteCore):
                 c.execute("COMMIT")
 
     @staticmethod
+    def _older(r: _WindowReads, last: _Window | None, lo: int, below: int) -> list[Message]:
+        """The messages with `lo <= seq < below` (a larger window's older part), the ones
+        `last` holds taken from it: the same objects while the revision stays (a message does
+        not change while it exists), so what is memoised by them (`prepare`'s window memo)
+        still holds, and only the part older than the held rows is read."""
+        held = last.msgs if last is not None else []
+        if not held or held[0].seq >= below:
+            return r.messages(lo, below)
+        # The held rows are every message from their first on (`_cut`).
+        mine = [m for m in held if lo <= m.seq < below]
+        return mine if held[0].seq <= lo else [*r.messages(lo, held[0].seq), *mine]
+
+    @staticmethod
     def _cut(r: _WindowReads, last: _Window, head: tuple[int, int, int], window_turns: int,
              buffer_lines: int) -> _Window | None:
         """The window of `window_turns` turns from the rows `last` holds and the messages
         appended since it was read (the revision unmoved: nothing else was written); None when
         it must be read whole (not only appends: the thread's counters went back, or its filing
-        moved; no window; a window that starts before the rows held)."""
+        moved; no window). A window that starts before the rows held reads only the older
+        part."""
         turns, filed_to, next_seq = head
         lturns, lfiled, lnext = last.head
         if not (turns >= lturns and next_seq >= lnext and filed_to == lfiled
@@ -198,14 +215,17 @@ class SQLiteLog(SQLiteCore):
         # (its probe), are among them, or no message is older than them (no probe came back
         # when they were read: the whole thread was in view).
         if start - 1 < held[0].seq and last.rows.truncated:
-            return None
+            # A window starting before the held rows: only the older part is read, the held
+            # messages stay the same objects (what `prepare`'s window memo is keyed by).
+            held = [*r.messages(start - 1, held[0].seq), *held]
         if next_seq > lnext:  # appended since: seqs from `lnext` on
             held = [*held, *r.messages(lnext)]
         first = next((i for i, m in enumerate(held) if m.seq >= start - 1), len(held))
         msgs = held[first:]
-        # Kept: the window's messages and as many older ones at most (a long conversation's
-        # appends would otherwise grow the held rows without bound).
-        held = held[max(0, first - len(msgs)):]
+        # Kept: the window's messages and twice as many older ones at most (a long
+        # conversation's appends would otherwise grow the held rows without bound; a fill's
+        # window moves by a few turns either way from one turn to the next).
+        held = held[max(0, first - 2 * len(msgs)):]
         rows = last.rows
         if not msgs or msgs[0].seq >= start:
             out = window_rows(rows.thread_id, start, msgs, filed_to, None, (), 0, rows.pinned)
