@@ -780,3 +780,72 @@ def test_a_kept_list_whose_every_match_a_step_deleted(tmp_path: Path) -> None:
     assert got == want and len(got) == 1
     assert s._memos.scored["kiln"] is kept and kept.kept  # caught up, never read again
     s.close()
+
+
+def test_log_revision_stays_through_own_steps_only(tmp_path: Path) -> None:
+    """SQLite: what the opened turns memoise of messages (their places, an evicted stretch's
+    messages) is kept under `log_revision()`, which this store's own memory step (tracked
+    writes: records, episodes, messages' relevance and scan tags) leaves as it is; a
+    truncation, a forget (it redacts source messages), a deleted thread and another
+    connection's write move it."""
+    path = str(tmp_path / "m.db")
+    mem, other = Memory.open(path), Memory.open(path)
+    t = mem.thread("t")
+    for i in range(12):
+        t.add("user", f"My bike number {i} is kept in the shed behind the house.")
+        t.add("assistant", f"Noted, bike {i} in the shed.")
+    store = mem.store
+    r0 = store.log_revision()
+    rev0 = store.revision()
+    assert t.flush()  # memory steps: records, episodes, relevance, scan tags
+    assert store.revision() != rev0
+    assert store.log_revision() == r0
+    t.truncate(t.messages()[-2].seq)  # an SDK's undo
+    r1 = store.log_revision()
+    assert r1 != r0
+    rec = mem.records()[0]
+    assert mem.forget(rec.id)
+    r2 = store.log_revision()
+    assert r2 != r1
+    other.thread("u").add("user", "hello from another process")
+    r3 = store.log_revision()
+    assert r3 != r2
+    other.thread("u").delete()
+    assert store.log_revision() != r3
+    mem.close()
+    other.close()
+
+
+def test_the_opened_turns_memos_stay_exact_through_memory_steps(tmp_path: Path) -> None:
+    """Through turns and the memory steps between them, the contexts of a memory whose opened
+    turns' memos were kept across its own steps are those of a memory that reads everything
+    afresh (a new `Memory` on the same file each turn)."""
+    path = str(tmp_path / "m.db")
+    mem = Memory.open(path)
+    t = mem.thread("t")
+    pets = ["cat Biscuit", "dog Pepper", "parrot Kiwi", "rabbit Clover", "goldfish Nemo"]
+    for i in range(60):
+        t.add("user", f"My neighbour's {pets[i % 5]} visited on day {i}; it likes the garden.")
+        t.add("assistant", f"Day {i}: the {pets[i % 5].split()[0]} in the garden, noted.")
+        t.maybe_step(turn_done=True)
+    kept_any = False
+    for i in range(24):
+        question = f"What is the name of my neighbour's {pets[i % 5].split()[0]}?"
+        got = t.context(1200, question)
+        with Memory.open(path) as fresh:
+            want = fresh.thread("t").context(1200, question)
+        assert got.messages == want.messages, i
+        assert got.trace.buffer_turns == want.trace.buffer_turns, i
+        kept_any = kept_any or bool(mem.caches.stretches)
+        if i % 8 == 5:
+            # An SDK's undo reaching before the window: the seqs come back with other words.
+            t.truncate(t.messages()[-14].seq)
+            for j in range(7):
+                t.add("user", f"Scratch that: the {pets[(i + j) % 5].split()[0]} is called "
+                              f"Zed{j} now ({i}).")
+                t.add("assistant", f"Renamed to Zed{j}.")
+        t.add("user", f"Also, {pets[(i + 2) % 5]} came by again today ({i}).")
+        t.add("assistant", "Noted.")
+        t.maybe_step(turn_done=True)
+    assert kept_any
+    mem.close()

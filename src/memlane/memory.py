@@ -532,10 +532,13 @@ class Thread:
         """The messages of the candidate stretches before the window of `rows`."""
         before = rows.window[0].seq
         store, ns = self._store, self._ns
-        # Both reads are memoised under the store's revision (None: read every time), which
-        # every write but an append to an existing thread moves, in any process: a message's
-        # place never changes while it exists, and an evicted stretch gains no messages.
-        rev = store.revision()
+        # Both reads are memoised under the store's log revision (None: read every time),
+        # which every write but an append to an existing thread or this store's own memory
+        # step moves, in any process: a message's place never changes while it exists, an
+        # evicted stretch gains no messages, and a step writes only their relevance and scan
+        # tags (which opened turns do not take from these objects: `select_turns` scans a
+        # text whose tag is not the running scanner's).
+        rev = store.log_revision()
         caches = self.memory.caches
         ids = cited_ids(searched)
         seq_of: dict[int, int] = {}

@@ -504,6 +504,14 @@ class Admin(Protocol):
         it (a turn's own appends would otherwise empty every memo every turn)."""
         ...
 
+    def log_revision(self) -> Hashable | None:
+        """As `revision()`, but staying through this object's own memory steps, whose writes
+        touch records, episodes and messages' relevance and scan tags only: what a caller
+        memoises of messages' places and texts under it stays exact while it returns the same
+        value (a truncation, a deletion, a redaction or another connection's write moves it).
+        An engine may return `revision()`."""
+        ...
+
     def revision_held(self) -> AbstractContextManager[None]:
         """Within it, on this thread, `revision()` asks the database for other connections'
         writes once (on entry) instead of on every call; this object's own writes still move

@@ -75,6 +75,9 @@ class CommonCore:
         # seen at once.
         return outer, self._writes
 
+    def log_revision(self) -> Hashable | None:
+        return self.revision()
+
     def held_revision(self) -> Hashable | None:
         """`revision()` inside this thread's `revision_held()` (no query, unless the engine
         reads it lazily and nothing has yet); None outside it."""

@@ -82,6 +82,8 @@ class SQLiteCore(CommonStore):
         """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         self._writes = 0
         """This object's write transactions that may have changed more than messages."""
+        self._log_writes = 0
+        """Those of them `log_revision` counts: all but the tracked ones (a memory step's)."""
         self._windows: dict[tuple[str, str, int], Any] = {}  # `log._Window`s
         """The last read of each context window (`SQLiteLog.context_rows`), by revision."""
         self._memos = RowMemos()
@@ -169,6 +171,8 @@ class SQLiteCore(CommonStore):
                     self._checkpointer.wrote()
                 if not tx.messages_only:
                     self._writes += 1
+                    if not tx.only_tracked():
+                        self._log_writes += 1
                     # Emptied now, not at the next read: a forgotten text must not stay. A
                     # memory step's transaction (only tracked writes: `SQLiteTx.only_tracked`)
                     # empties the records it wrote and what the index's statistics move (term
@@ -183,6 +187,12 @@ class SQLiteCore(CommonStore):
                         memos.keep_but(tx.touched, (kept[0], self._writes))
                     else:
                         memos.drop()
+
+    def log_revision(self) -> Hashable:
+        # Tracked writes (`SQLiteTx.only_tracked`: a memory step's) change no message's place
+        # or text; any other write, or another connection's, moves it.
+        outer = self._held_outer()
+        return (self._changes() if outer is None else outer), self._log_writes
 
     def _changes(self) -> Hashable:
         # `data_version` moves when another connection (any process) commits to the file;
