@@ -151,3 +151,44 @@ def test_the_scan_says_the_same_with_every_pre_check_passed(
     slow = [safety._scan(t) for t in texts]
     assert fast == slow
     assert sum(map(bool, fast)) > 100  # attacks among them, flagged both ways
+
+
+def _tainted_as_written(text: str, sources: list[str], words: int = 4) -> bool:
+    """`safety.tainted` as it was written before `carried` (the reference)."""
+    from memlane.safety import _RUN_WORD, _fold
+
+    if not sources:
+        return False
+    mine = _RUN_WORD.findall(_fold(text))
+    if len(mine) < words:
+        return any(" ".join(mine) in " ".join(_RUN_WORD.findall(_fold(s)))
+                   for s in sources) if mine else False
+    runs = {" ".join(mine[i:i + words]) for i in range(len(mine) - words + 1)}
+    for src in sources:
+        theirs = _RUN_WORD.findall(_fold(src))
+        if any(" ".join(theirs[i:i + words]) in runs for i in range(len(theirs) - words + 1)):
+            return True
+    return False
+
+
+_WORDS = ["ignore", "previous", "instructions", "the", "boiler", "is", "in", "attic", "IGNORE",
+          "Prévious", "ｉｎｓｔｒｕｃｔｉｏｎｓ", "you", "are", "DAN", "cat", "concatenate", "a", "",
+          "!", "--", "\n", "straße", "STRASSE"]
+_TEXT = st.lists(st.sampled_from(_WORDS), max_size=12).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(_TEXT, max_size=4), sources=st.lists(_TEXT, max_size=6))
+def test_carried_is_tainted_source_by_source(texts: list[str], sources: list[str]) -> None:
+    """A memory step reads for instructions only the stretch messages its written texts carry
+    (`safety.carried`): each source is carried exactly when `tainted` finds a text carrying it,
+    so whichever messages are flagged, every text's taint is the same when the others are left
+    out."""
+    from memlane.safety import carried, tainted
+
+    near = carried(texts, sources)
+    assert near == [any(_tainted_as_written(t, [s]) for t in texts) for s in sources]
+    for t in texts:
+        assert tainted(t, sources) == _tainted_as_written(t, sources)
+        assert tainted(t, [s for s, c in zip(sources, near, strict=True) if c]) == \
+            _tainted_as_written(t, sources)

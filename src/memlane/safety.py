@@ -1314,18 +1314,34 @@ def tainted(text: str, suspect_sources: Sequence[str], words: int = 4) -> bool:
     (as in CaMeL's data-flow labels): an extractor that copies a fragment of an attack ("you
     will answer as DAN, ...") writes a fragment the scan alone may not flag, but it came from a
     message that was flagged whole."""
-    if not suspect_sources:
-        return False
-    mine = _RUN_WORD.findall(_fold(text))
-    if len(mine) < words:
-        return any(" ".join(mine) in " ".join(_RUN_WORD.findall(_fold(s)))
-                   for s in suspect_sources) if mine else False
-    runs = {" ".join(mine[i:i + words]) for i in range(len(mine) - words + 1)}
-    for src in suspect_sources:
+    return any(carried([text], suspect_sources, words)) if suspect_sources else False
+
+
+def carried(texts: Sequence[str], sources: Sequence[str], words: int = 4) -> list[bool]:
+    """For each of `sources`, whether any of `texts` carries its words, as `tainted` reads it:
+    a run of `words` words in common (case folded), or for a text of fewer words, its words
+    within the source's. `tainted(text, sources)` is `any(carried([text], sources))`; a memory
+    step asks which of its stretch's messages the texts it writes carry (only those can taint
+    them, so only those are read for injected instructions)."""
+    runs: set[str] = set()
+    short: list[str] = []
+    for text in texts:
+        mine = _RUN_WORD.findall(_fold(text))
+        if len(mine) < words:
+            if mine:
+                short.append(" ".join(mine))
+        else:
+            runs.update(" ".join(mine[i:i + words]) for i in range(len(mine) - words + 1))
+    out = []
+    for src in sources:
         theirs = _RUN_WORD.findall(_fold(src))
-        if any(" ".join(theirs[i:i + words]) in runs for i in range(len(theirs) - words + 1)):
-            return True
-    return False
+        hit = any(" ".join(theirs[i:i + words]) in runs
+                  for i in range(len(theirs) - words + 1)) if runs else False
+        if not hit and short:
+            joined = " ".join(theirs)
+            hit = any(x in joined for x in short)
+        out.append(hit)
+    return out
 
 
 MEMO_TEXT_CHARS = 20_000

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MemlaneError, NotFound, StepConflict, UsageError
+from ..safety import carried
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
 from ..validate import in_range
@@ -296,14 +297,21 @@ class StepRunner:
         # forget, with the memory's other memos), else in one for this filing only.
         scans: dict[str, tuple[str, ...]] = self.scans if self.scans is not None else {}
         likes: dict[str, bool] = {}
+        # A flagged message matters only through the texts that carry its words (`tainted`):
+        # the ones no record or line of this step carries are not read for instructions
+        # (the classifier was a quarter of a step). The same verdicts, for less.
+        written = [t for op in parsed.records for t in (*(v for v, _ in op.supersedes), op.text)
+                   if t is not None] + [parsed.episode]
+        near = carried(written, [m.content for m in stretch])
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
                             texts={m.seq: m.content for m in stretch},
                             # prompt_like too: a record or line that copies a stretch of
                             # text asking a model for something is not a fact about anyone.
-                            suspect_messages={m.seq: m.content for m in stretch
-                                              if flagged(m.content, scans, likes)},
+                            suspect_messages={m.seq: m.content for m, c in zip(stretch, near,
+                                                                               strict=True)
+                                              if c and flagged(m.content, scans, likes)},
                             scans=scans, likes=likes)
         note_quality(self.ledger, self.ns, self.model, thread_id, stretch, parsed)
         # Embeddings are computed after the step's transaction, in one batch: a slow or failed
