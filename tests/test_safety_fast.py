@@ -172,8 +172,8 @@ def _tainted_as_written(text: str, sources: list[str], words: int = 4) -> bool:
 
 
 _WORDS = ["ignore", "previous", "instructions", "the", "boiler", "is", "in", "attic", "IGNORE",
-          "Prévious", "ｉｎｓｔｒｕｃｔｉｏｎｓ", "you", "are", "DAN", "cat", "concatenate", "a", "",
-          "!", "--", "\n", "straße", "STRASSE"]
+          "Prévious", "ｉｎｓｔｒｕｃｔｉｏｎｓ", "you", "are", "DAN", "cat",
+          "concatenate", "a", "", "!", "--", "\n", "straße", "STRASSE"]
 _TEXT = st.lists(st.sampled_from(_WORDS), max_size=12).map(" ".join)
 
 
