@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memlane import Memory
+from memlane.memory import Thread
 from memlane.store.open import open_store
 
 WINDOWS = [(2, 3), (4, 6), (9, 6), (40, 6)]
@@ -29,6 +30,17 @@ def _fresh_rows(path: str, w: int, lines: int) -> object:
         return other.context_rows("ns", "t", w, lines)
     finally:
         other.close()
+
+
+def _filed(target: str, turns: int) -> tuple[Memory, Thread]:
+    """A memory on `target` whose thread "t" holds `turns` question/answer turns, filed."""
+    mem = Memory.open(target, namespace="ns")
+    th = mem.thread("t")
+    for i in range(turns):
+        th.add("user", f"question {i}")
+        th.add("assistant", f"answer {i}")
+    th.flush()
+    return mem, th
 
 
 def _check(mem: Memory, path: str) -> None:
@@ -87,12 +99,7 @@ def test_window_rows_stay_exact_through_every_kind_of_write(target: str) -> None
 def test_unchanged_thread_is_not_read_again(target: str) -> None:
     """The memo is used: an unchanged thread's rows are the same object, an append's are
     new rows holding the message."""
-    mem = Memory.open(target, namespace="ns")
-    th = mem.thread("t")
-    for i in range(30):
-        th.add("user", f"question {i}")
-        th.add("assistant", f"answer {i}")
-    th.flush()
+    mem, th = _filed(target, 30)
     store = mem.store
     with store.revision_held():
         a = store.context_rows("ns", "t", 4, 6)
@@ -138,12 +145,7 @@ def test_a_fill_moving_either_way_keeps_the_same_message_objects(tmp_path: Path)
     it is made of the same message objects for the same messages, which is what the
     assembler's window memo is keyed by (the held rows reach twice the window back)."""
     path = str(tmp_path / "m.db")
-    mem = Memory.open(path, namespace="ns")
-    th = mem.thread("t")
-    for i in range(80):
-        th.add("user", f"question {i}")
-        th.add("assistant", f"answer {i}")
-    th.flush()
+    mem, th = _filed(path, 80)
     store = mem.store
     rnd = random.Random(3)
     objects: dict[int, object] = {}
