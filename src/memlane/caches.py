@@ -46,9 +46,10 @@ class Caches:
         """`round(s, 4)` of working-memory scores."""
         self.line_terms: dict[str, frozenset[str]] = {}
         """Content terms of a buffer line's text (the line index, `Thread.matched_lines`)."""
-        self.notes: dict[int, tuple[Any, tuple[str, bool]]] = {}
-        """A record's note line and whether it is quarantined: `id(record) -> (record, (line,
-        quarantined))` (`memlane.context.assemble._note`)."""
+        self.notes: dict[int, tuple[Any, tuple[str, bool, Any, int]]] = {}
+        """A record's note line, whether it is quarantined and the line's tokens: `id(record)
+        -> (record, (line, quarantined, the tokenizer that counted it, tokens))`
+        (`memlane.context.assemble._note`)."""
         self.turns: dict[int, tuple[Any, tuple[str, bool]]] = {}
         """An opened message's quoted text and whether it is quarantined: `id(message) ->
         (message, (text, quarantined))` (`memlane.context.buffer.select_turns`)."""

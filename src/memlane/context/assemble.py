@@ -221,28 +221,28 @@ def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
     return scores, kept, reason
 
 
-def _note(r: Record, cache: Caches | None) -> tuple[str, bool]:
-    """A record's line in the core or notes layer, and whether it is quarantined: scanned when
-    written (`r.suspect`) and again now (patterns grow); a suspect one keeps its id and loses
-    its text (`safety.quarantined_record`), a clean one is shown as data (`safety.as_data`).
-    Not scanned again when this very scanner found the text clean when it was stored
-    (`safety.scan_stored`).
+def _note(r: Record, cache: Caches | None, count: TokenCounter) -> tuple[str, bool, int]:
+    """A record's line in the core or notes layer, whether it is quarantined, and the line's
+    tokens: scanned when written (`r.suspect`) and again now (patterns grow); a suspect one
+    keeps its id and loses its text (`safety.quarantined_record`), a clean one is shown as data
+    (`safety.as_data`). Not scanned again when this very scanner found the text clean when it
+    was stored (`safety.scan_stored`).
     Memoised by the record's identity (a store that memoises records hands back the same object
-    until the record changes), the record kept in the entry."""
+    until the record changes), the record kept in the entry, with the tokenizer it was counted
+    by (the count is `count`'s when it is that one's)."""
     memo = cache.notes if cache is not None else None
+    tokenizer = count.tokenizer
     if memo is not None:
-        hit: tuple[str, bool] | None = held(memo, id(r), r)
-        if hit is not None:
-            return hit
+        hit: tuple[str, bool, Tokenizer, int] | None = held(memo, id(r), r)
+        if hit is not None and hit[2] is tokenizer:
+            return hit[0], hit[1], hit[3]
     flags = scan_stored(r.text, r.scanned, cache.scans if cache is not None else None)
-    out: tuple[str, bool]
-    if r.suspect or flags:
-        out = f"- {quarantined_record(r.id, flags)}", True
-    else:
-        out = note_line(r, as_data(r.text)), False
+    line, suspect = ((f"- {quarantined_record(r.id, flags)}", True) if r.suspect or flags
+                     else (note_line(r, as_data(r.text)), False))
+    n = count(line)
     if memo is not None:
-        hold(memo, id(r), r, out)
-    return out
+        hold(memo, id(r), r, (line, suspect, tokenizer, n))
+    return line, suspect, n
 
 
 def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches | None
@@ -253,13 +253,13 @@ def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches
     dropped: list[Dropped] = []
     withheld = used = 0
     for r in pinned:
-        line, suspect = _note(r, cache)
+        line, suspect, n = _note(r, cache, count)
         withheld += suspect
-        if used + count(line) > cap:
-            dropped.append(Dropped("record", f"#{r.id}", "core_budget", count(line)))
+        if used + n > cap:
+            dropped.append(Dropped("record", f"#{r.id}", "core_budget", n))
             continue
         lines.append(line)
-        used += count(line)
+        used += n
     return lines, withheld, dropped
 
 
@@ -272,21 +272,19 @@ def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: 
     if not notes or cap <= 0:
         return [], [], 0, set()
     seen = {r.id for r in pinned}
-    shown: list[tuple[str, int]] = []
-    withheld = 0
-    for r in notes:
-        if r.id not in seen:
-            seen.add(r.id)
-            line, suspect = _note(r, cache)
-            withheld += suspect
-            shown.append((line, r.id))
-    count.prime([line for line, _ in shown])
     lines: list[str] = []
     tokens: list[int] = []
+    withheld = 0
     ids: set[int] = set()  # what a buffer line pointing only at them would repeat
     used = count.msg(fenced(header, []))  # the markers' tags are all 6 digits
-    for line, rid in shown:
-        n = count(line) + 1
+    for r in notes:
+        rid = r.id
+        if rid in seen:
+            continue
+        seen.add(rid)
+        line, suspect, n = _note(r, cache, count)
+        withheld += suspect
+        n += 1
         if used + n <= cap:
             lines.append(line)
             tokens.append(n)
