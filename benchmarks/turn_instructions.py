@@ -10,6 +10,10 @@ change with a timed run (`bench_peers.py`, `bench_turn_trees.py`) on a quiet mac
     python benchmarks/turn_instructions.py --tree before=/tmp/before/src --tree after=src \\
         --dir .bench-data/peers --sizes 10000 100000
 
+With `--own-files`, each tree reads a file it built itself (`DIR/NAME/memlane-N.db`): a change
+to safety.py changes the scanner's tag, and on a file an older tree built every stored clean
+verdict is then stale for the new tree (each shown text is scanned again once).
+
 Needs valgrind (`apt-get install valgrind`) and the files `bench_peers.py --dir DIR` builds.
 Each run takes about a minute (valgrind is ~50x slower than the process it runs).
 """
@@ -53,11 +57,32 @@ def instructions(src: str, db: Path, calls: int) -> int:
     return int(m.group(1))
 
 
+def own_file(d: Path, src: str, n: int) -> Path:
+    """`d`/memlane-`n`.db as `bench_peers.build` makes it with the tree `src`, built when
+    missing. A store keeps each text's clean scan verdict with the tag of the scanner that
+    gave it (`safety.SCANNER`, a hash of safety.py): a tree whose scanner differs from the one
+    that built the file scans every shown text again, which is not the turn's own cost."""
+    db = d / f"memlane-{n}.db"
+    done = Path(f"{db}.done")
+    if not done.exists():
+        d.mkdir(parents=True, exist_ok=True)
+        bench = str(Path(__file__).resolve().parent)
+        code = (f"import sys; sys.path.insert(0, {bench!r}); from pathlib import Path; "
+                f"import bench_peers; bench_peers.build('memlane', Path({str(db)!r}), {n})")
+        subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": src},
+                       check=True)
+        done.write_text("ok")
+    return db
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tree", action="append", required=True, metavar="NAME=SRC",
                     help="a source tree to measure (repeat)")
     ap.add_argument("--dir", required=True, help="the files bench_peers.py --dir built")
+    ap.add_argument("--own-files", action="store_true",
+                    help="each tree reads a file it built itself (DIR/NAME/memlane-N.db, built "
+                         "when missing): needed when the trees' scanners differ")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--calls", type=int, default=100)
     args = ap.parse_args(argv)
@@ -67,9 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| messages | tree | instructions per turn | vs first |")
     print("|---:|---|---:|---:|")
     for n in args.sizes:
-        db = Path(args.dir) / f"memlane-{n}.db"
         first = None
         for name, src in trees:
+            db = (own_file(Path(args.dir) / name, src, n) if args.own_files
+                  else Path(args.dir) / f"memlane-{n}.db")
             per = (instructions(src, db, args.calls) - instructions(src, db, 0)) / args.calls
             first = first or per
             print(f"| {n:,} | {name} | {per / 1e6:.2f} M | {per / first:.3f} |", flush=True)
