@@ -1323,20 +1323,23 @@ def carried(texts: Sequence[str], sources: Sequence[str], words: int = 4) -> lis
     within the source's. `tainted(text, sources)` is `any(carried([text], sources))`; a memory
     step asks which of its stretch's messages the texts it writes carry (only those can taint
     them, so only those are read for injected instructions)."""
-    runs: set[str] = set()
+    # The long texts' words, space-joined, between spaces, apart by a non-word: a source's run
+    # of `words` words is in a text exactly when " run " is a substring of it (a word holds no
+    # space, and no run spans the separator), found in C without making each text's runs.
+    longs: list[str] = []
     short: list[str] = []
     for text in texts:
         mine = _RUN_WORD.findall(_fold(text))
-        if len(mine) < words:
-            if mine:
-                short.append(" ".join(mine))
-        else:
-            runs.update(" ".join(mine[i:i + words]) for i in range(len(mine) - words + 1))
+        if len(mine) >= words:
+            longs.append(" ".join(mine))
+        elif mine:
+            short.append(" ".join(mine))
+    hay = f" {' | '.join(longs)} " if longs else ""
     out = []
     for src in sources:
         theirs = _RUN_WORD.findall(_fold(src))
-        hit = any(" ".join(theirs[i:i + words]) in runs
-                  for i in range(len(theirs) - words + 1)) if runs else False
+        hit = any(f" {' '.join(theirs[i:i + words])} " in hay
+                  for i in range(len(theirs) - words + 1)) if hay else False
         if not hit and short:
             joined = " ".join(theirs)
             hit = any(x in joined for x in short)

@@ -299,10 +299,14 @@ class StepRunner:
         likes: dict[str, bool] = {}
         # A flagged message matters only through the texts that carry its words (`tainted`):
         # the ones no record or line of this step carries are not read for instructions
-        # (the classifier was a quarter of a step). The same verdicts, for less.
+        # (the classifier was a quarter of a step). The same verdicts, for less, as long as
+        # reading the written texts' words costs less than the classifier would on the
+        # messages: not when they are far longer (a step writing dozens of long records).
         written = [t for op in parsed.records for t in (*(v for v, _ in op.supersedes), op.text)
                    if t is not None] + [parsed.episode]
-        near = carried(written, [m.content for m in stretch])
+        said = [m.content for m in stretch]
+        near = (carried(written, said) if sum(map(len, written)) <= 4 * sum(map(len, said))
+                else [True] * len(said))
         result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
