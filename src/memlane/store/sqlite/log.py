@@ -139,7 +139,9 @@ class SQLiteLog(SQLiteCore):
                     if row is not None:  # else the held rows are gone: read the window whole
                         start = r.start(row[0] + have - window_turns)
                         mine = last if last is not None and last.rows is held else None
-                        older = self._older(r, mine, start - 1, first.seq)
+                        older = ([m for m in _from(r, mine.msgs, start - 1)
+                                  if m.seq < first.seq] if mine is not None and mine.msgs
+                                 else r.messages(start - 1, first.seq))
                         recent, count = r.recent(start, buffer_lines)
                         out = grown_rows(held, start, older, recent, count)
                         if mine is not None:
@@ -184,19 +186,6 @@ class SQLiteLog(SQLiteCore):
                 c.execute("COMMIT")
 
     @staticmethod
-    def _older(r: _WindowReads, last: _Window | None, lo: int, below: int) -> list[Message]:
-        """The messages with `lo <= seq < below` (a larger window's older part), the ones
-        `last` holds taken from it: the same objects while the revision stays (a message does
-        not change while it exists), so what is memoised by them (`prepare`'s window memo)
-        still holds, and only the part older than the held rows is read."""
-        held = last.msgs if last is not None else []
-        if not held or held[0].seq >= below:
-            return r.messages(lo, below)
-        # The held rows are every message from their first on (`_cut`).
-        mine = [m for m in held if lo <= m.seq < below]
-        return mine if held[0].seq <= lo else [*r.messages(lo, held[0].seq), *mine]
-
-    @staticmethod
     def _cut(r: _WindowReads, last: _Window, head: tuple[int, int, int], window_turns: int,
              buffer_lines: int) -> _Window | None:
         """The window of `window_turns` turns from the rows `last` holds and the messages
@@ -215,9 +204,7 @@ class SQLiteLog(SQLiteCore):
         # (its probe), are among them, or no message is older than them (no probe came back
         # when they were read: the whole thread was in view).
         if start - 1 < held[0].seq and last.rows.truncated:
-            # A window starting before the held rows: only the older part is read, the held
-            # messages stay the same objects (what `prepare`'s window memo is keyed by).
-            held = [*r.messages(start - 1, held[0].seq), *held]
+            held = _from(r, held, start - 1)  # only the older part is read
         if next_seq > lnext:  # appended since: seqs from `lnext` on
             held = [*held, *r.messages(lnext)]
         first = next((i for i, m in enumerate(held) if m.seq >= start - 1), len(held))
@@ -239,3 +226,12 @@ class SQLiteLog(SQLiteCore):
                           rows.pinned)
         return _Window(last.rev, head, window_turns, start, held, recent, count, out)
 
+
+def _from(r: _WindowReads, held: list[Message], lo: int) -> list[Message]:
+    """The messages from seq `lo` to the last of `held` (the held rows: every message from
+    their first on, `SQLiteLog._cut`): the held ones as they are, the same objects (what
+    `prepare`'s window memo is keyed by; a message does not change while the revision stays),
+    and only the part older than them read."""
+    if lo < held[0].seq:
+        return [*r.messages(lo, held[0].seq), *held]
+    return [m for m in held if m.seq >= lo]
