@@ -6,13 +6,17 @@ the modules `app.py` mounts import this rather than the app (no import cycle).
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import json
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -43,6 +47,13 @@ behind it (`Service._step`)."""
 
 MAX_BODY = 1 << 20
 """Request bodies over 1 MiB are refused with 413 (a message's own cap is 1,000,000 chars)."""
+
+REQUEST_THREADS = 40
+"""Threads running requests' blocking work (`Service.in_thread`): a proxied turn holds one
+while it waits for the upstream, so this many turns can wait at once (anyio's default limit,
+which Starlette's `run_in_threadpool` used before)."""
+
+T = TypeVar("T")
 
 
 class ApiError(Exception):
@@ -164,6 +175,8 @@ class Service:
         yield_before_lock = getattr(self.memory.store, "yield_before_lock", None)
         if yield_before_lock is not None:
             yield_before_lock(self.foreground.pause)
+        self._requests = ThreadPoolExecutor(max_workers=REQUEST_THREADS,
+                                            thread_name_prefix="memlane-request")
         # Compaction has its own worker: a VACUUM must not wait behind a queue of steps.
         self._compactor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlane-compact")
         self._compaction: Future[bool] | None = None
@@ -221,6 +234,24 @@ class Service:
         except TimeoutError:
             return None
 
+    async def in_thread(self, fn: Callable[..., T], /, *args: Any) -> T:
+        """`fn(*args)` on a request thread, awaited: the store and the upstream block, the event
+        loop must not. Every route's blocking work goes through here (REST operations, the
+        proxy's turns, its streams' chunks and pass-through calls). The executor hop asyncio's
+        `run_in_executor` makes rather than anyio's `to_thread` (Starlette's
+        `run_in_threadpool`), which costs ~50-70 us more CPU a call (docs/PERFORMANCE.md). As
+        there, the caller's context variables go with the call, and a request cancelled
+        meanwhile waits for its thread to finish (a turn's work is never abandoned half
+        done: a held thread is let go by the code that took it) before it is cancelled."""
+        job = self._requests.submit(functools.partial(contextvars.copy_context().run, fn,
+                                                      *args))
+        try:
+            return await asyncio.wrap_future(job)
+        except asyncio.CancelledError:
+            if not job.done():  # running: cancelling it did nothing
+                await asyncio.wait([asyncio.wrap_future(job)])
+            raise
+
     def mem(self, namespace: str) -> Memory:
         return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)
 
@@ -275,6 +306,7 @@ class Service:
         self.drain()
         self._worker.close()
         self._compactor.shutdown(wait=True)
+        self._requests.shutdown(wait=False)
 
 
 # --- request bodies ----------------------------------------------------------------------------

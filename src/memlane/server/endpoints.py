@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -78,7 +77,7 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
             args["body"] = coerce(validator or {}, body)
         mem = svc.mem(namespace_of(request))
         with svc.foreground.busy():  # background memory steps wait for it
-            result = await run_in_threadpool(op.handler, svc, mem, args)
+            result = await svc.in_thread(op.handler, svc, mem, args)
         return StrictJSONResponse(result, status_code=op.status)
 
     return run

@@ -52,7 +52,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -200,7 +199,7 @@ class Proxy:
         headers = dict(request.headers)
         if not body.get("stream"):
             try:
-                data, upstream_s, turn = await run_in_threadpool(self._answer, mem, body,
+                data, upstream_s, turn = await self.svc.in_thread(self._answer, mem, body,
                                                                  headers)
             except UpstreamRefused as e:
                 return e.response()
@@ -210,7 +209,8 @@ class Proxy:
             return JSONResponse(data, headers={"Server-Timing": _timing(own, upstream_s),
                                                **turn.headers})
         try:
-            turn, first, held = await run_in_threadpool(self._begin_stream, mem, body, headers)
+            turn, first, held = await self.svc.in_thread(self._begin_stream, mem, body,
+                                                              headers)
         except UpstreamRefused as e:
             return e.response()
         try:
@@ -219,9 +219,10 @@ class Proxy:
             chunks = self._stream(turn, first, held)
             # A response that is never sent at all still lets go of the thread when collected.
             weakref.finalize(chunks, held.close)
-            return HeldStream(chunks, held, media_type="text/event-stream",
-                           headers={"Cache-Control": "no-cache",
-                                    "Server-Timing": _timing(prepared), **turn.headers})
+            return HeldStream(chunks, held, self.svc.in_thread,
+                              media_type="text/event-stream",
+                              headers={"Cache-Control": "no-cache",
+                                       "Server-Timing": _timing(prepared), **turn.headers})
         except BaseException:
             held.close()
             raise
@@ -327,7 +328,7 @@ class Proxy:
             except UpstreamRefused as e:
                 return e.status, e.body, e.headers
 
-        status, raw, got = await run_in_threadpool(send)
+        status, raw, got = await self.svc.in_thread(send)
         keep = {k: v for k, v in got.items() if k.lower() in PASSED_HEADERS
                 or k.lower().startswith(("x-ratelimit-", "openai-", "x-request-id"))}
         return Response(raw, status_code=status, headers=keep)

@@ -4,7 +4,7 @@ that lets go of the upstream and the thread however the stream ends."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
@@ -15,10 +15,14 @@ class HeldStream(StreamingResponse):
     """A streaming response that lets go of the upstream and the thread as soon as it ends,
     however it ends. When the client leaves mid-stream the server stops iterating, and Python
     closes an abandoned generator only when it is collected: until then the thread would stay
-    held and every later turn on it would wait."""
+    held and every later turn on it would wait.
 
-    def __init__(self, chunks: Iterator[bytes], held: ExitStack, **kw: Any) -> None:
-        super().__init__(chunks, **kw)
+    Each chunk is produced on a request thread by `in_thread` (`Service.in_thread`: the
+    upstream's reads block), one hop a chunk."""
+
+    def __init__(self, chunks: Iterator[bytes], held: ExitStack,
+                 in_thread: Callable[..., Awaitable[Any]], **kw: Any) -> None:
+        super().__init__(_produced(chunks, in_thread), **kw)
         self._chunks, self._held = chunks, held
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -34,6 +38,16 @@ class HeldStream(StreamingResponse):
                     close()
             finally:
                 self._held.close()
+
+
+async def _produced(chunks: Iterator[bytes], in_thread: Callable[..., Awaitable[Any]]
+                    ) -> AsyncIterator[bytes]:
+    """`chunks`, each `next` run by `in_thread`."""
+    while True:
+        chunk = await in_thread(next, chunks, None)
+        if chunk is None:
+            return
+        yield chunk
 
 
 def error_event(message: str) -> bytes:
