@@ -283,15 +283,34 @@ def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -
 
 def fact_terms(text: str) -> frozenset[str]:
     """Content terms of a fact (lower-cased, stop-worded, lightly stemmed), for comparing facts."""
+    terms = _TERM_OF
+    if len(terms) > TERM_WORDS:
+        terms.clear()
     out = set()
     for w in FACT_WORD.findall(text.replace("\u2019", "'")):
-        lw = w.lower().strip("'-.")
-        if lw.endswith("'s"):
-            lw = lw[:-2]
-        if not lw or lw in FACT_STOPWORDS:
-            continue
-        out.add(stem(lw))
+        t = terms.get(w)
+        if t is None:
+            t = terms[w] = _fact_term(w)
+        if t:
+            out.add(t)
     return frozenset(out)
+
+
+def _fact_term(w: str) -> str:
+    """A word's term in `fact_terms` ("" for none: a stopword, or nothing left)."""
+    lw = w.lower().strip("'-.")
+    if lw.endswith("'s"):
+        lw = lw[:-2]
+    if not lw or lw in FACT_STOPWORDS:
+        return ""
+    return stem(lw)
+
+
+TERM_WORDS = 100_000
+"""Words whose term `fact_terms` keeps (`_TERM_OF`, a word as written to its term: a
+conversation repeats its words, and a word's term cost ~1 us to make each time, most of
+splitting a text); past it the memo starts again."""
+_TERM_OF: dict[str, str] = {}
 
 
 def _numbers(terms: frozenset[str]) -> frozenset[str]:
