@@ -36,7 +36,7 @@ from typing import IO, Any
 
 from .errors import StoreError, UsageError
 from .store.migrations import Migration, apply_sqlite
-from .store.sqlite.checkpoint import BACKSTOP_PAGES, Checkpointer
+from .store.sqlite.checkpoint import BACKSTOP_PAGES, Checkpointer, wal_mode
 from .text import ALNUM_WORD, ASK_STOPWORDS, singular
 from .types import Message, Record
 
@@ -171,7 +171,7 @@ class Ledger:
             self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                         timeout=30.0)
             if path != ":memory:":
-                self.conn.execute("PRAGMA journal_mode = WAL")
+                wal_mode(self.conn, 30.0)
                 # As the store's own file: in WAL mode, NORMAL syncs at checkpoints, not on every
                 # commit. The proxy appends a row per turn, and FULL's fsync per row was the
                 # largest part of its own time (a power cut may lose the last rows; a crash of

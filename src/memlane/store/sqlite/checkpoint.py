@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 
 log = logging.getLogger("memlane.store")
 
@@ -22,6 +23,26 @@ EVERY = 64
 """Write transactions between background checkpoints (a turn's append writes a few pages)."""
 BACKSTOP_PAGES = 10_000
 """The writer's own auto-checkpoint, for a log the background thread did not keep short."""
+
+
+def wal_mode(conn: sqlite3.Connection, timeout: float) -> None:
+    """`PRAGMA journal_mode = WAL` on a new connection, waiting up to `timeout` seconds for
+    other processes: when another one is creating the same file (its schema) or changing its
+    journal mode, SQLite answers "database is locked" at once, without calling the busy
+    handler the connection's timeout sets, so processes started together on a new file failed
+    to open it (tests/test_crash.py's concurrent writers did, under load). Retried with a
+    short growing wait; any other error, or the same past `timeout`, is raised."""
+    deadline = time.monotonic() + timeout
+    wait = 0.001
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() + wait > deadline:
+                raise
+        time.sleep(wait)
+        wait = min(wait * 2, 0.05)
 
 
 class Checkpointer:

@@ -22,7 +22,7 @@ from ..common.memos import RowMemos
 from ..migrations import SQLITE, apply_sqlite
 from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
-from .checkpoint import BACKSTOP_PAGES, Checkpointer
+from .checkpoint import BACKSTOP_PAGES, Checkpointer, wal_mode
 from .tx import SQLiteTx, _episode
 
 _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, suspect,"
@@ -109,7 +109,12 @@ class SQLiteCore(CommonStore):
                              "and its directory's permissions") from e
         self.conn.execute("PRAGMA busy_timeout = 60000")
         if path != ":memory:":
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            try:
+                wal_mode(self.conn, 60.0)
+            except sqlite3.Error as e:
+                raise StoreError(f"cannot open SQLite database {path!r}: {e}; another process "
+                                 "holds it locked (a migration, a VACUUM): retry, or stop that "
+                                 "process") from e
         # NORMAL in WAL mode survives a killed process (not a power cut): the right trade for
         # a conversation log that is re-sent by the caller on failure anyway.
         self.conn.execute("PRAGMA synchronous = NORMAL")
