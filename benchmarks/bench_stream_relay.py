@@ -1,0 +1,94 @@
+"""What a streamed answer costs the proxy: `memlane serve` on `bench_server.py`'s seeded store,
+an upstream in its own process that streams a 300-word answer (330 SSE events), one client
+asking on 10 threads in turn, `--turns` streamed turns and as many plain ones; the server's CPU
+(all its threads, from /proc) and the upstream's, per turn.
+
+    python benchmarks/bench_stream_relay.py [--turns 40] [--words 300]
+
+Run it with `PYTHONPATH=<tree>/src` to measure another source tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from _report import machine
+from bench_server import free_port, seed, wait_up
+from profile_server import cpu_seconds
+
+UPSTREAM = r"""
+import sys, threading
+from memlane.testing import FakeUpstream, Reply
+text = " ".join(f"word{i}" for i in range(int(sys.argv[1])))
+up = FakeUpstream(lambda body: Reply(content=text)).__enter__()
+class Discard(list):
+    def append(self, item): pass
+up.requests = Discard()  # keep no history
+print(up.url, flush=True)
+threading.Event().wait()
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--turns", type=int, default=40)
+    ap.add_argument("--words", type=int, default=300)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memlane-stream-") as d:
+        db, keys = os.path.join(d, "m.db"), os.path.join(d, "keys.json")
+        seed(db)
+        from memlane.server.auth import KeyRing
+
+        key = KeyRing.load(keys).add("bench")
+        up = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.words)],
+                              stdout=subprocess.PIPE, text=True)
+        assert up.stdout is not None
+        url, port = up.stdout.readline().strip(), free_port()
+        srv = subprocess.Popen([sys.executable, "-m", "memlane", "--db", db, "serve", "--port",
+                                str(port), "--keys", keys, "--upstream", url, "--no-mcp"],
+                               stderr=subprocess.DEVNULL)
+        try:
+            wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+
+            def turn(i: int, stream: bool) -> int:
+                conn.request("POST", "/v1/chat/completions", headers=headers, body=json.dumps(
+                    {"model": "bench", "stream": stream, "user": f"stream-{i % 10}",
+                     "messages": [{"role": "user", "content": f"Tell me about day {i}."}]}))
+                r = conn.getresponse()
+                body = r.read()
+                assert r.status == 200, (r.status, body[:200])
+                return body.count(b"data:")
+
+            for i in range(10):
+                turn(i, True)
+            print("| answer | events | server CPU a turn | upstream CPU a turn | wall a turn |\n"
+                  "|---|---:|---:|---:|---:|")
+            for stream in (True, False):
+                c0, u0, t0 = cpu_seconds(srv.pid), cpu_seconds(up.pid), time.perf_counter()
+                events = [turn(i, stream) for i in range(args.turns)]
+                c1, u1, t1 = cpu_seconds(srv.pid), cpu_seconds(up.pid), time.perf_counter()
+                n = args.turns
+                print(f"| {'streamed' if stream else 'plain'} | {events[0]} | "
+                      f"{(c1 - c0) / n * 1000:.1f} ms | {(u1 - u0) / n * 1000:.1f} ms | "
+                      f"{(t1 - t0) / n * 1000:.1f} ms |")
+        finally:
+            srv.send_signal(signal.SIGTERM)
+            srv.wait(60)
+            up.terminate()
+            up.wait(10)
+    print(f"\nMachine: {machine()}.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
