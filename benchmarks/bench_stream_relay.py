@@ -3,7 +3,10 @@ an upstream in its own process that streams a 300-word answer (330 SSE events), 
 asking on 10 threads in turn, `--turns` streamed turns and as many plain ones; the server's CPU
 (all its threads, from /proc) and the upstream's, per turn.
 
-    python benchmarks/bench_stream_relay.py [--turns 40] [--words 300]
+    python benchmarks/bench_stream_relay.py [--turns 40] [--words 300] [--pace SECONDS]
+
+`--pace`: the upstream waits this long between chunks (a model generating tokens; without it
+the chunks come in bursts, and the server may write several together).
 
 Run it with `PYTHONPATH=<tree>/src` to measure another source tree.
 """
@@ -28,7 +31,8 @@ UPSTREAM = r"""
 import sys, threading
 from memlane.testing import FakeUpstream, Reply
 text = " ".join(f"word{i}" for i in range(int(sys.argv[1])))
-up = FakeUpstream(lambda body: Reply(content=text)).__enter__()
+pace = float(sys.argv[2])
+up = FakeUpstream(lambda body: Reply(content=text, pace=pace)).__enter__()
 class Discard(list):
     def append(self, item): pass
 up.requests = Discard()  # keep no history
@@ -41,6 +45,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=40)
     ap.add_argument("--words", type=int, default=300)
+    ap.add_argument("--pace", type=float, default=0.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlane-stream-") as d:
         db, keys = os.path.join(d, "m.db"), os.path.join(d, "keys.json")
@@ -48,7 +53,8 @@ def main() -> int:
         from memlane.server.auth import KeyRing
 
         key = KeyRing.load(keys).add("bench")
-        up = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.words)],
+        up = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.words),
+                               str(args.pace)],
                               stdout=subprocess.PIPE, text=True)
         assert up.stdout is not None
         url, port = up.stdout.readline().strip(), free_port()

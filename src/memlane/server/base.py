@@ -237,12 +237,12 @@ class Service:
     async def in_thread(self, fn: Callable[..., T], /, *args: Any) -> T:
         """`fn(*args)` on a request thread, awaited: the store and the upstream block, the event
         loop must not. Every route's blocking work goes through here (REST operations, the
-        proxy's turns, its streams' chunks and pass-through calls). The executor hop asyncio's
-        `run_in_executor` makes rather than anyio's `to_thread` (Starlette's
-        `run_in_threadpool`), which costs ~50-70 us more CPU a call (docs/PERFORMANCE.md). As
-        there, the caller's context variables go with the call, and a request cancelled
-        meanwhile waits for its thread to finish (a turn's work is never abandoned half
-        done: a held thread is let go by the code that took it) before it is cancelled."""
+        proxy's turns, the thread producing a stream, pass-through calls): asyncio's executor
+        hop, rather than anyio's `to_thread` (Starlette's `run_in_threadpool`), which costs
+        ~40-50 us more CPU a call (`benchmarks/bench_hop.py`). As there, the caller's context
+        variables go with the call, and a request cancelled meanwhile waits for its thread to
+        finish (a turn's work is never abandoned half done: a held thread is let go by the
+        code that took it) before it is cancelled."""
         job = self._requests.submit(functools.partial(contextvars.copy_context().run, fn,
                                                       *args))
         try:
