@@ -99,3 +99,19 @@ def test_an_error_reaches_the_reader_after_the_chunks_before_it():
         asyncio.run(go())
     assert b"".join(got) == b"".join(f"data: {i}\n\n".encode() for i in range(30))
     assert len(closed) == 1
+
+
+def test_a_job_that_never_runs_ends_the_stream_with_its_error():
+    """The request threads already shut down (a stream asked for as the server stops): the
+    reader gets the error instead of waiting forever."""
+    closed: list[str] = []
+
+    async def refused(fn, *args):
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+    async def go() -> None:
+        async for _ in Pump(chunks(5, closed)).relayed(refused):
+            pass
+
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        asyncio.run(asyncio.wait_for(go(), 5))

@@ -112,11 +112,27 @@ class Pump:
                 waiter, self._waiter = self._waiter, None
             self._wake(waiter)
 
+    def _ended(self, job: asyncio.Future[Any]) -> None:
+        """On the loop, when the thread's job is over: a job that never ran `_run` (the request
+        threads already shut down) ends the stream with its error instead of leaving the reader
+        waiting."""
+        error = (asyncio.CancelledError() if job.cancelled() else job.exception())
+        if error is None:
+            return
+        with self._cond:
+            if not self._done:
+                self._error = self._error or error
+                self._done = True
+            waiter, self._waiter = self._waiter, None
+        if waiter is not None:
+            _resolve(waiter)
+
     async def relayed(self, in_thread: Callable[..., Awaitable[Any]]) -> AsyncIterator[bytes]:
         """The chunks, on the event loop, as the thread produces them."""
         self._loop = asyncio.get_running_loop()
         self.started = True
         self._job = asyncio.ensure_future(in_thread(self._run))
+        self._job.add_done_callback(self._ended)
         try:
             while True:
                 with self._cond:
