@@ -81,6 +81,7 @@ def apply_step(
     scans: dict[str, tuple[str, ...]] | None = None,
     likes: dict[str, bool] | None = None,
     texts: Mapping[int, str] | None = None,
+    refile: bool = True,
 ) -> StepResult:
     """`read`: seq -> message id of the stretch as the caller read it; when the thread holds
     other messages at those seqs now (the log was cut and written again meanwhile, e.g. a
@@ -94,7 +95,13 @@ def apply_step(
 
     `texts`: seq -> text of the stretch's messages as read. The step keeps its clean scan
     verdicts with what it scanned (`safety.scan_stored`): these messages, the records it
-    writes and its line, so a turn that shows them does not scan them again."""
+    writes and its line, so a turn that shows them does not scan them again.
+
+    `refile`: whether filing a stretch filed already replaces that filing (an explicit retry of
+    the same stretch). False for a caller that read the stretch as unfiled (the background
+    worker, `flush`, "the next pending stretch"): another worker that filed it since wins, and
+    this step is a `StepConflict` that changes nothing, so the records stay with their ids and
+    pins (a re-filing would replace them with new ids)."""
     suspects = dict(suspect_messages or {})
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
@@ -138,6 +145,10 @@ def apply_step(
                 f"is stored twice. File from {e + 1}, or re-file {s}..{e} itself")
         previous = tx.records_of_step(namespace, thread_id, end)
         replaced = bool(previous) or tx.get_episode(namespace, thread_id, end) is not None
+        if replaced and not refile:
+            raise StepConflict(
+                f"stretch {start}..{end} of thread {thread_id!r} was filed by another worker "
+                "since it was read as unfiled: nothing applied, its records keep their ids")
         for rid in previous:
             tx.delete_record(namespace, rid, now)
         stretch_ids = [id_by_seq[s] for s in sorted(id_by_seq)]

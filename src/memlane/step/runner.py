@@ -214,7 +214,7 @@ class StepRunner:
             if not stretch:
                 break
             try:
-                done.append(self.file_stretch(thread_id, stretch))
+                done.append(self.file_stretch(thread_id, stretch, refile=False))
             except StepConflict as e:
                 # Another worker filed these turns between our read and our apply. Read again:
                 # what is unfiled now starts after its stretch (a conflict means progress).
@@ -256,7 +256,7 @@ class StepRunner:
                     "again, or add messages first")
             if start is None and end is None:
                 return self.file_stretch(thread_id, pending, output, extractor=extractor,
-                                         fallback=fallback)
+                                         fallback=fallback, refile=False)
             start = pending[0].seq if start is None else start
             end = pending[-1].seq if end is None else end
             if start > end:
@@ -280,10 +280,13 @@ class StepRunner:
         fallback: bool = True,
         start: int | None = None,
         end: int | None = None,
+        refile: bool = True,
     ) -> StepResult:
         """Extract (unless `output` is given), validate, apply and report one stretch that was
         read already. `start`/`end` are the bounds asked for when they may differ from the
-        messages read (a stretch past the thread's end is refused by `apply_step`)."""
+        messages read (a stretch past the thread's end is refused by `apply_step`). `refile`:
+        False when the stretch was read as unfiled, so one another worker filed since is left
+        as it is (`apply_step`)."""
         start = stretch[0].seq if start is None else start
         end = stretch[-1].seq if end is None else end
         if output is None:
@@ -307,7 +310,7 @@ class StepRunner:
         said = [m.content for m in stretch]
         near = (carried(written, said) if sum(map(len, written)) <= 4 * sum(map(len, said))
                 else [True] * len(said))
-        result = apply_step(self.store, self.ns, thread_id, start, end, parsed,
+        result = apply_step(self.store, self.ns, thread_id, start, end, parsed, refile=refile,
                             date=stretch[-1].ts, now=time.time(),
                             read={m.seq: m.id for m in stretch},
                             texts={m.seq: m.content for m in stretch},
