@@ -122,11 +122,14 @@ def wait_up(url: str, timeout: float = 30.0, proc: subprocess.Popen[Any] | None 
             time.sleep(0.1)
 
 
-def run_fake_upstream() -> int:
-    """`--fake-upstream`: serve the instant upstream until killed; print its URL first."""
+def run_fake_upstream(words: int = 0, pace: float = 0.0) -> int:
+    """`--fake-upstream`: serve the instant upstream until killed; print its URL first. Its
+    answer is "ok, noted.", or `words` words (`--fake-words`, streamed with `pace` seconds
+    between chunks: `--fake-pace`, for `bench_stream_relay.py`)."""
     from memlane.testing import FakeUpstream, Reply
 
-    up = FakeUpstream(lambda body: Reply(content="ok, noted.")).__enter__()
+    text = " ".join(f"word{i}" for i in range(words)) if words else "ok, noted."
+    up = FakeUpstream(lambda body: Reply(content=text, pace=pace)).__enter__()
     up.requests = _Discard()  # keep no history: this runs for the whole benchmark
     print(up.url, flush=True)
     threading.Event().wait()
@@ -195,9 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
     ap.add_argument("--write", action="store_true", help="update docs/PERFORMANCE.md")
     ap.add_argument("--fake-upstream", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--fake-words", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--fake-pace", type=float, default=0.0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.fake_upstream:
-        return run_fake_upstream()
+        return run_fake_upstream(args.fake_words, args.fake_pace)
 
     procs: list[subprocess.Popen[str]] = []
     with tempfile.TemporaryDirectory(prefix="memlane-bench-server-") as d:

@@ -23,22 +23,10 @@ import sys
 import tempfile
 import time
 
+import bench_server
 from _report import machine
 from bench_server import free_port, seed, wait_up
 from profile_server import cpu_seconds
-
-UPSTREAM = r"""
-import sys, threading
-from memlane.testing import FakeUpstream, Reply
-text = " ".join(f"word{i}" for i in range(int(sys.argv[1])))
-pace = float(sys.argv[2])
-up = FakeUpstream(lambda body: Reply(content=text, pace=pace)).__enter__()
-class Discard(list):
-    def append(self, item): pass
-up.requests = Discard()  # keep no history
-print(up.url, flush=True)
-threading.Event().wait()
-"""
 
 
 def main() -> int:
@@ -53,8 +41,9 @@ def main() -> int:
         from memlane.server.auth import KeyRing
 
         key = KeyRing.load(keys).add("bench")
-        up = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.words),
-                               str(args.pace)],
+        # bench_server.py's upstream, answering `--words` words
+        up = subprocess.Popen([sys.executable, bench_server.__file__, "--fake-upstream",
+                               "--fake-words", str(args.words), "--fake-pace", str(args.pace)],
                               stdout=subprocess.PIPE, text=True)
         assert up.stdout is not None
         url, port = up.stdout.readline().strip(), free_port()

@@ -38,7 +38,7 @@ import contextvars
 import functools
 import os
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .context.policy import Policy
@@ -60,6 +60,25 @@ T = TypeVar("T")
 def _workers(memory: Memory) -> int:
     """Worker threads worth having for this memory's store (see the module docstring)."""
     return max(1, memory.store.capabilities.concurrency)
+
+
+async def in_executor(executor: Executor | None, fn: Callable[..., T], /, *args: Any,
+                      finish_first: bool = False, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)` on `executor` (None: the loop's default), awaited, with the
+    caller's context variables: the one hop from a loop to a worker thread (`AsyncMemory`'s
+    calls, the server's requests: `Service.in_thread`). A task cancelled meanwhile leaves the
+    call to finish on its thread; with `finish_first` the cancel lands only once it has (a
+    server request's work is never left running behind a response already gone)."""
+    call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+    if not finish_first or executor is None:
+        return await asyncio.get_running_loop().run_in_executor(executor, call)
+    job = executor.submit(call)
+    try:
+        return await asyncio.wrap_future(job)
+    except asyncio.CancelledError:
+        if not job.done():  # running: cancelling it did nothing
+            await asyncio.wait([asyncio.wrap_future(job)])
+        raise
 
 
 class AsyncMemory:
@@ -91,16 +110,11 @@ class AsyncMemory:
         return cls(memory)
 
     async def _run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        loop = asyncio.get_running_loop()
-        ctx = contextvars.copy_context()
-        return await loop.run_in_executor(self._executor,
-                                          functools.partial(ctx.run, fn, *args, **kwargs))
+        return await in_executor(self._executor, fn, *args, **kwargs)
 
     async def _run_aside(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Like `_run`, on the loop's default executor (for long, mostly non-store work)."""
-        loop = asyncio.get_running_loop()
-        ctx = contextvars.copy_context()
-        return await loop.run_in_executor(None, functools.partial(ctx.run, fn, *args, **kwargs))
+        return await in_executor(None, fn, *args, **kwargs)
 
     @property
     def ns(self) -> str:

@@ -6,9 +6,6 @@ the modules `app.py` mounts import this rather than the app (no import cycle).
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import functools
 import json
 import logging
 import threading
@@ -22,6 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from ..aio import in_executor
 from ..errors import (
     BudgetTooSmall,
     MemlaneError,
@@ -237,20 +235,13 @@ class Service:
     async def in_thread(self, fn: Callable[..., T], /, *args: Any) -> T:
         """`fn(*args)` on a request thread, awaited: the store and the upstream block, the event
         loop must not. Every route's blocking work goes through here (REST operations, the
-        proxy's turns, the thread producing a stream, pass-through calls): asyncio's executor
-        hop, rather than anyio's `to_thread` (Starlette's `run_in_threadpool`), which costs
+        proxy's turns, the thread producing a stream, pass-through calls), on the service's own
+        threads rather than anyio's `to_thread` (Starlette's `run_in_threadpool`), which costs
         ~40-50 us more CPU a call (`benchmarks/bench_hop.py`). As there, the caller's context
         variables go with the call, and a request cancelled meanwhile waits for its thread to
         finish (a turn's work is never abandoned half done: a held thread is let go by the
-        code that took it) before it is cancelled."""
-        job = self._requests.submit(functools.partial(contextvars.copy_context().run, fn,
-                                                      *args))
-        try:
-            return await asyncio.wrap_future(job)
-        except asyncio.CancelledError:
-            if not job.done():  # running: cancelling it did nothing
-                await asyncio.wait([asyncio.wrap_future(job)])
-            raise
+        code that took it) before it is cancelled (`aio.in_executor`)."""
+        return await in_executor(self._requests, fn, *args, finish_first=True)
 
     def mem(self, namespace: str) -> Memory:
         return self.memory if namespace == self.memory.ns else self.memory.namespace(namespace)

@@ -27,23 +27,20 @@ class HeldStream(StreamingResponse):
                  in_thread: Callable[..., Awaitable[Any]], **kw: Any) -> None:
         self._pump = Pump(chunks)
         super().__init__(self._pump.relayed(in_thread), **kw)
-        self._chunks, self._held = chunks, held
+        self._held = held
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
-            if self._pump.started:
-                # The producing thread closes the generator (that closes the upstream's
-                # response and releases the thread) once its read in flight returns.
+            # Produced from: the thread closes the generator (that closes the upstream's
+            # response and lets go of the conversation) once its read in flight returns.
+            # Never produced from: `stop` closes it here, where no thread runs it, and a
+            # generator that never started runs no `finally`, so the conversation goes here.
+            try:
                 self._pump.stop()
-            else:
-                # Never produced from: no thread runs the generator, so it is closed here.
-                close = getattr(self._chunks, "close", None)
-                try:
-                    if close is not None:
-                        close()
-                finally:
+            finally:
+                if not self._pump.started:
                     self._held.close()
 
 
@@ -68,13 +65,31 @@ class Pump:
         self._stopped = False
         self._done = False
         self._error: BaseException | None = None
-        self._job: Any = None
-        self.started = False
+        self._job: Any = None  # the producing thread's task, kept: the loop holds it weakly
+
+    @property
+    def started(self) -> bool:
+        """Whether `relayed` began (a thread then runs the generator)."""
+        return self._loop is not None
 
     def stop(self) -> None:
+        """Stop producing: the thread stops at its next chunk; before `relayed` began, the
+        generator is closed here."""
         with self._cond:
             self._stopped = True
             self._cond.notify_all()
+        if not self.started:
+            _close(self._chunks)
+
+    def _end(self, error: BaseException | None) -> asyncio.Future[None] | None:
+        """Mark the stream ended (with `error`, unless an earlier one is kept); the waiting
+        reader's future, to wake."""
+        with self._cond:
+            if not self._done:
+                self._error = self._error or error
+                self._done = True
+            waiter, self._waiter = self._waiter, None
+        return waiter
 
     def _wake(self, waiter: asyncio.Future[None] | None) -> None:
         if waiter is None or self._loop is None:
@@ -97,40 +112,28 @@ class Pump:
                     waiter, self._waiter = self._waiter, None
                 self._wake(waiter)
         except BaseException as e:  # noqa: BLE001 - handed to the loop, raised there
-            with self._cond:
-                self._error = e
-        finally:
-            try:
-                close = getattr(self._chunks, "close", None)
-                if close is not None:
-                    close()
-            except BaseException as e:  # noqa: BLE001 - as above
-                with self._cond:
-                    self._error = self._error or e
-            with self._cond:
-                self._done = True
-                waiter, self._waiter = self._waiter, None
-            self._wake(waiter)
+            error: BaseException | None = e
+        else:
+            error = None
+        try:
+            _close(self._chunks)
+        except BaseException as e:  # noqa: BLE001 - as above
+            error = error or e
+        self._wake(self._end(error))
 
     def _ended(self, job: asyncio.Future[Any]) -> None:
         """On the loop, when the thread's job is over: a job that never ran `_run` (the request
         threads already shut down) ends the stream with its error instead of leaving the reader
         waiting."""
         error = (asyncio.CancelledError() if job.cancelled() else job.exception())
-        if error is None:
-            return
-        with self._cond:
-            if not self._done:
-                self._error = self._error or error
-                self._done = True
-            waiter, self._waiter = self._waiter, None
-        if waiter is not None:
-            _resolve(waiter)
+        if error is not None:
+            waiter = self._end(error)
+            if waiter is not None:
+                _resolve(waiter)
 
     async def relayed(self, in_thread: Callable[..., Awaitable[Any]]) -> AsyncIterator[bytes]:
         """The chunks, on the event loop, as the thread produces them."""
         self._loop = asyncio.get_running_loop()
-        self.started = True
         self._job = asyncio.ensure_future(in_thread(self._run))
         self._job.add_done_callback(self._ended)
         try:
@@ -153,6 +156,12 @@ class Pump:
             self.stop()
         if self._error is not None:
             raise self._error
+
+
+def _close(chunks: Iterator[bytes]) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
 
 
 def _resolve(waiter: asyncio.Future[None]) -> None:

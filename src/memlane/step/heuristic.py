@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ..caches import remember
 from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, LETTER_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
@@ -284,13 +285,11 @@ def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -
 def fact_terms(text: str) -> frozenset[str]:
     """Content terms of a fact (lower-cased, stop-worded, lightly stemmed), for comparing facts."""
     terms = _TERM_OF
-    if len(terms) > TERM_WORDS:
-        terms.clear()
     out = set()
     for w in FACT_WORD.findall(text.replace("\u2019", "'")):
         t = terms.get(w)
         if t is None:
-            t = terms[w] = _fact_term(w)
+            t = remember(terms, w, _fact_term(w), TERM_WORDS)
         if t:
             out.add(t)
     return frozenset(out)
@@ -309,7 +308,7 @@ def _fact_term(w: str) -> str:
 TERM_WORDS = 100_000
 """Words whose term `fact_terms` keeps (`_TERM_OF`, a word as written to its term: a
 conversation repeats its words, and a word's term cost ~1 us to make each time, most of
-splitting a text); past it the memo starts again."""
+splitting a text); past it the memo starts again (`caches.remember`)."""
 _TERM_OF: dict[str, str] = {}
 
 
