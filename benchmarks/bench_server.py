@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="per scenario (default 10)")
     ap.add_argument("--clients", type=int, default=8, help="concurrent clients (default 8)")
     ap.add_argument("--write", action="store_true", help="update docs/PERFORMANCE.md")
+    ap.add_argument("--cpu", default=None,
+                    help="passed to `memlane serve --cpu` (default: its default)")
     ap.add_argument("--fake-upstream", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--fake-words", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--fake-pace", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -223,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
             port = free_port()
             srv = subprocess.Popen(
                 [sys.executable, "-m", "memlane", "--db", db, "serve", "--port", str(port),
-                 "--keys", keys, "--upstream", upstream, "--no-mcp"],
+                 "--keys", keys, "--upstream", upstream, "--no-mcp",
+                 *(["--cpu", args.cpu] if args.cpu else [])],
                 stderr=subprocess.DEVNULL)
             procs.append(srv)
             wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)

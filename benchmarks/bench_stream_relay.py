@@ -3,7 +3,7 @@ an upstream in its own process that streams a 300-word answer (330 SSE events), 
 asking on 10 threads in turn, `--turns` streamed turns and as many plain ones; the server's CPU
 (all its threads, from /proc) and the upstream's, per turn.
 
-    python benchmarks/bench_stream_relay.py [--turns 40] [--words 300] [--pace SECONDS]
+    python benchmarks/bench_stream_relay.py [--turns 40] [--words 300] [--pace SECONDS] [--cpu C]
 
 `--pace`: the upstream waits this long between chunks (a model generating tokens; without it
 the chunks come in bursts, and the server may write several together).
@@ -34,6 +34,8 @@ def main() -> int:
     ap.add_argument("--turns", type=int, default=40)
     ap.add_argument("--words", type=int, default=300)
     ap.add_argument("--pace", type=float, default=0.0)
+    ap.add_argument("--cpu", default=None,
+                    help="passed to `memlane serve` (default: its default)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlane-stream-") as d:
         db, keys = os.path.join(d, "m.db"), os.path.join(d, "keys.json")
@@ -48,7 +50,8 @@ def main() -> int:
         assert up.stdout is not None
         url, port = up.stdout.readline().strip(), free_port()
         srv = subprocess.Popen([sys.executable, "-m", "memlane", "--db", db, "serve", "--port",
-                                str(port), "--keys", keys, "--upstream", url, "--no-mcp"],
+                                str(port), "--keys", keys, "--upstream", url, "--no-mcp",
+                                *(["--cpu", args.cpu] if args.cpu else [])],
                                stderr=subprocess.DEVNULL)
         try:
             wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)

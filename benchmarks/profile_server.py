@@ -100,6 +100,9 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="cProfile every server thread")
     ap.add_argument("--step-worker", default=None, choices=("auto", "process", "thread"),
                     help="passed to `memlane serve` (default: its default)")
+    ap.add_argument("--cpu", default=None,
+                    help="passed to `memlane serve` (default: its default; trees before the "
+                         "option have none)")
     ap.add_argument("--top", type=int, default=25, help="functions listed by own time")
     args = ap.parse_args()
 
@@ -112,6 +115,8 @@ def main() -> int:
                upstream, "--no-mcp"]
         if args.step_worker:
             cmd += ["--step-worker", args.step_worker]
+        if args.cpu:
+            cmd += ["--cpu", args.cpu]
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
             proxy = warm_proxy(port, key, srv)
@@ -131,10 +136,10 @@ def main() -> int:
             up.wait(10)
         n = len(lat)
         print(f"{args.clients} clients, {elapsed:.1f} s: {n} proxied turns, {n / elapsed:.0f}/s"
-              f" (step worker: {args.step_worker or 'default'}"
+              f" (step worker: {args.step_worker or 'default'}, cpu: {args.cpu or 'default'}"
               f"{', profiled' if args.profile else ''}); latency p50 {pct(lat, 50):.1f}, p99 "
               f"{pct(lat, 99):.1f}, max {max(lat):.0f} ms, {sum(x > 250 for x in lat)} over "
-              f"250 ms; Server-Timing p99 {pct(ovh, 99):.1f} ms\n")
+              f"250 ms; Server-Timing p50 {pct(ovh, 50):.1f}, p99 {pct(ovh, 99):.1f} ms\n")
         print("| process | CPU s | CPU ms per turn | share of 2 CPUs |\n|---|---:|---:|---:|")
         for k, s in used.items():
             print(f"| {k} | {s:.2f} | {1000 * s / n:.2f} | {100 * s / (2 * elapsed):.0f}% |")

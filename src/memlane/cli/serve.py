@@ -70,6 +70,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "long heuristic step never holds the proxied turns' GIL: a lower tail; "
                         "a crash in native code stays in the child); auto: a process when the "
                         "store is a file or a PostgreSQL URL, else the thread (default thread)")
+    p.add_argument("--cpu", default="auto", metavar="auto|off|N",
+                   help="the CPU the server's threads run on: auto, the least busy one (they "
+                        "share one GIL, and on one core they hand it over without waking "
+                        "another core: less CPU a turn); N, that CPU; off, any, as the "
+                        "operating system places them (several servers on one machine: give "
+                        "each its own N, or off) (default auto)")
     p.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto",
                    help="the HTTP parser: httptools (in C, part of the server extra) or h11 "
                         "(pure Python); auto: httptools when installed (default auto)")
@@ -146,6 +152,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ..server.conn import uvicorn_options
 
     uvicorn_options(args.http)  # a parser that is not installed: said before anything opens
+    from ..server import cpu
+
+    cpu.parse(args.cpu)  # a malformed --cpu: said before anything opens
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
     # The port first: a busy one is a clear error before the banner, and before the database
@@ -160,10 +169,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) -> int:
     import uvicorn
 
+    from ..server import cpu
     from ..server.app import create_app
     from ..server.base import ServerConfig
     from ..server.conn import uvicorn_options
 
+    # Before the memory opens: its threads, and every one started later, share the CPU.
+    pinned = cpu.pin(args.cpu)
     url, model = args.upstream, None
     if url and "://" not in url:  # a model spec, answered in-process
         from ..models import get_model
@@ -195,7 +207,7 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
                  heuristic=heuristic, mcp=not args.no_mcp,
                  timeout=args.upstream_timeout,
-                 steps_in=app.state.service.step_worker_kind), file=sys.stderr)
+                 steps_in=app.state.service.step_worker_kind, cpu=pinned), file=sys.stderr)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM alike (stops accepting, lets requests
     # in flight finish for up to 30 s), then raises the signal again with the handler it found
     # restored. SIGTERM's default handler would kill the process there, before the stores close
@@ -264,7 +276,8 @@ def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag:
 
 
 def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,
-           *, heuristic: bool, mcp: bool, timeout: float, steps_in: str | None = None) -> str:
+           *, heuristic: bool, mcp: bool, timeout: float, steps_in: str | None = None,
+           cpu: int | None = None) -> str:
     """What `memlane serve` prints at startup: the routes it serves, where the proxy forwards,
     which model writes memory (the same choice `build_memory` makes), and where (`steps_in`:
     `process` or `thread`, `ServerConfig.step_worker` as the service resolved it)."""
@@ -296,6 +309,8 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
     where_steps = {"process": ", in a process of its own",
                    "thread": ", on a thread of the server"}.get(steps_in or "", "")
     lines.append(f"  memory is written by {steps}{where_steps}")
+    if cpu is not None:
+        lines.append(f"  CPU        {cpu} (the server's threads share it; --cpu off: any)")
     return "\n".join(lines)
 
 

@@ -66,6 +66,7 @@ from ..step.model import FallbackExtractor, ModelExtractor
 from ..step.runner import BATCH, Cadence, StepWorker
 from ..store.open import open_store
 from ..types import StepResult
+from .cpu import release
 
 log = logging.getLogger("memlane.server")
 
@@ -313,6 +314,8 @@ class ProcessStepWorker(StepWorker[StepKey]):
                 # Its own session: a Ctrl-C in the server's terminal does not reach it.
                 start_new_session=os.name == "posix")
             assert child.stdin is not None and child.stdout is not None
+            # Beside the server, not on the one CPU it may be pinned to (`server.cpu`).
+            release(child.pid)
             try:
                 child.stdin.write(self._recipe)
                 child.stdin.flush()
