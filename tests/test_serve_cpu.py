@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from memlane.errors import UsageError
 from memlane.server import cpu
+from serve_process import free_port, start_serve, turns_until_a_step_child
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -85,39 +83,6 @@ def test_a_cpu_the_process_may_not_use_is_refused_with_the_ones_it_may():
     assert sorted(os.sched_getaffinity(0)) == CPUS  # nothing moved
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    port = _port()
-    env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"), "serve", "--port",
-         str(port), "--no-mcp", *extra], env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2):
-                return proc, url
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise AssertionError(f"server did not start: {proc.communicate()[1]}") from None
-            time.sleep(0.1)
-
-
-def _children(pid: int) -> set[int]:
-    out: set[int] = set()
-    for tid in _tasks(pid):
-        out.update(int(x) for x in Path(f"/proc/{pid}/task/{tid}/children").read_text().split())
-    return out
-
-
 def _stop(proc: subprocess.Popen[str]) -> str:
     proc.terminate()
     _, err = proc.communicate(timeout=60)
@@ -130,21 +95,12 @@ def test_serve_runs_every_thread_on_the_cpu_asked_and_its_step_child_on_all(tmp_
 
     want = CPUS[-1]
     with FakeUpstream(lambda body: Reply(content="Noted.")) as up:
-        proc, url = _serve(tmp_path, "--cpu", str(want), "--upstream", up.url,
+        proc, url = start_serve(tmp_path, "--cpu", str(want), "--upstream", up.url,
                            "--step-worker", "process")
         try:
-            for i in range(8):  # turns enough for a memory step: the child starts
-                body = json.dumps({"model": "m", "messages": [
-                    {"role": "user", "content": f"My locker {i} is number {40 + i}."}]})
-                req = urllib.request.Request(
-                    url + "/v1/chat/completions", data=body.encode(),
-                    headers={"Content-Type": "application/json", "X-Memlane-Thread": "t"})
-                with urllib.request.urlopen(req, timeout=30) as r:
-                    assert r.status == 200
-            deadline = time.monotonic() + 60
-            while not (kids := _children(proc.pid)):
-                assert time.monotonic() < deadline, "no step process started"
-                time.sleep(0.05)
+            # turns enough for a memory step: the child starts
+            kids = turns_until_a_step_child(
+                url, proc.pid, [f"My locker {i} is number {40 + i}." for i in range(8)])
             tasks = _tasks(proc.pid)
             assert len(tasks) > 3  # the event loop, request threads, the step's waiter, ...
             assert all(_allowed(proc.pid, t) == {want} for t in tasks)
@@ -157,7 +113,7 @@ def test_serve_runs_every_thread_on_the_cpu_asked_and_its_step_child_on_all(tmp_
 
 @needs_two
 def test_serve_cpu_off_leaves_every_cpu(tmp_path):
-    proc, _ = _serve(tmp_path, "--cpu", "off")
+    proc, _ = start_serve(tmp_path, "--cpu", "off")
     try:
         assert all(_allowed(proc.pid, t) == set(CPUS) for t in _tasks(proc.pid))
     finally:
@@ -169,7 +125,7 @@ def test_serve_with_a_cpu_it_may_not_use_fails_before_opening_anything(tmp_path)
     env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
     bad = str(max(CPUS or [0]) + 100)
     run = subprocess.run([sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"),
-                          "serve", "--port", str(_port()), "--no-mcp", "--cpu", bad],
+                          "serve", "--port", str(free_port()), "--no-mcp", "--cpu", bad],
                          env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and f"--cpu {bad}" in run.stderr
     assert "Traceback" not in run.stderr

@@ -4,50 +4,21 @@ sends) shuts it down as Ctrl-C does: requests finish, stores close, the WAL is c
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
-import time
 import urllib.request
-from pathlib import Path
 
 import pytest
+
+from serve_process import start_serve
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
-    port = _free_port()
-    env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"), "serve", "--port",
-         str(port), "--no-mcp"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/healthz", timeout=2):
-                return proc, url
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise AssertionError(f"server did not start: {proc.communicate()[1]}") from None
-            time.sleep(0.1)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_closes_the_store_and_leaves_no_wal(tmp_path, sig):
-    proc, url = _start(tmp_path)
+    proc, url = start_serve(tmp_path)
     try:
         for i in range(3):
             body = json.dumps({"messages": [{"role": "user", "content": f"I live in Oslo {i}."},
@@ -74,7 +45,6 @@ def test_signal_closes_the_store_and_leaves_no_wal(tmp_path, sig):
 
 
 def test_serve_on_a_busy_port_fails_clearly_before_the_banner(tmp_path, capsys):
-    import socket
 
     from memlane.cli import main
 

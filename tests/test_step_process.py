@@ -11,9 +11,6 @@ import json
 import logging
 import os
 import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -38,6 +35,7 @@ from memlane.server.step_process import (  # noqa: E402
 )
 from memlane.step.model import ModelExtractor  # noqa: E402
 from memlane.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
+from serve_process import start_serve, turns_until_a_step_child  # noqa: E402
 
 
 def alive(pid: int) -> bool:
@@ -263,47 +261,14 @@ def test_the_recipe_keeps_secrets_out_of_its_repr(tmp_path):
 
 
 # --- `memlane serve` as a real process ----------------------------------------------------------
-def _children(pid: int) -> set[int]:
-    out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        out.update(int(x) for x in text)
-    return out
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
 def test_serve_files_in_a_child_and_sigterm_leaves_no_process_behind(tmp_path):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
     with FakeUpstream(lambda body: Reply(content="Noted.")) as up:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"), "serve",
-             "--port", str(port), "--no-mcp", "--upstream", up.url, "--step-worker", "process"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        url = f"http://127.0.0.1:{port}"
+        proc, url = start_serve(tmp_path, "--upstream", up.url, "--step-worker", "process")
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/healthz", timeout=2):
-                        break
-                except OSError:
-                    assert proc.poll() is None and time.monotonic() < deadline
-                    time.sleep(0.1)
-            for i in range(8):
-                body = json.dumps({"model": "m", "messages": [
-                    {"role": "user", "content": f"My badge number {i} is {7700 + i}."}]})
-                req = urllib.request.Request(
-                    url + "/v1/chat/completions", data=body.encode(),
-                    headers={"Content-Type": "application/json", "X-Memlane-Thread": "t"})
-                with urllib.request.urlopen(req, timeout=30) as r:
-                    assert r.status == 200
-            deadline = time.monotonic() + 60
-            while not (kids := _children(proc.pid)):
-                assert time.monotonic() < deadline, "no step process started"
-                time.sleep(0.05)
+            # turns enough for a memory step: the child starts
+            kids = turns_until_a_step_child(
+                url, proc.pid, [f"My badge number {i} is {7700 + i}." for i in range(8)])
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=60)
         finally:
