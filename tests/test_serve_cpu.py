@@ -77,6 +77,29 @@ def test_pin_moves_every_thread_including_those_started_before_and_after():
 
 
 @needs_two
+def test_auto_leaves_a_cpu_another_process_is_pinned_to(tmp_path):
+    # Another server (or anything under `taskset -c N`) holds one CPU: a second server started
+    # with auto takes another, however idle the first one's CPU looks.
+    if any(cpu.claimed().get(c) for c in CPUS):
+        pytest.skip("other processes are pinned on this machine already")
+    taken = CPUS[0]
+    holder = subprocess.Popen([sys.executable, "-c", "import os, sys, time; "
+                               f"os.sched_setaffinity(0, {{{taken}}}); print(1, flush=True); "
+                               "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "1"
+        assert cpu.claimed().get(taken, 0) >= 1
+        code = "from memlane.server import cpu; print(cpu.pin('auto'))"
+        for _ in range(3):  # whatever this process's id
+            got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout.strip()
+            assert int(got) != taken and int(got) in CPUS
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@needs_two
 def test_a_cpu_the_process_may_not_use_is_refused_with_the_ones_it_may():
     with pytest.raises(UsageError, match=f"CPUs {cpu._ranges(frozenset(CPUS))} only"):
         cpu.pin(str(max(CPUS) + 100))

@@ -11,8 +11,9 @@ hand-over is a switch between threads that share a cache. Measured on a 2-CPU ma
 CPU, 8 clients get 25-45% more turns a second, and a streamed answer costs a third less.
 
 `auto` (the default) pins every thread of the process, and the threads they start later, to
-the allowed CPU that was least busy over a short look at `/proc/stat` (the kernel then moves
-other, unpinned work off it as it balances). A process that may use one CPU only, or a system
+one allowed CPU: the one the fewest other processes are pinned to (other servers), then the
+least busy over a short look at `/proc/stat` (the kernel then moves other, unpinned work off
+it as it balances). A process that may use one CPU only, or a system
 without per-thread affinity (macOS, Windows), is left as it is. `off` leaves placement to the
 operating system, as before: for a machine running several `memlane serve` processes (give each
 its own `--cpu N`), or an embedder whose native code computes on several cores.
@@ -62,13 +63,45 @@ def _busy() -> dict[int, int]:
     return out
 
 
+def claimed() -> dict[int, int]:
+    """How many other processes are pinned to each CPU (their affinity one CPU), from /proc:
+    other servers started with `--cpu auto` or `N`, or anything run under `taskset -c N`."""
+    out: dict[int, int] = {}
+    me = os.getpid()
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return out
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as raw:
+                if not raw.read(1):
+                    continue  # a kernel thread (each CPU has its own): not a claim
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+                line = next((x for x in f if x.startswith("Cpus_allowed_list:")), "")
+        except OSError:  # gone, or not ours to read
+            continue
+        value = line.partition(":")[2].strip()
+        if value.isdigit():
+            out[int(value)] = out.get(int(value), 0) + 1
+    return out
+
+
 def least_busy(cpus: frozenset[int], look: float = LOOK_SECONDS) -> int:
-    """The CPU of `cpus` with the least busy time over the next `look` seconds (ties: the
-    lowest number)."""
+    """The CPU of `cpus` that the fewest other processes are pinned to (`claimed`), then the
+    least busy over the next `look` seconds; among equals, one that depends on this process's
+    id, so servers started together on an idle machine spread over the CPUs rather than all
+    taking the first."""
     first = _busy()
     time.sleep(look)
     second = _busy()
-    return min(sorted(cpus), key=lambda c: second.get(c, 0) - first.get(c, 0))
+    taken = claimed()
+    order = sorted(cpus)
+    start = os.getpid() % len(order)
+    return min(order, key=lambda c: (taken.get(c, 0), second.get(c, 0) - first.get(c, 0),
+                                     (order.index(c) - start) % len(order)))
 
 
 def parse(spec: str) -> int | None:
@@ -138,4 +171,5 @@ def _ranges(cpus: frozenset[int]) -> str:
     return ",".join(out)
 
 
-__all__ = ["LOOK_SECONDS", "allowed", "least_busy", "parse", "pin", "release", "supported"]
+__all__ = ["LOOK_SECONDS", "allowed", "claimed", "least_busy", "parse", "pin", "release",
+           "supported"]
