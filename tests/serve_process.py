@@ -18,12 +18,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """`memlane --db tmp_path/m.db serve --no-mcp *extra`, its keys file in `tmp_path`; the
-    running process and its URL once it answers (an `AssertionError` with its stderr if it
-    exits or does not answer within 60 s)."""
+def start_serve(tmp_path: Path, *extra: str, env: dict[str, str] | None = None
+                ) -> tuple[subprocess.Popen[str], str]:
+    """`memlane --db tmp_path/m.db serve --no-mcp *extra`, its keys file in `tmp_path` (and
+    `env` added to its environment); the running process and its URL once it answers (an
+    `AssertionError` with its stderr if it exits or does not answer within 60 s)."""
     port = free_port()
-    env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
+    env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json"), **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "memlane", "--db", str(tmp_path / "m.db"), "serve", "--port",
          str(port), "--no-mcp", *extra], env=env, stdout=subprocess.PIPE,

@@ -144,6 +144,20 @@ def test_serve_cpu_off_leaves_every_cpu(tmp_path):
     assert "CPU   " not in err
 
 
+@needs_two
+def test_serve_takes_its_cpu_from_the_environment_and_the_flag_wins(tmp_path):
+    proc, _ = start_serve(tmp_path, env={"MEMLANE_CPU": str(CPUS[0])})
+    try:
+        assert all(_allowed(proc.pid, t) == {CPUS[0]} for t in _tasks(proc.pid))
+    finally:
+        _stop(proc)
+    proc, _ = start_serve(tmp_path, "--cpu", "off", env={"MEMLANE_CPU": str(CPUS[0])})
+    try:
+        assert all(_allowed(proc.pid, t) == set(CPUS) for t in _tasks(proc.pid))
+    finally:
+        _stop(proc)
+
+
 def test_serve_with_a_cpu_it_may_not_use_fails_before_opening_anything(tmp_path):
     env = {**os.environ, "MEMLANE_KEYS": str(tmp_path / "keys.json")}
     bad = str(max(CPUS or [0]) + 100)

@@ -70,12 +70,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "long heuristic step never holds the proxied turns' GIL: a lower tail; "
                         "a crash in native code stays in the child); auto: a process when the "
                         "store is a file or a PostgreSQL URL, else the thread (default thread)")
-    p.add_argument("--cpu", default="auto", metavar="auto|off|N",
+    p.add_argument("--cpu", default=os.environ.get("MEMLANE_CPU") or "auto", metavar="auto|off|N",
                    help="the CPU the server's threads run on: auto, the least busy one (they "
                         "share one GIL, and on one core they hand it over without waking "
                         "another core: less CPU a turn); N, that CPU; off, any, as the "
                         "operating system places them (several servers on one machine: give "
-                        "each its own N, or off) (default auto)")
+                        "each its own N, or off) (default $MEMLANE_CPU or auto)")
     p.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto",
                    help="the HTTP parser: httptools (in C, part of the server extra) or h11 "
                         "(pure Python); auto: httptools when installed (default auto)")

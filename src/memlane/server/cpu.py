@@ -110,7 +110,8 @@ def parse(spec: str) -> int | None:
         return None
     if spec.isascii() and spec.isdigit():
         return int(spec)
-    raise UsageError(f"--cpu {spec!r}: give auto, off or a CPU number (e.g. --cpu 1)")
+    raise UsageError(f"--cpu {spec!r} (or $MEMLANE_CPU): give auto, off or a CPU number "
+                     "(e.g. --cpu 1)")
 
 
 def pin(spec: str) -> int | None:
