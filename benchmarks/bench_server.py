@@ -57,19 +57,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def seeded_with_upstream(d: str) -> tuple[str, str, str, subprocess.Popen[str], str, int]:
+def seeded_with_upstream(d: str, *upstream: str
+                         ) -> tuple[str, str, str, subprocess.Popen[str], str, int]:
     """For a server run in folder `d`: the seeded store (`d/m.db`), a key file holding one API
-    key, the instant upstream started, and a free port: (db, keys file, key, the upstream's
-    process, its URL, the port)."""
+    key, the instant upstream started (with the options `upstream`: `--fake-words N`,
+    `--fake-pace S`), and a free port: (db, keys file, key, the upstream's process, its URL,
+    the port)."""
     db, keys = os.path.join(d, "m.db"), os.path.join(d, "keys.json")
     seed(db)
     from memlane.server.auth import KeyRing
 
     key = KeyRing.load(keys).add("bench")
-    up = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--fake-upstream"],
-                          stdout=subprocess.PIPE, text=True)
+    up = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--fake-upstream",
+                           *upstream], stdout=subprocess.PIPE, text=True)
     assert up.stdout is not None
     return db, keys, key, up, up.stdout.readline().strip(), free_port()
+
+
+def serve_args(db: str, port: int, keys: str, upstream: str, *, cpu: str | None = None,
+               step_worker: str | None = None) -> list[str]:
+    """`memlane`'s arguments for the benchmarks' server: the store, `serve` on `port` with the
+    key file, the upstream, no MCP, and `--cpu` / `--step-worker` when given (else its
+    defaults; trees before an option have none)."""
+    return ["--db", db, "serve", "--port", str(port), "--keys", keys, "--upstream", upstream,
+            "--no-mcp", *(["--cpu", cpu] if cpu else []),
+            *(["--step-worker", step_worker] if step_worker else [])]
 
 
 def warm_proxy(port: int, key: str, srv: subprocess.Popen[Any] | None = None
@@ -224,9 +236,8 @@ def main(argv: list[str] | None = None) -> int:
             upstream = up.stdout.readline().strip()
             port = free_port()
             srv = subprocess.Popen(
-                [sys.executable, "-m", "memlane", "--db", db, "serve", "--port", str(port),
-                 "--keys", keys, "--upstream", upstream, "--no-mcp",
-                 *(["--cpu", args.cpu] if args.cpu else [])],
+                [sys.executable, "-m", "memlane", *serve_args(db, port, keys, upstream,
+                                                              cpu=args.cpu)],
                 stderr=subprocess.DEVNULL)
             procs.append(srv)
             wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)

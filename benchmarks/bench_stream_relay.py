@@ -16,16 +16,14 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-import bench_server
 from _report import machine
-from bench_server import free_port, seed, wait_up
+from bench_server import seeded_with_upstream, serve_args, wait_up
 from profile_server import cpu_seconds
 
 
@@ -38,20 +36,11 @@ def main() -> int:
                     help="passed to `memlane serve` (default: its default)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memlane-stream-") as d:
-        db, keys = os.path.join(d, "m.db"), os.path.join(d, "keys.json")
-        seed(db)
-        from memlane.server.auth import KeyRing
-
-        key = KeyRing.load(keys).add("bench")
-        # bench_server.py's upstream, answering `--words` words
-        up = subprocess.Popen([sys.executable, bench_server.__file__, "--fake-upstream",
-                               "--fake-words", str(args.words), "--fake-pace", str(args.pace)],
-                              stdout=subprocess.PIPE, text=True)
-        assert up.stdout is not None
-        url, port = up.stdout.readline().strip(), free_port()
-        srv = subprocess.Popen([sys.executable, "-m", "memlane", "--db", db, "serve", "--port",
-                                str(port), "--keys", keys, "--upstream", url, "--no-mcp",
-                                *(["--cpu", args.cpu] if args.cpu else [])],
+        # bench_server.py's store and upstream, the upstream answering `--words` words
+        db, keys, key, up, url, port = seeded_with_upstream(
+            d, "--fake-words", str(args.words), "--fake-pace", str(args.pace))
+        srv = subprocess.Popen([sys.executable, "-m", "memlane",
+                                *serve_args(db, port, keys, url, cpu=args.cpu)],
                                stderr=subprocess.DEVNULL)
         try:
             wait_up(f"http://127.0.0.1:{port}/healthz", proc=srv)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from _report import machine, pct
-from bench_server import load, seeded_with_upstream, warm_proxy
+from bench_server import load, seeded_with_upstream, serve_args, warm_proxy
 
 # Run as the server: per-thread cProfile, then the CLI; the stats are dumped when it exits.
 SERVER = r"""
@@ -111,12 +111,8 @@ def main() -> int:
         out = os.path.join(d, "server.prof")
         db, keys, key, up, upstream, port = seeded_with_upstream(d)
         cmd = [sys.executable, "-c", SERVER.format(profile=args.profile, out=out),
-               "--db", db, "serve", "--port", str(port), "--keys", keys, "--upstream",
-               upstream, "--no-mcp"]
-        if args.step_worker:
-            cmd += ["--step-worker", args.step_worker]
-        if args.cpu:
-            cmd += ["--cpu", args.cpu]
+               *serve_args(db, port, keys, upstream, cpu=args.cpu,
+                           step_worker=args.step_worker)]
         srv = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         try:
             proxy = warm_proxy(port, key, srv)

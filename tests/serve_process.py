@@ -3,6 +3,7 @@ CPU placement): started on a free loopback port, waited for until `/healthz` ans
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -53,8 +54,6 @@ def children(pid: int) -> set[int]:
 def turns_until_a_step_child(url: str, pid: int, texts: list[str]) -> set[int]:
     """Each of `texts` as a proxied turn on thread `t` of the server at `url` (process `pid`,
     started with `--step-worker process`), then the step's child processes once one runs."""
-    import json
-
     for text in texts:
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]})
         req = urllib.request.Request(

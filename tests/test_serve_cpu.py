@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -27,14 +26,8 @@ needs_two = pytest.mark.skipif(not cpu.supported() or len(CPUS) < 2,
 
 
 def _allowed(pid: int, tid: int | None = None) -> set[int]:
-    """A task's allowed CPUs, from /proc (the process's main thread when `tid` is None)."""
-    path = Path(f"/proc/{pid}/task/{tid or pid}/status")
-    line = next(x for x in path.read_text().splitlines() if x.startswith("Cpus_allowed_list"))
-    out: set[int] = set()
-    for part in line.split(":")[1].strip().split(","):
-        lo, _, hi = part.partition("-")
-        out.update(range(int(lo), int(hi or lo) + 1))
-    return out
+    """A task's allowed CPUs (the process's main thread when `tid` is None)."""
+    return set(os.sched_getaffinity(tid or pid))
 
 
 def _tasks(pid: int) -> list[int]:

@@ -68,10 +68,14 @@ async def in_executor(executor: Executor | None, fn: Callable[..., T], /, *args:
     caller's context variables: the one hop from a loop to a worker thread (`AsyncMemory`'s
     calls, the server's requests: `Service.in_thread`). A task cancelled meanwhile leaves the
     call to finish on its thread; with `finish_first` the cancel lands only once it has (a
-    server request's work is never left running behind a response already gone)."""
+    server request's work is never left running behind a response already gone; it needs an
+    executor of the caller's, whose jobs it can wait for)."""
     call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
-    if not finish_first or executor is None:
+    if not finish_first:
         return await asyncio.get_running_loop().run_in_executor(executor, call)
+    if executor is None:
+        raise ValueError("finish_first needs an executor: the loop's default one hands back "
+                         "no job to wait for")
     job = executor.submit(call)
     try:
         return await asyncio.wrap_future(job)

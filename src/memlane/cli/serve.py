@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import MissingExtra, UsageError
+from ..server import cpu
 from . import JSON_HELP, add_embedder_arg, emit
 
 KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
@@ -152,8 +153,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ..server.conn import uvicorn_options
 
     uvicorn_options(args.http)  # a parser that is not installed: said before anything opens
-    from ..server import cpu
-
     cpu.parse(args.cpu)  # a malformed --cpu: said before anything opens
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
@@ -169,7 +168,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) -> int:
     import uvicorn
 
-    from ..server import cpu
     from ..server.app import create_app
     from ..server.base import ServerConfig
     from ..server.conn import uvicorn_options
@@ -207,7 +205,7 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
                  heuristic=heuristic, mcp=not args.no_mcp,
                  timeout=args.upstream_timeout,
-                 steps_in=app.state.service.step_worker_kind, cpu=pinned), file=sys.stderr)
+                 steps_in=app.state.service.step_worker_kind, pinned_to=pinned), file=sys.stderr)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM alike (stops accepting, lets requests
     # in flight finish for up to 30 s), then raises the signal again with the handler it found
     # restored. SIGTERM's default handler would kill the process there, before the stores close
@@ -277,7 +275,7 @@ def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag:
 
 def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,
            *, heuristic: bool, mcp: bool, timeout: float, steps_in: str | None = None,
-           cpu: int | None = None) -> str:
+           pinned_to: int | None = None) -> str:
     """What `memlane serve` prints at startup: the routes it serves, where the proxy forwards,
     which model writes memory (the same choice `build_memory` makes), and where (`steps_in`:
     `process` or `thread`, `ServerConfig.step_worker` as the service resolved it)."""
@@ -309,8 +307,8 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
     where_steps = {"process": ", in a process of its own",
                    "thread": ", on a thread of the server"}.get(steps_in or "", "")
     lines.append(f"  memory is written by {steps}{where_steps}")
-    if cpu is not None:
-        lines.append(f"  CPU        {cpu} (the server's threads share it; --cpu off: any)")
+    if pinned_to is not None:
+        lines.append(f"  CPU        {pinned_to} (the server's threads share it; --cpu off: any)")
     return "\n".join(lines)
 
 

@@ -64,8 +64,8 @@ def _busy() -> dict[int, int]:
 
 
 def claimed() -> dict[int, int]:
-    """How many other processes are pinned to each CPU (their affinity one CPU), from /proc:
-    other servers started with `--cpu auto` or `N`, or anything run under `taskset -c N`."""
+    """How many other processes are pinned to each CPU (their affinity one CPU): other servers
+    started with `--cpu auto` or `N`, or anything run under `taskset -c N`."""
     out: dict[int, int] = {}
     me = os.getpid()
     try:
@@ -79,13 +79,12 @@ def claimed() -> dict[int, int]:
             with open(f"/proc/{pid}/cmdline", "rb") as raw:
                 if not raw.read(1):
                     continue  # a kernel thread (each CPU has its own): not a claim
-            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
-                line = next((x for x in f if x.startswith("Cpus_allowed_list:")), "")
+            cpus = os.sched_getaffinity(pid)
         except OSError:  # gone, or not ours to read
             continue
-        value = line.partition(":")[2].strip()
-        if value.isdigit():
-            out[int(value)] = out.get(int(value), 0) + 1
+        if len(cpus) == 1:
+            (c,) = cpus
+            out[c] = out.get(c, 0) + 1
     return out
 
 
@@ -100,8 +99,10 @@ def least_busy(cpus: frozenset[int], look: float = LOOK_SECONDS) -> int:
     taken = claimed()
     order = sorted(cpus)
     start = os.getpid() % len(order)
-    return min(order, key=lambda c: (taken.get(c, 0), second.get(c, 0) - first.get(c, 0),
-                                     (order.index(c) - start) % len(order)))
+    best = min(range(len(order)), key=lambda i: (
+        taken.get(order[i], 0), second.get(order[i], 0) - first.get(order[i], 0),
+        (i - start) % len(order)))
+    return order[best]
 
 
 def parse(spec: str) -> int | None:
@@ -133,13 +134,7 @@ def pin(spec: str) -> int | None:
     if number is None and len(cpus) < 2:
         return None  # one CPU already: nothing to choose
     cpu = number if number is not None else least_busy(cpus)
-    # sched_setaffinity(0, ...) sets the calling thread's only: every thread the process has
-    # now, and the threads they start later inherit it.
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            os.sched_setaffinity(int(tid), {cpu})
-        except (OSError, ValueError):  # a thread that has just ended
-            continue
+    _set(os.getpid(), frozenset({cpu}))
     if _before is None:
         _before = cpus
     return cpu
@@ -148,16 +143,21 @@ def pin(spec: str) -> int | None:
 def release(pid: int) -> None:
     """Give process `pid` (a child the server started, pinned with it) back the CPUs the server
     had before it was pinned; nothing when it was not."""
-    if _before is None or not supported():
-        return
+    if _before is not None and supported():
+        _set(pid, _before)
+
+
+def _set(pid: int, cpus: frozenset[int]) -> None:
+    """Every thread of process `pid` on `cpus`: `sched_setaffinity` sets one thread's only, and
+    the threads they start later inherit it."""
     try:
         tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-    except OSError:
+    except OSError:  # the process is gone
         return
     for tid in tids:
         try:
-            os.sched_setaffinity(tid, _before)
-        except OSError:
+            os.sched_setaffinity(tid, cpus)
+        except OSError:  # a thread that has just ended
             continue
 
 
