@@ -259,3 +259,43 @@ def test_fact_terms_memo_gives_the_definitions_terms(monkeypatch):
         assert len(heuristic._TERM_OF) <= 5 + len(text)
 
     check()
+
+
+def test_fact_readings_memo_gives_the_same_steps_and_is_emptied_by_a_forget(
+        tmp_path: Path) -> None:
+    """The heuristic step reads its related records through the memory's `Caches.facts`
+    (`fact_readings`): the written conversations filed with it give the same step, cold and
+    warm, as read afresh; the memo holds record texts, so a forget empties it."""
+    from memlane.step.heuristic import fact_readings
+
+    rows = [json.loads(x) for x in DATA.read_text().splitlines() if x.strip()]
+    rows += [{"thread": "lisbon", "text": x} for x in CONVERSATION * 2]  # facts said again
+    seen: list[tuple[list[Message], list[Any]]] = []
+
+    class Watching:
+        name = "heuristic"
+
+        def __call__(self, messages: Any, existing: Any) -> Any:
+            seen.append((list(messages), list(existing)))
+            return extract(messages, existing)
+
+    mem = Memory.open(str(tmp_path / "m.db"), extractor=Watching())
+    for tid in dict.fromkeys(r["thread"] for r in rows):
+        t = mem.thread(tid)
+        for r in (r for r in rows if r["thread"] == tid):
+            t.add("user", r["text"])
+            t.add("assistant", REPLY)
+            t.maybe_step()
+        t.flush()
+    assert len(seen) >= 8 and sum(bool(e) for _, e in seen) >= 4  # related records shown
+    assert mem.caches.facts  # filed through the memory's memo
+    memo: dict[str, tuple[Any, ...]] = {}
+    for messages, existing in seen:
+        fresh = extract(messages, existing)
+        for _ in range(2):  # cold, then warm
+            with fact_readings(memo):
+                assert extract(messages, existing) == fresh
+    assert {r.text for _, e in seen for r in e} <= set(memo)
+    mem.forget(mem.records()[0].id)
+    assert not mem.caches.facts
+    mem.close()

@@ -78,6 +78,9 @@ class Caches:
         (`memlane.context.assemble.prepare`; a store hands back the same message objects
         while the thread is unchanged, a hit checks each is the one kept). At most
         `WINDOW_ENTRIES`."""
+        self.facts: dict[str, tuple[Any, ...]] = {}
+        """A text read as a fact by the heuristic memory step (`memlane.step.heuristic
+        .fact_readings`): the related records it is shown come back stretch after stretch."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
@@ -90,7 +93,7 @@ class Caches:
                 "line_terms": self.line_terms, "line_index": self.line_index,
                 "notes": self.notes, "turns": self.turns, "searches": self.searches,
                 "fill": self.fill, "places": self.places, "stretches": self.stretches,
-                "windows": self.windows, "policies": self.policies}
+                "windows": self.windows, "policies": self.policies, "facts": self.facts}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

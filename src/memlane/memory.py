@@ -210,7 +210,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         return StepRunner(self.store, self.ns, cadence=self.cadence,
                           extractor=extractor or self.extractor, related=self.related,
                           embed=self._embed_records, ledger=ledger, model=model,
-                          scans=self.caches.scans)
+                          scans=self.caches.scans, facts=self.caches.facts)
 
     @traced("search")
     def search(

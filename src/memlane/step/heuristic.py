@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ..caches import remember
@@ -415,10 +417,34 @@ def extract(
     }
 
 
+_READINGS: ContextVar[dict[str, tuple[Any, ...]] | None] = ContextVar(
+    "memlane_fact_readings", default=None)
+"""The memo `_Fact` reads texts through, while `fact_readings` holds one (else none)."""
+
+
+@contextmanager
+def fact_readings(memo: dict[str, tuple[Any, ...]] | None) -> Iterator[None]:
+    """Within it, on this thread, the steps' readings of texts as facts (`_Fact`: terms,
+    holder, values, subject, head; a pure function of the text) are memoised in `memo`: the
+    memory's `Caches.facts`, which a forget empties. A conversation's related records come
+    back stretch after stretch, and reading each again was a quarter of the heuristic step.
+    `None`: computed every time, as without it."""
+    token = _READINGS.set(memo)
+    try:
+        yield
+    finally:
+        _READINGS.reset(token)
+
+
 class _Fact:
     """A fact this step knows of: a related record (`rid`) or one this step writes (`op`)."""
 
     __slots__ = ("terms", "op", "rid", "holder", "subject", "values", "head")
+    terms: frozenset[str]
+    holder: tuple[str, frozenset[str]]
+    values: frozenset[str]
+    subject: frozenset[str]
+    head: frozenset[str] | None
 
     def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None) -> None:
         self.op = op
@@ -426,6 +452,17 @@ class _Fact:
         self._read(text)
 
     def _read(self, text: str) -> None:
+        memo = _READINGS.get()
+        hit = memo.get(text) if memo is not None else None
+        if hit is None:
+            self._read_fresh(text)
+            if memo is not None:
+                remember(memo, text, (self.terms, self.holder, self.values, self.subject,
+                                      self.head))
+        else:
+            self.terms, self.holder, self.values, self.subject, self.head = hit
+
+    def _read_fresh(self, text: str) -> None:
         self.terms = fact_terms(text)
         self.holder = _holder(text)
         # Values: what a new statement of the fact changes (numbers, dates, times, and names

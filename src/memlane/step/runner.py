@@ -58,6 +58,7 @@ from ..types import Message, Record, StepResult
 from ..validate import in_range
 from .apply import apply_step, flagged, past_the_end
 from .extractor import Extractor, HeuristicExtractor, ValidatingExtractor, parse_output
+from .heuristic import fact_readings
 from .model import FallbackExtractor, given_step
 from .parse import StepOutput
 from .quality import note_fallback, note_quality
@@ -121,11 +122,15 @@ class StepRunner:
         ledger: Ledger | None = None,
         model: str | None = None,
         scans: dict[str, tuple[str, ...]] | None = None,
+        facts: dict[str, tuple[Any, ...]] | None = None,
     ) -> None:
         """`scans`: the memory's scan memo (`Caches.scans`), which the filing's scans then
         fill: the context that first shows a record or quotes a message this step read finds
-        its scan there (the same pure function), instead of scanning it again mid-turn."""
+        its scan there (the same pure function), instead of scanning it again mid-turn.
+        `facts`: the memory's memo of texts read as facts (`Caches.facts`), which the heuristic
+        step reads its related records through (`heuristic.fact_readings`)."""
         self.scans = scans
+        self.facts = facts
         self.store = store
         self.ns = namespace
         self.cadence = cadence or Cadence()
@@ -345,7 +350,8 @@ class StepRunner:
         existing = [r for r in self.related(stretch)
                     if not (r.source_ids and set(r.source_ids) <= own)]
         validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
-        got = validating.extract(stretch, existing)
+        with fact_readings(self.facts):
+            got = validating.extract(stretch, existing)
         if got.error is not None:
             note_fallback(self.ledger, self.ns, self.model, got.error, list(got.problems),
                           stretch)
