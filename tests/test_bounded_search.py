@@ -157,3 +157,23 @@ def test_a_records_words_follow_its_text_whoever_writes(tmp_path):
         assert all(w == expected for w, expected, _ in rows)
     finally:
         mem.close()
+
+
+def test_best_k_is_nlargest_by_score_then_id() -> None:
+    """`scores.best_k` (one sort of the contenders) ranks as `heapq.nlargest` with the same key
+    did: best score first, the higher (newer) id first on equal scores, ties at the k-th score
+    included whichever way they are cut, above and below twice k candidates."""
+    import heapq
+    import random
+    from operator import itemgetter
+
+    from memlane.store.common.scores import best_k, contenders
+
+    rnd = random.Random(5)
+    for _ in range(300):
+        n, k = rnd.randrange(0, 400), rnd.randrange(1, 60)
+        score = {rnd.randrange(10**6): rnd.choice([0.5, 1.0, 1.5, rnd.random()])
+                 for _ in range(n)}
+        want = heapq.nlargest(k, score.items(), key=itemgetter(1, 0))
+        assert best_k(score, k) == want
+        assert best_k(score, k) == heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0))

@@ -6,6 +6,9 @@ are the same, and written once."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
+
+_SCORE_THEN_ID = itemgetter(1, 0)
 
 
 def summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
@@ -38,3 +41,11 @@ def contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
     # over them (heapq.nlargest's loop is Python's), and the same value.
     least = sorted(score.values(), reverse=True)[k - 1]
     return [kv for kv in score.items() if kv[1] >= least]
+
+
+def best_k(score: dict[int, float], k: int) -> list[tuple[int, float]]:
+    """The `k` best (id, score) pairs, best first, the higher id first on equal scores (the
+    newer record): `heapq.nlargest(k, ..., key=(score, id))` of the `contenders`, which is
+    documented to equal this sort; one sort in C, where nlargest's loop is Python's (3x slower
+    on the hundred or so contenders a search has)."""
+    return sorted(contenders(score, k), key=_SCORE_THEN_ID, reverse=True)[:k]

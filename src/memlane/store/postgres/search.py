@@ -3,9 +3,7 @@ counts, and snapshots."""
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import Any
 
 import psycopg
@@ -16,7 +14,7 @@ from ..common import (
     SNAP_COLS,
     snapshot_row,
 )
-from ..common.scores import contenders, summed
+from ..common.scores import best_k, summed
 from ..protocol import SearchFilters, Snapshot
 from .core import PgCore
 from .rows import _REC_COLS, _record
@@ -133,7 +131,7 @@ class PgSearch(PgCore):
         # The weight inside each part, `w * 2.2 / (...)`, as the SQL branch writes it.
         score = summed((1.0, [(rid, w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avg)))
                               for rid, d in ps]) for w, ps in parts)
-        best = heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0))
+        best = best_k(score, k)
         return self._ranked(namespace, best)
 
     def _ranked(self, namespace: str, rows: list[Any]) -> list[tuple[Record, float]]:

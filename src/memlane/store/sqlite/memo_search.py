@@ -3,7 +3,6 @@ reads it memoises under its revision (`memos.RowMemos`)."""
 
 from __future__ import annotations
 
-import heapq
 import math
 import sqlite3
 from collections import Counter
@@ -12,7 +11,7 @@ from typing import Any
 
 from ...types import Record
 from ..common.memos import Newest, Scored
-from ..common.scores import contenders, summed
+from ..common.scores import best_k, contenders, summed
 from ..fts import fts5_match
 from ..protocol import chunks
 from .core import SQLiteCore
@@ -244,8 +243,7 @@ class SQLiteMemoSearch(SQLiteCore):
             postings = [_weighted(memo[(namespace, t)], avgdl)[:n] for t, _, n in weights]
         score = summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
         # Best first, the newer record first on ties: (score, id) descending.
-        return self._with_records(namespace,
-                                  heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0)))
+        return self._with_records(namespace, best_k(score, k))
 
     def _catch_up(self, namespace: str, behind: list[tuple[str, Newest]]) -> None:
         """The newest postings of `behind`'s terms, caught up with the records this store's
