@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import bench_assemble
-from _report import machine, pct, write_section
+from _report import machine, pct, write_section, yardstick
 
 from memlane import Memory
 
@@ -598,6 +598,10 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[int, dict[str, list[float]]] = {}
     info: dict[int, dict[str, Any]] = {}
     builds: dict[int, dict[str, float]] = {}
+    # How fast the machine runs Python at the start and after the context calls: absolute
+    # times compare across runs only at close yardsticks (`_report.yardstick`).
+    speed = [yardstick()]
+    print(f"Python loop yardstick at the start: {speed[0]:.1f} ms", flush=True)
     for n in args.sizes:
         builds[n] = {}
         paths = {}
@@ -620,6 +624,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"p95 {fmt(pct(t, 95)):>10}  sent {info[n][s]}", flush=True)
         del runners
 
+    speed.append(yardstick())
+    print(f"Python loop yardstick after the context calls: {speed[1]:.1f} ms", flush=True)
     print()
     ctab = context_table(results, info)
     print(ctab)
@@ -682,7 +688,8 @@ def main(argv: list[str] | None = None) -> int:
             f"Measured side by side in one run (`{cmd}`, which runs "
             "`benchmarks/bench_peers.py --write` in `.venv-bench`, where the peers are installed;",
             "they are not dependencies of memlane). Versions: " + ", ".join(versions) + ".", "",
-            f"Machine: {machine()}.", "",
+            f"Machine: {machine()}; Python loop yardstick {speed[0]:.1f} ms before the "
+            f"context calls, {speed[1]:.1f} ms after them.", "",
             "### Context for the next call, 4,000-token budget", "",
             "Each system stores the same conversation (user/assistant pairs, the thread of "
             "*Context assembly* above) in its own SQLite file and produces what it would send "
