@@ -160,9 +160,10 @@ def test_a_records_words_follow_its_text_whoever_writes(tmp_path):
 
 
 def test_best_k_is_nlargest_by_score_then_id() -> None:
-    """`scores.best_k` (one sort of the contenders) ranks as `heapq.nlargest` with the same key
-    did: best score first, the higher (newer) id first on equal scores, ties at the k-th score
-    included whichever way they are cut, above and below twice k candidates."""
+    """`scores.best_k` (sorts of the contenders) ranks as `heapq.nlargest` with the same key
+    did: best score first, the higher (newer) id first on equal scores (the lower with
+    `older_first`), ties at the k-th score included whichever way they are cut, above and below
+    twice k candidates."""
     import heapq
     import random
     from operator import itemgetter
@@ -177,3 +178,6 @@ def test_best_k_is_nlargest_by_score_then_id() -> None:
         want = heapq.nlargest(k, score.items(), key=itemgetter(1, 0))
         assert best_k(score, k) == want
         assert best_k(score, k) == heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0))
+        # The exact branch's order: the older (lower) id first on equal scores.
+        older = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        assert best_k(score, k, older_first=True) == older

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from operator import itemgetter
 
+_SCORE = itemgetter(1)
 _SCORE_THEN_ID = itemgetter(1, 0)
 
 
@@ -43,9 +44,14 @@ def contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
     return [kv for kv in score.items() if kv[1] >= least]
 
 
-def best_k(score: dict[int, float], k: int) -> list[tuple[int, float]]:
-    """The `k` best (id, score) pairs, best first, the higher id first on equal scores (the
-    newer record): `heapq.nlargest(k, ..., key=(score, id))` of the `contenders`, which is
-    documented to equal this sort; one sort in C, where nlargest's loop is Python's (3x slower
-    on the hundred or so contenders a search has)."""
+def best_k(score: dict[int, float], k: int, *, older_first: bool = False
+           ) -> list[tuple[int, float]]:
+    """The `k` best (id, score) pairs, best first; on equal scores the higher id (the newer
+    record: the bounded branches), or with `older_first` the lower (FTS5's own order: the exact
+    branch). Sorts of the `contenders` in C: `heapq.nlargest(k, ..., key=(score, id))`, which
+    is documented to equal the first, loops in Python (3x slower on the hundred or so
+    contenders a search has)."""
+    if older_first:
+        # By id, then by score: a reverse sort is stable, so equal scores stay in id order.
+        return sorted(sorted(contenders(score, k)), key=_SCORE, reverse=True)[:k]
     return sorted(contenders(score, k), key=_SCORE_THEN_ID, reverse=True)[:k]

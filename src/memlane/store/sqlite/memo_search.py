@@ -6,12 +6,11 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
-from operator import itemgetter
 from typing import Any
 
 from ...types import Record
 from ..common.memos import Newest, Scored
-from ..common.scores import best_k, contenders, summed
+from ..common.scores import best_k, summed
 from ..fts import fts5_match
 from ..protocol import chunks
 from .core import SQLiteCore
@@ -68,9 +67,8 @@ class SQLiteMemoSearch(SQLiteCore):
                 totals = self._memo_totals()
             scored = [_parts(lists[t], namespace, totals) for t in terms]
         score = summed((1.0, ps) for ps in scored)
-        # Best first, the older record first on ties (a reverse sort keeps ties in order).
-        return self._with_records(namespace, sorted(sorted(contenders(score, k)),
-                                                    key=itemgetter(1), reverse=True)[:k])
+        # Best first, the older record first on ties, as FTS5's scan has it.
+        return self._with_records(namespace, best_k(score, k, older_first=True))
 
     def _read_scored(self, need: list[str]) -> None:
         """`need`'s scored matches read (`_memo_exact`), in one read transaction with the
