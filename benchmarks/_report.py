@@ -30,7 +30,9 @@ def yardstick(rounds: int = 15) -> float:
     return sorted(out)[len(out) // 2]
 
 
-def machine(when: str = "during the run") -> str:
+def machine(when: str = "during the run", speed: str | None = None) -> str:
+    """The machine line of a benchmark's report; `speed`: what the yardstick said, when the
+    benchmark took it itself (else it is taken now)."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -44,7 +46,8 @@ def machine(when: str = "during the run") -> str:
         load = f", load average {os.getloadavg()[0]:.1f} {when}"
     return (f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, "
             f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}{load}, "
-            f"Python loop yardstick {yardstick():.1f} ms (`_report.yardstick`)")
+            f"Python loop yardstick (`_report.yardstick`) "
+            f"{speed if speed is not None else f'{yardstick():.1f} ms'}")
 
 
 def pct(xs: list[float], p: float) -> float:

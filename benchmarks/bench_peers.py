@@ -688,8 +688,8 @@ def main(argv: list[str] | None = None) -> int:
             f"Measured side by side in one run (`{cmd}`, which runs "
             "`benchmarks/bench_peers.py --write` in `.venv-bench`, where the peers are installed;",
             "they are not dependencies of memlane). Versions: " + ", ".join(versions) + ".", "",
-            f"Machine: {machine()}; Python loop yardstick {speed[0]:.1f} ms before the "
-            f"context calls, {speed[1]:.1f} ms after them.", "",
+            "Machine: " + machine(speed=f"{speed[0]:.1f} ms before the context calls, "
+                                        f"{speed[1]:.1f} ms after them") + ".", "",
             "### Context for the next call, 4,000-token budget", "",
             "Each system stores the same conversation (user/assistant pairs, the thread of "
             "*Context assembly* above) in its own SQLite file and produces what it would send "
