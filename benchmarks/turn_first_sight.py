@@ -41,7 +41,7 @@ PARTS: list[tuple[Any, str, str]] = [
     (assemble, "_notes", "  notes block"),
     (mm.Thread, "_opened_turns", "opened turns"),
     (mm.Thread, "_turn_pool", "  their candidate messages"),
-    (turns, "rank_turns", "  ranked for the message"),
+    (turns, "rank_pieces", "  ranked for the message"),
     (mm.Thread, "matched_lines", "buffer lines matched"),
     (assemble.Assembly, "finish", "finish (give up to fit, render)"),
 ]
@@ -59,7 +59,7 @@ def wrap(spent: dict[str, float]) -> None:
                 spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - t
 
         setattr(owner, name, timed)
-    mm.rank_turns = turns.rank_turns  # the module's own reference, wrapped
+    mm.rank_pieces = turns.rank_pieces  # the module's own reference, wrapped
 
 
 def run(path: Path, calls: int, spent: dict[str, float]) -> list[tuple[float, dict[str, float]]]:

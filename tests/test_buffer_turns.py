@@ -9,7 +9,14 @@ from typing import Any
 
 from memlane import Policy
 from memlane.context.buffer import select_turns
-from memlane.context.turns import STRETCH_READ, STRETCHES, rank_turns, stretch_votes
+from memlane.context.turns import (
+    STRETCH_READ,
+    STRETCHES,
+    Piece,
+    rank_pieces,
+    rank_turns,
+    stretch_votes,
+)
 from memlane.memory import Memory
 from memlane.types import Episode, Message
 
@@ -213,6 +220,13 @@ def test_rank_turns_finds_every_message_that_holds_a_term() -> None:
         k = rnd.randint(1, 6)
         got = rank_turns(pool, want, fact_terms, k)
         ref = reference(pool, want, k)
+        assert [(m.seq, m.content) for m in got] == [(m.seq, m.content) for m in ref]
+        # The same pool cut into pieces (as `Thread._turn_pool` hands its stretches over,
+        # each prepared once): the same ranking, a seq repeated across pieces counted once.
+        cuts = sorted(rnd.sample(range(len(pool) + 1), rnd.randint(0, min(3, len(pool) + 1))))
+        bounds = [0, *cuts, len(pool)]
+        pieces = [Piece(pool[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        got = rank_pieces(pieces, want, fact_terms, k)
         assert [(m.seq, m.content) for m in got] == [(m.seq, m.content) for m in ref]
 
 

@@ -43,7 +43,14 @@ from .context.notes import (
 )
 from .context.policy import Policy
 from .context.tokens import BPETokenizer, Tokenizer
-from .context.turns import STRETCH_READ, cited_ids, cited_seqs, rank_turns, stretch_votes
+from .context.turns import (
+    STRETCH_READ,
+    Piece,
+    cited_ids,
+    cited_seqs,
+    rank_pieces,
+    stretch_votes,
+)
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .safety import clean_tag, is_suspect
@@ -492,7 +499,7 @@ class Thread:
             ctx, last, _ = sized_context(
                 read, policy, budget, time.time() if now is None else now,
                 mem.tokenizer, new_message=new_message,
-                tools=[dict(t) for t in (TOOL_SCHEMAS if tools is None else tools)],
+                tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
                 cache=mem.caches,
                 notes=notes,
                 matched=lambda: self.matched_lines(new_message, policy),
@@ -524,12 +531,13 @@ class Thread:
         want = self._terms(new_message)
         if not want:
             return []
-        return rank_turns(self._turn_pool(searched, matched, rows), want, self._terms,
-                          2 * policy.buffer_turns)
+        return rank_pieces(self._turn_pool(searched, matched, rows), want, self._terms,
+                           2 * policy.buffer_turns)
 
     def _turn_pool(self, searched: Sequence[Record], matched: Sequence[Episode],
-                   rows: ContextRows) -> list[Message]:
-        """The messages of the candidate stretches before the window of `rows`."""
+                   rows: ContextRows) -> list[Piece]:
+        """The messages of the candidate stretches before the window of `rows`, a piece a
+        stretch (`context.turns.Piece`: ready to rank)."""
         before = rows.window[0].seq
         store, ns = self._store, self._ns
         # Both reads are memoised under the store's log revision (None: read every time),
@@ -560,19 +568,20 @@ class Thread:
             ends = sorted([*ends, rows.first_episode.end])
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
         memo = caches.stretches
-        got: dict[tuple[int, int], list[Message]] = {}
+        got: dict[tuple[int, int], Piece] = {}
         for span in spans:
-            ms = at_revision(memo, (ns, self.id, span), rev)
-            if ms is not None:
-                got[span] = ms
+            piece = at_revision(memo, (ns, self.id, span), rev)
+            if piece is not None:
+                got[span] = piece
         todo = [span for span in spans if span not in got]
         if todo:
             read = store.messages_in(ns, self.id, todo, STRETCH_READ)
             for span in todo:  # the spans never overlap (`stretch_votes`)
-                got[span] = ms = [m for m in read if span[0] <= m.seq <= span[1]]
+                ms = [m for m in read if span[0] <= m.seq <= span[1]]
+                got[span] = piece = Piece(ms)
                 if sum(len(m.content) for m in ms) <= STRETCH_CHARS:  # pasted pages: not kept
-                    keep_at(memo, (ns, self.id, span), rev, ms, STRETCH_ENTRIES)
-        return [m for span in spans for m in got[span]]
+                    keep_at(memo, (ns, self.id, span), rev, piece, STRETCH_ENTRIES)
+        return [got[span] for span in spans]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at

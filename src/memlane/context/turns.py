@@ -106,42 +106,81 @@ def cited_seqs(records: Sequence[Record], seq_of: dict[int, int]) -> list[tuple[
             for m in rec.source_ids[:CITED_PER_RECORD] if m in seq_of]
 
 
+class Piece:
+    """Candidate messages ready for `rank_pieces`: the user and assistant messages of a part of
+    the pool, each seq once (the first), in order, with their lower-cased texts joined by line
+    breaks and where each starts. A stretch's piece is memoised with its messages
+    (`Thread._turn_pool`): the same stretches are candidates turn after turn, and preparing
+    them cost as much as ranking them."""
+
+    __slots__ = ("chars", "messages", "seqs", "starts", "text")
+
+    def __init__(self, pool: Sequence[Message]) -> None:
+        seen: set[int] = set()
+        cands: list[Message] = []
+        chars = 0
+        for m in pool:
+            if m.seq in seen or m.role not in ("user", "assistant"):
+                continue
+            seen.add(m.seq)
+            chars += len(m.content)
+            cands.append(m)
+        lows = [m.content.lower() for m in cands]
+        self.messages: list[Message] = cands
+        self.seqs: frozenset[int] = frozenset(seen)
+        self.chars: int = chars
+        self.starts: list[int] = list(accumulate((len(x) + 1 for x in lows[:-1]), initial=0))
+        self.text: str = "\n".join(lows)
+
+    def holding(self, want: frozenset[str]) -> list[Message]:
+        """The messages whose lower-cased text contains one of `want` as a substring: each
+        term found in C, from one text on to the next (`find` per hit, not a test of every
+        term in every message; no term holds a line break, so no match spans two texts)."""
+        if not self.messages:
+            return []
+        text, starts = self.text, self.starts
+        hits: set[int] = set()
+        for t in want:
+            i = text.find(t)
+            while i >= 0:
+                j = bisect.bisect_right(starts, i) - 1
+                hits.add(j)
+                i = text.find(t, starts[j + 1]) if j + 1 < len(starts) else -1
+        return [m for j, m in enumerate(self.messages) if j in hits]
+
+
 def rank_turns(pool: Sequence[Message], want: frozenset[str],
                terms_of: Callable[[str], frozenset[str]], k: int) -> list[Message]:
     """The `k` messages of `pool` that best match the terms `want`, best first (BM25 over the
     pool, lengths in characters; ties to the older message). A message sharing no term is
-    never chosen.
+    never chosen. `rank_pieces` of the pool as one piece."""
+    if not pool or not want or k <= 0:
+        return []
+    return rank_pieces([Piece(pool)], want, terms_of, k)
+
+
+def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
+                terms_of: Callable[[str], frozenset[str]], k: int) -> list[Message]:
+    """`rank_turns` of the pool the `pieces` make, in order (a seq in two pieces counts once,
+    the first).
 
     `want` are `terms_of` terms (lower case, suffixes stripped: each is a prefix of the word it
     came from), so a message whose lower-cased text contains none of them as a substring cannot
     hold one: only the others are split into terms (most of a pool shares no term with a
     question, and splitting is the cost)."""
-    if not pool or not want or k <= 0:
+    if not pieces or not want or k <= 0:
         return []
-    seen: set[int] = set()
-    cands: list[Message] = []
-    chars = 0
-    for m in pool:
-        if m.seq in seen or m.role not in ("user", "assistant"):
-            continue
-        seen.add(m.seq)
-        chars += len(m.content)
-        cands.append(m)
-    n = len(seen)
-    # Which candidates hold a wanted term as a substring: their lower-cased texts joined by line
-    # breaks (no term holds one, so no match spans two texts), each term found in C, from one
-    # text on to the next (`find` per hit, not a test of every term in every message).
-    lows = [m.content.lower() for m in cands]
-    starts = list(accumulate((len(x) + 1 for x in lows[:-1]), initial=0))
-    text = "\n".join(lows)
-    hits: set[int] = set()
-    for t in want:
-        i = text.find(t)
-        while i >= 0:
-            j = bisect.bisect_right(starts, i) - 1
-            hits.add(j)
-            i = text.find(t, starts[j + 1]) if j + 1 < len(starts) else -1
-    docs = [(m, terms_of(m.content) & want) for j, m in enumerate(cands) if j in hits]
+    if len(pieces) > 1:
+        seqs: set[int] = set()
+        for p in pieces:
+            if not seqs.isdisjoint(p.seqs):  # only hand-made pools repeat a seq
+                return rank_pieces([Piece([m for q in pieces for m in q.messages])], want,
+                                   terms_of, k)
+            seqs |= p.seqs
+    n = sum(len(p.messages) for p in pieces)
+    if not n:
+        return []
+    docs = [(m, terms_of(m.content) & want) for p in pieces for m in p.holding(want)]
     df: dict[str, int] = {}
     for _, hit in docs:
         for t in hit:
@@ -149,7 +188,7 @@ def rank_turns(pool: Sequence[Message], want: frozenset[str],
     if not df:
         return []
     idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
-    avg = chars / n or 1.0
+    avg = sum(p.chars for p in pieces) / n or 1.0
     scored = []
     for m, hit in docs:
         if not hit:
