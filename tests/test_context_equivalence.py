@@ -339,6 +339,55 @@ def test_tools_json_memo_tells_types_apart():
     assert tools_json([Custom(x=1)], Caches()) == '[{"x":1}]'
 
 
+def test_own_tool_schemas_are_dumped_once_and_handed_out_as_copies(tmp_path):
+    """memlane's own schemas (passed as the constant itself when a caller gives none) are
+    dumped once: the same text as any other schemas' dump; the context hands the caller
+    copies, so a caller editing them changes nothing of the next turn's."""
+    assert tools_json(TOOL_SCHEMAS, Caches()) == json.dumps(list(TOOL_SCHEMAS),
+                                                            separators=(",", ":"))
+    assert tools_json(TOOL_SCHEMAS) == tools_json([dict(t) for t in TOOL_SCHEMAS], Caches())
+    with Memory.open(str(tmp_path / "m.db")) as mem:
+        th = mem.thread("t")
+        th.add("user", "hello")
+        ctx = th.context(budget=4000, new_message="again")
+        assert list(ctx.tools) == list(TOOL_SCHEMAS)
+        assert all(a is not b for a, b in zip(ctx.tools, TOOL_SCHEMAS, strict=True))
+        ctx.tools[0]["type"] = "edited"
+        assert TOOL_SCHEMAS[0]["type"] == "function"
+        assert list(th.context(budget=4000, new_message="again").tools) == list(TOOL_SCHEMAS)
+
+
+def test_layer_text_memo_is_fenced():
+    """A layer's text memoised (`buffer.layer_text`) is `safety.fenced`'s, and is kept by the
+    lines, not by the list object that held them."""
+    from memlane.context.buffer import FENCES, layer_text
+    from memlane.safety import fenced
+
+    cache = Caches()
+    lines = ["- #1 a note", "- #2 another"]
+    first = layer_text("Header:", lines, cache)
+    assert first == fenced("Header:", lines) == layer_text("Header:", lines)
+    assert layer_text("Header:", list(lines), cache) is first  # kept: the same object
+    lines.append("- #3 a third")  # the caller's list changed: another text
+    assert layer_text("Header:", lines, cache) == fenced("Header:", lines) != first
+    for i in range(2 * FENCES):
+        layer_text("H", [str(i)], cache)
+    assert len(cache.fences) <= FENCES
+
+
+def test_drop_order_is_lowest_score_first_oldest_on_ties():
+    import random
+
+    from memlane.context.working import drop_order
+
+    rnd = random.Random(3)
+    for _ in range(200):
+        scores = [rnd.choice([0.5, 0.25, 1.0, 0.1 + 1e-12, 0.1]) * rnd.choice([1, 1, 0.5])
+                  for _ in range(rnd.randint(0, 30))]
+        assert drop_order(scores) == sorted(range(len(scores)),
+                                            key=lambda i: (round(scores[i], 9), i))
+
+
 def test_rounded_memo_is_round():
     cache = Caches()
     for s in [0.123456, 0.123456, 1, 0, -0.0, 0.0, 2.5e-5, float("nan"), 0.99995, -0.3]:

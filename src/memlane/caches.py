@@ -67,9 +67,10 @@ class Caches:
         self.places: dict[tuple[str, int], tuple[Any, tuple[str, int]]] = {}
         """Where a message is: `(namespace, message id) -> (store revision, (thread, seq))`
         (`Thread._turn_pool`: the stretches the notes' records were filed from)."""
-        self.stretches: dict[tuple[str, str, tuple[int, int]], tuple[Any, list[Any]]] = {}
-        """An evicted stretch's messages: `(namespace, thread, (start, end)) -> (store
-        revision, messages)` (`Thread._turn_pool`; at most `STRETCH_READ` of each; at most
+        self.stretches: dict[tuple[str, str, tuple[int, int]], tuple[Any, Any]] = {}
+        """An evicted stretch's messages, ready to rank: `(namespace, thread, (start, end)) ->
+        (store revision, memlane.context.turns.Piece)` (`Thread._turn_pool`; at most
+        `STRETCH_READ` of each; at most
         `STRETCH_ENTRIES` stretches, each of at most `STRETCH_CHARS` characters)."""
         self.windows: dict[tuple[int, ...], tuple[Any, ...]] = {}
         """A window's turns as shown: `(id of its first message, id of its last, length) ->
@@ -81,6 +82,9 @@ class Caches:
         self.facts: dict[str, tuple[Any, ...]] = {}
         """A text read as a fact by the heuristic memory step (`memlane.step.heuristic
         .fact_readings`): the related records it is shown come back stretch after stretch."""
+        self.fences: dict[tuple[str, tuple[str, ...]], str] = {}
+        """A layer's text between its data markers: `(header, lines) -> text`
+        (`memlane.context.buffer.layer_text`; at most `buffer.FENCES`)."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
@@ -93,7 +97,8 @@ class Caches:
                 "line_terms": self.line_terms, "line_index": self.line_index,
                 "notes": self.notes, "turns": self.turns, "searches": self.searches,
                 "fill": self.fill, "places": self.places, "stretches": self.stretches,
-                "windows": self.windows, "policies": self.policies, "facts": self.facts}
+                "windows": self.windows, "policies": self.policies, "facts": self.facts,
+                "fences": self.fences}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""

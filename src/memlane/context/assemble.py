@@ -46,11 +46,11 @@ from ..safety import (
     NOTES_HEADER,
     NOTES_HEADER_NO_TOOLS,
     as_data,
-    fenced,
     memory_instructions,
     quarantined_record,
     scan_stored,
 )
+from ..tool_schemas import TOOL_SCHEMAS
 from ..types import (
     BufferTurn,
     ChatMessage,
@@ -63,7 +63,14 @@ from ..types import (
     Trace,
     make_chat_message,
 )
-from .buffer import note_line, render_block, select_lines, select_turns, to_buffer_lines
+from .buffer import (
+    layer_text,
+    note_line,
+    render_block,
+    select_lines,
+    select_turns,
+    to_buffer_lines,
+)
 from .policy import Policy
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
@@ -119,6 +126,9 @@ class TokenCounter:
         return hit
 
 
+_OWN_SCHEMAS_JSON = json.dumps(list(TOOL_SCHEMAS), separators=(",", ":"))
+
+
 def tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> str:
     """Tool schemas as compact JSON, the text their tokens are counted on.
 
@@ -129,6 +139,8 @@ def tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> 
     counts), so equal keys mean equal JSON. Schemas marshal cannot encode (custom types) are
     just dumped.
     """
+    if tools is TOOL_SCHEMAS:
+        return _OWN_SCHEMAS_JSON  # memlane's own, a constant: dumped once
     as_list = list(tools)
     if cache is None:
         return json.dumps(as_list, separators=(",", ":"))
@@ -276,7 +288,8 @@ def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: 
     tokens: list[int] = []
     withheld = 0
     ids: set[int] = set()  # what a buffer line pointing only at them would repeat
-    used = count.msg(fenced(header, []))  # the markers' tags are all 6 digits
+    # The header and the markers alone (their tags are all 6 digits).
+    used = count.msg(layer_text(header, [], cache))
     for r in notes:
         rid = r.id
         if rid in seen:
@@ -357,6 +370,9 @@ class Assembly:
     """Recent lines given up for the budget (they join the gap)."""
     drop_seq: list[int] | None = None
     """Working turns still to give up, the next last."""
+    order: list[list[int]] = field(default_factory=list)
+    """`drop_order(scores)` once computed (its one item), shared through the working layer's
+    memo (`prepare`) by every assembly of the same window and policy."""
     dropped_turn: int | None = None
     """The working turn `_working_turn` gave up last (its index), for `finish`'s recount."""
     turns: list[BufferTurn] = field(default_factory=list)
@@ -375,9 +391,10 @@ class Assembly:
         """Tokens of the message(s) the layer renders to now (0: none)."""
         count = self.count
         if layer == "core":
-            return count.msg(fenced(CORE_HEADER, self.core)) if self.core else 0
+            return count.msg(layer_text(CORE_HEADER, self.core, self.cache)) if self.core else 0
         if layer == "notes":
-            return count.msg(fenced(self.records_header, self.notes)) if self.notes else 0
+            return (count.msg(layer_text(self.records_header, self.notes, self.cache))
+                    if self.notes else 0)
         if layer == "buffer":
             return count.msg(self.block_text) if self.block else 0
         if layer == "working":
@@ -451,7 +468,10 @@ class Assembly:
             working_scores={t.start: rounded(s, self.cache)
                             for t, s in zip(self.working, self.scores, strict=True)},
         )
-        return Context(messages=tuple(self.render()), tools=self.tools, trace=trace)
+        # The caller's copies: memlane's own schemas are shared by every turn (`tools_json`).
+        tools = (tuple(dict(t) for t in self.tools) if self.tools is TOOL_SCHEMAS
+                 else self.tools)
+        return Context(messages=tuple(self.render()), tools=tools, trace=trace)
 
     def render(self) -> list[ChatMessage]:
         # `make_chat_message` is `ChatMessage(...)` without the frozen `__init__`, which costs
@@ -459,9 +479,10 @@ class Assembly:
         chat = make_chat_message
         out = [chat("system", self.system, "system")]
         if self.core:
-            out.append(chat("system", fenced(CORE_HEADER, self.core), "core"))
+            out.append(chat("system", layer_text(CORE_HEADER, self.core, self.cache), "core"))
         if self.notes:
-            out.append(chat("system", fenced(self.records_header, self.notes), "notes"))
+            out.append(chat("system", layer_text(self.records_header, self.notes, self.cache),
+                            "notes"))
         if self.block:
             out.append(chat("system", self.block_text, "buffer"))
         append = out.append
@@ -496,7 +517,9 @@ def _give_up(a: Assembly, over: int) -> str:
 def _working_turn(a: Assembly, over: int) -> str:
     """The working turn with the lowest decayed score, oldest on ties."""
     if a.drop_seq is None:
-        a.drop_seq = [i for i in drop_order(a.scores) if a.kept[i]][::-1]
+        if not a.order:
+            a.order.append(drop_order(a.scores))
+        a.drop_seq = [i for i in a.order[0] if a.kept[i]][::-1]
     if not a.drop_seq:
         return ""
     i = a.drop_seq.pop()
@@ -636,7 +659,8 @@ def prepare(
     memo = cache.windows if cache is not None else None
     key = (id(window[0]), id(window[-1]), len(window)) if window else ()
     hit = memo.get(key) if memo is not None else None
-    scored: dict[tuple[Any, ...], tuple[list[float], list[bool], list[str]]]
+    scored: dict[tuple[Any, ...],
+                 tuple[list[float], list[bool], list[str], list[list[int]]]]
     if (hit is not None and hit[1] == policy.max_message_tokens and hit[2] is tokenizer
             and (hit[0] is window or all(map(is_, hit[0], window)))):
         texts, dropped, turns, scored = hit[3], list(hit[4]), hit[5], hit[6]
@@ -668,7 +692,8 @@ def prepare(
     if work is None:
         if len(scored) >= SCORED_ENTRIES:
             scored.clear()
-        work = scored[wkey] = _working(turns[:n_work], len(turns), policy)
+        # The last item holds their `drop_order` once an assembly needs it (`_working_turn`).
+        work = scored[wkey] = (*_working(turns[:n_work], len(turns), policy), [])
     scores, kept, reason = work[0], list(work[1]), list(work[2])
     block = rows.truncated and policy.use_buffer
     shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
@@ -722,7 +747,7 @@ def prepare(
                  reason, scores, turns[n_work:], new_message,
                  f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f,
                  show_lines=show_lines, turns=quotes, quotes_key=quotes_key,
-                 quotes_taken=tuple(quotes), quotes_withheld=w3)
+                 quotes_taken=tuple(quotes), quotes_withheld=w3, order=work[3])
     if block:
         a.render_block()
     a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..caches import Caches, held, hold
+from ..caches import Caches, held, hold, remember
 from ..safety import NOTES_HEADER, as_data, fenced, quarantined_line, scan_stored, why
 from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
 from ..validate import date_text, safe_ts
@@ -154,6 +154,27 @@ def _stretches(n: int, adjective: str = "") -> str:
     return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
 
 
+FENCES = 64
+"""Layer texts memoised per memory (`layer_text`) before the memo is emptied: a turn renders
+a handful."""
+
+
+def layer_text(header: str, lines: list[str], cache: Caches | None = None) -> str:
+    """`safety.fenced(header, lines)`: a layer's text between its data markers; with `cache`,
+    memoised by (header, lines) in `Caches.fences`. A turn counts a layer's text and then
+    renders it, the same lines both times, and the tag's digest of the whole body costs more
+    than the rest; the same text object comes back, so a count memoised by text hashes it
+    once."""
+    if cache is None:
+        return fenced(header, lines)
+    memo = cache.fences
+    key = (header, tuple(lines))
+    text = memo.get(key)
+    if text is None:
+        text = remember(memo, key, fenced(header, lines), FENCES)
+    return text
+
+
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
     cache: Caches | None = None, header: str = NOTES_HEADER,
@@ -194,7 +215,7 @@ def render_block(
     if turns:
         header = (f"{header[:-1]} {TURNS_NOTE}]" if header.endswith("]")
                   else f"{header} {TURNS_NOTE}")
-    return fenced(header, out)
+    return layer_text(header, out, cache)
 
 
 def quoted_turn(t: BufferTurn) -> str:

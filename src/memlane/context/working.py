@@ -85,7 +85,9 @@ def decayed(score: float, age_turns: int, half_life: float) -> float:
 
 def drop_order(scores: Sequence[float]) -> list[int]:
     """Indices in the order working memory gives them up: lowest score first, oldest on ties."""
-    return sorted(range(len(scores)), key=lambda i: (round(scores[i], 9), i))
+    # A stable sort by the rounded score alone keeps equal ones in index order (oldest first).
+    rounded = [round(s, 9) for s in scores]
+    return sorted(range(len(scores)), key=rounded.__getitem__)
 
 
 def marker(n: int, a: int, b: int) -> str:

@@ -154,8 +154,13 @@ def search(
         # (ties keep the index's order either way), so only k are read, with their sources.
         lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until)
         # Equal scores (common in a small namespace, where BM25 barely tells records apart):
-        # the newest record first (ids grow with time), whatever order the index gave.
-        ranked = sorted(lexical[:k], key=lambda h: (-h[1], -h[0].id))
+        # the newest record first (ids grow with time), whatever order the index gave. A list
+        # already best first with no two scores equal (the bounded search's, mostly) is in
+        # that order as it is: not sorted again, a key built per hit.
+        ranked = lexical[:k]
+        scores = [s for _, s in ranked]
+        if len(set(scores)) < len(scores) or scores != sorted(scores, reverse=True):
+            ranked = sorted(ranked, key=lambda h: (-h[1], -h[0].id))
         hit = make_hit
         return [hit(r, s, n) for n, (r, s) in enumerate(ranked, 1)]
     qvec = embed_query(embedder, query)

@@ -8,8 +8,9 @@ this store (a forgotten text must not stay) and whenever another connection comm
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from ...types import Record
 
@@ -61,6 +62,10 @@ class Scored:
     parts: dict[str, list[tuple[int, float]]]
 
 
+BY_ID = attrgetter("id")
+"""A record's id, the key `records` by ids sorts on (in C)."""
+
+
 class RowMemos:
     """The memos and the revision they are valid for."""
 
@@ -102,6 +107,21 @@ class RowMemos:
         """Called when the newest postings are emptied: the store empties what it derived
         from `touched` (SQLite's index of the touched records' texts: a forgotten text must
         not stay)."""
+
+    def known_records(self, ids: Iterable[int], namespace: str
+                      ) -> tuple[list[Record], list[int]]:
+        """(the memoised records of `ids` that are in `namespace`, the ids not memoised), each
+        id once, in order (both engines' `records` by ids)."""
+        get = self.records.get
+        mine: list[Record] = []
+        rest: list[int] = []
+        for i in dict.fromkeys(ids):
+            r = get(i)
+            if r is None:
+                rest.append(i)
+            elif r.namespace == namespace:
+                mine.append(r)
+        return mine, rest
 
     def drop(self) -> None:
         self.rev = None

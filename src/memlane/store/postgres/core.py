@@ -23,7 +23,7 @@ from ..common import (
     ThreadLocks,
     pg_params,
 )
-from ..common.memos import RowMemos
+from ..common.memos import BY_ID, RowMemos
 from ..migrations import POSTGRES, Migration
 from ..protocol import Capabilities
 from .rows import _REC_COLS, _episode, _record
@@ -328,15 +328,12 @@ class PgCore(CommonStore):
         if rev is None:
             return self._read_records(namespace, ids, limit, offset, pinned_only)
         if ids is not None:
-            want = list(dict.fromkeys(ids))
-            known = self._memos.records
-            mine = [known[i] for i in want if i in known and known[i].namespace == namespace]
-            rest = [i for i in want if i not in known]
+            mine, rest = self._memos.known_records(ids, namespace)
             if rest:
                 got = self._read_records(namespace, rest, limit, offset, pinned_only)
                 self._memo_put(rev, lambda m: m.records.update((r.id, r) for r in got))
                 mine += got
-            return sorted(mine, key=lambda r: r.id)
+            return sorted(mine, key=BY_ID)
         key = (namespace, limit, offset, pinned_only)
         page = self._memos.pages.get(key)
         if page is not None:

@@ -18,7 +18,7 @@ from ..common import (
     CommonStore,
     ThreadLocks,
 )
-from ..common.memos import RowMemos
+from ..common.memos import BY_ID, RowMemos
 from ..migrations import SQLITE, apply_sqlite
 from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
@@ -268,15 +268,14 @@ class SQLiteCore(CommonStore):
         if ids is not None:
             out: list[Record] = []
             if memo and self._memos_fresh(c):
-                known = self._memos.records
-                want = list(dict.fromkeys(ids))  # as `IN` has them: each once
-                mine = [known[i] for i in want if i in known and known[i].namespace == ns]
-                rest = [i for i in want if i not in known]
+                # Each id once, as `IN` has them.
+                mine, rest = self._memos.known_records(ids, ns)
                 if rest:
+                    known = self._memos.records
                     for r in self._records(self.conn, ns, rest, limit, offset, memo=False):
                         known[r.id] = r
                         mine.append(r)
-                return sorted(mine, key=lambda r: r.id)
+                return sorted(mine, key=BY_ID)
             for part in chunks(list(ids)):
                 marks = ",".join("?" * len(part))
                 # By primary key (`namespace || ''` is no indexable term): one lookup an id, not
@@ -286,7 +285,7 @@ class SQLiteCore(CommonStore):
                     " AND namespace || '' = ?", (*part, ns),
                 ).fetchall()
                 out.extend(self._with_sources(c, rows))
-            return sorted(out, key=lambda r: r.id)
+            return sorted(out, key=BY_ID)
         # A small page (the notes' probe, a small namespace's records) is memoised like the
         # records by id, inside `revision_held` (`Thread.notes` asks for the same one every
         # turn; elsewhere checking the revision would cost what the memo saves).
