@@ -33,13 +33,16 @@ class Newest:
     words)` pairs, newest first, a prefix of the term's postings: every posting with an id at
     least the last one's is here (`complete`: all of them are). It reflects the first `upto`
     records of `RowMemos.touched`: the rest are read again (`_catch_up`) before it is used.
-    `weighted`: the pairs' length factors for the average length `avgdl`."""
+    `lengths`: the distinct lengths among the pairs (None: not counted since they changed);
+    `scaled`: each length's part of a score for the (term weight, average length) `scaled_for`
+    (`memo_search._scaled`)."""
 
     pairs: list[tuple[int, int]]
     complete: bool
     upto: int
-    avgdl: float = 0.0
-    weighted: list[tuple[int, float]] | None = None
+    lengths: set[int] | None = None
+    scaled_for: tuple[float, float] | None = None
+    scaled: dict[int, float] | None = None
 
 
 @dataclass(eq=False)

@@ -32,6 +32,23 @@ def summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[in
     return score
 
 
+def summed_by_length(terms: Iterable[tuple[dict[int, float], list[tuple[int, int]]]]
+                     ) -> dict[int, float]:
+    """`summed` of the terms' (id, length) lists, each posting's part looked up by its length
+    in the term's map (`w * part` computed once a length, not once a posting): the same sums,
+    to the bit, in the same order."""
+    score: dict[int, float] = {}
+    get = score.get
+    for part, ps in terms:
+        if not score:
+            score = {rid: 0.0 + part[d] for rid, d in ps}
+            get = score.get
+            continue
+        for rid, d in ps:
+            score[rid] = get(rid, 0.0) + part[d]
+    return score
+
+
 def contenders(score: dict[int, float], k: int) -> Iterable[tuple[int, float]]:
     """The (id, score) pairs that can be among the `k` best: those scoring at least the k-th
     best score (ties at it included, whichever way ties are then broken). Ranking them, not

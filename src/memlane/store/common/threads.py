@@ -89,7 +89,9 @@ class CommonThreads(CommonCore):
         rows = self._read('SELECT "end", line FROM episodes WHERE namespace = ? AND'
                           ' thread_id = ? ORDER BY "end" DESC LIMIT ?',
                           (namespace, thread_id, max(0, int(latest))))
-        return [(int(r[0]), str(r[1])) for r in reversed(rows)]
+        # Both engines hand rows back as (int, str) tuples: reversed as they are (the line index
+        # reads 257 of them after every memory step).
+        return rows[::-1]
 
     def episodes_ending(self, namespace: str, thread_id: str, ends: Sequence[int]
                         ) -> list[Episode]:

@@ -3,6 +3,7 @@ reads it memoises under its revision (`memos.RowMemos`)."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import sqlite3
 from collections import Counter
@@ -10,7 +11,7 @@ from typing import Any
 
 from ...types import Record
 from ..common.memos import Newest, Scored
-from ..common.scores import best_k, summed
+from ..common.scores import best_k, summed, summed_by_length
 from ..fts import fts5_match
 from ..protocol import chunks
 from .core import SQLiteCore
@@ -235,11 +236,15 @@ class SQLiteMemoSearch(SQLiteCore):
                 for (t, n), got in zip(need, lists, strict=True):
                     got.sort(reverse=True)  # newest first (UNION ALL keeps no order)
                     memo[(namespace, t)] = Newest(got, len(got) < n, len(memos.touched))
-            # BM25 at tf = 1 as `_sql_candidates` has it, but for the term's weight: the
-            # average length is the index's, which moves only with the revision.
+            # BM25 at tf = 1 as `_sql_candidates` has it, times the term's weight, a part per
+            # distinct length (`_scaled`): the average length is the index's, which moves only
+            # with the revision.
             avgdl = _avg_length(self._memo_totals())
-            postings = [_weighted(memo[(namespace, t)], avgdl)[:n] for t, _, n in weights]
-        score = summed((w, ps) for (_, w, _), ps in zip(weights, postings, strict=True))
+            postings = []
+            for t, w, n in weights:
+                e = memo[(namespace, t)]
+                postings.append((_scaled(e, w, avgdl), e.pairs[:n]))
+        score = summed_by_length(postings)
         # Best first, the newer record first on ties: (score, id) descending.
         return self._with_records(namespace, best_k(score, k))
 
@@ -276,8 +281,8 @@ class SQLiteMemoSearch(SQLiteCore):
             # list is walked only for the older ones a step updated or deleted.
             top = pairs[0][0] if pairs else -1
             older = {rid for rid in moved if rid <= top}
-            if older:
-                pairs = [p for p in pairs if p[0] not in older]
+            kept = _without(pairs, older) if older else pairs
+            changed, pairs = kept is not pairs, kept
             reach = None if e.complete else (pairs[-1][0] if pairs else None)
             back = sorted(((rid, meta[rid][1]) for rid in moved & has
                            if meta[rid][0] == namespace
@@ -286,8 +291,8 @@ class SQLiteMemoSearch(SQLiteCore):
             if back:
                 pairs = (back + pairs if not pairs or back[-1][0] > pairs[0][0]
                          else sorted(pairs + back, reverse=True))
-            if older or back:
-                e.pairs, e.weighted = pairs, None
+            if changed or back:
+                e.pairs, e.lengths, e.scaled = pairs, None, None
             e.upto = len(log)
 
     def _touched_index(self, log: list[int]) -> dict[int, tuple[str, int, Counter[str]]]:
@@ -389,15 +394,43 @@ def _avg_length(totals: tuple[int, int]) -> float:
     return max(tokens / rows, 1.0) if rows else 8.0
 
 
-def _weighted(e: Newest, avgdl: float) -> list[tuple[int, float]]:
-    """`e`'s pairs with BM25's length factor at tf = 1 for the average length `avgdl` (as
-    `_sql_candidates` computes it), kept with `e` while the average stays."""
-    if e.weighted is None or e.avgdl != avgdl:
-        # One factor per distinct length (a few dozen), looked up per posting.
-        factor = {d: 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl)) for d in {d for _, d in e.pairs}}
-        e.weighted = [(rid, factor[d]) for rid, d in e.pairs]
-        e.avgdl = avgdl
-    return e.weighted
+def _without(pairs: list[tuple[int, int]], ids: set[int]) -> list[tuple[int, int]]:
+    """`pairs` (newest first, each id once) without those whose id is in `ids`; `pairs` itself
+    when none is. A step touches a few records and a common term's list holds hundreds: each is
+    found by bisection then, not by a pass over the list."""
+    if len(ids) * 16 > len(pairs):
+        out = [p for p in pairs if p[0] not in ids]
+        return pairs if len(out) == len(pairs) else out
+    at = []
+    for rid in ids:
+        i = bisect.bisect_left(pairs, -rid, key=_newer_first)
+        if i < len(pairs) and pairs[i][0] == rid:
+            at.append(i)
+    if not at:
+        return pairs
+    out = list(pairs)
+    for i in sorted(at, reverse=True):
+        del out[i]
+    return out
+
+
+def _newer_first(p: tuple[int, int]) -> int:
+    return -p[0]
+
+
+def _scaled(e: Newest, w: float, avgdl: float) -> dict[int, float]:
+    """What a posting of `e` with each of its lengths adds to a score: the term's weight `w`
+    times BM25's length factor at tf = 1 for the average length `avgdl` (as `_sql_candidates`
+    computes it), one entry per distinct length (a few dozen), not one per posting; kept with
+    `e` while the weight and the average stay (a memory step moves the average: then the
+    lengths are scaled again, not the postings). Call under `_lock`."""
+    key = (w, avgdl)
+    if e.scaled is None or e.scaled_for != key:
+        if e.lengths is None:
+            e.lengths = {d for _, d in e.pairs}
+        e.scaled = {d: w * (2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avgdl))) for d in e.lengths}
+        e.scaled_for = key
+    return e.scaled
 
 
 K1 = 1.2
