@@ -16,6 +16,11 @@ verdict is then stale for the new tree (each shown text is scanned again once).
 
 Needs valgrind (`apt-get install valgrind`) and the files `bench_peers.py --dir DIR` builds.
 Each run takes about a minute (valgrind is ~50x slower than the process it runs).
+
+With `--live`, the turn of a conversation going on, as a proxied one is (the user message and a
+reply appended after each call, the memory step filed when due, on a copy of the file): the
+same loop is run with and without the context calls, and their difference over `--calls` is a
+turn. It includes the turns right after a step, which catch the search's memos up.
 """
 
 from __future__ import annotations
@@ -43,13 +48,39 @@ mem.close()
 """
 
 
-def instructions(src: str, db: Path, calls: int) -> int:
-    """Instructions callgrind counts for the whole process (imports, open, 5 + `calls`)."""
-    code = ONE.format(bench=str(Path(__file__).resolve().parent))
+LIVE = """
+import os, shutil, sys, tempfile
+sys.path.insert(0, {bench!r})
+import bench_peers
+from memlane import Memory
+calls, with_context = int(sys.argv[2]), sys.argv[3] == "1"
+d = tempfile.mkdtemp()
+db = os.path.join(d, "live.db")
+shutil.copy(sys.argv[1], db)  # the conversation writes: a copy each run
+mem = Memory.open(db); th = mem.thread(bench_peers.THREAD)
+users = [m.content for m in th.messages(1, 6000) if m.role == "user"]
+for u in users[:5]:
+    th.context(budget=4000, new_message=u)
+for u in (users[20:] * 3)[:calls]:
+    if with_context:
+        th.context(budget=4000, new_message=u)
+    th.add("user", u)
+    th.add("assistant", "Noted: " + u[:60])
+    if th.step_due():
+        th.step()
+mem.close()
+shutil.rmtree(d)
+"""
+
+
+def instructions(src: str, db: Path, calls: int, live: int | None = None) -> int:
+    """Instructions callgrind counts for the whole process (imports, open, 5 + `calls`);
+    `live` 1 / 0: the conversation going on (`--live`) with / without the context calls."""
+    code = (ONE if live is None else LIVE).format(bench=str(Path(__file__).resolve().parent))
     env = {**os.environ, "PYTHONPATH": src, "PYTHONHASHSEED": "0"}
     out = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         "-c", code, str(db), str(calls)],
+         "-c", code, str(db), str(calls), *([] if live is None else [str(live)])],
         env=env, capture_output=True, text=True, check=True)
     m = re.search(r"Collected : (\d+)", out.stderr)
     if m is None:
@@ -85,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
                          "when missing): needed when the trees' scanners differ")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--calls", type=int, default=100)
+    ap.add_argument("--live", action="store_true",
+                    help="a conversation going on (as bench_turn_trees.py --live): each turn's "
+                         "user message and a reply appended, the memory step filed when due; "
+                         "one turn is the difference from the same loop without the context "
+                         "calls, over --calls")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed: apt-get install valgrind")
@@ -96,7 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, src in trees:
             db = (own_file(Path(args.dir) / name, src, n) if args.own_files
                   else Path(args.dir) / f"memlane-{n}.db")
-            per = (instructions(src, db, args.calls) - instructions(src, db, 0)) / args.calls
+            if args.live:
+                per = (instructions(src, db, args.calls, 1)
+                       - instructions(src, db, args.calls, 0)) / args.calls
+            else:
+                per = (instructions(src, db, args.calls) - instructions(src, db, 0)) / args.calls
             first = first or per
             print(f"| {n:,} | {name} | {per / 1e6:.2f} M | {per / first:.3f} |", flush=True)
     return 0
