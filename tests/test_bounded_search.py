@@ -185,7 +185,7 @@ def test_best_k_is_nlargest_by_score_then_id() -> None:
 
 def test_summed_by_length_is_the_weighted_sum_to_the_bit() -> None:
     """The memo branch's sum (`scores.summed_by_length`: a term's part looked up by the
-    posting's length) gives the bits the sum of weighted parts gave (`summed` of `w * part`,
+    posting's length) gives the bits the sum of weighted parts gives (`summed` of `w * part`,
     the part BM25's length factor at tf = 1), records in several terms' lists included."""
     from memlane.store.common.scores import summed, summed_by_length
 
@@ -198,7 +198,7 @@ def test_summed_by_length_is_the_weighted_sum_to_the_bit() -> None:
             ids = rnd.sample(range(500), rnd.randrange(0, 80))
             terms.append((w, [(rid, rnd.randrange(1, 60)) for rid in ids]))
         factor = lambda d, a=avgdl: 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / a))  # noqa: E731
-        want = summed((w, [(rid, factor(d)) for rid, d in ps]) for w, ps in terms)
+        want = summed([(rid, w * factor(d)) for rid, d in ps] for w, ps in terms)
         got = summed_by_length(({d: w * factor(d) for _, d in ps}, ps) for w, ps in terms)
         assert got == want and list(got) == list(want)
 

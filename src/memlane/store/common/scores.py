@@ -1,5 +1,5 @@
-"""Scoring memoised postings, for both engines' memo branches: each record's weighted sum over the
-terms' (id, part) lists, and the pairs that can be among the k best. SQLite's parts are BM25
+"""Scoring memoised postings, for both engines' memo branches: each record's sum over the terms'
+(id, part) lists, and the pairs that can be among the k best. SQLite's parts are BM25
 against the index's average length, PostgreSQL's against the candidates'; the sum and the cut
 are the same, and written once."""
 
@@ -12,31 +12,28 @@ _SCORE = itemgetter(1)
 _SCORE_THEN_ID = itemgetter(1, 0)
 
 
-def summed(weighted: Iterable[tuple[float, list[tuple[int, float]]]]) -> dict[int, float]:
-    """Each record's score: the weighted sum of its parts over the terms' (id, part) lists."""
+def summed(lists: Iterable[list[tuple[int, float]]]) -> dict[int, float]:
+    """Each record's score: the sum of its parts over the terms' (id, part) lists, in order
+    (a term's weight is in its parts)."""
     score: dict[int, float] = {}
     get = score.get
-    for w, ps in weighted:
+    for ps in lists:
         if not score:
             # The first term's list in one comprehension (a record is in a term's list once):
-            # `0.0 + w * part` is what the loop below would add, to the bit.
-            score = {rid: 0.0 + w * part for rid, part in ps}
+            # `0.0 + part` is what the loop below would add, to the bit.
+            score = {rid: 0.0 + part for rid, part in ps}
             get = score.get
             continue
-        if w == 1.0:  # the exact branch's terms: 1.0 * part is part, to the bit
-            for rid, part in ps:
-                score[rid] = get(rid, 0.0) + part
-            continue
         for rid, part in ps:
-            score[rid] = get(rid, 0.0) + w * part
+            score[rid] = get(rid, 0.0) + part
     return score
 
 
 def summed_by_length(terms: Iterable[tuple[dict[int, float], list[tuple[int, int]]]]
                      ) -> dict[int, float]:
     """`summed` of the terms' (id, length) lists, each posting's part looked up by its length
-    in the term's map (`w * part` computed once a length, not once a posting): the same sums,
-    to the bit, in the same order."""
+    in the term's map (the term's weight times the length's factor, computed once a length,
+    not once a posting): the same sums, to the bit, in the same order."""
     score: dict[int, float] = {}
     get = score.get
     for part, ps in terms:

@@ -129,8 +129,8 @@ class PgSearch(PgCore):
             return []
         avg = max(sum(lengths) / len(lengths), 1.0)
         # The weight inside each part, `w * 2.2 / (...)`, as the SQL branch writes it.
-        score = summed((1.0, [(rid, w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avg)))
-                              for rid, d in ps]) for w, ps in parts)
+        score = summed([(rid, w * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / avg))) for rid, d in ps]
+                       for w, ps in parts)
         best = best_k(score, k)
         return self._ranked(namespace, best)
 

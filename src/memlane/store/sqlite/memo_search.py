@@ -67,7 +67,7 @@ class SQLiteMemoSearch(SQLiteCore):
                 self._read_scored(need)
                 totals = self._memo_totals()
             scored = [_parts(lists[t], namespace, totals) for t in terms]
-        score = summed((1.0, ps) for ps in scored)
+        score = summed(scored)
         # Best first, the older record first on ties, as FTS5's scan has it.
         return self._with_records(namespace, best_k(score, k, older_first=True))
 
