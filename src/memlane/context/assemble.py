@@ -370,9 +370,6 @@ class Assembly:
     """Recent lines given up for the budget (they join the gap)."""
     drop_seq: list[int] | None = None
     """Working turns still to give up, the next last."""
-    order: list[list[int]] = field(default_factory=list)
-    """`drop_order(scores)` once computed (its one item), shared through the working layer's
-    memo (`prepare`) by every assembly of the same window and policy."""
     dropped_turn: int | None = None
     """The working turn `_working_turn` gave up last (its index), for `finish`'s recount."""
     turns: list[BufferTurn] = field(default_factory=list)
@@ -517,9 +514,7 @@ def _give_up(a: Assembly, over: int) -> str:
 def _working_turn(a: Assembly, over: int) -> str:
     """The working turn with the lowest decayed score, oldest on ties."""
     if a.drop_seq is None:
-        if not a.order:
-            a.order.append(drop_order(a.scores))
-        a.drop_seq = [i for i in a.order[0] if a.kept[i]][::-1]
+        a.drop_seq = [i for i in drop_order(a.scores) if a.kept[i]][::-1]
     if not a.drop_seq:
         return ""
     i = a.drop_seq.pop()
@@ -659,8 +654,7 @@ def prepare(
     memo = cache.windows if cache is not None else None
     key = (id(window[0]), id(window[-1]), len(window)) if window else ()
     hit = memo.get(key) if memo is not None else None
-    scored: dict[tuple[Any, ...],
-                 tuple[list[float], list[bool], list[str], list[list[int]]]]
+    scored: dict[tuple[Any, ...], tuple[list[float], list[bool], list[str]]]
     if (hit is not None and hit[1] == policy.max_message_tokens and hit[2] is tokenizer
             and (hit[0] is window or all(map(is_, hit[0], window)))):
         texts, dropped, turns, scored = hit[3], list(hit[4]), hit[5], hit[6]
@@ -692,8 +686,7 @@ def prepare(
     if work is None:
         if len(scored) >= SCORED_ENTRIES:
             scored.clear()
-        # The last item holds their `drop_order` once an assembly needs it (`_working_turn`).
-        work = scored[wkey] = (*_working(turns[:n_work], len(turns), policy), [])
+        work = scored[wkey] = _working(turns[:n_work], len(turns), policy)
     scores, kept, reason = work[0], list(work[1]), list(work[2])
     block = rows.truncated and policy.use_buffer
     shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
@@ -747,7 +740,7 @@ def prepare(
                  reason, scores, turns[n_work:], new_message,
                  f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f,
                  show_lines=show_lines, turns=quotes, quotes_key=quotes_key,
-                 quotes_taken=tuple(quotes), quotes_withheld=w3, order=work[3])
+                 quotes_taken=tuple(quotes), quotes_withheld=w3)
     if block:
         a.render_block()
     a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}
