@@ -360,7 +360,8 @@ def test_own_tool_schemas_are_dumped_once_and_handed_out_as_copies(tmp_path):
 def test_layer_text_memo_is_fenced():
     """A layer's text memoised (`buffer.layer_text`) is `safety.fenced`'s, and is kept by the
     lines, not by the list object that held them."""
-    from memlane.context.buffer import FENCES, layer_text
+    from memlane.caches import FENCE_ENTRIES
+    from memlane.context.buffer import layer_text
     from memlane.safety import fenced
 
     cache = Caches()
@@ -370,9 +371,9 @@ def test_layer_text_memo_is_fenced():
     assert layer_text("Header:", list(lines), cache) is first  # kept: the same object
     lines.append("- #3 a third")  # the caller's list changed: another text
     assert layer_text("Header:", lines, cache) == fenced("Header:", lines) != first
-    for i in range(2 * FENCES):
+    for i in range(2 * FENCE_ENTRIES):
         layer_text("H", [str(i)], cache)
-    assert len(cache.fences) <= FENCES
+    assert len(cache.fences) <= FENCE_ENTRIES
 
 
 def test_drop_order_is_lowest_score_first_oldest_on_ties():

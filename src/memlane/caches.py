@@ -24,6 +24,9 @@ STRETCH_ENTRIES = 512
 """Evicted stretches memoised (`Caches.stretches`) before the memo is emptied."""
 WINDOW_ENTRIES = 64
 """Windows memoised (`Caches.windows`) before the memo is emptied."""
+FENCE_ENTRIES = 64
+"""Layer texts memoised (`Caches.fences`) before the memo is emptied: a turn renders a
+handful."""
 STRETCH_CHARS = 64_000
 """A stretch whose messages hold more characters is read every time, not memoised."""
 
@@ -84,7 +87,7 @@ class Caches:
         .fact_readings`): the related records it is shown come back stretch after stretch."""
         self.fences: dict[tuple[str, tuple[str, ...]], str] = {}
         """A layer's text between its data markers: `(header, lines) -> text`
-        (`memlane.context.buffer.layer_text`; at most `buffer.FENCES`)."""
+        (`memlane.context.buffer.layer_text`; at most `FENCE_ENTRIES`)."""
         self.fill: dict[tuple[Any, ...], int] = {}
         """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
         budget, policy): where the next context's fill starts (`memlane.context.fill`)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..caches import Caches, held, hold, remember
+from ..caches import FENCE_ENTRIES, Caches, held, hold, remember
 from ..safety import NOTES_HEADER, as_data, fenced, quarantined_line, scan_stored, why
 from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
 from ..validate import date_text, safe_ts
@@ -154,11 +154,6 @@ def _stretches(n: int, adjective: str = "") -> str:
     return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
 
 
-FENCES = 64
-"""Layer texts memoised per memory (`layer_text`) before the memo is emptied: a turn renders
-a handful."""
-
-
 def layer_text(header: str, lines: list[str], cache: Caches | None = None) -> str:
     """`safety.fenced(header, lines)`: a layer's text between its data markers; with `cache`,
     memoised by (header, lines) in `Caches.fences`. A turn counts a layer's text and then
@@ -171,7 +166,7 @@ def layer_text(header: str, lines: list[str], cache: Caches | None = None) -> st
     key = (header, tuple(lines))
     text = memo.get(key)
     if text is None:
-        text = remember(memo, key, fenced(header, lines), FENCES)
+        text = remember(memo, key, fenced(header, lines), FENCE_ENTRIES)
     return text
 
 
