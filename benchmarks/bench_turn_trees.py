@@ -30,6 +30,7 @@ from pathlib import Path
 
 ONE = """
 import json, statistics, sys, time
+from _conversation import go_on, user_turns
 from memlane import Memory
 live = sys.argv[3] == "live"
 spec = sys.argv[4] or None
@@ -42,7 +43,7 @@ if spec:
         embedded[0] += len(texts)
         return real(texts, **kw)
     mem.embedder.embed = counting
-users = [m.content for m in t.messages(1, 6000) if m.role == "user"]
+users = user_turns(t)
 for u in users[:20]:
     t.context(budget=4000, new_message=u)
 xs, cs = [], []
@@ -53,10 +54,7 @@ for u in (users[20:] * 3)[:int(sys.argv[2])]:
     cs.append((time.thread_time() - c) * 1000)
     xs.append((time.perf_counter() - s) * 1000)
     if live:  # the turn goes on as a proxied one does (untimed): its messages, and a step
-        t.add("user", u)
-        t.add("assistant", "Noted: " + u[:60])
-        if t.step_due():
-            t.step()
+        go_on(t, u)
 xs.sort()
 print(json.dumps({"p50": statistics.median(xs), "p90": xs[int(len(xs) * 0.9)],
                   "cpu": statistics.median(cs), "embedded": embedded[0] / len(xs)}))
@@ -104,7 +102,9 @@ def main() -> int:
             out = subprocess.run([sys.executable, "-c", ONE, str(dbs[(n, name)]), str(a.calls),
                                   "live" if a.live else "static", a.embedder],
                                  capture_output=True, text=True, check=True,
-                                 env={**os.environ, "PYTHONPATH": trees[name]}).stdout
+                                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                     [trees[name], str(Path(__file__).resolve().parent)])}
+                                 ).stdout
             res.setdefault((n, name), []).append(json.loads(out))
     # CPU time of the calling thread (p50) moves less with other jobs' load than wall time.
     emb = " query embeddings a turn |" if a.embedder else ""

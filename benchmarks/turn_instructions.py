@@ -52,22 +52,20 @@ LIVE = """
 import os, shutil, sys, tempfile
 sys.path.insert(0, {bench!r})
 import bench_peers
+from _conversation import go_on, user_turns
 from memlane import Memory
 calls, with_context = int(sys.argv[2]), sys.argv[3] == "1"
 d = tempfile.mkdtemp()
 db = os.path.join(d, "live.db")
 shutil.copy(sys.argv[1], db)  # the conversation writes: a copy each run
 mem = Memory.open(db); th = mem.thread(bench_peers.THREAD)
-users = [m.content for m in th.messages(1, 6000) if m.role == "user"]
+users = user_turns(th)
 for u in users[:5]:
     th.context(budget=4000, new_message=u)
 for u in (users[20:] * 3)[:calls]:
     if with_context:
         th.context(budget=4000, new_message=u)
-    th.add("user", u)
-    th.add("assistant", "Noted: " + u[:60])
-    if th.step_due():
-        th.step()
+    go_on(th, u)
 mem.close()
 shutil.rmtree(d)
 """

@@ -26,19 +26,17 @@ from pathlib import Path
 
 ONE = """
 import json, sys
+from _conversation import go_on, user_turns
 from memlane import Memory
 mem = Memory.open(sys.argv[1]); t = mem.thread("bench")
-users = [m.content for m in t.messages(1, 6000) if m.role == "user"]
+users = user_turns(t)
 out = []
 for u in users[20:20 + int(sys.argv[2])]:
     hits = mem.search(u, 50)
     ctx = t.context(budget=4000, new_message=u)
     out.append([[h.record.id for h in hits], [h.score.hex() for h in hits],
                 [[m.role, m.content] for m in ctx.messages]])
-    t.add("user", u)
-    t.add("assistant", "Noted: " + u[:60])
-    if t.step_due():
-        t.step()
+    go_on(t, u)
 mem.close()
 print(json.dumps(out))
 """
@@ -47,7 +45,8 @@ print(json.dumps(out))
 def _run(tree: str, db: Path, turns: int) -> list[list[object]]:
     out = subprocess.run([sys.executable, "-c", ONE, str(db), str(turns)], capture_output=True,
                          text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": tree, "PYTHONHASHSEED": "0"}).stdout
+                         env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": os.pathsep.join(
+                             [tree, str(Path(__file__).resolve().parent)])}).stdout
     got: list[list[object]] = json.loads(out)
     return got
 
