@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from memlane import Memory, Policy
+from memlane import BudgetTooSmall, Memory, Policy
 from reference_assembler import reference_context
 
 FACTS = [
@@ -44,9 +44,13 @@ ASK_SHARED = ["What is my sister's cat called?", "What time o'clock do we meet?"
               "Which stories do I love?", "When is the school play?",
               "What was my passport number again?", "Where do I live?",
               "Which documentary about octopuses did I watch?",
-              "Any news on the ring road traffic?"]
-ASK_OTHER = ["zzz qqq?", "Tell me a joke about penguins."]
-BUDGETS = (700, 1400, 3000, 8000)
+              "Any news on the ring road traffic?", "Which stretch helps a stiff neck?",
+              "What were the meetings about the quarterly plan?"]
+ASK_OTHER = ["zzz qqq?", "Tell me a joke about penguins.",
+             "Please plan my week: " + "gym, groceries, the dentist, a call with Ana; " * 12]
+BUDGETS = (490, 560, 700, 1400, 3000, 8000)
+"""From just over the system prompt and tools (475 tokens: everything else given up, a long
+new message cut) to a history in view."""
 
 
 def _conversation(mem: Memory, rnd: random.Random, turns: int) -> None:
@@ -73,16 +77,28 @@ def _shown(ctx: Any) -> list[tuple[str, str, str]]:
     return [(m.role, m.content, m.layer) for m in ctx.messages]
 
 
+def _both(store: Any, budget: int, new: str | None) -> tuple[Any, Any]:
+    """What `Thread.context` and the reference show (or "too small" for both)."""
+    try:
+        got: Any = _shown(Memory(store, "ns").thread("t").context(budget, new))
+    except BudgetTooSmall:
+        got = "too small"
+    try:
+        want: Any = reference_context(Memory(store, "ns"), "t", budget, new)
+    except BudgetTooSmall:
+        want = "too small"
+    return got, want
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_context_is_the_references(store: Any, seed: int) -> None:
     rnd = random.Random(seed)
     _conversation(Memory(store, "ns"), rnd, rnd.choice([4, 12, 30, 60]))
     asks: list[str | None] = [rnd.choice(ASK_SHARED), rnd.choice(ASK_SHARED),
-                              rnd.choice(ASK_OTHER), None]
+                              rnd.choice(ASK_OTHER), ASK_OTHER[-1], None]
     for budget in BUDGETS:
         for new in asks:
-            got = _shown(Memory(store, "ns").thread("t").context(budget, new))
-            want = reference_context(Memory(store, "ns"), "t", budget, new)
+            got, want = _both(store, budget, new)
             assert got == want, (seed, budget, new)
 
 
