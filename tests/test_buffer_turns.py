@@ -181,7 +181,7 @@ def test_rank_turns_is_bm25_over_the_pool() -> None:
 
 
 def test_rank_turns_finds_every_message_that_holds_a_term() -> None:
-    """The substring pass only saves work: the ranking is BM25 over every message whose terms
+    """The term index only saves work: the ranking is BM25 over every message whose terms
     meet the wanted ones, as if each were split (seeded random pools, repeated seqs, terms at
     the texts' edges, a term in every message, upper case, other roles)."""
     import math

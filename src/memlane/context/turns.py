@@ -17,7 +17,6 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Sequence
-from itertools import accumulate
 
 from ..types import Episode, Message, Record
 
@@ -108,12 +107,12 @@ def cited_seqs(records: Sequence[Record], seq_of: dict[int, int]) -> list[tuple[
 
 class Piece:
     """Candidate messages ready for `rank_pieces`: the user and assistant messages of a part of
-    the pool, each seq once (the first), in order, with their lower-cased texts joined by line
-    breaks and where each starts. A stretch's piece is memoised with its messages
-    (`Thread._turn_pool`): the same stretches are candidates turn after turn, and preparing
-    them cost as much as ranking them."""
+    the pool, each seq once (the first), in order. Their terms are made once a piece, by the
+    same `terms_of` the query's terms came from (`index`), and kept with it: the same
+    stretches are candidates turn after turn (`Thread._turn_pool` keeps their pieces), and
+    splitting the messages is most of the cost of ranking them."""
 
-    __slots__ = ("chars", "messages", "seqs", "starts", "text")
+    __slots__ = ("_index", "chars", "messages", "seqs")
 
     def __init__(self, pool: Sequence[Message]) -> None:
         seen: set[int] = set()
@@ -125,28 +124,35 @@ class Piece:
             seen.add(m.seq)
             chars += len(m.content)
             cands.append(m)
-        lows = [m.content.lower() for m in cands]
         self.messages: list[Message] = cands
         self.seqs: frozenset[int] = frozenset(seen)
         self.chars: int = chars
-        self.starts: list[int] = list(accumulate((len(x) + 1 for x in lows[:-1]), initial=0))
-        self.text: str = "\n".join(lows)
+        self._index: tuple[Callable[[str], frozenset[str]], list[frozenset[str]],
+                           dict[str, list[int]]] | None = None
 
-    def holding(self, want: frozenset[str]) -> list[Message]:
-        """The messages whose lower-cased text contains one of `want` as a substring: each
-        term found in C, from one text on to the next (`find` per hit, not a test of every
-        term in every message; no term holds a line break, so no match spans two texts)."""
-        if not self.messages:
-            return []
-        text, starts = self.text, self.starts
-        hits: set[int] = set()
-        for t in want:
-            i = text.find(t)
-            while i >= 0:
-                j = bisect.bisect_right(starts, i) - 1
-                hits.add(j)
-                i = text.find(t, starts[j + 1]) if j + 1 < len(starts) else -1
-        return [m for j, m in enumerate(self.messages) if j in hits]
+    def index(self, terms_of: Callable[[str], frozenset[str]]
+              ) -> tuple[list[frozenset[str]], dict[str, list[int]]]:
+        """The terms of each message (`terms_of` of its text) and, for each term, the
+        positions of the messages holding it, ascending. Made on the first call and kept for
+        the calls with an equal `terms_of` (another one makes it again)."""
+        got = self._index
+        if got is None or got[0] != terms_of:
+            bags = [terms_of(m.content) for m in self.messages]
+            where: dict[str, list[int]] = {}
+            for j, bag in enumerate(bags):
+                for t in bag:
+                    where.setdefault(t, []).append(j)
+            self._index = got = (terms_of, bags, where)
+        return got[1], got[2]
+
+    def holding(self, want: frozenset[str], terms_of: Callable[[str], frozenset[str]]
+                ) -> list[tuple[Message, frozenset[str]]]:
+        """The messages whose terms (`terms_of`, as `index`) meet `want`, in order, each with
+        the terms it shares: exactly the messages the ranking scores, found by term, so the
+        query's words and the messages' are made by one function and cannot disagree."""
+        bags, where = self.index(terms_of)
+        hits = sorted({j for t in want for j in where.get(t, ())})
+        return [(self.messages[j], bags[j] & want) for j in hits]
 
 
 def rank_turns(pool: Sequence[Message], want: frozenset[str],
@@ -164,10 +170,8 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
     """`rank_turns` of the pool the `pieces` make, in order (a seq in two pieces counts once,
     the first).
 
-    `want` are `terms_of` terms (lower case, suffixes stripped: each is a prefix of the word it
-    came from), so a message whose lower-cased text contains none of them as a substring cannot
-    hold one: only the others are split into terms (most of a pool shares no term with a
-    question, and splitting is the cost)."""
+    `want` are `terms_of` terms: a message is a candidate when `terms_of` of its text meets
+    them (`Piece.holding`, by the piece's term index), and is scored on what it shares."""
     if not pieces or not want or k <= 0:
         return []
     if len(pieces) > 1:
@@ -180,7 +184,7 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
     n = sum(len(p.messages) for p in pieces)
     if not n:
         return []
-    docs = [(m, terms_of(m.content) & want) for p in pieces for m in p.holding(want)]
+    docs = [hit for p in pieces for hit in p.holding(want, terms_of)]
     df: dict[str, int] = {}
     for _, hit in docs:
         for t in hit:
@@ -191,8 +195,6 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
     avg = sum(p.chars for p in pieces) / n or 1.0
     scored = []
     for m, hit in docs:
-        if not hit:
-            continue
         # Terms are a set per message (tf 1): the length norm still favours a short, on-topic
         # message over a long one that mentions the word once.
         norm = K1 * (1 - B + B * len(m.content) / avg)
