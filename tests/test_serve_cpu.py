@@ -17,6 +17,9 @@ from memlane.errors import UsageError
 from memlane.server import cpu
 from serve_process import free_port, start_serve, turns_until_a_step_child
 
+# CPUs and a timed write rate are the machine's: run alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
