@@ -37,7 +37,7 @@ def _env_float(name: str, default: float) -> float:
         raise UsageError(f"${name}={raw!r} is not a number of seconds") from None
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve", help="run the HTTP service: REST API, OpenAI-compatible proxy, MCP, inspector",
         description="Serve memlane over HTTP. With no API keys configured it serves one "
@@ -89,6 +89,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
     add_embedder_arg(p)
     p.set_defaults(func=cmd_serve)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _register_serve(sub)
 
     p = sub.add_parser("mcp", help="serve the memory tools to an MCP client over stdio",
                        description="For MCP clients that launch a command: "
