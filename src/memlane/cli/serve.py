@@ -216,9 +216,8 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     # and checkpoint (the WAL stayed behind): ours turns it into the same exit as Ctrl-C.
     previous = signal.signal(signal.SIGTERM, _terminated)
     # What starting up made (modules, the app, the store's setup) lives as long as the server:
-    # out of the collector's way, a full collection no longer walks it. One of those had taken
-    # 40-60 ms in the middle of proxied turns under 8 clients (14 ms on a quiet machine: gc's
-    # 40,000 objects after the imports; benchmarks/trace_proxy.py).
+    # out of the collector's way, a full collection no longer walks it (one used to pause
+    # proxied turns in the middle: gc's objects after the imports; benchmarks/trace_proxy.py).
     gc.collect()
     gc.freeze()
     try:
@@ -271,7 +270,7 @@ def _terminated(signum: int, frame: Any) -> None:
 def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag: bool) -> bool:
     """Whether the offline heuristic files memory (`--step`): asked for, or `auto` with the
     in-process local model, whose 135M model rarely writes a valid step and holds the only model
-    while it tries (~53 s every fourth turn), as `memlane chat` decides too."""
+    while it tries (most of a minute every fourth turn), as `memlane chat` decides too."""
     local = model is not None and bool(upstream) and (
         upstream == "local" or str(upstream).startswith("local:"))
     return heuristic_flag or step == "heuristic" or (step == "auto" and local)

@@ -167,7 +167,7 @@ def _scan_memo(text: str, memo: dict[str, tuple[str, ...]] | None) -> tuple[str,
 # A stored text is scanned when it is shown (the patterns may have grown since it was written),
 # and most of the texts a turn shows for the first time in a process were scanned already, with
 # the same patterns, by the memory step that wrote them (an opened turn, a note, a buffer line:
-# about 60 us each, nine a turn, a quarter of the turn). So the step keeps its clean verdicts
+# several a turn, a large share of the turn). So the step keeps its clean verdicts
 # with the rows (`scanned`: the tag of the scanner that found that very text clean) and a text
 # whose tag is the running scanner's is not scanned again. The tag is a hash of this package's
 # code and of what its verdicts depend on outside it, so any change to the scan (a pattern, a

@@ -18,7 +18,7 @@ from .signals import (
 class _Prechecks:
     """The pre-checks (`_gate`) of the rules and of the patterns `_scan` searches in the folded
     text, and the one pass that reads them all from a view (`literals`). Built at import
-    (`_PRECHECKS`: reading the patterns takes about 0.1 s), not by the first scan: a process's
+    (`_PRECHECKS`: reading the patterns takes a while), not by the first scan: a process's
     first turn or memory step would wait for it (tests/test_crash.py's writers, killed a moment
     after their first commit, then did too little work for the test: 14 messages, not 40)."""
 
