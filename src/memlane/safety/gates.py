@@ -1,4 +1,5 @@
-"""The pre-checks of every rule and pattern the scan searches, built once at import."""
+"""The pre-checks of every rule and pattern the scan searches, built once at import (speed
+only: see prechecks.py for what they stand in for and what they are tested against)."""
 
 from __future__ import annotations
 
