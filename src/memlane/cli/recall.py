@@ -21,7 +21,8 @@ def _open(args: argparse.Namespace, embedder: str | None = None, *,
     return open_memory(args, read_only=read_only, embedder=embedder)
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _register_records(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`records`, `remember`, `update`."""
     p = sub.add_parser("records", help="list long-term memory records of the namespace")
     p.add_argument("--limit", type=int, default=100,
                    help="list at most this many (default %(default)s)")
@@ -48,6 +49,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_update)
 
+
+def _register_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`search`, `reindex`, `forget`."""
     p = sub.add_parser("search", help="search long-term memory (hybrid with --embedder)")
     p.add_argument("query", help="what to look for, in words")
     p.add_argument("--k", type=int, default=5, help="how many results (default 5)")
@@ -88,6 +92,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="skip the VACUUM that physically erases the bytes (faster)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_forget)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _register_records(sub)
+    _register_search(sub)
 
     p = sub.add_parser("export", help="write the namespace as JSON")
     p.add_argument("--out", default=None,

@@ -37,7 +37,7 @@ def _env_float(name: str, default: float) -> float:
         raise UsageError(f"${name}={raw!r} is not a number of seconds") from None
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve", help="run the HTTP service: REST API, OpenAI-compatible proxy, MCP, inspector",
         description="Serve memlane over HTTP. With no API keys configured it serves one "
@@ -89,6 +89,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-mcp", action="store_true", help="do not serve MCP at /mcp")
     add_embedder_arg(p)
     p.set_defaults(func=cmd_serve)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _register_serve(sub)
 
     p = sub.add_parser("mcp", help="serve the memory tools to an MCP client over stdio",
                        description="For MCP clients that launch a command: "
@@ -212,9 +216,8 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     # and checkpoint (the WAL stayed behind): ours turns it into the same exit as Ctrl-C.
     previous = signal.signal(signal.SIGTERM, _terminated)
     # What starting up made (modules, the app, the store's setup) lives as long as the server:
-    # out of the collector's way, a full collection no longer walks it. One of those had taken
-    # 40-60 ms in the middle of proxied turns under 8 clients (14 ms on a quiet machine: gc's
-    # 40,000 objects after the imports; benchmarks/trace_proxy.py).
+    # out of the collector's way, a full collection no longer walks it (one used to pause
+    # proxied turns in the middle: gc's objects after the imports; benchmarks/trace_proxy.py).
     gc.collect()
     gc.freeze()
     try:
@@ -267,7 +270,7 @@ def _terminated(signum: int, frame: Any) -> None:
 def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag: bool) -> bool:
     """Whether the offline heuristic files memory (`--step`): asked for, or `auto` with the
     in-process local model, whose 135M model rarely writes a valid step and holds the only model
-    while it tries (~53 s every fourth turn), as `memlane chat` decides too."""
+    while it tries (most of a minute every fourth turn), as `memlane chat` decides too."""
     local = model is not None and bool(upstream) and (
         upstream == "local" or str(upstream).startswith("local:"))
     return heuristic_flag or step == "heuristic" or (step == "auto" and local)

@@ -18,6 +18,7 @@ the extractor's sentences verbatim, so it is if anything kind to the summary pol
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..context.tokens import default_tokenizer
@@ -82,6 +83,51 @@ def _summary_source(mem: Memory, thread_id: str, records: dict[int, Record],
     return summary_for
 
 
+@dataclass
+class _NeedleRun:
+    """What stays the same across the needle's threads."""
+
+    budgets: Sequence[int]
+    specs: list[Any]
+    tk: CachedTokenizer
+    store: Any
+    open_lines: int
+    search_k: int
+    cue: int | None
+    tallies: dict[tuple[int, str], Tally]
+
+
+def _measure_thread(run: _NeedleRun, mem: Memory, nt: NeedleThread, users: int,
+                    depth_key: str) -> str:
+    """Ask one filed needle thread its question under every policy at every budget, and tally
+    how the needle was reached; returns the search's name."""
+    tk = run.tk
+    msgs = mem.thread("t").messages()
+    needle = msgs[nt.needle_index]
+    records, search_name, cached, open_records, notes = reading_tools(mem)
+    summary_for = _summary_source(mem, "t", records, tk)
+    turn_tokens = turn_token_counts(msgs)
+    for budget in run.budgets:
+        for spec in run.specs:
+            prep = prepare(
+                run.store, mem.ns, "t", spec, budget, probe=nt.question, tokenizer=tk,
+                now=msgs[-1].ts, total_turns=users,
+                summary_for=summary_for if spec.summary else None,
+                notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                memory=mem,
+            )
+            ctx = prep.context(nt.question)
+            reading = read(
+                ctx, nt.question, tk, open_records=open_records,
+                search=cached if spec.search else None, notes=records,
+                summary=prep.summary, m=run.open_lines, k=run.search_k, cue_terms=run.cue,
+            )
+            cls = classify(reading, [needle.content], [needle.id], nt.answer)
+            run.tallies[(budget, spec.name)].add(
+                cls, reading, depth_key, listed=pointed_at(ctx, records, [needle.id]))
+    return search_name
+
+
 def run_needle(
     budgets: Sequence[int],
     *,
@@ -109,9 +155,10 @@ def run_needle(
     exchanges = sorted({needle_exchange(d, turns) for d in depths})
     emb = get_embedder(embedder)
     tk = CachedTokenizer(default_tokenizer())
-    tallies: dict[tuple[int, str], Tally] = {(b, s.name): Tally() for b in budgets for s in specs}
     bar = Progress(seeds * len(exchanges), "needle", enabled=progress)
     store = open_store(":memory:")
+    run = _NeedleRun(budgets, specs, tk, store, open_lines, search_k, cue,
+                     {(b, s.name): Tally() for b in budgets for s in specs})
     users_total = steps_total = 0
     filler_source = ""
     search_name = ""
@@ -124,43 +171,18 @@ def run_needle(
                 users, steps = _file(mem, "t", nt)
                 users_total += users
                 steps_total += steps
-                t = mem.thread("t")
-                msgs = t.messages()
-                needle = msgs[nt.needle_index]
-                records, search_name, cached, open_records, notes = reading_tools(mem)
-                summary_for = _summary_source(mem, "t", records, tk)
-                turn_tokens = turn_token_counts(msgs)
-                depth_key = f"{ex / turns:.2f}"
-                for budget in budgets:
-                    for spec in specs:
-                        prep = prepare(
-                            store, mem.ns, "t", spec, budget, probe=nt.question, tokenizer=tk,
-                            now=msgs[-1].ts, total_turns=users,
-                            summary_for=summary_for if spec.summary else None,
-                            notes=notes if spec.notes else (), turn_tokens=turn_tokens,
-                            memory=mem,
-                        )
-                        ctx = prep.context(nt.question)
-                        reading = read(
-                            ctx, nt.question, tk, open_records=open_records,
-                            search=cached if spec.search else None, notes=records,
-                            summary=prep.summary, m=open_lines, k=search_k, cue_terms=cue,
-                        )
-                        cls = classify(reading, [needle.content], [needle.id], nt.answer)
-                        tallies[(budget, spec.name)].add(
-                            cls, reading, depth_key,
-                            listed=pointed_at(ctx, records, [needle.id]))
+                search_name = _measure_thread(run, mem, nt, users, f"{ex / turns:.2f}")
                 bar.step(f"seed {seed} exchange {ex}")
     finally:
         bar.close()
         store.close()
     rate = steps_total / max(users_total, 1)
-    for (_, name), tally in tallies.items():
+    for (_, name), tally in run.tallies.items():
         spec = next(s for s in specs if s.name == name)
         tally.model_calls_per_turn = rate if (spec.needs_records or spec.summary) else 0.0
     grid = [
         {"budget": b,
-         "policies": {s.name: tallies[(b, s.name)].to_dict("by_depth") for s in specs}}
+         "policies": {s.name: run.tallies[(b, s.name)].to_dict("by_depth") for s in specs}}
         for b in budgets
     ]
     out: dict[str, Any] = {

@@ -303,6 +303,121 @@ def _fits(ctx: Context) -> bool:
     return not any(d.reason == "budget" for d in ctx.trace.dropped)
 
 
+@dataclass
+class _Sizer:
+    """What `prepare` sizes a policy with: the thread, the budget and the probe message."""
+
+    store: Store
+    namespace: str
+    thread_id: str
+    spec: PolicySpec
+    budget: int
+    probe: str
+    tokenizer: Tokenizer
+    now: float
+    total_turns: int
+    tools: tuple[dict[str, Any], ...]
+    turn_tokens: Sequence[int]
+    window_hint: int | None
+
+    def rows_for(self, policy: Policy, held: ContextRows | None = None) -> ContextRows:
+        return self.store.context_rows(self.namespace, self.thread_id, policy.window_turns,
+                                       policy.buffer_lines, held)
+
+    def made(self, policy: Policy, rows: ContextRows, summary: str = "",
+             pinned: dict[int, Record] | None = None) -> Prepared:
+        return Prepared(self.spec, self.budget, policy, rows, self.tools, self.tokenizer,
+                        self.now, summary, pinned or {})
+
+    def fill(self, base: Policy, room: int) -> tuple[Policy, ContextRows]:
+        """The largest short-term window (in turns) that fits `room` tokens without drops."""
+        cache: dict[int, tuple[Policy, ContextRows, bool]] = {}
+
+        def attempt(k: int) -> bool:
+            if k not in cache:
+                p = replace(base, short_term_turns=k)
+                rows = self.rows_for(p)
+                ctx = assemble(rows, p, room, self.now, self.tokenizer, new_message=self.probe,
+                               tools=self.tools)
+                cache[k] = (p, rows, _fits(ctx))
+            return cache[k][2]
+
+        # No window can fit whose raw turns alone exceed the room: start the search there, so
+        # that no attempt has to drop hundreds of turns one by one.
+        hi, used = 0, 0
+        for n in reversed(self.turn_tokens):
+            used += n
+            if used > room:
+                break
+            hi += 1
+        hi = max(1, min(self.total_turns, hi + 1))
+        if self.window_hint is not None:
+            return _from_hint(attempt, min(max(self.window_hint, 1), hi), hi, cache)
+        if attempt(hi):
+            best = hi
+        elif not attempt(1):
+            best = 1  # nothing fits whole: assembly's own drop order decides
+        else:
+            best = _bisect(attempt, 1, hi)
+        return cache[best][0], cache[best][1]
+
+    def with_summary(self, summary_for: Callable[[int, int], str] | None) -> Prepared:
+        """The summary policy: a window, and the summary of what lies before it."""
+        spec, budget = self.spec, self.budget
+        if summary_for is None:
+            raise UsageError(f"policy {spec.name!r} needs a summary source")
+        cap = int(budget * SUMMARY_SHARE)
+        # First pass: the window that leaves the summary its share; the summary covers what
+        # lies before that window. Second pass: the window grows into whatever the summary left.
+        p1, rows1 = self.fill(spec.policy, budget - cap)
+        start = rows1.window[0].seq if rows1.window and rows1.truncated else 1
+        summary = summary_for(start, cap) if start > 1 else ""
+        base = spec.policy
+        if summary:
+            base = replace(base, system_prompt=f"{base.system_prompt}\n\n{SUMMARY_HEADER}\n"
+                                                f"{summary}")
+        p, rows = self.fill(base, budget)
+        return self.made(p, rows, summary)
+
+    def engine_sized(self, p: Policy, memory: Any) -> Prepared:
+        """The engine's own sizing, exactly as `Thread.context` does it; with `memory`, the
+        context of each question is `Thread.context` itself."""
+        _, p2, rows = sized_context(self.rows_for, p, self.budget, self.now, self.tokenizer,
+                                    new_message=self.probe, tools=self.tools)
+        prep = self.made(p2, rows)
+        if memory is not None:
+            thread = memory.thread(self.thread_id)
+            budget, now, tools = self.budget, self.now, self.tools
+
+            def engine(question: str, policy: Policy = p) -> Context:
+                ctx: Context = thread.context(budget, question, policy=policy, now=now,
+                                              tools=tools)
+                return ctx
+
+            prep = replace(prep, engine=engine)
+        return prep
+
+    def with_notes(self, p: Policy, notes: Sequence[Record]) -> Prepared:
+        """Notes fill what the window leaves: the core cap sized to the room left, then backed
+        off until no turn has to give way to a note."""
+        rows = self.rows_for(p)
+        budget, now, tk = self.budget, self.now, self.tokenizer
+        bare = assemble(rows, p, budget, now, tk, new_message=self.probe, tools=self.tools)
+        pinned_rows = replace(rows, pinned=tuple(replace(r, pinned=True) for r in notes))
+        by_id = {r.id: r for r in notes}
+        room = budget - bare.trace.tokens_total - 24
+        for _ in range(20):
+            if room <= 0:
+                return self.made(p, rows)
+            pn = replace(p, core_tokens=room)
+            ctx = assemble(pinned_rows, pn, budget, now, tk, new_message=self.probe,
+                           tools=self.tools)
+            if _fits(ctx):
+                return self.made(pn, pinned_rows, pinned=by_id)
+            room = int(room * 0.95) - 8
+        return self.made(p, rows)
+
+
 def prepare(
     store: Store,
     namespace: str,
@@ -336,98 +451,16 @@ def prepare(
     tools = _tools(spec.tools) if spec.policy.use_tools else ()
     if turn_tokens is None:
         turn_tokens = turn_token_counts(store.messages(namespace, thread_id))
-
-    def rows_for(policy: Policy, held: ContextRows | None = None) -> ContextRows:
-        return store.context_rows(namespace, thread_id, policy.window_turns, policy.buffer_lines,
-                                  held)
-
-    def made(policy: Policy, rows: ContextRows, summary: str = "",
-             pinned: dict[int, Record] | None = None) -> Prepared:
-        return Prepared(spec, budget, policy, rows, tools, tokenizer, now, summary, pinned or {})
-
-    def fill(base: Policy, room: int) -> tuple[Policy, ContextRows]:
-        """The largest short-term window (in turns) that fits `room` tokens without drops."""
-        cache: dict[int, tuple[Policy, ContextRows, bool]] = {}
-
-        def attempt(k: int) -> bool:
-            if k not in cache:
-                p = replace(base, short_term_turns=k)
-                rows = rows_for(p)
-                ctx = assemble(rows, p, room, now, tokenizer, new_message=probe, tools=tools)
-                cache[k] = (p, rows, _fits(ctx))
-            return cache[k][2]
-
-        # No window can fit whose raw turns alone exceed the room: start the search there, so
-        # that no attempt has to drop hundreds of turns one by one.
-        hi, used = 0, 0
-        for n in reversed(turn_tokens):
-            used += n
-            if used > room:
-                break
-            hi += 1
-        hi = max(1, min(total_turns, hi + 1))
-        if window_hint is not None:
-            return _from_hint(attempt, min(max(window_hint, 1), hi), hi, cache)
-        if attempt(hi):
-            best = hi
-        elif not attempt(1):
-            best = 1  # nothing fits whole: assembly's own drop order decides
-        else:
-            best = _bisect(attempt, 1, hi)
-        return cache[best][0], cache[best][1]
-
+    sizer = _Sizer(store, namespace, thread_id, spec, budget, probe, tokenizer, now, total_turns,
+                   tools, turn_tokens, window_hint)
     if spec.summary:
-        if summary_for is None:
-            raise UsageError(f"policy {spec.name!r} needs a summary source")
-        cap = int(budget * SUMMARY_SHARE)
-        # First pass: the window that leaves the summary its share; the summary covers what
-        # lies before that window. Second pass: the window grows into whatever the summary left.
-        p1, rows1 = fill(spec.policy, budget - cap)
-        start = rows1.window[0].seq if rows1.window and rows1.truncated else 1
-        summary = summary_for(start, cap) if start > 1 else ""
-        base = spec.policy
-        if summary:
-            base = replace(base, system_prompt=f"{base.system_prompt}\n\n{SUMMARY_HEADER}\n"
-                                                f"{summary}")
-        p, rows = fill(base, budget)
-        return made(p, rows, summary)
-
+        return sizer.with_summary(summary_for)
     if spec.fill:
-        p, rows = fill(spec.policy, budget)
-        return made(p, rows)
-
+        p, rows = sizer.fill(spec.policy, budget)
+        return sizer.made(p, rows)
     p = spec.policy
     if p.fill_budget and not spec.notes:
-        # The engine's own sizing, exactly as `Thread.context` does it.
-        _, p2, rows = sized_context(rows_for, p, budget, now, tokenizer, new_message=probe,
-                                    tools=tools)
-        prep = made(p2, rows)
-        if memory is not None:
-            thread = memory.thread(thread_id)
-
-            def engine(question: str, policy: Policy = p) -> Context:
-                ctx: Context = thread.context(budget, question, policy=policy, now=now,
-                                              tools=tools)
-                return ctx
-
-            prep = replace(prep, engine=engine)
-        return prep
-    rows = rows_for(p)
+        return sizer.engine_sized(p, memory)
     if not spec.notes or not notes:
-        return made(p, rows)
-
-    # Notes fill what the window leaves: size the core cap to the room left, then back off until
-    # no turn has to give way to a note.
-    bare = assemble(rows, p, budget, now, tokenizer, new_message=probe, tools=tools)
-    pinned_rows = replace(rows, pinned=tuple(replace(r, pinned=True) for r in notes))
-    by_id = {r.id: r for r in notes}
-    room = budget - bare.trace.tokens_total - 24
-    for _ in range(20):
-        if room <= 0:
-            return made(p, rows)
-        pn = replace(p, core_tokens=room)
-        ctx = assemble(pinned_rows, pn, budget, now, tokenizer, new_message=probe, tools=tools)
-        if _fits(ctx):
-            return made(pn, pinned_rows, pinned=by_id)
-        room = int(room * 0.95) - 8
-    return made(p, rows)
+        return sizer.made(p, sizer.rows_for(p))
+    return sizer.with_notes(p, notes)

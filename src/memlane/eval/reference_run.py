@@ -11,6 +11,7 @@ search result came from it. Results are grouped by the item's kind.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,59 @@ def _file(mem: Memory, thread_id: str, rt: RefThread) -> tuple[int, int]:
     return users, steps
 
 
+def _threads(data: str | Path | None, seeds: int, turns: int, kinds: Sequence[str],
+             filler: str) -> list[RefThread]:
+    """The threads of `data`, or `seeds` generated threads of each kind."""
+    if data is not None:
+        return load_reference(data)
+    if seeds < 1:
+        raise UsageError("use at least 1 seed")
+    for k in kinds:
+        if k not in REFERENCE_KINDS:
+            raise UsageError(f"unknown kind {k!r}: use {', '.join(REFERENCE_KINDS)}")
+    return [make_reference_thread(s, turns, k, filler) for k in kinds for s in range(seeds)]
+
+
+@dataclass
+class _Measuring:
+    """What stays the same across the workload's threads."""
+
+    store: Any
+    budgets: Sequence[int]
+    specs: list[Any]
+    tk: CachedTokenizer
+    tallies: dict[tuple[int, str], Tally]
+    open_lines: int
+    search_k: int
+    cue: int | None
+
+
+def _measure_thread(run: _Measuring, mem: Memory, rt: RefThread, users: int) -> str:
+    """Ask one filed thread its question under every policy at every budget, and tally how its
+    evidence was reached; returns the search's name."""
+    tk = run.tk
+    msgs = mem.thread("t").messages()
+    evidence = [msgs[i] for i in rt.evidence]
+    records, search_name, cached, open_records, notes = reading_tools(mem)
+    turn_tokens = turn_token_counts(msgs)
+    for budget in run.budgets:
+        for spec in run.specs:
+            if spec.summary:
+                continue  # no summaries here: the needle's heuristic one is named apart
+            prep = prepare(run.store, mem.ns, "t", spec, budget, probe=rt.question,
+                           tokenizer=tk, now=msgs[-1].ts, total_turns=users,
+                           notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                           memory=mem)
+            ctx = prep.context(rt.question)
+            reading = read(ctx, rt.question, tk, open_records=open_records,
+                           search=cached if spec.search else None, notes=records,
+                           m=run.open_lines, k=run.search_k, cue_terms=run.cue)
+            cls = classify(reading, [m.content for m in evidence], [m.id for m in evidence])
+            run.tallies[(budget, spec.name)].add(
+                cls, reading, rt.kind, listed=pointed_at(ctx, records, [m.id for m in evidence]))
+    return search_name
+
+
 def run_reference(
     budgets: Sequence[int],
     *,
@@ -75,16 +129,7 @@ def run_reference(
         raise UsageError("budgets must be positive token counts, e.g. --budget 4000")
     cue = reader_cue(reader, cue_terms)
     specs = resolve_policies(policies, ablate)
-    if data is not None:
-        threads = load_reference(data)
-    else:
-        if seeds < 1:
-            raise UsageError("use at least 1 seed")
-        for k in kinds:
-            if k not in REFERENCE_KINDS:
-                raise UsageError(f"unknown kind {k!r}: use {', '.join(REFERENCE_KINDS)}")
-        threads = [make_reference_thread(s, turns, k, filler) for k in kinds
-                   for s in range(seeds)]
+    threads = _threads(data, seeds, turns, kinds, filler)
     emb = get_embedder(embedder)
     tk = CachedTokenizer(default_tokenizer())
     tallies = {(b, s.name): Tally() for b in budgets for s in specs}
@@ -98,27 +143,9 @@ def run_reference(
             users, steps = _file(mem, "t", rt)
             users_total += users
             steps_total += steps
-            msgs = mem.thread("t").messages()
-            evidence = [msgs[i] for i in rt.evidence]
-            records, search_name, cached, open_records, notes = reading_tools(mem)
-            turn_tokens = turn_token_counts(msgs)
-            for budget in budgets:
-                for spec in specs:
-                    if spec.summary:
-                        continue  # no summaries here: the needle's heuristic one is named apart
-                    prep = prepare(store, mem.ns, "t", spec, budget, probe=rt.question,
-                                   tokenizer=tk, now=msgs[-1].ts, total_turns=users,
-                                   notes=notes if spec.notes else (), turn_tokens=turn_tokens,
-                                   memory=mem)
-                    ctx = prep.context(rt.question)
-                    reading = read(ctx, rt.question, tk, open_records=open_records,
-                                   search=cached if spec.search else None, notes=records,
-                                   m=open_lines, k=search_k, cue_terms=cue)
-                    cls = classify(reading, [m.content for m in evidence],
-                                   [m.id for m in evidence])
-                    tallies[(budget, spec.name)].add(
-                        cls, reading, rt.kind,
-                        listed=pointed_at(ctx, records, [m.id for m in evidence]))
+            search_name = _measure_thread(
+                _Measuring(store, budgets, specs, tk, tallies, open_lines, search_k, cue),
+                mem, rt, users)
             bar.step(rt.id)
     finally:
         bar.close()

@@ -241,6 +241,173 @@ def _score(q: Question, answer: str, judge_model: Any) -> tuple[float, bool | No
     return token_f1(answer, q.answer), verdict
 
 
+@dataclass
+class _Questions:
+    """One replayed conversation's questions, and what measuring them needs."""
+
+    rep: Replayed
+    questions: list[Question]
+    evidence: dict[int, tuple[list[str], list[int]]]
+    """Question index -> (the evidence turns' texts, their message ids)."""
+    recorded: dict[int, bool]
+    """Question index -> whether any record was filed from an evidence turn."""
+    when: dict[int, list[str]]
+    """Temporal question index -> the date strings of its evidence sessions."""
+    asked: list[str]
+    """Each question as the new message (with the answer instructions for a model)."""
+    search_name: str
+    search: Search
+
+    def open_records(self, ids: Sequence[int]) -> list[Record]:
+        return [self.rep.records[i] for i in ids if i in self.rep.records]
+
+
+def _questions(rep: Replayed, model: Any) -> _Questions:
+    """The questions of a replayed conversation with evidence, and the maps scoring needs."""
+    conv, records = rep.conv, rep.records
+    name, search_fn = searcher(rep.memory, list(records.values()))
+    cache: dict[str, list[Record]] = {}
+
+    def search(q: str, k: int) -> list[Record]:
+        if q not in cache:
+            cache[q] = search_fn(q, k)
+        return cache[q]
+
+    questions = [q for q in conv.questions if q.evidence]
+    evidence = {
+        i: ([rep.by_dia[d].content for d in q.evidence], [rep.by_dia[d].id for d in q.evidence])
+        for i, q in enumerate(questions)
+    }
+    # Whether any record was filed from an evidence turn: when none was, only a replayed turn
+    # can reach the question (the per-question rows say so).
+    cited = {s for r in records.values() for s in r.source_ids}
+    recorded = {i: bool(cited.intersection(ids)) for i, (_, ids) in evidence.items()}
+    # The date strings of each temporal question's evidence sessions: as memlane shows a date
+    # (YYYY-MM-DD), and as the data writes it (what the summaries carry).
+    label = {tr.dia_id: s.date_text for s in conv.sessions for tr in s.turns}
+    when = {
+        i: [x for d in q.evidence for x in (date_text(rep.by_dia[d].ts) or "", label.get(d, ""))]
+        for i, q in enumerate(questions) if CATEGORIES.get(q.category) == "temporal"
+    }
+    asked = [q.question if model is None else f"{q.question}\n{ANSWER_INSTRUCTIONS}"
+             for q in questions]
+    return _Questions(rep, questions, evidence, recorded, when, asked, name, search)
+
+
+@dataclass
+class _Run:
+    """What stays the same across a run: how each question is read and where it is tallied."""
+
+    budgets: Sequence[int]
+    specs: list[Any]
+    tk: CachedTokenizer
+    main: dict[tuple[int, str], Tally]
+    adv: dict[tuple[int, str], Tally]
+    open_lines: int
+    search_k: int
+    cue: int | None
+    model: Any
+    judge_model: Any
+    per_question: list[dict[str, Any]] | None
+
+
+def _measure(run: _Run, qs: _Questions, i: int, prep: Any, spec: Any, budget: int) -> None:
+    """Read question `i` in the context `prep` assembles for it, classify how its evidence was
+    reached, and tally it (and its per-question row)."""
+    q, rep, records = qs.questions[i], qs.rep, qs.rep.records
+    conv = rep.conv
+    ctx = prep.context(qs.asked[i])
+    tally = (run.adv if q.category == 5 else run.main)[(budget, spec.name)]
+    search = qs.search if spec.search else None
+    if run.model is None:
+        reading = read(ctx, q.question, run.tk, open_records=qs.open_records, search=search,
+                       notes=records, summary=prep.summary, m=run.open_lines, k=run.search_k,
+                       cue_terms=run.cue, names=(conv.speaker_a, conv.speaker_b))
+    else:
+        speaker_of = {m.content: m.name or "" for m in rep.by_dia.values()}
+        ans = answer_with_model(run.model, ctx, run.tk, open_records=qs.open_records,
+                                search=search, speaker_of=speaker_of, notes=records,
+                                summary=prep.summary)
+        reading = ans.reading
+        f1, verdict = _score(q, ans.text, run.judge_model)
+        tally.add_answer(f1, ans.calls, verdict)
+    texts, ids = qs.evidence[i]
+    cls = classify(reading, texts, ids, q.answer)
+    strict = dated(reading, ctx, texts, ids, qs.when[i], q.answer) if i in qs.when else None
+    category = CATEGORIES.get(q.category, str(q.category))
+    tally.add(cls, reading, category, listed=pointed_at(ctx, records, ids), dated=strict)
+    if run.per_question is not None:
+        run.per_question.append({
+            "conversation": conv.sample_id, "q": i, "category": category,
+            "question": q.question, "evidence": list(q.evidence),
+            "policy": spec.name, "budget": budget, "reached": cls,
+            "dated": strict, "tokens": reading.tokens,
+            "listed": pointed_at(ctx, records, ids),
+            "lines": len(ctx.trace.buffer_lines),
+            "opened_lines": len(reading.opened_lines),
+            "layers": dict(ctx.trace.tokens_by_layer),
+            "recorded": qs.recorded[i],
+        })
+
+
+def _measure_conversation(run: _Run, store: Any, qs: _Questions, bar: Progress) -> None:
+    """Every question of one replayed conversation, under every policy at every budget."""
+    rep, tk = qs.rep, run.tk
+    conv, mem = rep.conv, rep.memory
+    probe = max(qs.asked, key=lambda s: tk.count([s])[0], default="?")
+    notes = sorted(rep.records.values(), key=lambda r: -r.id)  # the newest notes first
+    summary_for = _summary_source(rep, tk)
+    turn_tokens = turn_token_counts(mem.thread(rep.thread_id).messages())
+    for budget in run.budgets:
+        for spec in run.specs:
+            prep = prepare(
+                store, conv.sample_id, rep.thread_id, spec, budget, probe=probe,
+                tokenizer=tk, now=rep.now, total_turns=rep.turns,
+                summary_for=summary_for if spec.summary else None,
+                notes=notes if spec.notes else (), turn_tokens=turn_tokens,
+                memory=mem,
+            )
+            for i in range(len(qs.questions)):
+                _measure(run, qs, i, prep, spec, budget)
+            bar.step(f"{conv.sample_id} {spec.name} @{budget}")
+
+
+def _grid(run: _Run, totals: dict[str, int]) -> list[dict[str, Any]]:
+    """The report's rows: each budget's tallies by policy, the adversarial ones apart."""
+    step_rate = totals["steps"] / max(totals["turns"], 1)
+    for tallies in (run.main, run.adv):
+        for (_, name), t in tallies.items():
+            spec = next(s for s in run.specs if s.name == name)
+            # The memory step files a stretch per session; a summarizer writes one per stretch.
+            t.model_calls_per_turn = step_rate if (spec.needs_records or spec.summary) else 0.0
+    return [
+        {
+            "budget": b,
+            "policies": {s.name: run.main[(b, s.name)].to_dict("by_category") for s in run.specs},
+            "adversarial": {s.name: run.adv[(b, s.name)].to_dict("by_category")
+                            for s in run.specs},
+        }
+        for b in run.budgets
+    ]
+
+
+def _check(source: str, budgets: Sequence[int]) -> None:
+    if source not in SOURCES:
+        raise UsageError(f"unknown source {source!r}: use {' or '.join(SOURCES)}")
+    if not budgets or any(b <= 0 for b in budgets):
+        raise UsageError("budgets must be positive token counts, e.g. --budgets 2000,4000,8000")
+
+
+def _conversations(data: str | Path, limit: int | None) -> list[Conversation]:
+    """The conversations of `data` to replay (the first `limit`)."""
+    convs = load_locomo(data)
+    if limit is not None:
+        convs = convs[:limit]
+    if not convs:
+        raise UsageError(f"{data}: no conversations to replay")
+    return convs
+
+
 def run_locomo(
     data: str | Path,
     budgets: Sequence[int],
@@ -277,21 +444,17 @@ def run_locomo(
     tools instead of the offline reader, and answers are scored by token F1 (and by
     `judge_model`, an LLM judge, when given); reach then counts what the model itself opened.
     """
-    if source not in SOURCES:
-        raise UsageError(f"unknown source {source!r}: use {' or '.join(SOURCES)}")
-    if not budgets or any(b <= 0 for b in budgets):
-        raise UsageError("budgets must be positive token counts, e.g. --budgets 2000,4000,8000")
+    _check(source, budgets)
     cue = reader_cue(reader, cue_terms)
     specs = resolve_policies(policies, ablate)
     emb = get_embedder(embedder)
-    convs = load_locomo(data)
-    if limit_conversations is not None:
-        convs = convs[:limit_conversations]
-    if not convs:
-        raise UsageError(f"{data}: no conversations to replay")
+    convs = _conversations(data, limit_conversations)
     tk = CachedTokenizer(default_tokenizer())
-    main: dict[tuple[int, str], Tally] = {(b, s.name): Tally() for b in budgets for s in specs}
-    adv: dict[tuple[int, str], Tally] = {(b, s.name): Tally() for b in budgets for s in specs}
+    run = _Run(budgets, specs, tk,
+               main={(b, s.name): Tally() for b in budgets for s in specs},
+               adv={(b, s.name): Tally() for b in budgets for s in specs},
+               open_lines=open_lines, search_k=search_k, cue=cue, model=model,
+               judge_model=judge_model, per_question=per_question)
     bar = Progress(len(convs) * len(budgets) * len(specs), f"locomo/{source}", enabled=progress)
     store = open_store(":memory:")
     # None: every search ranks all its matches (the exhaustive side of the bounded search's
@@ -302,120 +465,30 @@ def run_locomo(
     search_name = ""
     try:
         for conv in convs:
-            mem = Memory(store, conv.sample_id, tokenizer=tk, embedder=emb)
-            rep = replay(mem, conv, source)
+            rep = replay(Memory(store, conv.sample_id, tokenizer=tk, embedder=emb), conv, source)
+            qs = _questions(rep, model)
+            search_name = qs.search_name
             totals["turns"] += rep.turns
             totals["steps"] += rep.steps
             totals["records"] += len(rep.records)
             totals["duplicates"] += duplicates(r.text for r in rep.records.values())
-            search_name, search_fn = searcher(mem, list(rep.records.values()))
-            cache: dict[str, list[Record]] = {}
-
-            def search(q: str, k: int, fn: Callable[[str, int], list[Record]] = search_fn,
-                       cache: dict[str, list[Record]] = cache) -> list[Record]:
-                if q not in cache:
-                    cache[q] = fn(q, k)
-                return cache[q]
-
-            records = rep.records
-
-            def open_records(ids: Sequence[int], records: dict[int, Record] = records
-                             ) -> list[Record]:
-                return [records[i] for i in ids if i in records]
-
-            questions = [q for q in conv.questions if q.evidence]
-            totals["no_evidence"] += len(conv.questions) - len(questions)
-            totals["questions"] += sum(q.category != 5 for q in questions)
-            totals["adversarial"] += sum(q.category == 5 for q in questions)
-            evidence = {
-                i: ([rep.by_dia[d].content for d in q.evidence],
-                    [rep.by_dia[d].id for d in q.evidence])
-                for i, q in enumerate(questions)
-            }
-            # Whether any record was filed from an evidence turn: when none was, only a
-            # replayed turn can reach the question (the per-question rows say so).
-            cited = {s for r in records.values() for s in r.source_ids}
-            recorded = {i: bool(cited.intersection(ids)) for i, (_, ids) in evidence.items()}
-            # The date strings of each temporal question's evidence sessions: as memlane shows
-            # a date (YYYY-MM-DD), and as the data writes it (what the summaries carry).
-            label = {tr.dia_id: s.date_text for s in conv.sessions for tr in s.turns}
-            when = {
-                i: [x for d in q.evidence
-                    for x in (date_text(rep.by_dia[d].ts) or "", label.get(d, ""))]
-                for i, q in enumerate(questions) if CATEGORIES.get(q.category) == "temporal"
-            }
-            asked = [q.question if model is None else f"{q.question}\n{ANSWER_INSTRUCTIONS}"
-                     for q in questions]
-            probe = max(asked, key=lambda s: tk.count([s])[0], default="?")
-            speaker_of = {m.content: m.name or "" for m in rep.by_dia.values()}
-            notes = sorted(records.values(), key=lambda r: -r.id)  # the newest notes first
-            summary_for = _summary_source(rep, tk)
-            turn_tokens = turn_token_counts(mem.thread(rep.thread_id).messages())
-            for budget in budgets:
-                for spec in specs:
-                    prep = prepare(
-                        store, conv.sample_id, rep.thread_id, spec, budget, probe=probe,
-                        tokenizer=tk, now=rep.now, total_turns=rep.turns,
-                        summary_for=summary_for if spec.summary else None,
-                        notes=notes if spec.notes else (), turn_tokens=turn_tokens,
-                        memory=mem,
-                    )
-                    for i, q in enumerate(questions):
-                        ctx = prep.context(asked[i])
-                        tally = (adv if q.category == 5 else main)[(budget, spec.name)]
-                        if model is None:
-                            reading = read(
-                                ctx, q.question, tk, open_records=open_records,
-                                search=search if spec.search else None, notes=records,
-                                summary=prep.summary, m=open_lines, k=search_k,
-                                cue_terms=cue, names=(conv.speaker_a, conv.speaker_b),
-                            )
-                        else:
-                            ans = answer_with_model(
-                                model, ctx, tk, open_records=open_records,
-                                search=search if spec.search else None, speaker_of=speaker_of,
-                                notes=records, summary=prep.summary,
-                            )
-                            reading = ans.reading
-                            f1, verdict = _score(q, ans.text, judge_model)
-                            tally.add_answer(f1, ans.calls, verdict)
-                        texts, ids = evidence[i]
-                        cls = classify(reading, texts, ids, q.answer)
-                        strict = (dated(reading, ctx, texts, ids, when[i], q.answer)
-                                  if i in when else None)
-                        tally.add(cls, reading, CATEGORIES.get(q.category, str(q.category)),
-                                  listed=pointed_at(ctx, records, ids), dated=strict)
-                        if per_question is not None:
-                            per_question.append({
-                                "conversation": conv.sample_id, "q": i,
-                                "category": CATEGORIES.get(q.category, str(q.category)),
-                                "question": q.question, "evidence": list(q.evidence),
-                                "policy": spec.name, "budget": budget, "reached": cls,
-                                "dated": strict, "tokens": reading.tokens,
-                                "listed": pointed_at(ctx, records, ids),
-                                "lines": len(ctx.trace.buffer_lines),
-                                "opened_lines": len(reading.opened_lines),
-                                "layers": dict(ctx.trace.tokens_by_layer),
-                                "recorded": recorded[i],
-                            })
-                    bar.step(f"{conv.sample_id} {spec.name} @{budget}")
+            totals["no_evidence"] += len(conv.questions) - len(qs.questions)
+            totals["questions"] += sum(q.category != 5 for q in qs.questions)
+            totals["adversarial"] += sum(q.category == 5 for q in qs.questions)
+            _measure_conversation(run, store, qs, bar)
     finally:
         bar.close()
         store.close()
-    step_rate = totals["steps"] / max(totals["turns"], 1)
-    for tallies in (main, adv):
-        for (_, name), t in tallies.items():
-            spec = next(s for s in specs if s.name == name)
-            # The memory step files a stretch per session; a summarizer writes one per stretch.
-            t.model_calls_per_turn = step_rate if (spec.needs_records or spec.summary) else 0.0
-    grid = [
-        {
-            "budget": b,
-            "policies": {s.name: main[(b, s.name)].to_dict("by_category") for s in specs},
-            "adversarial": {s.name: adv[(b, s.name)].to_dict("by_category") for s in specs},
-        }
-        for b in budgets
-    ]
+    reader_info = ({"reader": reader, "cue_terms": cue, "open_lines": open_lines,
+                    "search_k": search_k, "search": search_name}
+                   if model is None else {"model": model.name, "search": search_name,
+                                          "judge": getattr(judge_model, "name", None)})
+    return _report(data, source, convs, totals, _grid(run, totals), reader_info)
+
+
+def _report(data: str | Path, source: str, convs: Sequence[Conversation], totals: dict[str, int],
+            grid: list[dict[str, Any]], reader: dict[str, Any]) -> dict[str, Any]:
+    """The report dict of a LoCoMo run (see `memlane.eval.report`)."""
     out: dict[str, Any] = {
         "workload": "locomo",
         "data": str(data),
@@ -428,12 +501,9 @@ def run_locomo(
         "questions": totals["questions"],
         "adversarial_questions": totals["adversarial"],
         "skipped_no_evidence": totals["no_evidence"],
-        "reader": {"reader": reader, "cue_terms": cue, "open_lines": open_lines,
-                   "search_k": search_k, "search": search_name}
-        if model is None else {"model": model.name, "search": search_name,
-                               "judge": getattr(judge_model, "name", None)},
+        "reader": reader,
     }
-    if len(budgets) == 1:
+    if len(grid) == 1:
         out.update(grid[0])
     else:
         out["budgets"] = grid

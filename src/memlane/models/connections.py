@@ -60,8 +60,8 @@ class Pool:
     def proxies(self) -> dict[str, str]:
         """`urllib.request.getproxies()`, read again only when the environment has changed.
 
-        Reading them walks and decodes every environment variable (60 us a call here, on each
-        proxied turn's upstream call); comparing the environment with the copy they were read
+        Reading them walks and decodes every environment variable (on each proxied turn's
+        upstream call); comparing the environment with the copy they were read
         from is one dict comparison in C. Only where the environment is all urllib reads
         (not macOS's or Windows' system settings, which can change unseen)."""
         data = getattr(os.environ, "_data", None)

@@ -152,7 +152,20 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
         k += 1
     if u and k == u:
         return Alignment("new", None, u)
-    # 1. common suffix of sent[:u + 1] with the log ending at each position (reversed prefixes).
+    resent = _resend(sent, log, u, k, first_seq, retry)
+    if resent is not None:
+        return resent
+    if k or u == 0 or not (n or head):
+        return Alignment("new", None, u if (k or u == 0) else 0)
+    return _departure(sent, log, head, u, first_seq)
+
+
+def _resend(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], u: int, k: int,
+            first_seq: int, retry: bool) -> Alignment | None:
+    """Rule 1 of `align`: the turn sent again (`k`: how much of the history is the log's tail,
+    which a resend must explain more of); None when it is not one."""
+    n = len(log)
+    # Common suffix of sent[:u + 1] with the log ending at each position (reversed prefixes).
     ends = _prefix_matches(list(reversed(sent[:u + 1])), list(reversed(log)))
     log_users = [i for i, m in enumerate(log) if m[0] == "user"]
     best, best_len = None, 0
@@ -162,15 +175,21 @@ def align(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]], first
             continue
         if r >= (1 if s == n - 1 or retry else 2) and r > best_len:
             best, best_len = s, r
-    if best is not None and best_len > k:
-        # The user's message stays (its seq, and the records filed from it); only what came
-        # after it, the answer being replaced, is cut.
-        if best == n - 1:
-            return Alignment("retry", None, u, True)
-        return Alignment("resend", first_seq + best + 1, u, True)
-    if k or u == 0 or not (n or head):
-        return Alignment("new", None, u if (k or u == 0) else 0)
-    # 3. the history departs: where it stops matching the log (its tail window, or its head).
+    if best is None or best_len <= k:
+        return None
+    # The user's message stays (its seq, and the records filed from it); only what came after
+    # it, the answer being replaced, is cut.
+    if best == n - 1:
+        return Alignment("retry", None, u, True)
+    return Alignment("resend", first_seq + best + 1, u, True)
+
+
+def _departure(sent: Sequence[tuple[str, str]], log: Sequence[tuple[str, str]],
+               head: Sequence[tuple[str, str]], u: int, first_seq: int) -> Alignment:
+    """Rule 3 of `align`: the history departs from the log; an edit only when it is shown."""
+    n = len(log)
+    log_users = [i for i, m in enumerate(log) if m[0] == "user"]
+    # Where the history stops matching the log (its tail window, or its head).
     hist = sent[:u]
     where, m = None, 0
     for start, part in ((1, head), (first_seq, log)):

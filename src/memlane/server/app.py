@@ -88,7 +88,7 @@ def create_app(
     proxy = Proxy(svc, model)
     routes: list[Route | Mount] = [
         # First: the router tries routes in order, and a proxied turn is the busiest request
-        # (its own path, so nothing after it is shadowed; 18 routes' patterns took 33 us, 3 us now).
+        # (its own path, so nothing after it is shadowed, and it matches without trying the rest).
         Route("/v1/chat/completions", proxy.endpoint, methods=["POST"]),
         Route("/", _static("index.html", "text/html; charset=utf-8")),
         Route("/inspector/app.js", _static("app.js", "text/javascript; charset=utf-8")),

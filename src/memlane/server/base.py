@@ -237,7 +237,7 @@ class Service:
         loop must not. Every route's blocking work goes through here (REST operations, the
         proxy's turns, the thread producing a stream, pass-through calls), on the service's own
         threads rather than anyio's `to_thread` (Starlette's `run_in_threadpool`), which costs
-        ~40-50 us more CPU a call (`benchmarks/bench_hop.py`). As there, the caller's context
+        more CPU a call (`benchmarks/bench_hop.py` compares them). As there, the caller's context
         variables go with the call, and a request cancelled meanwhile waits for its thread to
         finish (a turn's work is never abandoned half done: a held thread is let go by the
         code that took it) before it is cancelled (`aio.in_executor`)."""

@@ -15,7 +15,7 @@ request's body is complete.
 
 The parser is `httptools` (llhttp, in C) when it is installed (the `server` extra has it), else
 uvicorn's pure-Python h11: the same rules over either (`GuardedHttpTools`, `GuardedH11`). On
-the proxy's turn, h11 took about a third of the event loop's CPU (docs/PERFORMANCE.md).
+the proxy's turn, h11 took a large share of the event loop's CPU (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations

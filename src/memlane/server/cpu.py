@@ -6,9 +6,8 @@ runs Python at any moment, whatever the machine has. Spread over cores, every ha
 GIL (at each SQLite call, each hop between the event loop and a request thread, each chunk of a
 streamed answer) wakes a thread on another core, which then runs with a cold cache; in a
 virtual machine the wake-up itself is an interrupt between virtual CPUs. On one core the same
-hand-over is a switch between threads that share a cache. Measured on a 2-CPU machine
-(docs/PERFORMANCE.md, twelfth session): a proxied turn costs the server about a quarter less
-CPU, 8 clients get 25-45% more turns a second, and a streamed answer costs a third less.
+hand-over is a switch between threads that share a cache: a proxied turn costs the server
+less CPU and more turns a second are answered (docs/PERFORMANCE.md has the measurement).
 
 `auto` (the default) pins every thread of the process, and the threads they start later, to
 one allowed CPU: the one the fewest other processes are pinned to (other servers), then the

@@ -4,9 +4,9 @@ request in flight (`Foreground`).
 Why: a memory step on the server's worker thread shares the GIL and, on SQLite, the store's
 connection with the request threads. A turn that arrived while a step ran waited for the GIL at
 every hand-over (each SQLite call gives it up; getting it back from a thread that is running
-Python took up to the 5 ms switch interval) and for the step's hold on the store. Traced over
-HTTP with one client (`benchmarks/trace_proxy.py`), the slowest 1% of proxied turns were those
-that overlapped a step: 10-15 ms of their own time, against a median of 2-2.5 ms.
+Python takes up to the switch interval) and for the step's hold on the store. Traced over HTTP
+with one client (`benchmarks/trace_proxy.py`), the slowest 1% of proxied turns were those that
+overlapped a step, several times the median.
 
 So the service counts the requests whose work is running (`busy`: a proxied turn from its
 arrival to its answer, less the time it waits on the upstream; a REST operation), and a

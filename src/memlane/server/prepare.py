@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..memory import Memory, Thread
 from ..tool_schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from ..tools.answer import note_correction
+from ..types import Context
 from .align import align_thread, call_name, log_form, message_text
 from .base import Service
 
@@ -58,17 +59,37 @@ class Turn:
         return name in MEMORY_TOOL_NAMES and name not in self.client_names
 
 
+def _budget(default: int, headers: Mapping[str, str]) -> int:
+    """The turn's token budget: the server's, or the request's `X-Memlane-Budget`."""
+    if not headers.get(BUDGET_HEADER):
+        return default
+    raw = headers[BUDGET_HEADER].strip()
+    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 10_000_000:
+        raise UsageError(f"X-Memlane-Budget must be a positive token count, got {raw!r}")
+    return int(raw)
+
+
+def _turn_headers(kind: str, mem: Memory, thread: Thread, ctx: Context, text: str,
+                  budget: int) -> dict[str, str]:
+    """The response headers that say how the turn was aligned, and whether the user's message
+    was cut to fit the budget."""
+    out_headers = {"X-Memlane-Alignment": kind}
+    cut = [d for d in ctx.trace.dropped if d.what == "truncated" and d.ref == "new message"]
+    if cut:
+        total = mem.tokenizer.count([text])[0]
+        out_headers["X-Memlane-Truncated"] = (
+            f"current message: {total} tokens, {total - cut[0].tokens} sent upstream "
+            f"(head and tail; the log keeps it whole; raise X-Memlane-Budget to send more)")
+        log.info("thread %r: the current message was cut from %d tokens to fit budget %d",
+                 thread.id, total, budget)
+    return out_headers
+
+
 def prepare_turn(svc: Service, mem: Memory, thread: Thread, body: dict[str, Any],
                  headers: Mapping[str, str], auth: dict[str, str]) -> Turn:
     """The request made into a `Turn`: aligned with the log (cut, history recorded), the user's
     message recorded, its context assembled."""
-    budget = svc.config.budget
-    if headers.get(BUDGET_HEADER):
-        raw = headers[BUDGET_HEADER].strip()
-        if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 10_000_000:
-            raise UsageError(f"X-Memlane-Budget must be a positive token count, got {raw!r}")
-        budget = int(raw)
-
+    budget = _budget(svc.config.budget, headers)
     system: list[str] = []
     conv: list[dict[str, Any]] = []
     for m in body["messages"]:
@@ -122,15 +143,7 @@ def prepare_turn(svc: Service, mem: Memory, thread: Thread, body: dict[str, Any]
     messages += [dict(m) for m in conv[u + 1:]]
     base = {k: v for k, v in body.items()
             if k not in ("messages", "tools", "stream", "stream_options", "n")}
-    out_headers = {"X-Memlane-Alignment": al.kind}
-    cut = [d for d in ctx.trace.dropped if d.what == "truncated" and d.ref == "new message"]
-    if cut:
-        total = mem.tokenizer.count([logs[u]["content"]])[0]
-        out_headers["X-Memlane-Truncated"] = (
-            f"current message: {total} tokens, {total - cut[0].tokens} sent upstream "
-            f"(head and tail; the log keeps it whole; raise X-Memlane-Budget to send more)")
-        log.info("thread %r: the current message was cut from %d tokens to fit budget %d",
-                 thread.id, total, budget)
+    out_headers = _turn_headers(al.kind, mem, thread, ctx, logs[u]["content"], budget)
     return Turn(
         mem=mem, thread=thread, base=base, messages=messages, memory_tools=memory_tools,
         client_tools=client_tools, client_names=frozenset(client_names), pending=logs[u + 1:],

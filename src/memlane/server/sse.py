@@ -47,12 +47,12 @@ class HeldStream(StreamingResponse):
 class Pump:
     """A stream's chunks produced on one request thread and handed to the event loop: the
     thread appends each chunk to a buffer and wakes the loop only when it waits for one; the
-    loop takes what the buffer holds (chunks that came together go out in one write). Against
-    a hop to a worker thread a chunk: 7% less server CPU a streamed answer whose chunks come
-    2 ms apart, 5x less when they come in bursts (`benchmarks/bench_stream_relay.py`,
-    docs/PERFORMANCE.md). At most `MAX_BUFFERED` chunks wait for a slow client; then the
-    thread waits too. `stop()` (the client left): the thread stops at its next chunk and
-    closes the generator, whose own `finally` lets go of the upstream and the conversation."""
+    loop takes what the buffer holds (chunks that came together go out in one write), which
+    costs the server less CPU than a hop to a worker thread a chunk, most when chunks come in
+    bursts (`benchmarks/bench_stream_relay.py`, docs/PERFORMANCE.md). At most `MAX_BUFFERED`
+    chunks wait for a slow client; then the thread waits too. `stop()` (the client left): the
+    thread stops at its next chunk and closes the generator, whose own `finally` lets go of the
+    upstream and the conversation."""
 
     MAX_BUFFERED = 64
 

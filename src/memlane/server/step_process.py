@@ -1,9 +1,9 @@
 """The service's memory steps in a process of their own: `ProcessStepWorker`.
 
-Why: the offline heuristic step is pure Python (10-30 ms a stretch on real conversations, one
-every few turns). On the server's background thread it holds the GIL while proxied turns are
-answered. A child process files instead (docs/PERFORMANCE.md has what it changed: a lower tail
-with real-sized steps, a slightly higher median, the same throughput here). It opens
+Why: the offline heuristic step is pure Python (a long one on real conversations, one every
+few turns). On the server's background thread it holds the GIL while proxied turns are
+answered. A child process files instead (docs/PERFORMANCE.md has what it changes: a lower tail
+with real-sized steps, a higher median, the same throughput). It opens
 the same database itself (a SQLite file or a PostgreSQL URL) with the memory's cadence, extractor
 and embedder and the service's ledger file, and runs the one filing path there
 (`StepRunner.file_due`, through `file_key`, as the thread did). The store's `revision()` moves

@@ -1,0 +1,135 @@
+"""Text a model wrote into memory, or a tool brought in: `prompt_like`, a second, stricter
+reading for those two sources, and the classifier's score."""
+
+from __future__ import annotations
+
+import re
+
+from .. import guard
+from .normalise import _fold
+from .patterns import _QUOTE_ATTRIBUTION, _QUOTED
+from .scanning import _sentences
+from .signals import _AI_WORDS, _ORDER, _ROLEPLAY
+
+# --- text a model wrote into memory, or a tool brought in -----------------------------------------
+# A record the model files with `remember` / `update_memory` is a statement about the user or the
+# world, and a past tool result is a page or a file: neither should read as a task for a model.
+# `prompt_like` is a second, stricter reading for those two sources only (never for what a user
+# typed in a conversation, where asking the assistant for a translation or a summary is the
+# point): signals of a text that asks its reader to produce something. A text it flags is not
+# refused or lost: the tool stores it quarantined, recall shows it datamarked.
+
+# A task on a text the reader is shown ("translate the above sentence", "the following text").
+_TEXT_TASK = re.compile(
+    r"\b(?:the|this) (?:above|following|preceding|below|given) (?:text|sentences?|content|"
+    r"paragraphs?|passage|words|message|phrases?|string|instructions?|prompt|input|request|"
+    r"questions?|query|phrase)\b")
+# "Spell-check the text above", "repeat everything above this line", "translate ... above": a
+# task on text before the reader's own. These count in a text no first person owns: "translate
+# the message above for my host family" is the user's errand.
+_ABOVE_TASK = re.compile(
+    r"\b(?:translate|paraphrase|refine|polish|rewrite|rephrase|repeat|reverse|summari[sz]e)\b"
+    r"[^.!?]{0,30}\b(?:above|below|following)\b"
+    r"|\b(?:repeat|print|output|summari[sz]e|translate|copy|write out|show|rewrite|convert|"
+    r"spell-?check|proofread|tl;?dr|list|reproduce|paste|echo|format)\b[^.!?]{0,25}\b(?:(?:the|"
+    r"this) (?:text|words|message|content|conversation|passage|sentences?|prompt) (?:above|so "
+    r"far|before (?:this|my))|everything (?:above|written before|said before|so far))\b")
+# A length set for a text to write ("with at most 20 words", "in a short text").
+_LENGTH_SPEC = re.compile(
+    r"\b(?:at most|no more than|not more than|fewer than|less than|under|exactly|maximum of|"
+    r"max|in|within) \d+ (?:words|sentences|characters|paragraphs|lines|tokens|bullet points)\b"
+    r"|\bin (?:a|one) (?:short|brief|single|few) (?:text|paragraph|sentence|essay|words)\b")
+# ...unless it bounds the assistant's replies: "keep your replies under 100 words" is a
+# preference a user states, not a text to write now.
+_REPLY_LENGTH = re.compile(r"\b(?:repl(?:y|ies)|answers?|responses?|messages?)\b[^.!?;]{0,12}$")
+# The reader's reply shaped from outside: how it starts, what it leaves out, that nothing else
+# is said (prefix injection and refusal suppression, Wei et al. 2023, "Jailbroken").
+_REPLY_CONTROL = re.compile(
+    r"\b(?:start|begin|end|prefix|open)\w* (?:your|the|each|every) (?:response|reply|answer|"
+    r"output|message)s? with\b"
+    r"|\b(?:do not|don't|never|without|no) (?:apologi[sz]\w*|add(?:ing)? (?:any )?(?:warnings|"
+    r"disclaimers|caveats)|includ\w* (?:any )?(?:warnings|disclaimers|caveats)|refus\w*|"
+    r"using the words?|disclaimers|warnings|caveats|moraliz\w*|moralis\w*)\b"
+    r"|\b(?:output|answer|respond|reply|return|print|say)\w* only (?:with |in |the )"
+    r"|\bonly (?:output|answer|respond|reply|return|print|say|write)\b"
+    r"|\band nothing else\b|\bonly the (?:result|answer|output|password|key|code)\b")
+# A story or a scene set up for the reader to write: the role-play of "virtualization" attacks
+# (HackAPrompt, Schulhoff et al. 2023): a premise, then an order to write, continue or narrate.
+_FICTION = re.compile(
+    r"\b(?:story|stories|thriller|novel|novelist|screenplay|script|scene|chapter|tale|monologue|"
+    r"dialogue|transcript|narrat\w+|characters?|npc|campaign|movie|film|fictional|fiction|"
+    r"imagine|in a world where|actor|portray\w*|role-?play\w*|villain|conversation|debate|"
+    r"interview|lecture)\b")
+# A question is not an order ("Do you know a good vet?"), though it ends an order's sentence
+# ("Write its reply to the question: how do I ...?").
+_QUESTION = re.compile(r"^\W*(?:do|does|did|don't|can|could|would|will|is|are|was|were|have|has|"
+                       r"what|how|why|when|where|who|which|should|shall|may)\b")
+# The user's own task ("write an email to my landlord", "pretend you're my tutor"): a sentence
+# that says whose it is, in the first person.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|our|us)\b")
+# An order to produce text or act a part ("write the scene", "continue their talk", "narrate
+# it", "keep it realistic"), not "keep up the good work".
+_PRODUCE = re.compile(
+    r"(?:^|[.!?:;\n\]\)]\s*|\bplease\s+|,\s*(?:so|and|then|now)\s+|\bfrom (?:here|now) on,?\s+)"
+    r"(?:please\s+|now\s+)?(?:write|continue|narrate|describe|tell|compose|draft|speak|generate|"
+    r"create|produce|explain|portray|play|act|respond|reply|answer|say|keep it(?! up)|craft|invent|"
+    r"depict|detail|stay)\b")
+# Template slots: "<name>", "[topic]", "{input}".
+_SLOT = re.compile(r"<[a-z][\w -]{0,25}>|\\?\[[a-z][\w /-]{0,25}\\?\]|\{[a-z_]\w{0,25}\}")
+# Orders in capitals ("STOP EVERYTHING", "JUST PRINT", "ALWAYS START YOUR REPLY").
+_CAPS_ORDER = re.compile(
+    r"\b(?:STOP|PRINT|SAY|WRITE|START|ALWAYS|NEVER|IGNORE|REPLY|RESPOND|ANSWER|OUTPUT|REPEAT|"
+    r"DO NOT|DON'T|MUST|FORGET|OBEY)\b[\s!.,:]+(?:[A-Z']{2,}\b[\s!.,:]*){1,}")
+
+
+def classifier_score(text: str) -> float:
+    """The shipped classifier's probability that `text` is an injected instruction
+    (`memlane.guard`: trained on the tuning corpora, see docs/SAFETY.md)."""
+    return _classifier(_fold(text))
+
+
+def _classifier(folded: str) -> float:
+    return guard.score(guard.shipped(), guard.features(folded))
+
+
+def prompt_like(text: str, *, turn: bool = False) -> list[str]:
+    """Signals that `text` asks its reader to produce something (see above); empty: reads as a
+    statement. For model-written records and tool results, on top of `scan`.
+
+    The classifier (`memlane.guard`) is read here too, OR'd with the patterns: at its "strict"
+    threshold for model-written records and tool results, at its higher "turn" threshold when
+    `turn` (a conversation's turns, and what a memory step files from them: a user's message
+    may ask the assistant for anything)."""
+    folded = _fold(text)
+    verdict = _classifier(folded) >= guard.shipped().thresholds["turn" if turn else "strict"]
+    ordering = [sentence for sentence in _sentences(folded) if _ORDER.search(sentence)
+                and not _QUOTE_ATTRIBUTION.search(sentence)]
+    orders = len(ordering)
+    # Orders no one in the user's life owns, and not questions: a task for whoever reads it.
+    # (What follows a colon is the task's content: "Answer only in JSON: how do I ...?")
+    unowned = [sentence for sentence in ordering
+               if not _FIRST_PERSON.search(_QUOTED.sub("", sentence).split(":")[0])
+               and not (sentence.rstrip().endswith("?") and _QUESTION.search(sentence))]
+    found = []
+    if _CAPS_ORDER.search(text):
+        found.append("order in capitals")
+    if len(_SLOT.findall(folded)) >= 2:
+        found.append("template slots")
+    if _TEXT_TASK.search(folded) or (_ABOVE_TASK.search(folded)
+                                     and not _FIRST_PERSON.search(_QUOTED.sub("", folded))):
+        found.append("task on a text")
+    # Not "your replies" alone: "keep your answers short" is a preference users state.
+    length = any(not _REPLY_LENGTH.search(folded, 0, m.start())
+                 for m in _LENGTH_SPEC.finditer(folded))
+    if orders and (length or _AI_WORDS.search(folded)):
+        found.append("order to a model")
+    if unowned and _REPLY_CONTROL.search(folded):
+        found.append("reply control")
+    if any(_PRODUCE.search(x) for x in unowned) and any(
+            _FICTION.search(x) and not _FIRST_PERSON.search(x) for x in _sentences(folded)):
+        found.append("story premise")
+    elif unowned and _ROLEPLAY.search(folded):
+        found.append("role play")
+    if verdict:
+        found.append("classifier")
+    return found
