@@ -77,32 +77,10 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("eval", help="measure context policies: needle and LoCoMo workloads")
-    esub = p.add_subparsers(dest="workload", metavar="WORKLOAD")
-
-    def usage(args: argparse.Namespace) -> int:
-        p.print_help()
-        return 0
-
-    p.set_defaults(func=usage)
-
-    n = esub.add_parser("needle", help="plant a fact early, bury it past the window, ask for it")
-    _common(n, 2000)
-    n.add_argument("--depths", type=_floats, default=None,
-                   help="where the fact is planted, as fractions of the thread "
-                        "(default 0,0.25,0.5,0.75)")
-    n.add_argument("--seeds", type=int, default=10, help="threads per depth (default 10)")
-    n.add_argument("--turns", type=int, default=120,
-                   help="exchanges of filler per thread (default 120)")
-    n.add_argument("--filler", choices=("auto", "chitchat", "builtin"), default="auto",
-                   help="filler small talk: the chitchat-dataset corpus or a built-in generator "
-                        "(default auto: chitchat when installed)")
-    n.set_defaults(func=cmd_needle)
-
+def _reference_parser(esub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = esub.add_parser("reference", help="later messages that need an earlier fact without "
                                           "sharing its words (constraints, decisions, "
-                                          "follow-ups by reference)")
+                                          "follow-ups by reference, updates)")
     _common(r, 4000)
     r.add_argument("--data", default=None, metavar="FILE.jsonl",
                    help="conversations written by others, one JSON object per line: "
@@ -129,6 +107,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "LoCoMo JSON file (real dialogue, e.g. locomo-dev.json), or auto, "
                         "chitchat, builtin small talk as for the needle (default auto)")
     r.set_defaults(func=cmd_reference)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("eval", help="measure context policies: needle and LoCoMo workloads")
+    esub = p.add_subparsers(dest="workload", metavar="WORKLOAD")
+
+    def usage(args: argparse.Namespace) -> int:
+        p.print_help()
+        return 0
+
+    p.set_defaults(func=usage)
+
+    n = esub.add_parser("needle", help="plant a fact early, bury it past the window, ask for it")
+    _common(n, 2000)
+    n.add_argument("--depths", type=_floats, default=None,
+                   help="where the fact is planted, as fractions of the thread "
+                        "(default 0,0.25,0.5,0.75)")
+    n.add_argument("--seeds", type=int, default=10, help="threads per depth (default 10)")
+    n.add_argument("--turns", type=int, default=120,
+                   help="exchanges of filler per thread (default 120)")
+    n.add_argument("--filler", choices=("auto", "chitchat", "builtin"), default="auto",
+                   help="filler small talk: the chitchat-dataset corpus or a built-in generator "
+                        "(default auto: chitchat when installed)")
+    n.set_defaults(func=cmd_needle)
+
+    _reference_parser(esub)
 
     lo = esub.add_parser("locomo", help="replay LoCoMo conversations and measure how each "
                                         "question's evidence is reached")
