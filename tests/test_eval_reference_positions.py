@@ -21,6 +21,7 @@ from memlane.eval.reference import (
     REFERENCE_KINDS,
     generate,
     load_dialogue,
+    load_reference,
     make_reference_thread,
     position_label,
     shares_terms,
@@ -191,3 +192,24 @@ def test_the_dev_split_gives_threads_of_300_to_500_messages() -> None:
     got = run_reference([2000], data=None, threads=4, turns=40, filler=str(DEV),
                         policies="memlane", progress=False)
     assert got["threads"] == 4 and got["filler"] == [DEV.name]
+
+
+def test_a_file_may_label_positions_and_name_an_updates_stale_value(tmp_path: Path) -> None:
+    row = {"kind": "update", "position": "50%", "stale": "fourth", "answer": "ninth",
+           "question": "Which level should the courier bring the parcel to at work?",
+           "evidence": [2],
+           "messages": [{"role": "user", "content": "My office is on the fourth floor."},
+                        {"role": "assistant", "content": "Noted."},
+                        {"role": "user", "content": "They moved me up to the ninth floor."},
+                        {"role": "assistant", "content": "Okay."}]}
+    p = tmp_path / "mine.jsonl"
+    p.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    [t] = load_reference(p)
+    assert t.position == "50%" and t.stale == "fourth" and t.answer == "ninth"
+    got = run_reference([2000], data=p, policies="window", progress=False)
+    row_out = got["policies"]["window"]
+    assert row_out["by_position"] == {"50%": 1.0}
+    assert row_out["updates"]["both"] == 1 and row_out["updates"]["stale_failures"] == 0
+    p.write_text(json.dumps({**row, "stale": 4}) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="mine.jsonl:1: 'stale' must be a string"):
+        load_reference(p)
