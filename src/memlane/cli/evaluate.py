@@ -77,6 +77,38 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
+def _reference_parser(esub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    r = esub.add_parser("reference", help="later messages that need an earlier fact without "
+                                          "sharing its words (constraints, decisions, "
+                                          "follow-ups by reference, updates)")
+    _common(r, 4000)
+    r.add_argument("--data", default=None, metavar="FILE.jsonl",
+                   help="conversations written by others, one JSON object per line: "
+                        '{"messages": [{"role", "content"}...], "question": "...", '
+                        '"evidence": [index, ...]} (see docs/RESULTS.md); default: generated')
+    r.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="generated threads in all, spread evenly over kinds and positions "
+                        "(default: --seeds per kind)")
+    r.add_argument("--seeds", type=int, default=10,
+                   help="generated threads per kind when --threads is not given (default 10)")
+    r.add_argument("--seed", type=int, default=0,
+                   help="seed of the generated threads: the same seed gives the same threads "
+                        "(default 0)")
+    r.add_argument("--kinds", type=_listed(str, "kinds"), default=None,
+                   help="kinds of fact to generate (default constraint,decision,reference,"
+                        "update)")
+    r.add_argument("--positions", type=_floats, default=None,
+                   help="where facts are planted, as fractions of the thread, 0 for the first "
+                        "exchange (default 0,0.05,0.25,0.5,0.75,0.9)")
+    r.add_argument("--turns", type=int, default=None,
+                   help="exchanges per generated thread (default: 150-249, drawn per thread)")
+    r.add_argument("--filler", default="auto", metavar="SOURCE",
+                   help="what the generated threads talk about around the fact: the path of a "
+                        "LoCoMo JSON file (real dialogue, e.g. locomo-dev.json), or auto, "
+                        "chitchat, builtin small talk as for the needle (default auto)")
+    r.set_defaults(func=cmd_reference)
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("eval", help="measure context policies: needle and LoCoMo workloads")
     esub = p.add_subparsers(dest="workload", metavar="WORKLOAD")
@@ -100,20 +132,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(default auto: chitchat when installed)")
     n.set_defaults(func=cmd_needle)
 
-    r = esub.add_parser("reference", help="later messages that need an earlier fact without "
-                                          "sharing its words (constraints, decisions, "
-                                          "follow-ups by reference)")
-    _common(r, 4000)
-    r.add_argument("--data", default=None, metavar="FILE.jsonl",
-                   help="conversations written by others, one JSON object per line: "
-                        '{"messages": [{"role", "content"}...], "question": "...", '
-                        '"evidence": [index, ...]} (see docs/RESULTS.md); default: generated')
-    r.add_argument("--seeds", type=int, default=10, help="generated threads per kind (default 10)")
-    r.add_argument("--turns", type=int, default=300,
-                   help="exchanges per generated thread (default 300)")
-    r.add_argument("--filler", choices=("auto", "chitchat", "builtin"), default="auto",
-                   help="small talk of the generated threads, as for the needle")
-    r.set_defaults(func=cmd_reference)
+    _reference_parser(esub)
 
     lo = esub.add_parser("locomo", help="replay LoCoMo conversations and measure how each "
                                         "question's evidence is reached")
@@ -160,7 +179,8 @@ def _grid(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _finish(args: argparse.Namespace, report: dict[str, Any], title: str,
-            notes: list[str]) -> int:
+            notes: list[str],
+            breakdown: Callable[[dict[str, Any], str], str] | None = None) -> int:
     if args.plot:
         from ..eval.report import plot_reach
 
@@ -177,6 +197,9 @@ def _finish(args: argparse.Namespace, report: dict[str, Any], title: str,
             out.append("")
             out.append(format_table(g["adversarial"], f"budget {g['budget']}, category 5 "
                                                        "(adversarial), reported apart"))
+        if breakdown is not None:
+            out += ["", breakdown(g["policies"], f"budget {g['budget']}, reach by kind and "
+                                                 "position")]
         out.append("")
     if args.plot:
         out.append(f"plot: {args.plot}")
@@ -202,20 +225,27 @@ def cmd_needle(args: argparse.Namespace) -> int:
 
 
 def cmd_reference(args: argparse.Namespace) -> int:
-    from ..eval.reference_run import run_reference
+    from ..eval.reference import DEFAULT_POSITIONS, REFERENCE_KINDS
+    from ..eval.reference_run import format_breakdown, run_reference
 
     report = run_reference(
         _budgets(args, 4000), data=args.data, seeds=args.seeds, turns=args.turns,
         policies=args.policies, ablate=args.ablate, filler=args.filler,
         open_lines=args.open_lines, search_k=args.search_k, progress=not args.no_progress,
         embedder=args.embedder, reader=args.reader, cue_terms=args.cue_terms,
+        threads=args.threads, seed=args.seed, kinds=args.kinds or REFERENCE_KINDS,
+        positions=args.positions or DEFAULT_POSITIONS,
     )
-    src = args.data or (f"generated, {args.seeds} per kind, {args.turns} exchanges "
+    lo, hi = report["messages"]
+    src = args.data or (f"generated, seed {args.seed}, {lo}-{hi} messages "
                         f"({', '.join(report['filler'])} filler)")
     title = f"reference: {report['threads']} threads ({src}), kinds {', '.join(report['kinds'])}"
     notes = [f"reader: {_reader(args)}, opens <= {args.open_lines} lines, search "
              f"top-{args.search_k} ({report['reader']['search']}); summary is not run here"]
-    return _finish(args, report, title, notes)
+    if report["positions"]:
+        notes.append(f"positions: {', '.join(report['positions'])}; stale-only: an update "
+                     "whose stale value was seen and whose newest was not")
+    return _finish(args, report, title, notes, format_breakdown)
 
 
 LOCOMO_DATA_HELP = """memlane eval locomo needs the LoCoMo data, which memlane does not ship.

@@ -1,24 +1,46 @@
 """The reference workload: a later message needs an earlier fact without sharing its words.
 
 LoCoMo's questions nearly always share content words with the turn that answers them, so a search
-of the question finds the evidence without any index. The episodic buffer's claim is about the
-other cases, which this workload is made of (three kinds, `REFERENCE_KINDS`):
+of the question finds the evidence without any index. Users meet the other cases: a constraint
+said at message 140 that a request at message 400 depends on, a decision referred to by another
+name, a follow-up by reference, a value that changed. This workload is made of those, four kinds
+(`REFERENCE_KINDS`, templates in `reference_items`): `constraint`, `decision`, `reference` (the
+user's last turn names the subject in passing, the question refers to it) and `update` (a value
+stated, later a changed value of the same attribute; the question needs the newest).
 
-- `constraint`: a task that depends on a preference or constraint the user stated at the start
-  ("I'm allergic to shellfish" ... "Suggest a dinner I could cook tonight");
-- `decision`: a question about the conversation's own course ("Okay, settled: the offsite goes
-  to Lisbon" ... "What did we agree on at the very beginning?");
-- `reference`: a follow-up by reference: the fact is stated mid-thread, the user's last turn
-  mentions its subject in passing ("Still nervous about the loan."), and the new message refers
-  to it without naming it ("Any news on it? Remind me how much I asked for.").
+**Where the fact is.** A generated thread plants its fact at one position (`DEFAULT_POSITIONS`):
+the first exchange (`first`), or 5, 25, 50, 75 or 90% of the way through the thread (exchange
+`round(p * n)`, kept off the first and the last exchange). For an `update` the position is where
+the newest value is said (the evidence); the stale value is said at an exchange drawn uniformly
+before it (for `first`: the stale value at exchange 0, the new one at exchange 1).
+
+**Stale values shown as current** (`update_outcome`). For an update, what the reader saw (every
+message of the assembled context, in any layer, plus the records it opened and the search
+results it read) is tested for each value's words (`reader.answer_in`): `stale_only` (the stale
+value is seen and the newest is not: the stale value is shown as current; a failure, counted in
+the report), `both` (seen side by side: counted apart; the context must say which is newer),
+`new_only`, `neither`. Memory layers carry no superseded mark today, so nothing finer is claimed.
 
 In every item the question shares no content term (`reader.terms`) with the message that holds
-the fact: that is checked when a thread is made, and for the file format when it is read
-(`load_reference` reports the share of items that do share one, it does not refuse them).
+the fact (nor with the stale one): that is checked when a thread is made, and for the file format
+when it is read (`load_reference` reports the share of items that do share one, it does not
+refuse them).
 
-Generated threads are small talk (the needle's filler: the chitchat-dataset corpus when installed,
-else the built-in generator) with the fact planted, drawn from `random.Random(seed)`: the same
-seed and sizes give the same thread anywhere.
+**Filler.** Real dialogue: `--filler PATH` takes a LoCoMo JSON file (the dev split,
+`../shared/data/locomo/locomo-dev.json`, read by path at run time, never copied here; see
+`load_dialogue`): a thread is a stretch of one conversation (its first speaker as the user, the
+other as the assistant), continued into another when it runs out. Without a path: the needle's
+small talk (the chitchat-dataset corpus when installed, else the built-in generator). A filler
+exchange that says a word of the fact, its topic, the question or the answer is left out, so the
+planted messages are the only place the subject comes up. Threads have 150-249 exchanges
+(300-498 messages) unless a length is given.
+
+**Reproducible.** Everything is drawn from `random.Random` seeded by the run's `seed`, the kind,
+the position and the thread's number: the same seed, sizes and filler give the same threads
+anywhere. The baseline the issue-42 standing-facts layer is measured against:
+
+    memlane eval reference --threads 72 --budgets 2000,4000,8000 --policies memlane,retrieval \\
+        --filler ../shared/data/locomo/locomo-dev.json --seed 0
 
 The same command runs on conversations written by others, one JSON object per line:
 
@@ -30,43 +52,51 @@ The same command runs on conversations written by others, one JSON object per li
 
 `messages` is the conversation before the question (roles `user` / `assistant`; optional `ts`,
 epoch seconds); `evidence` lists the 0-based indices in `messages` of the messages that hold the
-fact; `id`, `kind` (any label: results are grouped by it) and `answer` are optional.
+fact; `id`, `kind` (any label: results are grouped by it), `answer`, `position` (a label: results
+are grouped by it too) and `stale` (for an update: the stale value's words; the report then counts
+`update_outcome`s) are optional.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from .needle import _fold, filler_drawer, filler_exchange
-from .reader import terms
+from .locomo import load_locomo
+from .needle import _clean, _fold, filler_drawer, filler_exchange
+from .reader import answer_in, terms
+from .reference_items import ITEMS, REFERENCE_KINDS, RefItem
 
 __all__ = [
+    "DEFAULT_POSITIONS",
+    "ITEMS",
     "REFERENCE_KINDS",
+    "UPDATE_OUTCOMES",
+    "Dialogue",
     "RefItem",
     "RefThread",
+    "check_positions",
+    "generate",
+    "load_dialogue",
     "load_reference",
     "make_reference_thread",
+    "position_label",
     "shares_terms",
+    "update_outcome",
 ]
 
+DEFAULT_POSITIONS = (0.0, 0.05, 0.25, 0.5, 0.75, 0.9)
+"""Where facts are planted: the first exchange, then fractions of the thread."""
 
-@dataclass(frozen=True)
-class RefItem:
-    """A template: the fact, the user's passing mention of its subject (follow-ups only), the
-    later message, and the words that answer it."""
+EXCHANGES = (150, 250)
+"""Exchanges of a thread when no length is given: 150 to 249 (300-498 messages)."""
 
-    kind: str
-    fact: str
-    question: str
-    answer: str
-    cue: str = ""
-    """For `reference`: the user's last turn before the question, naming the fact's subject."""
-    topic: tuple[str, ...] = ()
-    """Words no filler message may contain (besides the fact's own content terms)."""
+UPDATE_OUTCOMES = ("stale_only", "both", "new_only", "neither")
+"""What the reader saw of an update's two values (`update_outcome`); `stale_only` fails."""
 
 
 @dataclass(frozen=True)
@@ -84,76 +114,18 @@ class RefThread:
     ts: tuple[float, ...] = ()
     """Per-message timestamps when the source gave them (a file), else empty."""
     filler_source: str = ""
+    position: str = ""
+    """Where the fact was planted (`position_label`), or the file's label; "" if unknown."""
+    stale: str = ""
+    """For an update: the stale value's words ("" otherwise)."""
 
 
-ITEMS: tuple[RefItem, ...] = (
-    # constraint: stated at the start, needed by a task that does not name it
-    RefItem("constraint", "I'm allergic to shellfish, so no prawns or crab for me ever.",
-            "Suggest a dinner I could cook tonight.", "shellfish", topic=("allergy",)),
-    RefItem("constraint", "I'm vegetarian and have been for ten years.",
-            "What should I order at the steakhouse on Friday?", "vegetarian",
-            topic=("meat", "vegan")),
-    RefItem("constraint", "I don't drive, so I get around by bus and train.",
-            "Plan a day trip for me this Saturday.", "bus and train",
-            topic=("car", "driving", "licence", "license")),
-    RefItem("constraint", "Money is tight: fifty dollars at most on anything new this month.",
-            "Recommend a good pair of headphones.", "fifty dollars",
-            topic=("budget", "cheap", "price")),
-    RefItem("constraint", "My daughter is two, so everything we do has to work with a toddler.",
-            "Where should we go on holiday this summer?", "toddler",
-            topic=("kid", "kids", "child", "baby")),
-    RefItem("constraint", "No caffeine after noon for me, doctor's orders.",
-            "What should I get at the café this afternoon?", "no caffeine",
-            topic=("coffee", "tea", "espresso")),
-    RefItem("constraint", "I'm training for a marathon in April, so early nights for me.",
-            "Any ideas for a fun Friday evening?", "marathon",
-            topic=("run", "running", "race")),
-    RefItem("constraint", "I use a wheelchair, so step-free access matters everywhere I go.",
-            "Which museum should I visit when I'm in Rome?", "step-free access",
-            topic=("stairs", "accessible")),
-    # decision: settled at the start, asked about as the conversation's course
-    RefItem("decision", "Okay, settled: the team offsite goes to Lisbon in May.",
-            "What did we agree on at the very beginning?", "Lisbon",
-            topic=("portugal",)),
-    RefItem("decision", "Final call: the kitchen gets painted sage green.",
-            "Remind me what we decided first thing.", "sage green",
-            topic=("paint", "colour", "color")),
-    RefItem("decision", "Let's lock it in: the launch date is the third of March.",
-            "What was the plan we settled on earlier?", "third of March",
-            topic=("release",)),
-    RefItem("decision", "Done deal: we're adopting the rescue greyhound called Pilot.",
-            "So what did we choose back when we started talking?", "greyhound Pilot",
-            topic=("dog", "dogs", "puppy")),
-    RefItem("decision", "Agreed, the wedding will be in Marta's garden, forty guests.",
-            "What was the first thing we sorted out today?", "Marta's garden",
-            topic=("venue", "marriage")),
-    # reference: stated mid-thread, its subject named in passing just before the question
-    RefItem("reference", "I applied for a loan of forty thousand at Harbor Bank for the bakery.",
-            "Any news on it? Remind me how much I asked for.", "forty thousand",
-            cue="Still nervous about the loan, honestly.", topic=("mortgage", "credit")),
-    RefItem("reference", "My mother's surgery is booked at St. Luke's on the 14th.",
-            "Which hospital was it again?", "St. Luke's",
-            cue="Mum's surgery is on my mind again.", topic=("operation", "doctor")),
-    RefItem("reference", "I ordered a walnut desk from Oakline, it ships in three weeks.",
-            "Who did I buy it from?", "Oakline",
-            cue="Still no sign of the desk.", topic=("furniture", "delivery")),
-    RefItem("reference", "At Luigi's I always get the mushroom risotto with extra parmesan.",
-            "Order my regular dish for me, what was it?", "mushroom risotto",
-            cue="Thinking of going to Luigi's tonight.", topic=("italian", "pasta")),
-    RefItem("reference", "The landlord promised to fix the boiler by the end of the month.",
-            "When did they say it would be sorted?", "end of the month",
-            cue="The boiler is making that noise again.", topic=("heating", "repair")),
-    RefItem("reference", "My passport renewal went in on Monday; it takes six weeks.",
-            "How long did they tell me it would take?", "six weeks",
-            cue="I keep checking the mail for the passport.", topic=("visa", "travel")),
-)
-"""The templates the generator draws from."""
+@dataclass(frozen=True)
+class Dialogue:
+    """Real conversations as filler: each a list of (user line, assistant line) exchanges."""
 
-REFERENCE_KINDS = ("constraint", "decision", "reference")
-
-_ACKS = ("Got it, thanks for telling me.", "Good to know!", "Okay, noted.",
-         "Thanks, that helps.", "Understood.")
-_CUE_ACKS = ("I hear you.", "That makes sense.", "Hang in there.", "Fingers crossed.")
+    name: str
+    conversations: tuple[tuple[tuple[str, str], ...], ...]
 
 
 def shares_terms(a: str, b: str) -> bool:
@@ -161,42 +133,199 @@ def shares_terms(a: str, b: str) -> bool:
     return bool(set(terms(a)) & set(terms(b)))
 
 
-def make_reference_thread(seed: int, n_turns: int, kind: str,
-                          filler_source: str = "auto") -> RefThread:
-    """A reproducible thread of `n_turns` exchanges with one item of `kind` planted.
+def position_label(p: float) -> str:
+    """"first" for the first exchange, else the percentage ("5%", "90%")."""
+    return "first" if p == 0 else f"{round(p * 100, 1):g}%"
 
-    `constraint` and `decision` facts go in the user message of exchange 0 or 1 (the first
-    stretch the memory step files); a `reference` fact at an exchange between an eighth and a
-    third of the thread, and its cue in the last exchange."""
+
+def check_positions(positions: Iterable[float]) -> tuple[float, ...]:
+    """The positions, each checked to be a fraction in [0, 1); a `UsageError` otherwise."""
+    out = tuple(dict.fromkeys(float(p) for p in positions))
+    if not out or any(not 0 <= p < 1 for p in out):
+        raise UsageError(f"positions {list(out)}: give fractions of the thread from 0 (the first "
+                         "exchange) to below 1, e.g. 0,0.05,0.25,0.5,0.75,0.9")
+    return out
+
+
+def update_outcome(seen: Iterable[str], answer: str, stale: str) -> str:
+    """What texts the reader saw (`seen`) show of an update (one of `UPDATE_OUTCOMES`):
+    `stale_only` when the stale value's words are there and the newest value's are not."""
+    text = "\n".join(seen)
+    new, old = answer_in(text, answer), answer_in(text, stale)
+    if old:
+        return "both" if new else "stale_only"
+    return "new_only" if new else "neither"
+
+
+# --- filler -------------------------------------------------------------------------------------
+
+
+def load_dialogue(path: str | Path) -> Dialogue:
+    """The conversations of a LoCoMo JSON file as filler exchanges: consecutive turns of one
+    speaker joined, the conversation's first speaker (`speaker_a`) as the user, the other as the
+    assistant. A `UsageError` (from `load_locomo`) names the fix for a bad path or file."""
+    convs = []
+    for conv in load_locomo(path):
+        msgs: list[tuple[str, str]] = []  # (speaker, text), one speaker's run joined
+        for t in conv.turns:
+            if msgs and msgs[-1][0] == t.speaker:
+                msgs[-1] = (t.speaker, f"{msgs[-1][1]} {t.text}")
+            else:
+                msgs.append((t.speaker, t.text))
+        user = conv.speaker_a
+        pairs = tuple((a, b) for (sa, a), (_, b) in zip(msgs, msgs[1:], strict=False)
+                      if sa == user)
+        if pairs:
+            convs.append(pairs)
+    if not convs:
+        raise UsageError(f"{path}: no two-speaker conversations in it to use as filler")
+    return Dialogue(Path(path).name, tuple(convs))
+
+
+def _dialogue_stream(rng: random.Random, dlg: Dialogue) -> Iterator[tuple[str, str]]:
+    """Exchanges from a random point of a random conversation, on into random others."""
+    conv = rng.randrange(len(dlg.conversations))
+    start = rng.randrange(len(dlg.conversations[conv]))
+    while True:
+        yield from dlg.conversations[conv][start:]
+        conv, start = rng.randrange(len(dlg.conversations)), 0
+
+
+Filler = str | Dialogue
+"""A filler source: "auto", "chitchat", "builtin", or real dialogue (`load_dialogue`)."""
+
+
+def _exchange_drawer(rng: random.Random, filler: Filler
+                     ) -> tuple[str, Callable[[list[str]], list[tuple[str, str]]]]:
+    """(the source's name, a function giving the next filler exchange that says none of the
+    forbidden words). Real dialogue leaves an unclean exchange out rather than redraw a line, so
+    each line keeps the one it answers."""
+    if isinstance(filler, Dialogue):
+        stream = _dialogue_stream(rng, filler)
+        # Past this many exchanges left out in a row, no exchange may be clean: say so.
+        limit = 2 * sum(len(c) for c in filler.conversations)
+
+        def nxt(forbidden: list[str]) -> list[tuple[str, str]]:
+            for _, (u, a) in zip(range(limit), stream, strict=False):
+                if _clean(u, forbidden) and _clean(a, forbidden):
+                    return [("user", u), ("assistant", a)]
+            raise UsageError(f"{filler.name}: no exchange of its conversations is free of the "
+                             f"planted fact's words ({', '.join(forbidden)}) and short enough; "
+                             "give a longer file of conversations as --filler")
+
+        return filler.name, nxt
+    if filler not in ("auto", "chitchat", "builtin"):
+        raise UsageError(f"filler {filler!r}: use auto, chitchat, builtin, or the path of a "
+                         "LoCoMo JSON file")
+    source, draw = filler_drawer(rng, filler)
+    return source, lambda forbidden: filler_exchange(draw, forbidden)
+
+
+# --- generation ---------------------------------------------------------------------------------
+
+_ACKS = ("Got it, thanks for telling me.", "Good to know!", "Okay, noted.",
+         "Thanks, that helps.", "Understood.")
+_CUE_ACKS = ("I hear you.", "That makes sense.", "Hang in there.", "Fingers crossed.")
+
+
+def _placement(rng: random.Random, kind: str, n: int, position: float | None
+               ) -> tuple[int, int | None]:
+    """(the exchange of the fact, the exchange of the stale value for an update, else None).
+
+    Without a position, the first workload's placement: constraints and decisions in the first
+    two exchanges, a follow-up's fact (an update's newest value) between an eighth and a third of
+    the thread, an update's stale value in the first two exchanges."""
+    if position is None:
+        early = kind in ("constraint", "decision")
+        at = rng.randrange(0, 2) if early else rng.randrange(n // 8, n // 3)
+        return at, (rng.randrange(0, 2) if kind == "update" else None)
+    if position == 0:
+        return (1, 0) if kind == "update" else (0, None)
+    at = min(max(round(position * n), 1), n - 2)
+    return at, (rng.randrange(0, at) if kind == "update" else None)
+
+
+def make_reference_thread(seed: int, n_turns: int | None, kind: str,
+                          filler_source: Filler = "auto", *, position: float | None = None,
+                          template: int | None = None) -> RefThread:
+    """A reproducible thread of `n_turns` exchanges (None: 150-249, drawn) with one item of
+    `kind` planted at `position` (a fraction of the thread, 0 the first exchange; None: the
+    kind's first-workload placement, see `_placement`).
+
+    `template`: which of the kind's templates (by index, wrapping); by default the seed's, so
+    seeds 0, 1, 2... use every template once before any twice. A follow-up's cue goes in the last
+    exchange."""
     if kind not in REFERENCE_KINDS:
         raise UsageError(f"unknown kind {kind!r}: use {', '.join(REFERENCE_KINDS)}")
-    if n_turns < 8:
-        raise UsageError(f"n_turns={n_turns}: a reference thread needs at least 8 exchanges")
-    rng = random.Random(f"{seed}-{kind}")
+    rng = random.Random(f"{seed}-{kind}" if position is None else f"{seed}-{kind}-{position}")
+    n = rng.randrange(*EXCHANGES) if n_turns is None else n_turns
+    if n < 8:
+        raise UsageError(f"n_turns={n}: a reference thread needs at least 8 exchanges")
+    if position is not None:
+        check_positions([position])
     of_kind = [i for i in ITEMS if i.kind == kind]
-    item = of_kind[seed % len(of_kind)]  # every template once before any twice
-    if kind == "reference":
-        at = rng.randrange(n_turns // 8, n_turns // 3)
-    else:
-        at = rng.randrange(0, 2)
-    source, draw = filler_drawer(rng, filler_source)
+    item = of_kind[(seed if template is None else template) % len(of_kind)]
+    at, stale_at = _placement(rng, kind, n, position)
+    source, nxt = _exchange_drawer(rng, filler_source)
+    messages = _messages(rng, item, n, at, stale_at, nxt)
+    return RefThread(id=f"{kind}-{seed}" + ("" if position is None else
+                                            f"@{position_label(position)}"),
+                     kind=kind, messages=tuple(messages), question=item.question,
+                     evidence=(2 * at,), answer=item.answer, filler_source=source,
+                     position="" if position is None else position_label(position),
+                     stale=item.stale_answer)
 
-    # Filler never says the fact's words, its topic's, or the question's: the planted message
+
+def _messages(rng: random.Random, item: RefItem, n: int, at: int, stale_at: int | None,
+              nxt: Callable[[list[str]], list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    # Filler never says the fact's words, its topic's, or the question's: the planted messages
     # (and the cue) are the only places the subject comes up.
-    forbidden = sorted({_fold(w) for w in (*terms(item.fact), *item.topic, *terms(item.question),
-                                           *_fold(item.answer).split()) if len(w) >= 3})
+    # Each content word as written and as the reader stems it ("promised", "promis"); stop
+    # words ("the" of "end of the month") would leave out most real dialogue for nothing.
+    said = (item.fact, item.stale, item.question, item.answer, item.stale_answer)
+    words = {w for s in said for w in _fold(s).split() if terms(w)}
+    forbidden = sorted({w for w in (*words, *(t for w in words for t in terms(w)),
+                                    *(_fold(t) for t in item.topic)) if len(w) >= 3})
+    planted = {at: item.fact}
+    if stale_at is not None:
+        planted[stale_at] = item.stale
     messages: list[tuple[str, str]] = []
-    for ex in range(n_turns):
-        if ex == at:
-            messages += [("user", item.fact), ("assistant", rng.choice(_ACKS))]
-            continue
-        if item.cue and ex == n_turns - 1:
+    for ex in range(n):
+        if ex in planted:
+            messages += [("user", planted[ex]), ("assistant", rng.choice(_ACKS))]
+        elif item.cue and ex == n - 1:
             messages += [("user", item.cue), ("assistant", rng.choice(_CUE_ACKS))]
-            continue
-        messages += filler_exchange(draw, forbidden)
-    return RefThread(id=f"{kind}-{seed}", kind=kind, messages=tuple(messages),
-                     question=item.question, evidence=(2 * at,), answer=item.answer,
-                     filler_source=source)
+        else:
+            messages += nxt(forbidden)
+    return messages
+
+
+def generate(threads: int, seed: int, kinds: Sequence[str], positions: Sequence[float],
+             n_turns: int | None, filler: Filler) -> list[RefThread]:
+    """`threads` threads spread evenly over kinds, then positions: thread j is of kind
+    `kinds[j % K]`; each kind's i-th thread takes the next template of a seeded shuffle (every
+    template once before any twice) and a position from a seeded shuffle of the positions per
+    round (every position once per round), so templates and positions vary independently."""
+    for k in kinds:
+        if k not in REFERENCE_KINDS:
+            raise UsageError(f"unknown kind {k!r}: use {', '.join(REFERENCE_KINDS)}")
+    ps = check_positions(positions)
+    out = []
+    for j in range(threads):
+        kind = kinds[j % len(kinds)]
+        i = j // len(kinds)
+        n_items = sum(1 for it in ITEMS if it.kind == kind)
+        order = list(range(n_items))
+        random.Random(f"{seed}-{kind}-templates-{i // n_items}").shuffle(order)
+        rounds = list(ps)
+        random.Random(f"{seed}-{kind}-positions-{i // len(ps)}").shuffle(rounds)
+        out.append(make_reference_thread(seed * 100_003 + i, n_turns, kind, filler,
+                                         position=rounds[i % len(ps)],
+                                         template=order[i % n_items]))
+    return out
+
+
+# --- conversations written by others ----------------------------------------------------------
 
 
 def load_reference(path: str | Path) -> list[RefThread]:
@@ -249,10 +378,14 @@ def load_reference(path: str | Path) -> list[RefThread]:
                 for i in ev):
             raise UsageError(f"{where}: 'evidence' must be a non-empty list of 0-based indices "
                              f"into messages (0 to {len(pairs) - 1})")
+        stale = row.get("stale", "")
+        if not isinstance(stale, str):
+            raise UsageError(f"{where}: 'stale' must be a string: the stale value's words")
         out.append(RefThread(id=str(row.get("id", f"line-{n}")),
                              kind=str(row.get("kind", "file")), messages=tuple(pairs),
                              question=q, evidence=tuple(ev), answer=str(row.get("answer", "")),
-                             ts=tuple(ts), filler_source=str(p.name)))
+                             ts=tuple(ts), filler_source=str(p.name),
+                             position=str(row.get("position", "")), stale=stale))
     if not out:
         raise UsageError(f"{p}: no conversations in it; write one JSON object per line")
     return out
