@@ -5,9 +5,14 @@ OpenAI Agents SDK session; a step that cannot run is reported, never dropped in 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import time
 
-from memlane import AsyncMemory, HistoryPolicy, Memory
+import pytest
+
+from memlane import AsyncMemory, HistoryPolicy, Memory, StepStalled
+from memlane.cli import main
 
 DAY = 86400.0
 OLD = ["colour", "film", "band", "season", "city", "dish", "sport", "author", "flower",
@@ -146,7 +151,8 @@ def test_a_store_that_deleted_threads_before_the_fix_is_repaired_when_it_opens(
             tx.conn.execute(tx.sql(f"DELETE FROM {table} WHERE thread_id = ?"), ("t1",))
         tx.conn.execute(tx.sql("DELETE FROM _migrations WHERE number = 8"))
     chat(t, 9, "New", NEW)
-    assert t.maybe_step() == []  # stuck: its steps are taken for retries of the old ones
+    with pytest.raises(StepStalled, match=r"stretch 1\.\.8 .*refused twice"):
+        t.maybe_step()  # stuck: its steps are taken for retries of the old ones
     s.close()
     s = opened()
     try:
@@ -158,3 +164,84 @@ def test_a_store_that_deleted_threads_before_the_fix_is_repaired_when_it_opens(
         assert {r.text for r in kept} <= set(texts) and any("New7" in x for x in texts)
     finally:
         s.close()
+
+
+# A step that cannot run is reported -------------------------------------------------------------
+
+
+def stuck_at(mem: Memory, thread_id: str, end: int) -> None:
+    """A record left tied to step `end` of `thread_id` that no episode has: the state a thread
+    deleted before migration 8 left, where a stretch ending at `end` is refused every time."""
+    with mem.store.transaction() as tx:
+        tx.add_record(mem.ns, "A stale record of an old step.", "fact", [], thread_id,
+                      time.time(), end, False)
+
+
+def test_maybe_step_raises_a_stall_with_the_steps_filed_before_it(store, caplog):
+    mem = Memory(store)
+    t = mem.thread("t1")
+    stuck_at(mem, "t1", 16)
+    chat(t, 13, "New", NEW)
+    with caplog.at_level(logging.WARNING, logger="memlane.step"), \
+            pytest.raises(StepStalled) as e:
+        t.maybe_step()
+    err = e.value
+    assert (err.thread_id, err.start, err.end) == ("t1", 9, 16)
+    assert [(r.start, r.end) for r in err.results] == [(1, 8)]  # filed before it: it stands
+    assert "filing of thread 't1' cannot go on: stretch 9..16" in str(err)
+    assert "cannot go on" in caplog.text  # logged as a warning too
+    assert t.info().filed_to == 8 and t.info().messages == 26  # no message lost
+    with pytest.raises(StepStalled):  # every later call says so again
+        t.maybe_step()
+    with pytest.raises(StepStalled):
+        t.flush()
+
+
+def test_the_agent_reports_a_stall_in_the_turn_result(store):
+    from memlane.agent import Agent
+    from memlane.models.scripted import FunctionModel
+
+    mem = Memory(store)
+    stuck_at(mem, "t1", 8)
+    agent = Agent(mem, FunctionModel(lambda *a: "Noted."), extractor=mem.extractor,
+                  background=False)
+    results = [agent.turn("t1", f"My favourite {NEW[i]} is New{i}.") for i in range(4)]
+    assert all(not r.step_problems for r in results[:3])
+    assert not results[3].step_results and results[3].answer == "Noted."
+    assert len(results[3].step_problems) == 1 and "stretch 1..8" in results[3].step_problems[0]
+    agent.close()
+
+
+def test_the_agents_sdk_session_reports_a_stall(store):
+    from memlane.integrations.openai_agents import MemlaneSession
+
+    async def main_() -> None:
+        mem = AsyncMemory(Memory(store))
+        stuck_at(mem.sync, "s", 8)
+        for background in (False, True):
+            session = MemlaneSession("s", memory=mem, background_step=background)
+            for i in range(4):  # the items a run adds: its input and the answer
+                await session.add_items([{"role": "user", "content": f"Fact {i}: sky {i}."},
+                                         {"role": "assistant", "content": "Noted."}])
+            await session.wait()
+            assert not session.steps
+            assert session.step_problems and "stretch 1..8" in session.step_problems[-1]
+            await session.clear_session()
+            stuck_at(mem.sync, "s", 8)
+
+    asyncio.run(main_())
+
+
+def test_cli_ingest_exits_non_zero_naming_the_stall_and_keeps_every_message(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+    with Memory.open(db) as mem:
+        stuck_at(mem, "t1", 8)
+    convo = tmp_path / "c.jsonl"
+    convo.write_text("".join(
+        json.dumps({"role": r, "content": c}) + "\n" for i in range(6)
+        for r, c in (("user", f"My favourite {NEW[i]} is New{i}."), ("assistant", "Noted."))))
+    assert main(["--db", db, "ingest", "t1", str(convo)]) == 1
+    err = capsys.readouterr().err
+    assert "memlane: error: filing of thread 't1' cannot go on: stretch 1..8" in err
+    with Memory.open(db) as mem:
+        assert mem.thread("t1").info().messages == 12

@@ -31,7 +31,10 @@ filing, in this order:
    than this one (a retry: same start and end) may overlap it. That check is the claim: two
    workers that read the same unfiled messages (one before a turn's answer landed, one after)
    both write a step, and the second to apply gets `StepConflict` and files nothing; its loop
-   reads the thread again (and leaves it to the other worker after `MAX_CONFLICTS`).
+   reads the thread again (and leaves it to the other worker after `MAX_CONFLICTS`). The same
+   messages refused twice mean no worker is filing them: `StepStalled` is raised (and logged),
+   so filing never stops in silence; surfaces that must not raise report it
+   (`file_reporting`).
 6. **After**: the `quality` ledger row when the step graded the answer, and the embeddings of what
    the step wrote (after the transaction, so a slow embedder never holds the write lock).
 
@@ -51,7 +54,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..errors import MemlaneError, NotFound, StepConflict, UsageError
+from ..errors import MemlaneError, NotFound, StepConflict, StepStalled, UsageError
 from ..safety import carried
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
@@ -211,9 +214,11 @@ class StepRunner:
     ) -> list[StepResult]:
         """File every stretch of `thread_id` that is due, oldest first (at most `max_steps`).
         `force` files whatever is unfiled, however short (a session that ends); `turn_done`
-        says the last turn is complete (see `due_part`)."""
+        says the last turn is complete (see `due_part`). A due stretch that cannot be filed
+        raises `StepStalled` (with the steps filed before it), never returns nothing."""
         done: list[StepResult] = []
         conflicts = 0
+        refused: tuple[int, ...] | None = None
         while len(done) < max_steps and conflicts < MAX_CONFLICTS:
             stretch = self.due_stretch(thread_id, force=force, turn_done=turn_done)
             if not stretch:
@@ -223,6 +228,12 @@ class StepRunner:
             except StepConflict as e:
                 # Another worker filed these turns between our read and our apply. Read again:
                 # what is unfiled now starts after its stretch (a conflict means progress).
+                # The very same messages refused again mean no one filed them: filing of the
+                # thread cannot go on, and saying nothing would stop it for good, silently.
+                ids = tuple(m.id for m in stretch)
+                if ids == refused:
+                    raise stalled(thread_id, stretch, e, done) from e
+                refused = ids
                 conflicts += 1
                 log.info("memory step for thread %r not applied: %s", thread_id, e)
         return done
@@ -358,6 +369,31 @@ class StepRunner:
         return got.parsed
 
 
+def stalled(thread_id: str, stretch: Sequence[Message], cause: StepConflict,
+            done: Sequence[StepResult]) -> StepStalled:
+    """The error for a stretch refused twice with nothing filed between (`file_due`), logged
+    as a warning too: a background worker's caller may see nothing else."""
+    start, end = stretch[0].seq, stretch[-1].seq
+    message = (f"filing of thread {thread_id!r} cannot go on: stretch {start}..{end} is due "
+               f"and was refused twice with no other worker filing it ({cause}). Nothing of "
+               "it was applied and its messages are kept; steps filed before it stand. "
+               "Export the namespace (`memlane export`) and report it")
+    log.warning("%s", message)
+    return StepStalled(message, thread_id=thread_id, start=start, end=end, results=done)
+
+
+def file_reporting(file: Callable[[], list[StepResult]], problems: list[str]
+                   ) -> list[StepResult]:
+    """`file()` (a `file_due` call) for a caller that must not raise (an agent's turn, a
+    background worker, a framework's run): a stalled thread's message goes to `problems`, and
+    the steps filed before it are returned."""
+    try:
+        return file()
+    except StepStalled as e:
+        problems.append(str(e))
+        return e.results
+
+
 K = TypeVar("K", bound=Hashable)
 
 
@@ -416,6 +452,8 @@ class StepWorker(Generic[K]):
                     self._queued.discard(key)
                 try:
                     done = self._run(key, self._batch)
+                except StepStalled as e:  # logged as a warning where it was raised
+                    done = e.results
                 except Exception:  # noqa: BLE001 - a failed step must not kill the worker
                     log.exception("background memory step for %r failed", key)
                     done = []
@@ -462,4 +500,5 @@ class StepWorker(Generic[K]):
         return out
 
 
-__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker", "turn_starts"]
+__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker", "file_reporting", "stalled",
+           "turn_starts"]
