@@ -18,8 +18,9 @@ filing, in this order:
    `turn_done=True`, and it is filed without waiting. `force=True` (a session that ends) files
    the open turn too: no reply is coming.
 3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
-   related to the stretch (`Memory.related`), the heuristic's too: it folds repeats and
-   corrections into them.
+   related to the stretch (`related.related_records`: each user message searched for with
+   `Memory.related`, the hits ranked the same way on every engine), the heuristic's too: it
+   folds repeats and corrections into them.
 4. **Validate once** (`parse_step`). A model step that fails (`ModelError`, output that fails
    validation, any other error of the extractor) has the stretch filed by the offline heuristic
    instead, shown the same related records, through the one fallback (`FallbackExtractor`),
@@ -65,6 +66,7 @@ from .heuristic import fact_readings
 from .model import FallbackExtractor, given_step
 from .parse import StepOutput
 from .quality import note_fallback, note_quality
+from .related import related_records
 
 if TYPE_CHECKING:
     from ..ledger import Ledger
@@ -90,7 +92,7 @@ class Cadence:
     """...or sooner, once the unfiled part passes this many tokens."""
 
 
-def _no_related(messages: Sequence[Message]) -> list[Record]:
+def _no_related(messages: Sequence[Message], limit: int = 10) -> list[Record]:
     return []
 
 
@@ -108,7 +110,8 @@ def turn_starts(messages: Sequence[Message]) -> list[int]:
 class StepRunner:
     """Files the stretches of one namespace's threads (see the module docstring for the order).
 
-    `related` finds the existing records a model step should update rather than duplicate;
+    `related(messages, limit)` searches for the existing records a step should update rather
+    than duplicate (`related.related_records` asks it once per user message);
     `embed` embeds written records after the transaction (returns a warning on failure);
     `ledger` (optional) hears of fallbacks and of the quality a step gave the answer, attributed
     to `model`."""
@@ -120,7 +123,7 @@ class StepRunner:
         *,
         cadence: Cadence | None = None,
         extractor: Extractor | None = None,
-        related: Callable[[Sequence[Message]], list[Record]] = _no_related,
+        related: Callable[[Sequence[Message], int], list[Record]] = _no_related,
         embed: Callable[[Sequence[int]], str | None] = _no_embedding,
         ledger: Ledger | None = None,
         model: str | None = None,
@@ -358,7 +361,7 @@ class StepRunner:
         # same stretch wrote (all their sources are in it): filing again replaces those, so an
         # update of one would be dropped and the fact lost.
         own = {m.id for m in stretch}
-        existing = [r for r in self.related(stretch)
+        existing = [r for r in related_records(stretch, self.related)
                     if not (r.source_ids and set(r.source_ids) <= own)]
         validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
         with fact_readings(self.facts):
