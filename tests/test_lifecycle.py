@@ -245,3 +245,27 @@ def test_cli_ingest_exits_non_zero_naming_the_stall_and_keeps_every_message(tmp_
     assert "memlane: error: filing of thread 't1' cannot go on: stretch 1..8" in err
     with Memory.open(db) as mem:
         assert mem.thread("t1").info().messages == 12
+
+
+# Where a stretch ends does not depend on when the step runs --------------------------------------
+
+
+def test_a_late_step_cuts_the_same_stretches_as_a_timely_one(store):
+    from memlane.step.runner import Cadence
+
+    long = " ".join(["word"] * 300)
+    said = [f"My favourite {NEW[i]} is New{i}. {long if i % 3 == 0 else ''}" for i in range(14)]
+    cuts = []
+    for k, timely in enumerate((True, False)):
+        mem = Memory(store, f"ns{k}", cadence=Cadence(every_user_turns=4, unfiled_tokens=320))
+        t = mem.thread("t")
+        for text in said:
+            t.add("user", text)
+            t.add("assistant", "Noted.")
+            if timely:
+                t.maybe_step()
+        t.maybe_step()  # late: everything that came meanwhile is unfiled at once
+        cuts.append([(e.start, e.end) for e in t.episodes()])
+        assert sorted(r.text for r in mem.records(limit=10000)) == sorted(
+            r.text for r in Memory(store, "ns0").records(limit=10000))
+    assert cuts[0] == cuts[1] and len(cuts[0]) >= 4, cuts

@@ -7,9 +7,10 @@ filing, in this order:
 
 1. **Read** the thread's unfiled part once (its row, then the messages after `filed_to`). A turn
    is a run of user messages and the replies after it (a double text is one turn); it is
-   **closed** once the next turn begins. The next stretch is the first
-   `Cadence.every_user_turns` closed turns; it is due once the closed part holds that many
-   turns or the unfiled part holds `Cadence.unfiled_tokens` tokens.
+   **closed** once the next turn begins. The next stretch is the first closed turns up to the
+   one that brings it to `Cadence.every_user_turns` turns or `Cadence.unfiled_tokens` tokens;
+   it is due once it gets there (`cut`: where a stretch ends depends on the messages alone,
+   never on when the step runs).
 2. **Turn-boundary guard**: the last turn is never filed while it is open (its answer, a second
    answer or a tool result may still come), or it would be split across two stretches; the
    next user message closes it. Every stretch ends where a turn ends, whatever the order of
@@ -89,7 +90,7 @@ class Cadence:
     every_user_turns: int = 4
     """A step per this many user turns."""
     unfiled_tokens: int = 3000
-    """...or sooner, once the unfiled part passes this many tokens."""
+    """...or sooner: a stretch ends at the turn that brings it to this many tokens."""
 
 
 def _no_related(messages: Sequence[Message], limit: int = 10) -> list[Record]:
@@ -155,13 +156,30 @@ class StepRunner:
         return self.store.messages(self.ns, thread_id, start=info.filed_to + 1)
 
     def next_stretch(self, unfiled: Sequence[Message]) -> list[Message]:
-        """The first `every_user_turns` turns of `unfiled` (with whatever precedes the first).
+        """The first turns of `unfiled` (with whatever precedes the first) up to the one that
+        brings the stretch to `every_user_turns` turns or `unfiled_tokens` tokens; all of it
+        when it reaches neither (`cut`).
 
         A turn is a run of user messages and the replies after it (`turn_starts`): two user
         messages in a row (a double text) are one turn, never a stretch boundary."""
-        starts = turn_starts(unfiled)
-        n = self.cadence.every_user_turns
-        return list(unfiled[:starts[n]] if len(starts) > n else unfiled)
+        return self.cut(unfiled)[0]
+
+    def cut(self, msgs: Sequence[Message]) -> tuple[list[Message], bool]:
+        """The first stretch of `msgs` and whether it is full: its turns, from the first, up to
+        the one where it holds `every_user_turns` turns or `unfiled_tokens` tokens (full), else
+        all of `msgs` (not full). Where a stretch ends depends on the messages alone, never on
+        how many came after them: a worker that runs late cuts the same stretches as one that
+        files after every turn (the tokens used to be counted over the whole unfiled part, so
+        a late worker cut a long conversation elsewhere, and filed other facts)."""
+        starts = turn_starts(msgs)
+        ends = [*starts[1:], len(msgs)] if starts else []
+        tokens, j = 0, 0
+        for k, end in enumerate(ends, 1):
+            tokens += sum(m.tokens for m in msgs[j:end])
+            j = end
+            if k >= self.cadence.every_user_turns or tokens >= self.cadence.unfiled_tokens:
+                return list(msgs[:end]), True
+        return list(msgs), False
 
     def is_due(self, unfiled: Sequence[Message], *, turn_done: bool = False) -> bool:
         """Whether a stretch can be filed now: `due_part(unfiled)` is not empty."""
@@ -174,8 +192,8 @@ class StepRunner:
         Only **closed** turns are filed: a turn closes when the next one begins (a user message
         after a reply). The last turn may still get replies (a second answer, a tool result
         the client sends with its next request), so filing it would split it across two
-        stretches. Of the closed part, the first `every_user_turns` turns are due once it holds
-        that many turns or the unfiled part passes `unfiled_tokens`. Whatever the roles, a
+        stretches. Of the closed part, the first turns are due once they hold
+        `every_user_turns` turns or `unfiled_tokens` tokens (`cut`). Whatever the roles, a
         stretch always ends where a turn does, so filing can never wedge: every new turn
         closes the one before it.
 
@@ -195,13 +213,8 @@ class StepRunner:
             closed = list(unfiled)
         else:
             closed = list(unfiled[:starts[-1]] if starts else [])
-        turns = len(turn_starts(closed))
-        if not turns:
-            return []
-        if turns >= self.cadence.every_user_turns or \
-                sum(m.tokens for m in unfiled) >= self.cadence.unfiled_tokens:
-            return self.next_stretch(closed)
-        return []
+        stretch, full = self.cut(closed)
+        return stretch if full else []
 
     def due_stretch(self, thread_id: str, *, force: bool = False, inline: bool = False,
                     turn_done: bool = False) -> list[Message]:
