@@ -182,3 +182,29 @@ def test_an_older_statement_filed_later_does_not_replace_a_newer_one(store):
     a.flush()
     current = [r.text for r in mem.records(limit=10000) if "bus" in r.text]
     assert current == ["My bus to work is the number 43 now."]
+
+
+ROOMS = [f"Room number {i} is at the pool." for i in range(5)] + [
+    "Ann5's locker number is 75.", "Ann6's locker number is 65.", "Ann7's locker number is 37.",
+    "Ann8's locker number is 97.", "Room number 9 is at the pool.", "My bus number is 10.",
+    "Ann11's locker number is 78."]
+
+
+@pytest.mark.xfail(reason="the engines rank a search differently: SQLite's FTS5 bm25() weighs "
+                   "a term by its rarity, PostgreSQL's ts_rank by frequency over length only, "
+                   "and their ties go opposite ways, so a query sharing common words with many "
+                   "records gets other records first. Filing no longer depends on it "
+                   "(step/related.py ranks the pool itself); what search, notes and the tools "
+                   "show still do. The fix is in store/*/search.py: one BM25 for both engines' "
+                   "exact ranking (PostgreSQL's from term counts, as its bounded path does)",
+                   strict=False)
+def test_a_search_ranks_the_same_on_both_engines(tmp_path, pg_url):
+    query = ("Ann12's locker number is 40. Ann13's locker number is 94. Room number 14 is at "
+             "the pool. My bus number is 15.")
+    got = []
+    for target in (str(tmp_path / "m.db"), pg_url):
+        with Memory.open(target) as mem:
+            for text in ROOMS:
+                mem.remember(text)
+            got.append([h.record.text for h in mem.search(query, 5)])
+    assert got[0] == got[1]
