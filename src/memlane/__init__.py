@@ -21,6 +21,7 @@ from .errors import (
     NotFound,
     StepConflict,
     StepError,
+    StepStalled,
     StoreError,
     UsageError,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "StepOutput",
     "StepResult",
     "StepRunner",
+    "StepStalled",
     "Store",
     "StoreError",
     "Thread",

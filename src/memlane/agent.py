@@ -46,7 +46,7 @@ from .memory import Memory, Thread
 from .models.base import Model, ModelReply, ToolCall, Usage
 from .step.extractor import Extractor
 from .step.model import INLINE_TOOL_NAME, FallbackExtractor, ModelExtractor, inline_tool_schema
-from .step.runner import StepRunner, StepWorker
+from .step.runner import StepRunner, StepWorker, file_reporting
 from .tool_schemas import MEMORY_TOOL_NAMES, TOOL_SCHEMAS
 from .tools.answer import note_correction, prompt_version, record_answer
 from .tools.apptools import AppTool, run_call
@@ -84,6 +84,9 @@ class TurnResult:
     model_calls: int = 0
     signals: dict[str, Any] = field(default_factory=dict)
     """Quality signals detected at answer time (also in the ledger row)."""
+    step_problems: tuple[str, ...] = ()
+    """Why a memory step that was due could not run (`StepStalled`), with
+    `background=False`; a background step's is logged as a warning."""
 
 
 def _add_usage(a: Usage, b: Usage) -> Usage:
@@ -221,6 +224,7 @@ class Agent:
             model=self.model_name)
 
         step_results = list(inline.results) if inline is not None else []
+        problems: list[str] = []
         # The agent has just recorded its whole turn: it need not wait for the next question to
         # close it (`turn_done`).
         if not (inline is not None and inline.done) and \
@@ -228,12 +232,13 @@ class Agent:
             if self.background:
                 self._worker.submit(thread.id)
             else:
-                step_results.extend(self._file_due(thread.id))
+                step_results.extend(file_reporting(lambda: self._file_due(thread.id),
+                                                   problems))
         return TurnResult(
             answer=loop.answer_text, tool_calls=tuple(loop.records), context_trace=ctx.trace,
             usage=usage, step_results=tuple(step_results), thread_id=thread.id,
             user_seq=user_msg.seq, answer_seq=answer_msg.seq, model_calls=calls,
-            signals=signals,
+            signals=signals, step_problems=tuple(problems),
         )
 
     def _loop(

@@ -6,12 +6,20 @@
     │   └── BudgetTooSmall    the fixed parts of the context alone exceed the budget
     ├── StepError             a memory step's output is malformed; nothing was applied
     ├── StepConflict          the stretch is filed already (or overlaps one that is); nothing
-    │                         was applied
+    │   │                     was applied
+    │   └── StepStalled       a due stretch was refused twice with nothing filed between:
+    │                         filing of the thread cannot go on
     ├── StoreError            the store cannot be opened or migrated
     └── ModelError            a model endpoint failed (after retries) or answered nonsense
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .types import StepResult
 
 
 class MemlaneError(Exception):
@@ -49,6 +57,22 @@ class StepConflict(MemlaneError):
     gets this (the first one filed the turns). Not a `StepError`: the output may be fine, and
     filing it again with the offline heuristic would conflict the same way.
     """
+
+
+class StepStalled(StepConflict):
+    """A stretch is due but cannot be filed: read again after a conflict, the same unfiled
+    messages were refused again, so no other worker is filing them and filing of the thread
+    would stop here for good. Raised instead of returning nothing; nothing of that stretch was
+    applied and no message is lost. `results`: the steps the same call filed before it (they
+    stand); `start`/`end`: the stretch."""
+
+    def __init__(self, message: str, *, thread_id: str, start: int, end: int,
+                 results: Sequence[StepResult] = ()) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.start = start
+        self.end = end
+        self.results = list(results)
 
 
 class StoreError(MemlaneError):

@@ -188,28 +188,35 @@ def load(source: str, text: str, name: str = "the file") -> list[Conversation]:
 def import_conversations(memory: Any, conversations: Sequence[Conversation], *,
                          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Each conversation into its own thread, replayed in order with its times and filed by the
-    memory step as it goes (`memlane.ingest`, the path `memlane ingest` takes). A thread that
-    exists already is left alone (importing the same export twice adds nothing)."""
+    memory step as it goes (`memlane.ingest`, the path `memlane ingest` takes). What a thread
+    holds already is not added again (`ingest.held_count`): importing the same export twice adds
+    nothing, and a later export of a conversation that went on adds its new messages.
+    `already_imported` counts the conversations that added nothing; `problems`, why filing
+    could not go on (their messages are stored all the same)."""
     from .ingest import ingest
 
-    counts: dict[str, Any] = {"conversations": 0, "messages": 0, "steps": 0,
+    counts: dict[str, Any] = {"conversations": 0, "messages": 0, "held": 0, "steps": 0,
                               "already_imported": 0, "empty": 0}
+    problems: list[str] = []
     skipped: Counter[str] = Counter()
     for n, conv in enumerate(conversations, 1):
         skipped.update(conv.skipped)
         if not conv.messages:
             counts["empty"] += 1
-        elif memory.thread(conv.thread_id).exists():
-            counts["already_imported"] += 1
         else:
+            # ingest flushes: a conversation is over, its last stretch is filed too, not only
+            # what the cadence made due (its facts would wait for a next turn that never comes).
             out = ingest(memory, conv.thread_id, conv.messages)
-            # A conversation is over: file its last stretch too, not only what the cadence
-            # made due (its facts would wait for a next turn that never comes).
-            steps = out["steps"] + len(memory.thread(conv.thread_id).flush())
-            counts["conversations"] += 1
-            counts["messages"] += out["messages"]
-            counts["steps"] += steps
+            counts["held"] += out["held"]
+            if out["messages"]:
+                counts["conversations"] += 1
+                counts["messages"] += out["messages"]
+            else:
+                counts["already_imported"] += 1
+            counts["steps"] += out["steps"]
+            problems += out["problems"]
         if progress is not None:
             progress(n, len(conversations))
     counts["skipped"] = dict(sorted(skipped.items()))
+    counts["problems"] = problems
     return counts

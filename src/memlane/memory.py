@@ -729,7 +729,8 @@ class Thread:
         """File every stretch that is due (the cadence), oldest first; never the last turn
         while it is open (the next user message closes it; `flush` files it). `turn_done`:
         the caller has just recorded the whole of the last turn (its answer, after any tool
-        rounds), so it is closed now unless it ends on a user message."""
+        rounds), so it is closed now unless it ends on a user message. A stretch that is due
+        but cannot be filed raises `StepStalled` (holding the steps filed before it)."""
         return self.memory.step_runner().file_due(self.id, max_steps=max_steps,
                                                   turn_done=turn_done)
 

@@ -152,9 +152,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     with open_memory(args, **kwargs) as mem:
         out = ingest(mem, args.thread, msgs, step=not args.no_step,
                      progress=progress_bar(f"ingest {args.thread}: messages"))
-    emit(out, args.json, f"ingested {out['messages']} messages into {out['thread']!r}: "
+    held = f" ({out['held']} held already, not added)" if out["held"] else ""
+    emit(out, args.json, f"ingested {out['messages']} messages into {out['thread']!r}{held}: "
                          f"{out['steps']} memory steps, {out['episodes']} buffer lines")
-    return 0
+    return filing_problems(out["problems"])
+
+
+def filing_problems(problems: list[str]) -> int:
+    """The exit status of a command that filed: 1, each problem said on stderr, when a memory
+    step that was due could not run (the messages are stored either way)."""
+    for p in problems:
+        print(f"memlane: error: {p}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def cmd_context(args: argparse.Namespace) -> int:

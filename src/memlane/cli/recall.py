@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
 from . import JSON_HELP, add_embedder_arg, emit, open_output, progress_bar
-from .core import open_memory
+from .core import filing_problems, open_memory
 
 
 def _open(args: argparse.Namespace, embedder: str | None = None, *,
@@ -288,7 +288,7 @@ def _import_conversations(args: argparse.Namespace, text: str) -> int:
          f"{skipped}" + (f"; {out['already_imported']} already imported"
                          if out["already_imported"] else "")
          + (f"; {out['empty']} with no text" if out["empty"] else ""))
-    return 0
+    return filing_problems(out["problems"])
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -3,7 +3,9 @@ run's path (as memlane's own agent loop does), one filing per thread at a time.
 
 A turn that ends while its thread is being filed asks for another pass, so what became due
 meanwhile is filed then, not a turn later. A failed step is logged, never raised into the
-framework's run: the conversation is recorded either way, and the next pass files it again.
+framework's run: the conversation is recorded either way, and the next pass files it again. A
+thread whose filing cannot go on (`StepStalled`) is logged as a warning and kept in `problems`,
+in the background and in the foreground alike.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import asyncio
 import logging
 
 from ..aio import AsyncThread
-from ..errors import MemlaneError
+from ..errors import MemlaneError, StepStalled
 from ..types import StepResult
 
 log = logging.getLogger("memlane.integrations")
@@ -25,6 +27,8 @@ class Filer:
         self.background = background
         self.steps: list[StepResult] = []
         """Memory steps applied, oldest first."""
+        self.problems: list[str] = []
+        """Why a step that was due could not run (`StepStalled`), oldest first."""
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
 
@@ -41,7 +45,12 @@ class Filer:
 
     async def _pass(self, thread: AsyncThread) -> None:
         # Called when a framework's run has ended: the turn it recorded is whole.
-        self.steps.extend(await thread.maybe_step(turn_done=True))
+        try:
+            self.steps.extend(await thread.maybe_step(turn_done=True))
+        except StepStalled as e:  # logged as a warning where it was raised
+            self.steps.extend(e.results)
+            self.problems.append(str(e))
+            del self.problems[:-16]  # the latest few: the same thread stalls every turn
 
     async def _run(self, thread: AsyncThread) -> None:
         try:

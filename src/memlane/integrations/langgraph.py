@@ -61,6 +61,7 @@ from typing import Any
 from ..context.policy import Policy
 from ..errors import MissingExtra, UsageError
 from ..memory import MAX_RECORD_CHARS, Memory
+from ..step.runner import file_reporting
 from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Record
 from ._transcript import Call, call_line, replay
@@ -386,7 +387,9 @@ def pre_model_hook(memory: Memory, *, thread_id: str | None = None, budget: int 
         if new:
             thread.extend(messages_to_log(new))
         # A new question means the turn before it is whole: file what is due, that turn too.
-        thread.maybe_step(turn_done=prompt is not None)
+        # A thread whose filing cannot go on is logged as a warning (`StepStalled`); the
+        # graph's turn goes ahead.
+        file_reporting(lambda: thread.maybe_step(turn_done=prompt is not None), [])
         asked = prompt or logged_prompt
         # The prompt is assembled as the new message (notes are chosen for it), then logged.
         ctx = thread.context(budget, _lc_text(asked.content) if asked else None, policy=pol,

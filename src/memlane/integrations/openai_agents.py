@@ -222,6 +222,12 @@ class MemlaneSession:
         """Memory steps this session has applied, oldest first."""
         return self._filer.steps
 
+    @property
+    def step_problems(self) -> list[str]:
+        """Why a memory step that was due could not run (`StepStalled`; also logged as a
+        warning), oldest first; empty while filing goes on."""
+        return self._filer.problems
+
     async def wait(self) -> None:
         """Wait for a background memory step in flight (e.g. before closing the memory)."""
         await self._filer.wait()

@@ -202,6 +202,12 @@ class MemlaneHistory:
         """Memory steps run after this processor's runs, oldest first."""
         return self._filer.steps
 
+    @property
+    def step_problems(self) -> list[str]:
+        """Why a memory step that was due could not run (`StepStalled`; also logged as a
+        warning), oldest first; empty while filing goes on."""
+        return self._filer.problems
+
     async def wait(self) -> None:
         """Wait for the background memory steps in flight."""
         await self._filer.wait()

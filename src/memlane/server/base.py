@@ -27,6 +27,7 @@ from ..errors import (
     NotFound,
     StepConflict,
     StepError,
+    StepStalled,
     UpstreamTimeout,
     UsageError,
 )
@@ -109,6 +110,7 @@ def error_body(message: str, kind: str, problems: list[str] | None = None) -> di
 
 # memlane's errors as HTTP, the first match winning (so each class comes before its base).
 _STATUS: tuple[tuple[type[MemlaneError], int, str], ...] = (
+    (StepStalled, 409, "step_stalled"),
     (StepConflict, 409, "step_conflict"),
     (NotFound, 404, "not_found"),
     (BudgetTooSmall, 400, "budget_too_small"),

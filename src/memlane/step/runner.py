@@ -7,9 +7,10 @@ filing, in this order:
 
 1. **Read** the thread's unfiled part once (its row, then the messages after `filed_to`). A turn
    is a run of user messages and the replies after it (a double text is one turn); it is
-   **closed** once the next turn begins. The next stretch is the first
-   `Cadence.every_user_turns` closed turns; it is due once the closed part holds that many
-   turns or the unfiled part holds `Cadence.unfiled_tokens` tokens.
+   **closed** once the next turn begins. The next stretch is the first closed turns up to the
+   one that brings it to `Cadence.every_user_turns` turns or `Cadence.unfiled_tokens` tokens;
+   it is due once it gets there (`cut`: where a stretch ends depends on the messages alone,
+   never on when the step runs).
 2. **Turn-boundary guard**: the last turn is never filed while it is open (its answer, a second
    answer or a tool result may still come), or it would be split across two stretches; the
    next user message closes it. Every stretch ends where a turn ends, whatever the order of
@@ -18,8 +19,9 @@ filing, in this order:
    `turn_done=True`, and it is filed without waiting. `force=True` (a session that ends) files
    the open turn too: no reply is coming.
 3. **Extract**: the output given (inline mode, REST), or the extractor's, shown the records
-   related to the stretch (`Memory.related`), the heuristic's too: it folds repeats and
-   corrections into them.
+   related to the stretch (`related.related_records`: each user message searched for with
+   `Memory.related`, the hits ranked the same way on every engine), the heuristic's too: it
+   folds repeats and corrections into them.
 4. **Validate once** (`parse_step`). A model step that fails (`ModelError`, output that fails
    validation, any other error of the extractor) has the stretch filed by the offline heuristic
    instead, shown the same related records, through the one fallback (`FallbackExtractor`),
@@ -31,7 +33,10 @@ filing, in this order:
    than this one (a retry: same start and end) may overlap it. That check is the claim: two
    workers that read the same unfiled messages (one before a turn's answer landed, one after)
    both write a step, and the second to apply gets `StepConflict` and files nothing; its loop
-   reads the thread again (and leaves it to the other worker after `MAX_CONFLICTS`).
+   reads the thread again (and leaves it to the other worker after `MAX_CONFLICTS`). The same
+   messages refused twice mean no worker is filing them: `StepStalled` is raised (and logged),
+   so filing never stops in silence; surfaces that must not raise report it
+   (`file_reporting`).
 6. **After**: the `quality` ledger row when the step graded the answer, and the embeddings of what
    the step wrote (after the transaction, so a slow embedder never holds the write lock).
 
@@ -51,7 +56,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..errors import MemlaneError, NotFound, StepConflict, UsageError
+from ..errors import MemlaneError, NotFound, StepConflict, StepStalled, UsageError
 from ..safety import carried
 from ..telemetry import traced
 from ..types import Message, Record, StepResult
@@ -62,6 +67,7 @@ from .heuristic import fact_readings
 from .model import FallbackExtractor, given_step
 from .parse import StepOutput
 from .quality import note_fallback, note_quality
+from .related import related_records
 
 if TYPE_CHECKING:
     from ..ledger import Ledger
@@ -84,10 +90,10 @@ class Cadence:
     every_user_turns: int = 4
     """A step per this many user turns."""
     unfiled_tokens: int = 3000
-    """...or sooner, once the unfiled part passes this many tokens."""
+    """...or sooner: a stretch ends at the turn that brings it to this many tokens."""
 
 
-def _no_related(messages: Sequence[Message]) -> list[Record]:
+def _no_related(messages: Sequence[Message], limit: int = 10) -> list[Record]:
     return []
 
 
@@ -105,7 +111,8 @@ def turn_starts(messages: Sequence[Message]) -> list[int]:
 class StepRunner:
     """Files the stretches of one namespace's threads (see the module docstring for the order).
 
-    `related` finds the existing records a model step should update rather than duplicate;
+    `related(messages, limit)` searches for the existing records a step should update rather
+    than duplicate (`related.related_records` asks it once per user message);
     `embed` embeds written records after the transaction (returns a warning on failure);
     `ledger` (optional) hears of fallbacks and of the quality a step gave the answer, attributed
     to `model`."""
@@ -117,7 +124,7 @@ class StepRunner:
         *,
         cadence: Cadence | None = None,
         extractor: Extractor | None = None,
-        related: Callable[[Sequence[Message]], list[Record]] = _no_related,
+        related: Callable[[Sequence[Message], int], list[Record]] = _no_related,
         embed: Callable[[Sequence[int]], str | None] = _no_embedding,
         ledger: Ledger | None = None,
         model: str | None = None,
@@ -149,13 +156,30 @@ class StepRunner:
         return self.store.messages(self.ns, thread_id, start=info.filed_to + 1)
 
     def next_stretch(self, unfiled: Sequence[Message]) -> list[Message]:
-        """The first `every_user_turns` turns of `unfiled` (with whatever precedes the first).
+        """The first turns of `unfiled` (with whatever precedes the first) up to the one that
+        brings the stretch to `every_user_turns` turns or `unfiled_tokens` tokens; all of it
+        when it reaches neither (`cut`).
 
         A turn is a run of user messages and the replies after it (`turn_starts`): two user
         messages in a row (a double text) are one turn, never a stretch boundary."""
-        starts = turn_starts(unfiled)
-        n = self.cadence.every_user_turns
-        return list(unfiled[:starts[n]] if len(starts) > n else unfiled)
+        return self.cut(unfiled)[0]
+
+    def cut(self, msgs: Sequence[Message]) -> tuple[list[Message], bool]:
+        """The first stretch of `msgs` and whether it is full: its turns, from the first, up to
+        the one where it holds `every_user_turns` turns or `unfiled_tokens` tokens (full), else
+        all of `msgs` (not full). Where a stretch ends depends on the messages alone, never on
+        how many came after them: a worker that runs late cuts the same stretches as one that
+        files after every turn (the tokens used to be counted over the whole unfiled part, so
+        a late worker cut a long conversation elsewhere, and filed other facts)."""
+        starts = turn_starts(msgs)
+        ends = [*starts[1:], len(msgs)] if starts else []
+        tokens, j = 0, 0
+        for k, end in enumerate(ends, 1):
+            tokens += sum(m.tokens for m in msgs[j:end])
+            j = end
+            if k >= self.cadence.every_user_turns or tokens >= self.cadence.unfiled_tokens:
+                return list(msgs[:end]), True
+        return list(msgs), False
 
     def is_due(self, unfiled: Sequence[Message], *, turn_done: bool = False) -> bool:
         """Whether a stretch can be filed now: `due_part(unfiled)` is not empty."""
@@ -168,8 +192,8 @@ class StepRunner:
         Only **closed** turns are filed: a turn closes when the next one begins (a user message
         after a reply). The last turn may still get replies (a second answer, a tool result
         the client sends with its next request), so filing it would split it across two
-        stretches. Of the closed part, the first `every_user_turns` turns are due once it holds
-        that many turns or the unfiled part passes `unfiled_tokens`. Whatever the roles, a
+        stretches. Of the closed part, the first turns are due once they hold
+        `every_user_turns` turns or `unfiled_tokens` tokens (`cut`). Whatever the roles, a
         stretch always ends where a turn does, so filing can never wedge: every new turn
         closes the one before it.
 
@@ -189,13 +213,8 @@ class StepRunner:
             closed = list(unfiled)
         else:
             closed = list(unfiled[:starts[-1]] if starts else [])
-        turns = len(turn_starts(closed))
-        if not turns:
-            return []
-        if turns >= self.cadence.every_user_turns or \
-                sum(m.tokens for m in unfiled) >= self.cadence.unfiled_tokens:
-            return self.next_stretch(closed)
-        return []
+        stretch, full = self.cut(closed)
+        return stretch if full else []
 
     def due_stretch(self, thread_id: str, *, force: bool = False, inline: bool = False,
                     turn_done: bool = False) -> list[Message]:
@@ -211,9 +230,11 @@ class StepRunner:
     ) -> list[StepResult]:
         """File every stretch of `thread_id` that is due, oldest first (at most `max_steps`).
         `force` files whatever is unfiled, however short (a session that ends); `turn_done`
-        says the last turn is complete (see `due_part`)."""
+        says the last turn is complete (see `due_part`). A due stretch that cannot be filed
+        raises `StepStalled` (with the steps filed before it), never returns nothing."""
         done: list[StepResult] = []
         conflicts = 0
+        refused: tuple[int, ...] | None = None
         while len(done) < max_steps and conflicts < MAX_CONFLICTS:
             stretch = self.due_stretch(thread_id, force=force, turn_done=turn_done)
             if not stretch:
@@ -223,6 +244,12 @@ class StepRunner:
             except StepConflict as e:
                 # Another worker filed these turns between our read and our apply. Read again:
                 # what is unfiled now starts after its stretch (a conflict means progress).
+                # The very same messages refused again mean no one filed them: filing of the
+                # thread cannot go on, and saying nothing would stop it for good, silently.
+                ids = tuple(m.id for m in stretch)
+                if ids == refused:
+                    raise stalled(thread_id, stretch, e, done) from e
+                refused = ids
                 conflicts += 1
                 log.info("memory step for thread %r not applied: %s", thread_id, e)
         return done
@@ -347,7 +374,7 @@ class StepRunner:
         # same stretch wrote (all their sources are in it): filing again replaces those, so an
         # update of one would be dropped and the fact lost.
         own = {m.id for m in stretch}
-        existing = [r for r in self.related(stretch)
+        existing = [r for r in related_records(stretch, self.related)
                     if not (r.source_ids and set(r.source_ids) <= own)]
         validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
         with fact_readings(self.facts):
@@ -356,6 +383,31 @@ class StepRunner:
             note_fallback(self.ledger, self.ns, self.model, got.error, list(got.problems),
                           stretch)
         return got.parsed
+
+
+def stalled(thread_id: str, stretch: Sequence[Message], cause: StepConflict,
+            done: Sequence[StepResult]) -> StepStalled:
+    """The error for a stretch refused twice with nothing filed between (`file_due`), logged
+    as a warning too: a background worker's caller may see nothing else."""
+    start, end = stretch[0].seq, stretch[-1].seq
+    message = (f"filing of thread {thread_id!r} cannot go on: stretch {start}..{end} is due "
+               f"and was refused twice with no other worker filing it ({cause}). Nothing of "
+               "it was applied and its messages are kept; steps filed before it stand. "
+               "Export the namespace (`memlane export`) and report it")
+    log.warning("%s", message)
+    return StepStalled(message, thread_id=thread_id, start=start, end=end, results=done)
+
+
+def file_reporting(file: Callable[[], list[StepResult]], problems: list[str]
+                   ) -> list[StepResult]:
+    """`file()` (a `file_due` call) for a caller that must not raise (an agent's turn, a
+    background worker, a framework's run): a stalled thread's message goes to `problems`, and
+    the steps filed before it are returned."""
+    try:
+        return file()
+    except StepStalled as e:
+        problems.append(str(e))
+        return e.results
 
 
 K = TypeVar("K", bound=Hashable)
@@ -416,6 +468,8 @@ class StepWorker(Generic[K]):
                     self._queued.discard(key)
                 try:
                     done = self._run(key, self._batch)
+                except StepStalled as e:  # logged as a warning where it was raised
+                    done = e.results
                 except Exception:  # noqa: BLE001 - a failed step must not kill the worker
                     log.exception("background memory step for %r failed", key)
                     done = []
@@ -462,4 +516,5 @@ class StepWorker(Generic[K]):
         return out
 
 
-__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker", "turn_starts"]
+__all__ = ["BATCH", "Cadence", "StepRunner", "StepWorker", "file_reporting", "stalled",
+           "turn_starts"]

@@ -314,6 +314,9 @@ class PgLog(PgCore):
         ).fetchone()
         c.execute("DELETE FROM messages WHERE namespace = %s AND thread_id = %s", (ns, thread_id))
         c.execute("DELETE FROM episodes WHERE namespace = %s AND thread_id = %s", (ns, thread_id))
+        # Its records stay, detached from its steps (see the SQLite store's `_delete_thread`).
+        c.execute("UPDATE records SET step_end = NULL WHERE namespace = %s AND thread_id = %s"
+                  " AND step_end IS NOT NULL", (ns, thread_id))
         return gone is not None
 
     def messages_in(self, namespace: str, thread_id: str,

@@ -111,6 +111,12 @@ class SQLiteLog(SQLiteCore):
                   (namespace, thread_id))
         c.execute("DELETE FROM episodes WHERE namespace = ? AND thread_id = ?",
                   (namespace, thread_id))
+        # The thread's records outlive it (long-term memory), but no longer belong to a step of
+        # it: a thread used again under this id numbers its messages from 1, and its first
+        # steps end at the seqs the old ones did (`records_of_step`), so they were taken for
+        # retries of stretches filed already and refused, and filing stopped for good.
+        c.execute("UPDATE records SET step_end = NULL WHERE namespace = ? AND thread_id = ?"
+                  " AND step_end IS NOT NULL", (namespace, thread_id))
         cur = c.execute("DELETE FROM threads WHERE namespace = ? AND thread_id = ?",
                         (namespace, thread_id))
         return cur.rowcount > 0

@@ -1,0 +1,81 @@
+"""Which existing records a memory step is shown (the ones it may update instead of duplicating),
+chosen the same way on every engine.
+
+The step used to be shown the first 10 hits of one search for the stretch's user messages
+joined. That made what is filed depend on the engine: SQLite ranks with FTS5's BM25 (term
+rarity counts), PostgreSQL with `ts_rank` (term frequency over length, no rarity), and the two
+break ties in opposite orders, so in a namespace with more than 10 records sharing the
+stretch's words ("number", "pool") each engine showed the step different records, and the same
+input left one current record on one engine and several on the other. A joined query also
+kept only its first 32 terms (`text.MAX_QUERY_TERMS`), so the facts of a stretch's last turns
+were searched for with none of their words.
+
+Now each user message is searched for on its own (`Memory.related`, a pool of `POOL` hits
+each), and the pool is ranked here, by one pure function of the texts: for each message, the
+records sharing its rarest words (rarity counted within the pool: `text.terms`, the
+vocabulary the heuristic reads facts with), ties to the newest record. Each message gets its
+own best `per_message` records, so one wordy message cannot crowd out another's fact. The
+engines then differ only when a message matches more than `POOL` records and they keep
+different ones; the pick among what both found is the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from ..text import terms
+from ..types import Message, Record
+
+POOL = 50
+"""Hits drawn per user message before they are ranked here."""
+SHOWN = 12
+"""About how many records a step is shown in all (at least `MIN_PER_MESSAGE` per message)."""
+MIN_PER_MESSAGE = 3
+
+
+def related_records(stretch: Sequence[Message],
+                    search: Callable[[Sequence[Message], int], list[Record]],
+                    shown: int = SHOWN) -> list[Record]:
+    """The records a step of `stretch` is shown: `search([message], POOL)` for each distinct
+    user message, ranked by `pick`."""
+    users: list[Message] = []
+    seen: set[str] = set()
+    for m in stretch:
+        if m.role == "user" and m.content.strip() and m.content not in seen:
+            seen.add(m.content)
+            users.append(m)
+    pool: dict[int, Record] = {}
+    for m in users:
+        for r in search([m], POOL):
+            pool.setdefault(r.id, r)
+    return pick([m.content for m in users], list(pool.values()), shown)
+
+
+def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) -> list[Record]:
+    """Pure: the records of `pool` most related to `messages`, best first (see the module
+    docstring). The same texts and ids give the same answer whatever order `pool` is in."""
+    if not pool or not messages:
+        return []
+    words = {r.id: set(terms(r.text)) for r in pool}
+    df = Counter(t for ws in words.values() for t in ws)
+    per = max(MIN_PER_MESSAGE, shown // len(messages))
+    chosen: dict[int, tuple[float, int]] = {}  # id -> (best score, rank it was picked at)
+    for said in messages:
+        asked = set(terms(said))
+        scored = sorted(
+            ((sum(1.0 / math.log(2 + df[t]) for t in words[r.id] & asked), r.id) for r in pool),
+            key=lambda x: (-x[0], -x[1]))
+        for rank, (score, rid) in enumerate(s for s in scored if s[0] > 0):
+            if rank >= per:
+                break
+            best = chosen.get(rid)
+            if best is None or (-score, rank) < (-best[0], best[1]):
+                chosen[rid] = (score, rank)
+    by_id = {r.id: r for r in pool}
+    order = sorted(chosen, key=lambda i: (chosen[i][1], -chosen[i][0], -i))
+    return [by_id[i] for i in order]
+
+
+__all__ = ["MIN_PER_MESSAGE", "POOL", "SHOWN", "pick", "related_records"]
