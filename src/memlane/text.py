@@ -145,3 +145,21 @@ def terms(text: str) -> list[str]:
             continue
         out.append(stem(w))
     return out
+
+
+def fact_terms(text: str) -> frozenset[str]:
+    """Content terms of a fact: its `FACT_WORD`s lower-cased, stripped of edge punctuation and a
+    possessive 's, stop-worded (`FACT_STOPWORDS`) and lightly stemmed, as a set. How the offline
+    extractor compares facts and how the read path matches a new message to lines and turns.
+    A typographic apostrophe counts as a plain one ("o\u2019clock" is "o'clock").
+
+    Not memoised here: a module-level memo would keep the words of a memory that forgot them.
+    A caller that repeats texts keeps its own memo with a lifetime (a `Memory`'s caches)."""
+    out = set()
+    for w in FACT_WORD.findall(text.replace("\u2019", "'")):
+        lw = w.lower().strip("'-.")
+        if lw.endswith("'s"):
+            lw = lw[:-2]
+        if lw and lw not in FACT_STOPWORDS:
+            out.add(stem(lw))
+    return frozenset(out)
