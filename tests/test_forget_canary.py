@@ -72,7 +72,8 @@ def _holds(obj: object, needle: str, depth: int, seen: set[int]) -> bool:
     if isinstance(obj, (list, tuple, set, frozenset, deque)):
         return walk(list(obj))
     if isinstance(obj, type):  # a class's own attributes (a class-level memo), memlane's only
-        return obj.__module__.startswith("memlane") and walk(list(vars(obj).values()))
+        return obj.__module__.startswith("memlane") and walk(
+            [v for k, v in vars(obj).items() if k != "__doc__"])
     if isinstance(obj, FunctionType):
         cells = [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
         return walk([obj.__defaults__, obj.__kwdefaults__, *cells])
@@ -99,7 +100,7 @@ def _holders(mem: Memory, needle: str) -> list[str]:
     for name, module in sorted(sys.modules.items()):
         if name == "memlane" or name.startswith("memlane."):
             for attr, value in list(vars(module).items()):
-                if _holds(value, needle, 0, seen):
+                if attr != "__doc__" and _holds(value, needle, 0, seen):  # docs name examples
                     out.append(f"{name}.{attr}")
                 # memlane's own functools caches (a stdlib function imported by name, urlsplit,
                 # has one memlane does not fill with user text); the offline evaluation's aside.

@@ -33,9 +33,9 @@ FACT_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d[\d:/.\-]*")
 """A word of two letters or more (apostrophes and hyphens inside), or a number with its
 separators ("9:30", "2024-05-01"): the extractor's words."""
 
-CODE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-"""A word that may mix letters and digits ("X9981234", "A-113"): forgetting must see a code as
-one token to find it again in a line."""
+CODE_WORD = re.compile(r"[^\W_](?:[^\W_]|['\-])*")
+"""A word that may mix letters and digits ("X9981234", "A-113"), in any script ("Zürich"):
+forgetting must see a code or a name as one token to find it again in a line."""
 
 ANY_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d:/.\-]*")
 """`FACT_WORD` without its two-letter floor, so "I" counts: how the extractor counts a

@@ -16,7 +16,6 @@ import psycopg.errors
 
 from .core import PgCore
 
-
 TEXT_TABLES = ("records", "record_history", "messages", "episodes", "snapshots")
 """The tables whose columns hold what a user said (the others hold ids, times and vectors)."""
 
