@@ -146,13 +146,15 @@ def _db_bytes(store: Any, url: str) -> tuple[str, bytes]:
 
 
 def _pg_stats_hold(url: str, needle: str) -> bool:
-    """Whether the planner's statistics (sampled column values) of any table hold `needle`."""
+    """Whether the planner's statistics (sampled column values, a tsvector's common lexemes) of
+    any table hold `needle`."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as c:
         rows = c.execute("SELECT tablename, attname FROM pg_stats WHERE schemaname = 'public'"
                          " AND (lower(most_common_vals::text) LIKE %(n)s"
-                         " OR lower(histogram_bounds::text) LIKE %(n)s)",
+                         " OR lower(histogram_bounds::text) LIKE %(n)s"
+                         " OR lower(most_common_elems::text) LIKE %(n)s)",
                          {"n": f"%{needle.lower()}%"}).fetchall()
     return bool(rows)
 

@@ -23,7 +23,7 @@ TEXT_TABLES = ("records", "record_history", "messages", "episodes", "snapshots")
 class PgForget(PgCore):
     """Forget a record, a thread or a namespace; compact the tables."""
 
-    def forgotten(self, tables: Sequence[str] = TEXT_TABLES) -> None:
+    def _after_forget(self, tables: Sequence[str] = TEXT_TABLES) -> None:
         """After a forget has committed (the store's own, or a redaction's rewrite): nothing of
         what went stays in this process (the query words' counts, each thread's read-ahead
         rows) or in the planner's statistics of `tables` (sampled again)."""
@@ -56,7 +56,8 @@ class PgForget(PgCore):
     def forget_record(self, namespace: str, record_id: int) -> bool:
         with self.transaction() as tx:
             found = self._erase_records(tx.conn, namespace, [record_id]) > 0
-        self.forgotten()  # the redaction rewrote messages and lines just before (forgetting.py)
+        # The redaction rewrote messages and lines just before (forgetting.py); snapshots stay.
+        self._after_forget(("records", "record_history", "messages", "episodes"))
         return found
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
@@ -87,7 +88,7 @@ class PgForget(PgCore):
                                 " AND thread_id = %(tid)s", args).fetchone()
                 out[table] = int(row[0]) if row else 0
             out["threads"] = int(self._delete_thread(c, namespace, thread_id))
-        self.forgotten()
+        self._after_forget()
         return out
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
@@ -99,7 +100,7 @@ class PgForget(PgCore):
                           "snapshot_vectors", "snapshots", "episodes", "messages", "threads"):
                 out[table] = tx.conn.execute(f"DELETE FROM {table} WHERE namespace = %s",
                                              (namespace,)).rowcount
-        self.forgotten()
+        self._after_forget()
         return {k: out[k] for k in ("threads", "messages", "episodes", "records", "snapshots")}
 
     def compact(self) -> None:
