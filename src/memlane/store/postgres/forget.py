@@ -1,6 +1,6 @@
 """Forgetting on PostgreSQL (records, threads, namespaces) and compaction.
 
-After each forget the planner's statistics of the tables that hold text are sampled again
+After each forget the planner's statistics of the tables it touched are sampled again
 (ANALYZE): `pg_statistic` keeps sampled column values (a message's text among a column's most
 common values or histogram bounds), and a forgotten value must not stay readable there. The old
 statistics rows are dead tuples of `pg_statistic` until `compact` rewrites that catalog too.
@@ -16,14 +16,21 @@ import psycopg.errors
 
 from .core import PgCore
 
-TEXT_TABLES = ("records", "record_history", "messages", "episodes", "snapshots")
-"""The tables whose columns hold what a user said (the others hold ids, times and vectors)."""
+TABLES = ("records", "record_vectors", "record_sources", "record_history", "snapshots",
+          "snapshot_vectors", "episodes", "messages", "threads")
+"""memlane's tables: a forgotten thread or namespace may be in any column's statistics (its id
+among a column's most common values)."""
+
+RECORD_TEXT = ("records", "record_history (text)", "messages (content)", "episodes (line)")
+"""What a forgotten record's text may be sampled from: its row, its history, the messages and
+lines the redaction rewrote: only their text columns, about half the work of whole tables on
+a long log (a record's forget never removes a thread or a namespace id)."""
 
 
 class PgForget(PgCore):
     """Forget a record, a thread or a namespace; compact the tables."""
 
-    def _after_forget(self, tables: Sequence[str] = TEXT_TABLES) -> None:
+    def _after_forget(self, tables: Sequence[str] = TABLES) -> None:
         """After a forget has committed (the store's own, or a redaction's rewrite): nothing of
         what went stays in this process (the query words' counts, each thread's read-ahead
         rows) or in the planner's statistics of `tables` (sampled again)."""
@@ -56,8 +63,7 @@ class PgForget(PgCore):
     def forget_record(self, namespace: str, record_id: int) -> bool:
         with self.transaction() as tx:
             found = self._erase_records(tx.conn, namespace, [record_id]) > 0
-        # The redaction rewrote messages and lines just before (forgetting.py); snapshots stay.
-        self._after_forget(("records", "record_history", "messages", "episodes"))
+        self._after_forget(RECORD_TEXT)  # the redaction rewrote messages and lines just before
         return found
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
@@ -111,8 +117,7 @@ class PgForget(PgCore):
         recycled, in WAL archives and in backups and replicas: those follow the server's own
         retention, which memlane cannot shorten."""
         with self._conn() as c:
-            for table in ("records", "record_vectors", "record_sources", "record_history",
-                          "snapshots", "snapshot_vectors", "episodes", "messages", "threads"):
+            for table in TABLES:
                 c.execute(f"VACUUM (FULL, ANALYZE) {table}")
             try:
                 # The statistics ANALYZE replaced are dead rows of the catalog: rewrite it.
