@@ -39,7 +39,7 @@ TRIALS = [
           "My other cat sleeps on the sofa all day.", "The user's other cat sleeps on the sofa.",
           ("crumbworth",)),
     Trial("We just moved to Harrogate last month.", "Harrogate is lovely, enjoy the new place!",
-          "The schools in Harrogate seem good so far.", "The user moved to Harrogate last month.",
+          "The schools in Harrogate seem good so far.", "Harrogate is where the user moved to.",
           "The user moved to Harrogate; they asked about schools.",
           "My sister moved to Leeds last month as well.", "The user's sister moved to Leeds.",
           ("harrogate",)),

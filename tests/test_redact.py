@@ -137,6 +137,11 @@ def test_a_facts_names_are_its_names_places_and_codes() -> None:
     assert names(["Yesterday the user adopted a kitten.", "Ravi: Our Crumbworth's bowl is blue."]
                  ) == {"crumbworth"}
     assert names(["my cat is called crumbworth"]) == set()  # no capital, no digit: not sure
+    # A name opening the record counts when the message it came from has it inside a sentence.
+    assert names(["Crumbworth is the user's cat."]) == set()
+    assert names(["Crumbworth is the user's cat."], ["My cat is called Crumbworth."]) == {
+        "crumbworth"}
+    assert names(["Yesterday the user adopted a cat."], ["Yesterday I adopted a cat."]) == set()
 
 
 def test_redaction_compiles_no_pattern_from_a_users_words() -> None:

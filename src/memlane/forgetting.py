@@ -73,7 +73,8 @@ class Forgetting:
                 rec, msgs, [e for t in ordered for e in self.store.episodes(self.ns, t)],
                 earlier=earlier,
                 keep=self.store.records_from(self.ns, [m.id for m in msgs]),
-                names=self._names_of(rid, [rec.text, *earlier]))
+                names=self._names_of(rid, [rec.text, *earlier],
+                                     [m.content for m in msgs if m.id in rec.source_ids]))
         try:
             # The conversation is redacted first, then the record erased: if the second step
             # fails the record is still there and the forget can be asked again (the other
@@ -103,11 +104,12 @@ class Forgetting:
             redacted_lines=tuple((e.thread_id, e.start, e.end) for e in plan.episodes),
             removed_words=plan.words)
 
-    def _names_of(self, rid: int, texts: list[str]) -> set[str]:
-        """The names, places and codes of a fact (`redact.names`) that no other current record
-        of the namespace holds: those are its own, and go wherever they were repeated."""
+    def _names_of(self, rid: int, texts: list[str], said: list[str]) -> set[str]:
+        """The names, places and codes of a fact (`redact.names`: its `texts`, confirmed by the
+        messages it was `said` in) that no other current record of the namespace holds: those
+        are its own, and go wherever they were repeated."""
         own = set()
-        for name in names(texts):
+        for name in names(texts, said):
             hits = self.store.search_records(self.ns, name, 50)
             if not any(r.id != rid and name in words_of(r.text) for r, _ in hits):
                 own.add(name)

@@ -168,13 +168,22 @@ _CALENDAR = frozenset("""january february march april may june july august septe
     thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
 
 
-def names(texts: Sequence[str]) -> set[str]:
+def names(texts: Sequence[str], said: Sequence[str] = ()) -> set[str]:
     """The names, places and codes a fact's `texts` state (lower case): each word with a digit
     (3+ characters) and each capitalised word that does not open its sentence, less stopwords,
     titles ("Dr"), months and days (a date is one of the fact's `values`). A capitalised word
-    that opens every sentence it is in may be any word ("Yesterday"), so it is not taken.
-    The caller drops those another current record holds (`Forgetting.forget_record`)."""
-    out: set[str] = set()
+    that opens its sentence may be any word ("Yesterday"): it is taken only when `said` (the
+    messages the fact came from) has it capitalised inside a sentence ("Crumbworth is the
+    user's cat." from "My cat is called Crumbworth."). The caller drops those another current
+    record holds (`Forgetting.forget_record`)."""
+    inner, opening = _capitalised(texts)
+    return inner | (opening & _capitalised(said)[0])
+
+
+def _capitalised(texts: Sequence[str]) -> tuple[set[str], set[str]]:
+    """(names and codes inside sentences, capitalised words opening one) of `texts`."""
+    inner: set[str] = set()
+    opening: set[str] = set()
     for text in texts:
         text = _NAME_PREFIX.sub("", text.strip())
         prev, prev_end = "", 0
@@ -188,8 +197,10 @@ def names(texts: Sequence[str]) -> set[str]:
                     or lw in _TITLES or lw in _CALENDAR):
                 continue
             if any(c.isdigit() for c in lw) or (not opens and w[0].isupper()):
-                out.add(lw)
-    return out
+                inner.add(lw)
+            elif w[0].isupper():
+                opening.add(lw)
+    return inner, opening
 
 
 def words_of(text: str) -> set[str]:
