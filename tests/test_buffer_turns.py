@@ -187,7 +187,7 @@ def test_rank_turns_finds_every_message_that_holds_a_term() -> None:
     import math
     import random
 
-    from memlane.step.heuristic import fact_terms
+    from memlane.text import fact_terms
 
     def reference(pool: list[Message], want: frozenset[str], k: int) -> list[Message]:
         seen: dict[int, Message] = {}

@@ -58,11 +58,11 @@ from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
-from .step.heuristic import fact_terms
 from .step.runner import Cadence, StepRunner
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
+from .text import fact_terms
 from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo

@@ -30,7 +30,16 @@ from typing import Any
 
 from ..caches import remember
 from ..safety import scan
-from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, LETTER_WORD, TYPED_WORD, listing, stem
+from ..text import (
+    ANY_WORD,
+    FACT_STOPWORDS,
+    FACT_WORD,
+    LETTER_WORD,
+    TYPED_WORD,
+    fact_terms,
+    listing,
+    stem,
+)
 from ..types import Message, Record
 from .schema import EPISODE_MAX_WORDS
 
@@ -282,36 +291,6 @@ def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -
     named_a = {r for r in a[1] if " " in r}
     named_b = {r for r in b[1] if " " in r}
     return not (named_a and named_b and named_a != named_b)
-
-
-def fact_terms(text: str) -> frozenset[str]:
-    """Content terms of a fact (lower-cased, stop-worded, lightly stemmed), for comparing facts."""
-    terms = _TERM_OF
-    out = set()
-    for w in FACT_WORD.findall(text.replace("\u2019", "'")):
-        t = terms.get(w)
-        if t is None:
-            t = remember(terms, w, _fact_term(w), TERM_WORDS)
-        if t:
-            out.add(t)
-    return frozenset(out)
-
-
-def _fact_term(w: str) -> str:
-    """A word's term in `fact_terms` ("" for none: a stopword, or nothing left)."""
-    lw = w.lower().strip("'-.")
-    if lw.endswith("'s"):
-        lw = lw[:-2]
-    if not lw or lw in FACT_STOPWORDS:
-        return ""
-    return stem(lw)
-
-
-TERM_WORDS = 100_000
-"""Words whose term `fact_terms` keeps (`_TERM_OF`, a word as written to its term: a
-conversation repeats its words, and a word's term cost ~1 us to make each time, most of
-splitting a text); past it the memo starts again (`caches.remember`)."""
-_TERM_OF: dict[str, str] = {}
 
 
 def _numbers(terms: frozenset[str]) -> frozenset[str]:
