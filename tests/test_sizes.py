@@ -25,7 +25,6 @@ FUNCTIONS_ALLOWED = {
     "context/assemble.py:prepare",  # being split in wave 4
     "step/apply.py:apply_step",  # being split in wave 4
     "store/postgres/log.py:PgLog.context_rows",  # being split in wave 4
-    "transfer.py:import_namespace",  # being split in wave 4
 }
 MODULES_ALLOWED = {
     "step/heuristic.py",  # being split in wave 4
