@@ -17,34 +17,29 @@ from typing import Any, TextIO
 
 from .._version import __version__
 from ..errors import MemlaneError, UsageError
+from ..progress import Progress
 
 # Modules that add subcommands; a module whose optional dependencies are missing still registers
 # its commands and prints an install hint when run.
 JSON_HELP = "print JSON (for scripts) instead of text"
 
 
-def progress_bar(label: str) -> Any:
-    """A `progress(done, total)` callback drawing a bar on stderr, or None when stderr is not a
-    terminal (a log or a pipe gets no bar)."""
-    import time
+def add_progress_arg(p: argparse.ArgumentParser) -> None:
+    """`--no-progress`, on every command that can take more than a few seconds."""
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr (there is none when stderr is not a "
+                        "terminal either); the summary line is printed all the same")
 
-    if not sys.stderr.isatty():
-        return None
-    last = [0.0]
 
-    def show(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - last[0] < 0.1:
-            return  # at most ten redraws a second
-        last[0] = now
-        frac = done / total if total else 1.0
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r{label} [{bar:<30}] {done}/{total} ({100 * frac:.0f}%)")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+def progress(args: argparse.Namespace, label: str, total: int | None = None,
+             live: bool = False) -> Progress:
+    """The command's progress line (`memlane.progress`), off with `--no-progress`."""
+    return Progress(total, label, enabled=not getattr(args, "no_progress", False), live=live)
 
-    return show
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 conversation`, `2 conversations`: a count and its noun, agreeing."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def add_embedder_arg(p: argparse.ArgumentParser, what: str = "") -> None:
