@@ -19,7 +19,7 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES, public_dict
 from ..validate import timestamp
-from . import JSON_HELP, add_embedder_arg, add_progress_arg, emit, plural, progress
+from . import JSON_HELP, add_embedder_arg, add_progress_arg, check_store_url, emit, plural, progress
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -29,22 +29,43 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: 
     ("no database at PATH") rather than a new empty file: `memlane threads` on a fresh machine
     must not leave a ~/.memlane/memlane.db behind."""
     target = args.db if args.db is not None else os.environ.get("MEMLANE_DB") or None
-    if read_only:
-        path = sqlite_file(target)
-        if path is not None and not Path(path).exists():
-            raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
-                             "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
-                             "--db PATH (or set $MEMLANE_DB) for another one")
+    path = sqlite_file(target)
+    if read_only and path is not None and not Path(path).exists():
+        raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
+                         "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
+                         "--db PATH (or set $MEMLANE_DB) for another one")
     if "embedder" not in kwargs:
         kwargs["embedder"] = getattr(args, "embedder", None)
-    return Memory.open(target, namespace=args.namespace, **kwargs)
+    new = [p for p in (Path(path), *Path(path).parents) if not p.exists()] if path else []
+    try:
+        return Memory.open(target, namespace=args.namespace, **kwargs)
+    except BaseException:
+        # An open that fails (an unknown --embedder) leaves no empty database behind, so the
+        # next read says "no database" instead of listing nothing.
+        _remove_new(new)
+        raise
+
+
+def _remove_new(created: list[Path]) -> None:
+    """Remove a SQLite file this open created (`created[0]`, with its -wal and -shm) and the
+    directories made for it (the rest, innermost first), when they hold nothing else."""
+    if not created:
+        return
+    for f in (created[0], Path(f"{created[0]}-wal"), Path(f"{created[0]}-shm")):
+        f.unlink(missing_ok=True)
+    for d in created[1:]:
+        try:
+            d.rmdir()
+        except OSError:
+            break  # not empty: another file is there now
 
 
 def sqlite_file(target: str | None) -> str | None:
     """The file a SQLite target names (None for PostgreSQL or `:memory:`); None target: the
-    default file."""
+    default file. A URL of another scheme (`mysql://...`) is a `UsageError`."""
     if target is None:
         return default_path()
+    check_store_url(target)
     if target.startswith(("postgresql://", "postgres://")) or target == ":memory:":
         return None
     if target.startswith("sqlite:///"):
@@ -247,6 +268,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.budget <= 0:
         raise UsageError("--budget must be a positive number of tokens")
+    check_store_url(args.demo_db)
     return run_demo(budget=args.budget, as_json=args.json, db=args.demo_db or args.db,
                     namespace=args.namespace)
 
