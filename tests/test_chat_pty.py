@@ -261,3 +261,31 @@ def test_quit_in_a_pty_shows_progress_while_filing(tmp_path):
         finally:
             child.close()
     assert child.exitstatus == 0
+
+
+def test_offline_chat_quit_shows_progress_while_filing(tmp_path):
+    from memlane.cli.chat import local_available
+
+    if not local_available():
+        pytest.skip("the local model's packages are not installed")
+    db = str(tmp_path / "m.db")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memlane", "--db", db, "chat", "--model", "local",
+                         "--max-tokens", "12", "--thread", "offline"],
+        env=_env(tmp_path), encoding="utf-8", timeout=180, dimensions=(50, 120))
+    try:
+        child.expect(r"loading the local model \(SmolLM2-135M\): ready in \d+\.\ds")
+        child.expect_exact("you> ")
+        child.sendline("Hi, I'm Ada and I live in Leeds.")
+        child.expect_exact("you> ")
+        child.sendline("/quit")
+        child.expect(r"filing memory [|/\\-] \d+s \(the ")
+        child.expect(r"filing memory: 1 memory step filed in \d+\.\ds")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    from memlane import Memory
+
+    with Memory.open(db) as mem:
+        assert any("Leeds" in r.text for r in mem.records())
