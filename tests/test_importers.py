@@ -69,6 +69,8 @@ def test_the_wrong_format_is_a_clear_error():
         load("claude", (DATA / "chatgpt_conversations.json").read_text())
     with pytest.raises(UsageError, match="not valid JSON"):
         load("claude", "{nope")
+    with pytest.raises(UsageError, match="import it without --from"):
+        load("chatgpt", json.dumps({"format": "memlane-export/1", "threads": []}))
 
 
 @pytest.mark.parametrize(("source", "fact", "query"), [

@@ -119,6 +119,9 @@ def _conversations(data: Any, provider: str, key: str, shape: type
     """The conversations of a provider's conversations.json, each checked for the `key`
     that holds its messages; a `UsageError` naming the other `--from` for the wrong file."""
     other = {"ChatGPT": ("claude", "Claude"), "Claude": ("chatgpt", "ChatGPT")}[provider]
+    if isinstance(data, dict) and str(data.get("format", "")).startswith("memlane-export"):
+        raise UsageError("this is a `memlane export` file, not a conversations.json: import it "
+                         "without --from")
     if not isinstance(data, list):
         raise UsageError(f"a {provider} export's conversations.json is a JSON list of "
                          f"conversations (each with '{key}'); this file is not")
