@@ -33,8 +33,8 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
-_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?!(?:i|we|my|our)\s+(?:moved|switched|"
-                      r"changed|started|left))[^,]*$", re.I)
+_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
+                      r"she's|he's|they|they're|it's|his|her|their|now)\b)[^,]*$", re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
     r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
@@ -43,10 +43,12 @@ _ASK_TAIL = re.compile(
 _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they|they're|it's|" \
            r"his|her|their)\b"
 # Where two facts meet: "... and my start date is ...", "...; my new manager is ...".
-_JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas)\s+(?={_SUBJECT})"
-                   rf"|,\s+(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
+_JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
+                   rf"|so\s+now|and\s+now)\s+(?={_SUBJECT})"
+                   rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
+                   rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _OWNER_SUBJECT = re.compile(r"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
-                            r"youngest|best)\s+)?[a-z]+(?:\s+(?-i:[A-Z][a-z]+))?)(?:'s)?\s+"
+                            r"youngest|best)\s+)?[a-z]+(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?)(?:'s)?\s+"
                             r"(?:is|was|has|[a-z]+s)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
@@ -81,7 +83,7 @@ def trim(sentence: str) -> str:
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
     parts = [p for p in _JOIN.split(sentence) if p and p.strip()]
-    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
+    if len(parts) < 2 or any(len(p.split()) < 2 for p in parts):
         return [sentence]
     out: list[str] = []
     owner = None

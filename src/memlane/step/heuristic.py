@@ -339,7 +339,7 @@ def extract(
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
     # Facts this step knows of: the related records, then what it writes.
-    known = [_Fact(r.text, None, r.id) for r in existing]
+    known = [_Fact(r.text, None, r.id) for r in sorted(existing, key=lambda r: r.id)]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     turn_best: dict[int, float] = {}

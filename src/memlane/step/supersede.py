@@ -68,13 +68,21 @@ _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _IDENTITY = re.compile(
     rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:is|was)\s+(?:now\s+)?({_NAME})\b"
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
-_PRONOUN = re.compile(r"^(?:she|he|they|it)(?:'s|\u2019s|\s)", re.I)
+# "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
+_NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
+                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit)\b)", re.I)
+_NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
+    it he she they we i today tomorrow yesterday everyone someone nobody everything something
+    nothing rent work mom mum dad good great bad sad big quick news update so well also just
+    guess turns sorry thanks happy funny""".split())
+_PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 _SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b",
                             re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
     r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
+    r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
     r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
     r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
     re.I)
@@ -119,7 +127,7 @@ _APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|h
                                r"eye|optician|physio|therap\w*|job|flight|visa|mot|car)\b", re.I)
 # Several at once: an allergy, a medication and a pet are told apart by what they name.
 _MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
-                    r"(\w+)", re.I)
+                    r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
 # "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
 # job, whatever verb says it.
@@ -142,8 +150,9 @@ class Claim:
     """A statement read as one fact: who it is about, which property, which value."""
 
     holder: str
-    """"i" (the speaker), a relation ("daughter", "sister ana"), "?" (a pronoun, unresolved),
-    prefixed by the speaker's name when the record carries one ("Caroline|i")."""
+    """"i" (the speaker), a relation ("daughter", "sister ana"), a person by name ("named
+    tom"), or "?she" (a pronoun, resolved against the held facts by `decide`); prefixed by the
+    speaker's name when the record carries one ("Caroline|i")."""
     attribute: str | None
     """The property, or None when the statement names none this rule knows."""
     values: frozenset[str]
@@ -155,6 +164,9 @@ class Claim:
     """All its content terms (`heuristic.fact_terms`)."""
     cue: bool
     """Whether it is worded as a change ("moved to", "now", "turned", "left", ...)."""
+    named: frozenset[str] = frozenset()
+    """Numbers in what it names before "is" ("locker 23 is 4423"): part of the thing's name,
+    so "locker 23" and "locker 5" are two things, never two versions of one."""
 
 
 @dataclass(frozen=True)
@@ -195,11 +207,16 @@ def read_claim(text: str) -> Claim:
         attribute = _attribute(rest, holder, body)
     skip = {stem(w.lower()) for w in holder.split()}
     names = {stem(w.lower()) for w in FACT_WORD.findall(body)[1:] if w[0].isupper()}
-    key = frozenset(t for t in terms if t[0].isdigit() or t in _CALENDAR or t in names) - skip
+    key = frozenset(t for t in terms if any(ch.isdigit() for ch in t) or t in _CALENDAR or
+                    t in names) - skip
     words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
                       if w.lower() not in _PLAIN and w.lower() not in _ATTRIBUTE_WORDS
                       and not CUES.fullmatch(w)) - skip
-    return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)))
+    cut = _COPULA.search(body)
+    named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
+        frozenset()
+    return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
+                 named)
 
 
 # Words that are never a value ("I'm on the night shift": the value is "night").
@@ -230,8 +247,12 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         rel = RELATIONS.get(word, word)
         name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
         return rel + name, None, body[rel_m.end():]
-    if _PRONOUN.match(body):
-        return "?", None, body
+    pronoun = _PRONOUN.match(body)
+    if pronoun is not None:
+        return "?" + pronoun.group(1).lower(), None, body
+    named = _NAMED_SUBJECT.match(body)
+    if named is not None and named.group(1).lower() not in _NOT_NAMES:
+        return "named " + named.group(1).lower(), None, body[named.end():]
     return "i", None, body
 
 
@@ -313,6 +334,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     not alike); None: not certain. Two statements whose frames (`_frame`) are alike, one
     within the other and at least two words, with a number or name on each side, are the same
     property though the rule names neither ("we leave the hut at 5 a.m." / "... now at 6")."""
+    if new.named != held.named:
+        return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if new.attribute is not None and new.attribute == held.attribute:
         return True
     mine, theirs = new.attribute or "", held.attribute or ""
@@ -324,6 +347,11 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if len(small) >= 2 and small <= large and new.key and held.key and \
             (_generic(new.attribute) or _generic(held.attribute)):
         return True
+    for x, y in ((new, held), (held, new)):
+        # "our wifi password is bluefox42" / "we changed the wifi password to greenowl77"
+        if x.attribute and x.attribute.startswith("the ") and x.key and y.key and \
+                y.attribute is None and set(x.attribute[4:].split()) <= y.terms:
+            return True
     if not _generic(new.attribute) and not _generic(held.attribute):
         return False
     if new.attribute is not None and held.attribute is not None:
@@ -332,12 +360,25 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
 
 
 def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
-    """The holder a pronoun ("she turned 8") stands for: the one third party among the held
-    facts of the same attribute, else None (unresolved: never a supersede)."""
-    prefix = new.holder[:-1]
-    owners = {c.holder for c in held if c.attribute == new.attribute and
-              c.holder.startswith(prefix) and not c.holder.endswith("|i") and
-              c.holder not in ("i", "?") and not c.holder.endswith("?")}
+    """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
+    turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
+    the one third party holding the attribute; "they" or "it" the one holder of it, the
+    speaker included ("they put the rent up"). Else None: unresolved, never a supersede."""
+    prefix, _, who = new.holder.rpartition("|")
+    prefix = prefix + "|" if prefix else ""
+    if who.startswith("named "):
+        name = " " + who[6:]
+        owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                  c.holder.endswith(name) and not c.holder[len(prefix):].startswith("named")}
+        if not owners:  # "my cat is called Pumpernickel": the name is the held fact's value
+            owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                      stem(who[6:]) in c.key and c.holder[len(prefix):] not in ("i",) and
+                      "?" not in c.holder and "named " not in c.holder}
+    else:
+        third = who[1:] in ("she", "he")
+        owners = {c.holder for c in held if c.attribute == new.attribute and
+                  c.holder.startswith(prefix) and "?" not in c.holder and
+                  not (third and c.holder[len(prefix):] == "i")}
     return owners.pop() if len(owners) == 1 else None
 
 
@@ -350,10 +391,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
     holder = new.holder
-    if holder.endswith("?"):
-        resolved = _resolve(new, claims)
-        if resolved is not None:
-            holder = resolved
+    if "?" in holder or "|named " in holder or holder.startswith("named "):
+        holder = _resolve(new, claims) or holder
     if claimed is not None:
         return _vet_claim(new, holder, claims, claimed)
     # The same fact again: the closest held fact of the same holder, by terms.
@@ -375,7 +414,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
 def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision:
     """The newest held fact this one supersedes (same holder and attribute, a new value), else
     the newest one it is only related to, else `new`."""
-    if holder.endswith("?"):
+    if "?" in holder:
         return Decision(NEW, None, ("the holder is a pronoun with no one fact-holder to stand "
                                     "for: nothing is replaced",))
     for i in range(len(claims) - 1, -1, -1):
@@ -397,8 +436,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                 continue
             if same_attribute(new, c) is not None:
                 continue  # certainly another property (or the same value): not this fact
-            shared = (new.terms & c.terms) - new.values
-            if len(shared) >= 2 or (shared and new.values and c.values):
+            shared = (new.terms & c.terms) - new.key - _CUE_TERMS
+            if len(shared) >= 2 or (shared and new.key and c.key):
                 return Decision(RELATED, i, (
                     f"same holder ({holder}) and a change cue, shares {sorted(shared)}",
                     "attribute not certain on both sides: both kept, the new one marked newer"))
@@ -408,9 +447,12 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
 
 def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Decision:
     """A model's "this replaces held fact `i`", vetted: refused (`related`) when the holders or
-    the attributes differ for certain."""
+    the attributes differ for certain. A pronoun, or a name against a relation ("Pixel" and
+    "my cat"), is not a certain difference: the claim stands."""
     c = claims[i]
-    if c.holder != holder and not holder.endswith("?"):
+    mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
+    unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
+    if c.holder != holder and not unsure:
         return Decision(RELATED, i, (f"refused: holder {holder!r} is not {c.holder!r}",
                                      "both kept, the new one marked newer"))
     if same_attribute(new, c) is False:
@@ -419,3 +461,40 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     if new.terms == c.terms:
         return Decision(SAME, i, ("the same terms: a repeat",))
     return Decision(SUPERSEDES, i, ("a model's replace, no different holder or attribute",))
+
+
+# The words a held fact of each attribute likely has, so the search for a stretch's related
+# records (`Memory.related`) finds the fact a correction changes though they share no word
+# ("We relocated to Glasgow" / "I live in Manchester").
+_HINTS = {
+    "residence": "live lives living moved", "age": "old years turned age",
+    "employer": "work works employer job company", "job": "work works job",
+    "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
+    "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
+    "name": "called named name", "salary": "salary earn", "height": "height tall",
+}
+
+
+def related_query(texts: Sequence[str]) -> str:
+    """Search words for the held facts the statements `texts` could repeat or change: their
+    attributes' usual words and their holders (empty when they name none)."""
+    from .clauses import clauses  # the writer's reading of a sentence
+    from .heuristic import split_sentences
+
+    words: list[str] = []
+    for text in texts:
+        for sentence in split_sentences(text)[:20]:
+            for clause in clauses(sentence):
+                c = read_claim(clause)
+                attr = c.attribute or ""
+                if attr.startswith("who is my "):
+                    words += [attr[10:], "boss" if attr.endswith("manager") else ""]
+                elif attr.startswith(("appointment ", "date of ", "the ")):
+                    words += attr.split(" ", 1)[1].split()
+                    words += ["appointment"] if attr.startswith("appointment ") else []
+                else:
+                    words += _HINTS.get(attr, attr).split()
+                holder = c.holder.rpartition("|")[2]
+                if holder not in ("i",) and "?" not in holder:
+                    words += holder.replace("named ", "").split()
+    return " ".join(dict.fromkeys(w for w in words if w))
