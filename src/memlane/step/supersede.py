@@ -62,7 +62,7 @@ _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
-                          r"(?:,?\s+(?-i:([A-Z][a-z]+))\b,?)?", re.I)
+                          r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 # "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
 _IDENTITY = re.compile(
@@ -111,8 +111,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      r"joined|company)\b|^(?:i'?m|i\s+am|she'?s|he'?s)\s+(?:at|with)\s+"
                      r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"),
-        ("residence", r"\b(?:live|lives|lived|living|moved|move|moving|relocated|based\s+in|"
-                      r"home\s+is)\b"),
+        ("residence", r"\b(?:live|lives|living)\s+in\b|\b(?:moved|move|moving|relocated|"
+                      r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\b|\bbased\s+in\b"
+                      r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),
         ("school", r"\b(?:school|class|grade|year\s+\d)\b"),
@@ -325,6 +326,10 @@ def _frame(c: Claim) -> frozenset[str]:
     return c.terms - c.key - _CUE_TERMS
 
 
+# Attributes whose value is a plain word ("night" shift, "vegan", a "bike", a "senior" job).
+_WORD_VALUED = frozenset({"shift", "diet", "car", "job", "employer", "school"})
+
+
 def _generic(attribute: str | None) -> bool:
     return attribute is None or attribute.startswith("the ")
 
@@ -424,6 +429,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
         if not new.values or new.values <= c.values:
             continue
         strong = bool(new.key and c.key and new.key != c.key)
+        if not new.key and (new.attribute or c.attribute) not in _WORD_VALUED:
+            continue  # a place, age, sum or date changes by a number or a name, never without
         if new.cue or strong:
             return Decision(SUPERSEDES, i, (
                 f"same holder ({holder})", f"same attribute ({new.attribute or c.attribute})",
