@@ -310,6 +310,7 @@ _CONSTRAINT = re.compile(
     r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|vegetarian|vegan|pescatarian|halal|kosher|"
     r"gluten|lactose|dairy[- ]free|nut[- ]free|diabet\w*|asthma\w*|epilep\w*|pregnan\w*|"
     r"medication|prescri\w*|\d+\s?mg|insulin|inhaler|blood\s+pressure|wheelchair|deaf|blind|"
+    r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
     r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never)\s+(?:eat|drink|have|take)|"
     r"(?:no|avoid)\s+(?:meat|pork|alcohol|sugar|caffeine|dairy|nuts|shellfish))\b", re.I)
 
