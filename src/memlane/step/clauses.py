@@ -27,7 +27,8 @@ _KEEP = re.compile(
     r"(?:\s+(?:that|this|of\s+this))?\s*[,:-]?\s+", re.I)
 _KEEP_TAIL = re.compile(r"[,;\s-]+(?:(?:so\s+)?please\s+|pls\s+|can\s+you\s+|do\s+)?(?:remember|"
                         r"note|keep\s+in\s+mind)(?:\s+(?:that|this|it))?\s*[.!]*$"
-                        r"|[,;\s-]+(?:please\s+)?keep\s+(?:that|this|it)\s+in\s+mind\s*[.!]*$", re.I)
+                        r"|[,;\s-]+(?:please\s+)?keep\s+(?:that|this|it)\s+in\s+mind\s*[.!]*$",
+                        re.I)
 _FILLER_HEAD = re.compile(r"^\W*(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
                           r"anyway|anyways|random\s+thing|fun\s+fact)\b[\s,:;-]*", re.I)
 _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|haha|lol|"
