@@ -9,14 +9,15 @@ same validation and apply path.
 Records worth pointing at:
 - sentences are split by `split_sentences`, which knows abbreviations ("Dr. Okafor", "St. Mary's",
   "e.g."), initials and decimals ("3.5"), so a fact is not cut in two;
+- each sentence is cut into what a person would write down (`step/clauses.py`): one record per
+  fact, fillers, remember-requests and a trailing question off (the message keeps them);
 - questions and requests ("Tell me more about...", "Can you...", "Please...") are not facts;
-- one copy of each fact per namespace: given the related records a model step is shown
-  (`Memory.related`), a near-duplicate of one of them (or of a fact written earlier in the same
-  step) writes no new record; the step updates the existing record with its own text and the new
-  source turn, so the episode points at the existing id;
-- a later statement about the same subject with a correction cue ("correction", "actually",
-  "moved to", "changed", "no longer", ...) updates the related record instead of adding one
-  beside it.
+- one copy of each fact per namespace, and facts over time: given the related records a model
+  step is shown (`Memory.related`, any thread of the namespace), the supersede rule
+  (`step/supersede.decide`) says whether a fact repeats one (the record gains the turn as a
+  source; the episode points at the existing id), supersedes one (same holder and attribute,
+  a new value: an update, the old text kept as history), may update one (both kept, the new one
+  marked newer), or is new.
 """
 
 from __future__ import annotations
