@@ -187,6 +187,12 @@ _NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our
                     r"\b(?:called|named)\s+(?-i:[A-Z])", re.I)
 
 
+# Someone of the speaker's, by name, whose fact changed: "Lou moved to Galway in June".
+_NAME_CHANGED = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?:just\s+|has\s+)?(?:moved|turned|started|"
+                           r"left|retired|switched|got\s+(?:married|engaged|promoted))\b.*"
+                           r"\b(?:to|at|in|with|from)?\s*(?-i:[A-Z0-9])", re.I)
+
+
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence states a fact worth keeping: a declarative (not a request, question or
     greeting) whose subject is the speaker ("I'm vegan", "My daughter Lies is 7", "Last year
@@ -222,7 +228,9 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         if content and (len(ANY_WORD.findall(before)) <= 3 or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
-    if _NAMED.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if (_NAMED.match(body) or _NAME_CHANGED.match(body)) and \
+            (not words or words[0].lower() not in names) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "She's a corgi called Biscuit": someone of the speaker's, named
     # Not about the speaker: kept only with specifics, and not addressed to the listener.
     has_value = any(ch.isdigit() for ch in body)

@@ -58,7 +58,7 @@ RELATIONS = {
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
 _REL_WORDS = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
 _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
-         r"|eldest\s+|youngest\s+|big\s+|baby\s+)*"
+         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
@@ -75,6 +75,9 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
     it he she they we i today tomorrow yesterday everyone someone nobody everything something
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
     guess turns sorry thanks happy funny""".split())
+_NEW_IDENTITY = re.compile(
+    rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
+    rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 _SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b",
                             re.I)
@@ -107,19 +110,21 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("diet", r"\b(?:vegetarian|vegan|pescatarian|keto|eat\s+meat|meat|diet)\b"),
         ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
                 r"e-bike|van)\b"),
-        ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+at|employed|hired\s+by|"
-                     r"joined|company)\b|^(?:i'?m|i\s+am|she'?s|he'?s)\s+(?:at|with)\s+"
+        ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
+                     r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b|^(?:i'?m|i\s+am|she'?s|he'?s)\s+(?:at|with)\s+"
                      r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"),
         ("residence", r"\b(?:live|lives|living)\s+in\b|\b(?:moved|move|moving|relocated|"
-                      r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into)\b|\bbased\s+in\b"
+                      r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+                      r"|\bbased\s+in\b"
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),
         ("school", r"\b(?:school|class|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
-                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"),
+                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
+                r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"),
     ))
 # Kinds of appointment (the attribute is "appointment <kind>"): the dentist's is not the GP's.
 _APPOINTMENT = re.compile(r"\b(appointment|appt|check-?up|booking|reservation|interview|"
@@ -130,6 +135,7 @@ _APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|h
 _MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
                     r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
+_BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
 # "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
 # job, whatever verb says it.
 _THING = re.compile(r"^\W*([a-z]{3,})\s+(?:is|was|starts?|moved|begins?|on)\b", re.I)
@@ -236,7 +242,7 @@ _ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs wei
 
 def _holder_attribute(body: str) -> tuple[str, str | None, str]:
     """(holder, attribute if the subject already names it, the rest of the sentence)."""
-    ident = _IDENTITY.match(body)
+    ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
     if ident is not None:
         rel = (ident.group(1) or ident.group(4)).lower()
         if rel not in _PETS:
@@ -275,7 +281,8 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
                 return "date of " + stem(dated.group(1).lower())
         if rx.search(rest):
             if name == "age" and holder == "i" and not re.search(r"\b(?:old|turned|turn|age)",
-                                                                  rest, re.I):
+                                                                  rest, re.I) and \
+                    not _BARE_AGE.match(rest):
                 continue  # "I am 5 minutes away" is no age
             return name
     cut = _COPULA.search(" " + rest.strip())
@@ -482,6 +489,12 @@ _HINTS = {
 }
 
 
+_PRONOUN_HINTS = {
+    "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother",
+    "?he": "son brother father dad husband boyfriend nephew uncle grandfather",
+}
+
+
 def related_query(texts: Sequence[str]) -> str:
     """Search words for the held facts the statements `texts` could repeat or change: their
     attributes' usual words and their holders (empty when they name none)."""
@@ -504,4 +517,5 @@ def related_query(texts: Sequence[str]) -> str:
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()
+                words += _PRONOUN_HINTS.get(holder, "").split()
     return " ".join(dict.fromkeys(w for w in words if w))
