@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from .supersede import RELATIONS
+
 _KEEP = re.compile(
     r"^\W*(?:(?:and|also|oh|so|btw|by\s+the\s+way|one\s+more\s+thing)[\s,]+)*(?:please\s+|pls\s+"
     r"|can\s+you\s+|could\s+you\s+)?(?:(?:do\s+)?remember|keep\s+in\s+mind|make\s+a\s+note|note"
@@ -46,7 +48,8 @@ _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they
            r"his|her|their)\b"
 # Where two facts meet: "... and my start date is ...", "...; my new manager is ...".
 _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
-                   rf"|so\s+now|and\s+now)\s+(?={_SUBJECT})"
+                   rf"|so\s+now|and\s+now)\s+(?!(?:i|we)\s+(?:are|were|have|had|both|will)\b)"
+                   rf"(?={_SUBJECT})"
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _OWNER_SUBJECT = re.compile(r"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
@@ -54,6 +57,13 @@ _OWNER_SUBJECT = re.compile(r"^((?:my|our)\s+(?:(?:new|old|little|big|older|youn
                             r"(?:is|was|has|[a-z]+s)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
+_POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
+# A person or pet of the speaker's named anywhere in a clause ("a gift for my wife"): who a
+# following "she" or "her" stands for.
+_REL_MENTION = re.compile(
+    rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
+    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
+    re.I)
 
 
 def asked_to_keep(sentence: str) -> bool:
@@ -96,6 +106,9 @@ def split_clauses(sentence: str) -> list[str]:
             owner = m.group(1)
         elif owner is not None:
             p = _with_holder(p, owner)
+        else:
+            mentions = list(_REL_MENTION.finditer(p))
+            owner = mentions[-1].group(0) if mentions else None
         if p[-1] not in ".!?":
             p += "."
         out.append(p[0].upper() + p[1:])
@@ -104,6 +117,9 @@ def split_clauses(sentence: str) -> list[str]:
 
 def _with_holder(clause: str, owner: str) -> str:
     """`clause` with its opening pronoun replaced by `owner` ("she is 14" -> "my cat is 14")."""
+    own = _POSSESSIVE_START.match(clause)
+    if own is not None:
+        return f"{owner}'s {clause[own.end():]}"
     m = _PRONOUN_START.match(clause)
     if m is None:
         return clause

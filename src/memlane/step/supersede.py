@@ -93,7 +93,9 @@ CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
     r"|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|from\s+this\s+month|since)\b", re.I)
+    r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
+    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new)\b",
+    re.I)
 
 # --- attributes ------------------------------------------------------------------------------
 # Tried in order; the first that matches names the attribute. Specific nouns come before the
@@ -324,7 +326,8 @@ def _numbers(terms: frozenset[str]) -> frozenset[str]:
 
 _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
     longer anymore instead rescheduled postponed update updated now switched wrong earlier
-    mistake scratch meant left new sold turned went since""".split())
+    mistake scratch meant left new sold turned went since grew grown increased decreased
+    dropped raised rose fell pushed promoted upgraded downgraded renamed became become""".split())
 
 
 def _frame(c: Claim) -> frozenset[str]:
@@ -435,7 +438,9 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             continue
         if not new.values or new.values <= c.values:
             continue
-        strong = bool(new.key and c.key and new.key != c.key)
+        # Another number or name replaces without a cue only for a property the rule names on
+        # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
+        strong = bool(new.key and c.key and new.key != c.key and new.attribute and c.attribute)
         if not new.key and (new.attribute or c.attribute) not in _WORD_VALUED:
             continue  # a place, age, sum or date changes by a number or a name, never without
         if new.cue or strong:
