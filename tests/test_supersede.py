@@ -213,7 +213,8 @@ def test_a_models_wrong_replace_is_refused_and_both_kept(store: Any) -> None:
     ("My cat is called Pumpernickel.", "My cat is called Pumpernickel.", SAME),
     ("My son is 9.", "He turned 10.", SUPERSEDES),
     ("I am 40 years old.", "She turned 8 on Sunday.", NEW),  # "she" is never the speaker
-    ("I'm learning Spanish on Duolingo.", "Now I'm learning Italian on Duolingo.", RELATED),
+    ("I'm learning Spanish on Duolingo.", "Actually I'm learning Italian on Duolingo.", RELATED),
+    ("I'm learning Spanish on Duolingo.", "Now I'm learning Italian on Duolingo.", NEW),
 ])
 def test_the_rule_on_pairs(old: str, new: str, verdict: str) -> None:
     d = decide(new, [old])

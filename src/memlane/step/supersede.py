@@ -89,6 +89,11 @@ _LEAD = re.compile(
     r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
     r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
     re.I)
+_BRACKETED = re.compile(r"\[[^\]]*\]")
+_CORRECTS = re.compile(
+    r"\b(?:correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead"
+    r"|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
+    r"|i\s+meant|update)\b", re.I)
 CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
     r"|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
@@ -109,7 +114,10 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
         ("shift", r"\b(?:shift|shifts|nights|earlies|lates|switched\s+to\s+days)\b"),
-        ("diet", r"\b(?:vegetarian|vegan|pescatarian|keto|eat\s+meat|meat|diet)\b"),
+        ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
+                 r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
+                 r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat(?:ing)?\s+(?:meat|fish)\b"
+                 r"|\b(?:on\s+(?:a|the)\s+\w+|my)\s+diet\b"),
         ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
                 r"e-bike|van)\b"),
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
@@ -137,6 +145,7 @@ _APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|h
 _MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
                     r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
+_MY_NAME = re.compile(r"\bmy\s+name\b|\bcall\s+me\b|\bi'?m\s+called\b", re.I)
 _BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
 # "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
 # job, whatever verb says it.
@@ -173,6 +182,10 @@ class Claim:
     """All its content terms (`heuristic.fact_terms`)."""
     cue: bool
     """Whether it is worded as a change ("moved to", "now", "turned", "left", ...)."""
+    corrects: bool = False
+    """Whether it says outright that something changed or was wrong ("actually", "no longer",
+    "moved to", "switched"): the cue a `related` link needs (a weaker one, "new", "now",
+    "since", is common in talk)."""
     named: frozenset[str] = frozenset()
     """Numbers in what it names before "is" ("locker 23 is 4423"): part of the thing's name,
     so "locker 23" and "locker 5" are two things, never two versions of one."""
@@ -205,7 +218,7 @@ def strip_lead(text: str) -> str:
 
 def read_claim(text: str) -> Claim:
     """`text` read as (holder, attribute, value)."""
-    said = unmark(text)
+    said = _BRACKETED.sub(" ", unmark(text)).strip()  # "[shares a photo: ...]" says no fact
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
@@ -225,7 +238,7 @@ def read_claim(text: str) -> Claim:
     named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
         frozenset()
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
-                 named)
+                 corrects=bool(_CORRECTS.search(said)), named=named)
 
 
 # Words that are never a value ("I'm on the night shift": the value is "night").
@@ -282,6 +295,8 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
                     dated.group(1).lower() not in RELATIONS:
                 return "date of " + stem(dated.group(1).lower())
         if rx.search(rest):
+            if name == "name" and holder == "i" and not _MY_NAME.search(rest):
+                continue  # "a game called Xenoblade", "I named her Tilly": not the speaker's
             if name == "age" and holder == "i" and not re.search(r"\b(?:old|turned|turn|age)",
                                                                   rest, re.I) and \
                     not _BARE_AGE.match(rest):
@@ -448,7 +463,7 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                 f"same holder ({holder})", f"same attribute ({new.attribute or c.attribute})",
                 f"new value ({', '.join(sorted(new.values - c.values))})",
                 "worded as a change" if new.cue else "another number or name"))
-    if new.cue:
+    if new.corrects:
         for i in range(len(claims) - 1, -1, -1):
             c = claims[i]
             if c.holder != holder:
