@@ -60,6 +60,37 @@ CORRECTIONS = [
     ("My flight to Oslo is on 9 April.", "The airline moved my flight to 12 April.", "9", "12"),
 ]
 
+# Written after the rule, to check it on wordings it was not built on (three it misses: a bare
+# "I'm 29." holds no word a search finds; "moved up to the under-11s" reads as a move).
+CORRECTIONS += [
+    ("I live in Leeds, so anything up north works for me.",
+     "Actually we moved to York last month, so update that.", "Leeds", "York"),
+    ("My daughter is 7.", "She turned 8 on Sunday.", "7", "8"),
+    ("I'm on the night shift.", "I switched to days.", "night", "days"),
+    ("I work at Tesco.", "I'm at Aldi now.", "Tesco", "Aldi"),
+    ("My rent is 950 pounds.", "The rent went up to 1,020 pounds from this month.", "950",
+     "1,020"),
+    ("My manager is Dave Hollis.", "Dave left the company; my new manager is Priya Shah.",
+     "Hollis", "Priya"),
+    ("I drive a 2014 Golf.", "Sold the Golf last week, got a bike now.", "2014", "bike"),
+    ("I weigh 84 kg.", "I'm down to 78 kg.", "84", "78"),
+    ("My husband works at Siemens.", "My husband just started at Bosch.", "Siemens", "Bosch"),
+    ("We live in a flat in Hove.", "We've moved into a house in Lewes.", "Hove", "Lewes"),
+    ("My son plays for the under-10s.", "My son moved up to the under-11s this season.",
+     "under-10s", "under-11s"),
+    ("I'm 29.", "It was my birthday yesterday, I'm 30 now.", "29", "30"),
+    ("My gym membership is 35 pounds a month.", "The gym membership went up to 42 pounds.",
+     "35", "42"),
+    ("I'm a vegan.", "I'm not vegan anymore, I eat eggs now.", "a vegan", "not vegan"),
+    ("My best friend Lou lives in Dublin.", "Lou moved to Galway in June.", "Dublin", "Galway"),
+    ("My landlord is Mr Patel.", "We have a new landlord now, Mrs Okoye.", "Patel", "Okoye"),
+    ("My team has 6 people.", "My team grew to 9 people.", "6", "9"),
+    ("I sleep about 6 hours a night.", "These days I sleep 8 hours a night.", "6", "8"),
+    ("My mum lives in Cork.", "My mum moved in with us in Leeds.", "Cork", "Leeds"),
+    ("The kids' school starts at 8:45.", "The school changed the start time to 8:30.", "8:45",
+     "8:30"),
+]
+
 
 def say(mem: Memory, tid: str, texts: list[str], t0: float) -> float:
     """Each text as a user turn with a reply, a quarter day apart; everything filed."""
@@ -87,7 +118,7 @@ def applied(mem: Memory, old: str, new: str) -> bool:
     return any(has(h["text"], old) and h["superseded"] for h in hist)
 
 
-def test_twenty_corrections_in_varied_wording(store: Any) -> None:
+def test_forty_two_corrections_in_varied_wording(store: Any) -> None:
     done = []
     for n, (first, second, old, new) in enumerate(CORRECTIONS):
         mem = Memory(store, f"c{n}")
@@ -98,7 +129,7 @@ def test_twenty_corrections_in_varied_wording(store: Any) -> None:
             done.append(n)
     missed = [CORRECTIONS[i][:2] for i in range(len(CORRECTIONS)) if i not in done]
     print(f"corrections applied: {len(done)} of {len(CORRECTIONS)}; missed: {missed}")
-    assert len(done) >= 18, missed
+    assert len(done) >= 38, missed
 
 
 def test_a_correction_never_touches_an_unrelated_record(store: Any) -> None:

@@ -116,7 +116,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("shift", r"\b(?:shift|shifts|nights|earlies|lates|switched\s+to\s+days)\b"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
-                 r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat(?:ing)?\s+(?:meat|fish)\b"
+                 r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
                  r"|\b(?:on\s+(?:a|the)\s+\w+|my)\s+diet\b"),
         ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
                 r"e-bike|van)\b"),
@@ -229,6 +229,10 @@ def read_claim(text: str) -> Claim:
         attribute = _attribute(rest, holder, body)
     skip = {stem(w.lower()) for w in holder.split()}
     names = {stem(w.lower()) for w in FACT_WORD.findall(body)[1:] if w[0].isupper()}
+    if attribute is not None and attribute.startswith("who is my "):
+        ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
+        if ident is not None:  # "Raj is my new boss": the name opens the sentence
+            names |= {stem(w.lower()) for w in (ident.group(2) or ident.group(3) or "").split()}
     key = frozenset(t for t in terms if any(ch.isdigit() for ch in t) or t in _CALENDAR or
                     t in names) - skip
     words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
@@ -242,7 +246,8 @@ def read_claim(text: str) -> Claim:
 
 
 # Words that are never a value ("I'm on the night shift": the value is "night").
-_PLAIN = frozenset("""a an the i i'm im am is are was were be been being we we're my our on in
+_PLAIN = frozenset("""a an the i i'm im i've i'd i'll we've am is are was were be been being we
+    we're my our on in
     at to of for with and so that this it it's me us has have had just got get gets getting
     very really still also from as by about up out there here then than do does did now""".split())
 
