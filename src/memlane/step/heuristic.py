@@ -290,7 +290,9 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     `names` (lower case) are the participants': addressing someone ("Glad I could help, John")
     is not a fact about anyone, so their names count neither as content nor as names."""
     words = _words(sentence)
-    short = 2 if _FIRST_PERSON.match(sentence.strip()) else 4  # "I'm vegan." says a lot
+    # "I'm vegan." and "Luna turned 5." say a lot
+    short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
+        else 4
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:

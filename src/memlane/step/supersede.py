@@ -121,7 +121,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
                 r"e-bike|van)\b"),
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
-                     r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b|^(?:i'?m|i\s+am|she'?s|he'?s)\s+(?:at|with)\s+"
+                     r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
+                     r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
                      r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"),
         ("residence", r"\b(?:live|lives|living)\s+in\b|\b(?:moved|move|moving|relocated|"
@@ -275,6 +276,9 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
         return rel + name, None, body[rel_m.end():]
     pronoun = _PRONOUN.match(body)
+    if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
+            re.search(r"\bmy\b", body, re.I):
+        return "i", None, body  # "they put my rent up": the speaker's rent
     if pronoun is not None:
         return "?" + pronoun.group(1).lower(), None, body
     named = _NAMED_SUBJECT.match(body)
