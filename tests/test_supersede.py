@@ -244,6 +244,8 @@ def test_a_models_wrong_replace_is_refused_and_both_kept(store: Any) -> None:
     ("My cat is called Pumpernickel.", "My cat is called Pumpernickel.", SAME),
     ("My son is 9.", "He turned 10.", SUPERSEDES),
     ("I am 40 years old.", "She turned 8 on Sunday.", NEW),  # "she" is never the speaker
+    ("My sister's cat is 4 years old.", "My sister turned 40.", NEW),  # the cat's, not hers
+    ("My sister is 39.", "My sister's cat turned 5.", NEW),
     ("I'm learning Spanish on Duolingo.", "Actually I'm learning Italian on Duolingo.", RELATED),
     ("I'm learning Spanish on Duolingo.", "Now I'm learning Italian on Duolingo.", NEW),
 ])
@@ -328,3 +330,19 @@ def test_people_the_other_holder_is_never_touched(store: Any) -> None:
             missed.append(texts)
     print(f"people: corrected holder updated {updated} of {len(PEOPLE)}; missed {missed}")
     assert updated >= 14
+
+
+def test_forgetting_one_fact_of_a_sentence_keeps_the_other(store: Any) -> None:
+    """One sentence, two records: forgetting one takes its words out of the message and leaves
+    the other fact, its record and its words."""
+    mem = Memory(store, "forget")
+    t = mem.thread("t")
+    t.add("user", "My sister Ana lives in Bristol and I live in Leeds.")
+    t.add("assistant", "Noted.")
+    t.flush()
+    recs = {r.text: r.id for r in mem.records()}
+    assert set(recs) == {"My sister Ana lives in Bristol.", "I live in Leeds."}
+    assert mem.forget(recs["My sister Ana lives in Bristol."])
+    assert [r.text for r in mem.records()] == ["I live in Leeds."]
+    (said,) = [m.content for m in t.messages() if m.role == "user"]
+    assert "Bristol" not in said and "Ana" not in said and "Leeds" in said

@@ -139,15 +139,19 @@ class _Fact:
     """Every version's content words."""
     stems: frozenset[str]
     """Their stems (a buffer line says "dentists" for "dentist")."""
+    names: frozenset[str] = frozenset()
+    """The names every version gives (capitalised words past the first, lower case)."""
 
 
 def _fact(fact: str | Sequence[str]) -> _Fact:
     texts = [fact] if isinstance(fact, str) else list(fact)
     versions = tuple(_statement(t) for t in texts)
     content = frozenset[str]().union(*(v.content for v in versions))
+    names = frozenset(w.lower() for t in texts for w in _words(_NAME_PREFIX.sub("", t))[1:]
+                      if w[:1].isupper() and w.lower() not in FACT_STOPWORDS)
     return _Fact(versions, frozenset[str]().union(*(values(t) for t in texts)),
                  frozenset[str]().union(*(v.specific for v in versions)), content,
-                 frozenset(stem(w) for w in content))
+                 frozenset(stem(w) for w in content), names)
 
 
 def _has_value(sentence: str, vals: Set[str], specific: Set[str]) -> bool:
@@ -191,8 +195,11 @@ def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
         hit = bool(s.strip()) and any(_states(s, v, source, f.values) for v in f.versions)
         if hit and (any(_states(s, k, True) for k in keep) or
                     _has_value(s, keep_values, set())):
-            # Another record's statement: keep it, less the forgotten values.
-            cut = _cut_values(s, f.values, f.specific)
+            # Another record's statement: keep it, less the forgotten values, and less the
+            # names only the forgotten fact holds (one sentence files one record per fact:
+            # "My sister's cat is called Biscuit and she is a ginger tabby").
+            kept = {w for k in keep for w in k.content}
+            cut = _cut_values(s, f.values | (f.names - kept), f.specific)
             if cut != s:
                 n += 1
             out.append(cut)

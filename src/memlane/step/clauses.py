@@ -52,9 +52,11 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
                    rf"(?={_SUBJECT})"
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
-_OWNER_SUBJECT = re.compile(r"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
-                            r"youngest|best)\s+)?[a-z]+(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?)(?:'s)?\s+"
-                            r"(?:is|was|has|[a-z]+s)\b", re.I)
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
+                            rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?)(?:'s)?\s+(?:is|was|has|[a-z]+s)\b",
+                            re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)

@@ -64,6 +64,7 @@ _PET_WORDS = "|".join(sorted(_PETS))
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+_CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
 # "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
 _IDENTITY = re.compile(
     rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:is|was)\s+(?:now\s+)?({_NAME})\b"
@@ -274,7 +275,12 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         word = (rel_m.group(1) or rel_m.group(2)).lower()
         rel = RELATIONS.get(word, word)
         name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
-        return rel + name, None, body[rel_m.end():]
+        rest = body[rel_m.end():]
+        chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None
+        if chain is not None:  # "my sister's cat": the cat, of the sister's
+            word = chain.group(1).lower()
+            return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        return rel + name, None, rest
     pronoun = _PRONOUN.match(body)
     if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
             re.search(r"\bmy\b", body, re.I):
