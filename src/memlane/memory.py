@@ -59,6 +59,7 @@ from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
 from .step.runner import Cadence, StepRunner
+from .step.supersede import related_query
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
@@ -200,7 +201,13 @@ class Memory(Forgetting, SnapshotsAndVectors):
             # says) is searched with every term, as before, and so is a stretch whose terms
             # are all rare, or all common.
             query = self.store.selective_query(self.ns, query, RELATED_DOCS)
-            return [h.record for h in self.search(query, limit)]
+            found = {h.record.id: h.record for h in self.search(query, limit)}
+            # And the facts whose property the stretch states (`supersede.related_query`): a
+            # correction often shares no word with the fact it changes.
+            hints = related_query([m.content for m in messages if m.role == "user"])
+            if hints:
+                found.update((h.record.id, h.record) for h in self.search(hints, limit))
+            return list(found.values())
         except MemlaneError:
             return []
 
