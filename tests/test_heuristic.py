@@ -16,12 +16,12 @@ from memlane.memory import Memory
 from memlane.step.heuristic import (
     episode_line,
     extract,
-    fact_terms,
     is_fact,
     is_request,
     split_sentences,
 )
 from memlane.step.schema import EPISODE_MAX_WORDS
+from memlane.text import fact_terms
 from memlane.types import Message
 
 REPLY = "Sure, happy to help with that."

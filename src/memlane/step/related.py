@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import terms
 from ..types import Message, Record
+from .supersede import related_query
 
 POOL = 50
 """Hits drawn per user message before they are ranked here."""
@@ -50,7 +51,11 @@ def related_records(stretch: Sequence[Message],
     for m in users:
         for r in search([m], POOL):
             pool.setdefault(r.id, r)
-    return pick([m.content for m in users], list(pool.values()), shown)
+    # Each message is ranked by its words and by the usual words of the attributes it states
+    # (`supersede.related_query`, which `search` also asks for): a correction often shares no
+    # word with the fact it changes ("We relocated to Glasgow" / "I live in Manchester").
+    asked = [f"{m.content} {related_query([m.content])}" for m in users]
+    return pick(asked, list(pool.values()), shown)
 
 
 def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) -> list[Record]:

@@ -159,7 +159,7 @@ _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|septembe
                    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
                    r"|\b\d{1,2}\s+may\b|\bmay\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
                    r"|\b\d{1,2}/\d{1,2}\b", re.I)
-_HEAD = re.compile(r"^(?:my|our|the)\s+((?:[a-z]+\s+){0,2}[a-z]+)$", re.I)
+_HEAD = re.compile(r"^(?:my|our|the)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
 _CALENDAR = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
     thursday friday saturday sunday""".split())
