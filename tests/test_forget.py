@@ -144,7 +144,6 @@ def _process_caches() -> list[tuple[str, object]]:
     tokenizer's memo, and every module-level container or functools cache of memlane."""
     from memlane.caches import Caches
     from memlane.context.tokens import BPETokenizer
-    from memlane.store.sqlite import SQLiteStore
 
     out: list[tuple[str, object]] = []
     for obj in gc.get_objects():
@@ -152,8 +151,6 @@ def _process_caches() -> list[tuple[str, object]]:
             out.extend((f"Caches.{name}", memo) for name, memo in obj.memos().items())
         elif isinstance(obj, BPETokenizer):
             out.append(("BPETokenizer._memo", obj._memo))
-        elif isinstance(obj, SQLiteStore):
-            out.append(("SQLiteStore._episodes", obj._episodes))
     for name, module in list(sys.modules.items()):
         if name != "memlane" and not name.startswith("memlane."):
             continue

@@ -313,7 +313,6 @@ class Memory(Forgetting, SnapshotsAndVectors):
         forget = getattr(self.tokenizer, "forget_memo", None)  # a caller's tokenizer may have none
         if forget is not None:
             forget()
-        self.store.clear_memos()
 
     def export(self) -> dict[str, Any]:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
@@ -502,7 +501,7 @@ class Thread:
         # The fill starts where this thread's last one (same budget and policy) ended.
         fills = mem.caches.fill
         key = (mem.ns, self.id, budget, policy)
-        with mem.store.revision_held():  # one check for other writers per turn, not one a read
+        if True:
             ctx, last, _ = sized_context(
                 read, policy, budget, time.time() if now is None else now,
                 mem.tokenizer, new_message=new_message,
@@ -553,7 +552,7 @@ class Thread:
         # evicted stretch gains no messages, and a step writes only their relevance and scan
         # tags (which opened turns do not take from these objects: `select_turns` scans a
         # text whose tag is not the running scanner's).
-        rev = store.log_revision()
+        rev = store.revision()
         caches = self.memory.caches
         ids = cited_ids(searched)
         seq_of: dict[int, int] = {}
