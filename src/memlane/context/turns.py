@@ -18,6 +18,7 @@ import bisect
 import math
 from collections.abc import Callable, Sequence
 
+from ..text import BM25_B, BM25_K1
 from ..types import Episode, Message, Record
 
 STRETCHES = 4
@@ -41,8 +42,8 @@ UNFILED_SPAN = 4
 """A cited message whose stretch is not known (not filed yet, older than the line index, or
 longer than `STRETCH_READ`) stands for the messages this far either side of it."""
 
-K1, B = 1.2, 0.75
-"""BM25's usual constants."""
+K1, B = BM25_K1, BM25_B
+"""BM25's constants (`memlane.text`)."""
 
 
 def stretch_votes(
