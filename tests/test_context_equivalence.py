@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from assembly_record import build_thread
 from memlane import BudgetTooSmall, Cadence, Memory, Policy
 from memlane.context.assemble import assemble, tools_json
-from memlane.context.fill import sized_context
+from memlane.context.fill import sized_context, start_policy
 from memlane.context.tokens import BPETokenizer, default_tokenizer
 from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.types import (
@@ -166,15 +166,18 @@ def check_thread(mem: Memory, tid: str, policy: Policy, budget: int,
     def plain_read(q: Policy, held: ContextRows | None = None) -> ContextRows:
         return mem.store.context_rows(mem.ns, tid, q.window_turns, q.buffer_lines)
 
+    # Where the thread's last fill at this budget and policy ended: Thread.context starts there
+    # (`start_policy`), and so does the reference.
+    first = start_policy(policy, mem.caches.fills.get((mem.ns, tid, budget, policy)))
     try:
-        got = sized_context(ref_read, policy, budget, NOW, PLAIN, new_message, tools)
+        got = sized_context(ref_read, first, budget, NOW, PLAIN, new_message, tools)
         ref, ref_sized = repr(got[0]), repr(got)
     except BudgetTooSmall as e:
         ref = ref_sized = f"BudgetTooSmall({e})"
     fast = outcome(mem.thread(tid).context, budget=budget, new_message=new_message,
                    policy=policy, now=NOW)
     assert fast == ref
-    fast_sized = outcome(sized_context, plain_read, policy, budget, NOW, mem.tokenizer,
+    fast_sized = outcome(sized_context, plain_read, first, budget, NOW, mem.tokenizer,
                          new_message, tools)
     assert fast_sized == ref_sized
 

@@ -27,7 +27,9 @@ What is kept, what each stands in for, and what it buys (the real turn with a ne
 
 Besides those, two plain memos of pure functions of a text, shared with the write path and
 emptied with the rest: `scans` (injection-scan verdicts, `memlane.safety.scan`) and `facts`
-(the heuristic memory step's readings of a text, `memlane.step.heuristic`).
+(the heuristic memory step's readings of a text, `memlane.step.heuristic`). And one thing that is
+no memo: `fills`, where each thread's last fill ended, the fill's state (it shapes the context,
+so it is kept with the cache off too, `memlane.context.fill.start_policy`; it holds no text).
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ class Caches:
         self.facts: dict[str, tuple[Any, ...]] = memo()
         """A text read as a fact by the heuristic memory step (`memlane.step.heuristic
         .fact_readings`)."""
+        self.fills: dict[tuple[Any, ...], int] = {}
+        """Not a memo, the fill's state (kept with the cache off too, and through a forget: it
+        holds no text, only where each thread's last fill to a budget ended, by (namespace,
+        thread, budget, policy): `memlane.context.fill.start_policy`)."""
         self._reads: dict[tuple[Any, ...], Any] = {}
         """The read entries: `(what, namespace, thread, inputs) -> value`, all for `_rev`."""
         self._rev: Hashable | None = None

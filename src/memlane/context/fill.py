@@ -32,6 +32,10 @@ from .tokens import MESSAGE_OVERHEAD, Tokenizer
 ROUNDS = 3
 """At most this many larger windows are read after the first."""
 
+FILL_SLACK = 4
+"""Turns a fill may give up for the budget and still start the next fill where it started
+(`fill_start`)."""
+
 Read = Callable[[Policy, "ContextRows | None"], ContextRows]
 """`read(policy, held)`: the rows of `policy`'s window; `held`, when given, are the rows of a
 smaller window of the same thread read just before, which the store may extend instead of reading
@@ -97,3 +101,28 @@ def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int |
         return None
     grown = min(policy.max_working_turns, policy.working_turns + extra)
     return None if grown == policy.working_turns else grown
+
+
+def start_policy(policy: Policy, start: int | None) -> Policy:
+    """The policy a fill reads first: `policy` with `start` working turns when `start` is
+    where the thread's last fill at this budget and policy ended (`fill_start`) and lies
+    between the policy's working turns and `max_working_turns`.
+
+    Not a cache: the fill's state, kept per thread by the memory whether its read cache is on
+    or off. A conversation's window moves a turn at a time, so a fill started where the last
+    one ended usually ends there in one read; over the budget, the last round gives up its
+    lowest-scored working turns, so the window a turn shows depends on where its fill started
+    (on LoCoMo at 8k tokens, starting from the policy's window every turn reached 0.7 points
+    less)."""
+    if (start is not None and policy.fill_budget
+            and policy.working_turns < start <= policy.max_working_turns):
+        return replace(policy, working_turns=start)
+    return policy
+
+
+def fill_start(ctx: Context, policy: Policy) -> int:
+    """Where the next fill of the same thread, budget and policy starts (`start_policy`): the
+    working turns `policy` (the fill's last) read, less the ones given up for the budget past
+    `FILL_SLACK`, so a fill that overshot by much starts the next one smaller."""
+    given_up = sum(1 for d in ctx.trace.dropped if d.what == "turn" and d.reason == "budget")
+    return policy.working_turns - max(0, given_up - FILL_SLACK)
