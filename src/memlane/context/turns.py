@@ -5,7 +5,7 @@ about, and it also opens a few evicted messages the new message matches, shown v
 their stretch's line (`Policy.buffer_turns`). About one question in six of LoCoMo's has no
 record citing its evidence (docs/RESULTS.md, issue 21): only a turn reaches it.
 
-Bounded by k and the query, never by the thread: `Thread._opened_turns` reads only the messages
+Bounded by k and the query, never by the thread: `Thread._opened` reads only the messages
 of a few candidate stretches (the ones the notes search's best records were filed from and the
 ones the line index matched, `STRETCHES` at most, each read up to `STRETCH_READ` messages), and
 this module ranks them. The term weights are the pool's own (BM25 over the candidate messages):
