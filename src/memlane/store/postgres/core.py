@@ -106,6 +106,8 @@ class PgCore(CommonStore):
         self._thread_locks = ThreadLocks()
         self._writes = 0
         """This object's write transactions (appends are not: they use no `transaction()`)."""
+        self._writes_lock = threading.Lock()
+        """Guards `_writes`: pool threads write at once."""
         self._lock_conn: psycopg.Connection[Any] | None = None
         self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
@@ -213,7 +215,8 @@ class PgCore(CommonStore):
         finally:
             # Counted whatever happened (a rollback only moves the revision for nothing),
             # after the commit, so a read that sees the old count read rows at least that new.
-            self._writes += 1
+            with self._writes_lock:
+                self._writes += 1
 
     def _changes(self) -> Hashable:
         # Migration 6's counter: every commit that changes records, their sources or episodes
