@@ -106,3 +106,22 @@ def test_the_cache_off_is_the_cache_on_across_memories(tmp_path: Any) -> None:
             _write(on, on, rnd, i)
             if i % 4 == 3:
                 _same(on, off, rnd, f"turn {i}")
+
+
+def test_rows_without_a_current_verdict_are_scanned_through_the_cache(tmp_path: Any) -> None:
+    """Rows whose stored verdict is not the running scanner's (every row after the scanner
+    changes) are scanned when shown: through the memory's verdicts with the cache on (the read
+    lends them to the scanner, `caches.scans_during`), afresh with it off; the same context."""
+    path = str(tmp_path / "m.db")
+    with Memory.open(path) as on, Memory.open(path, cache=False) as off:
+        rnd = random.Random(4)
+        for i in range(30):
+            _write(on, on, rnd, i)
+        with on.store.transaction() as tx:
+            for table in ("messages", "records", "episodes"):
+                tx.conn.execute(f"UPDATE {table} SET scanned = 0")
+        on.caches.clear()
+        for budget in BUDGETS:
+            assert _ctx(on, budget, SHARED[0], POLICIES[1]) == \
+                _ctx(off, budget, SHARED[0], POLICIES[1])
+        assert on.caches.scans and not off.caches.scans

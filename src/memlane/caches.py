@@ -27,7 +27,12 @@ What is kept, what each stands in for, and what it buys (the real turn with a ne
 
 Besides those, two plain memos of pure functions of a text, shared with the write path and
 emptied with the rest: `scans` (injection-scan verdicts, `memlane.safety.scan`) and `facts`
-(the heuristic memory step's readings of a text, `memlane.step.heuristic`). And one thing that is
+(the heuristic memory step's readings of a text, `memlane.step.heuristic`). `scans` stands in for
+scanning every shown note, line and opened turn whose row carries no verdict of the running
+scanner (every row after the scanner changes): the read lends it to the scanner for its
+duration (`scans_during`). Measured (`benchmarks/bench_turn_trees.py`'s turn, cProfile, 1k
+messages on a file whose rows carry an older scanner's tag): 75 scans a turn without it, about
+two thirds of the turn's CPU. And one thing that is
 no memo: `fills`, where each thread's last fill ended, the fill's state (it shapes the context,
 so it is kept with the cache off too, `memlane.context.fill.start_policy`; it holds no text).
 """
@@ -35,7 +40,9 @@ so it is kept with the cache off too, `memlane.context.fill.start_policy`; it ho
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 MAX_ENTRIES = 4096
@@ -122,6 +129,28 @@ class Caches:
         self._mine = threading.local()
         if self._on_clear is not None:
             self._on_clear()
+
+
+_SCANS: ContextVar[dict[str, tuple[str, ...]] | None] = ContextVar("memlane_read_scans",
+                                                                  default=None)
+"""The memory's scan verdicts (`Caches.scans`) while one of its reads runs (`scans_during`)."""
+
+
+@contextmanager
+def scans_during(memo: dict[str, tuple[str, ...]]) -> Iterator[None]:
+    """While the block runs, on this thread (or task), a stored text whose verdict is not
+    kept with it (`safety.scan_stored`) is scanned through `memo`: the pure assembler takes no
+    memo, and the memory's verdicts reach the scanner this way, for one read only."""
+    token = _SCANS.set(memo)
+    try:
+        yield
+    finally:
+        _SCANS.reset(token)
+
+
+def read_scans() -> dict[str, tuple[str, ...]] | None:
+    """The scan verdicts of the read running on this thread (`scans_during`), else None."""
+    return _SCANS.get()
 
 
 def remember(memo: dict[Any, Any], key: Any, value: Any, most: int = MAX_ENTRIES) -> Any:

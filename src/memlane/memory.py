@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .caches import QUERY_CHARS, STRETCH_CHARS, Caches, remember
+from .caches import QUERY_CHARS, STRETCH_CHARS, Caches, remember, scans_during
 from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
@@ -488,23 +488,24 @@ class Thread:
         def read(q: Policy, held: ContextRows | None) -> ContextRows:
             return store.context_rows(ns, self.id, q.window_turns, q.buffer_lines, held)
 
-        self._cache_turn()
-        # The fill starts where this thread's last one (same budget and policy) ended.
-        fills, key = mem.caches.fills, (ns, self.id, budget, policy)
-        first = start_policy(policy, fills.get(key))
-        rows = read(first, None)
-        want = fact_terms(new_message) if new_message else frozenset()
-        notes, searched = self._notes(budget, new_message, policy, rows, want)
-        lines = self._matched(want, policy) if rows.truncated else []
-        turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
-        ctx, last, _ = sized_context(
-            read, first, budget, time.time() if now is None else now, mem.tokenizer,
-            new_message=new_message,
-            tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
-            rows=rows, notes=notes, matched=lines, opened=turns)
-        if policy.fill_budget:
-            remember(fills, key, fill_start(ctx, last))
-        return ctx
+        with scans_during(mem.caches.scans):  # the memory's verdicts, for this read
+            self._cache_turn()
+            # The fill starts where this thread's last one (same budget and policy) ended.
+            fills, key = mem.caches.fills, (ns, self.id, budget, policy)
+            first = start_policy(policy, fills.get(key))
+            rows = read(first, None)
+            want = fact_terms(new_message) if new_message else frozenset()
+            notes, searched = self._notes(budget, new_message, policy, rows, want)
+            lines = self._matched(want, policy) if rows.truncated else []
+            turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
+            ctx, last, _ = sized_context(
+                read, first, budget, time.time() if now is None else now, mem.tokenizer,
+                new_message=new_message,
+                tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
+                rows=rows, notes=notes, matched=lines, opened=turns)
+            if policy.fill_budget:
+                remember(fills, key, fill_start(ctx, last))
+            return ctx
 
     def _cache_turn(self) -> None:
         """Start a read: the memory's read cache at the store's revision (read once; not at
