@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .caches import QUERY_CHARS, STRETCH_CHARS, Caches, remember, scans_during
+from .caches import QUERY_CHARS, Caches, remember, scans_during
 from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
@@ -531,40 +531,20 @@ class Thread:
     def _turn_pool(self, searched: Sequence[Record], matched: Sequence[Episode],
                    rows: ContextRows) -> list[Piece]:
         """The messages of the candidate stretches before the window of `rows`, a piece a
-        stretch (`context.turns.Piece`: ready to rank); where the cited messages are and the
-        stretches' pieces kept in the read cache."""
-        store, ns, cache = self._store, self._ns, self.memory.caches
-        seq_of: dict[int, int] = {}
-        missing = []
-        for i in cited_ids(searched):
-            place = cache.get("place", ns, None, i)
-            if place is None:
-                missing.append(i)
-            elif place[0] == self.id:
-                seq_of[i] = place[1]
-        for m in store.messages_by_id(ns, missing) if missing else ():
-            cache.put("place", ns, None, m.id, (m.thread_id, m.seq))
-            if m.thread_id == self.id:
-                seq_of[m.id] = m.seq
+        stretch (`context.turns.Piece`: ready to rank): one read of where the cited messages
+        are, one of the stretches' messages."""
+        store, ns = self._store, self._ns
+        ids = cited_ids(searched)
+        seq_of = {m.id: m.seq for m in (store.messages_by_id(ns, ids) if ids else ())
+                  if m.thread_id == self.id}
         _, _, ends = self._line_index()
         if rows.first_episode and rows.first_episode.end not in ends:
             ends = sorted([*ends, rows.first_episode.end])
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends,
                               rows.window[0].seq)
-        got: dict[tuple[int, int], Piece] = {}
-        for span in spans:
-            piece = cache.get("stretch", ns, self.id, span)
-            if piece is not None:
-                got[span] = piece
-        todo = [span for span in spans if span not in got]
-        if todo:
-            read = store.messages_in(ns, self.id, todo, STRETCH_READ)
-            for span in todo:  # the spans never overlap (`stretch_votes`)
-                ms = [m for m in read if span[0] <= m.seq <= span[1]]
-                got[span] = piece = Piece(ms)
-                if sum(len(m.content) for m in ms) <= STRETCH_CHARS:  # pasted pages: not kept
-                    cache.put("stretch", ns, self.id, span, piece)
-        return [got[span] for span in spans]
+        read = store.messages_in(ns, self.id, spans, STRETCH_READ) if spans else []
+        # The spans never overlap (`stretch_votes`).
+        return [Piece([m for m in read if a <= m.seq <= b]) for a, b in spans]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
