@@ -15,20 +15,21 @@ keeps nothing at all, and a context or search is the same with the cache on or o
 (tests/test_read_cache.py replays conversations on both engines both ways).
 
 What is kept, what each stands in for, and what it buys: the real turn with a new message
-(`benchmarks/bench_turn_trees.py`'s loop on its 10k-message file, CPU median of 120 turns, three
-runs on a loaded 2-core machine, the entry's kind not kept against everything kept):
+(`benchmarks/bench_turn_trees.py`'s loop on its 10k-message file, CPU median of 120 turns, on a
+quiet 2-core machine; that kind of entry not kept against everything kept, 3.1-3.4 ms a turn;
+nothing kept, `cache=False`: 13 ms):
 
 - `line_index`: a thread's buffer-line index (`context.line_index`) and the winners' rows.
   Stands in for reading the thread's newest `INDEXED_LINES` lines and splitting each into
-  terms: about 3 ms a turn (4.2 against 7.3 ms; a conversation going on, 4.9 against 12 ms).
+  terms: about 6 ms a turn (9.5 ms without it; a conversation going on: 4.0 against 10.5 ms).
 - `search`: the notes search's records for (query, k). Stands in for `Memory.search`: a turn's
   follow-up search (`context.notes.recent_query`) is the search the turn before ran for its own
-  message, and an agent's tool loop asks for the same message again: about 1 ms a turn (4.2
-  against 5.1 ms; going on, 4.9 against 6.5 ms).
+  message, and an agent's tool loop asks for the same message again: about 1 ms a turn (4.0-4.5
+  ms without it; going on: 4.0 against 4.7 ms).
 
-Not kept: the opened turns' stretches and where cited messages are (no measurable gain: 4.1 ms
-a turn without them against 4.2 with), the rendered lines, notes, windows and policies the
-assembler memoised by identity.
+Not kept: the opened turns' stretches and where cited messages are (no measurable gain on a
+loaded machine: 4.1 ms a turn without them against 4.2 with), and the rendered lines, notes,
+windows and policies the assembler memoised by identity.
 
 Besides those, two plain memos of pure functions of a text, shared with the write path and
 emptied with the rest: `scans` (injection-scan verdicts, `memlane.safety.scan`) and `facts`
@@ -37,9 +38,11 @@ scanning every shown note, line and opened turn whose row carries no verdict of 
 scanner (every row after the scanner changes): the read lends it to the scanner for its
 duration (`scans_during`). Measured (`benchmarks/bench_turn_trees.py`'s turn, cProfile, 1k
 messages on a file whose rows carry an older scanner's tag): 75 scans a turn without it, about
-two thirds of the turn's CPU. And one thing that is
-no memo: `fills`, where each thread's last fill ended, the fill's state (it shapes the context,
-so it is kept with the cache off too, `memlane.context.fill.start_policy`; it holds no text).
+two thirds of the turn's CPU.
+
+And one thing that is no memo: `fills`, where each thread's last fill ended, the fill's state (it
+shapes the context, so it is kept with the cache off too, `memlane.context.fill.start_policy`;
+it holds no text).
 """
 
 from __future__ import annotations
