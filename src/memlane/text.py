@@ -117,6 +117,10 @@ def singular(w: str) -> str:
 
 # --- terms ------------------------------------------------------------------------------------
 
+BM25_K1, BM25_B = 1.2, 0.75
+"""BM25's constants, FTS5's own: the bounded search's candidates (both engines' SQL,
+`memlane.store.common.plan.bm25_tf1`) and the opened turns' ranking (`context.turns`)."""
+
 MAX_QUERY_TERMS = 32
 """Longer queries keep their first 32 distinct terms (a pasted paragraph is not a query)."""
 
