@@ -403,7 +403,7 @@ def working_shown(a: Layers) -> list[Turn | str]:
 
 
 def block_text(a: Layers) -> str:
-    return render_block(a.lines, a.skipped + a.extra_skipped, a.unfiled, a.first_end, None,
+    return render_block(a.lines, a.skipped + a.extra_skipped, a.unfiled, a.first_end,
                         NOTES_HEADER if a.with_tools else NOTES_HEADER_NO_TOOLS, a.quotes)
 
 

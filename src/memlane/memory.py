@@ -50,8 +50,8 @@ from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
+from .step.related import related_query
 from .step.runner import Cadence, StepRunner
-from .step.supersede import related_query
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
@@ -198,7 +198,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
             # are all rare, or all common.
             query = self.store.selective_query(self.ns, query, RELATED_DOCS)
             found = {h.record.id: h.record for h in self.search(query, limit)}
-            # And the facts whose property the stretch states (`supersede.related_query`): a
+            # And the facts whose property the stretch states (`step.related.related_query`): a
             # correction often shares no word with the fact it changes.
             hints = related_query([m.content for m in messages if m.role == "user"])
             if hints:
