@@ -105,6 +105,9 @@ def test_a_forgotten_value_is_nowhere_and_the_rest_stays(
     tr = TRIALS[n]
     url = request.getfixturevalue("pg_url") if store_kind == "postgres" else ""
     mem = Memory(store, f"trial{n}")
+    # What holds the value before anyone said it is the package's own text (a name in the
+    # evaluation's templates), not memory: only holders beyond those count.
+    shipped = {h for v in tr.needles for h in _holders(mem, v)}
     t = mem.thread("t")
     said = [("user", tr.said), ("assistant", tr.echo), ("user", tr.kept_said),
             ("assistant", "Noted."), *SMALL_TALK, ("user", tr.later), ("assistant", "Ha, I see.")]
@@ -124,7 +127,7 @@ def test_a_forgotten_value_is_nowhere_and_the_rest_stays(
     everything = _everything(mem, "t")
     left = [v for v in tr.needles if v in everything]
     assert left == [], f"{left} still stored"
-    holders = [h for v in tr.needles for h in _holders(mem, v)]
+    holders = [h for v in tr.needles for h in _holders(mem, v) if h not in shipped]
     assert holders == [], holders
     if url:
         assert not any(_pg_stats_hold(url, v) for v in tr.needles)
