@@ -622,37 +622,9 @@ def prepare(
     w3 = 0
     given = opened
     if block and opened and policy.buffer_turns > 0 and policy.dedupe_lines:
-        # One copy of each fact in view: a turn a shown note or core record was filed from is
-        # already there in that record's words (its date too); its slot goes to another turn.
-        # Only the opened turns' ids are asked about: a record may cite a thousand messages
-        # (a fact confirmed turn after turn), so each record's sources are intersected (in C),
-        # never walked.
-        ids = {m.id for m in opened}
-        cited: set[int] = set()
-        for r in f.notes_in:
-            if r.id in f.note_ids:
-                cited |= ids.intersection(r.source_ids)
-        for r in rows.pinned:
-            cited |= ids.intersection(r.source_ids)
-        if cited:
-            # A turn is its user message and the replies after it: the reply right after a
-            # cited message (an assistant's "Got it: TP 1353 ...") repeats the same fact.
-            after = {m.seq + 1 for m in opened if m.id in cited}
-            unshown = [m for m in opened if m.id not in cited
-                       and not (m.role != "user" and m.seq in after)]
-            if len(unshown) < len(opened):
-                opened = unshown
+        opened = _not_cited(opened, f, rows.pinned)
     if block and opened and policy.buffer_turns > 0:
-        start = window[0].seq if window else 2**62
-        # A fill round whose window leaves the same candidates out of view opens the same
-        # turns as the round before (the rest of the policy is the same): taken from it.
-        quotes_key = (id(given), tuple(m.seq for m in opened if m.seq < start))
-        if like is not None and like.quotes_key == quotes_key:
-            quotes, w3 = list(like.quotes_taken), like.quotes_withheld
-        else:
-            quotes, _, w3 = select_turns(
-                opened, start, policy.buffer_turns, int(budget * policy.buffer_turns_share),
-                policy.buffer_turn_tokens, count, count.cut, count.prime)
+        quotes, quotes_key, w3 = _quotes(window, given, opened, policy, budget, count, like)
         w2 += w3
     if block and not show_lines and not quotes:
         block = False  # turns only, and none opened: nothing to show
@@ -671,6 +643,46 @@ def prepare(
         if n:
             a.by_layer[layer] = n
     return a
+
+
+def _not_cited(opened: Sequence[Message], f: _Fixed,
+               pinned: tuple[Record, ...]) -> Sequence[Message]:
+    """One copy of each fact in view: a turn a shown note or core record was filed from is
+    already there in that record's words (its date too); its slot goes to another turn. Only
+    the opened turns' ids are asked about: a record may cite a thousand messages (a fact
+    confirmed turn after turn), so each record's sources are intersected (in C), never walked."""
+    ids = {m.id for m in opened}
+    cited: set[int] = set()
+    for r in f.notes_in:
+        if r.id in f.note_ids:
+            cited |= ids.intersection(r.source_ids)
+    for r in pinned:
+        cited |= ids.intersection(r.source_ids)
+    if not cited:
+        return opened
+    # A turn is its user message and the replies after it: the reply right after a cited
+    # message (an assistant's "Got it: TP 1353 ...") repeats the same fact.
+    after = {m.seq + 1 for m in opened if m.id in cited}
+    unshown = [m for m in opened if m.id not in cited
+               and not (m.role != "user" and m.seq in after)]
+    return unshown if len(unshown) < len(opened) else opened
+
+
+def _quotes(window: Sequence[Message], given: Sequence[Message], opened: Sequence[Message],
+            policy: Policy, budget: int, count: TokenCounter, like: Assembly | None,
+            ) -> tuple[list[BufferTurn], tuple[Any, ...], int]:
+    """The opened turns quoted under their lines: (quotes, the key a later fill round compares,
+    how many were withheld)."""
+    start = window[0].seq if window else 2**62
+    # A fill round whose window leaves the same candidates out of view opens the same turns as
+    # the round before (the rest of the policy is the same): taken from it.
+    quotes_key = (id(given), tuple(m.seq for m in opened if m.seq < start))
+    if like is not None and like.quotes_key == quotes_key:
+        return list(like.quotes_taken), quotes_key, like.quotes_withheld
+    quotes, _, w3 = select_turns(
+        opened, start, policy.buffer_turns, int(budget * policy.buffer_turns_share),
+        policy.buffer_turn_tokens, count, count.cut, count.prime)
+    return quotes, quotes_key, w3
 
 
 def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
