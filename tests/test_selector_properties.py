@@ -6,8 +6,7 @@ apostrophes, hyphens, digits, upper case and "-s" plurals.
 - The opened turns (`context.turns`): a message holding a word is found by a query holding the
   same word written the other way, and the term index (`Piece.holding`) never drops a message
   the full ranking (every message split) would choose, under any `terms_of`.
-- The line index (`context.line_index`): a line holding a query's weighted term is matched, and
-  an index carried on from an older one answers as one built afresh.
+- The line index (`context.line_index`): a line holding a query's weighted term is matched.
 - The notes selection (`context.notes.select_notes`): each record once, the frame first, every
   result of the new message's search kept in its order.
 
@@ -229,26 +228,6 @@ def test_a_line_holding_a_weighted_term_is_matched(
             assert end in got, (line, q)
     assert all(fact_terms(line) & want for end, line in lines if end in got)
 
-
-@SETTINGS
-@given(pools(), st.integers(0, 6), st.integers(0, 6), st.data())
-def test_a_carried_index_answers_as_a_fresh_one(
-        pv: tuple[list[Message], list[tuple[str, list[str]]]], gone: int, new: int,
-        data: st.DataObject) -> None:
-    pool, vocab = pv
-    lines = [(10 * (i + 1), m.content) for i, m in enumerate(pool)]
-    more = [(1000 + i, " ".join(data.draw(st.lists(st.sampled_from([w for w, _ in vocab]),
-                                                    min_size=1, max_size=4))))
-            for i in range(new)]
-    old = build_index([(0, "first"), *lines], fact_terms)
-    later = [(0, "first"), *lines[gone:], *more]
-    carried = build_index(later, fact_terms, old)
-    fresh = build_index(later, fact_terms)
-    assert carried[0] == fresh[0] and carried[1] == fresh[1]
-    for w, others in vocab:
-        want = fact_terms(" ".join([w, *others]))
-        for k in (1, 3, len(later)):
-            assert best_ends(carried, want, k) == best_ends(fresh, want, k)
 
 
 # --- the notes selection ----------------------------------------------------------------------
