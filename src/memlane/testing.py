@@ -100,12 +100,21 @@ class FakeUpstream:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 upstream.headers.append(dict(self.headers.items()))
-                if self.path.rstrip("/") == "/v1/models":
+                path = self.path.rstrip("/")
+                if path == "/v1/models":
                     self._send(200, json.dumps({"object": "list", "data": [
                         {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
                         for m in upstream.models]}).encode())
+                elif path.removeprefix("/v1/models/") in upstream.models:
+                    self._send(200, json.dumps({"id": path.removeprefix("/v1/models/"),
+                                                "object": "model", "created": 0,
+                                                "owned_by": "fake"}).encode())
                 else:
                     self._send(404, b'{"error": {"message": "no such path", "type": "nf"}}')
+
+            def do_DELETE(self) -> None:  # noqa: N802 - http.server's naming
+                upstream.headers.append(dict(self.headers.items()))
+                self._send(200, json.dumps({"deleted": self.path}).encode())
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 upstream.headers.append(dict(self.headers.items()))

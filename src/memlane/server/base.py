@@ -76,7 +76,12 @@ class ServerConfig:
     """API key for the upstream (never the client's memlane key)."""
     upstream_timeout: float = 120.0
     """Seconds the proxy waits for the upstream to connect and for each read, one attempt
-    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 502."""
+    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 504."""
+    passthrough: tuple[str, ...] | None = None
+    """The `/v1/...` routes besides chat completions passed to the upstream with the upstream's
+    key, as `[METHOD] PATH` (`memlane serve --passthrough`, `$MEMLANE_PASSTHROUGH`;
+    `upstream.PassRoute`). None: read-only model listing only (`GET models`, `GET models/*`).
+    A namespace key alone never widens it."""
     budget: int = 4000
     """Token budget of the context the proxy assembles (header `X-Memlane-Budget` overrides)."""
     max_tool_rounds: int = 4
