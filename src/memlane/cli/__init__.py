@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from .. import validate
 from .._version import __version__
 from ..errors import MemlaneError, UsageError
 
@@ -130,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        validate.namespace(args.namespace)  # said before a store opens (and leaves a file)
         return int(args.func(args) or 0)
     except MemlaneError as e:
         print(f"memlane: error: {e}", file=sys.stderr)

@@ -239,7 +239,7 @@ class Proxy:
         if not isinstance(thread_id, str) or not thread_id.strip():
             raise UsageError("name the conversation: send the X-Memlane-Thread header or the "
                              "`user` field (memlane keeps one memory thread per name)")
-        thread = mem.thread(thread_id.strip())
+        thread = mem.thread(thread_id)  # as sent: an id with spaces at its ends is refused
         held = ExitStack()
         held.enter_context(thread.hold())
         return thread, held
