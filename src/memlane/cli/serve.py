@@ -241,12 +241,18 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the close
         try:
-            app.state.service.close()  # queued memory steps finish, compaction too
-            memory.close()  # SQLite: the last connection checkpoints and removes the WAL
-            if ledger is not None:
-                ledger.close()
+            # Queued memory steps finish (for STOP_STEPS seconds at most), compaction too.
+            closed = app.state.service.close()
+            if closed:
+                memory.close()  # SQLite: the last connection checkpoints and removes the WAL
+                if ledger is not None:
+                    ledger.close()
         finally:
             signal.signal(signal.SIGTERM, previous)
+    if not closed:
+        print("memlane: stopped while a memory step was still running: its stretch is filed "
+              "on a later turn (the messages are stored)", file=sys.stderr)
+        return 0
     print("memlane: stopped; stores closed", file=sys.stderr)
     return 0
 
