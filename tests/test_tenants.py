@@ -46,6 +46,56 @@ def test_the_link_pattern_is_linear_and_removes_what_it_removed():
         assert time.perf_counter() - started < 2.0  # the old one: 14 s on 60,000 characters
 
 
+# The patterns as they were (each quadratic on some input): what they matched is the reference.
+_OLD_ASK_ME = re.compile(r"^\W*(?:\S+\s+)?(?:tell|show|give|send|remind|help|teach|get|find|"
+                         r"bring|let)\s+(?:me|us)\b", re.I)
+
+
+def test_the_line_patterns_are_linear_and_match_as_before():
+    from memlane.safety import patterns, signals
+
+    old_role = re.compile(patterns._LINE_ROLE.pattern.replace(r"^[^\S\n]*", r"^\s*", 1))
+    old_marker = re.compile(signals._ROLE_MARKER.pattern.replace(r"^[^\S\n]*", r"^\s*", 1))
+    assert old_role.pattern != patterns._LINE_ROLE.pattern
+    parts = ["tell", "me", "us", "let", " ", "\n", "\n\n", "\t", "\r", "\x0c", "\u2028", "(",
+             "!", "#", "###", "x", ",", "system", "assistant", "developer", ":", "you",
+             "ignore", "user", "ai", "instructions", "new ", "ok", "é"]
+    rnd = random.Random(11)
+    for _ in range(30_000):
+        s = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 10)))
+        assert bool(heuristic._ASK_ME.search(s)) == bool(_OLD_ASK_ME.search(s)), s
+        assert bool(patterns._LINE_ROLE.search(s)) == bool(old_role.search(s)), s
+        assert len(signals._ROLE_MARKER.findall(s)) == len(old_marker.findall(s)), s
+    n = 1_000_000
+    for text in ["(" * n, "x" + "\n" * n + "y", " " * n, "#" + "\n" * n, "system" + "\n" * n]:
+        for pattern in (heuristic._ASK_ME, patterns._LINE_ROLE, signals._ROLE_MARKER):
+            started = time.perf_counter()
+            pattern.findall(text)
+            assert time.perf_counter() - started < 2.0, pattern.pattern[:40]
+
+
+HOSTILE = {"base64": None, "letters": "a", "brackets": "(", "newlines": "\n", "spaces": " ",
+           "hashes": "#", "images": "![", "hyphens": "a-"}
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_every_hostile_shape_costs_a_step_little(tmp_path, shape):
+    n = 1_000_000
+    unit = HOSTILE[shape]
+    text = _blob(n - 2) if unit is None else (unit * (n // len(unit)))[:n - 2]
+    with Memory.open(tmp_path / "m.db") as m:
+        warm = m.thread("warm")
+        warm.extend([{"role": "user", "content": "I like tea."},
+                     {"role": "assistant", "content": "ok"}])
+        warm.flush()
+        t = m.thread("t")
+        t.extend([{"role": "user", "content": f"x{text}y"}, {"role": "assistant",
+                                                            "content": "ok"}])
+        started = time.perf_counter()
+        t.flush()
+        assert time.perf_counter() - started < 1.0  # 0.02-0.06 s measured; before: minutes
+
+
 def test_a_step_reads_a_bounded_head_and_tail(tmp_path):
     with Memory.open(tmp_path / "m.db") as m:
         t = m.thread("t")
