@@ -11,6 +11,7 @@ fresh thread and waits until its memory step is filed.
     python benchmarks/bench_tenants.py                        # this checkout's src/
     python benchmarks/bench_tenants.py --src /other/src       # another checkout (before/after)
     python benchmarks/bench_tenants.py --sizes 60000 --step-worker process
+    python benchmarks/bench_tenants.py --shapes base64,newlines,brackets,spaces,hashes,images
 """
 
 from __future__ import annotations
@@ -37,10 +38,16 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from memlane.server.auth import KeyRing  # noqa: E402
 from memlane.testing import FakeUpstream, Reply  # noqa: E402
 
+SHAPES = {"base64": "", "newlines": "\n", "brackets": "(", "spaces": " ", "hashes": "#",
+          "images": "!["}
+"""Hostile messages: an unbroken base64 token, or one character (or two) repeated."""
 
-def blob(n: int) -> str:
-    """An unbroken base64 token of `n` characters (no spaces, dots or @)."""
-    return base64.b64encode(os.urandom(n)).decode()[:n]
+
+def blob(n: int, shape: str = "base64") -> str:
+    """A hostile message of `n` characters (`SHAPES`), with a letter at each end."""
+    unit = SHAPES[shape]
+    body = base64.b64encode(os.urandom(n)).decode() if not unit else unit * (n // len(unit))
+    return f"x{body[:n - 2]}y"
 
 
 def _free_port() -> int:
@@ -119,23 +126,29 @@ class Probe:
         self._thread.join(timeout=700)
 
 
-def hostile(url: str, key_a: str, key_b: str, size: int, settle: float = 1.0
-            ) -> dict[str, Any]:
-    """Tenant `b`'s worst latency while tenant `a` sends a `size`-character token and its memory
-    step is filed (then `settle` seconds more)."""
+def hostile(url: str, key_a: str, key_b: str, size: int, shape: str = "base64",
+            settle: float = 1.0) -> dict[str, Any]:
+    """Tenant `b`'s worst latency while tenant `a` sends a `size`-character message of `shape`
+    (and three short turns, so a step is due) until its memory step is filed, and `settle`
+    seconds more."""
     with Probe(url, key_b) as probe:
         time.sleep(0.5)
-        thread = f"a-{size}"
-        own = turn(url, key_a, thread, blob(size))
+        thread = f"a-{shape}-{size}"
+        try:
+            own = turn(url, key_a, thread, blob(size, shape))
+        except urllib.error.HTTPError as e:  # 413: over 1 MiB as JSON ("\n" is two bytes)
+            return {"size": size, "shape": shape, "refused": e.code}
+        for i in range(3):  # 4 user turns: a step is due, whatever the message's tokens
+            turn(url, key_a, thread, f"And one more thing, number {i}.")
         started = time.monotonic()
         while not filed(url, key_a, thread) and time.monotonic() - started < 600:
             time.sleep(0.05)
         step = time.monotonic() - started
         time.sleep(settle)
     lat = sorted(probe.latencies)
-    return {"size": size, "a_turn_s": round(own, 3), "a_step_filed_s": round(step, 3),
-            "b_turns": len(lat), "b_median_s": round(lat[len(lat) // 2], 3),
-            "b_worst_s": round(lat[-1], 3)}
+    return {"size": size, "shape": shape, "a_turn_s": round(own, 3),
+            "a_step_filed_s": round(step, 3), "b_turns": len(lat),
+            "b_median_s": round(lat[len(lat) // 2], 3), "b_worst_s": round(lat[-1], 3)}
 
 
 def sigterm_during_step(url: str, proc: subprocess.Popen[str], key_a: str, size: int
@@ -152,7 +165,8 @@ def sigterm_during_step(url: str, proc: subprocess.Popen[str], key_a: str, size:
     return time.monotonic() - started
 
 
-def run(src: Path, sizes: list[int], extra: list[str]) -> list[dict[str, Any]]:
+def run(src: Path, sizes: list[int], extra: list[str], shapes: tuple[str, ...] = ("base64",)
+        ) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp, \
             FakeUpstream(lambda body: Reply(content="ok")) as up:
@@ -161,9 +175,10 @@ def run(src: Path, sizes: list[int], extra: list[str]) -> list[dict[str, Any]]:
         key_a, key_b = ring.add("tenant-a"), ring.add("tenant-b")
         proc, url = start(d, src, up.url, *extra)
         try:
-            for size in sizes:
-                rows.append(hostile(url, key_a, key_b, size))
-                print(json.dumps(rows[-1]), flush=True)
+            for shape in shapes:
+                for size in sizes:
+                    rows.append(hostile(url, key_a, key_b, size, shape))
+                    print(json.dumps(rows[-1]), flush=True)
             stop = sigterm_during_step(url, proc, key_a, max(sizes))
             rows.append({"sigterm_to_exit_s": round(stop, 2), "size": max(sizes)})
             print(json.dumps(rows[-1]), flush=True)
@@ -179,10 +194,13 @@ def main() -> None:
                     help="the memlane source the server runs (default this checkout's)")
     ap.add_argument("--sizes", default="60000,1000000",
                     help="hostile message sizes in characters, comma-separated")
+    ap.add_argument("--shapes", default="base64",
+                    help=f"hostile shapes, comma-separated, of: {', '.join(SHAPES)}")
     ap.add_argument("--step-worker", default=None, choices=("thread", "process", "auto"))
     args = ap.parse_args()
     extra = ["--step-worker", args.step_worker] if args.step_worker else []
-    run(args.src, [int(s) for s in args.sizes.split(",")], extra)
+    run(args.src, [int(s) for s in args.sizes.split(",")], extra,
+        tuple(args.shapes.split(",")))
 
 
 if __name__ == "__main__":
