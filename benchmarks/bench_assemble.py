@@ -94,11 +94,11 @@ def measure(path: str, calls: int, warmup: int = 20) -> dict[str, float]:
         tools = [dict(t) for t in TOOL_SCHEMAS]
         now = time.time()
         for _ in range(warmup):
-            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools, cache=mem.caches)
+            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools)
         pure = []
         for _ in range(calls):
             t0 = time.perf_counter()
-            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools, cache=mem.caches)
+            assemble(rows, p, 4000, now, mem.tokenizer, tools=tools)
             pure.append((time.perf_counter() - t0) * 1000)
         episodes = len(th.episodes())
         records = len(mem.store.records(mem.ns, limit=10**9))
@@ -178,11 +178,10 @@ def main(argv: list[str] | None = None) -> int:
             "Growing working memory into the budget's spare room used to re-read the window and",
             "re-assemble up to 4 times (1.5 ms p50 at every size). Now a larger window reads only",
             "the older rows it lacks (`context_rows(..., held=rows)`), earlier rounds only total",
-            "their tokens, the final one is assembled once, and what repeats from turn to turn",
-            "(token counts, scan results, rendered lines, decoded episode rows) is memoised in",
-            "the memory's caches; the output is byte-identical",
-            "(tests/test_context_equivalence.py). The pure timing passes the memory's caches",
-            "(`assemble(..., cache=mem.caches)`), as `Thread.context` does. Against",
+            "their tokens, the final one is assembled once; token counts are memoised by the",
+            "tokenizer and the memory's read cache keeps what a turn reads again (memlane.caches);",
+            "the output is byte-identical (tests/test_context_equivalence.py,",
+            "tests/test_read_cache.py). The pure timing is `assemble` alone. Against",
             "the libraries users would pick instead, see *Against the peers* below.",
             "",
             "p99 is scheduling noise more than assembly: the numbers above were taken on a",

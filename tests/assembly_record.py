@@ -322,7 +322,7 @@ class Recorder:
         def run() -> dict[str, Any]:
             ctx, p2, rows = sized_context(
                 read, policy, budget, NOW, default_tokenizer(), new_message=new, tools=tools_,
-                notes=notes, matched=lambda: matched)
+                notes=notes, matched=matched)
             return {**output_to_json(self.tables, ctx, tools_),
                     "working_turns": p2.working_turns, "rows": self.tables.context_rows(rows)}
 

@@ -62,14 +62,10 @@ from memlane.safety import (
     scan_stored,
     why,
 )
+from memlane.text import fact_terms  # the read path's vocabulary
 from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.types import BufferTurn, Episode, Message, Record
 from memlane.validate import clean_text
-
-try:  # the read path's vocabulary (moving from the extractor into text.py)
-    from memlane.text import fact_terms  # type: ignore[attr-defined]
-except ImportError:
-    from memlane.step.heuristic import fact_terms
 
 
 # ---- the thread as the store holds it ---------------------------------------------------------
@@ -407,7 +403,7 @@ def working_shown(a: Layers) -> list[Turn | str]:
 
 
 def block_text(a: Layers) -> str:
-    return render_block(a.lines, a.skipped + a.extra_skipped, a.unfiled, a.first_end, None,
+    return render_block(a.lines, a.skipped + a.extra_skipped, a.unfiled, a.first_end,
                         NOTES_HEADER if a.with_tools else NOTES_HEADER_NO_TOOLS, a.quotes)
 
 

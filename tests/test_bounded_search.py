@@ -129,7 +129,6 @@ def test_work_does_not_grow_with_the_records_sharing_a_word(tmp_path: Any) -> No
             for name, b in (("bounded", SearchBounds(exact_postings=100)), ("exhaustive", None)):
                 s.search_bounds = b
                 s.search_records("ns", "dinner friends locksmith", 5)  # counts memoised
-                s.clear_memos()  # the postings are read again (memoised, they cost nothing)
                 work[name].append(steps(s, "dinner friends locksmith"))
                 assert s.search_records("ns", "dinner friends locksmith", 1)[0][0].text == \
                     "dinner with the locksmith"
@@ -157,65 +156,3 @@ def test_a_records_words_follow_its_text_whoever_writes(tmp_path):
         assert all(w == expected for w, expected, _ in rows)
     finally:
         mem.close()
-
-
-def test_best_k_is_nlargest_by_score_then_id() -> None:
-    """`scores.best_k` (sorts of the contenders) ranks as `heapq.nlargest` with the same key
-    did: best score first, the higher (newer) id first on equal scores (the lower with
-    `older_first`), ties at the k-th score included whichever way they are cut, above and below
-    twice k candidates."""
-    import heapq
-    import random
-    from operator import itemgetter
-
-    from memlane.store.common.scores import best_k, contenders
-
-    rnd = random.Random(5)
-    for _ in range(300):
-        n, k = rnd.randrange(0, 400), rnd.randrange(1, 60)
-        score = {rnd.randrange(10**6): rnd.choice([0.5, 1.0, 1.5, rnd.random()])
-                 for _ in range(n)}
-        want = heapq.nlargest(k, score.items(), key=itemgetter(1, 0))
-        assert best_k(score, k) == want
-        assert best_k(score, k) == heapq.nlargest(k, contenders(score, k), key=itemgetter(1, 0))
-        # The exact branch's order: the older (lower) id first on equal scores.
-        older = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-        assert best_k(score, k, older_first=True) == older
-
-
-def test_summed_by_length_is_the_weighted_sum_to_the_bit() -> None:
-    """The memo branch's sum (`scores.summed_by_length`: a term's part looked up by the
-    posting's length) gives the bits the sum of weighted parts gives (`summed` of `w * part`,
-    the part BM25's length factor at tf = 1), records in several terms' lists included."""
-    from memlane.store.common.scores import summed, summed_by_length
-
-    rnd = random.Random(11)
-    for _ in range(200):
-        avgdl = rnd.uniform(3.0, 40.0)
-        terms = []
-        for _ in range(rnd.randrange(0, 6)):
-            w = rnd.choice([1.0, rnd.uniform(0.01, 9.0)])
-            ids = rnd.sample(range(500), rnd.randrange(0, 80))
-            terms.append((w, [(rid, rnd.randrange(1, 60)) for rid in ids]))
-        factor = lambda d, a=avgdl: 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / a))  # noqa: E731
-        want = summed([(rid, w * factor(d)) for rid, d in ps] for w, ps in terms)
-        got = summed_by_length(({d: w * factor(d) for _, d in ps}, ps) for w, ps in terms)
-        assert got == want and list(got) == list(want)
-
-
-def test_without_drops_exactly_the_ids_asked() -> None:
-    """The catch-up's removal of the records a step touched (`memo_search._without`, by
-    bisection when they are few) is the filter it stands for, and hands the list back as it
-    is when none of them is in it (so its scaled parts stay)."""
-    from memlane.store.sqlite.memo_search import _without
-
-    rnd = random.Random(2)
-    for _ in range(500):
-        pairs = sorted(((rid, rnd.randrange(1, 50))
-                        for rid in rnd.sample(range(2000), rnd.randrange(0, 300))), reverse=True)
-        ids = set(rnd.sample(range(2000), rnd.randrange(1, 40)))
-        if pairs and rnd.random() < 0.5:
-            ids |= {p[0] for p in rnd.sample(pairs, min(len(pairs), rnd.randrange(1, 5)))}
-        got = _without(pairs, ids)
-        assert got == [p for p in pairs if p[0] not in ids]
-        assert (got is pairs) == (not any(p[0] in ids for p in pairs))

@@ -18,6 +18,7 @@ from memlane.context.turns import (
     stretch_votes,
 )
 from memlane.memory import Memory
+from memlane.text import fact_terms
 from memlane.types import Episode, Message
 
 FILLER = [
@@ -132,12 +133,9 @@ def test_the_read_is_bounded_by_the_candidates_not_the_thread(store: Any) -> Non
         assert ctx.trace.buffer_turns
         rows = store.context_rows("ns", "t", 11, 12)
         hits = mem.search(QUESTION, 10)
-        mem.caches.stretches.clear()  # the stretches read above are memoised
-        t._opened_turns(QUESTION, OPEN, rows, [h.record for h in hits])
+        t._opened(fact_terms(QUESTION), OPEN, rows, [h.record for h in hits], ())
         assert len(read) - before == 1  # one read of the candidate stretches
         assert sum(read[before:]) <= STRETCHES * STRETCH_READ
-        t._opened_turns(QUESTION, OPEN, rows, [h.record for h in hits])
-        assert len(read) - before == 1  # and none again while the store is unchanged
     finally:
         store.messages_in = real
 
@@ -187,7 +185,6 @@ def test_rank_turns_finds_every_message_that_holds_a_term() -> None:
     import math
     import random
 
-    from memlane.step.heuristic import fact_terms
 
     def reference(pool: list[Message], want: frozenset[str], k: int) -> list[Message]:
         seen: dict[int, Message] = {}

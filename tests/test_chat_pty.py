@@ -228,7 +228,8 @@ def test_chat_files_a_short_session_when_it_ends(tmp_path, ending):
              "--thread", "short"],
             input=script, capture_output=True, text=True, env=_env(tmp_path), timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "filing memory" in out.stderr
+    # Piped: no progress line, the summary.
+    assert "filing memory: 1 memory step filed in" in out.stderr and "\r" not in out.stderr
     step_calls = [r for r in up.requests if r["body"].get("response_format")]
     assert len(step_calls) == 1
     from memlane import Memory
@@ -237,3 +238,54 @@ def test_chat_files_a_short_session_when_it_ends(tmp_path, ending):
         (ep,) = mem.thread("short").episodes()
         assert (ep.start, ep.end) == (1, 4)
         assert [r.text for r in mem.records()] == ["The user's locker number is 4417."]
+
+
+def test_quit_in_a_pty_shows_progress_while_filing(tmp_path):
+    db = str(tmp_path / "m.db")
+    with FakeOpenAI(["Hello Ada.", "Noted."]) as up:
+        child = pexpect.spawn(
+            sys.executable, ["-m", "memlane", "--db", db, "chat", "--model", "openai:fake-1",
+                             "--base-url", up.url, "--thread", "quit"],
+            env=_env(tmp_path), encoding="utf-8", timeout=60, dimensions=(50, 120))
+        try:
+            child.expect_exact("you> ")
+            child.sendline("Hi, I'm Ada and my locker number is 4417.")
+            child.expect_exact("you> ")
+            child.sendline("I like tea.")
+            child.expect_exact("you> ")
+            child.sendline("/quit")
+            # The progress line (a spinner, the seconds, what it waits on), then the summary.
+            child.expect(r"filing memory [|/\\-] \d+s \(the ")
+            child.expect(r"filing memory: 1 memory step filed in \d+\.\ds")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+    assert child.exitstatus == 0
+
+
+def test_offline_chat_quit_shows_progress_while_filing(tmp_path):
+    from memlane.cli.chat import local_available
+
+    if not local_available():
+        pytest.skip("the local model's packages are not installed")
+    db = str(tmp_path / "m.db")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memlane", "--db", db, "chat", "--model", "local",
+                         "--max-tokens", "12", "--thread", "offline"],
+        env=_env(tmp_path), encoding="utf-8", timeout=180, dimensions=(50, 120))
+    try:
+        child.expect(r"loading the local model \(SmolLM2-135M\): ready in \d+\.\ds")
+        child.expect_exact("you> ")
+        child.sendline("Hi, I'm Ada and I live in Leeds.")
+        child.expect_exact("you> ")
+        child.sendline("/quit")
+        child.expect(r"filing memory [|/\\-] \d+s \(the ")
+        child.expect(r"filing memory: 1 memory step filed in \d+\.\ds")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    from memlane import Memory
+
+    with Memory.open(db) as mem:
+        assert any("Leeds" in r.text for r in mem.records())

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import pytest
 
@@ -325,14 +326,23 @@ def test_ingest_and_import_show_progress_on_a_terminal_only(tmp_path, capsys, co
     term = Terminal()
     monkeypatch.setattr(sys, "stderr", term)
     assert main(["--db", db, "ingest", "t1", str(convo)]) == 0
-    assert "82/82 (100%)" in term.getvalue() and "[####" in term.getvalue()
+    assert "100% 82/82" in term.getvalue() and "[####" in term.getvalue()
     assert main(["--db", db, "export", "--out", out]) == 0
     term.seek(0)
     term.truncate()
     assert main(["--db", db, "-n", "other", "import", out]) == 0
-    assert "import: threads" in term.getvalue() and "1/1 (100%)" in term.getvalue()
-    monkeypatch.undo()
-    # Not a terminal (a log, a pipe): no bar.
+    assert "import: threads" in term.getvalue() and "100% 1/1" in term.getvalue()
+    # --no-progress: nothing on stderr, even on a terminal; the summary all the same.
+    term.seek(0)
+    term.truncate()
     capsys.readouterr()
-    code, _, err = run(capsys, "--db", db, "ingest", "t2", str(convo))
-    assert code == 0 and "%)" not in err
+    assert main(["--db", db, "ingest", "t3", str(convo), "--no-progress"]) == 0
+    assert term.getvalue() == ""
+    assert "ingested 82 messages into 't3'" in capsys.readouterr().out
+    monkeypatch.undo()
+    # Not a terminal (a log, a pipe): no bar, the summary line.
+    capsys.readouterr()
+    code, got, err = run(capsys, "--db", db, "ingest", "t2", str(convo))
+    assert code == 0 and "%" not in err and "[#" not in err and err == ""
+    assert re.search(r"ingested 82 messages into 't2': \d+ memory steps, \d+ buffer lines "
+                     r"\(\d+\.\ds\)", got)

@@ -1,16 +1,15 @@
-"""The fast context path gives exactly what it gave before, and what the plain path gives.
+"""The context path gives exactly what it gave before, and what the plain path gives.
 
-`Thread.context` was made several times faster (a larger window reads only the older rows it
-lacks, given the rows held; fill rounds that only tally tokens; memoised token counts, scan
-results and rendered lines in the memory's `Caches`). None of that may change a context. Two
-checks, both by repr (so 1 vs 1.0 or -0.0 vs 0.0 would show):
+`Thread.context` reads a larger window as the older rows it lacks, given the rows held; its
+fill rounds only tally tokens; the tokenizer memoises counts. None of that may change a context.
+Two checks, both by repr (so 1 vs 1.0 or -0.0 vs 0.0 would show):
 
 - The assembler against its own earlier output: tests/data/assembly_recorded.json holds a broad
   set of inputs and what `assemble` and `sized_context` gave on them before the assembler was
   reshaped (tests/assembly_record.py says what the inputs are and how they were recorded).
   This replaced a second, readable assembler kept here as an oracle: src keeps one assembler.
-- The fast read path against the plain one: `Thread.context` (held reads, memoised tokenizer,
-  the memory's caches) against `sized_context` over plain reads (SQLite's `context_rows` as it
+- The read path against the plain one: `Thread.context` (held reads, memoised tokenizer,
+  the memory's read cache) against `sized_context` over plain reads (SQLite's `context_rows` as it
   was, one window per read, no memo), on random conversations (hypothesis), and on both
   engines for the store's `held` reads.
 """
@@ -30,9 +29,8 @@ from hypothesis import strategies as st
 
 from assembly_record import build_thread
 from memlane import BudgetTooSmall, Cadence, Memory, Policy
-from memlane.caches import Caches
-from memlane.context.assemble import assemble, rounded, tools_json
-from memlane.context.fill import sized_context
+from memlane.context.assemble import assemble, tools_json
+from memlane.context.fill import sized_context, start_policy
 from memlane.context.tokens import BPETokenizer, default_tokenizer
 from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.types import (
@@ -169,19 +167,18 @@ def check_thread(mem: Memory, tid: str, policy: Policy, budget: int,
         return mem.store.context_rows(mem.ns, tid, q.window_turns, q.buffer_lines)
 
     # Where the thread's last fill at this budget and policy ended: Thread.context starts there
-    # (`fill_start`), and so does the reference.
-    start = mem.caches.fill.get((mem.ns, tid, budget, policy))
+    # (`start_policy`), and so does the reference.
+    first = start_policy(policy, mem.caches.fills.get((mem.ns, tid, budget, policy)))
     try:
-        got = sized_context(ref_read, policy, budget, NOW, PLAIN, new_message, tools,
-                            start=start)
+        got = sized_context(ref_read, first, budget, NOW, PLAIN, new_message, tools)
         ref, ref_sized = repr(got[0]), repr(got)
     except BudgetTooSmall as e:
         ref = ref_sized = f"BudgetTooSmall({e})"
     fast = outcome(mem.thread(tid).context, budget=budget, new_message=new_message,
                    policy=policy, now=NOW)
     assert fast == ref
-    fast_sized = outcome(sized_context, plain_read, policy, budget, NOW, mem.tokenizer,
-                         new_message, tools, start=start)
+    fast_sized = outcome(sized_context, plain_read, first, budget, NOW, mem.tokenizer,
+                         new_message, tools)
     assert fast_sized == ref_sized
 
 
@@ -325,27 +322,23 @@ def test_one_by_one_counts_are_the_batch_counts():
         assert toktok.batch_count([long[len(long) - len(cut) - 1:]], enc)[0] > 40
 
 
-def test_tools_json_memo_tells_types_apart():
-    for a, b in [([{"x": True}], [{"x": 1}]), ([{"x": 1}], [{"x": 1.0}]),
-                 ([{"x": 0.0}], [{"x": -0.0}]), ([{"x": [1]}], [{"x": (1,)}]),
-                 ([{"a": 1, "b": 2}], [{"b": 2, "a": 1}])]:
-        cache = Caches()
-        for tools in (a, b, a):
-            assert tools_json(tools, cache) == json.dumps(tools, separators=(",", ":"))
+def test_tools_json_is_compact_json():
+    for tools in ([{"x": True}], [{"x": 1}], [{"x": 1.0}], [{"x": -0.0}], [{"x": (1,)}],
+                  [{"b": 2, "a": 1}]):
+        assert tools_json(tools) == json.dumps(tools, separators=(",", ":"))
 
     class Custom(dict):  # type: ignore[type-arg]
         pass
 
-    assert tools_json([Custom(x=1)], Caches()) == '[{"x":1}]'
+    assert tools_json([Custom(x=1)]) == '[{"x":1}]'
 
 
 def test_own_tool_schemas_are_dumped_once_and_handed_out_as_copies(tmp_path):
     """memlane's own schemas (passed as the constant itself when a caller gives none) are
     dumped once: the same text as any other schemas' dump; the context hands the caller
     copies, so a caller editing them changes nothing of the next turn's."""
-    assert tools_json(TOOL_SCHEMAS, Caches()) == json.dumps(list(TOOL_SCHEMAS),
-                                                            separators=(",", ":"))
-    assert tools_json(TOOL_SCHEMAS) == tools_json([dict(t) for t in TOOL_SCHEMAS], Caches())
+    assert tools_json(TOOL_SCHEMAS) == json.dumps(list(TOOL_SCHEMAS), separators=(",", ":"))
+    assert tools_json(TOOL_SCHEMAS) == tools_json([dict(t) for t in TOOL_SCHEMAS])
     with Memory.open(str(tmp_path / "m.db")) as mem:
         th = mem.thread("t")
         th.add("user", "hello")
@@ -355,25 +348,6 @@ def test_own_tool_schemas_are_dumped_once_and_handed_out_as_copies(tmp_path):
         ctx.tools[0]["type"] = "edited"
         assert TOOL_SCHEMAS[0]["type"] == "function"
         assert list(th.context(budget=4000, new_message="again").tools) == list(TOOL_SCHEMAS)
-
-
-def test_layer_text_memo_is_fenced():
-    """A layer's text memoised (`buffer.layer_text`) is `safety.fenced`'s, and is kept by the
-    lines, not by the list object that held them."""
-    from memlane.caches import FENCE_ENTRIES
-    from memlane.context.buffer import layer_text
-    from memlane.safety import fenced
-
-    cache = Caches()
-    lines = ["- #1 a note", "- #2 another"]
-    first = layer_text("Header:", lines, cache)
-    assert first == fenced("Header:", lines) == layer_text("Header:", lines)
-    assert layer_text("Header:", list(lines), cache) is first  # kept: the same object
-    lines.append("- #3 a third")  # the caller's list changed: another text
-    assert layer_text("Header:", lines, cache) == fenced("Header:", lines) != first
-    for i in range(2 * FENCE_ENTRIES):
-        layer_text("H", [str(i)], cache)
-    assert len(cache.fences) <= FENCE_ENTRIES
 
 
 def test_drop_order_is_lowest_score_first_oldest_on_ties():
@@ -389,13 +363,6 @@ def test_drop_order_is_lowest_score_first_oldest_on_ties():
                                             key=lambda i: (round(scores[i], 9), i))
 
 
-def test_rounded_memo_is_round():
-    cache = Caches()
-    for s in [0.123456, 0.123456, 1, 0, -0.0, 0.0, 2.5e-5, float("nan"), 0.99995, -0.3]:
-        got, want = rounded(s, cache), round(s, 4)
-        assert repr(got) == repr(want)
-
-
 # ==== the recorded output =======================================================================
 def _recorded() -> tuple[Any, list[dict[str, Any]]]:
     from assembly_record import FIXTURE, Tables
@@ -405,10 +372,9 @@ def _recorded() -> tuple[Any, list[dict[str, Any]]]:
 
 
 _TABLES_TOOLS, _CASES = _recorded()
-_SHARED = Caches()  # one memory's caches across all the cases, as a long-lived Memory keeps
 
 
-def _replay(case: dict[str, Any], cache: Caches | None) -> dict[str, Any] | str:
+def _replay(case: dict[str, Any]) -> dict[str, Any] | str:
     """The case's output now, in the recorded form (or the BudgetTooSmall message)."""
     from assembly_record import NOW as REC_NOW
 
@@ -420,7 +386,7 @@ def _replay(case: dict[str, Any], cache: Caches | None) -> dict[str, Any] | str:
     try:
         if case["kind"] == "assemble":
             ctx = assemble(tables.get_rows(case["rows"]), policy, case["budget"], REC_NOW, tk,
-                           new_message=case["new"], tools=tools_, cache=cache, notes=notes)
+                           new_message=case["new"], tools=tools_, notes=notes)
             return {"repr": repr(ctx)}
         reads = {int(k): tables.get_rows(v) for k, v in case["reads"].items()}
         matched = [tables.get_episode(i) for i in case["matched"]]
@@ -429,8 +395,8 @@ def _replay(case: dict[str, Any], cache: Caches | None) -> dict[str, Any] | str:
             return reads[q.window_turns]
 
         ctx, p2, rows = sized_context(read, policy, case["budget"], REC_NOW, tk,
-                                      new_message=case["new"], tools=tools_, cache=cache,
-                                      notes=notes, matched=lambda: matched)
+                                      new_message=case["new"], tools=tools_, notes=notes,
+                                      matched=matched)
         return {"repr": repr(ctx), "working_turns": p2.working_turns, "rows": repr(rows)}
     except BudgetTooSmall as e:
         return str(e)
@@ -454,10 +420,6 @@ def _expected(case: dict[str, Any]) -> dict[str, Any] | str:
                          ids=[f"{i}-{c['source'].replace(' ', '-')}" for i, c in enumerate(_CASES)])
 def test_assembly_is_what_was_recorded(i):
     """`assemble` and `sized_context` give, byte for byte, what they gave when the inputs were
-    recorded (tests/assembly_record.py), with no memos, and with one memory's memos shared by
-    every case (twice: the second answers from the memos)."""
+    recorded (tests/assembly_record.py)."""
     case = _CASES[i]
-    want = _expected(case)
-    assert _replay(case, None) == want
-    assert _replay(case, _SHARED) == want
-    assert _replay(case, _SHARED) == want
+    assert _replay(case) == _expected(case)

@@ -58,7 +58,7 @@ def test_canary_is_gone_from_the_database_file(tmp_path):
     assert OTHER.encode() in after
 
     # the other namespace is intact and searchable
-    assert keeper.search(OTHER)[0].record.text.endswith(OTHER)
+    assert OTHER in keeper.search(OTHER)[0].record.text
     assert keeper.recall(OTHER)[0].snapshot.args == {"word": OTHER}
     assert victim.search(CANARY) == [] and victim.records() == [] and victim.threads() == []
     assert victim.export()["records"] == []
@@ -144,7 +144,6 @@ def _process_caches() -> list[tuple[str, object]]:
     tokenizer's memo, and every module-level container or functools cache of memlane."""
     from memlane.caches import Caches
     from memlane.context.tokens import BPETokenizer
-    from memlane.store.sqlite import SQLiteStore
 
     out: list[tuple[str, object]] = []
     for obj in gc.get_objects():
@@ -152,8 +151,6 @@ def _process_caches() -> list[tuple[str, object]]:
             out.extend((f"Caches.{name}", memo) for name, memo in obj.memos().items())
         elif isinstance(obj, BPETokenizer):
             out.append(("BPETokenizer._memo", obj._memo))
-        elif isinstance(obj, SQLiteStore):
-            out.append(("SQLiteStore._episodes", obj._episodes))
     for name, module in list(sys.modules.items()):
         if name != "memlane" and not name.startswith("memlane."):
             continue
@@ -186,13 +183,13 @@ def test_forget_empties_every_cache_of_the_process(tmp_path, how) -> None:  # ty
         th.step({"records": [], "episode": f"The user said {canary}.", "relevance": []},
                 start=1, end=8)
         rec = mem.remember(f"pinned: {canary}", pinned=True, thread_id="t")
-        th.context(budget=900)
+        th.context(budget=900, new_message=f"what was {canary}?")  # the read cache keeps some
         view = mem.namespace("other")  # a view shares its memory's caches
         assert view.caches is mem.caches
         memo = mem.tokenizer._memo  # type: ignore[attr-defined]
         assert any(canary in k for k in memo)
         assert any(canary in k for k in mem.caches.scans)  # the pinned record was scanned
-        assert any(canary in v[1] for v in mem.caches.lines.values())
+        assert mem.caches.memos()["reads"]
         if how == "record":
             for r in mem.records(limit=10_000):
                 mem.forget(r.id)
@@ -203,7 +200,7 @@ def test_forget_empties_every_cache_of_the_process(tmp_path, how) -> None:  # ty
         else:
             mem.forget_namespace()
         assert not any(canary in k for k in memo)
-        assert not any(canary in v[1] for v in mem.caches.lines.values())
+        assert not mem.caches.memos()["reads"]
         # A module-level functools cache cannot be emptied per memory, so the library has none.
         # (memlane.eval, the offline evaluation harness, memoises its own question terms; it is
         # never on a memory's path.)

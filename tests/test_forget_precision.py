@@ -49,8 +49,9 @@ def test_forgetting_one_record_leaves_another_records_statement(store: Any) -> N
     # The surviving correction's source is untouched.
     assert msgs[5] == COPENHAGEN[4][1]
     assert mem.records([correction])[0].source_ids
-    # The forgotten statement is gone, the rest of that message stays.
-    assert msgs[1] == f"I'm moving to Copenhagen for work. {MARK}"
+    # The forgotten statement is gone, and so is the place it names (no other record holds
+    # Copenhagen): that sentence was the fact's too.
+    assert msgs[1] == MARK
     # Every copy of the value, in every role: the assistant's echoes too.
     assert all("15 September" not in c for c in msgs.values()), msgs
     assert "1 October" in msgs[6]  # the surviving value's echo stays
@@ -82,3 +83,57 @@ def test_forgetting_a_superseded_fact_forgets_every_version(store: Any) -> None:
     for e in t.episodes():
         assert "my is" not in e.line.lower() and not e.line.lower().startswith("also,")
         assert e.line.endswith(".") or e.line == MARK
+
+
+PETS = [
+    ("user", "My cat is called Crumbworth."),
+    ("assistant", "Crumbworth sounds delicious! Cats are great."),
+    ("user", "My dog is called Biscuit and my cat sleeps all day."),
+    ("assistant", "A sleepy cat and a dog called Biscuit."),
+    ("user", "We live in Harrogate, near the Valley Gardens."),
+    ("assistant", "Harrogate is lovely in spring."),
+]
+
+
+def _pets(mem: Memory, also: str = "") -> tuple[Any, list[int]]:
+    t = mem.thread("pets")
+    t.extend([{"role": r, "content": c} for r, c in PETS])
+    recs = [{"op": "add", "text": "The user's cat is called Crumbworth.", "source": [1]},
+            {"op": "add", "text": "The user's dog is called Biscuit.", "source": [3]},
+            {"op": "add", "text": "The user's cat sleeps all day.", "source": [3]},
+            {"op": "add", "text": "The user lives in Harrogate.", "source": [5]}]
+    if also:
+        recs.append({"op": "add", "text": also, "source": [5]})
+    res = t.step({"records": recs, "episode": "The user named their cat Crumbworth and dog "
+                  "Biscuit; they live in Harrogate.", "relevance": []}, start=1, end=6)
+    assert res is not None
+    return t, list(res.added)
+
+
+def test_a_forgotten_name_leaves_every_role_and_nothing_else_goes(store: Any) -> None:
+    """The assistant's echo of a forgotten name is redacted; the common words the fact shares
+    with other records ("cat", "called") take nothing with them."""
+    mem = Memory(store, "pets")
+    t, (name, *kept) = _pets(mem)
+    texts = {r.id: r.text for r in mem.records()}
+    mem.forget_record(name)
+    msgs = {m.seq: m.content for m in t.messages()}
+    assert all("crumbworth" not in c.lower() for c in msgs.values()), msgs
+    assert msgs[1] == MARK and msgs[2] == f"{MARK} Cats are great."
+    assert [msgs[i] for i in range(3, 7)] == [c for _, c in PETS[2:]]
+    line = t.episodes()[0].line
+    assert "Crumbworth" not in line and "Harrogate" in line, line
+    assert {r.id: r.text for r in mem.records()} == {k: texts[k] for k in kept}
+    assert "crumbworth" not in repr(mem.export()).lower()
+
+
+def test_a_name_another_current_record_holds_stays(store: Any) -> None:
+    """"Crumbworth" is also in a record that stays: it is not the forgotten fact's own, so the
+    echo that only names it stays (the sentence stating the forgotten fact still goes)."""
+    mem = Memory(store, "pets2")
+    t, (name, *_) = _pets(mem, also="Crumbworth's vet is Dr Patel in Harrogate.")
+    mem.forget_record(name)
+    msgs = {m.seq: m.content for m in t.messages()}
+    assert msgs[1] == MARK  # the forgotten statement itself
+    assert msgs[2] == PETS[1][1]
+    assert any("Crumbworth" in r.text for r in mem.records())

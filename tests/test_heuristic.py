@@ -16,12 +16,12 @@ from memlane.memory import Memory
 from memlane.step.heuristic import (
     episode_line,
     extract,
-    fact_terms,
     is_fact,
     is_request,
     split_sentences,
 )
 from memlane.step.schema import EPISODE_MAX_WORDS
+from memlane.text import fact_terms
 from memlane.types import Message
 
 REPLY = "Sure, happy to help with that."
@@ -220,45 +220,6 @@ def test_a_line_names_what_the_stretch_was_about_without_quoting() -> None:
         w = said.rstrip(".!?").split()
         for i in range(len(w) - 3):
             assert " ".join(w[i:i + 4]) not in line, (line, said)
-
-
-def _fact_terms_reference(text: str) -> frozenset[str]:
-    """`fact_terms` as written before its words' terms were memoised: the definition."""
-    from memlane.text import FACT_STOPWORDS, FACT_WORD, stem
-
-    out = set()
-    for w in FACT_WORD.findall(text.replace("\u2019", "'")):
-        lw = w.lower().strip("'-.")
-        if lw.endswith("'s"):
-            lw = lw[:-2]
-        if not lw or lw in FACT_STOPWORDS:
-            continue
-        out.add(stem(lw))
-    return frozenset(out)
-
-
-def test_fact_terms_memo_gives_the_definitions_terms(monkeypatch):
-    """The word memo behind `fact_terms` answers as the definition does, cold and warm, and
-    through the memo starting again when full."""
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
-    from memlane.step import heuristic
-
-    fixed = ["It's Anna's dog\u2019s bone", "'''-.", "The CATS' toys", "I'm running; runs, ran",
-             "Don\u2019t! can't won't", "x's 's '-'s", "\u00c9COLE \u00e9cole's", "Painting dogs"]
-    for text in fixed * 2:
-        assert heuristic.fact_terms(text) == _fact_terms_reference(text)
-    monkeypatch.setattr(heuristic, "TERM_WORDS", 5)
-    monkeypatch.setattr(heuristic, "_TERM_OF", {})  # the bound holds from empty
-
-    @settings(max_examples=300, deadline=None)
-    @given(st.text(alphabet="aAbsS'\u2019-. eding\u00e9xyz09\n", max_size=40))
-    def check(text: str) -> None:
-        assert heuristic.fact_terms(text) == _fact_terms_reference(text)
-        assert len(heuristic._TERM_OF) <= 5 + len(text)
-
-    check()
 
 
 def test_fact_readings_memo_gives_the_same_steps_and_is_emptied_by_a_forget(

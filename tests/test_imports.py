@@ -57,7 +57,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TOP = "memlane"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "caches", "types", "text", "tool_schemas", "guard"},
+    {"_version", "errors", "caches", "types", "text", "tool_schemas", "guard", "progress"},
     {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
     {"ledger", "transfer", "search"},

@@ -101,7 +101,7 @@ def test_select_notes_order_frame_first_then_best_then_follow_up_each_once() -> 
 
 def test_a_message_with_few_words_of_its_own_leans_on_the_last_turn() -> None:
     from memlane.context.notes import leans_on_last_turn
-    from memlane.step.heuristic import fact_terms
+    from memlane.text import fact_terms
 
     assert leans_on_last_turn(fact_terms("Any news on it?"))
     assert leans_on_last_turn(fact_terms("And the second one?"))

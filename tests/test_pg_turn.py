@@ -4,7 +4,6 @@ of their cost)."""
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -153,115 +152,33 @@ def _conversation(pg_url: str, users: int) -> Memory:
 
 
 @pytest.mark.parametrize("users", [7, 30, 130])
-def test_larger_windows_cut_from_the_read_ahead_equal_a_read(pg_url: str, users: int) -> None:
+def test_larger_windows_grown_from_held_rows_equal_a_read(pg_url: str, users: int) -> None:
+    """A window grown from held rows (`context_rows(..., held=...)`: only the older messages
+    read) is the window a plain read returns, round after round, at sizes cut from the rows
+    the statement reads ahead (`AHEAD`, `WINDOW_STEP`) and past them."""
     mem = _conversation(pg_url, users)
     s: Any = mem.store
     assert users < 30 or s.episodes("default", "t")
-    reads = 0
-    conn = s._conn
-
-    def counted() -> Any:
-        nonlocal reads
-        reads += 1
-        return conn()
-
-    s._conn = counted
     for w in (3, 11, 30):  # 30: read ahead by AHEAD_MORE turns, not AHEAD times
-        wq = -(-w // WINDOW_STEP) * WINDOW_STEP  # the first read's window, rounded up
+        wq = -(-w // WINDOW_STEP) * WINDOW_STEP  # the read's window, rounded up
         ahead = min(AHEAD * wq, wq + AHEAD_MORE)
-        for grown in range(w + 1, ahead + 6):
-            with s.revision_held():  # one turn
-                first = s.context_rows("default", "t", w, 12)
-                before = reads
-                cut = s.context_rows("default", "t", grown, 12, held=first)
-                # Up to the window read ahead (or the whole thread), no second statement; a
-                # thread wholly in view already is read again (nothing to extend).
-                assert (reads == before) == (users > w and (grown <= ahead
-                                                            or users <= ahead))
-                # A second round grows the cut rows again.
-                again = s.context_rows("default", "t", grown + 3, 12, held=cut)
-            # The same held rows read by SQL (outside a turn), and a plain read.
-            by_sql = s.context_rows("default", "t", grown, 12, held=first)
-            fresh = s.context_rows("default", "t", grown, 12)
-            assert cut == fresh == by_sql, (w, grown)
+        for grown in range(w + 1, ahead + 6, 3):
+            first = s.context_rows("default", "t", w, 12)
+            cut = s.context_rows("default", "t", grown, 12, held=first)
+            again = s.context_rows("default", "t", grown + 3, 12, held=cut)
+            assert cut == s.context_rows("default", "t", grown, 12), (w, grown)
             assert again == s.context_rows("default", "t", grown + 3, 12)
     mem.close()
 
 
-def test_a_read_ahead_serves_its_own_turn_and_thread_only(pg_url: str) -> None:
+def test_held_rows_of_a_thread_that_went_are_read_again(pg_url: str) -> None:
+    """Held rows whose first message is gone (the thread deleted and written again under the
+    same name) are not extended: the window is read whole."""
     mem = _conversation(pg_url, 40)
     s: Any = mem.store
-    reads: list[str] = []
-    conn = s._conn
-
-    def counted() -> Any:
-        reads.append(threading.current_thread().name)
-        return conn()
-
-    s._conn = counted
-    with s.revision_held():
-        first = s.context_rows("default", "t", 11, 12)
-        # A write after the read, in the same turn: the extension is as of the held rows'
-        # snapshot (a read then would return it).
-        mem.thread("t").add("user", "one more thing")
-        n = len(reads)
-        then = s.context_rows("default", "t", 20, 12, held=first)
-        assert len(reads) == n  # cut from the read ahead
-        assert then.window[-1] == first.window[-1]
-        # Another thread of this process does not see this one's read ahead: it reads by SQL
-        # (the same rows: the extension of the held ones).
-        out: list[Any] = []
-        worker = threading.Thread(target=lambda: out.append(
-            s.context_rows("default", "t", 20, 12, held=first)), name="other")
-        worker.start()
-        worker.join()
-        assert out == [then] and reads[n:] == ["other"]
-    # The next turn (or no turn) does not reuse it: held rows are checked by SQL, as when the
-    # thread went and came back under the same name.
+    first = s.context_rows("default", "t", 11, 12)
     mem.thread("t").delete()
     mem.thread("t").extend([{"role": "user", "content": f"n{i}"} for i in range(30)])
-    with s.revision_held():
-        assert s.context_rows("default", "t", 20, 12, held=first) == \
-            s.context_rows("default", "t", 20, 12)
-    mem.close()
-
-
-def test_the_revision_comes_with_the_first_context_read(pg_url: str) -> None:
-    mem = _conversation(pg_url, 12)
-    s: Any = mem.store
-    other = PostgresStore(pg_url, min_size=1, max_size=1)  # another process's writes
-    statements: list[str] = []
-    conn = s._conn
-
-    def counted() -> Any:
-        statements.append("")
-        return conn()
-
-    s._conn = counted
-    with s.revision_held():
-        assert statements == []  # nothing read on entry
-        s.context_rows("default", "t", 3, 12)
-        assert len(statements) == 1
-        rev = s.held_revision()
-        assert rev == (s._changes(), s._writes) and len(statements) == 2  # (_changes: a read)
-        # Memoised under it: the same record twice, one read.
-        rid = other.add_record("default", "the boiler is in the attic").id
-    with s.revision_held():
-        s.context_rows("default", "t", 3, 12)
-        assert s.held_revision() != rev  # the other store's write moved it
-        n = len(statements)
-        assert s.records("default", [rid]) == s.records("default", [rid])
-        assert len(statements) == n + 1
-    # Without a context read first, the first memoised read reads the revision itself.
-    with s.revision_held():
-        assert s._revision_unread()
-        assert s.records("default", [rid])[0].text == "the boiler is in the attic"
-        assert not s._revision_unread() and s.held_revision() is not None
-    # Another process forgets the record: the next turn's context read sees the new revision
-    # and the memo is not used (a forgotten text must not stay).
-    assert other.forget_record("default", rid)
-    with s.revision_held():
-        s.context_rows("default", "t", 3, 12)
-        assert s.records("default", [rid]) == []
-    other.close()
+    assert s.context_rows("default", "t", 20, 12, held=first) == \
+        s.context_rows("default", "t", 20, 12)
     mem.close()

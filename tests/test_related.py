@@ -10,7 +10,7 @@ import pytest
 
 import memlane.memory as memory_mod
 from memlane.memory import Memory
-from memlane.step.heuristic import fact_terms
+from memlane.text import fact_terms
 from test_heuristic import CONVERSATION, REPLY
 
 

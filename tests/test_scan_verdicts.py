@@ -136,7 +136,6 @@ def test_a_verdict_never_outlives_its_text(target: str) -> None:
         assert dict(_rows(mem, "messages"))[ATTACK + " (1)"] == 0
         # What was changed is scanned when shown, so the attacks stay withheld.
         mem.caches.clear()
-        mem.store.clear_memos()
         th = mem.thread("t")
         for q in ("Where does Anna5 live?", "Where does Anna6 live?"):
             ctx = th.context(budget=1500, new_message=q)

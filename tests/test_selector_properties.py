@@ -28,13 +28,15 @@ from hypothesis import strategies as st
 from memlane.context.line_index import best_ends, build_index
 from memlane.context.notes import RECENT_NOTES, leans_on_last_turn, select_notes
 from memlane.context.turns import Piece, rank_pieces, rank_turns
-from memlane.text import FACT_STOPWORDS, QUERY_STOPWORDS, query_terms, stem, terms
+from memlane.text import (
+    FACT_STOPWORDS,
+    QUERY_STOPWORDS,
+    fact_terms,  # the read path's vocabulary
+    query_terms,
+    stem,
+    terms,
+)
 from memlane.types import Message, Record
-
-try:  # the read path's vocabulary (moving from the extractor into text.py)
-    from memlane.text import fact_terms  # type: ignore[attr-defined]
-except ImportError:
-    from memlane.step.heuristic import fact_terms
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -11,12 +11,8 @@ from typing import Any
 from memlane import Policy
 from memlane.context.turns import Piece, rank_pieces, rank_turns
 from memlane.memory import Memory
+from memlane.text import fact_terms  # the read path's vocabulary
 from memlane.types import Message
-
-try:  # the read path's vocabulary (moving from the extractor into text.py)
-    from memlane.text import fact_terms  # type: ignore[attr-defined]
-except ImportError:
-    from memlane.step.heuristic import fact_terms
 
 OPEN = Policy(dedupe_lines=False)
 

@@ -232,8 +232,9 @@ class AsyncMemory:
     async def recall(self, query: str, k: int = 3) -> list[SnapshotHit]:
         return await self._run(self.sync.recall, query, k)
 
-    async def reindex(self, batch: int = 256) -> int:
-        return await self._run_aside(self.sync.reindex, batch)
+    async def reindex(self, batch: int = 256,
+                      progress: Callable[[int, int | None], None] | None = None) -> int:
+        return await self._run_aside(self.sync.reindex, batch, progress)
 
     async def close(self) -> None:
         """Close the store (on a worker, after the calls queued before it), then stop this

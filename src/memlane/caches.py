@@ -1,154 +1,162 @@
-"""The memos of one `Memory`: what the read path remembers between calls, in one object.
+"""The read cache of one `Memory`: what the read path keeps between calls, in front of the store.
 
-Every `context()` shows nearly the same notes, tool schemas and episode lines as the call before,
-and scanning, rendering and serialising them again costs more than the rest of an assembly. The
-memos hold texts of the memory (record texts, buffer lines), so they belong to the `Memory` that
-read them, live as long as it does, and are emptied by one call, `Caches.clear()`, on every
-forget path: a forgotten fact must not outlive `forget` in this process's memory either. Nothing
-in memlane keeps such a memo at module level; the pure functions take one as an argument and,
-without it, simply compute.
+One key rule. An entry is kept under (what it is, namespace, thread, the inputs) for one value
+of the store's `revision()` (which any write to records, their sources or episodes moves, by
+any connection or process; appends do not): `Caches.turn(revision)`, called once at the start
+of each read, empties every entry when the revision moved, and a store that cannot tell (None)
+keeps nothing. No entry is keyed by an object's identity, and none is caught up through the
+store's own writes: a write that moves the revision empties them all. Every forget path
+empties them too (`Caches.clear()`): a forgotten fact must not outlive `forget` in this
+process's memory either. The pure functions (`memlane.context`) take no memo: this is the only
+place a read is remembered.
 
-Each memo is a plain dict emptied when it reaches its bound (one atomic step, safe with other
-threads reading it). A hit is exact: the keys are the full inputs (texts, frozen values), or
-an object's identity with the object kept in the entry.
+The off switch is the reference: `Memory(..., cache=False)` / `Memory.open(..., cache=False)`
+keeps nothing at all, and a context or search is the same with the cache on or off
+(tests/test_read_cache.py replays conversations on both engines both ways).
+
+What is kept, what each stands in for, and what it buys: the real turn with a new message
+(`benchmarks/bench_turn_trees.py`'s loop on its 10k-message file, CPU median of 120 turns, on a
+quiet 2-core machine; that kind of entry not kept against everything kept, 3.1-3.4 ms a turn;
+nothing kept, `cache=False`: 13 ms):
+
+- `line_index`: a thread's buffer-line index (`context.line_index`) and the winners' rows.
+  Stands in for reading the thread's newest `INDEXED_LINES` lines and splitting each into
+  terms: about 6 ms a turn (9.5 ms without it; a conversation going on: 4.0 against 10.5 ms).
+- `search`: the notes search's records for (query, k). Stands in for `Memory.search`: a turn's
+  follow-up search (`context.notes.recent_query`) is the search the turn before ran for its own
+  message, and an agent's tool loop asks for the same message again: about 1 ms a turn (4.0-4.5
+  ms without it; going on: 4.0 against 4.7 ms).
+
+Not kept: the opened turns' stretches and where cited messages are (no measurable gain on a
+loaded machine: 4.1 ms a turn without them against 4.2 with), and the rendered lines, notes,
+windows and policies the assembler memoised by identity.
+
+Besides those, two plain memos of pure functions of a text, shared with the write path and
+emptied with the rest: `scans` (injection-scan verdicts, `memlane.safety.scan`) and `facts`
+(the heuristic memory step's readings of a text, `memlane.step.heuristic`). `scans` stands in for
+scanning every shown note, line and opened turn whose row carries no verdict of the running
+scanner (every row after the scanner changes): the read lends it to the scanner for its
+duration (`scans_during`). Measured (`benchmarks/bench_turn_trees.py`'s turn, cProfile, 1k
+messages on a file whose rows carry an older scanner's tag): 75 scans a turn without it, about
+two thirds of the turn's CPU.
+
+And one thing that is no memo: `fills`, where each thread's last fill ended, the fill's state (it
+shapes the context, so it is kept with the cache off too, `memlane.context.fill.start_policy`;
+it holds no text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 MAX_ENTRIES = 4096
 """Entries per memo before it is emptied."""
-STRETCH_ENTRIES = 512
-"""Evicted stretches memoised (`Caches.stretches`) before the memo is emptied."""
-WINDOW_ENTRIES = 64
-"""Windows memoised (`Caches.windows`) before the memo is emptied."""
-FENCE_ENTRIES = 64
-"""Layer texts memoised (`Caches.fences`) before the memo is emptied: a turn renders a
-handful."""
-STRETCH_CHARS = 64_000
-"""A stretch whose messages hold more characters is read every time, not memoised."""
+QUERY_CHARS = 4_000
+"""Longer queries are searched every time, never kept (a pasted page is no repeated query)."""
+
+
+class _Nothing(dict[Any, Any]):
+    """A memo that keeps nothing (the cache switched off): every lookup misses."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
 
 
 class Caches:
-    """The memos of one memory (shared by its `namespace()` views, which share its store)."""
+    """The read cache of one memory (shared by its `namespace()` views, which share its store).
+    `enabled=False`: keeps nothing (the reference)."""
 
-    def __init__(self, on_clear: Callable[[], None] | None = None) -> None:
+    def __init__(self, on_clear: Callable[[], None] | None = None, *,
+                 enabled: bool = True) -> None:
         """`on_clear`: also called by `clear()` (the memory's tokenizer memo, when it has one)."""
-        self.scans: dict[str, tuple[str, ...]] = {}
-        """Injection-scan results by text (`memlane.safety.scan`)."""
-        self.lines: dict[int, tuple[Any, str]] = {}
-        """Rendered buffer lines: `id(episode) -> (episode, text)`
-        (`memlane.context.buffer.render_line`)."""
-        self.buffer_lines: dict[int, tuple[Any, Any]] = {}
-        """`BufferLine`s of the trace: `id(episode) -> (episode, line)`."""
-        self.tools_json: dict[bytes, str] = {}
-        """Compact JSON of tool schemas, keyed by their `marshal` serialization."""
-        self.rounded: dict[float, float] = {}
-        """`round(s, 4)` of working-memory scores."""
-        self.line_terms: dict[str, frozenset[str]] = {}
-        """Content terms of a buffer line's text (the line index, `Thread.matched_lines`)."""
-        self.notes: dict[int, tuple[Any, tuple[str, bool, Any, int]]] = {}
-        """A record's note line, whether it is quarantined and the line's tokens: `id(record)
-        -> (record, (line, quarantined, the tokenizer that counted it, tokens))`
-        (`memlane.context.assemble._note`)."""
-        self.turns: dict[int, tuple[Any, tuple[str, bool]]] = {}
-        """An opened message's quoted text and whether it is quarantined: `id(message) ->
-        (message, (text, quarantined))` (`memlane.context.buffer.select_turns`)."""
-        self.policies: dict[tuple[int, int], tuple[Any, Any]] = {}
-        """A policy with another `working_turns`: `(id(policy), turns) -> (policy, the other)`
-        (`memlane.context.fill`)."""
-        self.line_index: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
-        """A thread's line index (`Thread.matched_lines`): `(namespace, thread) -> (store
-        revision, ((lines, their terms, lines by term), the winners' rows by end, the
-        indexed stretches' ends))`."""
-        self.searches: dict[tuple[str, str, int], tuple[Any, list[Any]]] = {}
-        """The notes searches' results (`Thread._search_notes`): `(namespace, query, k) ->
-        (store revision, records best first)`; a turn's follow-up search is the search the turn
-        before ran for its own message."""
-        self.places: dict[tuple[str, int], tuple[Any, tuple[str, int]]] = {}
-        """Where a message is: `(namespace, message id) -> (store revision, (thread, seq))`
-        (`Thread._turn_pool`: the stretches the notes' records were filed from)."""
-        self.stretches: dict[tuple[str, str, tuple[int, int]], tuple[Any, Any]] = {}
-        """An evicted stretch's messages, ready to rank: `(namespace, thread, (start, end)) ->
-        (store revision, memlane.context.turns.Piece)` (`Thread._turn_pool`; at most
-        `STRETCH_READ` of each; at most
-        `STRETCH_ENTRIES` stretches, each of at most `STRETCH_CHARS` characters)."""
-        self.windows: dict[tuple[int, ...], tuple[Any, ...]] = {}
-        """A window's turns as shown: `(id of its first message, id of its last, length) ->
-        (window, max message tokens, tokenizer, texts, dropped, turns, the working layer's
-        scores by size and policy)`
-        (`memlane.context.assemble.prepare`; a store hands back the same message objects
-        while the thread is unchanged, a hit checks each is the one kept). At most
-        `WINDOW_ENTRIES`."""
-        self.facts: dict[str, tuple[Any, ...]] = {}
+        self.enabled = enabled
+        memo: Callable[[], dict[Any, Any]] = dict if enabled else _Nothing
+        self.scans: dict[str, tuple[str, ...]] = memo()
+        """Injection-scan verdicts by text (`memlane.safety.scan`)."""
+        self.facts: dict[str, tuple[Any, ...]] = memo()
         """A text read as a fact by the heuristic memory step (`memlane.step.heuristic
-        .fact_readings`): the related records it is shown come back stretch after stretch."""
-        self.fences: dict[tuple[str, tuple[str, ...]], str] = {}
-        """A layer's text between its data markers: `(header, lines) -> text`
-        (`memlane.context.buffer.layer_text`; at most `FENCE_ENTRIES`)."""
-        self.fill: dict[tuple[Any, ...], int] = {}
-        """The working turns a thread's last fill to the budget ended on, by (namespace, thread,
-        budget, policy): where the next context's fill starts (`memlane.context.fill`)."""
+        .fact_readings`)."""
+        self.fills: dict[tuple[Any, ...], int] = {}
+        """Not a memo, the fill's state (kept with the cache off too, and through a forget: it
+        holds no text, only where each thread's last fill to a budget ended, by (namespace,
+        thread, budget, policy): `memlane.context.fill.start_policy`)."""
+        self._reads: dict[tuple[Any, ...], Any] = {}
+        """The read entries: `(what, namespace, thread, inputs) -> value`, all for `_rev`."""
+        self._rev: Hashable | None = None
+        """The revision the read entries are for."""
+        self._mine = threading.local()
+        """Per thread: the revision its read started at (`turn`)."""
         self._on_clear = on_clear
+
+    def turn(self, revision: Hashable | None) -> bool:
+        """Start a read on this thread at the store's `revision` (read before the rows are):
+        the read entries are emptied if it moved (or is None). Whether entries may be kept
+        and used now."""
+        self._mine.rev = revision
+        if revision is None or revision != self._rev:
+            self._reads.clear()
+            self._rev = revision
+        return self.enabled and revision is not None
+
+    def _current(self) -> bool:
+        """Whether this thread's read started at the revision the entries are for (another
+        thread may have seen the revision move since: what this one read is then not kept)."""
+        rev = getattr(self._mine, "rev", None)
+        return self.enabled and rev is not None and rev == self._rev
+
+    def get(self, what: str, namespace: str, thread: str | None, inputs: Hashable) -> Any:
+        """The entry kept under the key, else None."""
+        if not self._current():
+            return None
+        return self._reads.get((what, namespace, thread, inputs))
+
+    def put(self, what: str, namespace: str, thread: str | None, inputs: Hashable,
+            value: Any) -> Any:
+        """Keep `value` under the key for the revision this thread's read started at (nothing
+        when the cache is off, the store has no revision, or the revision moved since);
+        returns `value`."""
+        if self._current():
+            remember(self._reads, (what, namespace, thread, inputs), value)
+        return value
 
     def memos(self) -> dict[str, dict[Any, Any]]:
         """Every memo by name (what `clear` empties; tests walk them)."""
-        return {"scans": self.scans, "lines": self.lines, "buffer_lines": self.buffer_lines,
-                "tools_json": self.tools_json, "rounded": self.rounded,
-                "line_terms": self.line_terms, "line_index": self.line_index,
-                "notes": self.notes, "turns": self.turns, "searches": self.searches,
-                "fill": self.fill, "places": self.places, "stretches": self.stretches,
-                "windows": self.windows, "policies": self.policies, "facts": self.facts,
-                "fences": self.fences}
+        return {"scans": self.scans, "facts": self.facts, "reads": self._reads}
 
     def clear(self) -> None:
         """Empty every memo (and the tokenizer's, through `on_clear`)."""
         for memo in self.memos().values():
             memo.clear()
+        self._rev = None
+        self._mine = threading.local()
         if self._on_clear is not None:
             self._on_clear()
 
 
-def at_revision(memo: dict[Any, Any], key: Any, rev: Any) -> Any:
-    """What `keep_at` memoised under `key` for the store revision `rev`, else None (always
-    None without a revision: a store that cannot tell memoises nothing across calls)."""
-    if rev is None:
-        return None
-    hit = memo.get(key)
-    return hit[1] if hit is not None and hit[0] == rev else None
+_SCANS: ContextVar[dict[str, tuple[str, ...]] | None] = ContextVar("memlane_read_scans",
+                                                                  default=None)
+"""The memory's scan verdicts (`Caches.scans`) while one of its reads runs (`scans_during`)."""
 
 
-def at_any_revision(memo: dict[Any, Any], key: Any) -> Any:
-    """What `keep_at` memoised under `key`, whatever the revision it was kept for, else None
-    (for what can be carried on from an older revision rather than built again)."""
-    hit = memo.get(key)
-    return hit[1] if hit is not None else None
+@contextmanager
+def scans_during(memo: dict[str, tuple[str, ...]]) -> Iterator[None]:
+    """While the block runs, on this thread (or task), a stored text whose verdict is not
+    kept with it (`safety.scan_stored`) is scanned through `memo`: the pure assembler takes no
+    memo, and the memory's verdicts reach the scanner this way, for one read only."""
+    token = _SCANS.set(memo)
+    try:
+        yield
+    finally:
+        _SCANS.reset(token)
 
 
-def keep_at(memo: dict[Any, Any], key: Any, rev: Any, value: Any,
-            most: int = MAX_ENTRIES) -> Any:
-    """`remember` `value` under `key` for the store revision `rev` (nothing without one);
-    returns `value`."""
-    if rev is not None:
-        remember(memo, key, (rev, value), most)
-    return value
-
-
-def held(memo: dict[Any, Any], key: Any, obj: object) -> Any:
-    """What `hold` memoised under `key` for the very object `obj`, else None: a memo by
-    identity (of a frozen record, message, episode or policy a store or caller hands out
-    again while it is current), cheaper than hashing the object's fields; the entry keeps
-    the object, so its id is not reused while the entry stands."""
-    hit = memo.get(key)
-    return hit[1] if hit is not None and hit[0] is obj else None
-
-
-def hold(memo: dict[Any, Any], key: Any, obj: object, value: Any) -> Any:
-    """`remember` `value` under `key` for `obj` (`held`); returns `value`."""
-    remember(memo, key, (obj, value))
-    return value
+def read_scans() -> dict[str, tuple[str, ...]] | None:
+    """The scan verdicts of the read running on this thread (`scans_during`), else None."""
+    return _SCANS.get()
 
 
 def remember(memo: dict[Any, Any], key: Any, value: Any, most: int = MAX_ENTRIES) -> Any:

@@ -16,10 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .types import StepResult
+from typing import Any
 
 
 class MemlaneError(Exception):
@@ -63,11 +60,11 @@ class StepStalled(StepConflict):
     """A stretch is due but cannot be filed: read again after a conflict, the same unfiled
     messages were refused again, so no other worker is filing them and filing of the thread
     would stop here for good. Raised instead of returning nothing; nothing of that stretch was
-    applied and no message is lost. `results`: the steps the same call filed before it (they
-    stand); `start`/`end`: the stretch."""
+    applied and no message is lost. `results`: the steps (`StepResult`s) the same call filed
+    before it (they stand); `start`/`end`: the stretch."""
 
     def __init__(self, message: str, *, thread_id: str, start: int, end: int,
-                 results: Sequence[StepResult] = ()) -> None:
+                 results: Sequence[Any] = ()) -> None:
         super().__init__(message)
         self.thread_id = thread_id
         self.start = start

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from . import validate
 from .caches import Caches
-from .redact import Forgotten, Redaction, plan_redaction
+from .redact import Forgotten, Redaction, names, plan_redaction, words_of
 from .store.protocol import Store
 from .telemetry import traced
 from .validate import in_range
@@ -72,19 +72,24 @@ class Forgetting:
             plan = plan_redaction(
                 rec, msgs, [e for t in ordered for e in self.store.episodes(self.ns, t)],
                 earlier=earlier,
-                keep=self.store.records_from(self.ns, [m.id for m in msgs]))
+                keep=self.store.records_from(self.ns, [m.id for m in msgs]),
+                names=self._names_of(rid, [rec.text, *earlier],
+                                     [m.content for m in msgs if m.id in rec.source_ids]))
         try:
-            # Called even without a live record: a deleted record's history is erased too.
-            found = self.store.forget_record(self.ns, rid)
-            # A second transaction: the store's forget is its own (it also turns on secure
-            # deletion); the redaction rewrites rows the record no longer points at.
-            if found and (plan.messages or plan.episodes):
+            # The conversation is redacted first, then the record erased: if the second step
+            # fails the record is still there and the forget can be asked again (the other
+            # order left the fact in the messages with no record to find it by), and the
+            # store's forget runs last, so its cleanup (PostgreSQL samples its statistics
+            # again) sees the redacted rows.
+            if plan.messages or plan.episodes:
                 tokens = self.tokenizer.count(list(plan.messages.values()))
                 with self.store.transaction() as tx:
                     for (mid, text), n in zip(plan.messages.items(), tokens, strict=True):
                         tx.rewrite_message(self.ns, mid, text, n)
                     for e in plan.episodes:
                         tx.upsert_episode(self.ns, e, time.time())
+            # Called even without a live record: a deleted record's history is erased too.
+            found = self.store.forget_record(self.ns, rid)
         finally:
             self.caches.clear()
         self._forgotten()
@@ -98,6 +103,17 @@ class Forgetting:
             redacted_sentences=plan.sentences,
             redacted_lines=tuple((e.thread_id, e.start, e.end) for e in plan.episodes),
             removed_words=plan.words)
+
+    def _names_of(self, rid: int, texts: list[str], said: list[str]) -> set[str]:
+        """The names, places and codes of a fact (`redact.names`: its `texts`, confirmed by the
+        messages it was `said` in) that no other current record of the namespace holds: those
+        are its own, and go wherever they were repeated."""
+        own = set()
+        for name in names(texts, said):
+            hits = self.store.search_records(self.ns, name, 50)
+            if not any(r.id != rid and name in words_of(r.text) for r, _ in hits):
+                own.add(name)
+        return own
 
     @traced("forget_thread")
     def forget_thread(self, thread_id: str) -> dict[str, int]:

@@ -19,11 +19,26 @@ system and hidden messages, tool calls and results (browsing, code runs, tool_us
 tool_result parts), and attachments, files and images (their text is not in the message).
 Neither provider publishes a formal schema; these readers follow the fields their exports carry
 and ignore any they do not know, so a newer export with extra fields still reads.
+
+**Thread ids keep the title.** A conversation becomes the thread `<provider>-<title slug>-<6 hex>`
+(`chatgpt-trip-to-lisbon-3f9a1c`): the title in lower case, letters and digits only, at most
+40 characters cut at a word, `untitled` when there is none; the suffix is a hash of the
+provider's conversation id, so two conversations of one title stay two threads and importing
+the same export again finds the same threads. A thread imported before titles were kept
+(`chatgpt-<id>`, `claude-<uuid>`) is still found and added to under its old id.
+
+**Dates.** Each message keeps its time; the thread's `created` becomes the conversation's
+creation time. Its `last_active` stays the time of the import: it is the idle-TTL and eviction
+clock (`HistoryPolicy`), and an old conversation dated back would be expired by the next new
+thread. `memlane threads` shows the thread's last message's date, i.e. the conversation's.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,13 +53,47 @@ class Conversation:
     """One exported conversation, ready to ingest as a thread."""
 
     thread_id: str
-    """The thread it becomes: `chatgpt-<id>` or `claude-<uuid>`."""
+    """The thread it becomes: `<provider>-<title slug>-<6 hex>` (`thread_id_for`)."""
     title: str
     """The conversation's title in the provider's app."""
     messages: list[dict[str, Any]]
     """`{"role", "content", "ts"}`, oldest first."""
     skipped: Counter[str] = field(default_factory=Counter)
     """What was left out, by kind: tool, system, hidden, attachment, empty."""
+    created: float | None = None
+    """When the conversation was started (None: not in the export)."""
+    former_id: str | None = None
+    """The id this conversation was imported under before titles were kept."""
+
+
+PROVIDERS = {"chatgpt": "ChatGPT", "claude": "Claude"}
+"""`--from` value: the provider's name."""
+
+
+def slug(title: str, limit: int = 40) -> str:
+    """A title as a thread id part: lower case ASCII letters and digits joined by `-`, cut at a
+    word to at most `limit` characters; `untitled` when nothing is left."""
+    ascii_ = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_.lower())
+    out = ""
+    for w in words:
+        if len(out) + len(w) + bool(out) > limit:
+            break
+        out = f"{out}-{w}" if out else w
+    return out or (words[0][:limit] if words else "untitled")
+
+
+def thread_id_for(provider: str, title: str, conversation_id: str) -> str:
+    """`<provider>-<title slug>-<6 hex of the conversation id>` (see the module docstring)."""
+    tag = hashlib.sha1(conversation_id.encode("utf-8")).hexdigest()[:6]
+    return f"{provider}-{slug(title)}-{tag}"
+
+
+def _conversation(provider: str, cid: str, title: str, msgs: list[dict[str, Any]],
+                  skipped: Counter[str], created: float | None) -> Conversation:
+    first = msgs[0]["ts"] if msgs else None
+    return Conversation(thread_id_for(provider, title, cid), title, msgs, skipped,
+                        created if created is not None else first, f"{provider}-{cid}")
 
 
 def _ts(value: Any) -> float | None:
@@ -70,6 +119,9 @@ def _conversations(data: Any, provider: str, key: str, shape: type
     """The conversations of a provider's conversations.json, each checked for the `key`
     that holds its messages; a `UsageError` naming the other `--from` for the wrong file."""
     other = {"ChatGPT": ("claude", "Claude"), "Claude": ("chatgpt", "ChatGPT")}[provider]
+    if isinstance(data, dict) and str(data.get("format", "")).startswith("memlane-export"):
+        raise UsageError("this is a `memlane export` file, not a conversations.json: import it "
+                         "without --from")
     if not isinstance(data, list):
         raise UsageError(f"a {provider} export's conversations.json is a JSON list of "
                          f"conversations (each with '{key}'); this file is not")
@@ -126,7 +178,8 @@ def read_chatgpt(data: Any) -> list[Conversation]:
             when = ts
             msgs.append({"role": role, "content": text, "ts": ts})
         cid = str(conv.get("conversation_id") or conv.get("id") or i)
-        out.append(Conversation(f"chatgpt-{cid}", str(conv.get("title") or ""), msgs, skipped))
+        out.append(_conversation("chatgpt", cid, str(conv.get("title") or ""), msgs, skipped,
+                                 _ts(conv.get("create_time"))))
     return out
 
 
@@ -167,7 +220,8 @@ def read_claude(data: Any) -> list[Conversation]:
             when = ts
             msgs.append({"role": role, "content": text, "ts": ts})
         cid = str(conv.get("uuid") or i)
-        out.append(Conversation(f"claude-{cid}", str(conv.get("name") or ""), msgs, skipped))
+        out.append(_conversation("claude", cid, str(conv.get("name") or ""), msgs, skipped,
+                                 _ts(conv.get("created_at"))))
     return out
 
 
@@ -204,9 +258,11 @@ def import_conversations(memory: Any, conversations: Sequence[Conversation], *,
         if not conv.messages:
             counts["empty"] += 1
         else:
+            tid = _thread_for(memory, conv)
             # ingest flushes: a conversation is over, its last stretch is filed too, not only
             # what the cadence made due (its facts would wait for a next turn that never comes).
-            out = ingest(memory, conv.thread_id, conv.messages)
+            out = ingest(memory, tid, conv.messages)
+            _date_thread(memory, tid, conv.created)
             counts["held"] += out["held"]
             if out["messages"]:
                 counts["conversations"] += 1
@@ -217,6 +273,33 @@ def import_conversations(memory: Any, conversations: Sequence[Conversation], *,
             problems += out["problems"]
         if progress is not None:
             progress(n, len(conversations))
-    counts["skipped"] = dict(sorted(skipped.items()))
+    counts["skipped"] = {k: n for k, n in sorted(skipped.items()) if n}
     counts["problems"] = problems
     return counts
+
+
+def _thread_for(memory: Any, conv: Conversation) -> str:
+    """The conversation's thread: the one imported before titles were kept, if it exists."""
+    if conv.former_id and memory.thread(conv.former_id).exists():
+        return conv.former_id
+    return conv.thread_id
+
+
+def _date_thread(memory: Any, thread_id: str, created: float | None) -> None:
+    """The thread's `created` goes back to the conversation's start; `last_active` is left as
+    it is (the TTL clock, module docstring)."""
+    info = memory.thread(thread_id).info()
+    if created is not None and created < info.created:
+        memory.store.set_thread_times(memory.ns, thread_id, created, info.last_active)
+
+
+def sniff(data: Any) -> str | None:
+    """The `--from` value whose export the parsed JSON `data` looks like (`chatgpt`,
+    `claude`), or None: a plain `memlane import` of such a file names the flag."""
+    if not isinstance(data, list) or not data or not isinstance(data[0], dict):
+        return None
+    if isinstance(data[0].get("mapping"), dict):
+        return "chatgpt"
+    if isinstance(data[0].get("chat_messages"), list):
+        return "claude"
+    return None

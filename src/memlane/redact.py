@@ -7,10 +7,19 @@ short-term turns replay it verbatim, and leaves its words in the buffer line tha
 - in the record's **source messages**, every sentence that states the fact: it contains the
   record's text, or one of its specific tokens (anything with a digit, such as "X9981234" or
   "TP 1353"'s "1353"), or most of its content words;
-- in the **other messages of those threads** (an assistant that repeated the number back), the
-  sentences holding one of its specific tokens;
-- in the **buffer lines** that pointed at the record or cover a redacted message, the record's
-  content words.
+- in the **other messages of those threads**, of every role (an assistant that repeated the
+  number or the name back), the sentences holding one of its specific tokens or one of its
+  **names** (`names`: the names, places and codes it states that no other current record holds);
+- in the **buffer lines** that pointed at the record, cover a redacted message or hold one of its
+  names, the parts naming it.
+
+Precision: a name is a capitalised word inside a sentence or a word with a digit, never a
+stopword, a title, a month or a day, and a word another current record holds is not one of the
+fact's names (forgetting "the kitten is called Crumbworth" takes "Crumbworth" out of every
+message of the thread, but not "kitten": redacting a common word would destroy other facts).
+
+User words never become regular expressions here: Python's `re` module caches every pattern it
+compiles, and a pattern holding a forgotten value would keep it in the process.
 
 A redacted sentence becomes `[forgotten]`, so the turn still reads as a turn and the model can
 see that something was removed on request. Sentence-level, not message-level, so the rest of what
@@ -23,7 +32,7 @@ import re
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
-from .text import CODE_WORD, FACT_STOPWORDS, listing, stem
+from .text import CODE_WORD, FACT_STOPWORDS, QUERY_STOPWORDS, listing, stem
 from .types import Episode, Message, Record
 
 MARK = "[forgotten]"
@@ -139,22 +148,105 @@ class _Fact:
     """Every version's content words."""
     stems: frozenset[str]
     """Their stems (a buffer line says "dentists" for "dentist")."""
+    names: frozenset[str] = frozenset()
+    """Its names, places and codes that no other current record holds (`names`): a sentence
+    or a line part holding one names the fact, whoever said it."""
 
 
-def _fact(fact: str | Sequence[str]) -> _Fact:
+def _fact(fact: str | Sequence[str], names: Set[str] = frozenset()) -> _Fact:
     texts = [fact] if isinstance(fact, str) else list(fact)
     versions = tuple(_statement(t) for t in texts)
     content = frozenset[str]().union(*(v.content for v in versions))
     return _Fact(versions, frozenset[str]().union(*(values(t) for t in texts)),
                  frozenset[str]().union(*(v.specific for v in versions)), content,
-                 frozenset(stem(w) for w in content))
+                 frozenset(stem(w) for w in content), frozenset(names))
+
+
+_TITLES = frozenset("mr mrs ms miss mx dr prof sir dame st mt lord lady".split())
+_CALENDAR = frozenset("""january february march april may june july august september october
+    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
+
+
+def names(texts: Sequence[str], said: Sequence[str] = ()) -> set[str]:
+    """The names, places and codes a fact's `texts` state (lower case): each word with a digit
+    (3+ characters) and each capitalised word that does not open its sentence, less stopwords,
+    titles ("Dr"), months and days (a date is one of the fact's `values`). A capitalised word
+    that opens its sentence may be any word ("Yesterday"): it is taken only when `said` (the
+    messages the fact came from) has it capitalised inside a sentence ("Crumbworth is the
+    user's cat." from "My cat is called Crumbworth."). The caller drops those another current
+    record holds (`Forgetting.forget_record`)."""
+    inner, opening = _capitalised(texts)
+    return inner | (opening & _capitalised(said)[0])
+
+
+def _capitalised(texts: Sequence[str]) -> tuple[set[str], set[str]]:
+    """(names and codes inside sentences, capitalised words opening one) of `texts`."""
+    inner: set[str] = set()
+    opening: set[str] = set()
+    for text in texts:
+        text = _NAME_PREFIX.sub("", text.strip())
+        prev, prev_end = "", 0
+        for m in CODE_WORD.finditer(text):
+            w, lw = m.group(0), _bare(m.group(0))
+            # A sentence opens at the start and after . ! ? (not after "Dr." or an initial).
+            opens = not prev or (any(c in text[prev_end:m.start()] for c in ".!?\n") and
+                                 prev not in _TITLES and len(prev) > 1)
+            prev, prev_end = lw, m.end()
+            if (len(lw) < 3 or lw in FACT_STOPWORDS or lw in QUERY_STOPWORDS
+                    or lw in _TITLES or lw in _CALENDAR):
+                continue
+            if any(c.isdigit() for c in lw) or (not opens and w[0].isupper()):
+                inner.add(lw)
+            elif w[0].isupper():
+                opening.add(lw)
+    return inner, opening
+
+
+def words_of(text: str) -> set[str]:
+    """The words of `text` as names are compared (lower case, no possessive 's)."""
+    return {_bare(w) for w in _words(text)}
+
+
+def _spans(text: str, phrase: str) -> list[tuple[int, int]]:
+    """Where `phrase` (lower case, single spaces) stands in `text` as whole words, any case and
+    any run of white space between its words: `(start, end)` offsets into `text`. A plain
+    scan, not a pattern built from the phrase (see the module's note on `re`'s cache)."""
+    runs = [(m.start(), m.end()) for m in _RUN.finditer(text)]
+    norm, where = "", []  # the runs joined by one space; each character's offset in `text`
+    for a, b in runs:
+        if norm:
+            norm += " "
+            where.append(a)
+        low = text[a:b].lower()
+        norm += low
+        # A character whose lower case is longer ("İ") shifts the rest: map the run's ends.
+        where.extend(range(a, b) if len(low) == b - a else [a] * (len(low) - 1) + [b - 1])
+    out: list[tuple[int, int]] = []
+    i = norm.find(phrase)
+    while i >= 0 and phrase:
+        j = i + len(phrase)
+        if not _wordy(norm[i - 1: i]) and not _wordy(norm[j: j + 1]):
+            out.append((where[i], where[j - 1] + 1))
+        i = norm.find(phrase, i + 1)
+    return out
+
+
+_RUN = re.compile(r"\S+")
+
+
+def _wordy(c: str) -> bool:
+    return bool(c) and (c.isalnum() or c == "_")
+
+
+def _bare(word: str) -> str:
+    """A word as a name is compared: lower case, without a possessive 's."""
+    w = word.lower()
+    return w[:-2] if w.endswith("'s") else w
 
 
 def _has_value(sentence: str, vals: Set[str], specific: Set[str]) -> bool:
-    low = " ".join(sentence.lower().split())
-    words = {w.lower() for w in _words(sentence)}
-    return bool(words & specific) or any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", low)
-                                         for v in vals)
+    return bool(words_of(sentence) & specific) or any(_spans(sentence, v) for v in vals)
 
 
 def _states(sentence: str, st: _Statement, source: bool, vals: Set[str] = frozenset()) -> bool:
@@ -169,8 +261,8 @@ def _states(sentence: str, st: _Statement, source: bool, vals: Set[str] = frozen
 
 
 def redact_text(text: str, fact: str | Sequence[str], *, source: bool,
-                keep: Sequence[str] = (), keep_values: Set[str] = frozenset()
-                ) -> tuple[str, int]:
+                keep: Sequence[str] = (), keep_values: Set[str] = frozenset(),
+                names: Set[str] = frozenset()) -> tuple[str, int]:
     """`text` with each sentence that states `fact` replaced by `[forgotten]` (runs of them
     merged), and how many were replaced. `fact`: its text, or every version of it (a record
     that was superseded: each version is forgotten). `source`: the message the fact came from
@@ -178,8 +270,10 @@ def redact_text(text: str, fact: str | Sequence[str], *, source: bool,
     that came from this message: a sentence stating one of them stays (only the forgotten
     fact's values are taken out of it), so forgetting one fact never redacts another's.
     `keep_values`: values of the surviving records; a sentence that holds one as well ("1
-    October then, not 15 September") loses only the forgotten value."""
-    return _redact_text(text, _fact(fact), source, [_statement(k) for k in keep], keep_values)
+    October then, not 15 September") loses only the forgotten value. `names`: the fact's
+    names (see `names`); a sentence holding one is redacted in any message."""
+    return _redact_text(text, _fact(fact, names), source, [_statement(k) for k in keep],
+                        keep_values)
 
 
 def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
@@ -188,11 +282,13 @@ def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
     n = 0
     for m in _SENTENCE.finditer(text):
         s = m.group(0)
-        hit = bool(s.strip()) and any(_states(s, v, source, f.values) for v in f.versions)
+        hit = bool(s.strip()) and (
+            any(_states(s, v, source, f.values) for v in f.versions)
+            or bool(f.names and words_of(s) & f.names))
         if hit and (any(_states(s, k, True) for k in keep) or
                     _has_value(s, keep_values, set())):
-            # Another record's statement: keep it, less the forgotten values.
-            cut = _cut_values(s, f.values, f.specific)
+            # Another record's statement: keep it, less the forgotten values and names.
+            cut = _cut_values(s, f.values, f.specific | f.names)
             if cut != s:
                 n += 1
             out.append(cut)
@@ -209,11 +305,14 @@ def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
 
 
 def _cut_values(sentence: str, vals: Set[str], specific: Set[str]) -> str:
+    """`sentence` with each of `vals` and `specific` (codes, names) replaced by `[forgotten]`."""
     out = sentence
     for v in sorted(vals | specific, key=len, reverse=True):
-        parts = v.split()
-        rx = r"\s+".join(re.escape(p) for p in parts)
-        out = re.sub(rf"(?<![\w]){rx}(?![\w])", MARK, out, flags=re.I)
+        for a, b in reversed(_spans(out, v)):
+            out = out[:a] + MARK + out[b:]
+        for w in reversed(list(CODE_WORD.finditer(out))):  # "Zqvorblax's": the word with its 's
+            if _bare(w.group(0)) == v:
+                out = out[:w.start()] + MARK + out[w.end():]
     return out
 
 
@@ -221,18 +320,20 @@ _PART = re.compile(r";\s*")
 _LIST = re.compile(r"^(.*?\b(?:about|shared|discussed|gave|mentioned|covered))\s+(.+)$", re.I)
 
 
-def redact_line(line: str, fact: str | Sequence[str]) -> tuple[str, list[str]]:
+def redact_line(line: str, fact: str | Sequence[str], names: Set[str] = frozenset()
+                ) -> tuple[str, list[str]]:
     """A buffer line without the parts that name the forgotten fact, and the words taken.
 
     A line is one sentence of parts joined by ";" ("The user shared their start date; it ended
     with thanks."). A part that holds one of the fact's values, or two of its content words,
     is dropped whole, and what stays is still a sentence ("It ended with thanks."): words are
-    never cut out of a part (that left "Also, my is."). Nothing left: `[forgotten]`."""
-    return _redact_line(line, _fact(fact))
+    never cut out of a part (that left "Also, my is."). A part holding one of the fact's
+    `names` goes too. Nothing left: `[forgotten]`."""
+    return _redact_line(line, _fact(fact, names))
 
 
 def _redact_line(line: str, f: _Fact) -> tuple[str, list[str]]:
-    content, specific, vals, stems = f.content, f.specific, f.values, f.stems
+    content, specific, vals, stems = f.content, f.specific | f.names, f.values, f.stems
     named = content | specific
     end = line.rstrip()[-1:] if line.rstrip()[-1:] in ".!?" else "."
     parts = [p for p in _PART.split(line.rstrip().rstrip(".!?")) if p.strip()]
@@ -247,7 +348,7 @@ def _redact_line(line: str, f: _Fact) -> tuple[str, list[str]]:
         if not names_it(p, 2):
             kept.append(p.strip())
             continue
-        taken += [w for w in _words(p) if w.lower() in named or
+        taken += [w for w in _words(p) if _bare(w) in named or
                   stem(w.lower()) in stems] or [p.strip()]
         # A list ("shared their start date, their work and health"): only its items that name
         # the fact go, and the rest is listed again.
@@ -267,13 +368,14 @@ def _redact_line(line: str, f: _Fact) -> tuple[str, list[str]]:
 
 def plan_redaction(record: Record, messages: Sequence[Message],
                    episodes: Sequence[Episode], *, earlier: Sequence[str] = (),
-                   keep: Sequence[Record] = ()) -> Redaction:
+                   keep: Sequence[Record] = (), names: Set[str] = frozenset()) -> Redaction:
     """What to rewrite so that `record`'s fact leaves the conversation: `messages` are those of
     the threads of its sources, `episodes` their buffer lines. `earlier`: the texts of its
     superseded versions (forgotten with it). `keep`: the other records that came from these
-    messages; their statements stay."""
+    messages; their statements stay. `names`: the fact's names no other current record holds
+    (`names`), redacted wherever they stand in these messages and lines."""
     sources = set(record.source_ids)
-    fact = _fact(list(dict.fromkeys([record.text, *earlier])))  # once, for every message
+    fact = _fact(list(dict.fromkeys([record.text, *earlier])), names)  # once, for every message
     keep_by_msg: dict[int, list[_Statement]] = {}
     for k in keep:
         if k.id == record.id:
@@ -296,7 +398,8 @@ def plan_redaction(record: Record, messages: Sequence[Message],
     taken: list[str] = []
     for e in episodes:
         covers = any(e.start <= s <= e.end for s in redacted_seqs.get(e.thread_id, ()))
-        if record.id not in e.record_ids and not covers:
+        if (record.id not in e.record_ids and not covers
+                and not words_of(e.line) & fact.names):
             continue
         line, words = _redact_line(e.line, fact)
         if words:

@@ -4,7 +4,7 @@ snapshots, as `Memory` does them (a mixin of the facade)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import validate
@@ -69,9 +69,11 @@ class SnapshotsAndVectors:
         return search_snapshots(self.store, self.ns, clean_text(query), k,
                                 embedder=self.embedder)
 
-    def reindex(self, batch: int = 256) -> int:
+    def reindex(self, batch: int = 256,
+                progress: Callable[[int, int | None], None] | None = None) -> int:
         """Embed the records and snapshots that have no vector from the current embedder (after
-        switching embedders, or after an embedding failure). Returns how many were embedded."""
+        switching embedders, or after an embedding failure). Returns how many were embedded.
+        `progress(done, None)`: called after each batch (the total is not counted first)."""
         if self.embedder is None:
             return 0
         done = 0
@@ -85,6 +87,8 @@ class SnapshotsAndVectors:
                                                                                  strict=True)],
                                            self.embedder.name, target=target)
                 done += n
+                if progress is not None:
+                    progress(done, None)
                 if n < len(todo):
                     break
         return done

@@ -33,9 +33,9 @@ FACT_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d[\d:/.\-]*")
 """A word of two letters or more (apostrophes and hyphens inside), or a number with its
 separators ("9:30", "2024-05-01"): the extractor's words."""
 
-CODE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-"""A word that may mix letters and digits ("X9981234", "A-113"): forgetting must see a code as
-one token to find it again in a line."""
+CODE_WORD = re.compile(r"[^\W_](?:[^\W_]|['\-])*")
+"""A word that may mix letters and digits ("X9981234", "A-113"), in any script ("Zürich"):
+forgetting must see a code or a name as one token to find it again in a line."""
 
 ANY_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d[\d:/.\-]*")
 """`FACT_WORD` without its two-letter floor, so "I" counts: how the extractor counts a
@@ -117,6 +117,10 @@ def singular(w: str) -> str:
 
 # --- terms ------------------------------------------------------------------------------------
 
+BM25_K1, BM25_B = 1.2, 0.75
+"""BM25's constants, FTS5's own: the bounded search's candidates (both engines' SQL,
+`memlane.store.common.plan.bm25_tf1`) and the opened turns' ranking (`context.turns`)."""
+
 MAX_QUERY_TERMS = 32
 """Longer queries keep their first 32 distinct terms (a pasted paragraph is not a query)."""
 
@@ -145,3 +149,21 @@ def terms(text: str) -> list[str]:
             continue
         out.append(stem(w))
     return out
+
+
+def fact_terms(text: str) -> frozenset[str]:
+    """Content terms of a fact: its `FACT_WORD`s lower-cased, stripped of edge punctuation and a
+    possessive 's, stop-worded (`FACT_STOPWORDS`) and lightly stemmed, as a set. How the offline
+    extractor compares facts and how the read path matches a new message to lines and turns.
+    A typographic apostrophe counts as a plain one ("o\u2019clock" is "o'clock").
+
+    Not memoised here: a module-level memo would keep the words of a memory that forgot them.
+    A caller that repeats texts keeps its own memo with a lifetime (a `Memory`'s caches)."""
+    out = set()
+    for w in FACT_WORD.findall(text.replace("\u2019", "'")):
+        lw = w.lower().strip("'-.")
+        if lw.endswith("'s"):
+            lw = lw[:-2]
+        if lw and lw not in FACT_STOPWORDS:
+            out.add(stem(lw))
+    return frozenset(out)

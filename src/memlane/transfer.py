@@ -41,22 +41,55 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
     """Restore `data` (an export) into `memory`'s namespace, which must be empty. Returns counts
     by kind: threads, messages, episodes, records, snapshots."""
     threads, records, snapshots = _validate(data)
+    _check_empty(memory)
+    counts = {"threads": 0, "messages": 0, "episodes": 0, "records": 0, "snapshots": 0}
+    msg_id = _append_threads(memory, threads, counts, progress)
+    # Each text is scanned once (`scans`), before the transaction (as a memory step's are: it
+    # holds the store's write lock); a clean verdict is kept with it (`scan_stored`), as a
+    # memory step keeps its own: an export's flags are never taken as a verdict.
+    scans: dict[str, tuple[str, ...]] = {}
+    for r in records:
+        for text in (r["text"], *(h["text"] for h in r.get("history", [])
+                                  if h.get("op") in ("add", "update"))):
+            is_suspect(text, scans)
+    for t in threads:
+        for e in t.get("episodes", []):
+            is_suspect(e["line"], scans)
+    now = time.time()
+    with memory.store.transaction() as tx:
+        rec_id = _restore_records(tx, memory.ns, records, _step_of(threads), msg_id, scans, now,
+                                  counts)
+        _restore_episodes(tx, memory.ns, threads, rec_id, scans, now, counts)
+    for s in snapshots:
+        memory.store.save_snapshot(memory.ns, s["tool"], dict(s.get("args") or {}), s["result"],
+                                   memory.tokenizer.count([s["result"]])[0], s.get("thread_id"),
+                                   now=float(s.get("created") or now))
+        counts["snapshots"] += 1
+    memory.reindex()
+    return counts
+
+
+def _check_empty(memory: Any) -> None:
     store, ns = memory.store, memory.ns
     if store.threads(ns, 1, 0) or store.records(ns, None, 1, 0) or store.snapshots(ns, None, 1):
         raise UsageError(
             f"namespace {ns!r} already holds memory; import restores into an empty namespace "
             "(two copies of each fact otherwise): pass --namespace NEW, or erase it first with "
             "`memlane forget --namespace-all`")
-    now = time.time()
+
+
+def _append_threads(memory: Any, threads: list[dict[str, Any]], counts: dict[str, int],
+                    progress: Callable[[int, int], None] | None) -> dict[int, int]:
+    """Append each thread's messages (the store assigns seqs and ids); the exported message id
+    to the new one."""
+    store, ns = memory.store, memory.ns
     unbounded = HistoryPolicy(ttl_seconds=None, max_threads=None)
     msg_id: dict[int, int] = {}
-    counts = {"threads": 0, "messages": 0, "episodes": 0, "records": 0, "snapshots": 0}
     for t in threads:
         msgs = t["messages"]
         if not msgs:
             continue
-        texts = [m["content"] for m in msgs]
-        tokens = memory.tokenizer.count(texts)
+        tokens = memory.tokenizer.count([m["content"] for m in msgs])
         new = [NewMessage(role=m["role"], content=m["content"], ts=float(m["ts"]), tokens=n,
                           name=m.get("name")) for m, n in zip(msgs, tokens, strict=True)]
         stored = store.append(ns, t["thread_id"], new, time.time(), unbounded)
@@ -70,75 +103,76 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
         counts["messages"] += len(stored)
         if progress is not None:
             progress(counts["threads"], len(threads))
-    # Which step wrote a record (its buffer line's end), so a retried step still replaces it.
+    return msg_id
+
+
+def _step_of(threads: list[dict[str, Any]]) -> dict[int, tuple[str, int]]:
+    """Which step wrote a record (its buffer line's end), so a retried step still replaces it."""
     step_of: dict[int, tuple[str, int]] = {}
     for t in threads:
         for e in t.get("episodes", []):
             for rid in e.get("record_ids", []):
                 step_of.setdefault(int(rid), (t["thread_id"], int(e["end"])))
+    return step_of
+
+
+def _restore_records(tx: Any, ns: str, records: list[dict[str, Any]],
+                     step_of: dict[int, tuple[str, int]], msg_id: dict[int, int],
+                     scans: dict[str, tuple[str, ...]], now: float,
+                     counts: dict[str, int]) -> dict[int, int]:
+    """Replay each record's versions (first text, then each later one, at their times); the
+    exported record id to the new one."""
     rec_id: dict[int, int] = {}
-    # Each text is scanned once (`scans`), before the transaction (as a memory step's are: it
-    # holds the store's write lock); a clean verdict is kept with it (`scan_stored`), as a
-    # memory step keeps its own: an export's flags are never taken as a verdict.
-    scans: dict[str, tuple[str, ...]] = {}
+
+    def said_in(v: dict[str, Any]) -> list[int]:
+        # The messages a version was stated in (exports since migration 4 list them), so each
+        # restored version keeps its own date.
+        return [msg_id[s] for s in v.get("sources", []) if s in msg_id]
+
     for r in records:
-        for text in (r["text"], *(h["text"] for h in r.get("history", [])
-                                  if h.get("op") in ("add", "update"))):
-            is_suspect(text, scans)
+        versions = [h for h in r.get("history", []) if h.get("op") in ("add", "update")]
+        if not versions or versions[-1]["text"] != r["text"]:
+            versions.append({"text": r["text"], "changed": r.get("updated") or now})
+        sources = [msg_id[s] for s in r.get("source_ids", []) if s in msg_id]
+        thread, end = step_of.get(int(r["id"]), (r.get("thread_id"), None))
+        first = versions[0]
+        new_id = tx.add_record(ns, first["text"], kind(r.get("kind") or "fact"),
+                               said_in(first) or sources, r.get("thread_id"),
+                               float(first.get("changed") or r.get("created") or now),
+                               end if thread == r.get("thread_id") else None,
+                               is_suspect(first["text"], scans), bool(r.get("pinned")))
+        for v in versions[1:]:
+            tx.update_record(ns, new_id, v["text"], float(v.get("changed") or now),
+                             is_suspect(v["text"], scans), said_in(v))
+        if len(versions) > 1 or said_in(first):
+            # The rest of its sources (repeats): the same text again adds them, no version.
+            tx.update_record(ns, new_id, versions[-1]["text"],
+                             float(versions[-1].get("changed") or now),
+                             is_suspect(versions[-1]["text"], scans), sources)
+        tx.mark_scanned(ns, "records", [(new_id, versions[-1]["text"])],
+                        clean_tag(versions[-1]["text"], scans))
+        rec_id[int(r["id"])] = new_id
+        counts["records"] += 1
+    return rec_id
+
+
+def _restore_episodes(tx: Any, ns: str, threads: list[dict[str, Any]], rec_id: dict[int, int],
+                      scans: dict[str, tuple[str, ...]], now: float,
+                      counts: dict[str, int]) -> None:
+    """Buffer lines (their record ids rewritten) and relevance scores."""
     for t in threads:
         for e in t.get("episodes", []):
-            is_suspect(e["line"], scans)
-    with store.transaction() as tx:
-        for r in records:
-            versions = [h for h in r.get("history", []) if h.get("op") in ("add", "update")]
-            if not versions or versions[-1]["text"] != r["text"]:
-                versions.append({"text": r["text"], "changed": r.get("updated") or now})
-            sources = [msg_id[s] for s in r.get("source_ids", []) if s in msg_id]
-            thread, end = step_of.get(int(r["id"]), (r.get("thread_id"), None))
-            first = versions[0]
-
-            def said_in(v: dict[str, Any]) -> list[int]:
-                # The messages a version was stated in (exports since migration 4 list them),
-                # so each restored version keeps its own date.
-                return [msg_id[s] for s in v.get("sources", []) if s in msg_id]
-
-            new_id = tx.add_record(ns, first["text"], kind(r.get("kind") or "fact"),
-                                   said_in(first) or sources, r.get("thread_id"),
-                                   float(first.get("changed") or r.get("created") or now),
-                                   end if thread == r.get("thread_id") else None,
-                                   is_suspect(first["text"], scans), bool(r.get("pinned")))
-            for v in versions[1:]:
-                tx.update_record(ns, new_id, v["text"], float(v.get("changed") or now),
-                                 is_suspect(v["text"], scans), said_in(v))
-            if len(versions) > 1 or said_in(first):
-                # The rest of its sources (repeats): the same text again adds them, no version.
-                tx.update_record(ns, new_id, versions[-1]["text"],
-                                 float(versions[-1].get("changed") or now),
-                                 is_suspect(versions[-1]["text"], scans), sources)
-            tx.mark_scanned(ns, "records", [(new_id, versions[-1]["text"])],
-                            clean_tag(versions[-1]["text"], scans))
-            rec_id[int(r["id"])] = new_id
-            counts["records"] += 1
-        for t in threads:
-            for e in t.get("episodes", []):
-                tx.upsert_episode(ns, Episode(
-                    thread_id=t["thread_id"], start=int(e["start"]), end=int(e["end"]),
-                    line=e["line"], record_ids=tuple(rec_id[i] for i in e.get("record_ids", [])
-                                                     if i in rec_id),
-                    date=float(e["date"]), suspect=bool(e.get("suspect")),
-                    scanned=clean_tag(e["line"], scans)), now)
-                counts["episodes"] += 1
-            scores = {int(m["seq"]): float(m["relevance"]) for m in t["messages"]
-                      if m.get("relevance") is not None}
-            if scores:
-                tx.set_relevance(ns, t["thread_id"], scores)
-    for s in snapshots:
-        store.save_snapshot(ns, s["tool"], dict(s.get("args") or {}), s["result"],
-                            memory.tokenizer.count([s["result"]])[0], s.get("thread_id"),
-                            now=float(s.get("created") or now))
-        counts["snapshots"] += 1
-    memory.reindex()
-    return counts
+            tx.upsert_episode(ns, Episode(
+                thread_id=t["thread_id"], start=int(e["start"]), end=int(e["end"]),
+                line=e["line"], record_ids=tuple(rec_id[i] for i in e.get("record_ids", [])
+                                                 if i in rec_id),
+                date=float(e["date"]), suspect=bool(e.get("suspect")),
+                scanned=clean_tag(e["line"], scans)), now)
+            counts["episodes"] += 1
+        scores = {int(m["seq"]): float(m["relevance"]) for m in t["messages"]
+                  if m.get("relevance") is not None}
+        if scores:
+            tx.set_relevance(ns, t["thread_id"], scores)
 
 
 def _validate(data: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]],

@@ -91,8 +91,9 @@ def count(value: object, what: str, *, allow_all: bool = False) -> int:
 # thread).
 _BAD_KEY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffd]")
 
-RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile")
-"""The kinds a memory step or a model writes."""
+RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile", "constraint")
+"""The kinds a memory step or a model writes. `constraint`: a health or diet fact (an allergy,
+a diet, a medication) that a later request must respect whether or not it names it."""
 KINDS = (*RECORD_KINDS, "langgraph", "langgraph-unindexed")
 """The kinds a record may have, on every surface (tools, REST, MCP, Python, import): the
 step's kinds and those memlane's integrations write (LangGraph store items)."""

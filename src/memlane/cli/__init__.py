@@ -1,8 +1,9 @@
 """The `memlane` command line. Each module of this package adds its own subcommands
 (`register(subparsers)`), so the layout shows the surfaces: core, recall, chat, eval, serve.
 
-Global options: `--db PATH` (or `$MEMLANE_DB`; a `postgresql://` URL works too), `--namespace`.
-Every command that prints data takes `--json`.
+Global options: `--db PATH` (or `$MEMLANE_DB`; a `postgresql://` URL works too, another scheme
+is refused), `--namespace`; both are also taken after the command. Every command that prints data
+takes `--json`; every long one `--no-progress` (`memlane.progress`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,34 +20,45 @@ from typing import Any, TextIO
 from .. import validate
 from .._version import __version__
 from ..errors import MemlaneError, UsageError
+from ..progress import Progress
 
 # Modules that add subcommands; a module whose optional dependencies are missing still registers
 # its commands and prints an install hint when run.
 JSON_HELP = "print JSON (for scripts) instead of text"
 
 
-def progress_bar(label: str) -> Any:
-    """A `progress(done, total)` callback drawing a bar on stderr, or None when stderr is not a
-    terminal (a log or a pipe gets no bar)."""
-    import time
+def add_progress_arg(p: argparse.ArgumentParser) -> None:
+    """`--no-progress`, on every command that can take more than a few seconds."""
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr (there is none when stderr is not a "
+                        "terminal either); the summary line is printed all the same")
 
-    if not sys.stderr.isatty():
-        return None
-    last = [0.0]
 
-    def show(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - last[0] < 0.1:
-            return  # at most ten redraws a second
-        last[0] = now
-        frac = done / total if total else 1.0
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r{label} [{bar:<30}] {done}/{total} ({100 * frac:.0f}%)")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+def progress(args: argparse.Namespace, label: str, total: int | None = None,
+             live: bool = False) -> Progress:
+    """The command's progress line (`memlane.progress`), off with `--no-progress`."""
+    return Progress(total, label, enabled=not getattr(args, "no_progress", False), live=live)
 
-    return show
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 conversation`, `2 conversations`: a count and its noun, agreeing."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+SCHEMES = ("postgresql://", "postgres://", "sqlite:///")
+"""The store URLs `--db` takes; anything else with a `://` is refused, not taken as a path."""
+
+
+def check_store_url(target: str | None) -> None:
+    """A `UsageError` for a `--db` URL of a scheme memlane has no store for (`mysql://...`):
+    taken as a file path, it would create a file named after the URL."""
+    if target is None or "://" not in target or target.startswith(SCHEMES):
+        return
+    scheme = target.split("://", 1)[0]
+    # The part after '@' only: a URL's password is not echoed.
+    raise UsageError(f"--db {scheme}://{target.split('@')[-1].split('://')[-1]}: {scheme}:// is "
+                     "not a store memlane supports; use a SQLite file path (or "
+                     "sqlite:///PATH) or a postgresql:// URL")
 
 
 def add_embedder_arg(p: argparse.ArgumentParser, what: str = "") -> None:
@@ -84,7 +97,26 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # that surface is not built yet
             raise
         mod.register(sub)
+    _global_options_after(sub)
     return p
+
+
+def _global_options_after(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`--db` and `--namespace` are taken after the command too (`memlane threads --db x.db`),
+    on every command and subcommand that has no option of that name itself (`demo --db` is the
+    demo's own file). SUPPRESS: given there, they override the global ones; not given, the
+    global ones stand."""
+    for parser in sub.choices.values():
+        taken = set(parser._option_string_actions)
+        if "--db" not in taken:
+            parser.add_argument("--db", default=argparse.SUPPRESS,
+                                help="the store (the global --db, also taken here)")
+        if not taken & {"--namespace", "-n"}:
+            parser.add_argument("--namespace", "-n", default=argparse.SUPPRESS, metavar="NS",
+                                help="the namespace (the global --namespace, also taken here)")
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _global_options_after(action)
 
 
 def emit(data: Any, as_json: bool, text: str | None = None) -> None:
@@ -132,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         validate.namespace(args.namespace)  # said before a store opens (and leaves a file)
+        check_store_url(args.db if args.db is not None else os.environ.get("MEMLANE_DB"))
         return int(args.func(args) or 0)
     except MemlaneError as e:
         print(f"memlane: error: {e}", file=sys.stderr)

@@ -16,12 +16,10 @@ import argparse
 import importlib.util
 import os
 import sys
-import threading
-import time
 from typing import Any
 
 from ..errors import MemlaneError, MissingKey, UsageError
-from . import add_embedder_arg
+from . import add_embedder_arg, add_progress_arg, plural, progress
 from .core import open_memory, render_context
 
 PROMPT = "you> "
@@ -66,6 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(auto: the heuristic for the local model, else the model)")
     p.add_argument("--max-tokens", type=int, default=None,
                    help="longest answer, in tokens (default 512; the local model's own 256)")
+    add_progress_arg(p)
     p.set_defaults(func=cmd_chat)
 
 
@@ -95,52 +94,6 @@ def make_model(spec: str, base_url: str | None, on_progress: Any = None) -> Any:
     return model
 
 
-class Spinner:
-    """Progress on stderr while something slow runs (the local model loading): a spinner with
-    the current step and the seconds elapsed on a terminal, two plain lines otherwise."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.what = ""
-        self.tty = sys.stderr.isatty()
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._spin, daemon=True)
-        self.started = time.monotonic()
-
-    def _spin(self) -> None:
-        frames = "|/-\\"
-        i = 0
-        while not self._stop.wait(0.15):
-            took = time.monotonic() - self.started
-            detail = f": {self.what}" if self.what else ""
-            sys.stderr.write(f"\r{self.label}{detail} {frames[i % 4]} {took:.0f}s\x1b[K")
-            sys.stderr.flush()
-            i += 1
-
-    def update(self, what: str, fraction: float = 0.0) -> None:
-        """A progress callback: `(what is happening, fraction done)`."""
-        del fraction
-        self.what = what
-
-    def __enter__(self) -> Spinner:
-        if self.tty:
-            self._t.start()
-        else:
-            print(f"{self.label}…", file=sys.stderr, flush=True)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self.tty:
-            self._t.join()
-        took = time.monotonic() - self.started
-        end = "\r" if self.tty else ""
-        tail = "\x1b[K" if self.tty else ""
-        state = "failed" if exc and exc[0] is not None else f"ready in {took:.1f}s"
-        sys.stderr.write(f"{end}{self.label}: {state}{tail}\n")
-        sys.stderr.flush()
-
-
 def cmd_chat(args: argparse.Namespace) -> int:
     from ..agent import Agent
     from ..ledger import Ledger
@@ -152,12 +105,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if args.budget <= 0:
         raise UsageError("--budget must be a positive number of tokens")
     if spec == "local" or spec.startswith("local:"):
-        spinner = Spinner("loading the local model (SmolLM2-135M)")
-        model = make_model(spec, args.base_url, on_progress=spinner.update)
-        with spinner:
+        label = "loading the local model (SmolLM2-135M)"
+        with progress(args, label, live=True) as bar:
+            model = make_model(spec, args.base_url, on_progress=bar.update)
             load = getattr(model, "load", None)
             if load is not None:
                 load()
+        print(f"{label}: ready in {bar.elapsed:.1f}s", file=sys.stderr, flush=True)
     else:
         try:
             model = make_model(spec, args.base_url)
@@ -184,13 +138,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     try:
         session.run()
     finally:
-        print("filing memory…", file=sys.stderr, flush=True)
-        # Everything said is filed, however short the session (the cadence alone would leave
-        # a session of fewer than 4 user turns unfiled, and its facts lost to the next one).
-        try:
-            agent.flush(session.thread_id)
-        except MemlaneError as e:
-            print(f"memlane: could not file memory: {e}", file=sys.stderr)
+        file_on_exit(args, agent, session.thread_id)
         agent.close()
         ledger.close()
         mem.close()
@@ -198,6 +146,26 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if close is not None:
             close()
     return 0
+
+
+def file_on_exit(args: argparse.Namespace, agent: Any, thread_id: str) -> None:
+    """Everything said is filed, however short the session (the cadence alone would leave a
+    session of fewer than 4 user turns unfiled, and its facts lost to the next one), with a
+    progress line while it runs (a local model's step can take a minute) and a summary after."""
+    steps: list[Any] = []
+    with progress(args, "filing memory", live=True) as bar:
+        try:
+            bar.update("(the memory step running in the background)")
+            steps += agent.wait()
+            bar.update("(the turns not filed yet)")
+            steps += agent.flush(thread_id)
+            failed = None
+        except MemlaneError as e:
+            failed = e
+    if failed is not None:
+        print(f"memlane: could not file memory: {failed}", file=sys.stderr)
+    print(f"filing memory: {plural(len(steps), 'memory step')} filed in {bar.elapsed:.1f}s",
+          file=sys.stderr, flush=True)
 
 
 class ChatSession:

@@ -19,7 +19,7 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES, public_dict
 from ..validate import timestamp
-from . import JSON_HELP, add_embedder_arg, emit, progress_bar
+from . import JSON_HELP, add_embedder_arg, add_progress_arg, check_store_url, emit, plural, progress
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -29,22 +29,43 @@ def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: 
     ("no database at PATH") rather than a new empty file: `memlane threads` on a fresh machine
     must not leave a ~/.memlane/memlane.db behind."""
     target = args.db if args.db is not None else os.environ.get("MEMLANE_DB") or None
-    if read_only:
-        path = sqlite_file(target)
-        if path is not None and not Path(path).exists():
-            raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
-                             "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
-                             "--db PATH (or set $MEMLANE_DB) for another one")
+    path = sqlite_file(target)
+    if read_only and path is not None and not Path(path).exists():
+        raise UsageError(f"no database at {path}: nothing stored yet. Write to it first "
+                         "(`memlane ingest`, `memlane chat`, `memlane demo`), or pass "
+                         "--db PATH (or set $MEMLANE_DB) for another one")
     if "embedder" not in kwargs:
         kwargs["embedder"] = getattr(args, "embedder", None)
-    return Memory.open(target, namespace=args.namespace, **kwargs)
+    new = [p for p in (Path(path), *Path(path).parents) if not p.exists()] if path else []
+    try:
+        return Memory.open(target, namespace=args.namespace, **kwargs)
+    except BaseException:
+        # An open that fails (an unknown --embedder) leaves no empty database behind, so the
+        # next read says "no database" instead of listing nothing.
+        _remove_new(new)
+        raise
+
+
+def _remove_new(created: list[Path]) -> None:
+    """Remove a SQLite file this open created (`created[0]`, with its -wal and -shm) and the
+    directories made for it (the rest, innermost first), when they hold nothing else."""
+    if not created:
+        return
+    for f in (created[0], Path(f"{created[0]}-wal"), Path(f"{created[0]}-shm")):
+        f.unlink(missing_ok=True)
+    for d in created[1:]:
+        try:
+            d.rmdir()
+        except OSError:
+            break  # not empty: another file is there now
 
 
 def sqlite_file(target: str | None) -> str | None:
     """The file a SQLite target names (None for PostgreSQL or `:memory:`); None target: the
-    default file."""
+    default file. A URL of another scheme (`mysql://...`) is a `UsageError`."""
     if target is None:
         return default_path()
+    check_store_url(target)
     if target.startswith(("postgresql://", "postgres://")) or target == ":memory:":
         return None
     if target.startswith("sqlite:///"):
@@ -61,6 +82,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="file a stretch every N user turns (default 4)")
     p.add_argument("--no-step", action="store_true", help="append only; do not file stretches")
     add_embedder_arg(p)
+    add_progress_arg(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_ingest)
 
@@ -149,12 +171,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.every:
         from ..step.runner import Cadence
         kwargs["cadence"] = Cadence(every_user_turns=args.every)
-    with open_memory(args, **kwargs) as mem:
-        out = ingest(mem, args.thread, msgs, step=not args.no_step,
-                     progress=progress_bar(f"ingest {args.thread}: messages"))
+    with open_memory(args, **kwargs) as mem, \
+            progress(args, f"ingest {args.thread}: messages", len(msgs)) as bar:
+        out = ingest(mem, args.thread, msgs, step=not args.no_step, progress=bar)
     held = f" ({out['held']} held already, not added)" if out["held"] else ""
-    emit(out, args.json, f"ingested {out['messages']} messages into {out['thread']!r}{held}: "
-                         f"{out['steps']} memory steps, {out['episodes']} buffer lines")
+    emit(out, args.json, f"ingested {plural(out['messages'], 'message')} into "
+                         f"{out['thread']!r}{held}: {plural(out['steps'], 'memory step')}, "
+                         f"{plural(out['episodes'], 'buffer line')} ({bar.elapsed:.1f}s)")
     return filing_problems(out["problems"])
 
 
@@ -181,12 +204,16 @@ def cmd_threads(args: argparse.Namespace) -> int:
         raise UsageError("--limit must be at least 1 and --offset at least 0")
     with open_memory(args, read_only=True) as mem:
         rows = mem.threads(limit=args.limit + 1, offset=args.offset)  # one more: any more?
-    more = len(rows) > args.limit
-    rows = rows[: args.limit]
-    data = [r.__dict__ for r in rows]
+        more = len(rows) > args.limit
+        rows = rows[: args.limit]
+        # The last message's time, not the thread's last write: an imported conversation
+        # shows its own date (its last write, the TTL clock, is the import's).
+        last = {r.thread_id: _last_said(mem, r) for r in rows}
+    data = [r.__dict__ | {"last_message": last[r.thread_id]} for r in rows]
+    w = max([30, *(len(r.thread_id) for r in rows)])
     text = "\n".join(
-        f"{r.thread_id:<30} {r.messages:>6} msgs  filed to {r.filed_to:<6} "
-        f"last {time.strftime('%Y-%m-%d %H:%M', time.localtime(r.last_active))}"
+        f"{r.thread_id:<{w}} {r.messages:>6} msgs  filed to {r.filed_to:<6} "
+        f"started {_day(r.created)}  last {_day(last[r.thread_id], '%Y-%m-%d %H:%M')}"
         for r in rows
     ) or "(no threads)"
     if more:
@@ -194,6 +221,16 @@ def cmd_threads(args: argparse.Namespace) -> int:
                  f"--offset {args.offset + len(rows)} for the next page, or a larger --limit)")
     emit(data, args.json, text)
     return 0
+
+
+def _last_said(mem: Memory, info: Any) -> float:
+    """When the thread's last message was said (its write time when it has none)."""
+    tail = mem.thread(info.thread_id).messages(info.messages, info.messages)
+    return tail[-1].ts if tail else float(info.last_active)
+
+
+def _day(ts: float, fmt: str = "%Y-%m-%d") -> str:
+    return time.strftime(fmt, time.localtime(ts))
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -231,6 +268,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.budget <= 0:
         raise UsageError("--budget must be a positive number of tokens")
+    check_store_url(args.demo_db)
     return run_demo(budget=args.budget, as_json=args.json, db=args.demo_db or args.db,
                     namespace=args.namespace)
 

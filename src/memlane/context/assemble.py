@@ -34,13 +34,10 @@ framing), so the total in the trace is the count of the messages returned.
 from __future__ import annotations
 
 import json
-import marshal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from operator import is_
 from typing import Any
 
-from ..caches import WINDOW_ENTRIES, Caches, held, hold, remember
 from ..errors import BudgetTooSmall
 from ..safety import (
     NOTES_HEADER,
@@ -129,46 +126,17 @@ class TokenCounter:
 _OWN_SCHEMAS_JSON = json.dumps(list(TOOL_SCHEMAS), separators=(",", ":"))
 
 
-def tools_json(tools: Sequence[dict[str, Any]], cache: Caches | None = None) -> str:
-    """Tool schemas as compact JSON, the text their tokens are counted on.
-
-    The same schemas come with every call, and `json.dumps` of memlane's six takes most of an
-    assembly's time (bench_assemble: the pure assembler took twice as long without this memo),
-    so with a `cache` the text is memoised under the schemas' `marshal` serialization: it
-    encodes every type exactly (True is not 1, 1 is not 1.0, a tuple is not a list, key order
-    counts), so equal keys mean equal JSON. Schemas marshal cannot encode (custom types) are
-    just dumped.
-    """
+def tools_json(tools: Sequence[dict[str, Any]]) -> str:
+    """Tool schemas as compact JSON, the text their tokens are counted on (memlane's own: a
+    constant, dumped once)."""
     if tools is TOOL_SCHEMAS:
-        return _OWN_SCHEMAS_JSON  # memlane's own, a constant: dumped once
-    as_list = list(tools)
-    if cache is None:
-        return json.dumps(as_list, separators=(",", ":"))
-    try:
-        key = marshal.dumps(as_list)
-    except ValueError:
-        return json.dumps(as_list, separators=(",", ":"))
-    text = cache.tools_json.get(key)
-    if text is None:
-        text = remember(cache.tools_json, key, json.dumps(as_list, separators=(",", ":")))
-    return text
-
-
-def rounded(s: float, cache: Caches | None = None) -> float:
-    """`round(s, 4)`, memoised in `cache` for positive floats: the scores recur call after call
-    (a turn's decayed score depends only on its age), and rounding a float to digits costs as
-    much as the rest of the working layer (bench_assemble). Other values are just rounded."""
-    if cache is None or type(s) is not float or not s > 0.0:
-        return round(s, 4)
-    r = cache.rounded.get(s)
-    if r is None:
-        r = remember(cache.rounded, s, round(s, 4))
-    return r
+        return _OWN_SCHEMAS_JSON
+    return json.dumps(list(tools), separators=(",", ":"))
 
 
 # ==== the layers, one function each =============================================================
 def _system(policy: Policy, tools: tuple[dict[str, Any], ...], budget: int, count: TokenCounter,
-            new_message: str | None, cache: Caches | None) -> tuple[str, int, int]:
+            new_message: str | None) -> tuple[str, int, int]:
     """The system prompt (with the memory instructions), its tokens and the tools' tokens;
     `BudgetTooSmall` when they and the new message's framing alone do not fit."""
     system = policy.system_prompt
@@ -177,7 +145,7 @@ def _system(policy: Policy, tools: tuple[dict[str, Any], ...], budget: int, coun
         system = f"{system}\n\n{text}" if system else text
     # Tool schemas are counted as compact JSON: providers bill their own rendering of them,
     # which is terser than JSON, so this stays an upper bound without padding the budget.
-    tools_tokens = count(tools_json(tools, cache)) if tools else 0
+    tools_tokens = count(tools_json(tools)) if tools else 0
     system_tokens = count.msg(system)
     fixed = system_tokens + tools_tokens
     if fixed + (MESSAGE_OVERHEAD + 1 if new_message else 0) > budget:
@@ -213,10 +181,6 @@ def _shown_texts(window: Sequence[Message], counts: Sequence[int], max_tokens: i
     return texts, dropped
 
 
-SCORED_ENTRIES = 16
-"""Working layers' scores memoised per window (`prepare`): one per size and policy."""
-
-
 def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
              ) -> tuple[list[float], list[bool], list[str]]:
     """Scores of the working turns (decayed relevance, age counted back from the newest turn),
@@ -233,31 +197,19 @@ def _working(turns: Sequence[Turn], n_turns: int, policy: Policy
     return scores, kept, reason
 
 
-def _note(r: Record, cache: Caches | None, count: TokenCounter) -> tuple[str, bool, int]:
+def _note(r: Record, count: TokenCounter) -> tuple[str, bool, int]:
     """A record's line in the core or notes layer, whether it is quarantined, and the line's
     tokens: scanned when written (`r.suspect`) and again now (patterns grow); a suspect one
     keeps its id and loses its text (`safety.quarantined_record`), a clean one is shown as data
     (`safety.as_data`). Not scanned again when this very scanner found the text clean when it
-    was stored (`safety.scan_stored`).
-    Memoised by the record's identity (a store that memoises records hands back the same object
-    until the record changes), the record kept in the entry, with the tokenizer it was counted
-    by (the count is `count`'s when it is that one's)."""
-    memo = cache.notes if cache is not None else None
-    tokenizer = count.tokenizer
-    if memo is not None:
-        hit: tuple[str, bool, Tokenizer, int] | None = held(memo, id(r), r)
-        if hit is not None and hit[2] is tokenizer:
-            return hit[0], hit[1], hit[3]
-    flags = scan_stored(r.text, r.scanned, cache.scans if cache is not None else None)
+    was stored (`safety.scan_stored`)."""
+    flags = scan_stored(r.text, r.scanned, None)
     line, suspect = ((f"- {quarantined_record(r.id, flags)}", True) if r.suspect or flags
                      else (note_line(r, as_data(r.text)), False))
-    n = count(line)
-    if memo is not None:
-        hold(memo, id(r), r, (line, suspect, tokenizer, n))
-    return line, suspect, n
+    return line, suspect, count(line)
 
 
-def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches | None
+def _core(pinned: Sequence[Record], cap: int, count: TokenCounter
           ) -> tuple[list[str], int, list[Dropped]]:
     """(lines of the pinned records within `Policy.core_tokens`, how many are quarantined,
     the ones over the cap)."""
@@ -265,7 +217,7 @@ def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches
     dropped: list[Dropped] = []
     withheld = used = 0
     for r in pinned:
-        line, suspect, n = _note(r, cache, count)
+        line, suspect, n = _note(r, count)
         withheld += suspect
         if used + n > cap:
             dropped.append(Dropped("record", f"#{r.id}", "core_budget", n))
@@ -276,8 +228,7 @@ def _core(pinned: Sequence[Record], cap: int, count: TokenCounter, cache: Caches
 
 
 def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: str,
-           count: TokenCounter, cache: Caches | None
-           ) -> tuple[list[str], list[int], int, set[int]]:
+           count: TokenCounter) -> tuple[list[str], list[int], int, set[int]]:
     """(lines, tokens of each, how many quarantined, the ids shown) of the notes: each record
     once (a pinned one is already shown), in the caller's order, while they fit `cap` (a shown
     record is the record: its id is what the tools take)."""
@@ -289,13 +240,13 @@ def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: 
     withheld = 0
     ids: set[int] = set()  # what a buffer line pointing only at them would repeat
     # The header and the markers alone (their tags are all 6 digits).
-    used = count.msg(layer_text(header, [], cache))
+    used = count.msg(layer_text(header, []))
     for r in notes:
         rid = r.id
         if rid in seen:
             continue
         seen.add(rid)
-        line, suspect, n = _note(r, cache, count)
+        line, suspect, n = _note(r, count)
         withheld += suspect
         n += 1
         if used + n <= cap:
@@ -337,7 +288,6 @@ class Assembly:
 
     budget: int
     count: TokenCounter
-    cache: Caches | None
     rows: ContextRows
     system: str
     tools: tuple[dict[str, Any], ...]
@@ -388,9 +338,9 @@ class Assembly:
         """Tokens of the message(s) the layer renders to now (0: none)."""
         count = self.count
         if layer == "core":
-            return count.msg(layer_text(CORE_HEADER, self.core, self.cache)) if self.core else 0
+            return count.msg(layer_text(CORE_HEADER, self.core)) if self.core else 0
         if layer == "notes":
-            return (count.msg(layer_text(self.records_header, self.notes, self.cache))
+            return (count.msg(layer_text(self.records_header, self.notes))
                     if self.notes else 0)
         if layer == "buffer":
             return count.msg(self.block_text) if self.block else 0
@@ -426,7 +376,7 @@ class Assembly:
         self.block_text = render_block(self.lines, self.skipped + self.extra_skipped,
                                        self.unfiled,
                                        self.rows.first_episode.end if self.rows.first_episode
-                                       else None, self.cache, self.notes_header, self.turns)
+                                       else None, self.notes_header, self.turns)
 
     @property
     def unfiled(self) -> int:
@@ -455,14 +405,14 @@ class Assembly:
             budget=self.budget,
             tokens_total=total,
             tokens_by_layer={k: v for k, v in self.by_layer.items() if v},
-            buffer_lines=to_buffer_lines(self.lines, self.cache) if self.block else (),
+            buffer_lines=to_buffer_lines(self.lines) if self.block else (),
             buffer_turns=tuple(sorted(self.turns, key=lambda t: t.seq)) if self.block else (),
             gap=gap if gap else None,
             withheld=self.withheld,
             unfiled=self.unfiled if self.block else 0,
             dropped=tuple(self.dropped),
             window_start=self.rows.window[0].seq if self.rows.window else None,
-            working_scores={t.start: rounded(s, self.cache)
+            working_scores={t.start: round(s, 4)
                             for t, s in zip(self.working, self.scores, strict=True)},
         )
         # The caller's copies: memlane's own schemas are shared by every turn (`tools_json`).
@@ -476,9 +426,9 @@ class Assembly:
         chat = make_chat_message
         out = [chat("system", self.system, "system")]
         if self.core:
-            out.append(chat("system", layer_text(CORE_HEADER, self.core, self.cache), "core"))
+            out.append(chat("system", layer_text(CORE_HEADER, self.core), "core"))
         if self.notes:
-            out.append(chat("system", layer_text(self.records_header, self.notes, self.cache),
+            out.append(chat("system", layer_text(self.records_header, self.notes),
                             "notes"))
         if self.block:
             out.append(chat("system", self.block_text, "buffer"))
@@ -631,7 +581,6 @@ def prepare(
     tools: Sequence[dict[str, Any]] = (),
     *,
     count: TokenCounter | None = None,
-    cache: Caches | None = None,
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
@@ -639,7 +588,7 @@ def prepare(
 ) -> Assembly:
     """Every layer built and counted, nothing given up yet (`BudgetTooSmall` when the fixed
     part alone does not fit). `count`: a counter shared with other assemblies of the same
-    thread (the fill rounds); `cache`, `notes`: as `assemble`'s; `matched`: buffer lines chosen
+    thread (the fill rounds); `notes`: as `assemble`'s; `matched`: buffer lines chosen
     for the new message (`select_lines`); `opened`: evicted messages the new message matches,
     best first (`Policy.buffer_turns`; the ones in this window are passed over). `like`: an
     assembly prepared just before for the same call with a smaller window (the fill round
@@ -647,52 +596,25 @@ def prepare(
     taken when its pinned records and notes are these (they are built from nothing else)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
-    # The window's turns as shown, memoised by its messages' identities (a store hands back
-    # the same message objects while they are unchanged, and they are frozen): a window cut
-    # anew to another number of turns (the fill starts where the last turn's ended) is the
-    # same window when it holds the same messages. The window is kept in the entry.
-    memo = cache.windows if cache is not None else None
-    key = (id(window[0]), id(window[-1]), len(window)) if window else ()
-    hit = memo.get(key) if memo is not None else None
-    scored: dict[tuple[Any, ...], tuple[list[float], list[bool], list[str]]]
-    if (hit is not None and hit[1] == policy.max_message_tokens and hit[2] is tokenizer
-            and (hit[0] is window or all(map(is_, hit[0], window)))):
-        texts, dropped, turns, scored = hit[3], list(hit[4]), hit[5], hit[6]
-        if new_message:
-            count.known(new_message, tokenizer.count([new_message])[0])
-    else:
-        # One batch for the window and the new message (a memoising tokenizer answers the
-        # window from its memo: the same messages were counted on the last call).
-        counts = tokenizer.count([m.content for m in window]
-                                 + ([new_message] if new_message else []))
-        if new_message:
-            count.known(new_message, counts[-1])
-        texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
-        turns = split_turns(window, texts, count)
-        scored = {}
-        if memo is not None:
-            remember(memo, key, (window, policy.max_message_tokens, tokenizer, texts,
-                                 tuple(dropped), turns, scored), WINDOW_ENTRIES)
+    # One batch for the window and the new message.
+    counts = tokenizer.count([m.content for m in window]
+                             + ([new_message] if new_message else []))
+    if new_message:
+        count.known(new_message, counts[-1])
+    texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
+    turns = split_turns(window, texts, count)
     f = like.fixed if like is not None else None
     if f is None or f.notes_in is not notes or not (f.pinned is rows.pinned
                                                      or f.pinned == rows.pinned):
-        f = _fixed(rows.pinned, policy, budget, tools, count, new_message, cache, notes)
+        f = _fixed(rows.pinned, policy, budget, tools, count, new_message, notes)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))
-    # The working turns' scores, memoised with the window's turns (they depend on nothing
-    # else but the policy's fields below); `finish` changes `kept` and `reason`: copies.
-    wkey = (n_work, policy.default_relevance, policy.half_life_turns,
-            policy.prune_below if policy.use_working else None)
-    work = scored.get(wkey)
-    if work is None:
-        if len(scored) >= SCORED_ENTRIES:
-            scored.clear()
-        work = scored[wkey] = _working(turns[:n_work], len(turns), policy)
+    work = _working(turns[:n_work], len(turns), policy)
     scores, kept, reason = work[0], list(work[1]), list(work[2])
     block = rows.truncated and policy.use_buffer
     shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
              else frozenset())
     show_lines = policy.buffer_lines_shown
-    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, cache, matched, shown=shown,
+    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, matched, shown=shown,
                                        recent_lines=policy.recent_lines)
                           if block and show_lines else ([], 0, 0))
     quotes: list[BufferTurn] = []
@@ -700,41 +622,13 @@ def prepare(
     w3 = 0
     given = opened
     if block and opened and policy.buffer_turns > 0 and policy.dedupe_lines:
-        # One copy of each fact in view: a turn a shown note or core record was filed from is
-        # already there in that record's words (its date too); its slot goes to another turn.
-        # Only the opened turns' ids are asked about: a record may cite a thousand messages
-        # (a fact confirmed turn after turn), so each record's sources are intersected (in C),
-        # never walked.
-        ids = {m.id for m in opened}
-        cited: set[int] = set()
-        for r in f.notes_in:
-            if r.id in f.note_ids:
-                cited |= ids.intersection(r.source_ids)
-        for r in rows.pinned:
-            cited |= ids.intersection(r.source_ids)
-        if cited:
-            # A turn is its user message and the replies after it: the reply right after a
-            # cited message (an assistant's "Got it: TP 1353 ...") repeats the same fact.
-            after = {m.seq + 1 for m in opened if m.id in cited}
-            unshown = [m for m in opened if m.id not in cited
-                       and not (m.role != "user" and m.seq in after)]
-            if len(unshown) < len(opened):
-                opened = unshown
+        opened = _not_cited(opened, f, rows.pinned)
     if block and opened and policy.buffer_turns > 0:
-        start = window[0].seq if window else 2**62
-        # A fill round whose window leaves the same candidates out of view opens the same
-        # turns as the round before (the rest of the policy is the same): taken from it.
-        quotes_key = (id(given), tuple(m.seq for m in opened if m.seq < start))
-        if like is not None and like.quotes_key == quotes_key:
-            quotes, w3 = list(like.quotes_taken), like.quotes_withheld
-        else:
-            quotes, _, w3 = select_turns(
-                opened, start, policy.buffer_turns, int(budget * policy.buffer_turns_share),
-                policy.buffer_turn_tokens, count, count.cut, cache, count.prime)
+        quotes, quotes_key, w3 = _quotes(window, given, opened, policy, budget, count, like)
         w2 += w3
     if block and not show_lines and not quotes:
         block = False  # turns only, and none opened: nothing to show
-    a = Assembly(budget, count, cache, rows, f.system, f.tools, f.header,
+    a = Assembly(budget, count, rows, f.system, f.tools, f.header,
                  NOTES_HEADER if f.tools else NOTES_HEADER_NO_TOOLS, list(f.core),
                  list(f.notes), list(f.note_tokens), block, lines, skipped, turns[:n_work], kept,
                  reason, scores, turns[n_work:], new_message,
@@ -751,17 +645,57 @@ def prepare(
     return a
 
 
+def _not_cited(opened: Sequence[Message], f: _Fixed,
+               pinned: tuple[Record, ...]) -> Sequence[Message]:
+    """One copy of each fact in view: a turn a shown note or core record was filed from is
+    already there in that record's words (its date too); its slot goes to another turn. Only
+    the opened turns' ids are asked about: a record may cite a thousand messages (a fact
+    confirmed turn after turn), so each record's sources are intersected (in C), never walked."""
+    ids = {m.id for m in opened}
+    cited: set[int] = set()
+    for r in f.notes_in:
+        if r.id in f.note_ids:
+            cited |= ids.intersection(r.source_ids)
+    for r in pinned:
+        cited |= ids.intersection(r.source_ids)
+    if not cited:
+        return opened
+    # A turn is its user message and the replies after it: the reply right after a cited
+    # message (an assistant's "Got it: TP 1353 ...") repeats the same fact.
+    after = {m.seq + 1 for m in opened if m.id in cited}
+    unshown = [m for m in opened if m.id not in cited
+               and not (m.role != "user" and m.seq in after)]
+    return unshown if len(unshown) < len(opened) else opened
+
+
+def _quotes(window: Sequence[Message], given: Sequence[Message], opened: Sequence[Message],
+            policy: Policy, budget: int, count: TokenCounter, like: Assembly | None,
+            ) -> tuple[list[BufferTurn], tuple[Any, ...], int]:
+    """The opened turns quoted under their lines: (quotes, the key a later fill round compares,
+    how many were withheld)."""
+    start = window[0].seq if window else 2**62
+    # A fill round whose window leaves the same candidates out of view opens the same turns as
+    # the round before (the rest of the policy is the same): taken from it.
+    quotes_key = (id(given), tuple(m.seq for m in opened if m.seq < start))
+    if like is not None and like.quotes_key == quotes_key:
+        return list(like.quotes_taken), quotes_key, like.quotes_withheld
+    quotes, _, w3 = select_turns(
+        opened, start, policy.buffer_turns, int(budget * policy.buffer_turns_share),
+        policy.buffer_turn_tokens, count, count.cut, count.prime)
+    return quotes, quotes_key, w3
+
+
 def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
            tools: Sequence[dict[str, Any]], count: TokenCounter, new_message: str | None,
-           cache: Caches | None, notes: Sequence[Record]) -> _Fixed:
+           notes: Sequence[Record]) -> _Fixed:
     """The layers `prepare` builds from neither the window nor the buffer."""
     tools = tuple(tools) if policy.use_tools else ()
-    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message, cache)
-    core, withheld, over_cap = _core(pinned, policy.core_tokens, count, cache)
+    system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message)
+    core, withheld, over_cap = _core(pinned, policy.core_tokens, count)
     # Without tools (a model that cannot call them) neither header names one.
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
     note_lines, note_tokens, w, note_ids = _notes(
-        notes, pinned, int(budget * policy.notes_share), header, count, cache)
+        notes, pinned, int(budget * policy.notes_share), header, count)
     return _Fixed(pinned, notes, system, system_tokens, tools_tokens, tools, header, core,
                   withheld, over_cap, note_lines, note_tokens, w, frozenset(note_ids))
 
@@ -774,16 +708,14 @@ def assemble(
     tokenizer: Tokenizer,
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
-    cache: Caches | None = None,
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
-    `cache` (a `Memory`'s `Caches`) only saves work: the output is the same without it.
     `notes` are the records to show as notes, best first (see `Policy.notes_share`);
     `matched` the buffer lines chosen for the new message (`Policy.index_lines`); `opened` the
     evicted messages it matches, best first (`Policy.buffer_turns`)."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
-    return prepare(rows, policy, budget, tokenizer, new_message, tools, cache=cache,
+    return prepare(rows, policy, budget, tokenizer, new_message, tools,
                    notes=notes, matched=matched, opened=opened).finish()

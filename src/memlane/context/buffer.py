@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..caches import FENCE_ENTRIES, Caches, held, hold, remember
 from ..safety import NOTES_HEADER, as_data, fenced, quarantined_line, scan_stored, why
 from ..types import BufferLine, BufferTurn, ContextRows, Episode, Message, Record
 from ..validate import date_text, safe_ts
@@ -19,7 +18,7 @@ TURNS_NOTE = ("Lines starting with \">\" quote earlier messages of this conversa
 """Added to the block's header when it opens turns (`Policy.buffer_turns`)."""
 
 
-def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
+def select_lines(rows: ContextRows, max_lines: int,
                  matched: Sequence[Episode] = (), shown: frozenset[int] = frozenset(),
                  recent_lines: int | None = None) -> tuple[list[Episode], int, int]:
     """(lines oldest first, stretches proven skipped, lines quarantined by the injection scan).
@@ -28,18 +27,17 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
     the pointer is the line's job, and a line that vanished would hide that a stretch exists.
 
     `skipped` counts the episodes that start before the window but are not shown; the store's
-    episode numbering proves it (episodes are numbered 1..n in filing order). `cache`: the
-    memory's memos (scan results). `matched`: lines chosen for the new message (best first),
-    shown after the first stretch's and before the latest ones, when they start before the
-    window. When the evicted stretches are more than `max_lines`: `recent_lines`, at most this
-    many of the latest lines (None: as many as fit in `max_lines`), and `shown`, ids of the
+    episode numbering proves it (episodes are numbered 1..n in filing order). `matched`: lines
+    chosen for the new message (best first), shown after the first stretch's and before the
+    latest ones, when they start before the window. When the evicted stretches are more than
+    `max_lines`: `recent_lines`, at most this many of the latest lines
+    (None: as many as fit in `max_lines`), and `shown`, ids of the
     records in view as notes: the first stretch's line is left out when its records are all
     among them (the frame shows them), and its slot is not refilled: what it would have spent
     goes back to the turns. Other lines stay even when they repeat notes: they are the index a
     model follows (the demo's "one pointer away"), and leaving them out never changed LoCoMo's
     reach (a session's line points at 10-20 records, rarely all shown).
     """
-    scans = cache.scans if cache is not None else None
     withheld = 0
     if rows.episodes_before_window <= max_lines:
         # Every evicted stretch can have a line: the block is the whole course of the
@@ -65,7 +63,7 @@ def select_lines(rows: ContextRows, max_lines: int, cache: Caches | None = None,
     for ep in lines:
         # Scanned when written and again now (patterns grow, old rows do not get rescanned),
         # unless this very scanner found the line clean when it was written (`scan_stored`).
-        if ep.suspect or scan_stored(ep.line, ep.scanned, scans):
+        if ep.suspect or scan_stored(ep.line, ep.scanned, None):
             withheld += 1
     skipped = max(0, rows.episodes_before_window - len(lines))
     return lines, skipped, withheld
@@ -112,23 +110,10 @@ def note_line(r: Record, text: str) -> str:
     return f"- #{r.id} ({_day(ts)}) {text}"
 
 
-def render_line(ep: Episode, cache: Caches | None = None) -> str:
-    """One line of the block. `cache`: the memory's memos.
-
-    The memos of an episode are keyed by identity, with the episode kept in the entry: a store
-    hands the same `Episode` objects out call after call (SQLite memoises them by row), so a hit
-    is the very object (an id is never reused while the entry holds it) and, episodes being
-    frozen, the same text. An identity check is cheaper than hashing the episode's fields."""
-    if cache is not None:
-        hit: str | None = held(cache.lines, id(ep), ep)
-        if hit is not None:
-            return hit
+def render_line(ep: Episode) -> str:
+    """One line of the block."""
     ids = id_list(ep.record_ids) if ep.record_ids else "no records"
-    line = shown_line(ep, cache.scans if cache is not None else None)
-    text = f"- {_day(ep.date)} (msgs {ep.start}-{ep.end}): {line} [{ids}]"
-    if cache is not None:
-        hold(cache.lines, id(ep), ep, text)
-    return text
+    return f"- {_day(ep.date)} (msgs {ep.start}-{ep.end}): {shown_line(ep)} [{ids}]"
 
 
 def id_list(ids: Sequence[int]) -> str:
@@ -154,25 +139,14 @@ def _stretches(n: int, adjective: str = "") -> str:
     return f"{n} {adjective}stretch{'' if n == 1 else 'es'}"
 
 
-def layer_text(header: str, lines: list[str], cache: Caches | None = None) -> str:
-    """`safety.fenced(header, lines)`: a layer's text between its data markers; with `cache`,
-    memoised by (header, lines) in `Caches.fences`. A turn counts a layer's text and then
-    renders it, the same lines both times, and the tag's digest of the whole body costs more
-    than the rest; the same text object comes back, so a count memoised by text hashes it
-    once."""
-    if cache is None:
-        return fenced(header, lines)
-    memo = cache.fences
-    key = (header, tuple(lines))
-    text = memo.get(key)
-    if text is None:
-        text = remember(memo, key, fenced(header, lines), FENCE_ENTRIES)
-    return text
+def layer_text(header: str, lines: list[str]) -> str:
+    """`safety.fenced(header, lines)`: a layer's text between its data markers."""
+    return fenced(header, lines)
 
 
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
-    cache: Caches | None = None, header: str = NOTES_HEADER,
+    header: str = NOTES_HEADER,
     turns: Sequence[BufferTurn] = (),
 ) -> str:
     """The block's text. The gap marker goes after the first stretch's line, where the skipped
@@ -193,7 +167,7 @@ def render_block(
     for ep in lines:
         while loose and loose[0].seq < ep.start:
             out.append(loose_turn(loose.pop(0)))
-        out.append(render_line(ep, cache))
+        out.append(render_line(ep))
         out.extend(quoted_turn(t) for t in under.get(ep.end, ()))
         if ep.end == first_end and skipped_after_first > 0:
             out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
@@ -210,7 +184,7 @@ def render_block(
     if turns:
         header = (f"{header[:-1]} {TURNS_NOTE}]" if header.endswith("]")
                   else f"{header} {TURNS_NOTE}")
-    return layer_text(header, out, cache)
+    return layer_text(header, out)
 
 
 def quoted_turn(t: BufferTurn) -> str:
@@ -223,11 +197,11 @@ def loose_turn(t: BufferTurn) -> str:
     return f"- {_day(t.date)} (msg {t.seq}) {t.role}: {t.text}"
 
 
-def shown_turn(m: Message, scans: dict[str, tuple[str, ...]] | None) -> tuple[str, bool]:
+def shown_turn(m: Message) -> tuple[str, bool]:
     """(the text an opened message is quoted with, whether it is quarantined): scanned like
     every stored text that reaches the model, as data when clean (`safety.as_data`), a marker
     when the scan flags it (the message was said, but it reads like an instruction)."""
-    flags = scan_stored(m.content, m.scanned, scans)
+    flags = scan_stored(m.content, m.scanned, None)
     if flags:
         return f"[quarantined message: withheld, it reads like an instruction ({why(flags)})]", True
     return as_data(m.content), False
@@ -236,7 +210,6 @@ def shown_turn(m: Message, scans: dict[str, tuple[str, ...]] | None) -> tuple[st
 def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
                  max_tokens: int, count: Callable[[str], int],
                  cut: Callable[[str, int, int], tuple[str, int]],
-                 cache: Caches | None = None,
                  prime: Callable[[Sequence[str]], None] | None = None,
                  ) -> tuple[list[BufferTurn], list[int], int]:
     """(turns, tokens of each, how many quarantined) the buffer opens: of `opened` (best
@@ -246,19 +219,8 @@ def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
     its text, its loose prefix (`loose_turn`, the longer form, so the share holds wherever it
     is shown) and a line break. Only the turns looked at are scanned; `prime`, when given,
     counts the first `k` in one batch."""
-    scans = cache.scans if cache is not None else None
-    memo = cache.turns if cache is not None else None
-
-    def shown_as(m: Message) -> tuple[str, bool]:
-        # Memoised by the message's identity (the store's stretch memo hands the same
-        # messages out while they are current), as `_note` does.
-        if memo is None:
-            return shown_turn(m, scans)
-        hit: tuple[str, bool] | None = held(memo, id(m), m)
-        return hit if hit is not None else hold(memo, id(m), m, shown_turn(m, scans))
-
     todo = [m for m in opened if m.seq < before]
-    shown = [shown_as(m) for m in todo[:k]]  # the rest only when one is passed over
+    shown = [shown_turn(m) for m in todo[:k]]  # the rest only when one is passed over
     if prime is not None:
         prime([x for m, (text, _) in zip(todo, shown, strict=False) for x in (text, _prefix(m))])
     out: list[BufferTurn] = []
@@ -267,7 +229,7 @@ def select_turns(opened: Sequence[Message], before: int, k: int, cap: int,
     for i, m in enumerate(todo):
         if len(out) >= k:
             break
-        text, suspect = shown[i] if i < len(shown) else shown_as(m)
+        text, suspect = shown[i] if i < len(shown) else shown_turn(m)
         n, whole = count(text), not suspect
         if n > max_tokens:
             text, n = cut(text, max_tokens, n)
@@ -288,27 +250,16 @@ def _prefix(m: Message) -> str:
     return f"- 2000-01-01 (msg {m.seq}) {m.name or m.role}: "
 
 
-def shown_line(ep: Episode, scans: dict[str, tuple[str, ...]] | None) -> str:
+def shown_line(ep: Episode) -> str:
     """An episode's line as the block shows it: a quarantine marker for a suspect one (flagged
     when written, or by the scan now), else the line as data (`safety.as_data`)."""
-    flags = scan_stored(ep.line, ep.scanned, scans)
+    flags = scan_stored(ep.line, ep.scanned, None)
     return quarantined_line(flags) if ep.suspect or flags else as_data(ep.line)
 
 
-def to_buffer_lines(lines: Sequence[Episode], cache: Caches | None = None
-                    ) -> tuple[BufferLine, ...]:
+def to_buffer_lines(lines: Sequence[Episode]) -> tuple[BufferLine, ...]:
     """The trace's lines, each as the block shows it (`shown_line`): the trace goes out with
     the context (`memlane context --json`, the inspector, an eval's reader), so it must not
     carry a quarantined line's text either."""
-    if cache is None:
-        return tuple(BufferLine(shown_line(e, None), e.record_ids, e.start, e.end, e.date)
-                     for e in lines)
-    memo = cache.buffer_lines  # by identity, as in `render_line`
-    out = []
-    for e in lines:
-        b: BufferLine | None = held(memo, id(e), e)
-        if b is None:
-            b = hold(memo, id(e), e, BufferLine(shown_line(e, cache.scans), e.record_ids,
-                                                  e.start, e.end, e.date))
-        out.append(b)
-    return tuple(out)
+    return tuple(BufferLine(shown_line(e), e.record_ids, e.start, e.end, e.date)
+                 for e in lines)

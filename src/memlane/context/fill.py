@@ -14,9 +14,8 @@ This is the read path of `Thread.context`, top to bottom:
 4. The last prepared assembly gives things up until it fits and renders (`finish`).
 
 The store is called and returns: sizing and assembling never run inside its lock or transaction.
-Rounds before the last do not render messages; the counter (and the memory's `cache`) is shared
-by the rounds, whose windows overlap. The rows read are bounded by the budget, never by the
-thread.
+Rounds before the last do not render messages; the token counter is shared by the rounds, whose
+windows overlap. The rows read are bounded by the budget, never by the thread.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..caches import Caches, held, hold
 from ..types import Context, ContextRows, Episode, Message, Record
 from .assemble import Assembly, TokenCounter, assemble, prepare
 from .policy import Policy
@@ -36,9 +34,7 @@ ROUNDS = 3
 
 FILL_SLACK = 4
 """Turns a fill may give up for the budget and still start the next fill where it started
-(`fill_start`): a start a little over the budget ends in one round (the last round gives up its
-lowest-scored working turns, as any last round does), one under it reads and prepares twice.
-Measured: 4 against 0, 0.2-0.25 ms less CPU a turn at 1k and 100k messages."""
+(`fill_start`)."""
 
 Read = Callable[[Policy, "ContextRows | None"], ContextRows]
 """`read(policy, held)`: the rows of `policy`'s window; `held`, when given, are the rows of a
@@ -54,36 +50,23 @@ def sized_context(
     tokenizer: Tokenizer,
     new_message: str | None = None,
     tools: Sequence[dict[str, Any]] = (),
-    cache: Caches | None = None,
-    notes: Sequence[Record] | Callable[[ContextRows], Sequence[Record]] = (),
-    matched: Callable[[], Sequence[Episode]] | None = None,
-    opened: Callable[[ContextRows, Sequence[Episode]], Sequence[Message]] | None = None,
-    start: int | None = None,
+    *,
+    rows: ContextRows | None = None,
+    notes: Sequence[Record] = (),
+    matched: Sequence[Episode] = (),
+    opened: Sequence[Message] = (),
 ) -> tuple[Context, Policy, ContextRows]:
-    """The assembled context, and the policy and rows it was assembled from. `notes` may be a
-    function of the first rows read (the newest turns, the first stretch), called once;
-    `matched()`, called once when the history does not fit, gives the buffer lines chosen for
-    the new message (`Policy.index_lines`); `opened(rows, lines)`, called once after it, the
-    evicted messages the new message matches, best first (`Policy.buffer_turns`): chosen once
-    for the turn, each round passes over the ones its window holds.
-
-    `start`: the working turns to read first instead of `policy.working_turns` (more of them,
-    at most `max_working_turns`), with `fill_budget`: where the thread's last fill ended
-    (`fill_start`). A conversation's window moves a turn at a time, so the fill usually ends
-    where it starts, in one read and one assembly instead of two of each; from there it grows
-    as it would, and over the budget it gives up what any last round gives up."""
-    if (start is not None and policy.fill_budget
-            and policy.working_turns < start <= policy.max_working_turns):
-        policy = _with_turns(policy, start, cache)
-    rows = read(policy, None)
-    if callable(notes):
-        notes = notes(rows)
-    lines: Sequence[Episode] = matched() if matched is not None and rows.truncated else ()
-    turns: Sequence[Message] = (opened(rows, lines) if opened is not None and rows.truncated
-                                else ())
+    """The assembled context, and the policy and rows it was assembled from. `rows`: the
+    rows of `policy`'s window when the caller has read them already (else `read` reads them);
+    `notes`, `matched` (the buffer lines chosen for the new message, `Policy.index_lines`) and
+    `opened` (the evicted messages it matches, best first, `Policy.buffer_turns`) are chosen
+    once for the call from those first rows; each round passes over the ones its window
+    holds."""
+    if rows is None:
+        rows = read(policy, None)
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools, cache=cache, notes=notes, matched=lines, opened=turns)
+                       tools=tools, notes=notes, matched=matched, opened=opened)
         return ctx, policy, rows
     count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
     a: Assembly | None = None
@@ -91,27 +74,14 @@ def sized_context(
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
         # A later round takes the layers the window does not change from the round before.
         a = prepare(rows, policy, budget, tokenizer, new_message, tools, count=count,
-                    cache=cache, notes=notes, matched=lines, opened=turns, like=a)
+                    notes=notes, matched=matched, opened=opened, like=a)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break
-        policy = _with_turns(policy, grown, cache)
+        policy = replace(policy, working_turns=grown)
         rows = read(policy, rows)
     assert a is not None
     return a.finish(), policy, rows
-
-
-def _with_turns(policy: Policy, turns: int, cache: Caches | None) -> Policy:
-    """`replace(policy, working_turns=turns)`, memoised by the policy's identity (the policy
-    kept in the entry; policies are frozen): a frozen dataclass of 25 fields costs ~30 us to
-    build, once or twice a turn for the same few sizes."""
-    if cache is None:
-        return replace(policy, working_turns=turns)
-    key = (id(policy), turns)
-    other: Policy | None = held(cache.policies, key, policy)
-    if other is None:
-        other = hold(cache.policies, key, policy, replace(policy, working_turns=turns))
-    return other
 
 
 def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int | None:
@@ -133,9 +103,26 @@ def _grown(a: Assembly, rows: ContextRows, policy: Policy, budget: int) -> int |
     return None if grown == policy.working_turns else grown
 
 
+def start_policy(policy: Policy, start: int | None) -> Policy:
+    """The policy a fill reads first: `policy` with `start` working turns when `start` is
+    where the thread's last fill at this budget and policy ended (`fill_start`) and lies
+    between the policy's working turns and `max_working_turns`.
+
+    Not a cache: the fill's state, kept per thread by the memory whether its read cache is on
+    or off. A conversation's window moves a turn at a time, so a fill started where the last
+    one ended usually ends there in one read; over the budget, the last round gives up its
+    lowest-scored working turns, so the window a turn shows depends on where its fill started
+    (on LoCoMo at 8k tokens, starting from the policy's window every turn reached 0.7 points
+    less)."""
+    if (start is not None and policy.fill_budget
+            and policy.working_turns < start <= policy.max_working_turns):
+        return replace(policy, working_turns=start)
+    return policy
+
+
 def fill_start(ctx: Context, policy: Policy) -> int:
-    """Where the next fill of the same thread, budget and policy starts (`sized_context`'s
-    `start`): the working turns `policy` (the fill's last) read, less the ones given up for the
-    budget past `FILL_SLACK`, so a fill that overshot by much starts the next one smaller."""
+    """Where the next fill of the same thread, budget and policy starts (`start_policy`): the
+    working turns `policy` (the fill's last) read, less the ones given up for the budget past
+    `FILL_SLACK`, so a fill that overshot by much starts the next one smaller."""
     given_up = sum(1 for d in ctx.trace.dropped if d.what == "turn" and d.reason == "budget")
     return policy.working_turns - max(0, given_up - FILL_SLACK)

@@ -1,7 +1,7 @@
 """The line index, pure: which of a thread's buffer lines best match the new message
 (`Policy.index_lines`), so a question that matches a stretch's line reaches its records even when
-it matches none of them. `Thread.matched_lines` reads the lines and memoises the index; this
-module builds it and scores it."""
+it matches none of them. `Thread.matched_lines` reads the lines (the memory's read cache keeps the
+index, `memlane.caches`); this module builds it and scores it."""
 
 from __future__ import annotations
 
@@ -18,23 +18,15 @@ keeps the per-turn cost bounded on a thread of any length (a LoCoMo conversation
 LineIndex: TypeAlias = tuple[list[tuple[int, str]], list[frozenset[str]], dict[str, list[int]],
                              int]
 """(end, line) of each candidate stretch, oldest first, the content terms of each line, the
-lines each term is in (by position: the line's index plus the offset, so a line keeps its
-position when older ones leave), and the offset."""
+lines each term is in (by position: the line's index plus the offset), and the offset (0)."""
 
 
-def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], frozenset[str]],
-                last: LineIndex | None = None) -> LineIndex:
+def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], frozenset[str]]
+                ) -> LineIndex:
     """The index over the newest stretches' (end, line), oldest first, as
     `Store.episode_lines(..., INDEXED_LINES + 1)` returns them: when all of them came back the
-    first stretch is among them, and it is left out (it is shown anyway). `last`: the index
-    built before from older lines; when these are its lines with the oldest gone and new ones
-    after (a memory step filed a stretch), it is carried on instead of built again (the same
-    index, term for term)."""
+    first stretch is among them, and it is left out (it is shown anyway)."""
     kept = list(lines[1:] if len(lines) <= INDEXED_LINES else lines[-INDEXED_LINES:])
-    if last is not None:
-        grown = _carried(last, kept, terms_of)
-        if grown is not None:
-            return grown
     bags = []
     where: dict[str, list[int]] = {}
     for i, (_, line) in enumerate(kept):
@@ -43,38 +35,6 @@ def build_index(lines: Sequence[tuple[int, str]], terms_of: Callable[[str], froz
         for t in bag:
             where.setdefault(t, []).append(i)
     return kept, bags, where, 0
-
-
-def _carried(last: LineIndex, kept: list[tuple[int, str]],
-             terms_of: Callable[[str], frozenset[str]]) -> LineIndex | None:
-    """`last` with its `m` oldest lines gone and the lines after its newest added, if `kept`
-    is that; else None. `last` is not changed (another thread may be reading it): the lists
-    that change are copied."""
-    old, bags, where, offset = last
-    if not old or not kept:
-        return None
-    try:
-        m = old.index(kept[0])
-    except ValueError:
-        return None
-    if old[m:] != kept[:len(old) - m]:
-        return None
-    where = dict(where)
-    for j in range(m):  # the lines that left, oldest first: each term's first position
-        for t in bags[j]:
-            rest = where[t][1:]
-            if rest:
-                where[t] = rest
-            else:
-                del where[t]
-    offset += m
-    bags = bags[m:]
-    for i in range(len(old) - m, len(kept)):
-        bag = terms_of(kept[i][1])
-        bags.append(bag)
-        for t in bag:
-            where[t] = [*where.get(t, ()), offset + i]
-    return kept, bags, where, offset
 
 
 def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list[int]:

@@ -68,8 +68,8 @@ class NotesPlan:
     @property
     def recent_k(self) -> int:
         """Results the second search (the user's last turn) asks for: the first search's `k`,
-        so the search that turn ran for its own new message answers it (`Thread._search_notes`
-        memoises searches under the store's revision)."""
+        so the search that turn ran for its own new message answers it (the memory's read
+        cache keeps searches under the store's revision, `memlane.caches`)."""
         return self.k
 
 
@@ -109,7 +109,7 @@ def recent_query(new_message: str, rows: ContextRows | None, policy: Policy) -> 
     new message, whole; None when there is none to run. The new message's own terms are the
     first search's; a follow-up ("Any news on it?") needs what the turn it follows named. That
     turn's text is the query its own context searched for, so under an unchanged store the
-    second search is a memo hit, not a second search a turn (the search keeps the query's
+    second search is a read-cache hit, not a second search a turn (the search keeps the query's
     rarest terms, so a long turn is a bounded query too)."""
     if not policy.notes_recent:
         return None

@@ -5,7 +5,7 @@ about, and it also opens a few evicted messages the new message matches, shown v
 their stretch's line (`Policy.buffer_turns`). About one question in six of LoCoMo's has no
 record citing its evidence (docs/RESULTS.md, issue 21): only a turn reaches it.
 
-Bounded by k and the query, never by the thread: `Thread._opened_turns` reads only the messages
+Bounded by k and the query, never by the thread: `Thread._opened` reads only the messages
 of a few candidate stretches (the ones the notes search's best records were filed from and the
 ones the line index matched, `STRETCHES` at most, each read up to `STRETCH_READ` messages), and
 this module ranks them. The term weights are the pool's own (BM25 over the candidate messages):
@@ -18,6 +18,7 @@ import bisect
 import math
 from collections.abc import Callable, Sequence
 
+from ..text import BM25_B, BM25_K1
 from ..types import Episode, Message, Record
 
 STRETCHES = 4
@@ -41,8 +42,8 @@ UNFILED_SPAN = 4
 """A cited message whose stretch is not known (not filed yet, older than the line index, or
 longer than `STRETCH_READ`) stands for the messages this far either side of it."""
 
-K1, B = 1.2, 0.75
-"""BM25's usual constants."""
+K1, B = BM25_K1, BM25_B
+"""BM25's constants (`memlane.text`)."""
 
 
 def stretch_votes(

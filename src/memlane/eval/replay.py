@@ -33,8 +33,9 @@ from ..context.tokens import default_tokenizer
 from ..errors import UsageError
 from ..memory import Memory, open_store
 from ..search.embed import get_embedder
-from ..step.heuristic import DUPLICATE, extract, fact_terms
+from ..step.heuristic import DUPLICATE, extract
 from ..store.protocol import BOUNDED, SearchBounds
+from ..text import fact_terms
 from ..types import Message, Record
 from ..validate import date_text
 from .locomo import (

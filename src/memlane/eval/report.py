@@ -9,14 +9,13 @@ is `{"budgets": [{"budget": N, "policies": {...}}, ...]}`. Fractions are of the 
 
 from __future__ import annotations
 
-import sys
 import textwrap
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 from ..errors import MissingExtra
+from ..progress import Progress
 from .reader import CLASSES, Reading
 
 __all__ = ["Progress", "Tally", "format_table", "plot_reach"]
@@ -163,41 +162,3 @@ def plot_reach(grid: Iterable[Mapping[str, Any]], path: str, title: str) -> None
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-
-
-class Progress:
-    """A one-line progress bar on stderr (redrawn in place on a terminal; sparse otherwise)."""
-
-    def __init__(self, total: int, label: str, stream: TextIO | None = None,
-                 enabled: bool = True) -> None:
-        self.total = max(total, 1)
-        self.done = 0
-        self.label = label
-        self.stream = stream or sys.stderr
-        self.enabled = enabled
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.monotonic()
-        self._last_pct = -1
-
-    def step(self, note: str = "", n: int = 1) -> None:
-        self.done = min(self.total, self.done + n)
-        if not self.enabled:
-            return
-        frac = self.done / self.total
-        pct = int(frac * 100)
-        if not self.tty and pct // 10 == self._last_pct // 10 and self.done < self.total:
-            return  # in a log file, one line per 10%
-        self._last_pct = pct
-        bar = "#" * int(frac * 30)
-        text = (f"{self.label} [{bar:<30}] {pct:>3}% {self.done}/{self.total} "
-                f"{time.monotonic() - self.start:5.1f}s {note}")
-        if self.tty:
-            self.stream.write("\r" + text[:120].ljust(120))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.tty:
-            self.stream.write("\n")
-            self.stream.flush()

@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..caches import remember
+from ..caches import read_scans, remember
 from .framing import (
     DATAMARK,
     FENCE_CLOSE,
@@ -200,10 +200,10 @@ def scan_stored(text: str, scanned: int, memo: dict[str, tuple[str, ...]] | None
                 ) -> tuple[str, ...]:
     """`scan(text)` of a stored text whose row says `scanned`: nothing when the running scanner
     found this text clean when it was stored (the store resets the tag when the text changes),
-    else the scan, through `memo`."""
+    else the scan, through `memo` (or the running read's, `caches.scans_during`)."""
     if scanned and scanned == SCANNER:
         return ()
-    return _scan_memo(text, memo)
+    return _scan_memo(text, memo if memo is not None else read_scans())
 
 
 def clean_tag(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> int:

@@ -236,7 +236,6 @@ def child_main() -> int:
             # Its memos live for one job: between jobs the child holds no text of the memory,
             # so a forget in the server (which empties the server's own) leaves none here.
             memory.caches.clear()
-            memory.store.clear_memos()
             _send(replies, ("ok", done) if failed is None else ("error", failed))
     finally:
         if ledger is not None:

@@ -14,17 +14,22 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 - update/delete of an id that does not exist in this namespace is dropped and reported (the
   other namespace's ids are indistinguishable from missing ones: nothing leaks).
 - Text is scanned for injected instructions and flagged, never silently discarded.
+- A replace (an `update`, an `add` with `replaces`) is vetted by the supersede rule
+  (`step/supersede.py`) before anything is written: one across holders or attributes is
+  refused, reported in the warnings, and its text added as a new record marked newer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from ..errors import StepConflict, StepError, UsageError
 from ..safety import SCANNER, clean_tag, is_suspect, prompt_like, tainted
-from ..store.protocol import Store
+from ..store.protocol import Store, StoreTx
 from ..types import Episode, StepResult
-from .parse import StepOutput
+from .parse import RecordOp, StepOutput
+from .supersede import RELATED, decide, mark_related
 
 
 def past_the_end(thread_id: str, start: int, end: int, last: int) -> StepError:
@@ -67,6 +72,71 @@ def _suspect(text: str, sources: list[str],
     return flagged(text, scans, likes) or tainted(text, sources)
 
 
+def vet_replaces(store: Store, namespace: str, output: StepOutput) -> StepOutput:
+    """The step's replaces (an `update` of an id, an `add` with `replaces`) vetted by the
+    supersede rule (`supersede.decide`, as the heuristic's own are): one about another holder
+    or attribute than the record it names is refused, reported, and added as a new record
+    marked newer than it (both kept: a wrong supersede is data loss). An accepted `replaces`
+    becomes an `update` of that id. Read before the transaction (the rule is pure Python)."""
+    ids = [op.id if op.op == "update" else op.replaces for op in output.records
+           if op.op == "update" or op.replaces is not None]
+    if not ids:
+        return output
+    held = {r.id: r.text for r in store.records(namespace, [i for i in ids if i is not None])}
+    warnings = list(output.warnings)
+    ops: list[RecordOp] = []
+    for i, op in enumerate(output.records):
+        target = op.id if op.op == "update" else op.replaces
+        if target is None or target not in held or op.text is None:
+            ops.append(replace(op, replaces=None) if op.op == "add" else op)
+            if op.op == "add" and op.replaces is not None:
+                warnings.append(f"records[{i}]: replaces #{op.replaces}: no such record; "
+                                "added as a new record")
+            continue
+        d = decide(op.text, [held[target]], claimed=0)
+        if d.verdict == RELATED:
+            warnings.append(f"records[{i}]: replacing #{target} refused ({'; '.join(d.reasons)})"
+                            f": both kept, the new one marked newer")
+            ops.append(RecordOp(op="add", text=mark_related(op.text, target), kind=op.kind,
+                                source=op.source))
+        elif op.op == "add":
+            ops.append(RecordOp(op="update", text=op.text, id=target, kind=op.kind,
+                                source=op.source))
+        else:
+            ops.append(op)
+    return replace(output, records=tuple(ops), warnings=tuple(warnings))
+
+
+@dataclass
+class _Filing:
+    """One step's application in progress: what it was given and what it wrote so far."""
+
+    namespace: str
+    thread_id: str
+    start: int
+    end: int
+    id_by_seq: dict[int, int]
+    previous: list[int]
+    suspects: dict[int, str]
+    scans: dict[str, tuple[str, ...]]
+    likes: dict[str, bool]
+    now: float
+    warnings: list[str]
+    dropped: list[str] = field(default_factory=list)
+    wrote: dict[int, str] = field(default_factory=dict)
+    """Record id -> its text now, for `mark_scanned`."""
+    added: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    deleted: list[int] = field(default_factory=list)
+
+    @property
+    def stretch_ids(self) -> list[int]:
+        return [self.id_by_seq[s] for s in sorted(self.id_by_seq)]
+
+    def suspect(self, text: str, from_: list[str], seqs: Sequence[int] = ()) -> bool:
+        return _suspect(text, _with(from_, seqs, self.suspects), self.scans, self.likes)
+
+
 def apply_step(
     store: Store,
     namespace: str,
@@ -101,12 +171,12 @@ def apply_step(
     the same stretch). False for a caller that read the stretch as unfiled (the background
     worker, `flush`, "the next pending stretch"): another worker that filed it since wins, and
     this step is a `StepConflict` that changes nothing, so the records stay with their ids and
-    pins (a re-filing would replace them with new ids)."""
-    suspects = dict(suspect_messages or {})
+    pins (a re-filing would replace them with new ids).
+
+    Every replace the step asks for is vetted first (`vet_replaces`)."""
     if start > end:
         raise UsageError(f"stretch start {start} is after its end {end}")
-    warnings = list(output.warnings)
-    dropped: list[str] = []
+    output = vet_replaces(store, namespace, output)
     # Every text the step writes is read (scanned, and by `prompt_like`) before the transaction
     # opens: pure Python that reads nothing the transaction guards, and the lock is the store's
     # (SQLite: the one connection every request thread reads through), so a proxied turn would
@@ -123,130 +193,152 @@ def apply_step(
         *(op.text for op in output.records if op.text is not None), output.episode,
         *said.values())}
     with store.transaction() as tx:
-        id_by_seq = {seq: mid for mid, seq in
-                     tx.message_ids(namespace, thread_id, start, end).items()}
-        if not id_by_seq:
-            raise UsageError(
-                f"thread {thread_id!r} has no messages {start}..{end} in namespace "
-                f"{namespace!r}: append the messages before filing them"
-            )
-        if len(id_by_seq) != end - start + 1:  # seqs have no gaps: it runs past the thread
-            raise past_the_end(thread_id, start, end, max(id_by_seq))
-        if read and any(id_by_seq.get(seq) != mid for seq, mid in read.items()):
-            raise StepConflict(
-                f"messages {start}..{end} of thread {thread_id!r} changed since the stretch was "
-                "read (the log was cut and written again): nothing applied; file them again")
-        clash = tx.overlapping_episodes(namespace, thread_id, start, end)
-        if clash:
-            s, e = clash[0]
-            raise StepConflict(
-                f"stretch {start}..{end} of thread {thread_id!r} overlaps {s}..{e}, filed "
-                f"already (by another worker, or an earlier step): nothing applied, so no fact "
-                f"is stored twice. File from {e + 1}, or re-file {s}..{e} itself")
-        previous = tx.records_of_step(namespace, thread_id, end)
-        replaced = bool(previous) or tx.get_episode(namespace, thread_id, end) is not None
-        if replaced and not refile:
-            raise StepConflict(
-                f"stretch {start}..{end} of thread {thread_id!r} was filed by another worker "
-                "since it was read as unfiled: nothing applied, its records keep their ids")
+        id_by_seq, previous, replaced = _claim(tx, namespace, thread_id, start, end, read,
+                                               refile)
+        f = _Filing(namespace, thread_id, start, end, id_by_seq, previous,
+                    dict(suspect_messages or {}), scans, likes, now, list(output.warnings))
         for rid in previous:
             tx.delete_record(namespace, rid, now)
-        stretch_ids = [id_by_seq[s] for s in sorted(id_by_seq)]
-        wrote: dict[int, str] = {}  # record id -> its text now, for `mark_scanned`
-        added: list[int] = []
-        updated: list[int] = []
-        deleted: list[int] = []
         for i, op in enumerate(output.records):
-            src = [id_by_seq[s] for s in op.source if s in id_by_seq]
-            outside = [s for s in op.source if s not in id_by_seq]
-            if outside:
-                warnings.append(f"records[{i}]: source seqs {outside} are outside the stretch "
-                                f"{start}..{end}; ignored")
-            from_ = [suspects[s] for s in (op.source or suspects) if s in suspects]
-            if op.op == "add":
-                assert op.text is not None
-                # Versions said and corrected within this stretch: the record starts as the
-                # first and is superseded by each later one, so its history has them all.
-                versions = [*op.supersedes, (op.text, op.source)]
-                first_text, first_src = versions[0]
-                first_ids = [id_by_seq[s] for s in first_src if s in id_by_seq]
-                rid = tx.add_record(
-                    namespace, first_text, op.kind,
-                    first_ids or (src if len(versions) == 1 else []) or stretch_ids,
-                    thread_id, now, end,
-                    _suspect(first_text, _with(from_, first_src, suspects), scans, likes),
-                )
-                for v_text, v_src in versions[1:]:
-                    # A later version is checked as the first is (it was checked against no
-                    # message, so one copied from an attack was shown plain).
-                    tx.update_record(namespace, rid, v_text, now,
-                                     _suspect(v_text, _with(from_, v_src, suspects), scans, likes),
-                                     [id_by_seq[s] for s in v_src if s in id_by_seq])
-                added.append(rid)
-                wrote[rid] = op.text
-                continue
-            assert op.id is not None
-            gone = op.id not in previous and bool(src) and \
-                tx.record_owner(namespace, op.id) != namespace
-            if op.op == "update" and (op.id in previous or gone):
-                # A retry removed this record above (an earlier attempt at this very stretch
-                # wrote it, and the extractor saw it as an existing fact), or another worker's
-                # retry of this stretch removed it after the extractor read it (`gone`): the
-                # update's text is the fact the stretch states (its sources are in it), so it is
-                # written anew, never lost with the attempt it replaces (two or three workers
-                # racing on one stretch lost facts both ways).
-                assert op.text is not None
-                if gone:
-                    warnings.append(f"records[{i}]: update of #{op.id}: no such record (removed "
-                                    "since the step read it?); its text, stated in this "
-                                    "stretch, is added as a new record")
-                rid = tx.add_record(namespace, op.text, "fact", src or stretch_ids, thread_id,
-                                    now, end, _suspect(op.text, from_, scans, likes))
-                added.append(rid)
-                wrote[rid] = op.text
-                continue
-            if tx.record_owner(namespace, op.id) != namespace or op.id in previous:
-                dropped.append(str(op.id))
-                warnings.append(f"records[{i}]: {op.op} of #{op.id}: no such record; dropped")
-                continue
-            if op.op == "update":
-                assert op.text is not None
-                tx.update_record(namespace, op.id, op.text, now,
-                                 _suspect(op.text, from_, scans, likes), src)
-                updated.append(op.id)
-                wrote[op.id] = op.text
-            else:
-                tx.delete_record(namespace, op.id, now)
-                deleted.append(op.id)
-        written = list(dict.fromkeys(added + [u for u in updated if u not in deleted]))
-        if output.episode_record_ids is None:
-            line_ids = written
-        else:
-            line_ids = [r for r in dict.fromkeys(output.episode_record_ids) if r in written]
-            for r in output.episode_record_ids:
-                if r not in written:
-                    dropped.append(str(r))
-                    warnings.append(f"episode.record_ids: #{r} was not written by this step; "
-                                    "dropped")
-        episode = Episode(
-            thread_id=thread_id, start=start, end=end, line=output.episode,
-            record_ids=tuple(line_ids), date=date,
-            suspect=is_suspect(output.episode, scans) or
-            tainted(output.episode, list(suspects.values())),
-            scanned=clean[output.episode],
-        )
-        tx.upsert_episode(namespace, episode, now)
-        tx.mark_scanned(namespace, "records", [(rid, text) for rid, text in wrote.items()
-                                               if rid not in deleted and clean[text]], SCANNER)
-        tx.mark_scanned(namespace, "messages", [
-            (id_by_seq[seq], text) for seq, text in said.items()
-            if seq in id_by_seq and clean[text]], SCANNER)
-        rel = {s: v for s, v in output.relevance.items() if s in id_by_seq}
-        if len(rel) < len(output.relevance):
-            warnings.append("relevance: scores for seqs outside the stretch ignored")
-        tx.set_relevance(namespace, thread_id, rel)
+            _apply_op(tx, f, i, op)
+        episode = _finish(tx, f, output, date, clean, said)
     return StepResult(
-        thread_id=thread_id, start=start, end=end, added=tuple(added), updated=tuple(updated),
-        deleted=tuple(deleted), episode=episode, dropped_ids=tuple(dict.fromkeys(dropped)),
-        warnings=tuple(warnings), replaced=replaced,
+        thread_id=thread_id, start=start, end=end, added=tuple(f.added),
+        updated=tuple(f.updated), deleted=tuple(f.deleted), episode=episode,
+        dropped_ids=tuple(dict.fromkeys(f.dropped)), warnings=tuple(f.warnings),
+        replaced=replaced,
     )
+
+
+def _claim(tx: StoreTx, namespace: str, thread_id: str, start: int, end: int,
+           read: Mapping[int, int] | None, refile: bool
+           ) -> tuple[dict[int, int], list[int], bool]:
+    """The stretch checked against the thread under the write lock (see the module docstring):
+    (seq -> message id, the records an earlier filing of it wrote, whether one did)."""
+    id_by_seq = {seq: mid for mid, seq in
+                 tx.message_ids(namespace, thread_id, start, end).items()}
+    if not id_by_seq:
+        raise UsageError(
+            f"thread {thread_id!r} has no messages {start}..{end} in namespace "
+            f"{namespace!r}: append the messages before filing them"
+        )
+    if len(id_by_seq) != end - start + 1:  # seqs have no gaps: it runs past the thread
+        raise past_the_end(thread_id, start, end, max(id_by_seq))
+    if read and any(id_by_seq.get(seq) != mid for seq, mid in read.items()):
+        raise StepConflict(
+            f"messages {start}..{end} of thread {thread_id!r} changed since the stretch was "
+            "read (the log was cut and written again): nothing applied; file them again")
+    clash = tx.overlapping_episodes(namespace, thread_id, start, end)
+    if clash:
+        s, e = clash[0]
+        raise StepConflict(
+            f"stretch {start}..{end} of thread {thread_id!r} overlaps {s}..{e}, filed "
+            f"already (by another worker, or an earlier step): nothing applied, so no fact "
+            f"is stored twice. File from {e + 1}, or re-file {s}..{e} itself")
+    previous = tx.records_of_step(namespace, thread_id, end)
+    replaced = bool(previous) or tx.get_episode(namespace, thread_id, end) is not None
+    if replaced and not refile:
+        raise StepConflict(
+            f"stretch {start}..{end} of thread {thread_id!r} was filed by another worker "
+            "since it was read as unfiled: nothing applied, its records keep their ids")
+    return id_by_seq, previous, replaced
+
+
+def _apply_op(tx: StoreTx, f: _Filing, i: int, op: RecordOp) -> None:
+    """One record operation of the step."""
+    src = [f.id_by_seq[s] for s in op.source if s in f.id_by_seq]
+    outside = [s for s in op.source if s not in f.id_by_seq]
+    if outside:
+        f.warnings.append(f"records[{i}]: source seqs {outside} are outside the stretch "
+                          f"{f.start}..{f.end}; ignored")
+    from_ = [f.suspects[s] for s in (op.source or f.suspects) if s in f.suspects]
+    if op.op == "add":
+        _add(tx, f, op, src, from_)
+        return
+    assert op.id is not None
+    ns = f.namespace
+    gone = op.id not in f.previous and bool(src) and tx.record_owner(ns, op.id) != ns
+    if op.op == "update" and (op.id in f.previous or gone):
+        # A retry removed this record above (an earlier attempt at this very stretch wrote
+        # it, and the extractor saw it as an existing fact), or another worker's retry of this
+        # stretch removed it after the extractor read it (`gone`): the update's text is the
+        # fact the stretch states (its sources are in it), so it is written anew, never lost
+        # with the attempt it replaces (two or three workers racing on one stretch lost facts
+        # both ways).
+        assert op.text is not None
+        if gone:
+            f.warnings.append(f"records[{i}]: update of #{op.id}: no such record (removed "
+                              "since the step read it?); its text, stated in this stretch, "
+                              "is added as a new record")
+        rid = tx.add_record(ns, op.text, "fact", src or f.stretch_ids, f.thread_id, f.now,
+                            f.end, f.suspect(op.text, from_))
+        f.added.append(rid)
+        f.wrote[rid] = op.text
+        return
+    if tx.record_owner(ns, op.id) != ns or op.id in f.previous:
+        f.dropped.append(str(op.id))
+        f.warnings.append(f"records[{i}]: {op.op} of #{op.id}: no such record; dropped")
+        return
+    if op.op == "update":
+        assert op.text is not None
+        tx.update_record(ns, op.id, op.text, f.now, f.suspect(op.text, from_), src)
+        f.updated.append(op.id)
+        f.wrote[op.id] = op.text
+    else:
+        tx.delete_record(ns, op.id, f.now)
+        f.deleted.append(op.id)
+
+
+def _add(tx: StoreTx, f: _Filing, op: RecordOp, src: list[int], from_: list[str]) -> None:
+    """An added record. Versions said and corrected within this stretch: the record starts as
+    the first and is superseded by each later one, so its history has them all."""
+    assert op.text is not None
+    versions = [*op.supersedes, (op.text, op.source)]
+    first_text, first_src = versions[0]
+    first_ids = [f.id_by_seq[s] for s in first_src if s in f.id_by_seq]
+    rid = tx.add_record(
+        f.namespace, first_text, op.kind,
+        first_ids or (src if len(versions) == 1 else []) or f.stretch_ids,
+        f.thread_id, f.now, f.end, f.suspect(first_text, from_, first_src),
+    )
+    for v_text, v_src in versions[1:]:
+        # A later version is checked as the first is (it was checked against no message, so
+        # one copied from an attack was shown plain).
+        tx.update_record(f.namespace, rid, v_text, f.now, f.suspect(v_text, from_, v_src),
+                         [f.id_by_seq[s] for s in v_src if s in f.id_by_seq])
+    f.added.append(rid)
+    f.wrote[rid] = op.text
+
+
+def _finish(tx: StoreTx, f: _Filing, output: StepOutput, date: float, clean: dict[str, int],
+            said: dict[int, str]) -> Episode:
+    """The episode (pointing only at ids this step wrote), the scan verdicts and relevance."""
+    written = list(dict.fromkeys(f.added + [u for u in f.updated if u not in f.deleted]))
+    if output.episode_record_ids is None:
+        line_ids = written
+    else:
+        line_ids = [r for r in dict.fromkeys(output.episode_record_ids) if r in written]
+        for r in output.episode_record_ids:
+            if r not in written:
+                f.dropped.append(str(r))
+                f.warnings.append(f"episode.record_ids: #{r} was not written by this step; "
+                                  "dropped")
+    episode = Episode(
+        thread_id=f.thread_id, start=f.start, end=f.end, line=output.episode,
+        record_ids=tuple(line_ids), date=date,
+        suspect=is_suspect(output.episode, f.scans) or
+        tainted(output.episode, list(f.suspects.values())),
+        scanned=clean[output.episode],
+    )
+    ns = f.namespace
+    tx.upsert_episode(ns, episode, f.now)
+    tx.mark_scanned(ns, "records", [(rid, text) for rid, text in f.wrote.items()
+                                    if rid not in f.deleted and clean[text]], SCANNER)
+    tx.mark_scanned(ns, "messages", [
+        (f.id_by_seq[seq], text) for seq, text in said.items()
+        if seq in f.id_by_seq and clean[text]], SCANNER)
+    rel = {s: v for s, v in output.relevance.items() if s in f.id_by_seq}
+    if len(rel) < len(output.relevance):
+        f.warnings.append("relevance: scores for seqs outside the stretch ignored")
+    tx.set_relevance(ns, f.thread_id, rel)
+    return episode

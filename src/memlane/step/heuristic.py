@@ -9,14 +9,15 @@ same validation and apply path.
 Records worth pointing at:
 - sentences are split by `split_sentences`, which knows abbreviations ("Dr. Okafor", "St. Mary's",
   "e.g."), initials and decimals ("3.5"), so a fact is not cut in two;
+- each sentence is cut into what a person would write down (`step/clauses.py`): one record per
+  fact, fillers, remember-requests and a trailing question off (the message keeps them);
 - questions and requests ("Tell me more about...", "Can you...", "Please...") are not facts;
-- one copy of each fact per namespace: given the related records a model step is shown
-  (`Memory.related`), a near-duplicate of one of them (or of a fact written earlier in the same
-  step) writes no new record; the step updates the existing record with its own text and the new
-  source turn, so the episode points at the existing id;
-- a later statement about the same subject with a correction cue ("correction", "actually",
-  "moved to", "changed", "no longer", ...) updates the related record instead of adding one
-  beside it.
+- one copy of each fact per namespace, and facts over time: given the related records a model
+  step is shown (`Memory.related`, any thread of the namespace), the supersede rule
+  (`step/supersede.decide`) says whether a fact repeats one (the record gains the turn as a
+  source; the episode points at the existing id), supersedes one (same holder and attribute,
+  a new value: an update, the old text kept as history), may update one (both kept, the new one
+  marked newer), or is new.
 """
 
 from __future__ import annotations
@@ -30,9 +31,21 @@ from typing import Any
 
 from ..caches import remember
 from ..safety import scan
-from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, LETTER_WORD, TYPED_WORD, listing, stem
+from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
+from .clauses import asked_to_keep, clauses
 from .schema import EPISODE_MAX_WORDS
+from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
+from .supersede import (
+    RELATED,
+    SAME,
+    SUPERSEDES,
+    Claim,
+    decide,
+    mark_related,
+    read_claim,
+    strip_lead,
+)
 
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
                    r"|\bfavou?rite\b|\ballergic\b", re.I)
@@ -145,7 +158,9 @@ _ATTITUDE = re.compile(
 # Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
 # studio.", "Excited to try this." are the speaker's own news, not commands.
 _PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currently|recently|"
-                         r"already|been|got|went|started|finished)$", re.I)
+                         r"already|been|got|went|started|finished|sold|bought|left|quit|"
+                         r"took|made|found|lost|won|met|began|paid|spent|drove|flew|"
+                         r"broke|sent|gave|kept|ran|saw|wrote|had)$", re.I)
 
 
 def is_request(sentence: str) -> bool:
@@ -167,6 +182,17 @@ def is_request(sentence: str) -> bool:
             not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
         return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
     return False
+
+
+# A pet's or a person's introduction with their name: "She's a corgi called Biscuit".
+_NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our)\s+[\w\s-]{2,30}?"
+                    r"\b(?:called|named)\s+(?-i:[A-Z])", re.I)
+
+
+# Someone of the speaker's, by name, whose fact changed: "Lou moved to Galway in June".
+_NAME_CHANGED = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?:just\s+|has\s+)?(?:moved|turned|started|"
+                           r"left|retired|switched|got\s+(?:married|engaged|promoted))\b.*"
+                           r"\b(?:to|at|in|with|from)?\s*(?-i:[A-Z0-9])", re.I)
 
 
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
@@ -204,6 +230,10 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         if content and (len(ANY_WORD.findall(before)) <= 3 or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
+    if (_NAMED.match(body) or _NAME_CHANGED.match(body)) and \
+            (not words or words[0].lower() not in names) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "She's a corgi called Biscuit": someone of the speaker's, named
     # Not about the speaker: kept only with specifics, and not addressed to the listener.
     has_value = any(ch.isdigit() for ch in body)
     return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
@@ -212,121 +242,15 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
 
 # --- one copy of each fact -------------------------------------------------------------------
 
-_CORRECTION = re.compile(
-    r"\b(correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead|"
-    r"rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|wrong\s+earlier|"
-    r"my\s+mistake|scratch\s+that|i\s+meant)\b", re.I)
-_LEAD_IN = re.compile(
-    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|quick\s+update|update"
-    r"|actually|correction|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake"
-    r"|scratch\s+that|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
-    re.I)
 _CUE_WORDS = frozenset("correction actually moved changed change longer anymore instead "
                        "rescheduled postponed update updated now switched turns out wrong "
                        "earlier mistake scratch meant".split())
 _CUE_WORDS = _CUE_WORDS | {w[:-2] for w in _CUE_WORDS if w.endswith("ed")}  # as stemmed
-DUPLICATE = 0.75
-"""Term overlap (Jaccard) at or above which a sentence is a near-duplicate of a record."""
 
-# Who or what a fact is about, when it is not the speaker: a relation ("my father", "my friend
-# Boris") or the speaker's name ("Caroline: ..."). Two facts about different holders are never
-# one fact: neither a repeat nor a correction of each other (whatever words they share).
-_RELATIONS = {
-    w: w for w in """mother father parents sister brother sibling siblings wife husband partner
-    girlfriend boyfriend fiance fiancee son daughter kid kids child children baby friend friends
-    cousin cousins aunt uncle niece nephew grandmother grandfather grandma grandpa grandparents
-    boss manager colleague coworker roommate flatmate neighbor neighbour landlord teacher
-    doctor dentist therapist dog cat puppy kitten pet""".split()
-} | {"mom": "mother", "mum": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
-     "sis": "sister", "bro": "brother", "granny": "grandmother"}
 _CALENDAR = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
     thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
 _COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
-_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
-
-
-def _holder(text: str) -> tuple[str, frozenset[str]]:
-    """Who a fact is about beyond the speaker: (the speaker's name as prefixed on a record, the
-    relations named with the name that follows each, e.g. {"friend boris"}). Dentist and
-    doctor count only with "my" ("my dentist"), a relation, not "a dentist appointment"."""
-    m = _SPEAKER.match(text)
-    speaker = m.group(1).lower() if m else ""
-    body = text[m.end():] if m else text
-    words = LETTER_WORD.findall(body.replace("\u2019", "'"))
-    out: set[str] = set()
-    for i, w in enumerate(words):
-        lw = w.lower()
-        base = lw[:-2] if lw.endswith("'s") else lw
-        rel = _RELATIONS.get(base) or _RELATIONS.get(base.rstrip("s"))
-        if rel is None or (rel in ("doctor", "dentist", "teacher") and
-                           (i == 0 or words[i - 1].lower() not in ("my", "our", "his", "her"))):
-            continue
-        name = ""
-        nxt = words[i + 1:i + 3]
-        if nxt and nxt[0].lower() in ("named", "called") and len(nxt) > 1:
-            nxt = nxt[1:]
-        if nxt and nxt[0][0].isupper() and nxt[0].lower() not in FACT_STOPWORDS and \
-                nxt[0].lower() not in _CALENDAR:
-            name = " " + nxt[0].lower()
-        out.add(rel + name)
-    return speaker, frozenset(out)
-
-
-def _same_holder(a: tuple[str, frozenset[str]], b: tuple[str, frozenset[str]]) -> bool:
-    """Whether two facts are about the same person or thing. A relation named without a name on
-    one side ("my friend") and with one on the other ("my friend Anna") is the same holder."""
-    if a[0] != b[0]:
-        return False
-    strip = {r.split(" ")[0] for r in a[1]}, {r.split(" ")[0] for r in b[1]}
-    if strip[0] != strip[1]:
-        return False
-    named_a = {r for r in a[1] if " " in r}
-    named_b = {r for r in b[1] if " " in r}
-    return not (named_a and named_b and named_a != named_b)
-
-
-def fact_terms(text: str) -> frozenset[str]:
-    """Content terms of a fact (lower-cased, stop-worded, lightly stemmed), for comparing facts."""
-    terms = _TERM_OF
-    out = set()
-    for w in FACT_WORD.findall(text.replace("\u2019", "'")):
-        t = terms.get(w)
-        if t is None:
-            t = remember(terms, w, _fact_term(w), TERM_WORDS)
-        if t:
-            out.add(t)
-    return frozenset(out)
-
-
-def _fact_term(w: str) -> str:
-    """A word's term in `fact_terms` ("" for none: a stopword, or nothing left)."""
-    lw = w.lower().strip("'-.")
-    if lw.endswith("'s"):
-        lw = lw[:-2]
-    if not lw or lw in FACT_STOPWORDS:
-        return ""
-    return stem(lw)
-
-
-TERM_WORDS = 100_000
-"""Words whose term `fact_terms` keeps (`_TERM_OF`, a word as written to its term: a
-conversation repeats its words, and a word's term cost ~1 us to make each time, most of
-splitting a text); past it the memo starts again (`caches.remember`)."""
-_TERM_OF: dict[str, str] = {}
-
-
-def _numbers(terms: frozenset[str]) -> frozenset[str]:
-    return frozenset(t for t in terms if t[0].isdigit())
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
-
-
-def _strip_lead_in(sentence: str) -> str:
-    s = _LEAD_IN.sub("", sentence, count=1).strip()
-    return (s[0].upper() + s[1:]) if s else sentence
 
 
 def _words(text: str) -> list[str]:
@@ -338,7 +262,9 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     `names` (lower case) are the participants': addressing someone ("Glad I could help, John")
     is not a fact about anyone, so their names count neither as content nor as names."""
     words = _words(sentence)
-    short = 2 if _FIRST_PERSON.match(sentence.strip()) else 4  # "I'm vegan." says a lot
+    # "I'm vegan." and "Luna turned 5." say a lot
+    short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
+        else 4
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:
@@ -361,7 +287,20 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     return max(0.0, min(score, 1.0))
 
 
+# Health and diet: a later request must respect them whether or not it names them, so they are
+# filed as `constraint` (not `preference`, which a request may override).
+_CONSTRAINT = re.compile(
+    r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|vegetarian|vegan|pescatarian|halal|kosher|"
+    r"gluten|lactose|dairy[- ]free|nut[- ]free|diabet\w*|asthma\w*|epilep\w*|pregnan\w*|"
+    r"medication|prescri\w*|\d+\s?mg|insulin|inhaler|blood\s+pressure|wheelchair|deaf|blind|"
+    r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
+    r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never)\s+(?:eat|drink|have|take)|"
+    r"(?:no|avoid)\s+(?:meat|pork|alcohol|sugar|caffeine|dairy|nuts|shellfish))\b", re.I)
+
+
 def _kind(sentence: str) -> str:
+    if _CONSTRAINT.search(sentence):
+        return "constraint"
     if _PREF.search(sentence):
         return "preference"
     if _EVENT.search(sentence):
@@ -374,7 +313,7 @@ def extract(
     existing: Sequence[Record] = (),
     *,
     min_score: float = 0.2,
-    max_per_message: int = 2,
+    max_per_message: int = 3,
     include_assistant: bool = False,
 ) -> dict[str, Any]:
     """The step output (schema-shaped dict) for one stretch of messages.
@@ -384,7 +323,7 @@ def extract(
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
     # Facts this step knows of: the related records, then what it writes.
-    known = [_Fact(r.text, None, r.id) for r in existing]
+    known = [_Fact(r.text, None, r.id) for r in sorted(existing, key=lambda r: r.id)]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     turn_best: dict[int, float] = {}
@@ -398,10 +337,13 @@ def extract(
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
         sentences = split_sentences(m.content)
-        # What is kept is decided by the sentence's shape (`is_fact`); the score only ranks
-        # the facts of a long message, of which the best `max_per_message` are kept.
-        scored = sorted(((sentence_score(s, names), i, s) for i, s in enumerate(sentences)
-                         if is_fact(s, names)),
+        # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
+        # the facts of a long message, of which the best `max_per_message` are kept. A clause
+        # is what a person would write down of a sentence (`clauses`): one fact, no filler.
+        units = [(c, asked_to_keep(s)) for s in sentences for c in clauses(s)]
+        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c)
+                         for i, (c, keep) in enumerate(units)
+                         if is_fact(c, names) or (keep and _words(c))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, s in sorted(kept, key=lambda t: t[1]):
@@ -439,14 +381,11 @@ def fact_readings(memo: dict[str, tuple[Any, ...]] | None) -> Iterator[None]:
 
 
 class _Fact:
-    """A fact this step knows of: a related record (`rid`) or one this step writes (`op`)."""
+    """A fact this step knows of: a related record (`rid`) or one this step writes (`op`), as
+    the supersede rule reads it (`supersede.read_claim`)."""
 
-    __slots__ = ("terms", "op", "rid", "holder", "subject", "values", "head")
-    terms: frozenset[str]
-    holder: tuple[str, frozenset[str]]
-    values: frozenset[str]
-    subject: frozenset[str]
-    head: frozenset[str] | None
+    __slots__ = ("claim", "op", "rid")
+    claim: Claim
 
     def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None) -> None:
         self.op = op
@@ -457,33 +396,11 @@ class _Fact:
         memo = _READINGS.get()
         hit = memo.get(text) if memo is not None else None
         if hit is None:
-            self._read_fresh(text)
+            self.claim = read_claim(text)
             if memo is not None:
-                remember(memo, text, (self.terms, self.holder, self.values, self.subject,
-                                      self.head))
+                remember(memo, text, (self.claim,))
         else:
-            self.terms, self.holder, self.values, self.subject, self.head = hit
-
-    def _read_fresh(self, text: str) -> None:
-        self.terms = fact_terms(text)
-        self.holder = _holder(text)
-        # Values: what a new statement of the fact changes (numbers, dates, times, and names
-        # other than the holder's: "lives in Utrecht" -> "Amsterdam"). Subject: the rest, less
-        # cue words and the holder's own words (equal on both sides of any comparison).
-        held = {w for r in self.holder[1] for w in r.split(" ")} | set(self.holder[0].split())
-        m = _SPEAKER.match(text)
-        body = text[m.end():] if m else text
-        names = {stem(w.lower()) for w in LETTER_WORD.findall(body)[1:]
-                 if w[0].isupper() and w.lower() not in FACT_STOPWORDS}
-        self.values = frozenset(t for t in self.terms
-                                if t[0].isdigit() or t in _CALENDAR or t in names) - held
-        self.subject = frozenset(t for t in self.terms if t not in _CUE_WORDS
-                                 and t not in self.values and t not in held
-                                 and _RELATIONS.get(t) is None)
-        # What comes before the verb "is" (or a colon) names the thing; a number there is part
-        # of its name ("locker 23 is 4423" is not "locker 5 is 4405"), not its value.
-        cut = _COPULA.search(body)
-        self.head = fact_terms(body[:cut.start()]) - _CUE_WORDS if cut else None
+            self.claim = hit[0]
 
 
 def _file(
@@ -493,72 +410,36 @@ def _file(
     known: list[_Fact],
     updates: dict[int, dict[str, Any]],
 ) -> None:
-    """Add `sentence` (said in `m`) as a record, or fold it into the fact it repeats or
-    supersedes. Only facts about the same holder (`_holder`) are compared at all."""
-    correction = bool(_CORRECTION.search(sentence))
-    clean = _strip_lead_in(sentence) if correction else sentence
+    """Add `sentence` (a clause said in `m`) as a record, or fold it into the fact it repeats
+    or supersedes: the supersede rule (`supersede.decide`) decides, over every fact this step
+    knows of (the related records of the namespace, any thread, and what it wrote)."""
+    clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
         text = f"{m.name}: {text}"
     fact = _Fact(text, None, None)
-    terms = fact.terms
-    if not terms:
+    if not fact.claim.terms:
         return
-    same = [k for k in known if _same_holder(fact.holder, k.holder)]
-    # The fact it repeats: the closest known one by term overlap.
-    best, best_j = None, 0.0
-    for entry in same:
-        j = _jaccard(terms, entry.terms)
-        if j > best_j:
-            best, best_j = entry, j
-    # Numbers and dates are what tell two otherwise alike facts apart ("turns 30" is not "turns
-    # 34"): a repeat says the same ones.
-    # Nor does it add a value the fact lacks ("...the harbour office in Porto").
-    if best is not None and _numbers(terms) == _numbers(best.terms) and \
-            fact.values <= best.values and \
-            (best_j >= DUPLICATE or (len(terms) >= 3 and terms <= best.terms)):
-        _point_at(best, m.seq, updates, ops)
+    # Read as said: the lead-in the record drops ("Actually, correction: ...") is its cue.
+    said = read_claim(f"{m.name}: {sentence}" if m.name and m.role == "user" else sentence)
+    d = decide(said, [k.claim for k in known])
+    if d.verdict == SAME:
+        assert d.target is not None
+        _point_at(known[d.target], m.seq, updates, ops)
         return
-    target = _superseded(fact, same, correction)
-    if target is not None:
-        _replace(target, text, fact, m.seq, known, updates, ops)
+    if d.verdict == SUPERSEDES:
+        assert d.target is not None
+        _replace(known[d.target], text, m.seq, updates, ops)
         return
+    if d.verdict == RELATED:
+        assert d.target is not None
+        rid = known[d.target].rid
+        if rid is not None:  # a record held: the new one is marked newer than it
+            text = mark_related(text, rid)
     op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
     ops.append(op)
     fact.op = op
     known.append(fact)
-
-
-def _superseded(fact: _Fact, same: list[_Fact], correction: bool) -> _Fact | None:
-    """The known fact (about the same holder) that `fact` replaces, or None.
-
-    With a correction cue ("actually", "moved", "now", "I was wrong", ...): the fact sharing the
-    most of its subject (its terms that are not cue words, values or the holder), at least half
-    of that subject and, when only one term is shared, a value on both sides ("My start date
-    moved to 1 October" replaces "...starts on 15 September"). Without a cue only a new value
-    for exactly the same subject ("My locker code is 4017" after "...is 4000") replaces.
-    Anything less certain stays a second, dated record rather than a wrong overwrite."""
-    mine = fact.subject
-    cues = {t for t in fact.terms if t in _CUE_WORDS}
-    best, best_n = None, 0
-    for entry in same:
-        theirs = entry.subject
-        if fact.head is not None and entry.head is not None and \
-                _numbers(fact.head) != _numbers(entry.head):
-            continue  # numbered things: "locker 23" and "locker 5" are two lockers
-        if correction:
-            # Cue verbs count as shared subject ("moved to Berlin" after "moved to Lisbon").
-            n = len(mine & theirs) + len(cues & entry.terms)
-            ok = n >= 1 and 2 * n >= len(mine) and (
-                n >= 2 or bool(fact.values and entry.values))
-        else:
-            n = len(mine)
-            ok = n >= 2 and mine == theirs and bool(fact.values) and \
-                fact.values != entry.values and fact.head is not None and \
-                bool(fact.head) and fact.head == entry.head
-        if ok and n >= best_n:  # ties go to the newest fact
-            best, best_n = entry, n
-    return best
 
 
 def _point_at(entry: _Fact, seq: int, updates: dict[int, dict[str, Any]],
@@ -587,8 +468,8 @@ def _op_for(entry: _Fact, text: str | None, updates: dict[int, dict[str, Any]],
     return op
 
 
-def _replace(entry: _Fact, text: str, fact: _Fact, seq: int, known: list[_Fact],
-             updates: dict[int, dict[str, Any]], ops: list[dict[str, Any]]) -> None:
+def _replace(entry: _Fact, text: str, seq: int, updates: dict[int, dict[str, Any]],
+             ops: list[dict[str, Any]]) -> None:
     """A correction: the fact it corrects now reads as the corrected sentence (the store keeps
     the old text as an earlier version, dated)."""
     op = _op_for(entry, text, updates, ops)

@@ -83,11 +83,11 @@ def render_stretch(
         used += len(line)
     lines.append("")
     if shown:
-        lines.append("Existing related records (update or delete these by id; do not add a "
-                     "duplicate of one; a fact that changed, such as a correction or a new "
-                     "value for the same thing of the same person, is an update of its record "
-                     "with the turn that said it as source; facts about different people stay "
-                     "apart):")
+        lines.append("Existing related records (do not add a duplicate of one; a fact that "
+                     "changed, a correction or a new value of the same property of the same "
+                     "person, is an add with \"replaces\": the record's id and the turn that "
+                     "said it as source; facts about different people or properties stay "
+                     "apart, and when unsure add without \"replaces\"):")
         lines.extend(shown)
     else:
         lines.append("Existing related records: none.")

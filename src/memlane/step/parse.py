@@ -31,6 +31,9 @@ class RecordOp:
     supersedes: tuple[tuple[str, tuple[int, ...]], ...] = ()
     """For an add: earlier versions of the fact stated in the same stretch, oldest first, as
     (text, source seqs); the record is written with them as its history."""
+    replaces: int | None = None
+    """For an add: the existing record this fact is a new value of (the supersede rule vets
+    it in `apply_step`: a replace across holders or attributes is refused, both kept)."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,8 @@ def _op(r: Any, path: str, problems: list[str], warnings: list[str]) -> RecordOp
             return None
     if len(problems) > n_problems:
         return None
+    replaces = _int_at(r.get("replaces"), f"{path}.replaces", problems) \
+        if op == "add" and r.get("replaces") is not None else None
     if op in ("update", "delete") and rid is None:
         problems.append(f"{path}.id: {op} needs an integer record id, got {r.get('id')!r}")
         return None
@@ -223,7 +228,7 @@ def _op(r: Any, path: str, problems: list[str], warnings: list[str]) -> RecordOp
         if vt is not None:
             earlier.append((vt, _ints(_listed(v.get("source", [])), f"{at}.source", problems)))
     return RecordOp(op=op, text=text, id=rid, kind=kind, source=source,
-                    supersedes=tuple(earlier))
+                    supersedes=tuple(earlier), replaces=replaces)
 
 
 def _episode(ep: Any, problems: list[str], warnings: list[str]

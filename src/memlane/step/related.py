@@ -27,6 +27,9 @@ from collections.abc import Callable, Sequence
 
 from ..text import terms
 from ..types import Message, Record
+from .clauses import clauses
+from .heuristic import split_sentences
+from .supersede import read_claim
 
 POOL = 50
 """Hits drawn per user message before they are ranked here."""
@@ -50,7 +53,11 @@ def related_records(stretch: Sequence[Message],
     for m in users:
         for r in search([m], POOL):
             pool.setdefault(r.id, r)
-    return pick([m.content for m in users], list(pool.values()), shown)
+    # Each message is ranked by its words and by the usual words of the attributes it states
+    # (`related_query`, which `search` also asks for): a correction often shares no
+    # word with the fact it changes ("We relocated to Glasgow" / "I live in Manchester").
+    asked = [f"{m.content} {related_query([m.content])}" for m in users]
+    return pick(asked, list(pool.values()), shown)
 
 
 def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) -> list[Record]:
@@ -78,4 +85,44 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
     return [by_id[i] for i in order]
 
 
-__all__ = ["MIN_PER_MESSAGE", "POOL", "SHOWN", "pick", "related_records"]
+# The usual words of an attribute (`supersede.read_claim`'s names), searched for beside the
+# statement's own: a correction often shares no word with the fact it changes.
+_HINTS = {
+    "residence": "live lives living moved", "age": "old years turned age",
+    "employer": "work works employer job company", "job": "work works job",
+    "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
+    "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
+    "name": "called named name", "salary": "salary earn", "height": "height tall",
+}
+
+
+_PRONOUN_HINTS = {
+    "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother",
+    "?he": "son brother father dad husband boyfriend nephew uncle grandfather",
+}
+
+
+def related_query(texts: Sequence[str]) -> str:
+    """Search words for the held facts the statements `texts` could repeat or change: their
+    attributes' usual words and their holders (empty when they name none)."""
+    words: list[str] = []
+    for text in texts:
+        for sentence in split_sentences(text)[:20]:
+            for clause in clauses(sentence):
+                c = read_claim(clause)
+                attr = c.attribute or ""
+                if attr.startswith("who is my "):
+                    words += [attr[10:], "boss" if attr.endswith("manager") else ""]
+                elif attr.startswith(("appointment ", "date of ", "the ")):
+                    words += attr.split(" ", 1)[1].split()
+                    words += ["appointment"] if attr.startswith("appointment ") else []
+                else:
+                    words += _HINTS.get(attr, attr).split()
+                holder = c.holder.rpartition("|")[2]
+                if holder not in ("i",) and "?" not in holder:
+                    words += holder.replace("named ", "").split()
+                words += _PRONOUN_HINTS.get(holder, "").split()
+    return " ".join(dict.fromkeys(w for w in words if w))
+
+
+__all__ = ["MIN_PER_MESSAGE", "POOL", "SHOWN", "pick", "related_query", "related_records"]

@@ -490,33 +490,14 @@ class Admin(Protocol):
         Run after forgetting when no trace may remain in the database files."""
         ...
 
-    def clear_memos(self) -> None:
-        """Drop whatever the store memoises of rows it read (a memory's caches are emptied on
-        every forget; a store that memoises nothing does nothing)."""
-        ...
-
     def revision(self) -> Hashable | None:
         """A value that differs after any write to the store's records, record sources or
         episodes, by this object or by any other connection or process on the same database;
         None when the engine cannot tell (then nothing may be memoised across calls). What a
         caller memoises of those rows under a revision it read *before* reading them stays
-        exact while `revision()` returns the same value. Appending messages need not change
-        it (a turn's own appends would otherwise empty every memo every turn)."""
-        ...
-
-    def log_revision(self) -> Hashable | None:
-        """As `revision()`, but staying through this object's own memory steps, whose writes
-        touch records, episodes and messages' relevance and scan tags only: what a caller
-        memoises of messages' places and texts under it stays exact while it returns the same
-        value (a truncation, a deletion, a redaction or another connection's write moves it).
-        An engine may return `revision()`."""
-        ...
-
-    def revision_held(self) -> AbstractContextManager[None]:
-        """Within it, on this thread, `revision()` asks the database for other connections'
-        writes once (on entry) instead of on every call; this object's own writes still move
-        it at once. For one call that makes many memoised reads (`Thread.context`): a write
-        by another process during the call is seen from the next call on."""
+        exact while `revision()` returns the same value (`memlane.caches`). Appending
+        messages need not change it (a turn's own appends would otherwise empty every memo
+        every turn)."""
         ...
 
     def close(self) -> None: ...

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Hashable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from ...types import Episode, Record
-
-_HELD: ContextVar[dict[int, Hashable] | None] = ContextVar("memlane_revision_held", default=None)
-"""Per thread (and task): the other connections' revision each store read when this thread
-entered its `revision_held()`, by the store's id (`_UNREAD` until read, for an engine that
-reads it lazily)."""
-_UNREAD: Any = object()
 
 
 class CommonCore:
@@ -36,75 +29,13 @@ class CommonCore:
 
     def _changes(self) -> Hashable | None:
         """What other connections' (and processes') writes move, read with one cheap query;
-        None when the engine cannot tell (then nothing is memoised across calls)."""
+        None when the engine cannot tell."""
         return None
 
-    _revision_lazily = False
-    """True for an engine whose `_changes()` is never None and that reads it with the first
-    read of a turn (`_revision_unread` / `_revision_read`: PostgreSQL's context read), saving
-    a round trip: `revision_held()` then reads nothing on entry, and the first `revision()` or
-    `held_revision()` in the scope reads it if that read has not given it yet."""
-
-    def _held_outer(self) -> Hashable | None:
-        held = _HELD.get()
-        outer = held.get(id(self)) if held else None
-        if outer is _UNREAD:
-            assert held is not None
-            outer = held[id(self)] = self._changes()
-        return outer
-
-    def _revision_unread(self) -> bool:
-        """Inside `revision_held()`, with the revision not read yet (`_revision_lazily`)."""
-        held = _HELD.get()
-        return held is not None and held.get(id(self)) is _UNREAD
-
-    def _revision_read(self, outer: Hashable) -> None:
-        """The other connections' revision, read by the engine's first read of the scope
-        before any memoised read (so what is memoised after is at least that new)."""
-        held = _HELD.get()
-        if held and held.get(id(self)) is _UNREAD:
-            held[id(self)] = outer
-
     def revision(self) -> Hashable | None:
-        outer = self._held_outer()
-        if outer is None:
-            outer = self._changes()
-            if outer is None:
-                return None
-        # This object's own writes are counted fresh even when held: a forget through it is
-        # seen at once.
-        return outer, self._writes
-
-    def log_revision(self) -> Hashable | None:
-        return self.revision()
-
-    def held_revision(self) -> Hashable | None:
-        """`revision()` inside this thread's `revision_held()` (no query, unless the engine
-        reads it lazily and nothing has yet); None outside it."""
-        outer = self._held_outer()
+        outer = self._changes()
+        # This object's own writes are counted too: a forget through it is seen at once.
         return None if outer is None else (outer, self._writes)
-
-    def held_scope(self) -> object | None:
-        """The `revision_held()` scope this thread (or task) is in, as an object no other
-        scope shares; None outside one. What a store may reuse its own reads within: one
-        `Thread.context` call."""
-        return _HELD.get()
-
-    @contextmanager
-    def revision_held(self) -> Iterator[None]:
-        held = _HELD.get()
-        if held is not None and id(self) in held:
-            yield  # nested: the outer scope's check stands
-            return
-        outer = _UNREAD if self._revision_lazily else self._changes()
-        if outer is None:
-            yield
-            return
-        token = _HELD.set({**(held or {}), id(self): outer})
-        try:
-            yield
-        finally:
-            _HELD.reset(token)
 
     def records(self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
                 offset: int = 0, pinned_only: bool = False) -> list[Record]:

@@ -7,6 +7,8 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from ...text import BM25_B, BM25_K1
+
 # Lexical search on large indexes (see `lexical_plan`).
 LARGE_INDEX = 100_000
 """Below this many indexed records every query term retrieves (exact ranking over the query)."""
@@ -52,6 +54,14 @@ class TermStats:
             df = self._df = {}
         for t, n in values.items():
             df[(namespace, t)] = n
+
+
+def bm25_tf1(w: str, d: str, avg: str) -> str:
+    """BM25 of a term found once in a record, as an SQL expression both engines' bounded
+    search sums (`_scored_candidates`): the term's IDF `w` times (k1 + 1) / (1 + k1 (1 - b +
+    b d / avg)), `d` the record's length and `avg` the candidates' average length."""
+    return (f"{w} * {BM25_K1 + 1} / (1 + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * {d}"
+            f" / {avg}))")
 
 
 def bm25_idf(n: float, df: float) -> float:

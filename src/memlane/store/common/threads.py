@@ -49,7 +49,7 @@ class CommonThreads(CommonCore):
     def messages_in(self, namespace: str, thread_id: str,
                     ranges: Sequence[tuple[int, int]], limit: int) -> list[Message]:
         """The messages of each (start, end) seq range, at most `limit` of each (its first), in
-        one query (`Thread._opened_turns` reads a few candidate stretches per turn, and a query
+        one query (`Thread._opened` reads a few candidate stretches per turn, and a query
         per range cost a round trip each)."""
         if not ranges:
             return []

@@ -1,12 +1,12 @@
-"""Migration 6: a revision counter, so a PostgreSQL store can memoise across calls.
+"""Migration 6: a revision counter, so a memory's read cache can key on a PostgreSQL store's
+`revision()` (`memlane.caches`).
 
 SQLite has `PRAGMA data_version` (it moves when any other connection commits to the file), so
 its form is empty. PostgreSQL has no such number: this adds one row that every transaction
 changing records, their sources or episodes bumps once, at commit (a deferred constraint
 trigger), whichever process or tool wrote. Taken last and held only through the commit, its
 row lock orders committing writers without taking part in a deadlock. Message appends do not
-move it (a turn's own appends would otherwise empty the memos every turn). A store reads it
-with one statement per `Thread.context` (`Store.revision_held`).
+move it (a turn's own appends would otherwise empty the cache every turn).
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from ..common import (
     ThreadLocks,
     pg_params,
 )
-from ..common.memos import BY_ID, RowMemos
 from ..migrations import POSTGRES, Migration
 from ..protocol import Capabilities
 from .rows import _REC_COLS, _episode, _record
@@ -107,10 +106,8 @@ class PgCore(CommonStore):
         self._thread_locks = ThreadLocks()
         self._writes = 0
         """This object's write transactions (appends are not: they use no `transaction()`)."""
-        self._memos = RowMemos()
-        """Records memoised under `revision()` (`_memo_get` / `_memo_put`), emptied by writes."""
-        self._memo_lock = threading.Lock()
-        """Guards `_memos`: pool threads read and fill them at once."""
+        self._writes_lock = threading.Lock()
+        """Guards `_writes`: pool threads write at once."""
         self._lock_conn: psycopg.Connection[Any] | None = None
         self._lock_conn_guard = threading.Lock()
         self.migrations_run: list[int] = self._migrate(POSTGRES)
@@ -216,37 +213,16 @@ class PgCore(CommonStore):
             with self._conn() as conn, conn.transaction():
                 yield PgTx(conn)
         finally:
-            # Counted whatever happened (a rollback only costs a memo), after the commit, so
-            # a read that sees the old count read rows at least that new. Emptied now, not at
-            # the next read: a forgotten text must not stay.
-            with self._memo_lock:
+            # Counted whatever happened (a rollback only moves the revision for nothing),
+            # after the commit, so a read that sees the old count read rows at least that new.
+            with self._writes_lock:
                 self._writes += 1
-                self._memos.drop()
-
-    _revision_lazily = True  # read by the turn's first context read (`PgLog.context_rows`)
 
     def _changes(self) -> Hashable:
         # Migration 6's counter: every commit that changes records, their sources or episodes
         # moves it once, whichever process made it.
         row = self._q("SELECT n FROM memlane_revision WHERE id = 1")
         return int(row[0][0]) if row else 0
-
-    def _memo_rev(self) -> Hashable | None:
-        """The revision to memoise the next reads under (read before them), the memos emptied
-        if it moved since they were filled; None outside `revision_held()`, where reading the
-        revision would cost the round trip the memo saves (then the memos are not used)."""
-        rev = self.held_revision()
-        if rev is not None:
-            with self._memo_lock:
-                self._memos.fresh(rev)
-        return rev
-
-    def _memo_put(self, rev: Hashable | None, put: Callable[[RowMemos], None]) -> None:
-        """Keep what was read under `rev` unless a write moved the revision meanwhile (rows
-        read before it would then be memoised as if after it)."""
-        with self._memo_lock:
-            if rev is not None and self._memos.rev == rev:
-                put(self._memos)
 
     def _q(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         with self._conn() as conn:
@@ -268,10 +244,6 @@ class PgCore(CommonStore):
                         ) -> list[Record]:
         return [_record(r) for r in q(f"SELECT {_REC_COLS} FROM records r WHERE"
                                       " r.namespace = ? ORDER BY r.id", (namespace,))]
-
-    def clear_memos(self) -> None:
-        with self._memo_lock:
-            self._memos.drop()
 
     def reopen_target(self) -> str:
         """What another process opens this same database with (`open_store`): the URL as
@@ -322,26 +294,7 @@ class PgCore(CommonStore):
         self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
         offset: int = 0, pinned_only: bool = False,
     ) -> list[Record]:
-        # Memoised under the revision: the notes read the same records (and probe the same
-        # page) turn after turn, and the same objects back keep the notes' memo hits.
-        rev = self._memo_rev()
-        if rev is None:
-            return self._read_records(namespace, ids, limit, offset, pinned_only)
-        if ids is not None:
-            mine, rest = self._memos.known_records(ids, namespace)
-            if rest:
-                got = self._read_records(namespace, rest, limit, offset, pinned_only)
-                self._memo_put(rev, lambda m: m.records.update((r.id, r) for r in got))
-                mine += got
-            return sorted(mine, key=BY_ID)
-        key = (namespace, limit, offset, pinned_only)
-        page = self._memos.pages.get(key)
-        if page is not None:
-            return list(page)
-        out = self._read_records(namespace, None, limit, offset, pinned_only)
-        if len(out) <= 64:  # the probes and small pages; a whole namespace is not kept
-            self._memo_put(rev, lambda m: m.pages.__setitem__(key, out))
-        return list(out)
+        return self._read_records(namespace, ids, limit, offset, pinned_only)
 
     def _read_records(self, namespace: str, ids: Sequence[int] | None, limit: int,
                       offset: int, pinned_only: bool) -> list[Record]:

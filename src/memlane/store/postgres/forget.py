@@ -1,4 +1,10 @@
-"""Forgetting on PostgreSQL (records, threads, namespaces) and compaction."""
+"""Forgetting on PostgreSQL (records, threads, namespaces) and compaction.
+
+After each forget the planner's statistics of the tables it touched are sampled again
+(ANALYZE): `pg_statistic` keeps sampled column values (a message's text among a column's most
+common values or histogram bounds), and a forgotten value must not stay readable there. The old
+statistics rows are dead tuples of `pg_statistic` until `compact` rewrites that catalog too.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,29 @@ import psycopg.errors
 
 from .core import PgCore
 
+TABLES = ("records", "record_vectors", "record_sources", "record_history", "snapshots",
+          "snapshot_vectors", "episodes", "messages", "threads")
+"""memlane's tables: a forgotten thread or namespace may be in any column's statistics (its id
+among a column's most common values)."""
+
+RECORD_TEXT = ("records", "record_history (text)", "messages (content)", "episodes (line)")
+"""What a forgotten record's text may be sampled from: its row, its history, the messages and
+lines the redaction rewrote: only their text columns, about half the work of whole tables on
+a long log (a record's forget never removes a thread or a namespace id)."""
+
 
 class PgForget(PgCore):
     """Forget a record, a thread or a namespace; compact the tables."""
+
+    def _after_forget(self, tables: Sequence[str] = TABLES) -> None:
+        """After a forget has committed (the store's own, or a redaction's rewrite): nothing of
+        what went stays in this process (the query words' counts, each thread's read-ahead
+        rows) or in the planner's statistics of `tables` (sampled again)."""
+        self._term_stats.clear()
+        self.__dict__.pop("_ahead", None)  # every thread's read-ahead goes with the object
+        with self._conn() as c:
+            for table in tables:
+                c.execute(f"ANALYZE {table}")
 
     # forgetting and export ---------------------------------------------------------------------
     @staticmethod
@@ -35,12 +61,12 @@ class PgForget(PgCore):
         return n
 
     def forget_record(self, namespace: str, record_id: int) -> bool:
-        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self.transaction() as tx:
-            return self._erase_records(tx.conn, namespace, [record_id]) > 0
+            found = self._erase_records(tx.conn, namespace, [record_id]) > 0
+        self._after_forget(RECORD_TEXT)  # the redaction rewrote messages and lines just before
+        return found
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
-        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self.transaction() as tx:
             c = tx.conn
             args = {"ns": namespace, "tid": thread_id}
@@ -68,10 +94,10 @@ class PgForget(PgCore):
                                 " AND thread_id = %(tid)s", args).fetchone()
                 out[table] = int(row[0]) if row else 0
             out["threads"] = int(self._delete_thread(c, namespace, thread_id))
-            return out
+        self._after_forget()
+        return out
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
-        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         out: dict[str, int] = {}
         with self.transaction() as tx:
             # Children before parents (vectors would cascade anyway); every table leads with
@@ -80,6 +106,7 @@ class PgForget(PgCore):
                           "snapshot_vectors", "snapshots", "episodes", "messages", "threads"):
                 out[table] = tx.conn.execute(f"DELETE FROM {table} WHERE namespace = %s",
                                              (namespace,)).rowcount
+        self._after_forget()
         return {k: out[k] for k in ("threads", "messages", "episodes", "records", "snapshots")}
 
     def compact(self) -> None:
@@ -90,9 +117,13 @@ class PgForget(PgCore):
         recycled, in WAL archives and in backups and replicas: those follow the server's own
         retention, which memlane cannot shorten."""
         with self._conn() as c:
-            for table in ("records", "record_vectors", "record_sources", "record_history",
-                          "snapshots", "snapshot_vectors", "episodes", "messages", "threads"):
+            for table in TABLES:
                 c.execute(f"VACUUM (FULL, ANALYZE) {table}")
+            try:
+                # The statistics ANALYZE replaced are dead rows of the catalog: rewrite it.
+                c.execute("VACUUM FULL pg_statistic")
+            except psycopg.errors.InsufficientPrivilege:
+                pass  # needs the catalog's owner (a superuser); docs/SAFETY.md says so
             try:
                 c.execute("CHECKPOINT")
             except psycopg.errors.InsufficientPrivilege:

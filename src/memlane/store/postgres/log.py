@@ -3,9 +3,7 @@ statement context read."""
 
 from __future__ import annotations
 
-import functools
 import random
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -13,7 +11,6 @@ from typing import Any
 import psycopg
 import psycopg.errors
 
-from ...caches import remember
 from ...errors import StoreError
 from ...types import ContextRows, Episode, Message, Record
 from ..common import (
@@ -69,8 +66,6 @@ WITH t AS (
     FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
 )
 SELECT t.filed_to, t.start, t.far, t.turns, t.next_seq,
-    -- The revision (migration 6) in the same round trip: `CommonCore._revision_lazily`.
-    COALESCE((SELECT n FROM memlane_revision WHERE id = 1), 0),
     -- `seq < next_seq` holds for every message (the same snapshot): it is there for the
     -- planner. With one bound of unknown value it takes a third of the thread to match and,
     -- from about 10k messages, scans the table instead of the key range (1.3 ms at 10k and
@@ -94,21 +89,6 @@ SELECT t.filed_to, t.start, t.far, t.turns, t.next_seq,
 FROM (SELECT 1) AS one LEFT JOIN t ON TRUE
 """
 
-# Whether a window's last read (`PgLog._windows`) still stands: the revision (migration 6: any
-# write to records or episodes, any process) and the thread's counters and last message id. An
-# append moves the counters; a truncation moves them, or, truncated and appended back to the
-# same length, the last message is a new row (a new id). Messages change otherwise only with
-# a record or episode write (a step's relevance scores, a forget's redaction of its sources).
-_HEAD = """
-SELECT COALESCE((SELECT n FROM memlane_revision WHERE id = 1), 0), t.turns, t.filed_to,
-    t.next_seq, (SELECT m.id FROM messages m WHERE m.namespace = t.namespace
-                 AND m.thread_id = t.thread_id AND m.seq = t.next_seq - 1)
-FROM threads t WHERE t.namespace = %(ns)s AND t.thread_id = %(tid)s
-"""
-
-WINDOWS_MEMO = 64
-"""Windows (namespace, thread, window size, lines) whose last read `context_rows` keeps."""
-
 AHEAD = 4
 """The first read takes AHEAD times the window's turns (`_Ahead`), at most `AHEAD_MORE` more:
 the budget filler's larger windows then need no second round trip. In the bench threads (#22)
@@ -121,19 +101,15 @@ exact window is cut from what it read): few texts, each planned once."""
 
 
 class _Ahead:
-    """What the first context read of a turn read ahead: the messages and episodes of a window
-    `AHEAD` times as large, in the same snapshot. The budget filler asks next for a larger
-    window (`context_rows(..., held=rows)`) in the same turn (`revision_held`); up to that size
-    it is cut from these rows, as a read of it in this snapshot would return it (the held rows'
-    snapshot: what the protocol asks of an extension), without a round trip. A milliseconds-old
-    snapshot within one turn is the same race as a thread changing just after the read."""
+    """What one context read read: the messages and episodes of a window up to `AHEAD` times
+    as large as asked (rounded up to `WINDOW_STEP` turns), in one snapshot; the window asked
+    for is cut from them (`start_of`, `rows`)."""
 
     def __init__(self, thread_id: str, far: int, turns: int, msg_rows: list[Any],
                  episodes: list[tuple[Episode, int]], first: Episode | None, filed_to: int,
                  pinned: tuple[Record, ...], k: int) -> None:
         self.thread_id, self.far, self.turns = thread_id, far, turns
         self.msg_rows = msg_rows  # `MSG_COLS` rows, in seq order, decoded when cut (`rows`)
-        self.decoded: dict[int, Message] = {}
         self.episodes = episodes  # (episode, n), newest first
         self.first, self.filed_to, self.pinned, self.k = first, filed_to, pinned, k
         # The user messages of the window read ahead, oldest first: each starts a turn.
@@ -150,13 +126,7 @@ class _Ahead:
         return self.users[i] if i >= 0 else None
 
     def rows(self, start: int) -> ContextRows:
-        msgs = []
-        for r in self.msg_rows:
-            if r[2] >= start - 1:
-                m = self.decoded.get(r[2])
-                if m is None:
-                    m = self.decoded[r[2]] = message_row(r)
-                msgs.append(m)
+        msgs = [message_row(r) for r in self.msg_rows if r[2] >= start - 1]
         recent = [(e, n) for e, n in self.episodes if e.start < start][:self.k]
         return window_rows(self.thread_id, start, msgs, self.filed_to, self.first,
                            [e for e, _ in recent], recent[0][1] if recent else 0, self.pinned)
@@ -231,23 +201,6 @@ WHERE namespace = %s AND thread_id = %s AND seq = ANY(%s::bigint[])
 
 class PgLog(PgCore):
     """Appending messages, evicting and deleting threads, reading a context window."""
-
-    @functools.cached_property
-    def _ahead(self) -> threading.local:
-        """Per thread: `last`, the rows of this thread's last context read in a turn, its
-        `_Ahead` and the turn's `held_scope()` (a thread's reads follow each other; another
-        thread's never see them)."""
-        return threading.local()
-
-    @functools.cached_property
-    def _windows(self) -> dict[tuple[str, str, int, int], tuple[Any, ...]]:
-        """Each window's last read (`context_rows`): the revision and the thread's counters
-        and last message id then (`_HEAD`), the rows, what was read ahead."""
-        return {}
-
-    def clear_memos(self) -> None:
-        super().clear_memos()
-        self._windows.clear()
 
     # message log -------------------------------------------------------------------------------
     def append(
@@ -349,16 +302,6 @@ class PgLog(PgCore):
     ) -> ContextRows:
         have = held_turns(held, thread_id, window_turns)
         if held is not None and have is not None:
-            last: tuple[ContextRows, _Ahead, object] | None = getattr(self._ahead, "last", None)
-            scope = self.held_scope()
-            if last is not None and last[0] is held and scope is not None and last[2] is scope:
-                # This thread's last read, in this turn (`revision_held`): cut from what it
-                # read ahead. Rows held across turns are checked by SQL (they may be gone).
-                start = last[1].start_of(window_turns)
-                if start is not None:
-                    out = last[1].rows(start)
-                    self._ahead.last = (out, last[1], scope)  # the next round may grow it
-                    return out
             first = held.window[0]
             with self._conn() as c:
                 row = c.execute(_sql(_OLDER_ROWS, 0, max(buffer_lines, 1)), {
@@ -370,34 +313,18 @@ class PgLog(PgCore):
                 recent = [_episode(r) for r in ep_rows or ()]
                 return grown_rows(held, start, [message_row(r) for r in msg_rows or ()], recent,
                                   ep_rows[0][8] if ep_rows else 0)
-        key = (namespace, thread_id, window_turns, buffer_lines)
-        last_read = self._windows.get(key)
-        if last_read is not None:
-            # Read before: the thread's counters, its last message and the revision (one
-            # small statement); all as they were, and the rows are those read then.
-            with self._conn() as c:
-                head = c.execute(_HEAD, {"ns": namespace, "tid": thread_id}).fetchone()
-            if head is not None:
-                self._revision_read(int(head[0]))
-                if (int(head[0]), self._writes) == last_read[0] and head[1:] == last_read[1]:
-                    scope = self.held_scope()
-                    self._ahead.last = ((last_read[2], last_read[3], scope) if scope is not None
-                                        else None)
-                    rows: ContextRows = last_read[2]
-                    return rows
         k = max(buffer_lines, 1)
         # The window's size is written into the statement (its plan is kept), and a caller's
-        # window moves turn by turn (the fill starts where the last one ended): the statement
-        # reads the window rounded up to `WINDOW_STEP` turns and the exact one is cut from the
-        # rows read ahead, so a handful of statement texts serve every size.
+        # window moves turn by turn: the statement reads the window rounded up to
+        # `WINDOW_STEP` turns and the exact one is cut from the rows, so a handful of
+        # statement texts serve every size.
         wq = -(-window_turns // WINDOW_STEP) * WINDOW_STEP if window_turns > 0 else window_turns
         for w in dict.fromkeys((wq, window_turns)):  # the exact window if it is not in wq's rows
             with self._conn() as c:
                 row = c.execute(_sql(_CONTEXT_ROWS, w, k),
                                 {"ns": namespace, "tid": thread_id}).fetchone()
             assert row is not None
-            filed_to, start, far, turns, next_seq, rev, msg_rows, ep_rows, pin_rows = row
-            self._revision_read(int(rev))
+            filed_to, start, far, turns, next_seq, msg_rows, ep_rows, pin_rows = row
             pinned = tuple(_record(r) for r in pin_rows or ())
             if start is None:  # no such thread
                 return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
@@ -413,15 +340,4 @@ class PgLog(PgCore):
             if start is not None:
                 break
         assert start is not None
-        out = ahead.rows(start)
-        if msg_rows:
-            # The thread's counters and its last message (seq next_seq - 1: the rows read
-            # reach it), under the revision read with them.
-            tail = msg_rows[-1]
-            remember(self._windows, key, ((int(rev), self._writes), (
-                turns, filed_to, next_seq, tail[0] if tail[2] == next_seq - 1 else None),
-                out, ahead), WINDOWS_MEMO)
-        scope = self.held_scope()
-        # Kept for the turn's larger windows only (the scope); outside one, nothing is kept.
-        self._ahead.last = (out, ahead, scope) if scope is not None else None
-        return out
+        return ahead.rows(start)

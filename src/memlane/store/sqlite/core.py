@@ -6,19 +6,17 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from ...errors import StoreError
-from ...types import Episode, Record, make_record
+from ...types import Record, make_record
 from ..common import (
     CommonStore,
     ThreadLocks,
 )
-from ..common.memos import BY_ID, RowMemos
 from ..migrations import SQLITE, apply_sqlite
 from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
@@ -39,6 +37,10 @@ def default_path() -> str:
 
 _VREADER_LOCK = threading.Lock()
 """Guards opening a store's vector-search connection (`SQLiteStore._vector_reader`)."""
+
+
+def _by_id(r: Record) -> int:
+    return r.id
 
 
 class _YieldingLock:
@@ -78,25 +80,8 @@ class SQLiteCore(CommonStore):
             path = str(Path(path).expanduser())
         self.path = path
         self.url = f"sqlite:///{path}"
-        self._episodes: dict[Any, Episode] = {}
-        """Decoded episode rows of `context_rows` (see `_window_episode`); `clear_memos`."""
         self._writes = 0
         """This object's write transactions that may have changed more than messages."""
-        self._log_writes = 0
-        """Those of them `log_revision` counts: all but the tracked ones (a memory step's)."""
-        self._windows: dict[tuple[str, str, int], Any] = {}  # `log._Window`s
-        """The last read of each context window (`SQLiteLog.context_rows`), by revision."""
-        self._memos = RowMemos()
-        """Rows memoised under `revision()` (`_memos_fresh`), bounded, emptied by writes."""
-        self._memos.on_drop = self._forget_touched
-        self._touched_done = 0
-        """How many of `RowMemos.touched` the index of the touched records' texts reflects
-        (`memo_search._touched_index`)."""
-        self._touched_meta: dict[int, tuple[str, int, Counter[str]]] = {}
-        """(namespace, words, its tokens as the index's tokenizer makes them, counted) of each
-        record in that index."""
-        self._term_tokens: dict[str, tuple[str, ...]] = {}
-        """A query term's tokens as the index's tokenizer makes them (`memo_search._tokens`)."""
         # One connection per store object, guarded by a lock: sqlite3 connections are not safe
         # to use from two threads at once, and the agent loop files memory on a worker thread.
         self._lock = threading.RLock()
@@ -170,50 +155,18 @@ class SQLiteCore(CommonStore):
             else:
                 self.conn.execute("COMMIT")
             finally:
-                # Counted whatever happened (a rollback only costs a memo); under the lock, so
-                # no read of this connection sees the rows without the count.
+                # Counted whatever happened (a rollback only moves the revision for nothing);
+                # under the lock, so no read of this connection sees the rows without the count.
                 if self._checkpointer is not None:
                     self._checkpointer.wrote()
                 if not tx.messages_only:
                     self._writes += 1
-                    if not tx.only_tracked():
-                        self._log_writes += 1
-                    # Emptied now, not at the next read: a forgotten text must not stay. A
-                    # memory step's transaction (only tracked writes: `SQLiteTx.only_tracked`)
-                    # empties the records it wrote and what the index's statistics move (term
-                    # counts, postings), and keeps the others, stamped with the new revision,
-                    # when no other connection committed since they were read: a step every
-                    # few turns emptied them all, and the turns after it read every shown
-                    # record and its sources again.
-                    memos = self._memos
-                    kept = memos.rev
-                    if (isinstance(kept, tuple) and len(kept) == 2 and tx.only_tracked()
-                            and kept[0] == self._changes() and kept[1] == self._writes - 1):
-                        memos.keep_but(tx.touched, (kept[0], self._writes))
-                    else:
-                        memos.drop()
-
-    def log_revision(self) -> Hashable:
-        # Tracked writes (`SQLiteTx.only_tracked`: a memory step's) change no message's place
-        # or text; any other write, or another connection's, moves it.
-        outer = self._held_outer()
-        return (self._changes() if outer is None else outer), self._log_writes
 
     def _changes(self) -> Hashable:
         # `data_version` moves when another connection (any process) commits to the file;
         # this connection's own commits are counted by `transaction()` (`_writes`).
         with self._lock:
             return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
-
-    def _memos_fresh(self, c: sqlite3.Connection) -> bool:
-        """Whether the memos may answer a read on `c` now, emptied first if the revision
-        moved. Never on another connection, nor inside a transaction: its snapshot may be
-        older than the revision, or its own writes newer. Call under `_lock`, before the
-        reads whose results are memoised (they are then at least as new as the revision)."""
-        if c is not self.conn or c.in_transaction:
-            return False
-        self._memos.fresh(self.revision())
-        return True
 
     def _q(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -236,23 +189,6 @@ class SQLiteCore(CommonStore):
                         ) -> list[Record]:
         return self._records(self.conn, namespace, None, -1, 0)  # inside `_snapshot_reads`
 
-    def _forget_touched(self) -> None:
-        """Empty the index of the touched records' texts (`RowMemos.on_drop`): nothing derived
-        from a text outlives the memos (a forgotten text must not stay)."""
-        with self._lock:
-            if self._touched_done or self._touched_meta:
-                self.conn.execute("DELETE FROM memlane_mem.touched")
-            self._touched_done = 0
-            self._touched_meta.clear()
-            self._term_tokens.clear()
-
-    def clear_memos(self) -> None:
-        """Drop the memoised episode rows and what is memoised under the revision (a memory's
-        `Caches.clear()` calls this on forget)."""
-        self._episodes.clear()
-        self._windows.clear()
-        self._memos.drop()
-
     def close(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.close()
@@ -263,20 +199,11 @@ class SQLiteCore(CommonStore):
     # episodes and records ----------------------------------------------------------------------
     def _records(
         self, c: sqlite3.Connection, ns: str, ids: Sequence[int] | None, limit: int,
-        offset: int, pinned_only: bool = False, memo: bool = True,
+        offset: int, pinned_only: bool = False,
     ) -> list[Record]:
         if ids is not None:
             out: list[Record] = []
-            if memo and self._memos_fresh(c):
-                # Each id once, as `IN` has them.
-                mine, rest = self._memos.known_records(ids, ns)
-                if rest:
-                    known = self._memos.records
-                    for r in self._records(self.conn, ns, rest, limit, offset, memo=False):
-                        known[r.id] = r
-                        mine.append(r)
-                return sorted(mine, key=BY_ID)
-            for part in chunks(list(ids)):
+            for part in chunks(list(dict.fromkeys(ids))):
                 marks = ",".join("?" * len(part))
                 # By primary key (`namespace || ''` is no indexable term): one lookup an id, not
                 # one in the namespace's index and another in the table.
@@ -285,38 +212,19 @@ class SQLiteCore(CommonStore):
                     " AND namespace || '' = ?", (*part, ns),
                 ).fetchall()
                 out.extend(self._with_sources(c, rows))
-            return sorted(out, key=BY_ID)
-        # A small page (the notes' probe, a small namespace's records) is memoised like the
-        # records by id, inside `revision_held` (`Thread.notes` asks for the same one every
-        # turn; elsewhere checking the revision would cost what the memo saves).
-        key = (ns, limit, offset, pinned_only)
-        memo = (memo and 0 <= limit <= 64 and self.held_revision() is not None
-                and self._memos_fresh(c))
-        if memo and key in self._memos.pages:
-            return list(self._memos.pages[key])
+            return sorted(out, key=_by_id)
         sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"
         if pinned_only:
             sql += " AND pinned = 1"
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
-        out = self._with_sources(c, rows)
-        if memo:
-            self._memos.pages[key] = out
-        return list(out)
+        return self._with_sources(c, rows)
 
     def _with_sources(self, c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
         if not rows:
             return []
-        # A fact restated over a long thread has a thousand sources, and reading them cost more
-        # than the search that found it, on every turn that shows it: they are memoised by
-        # record id while the store's revision stays (only a write to records moves them).
-        # Not inside a read or write transaction: its snapshot may be older (or its writes
-        # newer) than the revision says.
-        memo = self._memos_fresh(c)
-        known = self._memos.sources if memo else {}
-        ids = [r[0] for r in rows if r[0] not in known]
-        src: dict[int, tuple[int, ...]] = {i: () for i in ids}  # no sources: no row below
+        src: dict[int, tuple[int, ...]] = {}  # no sources: no row below
         # One row per record, its sources joined by SQLite (a Python row each cost more).
-        for part in chunks(ids):
+        for part in chunks([r[0] for r in rows]):
             marks = ",".join("?" * len(part))
             for rid, mids in c.execute(
                 "SELECT record_id, group_concat(message_id) FROM record_sources"
@@ -326,12 +234,9 @@ class SQLiteCore(CommonStore):
                 # group_concat's order is unspecified (it follows the primary key in practice):
                 # sorted here, a linear pass over sorted input.
                 src[rid] = tuple(sorted(map(int, mids.split(","))))
-        if memo:
-            known.update(src)
-        src.update((i, known[i]) for i in (r[0] for r in rows) if i not in src)
         return [
-            make_record(r[0], r[1], r[2], r[3], src[r[0]], r[4], r[5], r[6], bool(r[7]),
-                        bool(r[8]), r[9], r[10])
+            make_record(r[0], r[1], r[2], r[3], src.get(r[0], ()), r[4], r[5], r[6],
+                        bool(r[7]), bool(r[8]), r[9], r[10])
             for r in rows
         ]
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from ...caches import remember
-from ...types import ContextRows, Episode, Message
+from ...types import ContextRows, Message
 from ..common import (
     grown_rows,
     held_turns,
@@ -16,26 +14,6 @@ from ..common import (
 from ..protocol import HistoryPolicy, NewMessage
 from .core import SQLiteCore
 from .window import _WindowReads
-
-WINDOWS_MEMO = 64
-"""Threads (namespace, thread, lines) whose last window read `context_rows` keeps."""
-
-
-@dataclass(frozen=True, eq=False)
-class _Window:
-    """A thread's last window read (`SQLiteLog.context_rows`), valid while `rev` stays: the
-    thread's counters then (`head`: turns, filed_to, next_seq), the window's turns and where it
-    started, the messages held (from the window's probe on, or from further back: a window
-    of fewer turns is cut from them), the episodes that start before it, and the rows."""
-
-    rev: Hashable
-    head: tuple[int, int, int]
-    w: int
-    start: int
-    msgs: list[Message]
-    recent: list[Episode]
-    count: int
-    rows: ContextRows
 
 
 class SQLiteLog(SQLiteCore):
@@ -127,15 +105,9 @@ class SQLiteLog(SQLiteCore):
     ) -> ContextRows:
         with self._lock:
             c = self.conn
-            # Read before the snapshot: what is memoised under it is at least that new.
-            rev = self.revision() if not c.in_transaction else None
-            key = (namespace, thread_id, buffer_lines)
-            last: _Window | None = self._windows.get(key) if rev is not None else None
-            if last is not None and last.rev != rev:
-                last = None
             c.execute("BEGIN")  # one snapshot for all the reads below
             try:
-                r = _WindowReads(c, namespace, thread_id, self._episodes)
+                r = _WindowReads(c, namespace, thread_id)
                 have = held_turns(held, thread_id, window_turns)
                 if held is not None and have is not None:
                     first = held.window[0]
@@ -143,32 +115,14 @@ class SQLiteLog(SQLiteCore):
                                     " thread_id = ? AND seq = ? AND id = ?",
                                     (namespace, thread_id, first.seq, first.id)).fetchone()
                     if row is not None:  # else the held rows are gone: read the window whole
+                        # Only the older messages the larger window adds are read.
                         start = r.start(row[0] + have - window_turns)
-                        mine = last if last is not None and last.rows is held else None
-                        older = ([m for m in _from(r, mine.msgs, start - 1)
-                                  if m.seq < first.seq] if mine is not None and mine.msgs
-                                 else r.messages(start - 1, first.seq))
+                        older = r.messages(start - 1, first.seq)
                         recent, count = r.recent(start, buffer_lines)
-                        out = grown_rows(held, start, older, recent, count)
-                        if mine is not None:
-                            # This turn's first read came from the memo: it holds the larger
-                            # window now, for the next turn's fill (and the older messages it
-                            # held: the next fill may start before this one).
-                            before = [m for m in mine.msgs if m.seq < start - 1]
-                            self._windows[key] = _Window(rev, mine.head, window_turns, start,
-                                                         [*before, *older, *held.window],
-                                                         recent, count, out)
-                        return out
+                        return grown_rows(held, start, older, recent, count)
                 t = c.execute("SELECT turns, filed_to, next_seq FROM threads"
                               " WHERE namespace = ? AND thread_id = ?",
                               (namespace, thread_id)).fetchone()
-                if last is not None and t is not None:
-                    if last.head == t and last.w == window_turns:
-                        return last.rows  # nothing written since: the same rows
-                    got = self._cut(r, last, t, window_turns, buffer_lines)
-                    if got is not None:
-                        self._windows[key] = got
-                        return got.rows
                 pinned = tuple(self._records(c, namespace, None, 1000, 0, pinned_only=True))
                 if t is None:
                     return ContextRows(thread_id, (), False, None, (), 0, 0, pinned)
@@ -176,68 +130,11 @@ class SQLiteLog(SQLiteCore):
                 # No window at all: every message is history, none is replayed.
                 start = next_seq if window_turns <= 0 else r.start(turns - window_turns + 1)
                 # Read one message more than the window: if it comes back, history did not fit.
-                msgs = r.messages(start - 1)
+                msgs: list[Message] = r.messages(start - 1)
                 if not msgs or msgs[0].seq >= start:
-                    out = window_rows(thread_id, start, msgs, filed_to, None, (), 0, pinned)
-                    recent, count = [], 0
-                else:
-                    recent, count = r.recent(start, buffer_lines)
-                    out = window_rows(thread_id, start, msgs, filed_to, r.first_episode(),
-                                      recent, count, pinned)
-                if rev is not None:
-                    remember(self._windows, key, _Window(rev, t, window_turns, start, msgs,
-                                                         recent, count, out), WINDOWS_MEMO)
-                return out
+                    return window_rows(thread_id, start, msgs, filed_to, None, (), 0, pinned)
+                recent, count = r.recent(start, buffer_lines)
+                return window_rows(thread_id, start, msgs, filed_to, r.first_episode(),
+                                   recent, count, pinned)
             finally:
                 c.execute("COMMIT")
-
-    @staticmethod
-    def _cut(r: _WindowReads, last: _Window, head: tuple[int, int, int], window_turns: int,
-             buffer_lines: int) -> _Window | None:
-        """The window of `window_turns` turns from the rows `last` holds and the messages
-        appended since it was read (the revision unmoved: nothing else was written); None when
-        it must be read whole (not only appends: the thread's counters went back, or its filing
-        moved; no window). A window that starts before the rows held reads only the older
-        part."""
-        turns, filed_to, next_seq = head
-        lturns, lfiled, lnext = last.head
-        if not (turns >= lturns and next_seq >= lnext and filed_to == lfiled
-                and window_turns > 0 and last.msgs):
-            return None
-        start = r.start(turns - window_turns + 1)
-        held = last.msgs
-        # The held rows are every message from their first on: the window's, from start - 1
-        # (its probe), are among them, or no message is older than them (no probe came back
-        # when they were read: the whole thread was in view).
-        if start - 1 < held[0].seq and last.rows.truncated:
-            held = _from(r, held, start - 1)  # only the older part is read
-        if next_seq > lnext:  # appended since: seqs from `lnext` on
-            held = [*held, *r.messages(lnext)]
-        first = next((i for i, m in enumerate(held) if m.seq >= start - 1), len(held))
-        msgs = held[first:]
-        # Kept: the window's messages and twice as many older ones at most (a long
-        # conversation's appends would otherwise grow the held rows without bound; a fill's
-        # window moves by a few turns either way from one turn to the next).
-        held = held[max(0, first - 2 * len(msgs)):]
-        rows = last.rows
-        if not msgs or msgs[0].seq >= start:
-            out = window_rows(rows.thread_id, start, msgs, filed_to, None, (), 0, rows.pinned)
-            return _Window(last.rev, head, window_turns, start, held, [], 0, out)
-        if start == last.start and rows.truncated:  # the same episodes start before it
-            recent, count = last.recent, last.count
-        else:
-            recent, count = r.recent(start, buffer_lines)
-        first_ep = rows.first_episode if rows.first_episode is not None else r.first_episode()
-        out = window_rows(rows.thread_id, start, msgs, filed_to, first_ep, recent, count,
-                          rows.pinned)
-        return _Window(last.rev, head, window_turns, start, held, recent, count, out)
-
-
-def _from(r: _WindowReads, held: list[Message], lo: int) -> list[Message]:
-    """The messages from seq `lo` to the last of `held` (the held rows: every message from
-    their first on, `SQLiteLog._cut`): the held ones as they are, the same objects (what
-    `prepare`'s window memo is keyed by; a message does not change while the revision stays),
-    and only the part older than them read."""
-    if lo < held[0].seq:
-        return [*r.messages(lo, held[0].seq), *held]
-    return [m for m in held if m.seq >= lo]

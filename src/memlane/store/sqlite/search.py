@@ -1,5 +1,5 @@
-"""Lexical search on SQLite (FTS5): exact BM25, the bounded top-k's candidates, term counts,
-and snapshots."""
+"""Lexical search on SQLite (FTS5): the engine's bm25() ranking, the bounded top-k's
+candidates, term counts, and snapshots. Plain SQL: every read asks the database."""
 
 from __future__ import annotations
 
@@ -12,21 +12,17 @@ from ..common import (
     SNAP_COLS,
     snapshot_row,
 )
+from ..common.plan import bm25_tf1
 from ..fts import fts5_match
 from ..protocol import SearchFilters, Snapshot
-from .core import _REC_COLS
-from .memo_search import SQLiteMemoSearch
+from .core import _REC_COLS, SQLiteCore
 
 
-class SQLiteSearch(SQLiteMemoSearch):
+class SQLiteSearch(SQLiteCore):
     """FTS5 search of records and snapshots, and saving snapshots."""
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                         narrow: bool = True) -> list[tuple[Record, float]]:
-        with self._lock:  # re-entrant: held on through the memoised reads
-            if (not narrow and f == SearchFilters() and self._memos_fresh(self.conn)
-                    and self._memo_worth(namespace, terms, exact=True)):
-                return self._memo_exact(namespace, terms, k)
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -45,52 +41,35 @@ class SQLiteSearch(SQLiteMemoSearch):
         return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
     def _index_size(self) -> float:
-        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all);
-        # memoised under the revision inside `revision_held` (elsewhere checking the revision
-        # costs what the memo saves).
+        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
         with self._lock:
-            fresh = self.held_revision() is not None and self._memos_fresh(self.conn)
-            if fresh and self._memos.size is not None:
-                return self._memos.size
-            size = float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
+            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
                          or 0)
-            if fresh:
-                self._memos.size = size
-            return size
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters) -> list[tuple[Record, float]]:
-        with self._lock:  # re-entrant: held on through the memoised reads
-            if (f == SearchFilters() and self._memos_fresh(self.conn)
-                    and self._memo_worth(namespace, [t for t, _, _ in weights])):
-                return self._memo_candidates(namespace, weights, k)
-        return self._sql_candidates(namespace, weights, k, f)
-
-    def _sql_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
-                        k: int, f: SearchFilters) -> list[tuple[Record, float]]:
         # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
         # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
         # on the record's row (a primary-key lookup per posting walked), not with FTS5's
         # namespace phrase: ANDed with a doclist that holds every record of the namespace, that
-        # phrase cost 3x the term's own walk. Summed and ranked in SQLite, k rows back.
+        # phrase cost 3x the term's own walk. Scored (`bm25_tf1`: a record's length is
+        # `records.words`, migration 7, against the candidates' average), summed and ranked in
+        # SQLite, k rows back.
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
-        # BM25 at tf = 1: a term's IDF times (k1 + 1) / (1 + k1 (1 - b + b D / avgdl)), with
-        # D the record's words (`records.words`, migration 7: spaces + 2, close to FTS5's token
-        # count for one-line facts).
-        sub = ("SELECT id, ? * 2.2 / (1 + 1.2 * (0.25 + 0.75 * d / ?)) AS w FROM ("
-               "SELECT records_fts.rowid AS id, r.words AS d FROM records_fts JOIN records r"
-               " ON r.id = records_fts.rowid"
+        sub = ("SELECT * FROM (SELECT records_fts.rowid AS id, ? AS w, r.words AS d"
+               " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
                " ORDER BY records_fts.rowid DESC LIMIT ?)")
-        avgdl = self._avgdl()
         args: list[Any] = []
         for t, w, n in weights:
-            args += [w, avgdl, fts5_match([t], ("text",)), namespace, *fargs, n]
-        sql = (f"SELECT {cols}, s.score FROM (SELECT id, SUM(w) AS score FROM ("
-               + " UNION ALL ".join([sub] * len(weights))
-               + ") GROUP BY id ORDER BY score DESC, id DESC LIMIT ?) s"
-               " JOIN records r ON r.id = s.id ORDER BY s.score DESC, s.id DESC")
+            args += [w, fts5_match([t], ("text",)), namespace, *fargs, n]
+        sql = ("WITH u AS (" + " UNION ALL ".join([sub] * len(weights)) + "),"
+               " a AS (SELECT MAX(AVG(d), 1.0) AS m FROM u),"
+               f" s AS (SELECT id, SUM({bm25_tf1('w', 'd', 'a.m')}) AS score FROM u, a"
+               " GROUP BY id ORDER BY score DESC, id DESC LIMIT ?)"
+               f" SELECT {cols}, s.score FROM s JOIN records r ON r.id = s.id"
+               " ORDER BY s.score DESC, s.id DESC")
         with self._lock:
             c = self.conn
             rows = c.execute(sql, (*args, k)).fetchall()
@@ -99,17 +78,7 @@ class SQLiteSearch(SQLiteMemoSearch):
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
-            if not self._memos_fresh(self.conn):
-                return _term_counts(self.conn, terms, cap)
-            # Exact while the revision stays, zeros too (`TermStats` keeps no zero: it cannot
-            # tell when a record brings the word): a new message's words in no record are
-            # counted once, not on every turn.
-            memo = self._memos.counts
-            todo = list(dict.fromkeys(t for t in terms if (t, cap) not in memo))
-            if todo:
-                memo.update(zip(((t, cap) for t in todo), _term_counts(self.conn, todo, cap),
-                                strict=True))
-            return [memo[(t, cap)] for t in terms]
+            return _term_counts(self.conn, terms, cap)
 
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None

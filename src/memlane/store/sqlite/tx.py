@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from ...types import Episode
 from ..common import (
@@ -24,38 +22,6 @@ def _episode(row: Sequence[Any]) -> Episode:
     )
 
 
-_W = TypeVar("_W", bound=Callable[..., Any])
-
-
-def _tracked(record_arg: str | None = None, returns_id: bool = False) -> Callable[[_W], _W]:
-    """A write whose changed rows `SQLiteTx.only_tracked` accounts for (triggers' included,
-    even when it raises), and the record it writes as touched: the argument named
-    `record_arg`, or the id it returns (`returns_id`)."""
-    def wrap(fn: _W) -> _W:
-        # Where the record's id is among the positional arguments after `self`, found once
-        # (binding the signature on every call cost more than the write's bookkeeping).
-        at = (list(inspect.signature(fn).parameters).index(record_arg) - 1
-              if record_arg else -1)
-
-        @functools.wraps(fn)
-        def run(self: SQLiteTx, *args: Any, **kw: Any) -> Any:
-            before = self.conn.total_changes
-            rid = None
-            if record_arg is not None:
-                rid = args[at] if len(args) > at else kw[record_arg]
-            try:
-                out = fn(self, *args, **kw)
-                if returns_id:
-                    rid = out
-                return out
-            finally:
-                self._changed += self.conn.total_changes - before
-                if rid is not None:
-                    self.touched.add(int(rid))
-        return run  # type: ignore[return-value]
-    return wrap
-
-
 class SQLiteTx(CommonTx):
     """Primitive writes inside an open SQLite transaction (`StoreTx`)."""
 
@@ -63,18 +29,6 @@ class SQLiteTx(CommonTx):
         self.conn = conn
         self.messages_only = False
         """Set by a write that only appends messages (`SQLiteStore.revision` stays)."""
-        self.touched: set[int] = set()
-        """Records the tracked writes (`add_record`, `update_record`, `delete_record`) wrote."""
-        self._start = conn.total_changes
-        self._changed = 0
-
-    def only_tracked(self) -> bool:
-        """Whether every row this transaction changed was changed by a tracked write (those
-        above, `upsert_episode`, `set_relevance`): SQLite counts each changed row, triggers'
-        included, so a write through `conn` by anyone else shows as rows unaccounted for. The
-        store then keeps its memoised records but the touched ones (`SQLiteStore.transaction`)."""
-        return bool(self.conn.total_changes - self._start == self._changed)
-
 
     @staticmethod
     def sql(sql: str) -> str:
@@ -87,7 +41,6 @@ class SQLiteTx(CommonTx):
         ).fetchone()
         return None if row is None else str(row[0])
 
-    @_tracked(returns_id=True)
     def add_record(
         self, namespace: str, text: str, kind: str, source_ids: Sequence[int],
         thread_id: str | None, now: float, step_end: int | None, suspect: bool,
@@ -112,7 +65,6 @@ class SQLiteTx(CommonTx):
         )
         return rid
 
-    @_tracked("record_id")
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
         source_ids: Sequence[int] = (),
@@ -139,7 +91,6 @@ class SQLiteTx(CommonTx):
                  json.dumps(sorted(source_ids))),
             )
 
-    @_tracked("record_id")
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
         self.conn.execute(
             "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
@@ -165,11 +116,6 @@ class SQLiteTx(CommonTx):
                 (json.dumps(kept), namespace, tid, end),
             )
 
-    @_tracked()
-    def mark_scanned(self, namespace: str, table: str, items: Sequence[tuple[int, str]],
-                     tag: int) -> None:
-        super().mark_scanned(namespace, table, items, tag)
-
     def get_episode(self, namespace: str, thread_id: str, end: int) -> Episode | None:
         row = self.conn.execute(
             f'SELECT {EP_COLS} FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
@@ -177,7 +123,6 @@ class SQLiteTx(CommonTx):
         ).fetchone()
         return None if row is None else _episode(row)
 
-    @_tracked()
     def upsert_episode(self, namespace: str, episode: Episode, now: float) -> None:
         row = self.conn.execute(
             'SELECT n FROM episodes WHERE namespace = ? AND thread_id = ? AND "end" = ?',
@@ -209,7 +154,6 @@ class SQLiteTx(CommonTx):
             (episode.end, namespace, episode.thread_id),
         )
 
-    @_tracked()
     def set_relevance(self, namespace: str, thread_id: str, scores: dict[int, float]) -> None:
         self.conn.executemany(
             "UPDATE messages SET relevance = ? WHERE namespace = ? AND thread_id = ? AND seq = ?",

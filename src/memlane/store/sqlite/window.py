@@ -6,26 +6,19 @@ import json
 import sqlite3
 from typing import Any
 
-from ...caches import remember
 from ...types import Episode, Message, make_message
 
 # The columns of an episode `context_rows` shows (thread_id is the one asked for), then `n`.
 _WINDOW_EP_COLS = 'start, "end", line, record_ids, date, suspect, scanned, n'
 
 
-def _window_episode(memo: dict[Any, Episode], thread_id: str, row: tuple[Any, ...]) -> Episode:
-    """The episode of a `_WINDOW_EP_COLS` row, memoised on the thread and the whole row in the
-    store's `memo`: every context() shows the same few episodes again, and decoding their record
-    ids costs more than reading them. A changed row is a different key, so this is exact."""
-    key = (thread_id, row)
-    ep = memo.get(key)
-    if ep is None:
-        ep = remember(memo, key, Episode(
-            thread_id=thread_id, start=row[0], end=row[1], line=row[2],
-            record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
-            scanned=row[6],
-        ))
-    return ep
+def _window_episode(thread_id: str, row: tuple[Any, ...]) -> Episode:
+    """The episode of a `_WINDOW_EP_COLS` row."""
+    return Episode(
+        thread_id=thread_id, start=row[0], end=row[1], line=row[2],
+        record_ids=tuple(json.loads(row[3])), date=row[4], suspect=bool(row[5]),
+        scanned=row[6],
+    )
 
 
 # The columns of a window message; thread_id is the one asked for (the WHERE clause pins it), so
@@ -36,9 +29,8 @@ _WINDOW_COLS = "id, seq, role, content, ts, tokens, relevance, name"
 class _WindowReads:
     """The reads of `context_rows` on one connection, inside the caller's read transaction."""
 
-    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str,
-                 memo: dict[Any, Episode]) -> None:
-        self.c, self.ns, self.thread_id, self.memo = c, ns, thread_id, memo
+    def __init__(self, c: sqlite3.Connection, ns: str, thread_id: str) -> None:
+        self.c, self.ns, self.thread_id = c, ns, thread_id
 
     def start(self, turn: int) -> int:
         """The seq of turn `turn`'s user message (1 for the thread's start)."""
@@ -72,7 +64,7 @@ class _WindowReads:
             ' ORDER BY "end" LIMIT 1',
             (self.ns, self.thread_id),
         ).fetchone()
-        return _window_episode(self.memo, self.thread_id, row) if row else None
+        return _window_episode(self.thread_id, row) if row else None
 
     def recent(self, start: int, buffer_lines: int) -> tuple[list[Episode], int]:
         """The newest `buffer_lines` episodes that start before `start`, newest first, and the
@@ -84,5 +76,5 @@ class _WindowReads:
             ' AND +start < ? ORDER BY "end" DESC LIMIT ?',
             (self.ns, self.thread_id, start, max(buffer_lines, 1)),
         ).fetchall()
-        memo, tid = self.memo, self.thread_id
-        return [_window_episode(memo, tid, r) for r in rows], (rows[0][7] if rows else 0)
+        tid = self.thread_id
+        return [_window_episode(tid, r) for r in rows], (rows[0][7] if rows else 0)

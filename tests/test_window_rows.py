@@ -1,7 +1,6 @@
-"""A store keeps each context window's last read (`context_rows`): the same rows again while
-nothing was written (both engines), on SQLite the rows plus the messages appended while only
-appends were. Exact: after every kind of write, through this store or another connection on the
-same database, the rows it returns are the rows a store that keeps nothing reads."""
+"""A context window's rows (`context_rows`, and a larger window grown from held rows) after
+every kind of write, through this store or another connection on the same database, are the
+rows a newly opened store reads (both engines)."""
 
 from __future__ import annotations
 
@@ -45,14 +44,11 @@ def _filed(target: str, turns: int) -> tuple[Memory, Thread]:
 
 def _check(mem: Memory, path: str) -> None:
     for w, lines in WINDOWS:
-        with mem.store.revision_held():  # as `Thread.context` reads
-            got = mem.store.context_rows("ns", "t", w, lines)
-            # The budget filler's larger window, from the rows it holds.
-            grown = mem.store.context_rows("ns", "t", w + 3, lines, held=got)
+        got = mem.store.context_rows("ns", "t", w, lines)
+        # The budget filler's larger window, from the rows it holds.
+        grown = mem.store.context_rows("ns", "t", w + 3, lines, held=got)
         assert got == _fresh_rows(path, w, lines), (w, lines)
         assert grown == _fresh_rows(path, w + 3, lines), (w + 3, lines)
-        again = mem.store.context_rows("ns", "t", w, lines)  # outside a held revision
-        assert again == got
 
 
 def test_window_rows_stay_exact_through_every_kind_of_write(target: str) -> None:
@@ -96,73 +92,23 @@ def test_window_rows_stay_exact_through_every_kind_of_write(target: str) -> None
     other.close()
 
 
-def test_unchanged_thread_is_not_read_again(target: str) -> None:
-    """The memo is used: an unchanged thread's rows are the same object, an append's are
-    new rows holding the message."""
-    mem, th = _filed(target, 30)
-    store = mem.store
-    with store.revision_held():
-        a = store.context_rows("ns", "t", 4, 6)
-    with store.revision_held():
-        b = store.context_rows("ns", "t", 4, 6)
-    assert b is a and a.truncated
-    th.add("user", "question 30")
-    with store.revision_held():
-        c = store.context_rows("ns", "t", 4, 6)
-    assert c is not a and c.window[-1].content == "question 30"
-    assert c.window[0].seq > a.window[0].seq  # the window moved on by a turn
-    mem.close()
-
-
 def test_truncated_and_appended_back_to_the_same_length(target: str) -> None:
     """Another connection undoes the last turn and a new one takes its place: the thread's
     counters are as they were (PostgreSQL's revision moves with records and episodes only), but
-    the last message is a new row, so the window is read again."""
+    the last message is a new row: the window holds it."""
     mem = Memory.open(target, namespace="ns")
     other = Memory.open(target, namespace="ns")
     th = mem.thread("t")
     for i in range(12):
         th.add("user", f"question {i}")
         th.add("assistant", f"answer {i}")
-    with mem.store.revision_held():
-        before = mem.store.context_rows("ns", "t", 3, 6)
+    before = mem.store.context_rows("ns", "t", 3, 6)
     last_user = th.messages()[-2]
     other.thread("t").truncate(last_user.seq)
     other.thread("t").add("user", "a different question")
     other.thread("t").add("assistant", "a different answer")
-    with mem.store.revision_held():
-        after = mem.store.context_rows("ns", "t", 3, 6)
+    after = mem.store.context_rows("ns", "t", 3, 6)
     assert after == _fresh_rows(target, 3, 6) and after != before
     assert after.window[-1].content == "a different answer"
     mem.close()
     other.close()
-
-
-def test_a_fill_moving_either_way_keeps_the_same_message_objects(tmp_path: Path) -> None:
-    """SQLite: a window cut to another size, or grown by the fill, from the rows the store
-    holds is what a store that keeps nothing reads, whichever way and however far the size
-    moves; and while it moves by a few turns (as a fill's start does from one turn to the next)
-    it is made of the same message objects for the same messages, which is what the
-    assembler's window memo is keyed by (the held rows reach twice the window back)."""
-    path = str(tmp_path / "m.db")
-    mem, th = _filed(path, 80)
-    store = mem.store
-    rnd = random.Random(3)
-    objects: dict[int, object] = {}
-    w = 12
-    for step in range(120):
-        near = step >= 60
-        w = (min(30, max(8, w + rnd.randint(-3, 3))) if near else rnd.randint(1, 40))
-        with store.revision_held():
-            got = store.context_rows("ns", "t", w, 6)
-            grown = store.context_rows("ns", "t", w + rnd.randint(1, 6), 6, held=got)
-        for rows in (got, grown):
-            turns = len({m.seq for m in rows.window if m.role == "user"})
-            assert rows == _fresh_rows(path, turns, 6), (step, turns)
-            for m in rows.window:
-                if near and step > 62:
-                    assert objects.setdefault(m.seq, m) is m, (step, m.seq)
-                objects[m.seq] = m
-        if step in (30, 90):  # an append keeps the objects of the messages before it
-            th.add("user", f"question at {step}")
-    mem.close()

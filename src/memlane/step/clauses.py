@@ -1,0 +1,136 @@
+"""What a person would write down from a sentence: its facts, one per clause, without the talk.
+
+The heuristic writer (`step/heuristic.py`) files each user sentence through `clauses`:
+
+- a request to keep something ("please remember that ...", "note that ...") is taken off, and
+  what it asks to keep is the fact;
+- a question or request that follows a statement ("She's a corgi called Biscuit, what toys suit
+  her?", "We fly to Crete on 14 August, can you suggest beaches?") is cut off, the statement kept;
+- fillers are trimmed: "by the way", "btw", and a consequence that only serves the
+  conversation (", so anything up north works for me", ", so no meat please");
+- two facts joined in one sentence ("My employer is Novo Nordisk and my start date is 15
+  September", "My sister lives in Bristol and I live in Leeds") are two clauses, each its own
+  record; a pronoun opening the second ("... and she is 14 years old") is replaced by the holder
+  the first named ("My cat is 14 years old"), so each record says whom it is about.
+
+The message itself keeps every word: only the record's text is trimmed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .supersede import RELATIONS
+
+_KEEP = re.compile(
+    r"^\W*(?:(?:and|also|oh|so|btw|by\s+the\s+way|one\s+more\s+thing)[\s,]+)*(?:please\s+|pls\s+"
+    r"|can\s+you\s+|could\s+you\s+)?(?:(?:do\s+)?remember|keep\s+in\s+mind|make\s+a\s+note|note"
+    r"|for\s+the\s+record|just\s+so\s+you\s+know|fyi|for\s+your\s+information|don't\s+forget)"
+    r"(?:\s+(?:that|this|of\s+this))?\s*[,:-]?\s+", re.I)
+_KEEP_TAIL = re.compile(r"[,;\s-]+(?:(?:so\s+)?please\s+|pls\s+|can\s+you\s+|do\s+)?(?:remember|"
+                        r"note|keep\s+in\s+mind)(?:\s+(?:that|this|it))?\s*[.!]*$"
+                        r"|[,;\s-]+(?:please\s+)?keep\s+(?:that|this|it)\s+in\s+mind\s*[.!]*$",
+                        re.I)
+_FILLER_HEAD = re.compile(r"^\W*(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
+                          r"anyway|anyways|random\s+thing|fun\s+fact)\b[\s,:;-]*", re.I)
+_FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|haha|lol|"
+                          r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
+                          r"\s*([.!]*)$", re.I)
+# ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
+_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
+                      r"she's|he's|they|they're|it's|his|her|their|now)\b)[^,]*$", re.I)
+# A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
+_ASK_TAIL = re.compile(
+    r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
+    r"would|will|do|does|did|should|is\s+there|are\s+there|where|when|who|why|please|pls|"
+    r"suggest|recommend|tell\s+me|help\s+me|give\s+me|ideas?)\b.*$", re.I)
+_SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they|they're|it's|" \
+           r"his|her|their)\b"
+# Where two facts meet: "... and my start date is ...", "...; my new manager is ...".
+_JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
+                   rf"|so\s+now|and\s+now)\s+(?!(?:i|we)\s+(?:are|were|have|had|both|will)\b)"
+                   rf"(?={_SUBJECT})"
+                   rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
+                   rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
+                            rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?)(?:'s)?\s+(?:is|was|has|[a-z]+s)\b",
+                            re.I)
+_PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
+                            re.I)
+_POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
+# A person or pet of the speaker's named anywhere in a clause ("a gift for my wife"): who a
+# following "she" or "her" stands for.
+_REL_MENTION = re.compile(
+    rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
+    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
+    re.I)
+
+
+def asked_to_keep(sentence: str) -> bool:
+    """Whether the sentence asks to remember something ("please remember that ...")."""
+    return bool(_KEEP.match(sentence) or _KEEP_TAIL.search(sentence))
+
+
+def trim(sentence: str) -> str:
+    """The sentence without a remember-request, a question or request after its statement,
+    or fillers. Returns the sentence as is when nothing of a statement would be left."""
+    s = _KEEP.sub("", sentence, count=1)
+    s = _KEEP_TAIL.sub(".", s)
+    s = _FILLER_HEAD.sub("", s, count=1)
+    s = _FILLER_TAIL.sub(r"\1", s)
+    ask = _ASK_TAIL.search(s)
+    if ask is not None and ask.start() > 0 and len(s[:ask.start()].split()) >= 3:
+        s = s[:ask.start()].rstrip() + "."
+    so = _SO_TAIL.search(s.rstrip(".!"))
+    if so is not None and len(s[:so.start()].split()) >= 2:
+        s = s[:so.start()].rstrip() + "."
+    s = s.strip(" ,;:-")
+    if not s or len(s.split()) < 2:
+        return sentence
+    if s[-1] not in ".!?":
+        s += "."
+    return s[0].upper() + s[1:]
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """The facts of one sentence, one per clause (see the module docstring)."""
+    parts = [p for p in _JOIN.split(sentence) if p and p.strip()]
+    if len(parts) < 2 or any(len(p.split()) < 2 for p in parts):
+        return [sentence]
+    out: list[str] = []
+    owner = None
+    for p in parts:
+        p = p.strip(" ,;")
+        m = _OWNER_SUBJECT.match(p)
+        if m is not None:
+            owner = m.group(1)
+        elif owner is not None:
+            p = _with_holder(p, owner)
+        else:
+            mentions = list(_REL_MENTION.finditer(p))
+            owner = mentions[-1].group(0) if mentions else None
+        if p[-1] not in ".!?":
+            p += "."
+        out.append(p[0].upper() + p[1:])
+    return out
+
+
+def _with_holder(clause: str, owner: str) -> str:
+    """`clause` with its opening pronoun replaced by `owner` ("she is 14" -> "my cat is 14")."""
+    own = _POSSESSIVE_START.match(clause)
+    if own is not None:
+        return f"{owner}'s {clause[own.end():]}"
+    m = _PRONOUN_START.match(clause)
+    if m is None:
+        return clause
+    verb = m.group(2) or ""
+    if verb.lower() in ("'s", "\u2019s"):
+        verb = " is"
+    return owner + verb + clause[m.end():]
+
+
+def clauses(sentence: str) -> list[str]:
+    """The record texts a sentence gives: trimmed, then split into one fact per clause."""
+    return split_clauses(trim(sentence))

@@ -1,0 +1,510 @@
+"""The supersede rule: whether a new statement repeats, replaces or only resembles a held fact.
+
+One function (`decide`) answers for both writers: the heuristic asks it for every fact it files,
+and a model step's "this replaces #N" (`replaces`, or an `update`) is vetted by it in
+`step/apply.py`. A fact is read as (holder, attribute, value) (`read_claim`):
+
+- holder: who or what it is about: the speaker ("I", "we", "my rent"), a relation ("my
+  daughter", "my sister Ana", "the cat"), or a pronoun ("she turned 8"), which stands for the
+  one third party holding that attribute among the candidates, else for no one;
+- attribute: which property: city of residence, age, employer, shift, the identity of a
+  relation ("my manager is Priya"), rent, car, weight, diet, an appointment (by its kind), a
+  start date, a name, or "the <thing>" a copula names ("my locker code is 4017");
+- value: the numbers, dates and names the statement gives.
+
+The verdicts:
+- `same`: the same fact again (same holder, the terms nearly equal, no new number or name):
+  the held record gains a source, no record is written;
+- `supersedes`: the same holder and the same attribute, both read for certain, and a new value:
+  the held record's text is replaced and the old one stays in its dated history;
+- `related`: the same (or an unresolved) holder, an overlap of words and a correction cue, but
+  the attribute is not certain on both sides: both are kept, the new one marked newer
+  (`mark_related`), never a replace;
+- `new`: anything else.
+
+A supersede never crosses holders or attributes: a wrong supersede is data loss, a kept
+duplicate is not. Every verdict carries its reasons, for tests, warnings and the trace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text import FACT_WORD, fact_terms, stem
+
+SAME = "same"
+SUPERSEDES = "supersedes"
+RELATED = "related"
+NEW = "new"
+
+DUPLICATE = 0.75
+"""Term overlap (Jaccard) at or above which a statement repeats a held fact."""
+
+# --- holders ---------------------------------------------------------------------------------
+
+RELATIONS = {
+    w: w for w in """mother father parents sister brother wife husband partner girlfriend
+    boyfriend fiance fiancee son daughter kid kids child children baby friend cousin aunt uncle
+    niece nephew grandmother grandfather grandma grandpa boss manager colleague coworker
+    roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
+    dog cat puppy kitten pet horse rabbit hamster parrot""".split()
+} | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
+     "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
+     "hubby": "husband", "team lead": "manager"}
+# Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
+# speaker's boss is, a fact about the speaker, not about Priya.
+_IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
+_REL_WORDS = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
+_OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
+         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
+_PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
+_PET_WORDS = "|".join(sorted(_PETS))
+_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
+                          r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
+_NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+_CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
+# "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
+_IDENTITY = re.compile(
+    rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:is|was)\s+(?:now\s+)?({_NAME})\b"
+    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
+# "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
+_NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
+                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit)\b)", re.I)
+_NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
+    it he she they we i today tomorrow yesterday everyone someone nobody everything something
+    nothing rent work mom mum dad good great bad sad big quick news update so well also just
+    guess turns sorry thanks happy funny""".split())
+_NEW_IDENTITY = re.compile(
+    rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
+    rf"(?:now\s+)?({_NAME})()()", re.I)
+_PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
+_SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b",
+                            re.I)
+_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
+_LEAD = re.compile(
+    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
+    r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
+    r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
+    r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
+    r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
+    re.I)
+_BRACKETED = re.compile(r"\[[^\]]*\]")
+_CORRECTS = re.compile(
+    r"\b(?:correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead"
+    r"|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
+    r"|i\s+meant|update)\b", re.I)
+CUES = re.compile(
+    r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
+    r"|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
+    r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
+    r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
+    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new)\b",
+    re.I)
+
+# --- attributes ------------------------------------------------------------------------------
+# Tried in order; the first that matches names the attribute. Specific nouns come before the
+# verbs that could carry them ("my rent is 950" is rent, not an age).
+_ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.I)) for name, rx in (
+        ("rent", r"\brent\b"),
+        ("mortgage", r"\bmortgage\b"),
+        ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
+        ("weight", r"\b(?:weigh|weighs|weight|kg|kilos?|lbs?|stone)\b"),
+        ("height", r"\b(?:height|tall|cm)\b"),
+        ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
+        ("shift", r"\b(?:shift|shifts|nights|earlies|lates|switched\s+to\s+days)\b"),
+        ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
+                 r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
+                 r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
+                 r"|\b(?:on\s+(?:a|the)\s+\w+|my)\s+diet\b"),
+        ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
+                r"e-bike|van)\b"),
+        ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
+                     r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
+                     r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
+                     r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
+        ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"),
+        ("residence", r"\b(?:live|lives|living)\s+in\b|\b(?:moved|move|moving|relocated|"
+                      r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+                      r"|\bbased\s+in\b"
+                      r"|\bhome\s+is\b"),
+        ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
+        ("email", r"\bemail\b"),
+        ("school", r"\b(?:school|class|grade|year\s+\d)\b"),
+        ("name", r"\b(?:called|named|name\s+is|name's)\b"),
+        ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
+                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
+                r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"),
+    ))
+# Kinds of appointment (the attribute is "appointment <kind>"): the dentist's is not the GP's.
+_APPOINTMENT = re.compile(r"\b(appointment|appt|check-?up|booking|reservation|interview|"
+                          r"flight|meeting|surgery)\b", re.I)
+_APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|haircut|barber|"
+                               r"eye|optician|physio|therap\w*|job|flight|visa|mot|car)\b", re.I)
+# Several at once: an allergy, a medication and a pet are told apart by what they name.
+_MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
+                    r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
+_COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
+_MY_NAME = re.compile(r"\bmy\s+name\b|\bcall\s+me\b|\bi'?m\s+called\b", re.I)
+_BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
+# "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
+# job, whatever verb says it.
+_THING = re.compile(r"^\W*([a-z]{3,})\s+(?:is|was|starts?|moved|begins?|on)\b", re.I)
+_DATED_THING = re.compile(r"^\W*(?:my|our|the)\s+(?:(?:new|next|old|current|first|last|"
+                          r"annual|big)\s+)*([a-z]{3,})\b(?!\s+(?:to|for)\b)", re.I)
+_DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|september|october|"
+                   r"november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|"
+                   r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+                   r"|\b\d{1,2}\s+may\b|\bmay\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
+                   r"|\b\d{1,2}/\d{1,2}\b", re.I)
+_HEAD = re.compile(r"^(?:my|our|the)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
+_CALENDAR = frozenset("""january february march april may june july august september october
+    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday""".split())
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement read as one fact: who it is about, which property, which value."""
+
+    holder: str
+    """"i" (the speaker), a relation ("daughter", "sister ana"), a person by name ("named
+    tom"), or "?she" (a pronoun, resolved against the held facts by `decide`); prefixed by the
+    speaker's name when the record carries one ("Caroline|i")."""
+    attribute: str | None
+    """The property, or None when the statement names none this rule knows."""
+    values: frozenset[str]
+    """What it says of the attribute: its numbers, dates, names and other words, less the
+    holder's, the attribute's and the cue words (terms)."""
+    key: frozenset[str]
+    """Its numbers, dates and names (terms): values that tell two versions apart for certain."""
+    terms: frozenset[str]
+    """All its content terms (`heuristic.fact_terms`)."""
+    cue: bool
+    """Whether it is worded as a change ("moved to", "now", "turned", "left", ...)."""
+    corrects: bool = False
+    """Whether it says outright that something changed or was wrong ("actually", "no longer",
+    "moved to", "switched"): the cue a `related` link needs (a weaker one, "new", "now",
+    "since", is common in talk)."""
+    named: frozenset[str] = frozenset()
+    """Numbers in what it names before "is" ("locker 23 is 4423"): part of the thing's name,
+    so "locker 23" and "locker 5" are two things, never two versions of one."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a new statement, and why."""
+
+    verdict: str
+    """`same`, `supersedes`, `related` or `new`."""
+    target: int | None
+    """The index, in the candidates given, of the held fact it is the same as, supersedes or
+    is related to (None for `new`)."""
+    reasons: tuple[str, ...]
+    """Why, one short sentence per check that decided."""
+
+
+def _terms(text: str) -> frozenset[str]:
+    return fact_terms(text)
+
+
+def strip_lead(text: str) -> str:
+    """`text` without a leading filler or correction cue ("Actually, ", "By the way, ")."""
+    s = _LEAD.sub("", text, count=1).strip()
+    return (s[0].upper() + s[1:]) if s else text
+
+
+def read_claim(text: str) -> Claim:
+    """`text` read as (holder, attribute, value)."""
+    said = _BRACKETED.sub(" ", unmark(text)).strip()  # "[shares a photo: ...]" says no fact
+    text = strip_lead(said)
+    m = _SPEAKER.match(text)
+    who = m.group(1) + "|" if m else ""
+    body = strip_lead(text[m.end():]) if m else text
+    terms = _terms(body)
+    holder, attribute, rest = _holder_attribute(body)
+    if attribute is None:
+        attribute = _attribute(rest, holder, body)
+    skip = {stem(w.lower()) for w in holder.split()}
+    names = {stem(w.lower()) for w in FACT_WORD.findall(body)[1:] if w[0].isupper()}
+    if attribute is not None and attribute.startswith("who is my "):
+        ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
+        if ident is not None:  # "Raj is my new boss": the name opens the sentence
+            names |= {stem(w.lower()) for w in (ident.group(2) or ident.group(3) or "").split()}
+    key = frozenset(t for t in terms if any(ch.isdigit() for ch in t) or t in _CALENDAR or
+                    t in names) - skip
+    words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
+                      if w.lower() not in _PLAIN and w.lower() not in _ATTRIBUTE_WORDS
+                      and not CUES.fullmatch(w)) - skip
+    cut = _COPULA.search(body)
+    named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
+        frozenset()
+    return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
+                 corrects=bool(_CORRECTS.search(said)), named=named)
+
+
+# Words that are never a value ("I'm on the night shift": the value is "night").
+_PLAIN = frozenset("""a an the i i'm im i've i'd i'll we've am is are was were be been being we
+    we're my our on in
+    at to of for with and so that this it it's me us has have had just got get gets getting
+    very really still also from as by about up out there here then than do does did now""".split())
+
+
+# Words that name an attribute rather than give its value ("my rent is 950": "rent").
+_ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs weight kg kilos
+    height tall shift shifts drive drives driving car work works working employer employed job
+    company live lives lived living move moving relocated based home phone mobile number email
+    name called named turned turns turning old years year age aged start starts date diet eat
+    appointment school""".split())
+
+
+def _holder_attribute(body: str) -> tuple[str, str | None, str]:
+    """(holder, attribute if the subject already names it, the rest of the sentence)."""
+    ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
+    if ident is not None:
+        rel = (ident.group(1) or ident.group(4)).lower()
+        if rel not in _PETS:
+            rel = _IDENTITY_SAME.get(rel, RELATIONS.get(rel, rel))
+            return "i", f"who is my {rel}", body
+    rel_m = _REL_SUBJECT.match(body)
+    if rel_m is not None:
+        word = (rel_m.group(1) or rel_m.group(2)).lower()
+        rel = RELATIONS.get(word, word)
+        name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
+        rest = body[rel_m.end():]
+        chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None
+        if chain is not None:  # "my sister's cat": the cat, of the sister's
+            word = chain.group(1).lower()
+            return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        return rel + name, None, rest
+    pronoun = _PRONOUN.match(body)
+    if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
+            re.search(r"\bmy\b", body, re.I):
+        return "i", None, body  # "they put my rent up": the speaker's rent
+    if pronoun is not None:
+        return "?" + pronoun.group(1).lower(), None, body
+    named = _NAMED_SUBJECT.match(body)
+    if named is not None and named.group(1).lower() not in _NOT_NAMES:
+        return "named " + named.group(1).lower(), None, body[named.end():]
+    return "i", None, body
+
+
+def _attribute(rest: str, holder: str, body: str) -> str | None:
+    """The property `rest` (the sentence after its holder) states (see `_ATTRIBUTES`), None if
+    none is certain. `body`: the whole sentence (an appointment's kind may be its subject)."""
+    multi = _MULTI.search(rest)
+    if multi is not None:
+        return f"{multi.group(1).lower()[:7]} {stem(multi.group(2).lower())}"
+    appt = _APPOINTMENT.search(rest)
+    if appt is not None:
+        kind = _APPOINTMENT_KIND.search(body)
+        return f"appointment {kind.group(1).lower() if kind else appt.group(1).lower()}"
+    for name, rx in _ATTRIBUTES:
+        if name == "date of start":  # a date of the thing the sentence opens with
+            dated = (_DATED_THING if holder == "i" else _THING).match(rest)
+            if dated is not None and _DATE.search(rest) and \
+                    dated.group(1).lower() not in RELATIONS:
+                return "date of " + stem(dated.group(1).lower())
+        if rx.search(rest):
+            if name == "name" and holder == "i" and not _MY_NAME.search(rest):
+                continue  # "a game called Xenoblade", "I named her Tilly": not the speaker's
+            if name == "age" and holder == "i" and not re.search(r"\b(?:old|turned|turn|age)",
+                                                                  rest, re.I) and \
+                    not _BARE_AGE.match(rest):
+                continue  # "I am 5 minutes away" is no age
+            return name
+    cut = _COPULA.search(" " + rest.strip())
+    if cut is not None:
+        head = _HEAD.match(" ".join(rest.strip()[:max(0, cut.start() - 1)].split()))
+        if head is not None:
+            return "the " + " ".join(stem(w.lower()) for w in head.group(1).split())
+    return None
+
+
+def unmark(text: str) -> str:
+    """`text` without the mark `mark_related` adds."""
+    return _MARK.sub("", text)
+
+
+_MARK = re.compile(r"\s*\[newer than #\d+[^\]]*\]$")
+
+
+def mark_related(text: str, older_id: int) -> str:
+    """The text of a new record kept beside held record `older_id` it may update: both stay
+    current, and every surface that shows the new one says it is the newer (notes are dated
+    too). The link is this mark, so it is exported, forgotten and searched with the text."""
+    return f"{unmark(text)} [newer than #{older_id}; may update it]"
+
+
+def related_to(text: str) -> int | None:
+    """The id `mark_related` linked `text` to, or None."""
+    m = re.search(r"\[newer than #(\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _numbers(terms: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in terms if t[0].isdigit())
+
+
+_CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
+    longer anymore instead rescheduled postponed update updated now switched wrong earlier
+    mistake scratch meant left new sold turned went since grew grown increased decreased
+    dropped raised rose fell pushed promoted upgraded downgraded renamed became become""".split())
+
+
+def _frame(c: Claim) -> frozenset[str]:
+    """A statement's words less its numbers, dates, names and change cues: what two versions
+    of one fact share ("my locker code is 4000" / "I changed my locker code, it is now 4017")."""
+    return c.terms - c.key - _CUE_TERMS
+
+
+# Attributes whose value is a plain word ("night" shift, "vegan", a "bike", a "senior" job).
+_WORD_VALUED = frozenset({"shift", "diet", "car", "job", "employer", "school"})
+
+
+def _generic(attribute: str | None) -> bool:
+    return attribute is None or attribute.startswith("the ")
+
+
+def same_attribute(new: Claim, held: Claim) -> bool | None:
+    """True: the same property for certain; False: different for certain (both named, and
+    not alike); None: not certain. Two statements whose frames (`_frame`) are alike, one
+    within the other and at least two words, with a number or name on each side, are the same
+    property though the rule names neither ("we leave the hut at 5 a.m." / "... now at 6")."""
+    if new.named != held.named:
+        return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
+    if new.attribute is not None and new.attribute == held.attribute:
+        return True
+    mine, theirs = new.attribute or "", held.attribute or ""
+    if mine.startswith("date of ") and theirs.startswith("date of "):
+        # "my new job starts on 15 September" / "my start date moved to 1 October"
+        return mine[8:] in held.terms or theirs[8:] in new.terms
+    a, b = _frame(new), _frame(held)
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    if len(small) >= 2 and small <= large and new.key and held.key and \
+            (_generic(new.attribute) or _generic(held.attribute)):
+        return True
+    for x, y in ((new, held), (held, new)):
+        # "our wifi password is bluefox42" / "we changed the wifi password to greenowl77"
+        if x.attribute and x.attribute.startswith("the ") and x.key and y.key and \
+                y.attribute is None and set(x.attribute[4:].split()) <= y.terms:
+            return True
+    if not _generic(new.attribute) and not _generic(held.attribute):
+        return False
+    if new.attribute is not None and held.attribute is not None:
+        return False  # two things a copula names, not alike: "my locker code" / "my pin"
+    return None
+
+
+def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
+    """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
+    turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
+    the one third party holding the attribute; "they" or "it" the one holder of it, the
+    speaker included ("they put the rent up"). Else None: unresolved, never a supersede."""
+    prefix, _, who = new.holder.rpartition("|")
+    prefix = prefix + "|" if prefix else ""
+    if who.startswith("named "):
+        name = " " + who[6:]
+        owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                  c.holder.endswith(name) and not c.holder[len(prefix):].startswith("named")}
+        if not owners:  # "my cat is called Pumpernickel": the name is the held fact's value
+            owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                      stem(who[6:]) in c.key and c.holder[len(prefix):] not in ("i",) and
+                      "?" not in c.holder and "named " not in c.holder}
+    else:
+        third = who[1:] in ("she", "he")
+        owners = {c.holder for c in held if c.attribute == new.attribute and
+                  c.holder.startswith(prefix) and "?" not in c.holder and
+                  not (third and c.holder[len(prefix):] == "i")}
+    return owners.pop() if len(owners) == 1 else None
+
+
+def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
+           claimed: int | None = None) -> Decision:
+    """What the statement `new_text` is to the held facts `held` (texts or their `read_claim`,
+    oldest first): see the module docstring. `claimed`: the index of a held fact a model says
+    this replaces; the claim stands unless the rule finds a different holder or a different
+    attribute (then it is `related` to it, both kept), and needs no change cue."""
+    new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
+    claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
+    holder = new.holder
+    if "?" in holder or "|named " in holder or holder.startswith("named "):
+        holder = _resolve(new, claims) or holder
+    if claimed is not None:
+        return _vet_claim(new, holder, claims, claimed)
+    # The same fact again: the closest held fact of the same holder, by terms.
+    best, best_j = None, 0.0
+    for i, c in enumerate(claims):
+        j = _jaccard(new.terms, c.terms)
+        if c.holder == holder and j > best_j and \
+                (new.attribute is None or c.attribute in (None, new.attribute)):
+            best, best_j = i, j
+    if best is not None:
+        c = claims[best]
+        if _numbers(new.terms) == _numbers(c.terms) and new.key <= c.key and \
+                (best_j >= DUPLICATE or (len(new.terms) >= 3 and new.terms <= c.terms)):
+            return Decision(SAME, best, (f"same holder ({holder}), terms {best_j:.2f} alike, "
+                                         "no new number or name",))
+    return _replace_or_relate(new, holder, claims)
+
+
+def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision:
+    """The newest held fact this one supersedes (same holder and attribute, a new value), else
+    the newest one it is only related to, else `new`."""
+    if "?" in holder:
+        return Decision(NEW, None, ("the holder is a pronoun with no one fact-holder to stand "
+                                    "for: nothing is replaced",))
+    for i in range(len(claims) - 1, -1, -1):
+        c = claims[i]
+        if c.holder != holder or not same_attribute(new, c):
+            continue
+        if not new.values or new.values <= c.values:
+            continue
+        # Another number or name replaces without a cue only for a property the rule names on
+        # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
+        strong = bool(new.key and c.key and new.key != c.key and new.attribute and c.attribute)
+        if not new.key and (new.attribute or c.attribute) not in _WORD_VALUED:
+            continue  # a place, age, sum or date changes by a number or a name, never without
+        if new.cue or strong:
+            return Decision(SUPERSEDES, i, (
+                f"same holder ({holder})", f"same attribute ({new.attribute or c.attribute})",
+                f"new value ({', '.join(sorted(new.values - c.values))})",
+                "worded as a change" if new.cue else "another number or name"))
+    if new.corrects:
+        for i in range(len(claims) - 1, -1, -1):
+            c = claims[i]
+            if c.holder != holder:
+                continue
+            if same_attribute(new, c) is not None:
+                continue  # certainly another property (or the same value): not this fact
+            shared = (new.terms & c.terms) - new.key - _CUE_TERMS
+            if len(shared) >= 2 or (shared and new.key and c.key):
+                return Decision(RELATED, i, (
+                    f"same holder ({holder}) and a change cue, shares {sorted(shared)}",
+                    "attribute not certain on both sides: both kept, the new one marked newer"))
+    return Decision(NEW, None, (f"no held fact of holder {holder!r} and attribute "
+                                f"{new.attribute!r} with another value",))
+
+
+def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Decision:
+    """A model's "this replaces held fact `i`", vetted: refused (`related`) when the holders or
+    the attributes differ for certain. A pronoun, or a name against a relation ("Pixel" and
+    "my cat"), is not a certain difference: the claim stands."""
+    c = claims[i]
+    mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
+    unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
+    if c.holder != holder and not unsure:
+        return Decision(RELATED, i, (f"refused: holder {holder!r} is not {c.holder!r}",
+                                     "both kept, the new one marked newer"))
+    if same_attribute(new, c) is False:
+        return Decision(RELATED, i, (f"refused: attribute {new.attribute!r} is not "
+                                     f"{c.attribute!r}", "both kept, the new one marked newer"))
+    if new.terms == c.terms:
+        return Decision(SAME, i, ("the same terms: a repeat",))
+    return Decision(SUPERSEDES, i, ("a model's replace, no different holder or attribute",))

@@ -1,0 +1,127 @@
+"""The read cache changes nothing: conversations replayed on both engines, with memory steps,
+records written, edited, pinned and forgotten, undone turns and other writers between the turns,
+give the same contexts (message for message, trace for trace) and the same search hits with the
+cache on as a memory with the cache off (`Memory(..., cache=False)`, the reference) reads."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from memlane import BudgetTooSmall, Cadence, Memory, Policy
+from memlane.store.open import open_store
+
+TOPICS = ["the boiler in the attic", "my sister Ana in Porto", "the loan at Harbor Bank",
+          "a trip to Lisbon in May", "the cat's vet visit", "the garden's tomatoes",
+          "Clara's new job at the bakery", "the o’clock train to Sintra"]
+SHARED = ["Where is the boiler?", "How is Ana doing in Porto?", "Any news on the loan?",
+          "When do we leave for Lisbon?", "What did the vet say about the cat?"]
+"""New messages that share words with the conversation."""
+FOREIGN = ["Quantum chromodynamics, briefly?", "Recommend a jazz record.", "ok", ""]
+"""New messages that share none (or are empty)."""
+BUDGETS = [700, 1500, 4000, 9000]
+POLICIES = [Policy(), Policy(recent_lines=2, dedupe_lines=True, buffer_turns=3),
+            Policy(fill_budget=False, notes_recent=False)]
+
+
+def _ctx(mem: Memory, budget: int, new: str | None, policy: Policy) -> Any:
+    try:
+        c = mem.thread("t").context(budget, new, policy=policy, now=1_760_000_000.0)
+    except BudgetTooSmall as e:
+        return f"BudgetTooSmall({e})"
+    return (c.messages, c.trace, c.tools)
+
+
+def _same(on: Memory, off: Memory, rnd: random.Random, where: str) -> None:
+    """Contexts and searches of the cached memory are the reference's, asked twice (the second
+    from what the first kept)."""
+    for _ in range(2):
+        new = rnd.choice([*SHARED, *FOREIGN, None])
+        budget, policy = rnd.choice(BUDGETS), rnd.choice(POLICIES)
+        for _ in range(2):
+            assert _ctx(on, budget, new, policy) == _ctx(off, budget, new, policy), (
+                where, budget, new, policy)
+    query = rnd.choice(SHARED)
+    hits = [(h.record.id, h.record.text, h.score) for h in on.search(query, 8)]
+    assert hits == [(h.record.id, h.record.text, h.score) for h in off.search(query, 8)], where
+
+
+def _write(mem: Memory, other: Memory, rnd: random.Random, i: int) -> None:
+    """One turn of the conversation and, now and then, another kind of write."""
+    t = mem.thread("t")
+    topic = TOPICS[i % len(TOPICS)]
+    t.add("user", f"Turn {i}: about {topic}, {rnd.choice(['again', 'now', 'later'])}.")
+    t.add("assistant", f"Noted {topic} ({i}).")
+    t.maybe_step(turn_done=True)
+    op = rnd.random()
+    if op < 0.08:
+        mem.pin(mem.remember(f"Pinned fact {i}: {topic} matters.").id)
+    elif op < 0.16:
+        recs = mem.records()
+        if recs:
+            mem.forget(rnd.choice(recs).id)
+    elif op < 0.22:
+        recs = mem.records()
+        if recs:
+            mem.update(rnd.choice(recs).id, f"Corrected {i}: {topic} changed.")
+    elif op < 0.27:
+        msgs = t.messages()
+        if len(msgs) > 8:
+            t.truncate(msgs[-rnd.randint(2, 4)].seq)  # an SDK's undo
+    elif op < 0.35:
+        other.thread("t").add("user", f"From elsewhere {i}: {topic}.")  # another writer
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_contexts_and_searches_are_the_same_with_the_cache_off(store: Any, seed: int) -> None:
+    rnd = random.Random(seed)
+    cadence = Cadence(every_user_turns=3)
+    on = Memory(store, "ns", cadence=cadence)
+    off = Memory(store, "ns", cadence=cadence, cache=False)
+    other = Memory(open_store(store.reopen_target() if store.capabilities.engine == "sqlite"
+                              else store._dsn), "ns", cadence=cadence)
+    try:
+        for i in range(70):
+            _write(on if i % 3 else off, other, rnd, i)
+            if i % 3 == 2 or i > 60:
+                _same(on, off, rnd, f"turn {i}")
+        assert on.caches.memos()["reads"]  # the cache was used
+        assert not off.caches.memos()["reads"] and not off.caches.scans  # the reference kept none
+        on.forget_thread("t")
+        assert not on.caches.memos()["reads"]
+        _same(on, off, rnd, "forgotten")
+    finally:
+        other.store.close()
+
+
+def test_the_cache_off_is_the_cache_on_across_memories(tmp_path: Any) -> None:
+    """`Memory.open(..., cache=False)` reads what a cached memory on the same file reads, turn
+    after turn of a conversation the cached one writes."""
+    path = str(tmp_path / "m.db")
+    with Memory.open(path) as on, Memory.open(path, cache=False) as off:
+        rnd = random.Random(9)
+        for i in range(40):
+            _write(on, on, rnd, i)
+            if i % 4 == 3:
+                _same(on, off, rnd, f"turn {i}")
+
+
+def test_rows_without_a_current_verdict_are_scanned_through_the_cache(tmp_path: Any) -> None:
+    """Rows whose stored verdict is not the running scanner's (every row after the scanner
+    changes) are scanned when shown: through the memory's verdicts with the cache on (the read
+    lends them to the scanner, `caches.scans_during`), afresh with it off; the same context."""
+    path = str(tmp_path / "m.db")
+    with Memory.open(path) as on, Memory.open(path, cache=False) as off:
+        rnd = random.Random(4)
+        for i in range(30):
+            _write(on, on, rnd, i)
+        with on.store.transaction() as tx:
+            for table in ("messages", "records", "episodes"):
+                tx.conn.execute(f"UPDATE {table} SET scanned = 0")
+        on.caches.clear()
+        for budget in BUDGETS:
+            assert _ctx(on, budget, SHARED[0], POLICIES[1]) == \
+                _ctx(off, budget, SHARED[0], POLICIES[1])
+        assert on.caches.scans and not off.caches.scans

@@ -1,0 +1,72 @@
+"""What the offline writer files: what a person would write down (`step/clauses.py`).
+
+Sentences written for this: facts inside questions, remember-requests, plans with their place
+and date, health and diet facts (kind `constraint`), fillers trimmed from the record while the
+message keeps them, and one record per fact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memlane.memory import Memory
+from memlane.step.clauses import clauses, split_clauses, trim
+from memlane.step.heuristic import extract
+from memlane.types import Message
+from memlane.validate import RECORD_KINDS
+
+
+def filed(text: str) -> list[tuple[str, str]]:
+    m = Message(id=1, thread_id="t", seq=1, role="user", content=text, ts=0.0, tokens=9)
+    return [(r["text"], r["kind"]) for r in extract([m])["records"]]
+
+
+@pytest.mark.parametrize(("said", "records"), [
+    ("Sold the Golf last week, got a bike now.",
+     [("Sold the Golf last week, got a bike now.", "event")]),
+    ("I'm vegetarian, so no meat please.", [("I'm vegetarian.", "constraint")]),
+    ("She's a corgi called Biscuit, what toys suit her?",
+     [("She's a corgi called Biscuit.", "fact")]),
+    ("We're off to Lisbon on 3 May, can you suggest a few restaurants?",
+     [("We're off to Lisbon on 3 May.", "fact")]),
+    ("Please remember that my gate code is 4471.", [("My gate code is 4471.", "fact")]),
+    ("Btw I get migraines if I skip coffee, just so you know.",
+     [("I get migraines if I skip coffee.", "fact")]),
+    ("I'm allergic to sesame, by the way.", [("I'm allergic to sesame.", "constraint")]),
+    ("I live in Leeds, so anything up north works for me.", [("I live in Leeds.", "fact")]),
+    ("My brother is a pilot and my sister is a vet.",
+     [("My brother is a pilot.", "fact"), ("My sister is a vet.", "fact")]),
+    ("Our dog Rolo is a spaniel and he is 6 years old.",
+     [("Our dog Rolo is a spaniel.", "fact"), ("Our dog Rolo is 6 years old.", "fact")]),
+    ("I take metformin twice a day, keep that in mind.",
+     [("I take metformin twice a day.", "constraint")]),
+    ("Tell me a joke.", []),
+])
+def test_the_writer_files_what_a_person_would_write_down(said: str,
+                                                         records: list[tuple[str, str]]) -> None:
+    assert filed(said) == records
+
+
+def test_trim_and_split_keep_a_sentence_they_cannot_improve() -> None:
+    assert trim("I live in York.") == "I live in York."
+    assert trim("What time is it?") == "What time is it?"  # nothing of a statement left
+    assert split_clauses("I like tea and coffee.") == ["I like tea and coffee."]
+    assert clauses("My sister lives in Bristol and I live in Leeds.") == [
+        "My sister lives in Bristol.", "I live in Leeds."]
+    assert "constraint" in RECORD_KINDS
+
+
+def test_the_message_keeps_the_words_the_record_drops(store: Any) -> None:
+    mem = Memory(store, "w")
+    t = mem.thread("t")
+    said = "I'm allergic to penicillin, by the way, please remember that."
+    t.add("user", said)
+    t.add("assistant", "Noted.")
+    t.flush()
+    (rec,) = mem.records()
+    assert rec.text == "I'm allergic to penicillin." and rec.kind == "constraint"
+    assert [m.content for m in mem.messages_by_id(rec.source_ids)] == [said]
+    # found by a later request that never names it
+    assert [h.record.id for h in mem.search("penicillin", 3)] == [rec.id]
