@@ -72,7 +72,8 @@ def proxy(tmp_path):
     key = ring.add("acme")
     with FakeUpstream(Script()) as up:
         app = create_app(memory, Auth(ring), ServerConfig(
-            upstream=up.url, upstream_key="upstream-secret", upstream_timeout=5),
+            upstream=up.url, upstream_key="upstream-secret", upstream_timeout=5,
+            passthrough=("GET models/**", "POST embeddings")),
             mcp=False)
         with serve_in_thread(app) as url:
             def client(**kw):

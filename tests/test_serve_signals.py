@@ -80,3 +80,48 @@ def test_serve_http_parser_option(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code != 0 and "pip install 'memlane[server]'" in err and "httptools" in err
     assert not (tmp_path / "m.db").exists()
+
+
+def test_sigterm_stops_the_server_while_a_model_step_hangs(tmp_path):
+    """A memory step waiting on a slow upstream model does not hold the stop: the server exits
+    within 10 s of SIGTERM (a supervisor's SIGKILL comes at 10 s), the messages stored."""
+    import time
+
+    from memlane.step.model import STEP_INSTRUCTIONS
+    from memlane.testing import FakeUpstream, Reply
+
+    def script(body):
+        first = body["messages"][0].get("content") or ""
+        if first == STEP_INSTRUCTIONS:
+            return Reply(content="{}", delay=60)  # the model writing the step hangs
+        return Reply(content="Noted.")
+
+    with FakeUpstream(script) as up:
+        proc, url = start_serve(tmp_path, "--upstream", up.url, "--upstream-model", "m",
+                                "--step", "model")
+        try:
+            for i in range(5):
+                body = json.dumps({"model": "m", "messages": [
+                    {"role": "user", "content": f"I live in Oslo, fact {i}."}]}).encode()
+                req = urllib.request.Request(url + "/v1/chat/completions", data=body, headers={
+                    "Content-Type": "application/json", "X-Memlane-Thread": "t"})
+                with urllib.request.urlopen(req, timeout=30) as r:
+                    assert r.status == 200
+            deadline = time.monotonic() + 30
+            while not any(b["messages"][0].get("content") == STEP_INSTRUCTIONS
+                          for b in up.requests):
+                assert time.monotonic() < deadline, "no memory step reached the model"
+                time.sleep(0.05)
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+            took = time.monotonic() - started
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0 and took < 10, (took, err)
+    assert "Traceback" not in err and "memory step was still running" in err
+    from memlane.memory import Memory
+
+    with Memory.open(tmp_path / "m.db") as mem:
+        assert mem.thread("t").info().messages == 10

@@ -92,8 +92,10 @@ def test_passthrough_methods_are_the_apis(keyed):
     # DELETE only on a resource the API deletes by id
     assert raw(url, get("/v1/embeddings", auth, method="DELETE"))[0] == 405
     assert raw(url, get("/v1/models", auth, method="DELETE"))[0] == 405
-    status, _ = raw(url, get("/v1/files/file-abc123", auth, method="DELETE"))
-    assert status != 405  # forwarded (the fake upstream has no DELETE: whatever it says)
+    # a resource the API deletes, but not on the operator's allowlist: refused, not sent
+    n = len(up.headers)
+    status, body = raw(url, get("/v1/files/file-abc123", auth, method="DELETE"))
+    assert status == 403 and b"--passthrough" in body and len(up.headers) == n
 
 
 def test_two_authorization_headers_are_refused(keyed):

@@ -94,7 +94,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         `on_forget`: called after each forget that erased something, instead of
         `forget_to_disk` compacting the store itself (a server schedules a compaction off the
         request there); `namespace()` views keep it."""
-        validate.identifier(namespace, "namespace", 500)
+        validate.namespace(namespace)
         self.store = store
         self.ns = namespace
         self.policy = policy or Policy()

@@ -71,6 +71,16 @@ class FakeUpstream:
     _server: ThreadingHTTPServer | None = None
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
+    def listing(self, path: str) -> dict[str, Any] | None:
+        """What `GET path` answers: the model list (/v1/models), one model (/v1/models/ID)."""
+        def model(m: str) -> dict[str, Any]:
+            return {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+
+        if path == "/v1/models":
+            return {"object": "list", "data": [model(m) for m in self.models]}
+        name = path.removeprefix("/v1/models/")
+        return model(name) if name in self.models else None
+
     @property
     def url(self) -> str:
         assert self._server is not None, "start the upstream first (use it as a context manager)"
@@ -100,12 +110,15 @@ class FakeUpstream:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
                 upstream.headers.append(dict(self.headers.items()))
-                if self.path.rstrip("/") == "/v1/models":
-                    self._send(200, json.dumps({"object": "list", "data": [
-                        {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                        for m in upstream.models]}).encode())
+                found = upstream.listing(self.path.rstrip("/"))
+                if found is not None:
+                    self._send(200, json.dumps(found).encode())
                 else:
                     self._send(404, b'{"error": {"message": "no such path", "type": "nf"}}')
+
+            def do_DELETE(self) -> None:  # noqa: N802 - http.server's naming
+                upstream.headers.append(dict(self.headers.items()))
+                self._send(200, json.dumps({"deleted": self.path}).encode())
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 upstream.headers.append(dict(self.headers.items()))

@@ -99,9 +99,15 @@ KINDS = (*RECORD_KINDS, "langgraph", "langgraph-unindexed")
 step's kinds and those memlane's integrations write (LangGraph store items)."""
 
 
+# Bidirectional controls: U+202E (right-to-left override) makes `abc\u202exyz` display as
+# `abczyx`, so the inspector, `memlane threads` and a log would show one id as another.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def identifier(value: object, what: str, limit: int = 200) -> str:
     """A thread id or similar key: a non-empty string, at most `limit` characters, printable
-    (`_BAD_KEY`)."""
+    (`_BAD_KEY`), with no bidirectional controls (`_BIDI`) and no whitespace at either end:
+    nothing is trimmed, since `"real "` and `"real"` would silently be two keys."""
     if not isinstance(value, str) or not value or len(value) > limit:
         raise UsageError(f"{what} must be a non-empty string of at most {limit} characters")
     bad = _BAD_KEY.search(value)
@@ -111,6 +117,31 @@ def identifier(value: object, what: str, limit: int = 200) -> str:
                f"the character {bad.group(0)!r} (control characters, line breaks and lone "
                "surrogates are refused): use printable characters")
         raise UsageError(f"{what} {value[:60]!r} contains {why}")
+    bidi = _BIDI.search(value)
+    if bidi:
+        raise UsageError(f"{what} {value[:60]!r} contains the bidirectional control "
+                         f"U+{ord(bidi.group(0)):04X}, which can make it display as another "
+                         "id: remove it")
+    if value != value.strip():
+        raise UsageError(f"{what} {value[:60]!r} begins or ends with whitespace: memlane trims "
+                         "nothing (it would be another id than the one without): send it "
+                         "without")
+    return value
+
+
+_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@\-]*")
+NAMESPACE_CHARS = 200
+"""The longest namespace."""
+
+
+def namespace(value: object) -> str:
+    """A namespace (a user or tenant), the same on every surface (`memlane -n`, `Memory.open`,
+    `memlane keys add`, MCP, the server's dev namespace): 1-200 letters, digits or `. _ : @ -`,
+    starting with a letter or digit. A namespace names a tenant, never a path (`../evil`)."""
+    if not isinstance(value, str) or not _NAMESPACE.fullmatch(value) \
+            or len(value) > NAMESPACE_CHARS:
+        raise UsageError(f"namespace {value!r:.80}: use 1-{NAMESPACE_CHARS} letters, digits or "
+                         ". _ : @ -, starting with a letter or digit")
     return value
 
 

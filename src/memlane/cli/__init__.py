@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from .. import validate
 from .._version import __version__
 from ..errors import MemlaneError, UsageError
 from ..progress import Progress
@@ -162,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        validate.namespace(args.namespace)  # said before a store opens (and leaves a file)
         check_store_url(args.db if args.db is not None else os.environ.get("MEMLANE_DB"))
         return int(args.func(args) or 0)
     except MemlaneError as e:

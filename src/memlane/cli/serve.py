@@ -56,8 +56,16 @@ def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--upstream-timeout", type=float, metavar="SECONDS",
                    default=_env_float("MEMLANE_UPSTREAM_TIMEOUT", UPSTREAM_TIMEOUT),
                    help="seconds the proxy waits for the upstream (to connect, and for each "
-                        "read), in one attempt; then the client gets 502 "
+                        "read), in one attempt; then the client gets 504 "
                         "(default $MEMLANE_UPSTREAM_TIMEOUT or %(default)g)")
+    p.add_argument("--passthrough", action="append", default=None, metavar="ROUTE",
+                   help="a /v1 route besides chat completions that the proxy passes to the "
+                        "upstream with the upstream's key, as '[METHOD] PATH' (after /v1/; * "
+                        "is one segment, a last ** any rest; no method: GET and POST; DELETE "
+                        "only when named), e.g. 'POST embeddings' or 'DELETE files/*'; "
+                        "repeat for more. Default: GET models and GET models/* only "
+                        "($MEMLANE_PASSTHROUGH, comma-separated, when no flag is given); any "
+                        "other route is refused with 403, whatever the client's key")
     p.add_argument("--step", choices=("auto", "model", "heuristic"), default="auto",
                    help="who files memory: the model (--upstream-model, or the in-process one) "
                         "or the offline heuristic; auto: the model, except the local one, which "
@@ -158,6 +166,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     uvicorn_options(args.http)  # a parser that is not installed: said before anything opens
     cpu.parse(args.cpu)  # a malformed --cpu: said before anything opens
+    from ..server.upstream import passthrough_routes
+
+    passthrough_routes(passthrough_setting(args.passthrough))  # likewise a bad --passthrough
     ring = KeyRing.load(args.keys)
     auth = Auth.for_host(ring, args.host, dev_namespace=args.namespace)
     # The port first: a busy one is a clear error before the banner, and before the database
@@ -191,6 +202,7 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     config = ServerConfig(upstream=url, upstream_model=args.upstream_model,
                           upstream_key=key, budget=args.budget,
                           upstream_timeout=args.upstream_timeout,
+                          passthrough=passthrough_setting(args.passthrough),
                           step_worker=args.step_worker)
     if not args.no_mcp:
         try:
@@ -209,7 +221,8 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     print(banner(memory.store.url, where, args.upstream, model, args.upstream_model,
                  heuristic=heuristic, mcp=not args.no_mcp,
                  timeout=args.upstream_timeout,
-                 steps_in=app.state.service.step_worker_kind, pinned_to=pinned), file=sys.stderr)
+                 steps_in=app.state.service.step_worker_kind, pinned_to=pinned,
+                 passthrough=config.passthrough), file=sys.stderr)
     # uvicorn shuts down gracefully on SIGINT and SIGTERM alike (stops accepting, lets requests
     # in flight finish for up to 30 s), then raises the signal again with the handler it found
     # restored. SIGTERM's default handler would kill the process there, before the stores close
@@ -228,14 +241,30 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the close
         try:
-            app.state.service.close()  # queued memory steps finish, compaction too
-            memory.close()  # SQLite: the last connection checkpoints and removes the WAL
-            if ledger is not None:
-                ledger.close()
+            # Queued memory steps finish (for STOP_STEPS seconds at most), compaction too.
+            closed = app.state.service.close()
+            if closed:
+                memory.close()  # SQLite: the last connection checkpoints and removes the WAL
+                if ledger is not None:
+                    ledger.close()
         finally:
             signal.signal(signal.SIGTERM, previous)
+    if not closed:
+        print("memlane: stopped while a memory step was still running: its stretch is filed "
+              "on a later turn (the messages are stored)", file=sys.stderr)
+        return 0
     print("memlane: stopped; stores closed", file=sys.stderr)
     return 0
+
+
+def passthrough_setting(flags: list[str] | None) -> tuple[str, ...] | None:
+    """The routes of `--passthrough`, else of `$MEMLANE_PASSTHROUGH` (comma-separated), else
+    None (the default: model listing only)."""
+    if flags:
+        return tuple(flags)
+    env = os.environ.get("MEMLANE_PASSTHROUGH", "")
+    routes = tuple(r.strip() for r in env.split(",") if r.strip())
+    return routes or None
 
 
 def _listen_socket(host: str, port: int) -> socket.socket:
@@ -278,7 +307,7 @@ def heuristic_steps(upstream: str | None, model: Any, step: str, heuristic_flag:
 
 def banner(store: str, where: str, upstream: str | None, model: Any, upstream_model: str | None,
            *, heuristic: bool, mcp: bool, timeout: float, steps_in: str | None = None,
-           pinned_to: int | None = None) -> str:
+           pinned_to: int | None = None, passthrough: tuple[str, ...] | None = None) -> str:
     """What `memlane serve` prints at startup: the routes it serves, where the proxy forwards,
     which model writes memory (the same choice `build_memory` makes), and where (`steps_in`:
     `process` or `thread`, `ServerConfig.step_worker` as the service resolved it)."""
@@ -301,8 +330,10 @@ def banner(store: str, where: str, upstream: str | None, model: Any, upstream_mo
              f"  OpenAPI    {where}/openapi.json"]
     if upstream:
         lines.append(f"  proxy      {where}/v1/chat/completions -> {upstream}"
-                     + ("" if model is not None else f" (timeout {timeout:g} s; other /v1 "
-                                                     "endpoints passed through)"))
+                     + ("" if model is not None else f" (timeout {timeout:g} s)"))
+        if model is None:
+            passed = ", ".join(passthrough or ("GET models", "GET models/*"))
+            lines.append(f"  passed on  {passed} (under /v1/; --passthrough ROUTE for more)")
     else:
         lines.append("  proxy      off (no --upstream)")
     if mcp:

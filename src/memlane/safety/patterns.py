@@ -289,7 +289,9 @@ _COMPILED = [(name, re.compile(p), narrative, _leads(p), _word_leads(p))
              for name, p, narrative in _RULES_TABLE]
 # On the raw lines: chat-format role headers ("### System", "SYSTEM:", "assistant:").
 # ("System: Windows 11" is a fact: a role prefix counts when an instruction or a reply follows.)
-_LINE_ROLE = re.compile(r"(?im)^\s*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
+# `^[^\S\n]*`, not `^\s*`: a marker after blank lines is found from its own line's start, and
+# a text of 8,000 newlines is not read to its end from each of them.
+_LINE_ROLE = re.compile(r"(?im)^[^\S\n]*(?:#{1,6}\s*(?:system|instructions?|new instructions?|"
                         r"assistant)\s*$|(?:system|assistant|developer)\s*:\s*(?:you|i will|"
                         r"i'll|sure|ok\b|okay|ignore|disregard|forget|from now|new |the "
                         r"(?:assistant|model|ai)\b|always|never|do not|don't|reveal|print|"

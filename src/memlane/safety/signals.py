@@ -130,7 +130,8 @@ _ASKS_FOR = re.compile(
     r"has to|help me|could i|can i|may i|let me|let us)\b[^.!?]{0,30}\b(?:see|read|view|know|"
     r"get|have|check|review|audit|access|obtain|copy|inspect|look at|share|show|paste|print|"
     r"dump|a copy|the exact|the full|the text)\b|\b(?:require|requires|demand|request)\b")
-_ROLE_MARKER = re.compile(r"(?im)^\s*(?:system|user|assistant|human|ai|bot|model)\s*:")
+# (`^[^\S\n]*`: linear, as `_LINE_ROLE`.)
+_ROLE_MARKER = re.compile(r"(?im)^[^\S\n]*(?:system|user|assistant|human|ai|bot|model)\s*:")
 _INLINE_HUMAN = re.compile(r"(?:^|[\s.!?])(?:human|user)\s*:\s")
 _INLINE_AI = re.compile(r"(?:^|[\s.!?])(?:ai|assistant|chatgpt|gpt|bot)\s*:\s")
 

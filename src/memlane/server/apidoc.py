@@ -19,7 +19,9 @@ of operations validates requests); regenerate with `python -m memlane.server.api
 
 Every route takes `Authorization: Bearer KEY` (a key from `memlane keys add NAMESPACE`; the key
 alone decides the namespace). With no keys configured the server runs in dev mode on loopback and
-serves one namespace (`memlane -n NS serve`, default `default`) without a key.
+serves one namespace (`memlane -n NS serve`, default `default`) without a key. A namespace is
+1-200 letters, digits or `. _ : @ -`, starting with a letter or digit; a thread id is printable,
+with no bidirectional controls and no whitespace at either end (refused, never trimmed).
 
 Errors are `{"error": {"message", "type"}}` with status 400 (bad JSON), 401 (no or bad key),
 404 (no such thread or record, or another namespace's), 405, 409 (a stretch filed already), 413
@@ -28,7 +30,9 @@ Errors are `{"error": {"message", "type"}}` with status 400 (bad JSON), 401 (no 
 504 that it did not answer in time.
 
 Also served: `/v1/chat/completions` (the OpenAI-compatible proxy, below), MCP at `/mcp`, the
-inspector at `/`, `/openapi.json` and `/healthz`.
+inspector at `/`, `/openapi.json` and `/healthz`. Other `/v1/...` routes go to the upstream only
+when the operator allows them: `GET /v1/models` and `GET /v1/models/{id}` by default, more with
+`memlane serve --passthrough '[METHOD] PATH'`; any other is a 403 `passthrough_not_allowed`.
 """
 
 

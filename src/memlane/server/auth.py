@@ -27,11 +27,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import validate
 from ..errors import UsageError
 
 KEY_PREFIX = "mlk_"
 _KEY_RE = re.compile(r"^mlk_([0-9a-f]{8})_([A-Za-z0-9_\-]{20,100})$")
-_NAMESPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@\-]{0,99}$")
 DEV_NAMESPACE = "default"
 
 
@@ -126,9 +126,7 @@ class KeyRing:
 
     def add(self, namespace: str) -> str:
         """Create a key for `namespace`, save the ring, and return the key (shown once)."""
-        if not isinstance(namespace, str) or not _NAMESPACE_RE.match(namespace):
-            raise UsageError(f"namespace {namespace!r}: use 1-100 letters, digits or . _ : @ -, "
-                             "starting with a letter or digit")
+        validate.namespace(namespace)  # the rule of every surface (`memlane -n` too)
         with self._lock:
             self._reread()
             kid = secrets.token_hex(4)

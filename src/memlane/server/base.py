@@ -52,6 +52,12 @@ REQUEST_THREADS = 40
 while it waits for the upstream, so this many turns can wait at once (anyio's default limit,
 which Starlette's `run_in_threadpool` used before)."""
 
+STOP_STEPS = 5.0
+"""Seconds the memory steps queued at shutdown get to finish (`Service.close`): a supervisor
+sends SIGKILL 10 s after SIGTERM (docker stop, systemd's default is 90 s), and a step waiting on
+a slow upstream model must not hold the stop. What is not filed then is filed on a later turn:
+the messages are stored."""
+
 T = TypeVar("T")
 
 
@@ -76,7 +82,12 @@ class ServerConfig:
     """API key for the upstream (never the client's memlane key)."""
     upstream_timeout: float = 120.0
     """Seconds the proxy waits for the upstream to connect and for each read, one attempt
-    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 502."""
+    (`memlane serve --upstream-timeout`, `$MEMLANE_UPSTREAM_TIMEOUT`); then 504."""
+    passthrough: tuple[str, ...] | None = None
+    """The `/v1/...` routes besides chat completions passed to the upstream with the upstream's
+    key, as `[METHOD] PATH` (`memlane serve --passthrough`, `$MEMLANE_PASSTHROUGH`;
+    `upstream.PassRoute`). None: read-only model listing only (`GET models`, `GET models/*`).
+    A namespace key alone never widens it."""
     budget: int = 4000
     """Token budget of the context the proxy assembles (header `X-Memlane-Budget` overrides)."""
     max_tool_rounds: int = 4
@@ -295,11 +306,21 @@ class Service:
         """Wait for the queued memory steps (tests, benchmarks, shutdown)."""
         self._worker.wait(timeout)
 
-    def close(self) -> None:
-        self.drain()
+    def close(self, steps_timeout: float = STOP_STEPS) -> bool:
+        """Stop the workers once the queued memory steps are done, waiting `steps_timeout`
+        seconds at most. False when a step still runs then: it cannot be interrupted (a thread,
+        or a child process mid-write), so the stores must not be closed under it; the caller
+        exits without closing them (SQLite rolls the unfinished transaction back on the next
+        open, and the stretch is filed again later)."""
+        try:
+            self.drain(steps_timeout)
+        except MemlaneError as e:
+            log.warning("stopping without the memory steps still queued: %s", e)
+            return False
         self._worker.close()
         self._compactor.shutdown(wait=True)
         self._requests.shutdown(wait=False)
+        return True
 
 
 # --- request bodies ----------------------------------------------------------------------------

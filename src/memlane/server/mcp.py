@@ -50,9 +50,16 @@ def _mcp_schema(name: str) -> dict[str, Any]:
     """The input schema an MCP client sees: what the handler takes (`TOOL_ARGUMENTS`: the
     model's schema and the extras, search_memory's `kind` filter), with a count also as text
     ("5", which the handler reads), so a schema-checking client does not refuse it before
-    sending. The model's schemas stay lean: they are in every context."""
+    sending; record ids likewise ("74", "#74", as the notes show them), so `update_memory`
+    takes `"id": "1"` here as through the proxy and the agent. The model's schemas stay lean:
+    they are in every context."""
     out = copy.deepcopy(TOOL_ARGUMENTS[name])
     props = out["properties"]
+    as_text = {"type": ["integer", "string"], "description": "a record id: 74, or \"#74\""}
+    if "id" in props:
+        props["id"] = as_text
+    if "ids" in props:
+        props["ids"] = {**props["ids"], "items": as_text}
     if "limit" in props:
         props["limit"] = {"type": ["integer", "string"], "default": props["limit"].get("default"),
                           "description": "how many, at most 20"}

@@ -27,8 +27,9 @@ One request, one turn:
 The upstream is called once per round, within `upstream_timeout`: its 4xx answers reach the
 client as they are (status, body, `Retry-After`), 5xx and unreachable upstreams are 502 with its
 message, a timeout is 504; the upstream's URL is logged, never sent to the client. Other
-`/v1/...` endpoints are passed through (`Proxy.passthrough`). docs/AGENT.md has the rules in
-full.
+`/v1/...` endpoints are passed through when the operator allows them (`Proxy.passthrough`:
+model listing by default, `memlane serve --passthrough ROUTE` for more). docs/AGENT.md has
+the rules in full.
 
 The turn is the agent's: the proxy drives the same core (`memlane.tools.turn.TurnLoop`) and
 writes the same ledger row (`memlane.tools.answer`) as `memlane.agent.Agent`; what differs is
@@ -71,6 +72,7 @@ from .upstream import (
     HttpUpstream,
     ModelUpstream,
     UpstreamRefused,
+    passthrough_routes,
     upstream_path,
 )
 
@@ -164,6 +166,7 @@ class Proxy:
             self.upstream = HttpUpstream(cfg.upstream, cfg.upstream_timeout)
         else:
             self.upstream = None
+        self.passes = passthrough_routes(cfg.passthrough)
 
     def _auth(self, headers: Mapping[str, str]) -> dict[str, str]:
         # memlane's own key never goes upstream. Without keys (dev mode) the client's bearer is
@@ -236,7 +239,7 @@ class Proxy:
         if not isinstance(thread_id, str) or not thread_id.strip():
             raise UsageError("name the conversation: send the X-Memlane-Thread header or the "
                              "`user` field (memlane keeps one memory thread per name)")
-        thread = mem.thread(thread_id.strip())
+        thread = mem.thread(thread_id)  # as sent: an id with spaces at its ends is refused
         held = ExitStack()
         held.enter_context(thread.hold())
         return thread, held
@@ -274,11 +277,24 @@ class Proxy:
             held.close()
 
     # other endpoints ---------------------------------------------------------------------------
+    def _allowed(self, method: str, path: str) -> None:
+        """403 unless the operator passes this route (`ServerConfig.passthrough`): a request
+        passed on goes out with the operator's key, so a namespace key alone never decides."""
+        if any(r.allows(method, path) for r in self.passes):
+            return
+        verb = "GET" if method == "HEAD" else method
+        raise ApiError(403, f"{verb} /v1/{path[:80]} is not passed to the upstream by this "
+                            "server (by default only GET /v1/models and /v1/models/ID): the "
+                            "operator can allow it with `memlane serve --passthrough "
+                            f"'{verb} {path[:80]}'` (or $MEMLANE_PASSTHROUGH)",
+                       "passthrough_not_allowed")
+
     async def passthrough(self, request: Request) -> Response:
-        """`/v1/models`, `/v1/embeddings`, ...: sent to the upstream unchanged (with the
-        upstream's key), its answer returned unchanged. Only a normalised path under /v1/
-        (`upstream_path`) and a method the OpenAI API uses on it are forwarded: the request
-        goes out with the operator's key, so it must not reach anything else upstream."""
+        """`/v1/models`, and what the operator allows (`ServerConfig.passthrough`): sent to the
+        upstream unchanged (with the upstream's key), its answer returned unchanged. Only a
+        normalised path under /v1/ (`upstream_path`), a method the OpenAI API uses on it, and
+        a route on the operator's allowlist are forwarded: the request goes out with the
+        operator's key, so it must not reach anything else upstream."""
         path = upstream_path(request.scope)
         for route in request.app.routes:
             # A path memlane serves, with another method: 405, as the router would say.
@@ -304,6 +320,7 @@ class Proxy:
                            "not_found")
         if request.method == "DELETE" and not DELETABLE.fullmatch(path):
             raise HTTPException(405, headers={"Allow": "GET, POST"})
+        self._allowed(request.method, path)
         data: bytes | None = None
         if request.method not in ("GET", "HEAD", "DELETE"):
             chunks = []

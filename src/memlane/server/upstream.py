@@ -18,7 +18,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from ..errors import ModelError, UpstreamTimeout
+from ..errors import ModelError, UpstreamTimeout, UsageError
 from ..models.base import Model, ModelReply, iter_sse
 from ..models.openai import wire_messages
 from ..models.transport import HttpFailed, HttpRefused, Transport, error_message
@@ -234,6 +234,57 @@ DELETABLE = re.compile(
     r"(?:/(?:messages|files|items|runs|permissions)/[A-Za-z0-9_.:\-]+)?")
 _SEGMENT = re.compile(r"[A-Za-z0-9_.:\-]+")
 
+DEFAULT_PASSTHROUGH = ("GET models", "GET models/*")
+"""The routes passed to the upstream when the operator names none: read-only model listing."""
+
+_PASS_METHODS = ("GET", "POST", "DELETE")
+
+
+class PassRoute:
+    """One route the operator lets through to the upstream (`memlane serve --passthrough`):
+    `[METHOD] PATH`, the path after /v1/ in segments, where `*` is any one segment and a last
+    `**` any rest (none included). Without a method: GET and POST; DELETE is only ever passed
+    when named (`DELETE files/*`). `**` alone passes every route (the old, open behaviour)."""
+
+    def __init__(self, spec: str) -> None:
+        words = spec.split()
+        if not words or len(words) > 2:
+            raise UsageError(f"--passthrough {spec!r}: give [METHOD] PATH, e.g. "
+                             "'POST embeddings' or 'GET files/*'")
+        method = words[0].upper() if len(words) == 2 else None
+        if method is not None and method not in _PASS_METHODS:
+            raise UsageError(f"--passthrough {spec!r}: the method is one of "
+                             f"{', '.join(_PASS_METHODS)}")
+        path = words[-1].removeprefix("/").removeprefix("v1/").strip("/")
+        segments = tuple(path.split("/"))
+        for i, seg in enumerate(segments):
+            last_rest = seg == "**" and i == len(segments) - 1
+            plain = bool(_SEGMENT.fullmatch(seg)) and seg not in (".", "..")
+            if last_rest or seg == "*" or plain:
+                continue
+            raise UsageError(f"--passthrough {spec!r}: a path after /v1/ in plain segments "
+                             "(letters, digits, _ . : -), `*` for one segment, `**` last for "
+                             "any rest")
+        self.spec, self.method, self.segments = spec, method, segments
+
+    def allows(self, method: str, path: str) -> bool:
+        method = "GET" if method == "HEAD" else method
+        if method not in ((self.method,) if self.method else ("GET", "POST")):
+            return False
+        got = tuple(path.split("/"))
+        want = self.segments
+        if want[-1] == "**":
+            want = want[:-1]
+            if len(got) < len(want):
+                return False
+            got = got[:len(want)]
+        return len(got) == len(want) and all(w in ("*", g) for w, g in zip(want, got, strict=True))
+
+
+def passthrough_routes(specs: tuple[str, ...] | None) -> tuple[PassRoute, ...]:
+    """The operator's allowlist (`None`: `DEFAULT_PASSTHROUGH`); `UsageError` on a bad one."""
+    return tuple(PassRoute(s) for s in (DEFAULT_PASSTHROUGH if specs is None else specs))
+
 
 def upstream_path(scope: Mapping[str, Any]) -> str:
     """The path after /v1/ to forward upstream, from the request as it came over the wire.
@@ -256,5 +307,6 @@ def upstream_path(scope: Mapping[str, Any]) -> str:
     return rest
 
 
-__all__ = ["DELETABLE", "PASSED_HEADERS", "HttpStream", "HttpUpstream", "ModelStream",
-           "ModelUpstream", "NotAStream", "UpstreamRefused", "upstream_path"]
+__all__ = ["DEFAULT_PASSTHROUGH", "DELETABLE", "PASSED_HEADERS", "HttpStream", "HttpUpstream",
+           "ModelStream", "ModelUpstream", "NotAStream", "PassRoute", "UpstreamRefused",
+           "passthrough_routes", "upstream_path"]

@@ -82,6 +82,24 @@ BATCH = 20
 """Stretches one background job files before it yields the worker to other threads (it queues
 itself again if more is due)."""
 
+STEP_VIEW_CHARS = 8_000
+"""The most of one message a memory step reads (extractor, scans, related records): a longer
+message is read as its head and tail, half each, around an ellipsis (`step_view`). A step's
+work per message is bounded by it, so one tenant's huge message (a 60,000-character base64
+blob, a 1,000,000-character dump) costs milliseconds and cannot hold the server that others
+share; the log keeps the message whole, and `open_memory` shows it. What the step misses is
+the middle of such a message: facts are rarely there, and a model step would not read it all
+either."""
+
+
+def step_view(stretch: Sequence[Message]) -> list[Message]:
+    """`stretch` as a memory step reads it: each message over `STEP_VIEW_CHARS` as its head
+    and tail (ids, seqs and times unchanged)."""
+    half = STEP_VIEW_CHARS // 2
+    return [m if len(m.content) <= STEP_VIEW_CHARS else dataclasses.replace(
+                m, content=f"{m.content[:half]}\n\u2026\n{m.content[-half:]}", scanned=0)
+            for m in stretch]
+
 
 @dataclass(frozen=True)
 class Cadence:
@@ -321,6 +339,7 @@ class StepRunner:
         as it is (`apply_step`)."""
         start = stretch[0].seq if start is None else start
         end = stretch[-1].seq if end is None else end
+        stretch = step_view(stretch)
         if output is None:
             parsed = self._extract(stretch, extractor or self.extractor)
         elif not fallback:
