@@ -101,7 +101,10 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 # ("9:30", "4.25"), or any token with a digit of 3+ characters (a code, "X9981234", "1353").
 _VALUE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
-    r"|\b\d+(?:[.:,]\d+)+\b|\b[A-Za-z]*\d[A-Za-z0-9\-]{2,}\b|\b[A-Za-z0-9\-]{2,}\d\b", re.I)
+    r"|\b\d+(?:[.:,]\d+)+\b|\b[A-Za-z]*\d[A-Za-z0-9\-]{2,}\b"
+    # A code ending in a digit starts where its token starts (a lookbehind, not \b, which let
+    # each hyphen of "a-a-a-..." start a new try: quadratic on a hostile message).
+    r"|(?<![A-Za-z0-9\-])[A-Za-z0-9\-]{2,}\d\b", re.I)
 
 
 def values(text: str) -> set[str]:
