@@ -985,3 +985,11 @@ def test_episode_lines_and_episodes_ending(store: Any) -> None:
     assert store.episodes_ending("ns", "t", []) == []
     assert store.episode_lines("other", "t", 5) == [] and \
         store.episodes_ending("other", "t", [8]) == []
+
+
+def test_a_page_of_every_record_is_the_same_on_both_engines(store: Any) -> None:
+    """`limit=-1` (every record, `validate.count(..., allow_all=True)`) on either engine."""
+    mem = Memory(store, "all")
+    ids = [mem.remember(f"Fact number {i}.").id for i in range(5)]
+    assert [r.id for r in mem.records(limit=-1)] == ids
+    assert [r.id for r in mem.records(limit=-1, offset=2)] == ids[2:]

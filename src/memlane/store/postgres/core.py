@@ -309,7 +309,9 @@ class PgCore(CommonStore):
         sql = f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s"
         if pinned_only:
             sql += " AND r.pinned"
-        rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s", (namespace, limit, offset))
+        # -1 is every record (as SQLite's LIMIT -1); PostgreSQL's LIMIT NULL says the same.
+        rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s",
+                       (namespace, None if limit < 0 else limit, offset))
         return [_record(r) for r in rows]
 
     # search and recall -------------------------------------------------------------------------
