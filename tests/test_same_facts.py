@@ -165,12 +165,6 @@ def test_pick_is_a_function_of_the_texts_not_of_the_engines_order():
     assert pick(said, []) == [] and pick([], pool) == []
 
 
-@pytest.mark.xfail(reason="a supersede goes by filing order, not by when each value was said: "
-                   "threads filed in another order (a background worker that runs late on one "
-                   "thread) leave another value current. The fix is in the supersede rule "
-                   "(step/apply.py: a text stated before the current one goes into its history "
-                   "as an earlier version, never replaces it; history listed by `stated`)",
-                   strict=False)
 def test_an_older_statement_filed_later_does_not_replace_a_newer_one(store):
     mem = Memory(store)
     a, b = mem.thread("a"), mem.thread("b")
@@ -180,8 +174,13 @@ def test_an_older_statement_filed_later_does_not_replace_a_newer_one(store):
     b.add("assistant", "Okay.", ts=1.7e9 + 601)
     b.flush()  # the later statement is filed first: the worker ran late on "a"
     a.flush()
-    current = [r.text for r in mem.records(limit=10000) if "bus" in r.text]
-    assert current == ["My bus to work is the number 43 now."]
+    current = [r for r in mem.records(limit=10000) if "bus" in r.text]
+    assert [r.text for r in current] == ["My bus to work is the number 43 now."]
+    # The older value is in the history, dated when it was said, before the newer one.
+    history = [(h["text"], h["stated"]) for h in mem.record_history(current[0].id)]
+    assert [t for t, _ in history] == ["My bus to work is the number 36 now.",
+                                       "My bus to work is the number 43 now."]
+    assert history[0][1] < history[1][1]
 
 
 ROOMS = [f"Room number {i} is at the pool." for i in range(5)] + [

@@ -41,11 +41,14 @@ class CommonTx:
         return fallback if best is None else best
 
     def next_version(self, namespace: str, record_id: int, text: str,
-                     source_ids: Sequence[int], now: float) -> tuple[bool, float] | None:
-        """What an update of the record to `text` is: (a new version?, when it is stated);
-        None when there is no such record. The same text again is a repeat, not a new version:
-        it gains the sources and is dated by its newest statement, and the history does not
-        grow."""
+                     source_ids: Sequence[int], now: float) -> tuple[str, float] | None:
+        """What an update of the record to `text` is: (kind, when it is stated); None when there
+        is no such record. Kinds: `"new"`, a new current version; `"repeat"`, the same text
+        again: it gains the sources and is dated by its newest statement, and the history does
+        not grow; `"earlier"`, another text stated before the current one was (its sources are
+        older: a stretch filed late, an old conversation imported after a newer one): it goes
+        into the history at its own date and the current text stays, so what is current never
+        depends on the order statements were filed in."""
         row = self.conn.execute(self.sql(
             "SELECT text, stated FROM records WHERE namespace = ? AND id = ?"),
             (namespace, record_id)).fetchone()
@@ -54,8 +57,8 @@ class CommonTx:
         old_text, old_stated = str(row[0]), float(row[1])
         stated = self.stated_at(namespace, source_ids, now)
         if text != old_text:
-            return True, stated
-        return False, max(old_stated, stated) if source_ids else old_stated
+            return ("earlier" if source_ids and stated < old_stated else "new"), stated
+        return "repeat", max(old_stated, stated) if source_ids else old_stated
 
     def records_of_step(self, namespace: str, thread_id: str, end: int) -> list[int]:
         self._lock_thread(namespace, thread_id)

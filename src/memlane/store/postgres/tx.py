@@ -79,25 +79,31 @@ class PgTx(CommonTx):
         version = self.next_version(namespace, record_id, text, source_ids, now)
         if version is None:
             return
-        new_version, stated = version
+        kind, stated = version
         args = {"ns": namespace, "id": record_id, "text": text, "now": now,
                 "suspect": suspect, "src": list(source_ids), "stated": stated,
-                "sources": json.dumps(sorted(source_ids))}
-        if new_version:
+                "sources": json.dumps(sorted(source_ids)),
+                # An earlier version is dated when it was said, so the history lists it before
+                # the text that replaced it.
+                "changed": stated if kind == "earlier" else now}
+        if kind == "new":
             # A vector of the old text would be found by the new one's neighbours: drop it.
             self.conn.execute("DELETE FROM record_vectors WHERE namespace = %(ns)s"
                               " AND record_id = %(id)s", args)
+        if kind != "earlier":
+            self.conn.execute(
+                "UPDATE records SET text = %(text)s, updated = %(now)s,"
+                " suspect = %(suspect)s, stated = %(stated)s WHERE namespace = %(ns)s"
+                " AND id = %(id)s", args)
         self.conn.execute(
-            "WITH u AS (UPDATE records SET text = %(text)s, updated = %(now)s,"
-            " suspect = %(suspect)s, stated = %(stated)s WHERE namespace = %(ns)s"
-            " AND id = %(id)s RETURNING id)"
-            " INSERT INTO record_sources (namespace, record_id, message_id)"
-            " SELECT DISTINCT %(ns)s, u.id, m FROM u, unnest(%(src)s::bigint[]) AS m"
+            "INSERT INTO record_sources (namespace, record_id, message_id)"
+            " SELECT DISTINCT %(ns)s, %(id)s, m FROM unnest(%(src)s::bigint[]) AS m"
+            " WHERE EXISTS (SELECT 1 FROM records WHERE namespace = %(ns)s AND id = %(id)s)"
             " ON CONFLICT DO NOTHING", args)
-        if new_version:
+        if kind != "repeat":
             self.conn.execute(
                 "INSERT INTO record_history (namespace, record_id, text, op, changed, thread_id,"
-                " stated, sources) VALUES (%(ns)s, %(id)s, %(text)s, 'update', %(now)s,"
+                " stated, sources) VALUES (%(ns)s, %(id)s, %(text)s, 'update', %(changed)s,"
                 " (SELECT thread_id FROM records WHERE namespace = %(ns)s AND id = %(id)s),"
                 " %(stated)s, %(sources)s)", args)
 

@@ -72,23 +72,26 @@ class SQLiteTx(CommonTx):
         version = self.next_version(namespace, record_id, text, source_ids, now)
         if version is None:
             return
-        new_version, stated = version
-        self.conn.execute(
-            "UPDATE records SET text = ?, updated = ?, suspect = ?, stated = ?"
-            " WHERE namespace = ? AND id = ?",
-            (text, now, int(suspect), stated, namespace, record_id),
-        )
+        kind, stated = version
+        if kind != "earlier":
+            self.conn.execute(
+                "UPDATE records SET text = ?, updated = ?, suspect = ?, stated = ?"
+                " WHERE namespace = ? AND id = ?",
+                (text, now, int(suspect), stated, namespace, record_id),
+            )
         self.conn.executemany(
             "INSERT OR IGNORE INTO record_sources (record_id, message_id) VALUES (?, ?)",
             [(record_id, m) for m in source_ids],
         )
-        if new_version:
+        if kind != "repeat":
+            # An earlier version is dated when it was said, so the history lists it before the
+            # text that replaced it.
             self.conn.execute(
                 "INSERT INTO record_history (record_id, namespace, text, op, changed, thread_id,"
                 " stated, sources) VALUES (?, ?, ?, 'update', ?, (SELECT thread_id FROM records"
                 " WHERE namespace = ? AND id = ?), ?, ?)",
-                (record_id, namespace, text, now, namespace, record_id, stated,
-                 json.dumps(sorted(source_ids))),
+                (record_id, namespace, text, stated if kind == "earlier" else now, namespace,
+                 record_id, stated, json.dumps(sorted(source_ids))),
             )
 
     def delete_record(self, namespace: str, record_id: int, now: float) -> None:
