@@ -163,8 +163,6 @@ def test_titled_exports_keep_every_fact_in_the_thread_and_file_them(tmp_path, ca
         assert fact in records, f"not filed: {fact!r}"
 
 
-@pytest.mark.xfail(reason="the offline extractor (memlane.step.heuristic) does not file facts "
-                          "inside questions or every list item yet", strict=False)
 @pytest.mark.parametrize("source", ["chatgpt", "claude"])
 def test_facts_inside_questions_and_lists_are_filed(tmp_path, capsys, source):
     db, _ = _import_titled(tmp_path, capsys, source)

@@ -70,3 +70,16 @@ def test_the_message_keeps_the_words_the_record_drops(store: Any) -> None:
     assert [m.content for m in mem.messages_by_id(rec.source_ids)] == [said]
     # found by a later request that never names it
     assert [h.record.id for h in mem.search("penicillin", 3)] == [rec.id]
+
+
+@pytest.mark.parametrize(("asked", "stated"), [
+    ("What snacks are safe on the plane, given that I'm allergic to peanuts?",
+     ["I'm allergic to peanuts."]),
+    ("Can you suggest a gift since my wife loves gardening?", ["My wife loves gardening."]),
+    ("Which route is best, considering that we live near the station?",
+     ["We live near the station."]),
+    ("What should I cook tonight?", ["What should I cook tonight?"]),  # no statement: as is
+    ("Why is the sky blue, since it is night?", ["Why is the sky blue, since it is night?"]),
+])
+def test_a_question_gives_the_statement_it_rests_on(asked: str, stated: list[str]) -> None:
+    assert clauses(asked) == stated

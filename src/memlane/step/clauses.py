@@ -131,6 +131,18 @@ def _with_holder(clause: str, owner: str) -> str:
     return owner + verb + clause[m.end():]
 
 
+# A statement of the speaker's inside a question ("What snacks are safe, given that I'm allergic
+# to peanuts?"): the question is no fact, the reason it gives is.
+_GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)|now\s+that|"
+                    r"considering(?:\s+that)?)\s+((?:i|i'm|i've|my|we|we're|our)\b[^?]*?)"
+                    r"\s*\?+\s*$", re.I)
+
+
 def clauses(sentence: str) -> list[str]:
-    """The record texts a sentence gives: trimmed, then split into one fact per clause."""
+    """The record texts a sentence gives: trimmed, then split into one fact per clause; a
+    question gives the statement it rests on, if it states one."""
+    given = _GIVEN.search(sentence) if sentence.rstrip().endswith("?") else None
+    if given is not None and len(given.group(1).split()) >= 3:
+        stated = given.group(1).rstrip(" ,;") + "."
+        return split_clauses(stated[0].upper() + stated[1:])
     return split_clauses(trim(sentence))
