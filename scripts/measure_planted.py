@@ -22,7 +22,7 @@ from memlane.eval.locomo import load_locomo
 from memlane.memory import Memory
 from memlane.store.sqlite import SQLiteStore
 
-DEV = "/work/shared/data/locomo/locomo-dev.json"
+DEV = "../shared/data/locomo/locomo-dev.json"  # from the repository root (not bundled)
 TURNS = 80
 """Real turns around each planted fact (the thread's length)."""
 
