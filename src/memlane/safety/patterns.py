@@ -9,7 +9,6 @@ from .prechecks import _trie
 
 # --- patterns ------------------------------------------------------------------------------------
 
-_ADDRESSEE = r"(?:you|your|yourself|ai|assistant|model|bot|chatbot|llm|agent|gpt|system)"
 _NARRATOR = frozenset("""i i'm im i've ive i'd we we're our us me my mine he she they his her
     their him them it's""".split())
 _ADDRESSEES = frozenset("""you you're your yourself ai assistant assistants model models bot

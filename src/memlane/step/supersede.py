@@ -80,8 +80,6 @@ _NEW_IDENTITY = re.compile(
     rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
-_SPEAKER_WORDS = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b",
-                            re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
@@ -336,12 +334,6 @@ def mark_related(text: str, older_id: int) -> str:
     current, and every surface that shows the new one says it is the newer (notes are dated
     too). The link is this mark, so it is exported, forgotten and searched with the text."""
     return f"{unmark(text)} [newer than #{older_id}; may update it]"
-
-
-def related_to(text: str) -> int | None:
-    """The id `mark_related` linked `text` to, or None."""
-    m = re.search(r"\[newer than #(\d+)", text)
-    return int(m.group(1)) if m else None
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
