@@ -34,6 +34,7 @@ from .context.notes import (
     select_notes,
 )
 from .context.policy import Policy
+from .context.standing import STANDING_READ, rank_standing
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
     STRETCH_READ,
@@ -495,6 +496,7 @@ class Thread:
             first = start_policy(policy, fills.get(key))
             rows = read(first, None)
             want = fact_terms(new_message) if new_message else frozenset()
+            standing = self._standing(want, policy)
             notes, searched = self._notes(budget, new_message, policy, rows, want)
             lines = self._matched(want, policy) if rows.truncated else []
             turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
@@ -502,10 +504,23 @@ class Thread:
                 read, first, budget, time.time() if now is None else now, mem.tokenizer,
                 new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
-                rows=rows, notes=notes, matched=lines, opened=turns)
+                rows=rows, notes=notes, matched=lines, opened=turns, standing=standing)
             if policy.fill_budget:
                 remember(fills, key, fill_start(ctx, last))
             return ctx
+
+    def _standing(self, want: frozenset[str], policy: Policy) -> list[Record] | None:
+        """The namespace's standing facts in the order the core layer shows them
+        (`context.standing`): one bounded read, kept in the read cache; None with
+        `Policy.standing` off (the core layer shows the pinned records only)."""
+        if not policy.standing:
+            return None
+        cache, ns = self.memory.caches, self._ns
+        found: list[Record] | None = cache.get("standing", ns, None, ())
+        if found is None:
+            found = cache.put("standing", ns, None, (),
+                              self._store.standing_records(ns, STANDING_READ))
+        return rank_standing(found, want, fact_terms)
 
     def _cache_turn(self) -> None:
         """Start a read: the memory's read cache at the store's revision (read once; not at

@@ -26,7 +26,15 @@ class Policy:
     max_message_tokens: int = 800
     """A single message over this is replayed as head + tail with the middle marked truncated."""
     core_tokens: int = 300
-    """Budget cap for pinned core records."""
+    """The core layer's cap at the least (see `standing_share`)."""
+    standing_share: float = 0.1
+    """The core layer shows the namespace's standing facts (pinned records, constraints,
+    decisions, who people are, stable preferences: `memlane.context.standing`) on every turn,
+    within this share of the budget or `core_tokens`, whichever is more. 0 with `standing`
+    off: pinned records only, within `core_tokens`."""
+    standing: bool = True
+    """Show the standing facts in the core layer (off: the pinned records only, the layer as
+    it was before standing facts; an ablation)."""
     notes_share: float = 0.4
     """Share of the budget for notes: the namespace's records relevant to the new message, shown
     with their ids (all of the namespace's records when they fit in this share). Records reach

@@ -1,0 +1,54 @@
+"""The standing facts shown on every turn: pure selection, no store and no search.
+
+A record is standing when it is pinned or of a kind in `validate.STANDING_KINDS`: the memory
+step marks them when it files (constraints and needs, decisions, who people are, stable
+preferences). A later request rarely names them ("What should I cook tonight?" after "I'm
+allergic to shellfish" 300 messages back), so no search of the new message finds them; they are
+shown in the core layer on every turn, whichever thread of the namespace they were said in.
+
+`Thread.context` reads the namespace's standing records (`Store.standing_records`: at most
+`STANDING_READ`, pinned first, then by kind, newest first; kept in the read cache) and
+`rank_standing` orders them: pinned first, then what a wrong answer would cost most (the kinds'
+order), within a kind the ones sharing the most terms with the new message, then the newest.
+A record another one is marked newer than (a correction the writer was not sure of, both kept:
+"[newer than #N; may update it]") is left out while the newer one is shown: only the newest
+value stands. The assembler shows them in this order while they fit `standing_cap` and says
+how many it left out (`search_memory` reaches them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from ..types import Record
+from ..validate import STANDING_KINDS
+from .policy import Policy
+
+__all__ = ["STANDING_READ", "rank_standing", "standing_cap"]
+
+STANDING_READ = 200
+"""Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
+
+_COST = {k: i for i, k in enumerate(STANDING_KINDS)}
+_NEWER_THAN = re.compile(r"\[newer than #(\d+)")
+
+
+def rank_standing(records: Sequence[Record], want: frozenset[str],
+                  terms: Callable[[str], frozenset[str]]) -> list[Record]:
+    """`records` (a namespace's standing records) in the order the core layer shows them;
+    `want` are the new message's terms, `terms` the vocabulary that made them."""
+    older = {int(m.group(1)) for r in records for m in _NEWER_THAN.finditer(r.text)}
+    kept = [r for r in records if r.id not in older]
+
+    def key(r: Record) -> tuple[bool, int, int, float, int]:
+        shared = len(terms(r.text) & want) if want else 0
+        return (not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated, -r.id)
+
+    return sorted(kept, key=key)
+
+
+def standing_cap(budget: int, policy: Policy) -> int:
+    """Tokens the core layer (the standing facts) may take: `Policy.standing_share` of the
+    budget, at least `Policy.core_tokens`."""
+    return max(policy.core_tokens, int(budget * policy.standing_share))
