@@ -635,10 +635,8 @@ def prepare(
     work = _working(turns[:n_work], len(turns), policy)
     scores, kept, reason = work[0], list(work[1]), list(work[2])
     block = rows.truncated and policy.use_buffer
-    shown = (f.note_ids | {r.id for r in f.core_shown} if policy.dedupe_lines
-             else frozenset())
     show_lines = policy.buffer_lines_shown
-    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, matched, shown=shown,
+    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, matched,
                                        recent_lines=policy.recent_lines)
                           if block and show_lines else ([], 0, 0))
     quotes: list[BufferTurn] = []

@@ -63,11 +63,9 @@ class Policy:
     LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k. Only when
     the evicted stretches are more than `buffer_lines`: a shorter history shows them all."""
     dedupe_lines: bool = True
-    """The first stretch's line is left out when its records are all shown already (as notes,
-    which the frame makes them, or core memory): it would be one more copy of the frame, and its
-    tokens go to the turns. Only when the evicted stretches are more than `buffer_lines` (the
-    block could not list them all anyway): a shorter history keeps every line, as the course
-    of the conversation. Other lines stay (see `memlane.context.buffer.select_lines`)."""
+    """One copy of each fact in view: an evicted turn the buffer would open is passed over when
+    a shown note or standing fact was filed from it (its words are there already). The lines
+    are all kept: the first stretch's line is always shown (how the conversation started)."""
     buffer_turns: int = 5
     """The buffer stands for the evicted conversation: besides its lines it opens at most this
     many evicted messages the new message matches, quoted verbatim under their stretch's line
