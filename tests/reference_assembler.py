@@ -364,7 +364,8 @@ def layers(rows: Rows, pinned: list[Record], shown_notes: list[Record], opened: 
         core_header = (f"{STANDING_HEADER} ({left} more: "
                        f"{'search_memory finds them' if tools else 'not shown'})"
                        if left else STANDING_HEADER)
-    pinned = in_core  # what the other layers need not repeat
+    if p.standing:
+        pinned = in_core  # what the other layers need not repeat (else: every pinned one)
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
     cap = int(budget * p.notes_share)
     lines_, tokens_ = [], []

@@ -716,6 +716,9 @@ def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
     system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message)
     cap = standing_cap(budget, policy) if standing else policy.core_tokens
     core, withheld, over_cap, in_core = _core(pinned, cap, count)
+    if not standing:
+        # Pinned only: a pinned record is never a note, shown in the core or not.
+        in_core = list(pinned)
     core_header = (standing_header(sum(d.reason == "core_budget" for d in over_cap),
                                    bool(tools)) if standing else CORE_HEADER)
     # Without tools (a model that cannot call them) neither header names one.

@@ -34,7 +34,7 @@ from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
 from .clauses import asked_to_keep, clauses
-from .kinds import HELD_KINDS, held_kind, kind_of
+from .kinds import held_kind, kind_of
 from .schema import EPISODE_MAX_WORDS
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
@@ -320,9 +320,11 @@ def extract(
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.
-        # A need or an agreement is kept whatever its shape ("Final call: the kitchen gets
-        # painted sage green."), and its clauses keep the sentence's kind (`held_kind`).
-        units = [(c, asked_to_keep(s) or k in HELD_KINDS, k)
+        # An agreement is kept whatever its shape ("Final call: the kitchen gets painted sage
+        # green.", "Let's go with Nordvik"), a need unless it is asked for ("Find me a recipe
+        # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
+        units = [(c, asked_to_keep(s) or k == "decision"
+                  or (k == "constraint" and not is_request(c)), k)
                  for s in sentences for k in (kind_of(s),) for c in clauses(s)]
         scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k)
                          for i, (c, keep, k) in enumerate(units)
@@ -394,9 +396,10 @@ def _file(
     updates: dict[int, dict[str, Any]],
     kind: str = "fact",
 ) -> None:
-    """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the fact it
-    repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every fact this step
-    knows of (the related records of the namespace, any thread, and what it wrote)."""
+    """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the
+    fact it repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every
+    fact this step knows of (the related records of the namespace, any thread, and what it
+    wrote)."""
     clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
