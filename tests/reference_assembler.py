@@ -197,16 +197,18 @@ def notes(mem: Memory, rows: Rows, budget: int, new: str | None, p: Policy, coun
 
 def standing(mem: Memory, new: str | None, p: Policy) -> list[Record]:
     """The core layer's records in order: the pinned ones (standing off), else every standing
-    one (pinned, or of a standing kind), less those another says it is newer than."""
+    one (pinned, or of a standing kind: a need or an agreement always, the others when they
+    share a term with the new message), less those another says it is newer than."""
     if not p.standing:
         return mem.records(pinned_only=True)
     every = [r for r in mem.records(limit=-1) if r.pinned or r.kind in STANDING_KINDS]
     older = {int(x) for r in every for x in re.findall(r"\[newer than #(\d+)", r.text)}
     want = fact_terms(new) if new else frozenset()
     cost = {k: i for i, k in enumerate(STANDING_KINDS)}
-    return sorted((r for r in every if r.id not in older),
-                  key=lambda r: (not r.pinned, cost.get(r.kind, 9),
-                                 -len(fact_terms(r.text) & want), -r.stated, -r.id))
+    shown = [r for r in every if r.id not in older and (
+        r.pinned or r.kind in ("constraint", "decision") or fact_terms(r.text) & want)]
+    return sorted(shown, key=lambda r: (not r.pinned, cost.get(r.kind, 9),
+                                        -len(fact_terms(r.text) & want), -r.stated, -r.id))
 
 
 def search(mem: Memory, query: str, k: int) -> list[Record]:

@@ -9,7 +9,8 @@ shown in the core layer on every turn, whichever thread of the namespace they we
 `Thread.context` reads the namespace's standing records (`Store.standing_records`: at most
 `STANDING_READ`, pinned first, then by kind, newest first; kept in the read cache) and
 `rank_standing` orders them: pinned first, then what a wrong answer would cost most (the kinds'
-order), within a kind the ones sharing the most terms with the new message, then the newest.
+order), within a kind the ones sharing the most terms with the new message, then the newest;
+needs and agreements always (`HARD_KINDS`), the others when the new message shares a term.
 A record another one is marked newer than (a correction the writer was not sure of, both kept:
 "[newer than #N; may update it]") is left out while the newer one is shown: only the newest
 value stands. The assembler shows them in this order while they fit `standing_cap` and says
@@ -25,12 +26,17 @@ from ..types import Record
 from ..validate import STANDING_KINDS
 from .policy import Policy
 
-__all__ = ["STANDING_READ", "rank_standing", "standing_cap"]
+__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap"]
 
 STANDING_READ = 200
 """Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
 
 _COST = {k: i for i, k in enumerate(STANDING_KINDS)}
+HARD_KINDS = frozenset({"constraint", "decision"})
+"""Shown whatever the new message says: a need or an agreement a request may break without
+naming it. The other standing kinds (who people are, preferences) are shown when the
+new message shares a term with them: they are many in a long life story, and a turn's budget
+spent on every one of them cost reach elsewhere (LoCoMo dev, 2k: docs/RESULTS.md)."""
 _NEWER_THAN = re.compile(r"\[newer than #(\d+)")
 
 
@@ -39,13 +45,15 @@ def rank_standing(records: Sequence[Record], want: frozenset[str],
     """`records` (a namespace's standing records) in the order the core layer shows them;
     `want` are the new message's terms, `terms` the vocabulary that made them."""
     older = {int(m.group(1)) for r in records for m in _NEWER_THAN.finditer(r.text)}
-    kept = [r for r in records if r.id not in older]
-
-    def key(r: Record) -> tuple[bool, int, int, float, int]:
+    ranked = []
+    for r in records:
         shared = len(terms(r.text) & want) if want else 0
-        return (not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated, -r.id)
-
-    return sorted(kept, key=key)
+        hard = r.pinned or r.kind in HARD_KINDS
+        if r.id in older or not (hard or shared):
+            continue
+        ranked.append(((not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated,
+                        -r.id), r))
+    return [r for _, r in sorted(ranked, key=lambda x: x[0])]
 
 
 def standing_cap(budget: int, policy: Policy) -> int:
