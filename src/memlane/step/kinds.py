@@ -35,13 +35,17 @@ _CONSTRAINT = re.compile(
     r"dairy|nuts|shellfish|fish|eggs|wheat|spicy\s+food)|"
     # access and mobility
     r"wheelchair|step[- ]free|crutches|walking\s+stick|mobility|deaf|blind|hearing\s+aid|"
-    r"(?:bad|dodgy|weak)\s+(?:knees?|back|hip|heart)|"
+    r"(?:bad|dodgy|weak)\s+(?:knees?|back|hips?|heart)|"
+    r"(?:knees?|back|hips?|heart|ears?|eyes?|joints?)\s+(?:is|are)\s+(?:bad|weak|dodgy|"
+    r"not\s+great|playing\s+up)|"
     # fears
     r"afraid\s+of|scared\s+of|terrif(?:y|ies|ied)|phobi\w*|fear\s+of|"
     # what the speaker cannot or will not do
     r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never|won't|mustn't|shouldn't)\s+"
     r"(?:eat|drink|have|take|drive|fly|climb|swim|walk|run|lift|stand|handle|afford|use|do\s+"
     r"stairs)|"
+    # a thing ruled out for the speaker ("boats are a no for me", "no long walks for me")
+    r"\bno\s+(?:[\w-]+\s+){0,4}for\s+(?:me|us)|a\s+no\s+for\s+(?:me|us)|"
     # money limits
     r"(?:money|cash|budget)\s+is\s+tight|tight\s+budget|on\s+a\s+budget|at\s+most|"
     r"no\s+more\s+than|(?:my|our|the)\s+budget\s+(?:is|of)|can\s+only\s+(?:spend|afford)|"
