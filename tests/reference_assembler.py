@@ -205,10 +205,13 @@ def standing(mem: Memory, new: str | None, p: Policy) -> list[Record]:
     older = {int(x) for r in every for x in re.findall(r"\[newer than #(\d+)", r.text)}
     want = fact_terms(new) if new else frozenset()
     cost = {k: i for i, k in enumerate(STANDING_KINDS)}
+    def shared(r: Record) -> int:  # a named speaker's "Name: " is no shared term
+        return len(fact_terms(re.sub(r"^[^\s:]{1,40}: ", "", r.text, count=1)) & want)
+
     shown = [r for r in every if r.id not in older and (
-        r.pinned or r.kind in ("constraint", "decision") or fact_terms(r.text) & want)]
-    return sorted(shown, key=lambda r: (not r.pinned, cost.get(r.kind, 9),
-                                        -len(fact_terms(r.text) & want), -r.stated, -r.id))
+        r.pinned or r.kind in ("constraint", "decision") or shared(r))]
+    return sorted(shown, key=lambda r: (not r.pinned, cost.get(r.kind, 9), -shared(r),
+                                        -r.stated, -r.id))
 
 
 def search(mem: Memory, query: str, k: int) -> list[Record]:

@@ -38,6 +38,9 @@ naming it. The other standing kinds (who people are, preferences) are shown when
 new message shares a term with them: they are many in a long life story, and a turn's budget
 spent on every one of them cost reach elsewhere (LoCoMo dev, 2k: docs/RESULTS.md)."""
 _NEWER_THAN = re.compile(r"\[newer than #(\d+)")
+_SPEAKER = re.compile(r"^[^\s:]{1,40}: ")
+"""A named speaker's record begins with the name ("Caroline: I love ..."): every question
+about her names her, so the name is no sign that the record bears on the question."""
 
 
 def rank_standing(records: Sequence[Record], want: frozenset[str],
@@ -47,7 +50,7 @@ def rank_standing(records: Sequence[Record], want: frozenset[str],
     older = {int(m.group(1)) for r in records for m in _NEWER_THAN.finditer(r.text)}
     ranked = []
     for r in records:
-        shared = len(terms(r.text) & want) if want else 0
+        shared = len(terms(_SPEAKER.sub("", r.text, count=1)) & want) if want else 0
         hard = r.pinned or r.kind in HARD_KINDS
         if r.id in older or not (hard or shared):
             continue

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from ..text import FACT_STOPWORDS, FACT_WORD
+
 __all__ = ["HELD_KINDS", "held_kind", "kind_of"]
 
 _CONSTRAINT = re.compile(
@@ -66,7 +68,7 @@ _DECISION = re.compile(
     r"\bwe(?:'ve|\s+have)?\s+(?:all\s+)?(?:agreed|settled|decided|chose|picked|opted|went\s+with|"
     r"are\s+going\s+with|'re\s+going\s+with|will\s+go\s+with|'ll\s+go\s+with|go\s+with|"
     r"locked\s+in|committed)\b|"
-    r"\blet'?s\s+(?:go\s+with|lock|commit|settle|make\s+it|stick\s+with|book)\b|"
+    r"\blet'?s\s+(?:go\s+with|lock|commit|settle|stick\s+with|book)\b|"
     r"\block(?:ed)?\s+(?:it\s+)?in\b", re.I)
 
 _PEOPLE = (r"wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kids?|"
@@ -93,10 +95,12 @@ _EVENT = re.compile(r"\b(yesterday|today|tomorrow|last|next|ago|went|visited|sta
 
 def kind_of(sentence: str) -> str:
     """The kind the offline writer files `sentence` (a clause as said) under: the first of
-    constraint, decision, profile, preference, event that reads it, else fact."""
+    constraint, decision, profile, preference, event that reads it, else fact. An agreement
+    says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     if _CONSTRAINT.search(sentence):
         return "constraint"
-    if _DECISION.search(sentence):
+    d = _DECISION.search(sentence)
+    if d is not None and _said_what(sentence[:d.start()] + " " + sentence[d.end():]):
         return "decision"
     if _PROFILE.search(sentence):
         return "profile"
@@ -114,9 +118,17 @@ cue when the lead-in is trimmed. The writer keeps such a clause whatever its sha
 
 
 def held_kind(clause: str, sentence_kind: str) -> str:
-    """The kind of a clause of a sentence of `sentence_kind`: its own when it reads as a
-    standing kind, else the sentence's when that is a need or an agreement, else its own."""
+    """The kind of a clause of a sentence of `sentence_kind`: its own when it reads as a need
+    or an agreement, else the sentence's when that is one ("My daughter is two, so everything
+    has to work with a toddler": the daughter's age is why), else its own."""
     own = kind_of(clause)
-    if own in ("constraint", "decision", "profile") or sentence_kind not in HELD_KINDS:
+    if own in HELD_KINDS or sentence_kind not in HELD_KINDS:
         return own
     return sentence_kind
+
+
+def _said_what(rest: str) -> bool:
+    """Whether the words around an agreement's cue name something (three content words):
+    what was agreed, not only who to."""
+    words = [w for w in FACT_WORD.findall(rest) if w.lower() not in FACT_STOPWORDS]
+    return len(words) >= 3
