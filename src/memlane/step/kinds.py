@@ -128,7 +128,7 @@ def held_kind(clause: str, sentence_kind: str) -> str:
 
 
 def _said_what(rest: str) -> bool:
-    """Whether the words around an agreement's cue name something (three content words):
+    """Whether the words around an agreement's cue name something (two content words):
     what was agreed, not only who to."""
     words = [w for w in FACT_WORD.findall(rest) if w.lower() not in FACT_STOPWORDS]
-    return len(words) >= 3
+    return len(words) >= 2
