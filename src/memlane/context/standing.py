@@ -20,13 +20,13 @@ how many it left out (`search_memory` reaches them).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..types import Record
 from ..validate import STANDING_KINDS
 from .policy import Policy
 
-__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap"]
+__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap", "standing_terms"]
 
 STANDING_READ = 200
 """Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
@@ -43,14 +43,23 @@ _SPEAKER = re.compile(r"^[^\s:]{1,40}: ")
 about her names her, so the name is no sign that the record bears on the question."""
 
 
+def standing_terms(r: Record, terms: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """The terms of a standing record that may match a new message (`terms` of its text,
+    less a named speaker's "Name: ")."""
+    return terms(_SPEAKER.sub("", r.text, count=1))
+
+
 def rank_standing(records: Sequence[Record], want: frozenset[str],
-                  terms: Callable[[str], frozenset[str]]) -> list[Record]:
+                  terms: Callable[[str], frozenset[str]],
+                  known: Mapping[int, frozenset[str]] | None = None) -> list[Record]:
     """`records` (a namespace's standing records) in the order the core layer shows them;
-    `want` are the new message's terms, `terms` the vocabulary that made them."""
+    `want` are the new message's terms, `terms` the vocabulary that made them; `known`: the
+    records' `standing_terms` by id, when the caller keeps them."""
     older = {int(m.group(1)) for r in records for m in _NEWER_THAN.finditer(r.text)}
     ranked = []
     for r in records:
-        shared = len(terms(_SPEAKER.sub("", r.text, count=1)) & want) if want else 0
+        mine = known[r.id] if known is not None else standing_terms(r, terms)
+        shared = len(mine & want) if want else 0
         hard = r.pinned or r.kind in HARD_KINDS
         if r.id in older or not (hard or shared):
             continue
