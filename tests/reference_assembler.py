@@ -17,8 +17,8 @@ What it does, in the order of DESIGN.md section 3:
      the most terms with the new message, then the newest; a record another one says it is
      newer than is left out; within the larger of `core_tokens` and `standing_share` of the
      budget, the header saying how many did not fit; then notes: the namespace whole when it fits
-     the notes share, else the search of the new message (the first stretch's records first as
-     the frame when the history is evicted, a few results of the user's last turn after it);
+     the notes share, else the search of the new message (a few results of the user's last turn
+     after it);
   3. the buffer block only when the history does not fit: the first stretch's line (always),
      the lines the new message matches,
      the latest `recent_lines`, at most `buffer_lines`, and the evicted turns the new message
@@ -182,17 +182,11 @@ def notes(mem: Memory, rows: Rows, budget: int, new: str | None, p: Policy, coun
     last = next((m.content for m in reversed(rows.window) if m.role == "user"
                  and m.content.strip() and m.content != new), "")
     recent = search(mem, last, k) if p.notes_recent and last and new and new.strip() else []
-    frame: list[Record] = []
-    first, start = rows.first, rows.window[0].seq if rows.window else None
-    if (p.use_buffer and p.frame_notes and first is not None and rows.truncated
-            and first.record_ids and (start is None or first.start < start)):
-        frame = mem.records(first.record_ids[:max(1, cap // 32 // 4)])
     seen = {r.id for r in searched}
     extra = [r for r in recent if r.id not in seen][:3]
     lean = bool(recent) and len(fact_terms(new or "")) <= 2
     out = [*searched[:3], *extra, *searched[3:]] if lean else [*searched, *extra]
-    ids = {r.id for r in frame}
-    return [*frame, *(r for r in out if r.id not in ids)], searched
+    return out, searched
 
 
 def standing(mem: Memory, new: str | None, p: Policy) -> list[Record]:

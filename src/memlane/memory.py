@@ -27,7 +27,6 @@ from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
     fits_whole,
-    frame_ids,
     leans_on_last_turn,
     notes_plan,
     recent_query,
@@ -610,9 +609,8 @@ class Thread:
         when it has at most as many records as the share could hold (one probe row says whether
         it does), and the search asks for no more than that many.
 
-        With `rows` (the first rows `context` read: the newest turns and the first stretch):
-        `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
-        `Policy.notes_recent` adds the best of a second search, of the user's last turn.
+        With `rows` (the first rows `context` read: the newest turns), `Policy.notes_recent`
+        adds the best of a second search, of the user's last turn.
 
         This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
         Returns (the notes, the search's results for the new message alone, best first: what
@@ -634,10 +632,8 @@ class Thread:
             query = recent_query(new_message, rows, policy)
             if query:
                 recent = self._search_notes(query, plan.recent_k)
-        ids = frame_ids(rows, budget, policy)
         lean = bool(recent) and leans_on_last_turn(want)
-        return select_notes(searched, recent, store.records(ns, ids) if ids else (),
-                            lean), searched
+        return select_notes(searched, recent, lean), searched
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a

@@ -46,11 +46,6 @@ class Policy:
     go after the new message's own best ones (that turn's own search, memoised: no second
     search a turn while the store is unchanged). Off:
     the notes are what a search of the new message alone ranks (the `retrieval` baseline)."""
-    frame_notes: bool = True
-    """With the buffer on and the history not in view: show the records the first stretch was
-    filed into as notes, first, within a quarter of the notes share: how the conversation
-    started (a constraint, a decision) is its frame, and a later message that depends on it
-    rarely shares its words."""
     index_lines: int = 3
     """At most this many buffer lines chosen from the whole thread because their words match the
     new message, shown in place of the oldest recent ones: the line index as a retrieval path

@@ -146,7 +146,7 @@ POLICIES: dict[str, PolicySpec] = {
                                       "+ newest turns",
                    Policy(use_working=False, working_turns=0, use_tools=False,
                           notes_recent=False, buffer_lines_shown=False, index_lines=0,
-                          frame_notes=False, standing=False),
+                          standing=False),
                    needs_records=True),
     )
 }
@@ -158,7 +158,6 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "notes": {"notes_share": 0.0},
     "working": {"use_working": False},
     "recent": {"notes_recent": False},
-    "frame": {"frame_notes": False},
     "standing": {"standing": False},
 }
 """The layers `--ablate` can take out of the default, and the `Policy` fields that do it."""
