@@ -27,13 +27,13 @@ from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
     fits_whole,
-    frame_ids,
     leans_on_last_turn,
     notes_plan,
     recent_query,
     select_notes,
 )
 from .context.policy import Policy
+from .context.standing import STANDING_READ, rank_standing, standing_terms
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
     STRETCH_READ,
@@ -495,6 +495,7 @@ class Thread:
             first = start_policy(policy, fills.get(key))
             rows = read(first, None)
             want = fact_terms(new_message) if new_message else frozenset()
+            standing = self._standing(want, policy)
             notes, searched = self._notes(budget, new_message, policy, rows, want)
             lines = self._matched(want, policy) if rows.truncated else []
             turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
@@ -502,10 +503,25 @@ class Thread:
                 read, first, budget, time.time() if now is None else now, mem.tokenizer,
                 new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
-                rows=rows, notes=notes, matched=lines, opened=turns)
+                rows=rows, notes=notes, matched=lines, opened=turns, standing=standing)
             if policy.fill_budget:
                 remember(fills, key, fill_start(ctx, last))
             return ctx
+
+    def _standing(self, want: frozenset[str], policy: Policy) -> list[Record] | None:
+        """The namespace's standing facts in the order the core layer shows them
+        (`context.standing`): one bounded read, kept in the read cache; None with
+        `Policy.standing` off (the core layer shows the pinned records only)."""
+        if not policy.standing:
+            return None
+        cache, ns = self.memory.caches, self._ns
+        hit: tuple[list[Record], dict[int, frozenset[str]]] | None = cache.get(
+            "standing", ns, None, ())
+        if hit is None:
+            found = self._store.standing_records(ns, STANDING_READ)
+            hit = cache.put("standing", ns, None, (),
+                            (found, {r.id: standing_terms(r, fact_terms) for r in found}))
+        return rank_standing(hit[0], want, fact_terms, hit[1])
 
     def _cache_turn(self) -> None:
         """Start a read: the memory's read cache at the store's revision (read once; not at
@@ -593,9 +609,8 @@ class Thread:
         when it has at most as many records as the share could hold (one probe row says whether
         it does), and the search asks for no more than that many.
 
-        With `rows` (the first rows `context` read: the newest turns and the first stretch):
-        `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
-        `Policy.notes_recent` adds the best of a second search, of the user's last turn.
+        With `rows` (the first rows `context` read: the newest turns), `Policy.notes_recent`
+        adds the best of a second search, of the user's last turn.
 
         This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
         Returns (the notes, the search's results for the new message alone, best first: what
@@ -617,10 +632,8 @@ class Thread:
             query = recent_query(new_message, rows, policy)
             if query:
                 recent = self._search_notes(query, plan.recent_k)
-        ids = frame_ids(rows, budget, policy)
         lean = bool(recent) and leans_on_last_turn(want)
-        return select_notes(searched, recent, store.records(ns, ids) if ids else (),
-                            lean), searched
+        return select_notes(searched, recent, lean), searched
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a

@@ -91,9 +91,17 @@ def count(value: object, what: str, *, allow_all: bool = False) -> int:
 # thread).
 _BAD_KEY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffd]")
 
-RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile", "constraint")
-"""The kinds a memory step or a model writes. `constraint`: a health or diet fact (an allergy,
-a diet, a medication) that a later request must respect whether or not it names it."""
+RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile", "constraint",
+                "decision")
+"""The kinds a memory step or a model writes. `constraint`: a need or limit (an allergy, a diet,
+a medication, access, a budget, a schedule limit) that a later request must respect whether or
+not it names it; `decision`: something agreed or settled in the conversation; `profile`: who
+the user and the people around them are (identity, relationships, contact details)."""
+STANDING_KINDS = ("constraint", "decision", "profile", "preference")
+"""The kinds that mark a record as a standing fact (DESIGN.md section 2): shown on every turn
+(`memlane.context.standing`), in this order when they do not all fit: what a wrong answer
+would cost most first. A pinned record is standing whatever its kind. The stores' partial
+index `records_standing` (migration 9) names the same kinds: change both together."""
 KINDS = (*RECORD_KINDS, "langgraph", "langgraph-unindexed")
 """The kinds a record may have, on every surface (tools, REST, MCP, Python, import): the
 step's kinds and those memlane's integrations write (LangGraph store items)."""

@@ -34,6 +34,7 @@ from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
 from .clauses import asked_to_keep, clauses
+from .kinds import held_kind, kind_of
 from .schema import EPISODE_MAX_WORDS
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
@@ -287,27 +288,6 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     return max(0.0, min(score, 1.0))
 
 
-# Health and diet: a later request must respect them whether or not it names them, so they are
-# filed as `constraint` (not `preference`, which a request may override).
-_CONSTRAINT = re.compile(
-    r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|vegetarian|vegan|pescatarian|halal|kosher|"
-    r"gluten|lactose|dairy[- ]free|nut[- ]free|diabet\w*|asthma\w*|epilep\w*|pregnan\w*|"
-    r"medication|prescri\w*|\d+\s?mg|insulin|inhaler|blood\s+pressure|wheelchair|deaf|blind|"
-    r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
-    r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never)\s+(?:eat|drink|have|take)|"
-    r"(?:no|avoid)\s+(?:meat|pork|alcohol|sugar|caffeine|dairy|nuts|shellfish))\b", re.I)
-
-
-def _kind(sentence: str) -> str:
-    if _CONSTRAINT.search(sentence):
-        return "constraint"
-    if _PREF.search(sentence):
-        return "preference"
-    if _EVENT.search(sentence):
-        return "event"
-    return "fact"
-
-
 def extract(
     messages: Sequence[Message],
     existing: Sequence[Record] = (),
@@ -340,14 +320,19 @@ def extract(
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.
-        units = [(c, asked_to_keep(s)) for s in sentences for c in clauses(s)]
-        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c)
-                         for i, (c, keep) in enumerate(units)
+        # An agreement is kept whatever its shape ("Final call: the kitchen gets painted sage
+        # green.", "Let's go with Nordvik"), a need unless it is asked for ("Find me a recipe
+        # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
+        units = [(c, asked_to_keep(s) or k == "decision"
+                  or (k == "constraint" and not is_request(c)), k)
+                 for s in sentences for k in (kind_of(s),) for c in clauses(s)]
+        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k)
+                         for i, (c, keep, k) in enumerate(units)
                          if is_fact(c, names) or (keep and _words(c))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
-        for _, _, s in sorted(kept, key=lambda t: t[1]):
-            _file(s, m, ops, known, updates)
+        for _, _, s, k in sorted(kept, key=lambda t: t[1]):
+            _file(s, m, ops, known, updates, held_kind(s, k))
         # Relevance is not fact-likeness: a user's question matters to the turns that follow,
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
@@ -409,10 +394,12 @@ def _file(
     ops: list[dict[str, Any]],
     known: list[_Fact],
     updates: dict[int, dict[str, Any]],
+    kind: str = "fact",
 ) -> None:
-    """Add `sentence` (a clause said in `m`) as a record, or fold it into the fact it repeats
-    or supersedes: the supersede rule (`supersede.decide`) decides, over every fact this step
-    knows of (the related records of the namespace, any thread, and what it wrote)."""
+    """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the
+    fact it repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every
+    fact this step knows of (the related records of the namespace, any thread, and what it
+    wrote)."""
     clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
@@ -436,7 +423,7 @@ def _file(
         rid = known[d.target].rid
         if rid is not None:  # a record held: the new one is marked newer than it
             text = mark_related(text, rid)
-    op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
+    op = {"op": "add", "text": text, "kind": kind, "source": [m.seq]}
     ops.append(op)
     fact.op = op
     known.append(fact)

@@ -23,6 +23,7 @@ from ..common import (
     ThreadLocks,
     pg_params,
 )
+from ..common.rows import STANDING_ORDER, STANDING_POSTGRES
 from ..migrations import POSTGRES, Migration
 from ..protocol import Capabilities
 from .rows import _REC_COLS, _episode, _record
@@ -312,6 +313,12 @@ class PgCore(CommonStore):
         # -1 is every record (as SQLite's LIMIT -1); PostgreSQL's LIMIT NULL says the same.
         rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s",
                        (namespace, None if limit < 0 else limit, offset))
+        return [_record(r) for r in rows]
+
+    def standing_records(self, namespace: str, limit: int) -> list[Record]:
+        rows = self._q(f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s AND"
+                       f" {STANDING_POSTGRES} ORDER BY {STANDING_ORDER}, r.id DESC LIMIT %s",
+                       (namespace, limit))
         return [_record(r) for r in rows]
 
     # search and recall -------------------------------------------------------------------------
