@@ -1,7 +1,8 @@
 """Corrections and near-misses, filed offline: does a natural correction replace the fact it
 corrects, and does an unrelated statement never replace anything?
 
-    PYTHONPATH=src python scripts/measure_corrections.py [--data FILE] [--engine sqlite|postgres|both] [--json] [-v]
+    PYTHONPATH=src python scripts/measure_corrections.py [--data FILE] [--json] [-v]
+        [--engine sqlite|postgres|both]
 
 Each case of the data file (default `tests/data/corrections_heldout_v2.jsonl`, one JSON object
 a line: `id`, `kind` "correction" or "near_miss", `first` statements, the `second` statement,
