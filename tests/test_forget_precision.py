@@ -119,7 +119,8 @@ def test_a_forgotten_name_leaves_every_role_and_nothing_else_goes(store: Any) ->
     mem.forget_record(name)
     msgs = {m.seq: m.content for m in t.messages()}
     assert all("crumbworth" not in c.lower() for c in msgs.values()), msgs
-    assert msgs[1] == MARK and msgs[2] == f"{MARK} Cats are great."
+    # The echo loses the name only: the rest of what it says was never the fact.
+    assert msgs[1] == MARK and msgs[2] == f"{MARK} sounds delicious! Cats are great."
     assert [msgs[i] for i in range(3, 7)] == [c for _, c in PETS[2:]]
     line = t.episodes()[0].line
     assert "Crumbworth" not in line and "Harrogate" in line, line
