@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from .supersede import RELATIONS
+from .supersede import RELATIONS, may_be_name
 
 _KEEP = re.compile(
     r"^\W*(?:(?:and|also|oh|so|btw|by\s+the\s+way|one\s+more\s+thing)[\s,]+)*(?:please\s+|pls\s+"
@@ -55,8 +55,10 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
                             rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
-                            rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?)(?:'s)?\s+(?:is|was|has|[a-z]+s)\b",
-                            re.I)
+                            rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
+                            # or someone by name: "Dave moved to Leeds, he's at Aldi now"
+                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?)"
+                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
@@ -94,17 +96,46 @@ def trim(sentence: str) -> str:
     return s[0].upper() + s[1:]
 
 
+# A clause that says something changed or stopped but not what replaced it ("Tomasz switched
+# schools", "I don't play football anymore", "I left David Lloyd"): the clause after it, said
+# of the same holder (a pronoun), gives the new value, so the two stay one fact.
+_CHANGE_ONLY = re.compile(
+    r"\b(?:(?:switched|changed|swapped)\s+[a-z]+s|(?:stopped|quit|gave\s+up|given\s+up|left|sold|"
+    r"got\s+rid\s+of|traded\s+in)\b.*|no\s+longer\b.*|any\s*more)[\s.!]*$", re.I)
+_SAME_HOLDER_NEXT = re.compile(r"^(?:he|she|they|it|i|we)(?:'s|\u2019s|'m|'re|'ve|\s)", re.I)
+
+
+def _parts(sentence: str) -> list[str]:
+    """`sentence` cut where two facts meet (`_JOIN`); a piece of one word, or one that only
+    announces a change whose value the next piece gives (`_CHANGE_ONLY`), stays with the next
+    ("Hannah and I split up", "Tomasz switched schools, he's at Oakfield now")."""
+    cuts = [m for m in _JOIN.finditer(sentence) if m.start() > 0 and m.end() < len(sentence)]
+    pieces: list[str] = []
+    start = 0
+    for i, m in enumerate(cuts):
+        piece = sentence[start:m.start()]
+        nxt = sentence[m.end():cuts[i + 1].start() if i + 1 < len(cuts) else len(sentence)]
+        if len(piece.split()) < 2 or len(nxt.split()) < 2 or \
+                (_CHANGE_ONLY.search(piece) and _SAME_HOLDER_NEXT.match(nxt.strip())):
+            continue  # the cut is not taken: the piece runs on into the next
+        pieces.append(piece)
+        start = m.end()
+    pieces.append(sentence[start:])
+    return [p for p in pieces if p.strip()]
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
-    parts = [p for p in _JOIN.split(sentence) if p and p.strip()]
-    if len(parts) < 2 or any(len(p.split()) < 2 for p in parts):
+    parts = _parts(sentence)
+    if len(parts) < 2:
         return [sentence]
     out: list[str] = []
     owner = None
     for p in parts:
         p = p.strip(" ,;")
         m = _OWNER_SUBJECT.match(p)
-        if m is not None:
+        if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
+                              or may_be_name(m.group(1).split("'")[0])):
             owner = m.group(1)
         elif owner is not None:
             p = _with_holder(p, owner)

@@ -93,6 +93,7 @@ _HINTS = {
     "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
     "name": "called named name", "salary": "salary earn", "height": "height tall",
+    "weekday": "", "rate": "",
 }
 
 
@@ -118,6 +119,9 @@ def related_query(texts: Sequence[str]) -> str:
                     words += ["appointment"] if attr.startswith("appointment ") else []
                 else:
                     words += _HINTS.get(attr, attr).split()
+                # What it says was stopped, in the forms a held fact may spell it ("swimming"
+                # ended: "swim"; "cycling": "cycle").
+                words += [f for t in sorted(c.ends) for f in (t, t + "e")]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()
