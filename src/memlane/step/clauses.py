@@ -148,8 +148,41 @@ def split_clauses(sentence: str) -> list[str]:
     return out
 
 
+def carry_holders(sentences: list[str]) -> list[str]:
+    """`sentences` (of one message) with a pronoun opening one replaced by the holder the one
+    before it opened with, as `split_clauses` does within a sentence: "Dave changed jobs. He's
+    at Screwfix now." gives "Dave is at Screwfix now.", a fact about Dave."""
+    out = list(sentences)
+    for i in range(1, len(out)):
+        m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
+        if m is None or not (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
+                             or may_be_name(m.group(1).split("'")[0])):
+            continue
+        if _PRONOUN_START.match(out[i]) and not out[i].rstrip().endswith("?"):
+            said = _with_holder(out[i], m.group(1))
+            out[i] = said[0].upper() + said[1:]
+    return out
+
+
+_FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother
+    grandma granny granddaughter stepdaughter stepmother stepmum goddaughter fiancee
+    landlady""".split())
+_MALE = frozenset("""father dad brother husband boyfriend son uncle nephew grandfather grandpa
+    grandson stepson stepfather stepdad godson fiance landlord""".split())
+
+
+def _clashes(clause: str, owner: str) -> bool:
+    """Whether the pronoun opening `clause` cannot stand for `owner` ("she" for "my son")."""
+    word = re.split(r"['\u2019\s]", clause.strip().lower(), maxsplit=1)[0]
+    said = set(re.findall(r"[a-z]+", owner.lower()))
+    return (word in ("she", "her") and bool(said & _MALE)) or \
+        (word in ("he", "his") and bool(said & _FEMALE))
+
+
 def _with_holder(clause: str, owner: str) -> str:
     """`clause` with its opening pronoun replaced by `owner` ("she is 14" -> "my cat is 14")."""
+    if _clashes(clause, owner):
+        return clause  # "My son ... She's ...": someone else
     own = _POSSESSIVE_START.match(clause)
     if own is not None:
         return f"{owner}'s {clause[own.end():]}"

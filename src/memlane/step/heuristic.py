@@ -33,12 +33,12 @@ from ..caches import remember
 from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
-from .clauses import asked_to_keep, clauses
-from .supersede import RELATIONS
+from .clauses import asked_to_keep, carry_holders, clauses
 from .schema import EPISODE_MAX_WORDS
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
+    RELATIONS,
     SAME,
     SUPERSEDES,
     Claim,
@@ -194,12 +194,13 @@ _NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our
 # what changed: "Lou moved to Galway in June", "Tomasz goes to Elmwood Grammar", "Dave is at
 # Waitrose now". The verb is one that states a fact about a person, so a capitalised opening
 # word that is no name ("Dinner was great") files nothing.
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME_FACT = re.compile(
-    rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{'|'.join(sorted(RELATIONS, key=len))})\b)?"
-    r"\s+(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
+    rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
+    r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
     r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
-    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])))\b",
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
     re.I)
 
 
@@ -347,7 +348,7 @@ def extract(
         turn_of[m.seq] = current_turn
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
-        sentences = split_sentences(m.content)
+        sentences = carry_holders(split_sentences(m.content))
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.

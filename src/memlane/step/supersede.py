@@ -146,16 +146,17 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("weight", r"\b(?:weigh|weighs|weight|kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
-        ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates|switched\s+to\s+days)\b"),
+        ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
+                  r"|switched\s+to\s+days)\b"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
                  r"|\b(?:on\s+(?:a|the)\s+\w+|my)\s+diet\b"),
         # Where a person studies, by an institution's name ("goes to Brookside Primary", "is
         # at Oakfield Academy now"): before the employer and the residence it would read as.
-        ("school", rf"\b(?:goes|go|going|attends?|attending|stud(?:y|ies|ying)|started|starts|"
-                   rf"is|'s|are|moved|moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)"
-                   rf"\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
+        ("school", rf"\b(?:(?:goes|go|going|stud(?:y|ies|ying)|started|starts|is|'s|are|moved|"
+                   rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
+                   rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
                    rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
         ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
                 r"e-bike|van)\b"),
@@ -176,7 +177,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),
-        ("school", r"\b(?:school|class|grade|year\s+\d)\b"),
+        ("school", r"\b(?:school|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
                 r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
@@ -189,6 +190,26 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"seven|eight|nine|ten|a\s+couple\s+of|a\s+few)\s+(?!pounds|dollars|euros|"
                  r"quid|grand)\w+)\s+(?:a|per|each|every)\s+(?:day|week|month|night|year)\b"),
     ))
+# "I'm a sous chef", "My sister is a teacher (at ...)": what the holder does, when the noun is
+# an occupation's (by its ending or a short list), not a hobby or a habit ("a member", "a
+# runner", "a night owl").
+_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}"
+                        r"([a-z-]+?))(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
+_TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
+                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head)$")
+_NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
+    gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
+    fan regular leo mother father brother sister daughter grandmother grandfather partner
+    neighbour neighbor mentor fighter survivor sticker flyer""".split())
+
+
+def _occupation(rest: str) -> bool:
+    """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
+    m = _PREDICATE.match(rest)
+    return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
+        m.group(2).lower() not in _NOT_TRADE
+
+
 # Change of a thing named by its kind ("switched schools", "changed dentists"): the attribute
 # is the kind's; its value follows ("..., he's at Oakfield now", "it's Dr Varga now").
 _SWITCHED = re.compile(r"\b(?:switched|changed|swapped)\s+([a-z]+?)(?:e?s)\b", re.I)
@@ -302,7 +323,7 @@ def read_claim(text: str) -> Claim:
                     t in names) - skip
     words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
                       if w.lower() not in _PLAIN and w.lower() not in _ATTRIBUTE_WORDS
-                      and not CUES.fullmatch(w)) - skip
+                      and not CUES.fullmatch(w)) - skip - _ATTRIBUTE_STEMS
     cut = _COPULA.search(body)
     named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
         frozenset()
@@ -320,6 +341,8 @@ _ENDS = re.compile(
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|after|as|then|now|any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
+_LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
+                           r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
 _TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last ago morning
     evening night weekend recently just""".split()) | _CALENDAR
 _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
@@ -344,8 +367,9 @@ def _ended(rest: str) -> frozenset[str]:
     obj = m.group("a") or m.group("b") or m.group("c") or ""
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
-    if m.group("left") and not re.search(r"(?-i:\b[A-Z])", obj):
-        return frozenset()
+    if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
+                            _LEFT_FOR_NOW.search(m.group("a"))):
+        return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
     terms = {t for t in _terms(obj) if t not in _TIME_WORDS and t not in _CUE_TERMS}
     if not terms - _LIGHT:
         return frozenset()
@@ -365,6 +389,9 @@ _ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs wei
     company live lives lived living move moving relocated based home phone mobile number email
     name called named turned turns turning old years year age aged start starts date diet eat
     appointment school""".split())
+
+
+_ATTRIBUTE_STEMS = frozenset(stem(w) for w in _ATTRIBUTE_WORDS)
 
 
 def _holder_attribute(body: str) -> tuple[str, str | None, str]:
@@ -408,14 +435,14 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
     none is certain. `body`: the whole sentence (an appointment's kind may be its subject)."""
     switched = _SWITCHED.search(rest)
     if switched is not None:
-        kind = stem(switched.group(1).lower())
-        if kind in RELATIONS and kind not in _PETS:
-            return f"who is my {_IDENTITY_SAME.get(kind, RELATIONS[kind])}"
-        if kind in _KIND_ATTRIBUTE:
-            return _KIND_ATTRIBUTE[kind]
-    travel = _TRAVEL.search(rest)
-    if travel is not None:
-        return f"travel to {stem(travel.group(1).lower())}"
+        noun = stem(switched.group(1).lower())
+        if noun in RELATIONS and noun not in _PETS:
+            return f"who is my {_IDENTITY_SAME.get(noun, RELATIONS[noun])}"
+        if noun in _KIND_ATTRIBUTE:
+            return _KIND_ATTRIBUTE[noun]
+    means = _TRAVEL.search(rest)
+    if means is not None:
+        return f"travel to {stem(means.group(1).lower())}"
     multi = _MULTI.search(rest)
     if multi is not None:
         return f"{multi.group(1).lower()[:7]} {stem(multi.group(2).lower())}"
@@ -429,6 +456,8 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             if dated is not None and _DATE.search(rest) and \
                     dated.group(1).lower() not in RELATIONS:
                 return "date of " + stem(dated.group(1).lower())
+        if name == "job" and _occupation(rest):
+            return name
         if rx.search(rest):
             if name == "name" and holder == "i" and not _MY_NAME.search(rest):
                 continue  # "a game called Xenoblade", "I named her Tilly": not the speaker's
@@ -619,8 +648,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                                     "for: nothing is replaced",))
     for i in range(len(claims) - 1, -1, -1):
         c = claims[i]
-        if c.holder != holder or not same_attribute(new, c):
-            continue
+        if c.holder != holder or (c.cue and not c.values) or not same_attribute(new, c):
+            continue  # (a held "My son switched schools." gives no value to replace)
         if not new.values or new.values <= c.values or new.additive:
             continue
         # Another number or name replaces without a cue only for a property the rule names on
