@@ -22,10 +22,11 @@ different ones; the pick among what both found is the same.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from ..text import terms
+from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
 from .clauses import clauses
 from .heuristic import split_sentences
@@ -122,6 +123,9 @@ def related_query(texts: Sequence[str]) -> str:
                 # What it says was stopped, in the forms a held fact may spell it ("swimming"
                 # ended: "swim"; "cycling": "cycle").
                 words += [f for t in sorted(c.ends) for f in (t, t + "e")]
+                if attr in ("weekday", "rate"):  # the routine's words, singular and plural
+                    words += [f for w in re.findall(r"[a-z]{3,}", clause.lower())
+                              if w not in FACT_STOPWORDS for f in (w, w.rstrip("s"), w + "s")]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()

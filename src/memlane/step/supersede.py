@@ -140,7 +140,7 @@ _TRAVEL = re.compile(
 # verbs that could carry them ("my rent is 950" is rent, not an age).
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(rx, re.I)) for name, rx in (
-        ("rent", r"\brent\b"),
+        ("rent", r"\brent\b(?!\s+(?:a|an|our|my|the)\s)"),  # not "we rent a flat in ..."
         ("mortgage", r"\bmortgage\b"),
         ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
         ("weight", r"\b(?:weigh|weighs|weight|kg|kilos?|lbs?|stone)\b"),
@@ -151,7 +151,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
-                 r"|\b(?:on\s+(?:a|the)\s+\w+|my)\s+diet\b"),
+                 r"|\b(?:(?:on|to|follow\w*|start\w*|try\w*)\s+(?:a|an|the)\s+(?:[\w-]+\s+)?"
+                 r"|my\s+)diet\b"),
         # Where a person studies, by an institution's name ("goes to Brookside Primary", "is
         # at Oakfield Academy now"): before the employer and the residence it would read as.
         ("school", rf"\b(?:(?:goes|go|going|stud(?:y|ies|ying)|started|starts|is|'s|are|moved|"
@@ -353,7 +354,7 @@ _ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additional
 
 def _loose(term: str) -> str:
     """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
-    t = term[:-1] if term.endswith("e") and len(term) > 3 else term
+    t = term.rstrip("e") if len(term) > 3 else term
     return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
 
 
@@ -529,7 +530,8 @@ _ROUTINE_COMMON = frozenset(stem(w) for w in """every each session sessions clas
 def _same_routine(a: Claim, b: Claim) -> bool:
     """Whether two statements share a word of their routine, beyond light verbs, cue words,
     values and the slot's own words."""
-    shared = (_frame(a) & _frame(b)) - _LIGHT - _ROUTINE_COMMON - _TIME_WORDS
+    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
+    shared = {_loose(t) for t in _frame(a)} & {_loose(t) for t in _frame(b)} - loose
     return bool({t for t in shared if not t[0].isdigit()})
 
 
