@@ -66,6 +66,8 @@ def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
     # more, not instead
     ("My hobby is chess.", "My other hobby is fencing now."),
     ("I work at Lidl.", "I also work at a pub now."),
+    # ending another thing of the same kind
+    ("My car is a Renault Clio.", "I sold my old scooter on Sunday."),
     # naming fewer of the same names is no new value
     ("My tortoise Shelby is a Greek Hermann and loves lettuce.", "My tortoise Shelby is so slow."),
     # a hobbyist is no occupation

@@ -201,7 +201,7 @@ _TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|ve
 _NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
     gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
     fan regular leo mother father brother sister daughter grandmother grandfather partner
-    neighbour neighbor mentor fighter survivor sticker flyer""".split())
+    neighbour neighbor mentor fighter survivor sticker flyer volunteer""".split())
 
 
 def _occupation(rest: str) -> bool:
@@ -654,6 +654,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             continue  # (a held "My son switched schools." gives no value to replace)
         if not new.values or new.values <= c.values or new.additive:
             continue
+        if new.ends and not new.ends <= {_loose(t) for t in c.terms}:
+            continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
