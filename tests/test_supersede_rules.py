@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlane.step.clauses import clauses
+from memlane.step.clauses import carry_holders, clauses
 from memlane.step.heuristic import is_fact
 from memlane.step.supersede import NEW, RELATED, SUPERSEDES, decide, read_claim
 
@@ -103,12 +103,27 @@ def test_readings() -> None:
      ["Sam and I broke up.", "My boyfriend now is Idris."]),
     # a named holder stands in for the pronoun of the next clause
     ("Dave moved to Leeds, he's at Aldi now.", ["Dave moved to Leeds.", "Dave is at Aldi now."]),
+    # a one-word reply opening a sentence: no cut at all (as before), nothing dropped
+    ("Yeah, I've wanted to, but it's hard since Biscuit is still so young.",
+     ["Yeah, I've wanted to, but it's hard since Biscuit is still so young."]),
     # a capitalised common word is no holder
     ("The kids went to bed, they're exhausted.",
      ["The kids went to bed, they're exhausted."]),
 ])
 def test_clauses(said: str, records: list[str]) -> None:
     assert clauses(said) == records
+
+
+def test_a_pronoun_is_carried_to_the_next_sentence_only_for_a_person() -> None:
+    assert carry_holders(["My son changed schools.", "He's at Ashgrove now."]) == \
+        ["My son changed schools.", "My son is at Ashgrove now."]
+    assert carry_holders(["Dave changed jobs.", "He's at Screwfix now."])[1] == \
+        "Dave is at Screwfix now."
+    assert carry_holders(["My son changed schools.", "She's at Ashgrove now."])[1] == \
+        "She's at Ashgrove now."  # not the son
+    assert carry_holders(["Dancing is my life.", "It's where I'm most alive."])[1] == \
+        "It's where I'm most alive."
+    assert carry_holders(["My furry pals were running.", "Here is a pic."])[1] == "Here is a pic."
 
 
 @pytest.mark.parametrize(("sentence", "fact"), [

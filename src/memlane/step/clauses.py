@@ -105,18 +105,26 @@ _CHANGE_ONLY = re.compile(
 _SAME_HOLDER_NEXT = re.compile(r"^(?:he|she|they|it|i|we)(?:'s|\u2019s|'m|'re|'ve|\s)", re.I)
 
 
+_COMPOUND = re.compile(r"^\s+and\s+(?:i|we)\b", re.I)
+
+
 def _parts(sentence: str) -> list[str]:
-    """`sentence` cut where two facts meet (`_JOIN`); a piece of one word, or one that only
-    announces a change whose value the next piece gives (`_CHANGE_ONLY`), stays with the next
-    ("Hannah and I split up", "Tomasz switched schools, he's at Oakfield now")."""
+    """`sentence` cut where two facts meet (`_JOIN`); none when a piece would be one word
+    ("Yeah, I've been ...": a reply, not two facts), except a name joined to the speaker ("Hannah
+    and I split up, and my partner is now Joss": the first piece is "Hannah and I split up").
+    A piece that only announces a change whose value the next gives (`_CHANGE_ONLY`) stays with
+    it ("Tomasz switched schools, he's at Oakfield now")."""
     cuts = [m for m in _JOIN.finditer(sentence) if m.start() > 0 and m.end() < len(sentence)]
     pieces: list[str] = []
     start = 0
     for i, m in enumerate(cuts):
         piece = sentence[start:m.start()]
         nxt = sentence[m.end():cuts[i + 1].start() if i + 1 < len(cuts) else len(sentence)]
-        if len(piece.split()) < 2 or len(nxt.split()) < 2 or \
-                (_CHANGE_ONLY.search(piece) and _SAME_HOLDER_NEXT.match(nxt.strip())):
+        if len(piece.split()) < 2 and _COMPOUND.match(sentence[m.start():]):
+            continue  # "Hannah and I": one subject
+        if len(piece.split()) < 2 or len(nxt.split()) < 2:
+            return [sentence]
+        if _CHANGE_ONLY.search(piece) and _SAME_HOLDER_NEXT.match(nxt.strip()):
             continue  # the cut is not taken: the piece runs on into the next
         pieces.append(piece)
         start = m.end()
@@ -149,19 +157,26 @@ def split_clauses(sentence: str) -> list[str]:
 
 
 def carry_holders(sentences: list[str]) -> list[str]:
-    """`sentences` (of one message) with a pronoun opening one replaced by the holder the one
-    before it opened with, as `split_clauses` does within a sentence: "Dave changed jobs. He's
-    at Screwfix now." gives "Dave is at Screwfix now.", a fact about Dave."""
+    """`sentences` (of one message) with "he" or "she" opening one replaced by the person the
+    one before it opened with (someone of the speaker's, "my son", or a name), as
+    `split_clauses` does within a sentence: "Dave changed jobs. He's at Screwfix now." gives
+    "Dave is at Screwfix now.", a fact about Dave. "It" and "they" are left: they stand for
+    things and groups as often ("It's where I'm most alive")."""
     out = list(sentences)
     for i in range(1, len(out)):
         m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
-        if m is None or not (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
-                             or may_be_name(m.group(1).split("'")[0])):
+        if m is None or not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
             continue
-        if _PRONOUN_START.match(out[i]) and not out[i].rstrip().endswith("?"):
-            said = _with_holder(out[i], m.group(1))
+        owner = m.group(1)
+        person = _REL_MENTION.fullmatch(owner) is not None if owner[0].lower() == owner[0] or \
+            owner.startswith(("My ", "Our ")) else may_be_name(owner.split("'")[0])
+        if person:
+            said = _with_holder(out[i], owner)
             out[i] = said[0].upper() + said[1:]
     return out
+
+
+_HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
 
 
 _FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother

@@ -102,7 +102,7 @@ _LEAD = re.compile(
     r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
     r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
     r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
-    r"|these\s+days|nowadays|lately|as\s+of\s+(?:this|last)\s+\w+"
+    r"|these\s+days|nowadays"
     # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
     r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
     r"|apparently)\b[\s,:;!.-]*)+",
