@@ -33,12 +33,13 @@ from ..caches import remember
 from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
-from .clauses import asked_to_keep, clauses
+from .clauses import asked_to_keep, carry_holders, clauses
 from .kinds import held_kind, kind_of
 from .schema import EPISODE_MAX_WORDS
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
+    RELATIONS,
     SAME,
     SUPERSEDES,
     Claim,
@@ -190,10 +191,18 @@ _NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our
                     r"\b(?:called|named)\s+(?-i:[A-Z])", re.I)
 
 
-# Someone of the speaker's, by name, whose fact changed: "Lou moved to Galway in June".
-_NAME_CHANGED = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?:just\s+|has\s+)?(?:moved|turned|started|"
-                           r"left|retired|switched|got\s+(?:married|engaged|promoted))\b.*"
-                           r"\b(?:to|at|in|with|from)?\s*(?-i:[A-Z0-9])", re.I)
+# Someone the speaker knows, by name (or someone of theirs: "Marco's son"), and what they do or
+# what changed: "Lou moved to Galway in June", "Tomasz goes to Elmwood Grammar", "Dave is at
+# Waitrose now". The verb is one that states a fact about a person, so a capitalised opening
+# word that is no name ("Dinner was great") files nothing.
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_NAME_FACT = re.compile(
+    rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
+    r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
+    r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
+    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
+    re.I)
 
 
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
@@ -231,7 +240,10 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         if content and (len(ANY_WORD.findall(before)) <= 3 or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
-    if (_NAMED.match(body) or _NAME_CHANGED.match(body)) and \
+    named = _NAME_FACT.match(body)
+    if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
+                               FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and
+                               len(content) >= 3)) and \
             (not words or words[0].lower() not in names) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "She's a corgi called Biscuit": someone of the speaker's, named
@@ -316,7 +328,7 @@ def extract(
         turn_of[m.seq] = current_turn
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
-        sentences = split_sentences(m.content)
+        sentences = carry_holders(split_sentences(m.content))
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.
