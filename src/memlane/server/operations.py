@@ -41,6 +41,19 @@ _OFFSET = Param("offset", "query", {"type": "integer", "minimum": 0, "maximum": 
                                     "default": 0})
 _SEQ = {"type": "integer", "minimum": 1, "maximum": 2**62}
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000}
+_TRUSTED = {"type": "boolean", "default": False,
+            "description": "store the text plain even if it reads like an instruction (the "
+                           "application vouches for it; the answer's `admission` and the "
+                           "server's log say so). Without it a REST write is data like any "
+                           "other: the same rule as every path into memory (`safety.admit`)"}
+ADMISSION_OUT: dict[str, Any] = {
+    "type": "object", "required": ["quarantined", "reason", "flags"],
+    "properties": {"quarantined": {"type": "boolean"},
+                   "reason": {"type": "string", "enum": ["clean", "flagged",
+                                                         "said by the user",
+                                                         "trusted by the caller"]},
+                   "flags": {"type": "array", "items": {"type": "string"}}},
+}
 
 MESSAGE_IN: dict[str, Any] = {
     "type": "object",
@@ -226,8 +239,10 @@ OPERATIONS: list[Operation] = [
                                    "kind": {"type": "string", "enum": list(KINDS)},
                                    "pinned": {"type": "boolean"},
                                    "thread_id": {"type": "string", "minLength": 1,
-                                                 "maxLength": 200}}},
-              response=_obj(record=RECORD_OUT), status=201, tags=("records",)),
+                                                 "maxLength": 200},
+                                   "trusted": _TRUSTED}},
+              response=_obj(record=RECORD_OUT, admission=ADMISSION_OUT), status=201,
+              tags=("records",)),
     Operation("GET", f"{API}/records/{{record_id}}", h_record,
               "A record, and with `sources=true` the messages it came from, with "
               "`history=true` its versions (when each was stated and superseded)", "getRecord",
@@ -242,8 +257,11 @@ OPERATIONS: list[Operation] = [
               "Replace a record's text (its history keeps the old one), or pin it",
               "updateRecord", (_RECORD,),
               body={"type": "object", "additionalProperties": False, "minProperties": 1,
-                    "properties": {"text": _TEXT, "pinned": {"type": "boolean"}}},
-              response=_obj(record=RECORD_OUT), tags=("records",)),
+                    "properties": {"text": _TEXT, "pinned": {"type": "boolean"},
+                                   "trusted": _TRUSTED}},
+              response={**_obj(record=RECORD_OUT),
+                        "properties": {"record": RECORD_OUT, "admission": ADMISSION_OUT}},
+              tags=("records",)),
     Operation("DELETE", f"{API}/records/{{record_id}}", h_delete_record, "Delete a record",
               "deleteRecord", (_RECORD,),
               response=_obj(deleted=_obj(record_id={"type": "integer"}),

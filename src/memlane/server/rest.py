@@ -6,6 +6,7 @@ ones in `base.error_response`. Routes, parameters and schemas are the operation 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +16,8 @@ from ..memory import Memory
 from ..types import Message, Record, StepResult, public_dict
 from ..validate import INT64_MAX
 from .base import Service
+
+log = logging.getLogger("memlane.server")
 
 
 def dataclass_json(obj: Any) -> Any:
@@ -130,22 +133,37 @@ def h_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _admission(mem: Memory, rec: Record, text: str, trusted: bool) -> dict[str, Any]:
+    """How `safety.admit` took a REST write (the same rule as every path into memory), for the
+    answer; a flagged text stored plain because the caller vouched for it is logged too."""
+    adm = mem.admit(text, trusted=trusted)
+    if adm.flags and trusted:
+        log.warning("namespace %s: record #%d stored plain as trusted by the caller, though it "
+                    "reads like an instruction (%s)", mem.ns, rec.id, ", ".join(adm.flags))
+    return {"quarantined": rec.suspect, "reason": adm.reason, "flags": list(adm.flags)}
+
+
 def h_add_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]
+    trusted = bool(b.get("trusted", False))
     rec = mem.remember(b["text"], b.get("kind", "fact"), thread_id=b.get("thread_id"),
-                       pinned=bool(b.get("pinned", False)))
-    return {"record": _record(rec)}
+                       pinned=bool(b.get("pinned", False)), trusted=trusted)
+    return {"record": _record(rec), "admission": _admission(mem, rec, b["text"], trusted)}
 
 
 def h_update_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]
+    trusted = bool(b.get("trusted", False))
     if "text" in b:
-        rec = mem.update(a["record_id"], b["text"])
+        rec = mem.update(a["record_id"], b["text"], trusted=trusted)
     else:
         rec = _get_record(mem, a["record_id"])
     if "pinned" in b:
         rec = mem.pin(rec.id, bool(b["pinned"]))
-    return {"record": _record(rec)}
+    out: dict[str, Any] = {"record": _record(rec)}
+    if "text" in b:
+        out["admission"] = _admission(mem, rec, b["text"], trusted)
+    return out
 
 
 def h_delete_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
