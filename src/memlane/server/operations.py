@@ -8,7 +8,7 @@ from typing import Any
 
 from .._version import __version__
 from ..step.schema import STEP_SCHEMA
-from ..validate import INT64_MAX, KINDS
+from ..validate import ID_SCHEMA, INT64_MAX, KINDS, RECORD_ID_SCHEMA
 from .openapi import Operation, Param, build_spec
 from .rest import (
     h_add_record,
@@ -31,7 +31,8 @@ from .rest import (
 
 API = "/v1/memlane"
 
-_THREAD = Param("thread_id", "path", {"type": "string", "minLength": 1, "maxLength": 200},
+_ID = ID_SCHEMA  # a thread id's rule (`validate.identifier`), stated in the spec
+_THREAD = Param("thread_id", "path", _ID,
                 "Thread (conversation) id")
 _RECORD = Param("record_id", "path", {"type": "integer", "minimum": 1, "maximum": INT64_MAX},
                 "Record id")
@@ -238,8 +239,7 @@ OPERATIONS: list[Operation] = [
                     "properties": {"text": _TEXT,
                                    "kind": {"type": "string", "enum": list(KINDS)},
                                    "pinned": {"type": "boolean"},
-                                   "thread_id": {"type": "string", "minLength": 1,
-                                                 "maxLength": 200},
+                                   "thread_id": _ID,
                                    "trusted": _TRUSTED}},
               response=_obj(record=RECORD_OUT, admission=ADMISSION_OUT), status=201,
               tags=("records",)),
@@ -280,11 +280,9 @@ OPERATIONS: list[Operation] = [
               "Forget one record, one thread, or the whole namespace (exactly one)", "forget",
               body={"anyOf": [
                   {"type": "object", "required": ["record_id"], "additionalProperties": False,
-                   "properties": {"record_id": {"type": "integer", "minimum": 1,
-                                                "maximum": INT64_MAX}}},
+                   "properties": {"record_id": RECORD_ID_SCHEMA}},
                   {"type": "object", "required": ["thread_id"], "additionalProperties": False,
-                   "properties": {"thread_id": {"type": "string", "minLength": 1,
-                                                "maxLength": 200}}},
+                   "properties": {"thread_id": _ID}},
                   {"type": "object", "required": ["namespace"], "additionalProperties": False,
                    "properties": {"namespace": {"type": "boolean", "enum": [True],
                                                 "description": "forget everything of this "
@@ -297,7 +295,7 @@ OPERATIONS: list[Operation] = [
               tags=("export",)),
     Operation("GET", f"{API}/ledger", h_ledger,
               "Quality ledger rows of this namespace (when the ledger exists)", "ledger",
-              (Param("thread_id", "query", {"type": "string", "minLength": 1, "maxLength": 200}),
+              (Param("thread_id", "query", _ID),
                Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 10000,
                                         "default": 500})),
               response=_obj(enabled={"type": "boolean"},

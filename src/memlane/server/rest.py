@@ -11,10 +11,10 @@ from dataclasses import replace
 from typing import Any
 
 from .._version import __version__
-from ..errors import NotFound, UsageError
+from ..errors import ModelError, NotFound, StepConflict, StepError, StepStalled, UsageError
 from ..memory import Memory
 from ..types import Message, Record, StepResult, public_dict
-from ..validate import INT64_MAX
+from ..validate import INT64_MAX, record_ref
 from .base import Service
 
 log = logging.getLogger("memlane.server")
@@ -183,8 +183,8 @@ def h_search(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
 
 def h_forget(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]  # validated: exactly one of the three
-    if "record_id" in b:
-        return h_delete_record(svc, mem, {"record_id": b["record_id"]})
+    if "record_id" in b:  # 74, "74" or "#74": the one id rule (`validate.RECORD_ID_SCHEMA`)
+        return h_delete_record(svc, mem, {"record_id": record_ref(b["record_id"])})
     if "thread_id" in b:
         return h_delete_thread(svc, mem, {"thread_id": b["thread_id"]})
     return _erased(svc, mem, {"namespace": mem.ns, **mem.forget_namespace()}, ledger=True)

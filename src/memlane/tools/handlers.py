@@ -41,7 +41,7 @@ from ..safety import (
 )
 from ..tool_schemas import TOOL_ARGUMENTS, TOOL_SCHEMAS
 from ..types import Message, Record
-from ..validate import clean_json, coerce, date_text, problems
+from ..validate import clean_json, coerce, date_text, problems, record_ref
 from .bounding import bound
 
 log = logging.getLogger("memlane.tools")
@@ -57,28 +57,23 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-_ID_TEXT = re.compile(r"\s*#?(\d{1,18})\s*")
-
-
 def _record_ids(v: Any) -> Any:
     """Record ids as models often send them, "74" or "#74" (the notes show ids as #74), read as
-    the integers they name; anything else is left for the type check to refuse."""
-    if isinstance(v, str):
-        m = _ID_TEXT.fullmatch(v)
-        return int(m.group(1)) if m else v
+    the integers they name (`validate.record_ref`, the one id rule of every surface); anything
+    else is left for the type check to refuse."""
     if isinstance(v, list):
-        return [_record_ids(x) if isinstance(x, str) else x for x in v]
-    return v
+        return [record_ref(x) for x in v]
+    return record_ref(v)
 
 
 def _lenient(prop: Mapping[str, Any] | None, key: str, v: Any) -> Any:
     """An argument as models send it, read as what it names: record ids as text ("74",
     "#74"), a count as text ("5")."""
     if key in ("id", "ids"):
-        v = _record_ids(v)
+        return _record_ids(v)
     if prop is not None and prop.get("type") == "integer" and isinstance(v, str) \
-            and v.strip().isdigit() and len(v) < 10:
-        v = int(v)  # a count sent as text ("5"), as some clients and models do
+            and v.isascii() and v.isdigit() and len(v) < 10:
+        v = int(v)  # a count sent as text ("5"), as some clients and models do; nothing trimmed
     return v
 
 
