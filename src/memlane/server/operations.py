@@ -47,6 +47,16 @@ _TRUSTED = {"type": "boolean", "default": False,
                            "application vouches for it; the answer's `admission` and the "
                            "server's log say so). Without it a REST write is data like any "
                            "other: the same rule as every path into memory (`safety.admit`)"}
+STEP_PROBLEM_OUT: dict[str, Any] = {
+    "type": "object", "required": ["type", "message"],
+    "description": "with `step: true`, a step that could not file: the messages are stored "
+                   "(this answer is still 200), the steps filed before it stand, and the "
+                   "stretch is filed by a later step",
+    "properties": {"type": {"type": "string", "enum": ["step_stalled", "step_conflict",
+                                                       "step_error", "upstream_error"]},
+                   "message": {"type": "string"}, "start": {"type": "integer"},
+                   "end": {"type": "integer"}},
+}
 ADMISSION_OUT: dict[str, Any] = {
     "type": "object", "required": ["quarantined", "reason", "flags"],
     "properties": {"quarantined": {"type": "boolean"},
@@ -191,7 +201,8 @@ OPERATIONS: list[Operation] = [
                                               compacted=_COMPACTED),
               tags=("threads", "forget")),
     Operation("POST", f"{API}/threads/{{thread_id}}/messages", h_append,
-              "Append messages in order (creates the thread); `step: true` files due stretches",
+              "Append messages in order (creates the thread); `step: true` files due stretches "
+              "(a step that cannot file is reported in `step_problem`: the messages are stored)",
               "appendMessages", (_THREAD,),
               body={"type": "object", "required": ["messages"], "additionalProperties": False,
                     "properties": {
@@ -200,8 +211,12 @@ OPERATIONS: list[Operation] = [
                         "step": {"type": "boolean", "default": False,
                                  "description": "run due memory steps now (offline "
                                                 "heuristic unless a model is configured)"}}},
-              response=_obj(messages={"type": "array", "items": MESSAGE_OUT},
-                            steps={"type": "array", "items": STEP_RESULT_OUT}),
+              response={**_obj(messages={"type": "array", "items": MESSAGE_OUT},
+                               steps={"type": "array", "items": STEP_RESULT_OUT}),
+                        "properties": {
+                            "messages": {"type": "array", "items": MESSAGE_OUT},
+                            "steps": {"type": "array", "items": STEP_RESULT_OUT},
+                            "step_problem": STEP_PROBLEM_OUT}},
               tags=("threads",)),
     Operation("GET", f"{API}/threads/{{thread_id}}/context", h_context,
               "The assembled context for the next model call, by layer, with its trace",

@@ -78,12 +78,25 @@ def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     body = a["body"]
     added = t.extend(body["messages"])
     steps: list[StepResult] = []
+    out: dict[str, Any] = {}
     if body.get("step"):
-        steps = svc.step_runner(mem.ns).file_due(t.id, max_steps=50)
+        # The messages are stored whatever the step does: a step that cannot file is reported
+        # in this 200 answer (`step_problem`), never as an error status a client would read as
+        # "not stored" and resend (the messages would then be stored twice).
+        try:
+            steps = svc.step_runner(mem.ns).file_due(t.id, max_steps=50)
+        except StepStalled as e:
+            steps = list(e.results)
+            out["step_problem"] = {"type": "step_stalled", "message": str(e),
+                                   "start": e.start, "end": e.end}
+        except (StepConflict, StepError, ModelError) as e:
+            kind = ("step_conflict" if isinstance(e, StepConflict) else
+                    "step_error" if isinstance(e, StepError) else "upstream_error")
+            out["step_problem"] = {"type": kind, "message": str(e)}
         if len(steps) == 50:  # a long import: the rest is filed in the background
             svc.submit_step(mem.ns, t.id)
     return {"messages": [_message(m) for m in added],
-            "steps": [_step_result(s) for s in steps]}
+            "steps": [_step_result(s) for s in steps], **out}
 
 
 def h_context(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
