@@ -64,13 +64,15 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
                 value, found = None, [e.message]
             if found and p.schema is ID_SCHEMA:  # the rule's own words, not its regex
                 found = explain_id(value, p.name.replace("_", " "))
-            # A path parameter that breaks its rule (the spec's schema, `validate`'s rule) is a
-            # bad request like a query parameter's, not a missing thing: 404 is for a well-formed
-            # id this namespace does not hold.
+            if found and p.where == "path":
+                # A path parameter that breaks its rule (the spec's schema, `validate`'s rule)
+                # is a bad request, in the rule's words; 404 is for a well-formed id this
+                # namespace does not hold.
+                raise ApiError(400, "; ".join(found), "invalid_request", found)
             bad += found
             args[p.name] = value
         if bad:
-            raise ApiError(400, "invalid path or query parameters", "invalid_request", bad)
+            raise ApiError(400, "invalid query parameters", "invalid_request", bad)
         if op.body is not None:
             body = await read_json(request, svc.config.max_body)
             found = problems(validator or {}, body, "body")
