@@ -100,25 +100,42 @@ def via_ingest(text: str, budgets: tuple[int, ...]) -> dict[int, str]:
     return out
 
 
-def via_tools(text: str) -> tuple[str, str, str]:
-    """(layers after `remember`, layers after `update_memory`, the `recall` result)."""
+def via_tools(text: str) -> dict[str, str]:
+    """What each write path shows of `text` later: the layers after `remember` and after
+    `update_memory` (MCP: no user turn known), after REST `POST /records` (its handler), the
+    `recall` result and `open_memory`'s sources (the text as a stored message)."""
     text = text[:4000]  # the tools' limit
     mem = Memory.open(":memory:")
     tools = MemoryTools(mem, thread_id="t")
     t = mem.thread("t")
     t.add("user", "Please keep this.")
+    out: dict[str, str] = {}
     tools.call("remember", {"text": text})
-    remembered = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
+    out["remember"] = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
     rid = tools.call("remember", {"text": "Dana's dog is called Rex."})["id"]
     tools.call("update_memory", {"id": rid, "text": text})
-    updated = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
+    out["update_memory"] = layers_text(t.context(budget=4000,
+                                                 new_message="What do you know about me?"))
+    rest = Memory.open(":memory:")
+    try:
+        from memlane.server.rest import h_add_record
+        h_add_record(None, rest, {"body": {"text": text}})  # type: ignore[arg-type]
+        out["rest"] = layers_text(rest.thread("t").context(
+            budget=4000, new_message="What do you know about me?"))
+    except ImportError:  # the server's extra is not installed
+        out["rest"] = ""
+    rest.close()
     tools.save_snapshot("web_fetch", {"url": "https://example.org"}, text)
     words = [w for w in re.findall(r"[A-Za-z]{4,}", text)][:8] or ["example"]
     # The results only: the answer echoes the query, which is the model's own words this turn.
-    recalled = json.dumps(tools.call("recall", {"query": " ".join(words)}).get("results", []),
-                          ensure_ascii=False)
+    out["recall"] = json.dumps(tools.call("recall", {"query": " ".join(words)}).get(
+        "results", []), ensure_ascii=False)
+    msg = mem.thread("src").add("user", text)
+    src = mem.remember("Dana pasted a page.", source_ids=[msg.id])
+    opened = tools.call("open_memory", {"ids": [src.id], "sources": True})
+    out["open_memory"] = json.dumps(opened.get("records", []), ensure_ascii=False)
     mem.close()
-    return remembered, updated, recalled
+    return out
 
 
 def benign_texts(n: int) -> list[str]:
@@ -195,6 +212,8 @@ def main() -> None:
     ap.add_argument("--benign", type=int, default=400)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--corpus", type=Path, help="another corpus (attacks and benign texts)")
+    ap.add_argument("--benign-file", type=Path, action="append", default=[],
+                    help="benign texts (JSON lines with `text`) besides the LoCoMo sample")
     ap.add_argument("--misses", action="store_true", help="print the attacks that reach")
     ap.add_argument("--cost-only", action="store_true",
                     help="only the scan cost, on the split's attacks and the benign texts")
@@ -219,13 +238,11 @@ def main() -> None:
         c = per.setdefault(r["family"], Counter())
         c["n"] += 1
         shown = via_ingest(r["text"], (2000, 4000))
-        remembered, updated, recalled = via_tools(r["text"])
+        paths = via_tools(r["text"])
         hits = {
             "ingest_2k": reaches(r["payload"], shown[2000], r["family"]),
             "ingest_4k": reaches(r["payload"], shown[4000], r["family"]),
-            "remember": reaches(r["payload"], remembered, r["family"]),
-            "update_memory": reaches(r["payload"], updated, r["family"]),
-            "recall": reaches(r["payload"], recalled, r["family"]),
+            **{k: reaches(r["payload"], v, r["family"]) for k, v in paths.items()},
         }
         for k, v in hits.items():
             c[k] += v
@@ -238,6 +255,8 @@ def main() -> None:
         total.update(c)
     # A corpus of attacks only is measured against the LoCoMo sample.
     benign = corpus_benign or benign_texts(args.benign)
+    for f in args.benign_file:
+        benign += [json.loads(line)["text"] for line in f.read_text().splitlines() if line]
     withheld = altered = ingest_withheld = kept = 0
     examples = []
     for text in benign:
@@ -266,13 +285,16 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    n = total["n"]
-    print(f"attacks ({report['split']}): {n}")
-    for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "recall", "any"):
+    n = total["n"] or 1
+    print(f"attacks ({report['split']}): {total['n']}")
+    for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "rest", "recall",
+              "open_memory", "any"):
         print(f"  reach {k:<14} {total[k]:>4}  ({total[k] / n:.1%})  never shown as plain text: "
               f"{1 - total[k] / n:.1%}")
     for fam, c in per.items():
-        print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']}")
+        print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']} (ingest {c['ingest_4k']}, "
+              f"remember {c['remember']}, rest {c['rest']}, recall {c['recall']}, open_memory "
+              f"{c['open_memory']})")
     print(f"benign: {len(benign)}  withheld {withheld} ({withheld / len(benign):.1%})  "
           f"altered {altered} ({altered / len(benign):.1%})")
     print(f"benign via ingest: withheld {ingest_withheld} ({ingest_withheld / len(benign):.1%})"
