@@ -152,8 +152,11 @@ def identifier(value: object, what: str, limit: int = 200) -> str:
 def identifier_schema(limit: int = 200) -> dict[str, Any]:
     """`identifier`'s rule as JSON Schema (the OpenAPI spec's thread ids): a non-empty string of
     at most `limit` characters, none of `_BAD_KEY` or `_BIDI`, no whitespace at either end."""
+    # Lone surrogates stay out of the pattern (`identifier` refuses them all the same): no
+    # UTF-8 text holds one, and regex engines other than Python's refuse the range.
     bad = "".join(c if c.isascii() and c.isprintable() else f"\\u{ord(c):04x}"
-                  for c in _BAD_KEY.pattern[1:-1] + _BIDI.pattern[1:-1])
+                  for c in (_BAD_KEY.pattern[1:-1] + _BIDI.pattern[1:-1]).replace(
+                      "\ud800-\udfff", ""))
     return {"type": "string", "minLength": 1, "maxLength": limit,
             "pattern": rf"^[^\s{bad}](?:[^{bad}]*[^\s{bad}])?$"}
 
