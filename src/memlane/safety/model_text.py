@@ -131,7 +131,7 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
         found.append("story premise")
     elif unowned and _ROLEPLAY.search(folded):
         found.append("role play")
-    found += agent_signals(folded)
+    found += agent_signals(folded, text)
     if verdict:
         found.append("classifier")
     return found
