@@ -144,11 +144,13 @@ _SYSTEM_TAG = re.compile(r"#{2,}\s*\(?\s*system[_ ]?(?:message|prompt|note)\b"
 # A control of the model's own behaviour switched ("Safety_Override_Flag set to TRUE", "developer
 # mode: enabled"): false authority written as a setting.
 _CONTROL_FLAG = re.compile(
-    r"\b[\w-]*(?:override|bypass|safety|filter|guard|restriction|moderation|jailbreak|"
+    r"\b[\w-]{0,30}?(?:override|bypass|safety|filter|guard|restriction|moderation|jailbreak|"
     r"developer[_ ]mode|debug[_ ]mode|admin[_ ]mode|god[_ ]mode|sandbox|censorship|"
-    r"alignment)[\w-]*\s*(?:flag|mode|setting|switch|status)?\s*(?:is\s+)?(?:set to|=|:|"
+    r"alignment)[\w-]{0,30}\s*(?:flag|mode|setting|switch|status)?\s*(?:is\s+)?(?:set to|=|:|"
     r"turned|switched)\s*(?:on\b|off\b|true\b|false\b|enabled|disabled|active|inactive|"
     r"1\b|0\b)")
+VIEW_CHARS = 8000
+"""How much of a text the signals read: its first `VIEW_CHARS` and its last 2,000 characters."""
 _ENGLISH = frozenset("""the a an to of and you your in is are for this that with be it do not
     i my me on as from all any what how our new his her their we they he she at by was were has
     have had will can if or but so up out about into after before there here when where who
@@ -182,6 +184,12 @@ def agent_signals(folded: str, text: str = "") -> list[str]:
     """The signals above found in a folded text (`_fold`: case, look-alikes, escapes); `text`:
     as written (case tells a configuration's values)."""
     found: list[str] = []
+    # A bounded view, its head and its tail (a tool result kept for recall may hold 1,000,000
+    # characters): the cost of a text is bounded whatever its length.
+    if len(folded) > VIEW_CHARS + 2000:
+        folded = folded[:VIEW_CHARS] + "\n" + folded[-2000:]
+    if len(text) > VIEW_CHARS + 2000:
+        text = text[:VIEW_CHARS] + "\n" + text[-2000:]
     if _SNAKE_DIRECTIVE.search(text[:8000]) and _DIRECTIVE_WORDS.search(folded[:8000]):
         found.append("configuration directive")
     sentences = _sentences(folded[:8000])
