@@ -192,6 +192,27 @@ def benign_ingest_outcome(text: str) -> tuple[bool, bool]:
     return any(r.suspect for r in carrying) or "[quarantined" in shown, bool(carrying)
 
 
+def benign_counts(benign: list[str]) -> tuple[int, int, int, int, list[str]]:
+    """(withheld, altered through `remember`, withheld through ingest, kept as a record, up to
+    10 examples of what was withheld or altered)."""
+    withheld = altered = ingest_withheld = kept = 0
+    examples: list[str] = []
+    for text in benign:
+        w, a = benign_outcome(text)
+        withheld += w
+        altered += a
+        if w and len(examples) < 10:
+            examples.append(text)
+        if a and len(examples) < 10:
+            examples.append("(altered) " + text)
+        w, k = benign_ingest_outcome(text)
+        ingest_withheld += w
+        kept += k
+        if w and len(examples) < 10:
+            examples.append("(ingest) " + text)
+    return withheld, altered, ingest_withheld, kept, examples
+
+
 def scan_cost(texts: list[str], repeats: int = 3) -> tuple[float, float]:
     """Microseconds of CPU per text: the scan, no memo (what a record costs when written), and
     the scan with `prompt_like` (a model-written record or a tool result). CPU time, the best
@@ -263,21 +284,7 @@ def main() -> None:
     benign = corpus_benign or benign_texts(args.benign)
     for f in args.benign_file:
         benign += [json.loads(line)["text"] for line in f.read_text().splitlines() if line]
-    withheld = altered = ingest_withheld = kept = 0
-    examples = []
-    for text in benign:
-        w, a = benign_outcome(text)
-        withheld += w
-        altered += a
-        if w and len(examples) < 10:
-            examples.append(text)
-        if a and len(examples) < 10:
-            examples.append("(altered) " + text)
-        w, k = benign_ingest_outcome(text)
-        ingest_withheld += w
-        kept += k
-        if w and len(examples) < 10:
-            examples.append("(ingest) " + text)
+    withheld, altered, ingest_withheld, kept, examples = benign_counts(benign)
     texts = [r["text"] for r in rows] + benign
     cost_us, strict_us = scan_cost(texts)
     report = {"split": str(args.corpus) if args.corpus else args.split,
