@@ -45,7 +45,7 @@ from .context.turns import (
 )
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
-from .safety import clean_tag, is_suspect
+from .safety import Admission, admit, clean_tag
 from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
@@ -253,10 +253,14 @@ class Memory(Forgetting, SnapshotsAndVectors):
         thread_id: str | None = None,
         pinned: bool = False,
         suspect: bool = False,
+        said: Sequence[str] = (),
+        trusted: bool = False,
     ) -> Record:
-        """Add one record outside a memory step (what the `remember` tool does). `suspect`:
-        quarantine it whatever the scan says (the tools' stricter reading of model-written
-        text, `safety.prompt_like`)."""
+        """Add one record outside a memory step (what the `remember` tool and REST `POST
+        /records` do). Whether it is stored quarantined is `safety.admit`'s rule, the same on
+        every path: `said` is the user's own words of this turn when the caller knows them,
+        `trusted` the caller vouching for the text; `suspect` quarantines it whatever the rule
+        says."""
         text = validate.record_text(text)
         kind = validate.kind(kind)
         sources = [_id(i) for i in source_ids]
@@ -265,26 +269,32 @@ class Memory(Forgetting, SnapshotsAndVectors):
         if thread_id is not None:
             thread_id = validate.identifier(thread_id, "thread id")
         scans = self.caches.scans
+        quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
         rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
-                                    suspect=suspect or is_suspect(text, scans),
-                                    scanned=clean_tag(text, scans))
+                                    suspect=quarantined, scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
 
     @traced("update")
-    def update(self, record_id: int, text: str, *, suspect: bool = False) -> Record:
+    def update(self, record_id: int, text: str, *, suspect: bool = False,
+               said: Sequence[str] = (), trusted: bool = False) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`.
-        `suspect` as in `remember`."""
+        `suspect`, `said` and `trusted` as in `remember`."""
         text = validate.record_text(text)
         rid = _id(record_id)
         if not in_range(rid):
             raise NotFound(f"no record #{rid} in this namespace")
         scans = self.caches.scans
-        rec = self.store.update_record(self.ns, rid, text,
-                                       suspect=suspect or is_suspect(text, scans),
+        quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
+        rec = self.store.update_record(self.ns, rid, text, suspect=quarantined,
                                        scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
+
+    def admit(self, text: str, *, said: Sequence[str] = (), trusted: bool = False) -> Admission:
+        """`safety.admit` with this memory's scan memo: whether `text` would be stored (or
+        shown) quarantined, and why."""
+        return admit(text, said=said, trusted=trusted, scans=self.caches.scans)
 
     def record_history(self, record_id: int) -> list[dict[str, Any]]:
         """A record's versions, oldest first, each `{text, op, stated, superseded,
