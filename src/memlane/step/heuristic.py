@@ -247,8 +247,12 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
             (not words or words[0].lower() not in names) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "She's a corgi called Biscuit": someone of the speaker's, named
-    # Not about the speaker: kept only with specifics, and not addressed to the listener.
-    has_value = any(ch.isdigit() for ch in body)
+    # Not about the speaker: kept only with specifics, and not addressed to the listener. A
+    # change announced with a day or month is one ("Her teacher switched her slot to Mondays").
+    low = [w.lower() for w in words]
+    has_value = any(ch.isdigit() for ch in body) or (
+        any(w in _CUE_WORDS for w in low)
+        and any(w in _CALENDAR or w.rstrip("s") in _CALENDAR for w in low))
     return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
                                                              re.I)
 
