@@ -151,3 +151,23 @@ def test_rest_shows_the_same_scores(tmp_path: Any) -> None:
                          params={"q": "quantum chromodynamics"}).json()
     assert [h["score"] for h in got["results"]] == [0.5]
     assert none["results"] == []
+
+
+def test_both_engines_rank_a_search_alike(tmp_path: Any, pg_url: str) -> None:
+    # Records sharing common words with the queries in different numbers and lengths: FTS5's
+    # bm25() and PostgreSQL's ts_rank put them in different orders; one BM25 does not.
+    import random
+
+    rnd = random.Random(5)
+    words = ["locker", "number", "pool", "room", "bus", "garden", "kiwi", "violin", "harbour"]
+    texts = [" ".join(rnd.choice(words) for _ in range(rnd.randint(2, 7))) + "."
+             for _ in range(40)]
+    queries = ["locker number", "pool room bus", "kiwi violin harbour garden", "number"]
+    got = []
+    for target in (str(tmp_path / "m.db"), pg_url):
+        with Memory.open(target) as mem:
+            for text in texts:
+                mem.remember(text)
+            got.append([[(h.record.id, h.score) for h in mem.search(q, 10)] for q in queries])
+    assert got[0] == got[1]
+    assert all(len(hits) == 10 for hits in got[0])
