@@ -75,7 +75,7 @@ def test_the_line_patterns_are_linear_and_match_as_before():
 
 
 HOSTILE = {"base64": None, "letters": "a", "brackets": "(", "newlines": "\n", "spaces": " ",
-           "hashes": "#", "images": "![", "hyphens": "a-"}
+           "hashes": "#", "images": "![", "hyphens": "a-", "so-clauses": "so it "}
 
 
 @pytest.mark.parametrize("shape", sorted(HOSTILE))
