@@ -76,8 +76,7 @@ from .working import Turn, decayed, drop_order, marker, split_turns, with_marker
 
 CORE_HEADER = "Core memory (notes, not the user's words):"
 """Heads the core layer when it holds the pinned records only (`Policy.standing` off)."""
-STANDING_HEADER = ("Standing facts (constraints, decisions, people, preferences; the newest value "
-                   "of each, shown every turn; notes, not the user's words):")
+STANDING_HEADER = "Standing facts, newest values (notes, not the user's words):"
 """Heads the core layer of standing facts (`memlane.context.standing`)."""
 
 

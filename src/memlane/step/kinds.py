@@ -112,6 +112,12 @@ _PROFILE = re.compile(
     r"designer|writer|manager|driver|pilot))\b|"
     r"\bi\s+work\s+(?:at|for|as)\b", re.I)
 
+# A need is someone's: the speaker's or one of theirs ("Dance floors help avoid injuries" is
+# about dancing, not a limit of anyone's).
+_HOLDER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|"
+                     r"(?:" + _PEOPLE + r")|here|money|budget|cash|quid|dollars|euros|"
+                     r"pounds)\b", re.I)
+
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
                    r"|\bfavou?rite\b", re.I)
 _EVENT = re.compile(r"\b(yesterday|today|tomorrow|last|next|ago|went|visited|started|joined|"
@@ -123,10 +129,9 @@ def kind_of(sentence: str) -> str:
     """The kind the offline writer files `sentence` (a clause as said) under: the first of
     constraint, decision, profile, preference, event that reads it, else fact. An agreement
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
-    if _CONSTRAINT.search(sentence):
+    if _CONSTRAINT.search(sentence) and _HOLDER.search(sentence):
         return "constraint"
-    d = _DECISION.search(sentence)
-    if d is not None and _said_what(sentence[:d.start()] + " " + sentence[d.end():]):
+    if _DECISION.search(sentence) and _said_what(sentence):
         return "decision"
     if _PROFILE.search(sentence):
         return "profile"
@@ -153,8 +158,14 @@ def held_kind(clause: str, sentence_kind: str) -> str:
     return sentence_kind
 
 
-def _said_what(rest: str) -> bool:
-    """Whether the words around an agreement's cue name something (two content words):
-    what was agreed, not only who to."""
-    words = [w for w in FACT_WORD.findall(rest) if w.lower() not in FACT_STOPWORDS]
+_CUES = frozenset("""okay ok alright right fine so then settled agreed agree decided decision
+    deal done final call answer made lock locked commit committed official let let's lets go
+    going went with we all both""".split())
+
+
+def _said_what(sentence: str) -> bool:
+    """Whether an agreement names what was agreed (two content words besides its cue words):
+    "Agreed, Mel!" is assent to someone, not a decision."""
+    words = [w for w in FACT_WORD.findall(sentence)
+             if w.lower() not in FACT_STOPWORDS and w.lower() not in _CUES]
     return len(words) >= 2
