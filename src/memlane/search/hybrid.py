@@ -142,17 +142,20 @@ def search(
     until: float | None = None,
     pool: int = POOL,
     workers: SearchWorkers | None = None,
+    sources: int | None = None,
 ) -> list[Hit]:
     """The `k` records of `namespace` that best match `query`, best first. `workers`: where the
     vector half may run beside the lexical half, when the store allows it (without: one after
-    the other)."""
+    the other). `sources`: each record carries at most this many of its source ids, the lowest
+    (`Store.records`; None: all)."""
     _check(query, k)
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
     if embedder is None or not query.strip():
         # Lexical only: the pool is for fusion; the first k of a longer list are the k best
         # (ties keep the index's order either way), so only k are read, with their sources.
-        lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until)
+        lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until,
+                                       sources=sources)
         # Equal scores (common in a small namespace, where BM25 barely tells records apart):
         # the newest record first (ids grow with time), whatever order the index gave. A list
         # already best first with no two scores equal (the bounded search's, mostly) is in
@@ -172,11 +175,12 @@ def search(
     if fut is not None:
         try:
             lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since,
-                                           until)
+                                           until, sources=sources)
         finally:
             vec = fut.result()
     else:
-        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
+        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until,
+                                       sources=sources)
         vec = store.vector_candidates(*vargs, model=embedder.name)
     lex_ids = [r.id for r, _ in lexical]
     vec_ids = [i for i, _ in vec]
@@ -184,7 +188,7 @@ def search(
     by_id = {r.id: r for r, _ in lexical}
     need = [i for i, _ in fused if i not in by_id]
     if need:
-        by_id.update({r.id: r for r in store.records(namespace, need)})
+        by_id.update({r.id: r for r in store.records(namespace, need, sources=sources)})
     lex_rank = {i: n for n, i in enumerate(lex_ids, 1)}
     vec_rank = {i: n for n, i in enumerate(vec_ids, 1)}
     # A record deleted between the two reads is simply left out.

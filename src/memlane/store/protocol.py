@@ -311,7 +311,13 @@ class RecordsAndSearch(Protocol):
         limit: int = 1000,
         offset: int = 0,
         pinned_only: bool = False,
-    ) -> list[Record]: ...
+        *,
+        sources: int | None = None,
+    ) -> list[Record]:
+        """The namespace's records (`ids`, sorted by id, or a page in id order). `sources`: each
+        record carries at most this many of its source ids, the lowest (None: all of them;
+        the read path asks for a few, `Thread.context`)."""
+        ...
 
     def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
                           ) -> list[str]:
@@ -355,6 +361,12 @@ class RecordsAndSearch(Protocol):
         """The namespace's records any of `message_ids` is a source of (sorted by id)."""
         ...
 
+    def sources_among(self, namespace: str, record_ids: Sequence[int],
+                      message_ids: Sequence[int]) -> dict[int, frozenset[int]]:
+        """Which of `message_ids` each of `record_ids` was filed from (records citing none of
+        them left out): bounded by the ids given, however many messages a record cites."""
+        ...
+
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
         """A record's versions, oldest first: `{text, op, changed, stated, sources,
         superseded, superseded_by}` (see `common.history_rows`)."""
@@ -369,10 +381,12 @@ class RecordsAndSearch(Protocol):
         thread_id: str | None = None,
         since: float | None = None,
         until: float | None = None,
+        *,
+        sources: int | None = None,
     ) -> list[tuple[Record, float]]:
         """Lexical (BM25) search, best first; score: higher is better. Any user text is safe:
         it is reduced to quoted terms, never parsed as query syntax. `since`/`until` bound the
-        record's creation time (epoch seconds, inclusive)."""
+        record's creation time (epoch seconds, inclusive). `sources`: as `records`'."""
         ...
 
     def selective_query(self, namespace: str, query: str, docs: int) -> str:

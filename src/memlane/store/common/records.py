@@ -86,6 +86,21 @@ class CommonRecords(CommonCore):
                 f" record_sources WHERE message_id IN ({marks}))", (namespace, *part)))
         return self.records(namespace, sorted(ids)) if ids else []
 
+    def sources_among(self, namespace: str, record_ids: Sequence[int],
+                      message_ids: Sequence[int]) -> dict[int, frozenset[int]]:
+        out: dict[int, set[int]] = {}
+        # A lookup in the primary key (record, message) per pair: bounded by the ids given,
+        # never by how many messages a record cites.
+        for mids in chunks([int(i) for i in message_ids]):
+            for rids in chunks([int(i) for i in record_ids]):
+                for rid, mid in self._read(
+                        "SELECT s.record_id, s.message_id FROM record_sources s JOIN records r"
+                        " ON r.id = s.record_id WHERE r.namespace = ? AND s.record_id IN"
+                        f" ({','.join('?' * len(rids))}) AND s.message_id IN"
+                        f" ({','.join('?' * len(mids))})", (namespace, *rids, *mids)):
+                    out.setdefault(rid, set()).add(mid)
+        return {rid: frozenset(m) for rid, m in out.items()}
+
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
         rows = self._read("SELECT text, op, changed, stated, sources FROM record_history"
                           f" WHERE namespace = ? AND record_id = ? ORDER BY {self._HISTORY_ORDER}",

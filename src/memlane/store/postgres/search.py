@@ -17,19 +17,20 @@ from ..common import (
 from ..common.plan import bm25_tf1
 from ..protocol import SearchFilters, Snapshot
 from .core import PgCore
-from .rows import _REC_COLS, _record
+from .rows import _record, rec_cols
 
 
 class PgSearch(PgCore):
     """Full-text search of records and snapshots, and saving snapshots."""
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True) -> list[tuple[Record, float]]:
+                        narrow: bool = True, sources: int | None = None
+                        ) -> list[tuple[Record, float]]:
         # Terms are OR-ed (as on SQLite) and ranked with ts_rank, normalised by document length
         # (flag 1): per-term frequency over length, the shape of BM25 without its IDF. Cover
         # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row.
         where, fargs = _filters("r", f)
-        sql = (f"SELECT {_REC_COLS}, ts_rank(r.tsv, q, 1) AS score"
+        sql = (f"SELECT {rec_cols(sources)}, ts_rank(r.tsv, q, 1) AS score"
                " FROM records r, to_tsquery('english', %(q)s) AS q"
                f" WHERE r.namespace = %(ns)s AND r.tsv @@ q{where}"
                " ORDER BY score DESC, r.id LIMIT %(k)s")
@@ -42,7 +43,8 @@ class PgSearch(PgCore):
         return float(row[0][0] or 0) if row else 0.0
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
-                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+                           k: int, f: SearchFilters, sources: int | None = None
+                           ) -> list[tuple[Record, float]]:
         # Per term, the planner either walks the namespace's ids backwards and stops at the
         # LIMIT (a common term: matches are dense) or reads the term's GIN entry (a rare one);
         # no ts_rank over every match. Scored as on SQLite (`bm25_tf1`), a record's length
@@ -60,7 +62,7 @@ class PgSearch(PgCore):
                " a AS (SELECT greatest(avg(d), 1) AS m FROM u),"
                f" cand AS (SELECT id, sum({bm25_tf1('w', 'd', 'a.m')})"
                " AS score FROM u, a GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s)"
-               f" SELECT {_REC_COLS}, cand.score FROM cand"
+               f" SELECT {rec_cols(sources)}, cand.score FROM cand"
                " JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
                " ORDER BY cand.score DESC, cand.id DESC")
         rows = self._q(sql, args)
