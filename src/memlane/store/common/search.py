@@ -60,10 +60,10 @@ class CommonSearch(CommonCore):
         """`search_records` within `b` (see `SearchBounds`): at most `b.max_terms` postings lists
         are read, about `b.exact_postings` entries in all (each rare term's `b.per_term` at
         most, each common one's share), whatever the index holds."""
-        size = self._index_size()
         # Which terms are rarest needs every term's frequency: the database counts them, each
-        # up to `b.count_cap` (one statement; no memo, so a count is never stale).
-        df = dict(zip(terms, map(float, self._term_counts(terms, b.count_cap)), strict=True))
+        # up to `b.count_cap` (no memo, so a count is never stale).
+        size, counts = self._size_and_counts(terms, b.count_cap)
+        df = dict(zip(terms, map(float, counts), strict=True))
         # The rarest terms that match anything, in query order among equals (sorted is stable).
         kept = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])[:b.max_terms]
         if not kept:
@@ -81,6 +81,11 @@ class CommonSearch(CommonCore):
         weights = [(t, bm25_idf(max(size, df[t]), df[t]),
                     b.per_term if df[t] <= b.per_term else take) for t in kept]
         return self._scored_candidates(namespace, weights, k, f, sources)
+
+    def _size_and_counts(self, terms: list[str], cap: int) -> tuple[float, list[int]]:
+        """`_index_size()` and `_term_counts(terms, cap)` (an engine with round trips reads
+        both in one statement)."""
+        return self._index_size(), self._term_counts(terms, cap)
 
     def _index_size(self) -> float:
         """How many records the lexical index holds, store-wide (an estimate is enough: it

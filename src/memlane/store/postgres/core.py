@@ -316,6 +316,20 @@ class PgCore(CommonStore):
                        (namespace, None if limit < 0 else limit, offset))
         return [_record(r) for r in rows]
 
+    def sources_among(self, namespace: str, record_ids: Sequence[int],
+                      message_ids: Sequence[int]) -> dict[int, frozenset[int]]:
+        # One round trip: the sources carry their namespace here (`record_sources_msg` is
+        # (namespace, message_id)).
+        if not record_ids or not message_ids:
+            return {}
+        out: dict[int, set[int]] = {}
+        for rid, mid in self._q(
+                "SELECT record_id, message_id FROM record_sources WHERE namespace = %s"
+                " AND message_id = ANY(%s::bigint[]) AND record_id = ANY(%s::bigint[])",
+                (namespace, [int(i) for i in message_ids], [int(i) for i in record_ids])):
+            out.setdefault(rid, set()).add(mid)
+        return {rid: frozenset(m) for rid, m in out.items()}
+
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector
     # side is pgvector (HNSW per common dimension, exact otherwise). Derived rows follow their

@@ -72,6 +72,13 @@ class PgSearch(PgCore):
         with self._conn() as c:
             return _term_counts(c, terms, cap)
 
+    def _size_and_counts(self, terms: list[str], cap: int) -> tuple[float, list[int]]:
+        # One round trip for the two (`_index_size`, `_term_counts`): a bounded search reads
+        # both every time.
+        row = self._q(
+            f"SELECT (SELECT max(id) FROM records), ARRAY({_COUNTS})", (cap, list(terms)))[0]
+        return float(row[0] or 0), [int(n) for n in row[1]]
+
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
                        ) -> tuple[Snapshot, bool]:
@@ -126,9 +133,11 @@ def _filters(alias: str, f: SearchFilters, kind_col: str = "kind"
 def _term_counts(c: psycopg.Connection[Any], terms: Sequence[str], cap: int) -> list[int]:
     """Records holding each term (store-wide), each counted up to `cap`, in one statement (a
     bounded count per term, as a LATERAL subquery per array element)."""
-    rows = c.execute(
-        "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
-        " to_tsquery('english', t.term) LIMIT %s) x)"
-        " FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, n) ORDER BY t.n",
-        (cap, list(terms))).fetchall()
+    rows = c.execute(_COUNTS, (cap, list(terms))).fetchall()
     return [int(r[0]) for r in rows]
+
+
+_COUNTS = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
+           " to_tsquery('english', t.term) LIMIT %s) x)"
+           " FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, n) ORDER BY t.n")
+"""Each term's records (store-wide), counted up to a cap: one row a term, in order."""
