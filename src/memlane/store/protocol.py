@@ -63,11 +63,11 @@ class SearchBounds:
     Ranking every record that shares a word with the query costs a few microseconds per record
     (FTS5's bm25() and PostgreSQL's ts_rank both score every match of every term before the top
     k are known), so a query with one common word cost 16 ms on 25,000 records and grew with
-    them. Bounded, a search keeps the query's `max_terms` rarest terms (by their memoised
-    document counts; terms in no record are dropped) and reads at most `per_term` postings of
-    each: a term in at most `per_term` records is rare and read whole; the commoner ones share
-    what is left of `exact_postings` (at least `common_take` each) and give their newest
-    records of the namespace (passing the filters). When the kept terms
+    them. Bounded, a search keeps the query's `max_terms` rarest terms (by their document
+    counts, read every search; terms in no record are dropped) and reads at most `per_term`
+    postings of each: a term in at most `per_term` records is rare and read whole; the commoner
+    ones share what is left of `exact_postings` (at least `common_take` each) and give their
+    newest records of the namespace (passing the filters). When the kept terms
     match at most `exact_postings` records in all (the usual case on a small store) the engine
     ranks them exactly, as before; otherwise the candidates are scored with BM25 at tf = 1
     (one-line facts rarely repeat a word), each record's length counted in words, summed over
@@ -88,7 +88,7 @@ class SearchBounds:
     """Kept terms matching at most this many records in all (store-wide counts) are ranked
     exactly by the engine: about the work of the bounded read, so no reason to approximate."""
     count_cap: int = 2_000
-    """A term's documents are counted up to this many (once, then memoised: `TermStats`)."""
+    """A term's documents are counted up to this many (by the database, every search)."""
 
 
 BOUNDED = SearchBounds()
