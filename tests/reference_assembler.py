@@ -12,11 +12,15 @@ on reads, not a choice of what to show), and the fill's size estimate (`_grown`)
 
 What it does, in the order of DESIGN.md section 3:
   1. system prompt with the memory instructions, tool schemas (counted);
-  2. pinned records (core, within `core_tokens`), then notes: the namespace whole when it fits
-     the notes share, else the search of the new message (the first stretch's records first as
-     the frame when the history is evicted, a few results of the user's last turn after it);
-  3. the buffer block only when the history does not fit: the first stretch's line (left out
-     when all its records are shown already: line dedupe), the lines the new message matches,
+  2. the standing facts (core): pinned records, then the namespace's records of a standing kind
+     (constraint, decision, profile, preference) in that order, within a kind the ones sharing
+     the most terms with the new message, then the newest; a record another one says it is
+     newer than is left out; within the larger of `core_tokens` and `standing_share` of the
+     budget, the header saying how many did not fit; then notes: the namespace whole when it fits
+     the notes share, else the search of the new message (a few results of the user's last turn
+     after it);
+  3. the buffer block only when the history does not fit: the first stretch's line (always),
+     the lines the new message matches,
      the latest `recent_lines`, at most `buffer_lines`, and the evicted turns the new message
      matches quoted under their line (a turn a shown note was filed from is not quoted);
   4. working-memory turns, decayed relevance, elided runs as one marker;
@@ -24,9 +28,7 @@ What it does, in the order of DESIGN.md section 3:
 The window grows past `working_turns` while the budget has room (the fill), then things are
 given up in the assembler's order until the total fits.
 
-Not here: DESIGN.md's "standing facts" in the notes (the implementation shows the pinned
-records as core memory and nothing else as standing; when that layer lands, add it here
-first); where a later call's fill starts (`reference_context` is a thread's first call under
+Not here: where a later call's fill starts (`reference_context` is a thread's first call under
 a budget); only the default policy is compared (`tests/test_reference_assembler.py`), though
 the switches it reads (`use_buffer`, `use_working`, `fill_budget`, ...) are honoured.
 """
@@ -35,11 +37,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from memlane import Memory, Policy
-from memlane.context.assemble import CORE_HEADER, RECORDS_HEADER, RECORDS_HEADER_NO_TOOLS
+from memlane.context.assemble import (
+    CORE_HEADER,
+    RECORDS_HEADER,
+    RECORDS_HEADER_NO_TOOLS,
+    STANDING_HEADER,
+)
 from memlane.context.buffer import note_line, render_block
 from memlane.context.line_index import INDEXED_LINES
 from memlane.context.tokens import MESSAGE_OVERHEAD
@@ -65,7 +73,7 @@ from memlane.safety import (
 from memlane.text import fact_terms  # the read path's vocabulary
 from memlane.tool_schemas import TOOL_SCHEMAS
 from memlane.types import BufferTurn, Episode, Message, Record
-from memlane.validate import clean_text
+from memlane.validate import STANDING_KINDS, clean_text
 
 
 # ---- the thread as the store holds it ---------------------------------------------------------
@@ -174,17 +182,30 @@ def notes(mem: Memory, rows: Rows, budget: int, new: str | None, p: Policy, coun
     last = next((m.content for m in reversed(rows.window) if m.role == "user"
                  and m.content.strip() and m.content != new), "")
     recent = search(mem, last, k) if p.notes_recent and last and new and new.strip() else []
-    frame: list[Record] = []
-    first, start = rows.first, rows.window[0].seq if rows.window else None
-    if (p.use_buffer and p.frame_notes and first is not None and rows.truncated
-            and first.record_ids and (start is None or first.start < start)):
-        frame = mem.records(first.record_ids[:max(1, cap // 32 // 4)])
     seen = {r.id for r in searched}
     extra = [r for r in recent if r.id not in seen][:3]
     lean = bool(recent) and len(fact_terms(new or "")) <= 2
     out = [*searched[:3], *extra, *searched[3:]] if lean else [*searched, *extra]
-    ids = {r.id for r in frame}
-    return [*frame, *(r for r in out if r.id not in ids)], searched
+    return out, searched
+
+
+def standing(mem: Memory, new: str | None, p: Policy) -> list[Record]:
+    """The core layer's records in order: the pinned ones (standing off), else every standing
+    one (pinned, or of a standing kind: a need or an agreement always, the others when they
+    share a term with the new message), less those another says it is newer than."""
+    if not p.standing:
+        return mem.records(pinned_only=True)
+    every = [r for r in mem.records(limit=-1) if r.pinned or r.kind in STANDING_KINDS]
+    older = {int(x) for r in every for x in re.findall(r"\[newer than #(\d+)", r.text)}
+    want = fact_terms(new) if new else frozenset()
+    cost = {k: i for i, k in enumerate(STANDING_KINDS)}
+    def shared(r: Record) -> int:  # a named speaker's "Name: " is no shared term
+        return len(fact_terms(re.sub(r"^[^\s:]{1,40}: ", "", r.text, count=1)) & want)
+
+    shown = [r for r in every if r.id not in older and (
+        r.pinned or r.kind in ("constraint", "decision") or shared(r))]
+    return sorted(shown, key=lambda r: (not r.pinned, cost.get(r.kind, 9), -shared(r),
+                                        -r.stated, -r.id))
 
 
 def search(mem: Memory, query: str, k: int) -> list[Record]:
@@ -213,6 +234,7 @@ class Layers:
     note_tokens: list[int]
     header: str
     block: bool
+    core_header: str
     lines: list[Episode]
     skipped: int
     unfiled: int
@@ -271,16 +293,13 @@ def record_line(r: Record) -> str:
             else note_line(r, as_data(r.text)))
 
 
-def buffer_lines(rows: Rows, p: Policy, matched: list[Episode], shown: set[int]
-                 ) -> list[Episode]:
-    """The first stretch's line (unless its records are all in view and the evicted stretches
-    are more than the block can list), the matched ones, the latest `recent_lines`."""
+def buffer_lines(rows: Rows, p: Policy, matched: list[Episode]) -> list[Episode]:
+    """The first stretch's line, the matched ones, the latest `recent_lines`."""
     start = rows.window[0].seq if rows.window else 2**62
     many = rows.before > p.buffer_lines
     chosen: dict[int, Episode] = {}
     first = rows.first
-    if first is not None and p.buffer_lines >= 1 and first.start < start and not (
-            many and p.dedupe_lines and first.record_ids and shown.issuperset(first.record_ids)):
+    if first is not None and p.buffer_lines >= 1 and first.start < start:
         chosen[first.end] = first
     recent = rows.recent[:p.recent_lines] if many and p.recent_lines is not None \
         else rows.recent
@@ -329,12 +348,23 @@ def layers(rows: Rows, pinned: list[Record], shown_notes: list[Record], opened: 
     if count.msg(system) + tools_tokens + (MESSAGE_OVERHEAD + 1 if new else 0) > budget:
         raise BudgetTooSmall("the system prompt and tools do not fit")
     core: list[str] = []
+    in_core: list[Record] = []
     used = 0
+    cap = max(p.core_tokens, int(budget * p.standing_share)) if p.standing else p.core_tokens
     for r in pinned:
         line = record_line(r)
-        if used + count(line) <= p.core_tokens:
+        if used + count(line) <= cap:
             core.append(line)
+            in_core.append(r)
             used += count(line)
+    core_header = CORE_HEADER
+    if p.standing:
+        left = len(pinned) - len(in_core)
+        core_header = (f"{STANDING_HEADER} ({left} more: "
+                       f"{'search_memory finds them' if tools else 'not shown'})"
+                       if left else STANDING_HEADER)
+    if p.standing:
+        pinned = in_core  # what the other layers need not repeat (else: every pinned one)
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
     cap = int(budget * p.notes_share)
     lines_, tokens_ = [], []
@@ -360,8 +390,7 @@ def layers(rows: Rows, pinned: list[Record], shown_notes: list[Record], opened: 
               for i, t in enumerate(turns[:n_work])]
     kept = [not (p.use_working and s < p.prune_below) for s in scores]
     block = rows.truncated and p.use_buffer
-    in_view = ids | {r.id for r in pinned}
-    lines = buffer_lines(rows, p, matched, in_view) if block and p.buffer_lines_shown else []
+    lines = buffer_lines(rows, p, matched) if block and p.buffer_lines_shown else []
     start = rows.window[0].seq if rows.window else 2**62
     if block and opened and p.buffer_turns > 0 and p.dedupe_lines:
         cited = {m.id for m in opened
@@ -373,7 +402,7 @@ def layers(rows: Rows, pinned: list[Record], shown_notes: list[Record], opened: 
     q = quotes(opened, start, budget, p, count) if block and p.buffer_turns > 0 else []
     if block and not p.buffer_lines_shown and not q:
         block = False
-    return Layers(system, tools_tokens, core, lines_, tokens_, header, block, lines,
+    return Layers(system, tools_tokens, core, lines_, tokens_, header, block, core_header, lines,
                   max(0, rows.before - len(lines)),
                   rows.unfiled if p.buffer_lines_shown else 0,
                   rows.first.end if rows.first else None, q, turns[:n_work], kept, scores,
@@ -409,7 +438,7 @@ def block_text(a: Layers) -> str:
 
 def total(a: Layers, count: Counter) -> int:
     n = count.msg(a.system) + a.tools_tokens
-    n += count.msg(fenced(CORE_HEADER, a.core)) if a.core else 0
+    n += count.msg(fenced(a.core_header, a.core)) if a.core else 0
     n += count.msg(fenced(a.header, a.notes)) if a.notes else 0
     n += count.msg(block_text(a)) if a.block else 0
     n += sum(count.msg(x) if isinstance(x, str) else x.tokens for x in working_shown(a))
@@ -460,7 +489,7 @@ def rendered(a: Layers) -> list[tuple[str, str, str]]:
     """(role, content, layer) of each message, in order."""
     out = [("system", a.system, "system")]
     if a.core:
-        out.append(("system", fenced(CORE_HEADER, a.core), "core"))
+        out.append(("system", fenced(a.core_header, a.core), "core"))
     if a.notes:
         out.append(("system", fenced(a.header, a.notes), "notes"))
     if a.block:
@@ -489,7 +518,7 @@ def reference_context(mem: Memory, thread_id: str, budget: int, new_message: str
     th = mem.thread(thread_id)
     msgs = th.messages()
     eps = sorted(th.episodes(), key=lambda e: e.end)
-    pinned = mem.records(pinned_only=True)
+    pinned = standing(mem, new, p)
     rows = read_rows(msgs, eps, p.short_term_turns + p.working_turns, p.buffer_lines)
     shown, searched = notes(mem, rows, budget, new, p,
                             lambda xs: sum(mem.tokenizer.count(xs)))

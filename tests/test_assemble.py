@@ -261,20 +261,17 @@ def test_recent_lines_caps_the_latest_lines_not_the_first_or_the_matched():
     assert len(ctx.trace.buffer_lines) + (ctx.trace.gap or 0) == 20
 
 
-def test_the_first_line_is_left_out_when_its_records_are_all_notes_and_its_slot_not_refilled():
+def test_the_first_line_is_always_shown_even_when_its_records_are_all_notes():
     window, eps = _long_thread(n_episodes=20)
     # Stretch 1's records, the newest stretch's, and one of the stretch before it.
     notes = [Record(id=i, namespace="n", text=f"fact {i}") for i in (1, 2, 58, 59, 55)]
     r = rows(window, truncated=True, episodes=eps)
     p = Policy(**{**LEAN.__dict__, "recent_lines": 3, "notes_share": 0.5})
-    ctx = assemble(r, p, 8000, NOW, TK, notes=notes)
-    starts = [b.start for b in ctx.trace.buffer_lines]
-    # The first stretch points only at notes in view: left out, and no older line takes its
-    # slot. The newest also repeats notes, and stays: a line other than the first is an index.
-    assert starts == [137, 145, 153]
-    assert ctx.trace.gap == 17
-    off = assemble(r, replace(p, dedupe_lines=False), 8000, NOW, TK, notes=notes)
-    assert [b.start for b in off.trace.buffer_lines] == [1, 137, 145, 153]
+    for policy in (p, replace(p, dedupe_lines=False)):
+        ctx = assemble(r, policy, 8000, NOW, TK, notes=notes)
+        # The seed's rule: how the conversation started is always in the block.
+        assert [b.start for b in ctx.trace.buffer_lines] == [1, 137, 145, 153]
+        assert ctx.trace.gap == 16
     # A history short enough for every line keeps them all, recent or not, repeats or not.
     short_window, short_eps = _long_thread(n_episodes=12)
     whole = assemble(rows(short_window, truncated=True, episodes=short_eps), p, 8000, NOW, TK,

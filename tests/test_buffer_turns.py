@@ -280,9 +280,10 @@ def test_the_eval_offers_the_baseline_and_each_ablation() -> None:
 
     specs = {s.name: s for s in resolve_policies("memlane,retrieval+turns", "buffer,lines,turns")}
     rt = specs["retrieval+turns"].policy
-    # `retrieval` plus the same opened turns: no lines, no frame, no tools, no follow-up query.
+    # `retrieval` plus the same opened turns: no lines, no standing facts, no tools, no
+    # follow-up query.
     assert rt.use_buffer and rt.buffer_turns == Policy().buffer_turns
-    assert not rt.buffer_lines_shown and rt.index_lines == 0 and not rt.frame_notes
+    assert not rt.buffer_lines_shown and rt.index_lines == 0 and not rt.standing
     assert not rt.use_tools and not rt.notes_recent and rt.working_turns == 0
     assert not specs["memlane-buffer"].policy.use_buffer
     assert specs["memlane-lines"].policy.buffer_turns and not (

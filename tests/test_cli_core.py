@@ -100,22 +100,20 @@ def test_demo_shows_fact_one_pointer_away(capsys, tmp_path):
     assert code == 0
     r = json.loads(out)
     assert r["window_only"]["fact_in_view"] is False
-    # memlane shows the record itself as a note (it is relevant to the question); the line of
-    # the first stretch, which it came from, would only point at notes in view, so it is left
-    # out (Policy.dedupe_lines): one copy of the fact.
+    # memlane shows the record itself as a note (it is relevant to the question), and the line
+    # of the first stretch, which it came from, is in the block too (how the conversation
+    # started, always shown): the fact one pointer away.
     assert r["memlane"]["fact_in_view"] is True
     notes = [m for m in r["context"]["messages"] if m.get("layer") == "notes"]
     assert notes and "TP 1353" in notes[0]["content"]
     assert r["memlane"]["in_layers"] == ["notes"], "a line is an index, not the fact"
-    assert r["memlane"]["one_pointer_away"] is None
+    assert r["memlane"]["one_pointer_away"] is not None
     assert r["memlane"]["tokens"] <= r["budget"]
-    # With the repeat kept, the line points at the same record: the fact one pointer away.
-    from memlane import Memory, Policy
+    from memlane import Memory
     from memlane.demo import QUESTION, THREAD
 
     with Memory.open(str(tmp_path / "demo.db")) as mem:
-        ctx = mem.thread(THREAD).context(r["budget"], QUESTION,
-                                         policy=Policy(dedupe_lines=False))
+        ctx = mem.thread(THREAD).context(r["budget"], QUESTION)
     first = ctx.trace.buffer_lines[0]
     assert first.start == 1 and first.record_ids
 

@@ -126,14 +126,16 @@ def outcome(f: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
 
 
 def _P(**kw: Any) -> Policy:
-    """A policy without the notes layer and the line index: the plain path here is given no
-    notes and no matched lines (the recorded cases cover both layers)."""
-    return Policy(notes_share=0.0, index_lines=0, **kw)
+    """A policy without the notes layer, the standing facts and the line index: the plain path
+    here is given no notes, no standing facts and no matched lines (the recorded cases and
+    tests/test_reference_assembler.py cover those layers)."""
+    return Policy(notes_share=0.0, index_lines=0, standing=False, **kw)
 
 
 policies = st.builds(
     Policy,
     notes_share=st.just(0.0),
+    standing=st.just(False),
     index_lines=st.just(0),
     recent_lines=st.just(None),
     dedupe_lines=st.just(False),

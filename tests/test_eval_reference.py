@@ -100,17 +100,18 @@ def _thread(first: str, later: list[tuple[int, str]]) -> Memory:
     return mem
 
 
-def test_frame_notes_show_the_first_stretch_when_it_is_out_of_view() -> None:
+def test_a_standing_fact_is_shown_when_the_request_never_names_it() -> None:
     mem = _thread("I'm allergic to shellfish, so no prawns or crab for me ever.", [])
     allergy = [r for r in mem.records() if "shellfish" in r.text]
-    assert allergy
+    assert allergy and allergy[0].kind == "constraint"
     t = mem.thread("t")
     ctx = t.context(1500, "Suggest a dinner I could cook tonight.")
-    notes = "".join(m.content for m in ctx.messages if m.layer == "notes")
-    assert f"#{allergy[0].id} " in notes
+    core = "".join(m.content for m in ctx.messages if m.layer == "core")
+    assert f"#{allergy[0].id} " in core and "Standing facts" in core
     assert ctx.trace.tokens_total <= 1500
+    # Neither the standing layer nor the frame: the request shares no word with the fact.
     off = t.context(1500, "Suggest a dinner I could cook tonight.",
-                    policy=Policy(use_buffer=False))
+                    policy=Policy(use_buffer=False, standing=False))
     assert f"#{allergy[0].id} " not in "".join(m.content for m in off.messages)
 
 

@@ -119,7 +119,8 @@ def test_a_forgotten_name_leaves_every_role_and_nothing_else_goes(store: Any) ->
     mem.forget_record(name)
     msgs = {m.seq: m.content for m in t.messages()}
     assert all("crumbworth" not in c.lower() for c in msgs.values()), msgs
-    assert msgs[1] == MARK and msgs[2] == f"{MARK} Cats are great."
+    # The echo loses the name only: the rest of what it says was never the fact.
+    assert msgs[1] == MARK and msgs[2] == f"{MARK} sounds delicious! Cats are great."
     assert [msgs[i] for i in range(3, 7)] == [c for _, c in PETS[2:]]
     line = t.episodes()[0].line
     assert "Crumbworth" not in line and "Harrogate" in line, line
@@ -137,3 +138,23 @@ def test_a_name_another_current_record_holds_stays(store: Any) -> None:
     assert msgs[1] == MARK  # the forgotten statement itself
     assert msgs[2] == PETS[1][1]
     assert any("Crumbworth" in r.text for r in mem.records())
+
+
+def test_an_echo_of_two_names_keeps_the_one_not_forgotten(store: Any) -> None:
+    """The heuristic files one record per child; forgetting one takes its name out of the
+    assistant's echo and leaves the other child's name, record and words."""
+    mem = Memory(store, "kids")
+    t = mem.thread("kids")
+    t.add("user", "My son is called Zacharias and my daughter is called Moss.")
+    t.add("assistant", "Zacharias and Moss, lovely names! How old are they?")
+    t.add("user", "Thanks. What is a good birthday cake?")
+    t.add("assistant", "Lemon drizzle never fails.")
+    t.flush()
+    son = next(r for r in mem.records() if "Zacharias" in r.text)
+    mem.forget_record(son.id)
+    msgs = [m.content for m in t.messages()]
+    assert msgs[0] == f"My son is called {MARK} and my daughter is called Moss."
+    assert msgs[1] == f"{MARK} and Moss, lovely names! How old are they?"
+    assert msgs[2:] == ["Thanks. What is a good birthday cake?", "Lemon drizzle never fails."]
+    assert [r.text for r in mem.records()] == ["My daughter is called Moss."]
+    assert "zacharias" not in repr(mem.export()).lower()

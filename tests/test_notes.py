@@ -85,18 +85,17 @@ def test_fits_whole_counts_the_lines_as_shown() -> None:
     assert not fits_whole([_rec(i) for i in range(200)], plan, words)
 
 
-def test_select_notes_order_frame_first_then_best_then_follow_up_each_once() -> None:
+def test_select_notes_order_best_then_follow_up_each_once() -> None:
     from memlane.context.notes import select_notes
 
     searched = [_rec(i) for i in (10, 11, 12, 13, 14)]
     recent = [_rec(i) for i in (11, 20, 21, 22, 23)]  # 11 is already there
-    frame = [_rec(1), _rec(13)]
     # A follow-up with few words of its own: the last turn's best right after its own best.
-    got = [r.id for r in select_notes(searched, recent, frame, lean=True)]
-    assert got == [1, 13, 10, 11, 12, 20, 21, 22, 14]
+    got = [r.id for r in select_notes(searched, recent, lean=True)]
+    assert got == [10, 11, 12, 20, 21, 22, 13, 14]
     # A message with a subject of its own: its own results first, the last turn's after.
-    got = [r.id for r in select_notes(searched, recent, frame)]
-    assert got == [1, 13, 10, 11, 12, 14, 20, 21, 22]
+    got = [r.id for r in select_notes(searched, recent)]
+    assert got == [10, 11, 12, 13, 14, 20, 21, 22]
 
 
 def test_a_message_with_few_words_of_its_own_leans_on_the_last_turn() -> None:
@@ -108,15 +107,10 @@ def test_a_message_with_few_words_of_its_own_leans_on_the_last_turn() -> None:
     assert not leans_on_last_turn(fact_terms("Suggest a dinner I could cook tonight."))
 
 
-def test_frame_and_follow_up_query_need_the_history_out_of_view() -> None:
-    from memlane.context.notes import frame_ids, recent_query
+def test_the_follow_up_query_is_the_users_last_turn() -> None:
+    from memlane.context.notes import recent_query
 
     rows = _rows((1, 2, 3, 4, 5, 6, 7, 8, 9))
-    assert frame_ids(rows, 2000, Policy()) == [1, 2, 3, 4, 5, 6]  # 800 // 32 // 4
-    assert frame_ids(rows, 2000, Policy(frame_notes=False)) == []
-    assert frame_ids(rows, 2000, Policy(use_buffer=False)) == []
-    assert frame_ids(_rows((1, 2), truncated=False), 2000, Policy()) == []
-    assert frame_ids(_rows((1, 2), first_start=60, window_start=50), 2000, Policy()) == []
     assert recent_query("Any news on it?", rows, Policy()) == "the loan at Harbor Bank"
     assert recent_query("Any news on it?", rows, Policy(notes_recent=False)) is None
     # The new message already stored (a proxy does): it is not its own "last turn".

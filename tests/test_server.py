@@ -303,8 +303,8 @@ def test_limits_and_errors_are_json_4xx(client, keys):
     assert r.status_code == 422
     r = client.get(f"{API}/threads/t/context", headers=h, params={"budget": "lots"})
     assert r.status_code == 400
-    r = client.get(f"{API}/threads/{'x' * 201}/context", headers=h)
-    assert r.status_code == 404
+    r = client.get(f"{API}/threads/{'x' * 201}/context", headers=h)  # breaks the id rule
+    assert r.status_code == 400 and "at most 200 characters" in r.json()["error"]["message"]
     r = client.get(f"{API}/threads/t/context", headers=h, params={"budget": 10})
     assert r.status_code == 400 and r.json()["error"]["type"] == "budget_too_small"
     r = client.get(f"{API}/nothing-here", headers=h)
@@ -313,8 +313,13 @@ def test_limits_and_errors_are_json_4xx(client, keys):
     assert r.status_code == 405 and "error" in r.json()
     r = client.get("/v1/chat/completions", headers=h)  # the proxy's route, the wrong method
     assert r.status_code == 405 and r.headers["allow"] == "POST"
+    # Past the spec's range (1..2**63-1) a path id is a bad request, as the spec says; within
+    # it, an id this namespace does not hold is a 404.
     r = client.get(f"{API}/records/99999999999999999999", headers=h)
-    assert r.status_code == 404
+    assert r.status_code == 400
+    r = client.get(f"{API}/records/{2**63}", headers=h)
+    assert r.status_code == 400 and "<= 9223372036854775807" in r.json()["error"]["message"]
+    assert client.get(f"{API}/records/{2**63 - 1}", headers=h).status_code == 404
 
 
 def test_openapi_describes_every_route(client):

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .context.policy import Policy
 from .memory import Memory, Thread
 from .redact import Forgotten
+from .safety import Admission
 from .search.embed import Embedder
 from .search.hybrid import Hit, SnapshotHit
 from .step.extractor import Extractor
@@ -185,12 +186,21 @@ class AsyncMemory:
         thread_id: str | None = None,
         pinned: bool = False,
         suspect: bool = False,
+        said: Sequence[str] = (),
+        trusted: bool = False,
     ) -> Record:
         return await self._run(self.sync.remember, text, kind, source_ids=source_ids,
-                               thread_id=thread_id, pinned=pinned, suspect=suspect)
+                               thread_id=thread_id, pinned=pinned, suspect=suspect, said=said,
+                               trusted=trusted)
 
-    async def update(self, record_id: int, text: str, *, suspect: bool = False) -> Record:
-        return await self._run(self.sync.update, record_id, text, suspect=suspect)
+    async def update(self, record_id: int, text: str, *, suspect: bool = False,
+                     said: Sequence[str] = (), trusted: bool = False) -> Record:
+        return await self._run(self.sync.update, record_id, text, suspect=suspect, said=said,
+                               trusted=trusted)
+
+    async def admit(self, text: str, *, said: Sequence[str] = (),
+                    trusted: bool = False) -> Admission:
+        return await self._run(self.sync.admit, text, said=said, trusted=trusted)
 
     async def record_history(self, record_id: int) -> list[dict[str, Any]]:
         return await self._run(self.sync.record_history, record_id)

@@ -177,9 +177,8 @@ def _story(r: dict[str, Any], rendered: str) -> str:
                if r["memlane"]["fact_in_view"] else "."),
         ]
     elif "notes" in r["memlane"]["in_layers"]:
-        # Policy.dedupe_lines: the first stretch's line would only point at notes in view.
-        out[-1] += ("its stretch's line is left out of the block, as it would only point at "
-                    "this note again: one copy of each fact (search_memory still finds it).")
+        out[-1] += ("its record is shown as a note, relevant to the question "
+                    "(search_memory finds it too).")
     else:
         out[-1] += ("not reachable through a visible line at this budget "
                     "(search_memory still finds it).")

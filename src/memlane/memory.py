@@ -27,13 +27,13 @@ from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
     fits_whole,
-    frame_ids,
     leans_on_last_turn,
     notes_plan,
     recent_query,
     select_notes,
 )
 from .context.policy import Policy
+from .context.standing import STANDING_READ, rank_standing, standing_terms
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
     CITED_PER_RECORD,
@@ -46,7 +46,7 @@ from .context.turns import (
 )
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
-from .safety import clean_tag, is_suspect
+from .safety import Admission, admit, clean_tag
 from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
@@ -265,10 +265,14 @@ class Memory(Forgetting, SnapshotsAndVectors):
         thread_id: str | None = None,
         pinned: bool = False,
         suspect: bool = False,
+        said: Sequence[str] = (),
+        trusted: bool = False,
     ) -> Record:
-        """Add one record outside a memory step (what the `remember` tool does). `suspect`:
-        quarantine it whatever the scan says (the tools' stricter reading of model-written
-        text, `safety.prompt_like`)."""
+        """Add one record outside a memory step (what the `remember` tool and REST `POST
+        /records` do). Whether it is stored quarantined is `safety.admit`'s rule, the same on
+        every path: `said` is the user's own words of this turn when the caller knows them,
+        `trusted` the caller vouching for the text; `suspect` quarantines it whatever the rule
+        says."""
         text = validate.record_text(text)
         kind = validate.kind(kind)
         sources = [_id(i) for i in source_ids]
@@ -277,26 +281,32 @@ class Memory(Forgetting, SnapshotsAndVectors):
         if thread_id is not None:
             thread_id = validate.identifier(thread_id, "thread id")
         scans = self.caches.scans
+        quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
         rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
-                                    suspect=suspect or is_suspect(text, scans),
-                                    scanned=clean_tag(text, scans))
+                                    suspect=quarantined, scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
 
     @traced("update")
-    def update(self, record_id: int, text: str, *, suspect: bool = False) -> Record:
+    def update(self, record_id: int, text: str, *, suspect: bool = False,
+               said: Sequence[str] = (), trusted: bool = False) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`.
-        `suspect` as in `remember`."""
+        `suspect`, `said` and `trusted` as in `remember`."""
         text = validate.record_text(text)
         rid = _id(record_id)
         if not in_range(rid):
             raise NotFound(f"no record #{rid} in this namespace")
         scans = self.caches.scans
-        rec = self.store.update_record(self.ns, rid, text,
-                                       suspect=suspect or is_suspect(text, scans),
+        quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
+        rec = self.store.update_record(self.ns, rid, text, suspect=quarantined,
                                        scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
+
+    def admit(self, text: str, *, said: Sequence[str] = (), trusted: bool = False) -> Admission:
+        """`safety.admit` with this memory's scan memo: whether `text` would be stored (or
+        shown) quarantined, and why."""
+        return admit(text, said=said, trusted=trusted, scans=self.caches.scans)
 
     def record_history(self, record_id: int) -> list[dict[str, Any]]:
         """A record's versions, oldest first, each `{text, op, stated, superseded,
@@ -507,6 +517,7 @@ class Thread:
             first = start_policy(policy, fills.get(key))
             rows = read(first, None)
             want = fact_terms(new_message) if new_message else frozenset()
+            standing = self._standing(want, policy)
             notes, searched = self._notes(budget, new_message, policy, rows, want)
             lines = self._matched(want, policy) if rows.truncated else []
             turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
@@ -518,10 +529,26 @@ class Thread:
                 read, first, budget, time.time() if now is None else now, mem.tokenizer,
                 new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
-                rows=rows, notes=notes, matched=lines, opened=turns, cited=cited)
+                rows=rows, notes=notes, matched=lines, opened=turns, standing=standing,
+                cited=cited)
             if policy.fill_budget:
                 remember(fills, key, fill_start(ctx, last))
             return ctx
+
+    def _standing(self, want: frozenset[str], policy: Policy) -> list[Record] | None:
+        """The namespace's standing facts in the order the core layer shows them
+        (`context.standing`): one bounded read, kept in the read cache; None with
+        `Policy.standing` off (the core layer shows the pinned records only)."""
+        if not policy.standing:
+            return None
+        cache, ns = self.memory.caches, self._ns
+        hit: tuple[list[Record], dict[int, frozenset[str]]] | None = cache.get(
+            "standing", ns, None, ())
+        if hit is None:
+            found = self._store.standing_records(ns, STANDING_READ)
+            hit = cache.put("standing", ns, None, (),
+                            (found, {r.id: standing_terms(r, fact_terms) for r in found}))
+        return rank_standing(hit[0], want, fact_terms, hit[1])
 
     def _cache_turn(self) -> None:
         """Start a read: the memory's read cache at the store's revision (read once; not at
@@ -618,9 +645,8 @@ class Thread:
         when it has at most as many records as the share could hold (one probe row says whether
         it does), and the search asks for no more than that many.
 
-        With `rows` (the first rows `context` read: the newest turns and the first stretch):
-        `Policy.frame_notes` puts the first stretch's records first when it is out of view, and
-        `Policy.notes_recent` adds the best of a second search, of the user's last turn.
+        With `rows` (the first rows `context` read: the newest turns), `Policy.notes_recent`
+        adds the best of a second search, of the user's last turn.
 
         This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
         Returns (the notes, the search's results for the new message alone, best first: what
@@ -642,10 +668,8 @@ class Thread:
             query = recent_query(new_message, rows, policy)
             if query:
                 recent = self._search_notes(query, plan.recent_k)
-        ids = frame_ids(rows, budget, policy)
         lean = bool(recent) and leans_on_last_turn(want)
-        return select_notes(searched, recent, store.records(ns, ids, sources=few) if ids else (),
-                            lean), searched
+        return select_notes(searched, recent, lean), searched
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a

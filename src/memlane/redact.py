@@ -8,8 +8,10 @@ short-term turns replay it verbatim, and leaves its words in the buffer line tha
   record's text, or one of its specific tokens (anything with a digit, such as "X9981234" or
   "TP 1353"'s "1353"), or most of its content words;
 - in the **other messages of those threads**, of every role (an assistant that repeated the
-  number or the name back), the sentences holding one of its specific tokens or one of its
-  **names** (`names`: the names, places and codes it states that no other current record holds);
+  number or the name back), its specific tokens and its **names** (`names`: the names, places
+  and codes it states that no other current record holds), word by word: "Zacharias and Moss,
+  lovely names!" keeps "Moss" when only Zacharias is forgotten (a sentence that still states the
+  fact, a word of it left, or that says nothing else goes whole);
 - in the **buffer lines** that pointed at the record, cover a redacted message or hold one of its
   names, the parts naming it.
 
@@ -296,6 +298,15 @@ def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
                 n += 1
             out.append(cut)
             continue
+        if hit and not source:
+            # Another message (the assistant's echo "Zacharias and Moss, lovely names!"): it
+            # only repeats the fact's names and values, so only they go; the rest of what it
+            # says may be about something else the memory holds ("Moss").
+            cut = _cut_values(s, f.values, f.specific | f.names)
+            if cut != s and _says_more(cut, f):
+                n += 1
+                out.append(cut)
+                continue
         if hit:
             n += 1
             lead = s[: len(s) - len(s.lstrip())]
@@ -305,6 +316,15 @@ def _redact_text(text: str, f: _Fact, source: bool, keep: Sequence[_Statement],
         else:
             out.append(s)
     return ("".join(out) if n else text), n
+
+
+def _says_more(sentence: str, f: _Fact) -> bool:
+    """Whether a sentence with the fact's values cut out still says something else: two
+    content words besides the marks ("[forgotten] sounds delicious!"), none of them the fact's
+    own ("Your code is [forgotten]" still states the fact; "Noted [forgotten]." says nothing)."""
+    words = [w.lower() for w in _words(sentence.replace(MARK, " "))
+             if w.lower() not in FACT_STOPWORDS]
+    return len(words) >= 2 and not any(stem(w) in f.stems or w in f.content for w in words)
 
 
 def _cut_values(sentence: str, vals: Set[str], specific: Set[str]) -> str:

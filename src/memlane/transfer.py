@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import UsageError
-from .safety import clean_tag, is_suspect
+from .safety import admit, clean_tag
 from .store.protocol import HistoryPolicy, NewMessage
 from .types import ROLES, Episode
 from .validate import kind, timestamp
@@ -48,18 +48,19 @@ def import_namespace(memory: Any, data: Mapping[str, Any], *,
     # holds the store's write lock); a clean verdict is kept with it (`scan_stored`), as a
     # memory step keeps its own: an export's flags are never taken as a verdict.
     scans: dict[str, tuple[str, ...]] = {}
+    likes: dict[str, tuple[str, ...]] = {}  # `safety.admit`'s memo, as a step's
     for r in records:
         for text in (r["text"], *(h["text"] for h in r.get("history", [])
                                   if h.get("op") in ("add", "update"))):
-            is_suspect(text, scans)
+            admit(text, scans=scans, likes=likes)
     for t in threads:
         for e in t.get("episodes", []):
-            is_suspect(e["line"], scans)
+            admit(e["line"], scans=scans, likes=likes)
     now = time.time()
     with memory.store.transaction() as tx:
-        rec_id = _restore_records(tx, memory.ns, records, _step_of(threads), msg_id, scans, now,
-                                  counts)
-        _restore_episodes(tx, memory.ns, threads, rec_id, scans, now, counts)
+        rec_id = _restore_records(tx, memory.ns, records, _step_of(threads), msg_id,
+                                  (scans, likes), now, counts)
+        _restore_episodes(tx, memory.ns, threads, rec_id, (scans, likes), now, counts)
     for s in snapshots:
         memory.store.save_snapshot(memory.ns, s["tool"], dict(s.get("args") or {}), s["result"],
                                    memory.tokenizer.count([s["result"]])[0], s.get("thread_id"),
@@ -116,9 +117,19 @@ def _step_of(threads: list[dict[str, Any]]) -> dict[int, tuple[str, int]]:
     return step_of
 
 
+_Memos = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+"""`safety.admit`'s memos for one import: the scan's and `prompt_like`'s."""
+
+
+def _quarantined(text: str, memos: _Memos) -> bool:
+    """An imported text is data like any other (`safety.admit`, the rule of every path into
+    memory): an export's own flags are never taken as a verdict that it is clean."""
+    return admit(text, scans=memos[0], likes=memos[1]).quarantined
+
+
 def _restore_records(tx: Any, ns: str, records: list[dict[str, Any]],
                      step_of: dict[int, tuple[str, int]], msg_id: dict[int, int],
-                     scans: dict[str, tuple[str, ...]], now: float,
+                     memos: _Memos, now: float,
                      counts: dict[str, int]) -> dict[int, int]:
     """Replay each record's versions (first text, then each later one, at their times); the
     exported record id to the new one."""
@@ -140,24 +151,24 @@ def _restore_records(tx: Any, ns: str, records: list[dict[str, Any]],
                                said_in(first) or sources, r.get("thread_id"),
                                float(first.get("changed") or r.get("created") or now),
                                end if thread == r.get("thread_id") else None,
-                               is_suspect(first["text"], scans), bool(r.get("pinned")))
+                               _quarantined(first["text"], memos), bool(r.get("pinned")))
         for v in versions[1:]:
             tx.update_record(ns, new_id, v["text"], float(v.get("changed") or now),
-                             is_suspect(v["text"], scans), said_in(v))
+                             _quarantined(v["text"], memos), said_in(v))
         if len(versions) > 1 or said_in(first):
             # The rest of its sources (repeats): the same text again adds them, no version.
             tx.update_record(ns, new_id, versions[-1]["text"],
                              float(versions[-1].get("changed") or now),
-                             is_suspect(versions[-1]["text"], scans), sources)
+                             _quarantined(versions[-1]["text"], memos), sources)
         tx.mark_scanned(ns, "records", [(new_id, versions[-1]["text"])],
-                        clean_tag(versions[-1]["text"], scans))
+                        clean_tag(versions[-1]["text"], memos[0]))
         rec_id[int(r["id"])] = new_id
         counts["records"] += 1
     return rec_id
 
 
 def _restore_episodes(tx: Any, ns: str, threads: list[dict[str, Any]], rec_id: dict[int, int],
-                      scans: dict[str, tuple[str, ...]], now: float,
+                      memos: _Memos, now: float,
                       counts: dict[str, int]) -> None:
     """Buffer lines (their record ids rewritten) and relevance scores."""
     for t in threads:
@@ -166,8 +177,9 @@ def _restore_episodes(tx: Any, ns: str, threads: list[dict[str, Any]], rec_id: d
                 thread_id=t["thread_id"], start=int(e["start"]), end=int(e["end"]),
                 line=e["line"], record_ids=tuple(rec_id[i] for i in e.get("record_ids", [])
                                                  if i in rec_id),
-                date=float(e["date"]), suspect=bool(e.get("suspect")),
-                scanned=clean_tag(e["line"], scans)), now)
+                date=float(e["date"]),
+                suspect=bool(e.get("suspect")) or _quarantined(e["line"], memos),
+                scanned=clean_tag(e["line"], memos[0])), now)
             counts["episodes"] += 1
         scores = {int(m["seq"]): float(m["relevance"]) for m in t["messages"]
                   if m.get("relevance") is not None}

@@ -75,6 +75,26 @@ def record_id(value: object) -> int:
     return value
 
 
+RECORD_REF = re.compile(r"#?([0-9]{1,19})")
+"""A record id as text, the one form every surface takes besides the integer: "74", or "#74" as
+the notes show it. Nothing around it is trimmed (" 74" is refused, as an id with spaces is)."""
+RECORD_ID_SCHEMA: dict[str, Any] = {
+    "type": ["integer", "string"], "minimum": 1, "maximum": INT64_MAX,
+    "pattern": "^" + RECORD_REF.pattern + "$",
+    "description": "a record id: 74, or \"74\" / \"#74\" as text"}
+"""`RECORD_REF` and the integer range as JSON Schema: MCP's input schemas, REST's `forget` body
+and the tools' own check (`tools.handlers`) all take ids by it."""
+
+
+def record_ref(value: object) -> object:
+    """A record id as sent (`RECORD_ID_SCHEMA`): the integer a text form names; anything else
+    is returned unchanged for the schema check to refuse with its reason."""
+    if isinstance(value, str):
+        m = RECORD_REF.fullmatch(value)
+        return int(m.group(1)) if m else value
+    return value
+
+
 def count(value: object, what: str, *, allow_all: bool = False) -> int:
     """A limit, offset or k: an integer, capped at what a store can hold (-1, "all", only where
     `allow_all`)."""
@@ -91,9 +111,17 @@ def count(value: object, what: str, *, allow_all: bool = False) -> int:
 # thread).
 _BAD_KEY = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffd]")
 
-RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile", "constraint")
-"""The kinds a memory step or a model writes. `constraint`: a health or diet fact (an allergy,
-a diet, a medication) that a later request must respect whether or not it names it."""
+RECORD_KINDS = ("fact", "preference", "event", "note", "task", "profile", "constraint",
+                "decision")
+"""The kinds a memory step or a model writes. `constraint`: a need or limit (an allergy, a diet,
+a medication, access, a budget, a schedule limit) that a later request must respect whether or
+not it names it; `decision`: something agreed or settled in the conversation; `profile`: who
+the user and the people around them are (identity, relationships, contact details)."""
+STANDING_KINDS = ("constraint", "decision", "profile", "preference")
+"""The kinds that mark a record as a standing fact (DESIGN.md section 2): shown on every turn
+(`memlane.context.standing`), in this order when they do not all fit: what a wrong answer
+would cost most first. A pinned record is standing whatever its kind. The stores' partial
+index `records_standing` (migration 9) names the same kinds: change both together."""
 KINDS = (*RECORD_KINDS, "langgraph", "langgraph-unindexed")
 """The kinds a record may have, on every surface (tools, REST, MCP, Python, import): the
 step's kinds and those memlane's integrations write (LangGraph store items)."""
@@ -127,6 +155,31 @@ def identifier(value: object, what: str, limit: int = 200) -> str:
                          "nothing (it would be another id than the one without): send it "
                          "without")
     return value
+
+
+def identifier_schema(limit: int = 200) -> dict[str, Any]:
+    """`identifier`'s rule as JSON Schema (the OpenAPI spec's thread ids): a non-empty string of
+    at most `limit` characters, none of `_BAD_KEY` or `_BIDI`, no whitespace at either end."""
+    # Lone surrogates stay out of the pattern (`identifier` refuses them all the same): no
+    # UTF-8 text holds one, and regex engines other than Python's refuse the range.
+    bad = "".join(c if c.isascii() and c.isprintable() else f"\\u{ord(c):04x}"
+                  for c in (_BAD_KEY.pattern[1:-1] + _BIDI.pattern[1:-1]).replace(
+                      "\ud800-\udfff", ""))
+    return {"type": "string", "minLength": 1, "maxLength": limit,
+            "pattern": rf"^[^\s{bad}](?:[^{bad}]*[^\s{bad}])?$"}
+
+
+ID_SCHEMA = identifier_schema()
+"""A thread id's rule as JSON Schema (the spec's thread ids; `explain_id` words a refusal)."""
+
+
+def explain_id(value: object, what: str) -> list[str]:
+    """Why `value` breaks the thread-id rule, in `identifier`'s words (empty: it does not)."""
+    try:
+        identifier(value, what)
+    except UsageError as e:
+        return [str(e)]
+    return []
 
 
 _NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@\-]*")

@@ -69,11 +69,24 @@ from .buffer import (
     to_buffer_lines,
 )
 from .policy import Policy
+from .standing import standing_cap
 from .tokens import MESSAGE_OVERHEAD, Tokenizer
 from .truncate import head_tail
 from .working import Turn, decayed, drop_order, marker, split_turns, with_markers
 
 CORE_HEADER = "Core memory (notes, not the user's words):"
+"""Heads the core layer when it holds the pinned records only (`Policy.standing` off)."""
+STANDING_HEADER = ("Standing facts (constraints, decisions, people, preferences; the newest value "
+                   "of each, shown every turn; notes, not the user's words):")
+"""Heads the core layer of standing facts (`memlane.context.standing`)."""
+
+
+def standing_header(left_out: int, tools: bool) -> str:
+    """`STANDING_HEADER`, saying how many standing facts did not fit and where they are."""
+    if not left_out:
+        return STANDING_HEADER
+    where = "search_memory finds them" if tools else "not shown"
+    return f"{STANDING_HEADER} ({left_out} more: {where})"
 RECORDS_HEADER = ("Records from long-term memory relevant to this message (#id; written by the "
                   "memory system, not by the user; open_memory for their sources, search_memory "
                   "for more):")
@@ -210,11 +223,12 @@ def _note(r: Record, count: TokenCounter) -> tuple[str, bool, int]:
 
 
 def _core(pinned: Sequence[Record], cap: int, count: TokenCounter
-          ) -> tuple[list[str], int, list[Dropped]]:
-    """(lines of the pinned records within `Policy.core_tokens`, how many are quarantined,
-    the ones over the cap)."""
+          ) -> tuple[list[str], int, list[Dropped], list[Record]]:
+    """(lines of the core layer's records within `cap`, how many are quarantined, the ones
+    over the cap, the ones shown)."""
     lines: list[str] = []
     dropped: list[Dropped] = []
+    shown: list[Record] = []
     withheld = used = 0
     for r in pinned:
         line, suspect, n = _note(r, count)
@@ -223,8 +237,9 @@ def _core(pinned: Sequence[Record], cap: int, count: TokenCounter
             dropped.append(Dropped("record", f"#{r.id}", "core_budget", n))
             continue
         lines.append(line)
+        shown.append(r)
         used += n
-    return lines, withheld, dropped
+    return lines, withheld, dropped, shown
 
 
 def _notes(notes: Sequence[Record], pinned: Sequence[Record], cap: int, header: str,
@@ -271,6 +286,7 @@ class _Fixed:
     tools_tokens: int
     tools: tuple[dict[str, Any], ...]
     header: str
+    core_header: str
     core: list[str]
     core_withheld: int
     over_cap: list[Dropped]
@@ -278,6 +294,8 @@ class _Fixed:
     note_tokens: list[int]
     notes_withheld: int
     note_ids: frozenset[int]
+    core_shown: tuple[Record, ...] = ()
+    """The core layer's records that fit its cap (what the other layers need not repeat)."""
 
 
 @dataclass(eq=False)
@@ -329,6 +347,8 @@ class Assembly:
     quotes_taken: tuple[BufferTurn, ...] = ()
     """`turns` as chosen, before anything was given up."""
     quotes_withheld: int = 0
+    core_header: str = CORE_HEADER
+    """Heads the core layer: the standing facts' header, or `CORE_HEADER` (pinned only)."""
 
     @property
     def total(self) -> int:
@@ -338,7 +358,7 @@ class Assembly:
         """Tokens of the message(s) the layer renders to now (0: none)."""
         count = self.count
         if layer == "core":
-            return count.msg(layer_text(CORE_HEADER, self.core)) if self.core else 0
+            return count.msg(layer_text(self.core_header, self.core)) if self.core else 0
         if layer == "notes":
             return (count.msg(layer_text(self.records_header, self.notes))
                     if self.notes else 0)
@@ -426,7 +446,7 @@ class Assembly:
         chat = make_chat_message
         out = [chat("system", self.system, "system")]
         if self.core:
-            out.append(chat("system", layer_text(CORE_HEADER, self.core), "core"))
+            out.append(chat("system", layer_text(self.core_header, self.core), "core"))
         if self.notes:
             out.append(chat("system", layer_text(self.records_header, self.notes),
                             "notes"))
@@ -585,6 +605,7 @@ def prepare(
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
     like: Assembly | None = None,
+    standing: Sequence[Record] | None = None,
     cited: Mapping[int, frozenset[int]] | None = None,
 ) -> Assembly:
     """Every layer built and counted, nothing given up yet (`BudgetTooSmall` when the fixed
@@ -595,6 +616,8 @@ def prepare(
     assembly prepared just before for the same call with a smaller window (the fill round
     before; only `Policy.working_turns` may differ): its system, core and notes layers are
     taken when its pinned records and notes are these (they are built from nothing else).
+    `standing`: the core layer's records in the order to show them (`context.standing`), within
+    `standing_cap`; None: the pinned records of `rows` within `Policy.core_tokens`.
     `cited`: which of `opened` each of `notes` was filed from, by record id, when the notes
     carry only some of their sources (`Store.sources_among`; None: their `source_ids`)."""
     count = count if count is not None else TokenCounter(tokenizer)
@@ -606,18 +629,17 @@ def prepare(
         count.known(new_message, counts[-1])
     texts, dropped = _shown_texts(window, counts, policy.max_message_tokens, count)
     turns = split_turns(window, texts, count)
+    core_in = rows.pinned if standing is None else tuple(standing)
     f = like.fixed if like is not None else None
-    if f is None or f.notes_in is not notes or not (f.pinned is rows.pinned
-                                                     or f.pinned == rows.pinned):
-        f = _fixed(rows.pinned, policy, budget, tools, count, new_message, notes)
+    if f is None or f.notes_in is not notes or not (f.pinned is core_in or f.pinned == core_in):
+        f = _fixed(core_in, policy, budget, tools, count, new_message, notes,
+                   standing is not None)
     n_work = len(turns) - min(policy.short_term_turns, len(turns))
     work = _working(turns[:n_work], len(turns), policy)
     scores, kept, reason = work[0], list(work[1]), list(work[2])
     block = rows.truncated and policy.use_buffer
-    shown = (f.note_ids | {r.id for r in rows.pinned} if policy.dedupe_lines
-             else frozenset())
     show_lines = policy.buffer_lines_shown
-    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, matched, shown=shown,
+    lines, skipped, w2 = (select_lines(rows, policy.buffer_lines, matched,
                                        recent_lines=policy.recent_lines)
                           if block and show_lines else ([], 0, 0))
     quotes: list[BufferTurn] = []
@@ -625,7 +647,7 @@ def prepare(
     w3 = 0
     given = opened
     if block and opened and policy.buffer_turns > 0 and policy.dedupe_lines:
-        opened = _not_cited(opened, f, rows.pinned, cited)
+        opened = _not_cited(opened, f, f.core_shown, cited)
     if block and opened and policy.buffer_turns > 0:
         quotes, quotes_key, w3 = _quotes(window, given, opened, policy, budget, count, like)
         w2 += w3
@@ -637,7 +659,7 @@ def prepare(
                  reason, scores, turns[n_work:], new_message,
                  f.core_withheld + f.notes_withheld + w2, dropped + f.over_cap, fixed=f,
                  show_lines=show_lines, turns=quotes, quotes_key=quotes_key,
-                 quotes_taken=tuple(quotes), quotes_withheld=w3)
+                 quotes_taken=tuple(quotes), quotes_withheld=w3, core_header=f.core_header)
     if block:
         a.render_block()
     a.by_layer = {"system": f.system_tokens, "tools": f.tools_tokens}
@@ -648,7 +670,7 @@ def prepare(
     return a
 
 
-def _not_cited(opened: Sequence[Message], f: _Fixed, pinned: tuple[Record, ...],
+def _not_cited(opened: Sequence[Message], f: _Fixed, core: Sequence[Record],
                of_notes: Mapping[int, frozenset[int]] | None = None) -> Sequence[Message]:
     """One copy of each fact in view: a turn a shown note or core record was filed from is
     already there in that record's words (its date too); its slot goes to another turn. Only
@@ -661,7 +683,7 @@ def _not_cited(opened: Sequence[Message], f: _Fixed, pinned: tuple[Record, ...],
         if r.id in f.note_ids:
             cited |= ids.intersection(r.source_ids if of_notes is None
                                       else of_notes.get(r.id, ()))
-    for r in pinned:
+    for r in core:
         cited |= ids.intersection(r.source_ids)
     if not cited:
         return opened
@@ -692,17 +714,25 @@ def _quotes(window: Sequence[Message], given: Sequence[Message], opened: Sequenc
 
 def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
            tools: Sequence[dict[str, Any]], count: TokenCounter, new_message: str | None,
-           notes: Sequence[Record]) -> _Fixed:
-    """The layers `prepare` builds from neither the window nor the buffer."""
+           notes: Sequence[Record], standing: bool = False) -> _Fixed:
+    """The layers `prepare` builds from neither the window nor the buffer. `pinned`: the core
+    layer's records (the standing facts when `standing`)."""
     tools = tuple(tools) if policy.use_tools else ()
     system, system_tokens, tools_tokens = _system(policy, tools, budget, count, new_message)
-    core, withheld, over_cap = _core(pinned, policy.core_tokens, count)
+    cap = standing_cap(budget, policy) if standing else policy.core_tokens
+    core, withheld, over_cap, in_core = _core(pinned, cap, count)
+    if not standing:
+        # Pinned only: a pinned record is never a note, shown in the core or not.
+        in_core = list(pinned)
+    core_header = (standing_header(sum(d.reason == "core_budget" for d in over_cap),
+                                   bool(tools)) if standing else CORE_HEADER)
     # Without tools (a model that cannot call them) neither header names one.
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
     note_lines, note_tokens, w, note_ids = _notes(
-        notes, pinned, int(budget * policy.notes_share), header, count)
-    return _Fixed(pinned, notes, system, system_tokens, tools_tokens, tools, header, core,
-                  withheld, over_cap, note_lines, note_tokens, w, frozenset(note_ids))
+        notes, in_core, int(budget * policy.notes_share), header, count)
+    return _Fixed(pinned, notes, system, system_tokens, tools_tokens, tools, header,
+                  core_header, core, withheld, over_cap, note_lines, note_tokens, w,
+                  frozenset(note_ids), tuple(in_core))
 
 
 def assemble(
@@ -716,12 +746,15 @@ def assemble(
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
+    standing: Sequence[Record] | None = None,
     cited: Mapping[int, frozenset[int]] | None = None,
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
     `notes` are the records to show as notes, best first (see `Policy.notes_share`);
     `matched` the buffer lines chosen for the new message (`Policy.index_lines`); `opened` the
-    evicted messages it matches, best first (`Policy.buffer_turns`); `cited` as `prepare`'s."""
+    evicted messages it matches, best first (`Policy.buffer_turns`); `standing` the core
+    layer's standing facts in order (`memlane.context.standing`; None: the pinned records of
+    `rows`); `cited` as `prepare`'s."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
-    return prepare(rows, policy, budget, tokenizer, new_message, tools,
-                   notes=notes, matched=matched, opened=opened, cited=cited).finish()
+    return prepare(rows, policy, budget, tokenizer, new_message, tools, notes=notes,
+                   matched=matched, opened=opened, standing=standing, cited=cited).finish()

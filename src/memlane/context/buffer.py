@@ -19,7 +19,7 @@ TURNS_NOTE = ("Lines starting with \">\" quote earlier messages of this conversa
 
 
 def select_lines(rows: ContextRows, max_lines: int,
-                 matched: Sequence[Episode] = (), shown: frozenset[int] = frozenset(),
+                 matched: Sequence[Episode] = (),
                  recent_lines: int | None = None) -> tuple[list[Episode], int, int]:
     """(lines oldest first, stretches proven skipped, lines quarantined by the injection scan).
 
@@ -31,25 +31,20 @@ def select_lines(rows: ContextRows, max_lines: int,
     chosen for the new message (best first), shown after the first stretch's and before the
     latest ones, when they start before the window. When the evicted stretches are more than
     `max_lines`: `recent_lines`, at most this many of the latest lines
-    (None: as many as fit in `max_lines`), and `shown`, ids of the
-    records in view as notes: the first stretch's line is left out when its records are all
-    among them (the frame shows them), and its slot is not refilled: what it would have spent
-    goes back to the turns. Other lines stay even when they repeat notes: they are the index a
-    model follows (the demo's "one pointer away"), and leaving them out never changed LoCoMo's
-    reach (a session's line points at 10-20 records, rarely all shown).
+    (None: as many as fit in `max_lines`). The first stretch's line is always shown (the seed's
+    rule: how the conversation started), even when its records are in view as notes or
+    standing facts; lines are the index a model follows (the demo's "one pointer away").
     """
     withheld = 0
     if rows.episodes_before_window <= max_lines:
         # Every evicted stretch can have a line: the block is the whole course of the
-        # conversation, and no line is given up (a short thread whose records are all notes
-        # keeps its lines).
-        shown, recent_lines = frozenset(), None
+        # conversation.
+        recent_lines = None
     recent = list(rows.recent_episodes)  # newest first
     first = rows.first_episode
     chosen: dict[int, Episode] = {}
     start = _window_start(rows)
-    if first is not None and max_lines >= 1 and first.start < start and not (
-            _repeats(first, shown)):
+    if first is not None and max_lines >= 1 and first.start < start:
         chosen[first.end] = first
     if recent_lines is not None:
         recent = recent[:recent_lines]
@@ -67,12 +62,6 @@ def select_lines(rows: ContextRows, max_lines: int,
             withheld += 1
     skipped = max(0, rows.episodes_before_window - len(lines))
     return lines, skipped, withheld
-
-
-def _repeats(ep: Episode, shown: frozenset[int]) -> bool:
-    """Whether every record `ep`'s line points at is in view already (a line with no record
-    is never a repeat: its words are all it has)."""
-    return bool(shown and ep.record_ids and shown.issuperset(ep.record_ids))
 
 
 def _window_start(rows: ContextRows) -> int:

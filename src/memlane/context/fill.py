@@ -55,6 +55,7 @@ def sized_context(
     notes: Sequence[Record] = (),
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
+    standing: Sequence[Record] | None = None,
     cited: Mapping[int, frozenset[int]] | None = None,
 ) -> tuple[Context, Policy, ContextRows]:
     """The assembled context, and the policy and rows it was assembled from. `rows`: the
@@ -62,12 +63,14 @@ def sized_context(
     `notes`, `matched` (the buffer lines chosen for the new message, `Policy.index_lines`) and
     `opened` (the evicted messages it matches, best first, `Policy.buffer_turns`) are chosen
     once for the call from those first rows; each round passes over the ones its window
-    holds. `cited`: as `assemble.prepare`'s."""
+    holds. `standing`: the core layer's standing facts (`assemble`'s); `cited`: as
+    `assemble.prepare`'s."""
     if rows is None:
         rows = read(policy, None)
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
-                       tools=tools, notes=notes, matched=matched, opened=opened, cited=cited)
+                       tools=tools, notes=notes, matched=matched, opened=opened,
+                       standing=standing, cited=cited)
         return ctx, policy, rows
     count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
     a: Assembly | None = None
@@ -75,7 +78,8 @@ def sized_context(
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
         # A later round takes the layers the window does not change from the round before.
         a = prepare(rows, policy, budget, tokenizer, new_message, tools, count=count,
-                    notes=notes, matched=matched, opened=opened, like=a, cited=cited)
+                    notes=notes, matched=matched, opened=opened, like=a, standing=standing,
+                    cited=cited)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break

@@ -1,10 +1,10 @@
 """Which records the context shows as notes: pure selection, no store and no search.
 
-`Thread.context` reads (the namespace's records when they may fit, the searches, the first
-stretch's records) and calls these functions for every decision: how many records to read or ask
-for (`NotesPlan`), whether the namespace is shown whole (`fits_whole`), what the second query is
-(`recent_query`), which of the first stretch's records frame the conversation (`frame_ids`), and
-the order the notes go in (`select_notes`). The assembler then shows them in that order while
+`Thread.context` reads (the namespace's records when they may fit, the searches) and calls these
+functions for every decision: how many records to read or ask for (`NotesPlan`), whether the
+namespace is shown whole (`fits_whole`), what the second query is (`recent_query`), and the order
+the notes go in (`select_notes`). The standing facts, shown before the notes on every turn, are
+chosen in `memlane.context.standing`. The assembler then shows them in that order while
 they fit `Policy.notes_share` (`memlane.context.assemble`).
 
 Split this way so that the selection can be tested and changed without a store, and so that a
@@ -21,7 +21,6 @@ from .buffer import note_line
 from .policy import Policy
 
 __all__ = [
-    "FRAME_PART",
     "MAX_NOTES",
     "NOTES_HEADER_TOKENS",
     "NOTE_MIN_TOKENS",
@@ -30,7 +29,6 @@ __all__ = [
     "RECENT_NOTES",
     "NotesPlan",
     "fits_whole",
-    "frame_ids",
     "last_user_turn",
     "leans_on_last_turn",
     "notes_plan",
@@ -50,9 +48,6 @@ MAX_NOTES = 100
 """Most records a notes search asks for, whatever the budget (the search's own limit)."""
 RECENT_NOTES = 3
 """Results of that second search shown (after the new message's own best three)."""
-FRAME_PART = 4
-"""The first stretch's records take at most a quarter of the notes share's typical count."""
-
 
 @dataclass(frozen=True)
 class NotesPlan:
@@ -127,25 +122,10 @@ def leans_on_last_turn(terms: frozenset[str] | set[str]) -> bool:
     return len(terms) <= LEAN_TERMS
 
 
-def frame_ids(rows: ContextRows | None, budget: int, policy: Policy) -> list[int]:
-    """Ids of the first stretch's records to show first as the conversation's frame
-    (`Policy.frame_notes`), at most a `FRAME_PART` of the share's typical count; [] when the
-    buffer or the frame is off, the history is all in view, or the first stretch is."""
-    if rows is None or not (policy.use_buffer and policy.frame_notes):
-        return []
-    first = rows.first_episode
-    window_start = rows.window[0].seq if rows.window else None
-    if first is None or not rows.truncated or not first.record_ids or (
-            window_start is not None and first.start >= window_start):
-        return []
-    most = max(1, int(budget * policy.notes_share) // NOTE_TYPICAL_TOKENS // FRAME_PART)
-    return list(first.record_ids[:most])
-
-
 def select_notes(searched: Sequence[Record], recent: Sequence[Record] = (),
-                 frame: Sequence[Record] = (), lean: bool = False) -> list[Record]:
-    """The notes in the order they are shown: the frame's records, then the first search's
-    (the new message's), then the second search's (the user's last turn) best `RECENT_NOTES`
+                 lean: bool = False) -> list[Record]:
+    """The notes in the order they are shown: the first search's results (the new
+    message's), then the second search's (the user's last turn) best `RECENT_NOTES`
     not already there; each record once. With `lean` (a new message with few words of its
     own, `leans_on_last_turn`) the second search's go right after the first search's best
     `RECENT_NOTES`: "Any news on it?" is about what the turn before named, and the first
@@ -153,9 +133,5 @@ def select_notes(searched: Sequence[Record], recent: Sequence[Record] = (),
     results first: the turn before only fills what room they leave."""
     seen = {r.id for r in searched}
     extra = [r for r in recent if r.id not in seen][:RECENT_NOTES]
-    out = ([*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]] if lean
-           else [*searched, *extra])
-    if not frame:
-        return out
-    ids = {r.id for r in frame}
-    return [*frame, *(r for r in out if r.id not in ids)]
+    return ([*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]] if lean
+            else [*searched, *extra])

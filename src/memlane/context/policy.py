@@ -26,7 +26,15 @@ class Policy:
     max_message_tokens: int = 800
     """A single message over this is replayed as head + tail with the middle marked truncated."""
     core_tokens: int = 300
-    """Budget cap for pinned core records."""
+    """The core layer's cap at the least (see `standing_share`)."""
+    standing_share: float = 0.1
+    """The core layer shows the namespace's standing facts (pinned records, constraints,
+    decisions, who people are, stable preferences: `memlane.context.standing`) on every turn,
+    within this share of the budget or `core_tokens`, whichever is more. 0 with `standing`
+    off: pinned records only, within `core_tokens`."""
+    standing: bool = True
+    """Show the standing facts in the core layer (off: the pinned records only, the layer as
+    it was before standing facts; an ablation)."""
     notes_share: float = 0.4
     """Share of the budget for notes: the namespace's records relevant to the new message, shown
     with their ids (all of the namespace's records when they fit in this share). Records reach
@@ -38,11 +46,6 @@ class Policy:
     go after the new message's own best ones (that turn's own search, memoised: no second
     search a turn while the store is unchanged). Off:
     the notes are what a search of the new message alone ranks (the `retrieval` baseline)."""
-    frame_notes: bool = True
-    """With the buffer on and the history not in view: show the records the first stretch was
-    filed into as notes, first, within a quarter of the notes share: how the conversation
-    started (a constraint, a decision) is its frame, and a later message that depends on it
-    rarely shares its words."""
     index_lines: int = 3
     """At most this many buffer lines chosen from the whole thread because their words match the
     new message, shown in place of the oldest recent ones: the line index as a retrieval path
@@ -55,11 +58,9 @@ class Policy:
     LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k. Only when
     the evicted stretches are more than `buffer_lines`: a shorter history shows them all."""
     dedupe_lines: bool = True
-    """The first stretch's line is left out when its records are all shown already (as notes,
-    which the frame makes them, or core memory): it would be one more copy of the frame, and its
-    tokens go to the turns. Only when the evicted stretches are more than `buffer_lines` (the
-    block could not list them all anyway): a shorter history keeps every line, as the course
-    of the conversation. Other lines stay (see `memlane.context.buffer.select_lines`)."""
+    """One copy of each fact in view: an evicted turn the buffer would open is passed over when
+    a shown note or standing fact was filed from it (its words are there already). The lines
+    are all kept: the first stretch's line is always shown (how the conversation started)."""
     buffer_turns: int = 5
     """The buffer stands for the evicted conversation: besides its lines it opens at most this
     many evicted messages the new message matches, quoted verbatim under their stretch's line

@@ -103,7 +103,8 @@ class PolicySpec:
 
 def _off(**kw: Any) -> Policy:
     base: dict[str, Any] = dict(use_buffer=False, use_working=False, use_tools=False,
-                                memory_instructions=False, working_turns=0, notes_share=0.0)
+                                memory_instructions=False, working_turns=0, notes_share=0.0,
+                                standing=False)
     base.update(kw)
     return Policy(**base)
 
@@ -134,18 +135,18 @@ POLICIES: dict[str, PolicySpec] = {
                    needs_records=True),
         PolicySpec("retrieval", "records retrieved by the new message + newest turns",
                    Policy(use_buffer=False, use_working=False, working_turns=0,
-                          use_tools=False, notes_recent=False),
+                          use_tools=False, notes_recent=False, standing=False),
                    needs_records=True),
         PolicySpec("retrieval+search", "records retrieved by the new message + newest turns "
                                        "+ search",
                    Policy(use_buffer=False, use_working=False, working_turns=0,
-                          notes_recent=False),
+                          notes_recent=False, standing=False),
                    ("search_memory",), search=True, needs_records=True),
         PolicySpec("retrieval+turns", "records and evicted turns retrieved by the new message "
                                       "+ newest turns",
                    Policy(use_working=False, working_turns=0, use_tools=False,
                           notes_recent=False, buffer_lines_shown=False, index_lines=0,
-                          frame_notes=False),
+                          standing=False),
                    needs_records=True),
     )
 }
@@ -157,7 +158,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "notes": {"notes_share": 0.0},
     "working": {"use_working": False},
     "recent": {"notes_recent": False},
-    "frame": {"frame_notes": False},
+    "standing": {"standing": False},
 }
 """The layers `--ablate` can take out of the default, and the `Policy` fields that do it."""
 

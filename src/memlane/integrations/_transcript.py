@@ -96,3 +96,23 @@ def replay(messages: Sequence[ChatMessage]) -> list[Said | Call]:
             out.append(Said("assistant", "\n".join(text).strip("\n"), m.layer))
         out.extend(calls)
     return out
+
+
+def user_words(given: object) -> str | None:
+    """The user's own words of a framework's turn, for the memory tools' rule
+    (`MemoryTools.user_turn`): the last user item of an Agents SDK turn input (text or
+    `input_text` parts), or a pydantic-ai prompt (text, or its text parts). None: not known."""
+    if isinstance(given, str):
+        return given
+    if not isinstance(given, Sequence):
+        return None
+    users = [i for i in given if isinstance(i, dict) and i.get("role") == "user"]
+    if users:
+        content = users[-1].get("content")
+        if isinstance(content, str):
+            return content
+        given = content if isinstance(content, list) else []
+    parts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None
+             for p in given]
+    texts = [p for p in parts if isinstance(p, str)]
+    return "\n".join(texts) if texts else None

@@ -44,7 +44,7 @@ from ..memory import Memory, Thread
 from ..tool_schemas import TOOL_SCHEMAS
 from ..types import Message, StepResult
 from ._filing import Filer
-from ._transcript import Call, call_line, replay
+from ._transcript import Call, call_line, replay, user_words
 
 try:
     from agents import FunctionTool, RunContextWrapper
@@ -284,6 +284,10 @@ def memlane_tools(memory: AsyncMemory | Memory, *, thread_id: str | None = None,
         name = fn["name"]
 
         async def invoke(ctx: RunContextWrapper[Any], arguments: str) -> str:
+            # The memory tools' rule: writes and forgets need the user's own words of the turn.
+            said = user_words(getattr(ctx, "turn_input", None))
+            if said is not None and said != handlers.user_turn:
+                handlers.user_turn = said
             out = await amem._run(handlers.call, name, arguments)
             return json.dumps(out, ensure_ascii=False)
 

@@ -44,7 +44,7 @@ from ..memory import Memory
 from ..tool_schemas import TOOL_SCHEMAS
 from ..types import StepResult
 from ._filing import Filer
-from ._transcript import Call, call_line, replay
+from ._transcript import Call, call_line, replay, user_words
 
 try:
     from pydantic_ai import RunContext
@@ -275,10 +275,15 @@ def memlane_toolset(memory: AsyncMemory | Memory, *, thread_id: str | None = Non
         fn = schema["function"]
         name = fn["name"]
 
-        async def call(**arguments: Any) -> dict[str, Any]:
+        async def call(ctx: RunContext[Any], **arguments: Any) -> dict[str, Any]:
+            # The memory tools' rule: writes and forgets need the user's own words of the turn.
+            said = user_words(ctx.prompt)
+            if said is not None and said != handlers.user_turn:
+                handlers.user_turn = said
             return await amem._run(handlers.call, name, arguments)
 
-        tool: Tool[Any] = Tool.from_schema(call, name, fn["description"], dict(fn["parameters"]))
+        tool: Tool[Any] = Tool.from_schema(call, name, fn["description"], dict(fn["parameters"]),
+                                           takes_ctx=True)
         return tool
 
     return FunctionToolset([make(s) for s in TOOL_SCHEMAS])

@@ -35,6 +35,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..caches import read_scans, remember
@@ -88,7 +89,8 @@ from .signals import _READER_ORDER as _READER_ORDER
 from .signals import _ROLEPLAY as _ROLEPLAY
 
 __all__ = [
-    "DATAMARK", "FENCE_CLOSE", "FENCE_OPEN", "MEMORY_INSTRUCTIONS", "MEMORY_INSTRUCTIONS_NO_TOOLS",
+    "Admission", "DATAMARK", "FENCE_CLOSE", "FENCE_OPEN", "MEMORY_INSTRUCTIONS",
+    "MEMORY_INSTRUCTIONS_NO_TOOLS", "admit",
     "MEMO_TEXT_CHARS", "NOTES_HEADER", "NOTES_HEADER_NO_TOOLS", "SCANNER", "as_data", "carried",
     "classifier_score", "clean_tag", "datamark", "fenced", "hide_encoded", "is_suspect",
     "memory_instructions", "neutralise", "prompt_like", "quarantined_line", "quarantined_record",
@@ -210,3 +212,72 @@ def clean_tag(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> int:
     """The `scanned` tag to store with `text`: `SCANNER` when the scan (memoised in `memo`)
     finds it clean, else 0."""
     return SCANNER if SCANNER and not _scan_memo(text, memo) else 0
+
+
+# --- the one rule for a text going into memory, or coming out of it to a model: `admit` ---------
+#
+# Every path calls it: a memory step's records and lines (`step/apply.py`), `Memory.remember` /
+# `Memory.update` (so the `remember` / `update_memory` tools on every surface, REST `POST
+# /records` and `PATCH /records/{id}`, the framework adapters), `memlane import`
+# (`transfer.py`), and, when shown, a recall snapshot and an `open_memory` source message
+# (`tools/handlers.py`). So a payload is quarantined on every surface or on none.
+#
+# The rule:
+# - the reading is `scan` (the patterns) and `prompt_like` (the stricter reading of text that
+#   asks its reader for something, with the classifier at its "strict" threshold): a text stored
+#   in memory is a statement about the user or the world, whoever sent it;
+# - a text either flags is stored *quarantined* (kept whole, shown as a marker, opened
+#   datamarked: never dropped), unless
+#   - the caller vouches for it (`trusted`: an application that must store text as trusted says
+#     so per request; the answer and the trace say it was), or
+#   - only `prompt_like` flagged it and the user's own words of this turn hold it (`said`): a
+#     user may ask to keep "reply in under 50 words" as a preference. A pattern hit stays
+#     quarantined even then (the user's words are kept, as data).
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What `admit` decided for one text."""
+
+    flags: tuple[str, ...]
+    """What the reading found (signal names; empty: reads as a statement)."""
+    quarantined: bool
+    """Store it (or show it) quarantined: a marker in the layers, datamarked when opened."""
+    reason: str
+    """"clean", "flagged", "said by the user" (flagged by `prompt_like` only, and the user's
+    own words this turn hold it) or "trusted by the caller"."""
+
+
+def read(text: str, scans: dict[str, tuple[str, ...]] | None = None,
+         likes: dict[str, tuple[str, ...]] | None = None,
+         scanned: int = 0) -> tuple[tuple[str, ...], bool]:
+    """(flags, whether the pattern scan is among them): the scan, then `prompt_like` when the
+    scan is clean. `scans` / `likes` are memos (a memory's, or one filing's); `scanned`: a
+    stored text's clean verdict (`safety.scan_stored`)."""
+    hard = scan_stored(text, scanned, scans)
+    if hard:
+        return hard, True
+    if likes is not None and text in likes:
+        return likes[text], False
+    soft = tuple(prompt_like(text))
+    if likes is not None:
+        likes[text] = soft
+    return soft, False
+
+
+def admit(text: str, *, said: Sequence[str] = (), trusted: bool = False,
+          scans: dict[str, tuple[str, ...]] | None = None,
+          likes: dict[str, tuple[str, ...]] | None = None, scanned: int = 0) -> Admission:
+    """Whether `text` goes into (or comes out of) memory quarantined (see the module's rule).
+
+    `said`: the user's own words of this turn, when the caller knows them (the agent, the
+    proxy, `memlane chat`); `trusted`: the caller vouches for the text; `scanned`: a stored
+    text's row tag (a clean verdict of this scanner skips the pattern scan)."""
+    flags, hard = read(text, scans, likes, scanned)
+    if not flags:
+        return Admission((), False, "clean")
+    if trusted:
+        return Admission(flags, False, "trusted by the caller")
+    if not hard and said and tainted(text, list(said)):
+        return Admission(flags, False, "said by the user")
+    return Admission(flags, True, "flagged")

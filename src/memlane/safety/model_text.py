@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .. import guard
+from .agent_orders import agent_signals
 from .normalise import _fold
 from .patterns import _QUOTE_ATTRIBUTION, _QUOTED
 from .scanning import _sentences
@@ -130,6 +131,7 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
         found.append("story premise")
     elif unowned and _ROLEPLAY.search(folded):
         found.append("role play")
+    found += agent_signals(folded, text)
     if verdict:
         found.append("classifier")
     return found

@@ -171,7 +171,9 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
                   r"model|ignore|instruction)", False),
     ("authority", r"\b(?:message|note|notice|instructions?|directive|update|order)s? (?:from|by)"
                   r" (?:the )?(?:system|developers?|admins?|administrators?|openai|anthropic|"
-                  r"operators?|security team)\b", True),
+                  r"operators?|security team)\b"
+                  # ...not a person's own admin: "a note from the admin at my office".
+                  r"(?!\s+(?:at|of|in|for)\s+(?:my|our|his|her|their|the)\b)", True),
     ("authority", r"\b(?:system|admin|developer|root|security|emergency|priority|sudo) (?:override"
                   r"|notice|alert|directive|command|instruction)\b", True),
     ("authority", r"(?:^|[.!?\]] )(?:note|message|instructions?|attention|p\.?s\.?|dear|hey|hello"

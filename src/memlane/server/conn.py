@@ -21,6 +21,7 @@ the proxy's turn, h11 took a large share of the event loop's CPU (docs/PERFORMAN
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -133,6 +134,20 @@ if HttpToolsProtocol is not None:
                 self._head_bytes += len(data)
                 if self._head_bytes > MAX_HEAD and not self.transport.is_closing():
                     self.send_400_response("Request head too large.")
+
+        def send_400_response(self, msg: str) -> None:
+            """A request the parser refuses (a malformed or oversized head) answered as every
+            other error is, JSON (`{"error": ...}`), not uvicorn's plain text: the API's spec
+            documents JSON errors only. The connection closes, as uvicorn's does."""
+            body = json.dumps({"error": {"message": msg, "type": "invalid_request"}}).encode()
+            head = [b"HTTP/1.1 400 Bad Request\r\n"]
+            head += [name + b": " + value + b"\r\n"
+                     for name, value in self.server_state.default_headers]
+            head += [b"content-type: application/json\r\n",
+                     b"content-length: " + str(len(body)).encode() + b"\r\n",
+                     b"connection: close\r\n\r\n"]
+            self.transport.write(b"".join(head) + body)
+            self.transport.close()
 else:
     GuardedHttpTools = None  # type: ignore[assignment,misc]
 

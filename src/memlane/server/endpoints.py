@@ -11,7 +11,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..validate import finite
+from ..validate import ID_SCHEMA, explain_id, finite
 from .base import ApiError, Service, namespace_of, read_json
 from .openapi import Operation, Param, coerce, problems
 
@@ -19,7 +19,7 @@ from .openapi import Operation, Param, coerce, problems
 def _query_value(p: Param, raw: str) -> Any:
     t = p.schema.get("type")
     if t == "integer":
-        s = raw.strip()
+        s = raw  # nothing trimmed: " 5" is not an integer here, as " a" is not a thread id
         if not (s.isascii() and s.lstrip("-").isdigit() and len(s) < 20):
             raise ApiError(400, f"{p.name}: must be an integer, got {raw[:40]!r}",
                            "invalid_request")
@@ -62,9 +62,13 @@ def endpoint(svc: Service, op: Operation) -> Callable[[Request], Any]:
                 found = problems(p.schema, value, p.name)
             except ApiError as e:
                 value, found = None, [e.message]
+            if found and p.schema is ID_SCHEMA:  # the rule's own words, not its regex
+                found = explain_id(value, p.name.replace("_", " "))
             if found and p.where == "path":
-                raise ApiError(404, f"no such {p.name.replace('_', ' ')}: {'; '.join(found)}",
-                               "not_found")
+                # A path parameter that breaks its rule (the spec's schema, `validate`'s rule)
+                # is a bad request, in the rule's words; 404 is for a well-formed id this
+                # namespace does not hold.
+                raise ApiError(400, "; ".join(found), "invalid_request", found)
             bad += found
             args[p.name] = value
         if bad:

@@ -28,6 +28,7 @@ from .._version import __version__
 from ..errors import MemlaneError
 from ..memory import Memory
 from ..tool_schemas import MEMORY_TOOL_NAMES, TOOL_ARGUMENTS, TOOL_SCHEMAS
+from ..validate import RECORD_ID_SCHEMA
 
 
 class Service(Protocol):
@@ -55,7 +56,7 @@ def _mcp_schema(name: str) -> dict[str, Any]:
     they are in every context."""
     out = copy.deepcopy(TOOL_ARGUMENTS[name])
     props = out["properties"]
-    as_text = {"type": ["integer", "string"], "description": "a record id: 74, or \"#74\""}
+    as_text = RECORD_ID_SCHEMA
     if "id" in props:
         props["id"] = as_text
     if "ids" in props:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._version import __version__
 from ..step.schema import STEP_SCHEMA
-from ..validate import INT64_MAX, KINDS
+from ..validate import ID_SCHEMA, INT64_MAX, KINDS, RECORD_ID_SCHEMA
 from .openapi import Operation, Param, build_spec
 from .rest import (
     h_add_record,
@@ -31,7 +31,8 @@ from .rest import (
 
 API = "/v1/memlane"
 
-_THREAD = Param("thread_id", "path", {"type": "string", "minLength": 1, "maxLength": 200},
+_ID = ID_SCHEMA  # a thread id's rule (`validate.identifier`), stated in the spec
+_THREAD = Param("thread_id", "path", _ID,
                 "Thread (conversation) id")
 _RECORD = Param("record_id", "path", {"type": "integer", "minimum": 1, "maximum": INT64_MAX},
                 "Record id")
@@ -41,6 +42,29 @@ _OFFSET = Param("offset", "query", {"type": "integer", "minimum": 0, "maximum": 
                                     "default": 0})
 _SEQ = {"type": "integer", "minimum": 1, "maximum": 2**62}
 _TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000}
+_TRUSTED = {"type": "boolean", "default": False,
+            "description": "store the text plain even if it reads like an instruction (the "
+                           "application vouches for it; the answer's `admission` and the "
+                           "server's log say so). Without it a REST write is data like any "
+                           "other: the same rule as every path into memory (`safety.admit`)"}
+STEP_PROBLEM_OUT: dict[str, Any] = {
+    "type": "object", "required": ["type", "message"],
+    "description": "with `step: true`, a step that could not file: the messages are stored "
+                   "(this answer is still 200), the steps filed before it stand, and the "
+                   "stretch is filed by a later step",
+    "properties": {"type": {"type": "string", "enum": ["step_stalled", "step_conflict",
+                                                       "step_error", "upstream_error"]},
+                   "message": {"type": "string"}, "start": {"type": "integer"},
+                   "end": {"type": "integer"}},
+}
+ADMISSION_OUT: dict[str, Any] = {
+    "type": "object", "required": ["quarantined", "reason", "flags"],
+    "properties": {"quarantined": {"type": "boolean"},
+                   "reason": {"type": "string", "enum": ["clean", "flagged",
+                                                         "said by the user",
+                                                         "trusted by the caller"]},
+                   "flags": {"type": "array", "items": {"type": "string"}}},
+}
 
 MESSAGE_IN: dict[str, Any] = {
     "type": "object",
@@ -177,7 +201,8 @@ OPERATIONS: list[Operation] = [
                                               compacted=_COMPACTED),
               tags=("threads", "forget")),
     Operation("POST", f"{API}/threads/{{thread_id}}/messages", h_append,
-              "Append messages in order (creates the thread); `step: true` files due stretches",
+              "Append messages in order (creates the thread); `step: true` files due stretches "
+              "(a step that cannot file is reported in `step_problem`: the messages are stored)",
               "appendMessages", (_THREAD,),
               body={"type": "object", "required": ["messages"], "additionalProperties": False,
                     "properties": {
@@ -186,8 +211,12 @@ OPERATIONS: list[Operation] = [
                         "step": {"type": "boolean", "default": False,
                                  "description": "run due memory steps now (offline "
                                                 "heuristic unless a model is configured)"}}},
-              response=_obj(messages={"type": "array", "items": MESSAGE_OUT},
-                            steps={"type": "array", "items": STEP_RESULT_OUT}),
+              response={**_obj(messages={"type": "array", "items": MESSAGE_OUT},
+                               steps={"type": "array", "items": STEP_RESULT_OUT}),
+                        "properties": {
+                            "messages": {"type": "array", "items": MESSAGE_OUT},
+                            "steps": {"type": "array", "items": STEP_RESULT_OUT},
+                            "step_problem": STEP_PROBLEM_OUT}},
               tags=("threads",)),
     Operation("GET", f"{API}/threads/{{thread_id}}/context", h_context,
               "The assembled context for the next model call, by layer, with its trace",
@@ -225,9 +254,10 @@ OPERATIONS: list[Operation] = [
                     "properties": {"text": _TEXT,
                                    "kind": {"type": "string", "enum": list(KINDS)},
                                    "pinned": {"type": "boolean"},
-                                   "thread_id": {"type": "string", "minLength": 1,
-                                                 "maxLength": 200}}},
-              response=_obj(record=RECORD_OUT), status=201, tags=("records",)),
+                                   "thread_id": _ID,
+                                   "trusted": _TRUSTED}},
+              response=_obj(record=RECORD_OUT, admission=ADMISSION_OUT), status=201,
+              tags=("records",)),
     Operation("GET", f"{API}/records/{{record_id}}", h_record,
               "A record, and with `sources=true` the messages it came from, with "
               "`history=true` its versions (when each was stated and superseded)", "getRecord",
@@ -242,8 +272,11 @@ OPERATIONS: list[Operation] = [
               "Replace a record's text (its history keeps the old one), or pin it",
               "updateRecord", (_RECORD,),
               body={"type": "object", "additionalProperties": False, "minProperties": 1,
-                    "properties": {"text": _TEXT, "pinned": {"type": "boolean"}}},
-              response=_obj(record=RECORD_OUT), tags=("records",)),
+                    "properties": {"text": _TEXT, "pinned": {"type": "boolean"},
+                                   "trusted": _TRUSTED}},
+              response={**_obj(record=RECORD_OUT),
+                        "properties": {"record": RECORD_OUT, "admission": ADMISSION_OUT}},
+              tags=("records",)),
     Operation("DELETE", f"{API}/records/{{record_id}}", h_delete_record, "Delete a record",
               "deleteRecord", (_RECORD,),
               response=_obj(deleted=_obj(record_id={"type": "integer"}),
@@ -262,11 +295,9 @@ OPERATIONS: list[Operation] = [
               "Forget one record, one thread, or the whole namespace (exactly one)", "forget",
               body={"anyOf": [
                   {"type": "object", "required": ["record_id"], "additionalProperties": False,
-                   "properties": {"record_id": {"type": "integer", "minimum": 1,
-                                                "maximum": INT64_MAX}}},
+                   "properties": {"record_id": RECORD_ID_SCHEMA}},
                   {"type": "object", "required": ["thread_id"], "additionalProperties": False,
-                   "properties": {"thread_id": {"type": "string", "minLength": 1,
-                                                "maxLength": 200}}},
+                   "properties": {"thread_id": _ID}},
                   {"type": "object", "required": ["namespace"], "additionalProperties": False,
                    "properties": {"namespace": {"type": "boolean", "enum": [True],
                                                 "description": "forget everything of this "
@@ -279,7 +310,7 @@ OPERATIONS: list[Operation] = [
               tags=("export",)),
     Operation("GET", f"{API}/ledger", h_ledger,
               "Quality ledger rows of this namespace (when the ledger exists)", "ledger",
-              (Param("thread_id", "query", {"type": "string", "minLength": 1, "maxLength": 200}),
+              (Param("thread_id", "query", _ID),
                Param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 10000,
                                         "default": 500})),
               response=_obj(enabled={"type": "boolean"},

@@ -6,15 +6,18 @@ ones in `base.error_response`. Routes, parameters and schemas are the operation 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import replace
 from typing import Any
 
 from .._version import __version__
-from ..errors import NotFound, UsageError
+from ..errors import ModelError, NotFound, StepConflict, StepError, StepStalled, UsageError
 from ..memory import Memory
 from ..types import Message, Record, StepResult, public_dict
-from ..validate import INT64_MAX
+from ..validate import INT64_MAX, record_ref
 from .base import Service
+
+log = logging.getLogger("memlane.server")
 
 
 def dataclass_json(obj: Any) -> Any:
@@ -75,12 +78,25 @@ def h_append(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     body = a["body"]
     added = t.extend(body["messages"])
     steps: list[StepResult] = []
+    out: dict[str, Any] = {}
     if body.get("step"):
-        steps = svc.step_runner(mem.ns).file_due(t.id, max_steps=50)
+        # The messages are stored whatever the step does: a step that cannot file is reported
+        # in this 200 answer (`step_problem`), never as an error status a client would read as
+        # "not stored" and resend (the messages would then be stored twice).
+        try:
+            steps = svc.step_runner(mem.ns).file_due(t.id, max_steps=50)
+        except StepStalled as e:
+            steps = list(e.results)
+            out["step_problem"] = {"type": "step_stalled", "message": str(e),
+                                   "start": e.start, "end": e.end}
+        except (StepConflict, StepError, ModelError) as e:
+            kind = ("step_conflict" if isinstance(e, StepConflict) else
+                    "step_error" if isinstance(e, StepError) else "upstream_error")
+            out["step_problem"] = {"type": kind, "message": str(e)}
         if len(steps) == 50:  # a long import: the rest is filed in the background
             svc.submit_step(mem.ns, t.id)
     return {"messages": [_message(m) for m in added],
-            "steps": [_step_result(s) for s in steps]}
+            "steps": [_step_result(s) for s in steps], **out}
 
 
 def h_context(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -130,22 +146,37 @@ def h_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _admission(mem: Memory, rec: Record, text: str, trusted: bool) -> dict[str, Any]:
+    """How `safety.admit` took a REST write (the same rule as every path into memory), for the
+    answer; a flagged text stored plain because the caller vouched for it is logged too."""
+    adm = mem.admit(text, trusted=trusted)
+    if adm.flags and trusted:
+        log.warning("namespace %s: record #%d stored plain as trusted by the caller, though it "
+                    "reads like an instruction (%s)", mem.ns, rec.id, ", ".join(adm.flags))
+    return {"quarantined": rec.suspect, "reason": adm.reason, "flags": list(adm.flags)}
+
+
 def h_add_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]
+    trusted = bool(b.get("trusted", False))
     rec = mem.remember(b["text"], b.get("kind", "fact"), thread_id=b.get("thread_id"),
-                       pinned=bool(b.get("pinned", False)))
-    return {"record": _record(rec)}
+                       pinned=bool(b.get("pinned", False)), trusted=trusted)
+    return {"record": _record(rec), "admission": _admission(mem, rec, b["text"], trusted)}
 
 
 def h_update_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]
+    trusted = bool(b.get("trusted", False))
     if "text" in b:
-        rec = mem.update(a["record_id"], b["text"])
+        rec = mem.update(a["record_id"], b["text"], trusted=trusted)
     else:
         rec = _get_record(mem, a["record_id"])
     if "pinned" in b:
         rec = mem.pin(rec.id, bool(b["pinned"]))
-    return {"record": _record(rec)}
+    out: dict[str, Any] = {"record": _record(rec)}
+    if "text" in b:
+        out["admission"] = _admission(mem, rec, b["text"], trusted)
+    return out
 
 
 def h_delete_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
@@ -165,8 +196,8 @@ def h_search(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
 
 def h_forget(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]  # validated: exactly one of the three
-    if "record_id" in b:
-        return h_delete_record(svc, mem, {"record_id": b["record_id"]})
+    if "record_id" in b:  # 74, "74" or "#74": the one id rule (`validate.RECORD_ID_SCHEMA`)
+        return h_delete_record(svc, mem, {"record_id": record_ref(b["record_id"])})
     if "thread_id" in b:
         return h_delete_thread(svc, mem, {"thread_id": b["thread_id"]})
     return _erased(svc, mem, {"namespace": mem.ns, **mem.forget_namespace()}, ledger=True)

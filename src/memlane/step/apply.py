@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..errors import StepConflict, StepError, UsageError
-from ..safety import SCANNER, clean_tag, is_suspect, prompt_like, tainted
+from ..safety import SCANNER, admit, clean_tag, is_suspect, prompt_like, tainted
 from ..store.protocol import Store, StoreTx
 from ..types import Episode, StepResult
 from .parse import RecordOp, StepOutput
@@ -66,10 +66,12 @@ def flagged(text: str, scans: dict[str, tuple[str, ...]] | None = None,
 
 def _suspect(text: str, sources: list[str],
              scans: dict[str, tuple[str, ...]] | None = None,
-             likes: dict[str, bool] | None = None) -> bool:
-    """Whether a record the step writes is quarantined: `flagged`, or it carries the words of
-    a flagged message of its stretch (`tainted`)."""
-    return flagged(text, scans, likes) or tainted(text, sources)
+             admits: dict[str, tuple[str, ...]] | None = None) -> bool:
+    """Whether a text the step writes (a record, a version, its line) is quarantined: the rule
+    of every path into memory (`safety.admit`: a stretch's messages are data, not the user's
+    words of a turn asking to store them), or it carries the words of a flagged message of its
+    stretch (`tainted`)."""
+    return admit(text, scans=scans, likes=admits).quarantined or tainted(text, sources)
 
 
 def vet_replaces(store: Store, namespace: str, output: StepOutput) -> StepOutput:
@@ -119,7 +121,7 @@ class _Filing:
     previous: list[int]
     suspects: dict[int, str]
     scans: dict[str, tuple[str, ...]]
-    likes: dict[str, bool]
+    admits: dict[str, tuple[str, ...]]
     now: float
     warnings: list[str]
     dropped: list[str] = field(default_factory=list)
@@ -134,7 +136,7 @@ class _Filing:
         return [self.id_by_seq[s] for s in sorted(self.id_by_seq)]
 
     def suspect(self, text: str, from_: list[str], seqs: Sequence[int] = ()) -> bool:
-        return _suspect(text, _with(from_, seqs, self.suspects), self.scans, self.likes)
+        return _suspect(text, _with(from_, seqs, self.suspects), self.scans, self.admits)
 
 
 def apply_step(
@@ -161,7 +163,8 @@ def apply_step(
     or line that carries their words is flagged too (`safety.tainted`), whatever its own scan
     says. `scans`: the scan results of this stretch's texts so far (the caller's memo for one
     filing: a text repeated in the stretch, e.g. a record that is a whole message, is scanned
-    once); `likes` the same for `safety.prompt_like` (`flagged`).
+    once); `likes` the same for `flagged` (the caller's reading of the stretch's messages).
+    What the step writes is read by `safety.admit`, the rule of every path into memory.
 
     `texts`: seq -> text of the stretch's messages as read. The step keeps its clean scan
     verdicts with what it scanned (`safety.scan_stored`): these messages, the records it
@@ -182,12 +185,12 @@ def apply_step(
     # (SQLite: the one connection every request thread reads through), so a proxied turn would
     # wait out a whole stretch's scanning. Inside, the verdicts come from these memos.
     scans = {} if scans is None else scans
-    likes = {} if likes is None else likes
+    admits: dict[str, tuple[str, ...]] = {}
     for op in output.records:
         for text in (*(t for t, _ in op.supersedes), op.text):
             if text is not None:
-                flagged(text, scans, likes)
-    is_suspect(output.episode, scans)
+                admit(text, scans=scans, likes=admits)
+    admit(output.episode, scans=scans, likes=admits)
     said = dict(texts or {})
     clean = {t: clean_tag(t, scans) for t in (
         *(op.text for op in output.records if op.text is not None), output.episode,
@@ -196,7 +199,7 @@ def apply_step(
         id_by_seq, previous, replaced = _claim(tx, namespace, thread_id, start, end, read,
                                                refile)
         f = _Filing(namespace, thread_id, start, end, id_by_seq, previous,
-                    dict(suspect_messages or {}), scans, likes, now, list(output.warnings))
+                    dict(suspect_messages or {}), scans, admits, now, list(output.warnings))
         for rid in previous:
             tx.delete_record(namespace, rid, now)
         for i, op in enumerate(output.records):
@@ -326,8 +329,7 @@ def _finish(tx: StoreTx, f: _Filing, output: StepOutput, date: float, clean: dic
     episode = Episode(
         thread_id=f.thread_id, start=f.start, end=f.end, line=output.episode,
         record_ids=tuple(line_ids), date=date,
-        suspect=is_suspect(output.episode, f.scans) or
-        tainted(output.episode, list(f.suspects.values())),
+        suspect=_suspect(output.episode, list(f.suspects.values()), f.scans, f.admits),
         scanned=clean[output.episode],
     )
     ns = f.namespace

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from .supersede import RELATIONS
+from .supersede import RELATIONS, may_be_name
 
 _KEEP = re.compile(
     r"^\W*(?:(?:and|also|oh|so|btw|by\s+the\s+way|one\s+more\s+thing)[\s,]+)*(?:please\s+|pls\s+"
@@ -55,8 +55,10 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
                             rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
-                            rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?)(?:'s)?\s+(?:is|was|has|[a-z]+s)\b",
-                            re.I)
+                            rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
+                            # or someone by name: "Dave moved to Leeds, he's at Aldi now"
+                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?)"
+                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
@@ -94,17 +96,54 @@ def trim(sentence: str) -> str:
     return s[0].upper() + s[1:]
 
 
+# A clause that says something changed or stopped but not what replaced it ("Tomasz switched
+# schools", "I don't play football anymore", "I left David Lloyd"): the clause after it, said
+# of the same holder (a pronoun), gives the new value, so the two stay one fact.
+_CHANGE_ONLY = re.compile(
+    r"\b(?:(?:switched|changed|swapped)\s+[a-z]+s|(?:stopped|quit|gave\s+up|given\s+up|left|sold|"
+    r"got\s+rid\s+of|traded\s+in)\b.*|no\s+longer\b.*|any\s*more)[\s.!]*$", re.I)
+_SAME_HOLDER_NEXT = re.compile(r"^(?:he|she|they|it|i|we)(?:'s|\u2019s|'m|'re|'ve|\s)", re.I)
+
+
+_COMPOUND = re.compile(r"^\s+and\s+(?:i|we)\b", re.I)
+
+
+def _parts(sentence: str) -> list[str]:
+    """`sentence` cut where two facts meet (`_JOIN`); none when a piece would be one word
+    ("Yeah, I've been ...": a reply, not two facts), except a name joined to the speaker ("Hannah
+    and I split up, and my partner is now Joss": the first piece is "Hannah and I split up").
+    A piece that only announces a change whose value the next gives (`_CHANGE_ONLY`) stays with
+    it ("Tomasz switched schools, he's at Oakfield now")."""
+    cuts = [m for m in _JOIN.finditer(sentence) if m.start() > 0 and m.end() < len(sentence)]
+    pieces: list[str] = []
+    start = 0
+    for i, m in enumerate(cuts):
+        piece = sentence[start:m.start()]
+        nxt = sentence[m.end():cuts[i + 1].start() if i + 1 < len(cuts) else len(sentence)]
+        if len(piece.split()) < 2 and _COMPOUND.match(sentence[m.start():]):
+            continue  # "Hannah and I": one subject
+        if len(piece.split()) < 2 or len(nxt.split()) < 2:
+            return [sentence]
+        if _CHANGE_ONLY.search(piece) and _SAME_HOLDER_NEXT.match(nxt.strip()):
+            continue  # the cut is not taken: the piece runs on into the next
+        pieces.append(piece)
+        start = m.end()
+    pieces.append(sentence[start:])
+    return [p for p in pieces if p.strip()]
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
-    parts = [p for p in _JOIN.split(sentence) if p and p.strip()]
-    if len(parts) < 2 or any(len(p.split()) < 2 for p in parts):
+    parts = _parts(sentence)
+    if len(parts) < 2:
         return [sentence]
     out: list[str] = []
     owner = None
     for p in parts:
         p = p.strip(" ,;")
         m = _OWNER_SUBJECT.match(p)
-        if m is not None:
+        if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
+                              or may_be_name(m.group(1).split("'")[0])):
             owner = m.group(1)
         elif owner is not None:
             p = _with_holder(p, owner)
@@ -117,8 +156,48 @@ def split_clauses(sentence: str) -> list[str]:
     return out
 
 
+def carry_holders(sentences: list[str]) -> list[str]:
+    """`sentences` (of one message) with "he" or "she" opening one replaced by the person the
+    one before it opened with (someone of the speaker's, "my son", or a name), as
+    `split_clauses` does within a sentence: "Dave changed jobs. He's at Screwfix now." gives
+    "Dave is at Screwfix now.", a fact about Dave. "It" and "they" are left: they stand for
+    things and groups as often ("It's where I'm most alive")."""
+    out = list(sentences)
+    for i in range(1, len(out)):
+        m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
+        if m is None or not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
+            continue
+        owner = m.group(1)
+        person = _REL_MENTION.fullmatch(owner) is not None if owner[0].lower() == owner[0] or \
+            owner.startswith(("My ", "Our ")) else may_be_name(owner.split("'")[0])
+        if person:
+            said = _with_holder(out[i], owner)
+            out[i] = said[0].upper() + said[1:]
+    return out
+
+
+_HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
+
+
+_FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother
+    grandma granny granddaughter stepdaughter stepmother stepmum goddaughter fiancee
+    landlady""".split())
+_MALE = frozenset("""father dad brother husband boyfriend son uncle nephew grandfather grandpa
+    grandson stepson stepfather stepdad godson fiance landlord""".split())
+
+
+def _clashes(clause: str, owner: str) -> bool:
+    """Whether the pronoun opening `clause` cannot stand for `owner` ("she" for "my son")."""
+    word = re.split(r"['\u2019\s]", clause.strip().lower(), maxsplit=1)[0]
+    said = set(re.findall(r"[a-z]+", owner.lower()))
+    return (word in ("she", "her") and bool(said & _MALE)) or \
+        (word in ("he", "his") and bool(said & _FEMALE))
+
+
 def _with_holder(clause: str, owner: str) -> str:
     """`clause` with its opening pronoun replaced by `owner` ("she is 14" -> "my cat is 14")."""
+    if _clashes(clause, owner):
+        return clause  # "My son ... She's ...": someone else
     own = _POSSESSIVE_START.match(clause)
     if own is not None:
         return f"{owner}'s {clause[own.end():]}"

@@ -33,11 +33,13 @@ from ..caches import remember
 from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
 from ..types import Message, Record
-from .clauses import asked_to_keep, clauses
+from .clauses import asked_to_keep, carry_holders, clauses
+from .kinds import held_kind, kind_of
 from .schema import EPISODE_MAX_WORDS
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
+    RELATIONS,
     SAME,
     SUPERSEDES,
     Claim,
@@ -189,10 +191,18 @@ _NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our
                     r"\b(?:called|named)\s+(?-i:[A-Z])", re.I)
 
 
-# Someone of the speaker's, by name, whose fact changed: "Lou moved to Galway in June".
-_NAME_CHANGED = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?:just\s+|has\s+)?(?:moved|turned|started|"
-                           r"left|retired|switched|got\s+(?:married|engaged|promoted))\b.*"
-                           r"\b(?:to|at|in|with|from)?\s*(?-i:[A-Z0-9])", re.I)
+# Someone the speaker knows, by name (or someone of theirs: "Marco's son"), and what they do or
+# what changed: "Lou moved to Galway in June", "Tomasz goes to Elmwood Grammar", "Dave is at
+# Waitrose now". The verb is one that states a fact about a person, so a capitalised opening
+# word that is no name ("Dinner was great") files nothing.
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_NAME_FACT = re.compile(
+    rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
+    r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
+    r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
+    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
+    re.I)
 
 
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
@@ -230,12 +240,19 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         if content and (len(ANY_WORD.findall(before)) <= 3 or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
-    if (_NAMED.match(body) or _NAME_CHANGED.match(body)) and \
+    named = _NAME_FACT.match(body)
+    if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
+                               FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and
+                               len(content) >= 3)) and \
             (not words or words[0].lower() not in names) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "She's a corgi called Biscuit": someone of the speaker's, named
-    # Not about the speaker: kept only with specifics, and not addressed to the listener.
-    has_value = any(ch.isdigit() for ch in body)
+    # Not about the speaker: kept only with specifics, and not addressed to the listener. A
+    # change announced with a day or month is one ("Her teacher switched her slot to Mondays").
+    low = [w.lower() for w in words]
+    has_value = any(ch.isdigit() for ch in body) or (
+        any(w in _CUE_WORDS for w in low)
+        and any(w in _CALENDAR or w.rstrip("s") in _CALENDAR for w in low))
     return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
                                                              re.I)
 
@@ -287,27 +304,6 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     return max(0.0, min(score, 1.0))
 
 
-# Health and diet: a later request must respect them whether or not it names them, so they are
-# filed as `constraint` (not `preference`, which a request may override).
-_CONSTRAINT = re.compile(
-    r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|vegetarian|vegan|pescatarian|halal|kosher|"
-    r"gluten|lactose|dairy[- ]free|nut[- ]free|diabet\w*|asthma\w*|epilep\w*|pregnan\w*|"
-    r"medication|prescri\w*|\d+\s?mg|insulin|inhaler|blood\s+pressure|wheelchair|deaf|blind|"
-    r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
-    r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never)\s+(?:eat|drink|have|take)|"
-    r"(?:no|avoid)\s+(?:meat|pork|alcohol|sugar|caffeine|dairy|nuts|shellfish))\b", re.I)
-
-
-def _kind(sentence: str) -> str:
-    if _CONSTRAINT.search(sentence):
-        return "constraint"
-    if _PREF.search(sentence):
-        return "preference"
-    if _EVENT.search(sentence):
-        return "event"
-    return "fact"
-
-
 def extract(
     messages: Sequence[Message],
     existing: Sequence[Record] = (),
@@ -336,18 +332,23 @@ def extract(
         turn_of[m.seq] = current_turn
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
-        sentences = split_sentences(m.content)
+        sentences = carry_holders(split_sentences(m.content))
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.
-        units = [(c, asked_to_keep(s)) for s in sentences for c in clauses(s)]
-        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c)
-                         for i, (c, keep) in enumerate(units)
+        # An agreement is kept whatever its shape ("Final call: the kitchen gets painted sage
+        # green.", "Let's go with Nordvik"), a need unless it is asked for ("Find me a recipe
+        # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
+        units = [(c, asked_to_keep(s) or k == "decision"
+                  or (k == "constraint" and not is_request(c)), k)
+                 for s in sentences for k in (kind_of(s),) for c in clauses(s)]
+        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k)
+                         for i, (c, keep, k) in enumerate(units)
                          if is_fact(c, names) or (keep and _words(c))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
-        for _, _, s in sorted(kept, key=lambda t: t[1]):
-            _file(s, m, ops, known, updates)
+        for _, _, s, k in sorted(kept, key=lambda t: t[1]):
+            _file(s, m, ops, known, updates, held_kind(s, k))
         # Relevance is not fact-likeness: a user's question matters to the turns that follow,
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
@@ -409,10 +410,12 @@ def _file(
     ops: list[dict[str, Any]],
     known: list[_Fact],
     updates: dict[int, dict[str, Any]],
+    kind: str = "fact",
 ) -> None:
-    """Add `sentence` (a clause said in `m`) as a record, or fold it into the fact it repeats
-    or supersedes: the supersede rule (`supersede.decide`) decides, over every fact this step
-    knows of (the related records of the namespace, any thread, and what it wrote)."""
+    """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the
+    fact it repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every
+    fact this step knows of (the related records of the namespace, any thread, and what it
+    wrote)."""
     clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
@@ -436,7 +439,7 @@ def _file(
         rid = known[d.target].rid
         if rid is not None:  # a record held: the new one is marked newer than it
             text = mark_related(text, rid)
-    op = {"op": "add", "text": text, "kind": _kind(clean), "source": [m.seq]}
+    op = {"op": "add", "text": text, "kind": kind, "source": [m.seq]}
     ops.append(op)
     fact.op = op
     known.append(fact)

@@ -22,10 +22,11 @@ different ones; the pick among what both found is the same.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from ..text import terms
+from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
 from .clauses import clauses
 from .heuristic import split_sentences
@@ -93,6 +94,7 @@ _HINTS = {
     "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
     "name": "called named name", "salary": "salary earn", "height": "height tall",
+    "weekday": "", "rate": "",
 }
 
 
@@ -118,6 +120,12 @@ def related_query(texts: Sequence[str]) -> str:
                     words += ["appointment"] if attr.startswith("appointment ") else []
                 else:
                     words += _HINTS.get(attr, attr).split()
+                # What it says was stopped, in the forms a held fact may spell it ("swimming"
+                # ended: "swim"; "cycling": "cycle").
+                words += [f for t in sorted(c.ends) for f in (t, t + "e")]
+                if attr in ("weekday", "rate"):  # the routine's words, singular and plural
+                    words += [f for w in re.findall(r"[a-z]{3,}", clause.lower())
+                              if w not in FACT_STOPWORDS for f in (w, w.rstrip("s"), w + "s")]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()

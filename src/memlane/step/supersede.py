@@ -47,12 +47,14 @@ DUPLICATE = 0.75
 RELATIONS = {
     w: w for w in """mother father parents sister brother wife husband partner girlfriend
     boyfriend fiance fiancee son daughter kid kids child children baby friend cousin aunt uncle
-    niece nephew grandmother grandfather grandma grandpa boss manager colleague coworker
+    niece nephew grandmother grandfather grandma grandpa granddaughter grandson grandchild
+    stepson stepdaughter stepmother stepfather godson goddaughter boss manager colleague coworker
     roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
     dog cat puppy kitten pet horse rabbit hamster parrot""".split()
 } | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
      "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
-     "hubby": "husband", "team lead": "manager"}
+     "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
+     "grandkid": "grandchild"}
 # Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
 # speaker's boss is, a fact about the speaker, not about Priya.
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
@@ -67,15 +69,28 @@ _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
 # "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
 _IDENTITY = re.compile(
-    rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:is|was)\s+(?:now\s+)?({_NAME})\b"
+    rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
+    rf"(?:now\s+|called\s+|named\s+)?({_NAME})\b"
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
                             r"has|had|just|now|\w+s|\w+ed|left|got|went|quit)\b)", re.I)
+_NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
+                          rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
 _NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
     it he she they we i today tomorrow yesterday everyone someone nobody everything something
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
     guess turns sorry thanks happy funny""".split())
+
+
+def may_be_name(word: str) -> bool:
+    """Whether a capitalised word opening a sentence may be a person's name (not "The",
+    "Today", "Rent", ...)."""
+    return word.lower() not in _NOT_NAMES and word.lower() not in _CALENDAR_NAMES
+
+
+_CALENDAR_NAMES = frozenset("""january february march april may june july august september
+    october november december monday tuesday wednesday thursday friday saturday sunday""".split())
 _NEW_IDENTITY = re.compile(
     rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
     rf"(?:now\s+)?({_NAME})()()", re.I)
@@ -86,7 +101,11 @@ _LEAD = re.compile(
     r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
     r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
     r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
-    r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?)\b[\s,:;!.-]*)+",
+    r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
+    r"|these\s+days|nowadays"
+    # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
+    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
+    r"|apparently)\b[\s,:;!.-]*)+",
     re.I)
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CORRECTS = re.compile(
@@ -102,40 +121,104 @@ CUES = re.compile(
     re.I)
 
 # --- attributes ------------------------------------------------------------------------------
+_INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
+               r"infants|secondary|high|kindergarten|prep|sixth\s+form)"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|" \
+          r"december)"
+# How the holder gets somewhere regular ("I cycle to the office", "I take the tram to work"):
+# the destination names the attribute ("travel to office"), the means is its value; read before
+# the car ("drive") and a medication ("take").
+_TRAVEL = re.compile(
+    r"\b(?:(?:walk|cycl|bik|driv|rid|run|jog|commut|car-shar)\w*|drive|ride|cycle|bike"
+    r"|(?:take|takes|taking|took|get|gets|getting|catch|catches|catching)\s+(?:the\s+|a\s+)?"
+    r"(?:[\d:.]+\s+)?(?:bus|train|tram|tube|metro|subway|ferry|car|bike|taxi|coach|boat))"
+    r"(?:\s+(?:in|it|there))?\s+(?:to|into)\s+(?:the\s+|my\s+|our\s+)?(work|office|school|college"
+    r"|uni|university|station|campus|city|town|hospital|site|depot|studio|lab|shop|warehouse)\b",
+    re.I)
 # Tried in order; the first that matches names the attribute. Specific nouns come before the
 # verbs that could carry them ("my rent is 950" is rent, not an age).
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(rx, re.I)) for name, rx in (
-        ("rent", r"\brent\b"),
+        ("rent", r"\brent\b(?!\s+(?:a|an|our|my|the)\s)"),  # not "we rent a flat in ..."
         ("mortgage", r"\bmortgage\b"),
         ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
         ("weight", r"\b(?:weigh|weighs|weight|kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
-        ("shift", r"\b(?:shift|shifts|nights|earlies|lates|switched\s+to\s+days)\b"),
+        ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
+                  r"|switched\s+to\s+days)\b"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
-                 r"|\b(?:on\s+(?:a|the)\s+\w+|my)\s+diet\b"),
+                 r"|\b(?:(?:on|to|follow\w*|start\w*|try\w*)\s+(?:a|an|the)\s+(?:[\w-]+\s+)?"
+                 r"|my\s+)diet\b"),
+        # Where a person studies, by an institution's name ("goes to Brookside Primary", "is
+        # at Oakfield Academy now"): before the employer and the residence it would read as.
+        ("school", rf"\b(?:(?:goes|go|going|stud(?:y|ies|ying)|started|starts|is|'s|are|moved|"
+                   rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
+                   rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
+                   rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
         ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
                 r"e-bike|van)\b"),
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
                      r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
-        ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"),
-        ("residence", r"\b(?:live|lives|living)\s+in\b|\b(?:moved|move|moving|relocated|"
+        ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
+                r"|\b(?:job\s+)?title\b|\bcareers?\b"),
+        ("residence", r"\b(?:live|lives|living)\s+(?:in|at|on)\b|(?<!email\s)\baddress\b"
+                      r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
+                      r"\s+(?:\w+\s+)?(?:flat|house|home|apartment|place|bungalow|cottage)"
+                      r"\s+(?:in|on|at)\b"
+                      r"|\b(?:moved|move|moving|relocated|"
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+                      rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b"
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),
-        ("school", r"\b(?:school|class|grade|year\s+\d)\b"),
+        ("school", r"\b(?:school|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
                 r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
-                r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"),
+                r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
+               r"|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
+        # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):
+        # "I see my physio every Tuesday" / "My physio sessions are on Thursdays now".
+        ("weekday", rf"\b(?:every|on|each|to)\s+{_WEEKDAY}s?\b|\b{_WEEKDAY}s\b"),
+        ("rate", r"\b(?:once|twice|(?:\w+|\d+)\s+times|(?:\d+|one|two|three|four|five|six|"
+                 r"seven|eight|nine|ten|a\s+couple\s+of|a\s+few)\s+(?!pounds|dollars|euros|"
+                 r"quid|grand)\w+)\s+(?:a|per|each|every)\s+(?:day|week|month|night|year)\b"),
     ))
+# "I'm a sous chef", "My sister is a teacher (at ...)": what the holder does, when the noun is
+# an occupation's (by its ending or a short list), not a hobby or a habit ("a member", "a
+# runner", "a night owl").
+_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}"
+                        r"([a-z-]+?))(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
+_TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
+                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head)$")
+_NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
+    gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
+    fan regular leo mother father brother sister daughter grandmother grandfather partner
+    neighbour neighbor mentor fighter survivor sticker flyer volunteer""".split())
+
+
+def _occupation(rest: str) -> bool:
+    """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
+    m = _PREDICATE.match(rest)
+    return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
+        m.group(2).lower() not in _NOT_TRADE
+
+
+# Change of a thing named by its kind ("switched schools", "changed dentists"): the attribute
+# is the kind's; its value follows ("..., he's at Oakfield now", "it's Dr Varga now").
+_SWITCHED = re.compile(r"\b(?:switched|changed|swapped)\s+([a-z]+?)(?:e?s)\b", re.I)
+_KIND_ATTRIBUTE = {"school": "school", "nursery": "school", "nurseri": "school",
+                   "college": "school", "uni": "school", "universiti": "school",
+                   "job": "employer", "employer": "employer", "career": "job", "car": "car",
+                   "phone": "phone", "address": "residence", "home": "residence",
+                   "house": "residence", "flat": "residence"}
 # Kinds of appointment (the attribute is "appointment <kind>"): the dentist's is not the GP's.
 _APPOINTMENT = re.compile(r"\b(appointment|appt|check-?up|booking|reservation|interview|"
                           r"flight|meeting|surgery)\b", re.I)
@@ -189,6 +272,12 @@ class Claim:
     named: frozenset[str] = frozenset()
     """Numbers in what it names before "is" ("locker 23 is 4423"): part of the thing's name,
     so "locker 23" and "locker 5" are two things, never two versions of one."""
+    ends: frozenset[str] = frozenset()
+    """What it says the holder stopped ("I don't play football anymore", "sold the Golf", "no
+    longer take the bus"): the terms of the thing ended (`_ended`), loosely stemmed; empty
+    when it ends nothing."""
+    additive: bool = False
+    """Whether it adds to what is held rather than replace it ("also", "too", "a second")."""
 
 
 @dataclass(frozen=True)
@@ -235,12 +324,57 @@ def read_claim(text: str) -> Claim:
                     t in names) - skip
     words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
                       if w.lower() not in _PLAIN and w.lower() not in _ATTRIBUTE_WORDS
-                      and not CUES.fullmatch(w)) - skip
+                      and not CUES.fullmatch(w)) - skip - _ATTRIBUTE_STEMS
     cut = _COPULA.search(body)
     named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
         frozenset()
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
-                 corrects=bool(_CORRECTS.search(said)), named=named)
+                 corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
+                 additive=bool(_ADDITIVE.search(rest)))
+
+
+# What a statement says was stopped: "stopped walking to work", "no longer take the bus",
+# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
+_ENDS = re.compile(
+    r"\b(?:stopped|quit|quitting|gave\s+up|given\s+up|giving\s+up|got\s+rid\s+of|sold"
+    r"|traded\s+in|retired\s+from|cancell?ed|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
+    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)"
+    r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
+_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|after|as|then|now|any\s*more|"
+                         r"instead|last|this|in|on|at)\b.*$", re.I)
+_LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
+                           r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
+_TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last ago morning
+    evening night weekend recently just""".split()) | _CALENDAR
+_LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
+    make makes see use used be""".split())
+_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additionally|both|"
+                       r"as\s+well\s+as)\b", re.I)
+
+
+def _loose(term: str) -> str:
+    """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
+    t = term.rstrip("e") if len(term) > 3 else term
+    return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
+
+
+def _ended(rest: str) -> frozenset[str]:
+    """The terms (`_loose`) of what `rest` says was stopped, less times and light verbs; empty
+    when it ends nothing. "left" ends only a named thing ("left Waterstones", not "left my
+    keys")."""
+    m = _ENDS.search(rest)
+    if m is None:
+        return frozenset()
+    obj = m.group("a") or m.group("b") or m.group("c") or ""
+    if m.group("a"):
+        obj = _OBJECT_END.sub("", " " + obj)
+    if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
+                            _LEFT_FOR_NOW.search(m.group("a"))):
+        return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
+    terms = {t for t in _terms(obj) if t not in _TIME_WORDS and t not in _CUE_TERMS}
+    if not terms - _LIGHT:
+        return frozenset()
+    return frozenset(_loose(t) for t in terms)
 
 
 # Words that are never a value ("I'm on the night shift": the value is "night").
@@ -256,6 +390,9 @@ _ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs wei
     company live lives lived living move moving relocated based home phone mobile number email
     name called named turned turns turning old years year age aged start starts date diet eat
     appointment school""".split())
+
+
+_ATTRIBUTE_STEMS = frozenset(stem(w) for w in _ATTRIBUTE_WORDS)
 
 
 def _holder_attribute(body: str) -> tuple[str, str | None, str]:
@@ -285,13 +422,28 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         return "?" + pronoun.group(1).lower(), None, body
     named = _NAMED_SUBJECT.match(body)
     if named is not None and named.group(1).lower() not in _NOT_NAMES:
-        return "named " + named.group(1).lower(), None, body[named.end():]
+        who, rest = "named " + named.group(1).lower(), body[named.end():]
+        chain = _NAMED_CHAIN.match(rest)
+        if chain is not None:  # "Marco's son turned 2": the son's, not Marco's
+            word = chain.group(1).lower()
+            return f"{who}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        return who, None, rest
     return "i", None, body
 
 
 def _attribute(rest: str, holder: str, body: str) -> str | None:
     """The property `rest` (the sentence after its holder) states (see `_ATTRIBUTES`), None if
     none is certain. `body`: the whole sentence (an appointment's kind may be its subject)."""
+    switched = _SWITCHED.search(rest)
+    if switched is not None:
+        noun = stem(switched.group(1).lower())
+        if noun in RELATIONS and noun not in _PETS:
+            return f"who is my {_IDENTITY_SAME.get(noun, RELATIONS[noun])}"
+        if noun in _KIND_ATTRIBUTE:
+            return _KIND_ATTRIBUTE[noun]
+    means = _TRAVEL.search(rest)
+    if means is not None:
+        return f"travel to {stem(means.group(1).lower())}"
     multi = _MULTI.search(rest)
     if multi is not None:
         return f"{multi.group(1).lower()[:7]} {stem(multi.group(2).lower())}"
@@ -305,6 +457,8 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             if dated is not None and _DATE.search(rest) and \
                     dated.group(1).lower() not in RELATIONS:
                 return "date of " + stem(dated.group(1).lower())
+        if name == "job" and _occupation(rest):
+            return name
         if rx.search(rest):
             if name == "name" and holder == "i" and not _MY_NAME.search(rest):
                 continue  # "a game called Xenoblade", "I named her Tilly": not the speaker's
@@ -356,8 +510,29 @@ def _frame(c: Claim) -> frozenset[str]:
     return c.terms - c.key - _CUE_TERMS
 
 
-# Attributes whose value is a plain word ("night" shift, "vegan", a "bike", a "senior" job).
-_WORD_VALUED = frozenset({"shift", "diet", "car", "job", "employer", "school"})
+# Attributes whose value is a plain word ("night" shift, "vegan", a "bike", a "senior" job,
+# the "tram" to work, "twice" a week).
+_WORD_VALUED = frozenset({"shift", "diet", "car", "job", "employer", "school", "rate"})
+
+
+def _word_valued(attribute: str | None) -> bool:
+    return attribute is not None and (attribute in _WORD_VALUED or
+                                      attribute.startswith("travel to "))
+
+
+# Attributes that name only a slot (a day, a rate): two statements fill the same one only when
+# they are about the same routine, a word of it shared ("physio", "gym", "coffee").
+_SLOTS = frozenset({"weekday", "rate"})
+_ROUTINE_COMMON = frozenset(stem(w) for w in """every each session sessions class classes lesson
+    lessons meeting practice training time times day days week weeks month night""".split())
+
+
+def _same_routine(a: Claim, b: Claim) -> bool:
+    """Whether two statements share a word of their routine, beyond light verbs, cue words,
+    values and the slot's own words."""
+    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
+    shared = {_loose(t) for t in _frame(a)} & {_loose(t) for t in _frame(b)} - loose
+    return bool({t for t in shared if not t[0].isdigit()})
 
 
 def _generic(attribute: str | None) -> bool:
@@ -372,7 +547,7 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if new.named != held.named:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if new.attribute is not None and new.attribute == held.attribute:
-        return True
+        return new.attribute not in _SLOTS or _same_routine(new, held)
     mine, theirs = new.attribute or "", held.attribute or ""
     if mine.startswith("date of ") and theirs.startswith("date of "):
         # "my new job starts on 15 September" / "my start date moved to 1 October"
@@ -443,7 +618,28 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                 (best_j >= DUPLICATE or (len(new.terms) >= 3 and new.terms <= c.terms)):
             return Decision(SAME, best, (f"same holder ({holder}), terms {best_j:.2f} alike, "
                                          "no new number or name",))
+    ended = _ends_held(new, holder, claims)
+    if ended is not None:
+        return ended
     return _replace_or_relate(new, holder, claims)
+
+
+def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The newest held fact of the same holder that `new` says was stopped ("I don't play
+    football anymore" / "I play five-a-side football on Wednesdays"): every term of what it
+    ends is in that fact, which ends nothing itself, and is not of another attribute for
+    certain."""
+    if not new.ends or "?" in holder:
+        return None
+    for i in range(len(claims) - 1, -1, -1):
+        c = claims[i]
+        if c.holder != holder or c.ends or same_attribute(new, c) is False:
+            continue
+        if new.ends <= {_loose(t) for t in c.terms}:
+            return Decision(SUPERSEDES, i, (
+                f"same holder ({holder})", f"says it ended {sorted(new.ends)}, which this held "
+                "fact states"))
+    return None
 
 
 def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision:
@@ -454,14 +650,18 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                                     "for: nothing is replaced",))
     for i in range(len(claims) - 1, -1, -1):
         c = claims[i]
-        if c.holder != holder or not same_attribute(new, c):
+        if c.holder != holder or (c.cue and not c.values) or not same_attribute(new, c):
+            continue  # (a held "My son switched schools." gives no value to replace)
+        if not new.values or new.values <= c.values or new.additive:
             continue
-        if not new.values or new.values <= c.values:
-            continue
+        if new.ends and not new.ends <= {_loose(t) for t in c.terms}:
+            continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
-        strong = bool(new.key and c.key and new.key != c.key and new.attribute and c.attribute)
-        if not new.key and (new.attribute or c.attribute) not in _WORD_VALUED:
+        # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
+        strong = bool(new.key - c.key and c.key and new.attribute and c.attribute)
+        same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
+        if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
             continue  # a place, age, sum or date changes by a number or a name, never without
         if new.cue or strong:
             return Decision(SUPERSEDES, i, (

@@ -319,6 +319,12 @@ class RecordsAndSearch(Protocol):
         the read path asks for a few, `Thread.context`)."""
         ...
 
+    def standing_records(self, namespace: str, limit: int) -> list[Record]:
+        """The namespace's standing records (pinned, or of a kind in `validate.STANDING_KINDS`),
+        at most `limit`: pinned first, then by kind in that order, newest first within a kind.
+        One indexed read (`records_standing`), whatever the namespace's size."""
+        ...
+
     def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
                           ) -> list[str]:
         """Namespaces holding records (of `kinds`): all, or `prefix` and `prefix.`..."""

@@ -14,13 +14,14 @@ from . import (
     m006_revision,
     m007_scanned,
     m008_detach_steps,
+    m009_standing,
 )
 from .runner import Migration, apply_sqlite, julianday, split_sql
 
 __all__ = ["POSTGRES", "SQLITE", "Migration", "apply_sqlite", "julianday", "split_sql"]
 
 _ALL = (m001_core, m002_search, m003_history_thread, m004_stated, m005_settings, m006_revision,
-        m007_scanned, m008_detach_steps)
+        m007_scanned, m008_detach_steps, m009_standing)
 """One module per migration, in order; each gives its `SQLITE` and `POSTGRES` form."""
 
 SQLITE: list[Migration] = [m.SQLITE for m in _ALL]

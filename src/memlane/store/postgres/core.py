@@ -23,6 +23,7 @@ from ..common import (
     ThreadLocks,
     pg_params,
 )
+from ..common.rows import STANDING_ORDER, STANDING_POSTGRES
 from ..migrations import POSTGRES, Migration
 from ..protocol import Capabilities
 from .rows import _REC_COLS, _episode, _record, rec_cols
@@ -329,6 +330,12 @@ class PgCore(CommonStore):
                 (namespace, [int(i) for i in message_ids], [int(i) for i in record_ids])):
             out.setdefault(rid, set()).add(mid)
         return {rid: frozenset(m) for rid, m in out.items()}
+
+    def standing_records(self, namespace: str, limit: int) -> list[Record]:
+        rows = self._q(f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s AND"
+                       f" {STANDING_POSTGRES} ORDER BY {STANDING_ORDER}, r.id DESC LIMIT %s",
+                       (namespace, limit))
+        return [_record(r) for r in rows]
 
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector

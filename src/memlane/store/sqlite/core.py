@@ -17,6 +17,7 @@ from ..common import (
     CommonStore,
     ThreadLocks,
 )
+from ..common.rows import STANDING_ORDER, STANDING_SQLITE
 from ..migrations import SQLITE, apply_sqlite
 from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
@@ -256,6 +257,13 @@ class SQLiteCore(CommonStore):
         with self._lock:
             return self._records(self.conn, namespace, ids, limit, offset, pinned_only,
                                  sources)
+
+    def standing_records(self, namespace: str, limit: int) -> list[Record]:
+        with self._lock:
+            rows = self.conn.execute(
+                f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND {STANDING_SQLITE}"
+                f" ORDER BY {STANDING_ORDER}, id DESC LIMIT ?", (namespace, limit)).fetchall()
+            return self._with_sources(self.conn, rows)
 
     # search and recall -------------------------------------------------------------------------
     # Appended for long-term records and recall. Index rows and vectors are kept in

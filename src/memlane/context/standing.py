@@ -1,0 +1,74 @@
+"""The standing facts shown on every turn: pure selection, no store and no search.
+
+A record is standing when it is pinned or of a kind in `validate.STANDING_KINDS`: the memory
+step marks them when it files (constraints and needs, decisions, who people are, stable
+preferences). A later request rarely names them ("What should I cook tonight?" after "I'm
+allergic to shellfish" 300 messages back), so no search of the new message finds them; they are
+shown in the core layer on every turn, whichever thread of the namespace they were said in.
+
+`Thread.context` reads the namespace's standing records (`Store.standing_records`: at most
+`STANDING_READ`, pinned first, then by kind, newest first; kept in the read cache) and
+`rank_standing` orders them: pinned first, then what a wrong answer would cost most (the kinds'
+order), within a kind the ones sharing the most terms with the new message, then the newest;
+needs and agreements always (`HARD_KINDS`), the others when the new message shares a term.
+A record another one is marked newer than (a correction the writer was not sure of, both kept:
+"[newer than #N; may update it]") is left out while the newer one is shown: only the newest
+value stands. The assembler shows them in this order while they fit `standing_cap` and says
+how many it left out (`search_memory` reaches them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from ..types import Record
+from ..validate import STANDING_KINDS
+from .policy import Policy
+
+__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap", "standing_terms"]
+
+STANDING_READ = 200
+"""Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
+
+_COST = {k: i for i, k in enumerate(STANDING_KINDS)}
+HARD_KINDS = frozenset({"constraint", "decision"})
+"""Shown whatever the new message says: a need or an agreement a request may break without
+naming it. The other standing kinds (who people are, preferences) are shown when the
+new message shares a term with them: they are many in a long life story, and a turn's budget
+spent on every one of them cost reach elsewhere (LoCoMo dev, 2k: docs/RESULTS.md)."""
+_NEWER_THAN = re.compile(r"\[newer than #(\d+)")
+_SPEAKER = re.compile(r"^[^\s:]{1,40}: ")
+"""A named speaker's record begins with the name ("Caroline: I love ..."): every question
+about her names her, so the name is no sign that the record bears on the question."""
+
+
+def standing_terms(r: Record, terms: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """The terms of a standing record that may match a new message (`terms` of its text,
+    less a named speaker's "Name: ")."""
+    return terms(_SPEAKER.sub("", r.text, count=1))
+
+
+def rank_standing(records: Sequence[Record], want: frozenset[str],
+                  terms: Callable[[str], frozenset[str]],
+                  known: Mapping[int, frozenset[str]] | None = None) -> list[Record]:
+    """`records` (a namespace's standing records) in the order the core layer shows them;
+    `want` are the new message's terms, `terms` the vocabulary that made them; `known`: the
+    records' `standing_terms` by id, when the caller keeps them."""
+    older = {int(m.group(1)) for r in records for m in _NEWER_THAN.finditer(r.text)}
+    ranked = []
+    for r in records:
+        mine = known[r.id] if known is not None else standing_terms(r, terms)
+        shared = len(mine & want) if want else 0
+        hard = r.pinned or r.kind in HARD_KINDS
+        if r.id in older or not (hard or shared):
+            continue
+        ranked.append(((not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated,
+                        -r.id), r))
+    return [r for _, r in sorted(ranked, key=lambda x: x[0])]
+
+
+def standing_cap(budget: int, policy: Policy) -> int:
+    """Tokens the core layer (the standing facts) may take: `Policy.standing_share` of the
+    budget, at least `Policy.core_tokens`."""
+    return max(policy.core_tokens, int(budget * policy.standing_share))
