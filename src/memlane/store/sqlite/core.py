@@ -216,7 +216,11 @@ class SQLiteCore(CommonStore):
             return sorted(out, key=_by_id)
         sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"
         if pinned_only:
-            sql += " AND pinned = 1"
+            # The pinned rows' own index (migration 1): the planner took the standing records'
+            # (migration 9, pinned or of a standing kind) and walked every preference of the
+            # namespace each turn (1.2 ms at 100k messages, 4 us by this one).
+            sql = (f"SELECT {_REC_COLS} FROM records INDEXED BY records_pinned"
+                   " WHERE namespace = ? AND pinned = 1")
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
         return self._with_sources(c, rows, sources)
 
