@@ -14,12 +14,12 @@ import pytest
 
 from memlane.memory import Memory
 from memlane.step.heuristic import (
-    episode_line,
     extract,
     is_fact,
     is_request,
     split_sentences,
 )
+from memlane.step.lines import episode_line
 from memlane.step.schema import EPISODE_MAX_WORDS
 from memlane.text import fact_terms
 from memlane.types import Message

@@ -19,6 +19,7 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
             assert ctx.openai_messages()[-1]["content"] == "Any news on my order?"
         if "hits" in ns:
             assert ns["hits"]["results"][0]["text"] == "Prefers aisle seats."
+            assert ns["hits"]["results"][0]["score"] == 0.3333  # as the README shows it
 
 
 def test_readme_first_screen_has_the_two_commands():

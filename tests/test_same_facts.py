@@ -189,14 +189,6 @@ ROOMS = [f"Room number {i} is at the pool." for i in range(5)] + [
     "Ann11's locker number is 78."]
 
 
-@pytest.mark.xfail(reason="the engines rank a search differently: SQLite's FTS5 bm25() weighs "
-                   "a term by its rarity, PostgreSQL's ts_rank by frequency over length only, "
-                   "and their ties go opposite ways, so a query sharing common words with many "
-                   "records gets other records first. Filing no longer depends on it "
-                   "(step/related.py ranks the pool itself); what search, notes and the tools "
-                   "show still do. The fix is in store/*/search.py: one BM25 for both engines' "
-                   "exact ranking (PostgreSQL's from term counts, as its bounded path does)",
-                   strict=False)
 def test_a_search_ranks_the_same_on_both_engines(tmp_path, pg_url):
     query = ("Ann12's locker number is 40. Ann13's locker number is 94. Room number 14 is at "
              "the pool. My bus number is 15.")

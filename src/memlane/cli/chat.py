@@ -290,8 +290,11 @@ class ChatSession:
             return
         if not res.get("results"):
             print(f"(nothing found for {query!r})")
+        elif res.get("note"):
+            print(f"({res['note']})")
         for h in res.get("results", []):
-            print(f"  #{h['id']:<5} {h.get('text') or h.get('withheld', '')}")
+            shown = h.get("text") or h.get("withheld", "")
+            print(f"  #{h['id']:<5} {h.get('score', 0):.2f} {shown}")
 
     def forget(self, arg: str) -> None:
         rid = arg.lstrip("#")

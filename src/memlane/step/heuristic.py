@@ -2,9 +2,9 @@
 
 It is good enough for tests, demos and the offline evaluation, and it is named for what it is: it
 keeps sentences that look like facts (first person, names, numbers, dates, preferences) verbatim,
-writes the episode line from the stretch's most salient words and how it ended, and scores each
-turn by how much it said. It produces the same JSON a model would, so its output goes through the
-same validation and apply path.
+writes the episode line (`step/lines.py`: what the stretch was about and how it ended), and
+scores each turn by how much it said. It produces the same JSON a model would, so its output
+goes through the same validation and apply path.
 
 Records worth pointing at:
 - sentences are split by `split_sentences`, which knows abbreviations ("Dr. Okafor", "St. Mary's",
@@ -23,19 +23,16 @@ Records worth pointing at:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 from ..caches import remember
-from ..safety import scan
-from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD, TYPED_WORD, listing, stem
+from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
 from ..types import Message, Record
 from .clauses import asked_to_keep, carry_holders, clauses
 from .kinds import held_kind, kind_of
-from .schema import EPISODE_MAX_WORDS
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
@@ -355,6 +352,8 @@ def extract(
         turn_best[current_turn] = max(turn_best.get(current_turn, 0.0), best)
     for seq in sorted({turn_of[m.seq] for m in messages if m.role == "user"}):
         relevance.append({"seq": seq, "score": round(0.2 + 0.8 * turn_best.get(seq, 0.0), 3)})
+    from .lines import episode_line  # the line's module reads this one's sentence tests
+
     return {
         "records": finish_ops(ops, existing),
         "episode": episode_line(messages, names),
@@ -501,269 +500,3 @@ def finish_ops(ops: list[dict[str, Any]], existing: Sequence[Record]) -> list[di
         if op["op"] == "update" and op["text"] is None:
             op["text"] = text_of[op["id"]]
     return ops
-
-
-# --- the buffer line -------------------------------------------------------------------------
-# A line says what a stretch was about and how it ended, in the memory system's words: the kinds
-# of fact the speakers gave ("diet", "a code") and what they asked for, never their sentences,
-# so no credential, code or number a user typed is repeated in a line (the record holds it;
-# the line points at the record).
-_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.I)) for name, rx in (
-    ("a code", r"\b(?:code|password|passcode|pin|combination|passport|login|account\s+number|"
-               r"order\s+number|number|wifi|key)\b"),
-    ("their name", r"^\W*(?:hi\W+|hello\W+|hey\W+)?(?:i'?m|i\s+am|my\s+name\s+is|call\s+me)"
-                   r"\s+(?-i:[A-Z][a-z]+)\W*$|\bmy\s+name\s+is\b"),
-    ("health", r"\b(?:allerg\w*|intoleran\w*|disease|diabet\w*|asthma|mg|medication|"
-               r"medicine|blood|doctor|dentist|therap\w*|diagnos\w*|surgery|pain|sick|ill)\b"),
-    ("diet", r"\b(?:vegan|vegetarian|gluten|dairy|lactose|alcohol|diet|halal|kosher|eat|eats|"
-             r"drink|drinks|food|cook\w*|recipe\w*)\b"),
-    ("their plans", r"\b(?:plan\w*|going\s+to|will|next|tomorrow|trip|flight|visit\w*|appointment|"
-              r"schedul\w*|meeting|leave|leaving|training|expecting)\b"),
-    ("where they live", r"\b(?:live|lives|living|moved|move|home|house|apartment|flat|address|rent|"
-             r"neighbou?rhood)\b"),
-    ("their work", r"\b(?:work\w*|job|career|company|office|boss|manager|student|phd|study\w*|"
-             r"school|business|shift)\b"),
-    ("their family", r"\b(?:mother|father|mom|mum|dad|parents|sister|brother|wife|husband|partner|"
-               r"son|daughter|kids?|children|baby|family|cousin|aunt|uncle|grand\w+)\b"),
-    ("their pets", r"\b(?:dog|dogs|cat|cats|puppy|pup|pups|pet|pets|beagle|kitten)\b"),
-    ("their hobbies", r"\b(?:paint\w*|music|guitar|piano|book|books|read\w*|hik\w*|run\w*|"
-                r"marathon|game|games|sport\w*|danc\w*|art|photo\w*|garden\w*|travel\w*)\b"),
-    ("what they like", r"\b(?:like|love|prefer|enjoy|favou?rite|hate)\b"),
-))
-_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.I)) for name, rx in (
-    ("a conversion", r"\b(?:convert|how\s+many|calculate|ounces|grams|miles|km)\b"),
-    ("writing", r"\b(?:write|draft|poem|haiku|summari[sz]e|translate|rewrite|email|letter)\b"),
-    ("ideas", r"\b(?:ideas?|suggest\w*|recommend\w*|find|recipe|options)\b"),
-    ("an explanation", r"\b(?:explain|why|how|what|difference)\b"),
-))
-
-
-_PREPOSITIONS = frozenset("at in on for of from with to by near since during".split())
-_POSSESSIVE_START = re.compile(r"^\W*(?:(?:my|our|the|his|her|their)\s+)+", re.I)
-
-
-def _topic(sentence: str) -> str:
-    """What a fact is about, never its value: the thing it names before "is" ("My locker
-    combination is 4-19-27" -> "their locker combination"), else its kind ("health")."""
-    body = _OPENER_WORDS.sub("", sentence.strip(), count=1)
-    cut = _COPULA.search(body)
-    if cut is not None:
-        clause = re.split(r"[,;:\u2013\u2014]\s|\s-\s", body[:cut.start()])[-1]
-        head = _POSSESSIVE_START.sub("", clause)
-        if head != clause:  # "my ...", "the ...": a thing of the speaker's
-            words: list[str] = []
-            for w in ANY_WORD.findall(head):
-                if w.lower() in _PREPOSITIONS:
-                    break  # "wifi password at the cabin": the thing is before "at"
-                # Not names ("my daughter Lies"), not numbers or codes: kinds, not values.
-                if w[0].isupper() or any(ch.isdigit() for ch in w) or w.lower() in FACT_STOPWORDS:
-                    continue
-                words.append(w[:-2] if w.endswith("'s") else w)
-            words = words[:3]
-            if words:
-                return "their " + " ".join(words)
-    for name, rx in _TOPICS:
-        if rx.search(sentence):
-            return name
-    return "personal news"
-
-
-def _ask(sentence: str) -> str:
-    for name, rx in _ASKS:
-        if rx.search(sentence):
-            return name
-    return "help"
-
-
-# Words a line never names: they are the stretch's wording, not its subject ("today",
-# "kids" is kept; "pretty", "ended" are not), or they belong to a credential's sentence.
-_LINE_SKIP = frozenset("""today tomorrow yesterday tonight week weeks month months year years
-    ago last next first new old lots bit kind kinds people person everyone someone anyone
-    thing things stuff guys guy hear heard happy sounds sound looks looking went going gone
-    came come coming doing done sorry wonderful fantastic incredible super exciting excited
-    beautiful lovely fun cool proud totally absolutely especially honestly seriously soon
-    agree agreed continue continued keep keeping kept taking took takes trying tried start
-    started starting seems seem seemed felt found makes making means mean meant wish wished
-    enjoyed enjoying loved loving glad important different hard easy true real whole little
-    big special awesome fine better inspiring inspired powerful thankful grateful vital
-    together lately sometimes often never ever since already again able sure means share
-    shared sharing happen happened thought thinking remember means wanna gonna yeah""".split())
-# Words a determiner or possessive leads ("a support group", "my kids"): noun phrases, the
-# likeliest subjects of a sentence (no tagger offline; this is the cheap cue).
-_DETERMINER = frozenset("a an the my our your his her their this that these those some".split())
-_CREDENTIAL = re.compile(r"\b(?:code|password|passcode|passphrase|pin|combination|passport|"
-                         r"login|username|account|number|wifi|key|token|secret|ssn|iban|card)s?\b",
-                         re.I)
-# Linear time: the address and bare-domain forms start only where a token starts (past its
-# leading punctuation), which is where their leftmost match starts anyway; unanchored, each
-# position of a 60,000-character token rescanned the rest of it (14 s; tests/test_tenants.py).
-_LINK = re.compile(r"(?<!\S)\S+@\S+|\b(?:https?://|www\.)\S+|"
-                   r"(?<!\S)[^\w\s]*\b\S+\.(?:com|org|net|io|dev)\b\S*", re.I)
-
-
-def _salient(said: Sequence[Message], skip: frozenset[str],
-             scans: dict[str, tuple[str, ...]] | None = None) -> list[str]:
-    """The stretch's subjects, best first: its content words (not stopwords, the speakers'
-    names or dates), counted over the user's sentences, a proper noun and a fact's word
-    counting more. Never a number or a word mixing letters and digits, nor any word of a
-    sentence about a credential or one the injection scan flags (the record, screened, holds
-    those), nor a link or an address. `scans`: the scan results of this line's sentences (see
-    `episode_line`)."""
-    score: dict[str, float] = {}
-    shown: dict[str, str] = {}
-    for m in said:
-        for x in split_sentences(m.content):
-            if _CREDENTIAL.search(x) or scan(x, scans):
-                continue
-            fact = is_fact(x, skip)
-            body = _LINK.sub(" ", x)
-            after = 9  # words since a determiner (a noun phrase runs up to three words)
-            for i, mm in enumerate(TYPED_WORD.finditer(body)):
-                after += 1
-                if mm.group().lower() in _DETERMINER:
-                    after = 0
-                    continue
-                if body[mm.start() - 1:mm.start()] in ",;:" or after > 3:
-                    after = 9
-                w = re.sub(r"['\u2019]s$", "", mm.group().strip("'\u2019-"))
-                lw = w.lower()
-                if len(lw) < 4 or any(ch.isdigit() or ch in "'\u2019" for ch in w) or \
-                        lw in FACT_STOPWORDS or lw in _LINE_SKIP or lw in _CALENDAR or \
-                        lw in skip or lw in _CUE_WORDS or lw.endswith("ly"):
-                    continue
-                # A capital inside a sentence marks a name of a place, thing or group; a word
-                # in capitals throughout (an acronym, a code) only if it is short.
-                proper = i > 0 and w[0].isupper() and not (w.isupper() and len(w) > 6)
-                if w.isupper() and len(w) > 6:
-                    continue
-                key = stem(lw)
-                phrase = after <= 3
-                score[key] = score.get(key, 0.0) + 1.0 + (0.6 if proper else 0.0) + \
-                    (0.8 if phrase else 0.0) + (0.3 if fact else 0.0) + min(len(lw), 10) / 40
-                if proper or key not in shown:
-                    shown[key] = w if proper else lw
-    return [shown[k] for k, _ in sorted(score.items(), key=lambda kv: -kv[1])]
-
-
-def _quotes(line: str, said: Sequence[Message], run: int = 4) -> bool:
-    """Whether `line` repeats `run` consecutive words of a user message (case folded)."""
-    low = " ".join(re.findall(r"\w+", line.lower()))
-    for m in said:
-        w = re.findall(r"\w+", m.content.lower())
-        if any(" ".join(w[i:i + run]) in low for i in range(len(w) - run + 1)):
-            return True
-    return False
-
-
-def episode_line(messages: Sequence[Message], names: frozenset[str] = frozenset()) -> str:
-    """One sentence of at most `EPISODE_MAX_WORDS` words: who spoke, what the stretch was about
-    (its salient words, which the line index matches a later question against), and how it
-    ended ("Caroline talked about adoption, Lisbon, pottery and the support group; it ended with
-    thanks."). Never the user's sentences: no number, code, credential, link or run of four of
-    their words (the record holds the value; the line points at the record). Without content
-    words it names the kinds of fact given ("The user shared their wifi password and their
-    locker code; ..."). `names`: the speakers' names (lower case), which are not content."""
-    said = [m for m in messages if m.role == "user"]
-    speakers = list(dict.fromkeys(m.name for m in said if m.name))
-    who = listing(speakers[:2]) if speakers else "The user"
-    skip = names | {s.lower() for sp in speakers for s in sp.split()}
-    # The last turn's sentences are read twice (its own subjects below) and a credential's once
-    # more: scanned once each. The memo lives for this call only, so it holds no text past it
-    # (a forget cannot miss it).
-    scans: dict[str, tuple[str, ...]] = {}
-    words = _salient(said, skip, scans)
-    ending = _ending(said, names)
-    # "Melanie on their work", "a question from Melanie", "small talk": say what about (the
-    # last turn's own subjects), not which kind; thanks and goodbyes stay as they are.
-    last = next((m for m in reversed(said) if _words(m.content)), None)
-    if words and last is not None and (" on " in ending or ending.startswith("a question")
-                                       or ending == "small talk"):
-        tail = [w for w in _salient([last], skip, scans) if w not in words[:7]][:2]
-        if tail:
-            if ending == "small talk":
-                ending = f"{last.name or 'the user'} on {listing(tail)}"
-            else:
-                ending = ending.split(" on ", 1)[0] + " on " + listing(tail)
-            ending = ending.replace("the user on ", "the user's talk of ", 1)
-    # A credential's sentence gives no words, but its kind still indexes the stretch ("shared
-    # their passport number": a later "what's my passport number?" finds the line).
-    # Only a thing the speaker named ("their passport number"): "a code", the fallback kind,
-    # is mostly a false alarm ("the key is patience") and would mislead.
-    kinds = [k for k in dict.fromkeys(
-        _topic(x) for m in said for x in split_sentences(m.content)
-        if _CREDENTIAL.search(x) and is_fact(x, names) and not scan(x, scans))
-        if k.startswith("their ")][:2]
-    shared = f", and shared {listing(kinds)}" if kinds else ""
-    if words:
-        room = EPISODE_MAX_WORDS - len(who.split()) - 6 - len(ending.split()) - \
-            len(shared.split())
-        chosen = words[:max(1, min(7, room))]
-
-        def draw() -> str:
-            return f"{who} talked about {listing(chosen)}{shared}; it ended with {ending}."
-        line = draw()
-        while len(chosen) > 1 and (_quotes(line, said) or len(line.split()) > EPISODE_MAX_WORDS):
-            chosen = chosen[:-1]
-            line = draw()
-        if not _quotes(line, said) and len(line.split()) <= EPISODE_MAX_WORDS:
-            return line
-    return _kinds_line(said, who, names)
-
-
-def _kinds_line(said: Sequence[Message], who: str, names: frozenset[str]) -> str:
-    """The line in kinds of fact only (a stretch with no content word fit to name)."""
-    topics: list[str] = []
-    asks: list[str] = []
-    for m in said:
-        for x in split_sentences(m.content):
-            if is_request(x):
-                asks.append(_ask(x))
-            elif is_fact(x, names):
-                topics.append(_topic(x))
-    # As many kinds as fit the line, most frequent first (the line keeps its ending).
-    ranked = [t for t, _ in Counter(topics).most_common(4)]
-    asks = [a for a, _ in Counter(asks).most_common(2)]
-    room = EPISODE_MAX_WORDS - 10 - len(who.split()) - sum(len(a.split()) for a in asks)
-    topics = []
-    for t in ranked:
-        if sum(len(x.split()) + 1 for x in topics) + len(t.split()) <= room:
-            topics.append(t)
-    if ranked and not topics:
-        topics = ["personal news"]
-    if topics and asks:
-        head = f"{who} shared {listing(topics)}, and asked for {listing(asks)}"
-    elif topics:
-        head = f"{who} shared {listing(topics)}"
-    elif asks:
-        head = f"{who} asked for {listing(asks)}"
-    else:
-        head = f"{who} made small talk"
-    line = f"{head}; it ended with {_ending(said, names)}."
-    words = line.split()
-    if len(words) > EPISODE_MAX_WORDS:  # several speakers' names: keep the head's start
-        line = " ".join(words[:EPISODE_MAX_WORDS - 1]).rstrip(",;") + "."
-    return line
-
-
-def _ending(said: Sequence[Message], names: frozenset[str]) -> str:
-    """How the stretch ended, from its last user turn that said anything, in kinds."""
-    last = next((m for m in reversed(said) if _words(m.content)), None)
-    if last is None:
-        return "no reply"
-    who = last.name or "the user"
-    sentences = [x for x in split_sentences(last.content) if _words(x)]
-    facts = [x for x in sentences if is_fact(x, names)]
-    if facts:
-        return f"{who} on {_topic(facts[-1])}".replace(" on their ", "'s ", 1) \
-            if who == "the user" else f"{who} on {_topic(facts[-1])}"
-    tail = sentences[-1] if sentences else last.content
-    if tail.rstrip().endswith("?"):
-        return f"a question from {who}"
-    if is_request(tail):
-        return f"a request for {_ask(tail)}"
-    if re.search(r"\b(?:thanks?|thank\s+you|bye|good\s*night|see\s+you|take\s+care|cheers)\b",
-                 tail, re.I):
-        return "thanks" if re.search(r"\bthank", tail, re.I) else "a goodbye"
-    return "small talk"

@@ -31,27 +31,50 @@ _CONSTRAINT = re.compile(
     r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|vegetarian|vegan|pescatarian|halal|kosher|"
     r"gluten|lactose|dairy[- ]free|nut[- ]free|diabet\w*|asthma\w*|epilep\w*|pregnan\w*|"
     r"medication|prescri\w*|\d+\s?mg|insulin|inhaler|epipen|blood\s+pressure|migraines?|"
-    r"seasick\w*|carsick\w*|motion\s+sickness|doctor'?s\s+orders|"
+    r"seasick\w*|carsick\w*|motion\s+sickness|doctor'?s\s+orders|dementia|surgery|"
+    r"disease|disorder|syndrome|chronic|injur\w+|recovering\s+from|hard\s+of\s+hearing|"
+    r"(?:on|taking)\s+(?:blood\s+thinners|antidepressants|meds|medicine|steroids)|"
+    r"(?:makes?|gives?)\s+me\s+(?:\w+\s+)?(?:ill|sick|sneeze|itch\w*|palpitations|"
+    r"headaches?|rash\w*|hives|cramps)|wrecks\s+my|upsets\s+my|gives\s+out|unwell|nauseous|"
+    r"not\s+allowed\s+to|triggers?\s+my|sets?\s+off\s+my|tinnitus|ibs|\w+(?:-\w+)?\s+diet|"
+    r"autis\w*|adhd|anxiety|panic\s+attacks?|overwhelm\w*|sober|walker|ramps?|cholesterol|"
+    r"(?:salt|sugar|fat|calorie)\s+intake|heart\s+condition|breastfeeding|nursing|"
+    r"doctor\s+(?:told|said|says|wants)|keep\s+my\s+\w+\s+(?:low|down)|"
     r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
-    r"(?:no|avoid|avoiding|cut\s+out)\s+(?:meat|pork|beef|alcohol|sugar|caffeine|coffee|"
+    r"(?:no|cut\s+out)\s+(?:meat|pork|beef|alcohol|sugar|caffeine|coffee|"
     r"dairy|nuts|shellfish|fish|eggs|wheat|spicy\s+food)|"
+    r"avoid(?:s|ing)?|steer\s+clear|stay\s+away\s+from|keep\s+away\s+from|"
     # access and mobility
     r"wheelchair|step[- ]free|crutches|walking\s+stick|mobility|deaf|blind|hearing\s+aid|"
     r"(?:bad|dodgy|weak)\s+(?:knees?|back|hips?|heart)|"
     r"(?:knees?|back|hips?|heart|ears?|eyes?|joints?)\s+(?:is|are)\s+(?:bad|weak|dodgy|"
     r"not\s+great|playing\s+up)|"
     # fears
-    r"afraid\s+of|scared\s+of|terrif(?:y|ies|ied)|phobi\w*|fear\s+of|"
+    r"afraid\s+of|scared\s+of|terrif(?:y|ies|ied)|\w*phobi\w*|fear\s+of|"
     # what the speaker cannot or will not do
     r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never|won't|mustn't|shouldn't)\s+"
-    r"(?:eat|drink|drive|fly|climb|swim|walk|lift|afford|do\s+stairs)|"
+    r"(?:eat|drink|drive|fly|climb|swim|walk|lift|afford|spend|do\s+stairs|be\s+left)|"
+    r"can\s+only\s+(?:do|make|come|manage|eat|spend|afford|work|travel)|"
+    # the speaker (or one of theirs) cannot do something, idioms aside
+    r"(?:\bi|\bmy\s+\w+)\s+(?:can't|cannot|can\s+not)\s+(?!wait|believe|stop|help|thank|"
+    r"imagine|remember|decide|tell|say|think|seem|get\s+over|complain|picture)\w+|"
+    r"only\s+(?:have\s+\w+\s+(?:off|free)|free|available)|"
+    r"impossible\s+for\s+(?:me|us)|(?:doesn't|don't)\s+work\s+for\s+(?:me|us)|"
+    r"\bso\s+no\s+\w+|"
+    # a consequence that rules something out ("..., so ibuprofen is a no", "so lifts are out")
+    r"\bso\b[^.;]{0,60}?\b(?:is|are)\s+(?:a\s+no|out|off|impossible|not\s+an\s+option|a\s+no-go|"
+    r"off-limits|tough|hard|difficult)|"
     # a thing ruled out for the speaker ("boats are a no for me", "no long walks for me")
     r"\bno\s+(?:[\w-]+\s+){0,4}for\s+(?:me|us)|a\s+no\s+for\s+(?:me|us)|"
     # money limits
-    r"(?:money|cash|budget)\s+is\s+tight|tight\s+budget|on\s+a\s+budget|at\s+most|"
-    r"no\s+more\s+than|(?:my|our|the)\s+budget\s+(?:is|of)|can\s+only\s+(?:spend|afford)|"
+    r"(?:money|cash|budget)(?:\s+is|'s)\s+tight|under\s+(?:a\s+)?(?:\w+\s+)?(?:hundred|thousand|"
+    r"[£$€]?\d+)|budget\s+for|tight\s+budget|on\s+a\s+budget|at\s+most|"
+    r"no\s+more\s+than|(?:my|our|the)\s+budget\s+(?:is|of)|limit\s+of|budget\s+is|"
+    r"\d+\s*(?:max|maximum|tops)|max(?:imum)?\s+(?:of\s+)?[£$€]?\d+|saving\s+hard|"
+    r"no\s+(?:big\s+)?(?:purchases|spending|splurges)|"
     # schedule limits
-    r"night\s+shifts?|early\s+(?:shifts?|nights)|(?:asleep|sleep)\s+(?:from|until|till|between)|"
+    r"night\s+shifts?|early\s+(?:shifts?|nights)|work\s+(?:weekends|nights|evenings|lates)|"
+    r"(?:asleep|sleep)\s+(?:from|until|till|between)|"
     r"(?:busy|unavailable|not\s+available)\s+(?:every|on\s+\w+days|until)|"
     # what everything has to suit
     r"(?:has|have|needs?)\s+to\s+(?:work|be\s+ok(?:ay)?|be\s+safe|be\s+suitable)\s+(?:with|for)"
@@ -62,13 +85,17 @@ _CONSTRAINT = re.compile(
 # "I decided to ..." is not one (it is their news, an event).
 _DECISION = re.compile(
     r"(?:^|[,.;:!?]\s*|\b(?:okay|ok|alright|right|fine|so|then)\s+)"
-    r"(?:settled|agreed|decided|decision\s+made|final\s+(?:call|answer|decision)|done\s+deal|"
-    r"it'?s\s+(?:a\s+deal|settled|decided|official)|that'?s\s+(?:settled|decided|final))\b|"
-    r"\bwe(?:'ve|\s+have)?\s+(?:all\s+)?(?:agreed|settled|decided|chose|picked|opted|went\s+with|"
-    r"are\s+going\s+with|'re\s+going\s+with|will\s+go\s+with|'ll\s+go\s+with|go\s+with|"
-    r"locked\s+in|committed)\b|"
+    r"(?:settled|agreed|decided|deal|decision\s+made|final\s+(?:call|answer|decision)|done\s+deal|"
+    r"done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|official)|"
+    r"that'?s\s+(?:settled|decided|final|agreed))\b|\bvoted\s+(?:to|for)\b|"
+    r"\b(?:family|team|everyone|committee|board)\s+(?:has\s+|have\s+)?(?:decided|agreed)\b|"
+    r"\bwe(?:'ll|\s+will)\s+(?:book|take|get|use|hire|buy)\b[^.;]*\b(?:then|instead)\b|"
+    r"\b(?:plan|date|it)\s+is\s+(?:now\s+)?(?:fixed|set|final|confirmed)\b|"
+    r"\bwe(?:'ve|'ll|'re|\s+have|\s+will|\s+are)?\s+(?:all\s+|both\s+)?(?:agreed|settled|"
+    r"decided|chose|chosen|picked|opted|went\s+with|going\s+with|go\s+with|keeping|locked|"
+    r"committed)\b|"
     r"\blet'?s\s+(?:go\s+with|lock|commit|settle|stick\s+with|book)\b|"
-    r"\block(?:ed)?\s+(?:it\s+)?in\b", re.I)
+    r"\block(?:ed)?\s+(?:it\s+)?in\b|\blocked\s+the\s+\w+", re.I)
 
 _PEOPLE = (r"wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kids?|"
            r"children|child|baby|mum|mom|mother|dad|father|parents?|brother|sister|siblings?|"

@@ -68,10 +68,10 @@ class SearchBounds:
     postings of each: a term in at most `per_term` records is rare and read whole; the commoner
     ones share what is left of `exact_postings` (at least `common_take` each) and give their
     newest records of the namespace (passing the filters). When the kept terms
-    match at most `exact_postings` records in all (the usual case on a small store) the engine
-    ranks them exactly, as before; otherwise the candidates are scored with BM25 at tf = 1
-    (one-line facts rarely repeat a word), each record's length counted in words, summed over
-    the terms a candidate was found by, newest first on ties. A common term counts only for the
+    match at most `exact_postings` records in all (the usual case on a small store) every match
+    is ranked; otherwise only those candidates. Either way, and on both engines, a record scores
+    BM25 at tf = 1 (one-line facts rarely repeat a word), its length counted in words, summed
+    over the terms it was found by, newest first on ties. A common term counts only for the
     candidates among its newest postings, so an old record is scored by its rare terms: that
     is the approximation, and `benchmarks/bench_search_reach.py` measures what it costs in
     reach against the exhaustive search.

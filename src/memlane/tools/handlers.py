@@ -212,6 +212,9 @@ class MemoryTools:
             out["withheld"] = withheld
         if not results:
             out["note"] = "no records match; try other words, or recall for past tool results"
+        elif all(h.weak for h in hits):
+            out["note"] = (f"weak matches only (best score {max(h.score for h in hits):.2f} of "
+                           "1): they share little with the query; try other words")
         return out
 
     def _open_memory(self, args: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,9 @@ from .rows import (
     vec_table,
 )
 
+_ALL = 2**31 - 1
+"""Counts and reads with no bound (the exhaustive search)."""
+
 
 class CommonSearch(CommonCore):
     """Search, vectors and snapshots."""
@@ -47,8 +50,26 @@ class CommonSearch(CommonCore):
                                 until)
         bounds = self.search_bounds
         if bounds is None:
-            return self._search_records(namespace, terms, k, filters, sources=sources)
+            return self._exact_search(namespace, terms, k, filters, _ALL, self._index_size(),
+                                      sources)
         return self._bounded_search(namespace, terms, k, filters, bounds, sources)
+
+    def _exact_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
+                      reads: int, size: float, sources: int | None = None
+                      ) -> list[tuple[Record, float]]:
+        """Every record of `namespace` holding one of `terms` (at most `reads` postings each),
+        ranked as the bounded search ranks its candidates (`_scored_candidates`: BM25 at tf = 1),
+        so that both engines rank alike: FTS5's bm25() and PostgreSQL's ts_rank (no IDF)
+        ordered a query sharing common words with many records differently. The terms are
+        counted afresh (one statement, each count bounded by `reads`): a memoised count may lag
+        the index, and a memory that keeps its read cache must rank as a fresh one does.
+        `sources`: as `search_records`'."""
+        df = dict(zip(terms, map(float, self._term_counts(terms, reads)), strict=True))
+        kept = [t for t in terms if df[t] > 0]
+        if not kept:
+            return []
+        weights = [(t, bm25_idf(max(size, df[t]), df[t]), reads) for t in kept]
+        return self._scored_candidates(namespace, weights, k, f, sources)
 
     search_bounds: SearchBounds | None = BOUNDED
     """The work one lexical search may do (`SearchBounds`); None: rank every match, exactly
@@ -69,9 +90,10 @@ class CommonSearch(CommonCore):
         if not kept:
             return []
         if sum(df[t] for t in kept) <= b.exact_postings:
-            # Few matches in all: the engine ranks them exactly, at about the cost of the
-            # bounded read below.
-            return self._search_records(namespace, kept, k, f, narrow=False, sources=sources)
+            # Few matches in all: every one is ranked, at about the cost of the bounded read
+            # below.
+            return self._exact_search(namespace, kept, k, f, b.exact_postings + 1, size,
+                                      sources)
         # A rare term's postings are read whole; the common ones share what is left of
         # `exact_postings`, newest first, at least `common_take` each (a short question's few
         # common words each reach further back than a long one's).

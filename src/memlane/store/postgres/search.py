@@ -19,6 +19,9 @@ from ..protocol import SearchFilters, Snapshot
 from .core import PgCore
 from .rows import _record, rec_cols
 
+_WORDS = "(length(r.text) - length(replace(r.text, ' ', '')) + 2)"
+"""A record's length in words as SQLite's `records.words` holds it (migration 7)."""
+
 
 class PgSearch(PgCore):
     """Full-text search of records and snapshots, and saving snapshots."""
@@ -48,13 +51,14 @@ class PgSearch(PgCore):
         # Per term, the planner either walks the namespace's ids backwards and stops at the
         # LIMIT (a common term: matches are dense) or reads the term's GIN entry (a rare one);
         # no ts_rank over every match. Scored as on SQLite (`bm25_tf1`), a record's length
-        # being its lexemes (`length(tsv)`) against the candidates' average; k rows back.
+        # counted as SQLite's `records.words` counts it (spaces + 2, migration 7) against the
+        # candidates' average, so both engines rank alike; k rows back.
         where, fargs = _filters("r", f)
         args: dict[str, Any] = {"ns": namespace, "k": k, **fargs}
         subs = []
         for j, (t, w, n) in enumerate(weights):
             args[f"t{j}"], args[f"w{j}"], args[f"n{j}"] = t, w, n
-            subs.append(f"(SELECT r.id, %(w{j})s::float8 AS w, length(r.tsv) AS d FROM records r"
+            subs.append(f"(SELECT r.id, %(w{j})s::float8 AS w, {_WORDS} AS d FROM records r"
                         f" WHERE r.namespace = %(ns)s"
                         f" AND r.tsv @@ to_tsquery('english', %(t{j})s){where}"
                         f" ORDER BY r.id DESC LIMIT %(n{j})s)")
