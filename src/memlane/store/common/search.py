@@ -55,16 +55,18 @@ class CommonSearch(CommonCore):
         return self._bounded_search(namespace, terms, k, filters, bounds, sources)
 
     def _exact_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                      reads: int, size: float, sources: int | None = None
-                      ) -> list[tuple[Record, float]]:
+                      reads: int, size: float, sources: int | None = None,
+                      counted: dict[str, float] | None = None) -> list[tuple[Record, float]]:
         """Every record of `namespace` holding one of `terms` (at most `reads` postings each),
         ranked as the bounded search ranks its candidates (`_scored_candidates`: BM25 at tf = 1),
         so that both engines rank alike: FTS5's bm25() and PostgreSQL's ts_rank (no IDF)
         ordered a query sharing common words with many records differently. The terms are
         counted afresh (one statement, each count bounded by `reads`): a memoised count may lag
         the index, and a memory that keeps its read cache must rank as a fresh one does.
-        `sources`: as `search_records`'."""
-        df = dict(zip(terms, map(float, self._term_counts(terms, reads)), strict=True))
+        `sources`: as `search_records`'; `counted`: the terms' counts when the caller has
+        just read them, none of them cut short (they are then what a count up to `reads` is)."""
+        df = counted if counted is not None else dict(
+            zip(terms, map(float, self._term_counts(terms, reads)), strict=True))
         kept = [t for t in terms if df[t] > 0]
         if not kept:
             return []
@@ -92,8 +94,10 @@ class CommonSearch(CommonCore):
         if sum(df[t] for t in kept) <= b.exact_postings:
             # Few matches in all: every one is ranked, at about the cost of the bounded read
             # below.
+            # The counts just read are exact (none reached `count_cap`): not read again.
+            whole = all(df[t] < b.count_cap for t in kept)
             return self._exact_search(namespace, kept, k, f, b.exact_postings + 1, size,
-                                      sources)
+                                      sources, df if whole else None)
         # A rare term's postings are read whole; the common ones share what is left of
         # `exact_postings`, newest first, at least `common_take` each (a short question's few
         # common words each reach further back than a long one's).
