@@ -125,3 +125,44 @@ def test_rows_without_a_current_verdict_are_scanned_through_the_cache(tmp_path: 
             assert _ctx(on, budget, SHARED[0], POLICIES[1]) == \
                 _ctx(off, budget, SHARED[0], POLICIES[1])
         assert on.caches.scans and not off.caches.scans
+
+
+def test_opened_stretches_are_read_once_a_revision(store: Any) -> None:
+    """The pieces of the opened turns' stretches (`Thread._turn_pool`) are kept in the read
+    cache: a second turn reads no stretch the first read, while a memory with the cache off
+    reads them every turn; the contexts are the same, and a write that moves the revision
+    (a record remembered) has them read again."""
+    cadence = Cadence(every_user_turns=3)
+    on = Memory(store, "ns", cadence=cadence)
+    off = Memory(store, "ns", cadence=cadence, cache=False)
+    rnd = random.Random(5)
+    for i in range(60):
+        t = on.thread("t")
+        t.add("user", f"Turn {i}: about {TOPICS[i % len(TOPICS)]}, {rnd.random():.3f}.")
+        t.add("assistant", f"Noted ({i}).")
+        t.maybe_step(turn_done=True)
+    reads: list[Any] = []
+    real = store.messages_in
+
+    def counting(*args: Any, **kw: Any) -> Any:
+        reads.append(args[2])
+        return real(*args, **kw)
+
+    store.messages_in = counting
+    try:
+        # One window a turn (no fill state moving it): the same stretches each turn.
+        new, policy = "When do we leave for Lisbon in May?", Policy(buffer_turns=3,
+                                                                      fill_budget=False)
+        first = _ctx(on, 4000, new, policy)
+        assert reads and reads[-1], "the turn opened no stretch: the test reads nothing"
+        reads.clear()
+        assert _ctx(on, 4000, new, policy) == first
+        assert reads == []  # every piece from the cache
+        assert _ctx(off, 4000, new, policy) == first
+        assert reads and reads[-1]  # the reference reads its stretches
+        reads.clear()
+        on.remember("We leave for Lisbon on the 3rd of May.")
+        _ctx(on, 4000, new, policy)
+        assert reads and reads[-1]  # the revision moved: read again
+    finally:
+        del store.messages_in

@@ -174,13 +174,13 @@ def test_a_follow_up_search_is_the_last_turns_own_search(target: str) -> None:
     _long_thread(a)
     t = a.thread("t")
     calls: list[str] = []
-    real = a.search
+    real = a._found  # the notes search (`Memory.search`'s, its records' sources capped)
 
-    def counting(query: str, k: int = 5, **kw: Any) -> Any:
+    def counting(query: str, k: int) -> Any:
         calls.append(query)
-        return real(query, k, **kw)
+        return real(query, k)
 
-    a.search = counting  # type: ignore[method-assign]
+    a._found = counting  # type: ignore[method-assign]
     budget = 1500
     t.add("user", "How is the loan at Harbor Bank going?")
     t.context(budget, "How is the loan at Harbor Bank going?")

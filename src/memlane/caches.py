@@ -22,20 +22,30 @@ nothing kept, `cache=False`: 13 ms):
 - `line_index`: a thread's buffer-line index (`context.line_index`) and the winners' rows.
   Stands in for reading the thread's newest `INDEXED_LINES` lines and splitting each into
   terms: about 6 ms a turn (9.5 ms without it; a conversation going on: 4.0 against 10.5 ms).
-- `search`: the notes search's records for (query, k). Stands in for `Memory.search`: a turn's
+- `search`: the notes search's records for (query, k). Stands in for `Memory._found` (the
+  search `Memory.search` runs, each record's sources capped to the few it reads): a turn's
   follow-up search (`context.notes.recent_query`) is the search the turn before ran for its own
   message, and an agent's tool loop asks for the same message again: about 1 ms a turn (4.0-4.5
   ms without it; going on: 4.0 against 4.7 ms).
-
+- `piece`: an opened-turns candidate stretch (`context.turns.Piece`, by its seq range), with
+  the terms of its messages once `rank_pieces` has split them. Stands in for reading the
+  stretch's messages (`Store.messages_in`) and splitting each into terms: a range ends before
+  the window, so its messages are there already and only a revision move changes them. The
+  best notes cite the same stretches turn after turn: about 0.9 ms a turn at 1k, 10k and 100k
+  messages (`benchmarks/cache_entry_gain.py --entry piece`: CPU median of 240 turns, the entry
+  skipped in alternate blocks of 10 in one run, on a loaded machine: 2.00 / 2.16 / 2.61 ms
+  kept against 2.85 / 3.12 / 3.52 ms not kept).
+  tests/test_read_cache.py checks a second turn reads no stretch, the reference (cache off)
+  reads them every turn, and both show the same.
 - `standing`: the namespace's standing records (`Store.standing_records`, at most
   `context.standing.STANDING_READ`) and their terms. Stands in for that read and splitting each
   record into terms every turn: on the 10k-message file (200 standing records), 3.4 ms a turn
   kept against 5.8 ms not kept (CPU medians of 5 interleaved rounds of 40 turns, a loaded
   machine). tests/test_standing.py compares the context with the cache on and off after a write.
 
-Not kept: the opened turns' stretches and where cited messages are (no measurable gain on a
-loaded machine: 4.1 ms a turn without them against 4.2 with), and the rendered lines, notes,
-windows and policies the assembler memoised by identity.
+Not kept: where cited messages are (no measurable gain), and the rendered lines, notes,
+windows and policies the assembler memoised by identity. The engines keep no memo at all (the
+database counts a search's terms each time, `store.common.search`).
 
 Besides those, two plain memos of pure functions of a text, shared with the write path and
 emptied with the rest: `scans` (injection-scan verdicts, `memlane.safety.scan`) and `facts`

@@ -36,6 +36,7 @@ from .context.policy import Policy
 from .context.standing import STANDING_READ, rank_standing, standing_terms
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
+    CITED_PER_RECORD,
     STRETCH_READ,
     Piece,
     cited_ids,
@@ -242,6 +243,17 @@ class Memory(Forgetting, SnapshotsAndVectors):
                       kinds=kinds,
                       thread_id=thread_id, since=since, until=until,
                       workers=self._search_workers)
+
+    def _found(self, query: str, k: int) -> list[Record]:
+        """The records `search` ranks first for `query` (clean, as stored), as the read path
+        reads them: the same search, each record carrying its first `CITED_PER_RECORD` source
+        ids only (what `context.turns.cited_ids` looks at; `Store.sources_among` answers the
+        rest): a fact confirmed turn after turn cites thousands of messages."""
+        from .search.hybrid import search
+
+        return [h.record for h in search(self.store, self.ns, query, k, embedder=self.embedder,
+                                         workers=self._search_workers,
+                                         sources=CITED_PER_RECORD)]
 
     @traced("remember")
     def remember(
@@ -509,11 +521,16 @@ class Thread:
             notes, searched = self._notes(budget, new_message, policy, rows, want)
             lines = self._matched(want, policy) if rows.truncated else []
             turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
+            # The notes carry a few of their sources: which opened turns each was filed from
+            # is asked of the store (a turn a shown note cites is not opened again).
+            cited = store.sources_among(ns, [r.id for r in notes], [m.id for m in turns]) \
+                if notes and turns else {}
             ctx, last, _ = sized_context(
                 read, first, budget, time.time() if now is None else now, mem.tokenizer,
                 new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
-                rows=rows, notes=notes, matched=lines, opened=turns, standing=standing)
+                rows=rows, notes=notes, matched=lines, opened=turns, standing=standing,
+                cited=cited)
             if policy.fill_budget:
                 remember(fills, key, fill_start(ctx, last))
             return ctx
@@ -568,9 +585,17 @@ class Thread:
             ends = sorted([*ends, rows.first_episode.end])
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends,
                               rows.window[0].seq)
-        read = store.messages_in(ns, self.id, spans, STRETCH_READ) if spans else []
-        # The spans never overlap (`stretch_votes`).
-        return [Piece([m for m in read if a <= m.seq <= b]) for a, b in spans]
+        # A span ends before the window, so its messages are there already and only a write
+        # that moves the revision (a forget, a deleted thread) changes them: its piece is kept
+        # in the read cache, with the terms `rank_pieces` splits its messages into.
+        cache = self.memory.caches
+        kept = {s: cache.get("piece", ns, self.id, s) for s in spans}
+        missing = [s for s in spans if kept[s] is None]
+        read = store.messages_in(ns, self.id, missing, STRETCH_READ) if missing else []
+        for a, b in missing:  # the spans never overlap (`stretch_votes`)
+            kept[(a, b)] = cache.put("piece", ns, self.id, (a, b),
+                                     Piece([m for m in read if a <= m.seq <= b]))
+        return [kept[s] for s in spans]
 
     def matched_lines(self, new_message: str | None, policy: Policy) -> list[Episode]:
         """The thread's stretches whose buffer lines best match `new_message`, best first, at
@@ -605,7 +630,8 @@ class Thread:
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:
-        """The records `context` shows as notes, best first (`_notes`)."""
+        """The records `context` shows as notes, best first (`_notes`), as it reads them: each
+        carries its first `CITED_PER_RECORD` source ids only (`Memory.records` has them all)."""
         self._cache_turn()
         want = fact_terms(new_message) if new_message else frozenset()
         return self._notes(budget, new_message, policy, rows, want)[0]
@@ -628,9 +654,9 @@ class Thread:
         plan = notes_plan(budget, policy)
         if plan is None:
             return [], []
-        store, ns = self._store, self._ns
-        if not store.records(ns, limit=1, offset=plan.most):
-            every = store.records(ns, limit=plan.most)
+        store, ns, few = self._store, self._ns, CITED_PER_RECORD
+        if not store.records(ns, limit=1, offset=plan.most, sources=0):
+            every = store.records(ns, limit=plan.most, sources=few)
             if fits_whole(every, plan, self.memory.tokenizer.count):
                 # The whole namespace is in view: no search, no frame. The records sharing the
                 # most terms with the new message stand for the search's results.
@@ -653,7 +679,7 @@ class Thread:
         found: list[Record] | None = cache.get("search", ns, None, (query, k))
         if found is None:
             try:
-                found = [h.record for h in self.memory.search(query, k)]
+                found = self.memory._found(query, k)
             except MemlaneError:
                 return []  # search unavailable: the context still has its other layers
             if len(query) <= QUERY_CHARS:  # a pasted page is searched every time

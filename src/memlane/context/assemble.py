@@ -34,7 +34,7 @@ framing), so the total in the trace is the count of the messages returned.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -605,6 +605,7 @@ def prepare(
     opened: Sequence[Message] = (),
     like: Assembly | None = None,
     standing: Sequence[Record] | None = None,
+    cited: Mapping[int, frozenset[int]] | None = None,
 ) -> Assembly:
     """Every layer built and counted, nothing given up yet (`BudgetTooSmall` when the fixed
     part alone does not fit). `count`: a counter shared with other assemblies of the same
@@ -615,7 +616,9 @@ def prepare(
     before; only `Policy.working_turns` may differ): its system, core and notes layers are
     taken when its pinned records and notes are these (they are built from nothing else).
     `standing`: the core layer's records in the order to show them (`context.standing`), within
-    `standing_cap`; None: the pinned records of `rows` within `Policy.core_tokens`."""
+    `standing_cap`; None: the pinned records of `rows` within `Policy.core_tokens`.
+    `cited`: which of `opened` each of `notes` was filed from, by record id, when the notes
+    carry only some of their sources (`Store.sources_among`; None: their `source_ids`)."""
     count = count if count is not None else TokenCounter(tokenizer)
     window = rows.window
     # One batch for the window and the new message.
@@ -643,7 +646,7 @@ def prepare(
     w3 = 0
     given = opened
     if block and opened and policy.buffer_turns > 0 and policy.dedupe_lines:
-        opened = _not_cited(opened, f, f.core_shown)
+        opened = _not_cited(opened, f, f.core_shown, cited)
     if block and opened and policy.buffer_turns > 0:
         quotes, quotes_key, w3 = _quotes(window, given, opened, policy, budget, count, like)
         w2 += w3
@@ -666,18 +669,20 @@ def prepare(
     return a
 
 
-def _not_cited(opened: Sequence[Message], f: _Fixed,
-               pinned: tuple[Record, ...]) -> Sequence[Message]:
+def _not_cited(opened: Sequence[Message], f: _Fixed, core: Sequence[Record],
+               of_notes: Mapping[int, frozenset[int]] | None = None) -> Sequence[Message]:
     """One copy of each fact in view: a turn a shown note or core record was filed from is
     already there in that record's words (its date too); its slot goes to another turn. Only
     the opened turns' ids are asked about: a record may cite a thousand messages (a fact
-    confirmed turn after turn), so each record's sources are intersected (in C), never walked."""
+    confirmed turn after turn), so each record's sources are intersected (in C), never walked;
+    `of_notes` (`prepare`'s `cited`) says it for the notes."""
     ids = {m.id for m in opened}
     cited: set[int] = set()
     for r in f.notes_in:
         if r.id in f.note_ids:
-            cited |= ids.intersection(r.source_ids)
-    for r in pinned:
+            cited |= ids.intersection(r.source_ids if of_notes is None
+                                      else of_notes.get(r.id, ()))
+    for r in core:
         cited |= ids.intersection(r.source_ids)
     if not cited:
         return opened
@@ -741,13 +746,14 @@ def assemble(
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
     standing: Sequence[Record] | None = None,
+    cited: Mapping[int, frozenset[int]] | None = None,
 ) -> Context:
     """Assemble the context for the next model call. Pure: same inputs, same output.
     `notes` are the records to show as notes, best first (see `Policy.notes_share`);
     `matched` the buffer lines chosen for the new message (`Policy.index_lines`); `opened` the
     evicted messages it matches, best first (`Policy.buffer_turns`); `standing` the core
     layer's standing facts in order (`memlane.context.standing`; None: the pinned records of
-    `rows`)."""
+    `rows`); `cited` as `prepare`'s."""
     del now  # decay is by turn age; `now` is part of the contract for time-based policies
-    return prepare(rows, policy, budget, tokenizer, new_message, tools,
-                   notes=notes, matched=matched, opened=opened, standing=standing).finish()
+    return prepare(rows, policy, budget, tokenizer, new_message, tools, notes=notes,
+                   matched=matched, opened=opened, standing=standing, cited=cited).finish()

@@ -20,7 +20,7 @@ windows overlap. The rows read are bounded by the budget, never by the thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -56,19 +56,21 @@ def sized_context(
     matched: Sequence[Episode] = (),
     opened: Sequence[Message] = (),
     standing: Sequence[Record] | None = None,
+    cited: Mapping[int, frozenset[int]] | None = None,
 ) -> tuple[Context, Policy, ContextRows]:
     """The assembled context, and the policy and rows it was assembled from. `rows`: the
     rows of `policy`'s window when the caller has read them already (else `read` reads them);
     `notes`, `matched` (the buffer lines chosen for the new message, `Policy.index_lines`) and
     `opened` (the evicted messages it matches, best first, `Policy.buffer_turns`) are chosen
     once for the call from those first rows; each round passes over the ones its window
-    holds. `standing`: the core layer's standing facts (`assemble`'s)."""
+    holds. `standing`: the core layer's standing facts (`assemble`'s); `cited`: as
+    `assemble.prepare`'s."""
     if rows is None:
         rows = read(policy, None)
     if not policy.fill_budget:
         ctx = assemble(rows, policy, budget, now, tokenizer, new_message=new_message,
                        tools=tools, notes=notes, matched=matched, opened=opened,
-                       standing=standing)
+                       standing=standing, cited=cited)
         return ctx, policy, rows
     count = TokenCounter(tokenizer)  # shared by the rounds: the windows overlap
     a: Assembly | None = None
@@ -76,7 +78,8 @@ def sized_context(
         # Raises BudgetTooSmall on the first round if the fixed part alone does not fit.
         # A later round takes the layers the window does not change from the round before.
         a = prepare(rows, policy, budget, tokenizer, new_message, tools, count=count,
-                    notes=notes, matched=matched, opened=opened, like=a, standing=standing)
+                    notes=notes, matched=matched, opened=opened, like=a, standing=standing,
+                    cited=cited)
         grown = None if round_ == ROUNDS else _grown(a, rows, policy, budget)
         if grown is None:
             break

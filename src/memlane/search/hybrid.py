@@ -154,10 +154,12 @@ def search(
     until: float | None = None,
     pool: int = POOL,
     workers: SearchWorkers | None = None,
+    sources: int | None = None,
 ) -> list[Hit]:
     """The `k` records of `namespace` that best match `query`, best first. `workers`: where the
     vector half may run beside the lexical half, when the store allows it (without: one after
-    the other)."""
+    the other). `sources`: each record carries at most this many of its source ids, the lowest
+    (`Store.records`; None: all)."""
     _check(query, k)
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
@@ -165,7 +167,8 @@ def search(
     if embedder is None or not query.strip():
         # Lexical only: the pool is for fusion; the first k of a longer list are the k best
         # (ties keep the index's order either way), so only k are read, with their sources.
-        lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until)
+        lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until,
+                                       sources=sources)
         # Equal scores (common in a small namespace, where BM25 barely tells records apart):
         # the newest record first (ids grow with time), whatever order the index gave. A list
         # already best first with no two scores equal (the bounded search's, mostly) is in
@@ -185,18 +188,19 @@ def search(
     if fut is not None:
         try:
             lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since,
-                                           until)
+                                           until, sources=sources)
         finally:
             vec = fut.result()
     else:
-        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until)
+        lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until,
+                                       sources=sources)
         vec = store.vector_candidates(*vargs, model=embedder.name)
     by_id = {r.id: r for r, _ in lexical}
     scored = _fused(stems, {r.id: r.text for r, _ in lexical}, vec, relevance.band_of(embedder),
                     k)
     need = [i for i, _, _, _ in scored if i not in by_id]
     if need:
-        by_id.update({r.id: r for r in store.records(namespace, need)})
+        by_id.update({r.id: r for r in store.records(namespace, need, sources=sources)})
     # A record deleted between the two reads is simply left out.
     return [make_hit(by_id[i], s, lr, vr) for i, s, lr, vr in scored if i in by_id]
 

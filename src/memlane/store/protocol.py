@@ -63,11 +63,11 @@ class SearchBounds:
     Ranking every record that shares a word with the query costs a few microseconds per record
     (FTS5's bm25() and PostgreSQL's ts_rank both score every match of every term before the top
     k are known), so a query with one common word cost 16 ms on 25,000 records and grew with
-    them. Bounded, a search keeps the query's `max_terms` rarest terms (by their memoised
-    document counts; terms in no record are dropped) and reads at most `per_term` postings of
-    each: a term in at most `per_term` records is rare and read whole; the commoner ones share
-    what is left of `exact_postings` (at least `common_take` each) and give their newest
-    records of the namespace (passing the filters). When the kept terms
+    them. Bounded, a search keeps the query's `max_terms` rarest terms (by their document
+    counts, read every search; terms in no record are dropped) and reads at most `per_term`
+    postings of each: a term in at most `per_term` records is rare and read whole; the commoner
+    ones share what is left of `exact_postings` (at least `common_take` each) and give their
+    newest records of the namespace (passing the filters). When the kept terms
     match at most `exact_postings` records in all (the usual case on a small store) every match
     is ranked; otherwise only those candidates. Either way, and on both engines, a record scores
     BM25 at tf = 1 (one-line facts rarely repeat a word), its length counted in words, summed
@@ -88,7 +88,7 @@ class SearchBounds:
     """Kept terms matching at most this many records in all (store-wide counts) are ranked
     exactly by the engine: about the work of the bounded read, so no reason to approximate."""
     count_cap: int = 2_000
-    """A term's documents are counted up to this many (once, then memoised: `TermStats`)."""
+    """A term's documents are counted up to this many (by the database, every search)."""
 
 
 BOUNDED = SearchBounds()
@@ -311,7 +311,13 @@ class RecordsAndSearch(Protocol):
         limit: int = 1000,
         offset: int = 0,
         pinned_only: bool = False,
-    ) -> list[Record]: ...
+        *,
+        sources: int | None = None,
+    ) -> list[Record]:
+        """The namespace's records (`ids`, sorted by id, or a page in id order). `sources`: each
+        record carries at most this many of its source ids, the lowest (None: all of them;
+        the read path asks for a few, `Thread.context`)."""
+        ...
 
     def standing_records(self, namespace: str, limit: int) -> list[Record]:
         """The namespace's standing records (pinned, or of a kind in `validate.STANDING_KINDS`),
@@ -361,6 +367,12 @@ class RecordsAndSearch(Protocol):
         """The namespace's records any of `message_ids` is a source of (sorted by id)."""
         ...
 
+    def sources_among(self, namespace: str, record_ids: Sequence[int],
+                      message_ids: Sequence[int]) -> dict[int, frozenset[int]]:
+        """Which of `message_ids` each of `record_ids` was filed from (records citing none of
+        them left out): bounded by the ids given, however many messages a record cites."""
+        ...
+
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:
         """A record's versions, oldest first: `{text, op, changed, stated, sources,
         superseded, superseded_by}` (see `common.history_rows`)."""
@@ -375,10 +387,12 @@ class RecordsAndSearch(Protocol):
         thread_id: str | None = None,
         since: float | None = None,
         until: float | None = None,
+        *,
+        sources: int | None = None,
     ) -> list[tuple[Record, float]]:
         """Lexical (BM25) search, best first; score: higher is better. Any user text is safe:
         it is reduced to quoted terms, never parsed as query syntax. `since`/`until` bound the
-        record's creation time (epoch seconds, inclusive)."""
+        record's creation time (epoch seconds, inclusive). `sources`: as `records`'."""
         ...
 
     def selective_query(self, namespace: str, query: str, docs: int) -> str:

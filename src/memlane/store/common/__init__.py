@@ -9,7 +9,7 @@ PostgreSQL cannot drift apart on the rest.
 """
 
 from .maintenance import CommonMaintenance
-from .plan import TermStats, bm25_idf
+from .plan import bm25_idf
 from .records import CommonRecords
 from .rows import EP_COLS, MSG_COLS, SNAP_COLS, VecTable, message_row, pg_params, snapshot_row
 from .search import CommonSearch
@@ -19,7 +19,7 @@ from .window import ThreadLocks, grown_rows, held_turns, window_rows
 
 # What the engines (and tests) import from the package; the rest is imported from its module.
 __all__ = [
-    "EP_COLS", "MSG_COLS", "SNAP_COLS", "CommonStore", "CommonTx", "TermStats", "ThreadLocks",
+    "EP_COLS", "MSG_COLS", "SNAP_COLS", "CommonStore", "CommonTx", "ThreadLocks",
     "VecTable", "bm25_idf", "grown_rows", "held_turns", "message_row", "pg_params",
     "snapshot_row", "window_rows",
 ]

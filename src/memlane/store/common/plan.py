@@ -1,11 +1,10 @@
-"""Search planning both engines follow: term statistics, BM25's IDF, the lexical plan on a
+"""Search planning both engines follow: BM25's IDF and its score at tf 1, the lexical plan on a
 large index."""
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from ...text import BM25_B, BM25_K1
 
@@ -16,44 +15,6 @@ COMMON_DF = 2_000
 """A term in at least this many documents is common: it does not retrieve on a large index."""
 DOC_BUDGET = 10_000
 """At most about this many documents are scored per query on a large index."""
-
-
-
-STATS_LIFETIME = 300.0
-"""Seconds a memoised document frequency is trusted (it also goes when the index grows or
-shrinks by a sixteenth, or a record is deleted)."""
-
-
-class TermStats:
-    """Memoised document frequencies of query terms, per namespace: which terms are rare decides
-    the plan before any postings are read, and a conversation repeats its words. An estimate is
-    enough (it picks the terms and weighs them; it never decides what matches), so the memo
-    lives `STATS_LIFETIME` seconds and until the index size, read by every search anyway, moves
-    by a sixteenth; forgetting empties it (a forgotten fact's words must not stay). Counts of
-    zero are never kept (`CommonStore._bounded_search`)."""
-
-    def __init__(self) -> None:
-        self._df: dict[tuple[str, str], float] = {}
-        self._size = -1.0
-        self._born = 0.0
-
-    def clear(self) -> None:
-        self._df = {}
-
-    def get(self, namespace: str, terms: Sequence[str], size: float) -> dict[str, float]:
-        now = time.monotonic()
-        if abs(size - self._size) > max(64.0, self._size / 16) or \
-                now - self._born > STATS_LIFETIME:
-            self._df, self._size, self._born = {}, size, now
-        df = self._df
-        return {t: df[(namespace, t)] for t in terms if (namespace, t) in df}
-
-    def put(self, namespace: str, values: Mapping[str, float]) -> None:
-        df = self._df
-        if len(df) >= 65536:
-            df = self._df = {}
-        for t, n in values.items():
-            df[(namespace, t)] = n
 
 
 def bm25_tf1(w: str, d: str, avg: str) -> str:

@@ -20,7 +20,7 @@ from ..protocol import (
     snapshot_text,
 )
 from .core import CommonCore
-from .plan import TermStats, batched_df, bm25_idf, lexical_plan
+from .plan import batched_df, bm25_idf, lexical_plan
 from .rows import (
     SNAP_COLS,
     VecTable,
@@ -41,6 +41,7 @@ class CommonSearch(CommonCore):
     def search_records(
         self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
         thread_id: str | None = None, since: float | None = None, until: float | None = None,
+        *, sources: int | None = None,
     ) -> list[tuple[Record, float]]:
         terms = query_terms(query)
         if k <= 0 or not terms:
@@ -49,53 +50,43 @@ class CommonSearch(CommonCore):
                                 until)
         bounds = self.search_bounds
         if bounds is None:
-            return self._exact_search(namespace, terms, k, filters, _ALL, self._index_size())
-        return self._bounded_search(namespace, terms, k, filters, bounds)
+            return self._exact_search(namespace, terms, k, filters, _ALL, self._index_size(),
+                                      sources)
+        return self._bounded_search(namespace, terms, k, filters, bounds, sources)
 
     def _exact_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                      reads: int, size: float) -> list[tuple[Record, float]]:
+                      reads: int, size: float, sources: int | None = None,
+                      counted: dict[str, float] | None = None) -> list[tuple[Record, float]]:
         """Every record of `namespace` holding one of `terms` (at most `reads` postings each),
         ranked as the bounded search ranks its candidates (`_scored_candidates`: BM25 at tf = 1),
         so that both engines rank alike: FTS5's bm25() and PostgreSQL's ts_rank (no IDF)
         ordered a query sharing common words with many records differently. The terms are
         counted afresh (one statement, each count bounded by `reads`): a memoised count may lag
-        the index, and a memory that keeps its read cache must rank as a fresh one does."""
-        df = dict(zip(terms, map(float, self._term_counts(terms, reads)), strict=True))
+        the index, and a memory that keeps its read cache must rank as a fresh one does.
+        `sources`: as `search_records`'; `counted`: the terms' counts when the caller has
+        just read them, none of them cut short (they are then what a count up to `reads` is)."""
+        df = counted if counted is not None else dict(
+            zip(terms, map(float, self._term_counts(terms, reads)), strict=True))
         kept = [t for t in terms if df[t] > 0]
         if not kept:
             return []
         weights = [(t, bm25_idf(max(size, df[t]), df[t]), reads) for t in kept]
-        return self._scored_candidates(namespace, weights, k, f)
+        return self._scored_candidates(namespace, weights, k, f, sources)
 
     search_bounds: SearchBounds | None = BOUNDED
     """The work one lexical search may do (`SearchBounds`); None: rank every match, exactly
     (what `benchmarks/bench_search_reach.py` compares the bounds with)."""
 
-    @property
-    def _term_stats(self) -> TermStats:
-        ts = self.__dict__.get("_tstats")
-        if ts is None:
-            ts = self.__dict__["_tstats"] = TermStats()
-        return ts
-
     def _bounded_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        b: SearchBounds) -> list[tuple[Record, float]]:
+                        b: SearchBounds, sources: int | None = None
+                        ) -> list[tuple[Record, float]]:
         """`search_records` within `b` (see `SearchBounds`): at most `b.max_terms` postings lists
         are read, about `b.exact_postings` entries in all (each rare term's `b.per_term` at
         most, each common one's share), whatever the index holds."""
-        size = self._index_size()
-        stats = self._term_stats
-        df = stats.get(namespace, terms, size)
-        unknown = [t for t in terms if t not in df]
-        if unknown:
-            # Which terms are rarest needs every term's frequency: counted (bounded, one
-            # statement) on first sight. A term in no record is not remembered (the next
-            # record may hold it, and counting nothing is cheap): a memoised count only weighs
-            # and orders terms, it never decides that one matches nothing.
-            new = dict(zip(unknown, map(float, self._term_counts(unknown, b.count_cap)),
-                           strict=True))
-            stats.put(namespace, {t: n for t, n in new.items() if n > 0})
-            df.update(new)
+        # Which terms are rarest needs every term's frequency: the database counts them, each
+        # up to `b.count_cap` (no memo, so a count is never stale).
+        size, counts = self._size_and_counts(terms, b.count_cap)
+        df = dict(zip(terms, map(float, counts), strict=True))
         # The rarest terms that match anything, in query order among equals (sorted is stable).
         kept = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])[:b.max_terms]
         if not kept:
@@ -103,7 +94,10 @@ class CommonSearch(CommonCore):
         if sum(df[t] for t in kept) <= b.exact_postings:
             # Few matches in all: every one is ranked, at about the cost of the bounded read
             # below.
-            return self._exact_search(namespace, kept, k, f, b.exact_postings + 1, size)
+            # The counts just read are exact (none reached `count_cap`): not read again.
+            whole = all(df[t] < b.count_cap for t in kept)
+            return self._exact_search(namespace, kept, k, f, b.exact_postings + 1, size,
+                                      sources, df if whole else None)
         # A rare term's postings are read whole; the common ones share what is left of
         # `exact_postings`, newest first, at least `common_take` each (a short question's few
         # common words each reach further back than a long one's).
@@ -112,7 +106,12 @@ class CommonSearch(CommonCore):
         take = max(b.common_take, int(left // max(len(common), 1)))
         weights = [(t, bm25_idf(max(size, df[t]), df[t]),
                     b.per_term if df[t] <= b.per_term else take) for t in kept]
-        return self._scored_candidates(namespace, weights, k, f)
+        return self._scored_candidates(namespace, weights, k, f, sources)
+
+    def _size_and_counts(self, terms: list[str], cap: int) -> tuple[float, list[int]]:
+        """`_index_size()` and `_term_counts(terms, cap)` (an engine with round trips reads
+        both in one statement)."""
+        return self._index_size(), self._term_counts(terms, cap)
 
     def _index_size(self) -> float:
         """How many records the lexical index holds, store-wide (an estimate is enough: it
@@ -120,17 +119,21 @@ class CommonSearch(CommonCore):
         raise NotImplementedError
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
-                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+                           k: int, f: SearchFilters, sources: int | None = None
+                           ) -> list[tuple[Record, float]]:
         """One statement: for each `(term, weight, n)`, the newest (at most `n`) records of
         `namespace` passing `f` that hold the term; each candidate scores the sum of the weights
-        of the terms it was found by; the `k` best, newest first on ties."""
+        of the terms it was found by; the `k` best, newest first on ties. `sources`: as
+        `search_records`'s."""
         raise NotImplementedError
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True) -> list[tuple[Record, float]]:
+                        narrow: bool = True, sources: int | None = None
+                        ) -> list[tuple[Record, float]]:
         """The engine's exact ranking of every record matching any of `terms`. `narrow=False`:
         the caller knows the matches are few store-wide, so an engine need not narrow them to
-        the namespace inside its index (SQLite's namespace phrase)."""
+        the namespace inside its index (SQLite's namespace phrase). `sources`: as
+        `search_records`'s."""
         raise NotImplementedError
 
     def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:

@@ -26,7 +26,7 @@ from ..common import (
 from ..common.rows import STANDING_ORDER, STANDING_POSTGRES
 from ..migrations import POSTGRES, Migration
 from ..protocol import Capabilities
-from .rows import _REC_COLS, _episode, _record
+from .rows import _REC_COLS, _episode, _record, rec_cols
 from .tx import PgTx
 
 # Key of the advisory lock migrations take ("memlane" in ASCII); advisory locks are per database.
@@ -293,27 +293,43 @@ class PgCore(CommonStore):
     # episodes and records ----------------------------------------------------------------------
     def records(
         self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
-        offset: int = 0, pinned_only: bool = False,
+        offset: int = 0, pinned_only: bool = False, *, sources: int | None = None,
     ) -> list[Record]:
-        return self._read_records(namespace, ids, limit, offset, pinned_only)
+        return self._read_records(namespace, ids, limit, offset, pinned_only, sources)
 
     def _read_records(self, namespace: str, ids: Sequence[int] | None, limit: int,
-                      offset: int, pinned_only: bool) -> list[Record]:
+                      offset: int, pinned_only: bool, sources: int | None = None
+                      ) -> list[Record]:
+        cols = rec_cols(sources)
         if ids is not None:
             # Like SQLite: an explicit id list is returned whole (no limit), sorted by id.
             rows = self._q(
-                f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s"
+                f"SELECT {cols} FROM records r WHERE r.namespace = %s"
                 " AND r.id = ANY(%s::bigint[]) ORDER BY r.id",
                 (namespace, list(ids)),
             )
             return [_record(r) for r in rows]
-        sql = f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s"
+        sql = f"SELECT {cols} FROM records r WHERE r.namespace = %s"
         if pinned_only:
             sql += " AND r.pinned"
         # -1 is every record (as SQLite's LIMIT -1); PostgreSQL's LIMIT NULL says the same.
         rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s",
                        (namespace, None if limit < 0 else limit, offset))
         return [_record(r) for r in rows]
+
+    def sources_among(self, namespace: str, record_ids: Sequence[int],
+                      message_ids: Sequence[int]) -> dict[int, frozenset[int]]:
+        # One round trip: the sources carry their namespace here (`record_sources_msg` is
+        # (namespace, message_id)).
+        if not record_ids or not message_ids:
+            return {}
+        out: dict[int, set[int]] = {}
+        for rid, mid in self._q(
+                "SELECT record_id, message_id FROM record_sources WHERE namespace = %s"
+                " AND message_id = ANY(%s::bigint[]) AND record_id = ANY(%s::bigint[])",
+                (namespace, [int(i) for i in message_ids], [int(i) for i in record_ids])):
+            out.setdefault(rid, set()).add(mid)
+        return {rid: frozenset(m) for rid, m in out.items()}
 
     def standing_records(self, namespace: str, limit: int) -> list[Record]:
         rows = self._q(f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s AND"

@@ -32,9 +32,8 @@ class PgForget(PgCore):
 
     def _after_forget(self, tables: Sequence[str] = TABLES) -> None:
         """After a forget has committed (the store's own, or a redaction's rewrite): nothing of
-        what went stays in this process (the query words' counts, each thread's read-ahead
-        rows) or in the planner's statistics of `tables` (sampled again)."""
-        self._term_stats.clear()
+        what went stays in this process (each thread's read-ahead rows) or in the planner's
+        statistics of `tables` (sampled again)."""
         self.__dict__.pop("_ahead", None)  # every thread's read-ahead goes with the object
         with self._conn() as c:
             for table in tables:

@@ -7,11 +7,18 @@ from typing import Any
 
 from ...types import Episode, Record, make_record
 
-_REC_COLS = (
-    "r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned, r.suspect,"
-    " ARRAY(SELECT s.message_id FROM record_sources s WHERE s.namespace = r.namespace"
-    " AND s.record_id = r.id ORDER BY s.message_id), r.stated, r.scanned"
-)
+
+def rec_cols(sources: int | None = None) -> str:
+    """The record columns, each record's sources as an array, ascending; `sources`: at most that
+    many of them, the lowest."""
+    cap = "" if sources is None else f" LIMIT {max(int(sources), 0)}"
+    return ("r.id, r.namespace, r.text, r.kind, r.thread_id, r.created, r.updated, r.pinned,"
+            " r.suspect, ARRAY(SELECT s.message_id FROM record_sources s WHERE s.namespace ="
+            f" r.namespace AND s.record_id = r.id ORDER BY s.message_id{cap}), r.stated,"
+            " r.scanned")
+
+
+_REC_COLS = rec_cols()
 
 
 def _episode(row: Sequence[Any]) -> Episode:

@@ -17,7 +17,7 @@ from ..common import (
 from ..common.plan import bm25_tf1
 from ..protocol import SearchFilters, Snapshot
 from .core import PgCore
-from .rows import _REC_COLS, _record
+from .rows import _record, rec_cols
 
 _WORDS = "(length(r.text) - length(replace(r.text, ' ', '')) + 2)"
 """A record's length in words as SQLite's `records.words` holds it (migration 7)."""
@@ -27,12 +27,13 @@ class PgSearch(PgCore):
     """Full-text search of records and snapshots, and saving snapshots."""
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True) -> list[tuple[Record, float]]:
+                        narrow: bool = True, sources: int | None = None
+                        ) -> list[tuple[Record, float]]:
         # Terms are OR-ed (as on SQLite) and ranked with ts_rank, normalised by document length
         # (flag 1): per-term frequency over length, the shape of BM25 without its IDF. Cover
         # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row.
         where, fargs = _filters("r", f)
-        sql = (f"SELECT {_REC_COLS}, ts_rank(r.tsv, q, 1) AS score"
+        sql = (f"SELECT {rec_cols(sources)}, ts_rank(r.tsv, q, 1) AS score"
                " FROM records r, to_tsquery('english', %(q)s) AS q"
                f" WHERE r.namespace = %(ns)s AND r.tsv @@ q{where}"
                " ORDER BY score DESC, r.id LIMIT %(k)s")
@@ -45,7 +46,8 @@ class PgSearch(PgCore):
         return float(row[0][0] or 0) if row else 0.0
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
-                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+                           k: int, f: SearchFilters, sources: int | None = None
+                           ) -> list[tuple[Record, float]]:
         # Per term, the planner either walks the namespace's ids backwards and stops at the
         # LIMIT (a common term: matches are dense) or reads the term's GIN entry (a rare one);
         # no ts_rank over every match. Scored as on SQLite (`bm25_tf1`), a record's length
@@ -64,7 +66,7 @@ class PgSearch(PgCore):
                " a AS (SELECT greatest(avg(d), 1) AS m FROM u),"
                f" cand AS (SELECT id, sum({bm25_tf1('w', 'd', 'a.m')})"
                " AS score FROM u, a GROUP BY id ORDER BY score DESC, id DESC LIMIT %(k)s)"
-               f" SELECT {_REC_COLS}, cand.score FROM cand"
+               f" SELECT {rec_cols(sources)}, cand.score FROM cand"
                " JOIN records r ON r.namespace = %(ns)s AND r.id = cand.id"
                " ORDER BY cand.score DESC, cand.id DESC")
         rows = self._q(sql, args)
@@ -73,6 +75,13 @@ class PgSearch(PgCore):
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._conn() as c:
             return _term_counts(c, terms, cap)
+
+    def _size_and_counts(self, terms: list[str], cap: int) -> tuple[float, list[int]]:
+        # One round trip for the two (`_index_size`, `_term_counts`): a bounded search reads
+        # both every time.
+        row = self._q(
+            f"SELECT (SELECT max(id) FROM records), ARRAY({_COUNTS})", (cap, list(terms)))[0]
+        return float(row[0] or 0), [int(n) for n in row[1]]
 
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
@@ -128,9 +137,11 @@ def _filters(alias: str, f: SearchFilters, kind_col: str = "kind"
 def _term_counts(c: psycopg.Connection[Any], terms: Sequence[str], cap: int) -> list[int]:
     """Records holding each term (store-wide), each counted up to `cap`, in one statement (a
     bounded count per term, as a LATERAL subquery per array element)."""
-    rows = c.execute(
-        "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
-        " to_tsquery('english', t.term) LIMIT %s) x)"
-        " FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, n) ORDER BY t.n",
-        (cap, list(terms))).fetchall()
+    rows = c.execute(_COUNTS, (cap, list(terms))).fetchall()
     return [int(r[0]) for r in rows]
+
+
+_COUNTS = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE tsv @@"
+           " to_tsquery('english', t.term) LIMIT %s) x)"
+           " FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, n) ORDER BY t.n")
+"""Each term's records (store-wide), counted up to a cap: one row a term, in order."""

@@ -200,7 +200,7 @@ class SQLiteCore(CommonStore):
     # episodes and records ----------------------------------------------------------------------
     def _records(
         self, c: sqlite3.Connection, ns: str, ids: Sequence[int] | None, limit: int,
-        offset: int, pinned_only: bool = False,
+        offset: int, pinned_only: bool = False, sources: int | None = None,
     ) -> list[Record]:
         if ids is not None:
             out: list[Record] = []
@@ -212,29 +212,42 @@ class SQLiteCore(CommonStore):
                     f"SELECT {_REC_COLS} FROM records WHERE id IN ({marks})"
                     " AND namespace || '' = ?", (*part, ns),
                 ).fetchall()
-                out.extend(self._with_sources(c, rows))
+                out.extend(self._with_sources(c, rows, sources))
             return sorted(out, key=_by_id)
         sql = f"SELECT {_REC_COLS} FROM records WHERE namespace = ?"
         if pinned_only:
-            sql += " AND pinned = 1"
+            # The pinned rows' own index (migration 1): the planner took the standing records'
+            # (migration 9, pinned or of a standing kind) and walked every preference of the
+            # namespace each turn (1.2 ms at 100k messages, 4 us by this one).
+            sql = (f"SELECT {_REC_COLS} FROM records INDEXED BY records_pinned"
+                   " WHERE namespace = ? AND pinned = 1")
         rows = c.execute(sql + " ORDER BY id LIMIT ? OFFSET ?", (ns, limit, offset)).fetchall()
-        return self._with_sources(c, rows)
+        return self._with_sources(c, rows, sources)
 
-    def _with_sources(self, c: sqlite3.Connection, rows: list[Any]) -> list[Record]:
+    def _with_sources(self, c: sqlite3.Connection, rows: list[Any],
+                      sources: int | None = None) -> list[Record]:
+        """`rows` (`_REC_COLS`) as records with their source ids, ascending; `sources`: at most
+        that many of each record's, the lowest (a fact confirmed turn after turn cites
+        thousands of messages: the capped read stops at the cap, in the primary key)."""
         if not rows:
             return []
         src: dict[int, tuple[int, ...]] = {}  # no sources: no row below
-        # One row per record, its sources joined by SQLite (a Python row each cost more).
+        if sources is None:
+            # One row per record, its sources joined by SQLite (a Python row each cost more).
+            sql = ("SELECT record_id, group_concat(message_id) FROM record_sources"
+                   " WHERE record_id IN ({}) GROUP BY record_id")
+            cap: tuple[int, ...] = ()
+        else:
+            sql = ("SELECT id, (SELECT group_concat(message_id) FROM (SELECT message_id FROM"
+                   " record_sources WHERE record_id = records.id ORDER BY message_id LIMIT ?))"
+                   " FROM records WHERE id IN ({})")
+            cap = (max(int(sources), 0),)
         for part in chunks([r[0] for r in rows]):
-            marks = ",".join("?" * len(part))
-            for rid, mids in c.execute(
-                "SELECT record_id, group_concat(message_id) FROM record_sources"
-                f" WHERE record_id IN ({marks}) GROUP BY record_id",
-                tuple(part),
-            ):
-                # group_concat's order is unspecified (it follows the primary key in practice):
-                # sorted here, a linear pass over sorted input.
-                src[rid] = tuple(sorted(map(int, mids.split(","))))
+            for rid, mids in c.execute(sql.format(",".join("?" * len(part))), (*cap, *part)):
+                if mids:
+                    # group_concat's order is unspecified (it follows the primary key in
+                    # practice): sorted here, a linear pass over sorted input.
+                    src[rid] = tuple(sorted(map(int, mids.split(","))))
         return [
             make_record(r[0], r[1], r[2], r[3], src.get(r[0], ()), r[4], r[5], r[6],
                         bool(r[7]), bool(r[8]), r[9], r[10])
@@ -243,10 +256,11 @@ class SQLiteCore(CommonStore):
 
     def records(
         self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
-        offset: int = 0, pinned_only: bool = False,
+        offset: int = 0, pinned_only: bool = False, *, sources: int | None = None,
     ) -> list[Record]:
         with self._lock:
-            return self._records(self.conn, namespace, ids, limit, offset, pinned_only)
+            return self._records(self.conn, namespace, ids, limit, offset, pinned_only,
+                                 sources)
 
     def standing_records(self, namespace: str, limit: int) -> list[Record]:
         with self._lock:

@@ -40,14 +40,12 @@ class SQLiteForget(SQLiteCore):
         return n
 
     def forget_record(self, namespace: str, record_id: int) -> bool:
-        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
                 return self._erase_records(tx.conn, namespace, [record_id]) > 0
 
     def forget_thread(self, namespace: str, thread_id: str) -> dict[str, int]:
-        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:
@@ -80,7 +78,6 @@ class SQLiteForget(SQLiteCore):
                 return out
 
     def forget_namespace(self, namespace: str) -> dict[str, int]:
-        self._term_stats.clear()  # query words with their counts: nothing forgotten stays
         with self._lock:
             self.conn.execute("PRAGMA secure_delete = ON")
             with self.transaction() as tx:

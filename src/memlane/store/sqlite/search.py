@@ -22,7 +22,8 @@ class SQLiteSearch(SQLiteCore):
     """FTS5 search of records and snapshots, and saving snapshots."""
 
     def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True) -> list[tuple[Record, float]]:
+                        narrow: bool = True, sources: int | None = None
+                        ) -> list[tuple[Record, float]]:
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
         sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
@@ -36,7 +37,7 @@ class SQLiteSearch(SQLiteCore):
             # few matches of a bounded search's exact branch (`r.namespace` checks them).
             match = fts5_match(terms, ("text",), namespace if narrow else None)
             rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
-            recs = self._with_sources(c, [r[:-1] for r in rows])
+            recs = self._with_sources(c, [r[:-1] for r in rows], sources)
         # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
         return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
@@ -47,7 +48,8 @@ class SQLiteSearch(SQLiteCore):
                          or 0)
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
-                           k: int, f: SearchFilters) -> list[tuple[Record, float]]:
+                           k: int, f: SearchFilters, sources: int | None = None
+                           ) -> list[tuple[Record, float]]:
         # FTS5 walks a doclist backwards for ORDER BY rowid DESC and stops at the LIMIT: no
         # bm25(), no IDF pass over the whole doclist. The namespace and the filters are checked
         # on the record's row (a primary-key lookup per posting walked), not with FTS5's
@@ -73,7 +75,7 @@ class SQLiteSearch(SQLiteCore):
         with self._lock:
             c = self.conn
             rows = c.execute(sql, (*args, k)).fetchall()
-            recs = self._with_sources(c, [r[:-1] for r in rows])
+            recs = self._with_sources(c, [r[:-1] for r in rows], sources)
         return [(rec, float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
