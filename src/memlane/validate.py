@@ -120,8 +120,7 @@ the user and the people around them are (identity, relationships, contact detail
 STANDING_KINDS = ("constraint", "decision", "profile", "preference")
 """The kinds that mark a record as a standing fact (DESIGN.md section 2): shown on every turn
 (`memlane.context.standing`), in this order when they do not all fit: what a wrong answer
-would cost most first. A pinned record is standing whatever its kind. The stores' partial
-index `records_standing` (migration 9) names the same kinds: change both together."""
+would cost most first. A pinned record is standing whatever its kind."""
 KINDS = (*RECORD_KINDS, "langgraph", "langgraph-unindexed")
 """The kinds a record may have, on every surface (tools, REST, MCP, Python, import): the
 step's kinds and those memlane's integrations write (LangGraph store items)."""

@@ -322,7 +322,8 @@ class RecordsAndSearch(Protocol):
     def standing_records(self, namespace: str, limit: int) -> list[Record]:
         """The namespace's standing records (pinned, or of a kind in `validate.STANDING_KINDS`),
         at most `limit`: pinned first, then by kind in that order, newest first within a kind.
-        One indexed read (`records_standing`), whatever the namespace's size."""
+        Indexed reads (`records_pinned`, `records_kind`) of at most `limit` rows, whatever the
+        namespace's size."""
         ...
 
     def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None

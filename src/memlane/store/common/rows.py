@@ -9,8 +9,6 @@ from typing import Any
 
 from ...errors import UsageError
 from ...types import Episode, Message, ThreadInfo, make_message, public_dict
-from ...validate import STANDING_KINDS
-from ..migrations import m009_standing
 from ..protocol import (
     Snapshot,
 )
@@ -109,13 +107,3 @@ def history_rows(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
         if op != "delete":
             last = entry
     return out
-
-
-STANDING_SQLITE = m009_standing.SQLITE_WHERE
-STANDING_POSTGRES = m009_standing.POSTGRES_WHERE
-"""Which records are standing (the exact predicate of the partial index `records_standing`)."""
-STANDING_ORDER = ("pinned DESC, CASE kind "
-                  + " ".join(f"WHEN '{k}' THEN {i}" for i, k in enumerate(STANDING_KINDS))
-                  + f" ELSE {len(STANDING_KINDS)} END")
-"""The order of `Store.standing_records`: pinned first, then by kind (`STANDING_KINDS`: what a
-wrong answer would cost most first), newest first within a kind (the caller adds `id DESC`)."""

@@ -1,22 +1,16 @@
-"""Migration 9: an index of the standing records (`validate.STANDING_KINDS`, and pinned ones).
+"""Migration 9: records indexed by kind, for the standing facts (`validate.STANDING_KINDS`).
 
 The context shows a namespace's standing facts on every turn (`memlane.context.standing`); the
-read (`Store.records(..., standing_only=True)`) asks for exactly this predicate, so it walks
-the standing records only, however many other records the namespace holds. The kinds are
-written out here as shipped: a change of `STANDING_KINDS` needs a new migration that rebuilds
-this index (the stores' `STANDING_WHERE` must stay the same expression).
+read (`Store.standing_records`) takes the newest records of each standing kind in turn, each a
+walk of this index from its end, so it reads at most what it returns however many records of
+other kinds (or of the same kind, past the limit) the namespace holds.
 """
 
 from __future__ import annotations
 
 from .runner import Migration
 
-SQLITE_WHERE = ("(pinned = 1 OR kind IN ('constraint', 'decision', 'profile', 'preference'))")
-POSTGRES_WHERE = "(pinned OR kind IN ('constraint', 'decision', 'profile', 'preference'))"
+_SQL = "CREATE INDEX records_kind ON records (namespace, kind, id);"
 
-SQLITE = Migration(9, "standing records indexed",
-                   f"CREATE INDEX records_standing ON records (namespace, id)"
-                   f" WHERE {SQLITE_WHERE};")
-POSTGRES = Migration(9, "standing records indexed",
-                     f"CREATE INDEX records_standing ON records (namespace, id)"
-                     f" WHERE {POSTGRES_WHERE};")
+SQLITE = Migration(9, "records indexed by kind", _SQL)
+POSTGRES = Migration(9, "records indexed by kind", _SQL)

@@ -18,12 +18,12 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ...errors import StoreError
 from ...types import Record
+from ...validate import STANDING_KINDS
 from ..common import (
     CommonStore,
     ThreadLocks,
     pg_params,
 )
-from ..common.rows import STANDING_ORDER, STANDING_POSTGRES
 from ..migrations import POSTGRES, Migration
 from ..protocol import Capabilities
 from .rows import _REC_COLS, _episode, _record, rec_cols
@@ -332,10 +332,19 @@ class PgCore(CommonStore):
         return {rid: frozenset(m) for rid, m in out.items()}
 
     def standing_records(self, namespace: str, limit: int) -> list[Record]:
-        rows = self._q(f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s AND"
-                       f" {STANDING_POSTGRES} ORDER BY {STANDING_ORDER}, r.id DESC LIMIT %s",
-                       (namespace, limit))
-        return [_record(r) for r in rows]
+        # One statement: the pinned rows, then each standing kind's newest (`records_kind`),
+        # the costliest kind first.
+        parts = [f"(SELECT {_REC_COLS}, -1 AS k FROM records r WHERE r.namespace = %s"
+                 " AND r.pinned ORDER BY r.id DESC LIMIT %s)"]
+        parts += [f"(SELECT {_REC_COLS}, {i} AS k FROM records r WHERE r.namespace = %s"
+                  " AND r.kind = %s AND NOT r.pinned ORDER BY r.id DESC LIMIT %s)"
+                  for i in range(len(STANDING_KINDS))]
+        args: list[Any] = [namespace, limit]
+        for kind in STANDING_KINDS:
+            args += [namespace, kind, limit]
+        rows = self._q(" UNION ALL ".join(parts) + " ORDER BY k, id DESC LIMIT %s",
+                       (*args, limit))
+        return [_record(r[:-1]) for r in rows]
 
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector

@@ -13,11 +13,11 @@ from typing import Any
 
 from ...errors import StoreError
 from ...types import Record, make_record
+from ...validate import STANDING_KINDS
 from ..common import (
     CommonStore,
     ThreadLocks,
 )
-from ..common.rows import STANDING_ORDER, STANDING_SQLITE
 from ..migrations import SQLITE, apply_sqlite
 from ..protocol import Capabilities, chunks
 from ..vectors import VectorIndexes
@@ -264,10 +264,18 @@ class SQLiteCore(CommonStore):
 
     def standing_records(self, namespace: str, limit: int) -> list[Record]:
         with self._lock:
-            rows = self.conn.execute(
-                f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND {STANDING_SQLITE}"
-                f" ORDER BY {STANDING_ORDER}, id DESC LIMIT ?", (namespace, limit)).fetchall()
-            return self._with_sources(self.conn, rows)
+            c = self.conn
+            rows = c.execute(f"SELECT {_REC_COLS} FROM records INDEXED BY records_pinned"
+                             " WHERE namespace = ? AND pinned = 1 ORDER BY id DESC LIMIT ?",
+                             (namespace, limit)).fetchall()
+            for kind in STANDING_KINDS:  # the costliest first, each by `records_kind`
+                if len(rows) >= limit:
+                    break
+                rows += [r for r in c.execute(
+                    f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND kind = ?"
+                    " AND pinned = 0 ORDER BY id DESC LIMIT ?",
+                    (namespace, kind, limit - len(rows)))]
+            return self._with_sources(c, rows)
 
     # search and recall -------------------------------------------------------------------------
     # Appended for long-term records and recall. Index rows and vectors are kept in
