@@ -367,6 +367,8 @@ def layers(rows: Rows, pinned: list[Record], shown_notes: list[Record], opened: 
         pinned = in_core  # what the other layers need not repeat (else: every pinned one)
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
     cap = int(budget * p.notes_share)
+    if p.standing and core:  # the standing facts come out of the notes' share
+        cap -= count.msg(fenced(core_header, core))
     lines_, tokens_ = [], []
     ids: set[int] = set()
     seen = {r.id for r in pinned}

@@ -727,8 +727,12 @@ def _fixed(pinned: tuple[Record, ...], policy: Policy, budget: int,
                                    bool(tools)) if standing else CORE_HEADER)
     # Without tools (a model that cannot call them) neither header names one.
     header = RECORDS_HEADER if tools else RECORDS_HEADER_NO_TOOLS
-    note_lines, note_tokens, w, note_ids = _notes(
-        notes, in_core, int(budget * policy.notes_share), header, count)
+    # The standing facts are the first of the records shown: they come out of the notes'
+    # share, not the turns' (on LoCoMo, 2k, taking them from the turns cost 2 points).
+    notes_cap = int(budget * policy.notes_share)
+    if standing and core:
+        notes_cap -= count.msg(layer_text(core_header, core))
+    note_lines, note_tokens, w, note_ids = _notes(notes, in_core, notes_cap, header, count)
     return _Fixed(pinned, notes, system, system_tokens, tools_tokens, tools, header,
                   core_header, core, withheld, over_cap, note_lines, note_tokens, w,
                   frozenset(note_ids), tuple(in_core))

@@ -30,7 +30,8 @@ class Policy:
     standing_share: float = 0.1
     """The core layer shows the namespace's standing facts (pinned records, constraints,
     decisions, who people are, stable preferences: `memlane.context.standing`) on every turn,
-    within this share of the budget or `core_tokens`, whichever is more. 0 with `standing`
+    within this share of the budget or `core_tokens`, whichever is more; what they take comes
+    out of `notes_share` (they are the first records shown). 0 with `standing`
     off: pinned records only, within `core_tokens`."""
     standing: bool = True
     """Show the standing facts in the core layer (off: the pinned records only, the layer as
