@@ -160,11 +160,20 @@ _MEDIA = re.compile(r"\[\s*shares?\s+an?\s+(?:photo|picture|image|video|link)\b:
                     r"(?:\s*an?\s+(?:photo|photograph|photography|picture|image)\s+of\b)?", re.I)
 
 
+_NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve
+    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty
+    seventy eighty ninety hundred thousand million first second third fourth fifth sixth seventh
+    eighth ninth tenth eleventh twelfth twentieth thirtieth half dozen""".split())
+"""A value spelled out is a value: "the fourth floor" would show a number the user may since
+have changed (a line is not the place for a value: the record is)."""
+
+
 def _nameable(w: str, skip: frozenset[str], shortest: int = 4) -> bool:
-    """Whether a typed word may be named in a line (a content word, never a number or code);
-    `shortest`: its fewest letters (3 inside a noun phrase: "a guinea pig")."""
+    """Whether a typed word may be named in a line (a content word, never a number or code,
+    digits or spelled out); `shortest`: its fewest letters (3 inside a noun phrase: "a guinea
+    pig")."""
     lw = w.lower()
-    return not (len(lw) < shortest or lw in _VAGUE
+    return not (len(lw) < shortest or lw in _VAGUE or lw in _NUMBER_WORDS
                 or any(ch.isdigit() or ch in "'\u2019" for ch in w)
                 or lw in FACT_STOPWORDS or lw in _LINE_SKIP or lw in _CALENDAR or lw in skip
                 or lw in _CUE_WORDS or lw in _VERBS or lw.endswith("ly")
