@@ -157,7 +157,7 @@ def test_chat_reads_lines_when_stdin_is_not_a_tty(tmp_path):
     assert "assistant: Hello Ada." in out.stdout and "you> " not in out.stdout
     # /records and /search wait for the background step, so they list what was just said.
     assert "[fact] The user's locker number is 4417." in out.stdout
-    assert re.search(r"#1\s+The user's locker number is 4417\.", out.stdout)
+    assert re.search(r"#1\s+[0-9.]+ The user's locker number is 4417\.", out.stdout)
     assert "forgot #1" in out.stdout and "no record #1" in out.stdout
     assert "unknown command /bogus" in out.stdout
     # Four user turns make a stretch due: the model filed it (on the background worker) before

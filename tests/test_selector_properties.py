@@ -239,21 +239,16 @@ def _records(ids: list[int]) -> list[Record]:
 
 @SETTINGS
 @given(st.lists(st.integers(1, 30), unique=True, max_size=12),
-       st.lists(st.integers(1, 30), unique=True, max_size=12),
-       st.lists(st.integers(1, 30), unique=True, max_size=4), st.booleans())
-def test_the_notes_keep_each_record_once_frame_first(
-        searched: list[int], recent: list[int], frame: list[int], lean: bool) -> None:
-    got = [r.id for r in select_notes(_records(searched), _records(recent), _records(frame),
-                                      lean)]
+       st.lists(st.integers(1, 30), unique=True, max_size=12), st.booleans())
+def test_the_notes_keep_each_record_once(
+        searched: list[int], recent: list[int], lean: bool) -> None:
+    got = [r.id for r in select_notes(_records(searched), _records(recent), lean)]
     assert len(got) == len(set(got))
-    assert got[:len(frame)] == frame
     extra = [i for i in recent if i not in searched][:RECENT_NOTES]
-    assert set(got) == set(frame) | set(searched) | set(extra)
-    rest = [i for i in got if i not in frame]
-    assert [i for i in rest if i in searched] == [i for i in searched if i not in frame]
+    assert set(got) == set(searched) | set(extra)
+    assert [i for i in got if i in searched] == searched
     if lean:  # the turn before's results right after the new message's best few
-        head = [i for i in searched[:RECENT_NOTES] if i not in frame]
-        assert rest[:len(head)] == head
+        assert got[:len(searched[:RECENT_NOTES])] == searched[:RECENT_NOTES]
 
 
 @SETTINGS

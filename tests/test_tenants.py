@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memlane.memory import Memory
-from memlane.step import heuristic, lines
+from memlane.step import lines, sentences
 from memlane.step.runner import STEP_VIEW_CHARS, step_view
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -63,12 +63,12 @@ def test_the_line_patterns_are_linear_and_match_as_before():
     rnd = random.Random(11)
     for _ in range(30_000):
         s = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 10)))
-        assert bool(heuristic._ASK_ME.search(s)) == bool(_OLD_ASK_ME.search(s)), s
+        assert bool(sentences._ASK_ME.search(s)) == bool(_OLD_ASK_ME.search(s)), s
         assert bool(patterns._LINE_ROLE.search(s)) == bool(old_role.search(s)), s
         assert len(signals._ROLE_MARKER.findall(s)) == len(old_marker.findall(s)), s
     n = 1_000_000
     for text in ["(" * n, "x" + "\n" * n + "y", " " * n, "#" + "\n" * n, "system" + "\n" * n]:
-        for pattern in (heuristic._ASK_ME, patterns._LINE_ROLE, signals._ROLE_MARKER):
+        for pattern in (sentences._ASK_ME, patterns._LINE_ROLE, signals._ROLE_MARKER):
             started = time.perf_counter()
             pattern.findall(text)
             assert time.perf_counter() - started < 2.0, pattern.pattern[:40]

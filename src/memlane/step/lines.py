@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from ..safety import scan
 from ..text import ANY_WORD, FACT_STOPWORDS, TYPED_WORD, listing, stem
 from ..types import Message
-from .heuristic import (
+from .schema import EPISODE_MAX_WORDS
+from .sentences import (
     _CALENDAR,
     _COPULA,
     _CUE_WORDS,
@@ -34,7 +35,6 @@ from .heuristic import (
     is_request,
     split_sentences,
 )
-from .schema import EPISODE_MAX_WORDS
 
 MAX_SUBJECTS = 4
 """Noun phrases a line names, as room allows: more read as a list of keywords."""

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
 from .clauses import clauses
-from .heuristic import split_sentences
+from .sentences import split_sentences
 from .supersede import read_claim
 
 POOL = 50

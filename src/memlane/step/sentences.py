@@ -1,0 +1,235 @@
+"""Sentences as the offline writer reads them: where one ends, whether it asks for something
+(`is_request`), whether it states a fact worth keeping (`is_fact`), and the word lists both the
+fact writer (`step.heuristic`) and the episode lines (`step.lines`) read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
+from .supersede import RELATIONS
+
+_PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
+                   r"|\bfavou?rite\b|\ballergic\b", re.I)
+_FIRST = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|our|mine)\b", re.I)
+_EVENT = re.compile(r"\b(yesterday|today|tomorrow|last|next|ago|went|visited|started|joined|"
+                    r"moved|bought|finished|got|met|took|attended|adopted|signed|ran|won|lost|"
+                    r"graduated|born|married|planning|plan|will)\b", re.I)
+_GREETING = re.compile(r"^\s*(hi|hey|hello|thanks|thank you|ok|okay|sure|yes|no|bye|great|"
+                       r"cool|wow|nice|lol|haha)\b[\s!.,]*$", re.I)
+
+# --- sentences -------------------------------------------------------------------------------
+
+ABBREVIATIONS = frozenset(
+    """mr mrs ms mx dr prof sr jr st mt ft rev hon gen col capt lt sgt gov pres sen rep vs etc
+    eg ie cf al approx est dept univ inc ltd co corp bros assn ave blvd rd hwy apt ste bldg no nos
+    vol fig ch pp ed eds jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur
+    thurs fri sat sun am pm bc ad ca min max tel ext""".split()
+)
+"""Words that end with a period without ending a sentence (compared lower-cased, dots removed)."""
+
+# A candidate end: terminal punctuation (and closing quotes/brackets), then white space.
+_END = re.compile(r"""[.!?\u2026]+["')\]\u201d\u2019]*(?=\s)""")
+_OPENER = re.compile(r"""\s*["'(\[\u201c\u2018]*[A-Z0-9]""")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`: split after . ! ? (or an ellipsis) followed by space and a capital or
+    a digit, and at line breaks; not after an abbreviation ("Dr.", "e.g."), an initial ("J.")
+    or inside a number ("3.5", "9.30" have no space after the dot).
+
+    Written here rather than taken from a library: pysbd (last release 2021) and syntok (2022)
+    are no longer kept up and slow on chat text, and NLTK's Punkt needs a separate data
+    download; chat messages need only these rules."""
+    out: list[str] = []
+    for block in text.splitlines():
+        start = 0
+        for m in _END.finditer(block):
+            end = m.end()
+            rest = block[end:]
+            if not _OPENER.match(rest):
+                continue  # the next word is lower case (or nothing follows): same sentence
+            if m.group().rstrip("\"')]\u201d\u2019") == ".":
+                before = block[start:m.start()].split()
+                word = before[-1] if before else ""
+                bare = word.lstrip("\"'([\u201c\u2018").replace(".", "").lower()
+                if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
+                    continue  # "Dr. Okafor", "J. Smith", "e.g. Lisbon"
+            piece = block[start:end].strip()
+            if piece:
+                out.append(piece)
+            start = end
+        piece = block[start:].strip()
+        if piece:
+            out.append(piece)
+    return out
+
+
+# --- what is not a fact ----------------------------------------------------------------------
+
+_REQUEST = re.compile(
+    r"""^\W*(?:please\b|pls\b|kindly\b
+    |(?:can|could|would|will|won't)\s+you\b
+    |(?:i\s+(?:want|need|would\s+like|'d\s+like)|i'd\s+like)\s+you\s+to\b
+    |let'?s\b|let\s+me\s+know\b|how\s+about\b|what\s+about\b
+    |(?:tell|give|show|help|explain|describe|list|suggest|recommend|find|search|look\s+up|write
+      |draft|summari[sz]e|translate|remind|send|book|check|plan|make|create|compare|teach|walk
+      |share|name|pick|choose|imagine|go\s+on|keep\s+going|continue)\b)""",
+    re.I | re.X,
+)
+_PLEASE = re.compile(r"\bplease\b", re.I)
+# "tell me", "remind us" anywhere: a request however it starts ("SLOW3 tell me").
+# `(?=(\W*))\1` is `\W*` that gives nothing back (an atomic group, which Python 3.10 lacks):
+# the same matches, and a sentence of 4,000 brackets is read once, not once per bracket.
+_ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help|teach|get|"
+                     r"find|bring|let)\s+(?:me|us)\b", re.I)
+# Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
+# "Wow, Caroline!"), taken off before its shape is judged.
+_OPENER_WORDS = re.compile(
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
+    r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also)\b"
+    r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
+# Words a declarative sentence's subject starts with; a sentence starting with anything else
+# followed by an object ("Convert 250 grams", "Write a haiku", "List the sights") is an
+# imperative: its first word is the verb.
+_SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll our you you're
+    your he he's his she she's her it it's its they they're their this that these those the a an
+    there there's here some all each every one two three no none nobody everyone someone
+    something nothing anything everything morning evening last next yesterday today tomorrow
+    tonight in on at after before since when while if as by for with from during about
+    through until""".split())
+_OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
+    her your up out down about""".split())
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'd|we'll|our|"
+                           r"ours|us|me)\b", re.I)
+# The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
+# good to me", "It gives me an escape").
+_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|we'll|our)\b",
+                              re.I)
+# An attitude toward the listener or the talk, not a fact: "I'm sure you'll find it", "I hope
+# you...", "I can't believe it", "I'm so glad we talked". What follows the frame is judged.
+_ATTITUDE = re.compile(
+    r"^(?:i\s*'?m\s+(?:so\s+|really\s+|very\s+)?(?:sure|glad|happy|sorry|excited|thrilled|"
+    r"proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
+    r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|"
+    r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
+    r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
+
+
+# Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
+# studio.", "Excited to try this." are the speaker's own news, not commands.
+_PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currently|recently|"
+                         r"already|been|got|went|started|finished|sold|bought|left|quit|"
+                         r"took|made|found|lost|won|met|began|paid|spent|drove|flew|"
+                         r"broke|sent|gave|kept|ran|saw|wrote|had)$", re.I)
+
+
+def is_request(sentence: str) -> bool:
+    """Whether a sentence asks for something (a question, a request, an imperative) rather than
+    stating a fact."""
+    s = sentence.strip()
+    if s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
+            bool(_PLEASE.search(s)) or bool(_ASK_ME.search(s)):
+        return True
+    body = _OPENER_WORDS.sub("", s, count=1)
+    if body != s and _REQUEST.match(body):
+        return True  # "Okay, let's do that."
+    words = ANY_WORD.findall(body.replace("\u2019", "'"))
+    if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
+            not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
+            not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
+            (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
+            not _COPULA.search(body) and \
+            not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
+        return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
+    return False
+
+
+# A pet's or a person's introduction with their name: "She's a corgi called Biscuit".
+_NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our)\s+[\w\s-]{2,30}?"
+                    r"\b(?:called|named)\s+(?-i:[A-Z])", re.I)
+
+
+# Someone the speaker knows, by name (or someone of theirs: "Marco's son"), and what they do or
+# what changed: "Lou moved to Galway in June", "Tomasz goes to Elmwood Grammar", "Dave is at
+# Waitrose now". The verb is one that states a fact about a person, so a capitalised opening
+# word that is no name ("Dinner was great") files nothing.
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_NAME_FACT = re.compile(
+    rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
+    r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
+    r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
+    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
+    re.I)
+
+
+def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether a sentence states a fact worth keeping: a declarative (not a request, question or
+    greeting) whose subject is the speaker ("I'm vegan", "My daughter Lies is 7", "Last year
+    we moved to Lyon"), or, without first person, one that carries a number or date ("The rent
+    went up to 1,250 euros"). Not an attitude toward the listener ("I'm sure you'll find the
+    right spot, John"), nor small talk about the conversation ("something awesome happened
+    since we talked"). `names`: the participants' names (lower case), which are not content."""
+    if is_request(sentence) or _GREETING.match(sentence):
+        return False
+    body = _OPENER_WORDS.sub("", sentence.strip(), count=1)
+    words = [w for w in FACT_WORD.findall(body.replace("\u2019", "'"))
+             if w.lower() not in names]
+    content = [w for w in words if w.lower() not in FACT_STOPWORDS and not w[0].isdigit()]
+    first = _SPEAKER_SUBJECT.search(body)
+    lead = ANY_WORD.findall(body.replace("\u2019", "'"))[:1]
+    if lead and _PARTICIPLE.match(lead[0]) and lead[0].lower() not in FACT_STOPWORDS and \
+            lead[0].lower() not in _SUBJECT_START and len(content) >= 2 and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # the speaker's own news with the subject dropped
+    if first is not None:
+        frame = _ATTITUDE.match(body)
+        if frame is not None:
+            rest = body[frame.end():]
+            rest_content = [w for w in FACT_WORD.findall(rest) if w.lower() not in FACT_STOPWORDS
+                            and w.lower() not in names]
+            if not _FIRST_PERSON.search(rest) or len(rest_content) < 2 or \
+                    re.search(r"\byou(?:r|'re|'ll|'d)?\b", rest, re.I):
+                return False
+        # The speaker is the subject: first person within the first words ("Last year I ...",
+        # "My ...") or opening a clause ("..., I've got news"), not deep in a trailing clause
+        # ("something awesome happened since we talked").
+        before = body[:first.start()]
+        if content and (len(ANY_WORD.findall(before)) <= 3 or
+                        re.search(r"[,;:\u2013\u2014-]\s*$", before)):
+            return True
+    named = _NAME_FACT.match(body)
+    if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
+                               FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and
+                               len(content) >= 3)) and \
+            (not words or words[0].lower() not in names) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "She's a corgi called Biscuit": someone of the speaker's, named
+    # Not about the speaker: kept only with specifics, and not addressed to the listener. A
+    # change announced with a day or month is one ("Her teacher switched her slot to Mondays").
+    low = [w.lower() for w in words]
+    has_value = any(ch.isdigit() for ch in body) or (
+        any(w in _CUE_WORDS for w in low)
+        and any(w in _CALENDAR or w.rstrip("s") in _CALENDAR for w in low))
+    return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
+                                                             re.I)
+
+
+# --- one copy of each fact -------------------------------------------------------------------
+
+_CUE_WORDS = frozenset("correction actually moved changed change longer anymore instead "
+                       "rescheduled postponed update updated now switched turns out wrong "
+                       "earlier mistake scratch meant".split())
+_CUE_WORDS = _CUE_WORDS | {w[:-2] for w in _CUE_WORDS if w.endswith("ed")}  # as stemmed
+
+_CALENDAR = frozenset("""january february march april may june july august september october
+    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
+_COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
+
+
+def _words(text: str) -> list[str]:
+    return FACT_WORD.findall(text)
