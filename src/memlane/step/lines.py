@@ -36,7 +36,7 @@ from .sentences import (
     split_sentences,
 )
 
-MAX_SUBJECTS = 4
+MAX_SUBJECTS = 5
 """Noun phrases a line names, as room allows: more read as a list of keywords."""
 
 MAX_BARE = 2
