@@ -127,15 +127,6 @@ class CommonSearch(CommonCore):
         `search_records`'s."""
         raise NotImplementedError
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True, sources: int | None = None
-                        ) -> list[tuple[Record, float]]:
-        """The engine's exact ranking of every record matching any of `terms`. `narrow=False`:
-        the caller knows the matches are few store-wide, so an engine need not narrow them to
-        the namespace inside its index (SQLite's namespace phrase). `sources`: as
-        `search_records`'s."""
-        raise NotImplementedError
-
     def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:
         if not terms:
             return []

@@ -26,20 +26,6 @@ _WORDS = "(length(r.text) - length(replace(r.text, ' ', '')) + 2)"
 class PgSearch(PgCore):
     """Full-text search of records and snapshots, and saving snapshots."""
 
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True, sources: int | None = None
-                        ) -> list[tuple[Record, float]]:
-        # Terms are OR-ed (as on SQLite) and ranked with ts_rank, normalised by document length
-        # (flag 1): per-term frequency over length, the shape of BM25 without its IDF. Cover
-        # density (ts_rank_cd) ranks OR queries no better and cost 3x as much per matching row.
-        where, fargs = _filters("r", f)
-        sql = (f"SELECT {rec_cols(sources)}, ts_rank(r.tsv, q, 1) AS score"
-               " FROM records r, to_tsquery('english', %(q)s) AS q"
-               f" WHERE r.namespace = %(ns)s AND r.tsv @@ q{where}"
-               " ORDER BY score DESC, r.id LIMIT %(k)s")
-        rows = self._q(sql, {"ns": namespace, "k": k, **fargs, "q": " | ".join(terms)})
-        return [(_record(r[:-1]), float(r[-1])) for r in rows]
-
     def _index_size(self) -> float:
         # The largest id: one step down the primary key (reltuples lags until ANALYZE).
         row = self._q("SELECT max(id) FROM records", {})

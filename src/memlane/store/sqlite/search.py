@@ -1,5 +1,6 @@
-"""Lexical search on SQLite (FTS5): the engine's bm25() ranking, the bounded top-k's
-candidates, term counts, and snapshots. Plain SQL: every read asks the database."""
+"""Lexical search on SQLite (FTS5): the scored candidates of a search (the one scoring
+expression both engines share, `common/plan.bm25_tf1`), term counts, and snapshots. Plain SQL:
+every read asks the database."""
 
 from __future__ import annotations
 
@@ -20,26 +21,6 @@ from .core import _REC_COLS, SQLiteCore
 
 class SQLiteSearch(SQLiteCore):
     """FTS5 search of records and snapshots, and saving snapshots."""
-
-    def _search_records(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        narrow: bool = True, sources: int | None = None
-                        ) -> list[tuple[Record, float]]:
-        where, fargs = _record_filters("r", f)
-        cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
-        sql = (f"SELECT {cols}, bm25(records_fts, 1.0, 0.0) AS score FROM records_fts"
-               " JOIN records r ON r.id = records_fts.rowid"
-               f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
-               " ORDER BY score LIMIT ?")
-        with self._lock:
-            c = self.conn
-            # The namespace phrase narrows a big index's matches to the namespace, at the cost
-            # of a seek in its doclist per match (3x a term's own walk): not worth it for the
-            # few matches of a bounded search's exact branch (`r.namespace` checks them).
-            match = fts5_match(terms, ("text",), namespace if narrow else None)
-            rows = c.execute(sql, (match, namespace, *fargs, k)).fetchall()
-            recs = self._with_sources(c, [r[:-1] for r in rows], sources)
-        # bm25() is lower-is-better; flip it so every score in memlane is higher-is-better.
-        return [(rec, -float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
 
     def _index_size(self) -> float:
         # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
