@@ -167,3 +167,29 @@ def fact_terms(text: str) -> frozenset[str]:
         if lw and lw not in FACT_STOPWORDS:
             out.add(stem(lw))
     return frozenset(out)
+
+
+# --- the "newer than" mark ---------------------------------------------------------------------
+# A record kept beside one it may update carries this mark (the memory step writes it when it is
+# not sure a statement supersedes: `step.supersede`); the standing facts read it to show only the
+# newest (`context.standing`). Written and read here, so the two cannot drift apart.
+
+_NEWER_MARK = re.compile(r"\s*\[newer than #\d+[^\]]*\]$")
+_NEWER_ID = re.compile(r"\[newer than #(\d+)")
+
+
+def mark_newer(text: str, older_id: int) -> str:
+    """The text of a new record kept beside held record `older_id` it may update: both stay
+    current, and every surface that shows the new one says it is the newer (notes are dated
+    too). The link is this mark, so it is exported, forgotten and searched with the text."""
+    return f"{unmark_newer(text)} [newer than #{older_id}; may update it]"
+
+
+def unmark_newer(text: str) -> str:
+    """`text` without the mark `mark_newer` adds."""
+    return _NEWER_MARK.sub("", text)
+
+
+def newer_than(text: str) -> list[int]:
+    """The ids of the records `text` is marked newer than (`mark_newer`)."""
+    return [int(i) for i in _NEWER_ID.findall(text)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from ..text import newer_than
 from ..types import Record
 from ..validate import STANDING_KINDS
 from .policy import Policy
@@ -37,7 +38,6 @@ HARD_KINDS = frozenset({"constraint", "decision"})
 naming it. The other standing kinds (who people are, preferences) are shown when the
 new message shares a term with them: they are many in a long life story, and a turn's budget
 spent on every one of them cost reach elsewhere (LoCoMo dev, 2k: docs/RESULTS.md)."""
-_NEWER_THAN = re.compile(r"\[newer than #(\d+)")
 _SPEAKER = re.compile(r"^[^\s:]{1,40}: ")
 """A named speaker's record begins with the name ("Caroline: I love ..."): every question
 about her names her, so the name is no sign that the record bears on the question."""
@@ -55,7 +55,7 @@ def rank_standing(records: Sequence[Record], want: frozenset[str],
     """`records` (a namespace's standing records) in the order the core layer shows them;
     `want` are the new message's terms, `terms` the vocabulary that made them; `known`: the
     records' `standing_terms` by id, when the caller keeps them."""
-    older = {int(m.group(1)) for r in records for m in _NEWER_THAN.finditer(r.text)}
+    older = {i for r in records for i in newer_than(r.text)}
     ranked = []
     for r in records:
         mine = known[r.id] if known is not None else standing_terms(r, terms)

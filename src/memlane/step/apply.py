@@ -27,9 +27,10 @@ from dataclasses import dataclass, field, replace
 from ..errors import StepConflict, StepError, UsageError
 from ..safety import SCANNER, admit, clean_tag, is_suspect, prompt_like, tainted
 from ..store.protocol import Store, StoreTx
+from ..text import mark_newer
 from ..types import Episode, StepResult
 from .parse import RecordOp, StepOutput
-from .supersede import RELATED, decide, mark_related
+from .supersede import RELATED, decide
 
 
 def past_the_end(thread_id: str, start: int, end: int, last: int) -> StepError:
@@ -99,7 +100,7 @@ def vet_replaces(store: Store, namespace: str, output: StepOutput) -> StepOutput
         if d.verdict == RELATED:
             warnings.append(f"records[{i}]: replacing #{target} refused ({'; '.join(d.reasons)})"
                             f": both kept, the new one marked newer")
-            ops.append(RecordOp(op="add", text=mark_related(op.text, target), kind=op.kind,
+            ops.append(RecordOp(op="add", text=mark_newer(op.text, target), kind=op.kind,
                                 source=op.source))
         elif op.op == "add":
             ops.append(RecordOp(op="update", text=op.text, id=target, kind=op.kind,

@@ -28,7 +28,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..caches import remember
-from ..text import FACT_STOPWORDS
+from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from .clauses import asked_to_keep, carry_holders, clauses
 from .kinds import held_kind, kind_of
@@ -51,7 +51,6 @@ from .supersede import (
     SUPERSEDES,
     Claim,
     decide,
-    mark_related,
     read_claim,
     strip_lead,
 )
@@ -221,7 +220,7 @@ def _file(
         assert d.target is not None
         rid = known[d.target].rid
         if rid is not None:  # a record held: the new one is marked newer than it
-            text = mark_related(text, rid)
+            text = mark_newer(text, rid)
     op = {"op": "add", "text": text, "kind": kind, "source": [m.seq]}
     ops.append(op)
     fact.op = op

@@ -19,7 +19,7 @@ The verdicts:
   the held record's text is replaced and the old one stays in its dated history;
 - `related`: the same (or an unresolved) holder, an overlap of words and a correction cue, but
   the attribute is not certain on both sides: both are kept, the new one marked newer
-  (`mark_related`), never a replace;
+  (`text.mark_newer`), never a replace;
 - `new`: anything else.
 
 A supersede never crosses holders or attributes: a wrong supersede is data loss, a kept
@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text import FACT_WORD, fact_terms, stem
+from ..text import FACT_WORD, fact_terms, stem, unmark_newer
 
 SAME = "same"
 SUPERSEDES = "supersedes"
@@ -305,7 +305,7 @@ def strip_lead(text: str) -> str:
 
 def read_claim(text: str) -> Claim:
     """`text` read as (holder, attribute, value)."""
-    said = _BRACKETED.sub(" ", unmark(text)).strip()  # "[shares a photo: ...]" says no fact
+    said = _BRACKETED.sub(" ", unmark_newer(text)).strip()  # "[shares a photo: ...]" says no fact
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
@@ -475,19 +475,6 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
     return None
 
 
-def unmark(text: str) -> str:
-    """`text` without the mark `mark_related` adds."""
-    return _MARK.sub("", text)
-
-
-_MARK = re.compile(r"\s*\[newer than #\d+[^\]]*\]$")
-
-
-def mark_related(text: str, older_id: int) -> str:
-    """The text of a new record kept beside held record `older_id` it may update: both stay
-    current, and every surface that shows the new one says it is the newer (notes are dated
-    too). The link is this mark, so it is exported, forgotten and searched with the text."""
-    return f"{unmark(text)} [newer than #{older_id}; may update it]"
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
