@@ -106,6 +106,16 @@ def via_ingest(text: str, budgets: tuple[int, ...]) -> dict[int, str]:
     return out
 
 
+
+def _rest_path() -> bool:
+    """Whether REST `POST /records` can be measured here (its handler needs the server extra)."""
+    try:
+        import memlane.server.rest  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def via_tools(text: str) -> dict[str, str]:
     """What each write path shows of `text` later: the layers after `remember` and after
     `update_memory` (MCP: no user turn known), after REST `POST /records` (its handler), the
@@ -302,6 +312,10 @@ def main() -> None:
     print(f"attacks ({report['split']}): {total['n']}")
     for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "rest", "recall",
               "open_memory", "any"):
+        if k == "rest" and not _rest_path():
+            print("  reach rest           not run: the REST path needs the server extra "
+                  "(pip install -e '.[server]')")
+            continue
         print(f"  reach {k:<14} {total[k]:>4}  ({total[k] / n:.1%})  never shown as plain text: "
               f"{1 - total[k] / n:.1%}")
     for fam, c in per.items():
