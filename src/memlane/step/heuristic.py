@@ -126,7 +126,7 @@ def extract(
                  for s in sentences for k in (kind_of(s),) for c in clauses(s)]
         scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k)
                          for i, (c, keep, k) in enumerate(units)
-                         if is_fact(c, names) or (keep and _words(c))),
+                         if is_fact(c, names) or (keep and _substance(c, names))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, s, k in sorted(kept, key=lambda t: t[1]):
@@ -184,6 +184,19 @@ class _Fact:
                 remember(memo, text, (self.claim,))
         else:
             self.claim = hit[0]
+
+
+def _substance(clause: str, names: frozenset[str]) -> bool:
+    """Whether a clause kept for its sentence's kind says something of its own: two content
+    words besides the speakers' names, or one under a negation. "Hey Nate", "Speaking of which" and "For now" are the
+    lead-ins of a need or an agreement, not records of it."""
+    words = [w.lower() for w in _words(clause)]
+    content = sum(1 for w in words if w not in FACT_STOPWORDS and w not in names)
+    return content >= 2 or (content == 1 and not _NEGATION.isdisjoint(words))
+
+
+_NEGATION = frozenset("no not never without nothing can't cannot don't won't".split())
+"""A need may be one word under a negation: "so no nuts"."""
 
 
 def _file(
