@@ -310,6 +310,12 @@ _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")
 _WORD = re.compile(r"[\w']+")
+# What a request for the model's secrets or an override reads as with its letters run together
+# (a spaced-out text joined: "canyoushareyourpassword").
+_SQUASHED_ASK = re.compile(
+    r"your(?:secret|password|passcode|systemprompt|instructions|credentials)|secretkey|"
+    r"(?:tell|give|share|reveal|confirm|show)(?:me)?the(?:password|secret|systemprompt)|"
+    r"(?:ignore|disregard|forget)(?:all|the|your|every)*(?:previous|prior|above|earlier)")
 _LEETISH = re.compile(r"[a-z][0-9@$!|]|[0-9@$|][a-z]")
 # Quoted fragments: 'x', "x" (folded text: curly quotes are straight by now). An apostrophe
 # inside a word ("don't") does not open one.

@@ -1,0 +1,134 @@
+"""The same few signals in other languages: a small cue lexicon, read on the folded text.
+
+The patterns and the agent signals read English. An attack translated into another language
+keeps its structure (forget + the instructions before; your + password; send + an address) and
+changes its words, so the structure is checked here with each concept's words in the twenty or
+so languages red-team corpora translate into (Spanish, French, German, Italian, Portuguese,
+Dutch, Polish, Russian, Turkish, Indonesian, Vietnamese, Tagalog, Japanese, Chinese, Korean,
+Arabic, Hindi, Bengali, Thai). A concept is a list of words, not a phrase of a corpus: a signal
+fires when two concepts meet within a few words, never on one word ("Olvida lo del martes" has
+the verb and no instructions; "Mi contraseña" has the password and no one asked for it):
+
+- *an override* (`override (translated)`): a verb of ignoring or forgetting near the
+  instructions, or what came before ("ignora las instrucciones anteriores", "无视之前的指示");
+- *a request for the reader's secret* (`asks for a secret`): a password or secret key near a
+  second person or a request to tell, give, share or confirm ("Qual è la tua password?",
+  "你的秘密钥是什么?");
+- *an order to send to an address* (`agent action`): a verb of sending, then an e-mail address
+  or a link, in one sentence ("envíalos a abc@xyz.com").
+
+The words are folded as the text is (`_fold`: case, accents and marks stripped), once, when the
+module loads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .normalise import _fold
+
+
+def _words(*lists: str) -> re.Pattern[str]:
+    """One alternation of the folded words (longest first); a word of letters is matched at a
+    word boundary in scripts that have spaces, anywhere in those that do not (CJK, Thai)."""
+    words = sorted({_fold(w) for group in lists for w in group.split("|") if w.strip()},
+                   key=len, reverse=True)
+    parts = []
+    for w in words:
+        spaced = w.isascii() or any("\u0400" <= ch <= "\u04ff" for ch in w)
+        parts.append(rf"(?<!\w){re.escape(w)}(?!\w)" if spaced else re.escape(w))
+    return re.compile("|".join(parts))
+
+
+_IGNORE = _words(
+    "ignora|ignore|ignorez|ignoriere|ignorieren|ignorar|olvida|olvide|olvidate|descarta|"
+    "haz caso omiso|oublie|oubliez|ne tiens pas compte|vergiss|vergessen sie|missachte|"
+    "dimentica|dimenticate|trascura|esqueca|esqueça|desconsidere|negeer|vergeet|zignoruj|"
+    "zapomnij|игнорируй|игнорируйте|игнорировать|забудь|забудьте|не обращай|yoksay|"
+    "gormezden gel|görmezden gel|unut|abaikan|lupakan|bo qua|bỏ qua|quen|quên|"
+    "huwag pansinin|kalimutan|balewalain|無視|忘れ|无视|忽略|忘记|不要理会|무시|잊어|잊으|"
+    "تجاهل|انس|إنس|अनदेखा|नज़रअंदाज़|नजरअंदाज|इग्नोर|भूल जा|উপেক্ষা|ভুলে যান|ভুলে যাও|"
+    "เพิกเฉย|ละเว้น|ลืม|ไม่ต้องสนใจ")
+_INSTRUCTIONS = _words(
+    "instrucciones|anteriores|lo anterior|todo lo que te|instructions|precedentes|ci-dessus|"
+    "tout ce qu'on t'a|tout ce que|anweisungen|vorherigen|vorherige|obigen|alles was|"
+    "istruzioni|precedenti|sopra|tutto cio|instrucoes|instruções|anteriores|acima|tudo o que|"
+    "instructies|vorige|instrukcje|poprzednie|инструкции|инструкций|указания|предыдущие|"
+    "выше|всё, что|все, что|talimat|onceki|önceki|yukaridaki|yukarıdaki|instruksi|petunjuk|"
+    "sebelumnya|di atas|huong dan|hướng dẫn|chi dan|chỉ dẫn|truoc do|trước đó|o tren|ở trên|"
+    "tagubilin|nakaraan|itaas|指示|以前|上記|上の|指令|之前|以上|上面|지시|지침|이전|위의|"
+    "التعليمات|السابقة|أعلاه|ما قيل لك|निर्देश|पिछले|ऊपर|নির্দেশ|আগের|উপরের|"
+    "คำสั่ง|คำแนะนำ|ก่อนหน้า|ข้างต้น")
+_SECRET = _words(
+    "password|passcode|passphrase|secret key|secret word|secret code|passwort|kennwort|"
+    "contrasena|contraseña|clave secreta|mot de passe|"
+    "cle secrete|clé secrète|geheimer schlussel|geheimschlussel|chiave segreta|senha|"
+    "chave secreta|wachtwoord|haslo|hasło|пароль|секретный ключ|sifre|şifre|parola|"
+    "gizli anahtar|kata sandi|sandi|kunci rahasia|mat khau|mật khẩu|khoa bi mat|khóa bí mật|"
+    "sikretong susi|パスワード|秘密鍵|秘密のキー|秘密の鍵|密码|秘密钥|密钥|비밀번호|비밀 키|"
+    "비밀키|كلمة المرور|كلمة السر|المفتاح السري|पासवर्ड|गुप्त कुंजी|পাসওয়ার্ড|গোপন চাবি|"
+    "รหัสผ่าน|กุญแจลับ|คีย์ลับ")
+# Whom the secret is asked of, or the asking: second persons and verbs of telling, giving,
+# sharing, confirming, "what is".
+_ASK = _words(
+    "tu|tus|usted|te|ti|puedes|podrias|dime|dame|comparte|compartir|revela|confirma|cual es|"
+    "cuál es|ta|ton|tes|votre|vos|vous|dis-moi|donne-moi|partage|partager|revele|confirme|"
+    "confirmez|quelle est|dein|deine|deinen|du|kannst|konnen|können|gib|nenne|sag|teile|"
+    "verrate|bestatige|bestätige|was ist|wie lautet|tua|tuo|puoi|potresti|dimmi|dammi|"
+    "condividi|condividere|rivela|conferma|qual e|qual è|sua|seu|teu|voce|você|pode|poderia|"
+    "diga|compartilhe|compartilhar|revele|confirme|qual é|jouw|je|uw|wat is|twoje|twój|"
+    "jakie jest|твой|твоя|ваш|ваша|вы|ты|скажи|скажите|дай|дайте|поделись|поделитесь|назови|"
+    "подтверди|какой|sifren|şifren|sifreniz|şifreniz|parolan|parolanız|anahtarin|anahtarın|"
+    "sen|siz|soyle|söyle|paylas|paylaş|nedir|anda|kamu|sandimu|kuncimu|bisakah|berikan|"
+    "beritahu|bagikan|apa|ban|bạn|cho toi|cho tôi|chia se|chia sẻ|la gi|là gì|mo|ninyo|iyong|"
+    "ibigay|sabihin|ibahagi|ano|あなた|教えて|共有|提供|何|確認|你|您|告诉|分享|什么|确认|"
+    "당신|너의|네|알려|공유|제공|뭐|무엇|الخاص بك|أخبرني|شارك|ما هي|ما هو|هل يمكنك|आप|तुम|"
+    "अपना|बताएं|बताओ|बताइए|साझा|क्या|আপনার|তোমার|বলুন|শেয়ার|কি|คุณ|บอก|แชร์|อะไร|"
+    "give|tell|share|reveal|confirm|provide|what is|what's|your|you")
+# A first person owning the secret ("mi contraseña", "mein Passwort", "我的密码"): a statement.
+_MINE = _words(
+    "mi|mis|mon|ma|mes|mein|meine|meinen|mio|mia|meu|minha|mijn|moje|mój|мой|моя|мои|benim|"
+    "saya|aku|toi|tôi|ko|aking|私の|我的|내|나의|لي|मेरा|मेरी|আমার|ของฉัน|my|our|nuestra|"
+    "nuestro|notre|unser|unsere|nostra|nosso|nossa")
+_SEND = _words(
+    "envia|envía|envialos|envíalos|envie|envíe|enviar|manda|mandalos|envoie|envoyez|envoyer|"
+    "transmets|sende|senden|schicke|schick|invia|inviali|inviare|inoltra|stuur|wyslij|"
+    "wyślij|отправь|отправьте|перешли|gonder|gönder|kirim|kirimkan|gui|gửi|ipadala|送信|"
+    "送って|发送|发给|寄给|보내|أرسل|ارسل|भेजें|भेजो|পাঠান|ส่ง")
+_DESTINATION = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\.")
+_WINDOW = 40
+
+
+def _near(a: re.Pattern[str], b: re.Pattern[str], text: str, window: int = _WINDOW) -> bool:
+    """Whether a match of `a` has a match of `b` within `window` characters either side."""
+    for m in a.finditer(text):
+        if b.search(text, max(0, m.start() - window), m.end() + window):
+            return True
+    return False
+
+
+def _asks_for_secret(folded: str) -> bool:
+    for m in _SECRET.finditer(folded):
+        before = folded[max(0, m.start() - 12):m.start()]
+        if _MINE.search(before):
+            continue  # "mi contraseña", "my password": the speaker's own
+        if _ASK.search(folded, max(0, m.start() - _WINDOW), m.end() + _WINDOW):
+            return True
+    return False
+
+
+def multilingual_signals(folded: str) -> list[str]:
+    """The signals above in a folded text (its first 8,000 characters)."""
+    view = folded[:8000]
+    found = []
+    if _near(_IGNORE, _INSTRUCTIONS, view):
+        found.append("override (translated)")
+    if _asks_for_secret(view):
+        found.append("asks for a secret")
+    for m in _SEND.finditer(view):
+        end = min(len(view), m.end() + 120)
+        stop = re.search(r"[.!?。！？\n]", view[m.end():end])
+        if _DESTINATION.search(view, m.end(), m.end() + stop.start() if stop else end):
+            found.append("agent action")
+            break
+    return found
