@@ -57,6 +57,10 @@ from .patterns import _QUOTED
 _DESTINATION = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|\b[a-z]{2}\d{2}[a-z0-9]{10,30}\b|\bhttps?://|\bwww\.[\w-]+\."
     r"|\b[\w-]+\.(?:com|net|org|io|ru|xyz|info)(?:/|\b)|\{attacker\w*\}")
+# An address or a link whole, so that words inside it ("accounts@", "/files/") are not read.
+_DESTINATION_WORDS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://\S+|\bwww\.\S+")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b")
+_I_SUBJECT = re.compile(r"\b(?:i|we|i'm|i've|i'll|i'd|we're|we've|we'll)\b")
 _SEND = re.compile(
     r"\b(?:send|forward|transfer|wire|email|e-mail|post|upload|share|leak|exfiltrate|"
     r"concatenate|dispatch)\b")
@@ -195,15 +199,21 @@ def agent_signals(folded: str, text: str = "") -> list[str]:
     sentences = _sentences(folded[:8000])
     for s in sentences:
         send = _SEND_ORDER.search(s) or _SYSTEM_ACTION.search(s)
-        if send and _DESTINATION.search(s, send.end()) and _BULK.search(s, send.end()):
+        # (What is taken is read outside the address: "accounts@..." names no accounts.)
+        if send and _DESTINATION.search(s, send.end()) and _BULK.search(
+                _DESTINATION_WORDS.sub(" ", s[send.end():])):
             found.append("agent action")
             break
         m = _SYSTEM_ACTION.search(s)
         if m and m.group(0).rstrip().endswith("use") and not _TOOLING.search(s, m.end()):
             m = None  # "use the blue folder for tax papers": only a tool is used by an agent
+        # First person owns the order ("run the backup script before I log off") unless it
+        # is about other users, or it hands tooling to a reader it addresses or to no one
+        # (only a possessive: "trigger the endpoint ... of my developer token").
         if m and _SYSTEM_OBJECT.search(s, m.end()) and (
                 not _FIRST_PERSON.search(s) or _THE_USER.search(s)
-                or _TOOLING.search(s, m.end())):
+                or _TOOLING.search(s, m.end()) and (_YOU.search(s)
+                                                    or not _I_SUBJECT.search(s))):
             found.append("agent action")
             break
     if _PRIVILEGE.search(folded):

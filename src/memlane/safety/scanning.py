@@ -183,8 +183,12 @@ def _rot13_words(folded: str) -> bool:
         before = sum(w in _COMMON for w in words)
         # ROT13 changes letters only, so its words are these words' ROT13: counting words in
         # the ROT13 of `_COMMON` is counting the decoded sentence's function words.
-        after = sum(w in _COMMON_ROT13 for w in words)
-        if after >= 2 and after >= 2 * before + 2 and after >= 0.15 * len(words):
+        decoded = [w for w in words if w in _COMMON_ROT13]
+        after = len(decoded)
+        # Two different ones at least: one short word twice is a language's own ("na" is
+        # Tagalog's linker, and "an" in ROT13: "Kalimutan mo na ang meeting ..., kinansela na").
+        if after >= 2 and len(set(decoded)) >= 2 and after >= 2 * before + 2 \
+                and after >= 0.15 * len(words):
             return True
     return False
 
