@@ -58,7 +58,10 @@ _INSTRUCTIONS = _words(
     "sebelumnya|di atas|huong dan|hướng dẫn|chi dan|chỉ dẫn|truoc do|trước đó|o tren|ở trên|"
     "tagubilin|nakaraan|itaas|指示|以前|上記|上の|指令|之前|以上|上面|지시|지침|이전|위의|"
     "التعليمات|السابقة|أعلاه|ما قيل لك|निर्देश|पिछले|ऊपर|নির্দেশ|আগের|উপরের|"
-    "คำสั่ง|คำแนะนำ|ก่อนหน้า|ข้างต้น")
+    "คำสั่ง|คำแนะนำ|ก่อนหน้า|ข้างต้น|"
+    # "Ignore the function" (and state the output is ...): a document overriding itself.
+    "la fonction|la funcion|la función|die funktion|la funzione|a funcao|a função|функцию|"
+    "fonksiyonu|fungsi|関数|函数|함수|الوظيفة|फ़ंक्शन|ফাংশন|ฟังก์ชัน")
 _SECRET = _words(
     "password|passcode|passphrase|secret key|secret word|secret code|passwort|kennwort|"
     "contrasena|contraseña|clave secreta|mot de passe|"
@@ -74,6 +77,7 @@ _ASK = _words(
     "tu|tus|usted|te|ti|puedes|podrias|dime|dame|comparte|compartir|revela|confirma|cual es|"
     "cuál es|ta|ton|tes|votre|vos|vous|dis-moi|donne-moi|partage|partager|revele|confirme|"
     "confirmez|quelle est|dein|deine|deinen|du|kannst|konnen|können|gib|nenne|sag|teile|"
+    "ihr|ihre|ihnen|geben sie|"
     "verrate|bestatige|bestätige|was ist|wie lautet|tua|tuo|puoi|potresti|dimmi|dammi|"
     "condividi|condividere|rivela|conferma|qual e|qual è|sua|seu|teu|voce|você|pode|poderia|"
     "diga|compartilhe|compartilhar|revele|confirme|qual é|jouw|je|uw|wat is|twoje|twój|"
@@ -95,6 +99,16 @@ _SEND = _words(
     "transmets|sende|senden|schicke|schick|invia|inviali|inviare|inoltra|stuur|wyslij|"
     "wyślij|отправь|отправьте|перешли|gonder|gönder|kirim|kirimkan|gui|gửi|ipadala|送信|"
     "送って|发送|发给|寄给|보내|أرسل|ارسل|भेजें|भेजो|পাঠান|ส่ง")
+# What an exfiltration takes: everything, or data, or a secret ("envíalos": the data named
+# before it in the sentence).
+_BULK = _words(
+    "all|every|everything|data|details|information|contents|todos|todas|todo|datos|"
+    "informacion|información|tous|toutes|tout|donnees|données|informations|alle|alles|daten|"
+    "informationen|tutti|tutte|tutto|dati|informazioni|dados|informacoes|informações|gegevens|"
+    "wszystkie|dane|все|всё|данные|информацию|tum|tüm|butun|bütün|veri|verileri|bilgi|"
+    "semua|informasi|tat ca|tất cả|du lieu|dữ liệu|thong tin|thông tin|lahat|datos|"
+    "impormasyon|全て|すべて|データ|情報|所有|全部|数据|信息|資料|모든|데이터|정보|جميع|كل|"
+    "البيانات|المعلومات|सभी|सारा|डेटा|जानकारी|সব|ডেটা|তথ্য|ทั้งหมด|ข้อมูล")
 _DESTINATION = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\.")
 _WINDOW = 40
 
@@ -127,8 +141,11 @@ def multilingual_signals(folded: str) -> list[str]:
         found.append("asks for a secret")
     for m in _SEND.finditer(view):
         end = min(len(view), m.end() + 120)
-        stop = re.search(r"[.!?。！？\n]", view[m.end():end])
-        if _DESTINATION.search(view, m.end(), m.end() + stop.start() if stop else end):
+        stop = re.search(r"[.!?](?:\s|$)|[。！？\n]", view[m.end():end])
+        sentence_start = max(view.rfind(c, 0, m.start()) for c in ".!?。！？\n") + 1
+        if _DESTINATION.search(view, m.end(), m.end() + stop.start() if stop else end) and (
+                _BULK.search(view, sentence_start, m.start() + 60)
+                or _SECRET.search(view, sentence_start, m.start() + 60)):
             found.append("agent action")
             break
     return found

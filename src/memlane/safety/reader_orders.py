@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from .normalise import _fold
 from .patterns import _QUOTED
 
 _OUTPUT = (r"\byour (?:\w+ )?(?:responses?|repl(?:y|ies)|answers?|outputs?|code|codebase|"
@@ -67,7 +68,8 @@ _FIXED_ANSWER = re.compile(
     r"conclusion|sentiment|verdict|rating|score|classification|summary|value)s?\b"
     r"[^.!?\n]{0,12}\b(?:is|as|was|should be|to be|equals?)\b"
     r"|\bignore (?:the|this|that) (?:function|code|document|text|content|email|article|paper|"
-    r"resume|cv|page|file|data|question|task|instructions?)\b[^.!?\n]{0,20}\b(?:and|then)\b")
+    r"resume|cv|page|file|data|question|task|instructions?)\b[^.!?\n]{0,20}(?:\b(?:and|then)\b"
+    r"|,[^.!?\n]{0,20}\b(?:output|answer|result)\b)")
 _AUTHORITY = re.compile(
     r"\b(?:i'?m|i am|as|this is) your (?:\w+ )?(?:developer|creator|maker|programmer|"
     r"administrator|admin|owner|operator|maintainer|boss|manager|supervisor|master|trainer|"
@@ -79,6 +81,18 @@ _AUTHORITY = re.compile(
     r"privileged|security audit|system upgrade|system reset|system check)'?\s*(?:mode|"
     r"protocol|session|reset|upgrade|check)\b"
     r"|<\s*(?:system|god|admin|developer|debug|root|sudo)\s*(?:mode|override)?\s*>")
+# An order to write the answer in an encoding or a cipher: how an answer is smuggled past a
+# filter that reads it ("encode each part using Base64", "reply using Base64 encoding").
+_ENCODED_OUTPUT = re.compile(
+    r"\b(?:encode|encrypt|convert|translate|write|reply|respond|answer|express|render|"
+    r"output|give|provide|return|spell)\w*\b[^.!?\n]{0,50}\b(?:in|into|using|with|as|to)\s+"
+    r"(?:a |an )?(?:base ?64|base ?32|hex(?:adecimal)?|rot ?13|binary|morse(?: code)?|"
+    r"caesar|(?:substitution )?cipher|pig latin|leetspeak|ascii codes?)\b")
+# The target's users' data asked for: only a model has "the user" as a third person.
+_USERS_DATA = re.compile(
+    r"\b(?:the|other|all|previous) users?'s? (?:\w+ )?(?:e-?mail|address|phone|birth ?(?:date|"
+    r"day)|date of birth|location|city|initials|password|credentials|data|details|records|"
+    r"information|messages|history|ssn|social security)")
 # One letter, then a colon: "Q:", "A:", "P:", "R:", "F:", "J:", "س:", "ج:" ...
 _LABEL = re.compile(r"(?:^|(?<=[\s.?!。？]))([^\W\d_])\s?[:：]\s", re.M)
 _JOIN = re.compile(
@@ -88,8 +102,11 @@ _PARTS = re.compile(r"\b(?:[a-z]|part\w*\s*\d+|teil\s*\d+|parte\s*\d+|string\s*\
                     r"(?:=|:|is)\s*[\"']")
 
 
-def _reply_shaping(folded: str) -> bool:
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", folded) if s.strip()]
+def _reply_shaping(folded: str, text: str) -> bool:
+    # Sentences and lines of the text as written (folding joins lines: a line inserted into an
+    # email would run on from the one before it), each folded.
+    pieces = re.split(r"(?<=[.!?])\s+|\n+", text[:8000] or folded)
+    sentences = [f for f in map(_fold, pieces) if f]
     document = len(sentences) >= 3 or len(folded) >= 200
     for s in sentences:
         target = _OUTPUT_RX.search(s)
@@ -113,12 +130,17 @@ def reader_signals(folded: str, text: str = "") -> list[str]:
     letters, for the transcript labels)."""
     view = folded[:8000]
     found = []
-    if _reply_shaping(view):
+    if _reply_shaping(view, text):
         found.append("reply shaping")
     raw = text[:8000] or view
-    if _CODE_BLOCK.search(raw) and _DANGEROUS_CALL.search(raw) and (
-            _CODE_ORDER.search(view) or _IMPERATIVE.search(view)):
+    if _CODE_BLOCK.search(raw) and (
+            _DANGEROUS_CALL.search(raw) and (_CODE_ORDER.search(view) or _IMPERATIVE.search(view))
+            or _CODE_ORDER.search(view) and _OUTPUT_RX.search(view)):
         found.append("code insertion")
+    if _ENCODED_OUTPUT.search(view):
+        found.append("encoded output")
+    if _USERS_DATA.search(view):
+        found.append("asks for a user's data")
     if _FIXED_ANSWER.search(view):
         found.append("fixes the answer")
     if _AUTHORITY.search(view):
