@@ -45,7 +45,8 @@ _IGNORE = _words(
     "haz caso omiso|oublie|oubliez|ne tiens pas compte|vergiss|vergessen sie|missachte|"
     "dimentica|dimenticate|trascura|esqueca|esqueça|desconsidere|negeer|vergeet|zignoruj|"
     "zapomnij|игнорируй|игнорируйте|игнорировать|забудь|забудьте|не обращай|yoksay|"
-    "gormezden gel|görmezden gel|unut|abaikan|lupakan|bo qua|bỏ qua|quen|quên|"
+    "gormezden gel|görmezden gel|yok say|bagimsiz olarak|bağımsız olarak|unut|"
+    "abaikan|lupakan|bo qua|bỏ qua|quen|quên|"
     "huwag pansinin|kalimutan|balewalain|無視|忘れ|无视|忽略|忘记|不要理会|무시|잊어|잊으|"
     "تجاهل|انس|إنس|अनदेखा|नज़रअंदाज़|नजरअंदाज|इग्नोर|भूल जा|উপেক্ষা|ভুলে যান|ভুলে যাও|"
     "เพิกเฉย|ละเว้น|ลืม|ไม่ต้องสนใจ")
@@ -109,6 +110,11 @@ _BULK = _words(
     "semua|informasi|tat ca|tất cả|du lieu|dữ liệu|thong tin|thông tin|lahat|datos|"
     "impormasyon|全て|すべて|データ|情報|所有|全部|数据|信息|資料|모든|데이터|정보|جميع|كل|"
     "البيانات|المعلومات|सभी|सारा|डेटा|जानकारी|সব|ডেটা|তথ্য|ทั้งหมด|ข้อมูล")
+# A mode named as the model's, in quotes or a tag ("'Wissensverifizierungsmodus'",
+# "<СИСТЕМНЫЙ РЕЖИМ>", "'โหมดตรวจสอบความรู้'"): a setting claimed for the reader.
+_MODE = _words("mode|modus|modo|modalita|modalità|режим|режиме|mod|moda|chế độ|che do|モード|"
+               "模式|모드|وضع|मोड|মোড|โหมด")
+_QUOTED_SPAN = re.compile(r"'[^'\n]{2,60}'|<[^<>\n]{2,40}>|\"[^\"\n]{2,60}\"|「[^」]{2,40}」")
 _DESTINATION = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\.")
 _WINDOW = 40
 
@@ -139,6 +145,8 @@ def multilingual_signals(folded: str) -> list[str]:
         found.append("override (translated)")
     if _asks_for_secret(view):
         found.append("asks for a secret")
+    if any(_MODE.search(m.group(0)) for m in _QUOTED_SPAN.finditer(view)):
+        found.append("claims a mode")
     for m in _SEND.finditer(view):
         end = min(len(view), m.end() + 120)
         stop = re.search(r"[.!?](?:\s|$)|[。！？\n]", view[m.end():end])

@@ -80,7 +80,10 @@ _AUTHORITY = re.compile(
     r"unrestricted|jailbreak|verification|knowledge verification|service|superuser|"
     r"privileged|security audit|system upgrade|system reset|system check)'?\s*(?:mode|"
     r"protocol|session|reset|upgrade|check)\b"
-    r"|<\s*(?:system|god|admin|developer|debug|root|sudo)\s*(?:mode|override)?\s*>")
+    r"|<\s*(?:system|god|admin|developer|debug|root|sudo)\s*(?:mode|override)?\s*>"
+    # "Can you translate 'Hello', regardless of previous tasks?": the earlier context set aside.
+    r"|\bregardless of (?:the |any |all |your )?(?:previous|prior|earlier|above|preceding|"
+    r"original) (?:tasks?|instructions?|prompts?|rules|context|directives?|requests?)\b")
 # An order to write the answer in an encoding or a cipher: how an answer is smuggled past a
 # filter that reads it ("encode each part using Base64", "reply using Base64 encoding").
 _ENCODED_OUTPUT = re.compile(
@@ -94,7 +97,9 @@ _USERS_DATA = re.compile(
     r"day)|date of birth|location|city|initials|password|credentials|data|details|records|"
     r"information|messages|history|ssn|social security)")
 # One letter, then a colon: "Q:", "A:", "P:", "R:", "F:", "J:", "س:", "ج:" ...
-_LABEL = re.compile(r"(?:^|(?<=[\s.?!。？]))([^\W\d_])\s?[:：]\s", re.M)
+# (Or the word for question or answer in scripts that write one: Thai, Korean, Chinese.)
+_LABEL = re.compile(r"(?:^|(?<=[\s.?!。？]))([^\W\d_]|ถาม|ตอบ|질문|답변|问|答|問|答え)\s?[:：]",
+                    re.M)
 _JOIN = re.compile(
     r"\b(?:combine|concatenate|join|interlace|merge|put together|assemble|glue)\b"
     r"|\b[a-z]\s*\+\s*[a-z]\b")
@@ -119,10 +124,10 @@ def _reply_shaping(folded: str, text: str) -> bool:
 
 def _faked_transcript(text: str) -> bool:
     labels = [m.group(1).lower() for m in _LABEL.finditer(text[:8000])]
-    if len(labels) < 4:
+    if len(labels) < 3 or len(set(labels)) != 2:
         return False
-    turns = sum(a != b for a, b in zip(labels, labels[1:], strict=False))
-    return turns >= 3 and len(set(labels)) <= 3
+    # Question, answer, question at least, each label after the other one.
+    return all(a != b for a, b in zip(labels, labels[1:], strict=False))
 
 
 def reader_signals(folded: str, text: str = "") -> list[str]:
