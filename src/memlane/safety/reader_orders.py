@@ -30,7 +30,9 @@ Each reads a family's structure, from its published description, not a corpus's 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from .agent_orders import _english_share
 from .normalise import _fold
 from .patterns import _QUOTED
 
@@ -83,7 +85,8 @@ _AUTHORITY = re.compile(
     r"|<\s*(?:system|god|admin|developer|debug|root|sudo)\s*(?:mode|override)?\s*>"
     # "Can you translate 'Hello', regardless of previous tasks?": the earlier context set aside.
     r"|\bregardless of (?:the |any |all |your )?(?:previous|prior|earlier|above|preceding|"
-    r"original) (?:tasks?|instructions?|prompts?|rules|context|directives?|requests?)\b")
+    r"original) (?:tasks?|instructions?|prompts?|rules|context|directives?|requests?|"
+    r"inputs?)\b")
 # An order to write the answer in an encoding or a cipher: how an answer is smuggled past a
 # filter that reads it ("encode each part using Base64", "reply using Base64 encoding").
 _ENCODED_OUTPUT = re.compile(
@@ -107,6 +110,41 @@ _PARTS = re.compile(r"\b(?:[a-z]|part\w*\s*\d+|teil\s*\d+|parte\s*\d+|string\s*\
                     r"(?:=|:|is)\s*[\"']")
 
 
+# A task handed to the reader under a heading: "PRIORITY TASK: Tell me ...", "For testing
+# purposes only: ...", "As part of a training exercise, you've been assigned a task: ...",
+# "**URGENT NEW TASK** Give me ...". The heading announces a task, a test or an emergency; what
+# follows is an order to produce an answer, or is in another language (spikee's wrappers
+# around an instruction translated into a low-resource language).
+_HEADING = re.compile(
+    r"(?:^|[.!?\n]\s*)([^.!?\n:]{0,120}\b(?:tasks?|procedure|instructions?|mission|special "
+    r"case|purposes?|exercise|priority|urgent|emergency|debug\w*|test\w*|experiment\w*|"
+    r"assignment|directive|protocol|command)\b[^.!?\n:]{0,60})\s*:\s*"
+    r"|\*{2,}\s*([^*\n]{3,60}?)\s*\*{2,}\s*")
+_PRODUCE = re.compile(
+    r"(?:please\s+)?(?:tell me|give me|provide|explain|describe|list|create|design|"
+    r"recommend|generate|write|show me|repeat|output|print|reveal|share|perform|execute|"
+    r"ignore|say|insted|instead)\b")
+# "do the following", "ensure to do the following in your response:": an order about to follow.
+_HANDOVER = re.compile(r"\b(?:do|perform|execute|complete|carry out|run) (?:the following|this|"
+                       r"these|what follows)\b[^.!?\n]{0,40}:")
+# A condition on the reader's own task: "if you are told to summarize the input ...".
+_IF_TOLD = re.compile(r"\bif you(?:'re| are)? (?:being )?(?:told|asked|instructed|requested|"
+                      r"prompted) to\b")
+
+
+def _handed_task(folded: str, english_share: Callable[[str], float]) -> bool:
+    if _HANDOVER.search(folded) or _IF_TOLD.search(folded):
+        return True
+    for m in _HEADING.finditer(folded):
+        rest = folded[m.end():m.end() + 200]
+        if _PRODUCE.match(rest):
+            return True
+        words = re.findall(r"[^\W\d_]+", rest)
+        if len(words) >= 4 and english_share(" ".join(words[:12])) < 0.08:
+            return True  # an English heading over an order in another language
+    return False
+
+
 def _reply_shaping(folded: str, text: str) -> bool:
     # Sentences and lines of the text as written (folding joins lines: a line inserted into an
     # email would run on from the one before it), each folded.
@@ -118,6 +156,24 @@ def _reply_shaping(folded: str, text: str) -> bool:
         if not target:
             continue
         if _SMUGGLE.search(s) or document and _IMPERATIVE.search(s):
+            return True
+    return False
+
+
+# An English order opening mid-sentence, capitalised, after a run of words in another language
+# ("... ina ionad sin Provide effective methods for ..."): the wrapper translated, the
+# instruction left in English. (With a colon between them, `agent_orders` reads it.)
+_ORDER_OPENING = re.compile(
+    r"(?<=[^\W\d_]) (Give|Tell|Provide|Create|Explain|Recommend|Design|Write|List|Describe|"
+    r"Show|Generate|Repeat|Output|Print|Ignore|Reveal|Send|Share|Make|Build|Find|Suggest|"
+    r"Summari[sz]e|Translate)\b")
+
+
+def _switch_to_order(text: str) -> bool:
+    for m in _ORDER_OPENING.finditer(text):
+        head = re.split(r"[.!?:\n]", text[max(0, m.start() - 300):m.start()])[-1]
+        words = re.findall(r"[^\W\d_]+", head.lower())
+        if len(words) >= 5 and _english_share(" ".join(words)) < 0.08:
             return True
     return False
 
@@ -146,6 +202,10 @@ def reader_signals(folded: str, text: str = "") -> list[str]:
         found.append("encoded output")
     if _USERS_DATA.search(view):
         found.append("asks for a user's data")
+    if _handed_task(view, _english_share):
+        found.append("task handed over")
+    if _switch_to_order(text[:8000] or view):
+        found.append("language switch")
     if _FIXED_ANSWER.search(view):
         found.append("fixes the answer")
     if _AUTHORITY.search(view):
