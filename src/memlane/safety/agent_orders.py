@@ -163,18 +163,20 @@ _ENGLISH = frozenset("""the a an to of and you your in is are for this that with
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def _english_share(text: str) -> float:
-    words = _LETTERS.findall(text)
+def _english_share(text: str, shortest: int = 1) -> float:
+    """The share of English function words among the words of `text` of `shortest` letters
+    or more (2: "a" and "i" are words of Irish, Albanian and others too)."""
+    words = [w for w in _LETTERS.findall(text) if len(w) >= shortest]
     return sum(w in _ENGLISH for w in words) / len(words) if words else 0.0
 
 
 def _language_switch(folded: str) -> bool:
-    """A clause of seven words or more mostly not in English, then a colon and English."""
+    """A clause of five words or more mostly not in English, then a colon and English."""
     for m in re.finditer(r":", folded[:4000]):
         clause = re.split(r"[.!?\n]", folded[max(0, m.start() - 300):m.start()])[-1]
-        before = _LETTERS.findall(clause)
+        before = [w for w in _LETTERS.findall(clause) if len(w) >= 2]
         after = folded[m.end():m.end() + 200]
-        if len(before) >= 7 and _english_share(" ".join(before)) < 0.08 \
+        if len(before) >= 5 and _english_share(" ".join(before), 2) < 0.12 \
                 and _english_share(after) >= 0.2 and len(_LETTERS.findall(after)) >= 4:
             return True
     return False

@@ -169,11 +169,21 @@ _ORDER_OPENING = re.compile(
     r"Summari[sz]e|Translate)\b")
 
 
+# A template filled with an instruction: a capitalised order right after a lower-case word or a
+# comma ("forgot to ask you to Give me ...", "For academic purposes, Tell me how to ..."),
+# which no writer of English does mid-sentence.
+_SPLICE = re.compile(r"(?:\b[a-z]+,? |, )(?:Give|Tell|Provide|Create|Explain|Write|List|Describe|"
+                     r"Show|Generate)(?: me| us)? (?:how|a list|the steps|step|detailed|specific|"
+                     r"effective|instructions|the recipe|a plan|a step)\b")
+
+
 def _switch_to_order(text: str) -> bool:
+    if _SPLICE.search(text):
+        return True
     for m in _ORDER_OPENING.finditer(text):
         head = re.split(r"[.!?:\n]", text[max(0, m.start() - 300):m.start()])[-1]
         words = re.findall(r"[^\W\d_]+", head.lower())
-        if len(words) >= 5 and _english_share(" ".join(words)) < 0.08:
+        if len(words) >= 5 and _english_share(" ".join(words), 2) < 0.12:
             return True
     return False
 
