@@ -68,7 +68,7 @@ _FIXED_ANSWER = re.compile(
     r"\b(?:state|say|report|claim|answer|respond|conclude|consider|treat|assume|output|return|"
     r"print|declare)\w*\b(?: that)? (?:the|its|your) (?:final )?(?:output|answer|result|"
     r"conclusion|sentiment|verdict|rating|score|classification|summary|value)s?\b"
-    r"[^.!?\n]{0,12}\b(?:is|as|was|should be|to be|equals?)\b"
+    r"[^.!?\n]{0,24}\b(?:is|as|was|should be|to be|equals?)\b"
     r"|\bignore (?:the|this|that) (?:function|code|document|text|content|email|article|paper|"
     r"resume|cv|page|file|data|question|task|instructions?)\b[^.!?\n]{0,20}(?:\b(?:and|then)\b"
     r"|,[^.!?\n]{0,20}\b(?:output|answer|result)\b)")
@@ -125,8 +125,8 @@ _PRODUCE = re.compile(
     r"recommend|generate|write|show me|repeat|output|print|reveal|share|perform|execute|"
     r"ignore|say|insted|instead)\b")
 # "do the following", "ensure to do the following in your response:": an order about to follow.
-_HANDOVER = re.compile(r"\b(?:do|perform|execute|complete|carry out|run) (?:the following|this|"
-                       r"these|what follows)\b[^.!?\n]{0,40}:")
+_HANDOVER = re.compile(r"\b(?:do|perform|execute|complete|carry out|run|state|say|declare|"
+                       r"admit) (?:the following|this|these|what follows)\b[^.!?\n]{0,40}:")
 # A condition on the reader's own task: "if you are told to summarize the input ...".
 _IF_TOLD = re.compile(r"\bif you(?:'re| are)? (?:being )?(?:told|asked|instructed|requested|"
                       r"prompted) to\b")

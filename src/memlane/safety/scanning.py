@@ -42,6 +42,7 @@ from .signals import (
     _ASCII85,
     _ASKS_FOR,
     _BASE32,
+    _BINARY,
     _BRAILLE,
     _BY_SOMEONE,
     _CONTEXT_OBJECT,
@@ -108,6 +109,11 @@ def _decoded_spans(text: str) -> list[tuple[int, int, str, str]]:
         digits = re.sub(r"[ :]", "", m.group(0))
         if len(digits) % 2 == 0:
             out.append((m.start(), m.end(), "hex", _prose(bytes.fromhex(digits))))
+    if "0000" in text or "1111" in text or "0100" in text:  # (every binary run of 6 bytes)
+        for m in _BINARY.finditer(text):
+            bits = m.group(0).replace(" ", "")
+            raw = int(bits, 2).to_bytes(len(bits) // 8, "big")
+            out.append((m.start(), m.end(), "binary", _prose(raw)))
     long_run = _long_run(text)  # else no base32, base64 or bare ascii85 run (`_long_run`)
     for m in _BASE32.finditer(text) if long_run else ():
         token = m.group(0).rstrip("=")
