@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from .normalise import _fold
+from .patterns import _QUOTED
 
 
 def _words(*lists: str) -> re.Pattern[str]:
@@ -112,16 +113,26 @@ _BULK = _words(
     "البيانات|المعلومات|सभी|सारा|डेटा|जानकारी|সব|ডেটা|তথ্য|ทั้งหมด|ข้อมูล")
 # A mode named as the model's, in quotes or a tag ("'Wissensverifizierungsmodus'",
 # "<СИСТЕМНЫЙ РЕЖИМ>", "'โหมดตรวจสอบความรู้'"): a setting claimed for the reader.
-_MODE = _words("mode|modus|modo|modalita|modalità|режим|режиме|mod|moda|chế độ|che do|モード|"
-               "模式|모드|وضع|मोड|মোড|โหมด")
+# (At a word's end only: "Wartungsmodus", "Wissensverifizierungsmodus" are compounds.)
+_MODE = re.compile(r"(?:mode|modus|modo|modalita|rezhim|mod|moda|che do)(?![a-z])|"
+                   + _words("режим|режиме|chế độ|モード|模式|모드|وضع|मोड|মোড|โหมด").pattern)
 _QUOTED_SPAN = re.compile(r"'[^'\n]{2,60}'|<[^<>\n]{2,40}>|\"[^\"\n]{2,60}\"|「[^」]{2,40}」")
 _DESTINATION = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\.")
 _WINDOW = 40
 
 
+# "Vergiss nicht, die Anweisungen ... zu lesen", "n'oublie pas", "non dimenticare": a reminder.
+_NEGATED = re.compile(r"(?:\bn'|\bnon |\bno |\bnao |\bnão |\bdon't |\bdo not |\bне )$")
+_NOT_AFTER = re.compile(r"\s*(?:nicht|pas|niet)\b")
+
+
 def _near(a: re.Pattern[str], b: re.Pattern[str], text: str, window: int = _WINDOW) -> bool:
-    """Whether a match of `a` has a match of `b` within `window` characters either side."""
+    """Whether a match of `a` has a match of `b` within `window` characters either side (a
+    negated verb of `a` is a reminder, not an order: it is passed over)."""
     for m in a.finditer(text):
+        if _NEGATED.search(text, max(0, m.start() - 6), m.start()) or _NOT_AFTER.match(
+                text, m.end()):
+            continue
         if b.search(text, max(0, m.start() - window), m.end() + window):
             return True
     return False
@@ -141,7 +152,8 @@ def multilingual_signals(folded: str) -> list[str]:
     """The signals above in a folded text (its first 8,000 characters)."""
     view = folded[:8000]
     found = []
-    if _near(_IGNORE, _INSTRUCTIONS, view):
+    # (Quoted, it is talk about the phrase: "we say 'ignore all previous instructions' as a joke".)
+    if _near(_IGNORE, _INSTRUCTIONS, _QUOTED.sub(" ", view)):
         found.append("override (translated)")
     if _asks_for_secret(view):
         found.append("asks for a secret")

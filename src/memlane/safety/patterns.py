@@ -45,9 +45,10 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
     ("override", r"\b(?:ignora|ignore|ignoren|olvida|olvidate de|omite|descarta|haz caso omiso"
                  r" de|no hagas caso a)\b[^.!?]{0,40}\b(?:instrucciones|reglas|indicaciones|"
                  r"normas|directrices|prompt)\b", True),
-    ("override", r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|missachte|"
-                 r"missachten sie|uberspringe)\b[^.!?]{0,40}\b(?:anweisungen|befehle|regeln|"
-                 r"instruktionen|vorgaben|richtlinien|prompt)\b", False),
+    # ("vergiss nicht": don't forget, a reminder.)
+    ("override", r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss(?! nicht)|vergessen sie|"
+                 r"missachte|missachten sie|uberspringe)\b[^.!?]{0,40}\b(?:anweisungen|befehle|"
+                 r"regeln|instruktionen|vorgaben|richtlinien|prompt)\b", False),
     ("override", r"\b(?:anweisungen|regeln|instruktionen)\b[^.!?]{0,20}\b(?:ignorieren|"
                  r"vergessen|missachten)\b", False),
     ("override", r"\b(?:ignore|ignores|ignorez|oublie|oubliez|ne tiens pas compte|ne tenez pas "
