@@ -139,13 +139,19 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
     return found
 
 
+_LEET_WORD = re.compile(r"(?<![\w@$!|])(?=[\w@$!|]*[a-z])(?=[\w@$!|]*[0-9@$!|])[\w@$!|]{2,}")
+
+
 def _signals(folded: str, text: str) -> list[str]:
     """The agent, reader and translated signals of `folded`, and of the views an obfuscated
     text reads plainly in: digits for letters ("C4n y0u c0nf1rm 7h3 p455w0rd") and letters
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
     found += multilingual_signals(folded)
-    if _LEETISH.search(folded):
+    # (Only when words mixing digits and letters are many: "3pm", "1st" and "joanna!" are not
+    # leetspeak, and reading the text twice doubles its cost.)
+    mixed = len(_LEET_WORD.findall(folded)) if _LEETISH.search(folded) else 0
+    if mixed >= 3 and mixed * 5 >= folded.count(" ") + 1:
         leet = folded.translate(_LEET)
         found += agent_signals(leet) + reader_signals(leet) + multilingual_signals(leet)
     squashed = _despace(folded)

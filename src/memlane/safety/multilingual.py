@@ -28,17 +28,53 @@ import re
 from .normalise import _fold
 from .patterns import _QUOTED
 
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+Span = tuple[int, int]
+Tokens = list[tuple[str, int, int]]
 
-def _words(*lists: str) -> re.Pattern[str]:
-    """One alternation of the folded words (longest first); a word of letters is matched at a
-    word boundary in scripts that have spaces, anywhere in those that do not (CJK, Thai)."""
-    words = sorted({_fold(w) for group in lists for w in group.split("|") if w.strip()},
-                   key=len, reverse=True)
-    parts = []
-    for w in words:
-        spaced = w.isascii() or any("\u0400" <= ch <= "\u04ff" for ch in w)
-        parts.append(rf"(?<!\w){re.escape(w)}(?!\w)" if spaced else re.escape(w))
-    return re.compile("|".join(parts))
+
+def _spaced(word: str) -> bool:
+    """A word of a script written with spaces between words (Latin once folded, Cyrillic)."""
+    return word.isascii() or all(ch.isascii() or "\u0400" <= ch <= "\u04ff" for ch in word)
+
+
+class _Lexicon:
+    """A concept's words, folded: words and phrases of spaced scripts are looked up by token
+    (a set, not a regular expression of alternatives: the cost of a text is its tokens), the
+    others (CJK, Thai, Arabic, Indic) found as substrings, in texts that are not ASCII only."""
+
+    def __init__(self, *lists: str) -> None:
+        words = {_fold(w) for group in lists for w in group.split("|") if w.strip()}
+        self.single: set[str] = set()
+        self.phrases: dict[str, set[tuple[str, ...]]] = {}
+        unspaced = []
+        for w in words:
+            tokens = tuple(_TOKEN.findall(w))
+            if not _spaced(w):
+                unspaced.append(w)
+            elif len(tokens) == 1:
+                self.single.add(tokens[0])
+            elif tokens:
+                self.phrases.setdefault(tokens[0], set()).add(tokens)
+        self.unspaced = re.compile("|".join(
+            map(re.escape, sorted(unspaced, key=len, reverse=True)))) if unspaced else None
+
+    def spans(self, view: str, tokens: Tokens) -> list[Span]:
+        out = []
+        for i, (token, a, b) in enumerate(tokens):
+            if token in self.single:
+                out.append((a, b))
+            for phrase in self.phrases.get(token, ()):
+                n = len(phrase)
+                if tuple(t[0] for t in tokens[i:i + n]) == phrase:
+                    out.append((a, tokens[i + n - 1][2]))
+        if self.unspaced is not None and not view.isascii():
+            out += [(m.start(), m.end()) for m in self.unspaced.finditer(view)]
+        return sorted(out)
+
+
+def _words(*lists: str) -> _Lexicon:
+    return _Lexicon(*lists)
 
 
 _IGNORE = _words(
@@ -114,8 +150,9 @@ _BULK = _words(
 # A mode named as the model's, in quotes or a tag ("'Wissensverifizierungsmodus'",
 # "<СИСТЕМНЫЙ РЕЖИМ>", "'โหมดตรวจสอบความรู้'"): a setting claimed for the reader.
 # (At a word's end only: "Wartungsmodus", "Wissensverifizierungsmodus" are compounds.)
-_MODE = re.compile(r"(?:mode|modus|modo|modalita|rezhim|mod|moda|che do)(?![a-z])|"
-                   + _words("режим|режиме|chế độ|モード|模式|모드|وضع|मोड|মোড|โหมด").pattern)
+_MODES_UNSPACED = "режим|chế độ|モード|模式|모드|وضع|मोड|মোড|โหมด"
+_MODE = re.compile(r"(?:mode|modus|modo|modalita|mod|moda|che do)(?![a-z])|"
+                   + "|".join(re.escape(_fold(w)) for w in _MODES_UNSPACED.split("|")))
 _QUOTED_SPAN = re.compile(r"'[^'\n]{2,60}'|<[^<>\n]{2,40}>|\"[^\"\n]{2,60}\"|「[^」]{2,40}」")
 _DESTINATION = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\.")
 _WINDOW = 40
@@ -126,24 +163,41 @@ _NEGATED = re.compile(r"(?:\bn'|\bnon |\bno |\bnao |\bnão |\bdon't |\bdo not |\
 _NOT_AFTER = re.compile(r"\s*(?:nicht|pas|niet)\b")
 
 
-def _near(a: re.Pattern[str], b: re.Pattern[str], text: str, window: int = _WINDOW) -> bool:
-    """Whether a match of `a` has a match of `b` within `window` characters either side (a
+def _near(a: list[Span], b: list[Span], view: str, window: int = _WINDOW) -> bool:
+    """Whether a span of `a` has a span of `b` within `window` characters either side (a
     negated verb of `a` is a reminder, not an order: it is passed over)."""
-    for m in a.finditer(text):
-        if _NEGATED.search(text, max(0, m.start() - 6), m.start()) or _NOT_AFTER.match(
-                text, m.end()):
+    for start, end in a:
+        if _NEGATED.search(view, max(0, start - 6), start) or _NOT_AFTER.match(view, end):
             continue
-        if b.search(text, max(0, m.start() - window), m.end() + window):
+        if any(y > start - window and x < end + window for x, y in b):
             return True
     return False
 
 
-def _asks_for_secret(folded: str) -> bool:
-    for m in _SECRET.finditer(folded):
-        before = folded[max(0, m.start() - 12):m.start()]
-        if _MINE.search(before):
+def _asks_for_secret(view: str, tokens: Tokens) -> bool:
+    asks = _ASK.spans(view, tokens)
+    mine = _MINE.spans(view, tokens)
+    for start, end in _SECRET.spans(view, tokens):
+        if any(start - 12 <= x < start for x, _ in mine):
             continue  # "mi contraseña", "my password": the speaker's own
-        if _ASK.search(folded, max(0, m.start() - _WINDOW), m.end() + _WINDOW):
+        if any(y > start - _WINDOW and x < end + _WINDOW for x, y in asks):
+            return True
+    return False
+
+
+def _sends(view: str, tokens: Tokens) -> bool:
+    """An order to send (`_SEND`) with an address after it in its sentence and data or a secret
+    named in the sentence before it (or just after the verb: "envíalos", "send all ...")."""
+    sends = _SEND.spans(view, tokens)
+    if not sends:
+        return False
+    taken = _BULK.spans(view, tokens) + _SECRET.spans(view, tokens)
+    for start, end in sends:
+        limit = min(len(view), end + 120)
+        stop = re.search(r"[.!?](?:\s|$)|[。！？\n]", view[end:limit])
+        sentence_start = max(view.rfind(c, 0, start) for c in ".!?。！？\n") + 1
+        if _DESTINATION.search(view, end, end + stop.start() if stop else limit) and any(
+                sentence_start <= x < start + 60 for x, _ in taken):
             return True
     return False
 
@@ -151,21 +205,17 @@ def _asks_for_secret(folded: str) -> bool:
 def multilingual_signals(folded: str) -> list[str]:
     """The signals above in a folded text (its first 8,000 characters)."""
     view = folded[:8000]
+    tokens = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(view)]
     found = []
     # (Quoted, it is talk about the phrase: "we say 'ignore all previous instructions' as a joke".)
-    if _near(_IGNORE, _INSTRUCTIONS, _QUOTED.sub(" ", view)):
+    bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), view)
+    bare_tokens = [t for t in tokens if bare[t[1]] != " "] if bare != view else tokens
+    if _near(_IGNORE.spans(bare, bare_tokens), _INSTRUCTIONS.spans(bare, bare_tokens), bare):
         found.append("override (translated)")
-    if _asks_for_secret(view):
+    if _asks_for_secret(view, tokens):
         found.append("asks for a secret")
     if any(_MODE.search(m.group(0)) for m in _QUOTED_SPAN.finditer(view)):
         found.append("claims a mode")
-    for m in _SEND.finditer(view):
-        end = min(len(view), m.end() + 120)
-        stop = re.search(r"[.!?](?:\s|$)|[。！？\n]", view[m.end():end])
-        sentence_start = max(view.rfind(c, 0, m.start()) for c in ".!?。！？\n") + 1
-        if _DESTINATION.search(view, m.end(), m.end() + stop.start() if stop else end) and (
-                _BULK.search(view, sentence_start, m.start() + 60)
-                or _SECRET.search(view, sentence_start, m.start() + 60)):
-            found.append("agent action")
-            break
+    if _sends(view, tokens):
+        found.append("agent action")
     return found

@@ -120,6 +120,9 @@ _HEADING = re.compile(
     r"case|purposes?|exercise|priority|urgent|emergency|debug\w*|test\w*|experiment\w*|"
     r"assignment|directive|protocol|command)\b[^.!?\n:]{0,60})\s*:\s*"
     r"|\*{2,}\s*([^*\n]{3,60}?)\s*\*{2,}\s*")
+_HEADING_WORD = re.compile(r"\b(?:task|procedure|instruction|mission|special case|purpose|"
+                           r"exercise|priority|urgent|emergency|debug|test|experiment|"
+                           r"assignment|directive|protocol|command)|\*\*")
 _PRODUCE = re.compile(
     r"(?:please\s+)?(?:tell me|give me|provide|explain|describe|list|create|design|"
     r"recommend|generate|write|show me|repeat|output|print|reveal|share|perform|execute|"
@@ -135,6 +138,8 @@ _IF_TOLD = re.compile(r"\bif you(?:'re| are)? (?:being )?(?:told|asked|instructe
 def _handed_task(folded: str, english_share: Callable[[str], float]) -> bool:
     if _HANDOVER.search(folded) or _IF_TOLD.search(folded):
         return True
+    if not (":" in folded or "**" in folded) or not _HEADING_WORD.search(folded):
+        return False  # (the heading's pattern is costly to run where it cannot match)
     for m in _HEADING.finditer(folded):
         rest = folded[m.end():m.end() + 200]
         if _PRODUCE.match(rest):
@@ -146,16 +151,17 @@ def _handed_task(folded: str, english_share: Callable[[str], float]) -> bool:
 
 
 def _reply_shaping(folded: str, text: str) -> bool:
+    if "your" not in folded:
+        return False
     # Sentences and lines of the text as written (folding joins lines: a line inserted into an
-    # email would run on from the one before it), each folded.
-    pieces = re.split(r"(?<=[.!?])\s+|\n+", text[:8000] or folded)
-    sentences = [f for f in map(_fold, pieces) if f]
-    document = len(sentences) >= 3 or len(folded) >= 200
-    for s in sentences:
-        target = _OUTPUT_RX.search(s)
-        if not target:
-            continue
-        if _SMUGGLE.search(s) or document and _IMPERATIVE.search(s):
+    # email would run on from the one before it), each folded when it may name "your" output.
+    pieces = [p for p in re.split(r"(?<=[.!?])\s+|\n+", text[:8000] or folded) if p.strip()]
+    document = len(pieces) >= 3 or len(folded) >= 200
+    for piece in pieces:
+        if piece.isascii() and "your" not in piece.lower():
+            continue  # (folding only removes look-alikes; a "your" folded from them is rare)
+        s = _fold(piece)
+        if _OUTPUT_RX.search(s) and (_SMUGGLE.search(s) or document and _IMPERATIVE.search(s)):
             return True
     return False
 
