@@ -171,8 +171,12 @@ def _english_share(text: str, shortest: int = 1) -> float:
 
 
 def _language_switch(folded: str) -> bool:
-    """A clause of five words or more mostly not in English, then a colon and English."""
-    for m in re.finditer(r":", folded[:4000]):
+    """A clause of five words or more mostly not in English, then a colon and English. (The
+    first 64 colons: each reads up to 500 characters around it, and a text of colons, "x: x:
+    ...", would read its whole length at each.)"""
+    for k, m in enumerate(re.finditer(r":", folded[:4000])):
+        if k == 64:
+            break
         clause = re.split(r"[.!?\n]", folded[max(0, m.start() - 300):m.start()])[-1]
         before = [w for w in _LETTERS.findall(clause) if len(w) >= 2]
         after = folded[m.end():m.end() + 200]

@@ -148,13 +148,15 @@ def _signals(folded: str, text: str) -> list[str]:
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
     found += multilingual_signals(folded)
+    # The views below read a bounded part, the head and the tail (as `agent_signals` does).
+    view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     # (Only when words mixing digits and letters are many: "3pm", "1st" and "joanna!" are not
     # leetspeak, and reading the text twice doubles its cost.)
-    mixed = len(_LEET_WORD.findall(folded)) if _LEETISH.search(folded) else 0
-    if mixed >= 3 and mixed * 5 >= folded.count(" ") + 1:
-        leet = folded.translate(_LEET)
+    mixed = len(_LEET_WORD.findall(view)) if _LEETISH.search(view) else 0
+    if mixed >= 3 and mixed * 5 >= view.count(" ") + 1:
+        leet = view.translate(_LEET)
         found += agent_signals(leet) + reader_signals(leet) + multilingual_signals(leet)
-    squashed = _despace(folded)
-    if squashed != folded and _SQUASHED_ASK.search(squashed.replace(" ", "")):
+    squashed = _despace(view)
+    if squashed != view and _SQUASHED_ASK.search(squashed.replace(" ", "")):
         found.append("asks for a secret")
     return list(dict.fromkeys(found))
