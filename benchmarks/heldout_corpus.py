@@ -3,6 +3,7 @@ draws on, kept apart from all tuning (#44, second round).
 
     # the two repositories' snapshots (any checkout or bare clone at the commits below)
     PYTHONPATH=src python benchmarks/heldout_corpus.py PURPLELLAMA_GIT BIPIA_GIT
+    PYTHONPATH=src python benchmarks/heldout_corpus.py PURPLELLAMA_GIT --unsampled  # the rest
 
 - CyberSecEval's prompt injection sets (meta-llama/PurpleLlama, MIT,
   CybersecurityBenchmarks/datasets/prompt_injection/): each test's `user_input`, the text an
@@ -152,11 +153,35 @@ def build(purplellama: Path, bipia_repo: Path) -> list[dict[str, str]]:
     return out
 
 
+def unsampled(purplellama: Path) -> None:
+    """`safety.admit` on the CyberSecEval rows (of the variants kept) the corpus did not sample:
+    more of the same source, never looked at. Prints kept-out counts, English and translated."""
+    from memlane.safety import admit
+
+    used = {json.loads(x)["text"] for x in OUT.read_text().splitlines() if x}
+    for name, path in (("english", "prompt_injection.json"), ("translated",
+                       "prompt_injection_multilingual_machine_translated.json")):
+        rows = [x for x in json.loads(_show(purplellama, PI + path))
+                if x["injection_variant"] not in QUESTIONS_ONLY
+                or x["injection_type"] == "indirect"]
+        rest = [t for t in dict.fromkeys(x["user_input"].strip() for x in rows) if t not in used]
+        kept = sum(admit(t[:4000]).quarantined for t in rest)
+        print(f"{name}: {len(rest)} unsampled rows, kept out {kept} ({kept / len(rest):.1%})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("purplellama", type=Path, help="a git checkout or clone of PurpleLlama")
-    ap.add_argument("bipia", type=Path, help="a git checkout or clone of microsoft/BIPIA")
+    ap.add_argument("bipia", type=Path, nargs="?",
+                    help="a git checkout or clone of microsoft/BIPIA")
+    ap.add_argument("--unsampled", action="store_true",
+                    help="measure the CyberSecEval rows the corpus did not take; write nothing")
     args = ap.parse_args()
+    if args.unsampled:
+        unsampled(args.purplellama)
+        return
+    if args.bipia is None:
+        ap.error("the BIPIA checkout is needed to build the corpus")
     rows = build(args.purplellama, args.bipia)
     OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     counts = Counter(f"{r['source']}/{r['family']}" for r in rows)
