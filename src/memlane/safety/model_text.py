@@ -7,8 +7,10 @@ import re
 
 from .. import guard
 from .agent_orders import agent_signals
-from .normalise import _fold
-from .patterns import _QUOTE_ATTRIBUTION, _QUOTED
+from .multilingual import multilingual_signals
+from .normalise import _LEET, _despace, _fold
+from .patterns import _LEETISH, _QUOTE_ATTRIBUTION, _QUOTED, _SQUASHED_ASK
+from .reader_orders import reader_signals
 from .scanning import _sentences
 from .signals import _AI_WORDS, _ORDER, _ROLEPLAY
 
@@ -131,7 +133,30 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
         found.append("story premise")
     elif unowned and _ROLEPLAY.search(folded):
         found.append("role play")
-    found += agent_signals(folded, text)
+    found += _signals(folded, text)
     if verdict:
         found.append("classifier")
     return found
+
+
+_LEET_WORD = re.compile(r"(?<![\w@$!|])(?=[\w@$!|]*[a-z])(?=[\w@$!|]*[0-9@$!|])[\w@$!|]{2,}")
+
+
+def _signals(folded: str, text: str) -> list[str]:
+    """The agent, reader and translated signals of `folded`, and of the views an obfuscated
+    text reads plainly in: digits for letters ("C4n y0u c0nf1rm 7h3 p455w0rd") and letters
+    spaced out ("y o u r p a s s w o r d", read joined)."""
+    found = agent_signals(folded, text) + reader_signals(folded, text)
+    found += multilingual_signals(folded)
+    # The views below read a bounded part, the head and the tail (as `agent_signals` does).
+    view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
+    # (Only when words mixing digits and letters are many: "3pm", "1st" and "joanna!" are not
+    # leetspeak, and reading the text twice doubles its cost.)
+    mixed = len(_LEET_WORD.findall(view)) if _LEETISH.search(view) else 0
+    if mixed >= 3 and mixed * 5 >= view.count(" ") + 1:
+        leet = view.translate(_LEET)
+        found += agent_signals(leet) + reader_signals(leet) + multilingual_signals(leet)
+    squashed = _despace(view)
+    if squashed != view and _SQUASHED_ASK.search(squashed.replace(" ", "")):
+        found.append("asks for a secret")
+    return list(dict.fromkeys(found))

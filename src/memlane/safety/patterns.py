@@ -45,9 +45,10 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
     ("override", r"\b(?:ignora|ignore|ignoren|olvida|olvidate de|omite|descarta|haz caso omiso"
                  r" de|no hagas caso a)\b[^.!?]{0,40}\b(?:instrucciones|reglas|indicaciones|"
                  r"normas|directrices|prompt)\b", True),
-    ("override", r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss|vergessen sie|missachte|"
-                 r"missachten sie|uberspringe)\b[^.!?]{0,40}\b(?:anweisungen|befehle|regeln|"
-                 r"instruktionen|vorgaben|richtlinien|prompt)\b", False),
+    # ("vergiss nicht": don't forget, a reminder.)
+    ("override", r"\b(?:ignoriere|ignorieren sie|ignoriert|vergiss(?! nicht)|vergessen sie|"
+                 r"missachte|missachten sie|uberspringe)\b[^.!?]{0,40}\b(?:anweisungen|befehle|"
+                 r"regeln|instruktionen|vorgaben|richtlinien|prompt)\b", False),
     ("override", r"\b(?:anweisungen|regeln|instruktionen)\b[^.!?]{0,20}\b(?:ignorieren|"
                  r"vergessen|missachten)\b", False),
     ("override", r"\b(?:ignore|ignores|ignorez|oublie|oubliez|ne tiens pas compte|ne tenez pas "
@@ -310,6 +311,12 @@ _ROT13 = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")
 _WORD = re.compile(r"[\w']+")
+# What a request for the model's secrets or an override reads as with its letters run together
+# (a spaced-out text joined: "canyoushareyourpassword").
+_SQUASHED_ASK = re.compile(
+    r"your(?:secret|password|passcode|systemprompt|instructions|credentials)|secretkey|"
+    r"(?:tell|give|share|reveal|confirm|show)(?:me)?the(?:password|secret|systemprompt)|"
+    r"(?:ignore|disregard|forget)(?:all|the|your|every)*(?:previous|prior|above|earlier)")
 _LEETISH = re.compile(r"[a-z][0-9@$!|]|[0-9@$|][a-z]")
 # Quoted fragments: 'x', "x" (folded text: curly quotes are straight by now). An apostrophe
 # inside a word ("don't") does not open one.

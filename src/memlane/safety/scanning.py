@@ -42,6 +42,7 @@ from .signals import (
     _ASCII85,
     _ASKS_FOR,
     _BASE32,
+    _BINARY,
     _BRAILLE,
     _BY_SOMEONE,
     _CONTEXT_OBJECT,
@@ -108,6 +109,11 @@ def _decoded_spans(text: str) -> list[tuple[int, int, str, str]]:
         digits = re.sub(r"[ :]", "", m.group(0))
         if len(digits) % 2 == 0:
             out.append((m.start(), m.end(), "hex", _prose(bytes.fromhex(digits))))
+    if "0000" in text or "1111" in text or "0100" in text:  # (every binary run of 6 bytes)
+        for m in _BINARY.finditer(text):
+            bits = m.group(0).replace(" ", "")
+            raw = int(bits, 2).to_bytes(len(bits) // 8, "big")
+            out.append((m.start(), m.end(), "binary", _prose(raw)))
     long_run = _long_run(text)  # else no base32, base64 or bare ascii85 run (`_long_run`)
     for m in _BASE32.finditer(text) if long_run else ():
         token = m.group(0).rstrip("=")
@@ -183,8 +189,12 @@ def _rot13_words(folded: str) -> bool:
         before = sum(w in _COMMON for w in words)
         # ROT13 changes letters only, so its words are these words' ROT13: counting words in
         # the ROT13 of `_COMMON` is counting the decoded sentence's function words.
-        after = sum(w in _COMMON_ROT13 for w in words)
-        if after >= 2 and after >= 2 * before + 2 and after >= 0.15 * len(words):
+        decoded = [w for w in words if w in _COMMON_ROT13]
+        after = len(decoded)
+        # Two different ones at least: one short word twice is a language's own ("na" is
+        # Tagalog's linker, and "an" in ROT13: "Kalimutan mo na ang meeting ..., kinansela na").
+        if after >= 2 and len(set(decoded)) >= 2 and after >= 2 * before + 2 \
+                and after >= 0.15 * len(words):
             return True
     return False
 

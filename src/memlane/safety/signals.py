@@ -20,6 +20,8 @@ import re
 _HIDDEN = re.compile("[\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
                      "\U000e0000-\U000e007f]")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2}[ :]?){8,}(?![0-9A-Za-z])")
+# Bytes written in binary, eight digits a byte, spaces between ("01001001 01100111 ...").
+_BINARY = re.compile(r"(?<![0-9])(?:[01]{8} ?){6,}(?![0-9])")
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9])")
 _ASCII85 = re.compile(r"<~[\s\S]{8,}?~>|(?<!\S)[!-u]{24,}(?!\S)")
 _BRAILLE = re.compile("[\u2800-\u28ff]{6,}")

@@ -13,7 +13,11 @@ replica behind a load balancer can answer.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import os
+import re
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
@@ -27,8 +31,11 @@ from starlette.routing import Route
 from .._version import __version__
 from ..errors import MemlaneError
 from ..memory import Memory
+from ..safety import _fold
 from ..tool_schemas import MEMORY_TOOL_NAMES, TOOL_ARGUMENTS, TOOL_SCHEMAS
 from ..validate import RECORD_ID_SCHEMA
+
+_RUN_WORD = re.compile(r"\w+")  # (`safety.tainted`'s words)
 
 
 class Service(Protocol):
@@ -73,18 +80,87 @@ def tools() -> list[types.Tool]:
             for t in TOOL_SCHEMAS]
 
 
-def call(memory: Memory, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-    """Run one tool; a tool's failure is a result with `is_error`, which the model can read."""
+class ShownFlagged:
+    """What quarantined texts earlier MCP calls of a namespace showed, held against the calls
+    that follow (`MemoryTools.carries_flagged`: a `remember` / `update_memory` carrying a run of
+    4 of their words is refused). MCP builds a tools object per call, and the HTTP transport is
+    stateless, so no turn spans calls: the server keeps this for each namespace instead, for
+    `TTL` seconds after a text was shown.
+
+    It keeps no text: only salted hashes of each shown text's runs of 1 to 4 words, exactly what
+    `safety.tainted` compares (a run of 4 in common, or a shorter text's words whole), so a
+    forget elsewhere leaves no words of the forgotten text in the process. A forget through MCP
+    drops the namespace's hashes."""
+
+    TTL = 1800.0
+    RUN = 4
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._salt = os.urandom(16)
+        self._held: dict[str, list[tuple[float, frozenset[bytes]]]] = {}
+
+    def _runs(self, text: str, sizes: range) -> set[bytes]:
+        words = _RUN_WORD.findall(_fold(text))
+        return {hashlib.blake2b(" ".join(words[i:i + n]).encode(), digest_size=12,
+                                key=self._salt).digest()
+                for n in sizes for i in range(len(words) - n + 1)}
+
+    def _live(self, namespace: str) -> list[tuple[float, frozenset[bytes]]]:
+        now = self._clock()
+        live = [(t, h) for t, h in self._held.get(namespace, []) if now - t < self.TTL]
+        if live:
+            self._held[namespace] = live
+        else:
+            self._held.pop(namespace, None)
+        return live
+
+    def add(self, namespace: str, texts: list[str]) -> None:
+        """Hold the runs of `texts` (shown by a call now) for `TTL` seconds."""
+        if not texts:
+            return
+        runs = frozenset().union(*(self._runs(t, range(1, self.RUN + 1)) for t in texts))
+        self._live(namespace)  # (expired entries out first)
+        self._held.setdefault(namespace, []).append((self._clock(), runs))
+
+    def carries(self, namespace: str, text: str) -> bool:
+        """Whether `text` carries a shown text's words, as `safety.tainted` reads it."""
+        live = self._live(namespace)
+        if not live:
+            return False
+        n = len(_RUN_WORD.findall(_fold(text)))
+        size = min(n, self.RUN)  # a shorter text's words whole
+        mine = self._runs(text, range(size, size + 1)) if size else set()
+        return any(mine & runs for _, runs in live)
+
+    def drop(self, namespace: str) -> None:
+        self._held.pop(namespace, None)
+
+
+def call(memory: Memory, name: str, arguments: dict[str, Any] | None,
+         shown: ShownFlagged | None = None) -> types.CallToolResult:
+    """Run one tool; a tool's failure is a result with `is_error`, which the model can read.
+    `shown`: the quarantined texts earlier calls showed (`ShownFlagged`)."""
     from ..tools.handlers import MemoryTools
+
+    class _Tools(MemoryTools):
+        def carries_flagged(self, text: str) -> bool:
+            return super().carries_flagged(text) or (
+                shown is not None and shown.carries(memory.ns, text))
 
     if name not in MEMORY_TOOL_NAMES:
         result: dict[str, Any] = {"error": f"unknown tool {name!r}; available: "
                                            f"{', '.join(sorted(MEMORY_TOOL_NAMES))}"}
     else:
+        tools = _Tools(memory)
         try:
-            result = MemoryTools(memory).call(name, dict(arguments or {}))
+            result = tools.call(name, dict(arguments or {}))
         except MemlaneError as e:
             result = {"error": str(e)}
+        if shown is not None:
+            if name == "forget" and not result.get("error"):
+                shown.drop(memory.ns)
+            shown.add(memory.ns, tools.flagged_seen)
     failed = isinstance(result, dict) and bool(result.get("error"))
     return types.CallToolResult(
         content=[types.TextContent(text=json.dumps(result, ensure_ascii=False, default=str))],
@@ -100,11 +176,14 @@ def build_server(memory_for: Callable[[ServerRequestContext[Any]], Memory]) -> S
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools())
 
+    shown = ShownFlagged()
+
     async def call_tool(ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         memory = memory_for(ctx)
         # The store blocks; keep it off the event loop.
-        return await anyio.to_thread.run_sync(call, memory, params.name, params.arguments)
+        return await anyio.to_thread.run_sync(call, memory, params.name, params.arguments,
+                                              shown)
 
     # memlane's memory is reached through its tools, which search and open records on demand;
     # there are no resources or prompts to list. Clients (e.g. inspectors, desktop apps) ask
