@@ -25,8 +25,9 @@ class Policy:
     """Score of a turn the memory step has not scored yet."""
     max_message_tokens: int = 800
     """A single message over this is replayed as head + tail with the middle marked truncated."""
-    core_tokens: int = 300
-    """The core layer's cap at the least (see `standing_share`)."""
+    core_tokens: int = 200
+    """The core layer's cap at the least (see `standing_share`): 10% of a 2k budget. 300 cost
+    LoCoMo 0.4 points at 2k (docs/RESULTS.md)."""
     standing_share: float = 0.1
     """The core layer shows the namespace's standing facts (pinned records, constraints,
     decisions, who people are, stable preferences: `memlane.context.standing`) on every turn,
@@ -52,11 +53,12 @@ class Policy:
     new message, shown in place of the oldest recent ones: the line index as a retrieval path
     (a message that matches a stretch's line reaches its records through the line's ids even
     when it matches none of them). 0: the first line and the latest ones only."""
-    recent_lines: int | None = 3
+    recent_lines: int | None = 2
     """At most this many of the latest lines before the window (None: up to `buffer_lines`).
     A line earns its tokens when it is opened; the ones the new message matches (the line
     index) are, the latest few often are, and the rest cost the turns room: measured on the
-    LoCoMo dev split (docs/RESULTS.md, issue 21), 3 reached the most at 2k and 4k. Only when
+    LoCoMo dev split (docs/RESULTS.md) with sentence lines and the standing facts, 2 reached
+    the most at 2k and 4k (3 did with keyword lines and no standing layer). Only when
     the evicted stretches are more than `buffer_lines`: a shorter history shows them all."""
     dedupe_lines: bool = True
     """One copy of each fact in view: an evicted turn the buffer would open is passed over when
