@@ -160,7 +160,9 @@ def opened_turns(msgs: list[Message], eps: list[Episode], searched: list[Record]
     pool: list[Message] = []
     for s, e in stretch_votes(cited, matched, ends, before):
         pool += [m for m in msgs if s <= m.seq <= e][:STRETCH_READ]
-    return bm25([m for m in pool if m.role in ("user", "assistant")], want, k)
+    pool = [m for m in pool if m.role in ("user", "assistant")]
+    names = frozenset(t for m in pool if m.name for t in fact_terms(m.name))
+    return bm25(pool, want - names, k)
 
 
 def notes(mem: Memory, rows: Rows, budget: int, new: str | None, p: Policy, count: Any

@@ -113,7 +113,7 @@ class Piece:
     stretches are candidates turn after turn (`Thread._turn_pool` keeps their pieces), and
     splitting the messages is most of the cost of ranking them."""
 
-    __slots__ = ("_index", "chars", "messages", "seqs")
+    __slots__ = ("_index", "chars", "messages", "names", "seqs")
 
     def __init__(self, pool: Sequence[Message]) -> None:
         seen: set[int] = set()
@@ -128,6 +128,8 @@ class Piece:
         self.messages: list[Message] = cands
         self.seqs: frozenset[int] = frozenset(seen)
         self.chars: int = chars
+        self.names: frozenset[str] = frozenset(m.name for m in cands if m.name)
+        """The speakers' names (`Message.name`): a term of one is no match (`rank_pieces`)."""
         self._index: tuple[Callable[[str], frozenset[str]], list[frozenset[str]],
                            dict[str, list[int]]] | None = None
 
@@ -172,7 +174,8 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
     the first).
 
     `want` are `terms_of` terms: a message is a candidate when `terms_of` of its text meets
-    them (`Piece.holding`, by the piece's term index), and is scored on what it shares."""
+    them (`Piece.holding`, by the piece's term index), and is scored on what it shares; the
+    terms of the pool's speakers' names (`Piece.names`) do not count."""
     if not pieces or not want or k <= 0:
         return []
     if len(pieces) > 1:
@@ -184,6 +187,11 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
             seqs |= p.seqs
     n = sum(len(p.messages) for p in pieces)
     if not n:
+        return []
+    # A speaker's name is in the messages addressed to them ("Thanks, Melanie!"), not a sign a
+    # message is about what the new message asks: a message sharing only a name is no match.
+    want = want - frozenset(t for p in pieces for name in p.names for t in terms_of(name))
+    if not want:
         return []
     docs = [hit for p in pieces for hit in p.holding(want, terms_of)]
     df: dict[str, int] = {}
