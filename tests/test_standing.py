@@ -156,3 +156,50 @@ def test_the_writer_reads_the_written_needs_and_agreements() -> None:
     assert sum(k == "constraint" for k in read["constraint"]) >= 59  # of 60
     assert sum(k == "decision" for k in read["decision"]) >= 35  # of 39
     assert not {"constraint", "decision"} & set(read["other"])
+
+
+def _step(t: Any, said: str, records: list[dict[str, Any]]) -> Any:
+    """The user says `said`; a model-like writer files `records` for that turn."""
+    said_at = t.add("user", said).seq
+    end = t.add("assistant", "Noted.").seq
+    for r in records:
+        r.setdefault("source", [said_at])
+    return t.step({"records": records, "episode": said, "relevance": []}, start=said_at, end=end)
+
+
+def test_a_correction_of_a_standing_fact_stays_standing(store: Any) -> None:
+    """A correction carries the kind of the standing record it updates or is marked newer than
+    unless the writer gives it a standing kind of its own; left out of the standing layer, the
+    stale value would be shown alone."""
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    knees, offsite, room = _step(t, "Knees, offsite, room.", [
+        {"op": "add", "text": "My knees are bad, so no long walks.", "kind": "constraint"},
+        {"op": "add", "text": "We agreed the offsite is in Lisbon in May.", "kind": "decision"},
+        {"op": "add", "text": "The meeting room is B2."}]).added
+    # An update the writer files as an event: the agreement stays an agreement.
+    _step(t, "We moved the Lisbon offsite to June.", [
+        {"op": "update", "id": offsite, "text": "We moved the Lisbon offsite to June.",
+         "kind": "event"}])
+    # An update the writer files as a need: the store takes the kind.
+    _step(t, "The meeting room is B2, on the third floor, no lift.", [
+        {"op": "update", "id": room, "kind": "constraint",
+         "text": "The meeting room is B2, on the third floor, and I can't do stairs."}])
+    # A replace refused (another attribute): both kept, the new one marked newer, standing.
+    res = _step(t, "My knee is fine now, but my back is bad.", [
+        {"op": "add", "text": "My knee is fine now, but my back is bad.", "replaces": knees}])
+    (back,) = res.added
+    # The heuristic's own refusal arrives as an add already marked newer: the same.
+    (nuts,) = _step(t, "I'm allergic to nuts.", [
+        {"op": "add", "text": "I'm allergic to nuts.", "kind": "constraint"}]).added
+    (son,) = _step(t, "Actually it's my son who is allergic to nuts, not me.", [
+        {"op": "add", "text": f"My son is allergic to nuts. [newer than #{nuts}; may update it]",
+         "kind": "fact"}]).added
+    kinds = {r.id: r.kind for r in mem.records()}
+    assert kinds == {knees: "constraint", offsite: "decision", room: "constraint",
+                     back: "constraint", nuts: "constraint", son: "constraint"}
+    _chat(mem, "t", [SMALL[i % len(SMALL)] + f" ({i})" for i in range(30)])
+    core = _core(mem.thread("t").context(2000, "Plan a day out for me."))
+    assert f"#{back} " in core and f"#{knees} " not in core
+    assert f"#{son} " in core and f"#{nuts} " not in core
+    assert f"#{offsite} " in core and "June" in core
