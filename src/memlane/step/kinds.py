@@ -35,11 +35,12 @@ _CONSTRAINT = re.compile(
     r"seasick\w*|carsick\w*|motion\s+sickness|doctor'?s\s+orders|dementia|surgery|"
     r"disease|disorder|syndrome|chronic|injur\w+|recovering\s+from|hard\s+of\s+hearing|"
     r"(?:on|taking)\s+(?:blood\s+thinners|antidepressants|meds|medicine|steroids)|"
-    r"(?:makes?|gives?)\s+me\s+(?:\w+\s+)?(?:ill|sick|sneeze|itch\w*|palpitations|"
-    r"headaches?|rash\w*|hives|cramps)|wrecks\s+my|upsets\s+my|gives\s+out|unwell|nauseous|"
+    r"(?:makes?|gives?)\s+(?:me|him|her|us)\s+(?:\w+\s+){0,2}(?:ill|sick|sneeze|itch\w*|"
+    r"palpitations|headaches?|migraines?|rash\w*|hives|cramps|anxious|panic\w*|queasy|dizzy|"
+    r"nauseous|breathless|wheez\w*)|wrecks\s+my|upsets\s+my|gives\s+out|unwell|nauseous|"
     r"not\s+allowed\s+to|triggers?\s+my|sets?\s+off\s+my|tinnitus|ibs|\w+(?:-\w+)?\s+diet|"
     r"autis\w*|adhd|anxiety|panic\s+attacks?|overwhelm\w*|sober|walker|ramps?|cholesterol|"
-    r"(?:salt|sugar|fat|calorie)\s+intake|heart\s+condition|breastfeeding|nursing|"
+    r"(?:salt|sugar|fat|calorie)\s+intake|heart\s+condition|breastfeeding|i'?m\s+nursing|"
     r"doctor\s+(?:told|said|says|wants)|keep\s+my\s+\w+\s+(?:low|down)|"
     r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
     r"(?:no|cut\s+out)\s+(?:meat|pork|beef|alcohol|sugar|caffeine|coffee|"
@@ -81,22 +82,178 @@ _CONSTRAINT = re.compile(
     r"(?:has|have|needs?)\s+to\s+(?:work|be\s+ok(?:ay)?|be\s+safe|be\s+suitable)\s+(?:with|for)"
     r")\b", re.I)
 
-# An agreement: said by "we", or by a settling word at the start of a clause ("Okay, settled:",
-# "Final call:", "Done deal:"), or by a proposal to settle ("let's go with"). One person's
-# "I decided to ..." is not one (it is their news, an event).
+# Needs by their structure rather than their topic: an obligation or a ban on the holder, a
+# limit verb, what a condition does to them, a thing ruled out for them, a money or schedule
+# limit, a requirement on everything ("keep it kid-friendly"). Read with a holder (`_held`).
+_SUBSTANCE = (r"alcohol|booze|drink|drinking|wine|beer|sugar|salt|caffeine|coffee|carbs|meat|"
+              r"red\s+meat|pork|beef|dairy|gluten|wheat|nuts|peanuts|shellfish|fish|eggs|soy|"
+              r"sesame|spice|spicy\s+food|fried\s+food|lactose|fructose|sweets|junk\s+food")
+_LIMIT = re.compile(
+    # an obligation or a ban
+    r"\b(?:have|has|need|needs|got)\s+to\s+(?:stick\s+to|stay\s+(?:off|away|in|home|near|close|"
+    r"under|within|below|seated|hydrated)|keep\s+(?:off|to|away|it\s+(?:under|below|low|short)|"
+    r"my|his|her|our)|avoid|watch\s+(?:my|his|her|our|what)|eat\s+(?:at|every|before|regularly|"
+    r"little|something)|be\s+(?:home|back|near|close|in\s+bed|careful|up\s+at|off)|"
+    r"take\s+it\s+easy|carry|rest|limit|cut|leave\s+by|sit\s+down)\b|"
+    r"\bnot\s+(?:supposed|meant|allowed|able|cleared|permitted)\s+to\b|"
+    r"\b(?:told|advised|ordered)\s+to\s+(?:keep|stay|avoid|cut|stop|rest|limit|watch|give\s+up|"
+    r"take\s+it\s+easy|lay\s+off)\b|"
+    r"\b(?:i'?m|i\s+am|he'?s|she'?s|we'?re)\s+not\s+(?:drinking|driving|flying|eating\s+\w+)\b|"
+    # a limit verb
+    r"\b(?:keep|keeps|keeping|stay|stays|staying|i'?m|been|went|off)\s+off\s+(?:the\s+)?"
+    r"(?:" + _SUBSTANCE + r")\b|\boff\s+(?:the\s+)?(?:" + _SUBSTANCE + r")\s+(?:for|since|now)\b|"
+    r"\bcut(?:ting)?\s+(?:down|back)\s+on\b|\bgave\s+up\s+(?:" + _SUBSTANCE + r")\b|"
+    r"\bstick(?:ing)?\s+to\s+(?:soft|a\s+\w+|low|plain|water|decaf|\w+-\w+|\w+\s+foods?)\b|"
+    r"\breacts?\s+(?:\w+\s+)?(?:badly\s+)?to\b|\b(?:bad|severe|allergic)\s+reaction\b|"
+    r"\b(?:swells?|swell\s+up|swelled)\s+up\b|\bbreaks?\s+out\s+in\b|"
+    r"\bsensitive\s+to\b|\bdoesn'?t\s+agree\s+with\s+(?:me|him|her|my)\b|"
+    r"\b(?:can't|cannot|can\s+not)\s+(?:have(?!\s+(?:been|done|had|gone|\w+ed)\b)|handle|tolerate|take|cope\s+with|digest|"
+    r"stomach|sit|stand\s+for|be\s+around|go\s+near|go\s+over|go\s+above|stretch\s+to)\b|"
+    r"\b(?:don't|doesn't|do\s+not|does\s+not)\s+(?:do|tolerate|handle|digest)\s+(?!anything|"
+    r"much|that|it|this|well|a\s+lot|the\b|a\b|any\b|so\b|too\b|enough|what|what's)\w+|"
+    r"\bonly\s+(?:eat|drink|fly|travel|wear)\b|"
+    # what a condition does to the holder
+    r"\b(?:could|would|will|might|can)\s+(?:\w+\s+)?kill\s+(?:me|him|her|us)\b|"
+    r"\bend(?:s|ed)?\s+up\s+in\s+(?:hospital|a&e|the\s+er|the\s+hospital)\b|"
+    r"\bget\s+(?:really\s+|very\s+|so\s+|quite\s+)?(?:dizzy|faint|nauseous|breathless|"
+    r"claustrophobic|travel\s*sick|seasick|carsick)\b|"
+    r"\b(?:travel|motion|sea|car|altitude|morning)\s+sickness\b|"
+    # conditions
+    r"\bbroken\s+(?:ankle|leg|arm|wrist|foot|hip|ribs?|collarbone|toe|hand|back)\b|"
+    r"\bin\s+a\s+(?:boot|cast|sling|brace|neck\s+brace)\b|"
+    r"\b(?:after|since|recovering\s+from)\s+(?:the|my|his|her)\s+(?:operation|op|surgery|"
+    r"stroke|heart\s+attack|heart\s+scare)\b|"
+    r"\b(?:while|until|till|before)\s+(?:my|his|her|the)\s+\w+\s+(?:heals?|is\s+healed|"
+    r"recovers?)\b|"
+    r"\b(?:partially\s+sighted|visually\s+impaired|colou?r[- ]blind|short[- ]sighted|"
+    r"dyslexi\w+|crohn'?s|colitis|arthritis|lupus|copd|ptsd|ocd|vertigo|immunocompromised|"
+    r"chemo(?:therapy)?|dialysis|pacemaker|hearing\s+aids?|adrenaline\s+pen|epi-?pen|"
+    r"anaphyla\w+|\w+(?:statin|statins)|plant-based|fasting|ramadan)\b|"
+    r"\b(?:i'?m|i\s+am|he'?s|she'?s)\s+(?:type\s+(?:1|2|one|two)|muslim|jewish|hindu|jain)\b|"
+    r"\b(?:of|at|with)\s+heights\b|\bsensory\s+(?:thing|issues?|processing|overload)\b|"
+    r"\b(?:not\s+(?:great|good|ok|okay)|no\s+good|hopeless|terrible)\s+with\s+(?:heights|"
+    r"crowds|needles|stairs|spic\w+|boats|deep\s+water|blood|small\s+spaces|the\s+heat|heat|"
+    r"the\s+cold)\b|"
+    # a thing ruled out for the holder
+    r"\b(?:is|are|'s|'re)\s+(?:really\s+|totally\s+|completely\s+)?(?:out|off\s+the\s+table|"
+    r"useless|a\s+(?:real\s+|big\s+)?(?:struggle|nightmare|problem|no-go|non-starter|trigger)|"
+    r"trouble|dangerous|too\s+much|too\s+\w+)\s+(?:for|to)\s+(?:me|us|him|her|my\s+\w+)\b|"
+    r"\b(?:off\s+the\s+table|out\s+of\s+the\s+question|non-negotiable|a\s+must\s+for)\b|"
+    r"\bso\b[^.;]{0,60}?\b(?:won't|doesn't|wouldn't|can't|don't)\s+work\b|"
+    # money and schedule limits
+    r"\bmoney(?:'s|\s+is)\s+(?:\w+\s+)?(?:tight|stretched|short|scarce|limited)\b|"
+    r"\b(?:fixed|low|limited|single)\s+(?:income|pension|budget|salary)\b|"
+    r"\b(?:until|till|before)\s+payday\b|\bthe\s+most\s+(?:i|we)\s+can\s+(?:spend|pay|afford|"
+    r"manage|do)\b|\b(?:got|have)\s+(?:only\s+|just\s+)?(?:about\s+|around\s+|roughly\s+)?"
+    r"[£$€]?\d[\d,]*\s*(?:dollars|pounds|euros|quid|bucks|k)?\s+left\b|"
+    r"\b(?:weekday\s+|weekend\s+|week\s+)?(?:evenings|mornings|afternoons|nights|weekends|"
+    r"weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\s+are\s+"
+    r"(?:\w+\s+)?(?:taken|out|busy|booked|no\s+good|impossible|tricky|a\s+no)\b|"
+    r"\bnight\s+(?:classes|school)\b|\b(?:up|awake)\s+at\s+(?:\d|four|five|six)\w*\b|"
+    r"\bon\s+call\b|\bschool\s+run\b|\bpick\s+(?:\w+\s+){0,2}up\s+at\b|\bcurfew\b|"
+    r"\b(?:don't|do\s+not|doesn't)\s+(?:have|own)\s+a\s+car\b|\bone-car\b|"
+    # what the holder rules out or can only do ("nothing too late", "nothing with alcohol",
+    # "only weekends work for me", "mornings suit me best")
+    r"\bnothing\s+(?:too\s+\w+|with\s+\w+|in\s+(?:deep\s+)?\w+|over|above|before|after|"
+    r"more\s+than|that\s+involves)\b|"
+    r"\bonly\b[^.;]{0,30}?\b(?:works?|suits?)\s+(?:for\s+)?(?:me|us)\b|"
+    r"\bsuits?\s+(?:me|us)\s+best\b|\bon\s+a\s+(?:\w+\s+)?budget\b|"
+    r"\b(?:start|starts|finish|finishes)\s+(?:work\s+|my\s+shift\s+)?at\s+\d|"
+    r"\bin\s+recovery\b|\b(?:hip|knee|joint)\s+replacement\b|"
+    # a requirement on everything
+    r"\b(?:keep\s+it|has\s+to\s+be|have\s+to\s+be|needs?\s+to\s+be|must\s+be)\s+"
+    r"(?:\w+[- ])?(?:friendly|free|safe|accessible|proof)\b|\blevel\s+access\b|\blarge\s+print\b",
+    re.I)
+
+# An agreement: said by a settling word at the start of a clause ("Okay, settled:", "Final
+# call:", "Done deal:"), by a proposal to settle ("let's go with"), or by a group and a verb of
+# commitment (`_AGREED`). One person's "I decided to ..." is not one (it is their news).
 _DECISION = re.compile(
     r"(?:^|[,.;:!?]\s*|\b(?:okay|ok|alright|right|fine|so|then)\s+)"
-    r"(?:settled|agreed|decided|deal|decision\s+made|final\s+(?:call|answer|decision)|done\s+deal|"
-    r"done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|official)|"
-    r"that'?s\s+(?:settled|decided|final|agreed))\b|\bvoted\s+(?:to|for)\b|"
-    r"\b(?:family|team|everyone|committee|board)\s+(?:has\s+|have\s+)?(?:decided|agreed)\b|"
+    r"(?:settled|agreed|decided|deal|decision\s+made|final\s+(?:call|answer|decision|plan)|"
+    r"done\s+deal|done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|official|"
+    r"final|a\s+yes|a\s+go)|that'?s\s+(?:settled|decided|final|agreed|the\s+(?:deal|plan|"
+    r"decision|agreement)))\b|\bvoted\s+(?:to|for)\b|"
     r"\bwe(?:'ll|\s+will)\s+(?:book|take|get|use|hire|buy)\b[^.;]*\b(?:then|instead)\b|"
-    r"\b(?:plan|date|it)\s+is\s+(?:now\s+)?(?:fixed|set|final|confirmed)\b|"
-    r"\bwe(?:'ve|'ll|'re|\s+have|\s+will|\s+are)?\s+(?:all\s+|both\s+)?(?:agreed|settled|"
-    r"decided|chose|chosen|picked|opted|went\s+with|going\s+with|go\s+with|keeping|locked|"
-    r"committed)\b|"
+    r"\b(?:plan|date|it|venue|booking)\s+is\s+(?:now\s+)?(?:fixed|set|final|confirmed)\b|"
+    r"\b(?:is|are)\s+(?:now\s+)?(?:confirmed|locked\s+in|set\s+in\s+stone|finali[sz]ed)\b|"
     r"\blet'?s\s+(?:go\s+with|lock|commit|settle|stick\s+with|book)\b|"
-    r"\block(?:ed)?\s+(?:it\s+)?in\b|\blocked\s+the\s+\w+", re.I)
+    r"\block(?:ed)?\s+(?:it\s+)?in\b|"
+    r"\blocked\s+(?:in\s+)?the\s+(?!door|car|gate|house|keys|cat|dog|bathroom)\w+", re.I)
+
+# An agreement by its structure: a group (we, "Sarah and I", "Mum and Dad", the family, the
+# committee) and a verb of commitment; a joint plan or rule ("the plan is we ...", "from now on
+# we ..."); a settling word that opens an assignment or a shared future ("Right, the kitchen
+# goes white", "Then that's that: Maria handles the invitations"); "<choice> it is".
+# Choosing an object, not going with company or picking fruit ("we went with my parents",
+# "we picked strawberries"); agreeing on a future, not an opinion of the past.
+_GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all\s+of\s+us|"
+          r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me)|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
+          r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
+          r"(?:the|our)\s+(?:whole\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
+          r"book\s+club|council|house|household|kids|class|panel|jury|majority|parents|couple)|"
+          r"everyone|everybody)(?:'s|'ve|'re)?")
+_COMPANY = (r"(?!(?:my|our|his|her|their|friends|family|some|a\s+few|them|him|her|us|the\s+"
+            r"(?:kids|family|girls|boys|guys|gang|group|flow|dogs?))\b)")
+_COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had\s+been)\b)|settled|"
+           r"decided|voted|approved|signed\s+off|landed\s+on|sorted\s+(?:it|out)|"
+           r"worked\s+(?:it\s+)?out|shook\s+on|opted|committed|confirmed|finali[sz]ed|"
+           r"(?:chose|chosen|picked|selected)\s+(?=(?:the|a|an|our|to|between|it|(?-i:[A-Z])|"
+           r"\w+\s+(?:as|over|for)\b))|(?:went|going|go|gone)\s+(?:for|with)\s+" + _COMPANY +
+           r"|going\s+ahead|sticking\s+with|stick\s+with|staying\s+with|keeping|"
+           r"ended\s+up\s+(?:booking|choosing|picking|going\s+with|buying|renting|hiring)|"
+           r"made\s+(?:a|the)\s+(?:call|decision)|made\s+(?:up\s+)?(?:our|their)\s+minds?|"
+           r"reached\s+(?:an?\s+)?(?:agreement|decision|consensus|compromise)|compromised|"
+           r"narrowed\s+it\s+down|said\s+yes|on\s+board\s+with|all\s+in\s+on|"
+           r"in\s+agreement|locked)")
+_AGREED = re.compile(
+    _GROUP + r"(?:\s+(?:have|has|are|all|both|finally|just|now|eventually|officially|"
+    r"unanimously|\w+ly))*\s+" + _COMMIT + r"|"
+    r"\b(?:the|our)\s+plan\s+is\s+(?:that\s+)?(?:we|to\s+meet)\b|"
+    r"\b(?:house|family|new|our|the)\s+rule\s+(?:now\s+|from\s+now\s+on\s+)?is\b|"
+    r"\b(?:the\s+)?(?:consensus|verdict|outcome)\s+(?:is|was)\b|"
+    r"\bwe'?ll\s+(?!see\b|find\s+out|talk|chat|catch\s+up|figure|be\s+fine|miss)\w+[^.;?]*"
+    r"\bthen\s*[.!]*$|\bthat'?s\s+that\b|\bshook\s+on\s+it\b|"
+    r"(?:^|[,:;]\s*)(?:the\s+)?\w+(?:\s+\w+)?\s+it\s+is\s*[.!]*$", re.I)
+# A standing arrangement from now on: a group's, or someone else's ("Going forward, Jess does
+# the school run"); not one person's resolution ("From now on I'm running every day").
+_FROM_NOW = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|as\s+of\s+(?:now|today|next))\b",
+                       re.I)
+_ONE = re.compile(r"\b(?:i|i'm|i'll|i've|i'd)\b", re.I)
+_SETTLING = re.compile(
+    r"^\W*(?:(?:okay|ok|alright|right|fine|cool|great|good|perfect|done|sorted|deal|"
+    r"sounds\s+good|fine\s+by\s+(?:me|us|both\s+of\s+us|everyone))(?:\s+then|\s+so)?"
+    r"|then|so)\s*[,:;!.-]+\s*(?:so\s+|then\s+)?", re.I)
+# What follows a settling word when it settles something: who does what ("Priya's doing the
+# cake", "Maria handles the invitations", "the kitchen goes white"), or a choice's future
+# ("the baby's name is going to be Iris"); a forecast ("the weather will be sunny") is not.
+_ASSIGNED = re.compile(
+    r"\b(?:\w+'s|\w+\s+is|i'm|we're|you're)\s+(?:doing|handling|driving|bringing|cooking|"
+    r"hosting|paying|covering|organi[sz]ing|navigating|sorting|booking|making|picking)\b|"
+    r"\b(?:handles|drives|brings|cooks|hosts|pays|covers|reads|goes|stay|stays|becomes|starts|"
+    r"moves|keeps)\b|\b(?:we'll|we\s+will|we're\s+going\s+to)\b|"
+    r"\b(?:name|venue|date|plan|theme|colou?r|menu|budget|winner|destination|location|"
+    r"choice|pick)(?:'s|\s+is|\s+will\s+be)\s+(?:going\s+to\s+be\s+)?\w+|"
+    r"\bnext\s*[.!]*$", re.I)
+
+
+def _settled(sentence: str) -> bool:
+    """Whether a settling word opens an assignment or a shared future: "Right, the kitchen
+    goes white", "Sounds good, we'll do the barbecue at Jake's then"; not a question."""
+    m = _SETTLING.match(sentence)
+    rest = sentence[m.end():] if m else ""
+    return bool(rest) and not rest.rstrip().endswith("?") and bool(_ASSIGNED.search(rest))
+
+
+def _agreed(sentence: str) -> bool:
+    """Whether `sentence` reads as an agreement (`_DECISION`, `_AGREED`, `_FROM_NOW`,
+    `_settled`); a question is not one."""
+    if sentence.rstrip().endswith("?"):
+        return False  # a proposal or a question, not yet agreed
+    return bool(_DECISION.search(sentence) or _AGREED.search(sentence) or _settled(sentence)
+                or (_FROM_NOW.search(sentence)
+                    and (re.search(_GROUP, sentence, re.I) or not _ONE.search(sentence))))
+
 
 _PEOPLE = (r"wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kids?|"
            r"children|child|baby|mum|mom|mother|dad|father|parents?|brother|sister|siblings?|"
@@ -113,11 +270,50 @@ _PROFILE = re.compile(
     r"designer|writer|manager|driver|pilot))\b|"
     r"\bi\s+work\s+(?:at|for|as)\b", re.I)
 
+# Who someone is by structure: a name said ("I'm Priya, by the way"), a named relation ("my
+# partner Jonas is a paramedic"), where they grew up or have lived, their age, what they teach or
+# work in, the people and pets of the household ("we've got two cats").
+_IDENTITY = re.compile(
+    r"\b(?i:i'm|i\s+am|my\s+name'?s|call\s+me)\s+[A-Z][a-z]+(?=\s*(?:,|\.|!|$|\band\b))|"
+    r"\b(?i:my|our)\s+(?i:" + _PEOPLE + r")\s+[A-Z][a-z]+\s+(?i:is|'s|works|lives|was)\b|"
+    r"(?i:\bi\s+(?:teach|work\s+in|grew\s+up\s+in|was\s+born\s+in|was\s+raised\s+in)\b|"
+    r"\bi'?ve\s+(?:lived|been)\s+in\s+\w+\s+for\b|\bi'?m\s+\d\d\b(?!\s*(?:%|percent|minutes|"
+    r"mins|hours|km|miles|pounds|kg))|\b(?:we|i)(?:'ve|\s+have)?\s+(?:got|have)\s+(?:a|an|one|"
+    r"two|three|four|\d)\s+(?:\w+\s+)?(?:kids|children|sons|daughters|dogs?|cats?|pets?|"
+    r"grandchildren|grandkids)\b)")
+# A stable leaning said without "I like": "much prefer", "I'd rather", "more into", "is my
+# thing", "a morning person", "a night owl".
+_LEANING = re.compile(
+    r"\bprefer(?:s|red)?\b|\b(?:i|we)(?:'d|\s+would)\s+rather\b|\b(?:more|really|big|huge)\s+"
+    r"into\b|\bis\s+(?:my|our)\s+(?:thing|jam|go-to)\b|\ba\s+(?:morning|night|cat|dog|tea|"
+    r"coffee|beach|city)\s+person\b|\bnight\s+owl\b|\bearly\s+bird\b", re.I)
+
+
 # A need is someone's: the speaker's or one of theirs ("Dance floors help avoid injuries" is
-# about dancing, not a limit of anyone's).
-_HOLDER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|"
-                     r"(?:" + _PEOPLE + r")|here|money|budget|cash|quid|dollars|euros|"
-                     r"pounds)\b", re.I)
+# about dancing, not a limit of anyone's; "my students can't afford the books" and "the kids in
+# her class have nut allergies" are other people's). Family words said bare ("Mum uses a
+# walker") are the speaker's.
+_OUTSIDE = frozenset("""students student pupils pupil clients client customers customer patients
+    patient readers followers fans colleague colleagues coworker coworkers co-workers boss
+    manager team class classmates friend friends neighbour neighbours neighbor neighbors guests
+    audience viewers staff employees users members""".split())
+_SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself|mine|we|we're|we've|we'll|we'd|us|"
+                      r"ourselves|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|baby|"
+                      r"toddler|here|money|"
+                      r"budget|cash|quid|dollars|euros|pounds)\b", re.I)
+# An instruction to keep to something is the speaker's ("Keep costs under 50 a head").
+_KEEP_TO = re.compile(r"^\W*(?:please\s+)?(?:keep|make\s+sure|bear\s+in\s+mind|remember)\b", re.I)
+_OWN = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.I)
+
+
+def _held(sentence: str) -> bool:
+    """Whether someone holds what `sentence` says: the speaker, or a person, body part or
+    thing of theirs that is not an outsider ("my back", "our youngest"; not "my students")."""
+    if _SPEAKER.search(sentence) or _KEEP_TO.search(sentence):
+        return True
+    return any(not ({m.group(1).lower(), (m.group(2) or "").lower()} & _OUTSIDE)
+               for m in _OWN.finditer(sentence))
+
 
 # The fact writer's preference cue without its "allergic" (a need here, read first, and only
 # when someone holds it); the event cue is the fact writer's own (`sentences._EVENT`).
@@ -129,13 +325,14 @@ def kind_of(sentence: str) -> str:
     """The kind the offline writer files `sentence` (a clause as said) under: the first of
     constraint, decision, profile, preference, event that reads it, else fact. An agreement
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
-    if _CONSTRAINT.search(sentence) and _HOLDER.search(sentence):
+    sentence = sentence.replace("\u2019", "'")
+    if (_CONSTRAINT.search(sentence) or _LIMIT.search(sentence)) and _held(sentence):
         return "constraint"
-    if _DECISION.search(sentence) and _said_what(sentence):
+    if _agreed(sentence) and _said_what(sentence):
         return "decision"
-    if _PROFILE.search(sentence):
+    if _PROFILE.search(sentence) or _IDENTITY.search(sentence):
         return "profile"
-    if _PREF.search(sentence):
+    if _PREF.search(sentence) or (_LEANING.search(sentence) and _held(sentence)):
         return "preference"
     if _EVENT.search(sentence):
         return "event"
