@@ -45,6 +45,7 @@ _CONSTRAINT = re.compile(
     r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
     r"(?:no|cut\s+out)\s+(?:meat|pork|beef|alcohol|sugar|caffeine|coffee|"
     r"dairy|nuts|shellfish|fish|eggs|wheat|spicy\s+food)|"
+    r"(?:\b(?:i|we|he|she|they|to|always|usually|generally|must|should|please|best)\s+)"
     r"avoid(?:s|ing)?|steer\s+clear|stay\s+away\s+from|keep\s+away\s+from|"
     # access and mobility
     r"wheelchair|step[- ]free|crutches|walking\s+stick|mobility|deaf|blind|hearing\s+aid|"
@@ -59,7 +60,9 @@ _CONSTRAINT = re.compile(
     r"can\s+only\s+(?:do|make|come|manage|eat|spend|afford|work|travel)|"
     # the speaker (or one of theirs) cannot do something, idioms aside
     r"(?:\bi|\bmy\s+\w+)\s+(?:can't|cannot|can\s+not)\s+(?!wait|believe|stop|help|thank|"
-    r"imagine|remember|decide|tell|say|think|seem|get\s+over|complain|picture)\w+|"
+    r"imagine|remember|decide|tell|say|think|seem|get\s+over|complain|picture|get\s+enough|"
+    r"live\s+without|let\s+go|express|describe|put\s+it\s+down|take\s+my\s+eyes|find|see|hear|"
+    r"understand|explain|even|relate)\w+|"
     r"only\s+(?:have\s+\w+\s+(?:off|free)|free|available)|"
     r"impossible\s+for\s+(?:me|us)|(?:doesn't|don't)\s+work\s+for\s+(?:me|us)|"
     r"\bso\s+no\s+\w+|"
@@ -88,6 +91,8 @@ _CONSTRAINT = re.compile(
 _SUBSTANCE = (r"alcohol|booze|drink|drinking|wine|beer|sugar|salt|caffeine|coffee|carbs|meat|"
               r"red\s+meat|pork|beef|dairy|gluten|wheat|nuts|peanuts|shellfish|fish|eggs|soy|"
               r"sesame|spice|spicy\s+food|fried\s+food|lactose|fructose|sweets|junk\s+food")
+_BODY = (r"(?:back|knees?|hips?|joints?|stomach|gut|ears?|eyes?|skin|chest|lungs|feet|neck|"
+         r"shoulders?|wrists?|heart|head|asthma|allerg\w+)\b")
 _LIMIT = re.compile(
     # an obligation or a ban
     r"\b(?:have|has|need|needs|got)\s+to\s+(?:stick\s+to|stay\s+(?:off|away|in|home|near|close|"
@@ -160,6 +165,25 @@ _LIMIT = re.compile(
     r"\bsuits?\s+(?:me|us)\s+best\b|\bon\s+a\s+(?:\w+\s+)?budget\b|"
     r"\b(?:start|starts|finish|finishes)\s+(?:work\s+|my\s+shift\s+)?at\s+\d|"
     r"\bin\s+recovery\b|\b(?:hip|knee|joint)\s+replacement\b|"
+    # harm to the holder's body ("murder on my back", "kills my knees"), a medical term by its
+    # form (arthritis, scoliosis, anaemia, neuropathy, fibromyalgia, apnoea), a dependence
+    r"\b(?:murder|hell|hard|rough|agony|brutal|a\s+killer|killer|torture)\s+(?:on|for)\s+"
+    r"(?:my|his|her|our)\s+" + _BODY + r"|\bkills?\s+(?:my|his|her)\s+" + _BODY + r"|"
+    r"\b(?!(?:nostalgia|empathy|sympathy|telepathy|antipathy|apathy|diagnosis|prognosis|"
+    r"hypnosis|osmosis|symbiosis)\b)[a-z]{3,}(?:itis|osis|aemia|emia|pathy|algia|apno?ea)\b|"
+    r"\bon\s+the\s+spectrum\b|\brecovering\s+(?:alcoholic|addict)\b|\balcoholic\b(?!\s+drinks?)|"
+    r"\bon\s+(?:oxygen|dialysis|a\s+ventilator|chemo|meds|medication|antibiotics|insulin|"
+    r"statins|a\s+\w+\s+diet)\b|"
+    r"\bnowhere\s+(?:too\s+\w+|with|near|that)\b|"
+    r"\b(?:is|are)\s+off\s+(?:for\s+(?:a\s+bit|a\s+while|now|the\s+moment|the\s+time\s+being)|"
+    r"the\s+menu|limits)\b|"
+    r"\b(?:can't|cannot|won't)\s+(?:really\s+|quite\s+|possibly\s+)?(?:stretch|go|spend|pay)\s+"
+    r"(?:to|beyond|over|above|more\s+than)\b|"
+    r"\bneeds?\s+(?:a\s+|an\s+)?(?:ground[- ]floor|step[- ]free|accessible|downstairs|quiet|"
+    r"lift|ramp|room\s+to\s+(?:myself|himself|herself|themselves)|own\s+room|regular\s+breaks|"
+    r"a\s+seat)\b|"
+    r"\b(?:has|have)\s+to\s+be\s+(?:really\s+|very\s+)?(?:quiet|short|cheap|nearby|close\s+by|"
+    r"flat|accessible|low-key|downstairs|on\s+the\s+ground\s+floor|early|near\s+a\s+\w+)\b|"
     # a requirement on everything
     r"\b(?:keep\s+it|has\s+to\s+be|have\s+to\s+be|needs?\s+to\s+be|must\s+be)\s+"
     r"(?:\w+[- ])?(?:friendly|free|safe|accessible|proof)\b|\blevel\s+access\b|\blarge\s+print\b",
@@ -191,15 +215,19 @@ _GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all
           r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me)|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
           r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
           r"(?:the|our)\s+(?:whole\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
-          r"book\s+club|council|house|household|kids|class|panel|jury|majority|parents|couple)|"
+          r"book\s+club|council|house|household|panel|jury|majority|parents|couple)|"
           r"everyone|everybody)(?:'s|'ve|'re)?")
 _COMPANY = (r"(?!(?:my|our|his|her|their|friends|family|some|a\s+few|them|him|her|us|the\s+"
             r"(?:kids|family|girls|boys|guys|gang|group|flow|dogs?))\b)")
-_COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had\s+been)\b)|settled|"
+_COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looked|sounded|felt|"
+           r"seemed|went)\b)|settled(?!\s+(?:in|into|down)\b)|"
            r"decided|voted|approved|signed\s+off|landed\s+on|sorted\s+(?:it|out)|"
            r"worked\s+(?:it\s+)?out|shook\s+on|opted|committed|confirmed|finali[sz]ed|"
            r"(?:chose|chosen|picked|selected)\s+(?=(?:the|a|an|our|to|between|it|(?-i:[A-Z])|"
-           r"\w+\s+(?:as|over|for)\b))|(?:went|going|go|gone)\s+(?:for|with)\s+" + _COMPANY +
+           r"\w+\s+(?:as|over|for)\b))|(?:went|going|go|gone)\s+with\s+" + _COMPANY +
+           r"|(?:went|going|go|gone)\s+for\s+(?=the\b|it\b|that\b|this\b|(?-i:[A-Z]))"
+           r"|(?:dead\s+)?set\s+on|signed\s+(?:the|a)\s+(?:lease|contract|papers|deal|agreement)"
+           r"|(?:definitely|officially|for\s+sure)\s+(?:doing|going|getting|having|booking|taking)"
            r"|going\s+ahead|sticking\s+with|stick\s+with|staying\s+with|keeping|"
            r"ended\s+up\s+(?:booking|choosing|picking|going\s+with|buying|renting|hiring)|"
            r"made\s+(?:a|the)\s+(?:call|decision)|made\s+(?:up\s+)?(?:our|their)\s+minds?|"
@@ -234,7 +262,8 @@ _ASSIGNED = re.compile(
     r"moves|keeps)\b|\b(?:we'll|we\s+will|we're\s+going\s+to)\b|"
     r"\b(?:name|venue|date|plan|theme|colou?r|menu|budget|winner|destination|location|"
     r"choice|pick)(?:'s|\s+is|\s+will\s+be)\s+(?:going\s+to\s+be\s+)?\w+|"
-    r"\bnext\s*[.!]*$", re.I)
+    r"\byou\s+(?:take|do|handle|bring|drive|cook|get|grab|book|pay|sort)\b[^.;]*\band\s+"
+    r"(?:i'll|i\s+will|i'm)\b|\b(?:next|then)\s*[.!]*$", re.I)
 
 
 def _settled(sentence: str) -> bool:
