@@ -21,6 +21,7 @@ that wordings no test holds are read the same way. A model step chooses kinds it
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from ..text import FACT_STOPWORDS, FACT_WORD
 from .sentences import _EVENT
@@ -101,6 +102,7 @@ _LIMIT = re.compile(
     r"little|something)|be\s+(?:home|back|near|close|in\s+bed|careful|up\s+at|off)|"
     r"take\s+it\s+easy|carry|rest|limit|cut|leave\s+by|sit\s+down)\b|"
     r"\bnot\s+(?:supposed|meant|allowed|able|cleared|permitted)\s+to\b|"
+    r"\b(?:i'?m|i\s+am|he'?s|she'?s)\s+not\s+to\s+\w+|"
     r"\b(?:told|advised|ordered)\s+to\s+(?:keep|stay|avoid|cut|stop|rest|limit|watch|give\s+up|"
     r"take\s+it\s+easy|lay\s+off)\b|"
     r"\b(?:i'?m|i\s+am|he'?s|she'?s|we'?re)\s+not\s+(?:drinking|driving|flying|eating\s+\w+)\b|"
@@ -148,7 +150,8 @@ _LIMIT = re.compile(
     # money and schedule limits
     r"\bmoney(?:'s|\s+is)\s+(?:\w+\s+)?(?:tight|stretched|short|scarce|limited)\b|"
     r"\b(?:fixed|low|limited|single)\s+(?:income|pension|budget|salary)\b|"
-    r"\b(?:until|till|before)\s+payday\b|\bthe\s+most\s+(?:i|we)\s+can\s+(?:spend|pay|afford|"
+    r"\b(?:until|till|before)\s+payday\b|\b(?:skint|strapped\s+for\s+cash|hard\s+up)\b|"
+    r"\bshort\s+of\s+(?:money|cash)\b|\bthe\s+most\s+(?:i|we)\s+can\s+(?:spend|pay|afford|"
     r"manage|do)\b|\b(?:got|have)\s+(?:only\s+|just\s+)?(?:about\s+|around\s+|roughly\s+)?"
     r"[£$€]?\d[\d,]*\s*(?:dollars|pounds|euros|quid|bucks|k)?\s+left\b|"
     r"\b(?:weekday\s+|weekend\s+|week\s+)?(?:evenings|mornings|afternoons|nights|weekends|"
@@ -189,14 +192,57 @@ _LIMIT = re.compile(
     r"(?:\w+[- ])?(?:friendly|free|safe|accessible|proof)\b|\blevel\s+access\b|\blarge\s+print\b",
     re.I)
 
+# A need in words no family above names: a limit word ("no", "can't", "only", "above",
+# "capped") and a word of a domain needs are about (food and drink, body and health, getting
+# about, money, the hours of the day), said of the present ("I used to be scared of the dark"
+# is not one): "Seafood's a hard no for my girlfriend", "Budget-wise, we're capped at 400",
+# "My hearing isn't great". Read with a holder, as the families are.
+_LIMIT_WORD = re.compile(
+    r"\b(?:no|not|nothing|nowhere|none|never|without|only|under|below|above|max|limit|limited|"
+    r"capped|cap|too|hard|difficult|struggle|trouble|useless|(?:do|does|can|wo|is|are|must|"
+    r"should)n't|cannot|watch\s+(?:my|his|her|our|the)|careful)\b(?!\s+(?:gonna|going\s+to)\s+"
+    r"(?:forget|lie|stop))", re.I)
+_DOMAIN = re.compile(
+    r"\b(?:food|foods|meals?|eat|eating|drink|drinking|alcohol|wine|beer|booze|coffee|caffeine|"
+    r"sugar|salt|meat|pork|beef|fish|seafood|shellfish|dairy|milk|cheese|eggs?|nuts|peanuts|"
+    r"gluten|wheat|spicy|spice|sweets|carbs|protein|sesame|soy|garlic|onions?|"
+    r"knees?|hips?|joints?|stomach|hearing|eyesight|lungs|breathing|kidneys?|"
+    r"liver|skin|pain|seizures?|meds|medication|pills|hospital|diagnosed|"
+    r"stairs|lifting|standing|driving|flying|flights?|heights|crowds|noise|"
+    r"budget|money|cash|afford|spend|spending|price|prices|costs?|expensive|pricey|skint|"
+    r"broke|savings|quid|dollars|euros|pounds|"
+    r"mornings?|evenings?|nights?|weekends?|weekdays?|mondays?|tuesdays?|wednesdays?|"
+    r"thursdays?|fridays?|saturdays?|sundays?|bedtime|bed|naps?|shifts?|o'clock|"
+    r"\d+\s*(?:am|pm)|degrees)\b", re.I)
+_WORD_AT = re.compile(r"\S+")
+_PAST = re.compile(r"\b(?:used\s+to|was|were|had|did|didn't|wasn't|weren't|yesterday|ago|"
+                   r"last\s+(?:night|week|month|year|time)|as\s+a\s+(?:kid|child|teen)|"
+                   r"when\s+i\s+was)\b", re.I)
+
+
+def _limited(sentence: str) -> bool:
+    """Whether `sentence` reads as a limit in a needs domain (the two within four words of
+    each other), said of the present."""
+    if _PAST.search(sentence) or sentence.rstrip().endswith("?"):
+        return False
+    limits = [m.start() for m in _LIMIT_WORD.finditer(sentence)]
+    if not limits:
+        return False
+    starts = [m.start() for m in _WORD_AT.finditer(sentence)]
+    at = [bisect_right(starts, i) for i in limits]
+    return any(abs(bisect_right(starts, m.start()) - a) <= 4
+               for m in _DOMAIN.finditer(sentence) for a in at)
+
+
 # An agreement: said by a settling word at the start of a clause ("Okay, settled:", "Final
 # call:", "Done deal:"), by a proposal to settle ("let's go with"), or by a group and a verb of
 # commitment (`_AGREED`). One person's "I decided to ..." is not one (it is their news).
 _DECISION = re.compile(
     r"(?:^|[,.;:!?]\s*|\b(?:okay|ok|alright|right|fine|so|then)\s+)"
-    r"(?:settled|agreed|decided|deal|decision\s+made|final\s+(?:call|answer|decision|plan)|"
+    r"(?:settled|agreed|decided|deal|decision\s+made|decision\s+time|"
+    r"final\s+(?:call|answer|decision|plan)|"
     r"done\s+deal|done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|official|"
-    r"final|a\s+yes|a\s+go)|that'?s\s+(?:settled|decided|final|agreed|the\s+(?:deal|plan|"
+    r"final|a\s+yes|a\s+go|sorted)|that'?s\s+(?:settled|decided|final|agreed|sorted|the\s+(?:deal|plan|"
     r"decision|agreement)))\b|\bvoted\s+(?:to|for)\b|"
     r"\bwe(?:'ll|\s+will)\s+(?:book|take|get|use|hire|buy)\b[^.;]*\b(?:then|instead)\b|"
     r"\b(?:plan|date|it|venue|booking)\s+is\s+(?:now\s+)?(?:fixed|set|final|confirmed)\b|"
@@ -237,6 +283,8 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
 _AGREED = re.compile(
     _GROUP + r"(?:\s+(?:have|has|are|all|both|finally|just|now|eventually|officially|"
     r"unanimously|\w+ly))*\s+" + _COMMIT + r"|"
+    + _GROUP + r"\s+\w+(?:\s+\w+){0,3}\s+and\s+" + _COMMIT + r"|"
+    r"\bwe\s+(?:talked|thought|discussed|chatted)\s+(?:it|this|that)\s+(?:through|over)\b|"
     r"\b(?:the|our)\s+plan\s+is\s+(?:that\s+)?(?:we|to\s+meet)\b|"
     r"\b(?:house|family|new|our|the)\s+rule\s+(?:now\s+|from\s+now\s+on\s+)?is\b|"
     r"\b(?:the\s+)?(?:consensus|verdict|outcome)\s+(?:is|was)\b|"
@@ -251,7 +299,7 @@ _ONE = re.compile(r"\b(?:i|i'm|i'll|i've|i'd)\b", re.I)
 _SETTLING = re.compile(
     r"^\W*(?:(?:okay|ok|alright|right|fine|cool|great|good|perfect|done|sorted|deal|"
     r"sounds\s+good|fine\s+by\s+(?:me|us|both\s+of\s+us|everyone))(?:\s+then|\s+so)?"
-    r"|then|so)\s*[,:;!.-]+\s*(?:so\s+|then\s+)?", re.I)
+    r"|then|so)(?:\s*[,:;!.-]+\s*|\s+(?=we\b|we'))(?:so\s+|then\s+)?", re.I)
 # What follows a settling word when it settles something: who does what ("Priya's doing the
 # cake", "Maria handles the invitations", "the kitchen goes white"), or a choice's future
 # ("the baby's name is going to be Iris"); a forecast ("the weather will be sunny") is not.
@@ -259,7 +307,8 @@ _ASSIGNED = re.compile(
     r"\b(?:\w+'s|\w+\s+is|i'm|we're|you're)\s+(?:doing|handling|driving|bringing|cooking|"
     r"hosting|paying|covering|organi[sz]ing|navigating|sorting|booking|making|picking)\b|"
     r"\b(?:handles|drives|brings|cooks|hosts|pays|covers|reads|goes|stay|stays|becomes|starts|"
-    r"moves|keeps)\b|\b(?:we'll|we\s+will|we're\s+going\s+to)\b|"
+    r"moves|keeps|comes|sleeps)\b|\b(?:we'll|we\s+will|we're\s+going\s+to)\b|"
+    r"\bwe're\s+doing\s+(?:the|a|it)\b|"
     r"\b(?:name|venue|date|plan|theme|colou?r|menu|budget|winner|destination|location|"
     r"choice|pick)(?:'s|\s+is|\s+will\s+be)\s+(?:going\s+to\s+be\s+)?\w+|"
     r"\byou\s+(?:take|do|handle|bring|drive|cook|get|grab|book|pay|sort)\b[^.;]*\band\s+"
@@ -328,11 +377,17 @@ _OUTSIDE = frozenset("""students student pupils pupil clients client customers c
     audience viewers staff employees users members""".split())
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself|mine|we|we're|we've|we'll|we'd|us|"
                       r"ourselves|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|baby|"
-                      r"toddler|here|money|"
+                      r"toddler|here|money|the\s+(?:kids|children|twins|little\s+ones)\b"
+                      r"(?!\s+(?:in|at|of|from|next|down|across))|"
                       r"budget|cash|quid|dollars|euros|pounds)\b", re.I)
 # An instruction to keep to something is the speaker's ("Keep costs under 50 a head").
 _KEEP_TO = re.compile(r"^\W*(?:please\s+)?(?:keep|make\s+sure|bear\s+in\s+mind|remember)\b", re.I)
 _OWN = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.I)
+
+
+# A need the speaker had once is not one now ("I used to be scared of the dark as a kid").
+_FORMER = re.compile(r"\b(?:used\s+to|as\s+a\s+(?:kid|child|teen|teenager)|when\s+i\s+was\s+"
+                     r"(?:little|young|small|a\s+kid|a\s+child))\b", re.I)
 
 
 def _held(sentence: str) -> bool:
@@ -355,10 +410,13 @@ def kind_of(sentence: str) -> str:
     constraint, decision, profile, preference, event that reads it, else fact. An agreement
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     sentence = sentence.replace("\u2019", "'")
-    if (_CONSTRAINT.search(sentence) or _LIMIT.search(sentence)) and _held(sentence):
+    held = _held(sentence) and not _FORMER.search(sentence)
+    if held and (_CONSTRAINT.search(sentence) or _LIMIT.search(sentence)):
         return "constraint"
     if _agreed(sentence) and _said_what(sentence):
         return "decision"
+    if held and _limited(sentence):
+        return "constraint"
     if _PROFILE.search(sentence) or _IDENTITY.search(sentence):
         return "profile"
     if _PREF.search(sentence) or (_LEANING.search(sentence) and _held(sentence)):
