@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import pairwise
 
 from ..text import FACT_STOPWORDS, FACT_WORD
 from .sentences import _EVENT
@@ -107,7 +108,8 @@ _LIMIT = re.compile(
     r"take\s+it\s+easy|lay\s+off)\b|"
     r"\b(?:i'?m|i\s+am|he'?s|she'?s|we'?re)\s+not\s+(?:drinking|driving|flying|eating\s+\w+)\b|"
     # a limit verb
-    r"\b(?:keep|keeps|keeping|stay|stays|staying|i'?m|been|went|off)\s+off\s+(?:the\s+)?"
+    r"\b(?:keep|keeps|keeping|stay|stays|staying|i'?m|'s|'re|is|am|are|been|went|off)\s+off\s+"
+    r"(?:the\s+)?"
     r"(?:" + _SUBSTANCE + r")\b|\boff\s+(?:the\s+)?(?:" + _SUBSTANCE + r")\s+(?:for|since|now)\b|"
     r"\bcut(?:ting)?\s+(?:down|back)\s+on\b|\bgave\s+up\s+(?:" + _SUBSTANCE + r")\b|"
     r"\bstick(?:ing)?\s+to\s+(?:soft|a\s+\w+|low|plain|water|decaf|\w+-\w+|\w+\s+foods?)\b|"
@@ -143,8 +145,10 @@ _LIMIT = re.compile(
     r"the\s+cold)\b|"
     # a thing ruled out for the holder
     r"\b(?:is|are|'s|'re)\s+(?:really\s+|totally\s+|completely\s+)?(?:out|off\s+the\s+table|"
-    r"useless|a\s+(?:real\s+|big\s+)?(?:struggle|nightmare|problem|no-go|non-starter|trigger)|"
-    r"trouble|dangerous|too\s+much|too\s+\w+)\s+(?:for|to)\s+(?:me|us|him|her|my\s+\w+)\b|"
+    r"useless|(?:a|an)\s+(?:real\s+|big\s+|total\s+|complete\s+|hard\s+)?(?:struggle|nightmare|"
+    r"problem|no-go|non-starter|trigger|disaster|no|risk|issue|ordeal)|not\s+an\s+option|"
+    r"trouble|dangerous|too\s+much|too\s+\w+)\s+(?:for|to)\s+(?:me|us|him|her|them|"
+    r"(?:my|our)\s+(?:\w+\s+)?\w+)\b|"
     r"\b(?:off\s+the\s+table|out\s+of\s+the\s+question|non-negotiable|a\s+must\s+for)\b|"
     r"\bso\b[^.;]{0,60}?\b(?:won't|doesn't|wouldn't|can't|don't)\s+work\b|"
     # money and schedule limits
@@ -215,17 +219,22 @@ _DOMAIN = re.compile(
     r"thursdays?|fridays?|saturdays?|sundays?|bedtime|bed|naps?|shifts?|o'clock|"
     r"\d+\s*(?:am|pm)|degrees)\b", re.I)
 _WORD_AT = re.compile(r"\S+")
+_CLAUSE = re.compile(r"[,;:]|\s(?:-|but|because|since|so|and)\s", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|was|were|had|did|didn't|wasn't|weren't|yesterday|ago|"
                    r"last\s+(?:night|week|month|year|time)|as\s+a\s+(?:kid|child|teen)|"
                    r"when\s+i\s+was)\b", re.I)
 
 
 def _limited(sentence: str) -> bool:
-    """Whether `sentence` reads as a limit in a needs domain (the two within four words of
-    each other), said of the present."""
-    if _PAST.search(sentence) or sentence.rstrip().endswith("?"):
+    """Whether `sentence` reads as a limit in a needs domain: a limit word within four words
+    of a needs domain word, in a clause said of the present (the need is present in "Flying is
+    not an option for me, I had a bad experience last year" though its reason is past)."""
+    if sentence.rstrip().endswith("?"):
         return False
-    limits = [m.start() for m in _LIMIT_WORD.finditer(sentence)]
+    cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence)), len(sentence) + 1]
+    past = [bool(_PAST.search(sentence[x:y])) for x, y in pairwise(cuts)]
+    limits = [m.start() for m in _LIMIT_WORD.finditer(sentence)
+              if not past[bisect_right(cuts, m.start()) - 1]]
     if not limits:
         return False
     starts = [m.start() for m in _WORD_AT.finditer(sentence)]
@@ -290,7 +299,8 @@ _AGREED = re.compile(
     r"\b(?:the\s+)?(?:consensus|verdict|outcome)\s+(?:is|was)\b|"
     r"\bwe'?ll\s+(?!see\b|find\s+out|talk|chat|catch\s+up|figure|be\s+fine|miss)\w+[^.;?]*"
     r"\bthen\s*[.!]*$|\bthat'?s\s+that\b|\bshook\s+on\s+it\b|"
-    r"(?:^|[,:;]\s*)(?:the\s+)?\w+(?:\s+\w+)?\s+it\s+is\s*[.!]*$", re.I)
+    r"(?:^|[,:;]\s*)(?:the\s+)?\w+(?:\s+\w+)?\s+it\s+is(?:\s+(?:for|on|then)\b[^.;,]*)?"
+    r"\s*[.!]*$", re.I)
 # A standing arrangement from now on: a group's, or someone else's ("Going forward, Jess does
 # the school run"); not one person's resolution ("From now on I'm running every day").
 _FROM_NOW = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|as\s+of\s+(?:now|today|next))\b",
