@@ -217,3 +217,11 @@ def test_a_correction_of_a_standing_fact_stays_standing(store: Any) -> None:
     assert f"#{back} " in core and f"#{knees} " not in core
     assert f"#{son} " in core and f"#{nuts} " not in core
     assert f"#{offsite} " in core and "June" in core
+
+
+def test_the_writer_reads_the_reference_workloads_needs_and_agreements() -> None:
+    """`memlane eval reference` plants these; each must be filed standing to be in view."""
+    from memlane.eval.reference_items import CONSTRAINTS, DECISIONS
+
+    assert [c.fact for c in CONSTRAINTS if kind_of(c.fact) != "constraint"] == []
+    assert [d.fact for d in DECISIONS if kind_of(d.fact) != "decision"] == []

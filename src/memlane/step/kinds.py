@@ -312,13 +312,15 @@ _SETTLING = re.compile(
     r"|then|so)(?:\s*[,:;!.-]+\s*|\s+(?=we\b|we'))(?:so\s+|then\s+)?", re.I)
 # What follows a settling word when it settles something: who does what ("Priya's doing the
 # cake", "Maria handles the invitations", "the kitchen goes white"), or a choice's future
-# ("the baby's name is going to be Iris"); a forecast ("the weather will be sunny") is not.
+# ("the baby's name is going to be Iris"), an arrangement's place or date ("the dinner will be
+# at Casa Bruma"); a forecast ("the weather will be sunny") is not.
 _ASSIGNED = re.compile(
     r"\b(?:\w+'s|\w+\s+is|i'm|we're|you're)\s+(?:doing|handling|driving|bringing|cooking|"
     r"hosting|paying|covering|organi[sz]ing|navigating|sorting|booking|making|picking)\b|"
     r"\b(?:handles|drives|brings|cooks|hosts|pays|covers|reads|goes|stay|stays|becomes|starts|"
     r"moves|keeps|comes|sleeps)\b|\b(?:we'll|we\s+will|we're\s+going\s+to)\b|"
     r"\bwe're\s+doing\s+(?:the|a|it)\b|"
+    r"\b(?:will|'ll)\s+be\s+(?:at|on|in|held|from)\b|"
     r"\b(?:name|venue|date|plan|theme|colou?r|menu|budget|winner|destination|location|"
     r"choice|pick)(?:'s|\s+is|\s+will\s+be)\s+(?:going\s+to\s+be\s+)?\w+|"
     r"\byou\s+(?:take|do|handle|bring|drive|cook|get|grab|book|pay|sort)\b[^.;]*\band\s+"
