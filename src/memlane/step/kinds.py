@@ -345,11 +345,12 @@ def _agreed(sentence: str) -> bool:
                     and (re.search(_GROUP, sentence, re.I) or not _ONE.search(sentence))))
 
 
-_PEOPLE = (r"wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kids?|"
+_HUMANS = (r"wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kids?|"
            r"children|child|baby|mum|mom|mother|dad|father|parents?|brother|sister|siblings?|"
            r"twin|cousin|aunt|uncle|nephew|niece|grand(?:ma|pa|mother|father|son|daughter)|"
            r"boss|manager|colleague|coworker|roommate|flatmate|neighbou?r|best\s+friend|"
-           r"landlord|landlady|doctor|gp|dentist|therapist|emergency\s+contact|dog|cat|pet")
+           r"landlord|landlady|doctor|gp|dentist|therapist|emergency\s+contact")
+_PEOPLE = _HUMANS + r"|dog|cat|pet"
 _PROFILE = re.compile(
     r"\bmy\s+(?:" + _PEOPLE + r")(?:'s)?\s+(?:name\s+is|is\s+called|is\s+named|is|are|'s)\b|"
     r"\bmy\s+(?:name|surname|pronouns|birthday|address|email|phone(?:\s+number)?|number|"
@@ -361,11 +362,13 @@ _PROFILE = re.compile(
     r"\bi\s+work\s+(?:at|for|as)\b", re.I)
 
 # Who someone is by structure: a name said ("I'm Priya, by the way"), a named relation ("my
-# partner Jonas is a paramedic"), where they grew up or have lived, their age, what they teach or
-# work in, the people and pets of the household ("we've got two cats").
+# partner Jonas is a paramedic"; a pet's breed is not who someone is), where they grew up or
+# have lived, their age, what they teach or work in, the people and pets of the household
+# ("we've got two cats").
 _IDENTITY = re.compile(
     r"\b(?i:i'm|i\s+am|my\s+name'?s|call\s+me)\s+[A-Z][a-z]+(?=\s*(?:,|\.|!|$|\band\b))|"
-    r"\b(?i:my|our)\s+(?i:" + _PEOPLE + r")\s+[A-Z][a-z]+\s+(?i:is|'s|works|lives|was)\b|"
+    r"\b(?i:my|our)\s+(?i:" + _HUMANS + r")\s+[A-Z][a-z]+\s+"
+    r"(?i:is|'s|works|lives|was)\b|"
     r"(?i:\bi\s+(?:teach|work\s+in|grew\s+up\s+in|was\s+born\s+in|was\s+raised\s+in)\b|"
     r"\bi'?ve\s+(?:lived|been)\s+in\s+\w+\s+for\b|\bi'?m\s+\d\d\b(?!\s*(?:%|percent|minutes|"
     r"mins|hours|km|miles|pounds|kg))|\b(?:we|i)(?:'ve|\s+have)?\s+(?:got|have)\s+(?:a|an|one|"
