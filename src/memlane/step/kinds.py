@@ -34,6 +34,8 @@ from .sentences import _EVENT
 
 __all__ = ["HELD_KINDS", "held_kind", "kind_of"]
 
+# The patterns are written for lower-cased text (`kind_of` lowers it once), but for `_AGREED`
+# and `_IDENTITY`, which read capitals (a name).
 _CONSTRAINT = re.compile(
     # health and diet
     r"\b(?:allerg\w*|intoleran\w*|coeliac|celiac|halal|kosher|"
@@ -99,7 +101,7 @@ _CONSTRAINT = re.compile(
     r"(?:busy|unavailable|not\s+available)\s+(?:every|on\s+\w+days|until)|"
     # what everything has to suit
     r"(?:has|have|needs?)\s+to\s+(?:work|be\s+ok(?:ay)?|be\s+safe|be\s+suitable)\s+(?:with|for)"
-    r")\b", re.I)
+    r")\b")
 
 # Needs by their structure rather than their topic: an obligation or a ban on the holder, a
 # limit verb, what a condition does to them, a thing ruled out for them, a money or schedule
@@ -208,8 +210,7 @@ _LIMIT = re.compile(
     r"flat|accessible|low-key|downstairs|on\s+the\s+ground\s+floor|early|near\s+a\s+\w+)\b|"
     # a requirement on everything
     r"\b(?:keep\s+it|has\s+to\s+be|have\s+to\s+be|needs?\s+to\s+be|must\s+be)\s+"
-    r"(?:\w+[- ])?(?:friendly|free|safe|accessible|proof)\b|\blevel\s+access\b|\blarge\s+print\b",
-    re.I)
+    r"(?:\w+[- ])?(?:friendly|free|safe|accessible|proof)\b|\blevel\s+access\b|\blarge\s+print\b")
 
 # A need in words no family above names: a limit word ("no", "can't", "only", "above",
 # "capped") and a word of a domain needs are about (food and drink, body and health, getting
@@ -220,7 +221,7 @@ _LIMIT_WORD = re.compile(
     r"\b(?:no|not|nothing|nowhere|none|never|without|only|under|below|above|max|limit|limited|"
     r"capped|cap|too|hard|difficult|struggle|useless|(?:do|does|can|wo|is|are|must|"
     r"should)n't|cannot|watch\s+(?:my|his|her|our|the)|careful)\b(?!\s+(?:gonna|going\s+to)\s+"
-    r"(?:forget|lie|stop))", re.I)
+    r"(?:forget|lie|stop))")
 _DOMAIN = re.compile(
     r"\b(?:food|foods|meals?|eat|eating|drink|drinking|alcohol|wine|beer|booze|coffee|caffeine|"
     r"sugar|salt|meat|pork|beef|fish|seafood|shellfish|dairy|milk|cheese|eggs?|nuts|peanuts|"
@@ -232,18 +233,19 @@ _DOMAIN = re.compile(
     r"broke|savings|quid|dollars|euros|pounds|"
     r"mornings?|evenings?|nights?|weekends?|weekdays?|mondays?|tuesdays?|wednesdays?|"
     r"thursdays?|fridays?|saturdays?|sundays?|bedtime|bed|naps?|shifts?|o'clock|"
-    r"\d+\s*(?:am|pm)|degrees)\b", re.I)
+    r"\d+\s*(?:am|pm)|degrees)\b")
 _WORD_AT = re.compile(r"\S+")
-_CLAUSE = re.compile(r"[,;:]|\s(?:-|but|because|since|so|and)\s", re.I)
+_CLAUSE = re.compile(r"[,;:]|\s(?:-|but|because|since|so|and)\s")
 _PAST = re.compile(r"\b(?:used\s+to|was|were|had|did|didn't|wasn't|weren't|yesterday|ago|"
                    r"last\s+(?:night|week|month|year|time)|as\s+a\s+(?:kid|child|teen)|"
-                   r"when\s+i\s+was)\b", re.I)
+                   r"when\s+i\s+was)\b")
 
 
 def _limited(sentence: str) -> bool:
-    """Whether `sentence` reads as a limit in a needs domain: a limit word within four words
-    of a needs domain word, in a clause said of the present (the need is present in "Flying is
-    not an option for me, I had a bad experience last year" though its reason is past)."""
+    """Whether `sentence` (lower-cased) reads as a limit in a needs domain: a limit word
+    within four words of a needs domain word, in a clause said of the present (the need is
+    present in "Flying is not an option for me, I had a bad experience last year" though its
+    reason is past)."""
     if sentence.rstrip().endswith("?"):
         return False
     cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence)), len(sentence) + 1]
@@ -273,7 +275,7 @@ _DECISION = re.compile(
     r"\b(?:is|are)\s+(?:now\s+)?(?:confirmed|locked\s+in|set\s+in\s+stone|finali[sz]ed)\b|"
     r"\blet'?s\s+(?:go\s+with|lock|commit|settle|stick\s+with|book)\b|"
     r"\block(?:ed)?\s+(?:it\s+)?in\b|"
-    r"\blocked\s+(?:in\s+)?the\s+(?!door|car|gate|house|keys|cat|dog|bathroom)\w+", re.I)
+    r"\blocked\s+(?:in\s+)?the\s+(?!door|car|gate|house|keys|cat|dog|bathroom)\w+")
 
 # An agreement by its structure: a group (we, "Sarah and I", "Mum and Dad", the family, the
 # committee) and a verb of commitment; a joint plan or rule ("the plan is we ...", "from now on
@@ -318,13 +320,13 @@ _AGREED = re.compile(
     r"\s*[.!]*$", re.I)
 # A standing arrangement from now on: a group's, or someone else's ("Going forward, Jess does
 # the school run"); not one person's resolution ("From now on I'm running every day").
-_FROM_NOW = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|as\s+of\s+(?:now|today|next))\b",
-                       re.I)
-_ONE = re.compile(r"\b(?:i|i'm|i'll|i've|i'd)\b", re.I)
+_GROUP_AT = re.compile(_GROUP, re.I)
+_FROM_NOW = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|as\s+of\s+(?:now|today|next))\b")
+_ONE = re.compile(r"\b(?:i|i'm|i'll|i've|i'd)\b")
 _SETTLING = re.compile(
     r"^\W*(?:(?:okay|ok|alright|right|fine|cool|great|good|perfect|done|sorted|deal|"
     r"sounds\s+good|fine\s+by\s+(?:me|us|both\s+of\s+us|everyone))(?:\s+then|\s+so)?"
-    r"|then|so)(?:\s*[,:;!.-]+\s*|\s+(?=we\b|we'))(?:so\s+|then\s+)?", re.I)
+    r"|then|so)(?:\s*[,:;!.-]+\s*|\s+(?=we\b|we'))(?:so\s+|then\s+)?")
 # What follows a settling word when it settles something: who does what ("Priya's doing the
 # cake", "Maria handles the invitations", "the kitchen goes white"), or a choice's future
 # ("the baby's name is going to be Iris"), an arrangement's place or date ("the dinner will be
@@ -339,25 +341,26 @@ _ASSIGNED = re.compile(
     r"\b(?:name|venue|date|plan|theme|colou?r|menu|budget|winner|destination|location|"
     r"choice|pick)(?:'s|\s+is|\s+will\s+be)\s+(?:going\s+to\s+be\s+)?\w+|"
     r"\byou\s+(?:take|do|handle|bring|drive|cook|get|grab|book|pay|sort)\b[^.;]*\band\s+"
-    r"(?:i'll|i\s+will|i'm)\b|\b(?:next|then)\s*[.!]*$", re.I)
+    r"(?:i'll|i\s+will|i'm)\b|\b(?:next|then)\s*[.!]*$")
 
 
 def _settled(sentence: str) -> bool:
-    """Whether a settling word opens an assignment or a shared future: "Right, the kitchen
-    goes white", "Sounds good, we'll do the barbecue at Jake's then"; not a question."""
+    """Whether a settling word opens an assignment or a shared future in `sentence`
+    (lower-cased): "Right, the kitchen goes white", "Sounds good, we'll do the barbecue at
+    Jake's then"; not a question."""
     m = _SETTLING.match(sentence)
     rest = sentence[m.end():] if m else ""
     return bool(rest) and not rest.rstrip().endswith("?") and bool(_ASSIGNED.search(rest))
 
 
-def _agreed(sentence: str) -> bool:
-    """Whether `sentence` reads as an agreement (`_DECISION`, `_AGREED`, `_FROM_NOW`,
-    `_settled`); a question is not one."""
-    if sentence.rstrip().endswith("?"):
+def _agreed(sentence: str, low: str) -> bool:
+    """Whether `sentence` (`low`: lower-cased) reads as an agreement (`_DECISION`, `_AGREED`,
+    `_FROM_NOW`, `_settled`); a question is not one."""
+    if low.rstrip().endswith("?"):
         return False  # a proposal or a question, not yet agreed
-    return bool(_DECISION.search(sentence) or _AGREED.search(sentence) or _settled(sentence)
-                or (_FROM_NOW.search(sentence)
-                    and (re.search(_GROUP, sentence, re.I) or not _ONE.search(sentence))))
+    return bool(_DECISION.search(low) or _AGREED.search(sentence) or _settled(low)
+                or (_FROM_NOW.search(low)
+                    and (_GROUP_AT.search(sentence) or not _ONE.search(low))))
 
 
 _HUMANS = (r"wife|husband|partner|spouse|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kids?|"
@@ -374,7 +377,7 @@ _PROFILE = re.compile(
     r"\b(?:i|we)\s+live\s+in\b|\bi(?:'m|\s+am)\s+(?:from|based\s+in|married|divorced|single|"
     r"widowed|retired|a\s+(?:nurse|teacher|doctor|student|developer|engineer|lawyer|chef|"
     r"designer|writer|manager|driver|pilot))\b|"
-    r"\bi\s+work\s+(?:at|for|as)\b", re.I)
+    r"\bi\s+work\s+(?:at|for|as)\b")
 
 # Who someone is by structure: a name said ("I'm Priya, by the way"), a named relation ("my
 # partner Jonas is a paramedic"; a pet's breed is not who someone is), where they grew up or
@@ -394,7 +397,7 @@ _IDENTITY = re.compile(
 _LEANING = re.compile(
     r"\bprefer(?:s|red)?\b|\b(?:i|we)(?:'d|\s+would)\s+rather\b|\b(?:more|really|big|huge)\s+"
     r"into\b|\bis\s+(?:my|our)\s+(?:thing|jam|go-to)\b|\ba\s+(?:morning|night|cat|dog|tea|"
-    r"coffee|beach|city)\s+person\b|\bnight\s+owl\b|\bearly\s+bird\b", re.I)
+    r"coffee|beach|city)\s+person\b|\bnight\s+owl\b|\bearly\s+bird\b")
 
 
 # A need is someone's: the speaker's or one of theirs ("Dance floors help avoid injuries" is
@@ -409,30 +412,30 @@ _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself|mine|we|we're|we've|w
                       r"ourselves|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|baby|"
                       r"toddler|here|money|the\s+(?:kids|children|twins|little\s+ones)\b"
                       r"(?!\s+(?:in|at|of|from|next|down|across))|"
-                      r"budget|cash|quid|dollars|euros|pounds)\b", re.I)
+                      r"budget|cash|quid|dollars|euros|pounds)\b")
 # An instruction to keep to something is the speaker's ("Keep costs under 50 a head").
-_KEEP_TO = re.compile(r"^\W*(?:please\s+)?(?:keep|make\s+sure|bear\s+in\s+mind|remember)\b", re.I)
-_OWN = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?", re.I)
+_KEEP_TO = re.compile(r"^\W*(?:please\s+)?(?:keep|make\s+sure|bear\s+in\s+mind|remember)\b")
+_OWN = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?")
 
 
 # A need the speaker had once is not one now ("I used to be scared of the dark as a kid").
 _FORMER = re.compile(r"\b(?:used\s+to|as\s+a\s+(?:kid|child|teen|teenager)|when\s+i\s+was\s+"
-                     r"(?:little|young|small|a\s+kid|a\s+child))\b", re.I)
+                     r"(?:little|young|small|a\s+kid|a\s+child))\b")
 
 
 def _held(sentence: str) -> bool:
-    """Whether someone holds what `sentence` says: the speaker, or a person, body part or
-    thing of theirs that is not an outsider ("my back", "our youngest"; not "my students")."""
+    """Whether someone holds what `sentence` (lower-cased) says: the speaker, or a person,
+    body part or thing of theirs that is not an outsider ("my back", "our youngest"; not "my
+    students")."""
     if _SPEAKER.search(sentence) or _KEEP_TO.search(sentence):
         return True
-    return any(not ({m.group(1).lower(), (m.group(2) or "").lower()} & _OUTSIDE)
-               for m in _OWN.finditer(sentence))
+    return any(not ({m.group(1), m.group(2) or ""} & _OUTSIDE) for m in _OWN.finditer(sentence))
 
 
 # The fact writer's preference cue without its "allergic" (a need here, read first, and only
 # when someone holds it); the event cue is the fact writer's own (`sentences._EVENT`).
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
-                   r"|\bfavou?rite\b", re.I)
+                   r"|\bfavou?rite\b")
 
 
 def kind_of(sentence: str) -> str:
@@ -440,16 +443,17 @@ def kind_of(sentence: str) -> str:
     constraint, decision, profile, preference, event that reads it, else fact. An agreement
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     sentence = sentence.replace("\u2019", "'")
-    held = _held(sentence) and not _FORMER.search(sentence)
-    if held and (_CONSTRAINT.search(sentence) or _LIMIT.search(sentence)):
+    low = sentence.lower()  # the patterns are written lower-case: matching by case is 4x slower
+    held = _held(low) and not _FORMER.search(low)
+    if held and (_CONSTRAINT.search(low) or _LIMIT.search(low)):
         return "constraint"
-    if _agreed(sentence) and _said_what(sentence):
+    if _agreed(sentence, low) and _said_what(sentence):
         return "decision"
-    if held and _limited(sentence):
+    if held and _limited(low):
         return "constraint"
-    if _PROFILE.search(sentence) or _IDENTITY.search(sentence):
+    if _PROFILE.search(low) or _IDENTITY.search(sentence):
         return "profile"
-    if _PREF.search(sentence) or (_LEANING.search(sentence) and _held(sentence)):
+    if _PREF.search(low) or (_LEANING.search(low) and held):
         return "preference"
     if _EVENT.search(sentence):
         return "event"
