@@ -110,7 +110,7 @@ _SUBSTANCE = (r"alcohol|booze|drink|drinking|wine|beer|sugar|salt|caffeine|coffe
               r"red\s+meat|pork|beef|dairy|gluten|wheat|nuts|peanuts|shellfish|fish|eggs|soy|"
               r"sesame|spice|spicy\s+food|fried\s+food|lactose|fructose|sweets|junk\s+food")
 _BODY = (r"(?:back|knees?|hips?|joints?|stomach|gut|ears?|eyes?|skin|chest|lungs|feet|neck|"
-         r"shoulders?|wrists?|heart|head|asthma|allerg\w+)\b")
+         r"shoulders?|wrists?|hands?|fingers|toes|legs?|arms?|heart|head|asthma|allerg\w+)\b")
 _LIMIT = re.compile(
     # an obligation or a ban
     r"\b(?:have|has|need|needs|got)\s+to\s+(?:stick\s+to|stay\s+(?:off|away|in|home|near|close|"
@@ -177,6 +177,10 @@ _LIMIT = re.compile(
     r"\b(?:weekday\s+|weekend\s+|week\s+)?(?:evenings|mornings|afternoons|nights|weekends|"
     r"weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\s+are\s+"
     r"(?:\w+\s+)?(?:taken|out|busy|booked|no\s+good|impossible|tricky|a\s+no)\b|"
+    r"\b(?:never|not|rarely)\s+(?:free|available)\b|\bcan\s+(?:barely|hardly|only\s+just)\s+\w+|"
+    r"\b(?:tops|maxes|caps)\s+out\b|\bevery\s+penny\s+counts\b|\bsingle[- ]income\b|"
+    # an eponymous condition held ("I've got Raynaud's,", "he has Crohn's")
+    r"\b(?:got|have|has|with)\s+[a-z]+'s(?=\s*[,.;]|\s*$|\s+(?:disease|syndrome))|"
     r"\bnight\s+(?:classes|school)\b|\b(?:up|awake)\s+at\s+(?:\d|four|five|six)\w*\b|"
     r"\bon\s+call\b|\bschool\s+run\b|\bpick\s+(?:\w+\s+){0,2}up\s+at\b|\bcurfew\b|"
     r"\b(?:don't|do\s+not|doesn't)\s+(?:have|own)\s+a\s+car\b|\bone-car\b|"
@@ -231,7 +235,7 @@ _DOMAIN = re.compile(
     r"stairs|lifting|standing|driving|flying|flights?|heights|crowds|noise|"
     r"budget|money|cash|afford|spend|spending|price|prices|costs?|expensive|pricey|skint|"
     r"broke|savings|quid|dollars|euros|pounds|"
-    r"mornings?|evenings?|nights?|weekends?|weekdays?|mondays?|tuesdays?|wednesdays?|"
+    r"mornings?|afternoons?|evenings?|nights?|weekends?|weekdays?|mondays?|tuesdays?|wednesdays?|"
     r"thursdays?|fridays?|saturdays?|sundays?|bedtime|bed|naps?|shifts?|o'clock|"
     r"\d+\s*(?:am|pm)|degrees)\b")
 _WORD_AT = re.compile(r"\S+")
@@ -270,6 +274,7 @@ _DECISION = re.compile(
     r"done\s+deal|done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|official|"
     r"final|a\s+yes|a\s+go|sorted)|that'?s\s+(?:settled|decided|final|agreed|sorted|the\s+(?:deal|plan|"
     r"decision|agreement)))\b|\bvoted\s+(?:to|for)\b|"
+    r"\b(?:it'?s|it\s+has|has)\s+been\s+(?:decided|agreed|settled)\b|"
     r"\bwe(?:'ll|\s+will)\s+(?:book|take|get|use|hire|buy)\b[^.;]*\b(?:then|instead)\b|"
     r"\b(?:plan|date|it|venue|booking)\s+is\s+(?:now\s+)?(?:fixed|set|final|confirmed)\b|"
     r"\b(?:is|are)\s+(?:now\s+)?(?:confirmed|locked\s+in|set\s+in\s+stone|finali[sz]ed)\b|"
@@ -288,6 +293,7 @@ _GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all
           r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
           r"(?:the|our)\s+(?:whole\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
           r"book\s+club|council|house|household|panel|jury|majority|parents|couple)|"
+          r"(?:my|our)\s+parents|"
           r"everyone|everybody)(?:'s|'ve|'re)?")
 _COMPANY = (r"(?!(?:my|our|his|her|their|friends|family|some|a\s+few|them|him|her|us|the\s+"
             r"(?:kids|family|girls|boys|guys|gang|group|flow|dogs?))\b)")
@@ -304,10 +310,11 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
            r"ended\s+up\s+(?:booking|choosing|picking|going\s+with|buying|renting|hiring)|"
            r"made\s+(?:a|the)\s+(?:call|decision)|made\s+(?:up\s+)?(?:our|their)\s+minds?|"
            r"reached\s+(?:an?\s+)?(?:agreement|decision|consensus|compromise)|compromised|"
-           r"narrowed\s+it\s+down|said\s+yes|on\s+board\s+with|all\s+in\s+on|"
-           r"in\s+agreement|locked)")
+           r"narrowed\s+it\s+down|said\s+yes|on\s+board(?:\s+with)?|all\s+in\s+on|"
+           r"in\s+agreement|locked|put\s+it\s+to\s+a\s+vote|(?:gone|went|going)\s+halves|"
+           r"split\s+the\s+cost)")
 _AGREED = re.compile(
-    _GROUP + r"(?:\s+(?:have|has|are|all|both|finally|just|now|eventually|officially|"
+    _GROUP + r"(?:\s+(?:have|has|are|is|all|both|finally|just|now|eventually|officially|"
     r"unanimously|\w+ly))*\s+" + _COMMIT + r"|"
     + _GROUP + r"\s+\w+(?:\s+\w+){0,3}\s+and\s+" + _COMMIT + r"|"
     r"\bwe\s+(?:talked|thought|discussed|chatted)\s+(?:it|this|that)\s+(?:through|over)\b|"
