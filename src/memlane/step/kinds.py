@@ -18,9 +18,10 @@ need is a holder (the speaker or one of theirs, not an outsider) and a limit, na
 (`_CONSTRAINT`), by its form (an obligation, a limit verb, a thing ruled out for them, a money or
 schedule limit: `_LIMIT`), or in plain words (a limit word near a word of a needs domain, said
 of the present: `_limited`); an agreement is a settling word, a group and a commitment, or a
-settling word that opens an assignment (`_agreed`). On sentences written for it and never tuned
-on (tests/data/standing_kinds.jsonl set 5) it read 7 of 15 needs and 9 of 10 agreements, and no
-ordinary sentence as either. A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
+settling word that opens an assignment (`_agreed`). On sentences written for it, measured before
+it was tuned on them (tests/data/standing_kinds.jsonl sets 5 and 6), it read about half the
+needs (7 and 8 of 15) and 9 and 5 of 10 agreements, and no ordinary sentence as either. A model
+step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
 
 from __future__ import annotations
