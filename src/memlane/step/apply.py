@@ -17,6 +17,9 @@ Written once against `StoreTx`, so SQLite and PostgreSQL apply steps identically
 - A replace (an `update`, an `add` with `replaces`) is vetted by the supersede rule
   (`step/supersede.py`) before anything is written: one across holders or attributes is
   refused, reported in the warnings, and its text added as a new record marked newer.
+- A correction of a standing record stays standing (`carried_kind`): the record it updates, or
+  the one it is marked newer than, keeps or lends its kind unless the writer gives the
+  correction a standing kind of its own.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from dataclasses import dataclass, field, replace
 from ..errors import StepConflict, StepError, UsageError
 from ..safety import SCANNER, admit, clean_tag, is_suspect, prompt_like, tainted
 from ..store.protocol import Store, StoreTx
-from ..text import mark_newer
-from ..types import Episode, StepResult
+from ..text import mark_newer, newer_than
+from ..types import Episode, Record, StepResult
+from ..validate import STANDING_KINDS
 from .parse import RecordOp, StepOutput
 from .supersede import RELATED, decide
 
@@ -75,32 +79,53 @@ def _suspect(text: str, sources: list[str],
     return admit(text, scans=scans, likes=admits).quarantined or tainted(text, sources)
 
 
+def carried_kind(kind: str, older: str | None) -> str:
+    """The kind a correction files under when it updates, or is marked newer than, a record
+    of kind `older`: its own when the writer gives it a standing kind, else the older record's
+    when that is standing ("I eat fish now" after the need "I'm vegetarian" is that need now:
+    left out of the standing layer, the stale value would stand alone), else its own."""
+    if older is None or kind in STANDING_KINDS or older not in STANDING_KINDS:
+        return kind
+    return older
+
+
+def _lent(op: RecordOp, held: Mapping[int, Record]) -> RecordOp:
+    """An add as written, its kind carried from a held record its text is marked newer than."""
+    older = next((held[i].kind for i in newer_than(op.text or "") if i in held), None)
+    return replace(op, replaces=None, kind=carried_kind(op.kind, older))
+
+
 def vet_replaces(store: Store, namespace: str, output: StepOutput) -> StepOutput:
     """The step's replaces (an `update` of an id, an `add` with `replaces`) vetted by the
     supersede rule (`supersede.decide`, as the heuristic's own are): one about another holder
     or attribute than the record it names is refused, reported, and added as a new record
     marked newer than it (both kept: a wrong supersede is data loss). An accepted `replaces`
-    becomes an `update` of that id. Read before the transaction (the rule is pure Python)."""
+    becomes an `update` of that id. An add marked newer than a held record (the heuristic's
+    own refusals) takes its kind as a refused replace does (`carried_kind`). Read before the
+    transaction (the rule is pure Python)."""
     ids = [op.id if op.op == "update" else op.replaces for op in output.records
            if op.op == "update" or op.replaces is not None]
+    ids += [i for op in output.records if op.op == "add" and op.text
+            for i in newer_than(op.text)]
     if not ids:
         return output
-    held = {r.id: r.text for r in store.records(namespace, [i for i in ids if i is not None])}
+    held = {r.id: r for r in store.records(namespace, [i for i in ids if i is not None])}
     warnings = list(output.warnings)
     ops: list[RecordOp] = []
     for i, op in enumerate(output.records):
         target = op.id if op.op == "update" else op.replaces
         if target is None or target not in held or op.text is None:
-            ops.append(replace(op, replaces=None) if op.op == "add" else op)
+            ops.append(_lent(op, held) if op.op == "add" else op)
             if op.op == "add" and op.replaces is not None:
                 warnings.append(f"records[{i}]: replaces #{op.replaces}: no such record; "
                                 "added as a new record")
             continue
-        d = decide(op.text, [held[target]], claimed=0)
+        d = decide(op.text, [held[target].text], claimed=0)
         if d.verdict == RELATED:
             warnings.append(f"records[{i}]: replacing #{target} refused ({'; '.join(d.reasons)})"
                             f": both kept, the new one marked newer")
-            ops.append(RecordOp(op="add", text=mark_newer(op.text, target), kind=op.kind,
+            ops.append(RecordOp(op="add", text=mark_newer(op.text, target),
+                                kind=carried_kind(op.kind, held[target].kind),
                                 source=op.source))
         elif op.op == "add":
             ops.append(RecordOp(op="update", text=op.text, id=target, kind=op.kind,
@@ -274,7 +299,7 @@ def _apply_op(tx: StoreTx, f: _Filing, i: int, op: RecordOp) -> None:
             f.warnings.append(f"records[{i}]: update of #{op.id}: no such record (removed "
                               "since the step read it?); its text, stated in this stretch, "
                               "is added as a new record")
-        rid = tx.add_record(ns, op.text, "fact", src or f.stretch_ids, f.thread_id, f.now,
+        rid = tx.add_record(ns, op.text, op.kind, src or f.stretch_ids, f.thread_id, f.now,
                             f.end, f.suspect(op.text, from_))
         f.added.append(rid)
         f.wrote[rid] = op.text
@@ -285,7 +310,9 @@ def _apply_op(tx: StoreTx, f: _Filing, i: int, op: RecordOp) -> None:
         return
     if op.op == "update":
         assert op.text is not None
-        tx.update_record(ns, op.id, op.text, f.now, f.suspect(op.text, from_), src)
+        # The record keeps its kind unless the writer gives the correction a standing one.
+        tx.update_record(ns, op.id, op.text, f.now, f.suspect(op.text, from_), src,
+                         op.kind if op.kind in STANDING_KINDS else None)
         f.updated.append(op.id)
         f.wrote[op.id] = op.text
     else:

@@ -141,7 +141,7 @@ class StoreTx(Protocol):
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
-        source_ids: Sequence[int] = (),
+        source_ids: Sequence[int] = (), new_kind: str | None = None,
     ) -> None: ...
 
     def delete_record(self, namespace: str, record_id: int, now: float) -> None: ...

@@ -74,13 +74,13 @@ class PgTx(CommonTx):
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
-        source_ids: Sequence[int] = (),
+        source_ids: Sequence[int] = (), new_kind: str | None = None,
     ) -> None:
         version = self.next_version(namespace, record_id, text, source_ids, now)
         if version is None:
             return
         kind, stated = version
-        args = {"ns": namespace, "id": record_id, "text": text, "now": now,
+        args = {"ns": namespace, "id": record_id, "text": text, "now": now, "kind": new_kind,
                 "suspect": suspect, "src": list(source_ids), "stated": stated,
                 "sources": json.dumps(sorted(source_ids)),
                 # An earlier version is dated when it was said, so the history lists it before
@@ -93,7 +93,8 @@ class PgTx(CommonTx):
         if kind != "earlier":
             self.conn.execute(
                 "UPDATE records SET text = %(text)s, updated = %(now)s,"
-                " suspect = %(suspect)s, stated = %(stated)s WHERE namespace = %(ns)s"
+                " suspect = %(suspect)s, stated = %(stated)s, kind = COALESCE(%(kind)s, kind)"
+                " WHERE namespace = %(ns)s"
                 " AND id = %(id)s", args)
         self.conn.execute(
             "INSERT INTO record_sources (namespace, record_id, message_id)"

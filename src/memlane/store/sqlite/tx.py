@@ -67,7 +67,7 @@ class SQLiteTx(CommonTx):
 
     def update_record(
         self, namespace: str, record_id: int, text: str, now: float, suspect: bool,
-        source_ids: Sequence[int] = (),
+        source_ids: Sequence[int] = (), new_kind: str | None = None,
     ) -> None:
         version = self.next_version(namespace, record_id, text, source_ids, now)
         if version is None:
@@ -75,9 +75,9 @@ class SQLiteTx(CommonTx):
         kind, stated = version
         if kind != "earlier":
             self.conn.execute(
-                "UPDATE records SET text = ?, updated = ?, suspect = ?, stated = ?"
-                " WHERE namespace = ? AND id = ?",
-                (text, now, int(suspect), stated, namespace, record_id),
+                "UPDATE records SET text = ?, updated = ?, suspect = ?, stated = ?,"
+                " kind = COALESCE(?, kind) WHERE namespace = ? AND id = ?",
+                (text, now, int(suspect), stated, new_kind, namespace, record_id),
             )
         self.conn.executemany(
             "INSERT OR IGNORE INTO record_sources (record_id, message_id) VALUES (?, ?)",
