@@ -101,7 +101,8 @@ def trim(sentence: str) -> str:
 # of the same holder (a pronoun), gives the new value, so the two stay one fact.
 _CHANGE_ONLY = re.compile(
     r"\b(?:(?:switched|changed|swapped)\s+[a-z]+s|(?:stopped|quit|gave\s+up|given\s+up|left|sold|"
-    r"got\s+rid\s+of|traded\s+in)\b.*|no\s+longer\b.*|any\s*more)[\s.!]*$", re.I)
+    r"got\s+rid\s+of|traded\s+in)\b.*|no\s+longer\b.*|any\s*more|moved\s+(?:house|home))"
+    r"[\s.!]*$", re.I)
 _SAME_HOLDER_NEXT = re.compile(r"^(?:he|she|they|it|i|we)(?:'s|\u2019s|'m|'re|'ve|\s)", re.I)
 
 

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
+from . import slots
 
 SAME = "same"
 SUPERSEDES = "supersedes"
@@ -70,7 +71,7 @@ _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
 # "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
 _IDENTITY = re.compile(
     rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
-    rf"(?:now\s+|called\s+|named\s+)?({_NAME})\b"
+    rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
@@ -95,6 +96,14 @@ _NEW_IDENTITY = re.compile(
     rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
+# Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
+_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+# Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
+# "the landlord put our rent up": the fact is the speaker's (the thing is no person).
+_CHANGED_MINE = re.compile(
+    r"^,?\s+(?:has\s+|have\s+|just\s+)*(?:raised|lowered|moved|changed|put|increased|reduced|"
+    r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
+    r"(?:\w+\s+)??(\w+)", re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
@@ -147,7 +156,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
         ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
-                  r"|switched\s+to\s+days)\b"),
+                  r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
+                  r"|lates))\b"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
@@ -159,8 +169,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
                    rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
                    rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
-        ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
-                r"e-bike|van)\b"),
+        ("car", r"\b(?:drive|drives|driving|car(?!\s+park)|sold\s+the|van)\b"),
+        # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
+        ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
@@ -174,7 +185,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"|\b(?:moved|move|moving|relocated|"
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
-                      r"|\bbased\s+in\b"
+                      r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),
@@ -278,6 +289,8 @@ class Claim:
     when it ends nothing."""
     additive: bool = False
     """Whether it adds to what is held rather than replace it ("also", "too", "a second")."""
+    said: str = ""
+    """The statement as read (its lead-in and speaker off): what `step/slots.py` reads."""
 
 
 @dataclass(frozen=True)
@@ -330,17 +343,19 @@ def read_claim(text: str) -> Claim:
         frozenset()
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
                  corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
-                 additive=bool(_ADDITIVE.search(rest)))
+                 additive=bool(_ADDITIVE.search(rest)), said=body)
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
 _ENDS = re.compile(
-    r"\b(?:stopped|quit|quitting|gave\s+up|given\s+up|giving\s+up|got\s+rid\s+of|sold"
-    r"|traded\s+in|retired\s+from|cancell?ed|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
+    r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
+    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
+    r"|(?:moved|switched|changed)\s+from|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
-_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|after|as|then|now|any\s*more|"
+_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
+                         r"any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
 _LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
                            r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
@@ -413,10 +428,17 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         if chain is not None:  # "my sister's cat": the cat, of the sister's
             word = chain.group(1).lower()
             return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        acted = _CHANGED_MINE.match(rest)
+        if acted is not None and acted.group(1).lower() not in RELATIONS:
+            return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
         return rel + name, None, rest
+    bare = _BARE_RELATION.match(body)
+    if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
+        word = bare.group(1).lower()
+        return RELATIONS.get(word, word), None, body[bare.end():]
     pronoun = _PRONOUN.match(body)
     if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
-            re.search(r"\bmy\b", body, re.I):
+            re.search(r"\b(?:my|our)\b", body, re.I):
         return "i", None, body  # "they put my rent up": the speaker's rent
     if pronoun is not None:
         return "?" + pronoun.group(1).lower(), None, body
@@ -608,7 +630,10 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     ended = _ends_held(new, holder, claims)
     if ended is not None:
         return ended
-    return _replace_or_relate(new, holder, claims)
+    d = _replace_or_relate(new, holder, claims)
+    if d.verdict in (RELATED, NEW):
+        return _by_slot(new, holder, claims) or d
+    return d
 
 
 def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
@@ -641,6 +666,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             continue  # (a held "My son switched schools." gives no value to replace)
         if not new.values or new.values <= c.values or new.additive:
             continue
+        if _other_thing(new, c):
+            continue
         if new.ends and not new.ends <= {_loose(t) for t in c.terms}:
             continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
@@ -669,6 +696,57 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                     "attribute not certain on both sides: both kept, the new one marked newer"))
     return Decision(NEW, None, (f"no held fact of holder {holder!r} and attribute "
                                 f"{new.attribute!r} with another value",))
+
+
+_SKIP = frozenset(RELATIONS) | frozenset(RELATIONS.values())
+"""Words of people and pets: a holder, never the thing a fact is about."""
+
+
+def _other_thing(new: Claim, c: Claim) -> bool:
+    """Whether `new` is about another thing than the held `c` for certain, though the rule
+    reads one attribute in both: their subjects are two nouns ("My phone is an iPhone 13" /
+    "My phone contract is with Three"), or a date stands where a name was ("She works at PwC
+    now" / "She changed jobs in March": when, not where)."""
+    heads = slots.copula_head(new.said, _SKIP), slots.copula_head(c.said, _SKIP)
+    if heads[0] and heads[1] and heads[0] != heads[1]:
+        return True
+    fresh = new.key - c.key
+    return bool(fresh) and fresh <= _CALENDAR and bool(c.key - _CALENDAR - _numbers(c.key))
+
+
+
+
+def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The newest held fact of the same holder that `new`, worded as a change, gives another
+    value of: the same thing by its noun (`slots.anchor`: "my plan" / "a 10GB data plan") or by
+    the same words around the value ("I bank with Barclays" / "These days I bank with Monzo"),
+    and a value of the same type replaced (`slots.changed_type`: a name, 30GB for 10GB, a
+    time). For what the attribute list does not name; what it names it has decided. None:
+    nothing is certain enough (a hypothetical, an addition, a pronoun no one stands for)."""
+    if "?" in holder or new.additive or not (new.cue or new.corrects) or \
+            slots.hypothetical(new.said):
+        return None
+    for i in range(len(claims) - 1, -1, -1):
+        c = claims[i]
+        if c.holder != holder or (c.cue and not c.values) or not c.said or \
+                same_attribute(new, c) is False or _other_thing(new, c):
+            continue
+        kind = slots.changed_type(new.said, c.said)
+        if kind is None:
+            continue
+        thing = slots.anchor(new.said, c.said, _SKIP)
+        if thing is not None and slots.named_thing(new.said, thing):
+            thing = None  # "I switched to a Dell laptop": the name is the laptop's, not the value
+        if thing is None:
+            words = slots.frame(new.said)
+            if words and words == slots.frame(c.said) and (words - _LIGHT or new.corrects) \
+                    and slots.placed(new.said, kind):
+                thing = " ".join(sorted(words))
+        if thing is not None:
+            return Decision(SUPERSEDES, i, (
+                f"same holder ({holder})", f"the same thing ({thing})",
+                f"another {kind} given", "worded as a change"))
+    return None
 
 
 def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Decision:
