@@ -180,6 +180,17 @@ def carry_holders(sentences: list[str]) -> list[str]:
 _HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
 
 
+def name_holder(clause: str, held: str) -> str:
+    """`clause` ("She works at PwC now.") with its opening "he" or "she" replaced by the person
+    the held fact it corrects opens with ("My partner works at Deloitte."): the record then
+    says whom it is about. As is when the held fact opens with no one of the speaker's."""
+    m = _OWNER_SUBJECT.match(held.strip())
+    if m is None or not _HE_SHE.match(clause) or _REL_MENTION.fullmatch(m.group(1)) is None:
+        return clause
+    said = _with_holder(clause, m.group(1))
+    return said[0].upper() + said[1:]
+
+
 _FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother
     grandma granny granddaughter stepdaughter stepmother stepmum goddaughter fiancee
     landlady""".split())

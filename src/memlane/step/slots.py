@@ -146,7 +146,11 @@ def phrases(text: str, skip: frozenset[str] = frozenset()) -> list[tuple[str, ..
         p = _phrase(re.findall(r"\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8])
         if p:
             out.append(p)
-    return [p for p in out if p and p[-1] not in skip and p[-1] not in _TIME_NOUNS]
+    return [p for p in out if p and not _held(p[-1], skip) and p[-1] not in _TIME_NOUNS]
+
+
+def _held(word: str, skip: frozenset[str]) -> bool:
+    return word in skip or word + "s" in skip
 
 
 def copula_head(text: str, skip: frozenset[str] = frozenset()) -> str | None:
@@ -158,7 +162,7 @@ def copula_head(text: str, skip: frozenset[str] = frozenset()) -> str | None:
     if m is None or m.group(1).split()[0].lower() in _FUNCTION - {"my", "our", "the"}:
         return None
     p = _phrase(m.group(1).split())
-    return p[-1] if p and len(p) == len(m.group(1).split()) and p[-1] not in skip else None
+    return p[-1] if p and len(p) == len(m.group(1).split()) and not _held(p[-1], skip) else None
 
 
 def _content(text: str, stop: frozenset[str] = frozenset()) -> set[str]:

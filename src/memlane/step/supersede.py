@@ -98,6 +98,7 @@ _NEW_IDENTITY = re.compile(
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
 _BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+_THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
 # "the landlord put our rent up": the fact is the speaker's (the thing is no person).
 _CHANGED_MINE = re.compile(
@@ -126,7 +127,8 @@ CUES = re.compile(
     r"|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
-    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new)\b",
+    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
+    r"|transferred)\b",
     re.I)
 
 # --- attributes ------------------------------------------------------------------------------
@@ -169,6 +171,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
                    rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
                    rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
+        # "Kofi transferred to Newcastle": where they study or work, whichever is held.
+        ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
         ("car", r"\b(?:drive|drives|driving|car(?!\s+park)|sold\s+the|van)\b"),
         # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
@@ -177,6 +181,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
                      r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
+                r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
         ("residence", r"\b(?:live|lives|living)\s+(?:in|at|on)\b|(?<!email\s)\baddress\b"
                       r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
@@ -432,6 +437,10 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         if acted is not None and acted.group(1).lower() not in RELATIONS:
             return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
         return rel + name, None, rest
+    theirs = _THEIR_RELATION.match(body)
+    if theirs is not None:  # "His sister switched schools": not the speaker's sister
+        word = theirs.group(2).lower()
+        return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
     bare = _BARE_RELATION.match(body)
     if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
         word = bare.group(1).lower()
@@ -557,6 +566,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or _same_routine(new, held)
+    if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
+        return True
     mine, theirs = new.attribute or "", held.attribute or ""
     if mine.startswith("date of ") and theirs.startswith("date of "):
         # "my new job starts on 15 September" / "my start date moved to 1 October"
