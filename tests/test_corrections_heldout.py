@@ -46,10 +46,12 @@ def test_the_tune_set_too(store: Any) -> None:
 def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
-    like facts, one corrected): no wrong supersede, the other holder untouched."""
+    like facts, one corrected), and the tune set written beside them: no wrong supersede, the
+    other holder untouched."""
     m = _measure()
     for name, least in (("corrections_heldout_v3.jsonl", V3_APPLIED),
-                        ("corrections_people_v3.jsonl", PEOPLE_APPLIED)):
+                        ("corrections_people_v3.jsonl", PEOPLE_APPLIED),
+                        ("corrections_tune_v3.jsonl", TUNE_V3_APPLIED)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:16])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
         assert [r["wrong"] for r in res["cases"] if r["wrong"]] == [], name
@@ -66,3 +68,5 @@ V3_APPLIED = 26
 """Of 30: 27 when last measured (10 on main before `step/slots.py`, its first measurement)."""
 PEOPLE_APPLIED = 9
 """Of 12: 10 when last measured (7 before)."""
+TUNE_V3_APPLIED = 12
+"""Of 15 (`corrections_tune_v3.jsonl`, wordings the slots were tuned on): 13 when last measured."""

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
+from . import slots
 from .clauses import clauses
 from .sentences import split_sentences
 from .supersede import read_claim
@@ -98,6 +99,10 @@ _HINTS = {
 }
 
 
+def _generic(attribute: str) -> bool:
+    return not attribute or attribute.startswith("the ")
+
+
 _PRONOUN_HINTS = {
     "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother",
     "?he": "son brother father dad husband boyfriend nephew uncle grandfather",
@@ -126,6 +131,11 @@ def related_query(texts: Sequence[str]) -> str:
                 if attr in ("weekday", "rate"):  # the routine's words, singular and plural
                     words += [f for w in re.findall(r"[a-z]{3,}", clause.lower())
                               if w not in FACT_STOPWORDS for f in (w, w.rstrip("s"), w + "s")]
+                # A change of something no attribute names: the nouns of the things it names,
+                # singular and plural ("our grocery delivery" / "our groceries delivered").
+                if (c.cue or c.corrects) and _generic(attr):
+                    words += [f for p in slots.phrases(clause) for w in p
+                              for f in (w, w + "s", w[:-1] + "ies" if w.endswith("y") else "")]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()

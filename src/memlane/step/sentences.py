@@ -184,6 +184,9 @@ _PRONOUN_FACT = re.compile(
     r"(?:at|with|in))\b[^?]*?(?-i:\b[A-Z])", re.I)
 
 
+_OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
+
+
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence states a fact worth keeping: a declarative (not a request, question or
     greeting) whose subject is the speaker ("I'm vegan", "My daughter Lies is 7", "Last year
@@ -221,6 +224,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
             return True
     if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True
+    if _OWN_AGE.match(body):
+        return True  # "I'm 34.": no word but the number, and a fact
     named = _NAME_FACT.match(body)
     if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
                                FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and

@@ -116,6 +116,8 @@ _BARE_SUBJECT = re.compile(r"^\W*((?:[A-Za-z][a-z-]+\s+){0,2}[a-z][a-z-]+)\s+(?=
 
 def _word(w: str) -> str:
     w = w.lower().strip("'-")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"  # "groceries" / "grocery"
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 

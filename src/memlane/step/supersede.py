@@ -98,6 +98,7 @@ _NEW_IDENTITY = re.compile(
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
 _BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+_PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
 # "the landlord put our rent up": the fact is the speaker's (the thing is no person).
@@ -194,7 +195,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),
-        ("school", r"\b(?:school|grade|year\s+\d)\b"),
+        ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
                 r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
@@ -222,7 +223,7 @@ _NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoke
 
 def _occupation(rest: str) -> bool:
     """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
-    m = _PREDICATE.match(rest)
+    m = _PREDICATE.match(re.sub(r"\s+now\s*([.!]*)\s*$", r"\1", rest, flags=re.I))
     return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
         m.group(2).lower() not in _NOT_TRADE
 
@@ -441,6 +442,9 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
     if theirs is not None:  # "His sister switched schools": not the speaker's sister
         word = theirs.group(2).lower()
         return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
+    if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
+        # "His football training moved to Mondays": his, whoever he is (`_resolve`)
+        return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
     bare = _BARE_RELATION.match(body)
     if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
         word = bare.group(1).lower()
@@ -452,6 +456,8 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
     if pronoun is not None:
         return "?" + pronoun.group(1).lower(), None, body
     named = _NAMED_SUBJECT.match(body)
+    if named is not None and _PLURAL_THING.match(body[named.end():]):
+        named = None  # "Piano lessons are on Thursdays": a thing, not someone called Piano
     if named is not None and named.group(1).lower() not in _NOT_NAMES:
         who, rest = "named " + named.group(1).lower(), body[named.end():]
         chain = _NAMED_CHAIN.match(rest)
