@@ -38,7 +38,8 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
 _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
-                      r"she's|he's|they|they're|it's|his|her|their|now)\b)[^,]*$", re.I)
+                      r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
+                      re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
     r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
@@ -50,6 +51,8 @@ _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they
 _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
                    rf"|so\s+now|and\s+now)\s+(?!(?:i|we)\s+(?:are|were|have|had|both|will)\b)"
                    rf"(?={_SUBJECT})"
+                   # "... so Dr Ngata supervises me now": someone by name, then their verb
+                   rf"|,?\s+so\s+(?=(?-i:[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?)[a-z]+s\b)"
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))

@@ -184,6 +184,9 @@ _PRONOUN_FACT = re.compile(
     r"(?:at|with|in))\b[^?]*?(?-i:\b[A-Z])", re.I)
 
 
+_ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
+                           r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
+                           re.I)
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
 
 
@@ -224,6 +227,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
             return True
     if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True
+    if _ROLE_OF_MINE.match(body):
+        return True  # "Helen coaches me now": who the speaker's coach is
     if _OWN_AGE.match(body):
         return True  # "I'm 34.": no word but the number, and a fact
     named = _NAME_FACT.match(body)

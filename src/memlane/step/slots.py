@@ -106,7 +106,7 @@ _TIME_NOUNS = frozenset("""day days week weeks month months year years morning m
     evenings night nights weekend weekends time times moment minute minutes hour hours today
     tomorrow yesterday tonight term season spring summer autumn winter fall start end""".split())
 _NEUTRAL = frozenset("new old current former latest previous usual regular same".split())
-_DETERMINER = re.compile(r"\b(my|our|the|a|an|for)\s+", re.I)
+_DETERMINER = re.compile(r"\b(my|our|the|a|an|for|his|her|their|its)\s+", re.I)
 _VERBISH = re.compile(r"^[a-z]{3,}ed$|^(?:got|went|left|sold|took|came|became|began|grew|rose|"
                       r"fell|put|set|cut|quit)$")
 _COPULA_AFTER = re.compile(r"^\s*(?:is|are|was|were|'s|has\s+been|have\s+been|got)\b", re.I)

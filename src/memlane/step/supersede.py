@@ -98,6 +98,10 @@ _NEW_IDENTITY = re.compile(
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
 _BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+_CHANGED_THEIRS = re.compile(
+    r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
+    + _REL_WORDS + r")\b)", re.I)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -129,7 +133,7 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred)\b",
+    r"|transferred|different)\b",
     re.I)
 
 # --- attributes ------------------------------------------------------------------------------
@@ -322,13 +326,29 @@ def strip_lead(text: str) -> str:
     return (s[0].upper() + s[1:]) if s else text
 
 
+# "Dr Ngata supervises me now", "Helen coaches me": who the speaker's supervisor or coach is.
+_ROLE_ME = re.compile(r"^((?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2})\s+(?:now\s+)?"
+                      r"(supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b(.*)$",
+                      re.I | re.S)
+_ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "manag": "manager",
+              "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
+
+
+def _role_me(body: str) -> str:
+    """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ..."."""
+    m = _ROLE_ME.match(body)
+    if m is None or not may_be_name(m.group(1).split()[0]):
+        return body
+    return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
+
+
 def read_claim(text: str) -> Claim:
     """`text` read as (holder, attribute, value)."""
     said = _BRACKETED.sub(" ", unmark_newer(text)).strip()  # "[shares a photo: ...]" says no fact
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
-    body = strip_lead(text[m.end():]) if m else text
+    body = _role_me(strip_lead(text[m.end():]) if m else text)
     terms = _terms(body)
     holder, attribute, rest = _holder_attribute(body)
     if attribute is None:
@@ -358,7 +378,8 @@ _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
     r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
     r"|(?:moved|switched|changed)\s+from|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
-    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)"
+    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\binstead\s+of\s+(?P<d>[^,;.!?]+)"
+    r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
@@ -386,13 +407,15 @@ def _ended(rest: str) -> frozenset[str]:
     m = _ENDS.search(rest)
     if m is None:
         return frozenset()
-    obj = m.group("a") or m.group("b") or m.group("c") or ""
+    obj = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or ""
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
                             _LEFT_FOR_NOW.search(m.group("a"))):
         return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
-    terms = {t for t in _terms(obj) if t not in _TIME_WORDS and t not in _CUE_TERMS}
+    # "now, not Tuesday", "instead of Tuesdays": the day is what ended, not when
+    times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
+    terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
     if not terms - _LIGHT:
         return frozenset()
     return frozenset(_loose(t) for t in terms)
@@ -442,6 +465,9 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
     if theirs is not None:  # "His sister switched schools": not the speaker's sister
         word = theirs.group(2).lower()
         return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
+    theirs_changed = _CHANGED_THEIRS.match(body)
+    if theirs_changed is not None:  # "We've put his pocket money up to £7": his
+        return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body
     if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
         # "His football training moved to Mondays": his, whoever he is (`_resolve`)
         return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
@@ -525,7 +551,8 @@ def _numbers(terms: frozenset[str]) -> frozenset[str]:
 _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
     longer anymore instead rescheduled postponed update updated now switched wrong earlier
     mistake scratch meant left new sold turned went since grew grown increased decreased
-    dropped raised rose fell pushed promoted upgraded downgraded renamed became become""".split())
+    dropped raised rose fell pushed promoted upgraded downgraded renamed became become
+    transferred different""".split())
 
 
 def _frame(c: Claim) -> frozenset[str]:
@@ -578,6 +605,21 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if mine.startswith("date of ") and theirs.startswith("date of "):
         # "my new job starts on 15 September" / "my start date moved to 1 October"
         return mine[8:] in held.terms or theirs[8:] in new.terms
+    for x, y in ((new, held), (held, new)):
+        # "My office day is Wednesday now" / "I'm in the London office on Tuesdays"
+        if (x.attribute or "").startswith("date of ") and y.attribute == "weekday":
+            return x.attribute[8:] in y.terms  # type: ignore[index]
+    for x, y in ((mine, theirs), (theirs, mine)):
+        # "who is my manager" / "the phd supervisor": the same relation, by another word
+        if x.startswith("who is my ") and y.startswith("the ") and \
+                RELATIONS.get(y.split()[-1], "") == x[10:]:
+            return True
+    if mine.startswith("the ") and theirs.startswith("the "):
+        # "my supervisor" / "my PhD supervisor": one noun, the one's words within the other's
+        a_words, b_words = mine[4:].split(), theirs[4:].split()
+        if a_words[-1] == b_words[-1] and (set(a_words) <= set(b_words) or
+                                           set(b_words) <= set(a_words)):
+            return True
     a, b = _frame(new), _frame(held)
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     if len(small) >= 2 and small <= large and new.key and held.key and \
@@ -644,6 +686,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                 (best_j >= DUPLICATE or (len(new.terms) >= 3 and new.terms <= c.terms)):
             return Decision(SAME, best, (f"same holder ({holder}), terms {best_j:.2f} alike, "
                                          "no new number or name",))
+    if slots.hypothetical(new.said):  # "we should try Oakhill Vets instead": a maybe
+        return _keep_apart(_replace_or_relate(new, holder, claims))
     ended = _ends_held(new, holder, claims)
     if ended is not None:
         return ended
@@ -651,6 +695,14 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW):
         return _by_slot(new, holder, claims) or d
     return d
+
+
+def _keep_apart(d: Decision) -> Decision:
+    """`d`, a supersede made a `related` link: what may be is no replacement."""
+    if d.verdict != SUPERSEDES:
+        return d
+    return Decision(RELATED, d.target, (*d.reasons, "worded as what may be (if, might, "
+                                        "should ...): both kept, the new one marked newer"))
 
 
 def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
