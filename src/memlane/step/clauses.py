@@ -37,7 +37,8 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
-_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
+_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead)\b)"
+                      r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
                       r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
                       re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".

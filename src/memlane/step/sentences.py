@@ -171,6 +171,7 @@ _NAME_FACT = re.compile(
     r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
     r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
+    r"a\s+(?:new\s+)?job|"
     r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
     re.I)
 

@@ -33,7 +33,8 @@ _QUANTITY = re.compile(r"\b(\d+(?:\.\d+)?)\s?(kg|kgs|kilos?|lbs?|stone|mg|mcg|ml
                        r"|nights?|times?)(?![\w])", re.I)
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                       r"eleventh|twelfth|last|\d{1,2}(?:st|nd|rd|th))\b", re.I)
-_WEEKDAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s?\b", re.I)
+_WEEKDAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|weekend)s?\b",
+                      re.I)
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|"
                     r"november|december)\b(?:\s+\d{1,2}\b)?|\b\d{1,2}\s+(?:january|february|"
                     r"march|april|may|june|july|august|september|october|november|december)\b",
@@ -111,7 +112,8 @@ _VERBISH = re.compile(r"^[a-z]{3,}ed$|^(?:got|went|left|sold|took|came|became|be
                       r"fell|put|set|cut|quit)$")
 _COPULA_AFTER = re.compile(r"^\s*(?:is|are|was|were|'s|has\s+been|have\s+been|got)\b", re.I)
 _BARE_SUBJECT = re.compile(r"^\W*((?:[A-Za-z][a-z-]+\s+){0,2}[a-z][a-z-]+)\s+(?=(?:is|are|was|"
-                           r"were|has|have|had|got|moved|changed)\b)")
+                           r"were|has|have|had|got|moved|changed|went|goes|go|rose|fell|"
+                           r"dropped|increased|starts|started)\b)")
 
 
 def _word(w: str) -> str:
@@ -153,6 +155,16 @@ def phrases(text: str, skip: frozenset[str] = frozenset()) -> list[tuple[str, ..
 
 def _held(word: str, skip: frozenset[str]) -> bool:
     return word in skip or word + "s" in skip
+
+
+def subject(text: str) -> tuple[str, ...]:
+    """The words of the noun phrase a statement opens with, its subject when it is a thing
+    ("School pickup is at 3:15", "Our water bill is £38": ("water", "bill")); empty when it
+    opens otherwise."""
+    bare = _BARE_SUBJECT.match(re.sub(r"^\W*(?:my|our|the)\s+", "", text, flags=re.I))
+    if bare is None or bare.group(1).split()[0].lower() in _FUNCTION:
+        return ()
+    return _phrase(bare.group(1).lower().split())
 
 
 def copula_head(text: str, skip: frozenset[str] = frozenset()) -> str | None:
@@ -227,7 +239,10 @@ def frame(text: str) -> frozenset[str]:
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|might|may\s+(?:be|switch|move|change|go)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
-    r"hope\s+to|going\s+to|probably|unless|whether|tempted)\b", re.I)
+    r"hope\s+to|probably|unless|whether|tempted"
+    # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"
+    r"|(?:'m|am|'re|are|is|'s)\s+going\s+to\s+(?!(?:the|a|an|my|our|his|her|their)\b)"
+    r"(?-i:[a-z]+))\b", re.I)
 
 
 def hypothetical(text: str) -> bool:
@@ -236,4 +251,4 @@ def hypothetical(text: str) -> bool:
 
 
 __all__ = ["anchor", "changed_type", "copula_head", "frame", "hypothetical", "named_thing",
-           "phrases", "placed", "values"]
+           "phrases", "placed", "subject", "values"]

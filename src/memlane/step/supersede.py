@@ -133,7 +133,7 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different)\b",
+    r"|transferred|different|upped|ported|this\s+(?:term|year|season|semester))\b",
     re.I)
 
 # --- attributes ------------------------------------------------------------------------------
@@ -396,6 +396,7 @@ _ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additional
 
 def _loose(term: str) -> str:
     """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
+    term = term.strip("'\u2019")  # "Toni's" is read "toni'"
     t = term.rstrip("e") if len(term) > 3 else term
     return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
 
@@ -552,7 +553,7 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
     longer anymore instead rescheduled postponed update updated now switched wrong earlier
     mistake scratch meant left new sold turned went since grew grown increased decreased
     dropped raised rose fell pushed promoted upgraded downgraded renamed became become
-    transferred different""".split())
+    transferred different upped ported""".split())
 
 
 def _frame(c: Claim) -> frozenset[str]:
@@ -652,6 +653,10 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
             owners = {c.holder for c in held if c.holder.startswith(prefix) and
                       stem(who[6:]) in c.key and c.holder[len(prefix):] not in ("i",) and
                       "?" not in c.holder and "named " not in c.holder}
+        if not owners:  # "Choir is on Tuesdays" / "Choir practice is on Mondays": a thing
+            owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                      "?" not in c.holder and "named " not in c.holder and
+                      who[6:] in slots.subject(c.said)}
     else:
         third = who[1:] in ("she", "he")
         owners = {c.holder for c in held if c.attribute == new.attribute and
