@@ -606,14 +606,13 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if mine.startswith("date of ") and theirs.startswith("date of "):
         # "my new job starts on 15 September" / "my start date moved to 1 October"
         return mine[8:] in held.terms or theirs[8:] in new.terms
-    for x, y in ((new, held), (held, new)):
+    for (a_attr, b_attr), b_terms in (((mine, theirs), held.terms), ((theirs, mine), new.terms)):
         # "My office day is Wednesday now" / "I'm in the London office on Tuesdays"
-        if (x.attribute or "").startswith("date of ") and y.attribute == "weekday":
-            return x.attribute[8:] in y.terms  # type: ignore[index]
-    for x, y in ((mine, theirs), (theirs, mine)):
+        if a_attr.startswith("date of ") and b_attr == "weekday":
+            return a_attr[8:] in b_terms
         # "who is my manager" / "the phd supervisor": the same relation, by another word
-        if x.startswith("who is my ") and y.startswith("the ") and \
-                RELATIONS.get(y.split()[-1], "") == x[10:]:
+        if a_attr.startswith("who is my ") and b_attr.startswith("the ") and \
+                RELATIONS.get(b_attr.split()[-1], "") == a_attr[10:]:
             return True
     if mine.startswith("the ") and theirs.startswith("the "):
         # "my supervisor" / "my PhD supervisor": one noun, the one's words within the other's
