@@ -232,12 +232,18 @@ def frame(text: str) -> frozenset[str]:
     """A statement's words less its values, function words, times and change cues: "I bank with
     Monzo" and "These days I bank with Barclays" both give {"bank"}."""
     said = {_word(x) for vs in values(text).values() for v in vs for x in (v, *v.split())}
-    return frozenset(w for w in _content(text, _FUNCTION - _LIGHT_VERBS)
+    return frozenset(w for w in _content(text, (_FUNCTION - _LIGHT_VERBS) | _HABIT)
                      if w not in _TIME_NOUNS and w not in _CUE_WORDS and w not in said)
 
 
+# How often, and the light verbs of a habit: "I usually have lunch at 12:30" / "I take lunch at
+# 1pm these days" are both {"lunch"}.
+_HABIT = frozenset("""usually normally always often generally typically regularly mostly
+    have has had having take takes took taking""".split())
+
+
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|might|may\s+(?:be|switch|move|change|go)|could|would|should|maybe|perhaps|"
+    r"\b(?:if|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted"
     # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"

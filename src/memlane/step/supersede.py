@@ -148,7 +148,7 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|this\s+(?:term|year|season|semester))\b",
+    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester))\b",
     re.I)
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
@@ -456,7 +456,7 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
     longer anymore instead rescheduled postponed update updated now switched wrong earlier
     mistake scratch meant left new sold turned went since grew grown increased decreased
     dropped raised rose fell pushed promoted upgraded downgraded renamed became become
-    transferred different upped ported""".split())
+    transferred different upped ported bumped""".split())
 
 
 def _frame(c: Claim) -> frozenset[str]:
@@ -503,6 +503,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or _same_routine(new, held)
+    if {new.attribute, held.attribute} == {"car", "bike"}:
+        return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
     if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
         return True
     mine, theirs = new.attribute or "", held.attribute or ""
