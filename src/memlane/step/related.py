@@ -133,7 +133,7 @@ def related_query(texts: Sequence[str]) -> str:
                               if w not in FACT_STOPWORDS for f in (w, w.rstrip("s"), w + "s")]
                 # A change of something no attribute names: the nouns of the things it names,
                 # singular and plural ("our grocery delivery" / "our groceries delivered").
-                if (c.cue or c.corrects) and _generic(attr):
+                if c.corrects and _generic(attr):
                     words += [f for p in slots.phrases(clause) for w in p
                               for f in (w, w + "s", w[:-1] + "ies" if w.endswith("y") else "")]
                 holder = c.holder.rpartition("|")[2]
