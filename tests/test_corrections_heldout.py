@@ -46,12 +46,15 @@ def test_the_tune_set_too(store: Any) -> None:
 def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
-    like facts, one corrected), and the tune set written beside them: no wrong supersede, the
-    other holder untouched."""
+    like facts, one corrected), the tune set written beside them, and v4-v6 (each written before
+    it was first measured, then tuned on): no wrong supersede, the other holder untouched."""
     m = _measure()
     for name, least in (("corrections_heldout_v3.jsonl", V3_APPLIED),
                         ("corrections_people_v3.jsonl", PEOPLE_APPLIED),
-                        ("corrections_tune_v3.jsonl", TUNE_V3_APPLIED)):
+                        ("corrections_tune_v3.jsonl", TUNE_V3_APPLIED),
+                        ("corrections_heldout_v4.jsonl", V4_APPLIED),
+                        ("corrections_heldout_v5.jsonl", V5_APPLIED),
+                        ("corrections_heldout_v6.jsonl", V6_APPLIED)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:16])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
         assert [r["wrong"] for r in res["cases"] if r["wrong"]] == [], name
@@ -70,3 +73,11 @@ PEOPLE_APPLIED = 9
 """Of 12: 10 when last measured (7 before)."""
 TUNE_V3_APPLIED = 12
 """Of 15 (`corrections_tune_v3.jsonl`, wordings the slots were tuned on): 13 when last measured."""
+V4_APPLIED = 7
+"""Of 10: 8 when last measured; 4 on its first (clean) measurement, with one wrong supersede
+that main made too (a "should try ... instead" replaced the vet), since refused."""
+V5_APPLIED = 7
+"""Of 10: 8 when last measured; 1 on its first (clean) measurement (main: 1)."""
+V6_APPLIED = 4
+"""Of 10: 5 when last measured; 3 on its first (clean) measurement with one wrong supersede
+("We may ask the cleaner to come on Fridays instead"), since refused (main: 4, the same wrong)."""
