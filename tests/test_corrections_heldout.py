@@ -47,14 +47,17 @@ def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
     like facts, one corrected), the tune set written beside them, and v4-v6 (each written before
-    it was first measured, then tuned on): no wrong supersede, the other holder untouched."""
+    it was first measured, then tuned on), and 20 more near-misses (`corrections_nearmiss_v3`:
+    2 wrong supersedes on their first measurement, 2 on main): no wrong supersede, the other
+    holder untouched."""
     m = _measure()
     for name, least in (("corrections_heldout_v3.jsonl", V3_APPLIED),
                         ("corrections_people_v3.jsonl", PEOPLE_APPLIED),
                         ("corrections_tune_v3.jsonl", TUNE_V3_APPLIED),
                         ("corrections_heldout_v4.jsonl", V4_APPLIED),
                         ("corrections_heldout_v5.jsonl", V5_APPLIED),
-                        ("corrections_heldout_v6.jsonl", V6_APPLIED)):
+                        ("corrections_heldout_v6.jsonl", V6_APPLIED),
+                        ("corrections_nearmiss_v3.jsonl", 0)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:16])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
         assert [r["wrong"] for r in res["cases"] if r["wrong"]] == [], name

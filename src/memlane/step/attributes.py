@@ -31,7 +31,10 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("rent", r"\brent\b(?!\s+(?:a|an|our|my|the)\s)"),  # not "we rent a flat in ..."
         ("mortgage", r"\bmortgage\b"),
         ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
-        ("weight", r"\b(?:weigh|weighs|weight|kg|kilos?|lbs?|stone)\b"),
+        # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
+        ("weight", r"\b(?:weigh|weighs|weight)\b|(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
+                   r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
+                   r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
         ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"

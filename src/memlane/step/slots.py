@@ -199,6 +199,8 @@ def anchor(new: str, held: str, skip: frozenset[str] = frozenset()) -> str | Non
     mine, theirs = phrases(new, skip), phrases(held, skip)
     if any(_clash(p, q) for p in mine for q in theirs):
         return None
+    if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
+        return None  # "my work laptop" is maybe not "my laptop" (the other way round it is)
     words_new, words_held = _content(new), _content(held)
     for ps, other in ((mine, words_held), (theirs, words_new)):
         for p in ps:
