@@ -65,6 +65,13 @@ def test_hypotheticals_and_places() -> None:
     ("Our landlord is a man called Gareth Price.", "Our landlord is Homely Lettings now.",
      SUPERSEDES),
     ("Kofi studies at Durham.", "Kofi transferred to Newcastle last year.", SUPERSEDES),
+    ("My insurance excess is £250.", "The renewal bumped my excess to £400.", SUPERSEDES),
+    ("Ella's violin teacher is Mrs Okoro.", "Ella has a new violin teacher, Mr Bell.",
+     SUPERSEDES),
+    ("Our cleaner comes on Thursdays.", "We may ask the cleaner to come on Fridays instead.",
+     NEW),
+    ("I weigh 70 kg.", "I can lift 80 kg now.", NEW),
+    ("I use Chrome on my laptop.", "My work laptop switched to Edge.", NEW),
     # never across holders, things or types, never on a maybe
     ("My broadband provider is Sky.", "My neighbour switched to Virgin Media for broadband.",
      NEW),

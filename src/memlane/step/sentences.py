@@ -170,7 +170,8 @@ _NAME_FACT = re.compile(
     rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
     r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
-    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
+    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|a\s+new|"
+    r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
     r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
     re.I)
@@ -188,6 +189,8 @@ _PRONOUN_FACT = re.compile(
 _ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
                            r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
                            re.I)
+_THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
+                        r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
 
 
@@ -228,6 +231,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
             return True
     if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True
+    if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
     if _ROLE_OF_MINE.match(body):
         return True  # "Helen coaches me now": who the speaker's coach is
     if _OWN_AGE.match(body):

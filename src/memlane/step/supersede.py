@@ -148,7 +148,10 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester))\b",
+    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)"
+    # a thing moved to a new value by any verb: "bumped my excess to £400"
+    r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
+    r"(?:[£$€]?\d|(?-i:[A-Z])))\b",
     re.I)
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
@@ -164,7 +167,7 @@ _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|septembe
                    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
                    r"|\b\d{1,2}\s+may\b|\bmay\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
                    r"|\b\d{1,2}/\d{1,2}\b", re.I)
-_HEAD = re.compile(r"^(?:my|our|the)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
+_HEAD = re.compile(r"^(?:my|our|the|'s)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
 _CALENDAR = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
     thursday friday saturday sunday""".split())
