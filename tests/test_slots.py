@@ -44,6 +44,14 @@ def test_the_thing_two_statements_share(new: str, held: str, thing: str | None) 
     assert slots.anchor(new, held) == thing
 
 
+def test_a_value_belongs_to_the_noun_whose_phrase_holds_it() -> None:
+    assert slots.owners("I take the 8:05 bus to the office.") == {"bus"}
+    assert slots.owners("My commute takes 40 minutes.") == set()
+    assert slots.anchor("The office opens at 7:30 now.", "I take the 8:05 bus to the office.") \
+        is None
+    assert slots.anchor("I'm on the 7:50 bus now.", "I take the 8:05 bus to the office.") == "bus"
+
+
 def test_hypotheticals_and_places() -> None:
     assert slots.hypothetical("If prices go up I might switch to Octopus.")
     assert not slots.hypothetical("I upgraded my plan to 30GB.")  # "plan to" is no plan
@@ -72,6 +80,9 @@ def test_hypotheticals_and_places() -> None:
      NEW),
     ("I weigh 70 kg.", "I can lift 80 kg now.", NEW),
     ("I use Chrome on my laptop.", "My work laptop switched to Edge.", NEW),
+    ("I take the 8:05 bus to the office.", "The office opens at 7:30 now.", NEW),
+    ("My line manager is Kerry Walsh.", "I report to Dev Patel now.", SUPERSEDES),
+    ("My office is in Canary Wharf.", "The office opens at 7:30 now.", NEW),
     # never across holders, things or types, never on a maybe
     ("My broadband provider is Sky.", "My neighbour switched to Virgin Media for broadband.",
      NEW),

@@ -90,7 +90,7 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 # The usual words of an attribute (`supersede.read_claim`'s names), searched for beside the
 # statement's own: a correction often shares no word with the fact it changes.
 _HINTS = {
-    "residence": "live lives living moved", "age": "old years turned age",
+    "residence": "live lives living moved based relocated", "age": "old years turned age",
     "employer": "work works employer job company", "job": "work works job",
     "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",

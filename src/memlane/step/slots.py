@@ -102,6 +102,9 @@ _FUNCTION = frozenset("""is are was were be been being am has have had having go
     your will would can could should might may must do does did a an the some every each all
     per s 'd 'm 're 've 'll 's both other another one ones thing things lot bit way kind sort
     usual i'm i've we're we've it's she's he's they're they've you're that's there's""".split())
+# Verbs in -s a phrase runs into ("my commute takes 40 minutes", "the office opens at 7").
+_FUNCTION = _FUNCTION | frozenset("""takes makes gets comes costs runs leaves starts opens closes
+    meets lasts pays needs uses works lives goes sits stays""".split())
 _LIGHT_VERBS = frozenset("go goes going gone went get gets got have has had do does did".split())
 _TIME_NOUNS = frozenset("""day days week weeks month months year years morning mornings evening
     evenings night nights weekend weekends time times moment minute minutes hour hours today
@@ -129,7 +132,9 @@ def _phrase(words: Iterable[str]) -> tuple[str, ...]:
     out: list[str] = []
     for w in words:
         low = w.lower()
-        if _ORDINAL.fullmatch(low) or re.fullmatch(r"\d[\w.:,]*", low) or low in _NEUTRAL:
+        if (_ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low)) and out:
+            break  # a value after the noun is no longer its phrase: "my commute takes 40"
+        if _ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low) or low in _NEUTRAL:
             continue
         if not re.fullmatch(r"[a-z][a-z'-]*", w) or low in _FUNCTION or _VERBISH.match(low):
             break
@@ -151,6 +156,22 @@ def phrases(text: str, skip: frozenset[str] = frozenset()) -> list[tuple[str, ..
         if p:
             out.append(p)
     return [p for p in out if p and not _held(p[-1], skip) and p[-1] not in _TIME_NOUNS]
+
+
+_VALUE_WORD = re.compile(r"[£$€]?\d[\w.:,]*|" + _ORDINAL.pattern, re.I)
+
+
+def owners(text: str) -> set[str]:
+    """The nouns whose phrase holds a value ("I take the 8:05 bus": {"bus"}; "a 10GB data
+    plan": {"plan"}): the value is theirs, not another noun's of the sentence."""
+    out: set[str] = set()
+    for m in _DETERMINER.finditer(text):
+        words = re.findall(r"[£$€]?\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8]
+        p = _phrase(words)
+        if p and any(_VALUE_WORD.fullmatch(w) for w in words[:words.index(next(
+                (w for w in words if _word(w) == p[-1]), words[-1])) + 1]):
+            out.add(p[-1])
+    return out
 
 
 def _held(word: str, skip: frozenset[str]) -> bool:
@@ -202,10 +223,12 @@ def anchor(new: str, held: str, skip: frozenset[str] = frozenset()) -> str | Non
     if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
         return None  # "my work laptop" is maybe not "my laptop" (the other way round it is)
     words_new, words_held = _content(new), _content(held)
+    held_owners = owners(held)
     for ps, other in ((mine, words_held), (theirs, words_new)):
         for p in ps:
-            if p[-1] in other and len(p[-1]) > 2:
-                return p[-1]
+            if p[-1] in other and len(p[-1]) > 2 and \
+                    (not held_owners or p[-1] in held_owners or held_owners & owners(new)):
+                return p[-1]  # (not "the office" when the held time is "the 8:05 bus"'s)
     return None
 
 
@@ -259,4 +282,4 @@ def hypothetical(text: str) -> bool:
 
 
 __all__ = ["anchor", "changed_type", "copula_head", "frame", "hypothetical", "named_thing",
-           "phrases", "placed", "subject", "values"]
+           "owners", "phrases", "placed", "subject", "values"]

@@ -240,8 +240,16 @@ _ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "m
               "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
 
 
+_REPORT_TO = re.compile(r"^(?:i|we)\s+(?:now\s+)?report\s+to\s+((?-i:[A-Z][\w'-]*)"
+                        r"(?:\s+(?-i:[A-Z][\w'-]*))?)(.*)$", re.I | re.S)
+
+
 def _role_me(body: str) -> str:
-    """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ..."."""
+    """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ...", and "I
+    report to <Name>" as "My manager is <Name>"."""
+    report = _REPORT_TO.match(body)
+    if report is not None:
+        return f"My manager is {report.group(1)}{report.group(2)}"
     m = _ROLE_ME.match(body)
     if m is None or not may_be_name(m.group(1).split()[0]):
         return body
@@ -679,6 +687,15 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                                 f"{new.attribute!r} with another value",))
 
 
+def _classes(text: str) -> set[str]:
+    """The classes of the values `text` gives (`slots.values`): "number" (a time, a sum, an
+    amount, an ordinal: "at 7" is a time, "turned 4" an age), "day" (a date, a weekday),
+    "name", and "code" for a bare number, which may be either (a model: "an iPhone 15")."""
+    return {"name" if k == "name" else "code" if k == "number" else
+            "day" if k in ("date", "weekday") else "number" for k in slots.values(text)} | \
+        ({"number"} if "number" in slots.values(text) else set())
+
+
 _SKIP = frozenset(RELATIONS) | frozenset(RELATIONS.values())
 """Words of people and pets: a holder, never the thing a fact is about."""
 
@@ -686,11 +703,16 @@ _SKIP = frozenset(RELATIONS) | frozenset(RELATIONS.values())
 def _other_thing(new: Claim, c: Claim) -> bool:
     """Whether `new` is about another thing than the held `c` for certain, though the rule
     reads one attribute in both: their subjects are two nouns ("My phone is an iPhone 13" /
-    "My phone contract is with Three"), or a date stands where a name was ("She works at PwC
-    now" / "She changed jobs in March": when, not where)."""
+    "My phone contract is with Three"), their values are of no common type (a time where a
+    place was), or a date stands where a name was ("She works at PwC now" / "She changed jobs
+    in March": when, not where)."""
     heads = slots.copula_head(new.said, _SKIP), slots.copula_head(c.said, _SKIP)
     if heads[0] and heads[1] and heads[0] != heads[1]:
         return True
+    mine, theirs = _classes(new.said), _classes(c.said)
+    if mine and theirs and not mine & theirs and not ({"name"} in (mine, theirs) and
+                                                      {"code", "number"} in (mine, theirs)):
+        return True  # "The office opens at 7:30 now" / "My office is in Canary Wharf"
     fresh = new.key - c.key
     return bool(fresh) and fresh <= _CALENDAR and bool(c.key - _CALENDAR - _numbers(c.key))
 
