@@ -46,7 +46,7 @@ def test_the_tune_set_too(store: Any) -> None:
 def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
-    like facts, one corrected), the tune set written beside them, and v4-v7 (each written before
+    like facts, one corrected), the tune set written beside them, and v4-v8 (each written before
     it was first measured, then tuned on), and 20 more near-misses (`corrections_nearmiss_v3`:
     2 wrong supersedes on their first measurement, 2 on main): no wrong supersede, the other
     holder untouched."""
@@ -58,6 +58,7 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v5.jsonl", V5_APPLIED),
                         ("corrections_heldout_v6.jsonl", V6_APPLIED),
                         ("corrections_heldout_v7.jsonl", V7_APPLIED),
+                        ("corrections_heldout_v8.jsonl", V8_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:-6])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
@@ -82,6 +83,9 @@ V4_APPLIED = 7
 that main made too (a "should try ... instead" replaced the vet), since refused."""
 V5_APPLIED = 7
 """Of 10: 8 when last measured; 1 on its first (clean) measurement (main: 1)."""
+V8_APPLIED = 4
+"""Of 10: 4 on its only measurement (clean: written after the last change, never tuned on;
+main: 3), none wrong."""
 V7_APPLIED = 7
 """Of 10: 8 when last measured; 6 on its first (clean) measurement with one wrong supersede
 ("The office opens at 7:30 now" replaced "I take the 8:05 bus to the office"), since refused
