@@ -4,6 +4,12 @@ corrects, and does an unrelated statement never replace anything?
     PYTHONPATH=src python scripts/measure_corrections.py [--data FILE] [--json] [-v]
         [--engine sqlite|postgres|both]
 
+Data files in tests/data: `corrections_tune.jsonl` and `corrections_tune_v3.jsonl` (the rules
+were worked out on them), `corrections_heldout_v2.jsonl` .. `_v8.jsonl` (each written before
+its first measurement, which the commit that added it records; tuned on after),
+`corrections_nearmiss_v3.jsonl` (20 near-misses only), and
+`corrections_people_v3.jsonl` (two holders with like facts, one corrected).
+
 Each case of the data file (default `tests/data/corrections_heldout_v2.jsonl`, one JSON object
 a line: `id`, `kind` "correction" or "near_miss", `first` statements, the `second` statement,
 `old`: a word of the first fact, `new`: a word of the second, or null) is one conversation: the

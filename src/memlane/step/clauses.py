@@ -37,8 +37,10 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
-_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
-                      r"she's|he's|they|they're|it's|his|her|their|now)\b)[^,]*$", re.I)
+_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead)\b)"
+                      r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
+                      r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
+                      re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
     r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
@@ -50,6 +52,8 @@ _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they
 _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
                    rf"|so\s+now|and\s+now)\s+(?!(?:i|we)\s+(?:are|were|have|had|both|will)\b)"
                    rf"(?={_SUBJECT})"
+                   # "... so Dr Ngata supervises me now": someone by name, then their verb
+                   rf"|,?\s+so\s+(?=(?-i:[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?)[a-z]+s\b)"
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
@@ -101,7 +105,8 @@ def trim(sentence: str) -> str:
 # of the same holder (a pronoun), gives the new value, so the two stay one fact.
 _CHANGE_ONLY = re.compile(
     r"\b(?:(?:switched|changed|swapped)\s+[a-z]+s|(?:stopped|quit|gave\s+up|given\s+up|left|sold|"
-    r"got\s+rid\s+of|traded\s+in)\b.*|no\s+longer\b.*|any\s*more)[\s.!]*$", re.I)
+    r"got\s+rid\s+of|traded\s+in)\b.*|no\s+longer\b.*|any\s*more|moved\s+(?:house|home))"
+    r"[\s.!]*$", re.I)
 _SAME_HOLDER_NEXT = re.compile(r"^(?:he|she|they|it|i|we)(?:'s|\u2019s|'m|'re|'ve|\s)", re.I)
 
 
@@ -177,6 +182,17 @@ def carry_holders(sentences: list[str]) -> list[str]:
 
 
 _HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
+
+
+def name_holder(clause: str, held: str) -> str:
+    """`clause` ("She works at PwC now.") with its opening "he" or "she" replaced by the person
+    the held fact it corrects opens with ("My partner works at Deloitte."): the record then
+    says whom it is about. As is when the held fact opens with no one of the speaker's."""
+    m = _OWNER_SUBJECT.match(held.strip())
+    if m is None or not _HE_SHE.match(clause) or _REL_MENTION.fullmatch(m.group(1)) is None:
+        return clause
+    said = _with_holder(clause, m.group(1))
+    return said[0].upper() + said[1:]
 
 
 _FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother

@@ -30,7 +30,7 @@ from typing import Any
 from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
-from .clauses import asked_to_keep, carry_holders, clauses
+from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .kinds import held_kind, kind_of
 from .lines import episode_line
 from .sentences import (
@@ -227,6 +227,8 @@ def _file(
         return
     if d.verdict == SUPERSEDES:
         assert d.target is not None
+        if not m.name:  # "She works at PwC now." corrects "My partner ...": say whom
+            text = name_holder(text, known[d.target].claim.said)
         _replace(known[d.target], text, m.seq, updates, ops)
         return
     if d.verdict == RELATED:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
+from . import slots
 from .clauses import clauses
 from .sentences import split_sentences
 from .supersede import read_claim
@@ -89,13 +90,17 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 # The usual words of an attribute (`supersede.read_claim`'s names), searched for beside the
 # statement's own: a correction often shares no word with the fact it changes.
 _HINTS = {
-    "residence": "live lives living moved", "age": "old years turned age",
+    "residence": "live lives living moved based relocated", "age": "old years turned age",
     "employer": "work works employer job company", "job": "work works job",
     "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
     "name": "called named name", "salary": "salary earn", "height": "height tall",
     "weekday": "", "rate": "",
 }
+
+
+def _generic(attribute: str) -> bool:
+    return not attribute or attribute.startswith("the ")
 
 
 _PRONOUN_HINTS = {
@@ -126,6 +131,11 @@ def related_query(texts: Sequence[str]) -> str:
                 if attr in ("weekday", "rate"):  # the routine's words, singular and plural
                     words += [f for w in re.findall(r"[a-z]{3,}", clause.lower())
                               if w not in FACT_STOPWORDS for f in (w, w.rstrip("s"), w + "s")]
+                # A change of something no attribute names: the nouns of the things it names,
+                # singular and plural ("our grocery delivery" / "our groceries delivered").
+                if c.corrects and _generic(attr):
+                    words += [f for p in slots.phrases(clause) for w in p
+                              for f in (w, w + "s", w[:-1] + "ies" if w.endswith("y") else "")]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()

@@ -126,10 +126,19 @@ _PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currentl
                          r"broke|sent|gave|kept|ran|saw|wrote|had)$", re.I)
 
 
+# A two-word thing opening a statement ("Book club has moved to Wednesdays", "Plan B is the
+# ferry"), which an imperative's first word would otherwise make a command.
+_THING_SUBJECT = re.compile(r"^\W*[A-Z][a-z]+\s+(?!(?:me|us|it|him|her|them|you|your|my|our|"
+                            r"the|a|an|this|that|sure|up|out|in|on|off)\b)[a-z]+\s+(?:is|are|"
+                            r"was|were|has|have|had)\b")
+
+
 def is_request(sentence: str) -> bool:
     """Whether a sentence asks for something (a question, a request, an imperative) rather than
     stating a fact."""
     s = sentence.strip()
+    if _THING_SUBJECT.match(s) and not s.rstrip("\"')]\u201d\u2019").endswith("?"):
+        return False  # "Book club is on Tuesdays": a thing's name, no command
     if s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
             bool(_PLEASE.search(s)) or bool(_ASK_ME.search(s)):
         return True
@@ -161,9 +170,28 @@ _NAME_FACT = re.compile(
     rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
     r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
-    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|got\s+(?:married|"
+    r"started|left|retired|switched|changed|transferred|joined|quit|relocated|a\s+new|"
+    r"got\s+(?:married|"
+    r"a\s+(?:new\s+)?job|"
     r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
     re.I)
+
+
+# Someone just named, by a pronoun, and where they are now: "She works at PwC now", "He's at
+# Oakfield Academy these days" (the supersede rule resolves who; unresolved, it replaces nothing).
+_PRONOUN_FACT = re.compile(
+    r"^(?:she|he|(?:his|her|their)\s+[a-z]+)(?:'s|\u2019s|\s+(?:is|has|just|now))*\s*"
+    r"(?:lives|works|goes|studies|attends|"
+    r"teaches|trains|moved|started|joined|switched|transferred|relocated|(?:is\s+)?(?:now\s+)?"
+    r"(?:at|with|in))\b[^?]*?(?-i:\b[A-Z])", re.I)
+
+
+_ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
+                           r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
+                           re.I)
+_THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
+                        r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
+_OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
 
 
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
@@ -201,6 +229,14 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         if content and (len(ANY_WORD.findall(before)) <= 3 or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
+    if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True
+    if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
+    if _ROLE_OF_MINE.match(body):
+        return True  # "Helen coaches me now": who the speaker's coach is
+    if _OWN_AGE.match(body):
+        return True  # "I'm 34.": no word but the number, and a fact
     named = _NAME_FACT.match(body)
     if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
                                FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and
@@ -212,7 +248,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     # change announced with a day or month is one ("Her teacher switched her slot to Mondays").
     low = [w.lower() for w in words]
     has_value = any(ch.isdigit() for ch in body) or (
-        any(w in _CUE_WORDS for w in low)
+        (any(w in _CUE_WORDS for w in low) or _ON_DAYS.search(body) is not None)
         and any(w in _CALENDAR or w.rstrip("s") in _CALENDAR for w in low))
     return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
                                                              re.I)
@@ -229,6 +265,8 @@ _CALENDAR = frozenset("""january february march april may june july august septe
     november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
     thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
 _COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
+# A routine's day: "Book club is on the first Tuesday", "Bins are collected every Monday".
+_ON_DAYS = re.compile(r"\b(?:is|are)\s+(?:\w+\s+)?(?:on|every)\b", re.I)
 
 
 def _words(text: str) -> list[str]:

@@ -22,6 +22,11 @@ The verdicts:
   (`text.mark_newer`), never a replace;
 - `new`: anything else.
 
+The attributes it names are read by the patterns of `step/attributes.py`. What they do not
+name is read by `step/slots.py`: the thing by its noun ("my plan" / "a 10GB data plan") and the
+value by its type (a name, 30GB, 10:15), asked only of a statement worded as a change, never of
+a maybe ("we should try ...") or an addition ("also", "a second").
+
 A supersede never crosses holders or attributes: a wrong supersede is data loss, a kept
 duplicate is not. Every verdict carries its reasons, for tests, warnings and the trace.
 """
@@ -33,6 +38,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
+from . import slots
+from .attributes import (
+    _APPOINTMENT,
+    _APPOINTMENT_KIND,
+    _ATTRIBUTES,
+    _KIND_ATTRIBUTE,
+    _MULTI,
+    _SWITCHED,
+    _TRAVEL,
+    _occupation,
+)
 
 SAME = "same"
 SUPERSEDES = "supersedes"
@@ -70,7 +86,7 @@ _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
 # "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
 _IDENTITY = re.compile(
     rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
-    rf"(?:now\s+|called\s+|named\s+)?({_NAME})\b"
+    rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
@@ -95,6 +111,20 @@ _NEW_IDENTITY = re.compile(
     rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
+# Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
+_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+_CHANGED_THEIRS = re.compile(
+    r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
+    + _REL_WORDS + r")\b)", re.I)
+_PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
+_THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
+# Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
+# "the landlord put our rent up": the fact is the speaker's (the thing is no person).
+_CHANGED_MINE = re.compile(
+    r"^,?\s+(?:has\s+|have\s+|just\s+)*(?:raised|lowered|moved|changed|put|increased|reduced|"
+    r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
+    r"(?:\w+\s+)??(\w+)", re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
@@ -117,116 +147,13 @@ CUES = re.compile(
     r"|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
-    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new)\b",
+    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
+    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)"
+    # a thing moved to a new value by any verb: "bumped my excess to £400"
+    r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
+    r"(?:[£$€]?\d|(?-i:[A-Z])))\b",
     re.I)
 
-# --- attributes ------------------------------------------------------------------------------
-_INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
-               r"infants|secondary|high|kindergarten|prep|sixth\s+form)"
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|" \
-          r"december)"
-# How the holder gets somewhere regular ("I cycle to the office", "I take the tram to work"):
-# the destination names the attribute ("travel to office"), the means is its value; read before
-# the car ("drive") and a medication ("take").
-_TRAVEL = re.compile(
-    r"\b(?:(?:walk|cycl|bik|driv|rid|run|jog|commut|car-shar)\w*|drive|ride|cycle|bike"
-    r"|(?:take|takes|taking|took|get|gets|getting|catch|catches|catching)\s+(?:the\s+|a\s+)?"
-    r"(?:[\d:.]+\s+)?(?:bus|train|tram|tube|metro|subway|ferry|car|bike|taxi|coach|boat))"
-    r"(?:\s+(?:in|it|there))?\s+(?:to|into)\s+(?:the\s+|my\s+|our\s+)?(work|office|school|college"
-    r"|uni|university|station|campus|city|town|hospital|site|depot|studio|lab|shop|warehouse)\b",
-    re.I)
-# Tried in order; the first that matches names the attribute. Specific nouns come before the
-# verbs that could carry them ("my rent is 950" is rent, not an age).
-_ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx, re.I)) for name, rx in (
-        ("rent", r"\brent\b(?!\s+(?:a|an|our|my|the)\s)"),  # not "we rent a flat in ..."
-        ("mortgage", r"\bmortgage\b"),
-        ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
-        ("weight", r"\b(?:weigh|weighs|weight|kg|kilos?|lbs?|stone)\b"),
-        ("height", r"\b(?:height|tall|cm)\b"),
-        ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
-        ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
-                  r"|switched\s+to\s+days)\b"),
-        ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
-                 r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
-                 r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
-                 r"|\b(?:(?:on|to|follow\w*|start\w*|try\w*)\s+(?:a|an|the)\s+(?:[\w-]+\s+)?"
-                 r"|my\s+)diet\b"),
-        # Where a person studies, by an institution's name ("goes to Brookside Primary", "is
-        # at Oakfield Academy now"): before the employer and the residence it would read as.
-        ("school", rf"\b(?:(?:goes|go|going|stud(?:y|ies|ying)|started|starts|is|'s|are|moved|"
-                   rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
-                   rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
-                   rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
-        ("car", r"\b(?:drive|drives|driving|car|sold\s+the|bike|bicycle|motorbike|scooter|"
-                r"e-bike|van)\b"),
-        ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
-                     r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
-                     r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
-                     r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
-        ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
-                r"|\b(?:job\s+)?title\b|\bcareers?\b"),
-        ("residence", r"\b(?:live|lives|living)\s+(?:in|at|on)\b|(?<!email\s)\baddress\b"
-                      r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
-                      r"\s+(?:\w+\s+)?(?:flat|house|home|apartment|place|bungalow|cottage)"
-                      r"\s+(?:in|on|at)\b"
-                      r"|\b(?:moved|move|moving|relocated|"
-                      r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
-                      rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
-                      r"|\bbased\s+in\b"
-                      r"|\bhome\s+is\b"),
-        ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
-        ("email", r"\bemail\b"),
-        ("school", r"\b(?:school|grade|year\s+\d)\b"),
-        ("name", r"\b(?:called|named|name\s+is|name's)\b"),
-        ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
-                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
-                r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
-               r"|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
-        # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):
-        # "I see my physio every Tuesday" / "My physio sessions are on Thursdays now".
-        ("weekday", rf"\b(?:every|on|each|to)\s+{_WEEKDAY}s?\b|\b{_WEEKDAY}s\b"),
-        ("rate", r"\b(?:once|twice|(?:\w+|\d+)\s+times|(?:\d+|one|two|three|four|five|six|"
-                 r"seven|eight|nine|ten|a\s+couple\s+of|a\s+few)\s+(?!pounds|dollars|euros|"
-                 r"quid|grand)\w+)\s+(?:a|per|each|every)\s+(?:day|week|month|night|year)\b"),
-    ))
-# "I'm a sous chef", "My sister is a teacher (at ...)": what the holder does, when the noun is
-# an occupation's (by its ending or a short list), not a hobby or a habit ("a member", "a
-# runner", "a night owl").
-_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}"
-                        r"([a-z-]+?))(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
-_TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
-                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head)$")
-_NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
-    gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
-    fan regular leo mother father brother sister daughter grandmother grandfather partner
-    neighbour neighbor mentor fighter survivor sticker flyer volunteer""".split())
-
-
-def _occupation(rest: str) -> bool:
-    """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
-    m = _PREDICATE.match(rest)
-    return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
-        m.group(2).lower() not in _NOT_TRADE
-
-
-# Change of a thing named by its kind ("switched schools", "changed dentists"): the attribute
-# is the kind's; its value follows ("..., he's at Oakfield now", "it's Dr Varga now").
-_SWITCHED = re.compile(r"\b(?:switched|changed|swapped)\s+([a-z]+?)(?:e?s)\b", re.I)
-_KIND_ATTRIBUTE = {"school": "school", "nursery": "school", "nurseri": "school",
-                   "college": "school", "uni": "school", "universiti": "school",
-                   "job": "employer", "employer": "employer", "career": "job", "car": "car",
-                   "phone": "phone", "address": "residence", "home": "residence",
-                   "house": "residence", "flat": "residence"}
-# Kinds of appointment (the attribute is "appointment <kind>"): the dentist's is not the GP's.
-_APPOINTMENT = re.compile(r"\b(appointment|appt|check-?up|booking|reservation|interview|"
-                          r"flight|meeting|surgery)\b", re.I)
-_APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|haircut|barber|"
-                               r"eye|optician|physio|therap\w*|job|flight|visa|mot|car)\b", re.I)
-# Several at once: an allergy, a medication and a pet are told apart by what they name.
-_MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
-                    r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
 _MY_NAME = re.compile(r"\bmy\s+name\b|\bcall\s+me\b|\bi'?m\s+called\b", re.I)
 _BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
@@ -240,7 +167,7 @@ _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|septembe
                    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
                    r"|\b\d{1,2}\s+may\b|\bmay\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
                    r"|\b\d{1,2}/\d{1,2}\b", re.I)
-_HEAD = re.compile(r"^(?:my|our|the)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
+_HEAD = re.compile(r"^(?:my|our|the|'s)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
 _CALENDAR = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
     thursday friday saturday sunday""".split())
@@ -278,6 +205,8 @@ class Claim:
     when it ends nothing."""
     additive: bool = False
     """Whether it adds to what is held rather than replace it ("also", "too", "a second")."""
+    said: str = ""
+    """The statement as read (its lead-in and speaker off): what `step/slots.py` reads."""
 
 
 @dataclass(frozen=True)
@@ -303,13 +232,37 @@ def strip_lead(text: str) -> str:
     return (s[0].upper() + s[1:]) if s else text
 
 
+# "Dr Ngata supervises me now", "Helen coaches me": who the speaker's supervisor or coach is.
+_ROLE_ME = re.compile(r"^((?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2})\s+(?:now\s+)?"
+                      r"(supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b(.*)$",
+                      re.I | re.S)
+_ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "manag": "manager",
+              "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
+
+
+_REPORT_TO = re.compile(r"^(?:i|we)\s+(?:now\s+)?report\s+to\s+((?-i:[A-Z][\w'-]*)"
+                        r"(?:\s+(?-i:[A-Z][\w'-]*))?)(.*)$", re.I | re.S)
+
+
+def _role_me(body: str) -> str:
+    """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ...", and "I
+    report to <Name>" as "My manager is <Name>"."""
+    report = _REPORT_TO.match(body)
+    if report is not None:
+        return f"My manager is {report.group(1)}{report.group(2)}"
+    m = _ROLE_ME.match(body)
+    if m is None or not may_be_name(m.group(1).split()[0]):
+        return body
+    return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
+
+
 def read_claim(text: str) -> Claim:
     """`text` read as (holder, attribute, value)."""
     said = _BRACKETED.sub(" ", unmark_newer(text)).strip()  # "[shares a photo: ...]" says no fact
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
-    body = strip_lead(text[m.end():]) if m else text
+    body = _role_me(strip_lead(text[m.end():]) if m else text)
     terms = _terms(body)
     holder, attribute, rest = _holder_attribute(body)
     if attribute is None:
@@ -330,17 +283,20 @@ def read_claim(text: str) -> Claim:
         frozenset()
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
                  corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
-                 additive=bool(_ADDITIVE.search(rest)))
+                 additive=bool(_ADDITIVE.search(rest)), said=body)
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
 _ENDS = re.compile(
-    r"\b(?:stopped|quit|quitting|gave\s+up|given\s+up|giving\s+up|got\s+rid\s+of|sold"
-    r"|traded\s+in|retired\s+from|cancell?ed|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
-    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)"
+    r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
+    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
+    r"|(?:moved|switched|changed)\s+from|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
+    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\binstead\s+of\s+(?P<d>[^,;.!?]+)"
+    r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
-_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|after|as|then|now|any\s*more|"
+_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
+                         r"any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
 _LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
                            r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
@@ -354,6 +310,7 @@ _ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additional
 
 def _loose(term: str) -> str:
     """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
+    term = term.strip("'\u2019")  # "Toni's" is read "toni'"
     t = term.rstrip("e") if len(term) > 3 else term
     return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
 
@@ -365,13 +322,15 @@ def _ended(rest: str) -> frozenset[str]:
     m = _ENDS.search(rest)
     if m is None:
         return frozenset()
-    obj = m.group("a") or m.group("b") or m.group("c") or ""
+    obj = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or ""
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
                             _LEFT_FOR_NOW.search(m.group("a"))):
         return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
-    terms = {t for t in _terms(obj) if t not in _TIME_WORDS and t not in _CUE_TERMS}
+    # "now, not Tuesday", "instead of Tuesdays": the day is what ended, not when
+    times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
+    terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
     if not terms - _LIGHT:
         return frozenset()
     return frozenset(_loose(t) for t in terms)
@@ -413,14 +372,33 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
         if chain is not None:  # "my sister's cat": the cat, of the sister's
             word = chain.group(1).lower()
             return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        acted = _CHANGED_MINE.match(rest)
+        if acted is not None and acted.group(1).lower() not in RELATIONS:
+            return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
         return rel + name, None, rest
+    theirs = _THEIR_RELATION.match(body)
+    if theirs is not None:  # "His sister switched schools": not the speaker's sister
+        word = theirs.group(2).lower()
+        return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
+    theirs_changed = _CHANGED_THEIRS.match(body)
+    if theirs_changed is not None:  # "We've put his pocket money up to £7": his
+        return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body
+    if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
+        # "His football training moved to Mondays": his, whoever he is (`_resolve`)
+        return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
+    bare = _BARE_RELATION.match(body)
+    if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
+        word = bare.group(1).lower()
+        return RELATIONS.get(word, word), None, body[bare.end():]
     pronoun = _PRONOUN.match(body)
     if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
-            re.search(r"\bmy\b", body, re.I):
+            re.search(r"\b(?:my|our)\b", body, re.I):
         return "i", None, body  # "they put my rent up": the speaker's rent
     if pronoun is not None:
         return "?" + pronoun.group(1).lower(), None, body
     named = _NAMED_SUBJECT.match(body)
+    if named is not None and _PLURAL_THING.match(body[named.end():]):
+        named = None  # "Piano lessons are on Thursdays": a thing, not someone called Piano
     if named is not None and named.group(1).lower() not in _NOT_NAMES:
         who, rest = "named " + named.group(1).lower(), body[named.end():]
         chain = _NAMED_CHAIN.match(rest)
@@ -488,7 +466,8 @@ def _numbers(terms: frozenset[str]) -> frozenset[str]:
 _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
     longer anymore instead rescheduled postponed update updated now switched wrong earlier
     mistake scratch meant left new sold turned went since grew grown increased decreased
-    dropped raised rose fell pushed promoted upgraded downgraded renamed became become""".split())
+    dropped raised rose fell pushed promoted upgraded downgraded renamed became become
+    transferred different upped ported bumped""".split())
 
 
 def _frame(c: Claim) -> frozenset[str]:
@@ -535,10 +514,28 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or _same_routine(new, held)
+    if {new.attribute, held.attribute} == {"car", "bike"}:
+        return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
+    if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
+        return True
     mine, theirs = new.attribute or "", held.attribute or ""
     if mine.startswith("date of ") and theirs.startswith("date of "):
         # "my new job starts on 15 September" / "my start date moved to 1 October"
         return mine[8:] in held.terms or theirs[8:] in new.terms
+    for (a_attr, b_attr), b_terms in (((mine, theirs), held.terms), ((theirs, mine), new.terms)):
+        # "My office day is Wednesday now" / "I'm in the London office on Tuesdays"
+        if a_attr.startswith("date of ") and b_attr == "weekday":
+            return a_attr[8:] in b_terms
+        # "who is my manager" / "the phd supervisor": the same relation, by another word
+        if a_attr.startswith("who is my ") and b_attr.startswith("the ") and \
+                RELATIONS.get(b_attr.split()[-1], "") == a_attr[10:]:
+            return True
+    if mine.startswith("the ") and theirs.startswith("the "):
+        # "my supervisor" / "my PhD supervisor": one noun, the one's words within the other's
+        a_words, b_words = mine[4:].split(), theirs[4:].split()
+        if a_words[-1] == b_words[-1] and (set(a_words) <= set(b_words) or
+                                           set(b_words) <= set(a_words)):
+            return True
     a, b = _frame(new), _frame(held)
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     if len(small) >= 2 and small <= large and new.key and held.key and \
@@ -571,6 +568,10 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
             owners = {c.holder for c in held if c.holder.startswith(prefix) and
                       stem(who[6:]) in c.key and c.holder[len(prefix):] not in ("i",) and
                       "?" not in c.holder and "named " not in c.holder}
+        if not owners:  # "Choir is on Tuesdays" / "Choir practice is on Mondays": a thing
+            owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                      "?" not in c.holder and "named " not in c.holder and
+                      who[6:] in slots.subject(c.said)}
     else:
         third = who[1:] in ("she", "he")
         owners = {c.holder for c in held if c.attribute == new.attribute and
@@ -605,10 +606,23 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                 (best_j >= DUPLICATE or (len(new.terms) >= 3 and new.terms <= c.terms)):
             return Decision(SAME, best, (f"same holder ({holder}), terms {best_j:.2f} alike, "
                                          "no new number or name",))
+    if slots.hypothetical(new.said):  # "we should try Oakhill Vets instead": a maybe
+        return _keep_apart(_replace_or_relate(new, holder, claims))
     ended = _ends_held(new, holder, claims)
     if ended is not None:
         return ended
-    return _replace_or_relate(new, holder, claims)
+    d = _replace_or_relate(new, holder, claims)
+    if d.verdict in (RELATED, NEW):
+        return _by_slot(new, holder, claims) or d
+    return d
+
+
+def _keep_apart(d: Decision) -> Decision:
+    """`d`, a supersede made a `related` link: what may be is no replacement."""
+    if d.verdict != SUPERSEDES:
+        return d
+    return Decision(RELATED, d.target, (*d.reasons, "worded as what may be (if, might, "
+                                        "should ...): both kept, the new one marked newer"))
 
 
 def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
@@ -641,6 +655,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             continue  # (a held "My son switched schools." gives no value to replace)
         if not new.values or new.values <= c.values or new.additive:
             continue
+        if _other_thing(new, c):
+            continue
         if new.ends and not new.ends <= {_loose(t) for t in c.terms}:
             continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
@@ -669,6 +685,71 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                     "attribute not certain on both sides: both kept, the new one marked newer"))
     return Decision(NEW, None, (f"no held fact of holder {holder!r} and attribute "
                                 f"{new.attribute!r} with another value",))
+
+
+def _classes(text: str) -> set[str]:
+    """The classes of the values `text` gives (`slots.values`): "number" (a time, a sum, an
+    amount, an ordinal: "at 7" is a time, "turned 4" an age), "day" (a date, a weekday),
+    "name", and "code" for a bare number, which may be either (a model: "an iPhone 15")."""
+    return {"name" if k == "name" else "code" if k == "number" else
+            "day" if k in ("date", "weekday") else "number" for k in slots.values(text)} | \
+        ({"number"} if "number" in slots.values(text) else set())
+
+
+_SKIP = frozenset(RELATIONS) | frozenset(RELATIONS.values())
+"""Words of people and pets: a holder, never the thing a fact is about."""
+
+
+def _other_thing(new: Claim, c: Claim) -> bool:
+    """Whether `new` is about another thing than the held `c` for certain, though the rule
+    reads one attribute in both: their subjects are two nouns ("My phone is an iPhone 13" /
+    "My phone contract is with Three"), their values are of no common type (a time where a
+    place was), or a date stands where a name was ("She works at PwC now" / "She changed jobs
+    in March": when, not where)."""
+    heads = slots.copula_head(new.said, _SKIP), slots.copula_head(c.said, _SKIP)
+    if heads[0] and heads[1] and heads[0] != heads[1]:
+        return True
+    mine, theirs = _classes(new.said), _classes(c.said)
+    if mine and theirs and not mine & theirs and not ({"name"} in (mine, theirs) and
+                                                      {"code", "number"} in (mine, theirs)):
+        return True  # "The office opens at 7:30 now" / "My office is in Canary Wharf"
+    fresh = new.key - c.key
+    return bool(fresh) and fresh <= _CALENDAR and bool(c.key - _CALENDAR - _numbers(c.key))
+
+
+
+
+def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The newest held fact of the same holder that `new`, worded as a change, gives another
+    value of: the same thing by its noun (`slots.anchor`: "my plan" / "a 10GB data plan") or by
+    the same words around the value ("I bank with Barclays" / "These days I bank with Monzo"),
+    and a value of the same type replaced (`slots.changed_type`: a name, 30GB for 10GB, a
+    time). For what the attribute list does not name; what it names it has decided. None:
+    nothing is certain enough (a hypothetical, an addition, a pronoun no one stands for)."""
+    if "?" in holder or new.additive or not (new.cue or new.corrects) or \
+            slots.hypothetical(new.said):
+        return None
+    for i in range(len(claims) - 1, -1, -1):
+        c = claims[i]
+        if c.holder != holder or (c.cue and not c.values) or not c.said or \
+                same_attribute(new, c) is False or _other_thing(new, c):
+            continue
+        kind = slots.changed_type(new.said, c.said)
+        if kind is None:
+            continue
+        thing = slots.anchor(new.said, c.said, _SKIP)
+        if thing is not None and slots.named_thing(new.said, thing):
+            thing = None  # "I switched to a Dell laptop": the name is the laptop's, not the value
+        if thing is None:
+            words = slots.frame(new.said)
+            if words and words == slots.frame(c.said) and (words - _LIGHT or new.corrects) \
+                    and slots.placed(new.said, kind):
+                thing = " ".join(sorted(words))
+        if thing is not None:
+            return Decision(SUPERSEDES, i, (
+                f"same holder ({holder})", f"the same thing ({thing})",
+                f"another {kind} given", "worded as a change"))
+    return None
 
 
 def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Decision:

@@ -1,0 +1,125 @@
+"""The attributes the supersede rule names (`step/supersede.py`), and how each is read: where
+someone lives, whom they work for, what they do, their age, rent, car, shift, a routine's day,
+an appointment by its kind, how they get to work, ... Tried in order; the first that matches a
+statement names its attribute. Pure data and one predicate (`_occupation`); the rule that uses
+them is in supersede.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+_INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
+               r"infants|secondary|high|kindergarten|prep|sixth\s+form)"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|" \
+          r"december)"
+# How the holder gets somewhere regular ("I cycle to the office", "I take the tram to work"):
+# the destination names the attribute ("travel to office"), the means is its value; read before
+# the car ("drive") and a medication ("take").
+_TRAVEL = re.compile(
+    r"\b(?:(?:walk|cycl|bik|driv|rid|run|jog|commut|car-shar)\w*|drive|ride|cycle|bike"
+    r"|(?:take|takes|taking|took|get|gets|getting|catch|catches|catching)\s+(?:the\s+|a\s+)?"
+    r"(?:[\d:.]+\s+)?(?:bus|train|tram|tube|metro|subway|ferry|car|bike|taxi|coach|boat))"
+    r"(?:\s+(?:in|it|there))?\s+(?:to|into)\s+(?:the\s+|my\s+|our\s+)?(work|office|school|college"
+    r"|uni|university|station|campus|city|town|hospital|site|depot|studio|lab|shop|warehouse)\b",
+    re.I)
+# Tried in order; the first that matches names the attribute. Specific nouns come before the
+# verbs that could carry them ("my rent is 950" is rent, not an age).
+_ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx, re.I)) for name, rx in (
+        ("rent", r"\brent\b(?!\s+(?:a|an|our|my|the)\s)"),  # not "we rent a flat in ..."
+        ("mortgage", r"\bmortgage\b"),
+        ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
+        # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
+        ("weight", r"\b(?:weigh|weighs|weight)\b|(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
+                   r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
+                   r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
+        ("height", r"\b(?:height|tall|cm)\b"),
+        ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
+        ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
+                  r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
+                  r"|lates))\b"),
+        ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
+                 r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
+                 r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
+                 r"|\b(?:(?:on|to|follow\w*|start\w*|try\w*)\s+(?:a|an|the)\s+(?:[\w-]+\s+)?"
+                 r"|my\s+)diet\b"),
+        # Where a person studies, by an institution's name ("goes to Brookside Primary", "is
+        # at Oakfield Academy now"): before the employer and the residence it would read as.
+        ("school", rf"\b(?:(?:goes|go|going|stud(?:y|ies|ying)|started|starts|is|'s|are|moved|"
+                   rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
+                   rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
+                   rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
+        # "Kofi transferred to Newcastle": where they study or work, whichever is held.
+        ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
+        ("car", r"\b(?:drive|drives|driving|car(?!\s+park)|sold\s+the|van)\b"),
+        # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
+        ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
+        ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
+                     r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
+                     r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
+                     r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
+        ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
+                r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
+                r"|\b(?:job\s+)?title\b|\bcareers?\b"),
+        ("residence", r"\b(?:live|lives|living)\s+(?:in|at|on)\b|(?<!email\s)\baddress\b"
+                      r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
+                      r"\s+(?:\w+\s+)?(?:flat|house|home|apartment|place|bungalow|cottage)"
+                      r"\s+(?:in|on|at)\b"
+                      r"|\b(?:moved|move|moving|relocated|"
+                      r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
+                      rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
+                      r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      r"|\bhome\s+is\b"),
+        ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
+        ("email", r"\bemail\b"),
+        ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
+        ("name", r"\b(?:called|named|name\s+is|name's)\b"),
+        ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
+                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
+                r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
+               r"|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
+        # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):
+        # "I see my physio every Tuesday" / "My physio sessions are on Thursdays now".
+        ("weekday", rf"\b(?:every|on|each|to)\s+{_WEEKDAY}s?\b|\b{_WEEKDAY}s\b"),
+        ("rate", r"\b(?:once|twice|(?:\w+|\d+)\s+times|(?:\d+|one|two|three|four|five|six|"
+                 r"seven|eight|nine|ten|a\s+couple\s+of|a\s+few)\s+(?!pounds|dollars|euros|"
+                 r"quid|grand)\w+)\s+(?:a|per|each|every)\s+(?:day|week|month|night|year)\b"),
+    ))
+# "I'm a sous chef", "My sister is a teacher (at ...)": what the holder does, when the noun is
+# an occupation's (by its ending or a short list), not a hobby or a habit ("a member", "a
+# runner", "a night owl").
+_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}"
+                        r"([a-z-]+?))(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
+_TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
+                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head)$")
+_NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
+    gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
+    fan regular leo mother father brother sister daughter grandmother grandfather partner
+    neighbour neighbor mentor fighter survivor sticker flyer volunteer""".split())
+
+
+def _occupation(rest: str) -> bool:
+    """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
+    m = _PREDICATE.match(re.sub(r"\s+now\s*([.!]*)\s*$", r"\1", rest, flags=re.I))
+    return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
+        m.group(2).lower() not in _NOT_TRADE
+
+
+# Change of a thing named by its kind ("switched schools", "changed dentists"): the attribute
+# is the kind's; its value follows ("..., he's at Oakfield now", "it's Dr Varga now").
+_SWITCHED = re.compile(r"\b(?:switched|changed|swapped)\s+([a-z]+?)(?:e?s)\b", re.I)
+_KIND_ATTRIBUTE = {"school": "school", "nursery": "school", "nurseri": "school",
+                   "college": "school", "uni": "school", "universiti": "school",
+                   "job": "employer", "employer": "employer", "career": "job", "car": "car",
+                   "phone": "phone", "address": "residence", "home": "residence",
+                   "house": "residence", "flat": "residence"}
+# Kinds of appointment (the attribute is "appointment <kind>"): the dentist's is not the GP's.
+_APPOINTMENT = re.compile(r"\b(appointment|appt|check-?up|booking|reservation|interview|"
+                          r"flight|meeting|surgery)\b", re.I)
+_APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|haircut|barber|"
+                               r"eye|optician|physio|therap\w*|job|flight|visa|mot|car)\b", re.I)
+# Several at once: an allergy, a medication and a pet are told apart by what they name.
+_MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
+                    r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)

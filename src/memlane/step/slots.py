@@ -1,0 +1,285 @@
+"""A fact's slot, read without a list of attributes: the thing it is about (a noun it shares
+with the held fact) and its value by type (a name, an amount with its unit, a time, a day).
+
+The supersede rule (`step/supersede.py`) names the attributes people state most often (where
+they live, whom they work for, their age, their rent ...) and reads each with its own pattern.
+A correction of anything else ("Our broadband provider is Virgin Media" / "We're with BT for
+broadband now", "Our weekly standup is at 9:30" / "The standup got pushed to 10:15") names no
+attribute the rule knows, so it was kept beside the old value. This module answers for those,
+the way a reader would: the two statements are about the same thing when they share its noun
+(`anchor`: "broadband", "standup", "plan", "floor"), and the new one gives another value of
+the same type (`changed_type`: a name for a name, 30GB for 10GB, 10:15 for 9:30, the fifth
+floor for the third). Never across things: "my yoga class" is not "my pottery class" (the
+same noun, other modifiers), "my phone" is not "my phone contract" (another noun is the
+subject). It is pure and reads only the two texts; the holder and the change cue are the
+rule's to check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\d)|\b\d{1,2}\s*(?:am|pm)\b",
+                   re.I)
+_MONEY = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?k?|\b\d[\d,]*(?:\.\d+)?\s?(?:pounds|dollars|"
+                    r"euros|quid|grand)\b", re.I)
+_UNITS = {"kilo": "kg", "kilos": "kg", "kgs": "kg", "lb": "lbs", "hr": "hour", "hrs": "hour",
+          "min": "minute", "mins": "minute", "mile": "miles"}
+_QUANTITY = re.compile(r"\b(\d+(?:\.\d+)?)\s?(kg|kgs|kilos?|lbs?|stone|mg|mcg|ml|gb|mb|tb|mbps|"
+                       r"km|miles?|cm|%|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?"
+                       r"|nights?|times?)(?![\w])", re.I)
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                      r"eleventh|twelfth|last|\d{1,2}(?:st|nd|rd|th))\b", re.I)
+_WEEKDAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|weekend)s?\b",
+                      re.I)
+_MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|"
+                    r"november|december)\b(?:\s+\d{1,2}\b)?|\b\d{1,2}\s+(?:january|february|"
+                    r"march|april|may|june|july|august|september|october|november|december)\b",
+                    re.I)
+_DIGITS = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
+_CAPITAL = re.compile(r"(?-i:\b[A-Z][\w'&.-]*)")
+_NOT_NAMES = frozenset("i i'm i've i'd i'll dr mr mrs ms st year".split())
+
+
+def values(text: str) -> dict[str, frozenset[str]]:
+    """The values `text` states, by type: "time" (10:15, 7pm), "money" (£1,240), "qty kg"
+    (an amount with its unit), "ordinal" (third, 5th), "weekday", "date", "number" (a bare
+    number) and "name" (capitalised words past the first; "Virgin Media" gives "virgin" and
+    "media"). Each value is found once: a time is not also a number."""
+    # "four days" is 4 days; "Three" (capitalised past the first word) is a name.
+    s = " " + re.sub(r"\b(?:" + "|".join(_NUMBER_WORDS) + r")\b",
+                     lambda m: _NUMBER_WORDS[m.group(0)], text) + " "
+    out: dict[str, set[str]] = {}
+
+    def take(kind: str, rx: re.Pattern[str], val: int = 0) -> None:
+        nonlocal s
+        for m in rx.finditer(s):
+            v = m.group(val).lower().replace(" ", "").replace(",", "").rstrip(".")
+            out.setdefault(kind, set()).add(v)
+        s = rx.sub(lambda m: " " * len(m.group(0)), s)
+
+    take("time", _TIME)
+    take("money", _MONEY)
+    for m in _QUANTITY.finditer(s):
+        unit = m.group(2).lower()
+        unit = _UNITS.get(unit, unit.rstrip("s") if len(unit) > 3 else unit)
+        out.setdefault("qty " + unit, set()).add(m.group(1))
+    s = _QUANTITY.sub(lambda m: " " * len(m.group(0)), s)
+    take("date", _MONTH)
+    take("weekday", _WEEKDAY, 1)
+    take("ordinal", _ORDINAL)
+    take("number", _DIGITS)
+    words = _CAPITAL.findall(s)
+    first = re.match(r"\W*([\w'-]+)", text)
+    opener = first.group(1) if first else ""
+    for i, w in enumerate(words):
+        if (i == 0 and s.lstrip().startswith(w) and w == opener) or w.lower() in _NOT_NAMES:
+            continue
+        out.setdefault("name", set()).add(w.lower().strip("'.").removesuffix("'s"))
+    return {k: frozenset(v) for k, v in out.items() if v}
+
+
+def changed_type(new: str, held: str) -> str | None:
+    """The type of value (`values`) that `new` gives anew in place of the one `held` gives: both
+    state one of that type, each one the other does not. None: no value of one type replaced."""
+    a, b = values(new), values(held)
+    for kind in sorted(a.keys() & b.keys()):
+        if a[kind] - b[kind] and b[kind] - a[kind]:
+            return kind
+    return None
+
+
+# --- the thing a statement is about ----------------------------------------------------------
+
+_FUNCTION = frozenset("""is are was were be been being am has have had having got get gets going
+    go goes gone went to in on at of for with from into onto up down over by as and or but so now
+    then than also just still really very this that these those it its not no never any more
+    again back away out off which who whom when where while if because since until after before
+    about instead anymore there here i we you he she they me us him them his her their my our
+    your will would can could should might may must do does did a an the some every each all
+    per s 'd 'm 're 've 'll 's both other another one ones thing things lot bit way kind sort
+    usual i'm i've we're we've it's she's he's they're they've you're that's there's""".split())
+# Verbs in -s a phrase runs into ("my commute takes 40 minutes", "the office opens at 7").
+_FUNCTION = _FUNCTION | frozenset("""takes makes gets comes costs runs leaves starts opens closes
+    meets lasts pays needs uses works lives goes sits stays""".split())
+_LIGHT_VERBS = frozenset("go goes going gone went get gets got have has had do does did".split())
+_TIME_NOUNS = frozenset("""day days week weeks month months year years morning mornings evening
+    evenings night nights weekend weekends time times moment minute minutes hour hours today
+    tomorrow yesterday tonight term season spring summer autumn winter fall start end""".split())
+_NEUTRAL = frozenset("new old current former latest previous usual regular same".split())
+_DETERMINER = re.compile(r"\b(my|our|the|a|an|for|his|her|their|its)\s+", re.I)
+_VERBISH = re.compile(r"^[a-z]{3,}ed$|^(?:got|went|left|sold|took|came|became|began|grew|rose|"
+                      r"fell|put|set|cut|quit)$")
+_COPULA_AFTER = re.compile(r"^\s*(?:is|are|was|were|'s|has\s+been|have\s+been|got)\b", re.I)
+_BARE_SUBJECT = re.compile(r"^\W*((?:[A-Za-z][a-z-]+\s+){0,2}[a-z][a-z-]+)\s+(?=(?:is|are|was|"
+                           r"were|has|have|had|got|moved|changed|went|goes|go|rose|fell|"
+                           r"dropped|increased|starts|started)\b)")
+
+
+def _word(w: str) -> str:
+    w = w.lower().strip("'-")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"  # "groceries" / "grocery"
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _phrase(words: Iterable[str]) -> tuple[str, ...]:
+    """The noun words of a phrase: from its first, up to the first function word, verb, name,
+    number or punctuation; values (an ordinal, "10GB") inside are skipped."""
+    out: list[str] = []
+    for w in words:
+        low = w.lower()
+        if (_ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low)) and out:
+            break  # a value after the noun is no longer its phrase: "my commute takes 40"
+        if _ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low) or low in _NEUTRAL:
+            continue
+        if not re.fullmatch(r"[a-z][a-z'-]*", w) or low in _FUNCTION or _VERBISH.match(low):
+            break
+        out.append(_word(low))
+        if len(out) == 4:
+            break
+    return tuple(out)
+
+
+def phrases(text: str, skip: frozenset[str] = frozenset()) -> list[tuple[str, ...]]:
+    """The noun phrases of `text` ("my parking space at work": ("parking", "space")), less the
+    ones whose last word is in `skip` (people and pets: a holder, not a thing) or a time."""
+    out: list[tuple[str, ...]] = []
+    bare = _BARE_SUBJECT.match(text)
+    if bare is not None and bare.group(1).split()[0].lower() not in _FUNCTION:
+        out.append(_phrase(bare.group(1).lower().split()))
+    for m in _DETERMINER.finditer(text):
+        p = _phrase(re.findall(r"\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8])
+        if p:
+            out.append(p)
+    return [p for p in out if p and not _held(p[-1], skip) and p[-1] not in _TIME_NOUNS]
+
+
+_VALUE_WORD = re.compile(r"[£$€]?\d[\w.:,]*|" + _ORDINAL.pattern, re.I)
+
+
+def owners(text: str) -> set[str]:
+    """The nouns whose phrase holds a value ("I take the 8:05 bus": {"bus"}; "a 10GB data
+    plan": {"plan"}): the value is theirs, not another noun's of the sentence."""
+    out: set[str] = set()
+    for m in _DETERMINER.finditer(text):
+        words = re.findall(r"[£$€]?\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8]
+        p = _phrase(words)
+        if p and any(_VALUE_WORD.fullmatch(w) for w in words[:words.index(next(
+                (w for w in words if _word(w) == p[-1]), words[-1])) + 1]):
+            out.add(p[-1])
+    return out
+
+
+def _held(word: str, skip: frozenset[str]) -> bool:
+    return word in skip or word + "s" in skip
+
+
+def subject(text: str) -> tuple[str, ...]:
+    """The words of the noun phrase a statement opens with, its subject when it is a thing
+    ("School pickup is at 3:15", "Our water bill is £38": ("water", "bill")); empty when it
+    opens otherwise."""
+    bare = _BARE_SUBJECT.match(re.sub(r"^\W*(?:my|our|the)\s+", "", text, flags=re.I))
+    if bare is None or bare.group(1).split()[0].lower() in _FUNCTION:
+        return ()
+    return _phrase(bare.group(1).lower().split())
+
+
+def copula_head(text: str, skip: frozenset[str] = frozenset()) -> str | None:
+    """The noun of a statement's subject when it says what something is ("My phone contract is
+    with Three": "contract"), else None; None too when it is in `skip` (a holder: "My parents
+    are with Vodafone")."""
+    m = re.match(r"^\W*(?:(?:my|our|the)\s+)?((?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]*)"
+                 r"(?=\s+(?:is|are|was|were)\b|'s\b)", text, re.I)
+    if m is None or m.group(1).split()[0].lower() in _FUNCTION - {"my", "our", "the"}:
+        return None
+    p = _phrase(m.group(1).split())
+    return p[-1] if p and len(p) == len(m.group(1).split()) and not _held(p[-1], skip) else None
+
+
+def _content(text: str, stop: frozenset[str] = frozenset()) -> set[str]:
+    return {_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text.replace("\u2019", "'"))
+            if w.lower() not in stop}
+
+
+def _clash(p: tuple[str, ...], q: tuple[str, ...]) -> bool:
+    """Two phrases of one noun that name two things: "yoga class" / "pottery class"."""
+    return p[-1] == q[-1] and bool(p[:-1]) and bool(q[:-1]) and not set(p[:-1]) & set(q[:-1])
+
+
+def anchor(new: str, held: str, skip: frozenset[str] = frozenset()) -> str | None:
+    """The noun both statements are about ("standup", "broadband"), or None: none shared, or
+    they name two things for certain (two subjects' nouns differ, or one noun with other
+    modifiers). `skip`: words of people and pets (holders, not things)."""
+    heads = copula_head(new, skip), copula_head(held, skip)
+    if heads[0] and heads[1] and heads[0] != heads[1]:
+        return None  # "my phone" / "my phone contract"
+    mine, theirs = phrases(new, skip), phrases(held, skip)
+    if any(_clash(p, q) for p in mine for q in theirs):
+        return None
+    if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
+        return None  # "my work laptop" is maybe not "my laptop" (the other way round it is)
+    words_new, words_held = _content(new), _content(held)
+    held_owners = owners(held)
+    for ps, other in ((mine, words_held), (theirs, words_new)):
+        for p in ps:
+            if p[-1] in other and len(p[-1]) > 2 and \
+                    (not held_owners or p[-1] in held_owners or held_owners & owners(new)):
+                return p[-1]  # (not "the office" when the held time is "the 8:05 bus"'s)
+    return None
+
+
+def named_thing(text: str, noun: str) -> bool:
+    """Whether `noun` follows a name in `text` ("a Dell laptop"): the name is the thing's."""
+    names = values(text).get("name", frozenset())
+    return any(re.search(rf"\b{re.escape(n)}\s+{re.escape(noun)}", text, re.I) for n in names)
+
+
+def placed(text: str, kind: str) -> bool:
+    """Whether `text` gives its value of `kind` where a provider or a place stands ("with
+    Monzo", "to Better Gym", "at 10:15"), not as what is done ("learning Italian": one more
+    thing learnt, maybe, not the other replaced). Values of other types than names always are."""
+    if kind != "name":
+        return True
+    names = values(text).get("name", frozenset())
+    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into)\s+(?:the\s+)?{re.escape(n)}\b",
+                         text, re.I) for n in names)
+
+
+_CUE_WORDS = frozenset("""now instead anymore any more longer these days nowadays actually
+    switched changed moved new since this from next week month year last again back""".split())
+
+
+def frame(text: str) -> frozenset[str]:
+    """A statement's words less its values, function words, times and change cues: "I bank with
+    Monzo" and "These days I bank with Barclays" both give {"bank"}."""
+    said = {_word(x) for vs in values(text).values() for v in vs for x in (v, *v.split())}
+    return frozenset(w for w in _content(text, (_FUNCTION - _LIGHT_VERBS) | _HABIT)
+                     if w not in _TIME_NOUNS and w not in _CUE_WORDS and w not in said)
+
+
+# How often, and the light verbs of a habit: "I usually have lunch at 12:30" / "I take lunch at
+# 1pm these days" are both {"lunch"}.
+_HABIT = frozenset("""usually normally always often generally typically regularly mostly
+    have has had having take takes took taking""".split())
+
+
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
+    r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
+    r"hope\s+to|probably|unless|whether|tempted"
+    # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"
+    r"|(?:'m|am|'re|are|is|'s)\s+going\s+to\s+(?!(?:the|a|an|my|our|his|her|their)\b)"
+    r"(?-i:[a-z]+))\b", re.I)
+
+
+def hypothetical(text: str) -> bool:
+    """Whether `text` says what may happen, not what is ("I might switch to Octopus")."""
+    return bool(_HYPOTHETICAL.search(text))
+
+
+__all__ = ["anchor", "changed_type", "copula_head", "frame", "hypothetical", "named_thing",
+           "owners", "phrases", "placed", "subject", "values"]
