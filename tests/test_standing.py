@@ -230,3 +230,16 @@ def test_the_writer_reads_the_reference_workloads_needs_and_agreements() -> None
 
     assert [c.fact for c in CONSTRAINTS if kind_of(c.fact) != "constraint"] == []
     assert [d.fact for d in DECISIONS if kind_of(d.fact) != "decision"] == []
+
+
+def test_the_writers_correction_read_as_a_need_makes_the_record_standing(store: Any) -> None:
+    """The offline writer's supersede carries the correction's own standing kind: a plain
+    fact corrected by a need is shown as a need (it was left a fact, out of the layer)."""
+    mem = Memory(store, "ns")
+    t = mem.thread("t")
+    for said in ("I eat meat most days.", "I don't eat meat anymore, I'm vegetarian now."):
+        t.extend([{"role": "user", "content": said}, {"role": "assistant", "content": "Noted."}])
+        t.step()
+    (rec,) = mem.records()
+    assert rec.kind == "constraint" and "vegetarian" in rec.text
+    assert mem.record_history(rec.id)[0]["text"] == "I eat meat most days."

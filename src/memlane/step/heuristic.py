@@ -30,6 +30,7 @@ from typing import Any
 from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
+from ..validate import STANDING_KINDS
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .kinds import held_kind, kind_of
 from .lines import episode_line
@@ -229,7 +230,7 @@ def _file(
         assert d.target is not None
         if not m.name:  # "She works at PwC now." corrects "My partner ...": say whom
             text = name_holder(text, known[d.target].claim.said)
-        _replace(known[d.target], text, m.seq, updates, ops)
+        _replace(known[d.target], text, m.seq, updates, ops, kind)
         return
     if d.verdict == RELATED:
         assert d.target is not None
@@ -269,9 +270,11 @@ def _op_for(entry: _Fact, text: str | None, updates: dict[int, dict[str, Any]],
 
 
 def _replace(entry: _Fact, text: str, seq: int, updates: dict[int, dict[str, Any]],
-             ops: list[dict[str, Any]]) -> None:
+             ops: list[dict[str, Any]], kind: str = "fact") -> None:
     """A correction: the fact it corrects now reads as the corrected sentence (the store keeps
-    the old text as an earlier version, dated)."""
+    the old text as an earlier version, dated). A correction read as a standing kind ("I'm
+    vegan now") gives the record that kind; otherwise the record keeps its own
+    (`step/apply.carried_kind`)."""
     op = _op_for(entry, text, updates, ops)
     if op["op"] == "update" and op["text"] is not None and op["text"] != text and \
             entry.rid is not None:
@@ -285,6 +288,8 @@ def _replace(entry: _Fact, text: str, seq: int, updates: dict[int, dict[str, Any
         # superseded version (the record keeps it as history), not lost.
         op.setdefault("supersedes", []).append({"text": op["text"], "source": op["source"]})
     op["text"] = text
+    if kind in STANDING_KINDS:
+        op["kind"] = kind
     # A correction is stated in its own turn: its sources say when the new text was said.
     op["source"] = [seq]
     entry._read(text)
