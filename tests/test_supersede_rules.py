@@ -39,6 +39,10 @@ from memlane.step.supersede import NEW, RELATED, SUPERSEDES, decide, read_claim
     ("My goddaughter Isla is 9.", "Isla had her 10th birthday last week."),
     # a reported correction
     ("My cat weighs 6 kg.", "The vet says my cat is down to 5 kg."),
+    # "rather than X" ends X as "instead of X" does; "moved up from X" as "moved from X"
+    ("We buy our veg at Thornbury Market.",
+     "We get our veg boxed from Greenvale now rather than Thornbury Market."),
+    ("My son Arlo is in Beavers.", "Arlo moved up from Beavers to Cubs this term."),
 ])
 def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
     d = decide(new, [old])

@@ -140,11 +140,11 @@ _LEAD = re.compile(
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CORRECTS = re.compile(
     r"\b(?:correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead"
-    r"|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
+    r"|rather\s+than|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
     r"|i\s+meant|update)\b", re.I)
 CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
-    r"|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
+    r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
@@ -291,8 +291,9 @@ def read_claim(text: str) -> Claim:
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
     r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
-    r"|(?:moved|switched|changed)\s+from|(?P<left>left))\s+(?P<a>[^,;.!?]+)"
-    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\binstead\s+of\s+(?P<d>[^,;.!?]+)"
+    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
+    r"\s+(?P<a>[^,;.!?]+)"
+    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
@@ -328,7 +329,7 @@ def _ended(rest: str) -> frozenset[str]:
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
                             _LEFT_FOR_NOW.search(m.group("a"))):
         return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
-    # "now, not Tuesday", "instead of Tuesdays": the day is what ended, not when
+    # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended
     times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
     terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
     if not terms - _LIGHT:
