@@ -249,11 +249,10 @@ class Memory(Forgetting, SnapshotsAndVectors):
         reads them: the same search, each record carrying its first `CITED_PER_RECORD` source
         ids only (what `context.turns.cited_ids` looks at; `Store.sources_among` answers the
         rest): a fact confirmed turn after turn cites thousands of messages."""
-        from .search.hybrid import search
+        from .search.hybrid import search_records
 
-        return [h.record for h in search(self.store, self.ns, query, k, embedder=self.embedder,
-                                         workers=self._search_workers,
-                                         sources=CITED_PER_RECORD)]
+        return search_records(self.store, self.ns, query, k, embedder=self.embedder,
+                              workers=self._search_workers, sources=CITED_PER_RECORD)
 
     @traced("remember")
     def remember(

@@ -16,7 +16,7 @@ from ..common import (
 from ..common.plan import bm25_tf1
 from ..fts import fts5_match
 from ..protocol import SearchFilters, Snapshot
-from .core import _REC_COLS, SQLiteCore
+from .core import _REC_COLS, SQLiteCore, record_of, sources_column
 
 
 class SQLiteSearch(SQLiteCore):
@@ -37,9 +37,14 @@ class SQLiteSearch(SQLiteCore):
         # namespace phrase: ANDed with a doclist that holds every record of the namespace, that
         # phrase cost 3x the term's own walk. Scored (`bm25_tf1`: a record's length is
         # `records.words`, migration 7, against the candidates' average), summed and ranked in
-        # SQLite, k rows back.
+        # SQLite, k rows back, each with its sources (no second statement).
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        if sources is None:
+            cols += (", (SELECT group_concat(message_id) FROM record_sources"
+                     " WHERE record_id = r.id)")
+        else:
+            cols += ", " + sources_column("r.id")
         sub = ("SELECT * FROM (SELECT records_fts.rowid AS id, ? AS w, r.words AS d"
                " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
@@ -53,11 +58,9 @@ class SQLiteSearch(SQLiteCore):
                " GROUP BY id ORDER BY score DESC, id DESC LIMIT ?)"
                f" SELECT {cols}, s.score FROM s JOIN records r ON r.id = s.id"
                " ORDER BY s.score DESC, s.id DESC")
-        with self._lock:
-            c = self.conn
-            rows = c.execute(sql, (*args, k)).fetchall()
-            recs = self._with_sources(c, [r[:-1] for r in rows], sources)
-        return [(rec, float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+        cap = () if sources is None else (max(int(sources), 0),)
+        rows = self._q(sql, (*args, k, *cap))
+        return [(record_of(r, r[-2]), float(r[-1])) for r in rows]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
