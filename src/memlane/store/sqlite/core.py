@@ -246,8 +246,8 @@ class SQLiteCore(CommonStore):
         """`rows` (`_REC_COLS`) as records with their source ids, ascending; `sources`: at most
         that many of each record's, the lowest (a fact confirmed turn after turn cites
         thousands of messages: the capped read stops at the cap, in the primary key)."""
-        if not rows:
-            return []
+        if not rows or sources == 0:
+            return [record_of(r, None) for r in rows]
         src: dict[int, str] = {}  # no sources: no row below
         if sources is None:
             # One row per record, its sources joined by SQLite (a Python row each cost more).

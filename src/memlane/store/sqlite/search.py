@@ -23,10 +23,14 @@ class SQLiteSearch(SQLiteCore):
     """FTS5 search of records and snapshots, and saving snapshots."""
 
     def _index_size(self) -> float:
-        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
         with self._lock:
-            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
-                         or 0)
+            return float(self.conn.execute(f"SELECT {_SIZE}").fetchone()[0] or 0)
+
+    def _size_and_counts(self, terms: list[str], cap: int) -> tuple[float, list[int]]:
+        # One statement: the size rides along with the first terms' counts.
+        with self._lock:
+            counts = _term_counts(self.conn, terms, cap, with_size=True)
+        return float(counts[0] or 0), [int(n) for n in counts[1:]]
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters, sources: int | None = None
@@ -64,7 +68,7 @@ class SQLiteSearch(SQLiteCore):
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
-            return _term_counts(self.conn, terms, cap)
+            return [int(n) for n in _term_counts(self.conn, terms, cap)]
 
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
@@ -119,18 +123,28 @@ def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
     return sql, args
 
 
-def _term_counts(c: sqlite3.Connection, terms: Sequence[str], cap: int) -> list[int]:
+_SIZE = "(SELECT MAX(rowid) FROM records_fts)"
+"""How many records the lexical index holds, about: its largest rowid, one step down the
+index's b-tree (COUNT(*) would read it all)."""
+
+
+def _term_counts(c: sqlite3.Connection, terms: Sequence[str], cap: int,
+                 with_size: bool = False) -> list[Any]:
     """Records holding each term (text column, store-wide), each counted up to `cap`: one
     statement of bounded subqueries (a statement per term cost a round trip each; a
-    stretch's filing plans with up to 32 terms)."""
-    out: list[int] = []
+    stretch's filing plans with up to 32 terms). `with_size`: `_SIZE` first, in the same
+    statement."""
+    out: list[Any] = []
     terms = list(terms)
-    for i in range(0, len(terms), 64):  # well under SQLite's parameter limit
+    sub = "(SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT ?))"
+    for i in range(0, max(len(terms), 1), 64):  # well under SQLite's parameter limit
         part = terms[i:i + 64]
-        sub = ("(SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
-               " LIMIT ?))")
         args: list[Any] = []
         for t in part:
             args += [fts5_match([t], ("text",)), cap]
-        out += c.execute("SELECT " + ", ".join([sub] * len(part)), args).fetchone()
-    return [int(n) for n in out]
+        cols = [sub] * len(part)
+        if with_size and i == 0:
+            cols.insert(0, _SIZE)
+        if cols:
+            out += c.execute("SELECT " + ", ".join(cols), args).fetchone()
+    return out
