@@ -118,6 +118,10 @@ class Caches:
             self._rev = revision
         return self.enabled and revision is not None
 
+    def keeping(self) -> bool:
+        """Whether this thread's read may use and keep entries now (`get` / `put`)."""
+        return self._current()
+
     def _current(self) -> bool:
         """Whether this thread's read started at the revision the entries are for (another
         thread may have seen the revision move since: what this one read is then not kept)."""

@@ -56,7 +56,7 @@ from .step.runner import Cadence, StepRunner
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
-from .text import fact_terms
+from .text import fact_terms, query_terms
 from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
@@ -252,7 +252,26 @@ class Memory(Forgetting, SnapshotsAndVectors):
         from .search.hybrid import search_records
 
         return search_records(self.store, self.ns, query, k, embedder=self.embedder,
-                              workers=self._search_workers, sources=CITED_PER_RECORD)
+                              workers=self._search_workers, sources=CITED_PER_RECORD,
+                              counts=self._term_counts(query))
+
+    def _term_counts(self, query: str) -> dict[str, int] | None:
+        """The document counts of `query`'s terms a bounded search ranks with
+        (`Store.search_records`' `counts`), kept in the read cache: a conversation's new
+        messages share most of their words, and the commonest cost the most to count. None
+        when nothing may be kept (the cache off, no revision) or the search is exhaustive:
+        the store then counts them itself."""
+        bounds, cache = self.store.search_bounds, self.caches
+        if bounds is None or not cache.keeping():
+            return None
+        terms = query_terms(query)
+        got = {t: n for t in terms if (n := cache.get("df", self.ns, None, t)) is not None}
+        missing = [t for t in terms if t not in got]
+        if missing and len(query) <= QUERY_CHARS:  # a pasted page is counted by the search
+            for t, n in zip(missing, self.store.term_counts(missing, bounds.count_cap),
+                            strict=True):
+                got[t] = cache.put("df", self.ns, None, t, n)
+        return got
 
     @traced("remember")
     def remember(
