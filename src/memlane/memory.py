@@ -597,8 +597,7 @@ class Thread:
         are, one of the stretches' messages."""
         store, ns = self._store, self._ns
         ids = cited_ids(searched)
-        seq_of = {m.id: m.seq for m in (store.messages_by_id(ns, ids) if ids else ())
-                  if m.thread_id == self.id}
+        seq_of = store.message_seqs(ns, self.id, ids) if ids else {}
         _, _, ends = self._line_index()
         if rows.first_episode and rows.first_episode.end not in ends:
             ends = sorted([*ends, rows.first_episode.end])

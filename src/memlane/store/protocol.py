@@ -235,6 +235,12 @@ class MessageLog(Protocol):
 
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]: ...
 
+    def message_seqs(self, namespace: str, thread_id: str, ids: Sequence[int]
+                     ) -> dict[int, int]:
+        """{id: seq} of those of `ids` that are messages of the thread (what `messages_by_id`
+        would say of them, without their text)."""
+        ...
+
     def context_rows(
         self,
         namespace: str,
