@@ -264,13 +264,13 @@ class Memory(Forgetting, SnapshotsAndVectors):
         bounds, cache = self.store.search_bounds, self.caches
         if bounds is None or not cache.keeping():
             return None
-        terms = query_terms(query)
-        got = {t: n for t in terms if (n := cache.get("df", self.ns, None, t)) is not None}
+        terms, cap = query_terms(query), bounds.count_cap
+        got = {t: n for t in terms
+               if (n := cache.get("df", self.ns, None, (t, cap))) is not None}
         missing = [t for t in terms if t not in got]
         if missing and len(query) <= QUERY_CHARS:  # a pasted page is counted by the search
-            for t, n in zip(missing, self.store.term_counts(missing, bounds.count_cap),
-                            strict=True):
-                got[t] = cache.put("df", self.ns, None, t, n)
+            for t, n in zip(missing, self.store.term_counts(missing, cap), strict=True):
+                got[t] = cache.put("df", self.ns, None, (t, cap), n)
         return got
 
     @traced("remember")
