@@ -152,6 +152,22 @@ def test_messages_in_reads_each_range_capped(store: Any) -> None:
     mem.close()
 
 
+def test_message_seqs_are_the_threads_own(store: Any) -> None:
+    """`Store.message_seqs`: where each id is in the thread, as `messages_by_id` says, for
+    that thread's messages only (another thread's, another namespace's, unknown ids absent)."""
+    mem, t = _thread(store, rounds=6)
+    mine = t.messages()[::3]
+    other = mem.thread("u").add("user", "elsewhere")
+    far = Memory(store, "ns2").thread("t").add("user", "another namespace")
+    ids = [m.id for m in mine] + [other.id, far.id, 10**12]
+    assert store.message_seqs("ns", "t", ids) == {
+        m.id: m.seq for m in store.messages_by_id("ns", ids) if m.thread_id == "t"}
+    assert store.message_seqs("ns", "t", ids) == {m.id: m.seq for m in mine}
+    assert store.message_seqs("ns", "t", []) == {}
+    assert store.message_seqs("ns2", "t", ids) == {far.id: far.seq}
+    mem.close()
+
+
 # --- the pure parts ------------------------------------------------------------------------------
 
 def _msg(seq: int, text: str, role: str = "user") -> Message:

@@ -166,3 +166,47 @@ def test_opened_stretches_are_read_once_a_revision(store: Any) -> None:
         assert reads and reads[-1]  # the revision moved: read again
     finally:
         del store.messages_in
+
+
+def test_terms_are_counted_once_a_revision(store: Any) -> None:
+    """The document counts a bounded search ranks with (`Memory._term_counts`) are kept in the
+    read cache: a new message sharing words with the last one has only its new words counted,
+    a memory with the cache off has the store count every word, the contexts are the same, and
+    a write that moves the revision has them counted again."""
+    on = Memory(store, "ns", cadence=Cadence(every_user_turns=3))
+    off = Memory(store, "ns", cadence=Cadence(every_user_turns=3), cache=False)
+    for i in range(40):
+        t = on.thread("t")
+        t.add("user", f"Turn {i}: about {TOPICS[i % len(TOPICS)]}.")
+        t.add("assistant", f"Noted ({i}).")
+        t.maybe_step(turn_done=True)
+    counted: list[str] = []
+    real_counts, real_sized = store.term_counts, store._size_and_counts
+
+    def counts(terms: Any, cap: int) -> Any:
+        counted.extend(terms)
+        return real_counts(terms, cap)
+
+    def sized(terms: Any, cap: int) -> Any:
+        counted.extend(terms)
+        return real_sized(terms, cap)
+
+    store.term_counts, store._size_and_counts = counts, sized
+    policy = Policy(fill_budget=False, notes_recent=False)
+    try:
+        first = _ctx(on, 700, "When do we leave for Lisbon?", policy)
+        assert {"lisbon", "leave"} <= set(counted), counted
+        counted.clear()
+        second = _ctx(on, 700, "Lisbon in May, with Ana?", policy)
+        assert counted and "lisbon" not in counted, counted  # kept: only the new words
+        assert second == _ctx(off, 700, "Lisbon in May, with Ana?", policy)
+        assert first == _ctx(off, 700, "When do we leave for Lisbon?", policy)
+        counted.clear()
+        _ctx(off, 700, "Lisbon in May?", policy)
+        assert "lisbon" in counted  # the reference counts every word
+        counted.clear()
+        on.remember("We leave for Lisbon on the 3rd of May.")
+        _ctx(on, 700, "Lisbon in May, with Ana?", policy)
+        assert "lisbon" in counted  # the revision moved: counted again
+    finally:
+        del store.term_counts, store._size_and_counts

@@ -38,14 +38,26 @@ nothing kept, `cache=False`: 13 ms):
   tests/test_read_cache.py checks a second turn reads no stretch, the reference (cache off)
   reads them every turn, and both show the same.
 - `standing`: the namespace's standing records (`Store.standing_records`, at most
-  `context.standing.STANDING_READ`) and their terms. Stands in for that read and splitting each
-  record into terms every turn: on the 10k-message file (200 standing records), 3.4 ms a turn
-  kept against 5.8 ms not kept (CPU medians of 5 interleaved rounds of 40 turns, a loaded
-  machine). tests/test_standing.py compares the context with the cache on and off after a write.
+  `context.standing.STANDING_READ`), their terms and the ones a newer record supersedes
+  (`context.standing.superseded`). Stands in for that read and splitting each record into
+  terms (and reading it for the "newer than" mark) every turn: on the 10k-message file (200
+  standing records), 3.4 ms a turn kept against 5.8 ms not kept (CPU medians of 5 interleaved
+  rounds of 40 turns, a loaded machine). tests/test_standing.py compares the context with the
+  cache on and off after a write.
+
+- `df`: a query term's document count, store-wide, up to `SearchBounds.count_cap`
+  (`Memory._term_counts`), handed to `Store.search_records` (`counts`). Stands in for the
+  database counting every term of every notes search (a walk of up to 2,000 postings for a
+  common word): a conversation's new messages share most of their words, and the commonest
+  cost the most to count. Instructions a turn (`benchmarks/turn_instructions.py`, 100 turns;
+  the tree before the entry against the one with it): 17.61 / 30.04 M not kept against
+  16.67 / 26.74 M kept at 1k / 100k messages (-5% / -11%).
+  tests/test_read_cache.py checks a new message has only its new words counted, the reference
+  counts them all, both show the same, and a write has them counted again.
 
 Not kept: where cited messages are (no measurable gain), and the rendered lines, notes,
-windows and policies the assembler memoised by identity. The engines keep no memo at all (the
-database counts a search's terms each time, `store.common.search`).
+windows and policies the assembler memoised by identity. The engines keep no memo at all: a
+search's term counts are kept here, in front of the store (`df`), never in it.
 
 Besides those, two plain memos of pure functions of a text, shared with the write path and
 emptied with the rest: `scans` (injection-scan verdicts, `memlane.safety.scan`) and `facts`
@@ -117,6 +129,10 @@ class Caches:
             self._reads.clear()
             self._rev = revision
         return self.enabled and revision is not None
+
+    def keeping(self) -> bool:
+        """Whether this thread's read may use and keep entries now (`get` / `put`)."""
+        return self._current()
 
     def _current(self) -> bool:
         """Whether this thread's read started at the revision the entries are for (another

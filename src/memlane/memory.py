@@ -33,7 +33,7 @@ from .context.notes import (
     select_notes,
 )
 from .context.policy import Policy
-from .context.standing import STANDING_READ, rank_standing, standing_terms
+from .context.standing import STANDING_READ, rank_standing, standing_terms, superseded
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
     CITED_PER_RECORD,
@@ -56,7 +56,7 @@ from .step.runner import Cadence, StepRunner
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
 from .telemetry import traced
-from .text import fact_terms
+from .text import fact_terms, query_terms
 from .tool_schemas import TOOL_SCHEMAS
 from .transfer import import_namespace
 from .types import Context, ContextRows, Episode, Message, Record, StepResult, ThreadInfo
@@ -249,11 +249,29 @@ class Memory(Forgetting, SnapshotsAndVectors):
         reads them: the same search, each record carrying its first `CITED_PER_RECORD` source
         ids only (what `context.turns.cited_ids` looks at; `Store.sources_among` answers the
         rest): a fact confirmed turn after turn cites thousands of messages."""
-        from .search.hybrid import search
+        from .search.hybrid import search_records
 
-        return [h.record for h in search(self.store, self.ns, query, k, embedder=self.embedder,
-                                         workers=self._search_workers,
-                                         sources=CITED_PER_RECORD)]
+        return search_records(self.store, self.ns, query, k, embedder=self.embedder,
+                              workers=self._search_workers, sources=CITED_PER_RECORD,
+                              counts=self._term_counts(query))
+
+    def _term_counts(self, query: str) -> dict[str, int] | None:
+        """The document counts of `query`'s terms a bounded search ranks with
+        (`Store.search_records`' `counts`), kept in the read cache: a conversation's new
+        messages share most of their words, and the commonest cost the most to count. None
+        when nothing may be kept (the cache off, no revision) or the search is exhaustive:
+        the store then counts them itself."""
+        bounds, cache = self.store.search_bounds, self.caches
+        if bounds is None or not cache.keeping():
+            return None
+        terms, cap = query_terms(query), bounds.count_cap
+        got = {t: n for t in terms
+               if (n := cache.get("df", self.ns, None, (t, cap))) is not None}
+        missing = [t for t in terms if t not in got]
+        if missing and len(query) <= QUERY_CHARS:  # a pasted page is counted by the search
+            for t, n in zip(missing, self.store.term_counts(missing, cap), strict=True):
+                got[t] = cache.put("df", self.ns, None, (t, cap), n)
+        return got
 
     @traced("remember")
     def remember(
@@ -542,13 +560,14 @@ class Thread:
         if not policy.standing:
             return None
         cache, ns = self.memory.caches, self._ns
-        hit: tuple[list[Record], dict[int, frozenset[str]]] | None = cache.get(
+        hit: tuple[list[Record], dict[int, frozenset[str]], frozenset[int]] | None = cache.get(
             "standing", ns, None, ())
         if hit is None:
             found = self._store.standing_records(ns, STANDING_READ)
             hit = cache.put("standing", ns, None, (),
-                            (found, {r.id: standing_terms(r, fact_terms) for r in found}))
-        return rank_standing(hit[0], want, fact_terms, hit[1])
+                            (found, {r.id: standing_terms(r, fact_terms) for r in found},
+                             superseded(found)))
+        return rank_standing(hit[0], want, fact_terms, hit[1], hit[2])
 
     def _cache_turn(self) -> None:
         """Start a read: the memory's read cache at the store's revision (read once; not at
@@ -578,8 +597,7 @@ class Thread:
         are, one of the stretches' messages."""
         store, ns = self._store, self._ns
         ids = cited_ids(searched)
-        seq_of = {m.id: m.seq for m in (store.messages_by_id(ns, ids) if ids else ())
-                  if m.thread_id == self.id}
+        seq_of = store.message_seqs(ns, self.id, ids) if ids else {}
         _, _, ends = self._line_index()
         if rows.first_episode and rows.first_episode.end not in ends:
             ends = sorted([*ends, rows.first_episode.end])

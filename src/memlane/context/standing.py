@@ -27,7 +27,8 @@ from ..types import Record
 from ..validate import STANDING_KINDS
 from .policy import Policy
 
-__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap", "standing_terms"]
+__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap", "standing_terms",
+           "superseded"]
 
 STANDING_READ = 200
 """Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
@@ -51,11 +52,14 @@ def standing_terms(r: Record, terms: Callable[[str], frozenset[str]]) -> frozens
 
 def rank_standing(records: Sequence[Record], want: frozenset[str],
                   terms: Callable[[str], frozenset[str]],
-                  known: Mapping[int, frozenset[str]] | None = None) -> list[Record]:
+                  known: Mapping[int, frozenset[str]] | None = None,
+                  older: frozenset[int] | None = None) -> list[Record]:
     """`records` (a namespace's standing records) in the order the core layer shows them;
     `want` are the new message's terms, `terms` the vocabulary that made them; `known`: the
-    records' `standing_terms` by id, when the caller keeps them."""
-    older = {i for r in records for i in newer_than(r.text)}
+    records' `standing_terms` by id, and `older`: `superseded(records)`, when the caller
+    keeps them."""
+    if older is None:
+        older = superseded(records)
     ranked = []
     for r in records:
         mine = known[r.id] if known is not None else standing_terms(r, terms)
@@ -66,6 +70,11 @@ def rank_standing(records: Sequence[Record], want: frozenset[str],
         ranked.append(((not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated,
                         -r.id), r))
     return [r for _, r in sorted(ranked, key=lambda x: x[0])]
+
+
+def superseded(records: Sequence[Record]) -> frozenset[int]:
+    """The ids a record of `records` is marked newer than: left out while it is shown."""
+    return frozenset(i for r in records for i in newer_than(r.text))
 
 
 def standing_cap(budget: int, policy: Policy) -> int:

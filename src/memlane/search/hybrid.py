@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -155,30 +155,21 @@ def search(
     pool: int = POOL,
     workers: SearchWorkers | None = None,
     sources: int | None = None,
+    counts: Mapping[str, int] | None = None,
 ) -> list[Hit]:
     """The `k` records of `namespace` that best match `query`, best first. `workers`: where the
     vector half may run beside the lexical half, when the store allows it (without: one after
     the other). `sources`: each record carries at most this many of its source ids, the lowest
-    (`Store.records`; None: all)."""
+    (`Store.records`; None: all). `counts`: as `Store.search_records`'."""
     _check(query, k)
     kinds_t = tuple(kinds) if kinds is not None else None
     pool = max(pool, k)
     stems = relevance.query_stems(query)
     if embedder is None or not query.strip():
-        # Lexical only: the pool is for fusion; the first k of a longer list are the k best
-        # (ties keep the index's order either way), so only k are read, with their sources.
-        lexical = store.search_records(namespace, query, k, kinds_t, thread_id, since, until,
-                                       sources=sources)
-        # Equal scores (common in a small namespace, where BM25 barely tells records apart):
-        # the newest record first (ids grow with time), whatever order the index gave. A list
-        # already best first with no two scores equal (the bounded search's, mostly) is in
-        # that order as it is: not sorted again, a key built per hit.
-        ranked = lexical[:k]
-        scores = [s for _, s in ranked]
-        if len(set(scores)) < len(scores) or scores != sorted(scores, reverse=True):
-            ranked = sorted(ranked, key=lambda h: (-h[1], -h[0].id))
+        ranked = _lexical(store, namespace, query, k, kinds_t, thread_id, since, until,
+                          sources, counts)
         hit, lex = make_hit, relevance.lexical
-        return [hit(r, lex(stems, r.text), n) for n, (r, _) in enumerate(ranked, 1)]
+        return [hit(r, lex(stems, r.text), n) for n, r in enumerate(ranked, 1)]
     qvec = embed_query(embedder, query)
     vargs = (namespace, qvec, pool, SearchFilters(kinds_t, thread_id, since, until))
     fut = None
@@ -188,12 +179,12 @@ def search(
     if fut is not None:
         try:
             lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since,
-                                           until, sources=sources)
+                                           until, sources=sources, counts=counts)
         finally:
             vec = fut.result()
     else:
         lexical = store.search_records(namespace, query, pool, kinds_t, thread_id, since, until,
-                                       sources=sources)
+                                       sources=sources, counts=counts)
         vec = store.vector_candidates(*vargs, model=embedder.name)
     by_id = {r.id: r for r, _ in lexical}
     scored = _fused(stems, {r.id: r.text for r, _ in lexical}, vec, relevance.band_of(embedder),
@@ -203,6 +194,40 @@ def search(
         by_id.update({r.id: r for r in store.records(namespace, need, sources=sources)})
     # A record deleted between the two reads is simply left out.
     return [make_hit(by_id[i], s, lr, vr) for i, s, lr, vr in scored if i in by_id]
+
+
+def search_records(store: Store, namespace: str, query: str, k: int, *,
+                   embedder: Embedder | None = None, workers: SearchWorkers | None = None,
+                   sources: int | None = None, counts: Mapping[str, int] | None = None
+                   ) -> list[Record]:
+    """The records `search` returns, in its order, without their relevance: what the read
+    path's notes take (`Memory._found`). Lexical only, that relevance is a score no ranking
+    uses (it splits and stems every hit's text), so it is not made; hybrid, it decides which
+    vector candidates pass `FLOOR`, so the search runs whole."""
+    if embedder is not None and query.strip():
+        return [h.record for h in search(store, namespace, query, k, embedder=embedder,
+                                         workers=workers, sources=sources, counts=counts)]
+    _check(query, k)
+    return _lexical(store, namespace, query, k, None, None, None, None, sources, counts)
+
+
+def _lexical(store: Store, namespace: str, query: str, k: int, kinds: tuple[str, ...] | None,
+             thread_id: str | None, since: float | None, until: float | None,
+             sources: int | None, counts: Mapping[str, int] | None = None) -> list[Record]:
+    """The lexical list's first `k` records, best first, ties to the newest (a lexical-only
+    search's ranking)."""
+    # The pool is for fusion; the first k of a longer list are the k best (ties keep the
+    # index's order either way), so only k are read, with their sources.
+    ranked = store.search_records(namespace, query, k, kinds, thread_id, since, until,
+                                  sources=sources, counts=counts)[:k]
+    # Equal scores (common in a small namespace, where BM25 barely tells records apart): the
+    # newest record first (ids grow with time), whatever order the index gave. A list already
+    # best first with no two scores equal (the bounded search's, mostly) is in that order as
+    # it is: not sorted again, a key built per hit.
+    scores = [s for _, s in ranked]
+    if len(set(scores)) < len(scores) or scores != sorted(scores, reverse=True):
+        ranked = sorted(ranked, key=lambda h: (-h[1], -h[0].id))
+    return [r for r, _ in ranked]
 
 
 def _fused(stems: list[str], lexical: dict[int, str], vec: Sequence[tuple[int, float]],

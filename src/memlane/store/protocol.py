@@ -235,6 +235,12 @@ class MessageLog(Protocol):
 
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]: ...
 
+    def message_seqs(self, namespace: str, thread_id: str, ids: Sequence[int]
+                     ) -> dict[int, int]:
+        """{id: seq} of those of `ids` that are messages of the thread (what `messages_by_id`
+        would say of them, without their text)."""
+        ...
+
     def context_rows(
         self,
         namespace: str,
@@ -390,10 +396,20 @@ class RecordsAndSearch(Protocol):
         until: float | None = None,
         *,
         sources: int | None = None,
+        counts: Mapping[str, int] | None = None,
     ) -> list[tuple[Record, float]]:
         """Lexical (BM25) search, best first; score: higher is better. Any user text is safe:
         it is reduced to quoted terms, never parsed as query syntax. `since`/`until` bound the
-        record's creation time (epoch seconds, inclusive). `sources`: as `records`'."""
+        record's creation time (epoch seconds, inclusive). `sources`: as `records`'.
+        `counts`: document counts of some of the query's terms (`text.query_terms`) as
+        `term_counts(terms, search_bounds.count_cap)` gave them at the store's current
+        `revision()` (the caller's read cache keeps them, `memlane.caches`); a bounded search
+        counts only the others (the exhaustive one ignores them). The result is the same."""
+        ...
+
+    def term_counts(self, terms: Sequence[str], cap: int) -> list[int]:
+        """How many records hold each term (store-wide, every namespace), each counted up to
+        `cap`: the counts a bounded search ranks with (`search_records`' `counts`)."""
         ...
 
     def selective_query(self, namespace: str, query: str, docs: int) -> str:

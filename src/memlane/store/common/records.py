@@ -88,26 +88,20 @@ class CommonRecords(CommonCore):
 
     def sources_among(self, namespace: str, record_ids: Sequence[int],
                       message_ids: Sequence[int]) -> dict[int, frozenset[int]]:
-        pairs: list[tuple[int, int]] = []
+        out: dict[int, set[int]] = {}
         # Found by message (`record_sources_msg`: the few records each message is a source
         # of; `+` keeps SQLite from probing every (record, message) pair instead), never by
-        # how many messages a record cites.
+        # how many messages a record cites; the namespace checked on the record's row, by its
+        # primary key, in the same statement.
         for mids in chunks([int(i) for i in message_ids]):
             for rids in chunks([int(i) for i in record_ids]):
-                pairs += self._read(
-                    "SELECT record_id, message_id FROM record_sources WHERE message_id IN"
-                    f" ({','.join('?' * len(mids))}) AND +record_id IN"
-                    f" ({','.join('?' * len(rids))})", (*mids, *rids))
-        mine: set[int] = set()
-        for part in chunks(sorted({r for r, _ in pairs})):
-            marks = ",".join("?" * len(part))
-            mine.update(r[0] for r in self._read(
-                f"SELECT id FROM records WHERE namespace = ? AND id IN ({marks})",
-                (namespace, *part)))
-        out: dict[int, set[int]] = {}
-        for rid, mid in pairs:
-            if rid in mine:
-                out.setdefault(rid, set()).add(mid)
+                for rid, mid in self._read(
+                        "SELECT s.record_id, s.message_id FROM record_sources s JOIN records r"
+                        " ON r.id = s.record_id WHERE s.message_id IN"
+                        f" ({','.join('?' * len(mids))}) AND +s.record_id IN"
+                        f" ({','.join('?' * len(rids))}) AND r.namespace || '' = ?",
+                        (*mids, *rids, namespace)):
+                    out.setdefault(rid, set()).add(mid)
         return {rid: frozenset(m) for rid, m in out.items()}
 
     def record_history(self, namespace: str, record_id: int) -> list[dict[str, Any]]:

@@ -41,7 +41,7 @@ class CommonSearch(CommonCore):
     def search_records(
         self, namespace: str, query: str, k: int, kinds: Sequence[str] | None = None,
         thread_id: str | None = None, since: float | None = None, until: float | None = None,
-        *, sources: int | None = None,
+        *, sources: int | None = None, counts: Mapping[str, int] | None = None,
     ) -> list[tuple[Record, float]]:
         terms = query_terms(query)
         if k <= 0 or not terms:
@@ -52,7 +52,7 @@ class CommonSearch(CommonCore):
         if bounds is None:
             return self._exact_search(namespace, terms, k, filters, _ALL, self._index_size(),
                                       sources)
-        return self._bounded_search(namespace, terms, k, filters, bounds, sources)
+        return self._bounded_search(namespace, terms, k, filters, bounds, sources, counts)
 
     def _exact_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
                       reads: int, size: float, sources: int | None = None,
@@ -78,15 +78,20 @@ class CommonSearch(CommonCore):
     (what `benchmarks/bench_search_reach.py` compares the bounds with)."""
 
     def _bounded_search(self, namespace: str, terms: list[str], k: int, f: SearchFilters,
-                        b: SearchBounds, sources: int | None = None
+                        b: SearchBounds, sources: int | None = None,
+                        counts: Mapping[str, int] | None = None
                         ) -> list[tuple[Record, float]]:
         """`search_records` within `b` (see `SearchBounds`): at most `b.max_terms` postings lists
         are read, about `b.exact_postings` entries in all (each rare term's `b.per_term` at
         most, each common one's share), whatever the index holds."""
         # Which terms are rarest needs every term's frequency: the database counts them, each
-        # up to `b.count_cap` (no memo, so a count is never stale).
-        size, counts = self._size_and_counts(terms, b.count_cap)
-        df = dict(zip(terms, map(float, counts), strict=True))
+        # up to `b.count_cap`, but for those the caller counted at this revision (`counts`).
+        given = counts or {}
+        missing = [t for t in terms if t not in given]
+        size, got = (self._size_and_counts(missing, b.count_cap) if missing
+                     else (self._index_size(), []))
+        df = {t: float(given[t]) for t in terms if t in given}
+        df.update(zip(missing, map(float, got), strict=True))
         # The rarest terms that match anything, in query order among equals (sorted is stable).
         kept = sorted((t for t in terms if df[t] > 0), key=lambda t: df[t])[:b.max_terms]
         if not kept:

@@ -61,6 +61,17 @@ class CommonThreads(CommonCore):
             args += [namespace, thread_id, int(start), int(end), int(limit)]
         return [message_row(r) for r in self._read(sql, args)]
 
+    def message_seqs(self, namespace: str, thread_id: str, ids: Sequence[int]
+                     ) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for part in chunks([int(i) for i in ids]):
+            marks = ",".join("?" * len(part))
+            # By primary key, as `messages_by_id`; two columns of the row, no text.
+            out.update(self._read(
+                f"SELECT id, seq FROM messages WHERE id IN ({marks}) AND namespace || '' = ?"
+                " AND thread_id || '' = ?", (*part, namespace, thread_id)))
+        return out
+
     def messages_by_id(self, namespace: str, ids: Sequence[int]) -> list[Message]:
         out: list[Message] = []
         for part in chunks([int(i) for i in ids]):

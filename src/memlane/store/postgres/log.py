@@ -296,6 +296,16 @@ class PgLog(PgCore):
                        " AND id = ANY(%s::bigint[])", (namespace, [int(i) for i in ids]))
         return sorted((message_row(r) for r in rows), key=lambda m: (m.thread_id, m.seq))
 
+    def message_seqs(self, namespace: str, thread_id: str, ids: Sequence[int]
+                     ) -> dict[int, int]:
+        # By the (namespace, id) key, as `messages_by_id`.
+        if not ids:
+            return {}
+        rows = self._q("SELECT id, seq FROM messages WHERE namespace = %s"
+                       " AND id = ANY(%s::bigint[]) AND thread_id = %s",
+                       (namespace, [int(i) for i in ids], thread_id))
+        return {int(i): int(seq) for i, seq in rows}
+
     def context_rows(
         self, namespace: str, thread_id: str, window_turns: int, buffer_lines: int,
         held: ContextRows | None = None,

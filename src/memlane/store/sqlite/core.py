@@ -28,6 +28,23 @@ _REC_COLS = ("id, namespace, text, kind, thread_id, created, updated, pinned, su
              " stated, scanned")
 
 
+def sources_column(record_id: str) -> str:
+    """An SQL expression: the lowest `?` (its one parameter) source ids of the record whose id
+    is `record_id`, joined by commas (NULL for none; `record_of` reads it). The capped read
+    stops at the cap, in the primary key."""
+    return ("(SELECT group_concat(message_id) FROM (SELECT message_id FROM record_sources"
+            f" WHERE record_id = {record_id} ORDER BY message_id LIMIT ?))")
+
+
+def record_of(r: Sequence[Any], mids: str | None) -> Record:
+    """The record of a `_REC_COLS` row and its source ids as SQLite joined them (None: none)."""
+    # group_concat's order is unspecified (it follows the primary key in practice): sorted
+    # here, a linear pass over sorted input.
+    src = tuple(sorted(map(int, mids.split(",")))) if mids else ()
+    return make_record(r[0], r[1], r[2], r[3], src, r[4], r[5], r[6], bool(r[7]), bool(r[8]),
+                       r[9], r[10])
+
+
 def default_path() -> str:
     """`$MEMLANE_DB`, else `~/.memlane/memlane.db`."""
     env = os.environ.get("MEMLANE_DB")
@@ -229,30 +246,23 @@ class SQLiteCore(CommonStore):
         """`rows` (`_REC_COLS`) as records with their source ids, ascending; `sources`: at most
         that many of each record's, the lowest (a fact confirmed turn after turn cites
         thousands of messages: the capped read stops at the cap, in the primary key)."""
-        if not rows:
-            return []
-        src: dict[int, tuple[int, ...]] = {}  # no sources: no row below
+        if not rows or sources == 0:
+            return [record_of(r, None) for r in rows]
+        src: dict[int, str] = {}  # no sources: no row below
         if sources is None:
             # One row per record, its sources joined by SQLite (a Python row each cost more).
             sql = ("SELECT record_id, group_concat(message_id) FROM record_sources"
                    " WHERE record_id IN ({}) GROUP BY record_id")
             cap: tuple[int, ...] = ()
         else:
-            sql = ("SELECT id, (SELECT group_concat(message_id) FROM (SELECT message_id FROM"
-                   " record_sources WHERE record_id = records.id ORDER BY message_id LIMIT ?))"
-                   " FROM records WHERE id IN ({})")
+            sql = (f"SELECT id, {sources_column('records.id')} FROM records"
+                   " WHERE id IN ({})")
             cap = (max(int(sources), 0),)
         for part in chunks([r[0] for r in rows]):
             for rid, mids in c.execute(sql.format(",".join("?" * len(part))), (*cap, *part)):
                 if mids:
-                    # group_concat's order is unspecified (it follows the primary key in
-                    # practice): sorted here, a linear pass over sorted input.
-                    src[rid] = tuple(sorted(map(int, mids.split(","))))
-        return [
-            make_record(r[0], r[1], r[2], r[3], src.get(r[0], ()), r[4], r[5], r[6],
-                        bool(r[7]), bool(r[8]), r[9], r[10])
-            for r in rows
-        ]
+                    src[rid] = mids
+        return [record_of(r, src.get(r[0])) for r in rows]
 
     def records(
         self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,

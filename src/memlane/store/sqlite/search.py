@@ -16,17 +16,21 @@ from ..common import (
 from ..common.plan import bm25_tf1
 from ..fts import fts5_match
 from ..protocol import SearchFilters, Snapshot
-from .core import _REC_COLS, SQLiteCore
+from .core import _REC_COLS, SQLiteCore, record_of, sources_column
 
 
 class SQLiteSearch(SQLiteCore):
     """FTS5 search of records and snapshots, and saving snapshots."""
 
     def _index_size(self) -> float:
-        # The largest rowid: one step down the index's b-tree (COUNT(*) would read it all).
         with self._lock:
-            return float(self.conn.execute("SELECT MAX(rowid) FROM records_fts").fetchone()[0]
-                         or 0)
+            return float(self.conn.execute(f"SELECT {_SIZE}").fetchone()[0] or 0)
+
+    def _size_and_counts(self, terms: list[str], cap: int) -> tuple[float, list[int]]:
+        # One statement: the size rides along with the first terms' counts.
+        with self._lock:
+            counts = _term_counts(self.conn, terms, cap, with_size=True)
+        return float(counts[0] or 0), [int(n) for n in counts[1:]]
 
     def _scored_candidates(self, namespace: str, weights: list[tuple[str, float, int]],
                            k: int, f: SearchFilters, sources: int | None = None
@@ -37,9 +41,14 @@ class SQLiteSearch(SQLiteCore):
         # namespace phrase: ANDed with a doclist that holds every record of the namespace, that
         # phrase cost 3x the term's own walk. Scored (`bm25_tf1`: a record's length is
         # `records.words`, migration 7, against the candidates' average), summed and ranked in
-        # SQLite, k rows back.
+        # SQLite, k rows back, each with its sources (no second statement).
         where, fargs = _record_filters("r", f)
         cols = ", ".join(f"r.{c.strip()}" for c in _REC_COLS.split(","))
+        if sources is None:
+            cols += (", (SELECT group_concat(message_id) FROM record_sources"
+                     " WHERE record_id = r.id)")
+        else:
+            cols += ", " + sources_column("r.id")
         sub = ("SELECT * FROM (SELECT records_fts.rowid AS id, ? AS w, r.words AS d"
                " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
                f" WHERE records_fts MATCH ? AND r.namespace = ?{where}"
@@ -53,15 +62,13 @@ class SQLiteSearch(SQLiteCore):
                " GROUP BY id ORDER BY score DESC, id DESC LIMIT ?)"
                f" SELECT {cols}, s.score FROM s JOIN records r ON r.id = s.id"
                " ORDER BY s.score DESC, s.id DESC")
-        with self._lock:
-            c = self.conn
-            rows = c.execute(sql, (*args, k)).fetchall()
-            recs = self._with_sources(c, [r[:-1] for r in rows], sources)
-        return [(rec, float(r[-1])) for rec, r in zip(recs, rows, strict=True)]
+        cap = () if sources is None else (max(int(sources), 0),)
+        rows = self._q(sql, (*args, k, *cap))
+        return [(record_of(r, r[-2]), float(r[-1])) for r in rows]
 
     def _term_counts(self, terms: list[str], cap: int) -> list[int]:
         with self._lock:
-            return _term_counts(self.conn, terms, cap)
+            return [int(n) for n in _term_counts(self.conn, terms, cap)]
 
     # snapshots ---------------------------------------------------------------------------------
     def _save_snapshot(self, namespace: str, values: tuple[Any, ...], thread_id: str | None
@@ -116,18 +123,28 @@ def _record_filters(alias: str, f: SearchFilters, kind_col: str = "kind"
     return sql, args
 
 
-def _term_counts(c: sqlite3.Connection, terms: Sequence[str], cap: int) -> list[int]:
+_SIZE = "(SELECT MAX(rowid) FROM records_fts)"
+"""How many records the lexical index holds, about: its largest rowid, one step down the
+index's b-tree (COUNT(*) would read it all)."""
+
+
+def _term_counts(c: sqlite3.Connection, terms: Sequence[str], cap: int,
+                 with_size: bool = False) -> list[Any]:
     """Records holding each term (text column, store-wide), each counted up to `cap`: one
     statement of bounded subqueries (a statement per term cost a round trip each; a
-    stretch's filing plans with up to 32 terms)."""
-    out: list[int] = []
+    stretch's filing plans with up to 32 terms). `with_size`: `_SIZE` first, in the same
+    statement."""
+    out: list[Any] = []
     terms = list(terms)
-    for i in range(0, len(terms), 64):  # well under SQLite's parameter limit
+    sub = "(SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT ?))"
+    for i in range(0, max(len(terms), 1), 64):  # well under SQLite's parameter limit
         part = terms[i:i + 64]
-        sub = ("(SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?"
-               " LIMIT ?))")
         args: list[Any] = []
         for t in part:
             args += [fts5_match([t], ("text",)), cap]
-        out += c.execute("SELECT " + ", ".join([sub] * len(part)), args).fetchone()
-    return [int(n) for n in out]
+        cols = [sub] * len(part)
+        if with_size and i == 0:
+            cols.insert(0, _SIZE)
+        if cols:
+            out += c.execute("SELECT " + ", ".join(cols), args).fetchone()
+    return out
