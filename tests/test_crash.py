@@ -87,11 +87,17 @@ def _run_and_kill(path: Path, rnd: int, rng: random.Random) -> list[str]:
         if proc.poll() is not None:
             break
     assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+    # At a random moment once it has committed a random number of writes: the work a round
+    # does is the same on a quiet and a loaded machine (a time alone gave fewer writes under
+    # load and failed the check below that the rounds did real work).
     stop = time.monotonic() + rng.uniform(0.05, 0.8)
-    while time.monotonic() < stop:
+    lines = rng.randint(8, 16)
+    while (time.monotonic() < stop or out.count(b"\n") < lines) and time.monotonic() < deadline:
         ready, _, _ = select.select([proc.stdout], [], [], 0.01)
         if ready:
             out += os.read(proc.stdout.fileno(), 65536)
+        if proc.poll() is not None:
+            break
     proc.send_signal(signal.SIGKILL)
     rest, _ = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
