@@ -189,8 +189,8 @@ class _Fact:
 
 def _substance(clause: str, names: frozenset[str]) -> bool:
     """Whether a clause kept for its sentence's kind says something of its own: two content
-    words besides the speakers' names, or one under a negation. "Hey Nate", "Speaking of which" and "For now" are the
-    lead-ins of a need or an agreement, not records of it."""
+    words besides the speakers' names, or one under a negation. "Hey Nate", "Speaking of
+    which" and "For now" are the lead-ins of a need or an agreement, not records of it."""
     words = [w.lower() for w in _words(clause)]
     content = sum(1 for w in words if w not in FACT_STOPWORDS and w not in names)
     return content >= 2 or (content == 1 and not _NEGATION.isdisjoint(words))
