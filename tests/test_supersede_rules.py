@@ -76,6 +76,13 @@ def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
     ("My tortoise Shelby is a Greek Hermann and loves lettuce.", "My tortoise Shelby is so slow."),
     # a hobbyist is no occupation
     ("I'm a member at the tennis club.", "I got promoted to team lead."),
+    # the holder of a sentence opening with what it replaces is its subject, not the speaker
+    ("We buy our veg at Thornbury Market.",
+     "Rather than Thornbury Market, my neighbour buys his veg at Greenvale."),
+    ("We buy our veg at Thornbury Market.",
+     "Instead of Thornbury Market, my sister buys her veg at Greenvale."),
+    # once is no change
+    ("I cycle to the depot.", "I took the train this morning instead of cycling."),
 ])
 def test_a_near_miss_never_supersedes(old: str, new: str) -> None:
     d = decide(new, [old])

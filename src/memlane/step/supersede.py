@@ -262,7 +262,7 @@ def read_claim(text: str) -> Claim:
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
-    body = _role_me(strip_lead(text[m.end():]) if m else text)
+    body = _role_me(_lead_last(strip_lead(text[m.end():]) if m else text))
     terms = _terms(body)
     holder, attribute, rest = _holder_attribute(body)
     if attribute is None:
@@ -284,6 +284,20 @@ def read_claim(text: str) -> Claim:
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
                  corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
                  additive=bool(_ADDITIVE.search(rest)), said=body)
+
+
+_LEAD_ENDING = re.compile(r"^((?:instead\s+of|rather\s+than)\s+[^,;.!?]+),\s*(\S.*)$", re.I | re.S)
+
+
+def _lead_last(text: str) -> str:
+    """"Instead of Lidl, my neighbour shops at Aldi" read as "my neighbour shops at Aldi instead
+    of Lidl": the holder is the clause's subject, not the opening phrase's."""
+    m = _LEAD_ENDING.match(text)
+    return f"{m.group(2).rstrip('.!')} {m.group(1)}." if m else text
+
+
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time)|for\s+once|"
+                      r"just\s+(?:this\s+)?once)\b", re.I)
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
@@ -329,6 +343,8 @@ def _ended(rest: str) -> frozenset[str]:
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
                             _LEFT_FOR_NOW.search(m.group("a"))):
         return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
+    if m.group("d") and _ONE_OFF.search(rest):
+        return frozenset()  # "I took the bus today instead of walking": once, not a change
     # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended
     times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
     terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
