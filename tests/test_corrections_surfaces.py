@@ -9,9 +9,7 @@ small talk in "a" or in another thread "b" of the namespace. Both parts end with
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -33,6 +31,7 @@ from memlane.integrations.openai_agents import MemlaneSession  # noqa: E402
 from memlane.server.app import ServerConfig, create_app  # noqa: E402
 from memlane.server.auth import Auth, KeyRing  # noqa: E402
 from memlane.testing import FakeUpstream, Reply, serve_in_thread  # noqa: E402
+from test_corrections_heldout import _measure  # noqa: E402
 
 set_tracing_disabled(True)
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,15 +41,6 @@ DATA = ROOT / "tests" / "data"
 CASES = {"corrections_heldout_v3.jsonl": ["c01", "c06", "c16", "c17", "c25", "n01", "n03", "n13",
                                           "n19"],
          "corrections_people_v3.jsonl": ["p02", "p03", "p12"]}
-
-
-def _measure() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "measure_corrections", ROOT / "scripts" / "measure_corrections.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 M = _measure()
