@@ -83,6 +83,8 @@ def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
      "Instead of Thornbury Market, my sister buys her veg at Greenvale."),
     # once is no change
     ("I cycle to the depot.", "I took the train this morning instead of cycling."),
+    # a relation "-in-law" is another person
+    ("My mum lives in Whitby.", "My mother-in-law just moved to Scarborough."),
 ])
 def test_a_near_miss_never_supersedes(old: str, new: str) -> None:
     d = decide(new, [old])

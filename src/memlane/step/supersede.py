@@ -74,7 +74,9 @@ RELATIONS = {
 # Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
 # speaker's boss is, a fact about the speaker, not about Priya.
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
-_REL_WORDS = "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True))
+# A relation "-in-law" is another relation ("my father-in-law" is not "my dad").
+_REL_WORDS = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) \
+    + r")(?:-in-law|\s+in\s+law)?"
 _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
          r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
