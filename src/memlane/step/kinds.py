@@ -16,11 +16,19 @@ too: "Okay, settled: ..." is what makes it a decision) and files it as:
 Read by structure, not phrase lists, so that wordings no test holds are read the same way: a
 need is a holder (the speaker or one of theirs, not an outsider) and a limit, named by family
 (`_CONSTRAINT`), by its form (an obligation, a limit verb, a thing ruled out for them, a money or
-schedule limit: `_LIMIT`), or in plain words (a limit word near a word of a needs domain, said
-of the present: `_limited`); an agreement is a settling word, a group and a commitment, or a
-settling word that opens an assignment (`_agreed`). On sentences written for it, measured before
-it was tuned on them (tests/data/standing_kinds.jsonl sets 5 and 6), it read about half the
-needs (7 and 8 of 15) and 9 and 5 of 10 agreements, and no ordinary sentence as either. A model
+schedule limit: `_LIMIT`), in plain words (a limit word near a word of a needs domain, said
+of the present: `_limited`), or by what it names: a condition, medication, allergen, diet, aid,
+fear, care duty or legal limit from an intake form's vocabulary (`lexicon.TERM`), held by the
+speaker in the words around it and said of the present (`_holds`: "I take lithium", not "a
+book about autism" or "a migraine yesterday"). An agreement is a settling word, a group and a
+commitment, or a settling word that opens an assignment (`_agreed`); assent to an opinion
+("Agreed, nature is inspiring!") and a one-off of the past are not.
+
+Measured on sentences written for it before it was tuned on them (tests/data/
+standing_kinds.jsonl): sets 5 and 6 read 7 and 8 of 15 needs, 9 and 5 of 10 agreements; set 7
+(before the field words) 14 of 30 needs, 14 of 20 agreements, 35 of 40 ordinary as neither; set
+8, never tuned on, 13 of 15, 9 of 10, 19 of 20. Of the 10,184 sentences of LoCoMo's dev split
+it reads 16 as a need or an agreement (most of them true: "I'm lactose intolerant"). A model
 step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
 
@@ -240,11 +248,12 @@ _DOMAIN = re.compile(
     r"broke|savings|quid|dollars|euros|pounds|"
     r"mornings?|afternoons?|evenings?|nights?|weekends?|weekdays?|mondays?|tuesdays?|wednesdays?|"
     r"thursdays?|fridays?|saturdays?|sundays?|bedtime|bed|naps?|shifts?|o'clock|"
-    r"\d+\s*(?:am|pm)|degrees|groceries|rent|bills|(?:a|per|each)\s+(?:night|week|month|head))\b")
+    r"\d+\s*(?:am|pm)|degrees|groceries|rent|bills|"
+    r"(?:a|per|each)\s+(?:night|week|month|head))\b")
 _WORD_AT = re.compile(r"\S+")
 _CLAUSE = re.compile(r"[,;:]|\s(?:-|but|because|since|so|and)\s")
 _PAST = re.compile(r"\b(?:used\s+to|was(?!\s+diagnosed)|were|(?<!'ve\s)(?<!have\s)(?<!that\s)"
-                   r"had|did|didn't|wasn't|weren't|yesterday|ago|"
+                   r"had|did|didn't|(?<!wish\si\s)(?:wasn't|weren't)|yesterday|ago|"
                    r"last\s+(?:night|week|month|year|time)|as\s+a\s+(?:kid|child|teen)|"
                    r"when\s+i\s+was)\b")
 
@@ -282,7 +291,10 @@ def _limited(sentence: str, cl: _Clauses) -> bool:
     within four words of a needs domain word, in a clause said of the present (the need is
     present in "Flying is not an option for me, I had a bad experience last year" though its
     reason is past)."""
-    limits = [cl.word(m.start()) for m in _LIMIT_WORD.finditer(sentence) if cl.present(m.start())]
+    if sentence.rstrip().endswith("?"):
+        return False
+    limits = [cl.word(m.start()) for m in _LIMIT_WORD.finditer(sentence)
+              if cl.present(m.start())]
     return any(abs(cl.word(m.start()) - a) <= 4
                for m in _DOMAIN.finditer(sentence) for a in limits)
 
@@ -291,27 +303,33 @@ def _limited(sentence: str, cl: _Clauses) -> bool:
 # theirs, family said bare) and a verb of having, taking or being ("I take lithium", "I'm on
 # warfarin", "our youngest gets eczema", "I'm registered blind", "I carry an adrenaline
 # shot"), or a possessive ("my seizures", "my guide dog"); or by the words after it: what it
-# does to them ("penicillin gives me a nasty reaction"). A term said as a topic is not held:
-# "a book about autism", "a cancer charity", "a sign language class".
+# does to them ("penicillin gives me a nasty reaction"). A term said as a topic or beside an
+# activity is not held: "a book about autism", "a cancer charity", "I'm making a dairy-free".
 _HOLDER = (r"(?:\b(?:i|we|you|he|she|they|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|"
-           r"(?:my|our)\s+(?:little\s+|youngest\s+|eldest\s+|oldest\s+)?([\w-]+?)(?:'s)?)\s+(?:(?:really|still|also|always|now|just|both|all|"
-           r"actually|currently|\w+ly)\s+)*"
+           r"(?:my|our)\s+(?:little\s+|youngest\s+|eldest\s+|oldest\s+)?([\w-]+?)(?:'s)?)\s+"
+           r"(?:(?:really|still|also|always|now|just|both|all|actually|currently|\w+ly)\s+)*"
            r"(?:have|has|had|got|'ve\s+got|'s\s+got|live\s+with|lives\s+with|living\s+with|"
            r"suffers?\s+from|diagnosed\s+with|am|is|are|was\s+diagnosed\s+with|be|been|take|takes|"
            r"use|uses|rely\s+on|relies\s+on|need|needs|carry|carries|wear|wears|keep|keeps|eat|"
            r"eats|went|gone|go|goes|get|gets|do|does|can't|cannot|don't|doesn't|won't|"
            r"look\s+after|looks\s+after|care\s+for|cares\s+for|gets\s+around\s+with|"
-           r"gets?\s+(?:around|about)\s+(?:with|on|in)|walks?\s+with)"
+           r"gets?\s+(?:around|about)\s+(?:with|on|in)|walks?\s+with|"
+           r"wish\s+(?:i|we)\s+(?:wasn't|weren't|didn't\s+have))"
            r"|\b(?:i'm|im|i've|ive|we're|we've|he's|she's|they're|they've|(?:my|our)\s+([\w-]+?)"
            r"(?:'s|\s+is|\s+are))(?:\s+(?:got|been|on|taking|using|having|keeping|going|"
            r"living\s+with|carrying|wearing|\w+ly|also|still|now|always|both|all))*)"
            r"\s+(?:in\s+the\s+(?:\w+\s+)?stages?\s+of\s+)?"
-           r"(?:(?!(?:about|on|for|at|into|regarding)\s)[\w'-]+\s+){0,3}$")
+           r"(?:(?!(?:about|on|for|at|into|regarding)\s|\w+(?:ing|in')\s)[\w'-]+\s+){0,3}$")
 _BEFORE = re.compile(_HOLDER)
 # A term that is a verb phrase has its holder as subject: "I pass out at the sight of needles".
 _SUBJECT = re.compile(r"\b(?:i|we|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|"
                       r"(?:my|our)\s+([\w-]+))\s+(?:(?:really|always|still|just|also|\w+ly)\s+)*$")
 _OWNED = re.compile(r"(?:^|\s)(?:my|our)\s+(?:([\w-]+)\s+)?$")
+# A term denied is not held: "no allergies", "not on any medication", "not allergic to
+# anything"; "any I'm not allergic to" says there are some.
+_NONE = re.compile(r"\b(?:no|(?:not|never)\s+(?:\w+\s+)?any|without\s+any)\s+$")
+_NOT = re.compile(r"\b(?:not|never)\s+(?:really\s+)?$")
+_AT_ALL = re.compile(r"\s+(?:to\s+|of\s+|on\s+)?(?:anything|any\b|at\s+all|whatsoever)")
 _SELF = re.compile(r"\b(?:me|us|my|our)\b")
 _HERE = re.compile(r"[^.;,]{0,20}?\b(?:here|for\s+(?:me|us)|in\s+(?:our|this|my)\s+"
                    r"(?:house|home|family))\b")
@@ -332,6 +350,8 @@ def _holds(sentence: str, cl: _Clauses) -> bool:
         if _SELF.search(said):
             return True  # "my visa doesn't let me", "spiders freak me out", "terrify our dog"
         before = sentence[max(0, m.start() - 90):m.start()]
+        if _NONE.search(before) or (_NOT.search(before) and _AT_ALL.match(sentence, m.end())):
+            continue  # "I have no allergies", "I'm not allergic to anything"
         held = _BEFORE.search(before) or _OWNED.search(before) or _SUBJECT.search(before)
         if held and not {g for g in held.groups() if g} & _OUTSIDE:
             return True
@@ -347,15 +367,17 @@ _DECISION = re.compile(
     r"(?:^|[,.;:!?]\s*|\b(?:okay|ok|alright|right|fine|so|then)\s+)"
     r"(?:settled|agreed|decided|deal|decision\s+made|decision\s+time|"
     r"final\s+(?:call|answer|decision|plan)|"
-    r"done\s+deal|done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|agreed|official|"
-    r"final|a\s+yes|a\s+go|sorted)|that'?s\s+(?:settled|decided|final|agreed|sorted|the\s+(?:deal|plan|"
-    r"decision|agreement)))\b|\bvoted\s+(?:to|for)\b|"
+    r"done\s+deal|done\s*:|decision'?s\s+made|it'?s\s+(?:a\s+deal|settled|decided|agreed|"
+    r"official|final|a\s+yes|a\s+go|sorted)|that'?s\s+(?:settled|decided|final|agreed|sorted|"
+    r"the\s+(?:deal|plan|decision|agreement)))\b|\bvoted\s+(?:to|for)\b|"
     r"\b(?:it'?s|it\s+has|has)\s+been\s+(?:decided|agreed|settled)\b|"
     r"\bwe(?:'ll|\s+will)\s+(?:book|take|get|use|hire|buy)\b[^.;]*\b(?:then|instead)\b|"
-    r"\b(?:plan|date|it|venue|booking)(?:\s+is|'s)\s+(?:now\s+)?(?:fixed|set|final|confirmed)\b|"
+    r"\b(?:plan|date|it|venue|booking)(?:\s+is|'s)\s+(?:now\s+)?(?:fixed|set|final|"
+    r"confirmed)\b|"
     r"\bvote\s+went\s+(?:to|for)\b|"
     r"\b(?:is|are)\s+(?:now\s+)?(?:confirmed|locked\s+in|set\s+in\s+stone|finali[sz]ed)\b|"
-    r"\blet'?s\s+(?:go\s+with|lock|commit|settle|stick\s+with|book|make\s+it\s+(?:the|\d)|do\s+it\s*[,:;-]\s*\S)|"
+    r"\blet'?s\s+(?:go\s+with|lock|commit|settle|stick\s+with|book|make\s+it\s+(?:the|\d)|"
+    r"do\s+it\s*[,:;-]\s*\S)|"
     r"\block(?:ed)?\s+(?:it\s+)?in\b|"
     r"\blocked\s+(?:in\s+)?the\s+(?!door|car|gate|house|keys|cat|dog|bathroom)\w+")
 
@@ -378,7 +400,8 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
            r"seemed|went)\b)|settled(?!\s+(?:in|into|down)\b)|"
            r"decided|voted|approved|signed\s+off|landed\s+on|sorted\s+(?:it|out)|"
            r"worked\s+(?:it\s+)?out|shaken\s+(?:hands\s+)?on|(?:are|'re)\s+splitting|"
-           r"tak(?:e|ing)\s+turns|pencil+ed\s+in|booked|reserved|scheduled|shook\s+(?:hands\s+)?on|opted|committed|confirmed|finali[sz]ed|"
+           r"tak(?:e|ing)\s+turns|pencil+ed\s+in|"
+           r"shook\s+(?:hands\s+)?on|opted|committed|confirmed|finali[sz]ed|"
            r"(?:chose|chosen|picked|selected)\s+(?=(?:the|a|an|our|to|between|it|(?-i:[A-Z])|"
            r"\w+\s+(?:as|over|for)\b))|(?:went|going|go|gone)\s+with\s+" + _COMPANY +
            r"|(?:went|going|go|gone)\s+for\s+(?=the\b|it\b|that\b|this\b|(?-i:[A-Z]))"
@@ -399,7 +422,8 @@ _AGREED = re.compile(
     r"\b(?:the|our)\s+plan\s+is\s+(?:that\s+)?(?:we|to\s+meet)\b|"
     r"\b(?:the|our)\s+(?:deal|agreement|arrangement)\s+(?:is|was)\b|"
     r"\b(?:house|family|new|our|the)\s+rule\s+(?:now\s+|from\s+now\s+on\s+)?is\b|"
-    r"\b(?:the\s+)?(?:consensus|verdict|outcome)(?:\s+(?:is|was)\b|\s+(?:from|of)\s+[^:;.]{1,30}:)|"
+    r"\b(?:the\s+)?(?:consensus|verdict|outcome)(?:\s+(?:is|was)\b|"
+    r"\s+(?:from|of)\s+[^:;.]{1,30}:)|"
     r"\bwe'?ll\s+(?!see\b|find\s+out|talk|chat|catch\s+up|figure|be\s+fine|miss)\w+[^.;?]*"
     r"\bthen\s*[.!]*$|\bthat'?s\s+that\b|\bshook\s+on\s+it\b|"
     r"(?:^|[,:;]\s*)(?:the\s+)?\w+(?:\s+\w+)?\s+it\s+is(?:\s+(?:for|on|then)\b[^.;,]*)?"
@@ -555,7 +579,7 @@ def kind_of(sentence: str) -> str:
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     sentence = sentence.replace("\u2019", "'")
     low = sentence.lower()  # the patterns are written lower-case: matching by case is 4x slower
-    held = (_held(low) and not _FORMER.search(low)) and not low.rstrip().endswith("?")
+    held = _held(low) and not _FORMER.search(low)
     cl = _Clauses(low) if held else None
     if cl and (any(cl.present(m.start()) and cl.theirs(low, m.start(), m.end())
                    for r in (_CONSTRAINT, _LIMIT) for m in r.finditer(low))
