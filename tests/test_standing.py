@@ -149,7 +149,8 @@ def test_the_writer_reads_the_written_needs_and_agreements() -> None:
     set 2 8 of 20 needs, 5 of 12 agreements; set 3 12 of 20, 6 of 12; set 4 6 of 30, 1 of 20,
     preferences and profile 1 of 10, ordinary talk 37 of 40 read as neither. The writer was
     then tuned on sets 1-4 by structure (a holder and a limit, a group and a commitment); set 5
-    is the clean number: 7 of 15 needs, 9 of 10 agreements, 20 of 20 ordinary read right."""
+    is the clean number: 7 of 15 needs, 9 of 10 agreements, 20 of 20 ordinary read right.
+    Sets 7 and 8 below."""
     import json
     from pathlib import Path
 
@@ -173,8 +174,47 @@ def test_the_writer_reads_the_written_needs_and_agreements() -> None:
     unseen = [r for r in rows if r["set"] == 6]
     for kind, least in (("constraint", 13), ("decision", 10)):
         assert sum(kind_of(r["text"]) == kind for r in unseen if r["kind"] == kind) >= least
-    other = [r["text"] for r in rows if r["kind"] == "other"]
+    # Set 7 (30 needs, 20 agreements, 40 ordinary), measured on 6e01ec8 before any change (the
+    # clean number: 14, 14 and 35 of 40 ordinary read as neither), then tuned on with the
+    # field words (`step.lexicon`) read with a holder.
+    tuned = [r for r in rows if r["set"] == 7]
+    for kind, least in (("constraint", 30), ("decision", 20)):
+        missed = [r["text"] for r in tuned if r["kind"] == kind and kind_of(r["text"]) != kind]
+        assert sum(r["kind"] == kind for r in tuned) - len(missed) >= least, missed
+    other = [r["text"] for r in rows if r["kind"] == "other" and r["set"] <= 7]
     assert [t for t in other if kind_of(t) in ("constraint", "decision")] == []
+    # Set 8, written last and never tuned on; its bar is what it read when measured once
+    # (e893b37): 13 of 15 needs, 9 of 10 agreements, 19 of 20 ordinary (main: 12, 9, 19).
+    unseen = [r for r in rows if r["set"] == 8]
+    for kind, least in (("constraint", 13), ("decision", 9)):
+        assert sum(kind_of(r["text"]) == kind for r in unseen if r["kind"] == kind) >= least
+    assert sum(kind_of(r["text"]) not in ("constraint", "decision")
+               for r in unseen if r["kind"] == "other") >= 19
+
+
+def test_a_need_word_said_as_a_topic_or_of_someone_else_is_not_a_need() -> None:
+    """The field words (`step.lexicon`) make a need only with a holder, in the present: a
+    book about autism, a friend's chemo, a dish that is vegan, a fear of what someone will
+    say, a migraine yesterday, assent to an opinion are ordinary talk."""
+    ordinary = ["I'm reading a great book about autism right now.",
+                "I volunteer at a cancer charity every Saturday.",
+                "I'm writing an essay on epilepsy for my nursing course.",
+                "I gave my friend a lift to the hospital for her chemo.",
+                "My daughter is doing a school project on allergies.",
+                "My favourite vegan restaurant just closed down.",
+                "I made a dairy-free chocolate cake with berries on it.",
+                "Haha, I'm terrified of what my boss will say about the budget!",
+                "I had a migraine yesterday but it's gone now.",
+                "My cousin is allergic to bees and had to use her EpiPen last summer.",
+                "The doctor said Grandpa's recovery is going well.",
+                "Agreed, nature has a way of being so inspiring!",
+                "We decided on a whim to drive to the coast last Sunday."]
+    held = ["I take lithium, so salt and staying hydrated are a big deal for me.",
+            "Bright flashing lights can bring on my seizures.",
+            "I get around with a cane these days and long distances wipe me out.",
+            "My visa doesn't let me work more than twenty hours a week."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+    assert [s for s in held if kind_of(s) != "constraint"] == []
 
 
 def _step(t: Any, said: str, records: list[dict[str, Any]]) -> Any:

@@ -1,0 +1,160 @@
+"""Field words for needs: what an intake form lists, by family.
+
+`kinds` reads a need by its structure (a holder and a limit); a clause that says a condition,
+a medication, an allergen, a diet, an aid, a fear, a care duty or a legal limit is a need by
+what it names, whatever the verb around it ("I take lithium", "I'm on warfarin", "the lights
+can bring on my seizures", "I get around with a cane these days"). The words are the common
+ones a clinician's or a travel agent's intake form asks about; `kinds._holds` reads one only
+with a holder (the speaker or one of theirs), in a clause said of the present.
+
+Terms are regular-expression fragments, matched lower-case between word boundaries. A term
+that is also an everyday word ("cane" sugar, "frame" of a picture, "pill" as a person) is
+left out or written with the word that makes it a need ("mobility scooter", "zimmer frame").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["FAMILIES", "TERM"]
+
+_KIN = (r"(?:dad|mum|mom|mother|father|parents|nan|gran|grandma|grandpa|grandmother|"
+        r"grandfather|wife|husband|partner|son|daughter|brother|sister|kids?|children|baby|"
+        r"twins|grandchildren|grandkids|\w+-in-law)\b")
+CONDITIONS = (
+    r"asthma\w*", r"eczema", r"psoriasis", r"diabet\w+", r"type\s+(?:1|2|one|two)",
+    r"epilep\w+", r"seizures?", r"migraines?", r"arthritis", r"osteoarthritis",
+    r"multiple\s+sclerosis", r"(?:have|has|got|with)\s+ms", r"parkinson'?s", r"crohn'?s",
+    r"colitis", r"ibs", r"coeliac", r"celiac", r"lupus", r"fibromyalgia", r"long\s+covid",
+    r"copd", r"emphysema", r"angina", r"heart\s+(?:murmur|failure|condition|problems?)",
+    r"a-?fib", r"atrial\s+fibrillation", r"arrhythmia", r"hypertension",
+    r"(?:high|low\s+)?blood\s+pressure", r"an(?:a)?emi[ac]", r"sickle\s+cell",
+    r"ha?emophilia", r"(?:an\s+)?(?:under|over)active\s+thyroid", r"hypothyroid\w*",
+    r"hyperthyroid\w*", r"kidney\s+(?:disease|failure|problems|stones)", r"dialysis",
+    r"cancer", r"chemo(?:therapy)?", r"radiotherapy", r"dementia", r"alzheimer'?s",
+    r"autis\w+", r"adhd", r"dyslexi\w+", r"dyspraxi\w+", r"tourette'?s", r"ocd",
+    r"ptsd", r"bipolar", r"schizophreni\w+", r"eating\s+disorder", r"anorexi\w+",
+    r"bulimi\w+", r"insomnia", r"sleep\s+apno?ea", r"narcolepsy", r"vertigo", r"tinnitus",
+    r"hearing\s+loss", r"glaucoma", r"macular\s+degeneration", r"cataracts?",
+    r"colou?r[- ]?blind\w*", r"cerebral\s+palsy", r"spina\s+bifida", r"muscular\s+dystrophy",
+    r"down'?s?\s+syndrome", r"slipped\s+disc", r"sciatica", r"scoliosis", r"osteoporosis",
+    r"gout", r"hernia", r"endometriosis", r"pcos", r"menopaus\w+", r"hiv", r"hepatitis",
+    r"cystic\s+fibrosis", r"hay\s*fever", r"raynaud'?s", r"ehlers-danlos", r"me/cfs",
+    r"gastric\s+(?:band|bypass|sleeve)", r"stoma", r"colostomy", r"ileostomy",
+    r"pacemaker", r"hip\s+replacement", r"knee\s+replacement", r"prosthe\w+",
+    r"amputee", r"paralys\w+", r"paraplegic", r"quadriplegic", r"tetraplegic",
+    r"incontinen\w+", r"overactive\s+bladder", r"acid\s+reflux", r"heartburn", r"gerd",
+    r"concussion", r"brain\s+injury", r"(?:a|his|her|my|their|the)\s+stroke(?!\s+of)",
+    r"heart\s+attack", r"immunocompromised", r"immune\s+system", r"transplant",
+    r"anaphyla\w+", r"hives", r"(?:panic|anxiety)\s+(?:attacks?|disorder)",
+    r"social\s+anxiety", r"depression", r"sensory\s+(?:processing|overload|issues)",
+    r"light\s+sensitivity", r"photosensitiv\w+", r"hypermobil\w+", r"chronic\s+\w+",
+    r"back\s+pain", r"bad\s+back", r"seasick\w*", r"carsick\w*",
+    r"(?:motion|travel|altitude|morning)\s+sickness", r"cholesterol", r"\w+\s+disease",
+    r"\w+\s+disorder", r"\w+\s+syndrome", r"surgery", r"recovering\s+from",
+)
+MEDICATIONS = (
+    r"warfarin", r"lithium", r"insulin", r"metformin", r"methotrexate", r"predniso\w+",
+    r"steroids", r"blood\s+thinners?", r"anticoagulants?", r"apixaban", r"rivaroxaban",
+    r"clopidogrel", r"beta[- ]blockers?", r"\w+statins?", r"ssris?", r"maois?", r"\d+\s?mg",
+    r"prescri\w+", r"sertraline", r"fluoxetine", r"citalopram", r"venlafaxine",
+    r"antidepressants?", r"antipsychotics?", r"antibiotics", r"penicillin", r"amoxicillin",
+    r"sulfa\s+drugs", r"codeine", r"morphine", r"opioids?", r"methadone", r"levothyroxine",
+    r"immunosuppressants?", r"antihistamines?", r"epi-?pens?",
+    r"adrenaline\s+(?:pen|shot|injector)s?", r"auto-?injectors?", r"inhalers?",
+    r"nebuli[sz]er", r"hrt", r"anti-?seizure", r"anticonvulsants?", r"ritalin", r"adderall",
+    r"medication", r"meds",
+)
+ALLERGENS = (
+    r"allerg\w+(?!\s+to\s+(?:mondays|work|exercise|mornings|effort|housework|cleaning|"
+    r"maths?|commitment|adulting))",
+    r"intoleran\w+", r"(?:gluten|lactose)(?![- ]free)", r"latex", r"peanuts?",
+    r"tree\s+nuts", r"shellfish", r"sesame", r"bee\s+stings?", r"wasp\s+stings?", r"pollen",
+    r"dust\s+mites?", r"msg", r"sulphites?", r"sulfites?",
+)
+# A diet is said of someone ("I'm vegan", "we keep halal", "a vegan diet"), not of a dish
+# ("a dairy-free chocolate cake"): a diet word followed by another word is a dish's.
+_OF_SOMEONE = (r"(?!\s+(?!(?:for|since|now|and|so|but|too|these|at|because|though|household|"
+               r"home|family|diet(?!\s+\w)|options?\s+only|only|mostly|strictly|all|as|or|"
+               r"nowadays|anymore|lately|which|who|to|by|with|from|in|on|myself|ourselves)\b)"
+               r"[a-z])")
+_DIETS = (
+    r"vegan", r"vegetarian", r"pescatarian", r"halal", r"kosher", r"keto", r"low[- ]fodmap",
+    r"fodmap", r"low[- ](?:sodium|salt|sugar|carb|fat|protein|potassium|iodine)",
+    r"teetotal\w*", r"sober", r"jain", r"ramadan", r"fasting",
+    r"(?:dairy|gluten|nut|egg|meat|sugar|lactose|wheat|alcohol|soy)[- ]free",
+    r"plant[- ]based", r"counting\s+carbs", r"carb\s+counting", r"calorie\s+counting",
+    r"(?:no|without)\s+(?:pork|beef|alcohol)",
+)
+DIETS = tuple(f"(?:{d}){_OF_SOMEONE}" for d in _DIETS)
+AIDS = (
+    r"wheelchairs?", r"walking\s+(?:stick|frame|aid)", r"crutch(?:es)?", r"walkers?",
+    r"zimmer(?:\s+frame)?", r"rollator", r"mobility(?:\s+(?:scooter|aid|issues|problems))?",
+    r"power\s*chair", r"electric\s+wheelchair", r"guide\s+dog", r"assistance\s+dog",
+    r"service\s+dog", r"hearing\s+aids?", r"cochlear\s+implants?",
+    r"oxygen\s+(?:tank|cylinder|concentrator)", r"catheter", r"feeding\s+tube",
+    r"(?:knee|back|leg|wrist|neck)\s+brace", r"(?:a|my|with\s+a)\s+cane", r"blue\s+badge",
+    r"disabled\s+parking", r"registered\s+(?:blind|disabled)", r"partially\s+sighted",
+    r"visually\s+impaired", r"deaf\w*", r"hard\s+of\s+hearing",
+    r"blind(?!\s+(?:date|spot|eye|faith|tasting))", r"step[- ]free", r"ramps?",
+    r"level\s+access", r"ground[- ]floor", r"lip[- ]?read\w*",
+)
+# A fear of something, not of what someone will say ("terrified of what my boss will say").
+_OF_THING = (r"of(?!\s+(?:what|how|whether|the\s+thought|being\s+(?:late|wrong|judged)|"
+             r"missing\s+out))")
+FEARS = (
+    r"\w*phobi\w+", r"claustrophob\w+", r"agoraphob\w+", r"freak(?:s|ed)?\s+me\s+out",
+    r"(?:gives?|give)\s+me\s+(?:the\s+)?(?:creeps|heebie-jeebies|panic\s+attacks?)",
+    r"(?:terrified|petrified|scared\s+(?:stiff\s+)?|afraid|frightened|fear)\s*" + _OF_THING,
+    r"terrif(?:ies|y)\s+(?:me|us|(?:my|our)\s+\w+)", r"panic\s+(?:when|if|around|in|on)",
+    r"pass(?:es)?\s+out", r"faint(?:s)?\s+at",
+)
+PREGNANCY = (
+    r"pregnan\w+", r"expecting(?=\s*(?:[.,!;]|$)|\s+(?:a\s+baby|twins|our\s+\w+|in\s+"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|the\s+(?:spring|summer|autumn|fall|winter))\b))",
+    r"\w+\s+(?:weeks|months)\s+along", r"(?:first|second|third)\s+trimester",
+    r"due\s+(?:date|in\s+\w+)", r"breastfeeding", r"nursing\s+(?:mum|mom|mother)",
+    r"ivf", r"trying\s+(?:for\s+a\s+baby|to\s+conceive)",
+)
+CARE = (
+    r"(?:full[- ]time\s+|unpaid\s+)?carer", r"caregiver",
+    r"(?:care|caring)\s+for\s+my\s+" + _KIN, r"look(?:s|ing)?\s+after\s+my\s+" + _KIN,
+    r"single\s+(?:parent|mum|mom|dad|father|mother)", r"school\s+(?:run|pick-?up|drop-?off)",
+    r"childcare", r"nap\s*time", r"respite", r"care\s+home", r"shared\s+custody", r"custody",
+)
+SCHEDULE = (
+    r"(?:night|early|late|long|split|double|weekend|\d+-hour|twelve-hour)\s+shifts?",
+    r"(?:my|our)\s+shifts", r"shift\s+work", r"on\s+call", r"rota",
+    r"work\s+(?:nights|weekends|lates|earlies)",
+)
+LEGAL = (
+    r"probation", r"parole", r"on\s+bail", r"bail\s+conditions", r"curfew", r"tagged",
+    r"ankle\s+tag", r"restraining\s+order", r"court\s+order",
+    r"(?:my|our|a|on\s+a\s+\w+)\s+visa(?!\s+(?:card|requirements?))", r"work\s+permit",
+    r"residence\s+permit", r"asylum", r"(?:driving\s+)?ban(?:ned)?\s+from\s+driving",
+    r"(?:lost|losing)\s+my\s+licen[cs]e", r"licen[cs]e\s+(?:suspended|revoked|taken)",
+    r"(?:suspended|revoked)\s+licen[cs]e", r"passport\s+(?:expired|seized|held)",
+    r"can't\s+leave\s+the\s+country", r"jury\s+(?:duty|service)",
+)
+SENSORY = (
+    r"loud\s+(?:noise|noises|music|places|rooms|sounds)",
+    r"(?:flashing|bright|strobe|fluorescent)\s+lights?", r"strobes?",
+    r"ear\s+(?:defenders|plugs|protectors)", r"noise[- ]cancelling",
+    r"strong\s+(?:smells|scents|perfume)", r"crowds",
+)
+MONEY = (
+    r"paycheck", r"pay\s*cheque", r"payday", r"overdraft", r"overdrawn", r"in\s+debt",
+    r"universal\s+credit", r"student\s+loan", r"rent\s+(?:ate|takes|eats)",
+    r"(?:bucks|quid|dollars|pounds|euros)\s+to\s+last", r"to\s+last\s+(?:till|until|me)",
+)
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "condition": CONDITIONS, "medication": MEDICATIONS, "allergen": ALLERGENS, "diet": DIETS,
+    "aid": AIDS, "fear": FEARS, "pregnancy": PREGNANCY, "care": CARE, "schedule": SCHEDULE,
+    "legal": LEGAL, "sensory": SENSORY, "money": MONEY,
+}
+"""The need families, each a tuple of term fragments (lower-case regular expressions)."""
+
+TERM = re.compile(r"\b(?:" + "|".join(t for ts in FAMILIES.values() for t in ts) + r")\b")
+"""Any term of any family, matched on lower-cased text."""
