@@ -182,10 +182,47 @@ def _answer_asked(folded: str) -> bool:
                  window=30)
 
 
-def task_signals(folded: str, sentences: list[str]) -> list[str]:
+# --- a task spliced into a text ----------------------------------------------------------------
+# A sentence cut off ("... will be withdrawn from your"), a capitalised order or question, then
+# the cut sentence going on in lower case ("company's checking account ..."): a line put into
+# the middle of a page or an email, the way BIPIA and task-drift corpora insert their task.
+_CUT = re.compile(r"(?<=[a-z,]) (?=[A-Z])")
+_GOES_ON = re.compile(r"[.?!:] (?=[a-z])")
+_OPENS_ORDER = re.compile(
+    r"^(?:please |kindly |now |also )?(?:analy[sz]e|answer|calculate|compose|create|define|"
+    r"describe|draft|explain|find|generate|give|identify|list|mention|name|outline|provide|"
+    r"recommend|remind|render|reply|respond|share|show|state|suggest|summari[sz]e|tell|"
+    r"translate|write|what|which|who|whom|whose|where|when|why|how|can you|could you|would "
+    r"you|will you|is there|are there)\b")
+_SPACES = re.compile(r"\s+")
+# Reported speech: "I asked the guide Which room ...?", "she said Call me tomorrow."
+_REPORTED = re.compile(r"\b(?:i|we|he|she|they|my \w+)\b[^.!?]{0,60}\b(?:asked|said|told|"
+                       r"wondered|wrote|texted|emailed|replied|says|asks)\b", re.I)
+
+
+def _spliced(text: str) -> bool:
+    flat = _SPACES.sub(" ", text[:8000])
+    for cut in _CUT.finditer(flat):
+        start = cut.end()
+        end = _GOES_ON.search(flat, start, start + 600)
+        if end is None:
+            continue
+        inserted = flat[start:end.start() + 1]
+        if len(inserted.split()) < 4 or re.search(r"\b\w\.$|\b(?:etc|e\.g|i\.e|vs|mr|mrs|"
+                                                  r"dr|st)\.$", inserted, re.I):
+            continue  # (an abbreviation's stop, not a sentence's end)
+        head = re.split(r"[.!?] ", flat[max(0, cut.start() - 200):cut.start()])[-1]
+        if _OPENS_ORDER.search(inserted.lower()) and not _REPORTED.search(head):
+            return True
+    return False
+
+
+def task_signals(folded: str, sentences: list[str], text: str = "") -> list[str]:
     """The signals above in a folded text (`_fold`, its first 8,000 characters) and its
-    sentences."""
+    sentences; `text`: as written (the case and line breaks of a spliced task)."""
     found = []
+    if text and _spliced(text):
+        found.append("spliced task")
     # (Quoted, it is talk about the phrase: "we say 'ignore all previous instructions' as a joke".)
     if _announces([_QUOTED.sub(" ", s) for s in sentences]):
         found.append("announces orders")
