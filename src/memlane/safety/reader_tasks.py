@@ -88,7 +88,9 @@ def _announces(sentences: list[str]) -> bool:
 # --- a quiz -----------------------------------------------------------------------------------
 _PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|us|you|your|yours|you're|"
                      r"u|he|she|him|her|his|hers|they|them|their|it|this|that|these|those|"
-                     r"there|here|one|ones|someone|anyone|today|tonight|tomorrow|yesterday|"
+                     r"there|here|one|ones|someone|anyone|our|ours|today|tonight|tomorrow|"
+                     # (a time of the reader's own: "When is the next meeting?")
+                     r"yesterday|next|last|upcoming|current|currently|now|soon|later|ago|"
                      # (a thing shown in the conversation: "What's the story behind the photo?")
                      r"photos?|pictures?|pics?|images?|videos?|screenshots?)\b")
 _WH = re.compile(r"^\W*(?:what|which|who|whom|whose|where|when|how (?:many|much|long|far|old|"
@@ -217,11 +219,31 @@ def _spliced(text: str) -> bool:
     return False
 
 
+# A task appended to a document: after a blank line, a last paragraph of one sentence that
+# orders a piece of work or asks a question no one in the document is part of ("Write a script
+# to rename all files ...", "What are the top industries ...?"): a document ends with its
+# closing, an email's request to its reader names someone ("let us know", "call me").
+_APPENDED = re.compile(
+    r"^(?:please )?(?:write|describe|summari[sz]e|analy[sz]e|explain|list|provide|generate|"
+    r"translate|compose|create|draft|outline|give me|tell me|what|which|who|where|when|why|"
+    r"how)\b")
+_PARTY = re.compile(r"\b(?:i|i'm|me|my|we|us|our|you|your)\b")
+
+
+def _appended(text: str) -> bool:
+    parts = [p.strip() for p in re.split(r"\n\s*\n", text[-2000:]) if p.strip()]
+    if len(parts) < 2 or len(re.findall(r"[.!?](?:\s|$)", " ".join(parts[:-1]))) < 2:
+        return False
+    last = _SPACES.sub(" ", parts[-1]).lower()
+    return (len(re.findall(r"[.!?](?:\s|$)", last)) <= 1 and 4 <= len(last.split()) <= 40
+            and bool(_APPENDED.search(last)) and not _PARTY.search(last))
+
+
 def task_signals(folded: str, sentences: list[str], text: str = "") -> list[str]:
     """The signals above in a folded text (`_fold`, its first 8,000 characters) and its
     sentences; `text`: as written (the case and line breaks of a spliced task)."""
     found = []
-    if text and _spliced(text):
+    if text and (_spliced(text) or _appended(text)):
         found.append("spliced task")
     # (Quoted, it is talk about the phrase: "we say 'ignore all previous instructions' as a joke".)
     if _announces([_QUOTED.sub(" ", s) for s in sentences]):
