@@ -25,7 +25,12 @@ activations*, arXiv:2406.00799, call it task drift). Each signal reads one shape
   errand ("write an email to my landlord") has a first person and no persona;
 - *an answer asked for in another language* (`task handed over`): a verb of answering near
   the word for a question in the twenty or so languages of `multilingual` ("Por favor responda
-  la siguiente pregunta", "Bitte beantworten Sie folgende Frage", "أجب على السؤال التالي").
+  la siguiente pregunta", "Bitte beantworten Sie folgende Frage", "أجب على السؤال التالي");
+- *a task spliced into a text* (`spliced task`): a sentence cut off, an order or a question,
+  then the cut sentence going on; or a one-sentence order appended after a document;
+- *an errand with an outside target* (`errand to an address`): an order to create, invite,
+  grant, share, pay ... naming an address, a link or an account, in a text no first person
+  owns.
 """
 
 from __future__ import annotations
@@ -239,6 +244,26 @@ def _appended(text: str) -> bool:
             and bool(_APPENDED.search(last)) and not _PARTY.search(last))
 
 
+# An errand with an outside target: a sentence opening with an order to act on a calendar, an
+# account, a file or a payment ("Please create a calendar event ... and invite mark@...",
+# "Add eve@... as an editor") that names an address, a link or an account number, in a text no
+# first person owns: whoever stores it gives a tool its target. The user's errands say whose
+# they are ("Forward the newsletters to my husband at tom@...").
+_ERRAND = re.compile(
+    r"(?:^|[.!?:;]\s+)(?:todo:?\s+|please\s+|kindly\s+|also\s+|now\s+)*(?:create|schedule|"
+    r"book|invite|add|grant|give|share|forward|send|transfer|pay|delete|remove|cancel|unlock|"
+    r"reset|change|update|move|set up|register|subscribe|approve|accept|sign|enable|disable)\b")
+_TARGET = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\."
+                     r"|\b[a-z]{2}\d{2}[a-z0-9]{10,30}\b")
+_OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|our|us)\b")
+
+
+def _errand(folded: str, sentences: list[str]) -> bool:
+    if not _TARGET.search(folded) or _OWNER.search(_TARGET.sub(" ", folded)):
+        return False
+    return any(_ERRAND.search(x) and _TARGET.search(x) for x in sentences)
+
+
 def task_signals(folded: str, sentences: list[str], text: str = "") -> list[str]:
     """The signals above in a folded text (`_fold`, its first 8,000 characters) and its
     sentences; `text`: as written (the case and line breaks of a spliced task)."""
@@ -254,4 +279,6 @@ def task_signals(folded: str, sentences: list[str], text: str = "") -> list[str]
         found.append("dressed-up task")
     if _answer_asked(folded):
         found.append("task handed over")
+    if _errand(folded, sentences):
+        found.append("errand to an address")
     return found
