@@ -253,8 +253,10 @@ _ERRAND = re.compile(
     r"(?:^|[.!?:;]\s+)(?:todo:?\s+|please\s+|kindly\s+|also\s+|now\s+)*(?:create|schedule|"
     r"book|invite|add|grant|give|share|forward|send|transfer|pay|delete|remove|cancel|unlock|"
     r"reset|change|update|move|set up|register|subscribe|approve|accept|sign|enable|disable)\b")
-_TARGET = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://|\bwww\.[\w-]+\."
-                     r"|\b[a-z]{2}\d{2}[a-z0-9]{10,30}\b")
+# (Linear: an address starts where a token does and is bounded, so a 60,000-character token
+# is not rescanned from each of its positions.)
+_TARGET = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|\bhttps?://"
+                     r"|\bwww\.[\w-]{1,63}\.|\b[a-z]{2}\d{2}[a-z0-9]{10,30}\b")
 _OWNER = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|our|us)\b")
 
 
