@@ -81,7 +81,10 @@ def promptmap(repo: str) -> list[dict[str, str]]:
         if kind not in ("distraction", "jailbreak", "prompt_stealing") or not path.endswith(
                 ".yaml"):
             continue
-        import yaml  # the `eval` extra's dependency; a YAML reader only for this builder
+        try:
+            import yaml  # PyYAML: needed by this builder only (pip install pyyaml)
+        except ImportError:
+            raise SystemExit("reading promptmap's rules needs PyYAML: pip install pyyaml") from None
 
         prompt = str(yaml.safe_load(_show(repo, path)).get("prompt", "")).strip()
         if prompt:
