@@ -1,6 +1,7 @@
 """Sizes a reader can hold: no function over 80 lines and no module over 800 in src/memlane, and
 the documents short enough to be read (docs/PERFORMANCE.md and docs/RESULTS.md at most 300 lines,
-docs/DESIGN-NOTES.md at most 500): what is true now, not how it was reached (that is git's).
+docs/SAFETY.md at most 450, docs/DESIGN-NOTES.md at most 500): what is true now, not how it was
+reached (that is git's).
 
 A function is counted from its `def` line to its last line (decorators not counted, its
 docstring and comments counted), nested functions on their own as well as in the function that
@@ -17,7 +18,7 @@ SRC = ROOT / "src" / "memlane"
 
 MAX_FUNCTION = 80
 MAX_MODULE = 800
-MAX_DOC = {"PERFORMANCE.md": 300, "RESULTS.md": 300, "DESIGN-NOTES.md": 500}
+MAX_DOC = {"PERFORMANCE.md": 300, "RESULTS.md": 300, "SAFETY.md": 450, "DESIGN-NOTES.md": 500}
 
 # Exceptions, by "path:qualified name" and by path: none. A long function is split where it is
 # written; an entry here would need its reason beside it.
