@@ -1,6 +1,6 @@
 """The injection scan against a corpus of attacks and benign facts (tests/data/
 injection_corpus.jsonl: written by hand, varied by technique and language, half of it held out
-while the patterns were tuned; docs/SAFETY.md reports both halves), and end to end: what an
+while the patterns were tuned; the classifier trains on it, docs/SAFETY.md), and end to end: what an
 attack in a conversation becomes in the context and in search results."""
 
 from __future__ import annotations
