@@ -281,5 +281,88 @@ def hypothetical(text: str) -> bool:
     return bool(_HYPOTHETICAL.search(text))
 
 
-__all__ = ["anchor", "changed_type", "copula_head", "frame", "hypothetical", "named_thing",
-           "owners", "phrases", "placed", "subject", "values"]
+
+
+# --- several weak signals --------------------------------------------------------------------
+
+_STRICT_HEAD = re.compile(r"^\W*(?:(?:my|our|the)\s+)?((?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]*)"
+                          r"(?=\s+(?:is|are|was|were)\b)", re.I)
+
+
+def _strict_head(text: str, skip: frozenset[str]) -> str | None:
+    """The noun of a subject followed by "is/are/was/were" (not by "'s", which may be "has":
+    "Water's gone up")."""
+    m = _STRICT_HEAD.match(text)
+    if m is None or m.group(1).split()[0].lower() in _FUNCTION - {"my", "our", "the"}:
+        return None
+    p = _phrase(m.group(1).split())
+    return p[-1] if p and len(p) == len(m.group(1).split()) and not _held(p[-1], skip) else None
+
+
+def fresh_type(new: str, held: str) -> str | None:
+    """The type of value (`values`) `new` gives one of that `held` lacks, where `held` gives
+    one of that type too ("£47" where "£42" was; "Co-op" where "Boots" was): None if none.
+    A bare number is no type: it may be a count, a code or part of a name."""
+    a, b = values(new), values(held)
+    for kind in sorted(a.keys() & b.keys() - {"number"}):
+        if a[kind] - b[kind]:
+            return kind
+    return None
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
+
+
+def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str = "") -> \
+        str | None:
+    """What both statements are about: a word of a noun phrase of either that the other says
+    too ("Our water bill is £42" / "Water's gone up to £47": "water"), or a value of the held
+    one that the new sentence (`context`, the whole sentence the statement was cut from) names
+    again as the one it replaces ("They scrapped the 7:42, so I'm on the 7:15"; "Since Boots
+    shut, my repeat prescriptions go to the Co-op"). None when there is none, or when the two
+    name two things for certain: two subjects' nouns differ ("my phone" / "my phone
+    contract"), or one noun with other modifiers ("the water bill" / "the gas bill")."""
+    heads = _strict_head(new, skip), _strict_head(held, skip)
+    if heads[0] and heads[1] and heads[0] != heads[1]:
+        return None
+    mine, theirs = phrases(new, skip), phrases(held, skip)
+    if any(_clash(p, q) for p in mine for q in theirs):
+        return None
+    owned = owners(held)
+    if owned and not owned & owners(new):
+        return None  # the held value is a thing's of its own: "the 8:05 bus", not "the office"
+    said, was = values(context or new), values(held)
+    again = sorted(v for kind in said.keys() & was.keys() - {"number"}
+                   for v in said[kind] & was[kind] if len(v) > 2 and v not in _FUNCTION)
+    if again:
+        return again[0]
+    if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
+        return None  # "my work laptop" is maybe not "my laptop"
+    words_new, words_held = (_content(_POSSESSIVE.sub("", t), _FUNCTION) for t in (new, held))
+    subjects = {h for h in (_subject_head(new), _subject_head(held)) if h}
+    for ps, other in ((theirs, words_new), (mine, words_held)):
+        for p in ps:
+            for w in p:
+                if w in other and len(w) > 2 and w not in _NEUTRAL and not _held(w, skip) \
+                        and (len(subjects) < 2 or w in subjects):
+                    return w  # (two things' subjects: the word is one's: "the gym's opening
+                    # time" / "my gym class" share "gym", and are about two things)
+    return None
+
+
+_OPENING = re.compile(r"^\W*(?:(?:my|our|the|his|her|their)\s+)?([A-Za-z][\w'\u2019-]*"
+                      r"(?:\s+[A-Za-z][\w'\u2019-]*){0,4})", re.I)
+
+
+def _subject_head(text: str) -> str | None:
+    """The noun a statement's opening phrase ends in ("The gym's opening time moved": "time";
+    "Water's gone up": "water"), None when it opens with a pronoun or a verb."""
+    m = _OPENING.match(text)
+    if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION:
+        return None
+    p = _phrase(_POSSESSIVE.sub("", m.group(1)).split())
+    return p[-1] if p else None
+
+
+__all__ = ["anchor", "changed_type", "copula_head", "frame", "fresh_type", "hypothetical",
+           "named_thing", "owners", "phrases", "placed", "subject", "topic", "values"]

@@ -49,7 +49,16 @@ from .attributes import (
     _TRAVEL,
     _occupation,
 )
-from .endings import _ADDITIVE, _CALENDAR, _CUE_TERMS, _LIGHT, _TIME_WORDS, _ended, _loose
+from .endings import (
+    _ADDITIVE,
+    _CALENDAR,
+    _CUE_TERMS,
+    _LIGHT,
+    _ONE_OFF,
+    _TIME_WORDS,
+    _ended,
+    _loose,
+)
 
 SAME = "same"
 SUPERSEDES = "supersedes"
@@ -71,7 +80,9 @@ RELATIONS = {
 } | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
      "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
      "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
-     "grandkid": "grandchild"}
+     "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
+     "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
+     "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather"}
 # Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
 # speaker's boss is, a fact about the speaker, not about Priya.
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
@@ -115,11 +126,17 @@ _NEW_IDENTITY = re.compile(
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
-_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|"
+                            r"Grandad|Granddad))(?:'s)?\b")
 _CHANGED_THEIRS = re.compile(
     r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
     r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
     + _REL_WORDS + r")\b)", re.I)
+# "We've pushed our daughter's bedtime back to 7:30": the daughter's, not the speaker's.
+_CHANGED_RELATIONS = re.compile(
+    r"^(?:we|i)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped|pushed|brought)\s+" + _OWNER + "(" + _REL_WORDS
+    + r")(?:'s|\u2019s)\s", re.I)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -207,6 +224,10 @@ class Claim:
     """Whether it adds to what is held rather than replace it ("also", "too", "a second")."""
     said: str = ""
     """The statement as read (its lead-in and speaker off): what `step/slots.py` reads."""
+    context: str = ""
+    """The whole sentence the statement was cut from, when it was one clause of it ("Since
+    Boots shut, my prescriptions go to the Co-op"): its change cue and the value it says was
+    replaced are signals for `_by_signals`; empty when the statement is the sentence."""
 
 
 @dataclass(frozen=True)
@@ -340,6 +361,10 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
     if theirs is not None:  # "His sister switched schools": not the speaker's sister
         word = theirs.group(2).lower()
         return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
+    relation_changed = _CHANGED_RELATIONS.match(body)
+    if relation_changed is not None:
+        word = relation_changed.group(1).lower()
+        return RELATIONS.get(word, word), None, body[relation_changed.end():]
     theirs_changed = _CHANGED_THEIRS.match(body)
     if theirs_changed is not None:  # "We've put his pocket money up to £7": his
         return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body
@@ -566,8 +591,39 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         return ended
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
-        return _by_slot(new, holder, claims) or d
+        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or d
     return d
+
+
+def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The one held fact of the same holder that `new` replaces by several weak signals that
+    agree, where no attribute or noun decides alone: a change cue in its sentence, a value of
+    a type the held fact has and another one ("£47" for "£42", "Co-op" for "Boots"), and the
+    same thing (`slots.topic`: a word of a noun phrase both say, or the held value named again
+    as the one replaced). Only when exactly one held fact of the holder fits all three; two or
+    more, or a maybe, an addition or a one-off ("this morning"): None (both are kept)."""
+    said = new.context or new.said
+    if "?" in holder or new.additive or not (new.cue or CUES.search(said)) or \
+            slots.hypothetical(said) or _ONE_OFF.search(said):
+        return None
+    given = {_loose(t) for vs in slots.values(new.said).values() for v in vs for t in _terms(v)}
+    if new.ends and given <= new.ends:
+        return None  # "..., I cancelled PureGym": what ended, not a new value
+    fits: list[tuple[int, str, str]] = []
+    for i, c in enumerate(claims):
+        if c.holder != holder or not c.said or c.ends or (c.cue and not c.values) or \
+                same_attribute(new, c) is False:
+            continue
+        kind = slots.fresh_type(new.said, c.said)
+        thing = slots.topic(new.said, c.said, _SKIP, new.context) if kind else None
+        if kind and thing:
+            fits.append((i, kind, thing))
+    if len(fits) != 1:
+        return None
+    i, kind, thing = fits[0]
+    return Decision(SUPERSEDES, i, (
+        f"same holder ({holder})", f"the same thing ({thing})", f"another {kind} given",
+        "worded as a change", "the only held fact of this holder that all three fit"))
 
 
 def _keep_apart(d: Decision) -> Decision:
