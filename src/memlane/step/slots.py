@@ -238,13 +238,14 @@ def named_thing(text: str, noun: str) -> bool:
     return any(re.search(rf"\b{re.escape(n)}\s+{re.escape(noun)}", text, re.I) for n in names)
 
 
-def placed(text: str, kind: str) -> bool:
+def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
     """Whether `text` gives its value of `kind` where a provider or a place stands ("with
     Monzo", "to Better Gym", "at 10:15"), not as what is done ("learning Italian": one more
-    thing learnt, maybe, not the other replaced). Values of other types than names always are."""
+    thing learnt, maybe, not the other replaced). Values of other types than names always are.
+    `only`: the names to look for (else every name of `text`)."""
     if kind != "name":
         return True
-    names = values(text).get("name", frozenset())
+    names = values(text).get("name", frozenset()) if only is None else only
     return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into)\s+(?:the\s+)?{re.escape(n)}\b",
                          text, re.I) for n in names)
 
@@ -305,8 +306,8 @@ def fresh_type(new: str, held: str) -> str | None:
     A bare number is no type: it may be a count, a code or part of a name."""
     a, b = values(new), values(held)
     for kind in sorted(a.keys() & b.keys() - {"number"}):
-        if a[kind] - b[kind]:
-            return kind
+        if a[kind] - b[kind] and placed(new, kind, a[kind] - b[kind]):
+            return kind  # (a name where a provider or a place stands: not "learning Italian")
     return None
 
 
