@@ -246,7 +246,8 @@ def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
     if kind != "name":
         return True
     names = values(text).get("name", frozenset()) if only is None else only
-    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into)\s+(?:the\s+)?{re.escape(n)}\b",
+    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into)\s+(?:the\s+)?"
+                         rf"(?:(?-i:[A-Z])[\w'&.-]*\s+){{0,3}}{re.escape(n)}\b",
                          text, re.I) for n in names)
 
 
