@@ -71,6 +71,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # an address: "moved round the corner to 3 Mill Lane"
+                      r"|\b(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?(?:to|into)\s+"
+                      r"(?:number\s+)?\d+[a-z]?,?\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),

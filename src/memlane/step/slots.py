@@ -246,7 +246,7 @@ def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
     if kind != "name":
         return True
     names = values(text).get("name", frozenset()) if only is None else only
-    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into)\s+(?:the\s+)?"
+    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
                          rf"(?:(?-i:[A-Z])[\w'&.-]*\s+){{0,3}}{re.escape(n)}\b",
                          text, re.I) for n in names)
 
@@ -330,14 +330,14 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     mine, theirs = phrases(new, skip), phrases(held, skip)
     if any(_clash(p, q) for p in mine for q in theirs):
         return None
-    owned = owners(held)
-    if owned and not owned & owners(new):
-        return None  # the held value is a thing's of its own: "the 8:05 bus", not "the office"
     said, was = values(context or new), values(held)
     again = sorted(v for kind in said.keys() & was.keys() - {"number"}
                    for v in said[kind] & was[kind] if len(v) > 2 and v not in _FUNCTION)
     if again:
         return again[0]
+    owned = owners(held)
+    if owned and not owned & owners(new):
+        return None  # the held value is a thing's of its own: "the 8:05 bus", not "the office"
     if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
         return None  # "my work laptop" is maybe not "my laptop"
     words_new, words_held = (_content(_POSSESSIVE.sub("", t), _FUNCTION) for t in (new, held))
