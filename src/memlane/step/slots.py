@@ -258,11 +258,15 @@ _CUE_WORDS = frozenset("""now instead anymore any more longer these days nowaday
 def frame(text: str) -> frozenset[str]:
     """A statement's words less its values, function words, times and change cues: "I bank with
     Monzo" and "These days I bank with Barclays" both give {"bank"}."""
+    text = _REASON.sub("", text)  # "... because of meetings", "... since the move": why, not what
     said = {_word(x) for vs in values(text).values() for v in vs for x in (v, *v.split())}
+    text = re.sub(r"\S*\d\S*", " ", text)  # "1pm" gives no word "pm"
     return frozenset(w for w in _content(text, (_FUNCTION - _LIGHT_VERBS) | _HABIT)
                      if w not in _TIME_NOUNS and w not in _CUE_WORDS and w not in said)
 
 
+_REASON = re.compile(r"[,;]?\s+(?:because|since\s+(?:the|my|our|we|i|they|he|she|it)|"
+                     r"as\s+(?:the|we|i|they)|after\s+(?:the|my|our))\b.*$", re.I | re.S)
 # How often, and the light verbs of a habit: "I usually have lunch at 12:30" / "I take lunch at
 # 1pm these days" are both {"lunch"}.
 _HABIT = frozenset("""usually normally always often generally typically regularly mostly
