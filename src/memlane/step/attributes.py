@@ -72,7 +72,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
                       # an address: "moved round the corner to 3 Mill Lane"
-                      r"|\b(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?(?:to|into)\s+"
+                      r"|^\W*(?:(?:i|we|they|he|she)(?:'ve|'d|'s)?\s+)?(?:(?:have|has|had|just|"
+                      r"now|finally|recently|all)\s+)*(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?"
+                      r"(?:to|into)\s+"
                       r"(?:number\s+)?\d+[a-z]?,?\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),

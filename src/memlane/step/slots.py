@@ -134,8 +134,9 @@ def _phrase(words: Iterable[str]) -> tuple[str, ...]:
         low = w.lower()
         if (_ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low)) and out:
             break  # a value after the noun is no longer its phrase: "my commute takes 40"
-        if _ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low) or low in _NEUTRAL:
-            continue
+        if _ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low) or low in _NEUTRAL \
+                or _WEEKDAY.fullmatch(low):
+            continue  # (a value, or the day a routine is on: "my Monday pottery class")
         if not re.fullmatch(r"[a-z][a-z'-]*", w) or low in _FUNCTION or _VERBISH.match(low):
             break
         out.append(_word(low))
@@ -366,7 +367,7 @@ def _subject_head(text: str) -> str | None:
     m = _OPENING.match(text)
     if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION:
         return None
-    p = _phrase(_POSSESSIVE.sub("", m.group(1)).split())
+    p = _phrase(_POSSESSIVE.sub("", m.group(1)).lower().split())
     return p[-1] if p else None
 
 
