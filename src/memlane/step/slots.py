@@ -290,6 +290,39 @@ def hypothetical(text: str) -> bool:
 
 
 
+def _subject_phrase(text: str) -> tuple[str, ...]:
+    m = _OPENING.match(text)
+    if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION:
+        return ()
+    words = _POSSESSIVE.sub("", m.group(1)).split()
+    return _phrase([words[0].lower(), *words[1:]])  # (a name past the first word ends it)
+
+
+def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset()) -> bool:
+    """Whether the two statements open with one noun for two things: the same head, and each
+    with a modifier the other lacks ("My yoga class" / "My pottery class", "My book club" /
+    "My running club"). One modifier more is most often the same thing ("Our weekly standup" /
+    "The standup", "School pickup" / "Pickup")."""
+    p, q = _subject_phrase(new), _subject_phrase(held)
+    if not p or not q or p[-1] != q[-1] or _held(p[-1], skip):
+        return False
+    return bool(set(p[:-1]) - set(q[:-1])) and bool(set(q[:-1]) - set(p[:-1]))
+
+
+_PLACE_WORD = re.compile(r"\b(with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
+                         r"(?:(?-i:[A-Z])[\w'&.-]*\s+){0,3}(?-i:[A-Z])", re.I)
+
+
+def same_place(new: str, held: str, kind: str) -> bool:
+    """Whether a name is given after the same word in both ("I train at PureGym" / "I train at
+    Anytime": "at"; not "... with Coach Mike": a coach, not another gym). Other types: True."""
+    if kind != "name":
+        return True
+    a = {m.group(1).lower() for m in _PLACE_WORD.finditer(new)}
+    b = {m.group(1).lower() for m in _PLACE_WORD.finditer(held)}
+    return bool(a & b)
+
+
 # --- several weak signals --------------------------------------------------------------------
 
 _STRICT_HEAD = re.compile(r"^\W*(?:(?:my|our|the)\s+)?((?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]*)"
@@ -367,9 +400,10 @@ def _subject_head(text: str) -> str | None:
     m = _OPENING.match(text)
     if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION:
         return None
-    p = _phrase(_POSSESSIVE.sub("", m.group(1)).lower().split())
+    p = _subject_phrase(text)
     return p[-1] if p else None
 
 
 __all__ = ["anchor", "changed_type", "copula_head", "frame", "fresh_type", "hypothetical",
-           "named_thing", "owners", "phrases", "placed", "subject", "topic", "values"]
+           "named_thing", "owners", "phrases", "placed", "same_place", "subject", "topic",
+           "two_subjects", "values"]

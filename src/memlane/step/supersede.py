@@ -490,6 +490,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     property though the rule names neither ("we leave the hut at 5 a.m." / "... now at 6")."""
     if new.named != held.named:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
+    if slots.two_subjects(new.said, held.said, _SKIP):
+        return False  # "my yoga class" / "my pottery class", "our cleaner" / "the window cleaner"
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or _same_routine(new, held)
     if {new.attribute, held.attribute} == {"car", "bike"}:
@@ -752,6 +754,7 @@ def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | Non
         if thing is None:
             words = slots.frame(new.said)
             if words and words == slots.frame(c.said) and (words - _LIGHT or new.corrects) \
+                    and slots.same_place(new.said, c.said, kind) \
                     and slots.placed(new.said, kind):
                 thing = " ".join(sorted(words))
         if thing is not None:
