@@ -380,13 +380,15 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
         return None  # "my work laptop" is maybe not "my laptop"
     words_new, words_held = (_content(_POSSESSIVE.sub("", t), _FUNCTION) for t in (new, held))
     subjects = {h for h in (_subject_head(new), _subject_head(held)) if h}
+    heads = subjects | {p[-1] for p in mine + theirs}
     for ps, other in ((theirs, words_new), (mine, words_held)):
         for p in ps:
             for w in p:
                 if w in other and len(w) > 2 and w not in _NEUTRAL and not _held(w, skip) \
-                        and (len(subjects) < 2 or w in subjects):
-                    return w  # (two things' subjects: the word is one's: "the gym's opening
-                    # time" / "my gym class" share "gym", and are about two things)
+                        and w in heads and (len(subjects) < 2 or w in subjects):
+                    return w
+    # (a noun, not a word that only qualifies one: "my work laptop" / "I work at Tesco";
+    # of two things' subjects, one's: "the gym's opening time" / "my gym class")
     return None
 
 
