@@ -130,7 +130,7 @@ _PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currentl
 # ferry"), which an imperative's first word would otherwise make a command.
 _THING_SUBJECT = re.compile(r"^\W*[A-Z][a-z]+\s+(?!(?:me|us|it|him|her|them|you|your|my|our|"
                             r"the|a|an|this|that|sure|up|out|in|on|off)\b)[a-z]+\s+(?:is|are|"
-                            r"was|were|has|have|had)\b")
+                            r"was|were|has|have|had|meets|runs|starts|moved|changed|switched)\b")
 
 
 def is_request(sentence: str) -> bool:
@@ -190,6 +190,7 @@ _PRONOUN_FACT = re.compile(
 _ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
                            r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
                            re.I)
+_THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\s+days)\b", re.I)
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
                          r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
@@ -238,6 +239,9 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         return True
     if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
+    if _THING_SUBJECT.match(body) and _THING_CHANGED.search(body) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "Japanese class has moved online": a routine of the speaker's changed
     if _CHANGED_ME.search(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "The optician switched me to daily lenses": the speaker's
     if _ROLE_OF_MINE.match(body):
