@@ -315,12 +315,13 @@ _PLACE_WORD = re.compile(r"\b(with|at|to|for|from|by|in|into|joined)\s+(?:the\s+
 
 def same_place(new: str, held: str, kind: str) -> bool:
     """Whether a name is given after the same word in both ("I train at PureGym" / "I train at
-    Anytime": "at"; not "... with Coach Mike": a coach, not another gym). Other types: True."""
+    Anytime": "at"; not "... with Coach Mike": a coach, not another gym), or the new one is
+    moved to ("switched to EDF", "bumped Netflix up to Premium"). Other types: True."""
     if kind != "name":
         return True
     a = {m.group(1).lower() for m in _PLACE_WORD.finditer(new)}
     b = {m.group(1).lower() for m in _PLACE_WORD.finditer(held)}
-    return bool(a & b)
+    return bool(a & b) or bool(a & {"to", "into"})
 
 
 # --- several weak signals --------------------------------------------------------------------
@@ -345,8 +346,10 @@ def fresh_type(new: str, held: str) -> str | None:
     A bare number is no type: it may be a count, a code or part of a name."""
     a, b = values(new), values(held)
     for kind in sorted(a.keys() & b.keys() - {"number"}):
-        if a[kind] - b[kind] and placed(new, kind, a[kind] - b[kind]):
-            return kind  # (a name where a provider or a place stands: not "learning Italian")
+        if a[kind] - b[kind] and placed(new, kind, a[kind] - b[kind]) and \
+                same_place(new, held, kind):
+            return kind  # (a name where a provider or a place stands, the same word before
+            # it: not "learning Italian", not "I train with Coach Mike" for "at PureGym")
     return None
 
 
@@ -368,28 +371,80 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     mine, theirs = phrases(new, skip), phrases(held, skip)
     if any(_clash(p, q) for p in mine for q in theirs):
         return None
-    said, was = values(context or new), values(held)
+    owned, owned_new = owners(held), owners(new)
+    if owned and owned_new and not owned & owned_new:
+        return None  # each value a thing's of its own: "the 7:42 train" / "my meeting at 10:15"
+    was, own = values(held), values(new)
+    said = {k: frozenset(v for v in vs if _ended_in(context, v)) for k, vs in
+            values(context).items()}  # "They scrapped the 7:42", "Since Boots shut"
+    if not _STILL.search(new):  # "We downgraded to Spotify Duo": a name of both, not "still"
+        said["name"] = said.get("name", frozenset()) | own.get("name", frozenset())
+    opening = _opening_words(new)
     again = sorted(v for kind in said.keys() & was.keys() - {"number"}
-                   for v in said[kind] & was[kind] if len(v) > 2 and v not in _FUNCTION)
+                   for v in said[kind] & was[kind]
+                   if len(v) > 2 and v not in _FUNCTION and v not in opening)
+    # (the held value named again, not as what changed itself: "The Smile Clinic moved to
+    # Harbour Street" is the clinic's move, not a new dentist)
     if again:
         return again[0]
-    owned = owners(held)
-    if owned and not owned & owners(new):
+    if owned and not owned & owned_new:
         return None  # the held value is a thing's of its own: "the 8:05 bus", not "the office"
     if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
         return None  # "my work laptop" is maybe not "my laptop"
     words_new, words_held = (_content(_POSSESSIVE.sub("", t), _FUNCTION) for t in (new, held))
     subjects = {h for h in (_subject_head(new), _subject_head(held)) if h}
-    heads = subjects | {p[-1] for p in mine + theirs}
+    nouns = subjects | {p[-1] for p in mine + theirs}
     for ps, other in ((theirs, words_new), (mine, words_held)):
         for p in ps:
             for w in p:
                 if w in other and len(w) > 2 and w not in _NEUTRAL and not _held(w, skip) \
-                        and w in heads and (len(subjects) < 2 or w in subjects):
+                        and w in nouns and (len(subjects) < 2 or w in subjects):
                     return w
     # (a noun, not a word that only qualifies one: "my work laptop" / "I work at Tesco";
     # of two things' subjects, one's: "the gym's opening time" / "my gym class")
+    for family in FAMILIES:
+        if family & words_new and family & words_held and len(subjects) < 2:
+            return sorted(family & words_held)[0]  # "I bank with ..." / "my current account"
     return None
+
+
+FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
+    "bank banking account",
+    "gym member membership train training",
+    "mortgage remortgage remortgaged",
+    "phone mobile number sim",
+    "salary earn earns wage",
+))
+"""Words of one thing said in other words ("I bank with ..." / "my current account"): the
+same topic though no word is shared (`topic`), and searched for together (`step/related.py`)."""
+
+
+_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
+_ENDED_PIECE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|"
+                          r"quit|sold|gone|packed|replaced|dropped|axed|no\s+longer|"
+                          r"any\s*more|instead\s+of|rather\s+than|from)\b", re.I)
+
+
+def _ended_in(context: str, value: str) -> bool:
+    """Whether `context` names `value` in a clause that says it ended ("They scrapped the
+    7:42, so ...", "Since Boots shut, ..."), not one that keeps it ("Water is still £42")."""
+    for piece in re.split(r"[,;]|\b(?:so|but|and|because|while)\b", context):
+        if value in piece.lower().replace(",", "") and _ENDED_PIECE.search(piece) and \
+                not _STILL.search(piece):
+            return True
+    return False
+
+
+def _opening_words(text: str) -> set[str]:
+    """The words of what a statement opens with, up to its verb ("The Smile Clinic moved to":
+    {"the", "smile", "clinic"}; "We downgraded to ...": {"we"})."""
+    out: set[str] = set()
+    for i, w in enumerate(re.findall(r"[\w'&.-]+", text)):
+        low = w.lower().strip("'.").removesuffix("'s")
+        if i and w[0].islower() and (low in _FUNCTION or _VERBISH.match(low)):
+            break
+        out.add(low)
+    return out
 
 
 _OPENING = re.compile(r"^\W*(?:(?:my|our|the|his|her|their)\s+)?([A-Za-z][\w'\u2019-]*"
@@ -406,6 +461,6 @@ def _subject_head(text: str) -> str | None:
     return p[-1] if p else None
 
 
-__all__ = ["anchor", "changed_type", "copula_head", "frame", "fresh_type", "hypothetical",
-           "named_thing", "owners", "phrases", "placed", "same_place", "subject", "topic",
-           "two_subjects", "values"]
+__all__ = ["FAMILIES", "anchor", "changed_type", "copula_head", "frame", "fresh_type",
+           "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
+           "topic", "two_subjects", "values"]
