@@ -298,15 +298,22 @@ def _subject_phrase(text: str) -> tuple[str, ...]:
     return _phrase([words[0].lower(), *words[1:]])  # (a name past the first word ends it)
 
 
-def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset()) -> bool:
+def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
+                 routine: bool = False) -> bool:
     """Whether the two statements open with one noun for two things: the same head, and each
     with a modifier the other lacks ("My yoga class" / "My pottery class", "My book club" /
     "My running club"). One modifier more is most often the same thing ("Our weekly standup" /
-    "The standup", "School pickup" / "Pickup")."""
+    "The standup", "School pickup" / "Pickup"), but not of a `routine` on a day ("Our cleaner
+    comes on Tuesdays" / "The window cleaner comes on Fridays now"). People's words are no
+    modifier ("My son's football training" / "His football training")."""
     p, q = _subject_phrase(new), _subject_phrase(held)
     if not p or not q or p[-1] != q[-1] or _held(p[-1], skip):
         return False
-    return bool(set(p[:-1]) - set(q[:-1])) and bool(set(q[:-1]) - set(p[:-1]))
+    mine, theirs = {w for w in p[:-1] if not _held(w, skip)}, \
+        {w for w in q[:-1] if not _held(w, skip)}
+    if routine:
+        return mine != theirs  # "Our cleaner" / "The window cleaner" on a day: two people
+    return bool(mine - theirs) and bool(theirs - mine)
 
 
 _PLACE_WORD = re.compile(r"\b(with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"

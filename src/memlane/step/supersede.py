@@ -493,7 +493,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if slots.two_subjects(new.said, held.said, _SKIP):
         return False  # "my yoga class" / "my pottery class", "our cleaner" / "the window cleaner"
     if new.attribute is not None and new.attribute == held.attribute:
-        return new.attribute not in _SLOTS or _same_routine(new, held)
+        return new.attribute not in _SLOTS or (
+            _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
     if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
