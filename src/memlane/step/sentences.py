@@ -194,7 +194,7 @@ _THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
                          r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
-                         r"on\s+)?(?:to|onto|into)\b", re.I)
+                         r"on\s+)?(?:to|onto|into)\b(?!\s+(?:tears|laughter|action|despair))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
                         r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
@@ -240,6 +240,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
     if _THING_SUBJECT.match(body) and _THING_CHANGED.search(body) and \
+            not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Japanese class has moved online": a routine of the speaker's changed
     if _CHANGED_ME.search(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):

@@ -298,6 +298,11 @@ def _subject_phrase(text: str) -> tuple[str, ...]:
     return _phrase([words[0].lower(), *words[1:]])  # (a name past the first word ends it)
 
 
+_AGENTS = re.compile(r"[a-z]{3,}(?:er|or|ist|ian)$")
+"""A noun of someone who does something ("cleaner", "gardener", "tutor"): two of them on a
+day are two routines."""
+
+
 def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
                  routine: bool = False) -> bool:
     """Whether the two statements open with one noun for two things: the same head, and each
@@ -307,6 +312,9 @@ def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
     comes on Tuesdays" / "The window cleaner comes on Fridays now"). People's words are no
     modifier ("My son's football training" / "His football training")."""
     p, q = _subject_phrase(new), _subject_phrase(held)
+    if routine and p and q and p[-1] != q[-1] and not _held(p[-1], skip) and \
+            not _held(q[-1], skip) and any(_AGENTS.match(w) for w in (p[-1], q[-1])):
+        return True  # "Our gardener comes on Mondays" / "The window cleaner comes on Fridays"
     if not p or not q or p[-1] != q[-1] or _held(p[-1], skip):
         return False
     mine, theirs = {w for w in p[:-1] if not _held(w, skip)}, \
