@@ -31,6 +31,9 @@ PEOPLE = frozenset("son daughter mother father sister brother".split())
     ("I'm a member at Gymbox.", "I train at The Gym Group now.", ""),
     # a relation's thing changed by the speaker is the relation's
     ("Our son's bedtime is 7:30.", "We've moved our son's bedtime to 8pm.", ""),
+    # a value by its label ("row F" / "row K"), whoever moved the speaker there
+    ("My seat at the theatre is in row D.", "The theatre moved me to row H this year.", ""),
+    ("Our plot at the allotments is plot 8.", "The committee gave us plot 19 instead.", ""),
     # a reason clause is not what the fact is about
     ("I usually have dinner at 6:30.", "I have dinner at 7:15 these days because of the gym.",
      ""),
@@ -65,6 +68,11 @@ def test_signals_that_agree_supersede(old: str, new: str, whole: str) -> None:
      "Water is still £42 but the council tax went up to £160 a month."),
     ("I catch the 7:42 train to work.", "my boss moved my meeting to 10:15.",
      "The 7:42 was late so my boss moved my meeting to 10:15."),
+    # a label of another thing, or a thing's own move
+    ("I wear size 10 shoes.", "I've gone up to size 12 jeans now.", ""),
+    ("My office is room 204.", "The meeting moved to room 310 now.", ""),
+    ("I sit at desk 14.", "The printer moved to desk 20 now.", ""),
+    ("Our allotment is plot 12.", "We also rent plot 14 now.", ""),
     # one-offs, maybes, additions, other holders
     ("I catch the 8:10 bus to college.", "The 8:10 was cancelled this morning so I got the 8:40.",
      ""),

@@ -355,11 +355,43 @@ def _strict_head(text: str, skip: frozenset[str]) -> str | None:
     return p[-1] if p and len(p) == len(m.group(1).split()) and not _held(p[-1], skip) else None
 
 
+_LABELLED = re.compile(r"\b([a-z]{3,})\s+(\d{1,4}[a-z]?|(?-i:[A-Z])\d{0,2})"
+                       r"(?![\w:£$%-]|[.,]\d)(?:\s+([a-z]{3,}))?")
+_NOT_LABELS = frozenset("""at on in to by from for of and or is are was were the a an about
+    around over under than until till since after before every each per only just now""".split())
+
+
+def labelled(text: str) -> set[tuple[str, str]]:
+    """The values a noun labels right before them ("row F", "plot 12", "size 3", "year 7"), as
+    (label, value): {("row", "f")}; with the noun after it when there is one ("size 10
+    shoes": ("size shoe", "10")), so "size 10 shoes" and "size 12 jeans" are two labels."""
+    out: set[tuple[str, str]] = set()
+    for m in _LABELLED.finditer(text):
+        word = m.group(1).lower()
+        if word in _NOT_LABELS or word in _FUNCTION or _WEEKDAY.fullmatch(word) or \
+                _MONTH.fullmatch(word):
+            continue
+        after = (m.group(3) or "").lower()
+        if after and after not in _FUNCTION and after not in _NOT_LABELS and \
+                not _TIME_NOUNS & {after, _word(after)}:
+            word = f"{word} {_word(after)}"
+        out.add((word, m.group(2).lower()))
+    return out
+
+
+def labels(text: str) -> set[str]:
+    """The nouns that label a value of `text` (`labelled`): {"row"}."""
+    return {label for label, _ in labelled(text)}
+
+
 def fresh_type(new: str, held: str) -> str | None:
     """The type of value (`values`) `new` gives one of that `held` lacks, where `held` gives
     one of that type too ("£47" where "£42" was; "Co-op" where "Boots" was): None if none.
     A bare number is no type: it may be a count, a code or part of a name."""
     a, b = values(new), values(held)
+    mine, theirs = labelled(new), labelled(held)
+    if any(x == y and v != w for x, v in mine for y, w in theirs) and not mine & theirs:
+        return "labelled"  # "row F" / "row K", "plot 12" / "plot 27"
     for kind in sorted(a.keys() & b.keys() - {"number"}):
         if a[kind] - b[kind] and placed(new, kind, a[kind] - b[kind]) and \
                 same_place(new, held, kind):
@@ -417,6 +449,11 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
                     return w
     # (a noun, not a word that only qualifies one: "my work laptop" / "I work at Tesco";
     # of two things' subjects, one's: "the gym's opening time" / "my gym class")
+    mover, was_mover = _subject_head(new), _subject_head(held)
+    for word in sorted(labels(new) & labels(held)):
+        if not _held(word, skip) and (mover is None or mover == was_mover):
+            return word  # "in row F" / "to row K": the label of the value (not "The printer
+            # moved to desk 20": the printer's move, not the speaker's desk)
     for family in FAMILIES:
         if family & words_new and family & words_held and len(subjects) < 2:
             return sorted(family & words_held)[0]  # "I bank with ..." / "my current account"
@@ -470,10 +507,15 @@ def _subject_head(text: str) -> str | None:
     """The noun a statement's opening phrase ends in ("The gym's opening time moved": "time";
     "Water's gone up": "water"), None when it opens with a pronoun or a verb."""
     m = _OPENING.match(text)
-    if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION:
-        return None
+    if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION or \
+            _ACTS_ON_ME.match(text):
+        return None  # ("The club moved me to row K": the speaker's, whoever moved them)
     p = _subject_phrase(text)
     return p[-1] if p else None
+
+
+_ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|gave|got|put|"
+                         r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
 __all__ = ["FAMILIES", "anchor", "changed_type", "copula_head", "frame", "fresh_type",
