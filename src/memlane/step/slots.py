@@ -298,6 +298,17 @@ def _subject_phrase(text: str) -> tuple[str, ...]:
     return _phrase([words[0].lower(), *words[1:]])  # (a name past the first word ends it)
 
 
+_ANOTHER_OF = frozenset("work spare business personal backup holiday kids second".split())
+"""Modifiers that make a thing another of its kind: "my work phone" is not "my mobile"."""
+
+
+def another_of(new: str, held: str, skip: frozenset[str] = frozenset()) -> bool:
+    """Whether `new` names a thing by a modifier of another of its kind ("my work phone",
+    "the spare key") that `held` never says: another thing, not the held one changed."""
+    said = _content(held)
+    return any(w in _ANOTHER_OF and w not in said for p in phrases(new, skip) for w in p[:-1])
+
+
 _AGENTS = re.compile(r"[a-z]{3,}(?:er|or|ist|ian)$")
 """A noun of someone who does something ("cleaner", "gardener", "tutor"): two of them on a
 day are two routines."""
@@ -518,6 +529,6 @@ _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|ga
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
-__all__ = ["FAMILIES", "anchor", "changed_type", "copula_head", "frame", "fresh_type",
+__all__ = ["FAMILIES", "anchor", "another_of", "changed_type", "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "topic", "two_subjects", "values"]

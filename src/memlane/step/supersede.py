@@ -490,8 +490,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     property though the rule names neither ("we leave the hut at 5 a.m." / "... now at 6")."""
     if new.named != held.named:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
-    if slots.two_subjects(new.said, held.said, _SKIP):
-        return False  # "my yoga class" / "my pottery class", "our cleaner" / "the window cleaner"
+    if slots.two_subjects(new.said, held.said, _SKIP) or slots.another_of(new.said, held.said):
+        return False  # "my yoga class" / "my pottery class", "my work phone" / "my mobile"
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or (
             _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
