@@ -142,3 +142,46 @@ def test_grandparents_are_two_people() -> None:
 ])
 def test_filed_without_a_first_person_subject(sentence: str, fact: bool) -> None:
     assert is_fact(sentence) is fact
+
+
+HELD = ["I live at 22 Rowan Drive.", "I work at Sainsbury's.", "I bank with Halifax.",
+        "My gym is Gymbox.", "I catch the 8:10 bus to work.", "Our water bill is £38 a month.",
+        "My son plays for Ashby Colts.", "My rent is £870 a month.",
+        "I pay £25 a month for my phone.", "My seat at the theatre is in row D.",
+        "Our bin collection is on Wednesdays.", "My daughter's bedtime is 7:30.",
+        "I'm with Three for my mobile.", "My pilates class is at 7pm on Tuesdays.",
+        "Our cleaner comes on Mondays."]
+
+
+@pytest.mark.parametrize(("new", "target"), [
+    ("Water's gone up to £41 a month.", 5),
+    ("The rent went up to £910 a month.", 7),
+    ("I moved my current account over to Monzo.", 2),
+    ("I ported my number to EE.", 12),
+    ("The theatre moved me to row H this year.", 9),
+    ("The council moved bin day to Fridays.", 10),
+    ("We've pushed our daughter's bedtime back to 8pm.", 11),
+    ("The pilates class is at 7:30 now.", 13),
+    ("The cleaner comes on Thursdays these days.", 14),
+    ("We've moved round the corner to 9 Birch Lane.", 0),
+    ("My phone bill went up to £28 a month.", 8),
+    # near-misses: nothing of the namespace is replaced
+    ("Our gas bill went up to £70 a month.", None),
+    ("The council tax went up to £150 a month.", None),
+    ("My spin class is at 6am now.", None),
+    ("The window cleaner comes on Fridays now.", None),
+    ("My brother moved to 4 Ash Close.", None),
+    ("My son's friend joined Lutterworth Town.", None),
+    ("The 8:10 was cancelled this morning so I got the 8:40.", None),
+    ("I might switch to Monzo next year.", None),
+    ("My partner moved her account to Starling.", None),
+    ("The gym moved its opening time to 6am.", None),
+    ("Sainsbury's moved my shifts to Mondays now.", None),
+    ("Our recycling is collected on Fridays now.", None),
+    ("My work phone is on Vodafone now.", None),
+])
+def test_in_a_namespace_of_many_facts_only_the_one_corrected_moves(new: str,
+                                                                    target: int | None) -> None:
+    d = decide(new, HELD)
+    got = d.target if d.verdict == SUPERSEDES else None
+    assert got == target, (d, HELD[got] if got is not None else None)
