@@ -5,8 +5,9 @@ corrects, and does an unrelated statement never replace anything?
         [--engine sqlite|postgres|both]
 
 Data files in tests/data: `corrections_tune.jsonl` and `corrections_tune_v3.jsonl` (the rules
-were worked out on them), `corrections_heldout_v2.jsonl` .. `_v8.jsonl` (each written before
-its first measurement, which the commit that added it records; tuned on after),
+were worked out on them), `corrections_heldout_v2.jsonl` .. `_v9.jsonl` (each written before
+its first measurement, which the commit that added it records; tuned on after), `_v10.jsonl`
+(written after the last rule change, never tuned on),
 `corrections_nearmiss_v3.jsonl` (20 near-misses only), and
 `corrections_people_v3.jsonl` (two holders with like facts, one corrected).
 

@@ -46,10 +46,10 @@ def test_the_tune_set_too(store: Any) -> None:
 def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
-    like facts, one corrected), the tune set written beside them, and v4-v8 (each written before
-    it was first measured, then tuned on), and 20 more near-misses (`corrections_nearmiss_v3`:
-    2 wrong supersedes on their first measurement, 2 on main): no wrong supersede, the other
-    holder untouched."""
+    like facts, one corrected), the tune set written beside them, and v4-v9 (each written before
+    it was first measured, then tuned on), v10 (never tuned on), and 20 more near-misses
+    (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement, 2 on main): no
+    wrong supersede, the other holder untouched."""
     m = _measure()
     for name, least in (("corrections_heldout_v3.jsonl", V3_APPLIED),
                         ("corrections_people_v3.jsonl", PEOPLE_APPLIED),
@@ -59,6 +59,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v6.jsonl", V6_APPLIED),
                         ("corrections_heldout_v7.jsonl", V7_APPLIED),
                         ("corrections_heldout_v8.jsonl", V8_APPLIED),
+                        ("corrections_heldout_v9.jsonl", V9_APPLIED),
+                        ("corrections_heldout_v10.jsonl", V10_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:-6])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
@@ -66,8 +68,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
         assert res["applied"] >= least, (name, missed)
 
 
-APPLIED = 32
-"""Corrections applied of 35: 33 when last measured, both engines (27 on its first measurement,
+APPLIED = 33
+"""Corrections applied of 35: 34 when last measured, both engines (27 on its first measurement,
 before the fixes it revealed; 9 before this rule's routines, endings and named people)."""
 NOT_FILED = 1
 TUNE_APPLIED = 29
@@ -81,15 +83,20 @@ TUNE_V3_APPLIED = 12
 V4_APPLIED = 7
 """Of 10: 8 when last measured; 4 on its first (clean) measurement, with one wrong supersede
 that main made too (a "should try ... instead" replaced the vet), since refused."""
-V5_APPLIED = 7
-"""Of 10: 8 when last measured; 1 on its first (clean) measurement (main: 1)."""
-V8_APPLIED = 4
-"""Of 10: 4 on its only measurement (clean: written after the last change, never tuned on;
-main: 3), none wrong."""
-V7_APPLIED = 7
-"""Of 10: 8 when last measured; 6 on its first (clean) measurement with one wrong supersede
+V5_APPLIED = 8
+"""Of 10: 9 when last measured; 1 on its first (clean) measurement (main: 1)."""
+V8_APPLIED = 6
+"""Of 10: 7 when last measured; 4 on its first (clean) measurement (main: 3), none wrong."""
+V9_APPLIED = 15
+"""Of 20 (8 two-people): 16 when last measured; 8 on its first (clean) measurement, on main
+before the signals (`supersede._by_signals`), none wrong."""
+V10_APPLIED = 3
+"""Of 10 (4 two-people): 4 on its only measurement (clean: written after the last rule change,
+never tuned on; main: 4, with one fact not filed), none wrong."""
+V7_APPLIED = 8
+"""Of 10: 9 when last measured; 6 on its first (clean) measurement with one wrong supersede
 ("The office opens at 7:30 now" replaced "I take the 8:05 bus to the office"), since refused
 (main: 4, none wrong)."""
-V6_APPLIED = 4
-"""Of 10: 5 when last measured; 3 on its first (clean) measurement with one wrong supersede
+V6_APPLIED = 6
+"""Of 10: 7 when last measured; 3 on its first (clean) measurement with one wrong supersede
 ("We may ask the cleaner to come on Fridays instead"), since refused (main: 4, the same wrong)."""

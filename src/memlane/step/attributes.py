@@ -53,7 +53,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
         ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
-        ("car", r"\b(?:drive|drives|driving|car(?!\s+park)|sold\s+the|van)\b"),
+        # (lower case: "22 Rowan Drive" is a street, not a car)
+        ("car", r"(?-i:\b(?:drive|drives|driving)\b)|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
         # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
@@ -71,6 +72,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # an address: "moved round the corner to 3 Mill Lane"
+                      r"|^\W*(?:(?:i|we|they|he|she)(?:'ve|'d|'s)?\s+)?(?:(?:have|has|had|just|"
+                      r"now|finally|recently|all)\s+)*(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?"
+                      r"(?:to|into)\s+"
+                      r"(?:number\s+)?\d+[a-z]?,?\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
                       r"|\bhome\s+is\b"),
         ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
         ("email", r"\bemail\b"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any
 
 from ..caches import remember
@@ -123,15 +124,15 @@ def extract(
         # green.", "Let's go with Nordvik"), a need unless it is asked for ("Find me a recipe
         # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
         units = [(c, asked_to_keep(s) or k == "decision"
-                  or (k == "constraint" and not is_request(c)), k)
+                  or (k == "constraint" and not is_request(c)), k, s)
                  for s in sentences for k in (kind_of(s),) for c in clauses(s)]
-        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k)
-                         for i, (c, keep, k) in enumerate(units)
+        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k, s)
+                         for i, (c, keep, k, s) in enumerate(units)
                          if is_fact(c, names) or (keep and _substance(c, names))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
-        for _, _, s, k in sorted(kept, key=lambda t: t[1]):
-            _file(s, m, ops, known, updates, held_kind(s, k))
+        for _, _, c, k, s in sorted(kept, key=lambda t: t[1]):
+            _file(c, m, ops, known, updates, held_kind(c, k), s)
         # Relevance is not fact-likeness: a user's question matters to the turns that follow,
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
@@ -207,11 +208,13 @@ def _file(
     known: list[_Fact],
     updates: dict[int, dict[str, Any]],
     kind: str = "fact",
+    whole: str = "",
 ) -> None:
     """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the
     fact it repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every
     fact this step knows of (the related records of the namespace, any thread, and what it
-    wrote)."""
+    wrote). `whole`: the sentence the clause was cut from (its cue and what it says was
+    replaced are the rule's signals too)."""
     clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
@@ -221,6 +224,8 @@ def _file(
         return
     # Read as said: the lead-in the record drops ("Actually, correction: ...") is its cue.
     said = read_claim(f"{m.name}: {sentence}" if m.name and m.role == "user" else sentence)
+    if whole and whole.strip() != sentence.strip():
+        said = replace(said, context=strip_lead(whole))
     d = decide(said, [k.claim for k in known])
     if d.verdict == SAME:
         assert d.target is not None

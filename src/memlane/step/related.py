@@ -136,6 +136,9 @@ def related_query(texts: Sequence[str]) -> str:
                 if c.corrects and _generic(attr):
                     words += [f for p in slots.phrases(clause) for w in p
                               for f in (w, w + "s", w[:-1] + "ies" if w.endswith("y") else "")]
+                # Its thing said in other words ("my current account" / "I bank with ...").
+                said = set(re.findall(r"[a-z]+", clause.lower()))
+                words += [w for f in slots.FAMILIES if f & said for w in sorted(f)]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()

@@ -130,7 +130,7 @@ _PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currentl
 # ferry"), which an imperative's first word would otherwise make a command.
 _THING_SUBJECT = re.compile(r"^\W*[A-Z][a-z]+\s+(?!(?:me|us|it|him|her|them|you|your|my|our|"
                             r"the|a|an|this|that|sure|up|out|in|on|off)\b)[a-z]+\s+(?:is|are|"
-                            r"was|were|has|have|had)\b")
+                            r"was|were|has|have|had|meets|runs|starts|moved|changed|switched)\b")
 
 
 def is_request(sentence: str) -> bool:
@@ -171,6 +171,7 @@ _NAME_FACT = re.compile(
     r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
     r"started|left|retired|switched|changed|transferred|joined|quit|relocated|a\s+new|"
+    r"been\s+[a-z]+ed|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
     r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
@@ -189,6 +190,11 @@ _PRONOUN_FACT = re.compile(
 _ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
                            r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
                            re.I)
+_THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\s+days)\b", re.I)
+# Someone changed something of the speaker's: "The club moved me to row K".
+_CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
+                         r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
+                         r"on\s+)?(?:to|onto|into)\b(?!\s+(?:tears|laughter|action|despair))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
                         r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
@@ -233,6 +239,12 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         return True
     if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
+    if _THING_SUBJECT.match(body) and _THING_CHANGED.search(body) and \
+            not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "Japanese class has moved online": a routine of the speaker's changed
+    if _CHANGED_ME.search(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return True  # "The optician switched me to daily lenses": the speaker's
     if _ROLE_OF_MINE.match(body):
         return True  # "Helen coaches me now": who the speaker's coach is
     if _OWN_AGE.match(body):
@@ -266,7 +278,8 @@ _CALENDAR = frozenset("""january february march april may june july august septe
     thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun""".split())
 _COPULA = re.compile(r"\s(?:is|are|was|were|=)\s|:\s", re.I)
 # A routine's day: "Book club is on the first Tuesday", "Bins are collected every Monday".
-_ON_DAYS = re.compile(r"\b(?:is|are)\s+(?:\w+\s+)?(?:on|every)\b", re.I)
+_ON_DAYS = re.compile(r"\b(?:is|are)\s+(?:\w+\s+)?(?:on|every)\b|\b(?:on|every)\s+(?:mon|tues|"
+                      r"wednes|thurs|fri|satur|sun)days?\b", re.I)
 
 
 def _words(text: str) -> list[str]:

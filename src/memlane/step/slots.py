@@ -134,8 +134,9 @@ def _phrase(words: Iterable[str]) -> tuple[str, ...]:
         low = w.lower()
         if (_ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low)) and out:
             break  # a value after the noun is no longer its phrase: "my commute takes 40"
-        if _ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low) or low in _NEUTRAL:
-            continue
+        if _ORDINAL.fullmatch(low) or re.fullmatch(r"[£$€]?\d[\w.:,]*", low) or low in _NEUTRAL \
+                or _WEEKDAY.fullmatch(low):
+            continue  # (a value, or the day a routine is on: "my Monday pottery class")
         if not re.fullmatch(r"[a-z][a-z'-]*", w) or low in _FUNCTION or _VERBISH.match(low):
             break
         out.append(_word(low))
@@ -238,14 +239,16 @@ def named_thing(text: str, noun: str) -> bool:
     return any(re.search(rf"\b{re.escape(n)}\s+{re.escape(noun)}", text, re.I) for n in names)
 
 
-def placed(text: str, kind: str) -> bool:
+def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
     """Whether `text` gives its value of `kind` where a provider or a place stands ("with
     Monzo", "to Better Gym", "at 10:15"), not as what is done ("learning Italian": one more
-    thing learnt, maybe, not the other replaced). Values of other types than names always are."""
+    thing learnt, maybe, not the other replaced). Values of other types than names always are.
+    `only`: the names to look for (else every name of `text`)."""
     if kind != "name":
         return True
-    names = values(text).get("name", frozenset())
-    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into)\s+(?:the\s+)?{re.escape(n)}\b",
+    names = values(text).get("name", frozenset()) if only is None else only
+    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
+                         rf"(?:(?-i:[A-Z])[\w'&.-]*\s+){{0,3}}{re.escape(n)}\b",
                          text, re.I) for n in names)
 
 
@@ -256,11 +259,15 @@ _CUE_WORDS = frozenset("""now instead anymore any more longer these days nowaday
 def frame(text: str) -> frozenset[str]:
     """A statement's words less its values, function words, times and change cues: "I bank with
     Monzo" and "These days I bank with Barclays" both give {"bank"}."""
+    text = _REASON.sub("", text)  # "... because of meetings", "... since the move": why, not what
     said = {_word(x) for vs in values(text).values() for v in vs for x in (v, *v.split())}
+    text = re.sub(r"\S*\d\S*", " ", text)  # "1pm" gives no word "pm"
     return frozenset(w for w in _content(text, (_FUNCTION - _LIGHT_VERBS) | _HABIT)
                      if w not in _TIME_NOUNS and w not in _CUE_WORDS and w not in said)
 
 
+_REASON = re.compile(r"[,;]?\s+(?:because|since\s+(?:the|my|our|we|i|they|he|she|it)|"
+                     r"as\s+(?:the|we|i|they)|after\s+(?:the|my|our))\b.*$", re.I | re.S)
 # How often, and the light verbs of a habit: "I usually have lunch at 12:30" / "I take lunch at
 # 1pm these days" are both {"lunch"}.
 _HABIT = frozenset("""usually normally always often generally typically regularly mostly
@@ -281,5 +288,247 @@ def hypothetical(text: str) -> bool:
     return bool(_HYPOTHETICAL.search(text))
 
 
-__all__ = ["anchor", "changed_type", "copula_head", "frame", "hypothetical", "named_thing",
-           "owners", "phrases", "placed", "subject", "values"]
+
+
+def _subject_phrase(text: str) -> tuple[str, ...]:
+    m = _OPENING.match(text)
+    if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION:
+        return ()
+    words = _POSSESSIVE.sub("", m.group(1)).split()
+    return _phrase([words[0].lower(), *words[1:]])  # (a name past the first word ends it)
+
+
+_ANOTHER_OF = frozenset("work spare business personal backup holiday kids second".split())
+"""Modifiers that make a thing another of its kind: "my work phone" is not "my mobile"."""
+
+
+def another_of(new: str, held: str, skip: frozenset[str] = frozenset()) -> bool:
+    """Whether `new` names a thing by a modifier of another of its kind ("my work phone",
+    "the spare key") that `held` never says: another thing, not the held one changed."""
+    said = _content(held)
+    return any(w in _ANOTHER_OF and w not in said for p in phrases(new, skip) for w in p[:-1])
+
+
+_AGENTS = re.compile(r"[a-z]{3,}(?:er|or|ist|ian)$")
+"""A noun of someone who does something ("cleaner", "gardener", "tutor"): two of them on a
+day are two routines."""
+
+
+def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
+                 routine: bool = False) -> bool:
+    """Whether the two statements open with one noun for two things: the same head, and each
+    with a modifier the other lacks ("My yoga class" / "My pottery class", "My book club" /
+    "My running club"). One modifier more is most often the same thing ("Our weekly standup" /
+    "The standup", "School pickup" / "Pickup"), but not of a `routine` on a day ("Our cleaner
+    comes on Tuesdays" / "The window cleaner comes on Fridays now"). People's words are no
+    modifier ("My son's football training" / "His football training")."""
+    p, q = _subject_phrase(new), _subject_phrase(held)
+    if routine and p and q and p[-1] != q[-1] and not _held(p[-1], skip) and \
+            not _held(q[-1], skip) and any(_AGENTS.match(w) for w in (p[-1], q[-1])):
+        return True  # "Our gardener comes on Mondays" / "The window cleaner comes on Fridays"
+    if not p or not q or p[-1] != q[-1] or _held(p[-1], skip):
+        return False
+    mine, theirs = {w for w in p[:-1] if not _held(w, skip)}, \
+        {w for w in q[:-1] if not _held(w, skip)}
+    if routine:
+        return mine != theirs  # "Our cleaner" / "The window cleaner" on a day: two people
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
+_PLACE_WORD = re.compile(r"\b(with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
+                         r"(?:(?-i:[A-Z])[\w'&.-]*\s+){0,3}(?-i:[A-Z])", re.I)
+
+
+def same_place(new: str, held: str, kind: str) -> bool:
+    """Whether a name is given after the same word in both ("I train at PureGym" / "I train at
+    Anytime": "at"; not "... with Coach Mike": a coach, not another gym), or the new one is
+    moved to ("switched to EDF", "bumped Netflix up to Premium"). Other types: True."""
+    if kind != "name":
+        return True
+    a = {m.group(1).lower() for m in _PLACE_WORD.finditer(new)}
+    b = {m.group(1).lower() for m in _PLACE_WORD.finditer(held)}
+    return bool(a & b) or bool(a & {"to", "into"})
+
+
+# --- several weak signals --------------------------------------------------------------------
+
+_STRICT_HEAD = re.compile(r"^\W*(?:(?:my|our|the)\s+)?((?:[a-z][a-z'-]*\s+){0,3}?[a-z][a-z'-]*)"
+                          r"(?=\s+(?:is|are|was|were)\b)", re.I)
+
+
+def _strict_head(text: str, skip: frozenset[str]) -> str | None:
+    """The noun of a subject followed by "is/are/was/were" (not by "'s", which may be "has":
+    "Water's gone up")."""
+    m = _STRICT_HEAD.match(text)
+    if m is None or m.group(1).split()[0].lower() in _FUNCTION - {"my", "our", "the"}:
+        return None
+    p = _phrase(m.group(1).split())
+    return p[-1] if p and len(p) == len(m.group(1).split()) and not _held(p[-1], skip) else None
+
+
+_LABELLED = re.compile(r"\b([a-z]{3,})\s+(\d{1,4}[a-z]?|(?-i:[A-Z])\d{0,2})"
+                       r"(?![\w:£$%-]|[.,]\d)(?:\s+([a-z]{3,}))?")
+_NOT_LABELS = frozenset("""at on in to by from for of and or is are was were the a an about
+    around over under than until till since after before every each per only just now""".split())
+
+
+def labelled(text: str) -> set[tuple[str, str]]:
+    """The values a noun labels right before them ("row F", "plot 12", "size 3", "year 7"), as
+    (label, value): {("row", "f")}; with the noun after it when there is one ("size 10
+    shoes": ("size shoe", "10")), so "size 10 shoes" and "size 12 jeans" are two labels."""
+    out: set[tuple[str, str]] = set()
+    for m in _LABELLED.finditer(text):
+        word = m.group(1).lower()
+        if word in _NOT_LABELS or word in _FUNCTION or _WEEKDAY.fullmatch(word) or \
+                _MONTH.fullmatch(word):
+            continue
+        after = (m.group(3) or "").lower()
+        if after and after not in _FUNCTION and after not in _NOT_LABELS and \
+                not _TIME_NOUNS & {after, _word(after)}:
+            word = f"{word} {_word(after)}"
+        out.add((word, m.group(2).lower()))
+    return out
+
+
+def labels(text: str) -> set[str]:
+    """The nouns that label a value of `text` (`labelled`): {"row"}."""
+    return {label for label, _ in labelled(text)}
+
+
+def fresh_type(new: str, held: str) -> str | None:
+    """The type of value (`values`) `new` gives one of that `held` lacks, where `held` gives
+    one of that type too ("£47" where "£42" was; "Co-op" where "Boots" was): None if none.
+    A bare number is no type: it may be a count, a code or part of a name."""
+    a, b = values(new), values(held)
+    mine, theirs = labelled(new), labelled(held)
+    if any(x == y and v != w for x, v in mine for y, w in theirs) and not mine & theirs:
+        return "labelled"  # "row F" / "row K", "plot 12" / "plot 27"
+    for kind in sorted(a.keys() & b.keys() - {"number"}):
+        if a[kind] - b[kind] and placed(new, kind, a[kind] - b[kind]) and \
+                same_place(new, held, kind):
+            return kind  # (a name where a provider or a place stands, the same word before
+            # it: not "learning Italian", not "I train with Coach Mike" for "at PureGym")
+    return None
+
+
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
+
+
+def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str = "") -> \
+        str | None:
+    """What both statements are about: a word of a noun phrase of either that the other says
+    too ("Our water bill is £42" / "Water's gone up to £47": "water"), or a value of the held
+    one that the new sentence (`context`, the whole sentence the statement was cut from) names
+    again as the one it replaces ("They scrapped the 7:42, so I'm on the 7:15"; "Since Boots
+    shut, my repeat prescriptions go to the Co-op"). None when there is none, or when the two
+    name two things for certain: two subjects' nouns differ ("my phone" / "my phone
+    contract"), or one noun with other modifiers ("the water bill" / "the gas bill")."""
+    heads = _strict_head(new, skip), _strict_head(held, skip)
+    if heads[0] and heads[1] and heads[0] != heads[1]:
+        return None
+    mine, theirs = phrases(new, skip), phrases(held, skip)
+    if any(_clash(p, q) for p in mine for q in theirs):
+        return None
+    owned, owned_new = owners(held), owners(new)
+    if owned and owned_new and not owned & owned_new:
+        return None  # each value a thing's of its own: "the 7:42 train" / "my meeting at 10:15"
+    was, own = values(held), values(new)
+    said = {k: frozenset(v for v in vs if _ended_in(context, v)) for k, vs in
+            values(context).items()}  # "They scrapped the 7:42", "Since Boots shut"
+    if not _STILL.search(new):  # "We downgraded to Spotify Duo": a name of both, not "still"
+        said["name"] = said.get("name", frozenset()) | own.get("name", frozenset())
+    opening = _opening_words(new)
+    again = sorted(v for kind in said.keys() & was.keys() - {"number"}
+                   for v in said[kind] & was[kind]
+                   if len(v) > 2 and v not in _FUNCTION and v not in opening)
+    # (the held value named again, not as what changed itself: "The Smile Clinic moved to
+    # Harbour Street" is the clinic's move, not a new dentist)
+    if again:
+        return again[0]
+    if owned and not owned & owned_new:
+        return None  # the held value is a thing's of its own: "the 8:05 bus", not "the office"
+    if any(p[-1] == q[-1] and set(p[:-1]) - set(q[:-1]) for p in mine for q in theirs):
+        return None  # "my work laptop" is maybe not "my laptop"
+    words_new, words_held = (_content(_POSSESSIVE.sub("", t), _FUNCTION) for t in (new, held))
+    subjects = {h for h in (_subject_head(new), _subject_head(held)) if h}
+    nouns = subjects | {p[-1] for p in mine + theirs}
+    for ps, other in ((theirs, words_new), (mine, words_held)):
+        for p in ps:
+            for w in p:
+                if w in other and len(w) > 2 and w not in _NEUTRAL and not _held(w, skip) \
+                        and w in nouns and (len(subjects) < 2 or w in subjects):
+                    return w
+    # (a noun, not a word that only qualifies one: "my work laptop" / "I work at Tesco";
+    # of two things' subjects, one's: "the gym's opening time" / "my gym class")
+    mover, was_mover = _subject_head(new), _subject_head(held)
+    for word in sorted(labels(new) & labels(held)):
+        if not _held(word, skip) and (mover is None or mover == was_mover):
+            return word  # "in row F" / "to row K": the label of the value (not "The printer
+            # moved to desk 20": the printer's move, not the speaker's desk)
+    for family in FAMILIES:
+        if family & words_new and family & words_held and len(subjects) < 2:
+            return sorted(family & words_held)[0]  # "I bank with ..." / "my current account"
+    return None
+
+
+FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
+    "bank banking account",
+    "gym member membership train training",
+    "mortgage remortgage remortgaged",
+    "phone mobile number sim",
+    "salary earn earns wage",
+))
+"""Words of one thing said in other words ("I bank with ..." / "my current account"): the
+same topic though no word is shared (`topic`), and searched for together (`step/related.py`)."""
+
+
+_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
+_ENDED_PIECE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|"
+                          r"quit|sold|gone|packed|replaced|dropped|axed|no\s+longer|"
+                          r"any\s*more|instead\s+of|rather\s+than|from)\b", re.I)
+
+
+def _ended_in(context: str, value: str) -> bool:
+    """Whether `context` names `value` in a clause that says it ended ("They scrapped the
+    7:42, so ...", "Since Boots shut, ..."), not one that keeps it ("Water is still £42")."""
+    for piece in re.split(r"[,;]|\b(?:so|but|and|because|while)\b", context):
+        if value in piece.lower().replace(",", "") and _ENDED_PIECE.search(piece) and \
+                not _STILL.search(piece):
+            return True
+    return False
+
+
+def _opening_words(text: str) -> set[str]:
+    """The words of what a statement opens with, up to its verb ("The Smile Clinic moved to":
+    {"the", "smile", "clinic"}; "We downgraded to ...": {"we"})."""
+    out: set[str] = set()
+    for i, w in enumerate(re.findall(r"[\w'&.-]+", text)):
+        low = w.lower().strip("'.").removesuffix("'s")
+        if i and w[0].islower() and (low in _FUNCTION or _VERBISH.match(low)):
+            break
+        out.add(low)
+    return out
+
+
+_OPENING = re.compile(r"^\W*(?:(?:my|our|the|his|her|their)\s+)?([A-Za-z][\w'\u2019-]*"
+                      r"(?:\s+[A-Za-z][\w'\u2019-]*){0,4})", re.I)
+
+
+def _subject_head(text: str) -> str | None:
+    """The noun a statement's opening phrase ends in ("The gym's opening time moved": "time";
+    "Water's gone up": "water"), None when it opens with a pronoun or a verb."""
+    m = _OPENING.match(text)
+    if m is None or m.group(1).split()[0].lower().split("'")[0] in _FUNCTION or \
+            _ACTS_ON_ME.match(text):
+        return None  # ("The club moved me to row K": the speaker's, whoever moved them)
+    p = _subject_phrase(text)
+    return p[-1] if p else None
+
+
+_ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|gave|got|put|"
+                         r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
+
+
+__all__ = ["FAMILIES", "anchor", "another_of", "changed_type", "copula_head", "frame", "fresh_type",
+           "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
+           "topic", "two_subjects", "values"]

@@ -49,6 +49,16 @@ from .attributes import (
     _TRAVEL,
     _occupation,
 )
+from .endings import (
+    _ADDITIVE,
+    _CALENDAR,
+    _CUE_TERMS,
+    _LIGHT,
+    _ONE_OFF,
+    _TIME_WORDS,
+    _ended,
+    _loose,
+)
 
 SAME = "same"
 SUPERSEDES = "supersedes"
@@ -70,7 +80,9 @@ RELATIONS = {
 } | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
      "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
      "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
-     "grandkid": "grandchild"}
+     "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
+     "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
+     "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather"}
 # Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
 # speaker's boss is, a fact about the speaker, not about Priya.
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
@@ -114,11 +126,17 @@ _NEW_IDENTITY = re.compile(
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
-_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny))(?:'s)?\b")
+_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|"
+                            r"Grandad|Granddad))(?:'s)?\b")
 _CHANGED_THEIRS = re.compile(
     r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
     r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
     + _REL_WORDS + r")\b)", re.I)
+# "We've pushed our daughter's bedtime back to 7:30": the daughter's, not the speaker's.
+_CHANGED_RELATIONS = re.compile(
+    r"^(?:we|i)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped|pushed|brought)\s+" + _OWNER + "(" + _REL_WORDS
+    + r")(?:'s|\u2019s)\s", re.I)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -170,9 +188,6 @@ _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|septembe
                    r"|\b\d{1,2}\s+may\b|\bmay\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\b"
                    r"|\b\d{1,2}/\d{1,2}\b", re.I)
 _HEAD = re.compile(r"^(?:my|our|the|'s)\s+((?:[a-z]+\s+){0,3}[a-z]+)$", re.I)
-_CALENDAR = frozenset("""january february march april may june july august september october
-    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
-    thursday friday saturday sunday""".split())
 
 
 @dataclass(frozen=True)
@@ -209,6 +224,10 @@ class Claim:
     """Whether it adds to what is held rather than replace it ("also", "too", "a second")."""
     said: str = ""
     """The statement as read (its lead-in and speaker off): what `step/slots.py` reads."""
+    context: str = ""
+    """The whole sentence the statement was cut from, when it was one clause of it ("Since
+    Boots shut, my prescriptions go to the Co-op"): its change cue and the value it says was
+    replaced are signals for `_by_signals`; empty when the statement is the sentence."""
 
 
 @dataclass(frozen=True)
@@ -298,63 +317,6 @@ def _lead_last(text: str) -> str:
     return f"{m.group(2).rstrip('.!')} {m.group(1)}." if m else text
 
 
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time)|for\s+once|"
-                      r"just\s+(?:this\s+)?once)\b", re.I)
-
-
-# What a statement says was stopped: "stopped walking to work", "no longer take the bus",
-# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
-_ENDS = re.compile(
-    r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
-    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
-    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
-    r"\s+(?P<a>[^,;.!?]+)"
-    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
-    r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
-    r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
-_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
-                         r"any\s*more|"
-                         r"instead|last|this|in|on|at)\b.*$", re.I)
-_LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
-                           r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
-_TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last ago morning
-    evening night weekend recently just""".split()) | _CALENDAR
-_LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
-    make makes see use used be""".split())
-_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additionally|both|"
-                       r"as\s+well\s+as)\b", re.I)
-
-
-def _loose(term: str) -> str:
-    """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
-    term = term.strip("'\u2019")  # "Toni's" is read "toni'"
-    t = term.rstrip("e") if len(term) > 3 else term
-    return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
-
-
-def _ended(rest: str) -> frozenset[str]:
-    """The terms (`_loose`) of what `rest` says was stopped, less times and light verbs; empty
-    when it ends nothing. "left" ends only a named thing ("left Waterstones", not "left my
-    keys")."""
-    m = _ENDS.search(rest)
-    if m is None:
-        return frozenset()
-    obj = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or ""
-    if m.group("a"):
-        obj = _OBJECT_END.sub("", " " + obj)
-    if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
-                            _LEFT_FOR_NOW.search(m.group("a"))):
-        return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
-    if m.group("d") and _ONE_OFF.search(rest):
-        return frozenset()  # "I took the bus today instead of walking": once, not a change
-    # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended
-    times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
-    terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
-    if not terms - _LIGHT:
-        return frozenset()
-    return frozenset(_loose(t) for t in terms)
-
-
 # Words that are never a value ("I'm on the night shift": the value is "night").
 _PLAIN = frozenset("""a an the i i'm im i've i'd i'll we've am is are was were be been being we
     we're my our on in
@@ -399,6 +361,10 @@ def _holder_attribute(body: str) -> tuple[str, str | None, str]:
     if theirs is not None:  # "His sister switched schools": not the speaker's sister
         word = theirs.group(2).lower()
         return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
+    relation_changed = _CHANGED_RELATIONS.match(body)
+    if relation_changed is not None:
+        word = relation_changed.group(1).lower()
+        return RELATIONS.get(word, word), None, body[relation_changed.end():]
     theirs_changed = _CHANGED_THEIRS.match(body)
     if theirs_changed is not None:  # "We've put his pocket money up to £7": his
         return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body
@@ -482,13 +448,6 @@ def _numbers(terms: frozenset[str]) -> frozenset[str]:
     return frozenset(t for t in terms if t[0].isdigit())
 
 
-_CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
-    longer anymore instead rescheduled postponed update updated now switched wrong earlier
-    mistake scratch meant left new sold turned went since grew grown increased decreased
-    dropped raised rose fell pushed promoted upgraded downgraded renamed became become
-    transferred different upped ported bumped""".split())
-
-
 def _frame(c: Claim) -> frozenset[str]:
     """A statement's words less its numbers, dates, names and change cues: what two versions
     of one fact share ("my locker code is 4000" / "I changed my locker code, it is now 4017")."""
@@ -531,8 +490,11 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     property though the rule names neither ("we leave the hut at 5 a.m." / "... now at 6")."""
     if new.named != held.named:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
+    if slots.two_subjects(new.said, held.said, _SKIP) or slots.another_of(new.said, held.said):
+        return False  # "my yoga class" / "my pottery class", "my work phone" / "my mobile"
     if new.attribute is not None and new.attribute == held.attribute:
-        return new.attribute not in _SLOTS or _same_routine(new, held)
+        return new.attribute not in _SLOTS or (
+            _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
     if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
@@ -632,8 +594,39 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         return ended
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
-        return _by_slot(new, holder, claims) or d
+        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or d
     return d
+
+
+def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The one held fact of the same holder that `new` replaces by several weak signals that
+    agree, where no attribute or noun decides alone: a change cue in its sentence, a value of
+    a type the held fact has and another one ("£47" for "£42", "Co-op" for "Boots"), and the
+    same thing (`slots.topic`: a word of a noun phrase both say, or the held value named again
+    as the one replaced). Only when exactly one held fact of the holder fits all three; two or
+    more, or a maybe, an addition or a one-off ("this morning"): None (both are kept)."""
+    said = new.context or new.said
+    if "?" in holder or new.additive or not (new.cue or CUES.search(said)) or \
+            slots.hypothetical(said) or _ONE_OFF.search(said):
+        return None
+    given = {_loose(t) for vs in slots.values(new.said).values() for v in vs for t in _terms(v)}
+    if new.ends and given <= new.ends:
+        return None  # "..., I cancelled PureGym": what ended, not a new value
+    fits: list[tuple[int, str, str]] = []
+    for i, c in enumerate(claims):
+        if c.holder != holder or not c.said or c.ends or (c.cue and not c.values) or \
+                same_attribute(new, c) is False:
+            continue
+        kind = slots.fresh_type(new.said, c.said)
+        thing = slots.topic(new.said, c.said, _SKIP, new.context) if kind else None
+        if kind and thing:
+            fits.append((i, kind, thing))
+    if len(fits) != 1:
+        return None
+    i, kind, thing = fits[0]
+    return Decision(SUPERSEDES, i, (
+        f"same holder ({holder})", f"the same thing ({thing})", f"another {kind} given",
+        "worded as a change", "the only held fact of this holder that all three fit"))
 
 
 def _keep_apart(d: Decision) -> Decision:
@@ -762,6 +755,7 @@ def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | Non
         if thing is None:
             words = slots.frame(new.said)
             if words and words == slots.frame(c.said) and (words - _LIGHT or new.corrects) \
+                    and slots.same_place(new.said, c.said, kind) \
                     and slots.placed(new.said, kind):
                 thing = " ".join(sorted(words))
         if thing is not None:

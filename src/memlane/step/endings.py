@@ -1,0 +1,80 @@
+"""What a statement says was stopped, or adds: "I don't play football anymore", "sold the
+Golf", "no longer take the bus", "left Waterstones", "instead of Lidl" (`_ended`), and the words
+the supersede rule (`step/supersede.py`) reads around them: change cues, times, light verbs.
+Pure; read by the rule's `read_claim`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import fact_terms as _terms
+from ..text import stem
+
+_CALENDAR = frozenset("""january february march april may june july august september october
+    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
+    thursday friday saturday sunday""".split())
+
+_CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
+    longer anymore instead rescheduled postponed update updated now switched wrong earlier
+    mistake scratch meant left new sold turned went since grew grown increased decreased
+    dropped raised rose fell pushed promoted upgraded downgraded renamed became become
+    transferred different upped ported bumped""".split())
+
+
+
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time)|for\s+once|"
+                      r"just\s+(?:this\s+)?once)\b", re.I)
+
+
+# What a statement says was stopped: "stopped walking to work", "no longer take the bus",
+# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
+_ENDS = re.compile(
+    r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
+    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
+    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
+    r"\s+(?P<a>[^,;.!?]+)"
+    r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
+    r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
+    r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
+_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
+                         r"any\s*more|"
+                         r"instead|last|this|in|on|at)\b.*$", re.I)
+_LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
+                           r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
+_TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last ago morning
+    evening night weekend recently just""".split()) | _CALENDAR
+_LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
+    make makes see use used be""".split())
+_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additionally|both|"
+                       r"as\s+well\s+as)\b", re.I)
+
+
+def _loose(term: str) -> str:
+    """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
+    term = term.strip("'\u2019")  # "Toni's" is read "toni'"
+    t = term.rstrip("e") if len(term) > 3 else term
+    return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
+
+
+def _ended(rest: str) -> frozenset[str]:
+    """The terms (`_loose`) of what `rest` says was stopped, less times and light verbs; empty
+    when it ends nothing. "left" ends only a named thing ("left Waterstones", not "left my
+    keys")."""
+    m = _ENDS.search(rest)
+    if m is None:
+        return frozenset()
+    obj = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or ""
+    if m.group("a"):
+        obj = _OBJECT_END.sub("", " " + obj)
+    if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
+                            _LEFT_FOR_NOW.search(m.group("a"))):
+        return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
+    if m.group("d") and _ONE_OFF.search(rest):
+        return frozenset()  # "I took the bus today instead of walking": once, not a change
+    # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended
+    times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
+    terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
+    if not terms - _LIGHT:
+        return frozenset()
+    return frozenset(_loose(t) for t in terms)
