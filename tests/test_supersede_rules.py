@@ -54,6 +54,12 @@ def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
     # another holder doing the same routine
     ("I cycle to the office.", "My flatmate takes the tram to the office instead of cycling."),
     ("I play squash on Thursdays.", "My dad doesn't play squash anymore."),
+    # a person's fact said of something of the speaker's no relation word names
+    ("I live in Ripon.", "My office moved to Leeds."),
+    ("I live in Ripon.", "Our lodger has moved to Selby."),
+    ("I work at Boots.", "My housemate works at Superdrug now."),
+    ("I live in Ripon.", "My family moved to Thirsk."),
+    ("I live in Ripon.", "My old buddy just moved to Ripon from Hull."),
     # another destination, another routine, another slot
     ("I take the train to work.", "I take the bus to the station instead."),
     ("I go to the gym on Tuesdays.", "I go to choir on Fridays now."),

@@ -76,6 +76,8 @@ RELATIONS = {
     niece nephew grandmother grandfather grandma grandpa granddaughter grandson grandchild
     stepson stepdaughter stepmother stepfather godson goddaughter boss manager colleague coworker
     roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
+    mate pal buddy bestie housemate classmate teammate workmate ex twin spouse stepsister
+    stepbrother godmother godfather carer tutor coach mentor lodger tenant
     dog cat puppy kitten pet horse rabbit hamster parrot""".split()
 } | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
      "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
@@ -146,6 +148,14 @@ _CHANGED_MINE = re.compile(
     r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
     r"(?:\w+\s+)??(\w+)", re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
+# "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or
+# works, an age) said of something of the speaker's that no relation word names is that thing's
+# (or that person's), never the speaker's own: "I live in Harrogate" stays.
+_PERSONAL = frozenset({"residence", "employer", "age"})
+_OWNED_SUBJECT = re.compile(
+    r"^(?:my|our)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:has\s+|have\s+|had\s+|just\s+|also\s+|now\s+)*"
+    r"(?:moved|moves|relocated|lives|lived|works|worked|turned|retired|emigrated)\b(?!\s+(?:me|us)\b)",
+    re.I)
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
     r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
@@ -288,6 +298,9 @@ def read_claim(text: str) -> Claim:
     holder, attribute, rest = _holder_attribute(body)
     if attribute is None:
         attribute = _attribute(rest, holder, body)
+    owned = _OWNED_SUBJECT.match(body) if holder == "i" and attribute in _PERSONAL else None
+    if owned is not None:
+        holder = "my " + owned.group(1).lower()
     skip = {stem(w.lower()) for w in holder.split()}
     names = {stem(w.lower()) for w in FACT_WORD.findall(body)[1:] if w[0].isupper()}
     if attribute is not None and attribute.startswith("who is my "):
