@@ -202,7 +202,9 @@ _LIMIT = re.compile(
     r"more\s+than|that\s+involves)\b|"
     r"\bonly\b[^.;]{0,30}?\b(?:works?|suits?)\s+(?:for\s+)?(?:me|us)\b|"
     r"\bsuits?\s+(?:me|us)\s+best\b|\bon\s+a\s+(?:\w+\s+)?budget\b|"
-    r"\b(?:start|starts|finish|finishes)\s+(?:work\s+|my\s+shift\s+)?at\s+\d|"
+    r"\b(?:start|starts|finish|finishes)\s+(?:work\s+|my\s+shift\s+|school\s+)?at\s+"
+    r"(?:\d|half\s+past|quarter\s+(?:past|to)|(?:one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|noon|midday)\b)|"
     r"\bin\s+recovery\b|\b(?:hip|knee|joint)\s+replacement\b|"
     # harm to the holder's body ("murder on my back", "kills my knees"), a medical term by its
     # form (arthritis, scoliosis, anaemia, neuropathy, fibromyalgia, apnoea), a dependence
@@ -214,8 +216,14 @@ _LIMIT = re.compile(
     r"\bon\s+(?:oxygen|dialysis|a\s+ventilator|chemo|meds|medication|antibiotics|insulin|"
     r"statins|a\s+\w+\s+diet)\b|"
     r"\bnowhere\s+(?:too\s+\w+|with|near|that)\b|"
-    r"\b(?:is|are)\s+off\s+(?:for\s+(?:a\s+bit|a\s+while|now|the\s+moment|the\s+time\s+being)|"
-    r"the\s+menu|limits)\b|"
+    r"\b(?:is|are)\s+(?:\w+ly\s+)?off\s+(?:for\s+(?:a\s+bit|a\s+while|now|the\s+moment|"
+    r"the\s+time\s+being)|the\s+menu|limits)\b|\b(?:is|are|'s|'re)\s+(?:\w+ly\s+)?off-limits\b|"
+    # a body part healing, a licence never held, a cap on what the holder may spend
+    r"\b(?:knees?|back|hips?|ankles?|legs?|arms?|wrists?|shoulders?|foot|feet|neck|ribs?|"
+    r"hands?|stitches|wound|scar)\s+(?:is|are|'s)\s+(?:still\s+)?(?:healing|mending)\b|"
+    r"\b(?:never\s+(?:got|had|passed|learned\s+to\s+drive)|(?:don't|do\s+not|doesn't)\s+"
+    r"(?:have|hold)|haven't\s+got|lost)\s+(?:my|a|his|her)\s+(?:driving\s+|driver'?s\s+)?"
+    r"licen[cs]e\b|\bwhat\s+(?:i|we)\s+(?:can|could|are\s+able\s+to)\s+(?:spend|afford|pay)\b|"
     r"\b(?:can't|cannot|won't)\s+(?:really\s+|quite\s+|possibly\s+)?(?:stretch|go|spend|pay)\s+"
     r"(?:to|beyond|over|above|more\s+than)\b|"
     r"\bneeds?\s+(?:a\s+|an\s+)?(?:ground[- ]floor|step[- ]free|accessible|downstairs|quiet|"
@@ -388,6 +396,7 @@ _DECISION = re.compile(
 # Choosing an object, not going with company or picking fruit ("we went with my parents",
 # "we picked strawberries"); agreeing on a future, not an opinion of the past.
 _GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all\s+of\s+us|"
+          r"me\s+and\s+(?:my\s+|our\s+)?\w+|"
           r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me)|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
           r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
           r"(?:the|our)\s+(?:whole\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
