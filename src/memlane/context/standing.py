@@ -11,7 +11,8 @@ shown in the core layer on every turn, whichever thread of the namespace they we
 `rank_standing` orders them: pinned first, then what a wrong answer would cost most (the kinds'
 order), within a kind the ones sharing the most terms with the new message, then the newest;
 a need or agreement on a subject one before it already took (a term the message does not say)
-after all the others, so a small budget shows one per subject; needs and agreements always (`HARD_KINDS`), the others when the new message shares a term.
+after all the others, so a small budget shows one per subject. Needs and agreements are
+shown always (`HARD_KINDS`), the others when the new message shares a term.
 A record another one is marked newer than (a correction the writer was not sure of, both kept:
 "[newer than #N; may update it]") is left out while the newer one is shown: only the newest
 value stands. The assembler shows them in this order while they fit `standing_cap` and says
