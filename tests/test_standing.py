@@ -224,6 +224,18 @@ def test_a_healing_body_part_a_licence_never_held_and_a_spending_cap_are_needs()
     assert kind_of("The shop starts its sale at ten tomorrow.") != "constraint"
 
 
+def test_a_change_to_an_arrangement_is_agreed_as_the_arrangement_was() -> None:
+    """Else the stale agreement stands alone in the layer when the writer does not link the
+    two: the stale value shown as current."""
+    changed = ["Change of plan, the team dinner moved to Thursday.",
+               "Actually we pushed the dinner back to Thursday.",
+               "We've switched the venue to the Crown now.",
+               "We moved the wedding to Florence."]
+    assert [kind_of(s) for s in changed] == ["decision"] * len(changed)
+    moved = ["My sister and I moved the piano to the basement.", "We moved to a new house."]
+    assert [kind_of(s) for s in moved if kind_of(s) == "decision"] == []
+
+
 def test_a_need_word_said_as_a_topic_or_of_someone_else_is_not_a_need() -> None:
     """The field words (`step.lexicon`) make a need only with a holder, in the present: a
     book about autism, a friend's chemo, a dish that is vegan, a fear of what someone will

@@ -422,7 +422,16 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
            r"reached\s+(?:an?\s+)?(?:agreement|decision|consensus|compromise)|compromised|"
            r"narrowed\s+it\s+down|said\s+yes|on\s+board(?:\s+with)?|all\s+in\s+on|"
            r"in\s+agreement|locked|put\s+it\s+to\s+a\s+vote|(?:gone|went|going)\s+halves|"
-           r"split\s+the\s+cost)")
+           r"split\s+the\s+cost|"
+           # a change to an arrangement the group made is agreed too: "we pushed the dinner
+           # back to Thursday", "we've switched the venue to the Crown"
+           r"(?:(?:pushed|switched|changed|rescheduled|bumped)\s+(?:the|our)\s+"
+           r"(?:\w+\s+){1,3}?(?:back\s+|forward\s+|up\s+)?(?:to|until|till)\b|"
+           # moved to a time or a named place, not "moved the piano to the basement"
+           r"(?:moved|brought)\s+(?:the|our)\s+(?:\w+\s+){1,3}?(?:back\s+|forward\s+)?"
+           r"(?:to|until|till)\s+(?=next\b|tomorrow\b|the\s+\d|\d|(?:mon|tues|wednes|thurs|"
+           r"fri|satur|sun)days?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b|"
+           r"(?-i:[A-Z]))))")
 _AGREED = re.compile(
     _GROUP + r"(?:\s+(?:have|has|are|is|all|both|finally|just|now|eventually|officially|"
     r"unanimously|\w+ly))*\s+" + _COMMIT + r"|"
@@ -448,7 +457,8 @@ _FROM_NOW = re.compile(r"\b(?:from\s+now\s+on|going\s+forward|as\s+of\s+(?:now|t
 _ONE = re.compile(r"\b(?:i|i'm|i'll|i've|i'd)\b")
 _SETTLING = re.compile(
     r"^\W*(?:(?:okay|ok|alright|right|fine|cool|great|good|perfect|done|sorted|deal|"
-    r"sounds\s+good|fine\s+by\s+(?:me|us|both\s+of\s+us|everyone))(?:\s+then|\s+so)?"
+    r"sounds\s+good|fine\s+by\s+(?:me|us|both\s+of\s+us|everyone)|change\s+of\s+plans?)"
+    r"(?:\s+then|\s+so)?"
     r"|then|so)(?:\s*[,:;!.-]+\s*|\s+(?=we\b|we'))(?:so\s+|then\s+)?")
 # What follows a settling word when it settles something: who does what ("Priya's doing the
 # cake", "Maria handles the invitations", "the kitchen goes white"), or a choice's future
@@ -459,6 +469,8 @@ _ASSIGNED = re.compile(
     r"hosting|paying|covering|organi[sz]ing|navigating|sorting|booking|making|picking)\b|"
     r"\b(?:handles|drives|brings|cooks|hosts|pays|covers|reads|goes|stay|stays|becomes|starts|"
     r"moves|move|keeps|comes|sleeps)\b|\b(?:we'll|we\s+will|we're\s+going\s+to)\b|"
+    r"\b(?:moved|pushed\s+back|brought\s+forward|switched|changed)\s+to\b|"
+    r"\b(?:is|are|'s)\s+now\s+(?:at|on|in)\b|"
     r"\bwe're\s+doing\s+(?:the|a|it)\b|"
     r"\b(?:will|'ll)\s+be\s+(?:at|on|in|held|from)\b|"
     r"\b(?:name|venue|date|plan|theme|colou?r|menu|budget|winner|destination|location|"
