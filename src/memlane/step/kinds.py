@@ -27,9 +27,11 @@ commitment, or a settling word that opens an assignment (`_agreed`); assent to a
 Measured on sentences written for it before it was tuned on them (tests/data/
 standing_kinds.jsonl): sets 5 and 6 read 7 and 8 of 15 needs, 9 and 5 of 10 agreements; set 7
 (before the field words) 14 of 30 needs, 14 of 20 agreements, 35 of 40 ordinary as neither; set
-8, never tuned on, 13 of 15, 9 of 10, 19 of 20. Of the 10,184 sentences of LoCoMo's dev split
-it reads 16 as a need or an agreement (most of them true: "I'm lactose intolerant"). A model
-step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
+8, never tuned on, 13 of 15, 9 of 10, 19 of 20. Of the needs and agreements written for the
+reference workload, said in passing in longer messages (tests/data/reference_written_*.jsonl),
+it read 21 of 24 before they were tuned on (24 after) and 7 of 8 never tuned on. Of the 10,184
+sentences of LoCoMo's dev split it reads 16 as a need or an agreement (most of them true:
+"I'm lactose intolerant"). A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
 
 from __future__ import annotations
