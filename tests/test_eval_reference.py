@@ -14,6 +14,7 @@ from memlane.cli import main
 from memlane.context.policy import Policy
 from memlane.errors import UsageError
 from memlane.eval.needle import _fold
+from memlane.eval.reader import terms
 from memlane.eval.reference import (
     ITEMS,
     REFERENCE_KINDS,
@@ -30,6 +31,27 @@ def test_every_template_needs_its_fact_without_sharing_a_word() -> None:
         assert not shares_terms(item.fact, item.question), item
         if item.cue:  # the cue names the subject; the question does not
             assert shares_terms(item.cue, item.fact) and not shares_terms(item.cue, item.question)
+
+
+WRITTEN = sorted((Path(__file__).parent / "data").glob("reference_written_*.jsonl"))
+
+
+@pytest.mark.parametrize("path", WRITTEN, ids=lambda p: p.name)
+def test_every_written_item_keeps_the_workloads_rules(path: Path) -> None:
+    """The items written outside the templates (scripts/build_reference_threads.py plants them):
+    the question shares no term with the fact or an update's stale statement, the answer is in
+    the fact, a cue names the subject and not the question's words, 4 kinds, 4+ of each."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    assert {r["kind"] for r in rows} == set(REFERENCE_KINDS)
+    assert min(sum(r["kind"] == k for r in rows) for k in REFERENCE_KINDS) >= 4
+    for r in rows:
+        assert not shares_terms(r["fact"], r["question"]), r
+        assert set(terms(r["answer"])) <= set(terms(r["fact"])), r
+        if r.get("stale"):
+            assert not shares_terms(r["stale"], r["question"]), r
+            assert not set(terms(r["stale_answer"])) <= set(terms(r["fact"])), r
+        if r.get("cue"):
+            assert shares_terms(r["cue"], r["fact"]) and not shares_terms(r["cue"], r["question"])
 
 
 @pytest.mark.parametrize("kind", REFERENCE_KINDS)

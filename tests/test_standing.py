@@ -84,6 +84,27 @@ def test_the_order_is_what_a_wrong_answer_would_cost_then_relevance_then_newest(
     assert got == [6, 5, 4, 3, 2, 7]
 
 
+def test_one_need_or_agreement_per_subject_comes_before_a_second_of_any() -> None:
+    def rec(i: int, kind: str, text: str) -> Record:
+        return Record(id=i, namespace="n", text=text, kind=kind, stated=float(i))
+
+    records = [rec(1, "constraint", "I can't have dairy."),
+               rec(2, "constraint", "Dairy-free options for me, I'm lactose intolerant."),
+               rec(3, "constraint", "I'm lactose intolerant."),
+               rec(4, "decision", "We agreed the puppy is called Biscuit."),
+               rec(5, "constraint", "My knees are bad.")]
+    got = [r.id for r in rank_standing(records, fact_terms("What should we do today?"),
+                                       fact_terms)]
+    # Needs first, newest first, but #2 (dairy-free, lactose intolerant: #3's subject said
+    # again) after the agreement; #1 says dairy, a subject nothing before it took.
+    assert got == [5, 3, 1, 4, 2]
+    # A subject the message names is no repeat: both dairy needs bear on it.
+    records[1] = rec(2, "constraint", "No dairy for me at all.")
+    got = [r.id for r in rank_standing(records, fact_terms("Any dairy dessert ideas?"),
+                                       fact_terms)]
+    assert got == [2, 1, 5, 3, 4]
+
+
 def test_the_layer_is_bounded_and_says_how_many_it_left_out(store: Any) -> None:
     mem = Memory(store, "ns")
     for i in range(60):
@@ -190,6 +211,29 @@ def test_the_writer_reads_the_written_needs_and_agreements() -> None:
         assert sum(kind_of(r["text"]) == kind for r in unseen if r["kind"] == kind) >= least
     assert sum(kind_of(r["text"]) not in ("constraint", "decision")
                for r in unseen if r["kind"] == "other") >= 19
+
+
+def test_a_healing_body_part_a_licence_never_held_and_a_spending_cap_are_needs() -> None:
+    needs = ["My wrist is still mending, so lifting anything heavy is out.",
+             "Lifts are totally off limits for my dad since the accident.",
+             "My husband never got his driving licence, so we go everywhere by train.",
+             "We've had to trim what we can afford on the wedding to twelve grand.",
+             "Our youngest starts school at quarter past eight now."]
+    assert [kind_of(s) for s in needs] == ["constraint"] * len(needs)
+    assert kind_of("Me and my sister agreed she hosts Easter and I do Christmas.") == "decision"
+    assert kind_of("The shop starts its sale at ten tomorrow.") != "constraint"
+
+
+def test_a_change_to_an_arrangement_is_agreed_as_the_arrangement_was() -> None:
+    """Else the stale agreement stands alone in the layer when the writer does not link the
+    two: the stale value shown as current."""
+    changed = ["Change of plan, the team dinner moved to Thursday.",
+               "Actually we pushed the dinner back to Thursday.",
+               "We've switched the venue to the Crown now.",
+               "We moved the wedding to Florence."]
+    assert [kind_of(s) for s in changed] == ["decision"] * len(changed)
+    moved = ["My sister and I moved the piano to the basement.", "We moved to a new house."]
+    assert [kind_of(s) for s in moved if kind_of(s) == "decision"] == []
 
 
 def test_a_need_word_said_as_a_topic_or_of_someone_else_is_not_a_need() -> None:

@@ -10,7 +10,9 @@ shown in the core layer on every turn, whichever thread of the namespace they we
 `STANDING_READ`, pinned first, then by kind, newest first; kept in the read cache) and
 `rank_standing` orders them: pinned first, then what a wrong answer would cost most (the kinds'
 order), within a kind the ones sharing the most terms with the new message, then the newest;
-needs and agreements always (`HARD_KINDS`), the others when the new message shares a term.
+a need or agreement on a subject one before it already took (a term the message does not say)
+after all the others, so a small budget shows one per subject. Needs and agreements are
+shown always (`HARD_KINDS`), the others when the new message shares a term.
 A record another one is marked newer than (a correction the writer was not sure of, both kept:
 "[newer than #N; may update it]") is left out while the newer one is shown: only the newest
 value stands. The assembler shows them in this order while they fit `standing_cap` and says
@@ -69,7 +71,29 @@ def rank_standing(records: Sequence[Record], want: frozenset[str],
             continue
         ranked.append(((not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated,
                         -r.id), r))
-    return [r for _, r in sorted(ranked, key=lambda x: x[0])]
+    return _one_per_subject([r for _, r in sorted(ranked, key=lambda x: x[0])], want, terms,
+                            known)
+
+
+def _one_per_subject(ranked: list[Record], want: frozenset[str],
+                     terms: Callable[[str], frozenset[str]],
+                     known: Mapping[int, frozenset[str]] | None) -> list[Record]:
+    """`ranked` with each need or agreement that shares a subject (a term the new message
+    does not say) with one ranked before it moved after the others: a long thread says the
+    same need many ways ("I'm lactose intolerant", "I can't have dairy", "dairy-free for me"),
+    and the newest of them is the one to show first; a budget that holds a few facts then holds
+    one per subject before a second of any. Pinned records keep their place."""
+    first: list[Record] = []
+    later: list[Record] = []
+    said: set[str] = set()
+    for r in ranked:
+        if r.pinned or r.kind not in HARD_KINDS:
+            first.append(r)
+            continue
+        mine = (known[r.id] if known is not None else standing_terms(r, terms)) - want
+        (later if mine & said else first).append(r)
+        said |= mine
+    return first + later
 
 
 def superseded(records: Sequence[Record]) -> frozenset[int]:
