@@ -114,7 +114,8 @@ _IGNORE = _words(
     "تجاهل|انس|إنس|अनदेखा|नज़रअंदाज़|नजरअंदाज|इग्नोर|भूल जा|উপেক্ষা|ভুলে যান|ভুলে যাও|"
     "เพิกเฉย|ละเว้น|ลืม|ไม่ต้องสนใจ",
     # zu xh sw yo ha am gd ga cy eu ca vi hi ur fa el he uk pl
-    "ziba|ungazinaki|unganaki|khohlwa|*hoyi|libala|puuza|usijali|foju fo|gbagbe|yi watsi|"
+    "ziba|ungazinaki|unganaki|khohlwa|*hoyi|libala|puuza|usijali|sahau|manta da|foju fo|gbagbe|"
+    "yi watsi|"
     "ችላ በል|ችላ በይ|ችላ ይበሉ|ችላ በሉ|እርሳ|leig seachad|diochuimhnich|dìochuimhnich|neamhaird|"
     "dean dearmad|déan dearmad|anwybydd*|anghofi*|ahaztu|ez ikusi egin|baztertu|oblida|oblideu|"
     "no facis cas|phot lo|phớt lờ|lờ đi|छोड़ दो|छोड़ दें|नज़रअंदाज़|نظر انداز|بھول جا|نادیده|"
@@ -265,8 +266,11 @@ _WINDOW = 40
 
 
 # "Vergiss nicht, die Anweisungen ... zu lesen", "n'oublie pas", "non dimenticare": a reminder.
-# (Irish and Scottish Gaelic "ná" / "na": "Ná déan dearmad na treoracha ... a léamh".)
-_NEGATED = re.compile(r"(?:\bn'|\bnon |\bno |\bnao |\bnão |\bdon't |\bdo not |\bне |\bna )$")
+_NEGATED = re.compile(r"(?:\bn'|\bnon |\bno |\bnao |\bnão |\bdon't |\bdo not |\bне )$")
+# Irish and Scottish Gaelic "ná" / "na" before the verb ("Ná déan dearmad na treoracha ... a
+# léamh"); elsewhere "na" is "and" (Swahili "... na puuza maagizo") and no negation.
+_NA = re.compile(r"\bna $")
+_GAELIC_VERBS = ("dean dearmad", "diochuimhnich", "leig seachad", "dean neamhaird")
 _NOT_AFTER = re.compile(r"\s*(?:nicht|pas|niet)\b")
 
 
@@ -274,7 +278,9 @@ def _near(a: list[Span], b: list[Span], view: str, window: int = _WINDOW) -> boo
     """Whether a span of `a` has a span of `b` within `window` characters either side (a
     negated verb of `a` is a reminder, not an order: it is passed over)."""
     for start, end in a:
-        if _NEGATED.search(view, max(0, start - 6), start) or _NOT_AFTER.match(view, end):
+        gaelic_no = view.startswith(_GAELIC_VERBS, start) and _NA.search(view, max(0, start - 3), start)
+        if _NEGATED.search(view, max(0, start - 6), start) or _NOT_AFTER.match(view, end) or (
+                gaelic_no):
             continue
         if any(y > start - window and x < end + window for x, y in b):
             return True
