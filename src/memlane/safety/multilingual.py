@@ -278,9 +278,9 @@ def _near(a: list[Span], b: list[Span], view: str, window: int = _WINDOW) -> boo
     """Whether a span of `a` has a span of `b` within `window` characters either side (a
     negated verb of `a` is a reminder, not an order: it is passed over)."""
     for start, end in a:
-        gaelic_no = view.startswith(_GAELIC_VERBS, start) and _NA.search(view, max(0, start - 3), start)
-        if _NEGATED.search(view, max(0, start - 6), start) or _NOT_AFTER.match(view, end) or (
-                gaelic_no):
+        before = max(0, start - 6)
+        gaelic_no = view.startswith(_GAELIC_VERBS, start) and _NA.search(view, before, start)
+        if _NEGATED.search(view, before, start) or _NOT_AFTER.match(view, end) or gaelic_no:
             continue
         if any(y > start - window and x < end + window for x, y in b):
             return True
