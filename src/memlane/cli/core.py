@@ -19,7 +19,16 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES, public_dict
 from ..validate import timestamp
-from . import JSON_HELP, add_embedder_arg, add_progress_arg, check_store_url, emit, plural, progress
+from . import (
+    JSON_HELP,
+    add_embedder_arg,
+    add_progress_arg,
+    check_store_url,
+    emit,
+    plural,
+    progress,
+    tokens,
+)
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -88,7 +97,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("context", help="what the model would see next, by layer")
     p.add_argument("thread", help="thread id (`memlane threads` lists them)")
-    p.add_argument("--budget", type=int, default=4000, help="token budget (default 4000)")
+    p.add_argument("--budget", type=tokens, default=4000, help="token budget (default 4000)")
     p.add_argument("--message", default=None, help="the new user message, if any")
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
     p.add_argument("--full", action="store_true",
@@ -116,7 +125,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("demo", help="replay a bundled long conversation offline and show what "
                                     "the episodic buffer buys")
-    p.add_argument("--budget", type=int, default=1500,
+    p.add_argument("--budget", type=tokens, default=1500,
                    help="token budget of the context shown (default %(default)s)")
     p.add_argument("--db", dest="demo_db", default=None, metavar="PATH",
                    help="where to keep the demo's thread (default: the global --db if given, "
@@ -167,6 +176,10 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     msgs = read_jsonl(args.file)
+    if not msgs:
+        name = "stdin" if args.file == "-" else args.file
+        raise UsageError(f"{name} holds no messages (nothing was stored): each line must be "
+                         'one {"role", "content", "ts"?} object')
     kwargs: dict[str, Any] = {}
     if args.every:
         from ..step.runner import Cadence

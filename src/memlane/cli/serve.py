@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from ..errors import MissingExtra, UsageError
 from ..server import cpu
-from . import JSON_HELP, add_embedder_arg, emit
+from . import JSON_HELP, add_embedder_arg, emit, tokens
 
 KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
 
@@ -90,7 +90,7 @@ def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "(pure Python); auto: httptools when installed (default auto)")
     p.add_argument("--keys", default=None, metavar="FILE",
                    help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
-    p.add_argument("--budget", type=int, default=4000,
+    p.add_argument("--budget", type=tokens, default=4000,
                    help="token budget of the proxy's assembled context (default %(default)s)")
     p.add_argument("--ledger", default=None, metavar="PATH",
                    help="quality ledger file (default: the memory's ledger, if it exists)")
