@@ -148,3 +148,20 @@ def test_export_counts_agree_with_their_nouns(db: str, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "--db", db, "export", "--out", str(tmp_path / "x.json"))
     assert code == 0 and ": 1 thread, 1 record, 0 snapshots" in err
+
+
+def test_ablate_help_names_exactly_the_layers_there_are() -> None:
+    """`--ablate frame` was offered by the help and refused by the run."""
+    import re
+
+    from memlane.cli import build_parser
+    from memlane.eval.policies import ABLATIONS
+
+    eval_cmd = build_parser()._subparsers._group_actions[0].choices["eval"]
+    for workload in ("needle", "locomo"):
+        parser = eval_cmd._subparsers._group_actions[0].choices[workload]
+        (action,) = [a for a in parser._actions if "--ablate" in a.option_strings]
+        listed = re.search(r"once per layer named: (.*) \(rows", " ".join(action.help.split()))
+        assert listed
+        names = {re.sub(r" \(.*\)", "", x).strip() for x in listed[1].split(",")}
+        assert names == set(ABLATIONS)
