@@ -185,3 +185,15 @@ def test_ablate_help_names_exactly_the_layers_there_are() -> None:
         assert listed
         names = {re.sub(r" \(.*\)", "", x).strip() for x in listed[1].split(",")}
         assert names == set(ABLATIONS)
+
+
+@pytest.mark.parametrize(("upstream", "meant"), [
+    ("localhost:11434", "http://localhost:11434/v1"),
+    ("127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"),
+])
+def test_an_upstream_without_its_scheme_says_to_add_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], upstream: str, meant: str) -> None:
+    err = one_line_error(capsys, "--db", str(tmp_path / "m.db"), "serve", "--upstream",
+                         upstream, "--no-mcp", "--keys", str(tmp_path / "keys.json"))
+    assert f"--upstream {upstream}: a URL needs its scheme, e.g. --upstream {meant}" in err
+    assert not (tmp_path / "m.db").exists()

@@ -11,6 +11,7 @@ import argparse
 import errno
 import gc
 import os
+import re
 import signal
 import socket
 import sys
@@ -192,6 +193,11 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     url, model = args.upstream, None
     if url and "://" not in url:  # a model spec, answered in-process
         from ..models import get_model
+
+        if re.fullmatch(r"[\w.-]+:\d{1,5}(/\S*)?", url):  # localhost:11434: a URL, no scheme
+            meant = f"http://{url}" + ("" if "/" in url else "/v1")
+            raise UsageError(f"--upstream {url}: a URL needs its scheme, e.g. --upstream "
+                             f"{meant} (or a model spec: local, openai:MODEL)")
 
         url, model = None, get_model(args.upstream)
     key = _upstream_key(url) if url else None
