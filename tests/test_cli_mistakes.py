@@ -197,3 +197,35 @@ def test_an_upstream_without_its_scheme_says_to_add_it(
                          upstream, "--no-mcp", "--keys", str(tmp_path / "keys.json"))
     assert f"--upstream {upstream}: a URL needs its scheme, e.g. --upstream {meant}" in err
     assert not (tmp_path / "m.db").exists()
+
+
+MSGS = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+
+
+@pytest.mark.parametrize(("data", "indent", "fix"), [
+    (MSGS, None, "convert it with `jq -c '.[]' {f} > conversation.jsonl`"),
+    (MSGS, 2, "convert it with `jq -c '.[]' {f} > conversation.jsonl`"),
+    ({"messages": MSGS}, 2, "convert it with `jq -c '.messages[]' {f} > conversation.jsonl`"),
+    ({"format": "memlane-export/1", "threads": []}, 2,
+     "is a `memlane export`: restore it with `memlane import {f}`"),
+    ([{"title": "x", "mapping": {}}], None,
+     "is a ChatGPT export: read it with `memlane import --from chatgpt {f}`"),
+    ([{"name": "x", "chat_messages": []}], None,
+     "is a Claude export: read it with `memlane import --from claude {f}`"),
+])
+def test_a_json_document_given_to_ingest_names_what_reads_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], data: object, indent: int | None,
+        fix: str) -> None:
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(data, indent=indent))
+    err = one_line_error(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(f))
+    assert fix.format(f=f) in err
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_a_jsonl_file_with_a_bad_line_still_names_the_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps(MSGS[0]) + "\n" + json.dumps({"text": "no role"}) + "\n")
+    err = one_line_error(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(f))
+    assert f'{f}:2: each line needs "role" and "content"' in err

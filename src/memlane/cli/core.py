@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -154,12 +155,14 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
+            _not_jsonl(path, text, first=not out)
             raise UsageError(f"{path}:{i}: not valid JSON ({e.msg}); each line must be one "
                              '{"role", "content", "ts"?} object') from None
         except RecursionError:
             raise UsageError(f"{path}:{i}: JSON nested too deeply; each line must be one flat "
                              '{"role", "content", "ts"?} object') from None
         if not isinstance(obj, dict) or "role" not in obj or "content" not in obj:
+            _not_jsonl(path, text, first=not out)
             raise UsageError(f'{path}:{i}: each line needs "role" and "content"')
         if obj["role"] not in ROLES:
             raise UsageError(f"{path}:{i}: role must be one of {', '.join(ROLES)}, got "
@@ -172,6 +175,31 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
             raise UsageError(f"{path}:{i}: {e}") from None
         out.append(obj)
     return out
+
+
+def _not_jsonl(path: str, text: str, *, first: bool) -> None:
+    """When the first line fails because the file is one JSON document rather than JSONL (an
+    array of messages, an object holding them, an export), a `UsageError` naming the command
+    or the conversion that reads it; else nothing, and the line's own error stands."""
+    try:
+        data = json.loads(text) if first else None
+    except (json.JSONDecodeError, RecursionError):
+        return
+    from ..importers import PROVIDERS, sniff
+
+    src = "-" if path == "-" else shlex.quote(path)
+    found = sniff(data)
+    if found:
+        raise UsageError(f"{path} is a {PROVIDERS[found]} export: read it with `memlane "
+                         f"import --from {found} {src}` (a thread per conversation)")
+    if isinstance(data, dict) and str(data.get("format", "")).startswith("memlane-export"):
+        raise UsageError(f"{path} is a `memlane export`: restore it with `memlane import {src}`")
+    where = ".messages" if isinstance(data, dict) and isinstance(data.get("messages"), list) \
+        else "." if isinstance(data, list) else None
+    if where is not None:
+        raise UsageError(f"{path} is one JSON document, not JSONL: ingest reads one "
+                         '{"role", "content", "ts"?} object per line; convert it with '
+                         f"`jq -c '{where}[]' {src} > conversation.jsonl`")
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
