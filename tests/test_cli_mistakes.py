@@ -229,3 +229,16 @@ def test_a_jsonl_file_with_a_bad_line_still_names_the_line(
     f.write_text(json.dumps(MSGS[0]) + "\n" + json.dumps({"text": "no role"}) + "\n")
     err = one_line_error(capsys, "--db", str(tmp_path / "m.db"), "ingest", "t", str(f))
     assert f'{f}:2: each line needs "role" and "content"' in err
+
+
+def test_ingest_without_a_thread_id_says_to_name_it_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("conversation.jsonl").write_text(json.dumps(MSGS[0]) + "\n")
+    err = one_line_error(capsys, "--db", "m.db", "ingest", "conversation.jsonl")
+    assert "conversation.jsonl is a file: name the thread first, e.g. memlane ingest mythread " \
+           "conversation.jsonl" in err
+    err = one_line_error(capsys, "--db", "m.db", "ingest", "mythread")
+    assert "no file given: memlane ingest THREAD FILE (- for stdin)" in err
+    assert not Path("m.db").exists()

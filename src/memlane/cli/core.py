@@ -86,8 +86,9 @@ def sqlite_file(target: str | None) -> str | None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ingest", help="append a JSONL conversation to a thread, filing as it goes")
     p.add_argument("thread", help="thread id (created if new)")
-    p.add_argument("file", help='JSONL, one message per line: {"role", "content", "ts"?, '
-                                '"name"?}; - for stdin')
+    p.add_argument("file", nargs="?", default=None,
+                   help='JSONL, one message per line: {"role", "content", "ts"?, "name"?}; - '
+                        "for stdin")
     p.add_argument("--every", type=int, default=None,
                    help="file a stretch every N user turns (default 4)")
     p.add_argument("--no-step", action="store_true", help="append only; do not file stretches")
@@ -203,6 +204,12 @@ def _not_jsonl(path: str, text: str, *, first: bool) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    if args.file is None:
+        if Path(args.thread).is_file():  # `memlane ingest conversation.jsonl`: no thread id
+            raise UsageError(f"{args.thread} is a file: name the thread first, e.g. memlane "
+                             f"ingest mythread {shlex.quote(args.thread)}")
+        raise UsageError("no file given: memlane ingest THREAD FILE (- for stdin), e.g. "
+                         "memlane ingest mythread conversation.jsonl")
     msgs = read_jsonl(args.file)
     if not msgs:
         name = "stdin" if args.file == "-" else args.file
