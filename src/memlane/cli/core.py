@@ -149,7 +149,7 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
         line = raw[:e.start].count(b"\n") + 1
         raise UsageError(f"{path}:{line}: not UTF-8 (byte {raw[e.start]:#04x}); convert the file "
                          "to UTF-8 (e.g. `iconv -f latin1 -t utf-8`)") from None
-    out = []
+    out: list[dict[str, Any]] = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
