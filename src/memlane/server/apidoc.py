@@ -23,11 +23,13 @@ serves one namespace (`memlane -n NS serve`, default `default`) without a key. A
 1-200 letters, digits or `. _ : @ -`, starting with a letter or digit; a thread id is printable,
 with no bidirectional controls and no whitespace at either end (refused, never trimmed).
 
-Errors are `{"error": {"message", "type"}}` with status 400 (bad JSON), 401 (no or bad key),
-404 (no such thread or record, or another namespace's), 405, 409 (a stretch filed already), 413
-(body over 1 MiB) or 422 (a field that fails the schema: the message lists every problem as
-`path: what is wrong`). Bad input is never a 5xx; 502 means the upstream model failed,
-504 that it did not answer in time.
+Errors are `{"error": {"message", "type"}}`, with `problems` (each `path: what is wrong`) when
+the request failed a check. Status 400: bad JSON, or a query parameter, path id or header that
+fails its check (`?budget=4k`, a thread id with a space at an end); 401 (no or bad key), 404 (no
+such thread or record, or another namespace's), 405, 409 (a stretch filed already), 413 (body
+over 1 MiB) or 422 (a body field that fails the schema, every problem listed). Bad input is
+never a 5xx; 502 means the upstream model failed, 503 that the server was started without
+one (`memlane serve --upstream URL`), 504 that it did not answer in time.
 
 Also served: `/v1/chat/completions` (the OpenAI-compatible proxy, below), MCP at `/mcp`, the
 inspector at `/`, `/openapi.json` and `/healthz`. Other `/v1/...` routes go to the upstream only
