@@ -199,3 +199,15 @@ def test_a_search_ranks_the_same_on_both_engines(tmp_path, pg_url):
                 mem.remember(text)
             got.append([h.record.text for h in mem.search(query, 5)])
     assert got[0] == got[1]
+
+
+def test_the_same_words_remembered_twice_are_one_record(store):
+    """`remember` (the tool, REST `POST /records`, the CLI): the same words again, in another
+    case or spacing, add nothing; another kind, a pin or other words are another record."""
+    mem = Memory(store, "again")
+    first = mem.remember("I'm allergic to shellfish.")
+    assert mem.remember("i'm allergic to  shellfish").id == first.id
+    assert mem.remember("I'm allergic to shellfish.", kind="constraint").id != first.id
+    assert mem.remember("I'm allergic to shellfish and peanuts.").id != first.id
+    assert mem.remember("I'm allergic to shellfish.", pinned=True).id != first.id
+    assert len(mem.records()) == 4

@@ -300,10 +300,26 @@ class Memory(Forgetting, SnapshotsAndVectors):
             thread_id = validate.identifier(thread_id, "thread id")
         scans = self.caches.scans
         quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
+        held = self._held_copy(text, kind, pinned, quarantined) if not sources else None
+        if held is not None:
+            return held  # one copy of each fact: the same words remembered again add nothing
         rec = self.store.add_record(self.ns, text, kind, sources, thread_id, pinned,
                                     suspect=quarantined, scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
         return rec
+
+    def _held_copy(self, text: str, kind: str, pinned: bool, suspect: bool) -> Record | None:
+        """A current record of this namespace with the same words as `text` (case, spacing and
+        the closing stop aside) and the same kind, pin and quarantine, if one exists."""
+        from .search.hybrid import search
+
+        want = _same_words(text)
+        for hit in search(self.store, self.ns, text, 5, kinds=[kind]):
+            r = hit.record
+            if _same_words(r.text) == want and r.kind == kind and r.suspect == suspect \
+                    and (r.pinned or not pinned):
+                return r
+        return None
 
     @traced("update")
     def update(self, record_id: int, text: str, *, suspect: bool = False,
@@ -761,6 +777,10 @@ RELATED_DOCS = 200
 """About how many records a stretch's related-records search (`Memory.related`) ranks at most:
 its rarest terms retrieve, up to this many records together; a term in this many or more does
 not (unless every term does)."""
+
+
+def _same_words(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!")
 
 
 def _id(record_id: object) -> int:
