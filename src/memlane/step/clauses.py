@@ -37,7 +37,9 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
-_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead)\b)"
+# Never one that ends a held fact: ", so no more renting in Hackney", ", so that's the gym done".
+_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s+more|no\s+longer"
+                      r"|any\s*more|done)\b)"
                       r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
                       r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
                       re.I)
@@ -137,9 +139,39 @@ def _parts(sentence: str) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
+# Two predicates of one subject: "My son Ali is 4 and goes to nursery", "I live in Leeds and work
+# at Tesco". The second opens with a verb of a fact (not "and then", not a list of objects: "I
+# like tea and coffee").
+_THIRD = """is was has does goes works lives plays attends studies teaches drives rides sings trains
+    owns runs loves likes eats takes uses speaks volunteers coaches swims walks cycles commutes
+    rents supports""".split()
+_BASE = """have do go work live play attend study teach drive ride sing train own run love like eat
+    take use speak volunteer coach swim walk cycle commute rent support""".split()
+_TWO_PREDICATES = re.compile(
+    rf"^(?P<s>(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best|big)\s+)?"
+    rf"(?:{_RELATION_WORDS})(?:\s+(?-i:[A-Z][a-z]+))?|(?-i:[A-Z][a-z]+))\s+(?P<p>\S.*?),?\s+and\s+"
+    rf"(?P<q>(?:{'|'.join(_THIRD)})\b.*)$"
+    rf"|^(?P<i>i|we)\s+(?P<ip>\S.*?),?\s+and\s+(?P<iq>(?:{'|'.join(_BASE)})\b.*)$", re.I)
+
+
+def _one_predicate(part: str) -> list[str]:
+    """`part` as one clause per predicate of its subject (`_TWO_PREDICATES`); as is when the
+    first only announces a change the second gives ("Elsie gave up ballet and does ...")."""
+    m = _TWO_PREDICATES.match(part.strip().rstrip(".!"))
+    if m is None or _CHANGE_ONLY.search(m.group("p") or m.group("ip")) or \
+            (m.group("s") and m.group("s")[0].isupper() and " " not in m.group("s")
+             and not may_be_name(m.group("s"))):
+        return [part]
+    subj = m.group("s") or m.group("i")
+    first, second = m.group("p") or m.group("ip"), m.group("q") or m.group("iq")
+    if len(first.split()) < 2 and not re.search(r"\d", first) or len(second.split()) < 2:
+        return [part]
+    return [f"{subj} {first}", f"{subj} {second}"]
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
-    parts = _parts(sentence)
+    parts = [q for p in _parts(sentence) for q in _one_predicate(p)]
     if len(parts) < 2:
         return [sentence]
     out: list[str] = []

@@ -28,7 +28,8 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|t
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
-# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
+# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
+# "no more renting in Hackney", "so that's the gym done".
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
     r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
@@ -36,6 +37,7 @@ _ENDS = re.compile(
     r"\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
+    r"|\bno\s+more\s+(?P<f>[a-z]+ing\b[^,;.!?]*)|\bthat'?s\s+(?:the\s+|my\s+)?(?P<g>[^,;.!?]+?)\s+done\b"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
@@ -64,7 +66,7 @@ def _ended(rest: str) -> frozenset[str]:
     m = _ENDS.search(rest)
     if m is None:
         return frozenset()
-    obj = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or ""
+    obj = next((g for g in m.group("a", "b", "c", "d", "e", "f", "g") if g), "")
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or

@@ -408,7 +408,27 @@ def fresh_type(new: str, held: str) -> str | None:
                 same_place(new, held, kind):
             return kind  # (a name where a provider or a place stands, the same word before
             # it: not "learning Italian", not "I train with Coach Mike" for "at PureGym")
-    return None
+    return "grade" if another_grade(new, held) else None
+
+
+GRADES = tuple(frozenset(family.split()) for family in (
+    "soprano alto tenor baritone bass mezzo",
+    "basic standard premium plus pro gold silver bronze platinum free family",
+    "daily weekly fortnightly monthly quarterly yearly annually annual",
+    "nights days earlies lates nightshift dayshift",
+    "sales marketing finance accounts hr engineering operations support legal",
+    "beginner beginners intermediate advanced",
+))
+"""Plain words that are values of one scale (a voice part, a plan's tier, a rate, a shift, a
+department, a level): "alto" / "soprano", "basic" / "Premium", a value though no name."""
+
+
+def another_grade(new: str, held: str) -> bool:
+    """Whether `new` gives a word of a `GRADES` family where `held` gave another one of it
+    and `new` does not repeat it ("moved me up to soprano" / "I sing alto")."""
+    a = {w.lower() for w in re.findall(r"[A-Za-z]+", new)}
+    b = {w.lower() for w in re.findall(r"[A-Za-z]+", held)}
+    return any(f & a and f & b and not f & a & b for f in GRADES)
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
@@ -529,6 +549,6 @@ _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|ga
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
-__all__ = ["FAMILIES", "anchor", "another_of", "changed_type", "copula_head", "frame", "fresh_type",
+__all__ = ["FAMILIES", "GRADES", "another_grade", "anchor", "another_of", "changed_type", "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "topic", "two_subjects", "values"]

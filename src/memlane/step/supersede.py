@@ -106,7 +106,7 @@ _IDENTITY = re.compile(
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
-                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit)\b)", re.I)
+                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)\b)", re.I)
 _NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
                           rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
 _NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
@@ -659,8 +659,8 @@ def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | N
         return None
     for i in range(len(claims) - 1, -1, -1):
         c = claims[i]
-        if c.holder != holder or c.ends or same_attribute(new, c) is False:
-            continue
+        if c.holder != holder or c.ends or (same_attribute(new, c) is False and len(new.ends) < 2):
+            continue  # (two words of it named: "so no more commuting by train" / "I commute ...")
         if new.ends <= {_loose(t) for t in c.terms}:
             return Decision(SUPERSEDES, i, (
                 f"same holder ({holder})", f"says it ended {sorted(new.ends)}, which this held "
@@ -788,7 +788,7 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     if c.holder != holder and not unsure:
         return Decision(RELATED, i, (f"refused: holder {holder!r} is not {c.holder!r}",
                                      "both kept, the new one marked newer"))
-    if same_attribute(new, c) is False:
+    if same_attribute(new, c) is False and not (len(new.ends) > 1 and _ends_held(new, holder, [c])):
         return Decision(RELATED, i, (f"refused: attribute {new.attribute!r} is not "
                                      f"{c.attribute!r}", "both kept, the new one marked newer"))
     if new.terms == c.terms:
