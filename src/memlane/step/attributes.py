@@ -72,6 +72,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # "moved down to Stirling" (a place by name; not "moved up to teach")
+                      r"|\b(?:moved|moving|relocated)\s+(?:down|up|across|away)\s+to\s+"
+                      r"(?!(?-i:Year|Grade|Level|Set)\b)(?-i:[A-Z][a-z]+)"
                       # an address: "moved round the corner to 3 Mill Lane"
                       r"|^\W*(?:(?:i|we|they|he|she)(?:'ve|'d|'s)?\s+)?(?:(?:have|has|had|just|"
                       r"now|finally|recently|all)\s+)*(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?"
