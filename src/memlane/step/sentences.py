@@ -194,7 +194,8 @@ _THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
                          r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
-                         r"on\s+)?(?:to|onto|into)\b(?!\s+(?:tears|laughter|action|despair))", re.I)
+                         r"on\s+)?(?:to|onto|into|on)\b(?!\s+(?:tears|laughter|action|despair|"
+                         r"hold|the\s+spot|edge|notice|speaker|the\s+list))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
                         r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)

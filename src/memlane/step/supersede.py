@@ -178,7 +178,8 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)"
+    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
+    r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
     # a thing moved to a new value by any verb: "bumped my excess to £400"
     r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
     r"(?:[£$€]?\d|(?-i:[A-Z])))\b",
