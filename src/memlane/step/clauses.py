@@ -169,11 +169,33 @@ def _one_predicate(part: str) -> list[str]:
     return [f"{subj} {first}", f"{subj} {second}"]
 
 
+# A reason after the fact: ", it's closer", ", it's much cheaper" (the conversation's, as
+# ", so ..." is).
+_REASON_TAIL = re.compile(r",\s+(?:it'?s|it\s+is|that'?s)\s+(?:much\s+|a\s+lot\s+|way\s+|so\s+)?"
+                          r"[a-z]+er(?:\s+(?:to|for)\s+[a-z]+)?\s*([.!]*)$", re.I)
+# A value named first, as a change: "The Gym Group is my gym now" states "My gym is The Gym
+# Group now".
+_INVERTED = re.compile(r"^((?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})\s+is\s+(?:now\s+)?"
+                       r"(my|our)\s+([a-z]+(?:\s+(?!now\b)[a-z]+)?)(\s+now)\s*([.!]*)$")
+
+
+def _value_last(part: str) -> str:
+    """`part` with a value named first said as its thing's (`_INVERTED`); as is otherwise,
+    and for a person ("Priya is my manager now": the identity rule reads it)."""
+    part = _REASON_TAIL.sub(r"\1", part.strip())
+    m = _INVERTED.match(part)
+    if m is None or m.group(1).split()[0].lower() in ("i", "it", "this", "that", "there") or \
+            m.group(3).split()[-1] in RELATIONS or not may_be_name(m.group(1).split()[-1]):
+        return part
+    return f"{m.group(2).capitalize()} {m.group(3)} is {m.group(1)} now."
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
     parts = [q for p in _parts(sentence) for q in _one_predicate(p)]
     if len(parts) < 2:
-        return [sentence]
+        return [_value_last(sentence)]
+    parts = [_value_last(p) for p in parts]
     out: list[str] = []
     owner = None
     for p in parts:
