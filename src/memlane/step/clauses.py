@@ -64,7 +64,8 @@ _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|you
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
                             rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?)"
-                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed)\b", re.I)
+                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
+                            rf"became)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
@@ -74,6 +75,11 @@ _REL_MENTION = re.compile(
     rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
     rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
     re.I)
+
+
+# Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
+# whom a following "she" stands for.
+_NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)")
 
 
 def asked_to_keep(sentence: str) -> bool:
@@ -207,7 +213,8 @@ def split_clauses(sentence: str) -> list[str]:
         elif owner is not None:
             p = _with_holder(p, owner)
         else:
-            mentions = list(_REL_MENTION.finditer(p))
+            mentions = list(_REL_MENTION.finditer(p)) or \
+                [m for m in _NAME_MENTION.finditer(p) if may_be_name(m.group(0))]
             owner = mentions[-1].group(0) if mentions else None
         if p[-1] not in ".!?":
             p += "."

@@ -174,7 +174,8 @@ _NAME_FACT = re.compile(
     r"been\s+[a-z]+ed|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
-    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*"
+    r"|on\s+(?-i:[A-Z])\w*))\b",
     re.I)
 
 

@@ -497,6 +497,7 @@ FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
     "mortgage remortgage remortgaged",
     "phone mobile number sim",
     "salary earn earns wage",
+    "diet food eat eats feed fed pouch pouches kibble",
 ))
 """Words of one thing said in other words ("I bank with ..." / "my current account"): the
 same topic though no word is shared (`topic`), and searched for together (`step/related.py`)."""
