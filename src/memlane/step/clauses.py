@@ -79,7 +79,8 @@ _REL_MENTION = re.compile(
 
 # Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
 # whom a following "she" stands for.
-_NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)")
+_NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)"
+                           r"(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)")
 
 
 def asked_to_keep(sentence: str) -> bool:

@@ -92,7 +92,8 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 _HINTS = {
     "residence": "live lives living moved based relocated", "age": "old years turned age",
     "employer": "work works employer job company", "job": "work works job",
-    "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car", "weight": "weigh weight kg",
+    "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car",
+    "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
     "name": "called named name", "salary": "salary earn", "height": "height tall",
     "weekday": "", "rate": "",

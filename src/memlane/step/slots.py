@@ -432,6 +432,8 @@ def another_grade(new: str, held: str) -> bool:
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
+_GRADE_WORD = re.compile(r"\b(?:" + "|".join(sorted(w for f in GRADES for w in f)) + r")\b\s*",
+                         re.I)
 
 
 def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str = "") -> \
@@ -442,7 +444,10 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     again as the one it replaces ("They scrapped the 7:42, so I'm on the 7:15"; "Since Boots
     shut, my repeat prescriptions go to the Co-op"). None when there is none, or when the two
     name two things for certain: two subjects' nouns differ ("my phone" / "my phone
-    contract"), or one noun with other modifiers ("the water bill" / "the gas bill")."""
+    contract"), or one noun with other modifiers ("the water bill" / "the gas bill"; not two
+    levels of one scale: "the beginners group" / "the intermediate group")."""
+    if another_grade(new, held):
+        new, held = _GRADE_WORD.sub("", new), _GRADE_WORD.sub("", held)
     heads = _strict_head(new, skip), _strict_head(held, skip)
     if heads[0] and heads[1] and heads[0] != heads[1]:
         return None
@@ -550,6 +555,7 @@ _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|ga
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
-__all__ = ["FAMILIES", "GRADES", "another_grade", "anchor", "another_of", "changed_type", "copula_head", "frame", "fresh_type",
+__all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "changed_type",
+           "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "topic", "two_subjects", "values"]

@@ -106,7 +106,8 @@ _IDENTITY = re.compile(
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
-                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)\b)", re.I)
+                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)"
+                            r"\b)", re.I)
 _NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
                           rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
 _NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
