@@ -66,6 +66,12 @@ def test_clauses(sentence: str, parts: list[str]) -> None:
     # F: plain words of one scale
     (["I sing tenor in the church choir."], "The choir moved me down to bass.",
      "I sing tenor in the church choir."),
+    (["I work in accounts at the depot."], "I got transferred to engineering.",
+     "I work in accounts at the depot."),
+    # an ending by a name: "let ... lapse"
+    (["I'm a member of the Caravan Club."],
+     "I let the Caravan Club membership lapse and joined the AA instead.",
+     "I'm a member of the Caravan Club."),
     (["I'm in the beginners group at the climbing wall."],
      "The coach moved me up to the intermediate group at the climbing wall.",
      "I'm in the beginners group at the climbing wall."),
@@ -85,6 +91,9 @@ def test_corrections_by_class(held: list[str], new: str, target: str) -> None:
     (["I sing tenor in the church choir."], "My brother sings bass in a barbershop group."),
     (["I sing tenor in the church choir."], "I might move down to bass next year."),
     (["I'm on the basic Netflix plan."], "My sister upgraded her Netflix to Premium."),
+    (["I pay my gym fees monthly."], "I pay my car insurance yearly now."),
+    (["I work in accounts at the depot."], "My brother got transferred to engineering."),
+    (["I'm a member of the Caravan Club."], "I let my library books lapse."),
 ])
 def test_near_misses_replace_nothing(held: list[str], new: str) -> None:
     facts = _held(*held)

@@ -29,7 +29,7 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|t
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
-# "no more renting in Hackney", "so that's the gym done".
+# "no more renting in Hackney", "so that's the gym done", "let The Times lapse".
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
     r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
@@ -38,6 +38,7 @@ _ENDS = re.compile(
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
     r"|\bno\s+more\s+(?P<f>[a-z]+ing\b[^,;.!?]*)|\bthat'?s\s+(?:the\s+|my\s+)?(?P<g>[^,;.!?]+?)\s+done\b"
+    r"|\blet\s+(?:the\s+|my\s+|our\s+)?(?P<h>(?-i:[A-Z])[^,;.!?]*?)\s+(?:\w+\s+)?lapse\b"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
@@ -67,6 +68,8 @@ def _ended(rest: str) -> frozenset[str]:
     if m is None:
         return frozenset()
     obj = next((g for g in m.group("a", "b", "c", "d", "e", "f", "g") if g), "")
+    if m.group("h"):  # "let the National Trust membership lapse": the name is what ended
+        obj = " ".join(re.findall(r"(?-i:\b[A-Z][\w'-]*)", m.group("h")))
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or

@@ -423,12 +423,18 @@ GRADES = tuple(frozenset(family.split()) for family in (
 department, a level): "alto" / "soprano", "basic" / "Premium", a value though no name."""
 
 
-def another_grade(new: str, held: str) -> bool:
-    """Whether `new` gives a word of a `GRADES` family where `held` gave another one of it
+OWN_GRADES = (GRADES[0], GRADES[3], GRADES[4])
+"""The scales a person has one value of (a voice part, a shift, a department): two of one
+scale are the same thing of the holder's. A plan's tier or a rate is a thing's ("I pay my car
+insurance yearly" is not "my gym fees monthly")."""
+
+
+def another_grade(new: str, held: str, scales: tuple[frozenset[str], ...] = GRADES) -> bool:
+    """Whether `new` gives a word of a `scales` family where `held` gave another one of it
     and `new` does not repeat it ("moved me up to soprano" / "I sing alto")."""
     a = {w.lower() for w in re.findall(r"[A-Za-z]+", new)}
     b = {w.lower() for w in re.findall(r"[A-Za-z]+", held)}
-    return any(f & a and f & b and not f & a & b for f in GRADES)
+    return any(f & a and f & b and not f & a & b for f in scales)
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
@@ -446,6 +452,8 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     name two things for certain: two subjects' nouns differ ("my phone" / "my phone
     contract"), or one noun with other modifiers ("the water bill" / "the gas bill"; not two
     levels of one scale: "the beginners group" / "the intermediate group")."""
+    if another_grade(new, held, OWN_GRADES):  # one a person has: their voice part, shift
+        return "a value of one scale"
     if another_grade(new, held):
         new, held = _GRADE_WORD.sub("", new), _GRADE_WORD.sub("", held)
     heads = _strict_head(new, skip), _strict_head(held, skip)
