@@ -94,6 +94,9 @@ def test_corrections_by_class(held: list[str], new: str, target: str) -> None:
     (["I pay my gym fees monthly."], "I pay my car insurance yearly now."),
     (["I work in accounts at the depot."], "My brother got transferred to engineering."),
     (["I'm a member of the Caravan Club."], "I let my library books lapse."),
+    # once, not a new routine
+    (["Our recycling goes out on Monday mornings."],
+     "With the strike the recycling went out on Friday this week."),
 ])
 def test_near_misses_replace_nothing(held: list[str], new: str) -> None:
     facts = _held(*held)

@@ -23,7 +23,7 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 
 
 
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time)|for\s+once|"
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time|week)|for\s+once|"
                       r"just\s+(?:this\s+)?once)\b", re.I)
 
 

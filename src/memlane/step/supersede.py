@@ -689,7 +689,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
         # Another number or name replaces without a cue only for a property the rule names on
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
-        strong = bool(new.key - c.key and c.key and new.attribute and c.attribute)
+        strong = bool(new.key - c.key and c.key and new.attribute and c.attribute) and \
+            not _ONE_OFF.search(new.said)  # "the bins went out on Wednesday this week": once
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
             continue  # a place, age, sum or date changes by a number or a name, never without
