@@ -29,7 +29,8 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
     ("My niece Poppy is 9 and goes to Brownies on Tuesdays.",
      ["My niece Poppy is 9.", "My niece Poppy goes to Brownies on Tuesdays."]),
     ("I live in Hull and work for the NHS.", ["I live in Hull.", "I work for the NHS."]),
-    ("Priya teaches piano and lives in Ealing.", ["Priya teaches piano.", "Priya lives in Ealing."]),
+    ("Priya teaches piano and lives in Ealing.",
+     ["Priya teaches piano.", "Priya lives in Ealing."]),
     # one fact: a list of objects, a sequence, a change the second half gives
     ("I like tea and coffee.", ["I like tea and coffee."]),
     ("My son loves trains and buses.", ["My son loves trains and buses."]),
@@ -49,8 +50,8 @@ def test_clauses(sentence: str, parts: list[str]) -> None:
 
 @pytest.mark.parametrize(("held", "new", "target"), [
     # A: one of two facts of one sentence changes; the other stays
-    (["My nephew Sami lives in Wigan and plays for the county."], "Sami's moved down to Warrington.",
-     "My nephew Sami lives in Wigan."),
+    (["My nephew Sami lives in Wigan and plays for the county."],
+     "Sami's moved down to Warrington.", "My nephew Sami lives in Wigan."),
     # B: an ending said after the new fact
     (["I drive to the depot."], "I got a season ticket, so no more driving to the depot.",
      "I drive to the depot."),
@@ -82,7 +83,8 @@ def test_corrections_by_class(held: list[str], new: str, target: str) -> None:
 
 
 @pytest.mark.parametrize(("held", "new"), [
-    (["My nephew Sami lives in Wigan and plays for the county."], "His friend Joe lives in Bolton."),
+    (["My nephew Sami lives in Wigan and plays for the county."],
+     "His friend Joe lives in Bolton."),
     (["I drive to the depot."], "The pool closed, so no more swimming on Fridays."),
     (["I work nights at the bakery."], "My husband's been put on lates."),
     (["My broadband is BT."], "Sky is my favourite channel now."),

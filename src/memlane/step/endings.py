@@ -23,8 +23,8 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 
 
 
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time|week)|for\s+once|"
-                      r"just\s+(?:this\s+)?once)\b", re.I)
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time|week)"
+                      r"|for\s+once|just\s+(?:this\s+)?once)\b", re.I)
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
