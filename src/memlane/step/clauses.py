@@ -11,7 +11,15 @@ The heuristic writer (`step/heuristic.py`) files each user sentence through `cla
 - two facts joined in one sentence ("My employer is Novo Nordisk and my start date is 15
   September", "My sister lives in Bristol and I live in Leeds") are two clauses, each its own
   record; a pronoun opening the second ("... and she is 14 years old") is replaced by the holder
-  the first named ("My cat is 14 years old"), so each record says whom it is about.
+  the first named ("My cat is 14 years old"), or by someone the first names ("The vet said
+  Mittens needs a new diet, so she's on ..."), so each record says whom it is about;
+- two predicates of one subject ("My son Ali is 4 and goes to nursery", "I live in Hull and
+  work for the NHS") are two clauses, each with the subject; not a list of objects ("I like
+  tea and coffee"), a sequence ("and then"), nor a change the second half gives ("Maya quit
+  netball and plays hockey now");
+- a value named first as a change is said as its thing's ("The Gym Group is my gym now" ->
+  "My gym is The Gym Group now."), and an ending after a new fact stays (", so no more renting
+  in Hackney": what the supersede rule reads as ended).
 
 The message itself keeps every word: only the record's text is trimmed.
 """
