@@ -46,10 +46,10 @@ def test_the_tune_set_too(store: Any) -> None:
 def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
-    like facts, one corrected), the tune set written beside them, and v4-v9 (each written before
-    it was first measured, then tuned on), v10 (never tuned on), and 20 more near-misses
-    (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement, 2 on main): no
-    wrong supersede, the other holder untouched."""
+    like facts, one corrected), the tune set written beside them, and v4-v9 and v11 (each
+    written before it was first measured, then tuned on), v10 and v12 (never tuned on), and 20
+    more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
+    2 on main): no wrong supersede, the other holder untouched."""
     m = _measure()
     for name, least in (("corrections_heldout_v3.jsonl", V3_APPLIED),
                         ("corrections_people_v3.jsonl", PEOPLE_APPLIED),
@@ -61,6 +61,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v8.jsonl", V8_APPLIED),
                         ("corrections_heldout_v9.jsonl", V9_APPLIED),
                         ("corrections_heldout_v10.jsonl", V10_APPLIED),
+                        ("corrections_heldout_v11.jsonl", V11_APPLIED),
+                        ("corrections_heldout_v12.jsonl", V12_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:-6])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
@@ -92,7 +94,17 @@ V9_APPLIED = 15
 before the signals (`supersede._by_signals`), none wrong."""
 V10_APPLIED = 3
 """Of 10 (4 two-people): 4 on its only measurement (clean: written after the last rule change,
-never tuned on; main: 4, with one fact not filed), none wrong."""
+never tuned on; main: 4, with one fact not filed), none wrong; 5 since "let The Times lapse"
+ends the named thing (a class of v11's, not tuned on v10)."""
+V11_APPLIED = 12
+"""Of 12 (`corrections_heldout_v11.jsonl`: two facts in one sentence, "no more X-ing", shift
+words, change verbs, a pronoun after a name, plain-word values; 6 near-misses): 12 when last
+measured, both engines; 4 on its first (clean) measurement on main, none wrong."""
+V12_APPLIED = 4
+"""Of 10 (`corrections_heldout_v12.jsonl`, everyday wording not chosen for those classes):
+4 on its only measurement (clean: written after the last rule change; main: 4), with one
+wrong supersede main made too ("the bins went out on Wednesday this week" replaced "Our bins
+go out on Tuesday nights"), since refused; the misses were not tuned on."""
 V7_APPLIED = 8
 """Of 10: 9 when last measured; 6 on its first (clean) measurement with one wrong supersede
 ("The office opens at 7:30 now" replaced "I take the 8:05 bus to the office"), since refused

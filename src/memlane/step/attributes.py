@@ -40,6 +40,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
                   r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
                   r"|lates))\b"),
+        # What a pet or a person is fed, by a brand ("eats Felix pouches", "on Purina renal food").
+        ("food", r"\b(?:eats?|fed|feeds?|on)\s+(?-i:[A-Z])\w*(?:\s+\w+)?\s+"
+                 r"(?:food|pouch(?:es)?|kibble|biscuits|tins|formula)\b"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
@@ -72,6 +75,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # "moved down to Stirling" (a place by name; not "moved up to teach")
+                      r"|\b(?:moved|moving|relocated)\s+(?:down|up|across|away)\s+to\s+"
+                      r"(?!(?-i:Year|Grade|Level|Set)\b)(?-i:[A-Z][a-z]+)"
                       # an address: "moved round the corner to 3 Mill Lane"
                       r"|^\W*(?:(?:i|we|they|he|she)(?:'ve|'d|'s)?\s+)?(?:(?:have|has|had|just|"
                       r"now|finally|recently|all)\s+)*(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?"

@@ -11,7 +11,15 @@ The heuristic writer (`step/heuristic.py`) files each user sentence through `cla
 - two facts joined in one sentence ("My employer is Novo Nordisk and my start date is 15
   September", "My sister lives in Bristol and I live in Leeds") are two clauses, each its own
   record; a pronoun opening the second ("... and she is 14 years old") is replaced by the holder
-  the first named ("My cat is 14 years old"), so each record says whom it is about.
+  the first named ("My cat is 14 years old"), or by someone the first names ("The vet said
+  Mittens needs a new diet, so she's on ..."), so each record says whom it is about;
+- two predicates of one subject ("My son Ali is 4 and goes to nursery", "I live in Hull and
+  work for the NHS") are two clauses, each with the subject; not a list of objects ("I like
+  tea and coffee"), a sequence ("and then"), nor a change the second half gives ("Maya quit
+  netball and plays hockey now");
+- a value named first as a change is said as its thing's ("The Gym Group is my gym now" ->
+  "My gym is The Gym Group now."), and an ending after a new fact stays (", so no more renting
+  in Hackney": what the supersede rule reads as ended).
 
 The message itself keeps every word: only the record's text is trimmed.
 """
@@ -37,7 +45,9 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
-_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead)\b)"
+# Never one that ends a held fact: ", so no more renting in Hackney", ", so that's the gym done".
+_SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s+more|no\s+longer"
+                      r"|any\s*more|done)\b)"
                       r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
                       r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
                       re.I)
@@ -62,7 +72,8 @@ _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|you
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
                             rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?)"
-                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed)\b", re.I)
+                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
+                            rf"became)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
@@ -72,6 +83,12 @@ _REL_MENTION = re.compile(
     rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
     rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
     re.I)
+
+
+# Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
+# whom a following "she" stands for.
+_NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)"
+                           r"(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)")
 
 
 def asked_to_keep(sentence: str) -> bool:
@@ -137,11 +154,63 @@ def _parts(sentence: str) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
+# Two predicates of one subject: "My son Ali is 4 and goes to nursery", "I live in Leeds and work
+# at Tesco". The second opens with a verb of a fact (not "and then", not a list of objects: "I
+# like tea and coffee").
+_THIRD = """is was has does goes works lives plays attends studies teaches drives rides sings trains
+    owns runs loves likes eats takes uses speaks volunteers coaches swims walks cycles commutes
+    rents supports""".split()
+_BASE = """have do go work live play attend study teach drive ride sing train own run love like eat
+    take use speak volunteer coach swim walk cycle commute rent support""".split()
+_TWO_PREDICATES = re.compile(
+    rf"^(?P<s>(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best|big)\s+)?"
+    rf"(?:{_RELATION_WORDS})(?:\s+(?-i:[A-Z][a-z]+))?|(?-i:[A-Z][a-z]+))\s+(?P<p>\S.*?),?\s+and\s+"
+    rf"(?P<q>(?:{'|'.join(_THIRD)})\b.*)$"
+    rf"|^(?P<i>i|we)\s+(?P<ip>\S.*?),?\s+and\s+(?P<iq>(?:{'|'.join(_BASE)})\b.*)$", re.I)
+
+
+def _one_predicate(part: str) -> list[str]:
+    """`part` as one clause per predicate of its subject (`_TWO_PREDICATES`); as is when the
+    first only announces a change the second gives ("Elsie gave up ballet and does ...")."""
+    m = _TWO_PREDICATES.match(part.strip().rstrip(".!"))
+    if m is None or _CHANGE_ONLY.search(m.group("p") or m.group("ip")) or \
+            (m.group("s") and m.group("s")[0].isupper() and " " not in m.group("s")
+             and not may_be_name(m.group("s"))):
+        return [part]
+    subj = m.group("s") or m.group("i")
+    first, second = m.group("p") or m.group("ip"), m.group("q") or m.group("iq")
+    if len(first.split()) < 2 and not re.search(r"\d", first) or len(second.split()) < 2:
+        return [part]
+    return [f"{subj} {first}", f"{subj} {second}"]
+
+
+# A reason after the fact: ", it's closer", ", it's much cheaper" (the conversation's, as
+# ", so ..." is).
+_REASON_TAIL = re.compile(r",\s+(?:it'?s|it\s+is|that'?s)\s+(?:much\s+|a\s+lot\s+|way\s+|so\s+)?"
+                          r"[a-z]+er(?:\s+(?:to|for)\s+[a-z]+)?\s*([.!]*)$", re.I)
+# A value named first, as a change: "The Gym Group is my gym now" states "My gym is The Gym
+# Group now".
+_INVERTED = re.compile(r"^((?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})\s+is\s+(?:now\s+)?"
+                       r"(my|our)\s+([a-z]+(?:\s+(?!now\b)[a-z]+)?)(\s+now)\s*([.!]*)$")
+
+
+def _value_last(part: str) -> str:
+    """`part` with a value named first said as its thing's (`_INVERTED`); as is otherwise,
+    and for a person ("Priya is my manager now": the identity rule reads it)."""
+    part = _REASON_TAIL.sub(r"\1", part.strip())
+    m = _INVERTED.match(part)
+    if m is None or m.group(1).split()[0].lower() in ("i", "it", "this", "that", "there") or \
+            m.group(3).split()[-1] in RELATIONS or not may_be_name(m.group(1).split()[-1]):
+        return part
+    return f"{m.group(2).capitalize()} {m.group(3)} is {m.group(1)} now."
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
-    parts = _parts(sentence)
+    parts = [q for p in _parts(sentence) for q in _one_predicate(p)]
     if len(parts) < 2:
-        return [sentence]
+        return [_value_last(sentence)]
+    parts = [_value_last(p) for p in parts]
     out: list[str] = []
     owner = None
     for p in parts:
@@ -153,7 +222,8 @@ def split_clauses(sentence: str) -> list[str]:
         elif owner is not None:
             p = _with_holder(p, owner)
         else:
-            mentions = list(_REL_MENTION.finditer(p))
+            mentions = list(_REL_MENTION.finditer(p)) or \
+                [m for m in _NAME_MENTION.finditer(p) if may_be_name(m.group(0))]
             owner = mentions[-1].group(0) if mentions else None
         if p[-1] not in ".!?":
             p += "."

@@ -23,12 +23,13 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 
 
 
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time)|for\s+once|"
-                      r"just\s+(?:this\s+)?once)\b", re.I)
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time|week)"
+                      r"|for\s+once|just\s+(?:this\s+)?once)\b", re.I)
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
-# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan".
+# "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
+# "no more renting in Hackney", "so that's the gym done", "let The Times lapse".
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
     r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
@@ -36,6 +37,8 @@ _ENDS = re.compile(
     r"\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
+    r"|\bno\s+more\s+(?P<f>[a-z]+ing\b[^,;.!?]*)|\bthat'?s\s+(?:the\s+|my\s+)?(?P<g>[^,;.!?]+?)\s+done\b"
+    r"|\blet\s+(?:the\s+|my\s+|our\s+)?(?P<h>(?-i:[A-Z])[^,;.!?]*?)\s+(?:\w+\s+)?lapse\b"
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
@@ -64,7 +67,9 @@ def _ended(rest: str) -> frozenset[str]:
     m = _ENDS.search(rest)
     if m is None:
         return frozenset()
-    obj = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e") or ""
+    obj = next((g for g in m.group("a", "b", "c", "d", "e", "f", "g") if g), "")
+    if m.group("h"):  # "let the National Trust membership lapse": the name is what ended
+        obj = " ".join(re.findall(r"(?-i:\b[A-Z][\w'-]*)", m.group("h")))
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or

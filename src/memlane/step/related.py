@@ -92,7 +92,8 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 _HINTS = {
     "residence": "live lives living moved based relocated", "age": "old years turned age",
     "employer": "work works employer job company", "job": "work works job",
-    "shift": "shift nights days", "car": "drive drives car", "weight": "weigh weight kg",
+    "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car",
+    "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
     "name": "called named name", "salary": "salary earn", "height": "height tall",
     "weekday": "", "rate": "",
@@ -139,6 +140,8 @@ def related_query(texts: Sequence[str]) -> str:
                 # Its thing said in other words ("my current account" / "I bank with ...").
                 said = set(re.findall(r"[a-z]+", clause.lower()))
                 words += [w for f in slots.FAMILIES if f & said for w in sorted(f)]
+                # Another value of its scale ("soprano" / "I sing alto", "Premium" / "basic").
+                words += [w for f in slots.GRADES if f & said for w in sorted(f)]
                 holder = c.holder.rpartition("|")[2]
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()

@@ -174,7 +174,8 @@ _NAME_FACT = re.compile(
     r"been\s+[a-z]+ed|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
-    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*))\b",
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*"
+    r"|on\s+(?-i:[A-Z])\w*))\b",
     re.I)
 
 
@@ -194,7 +195,8 @@ _THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
                          r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
-                         r"on\s+)?(?:to|onto|into)\b(?!\s+(?:tears|laughter|action|despair))", re.I)
+                         r"on\s+)?(?:to|onto|into|on)\b(?!\s+(?:tears|laughter|action|despair|"
+                         r"hold|the\s+spot|edge|notice|speaker|the\s+list))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
                         r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)

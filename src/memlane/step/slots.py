@@ -408,10 +408,38 @@ def fresh_type(new: str, held: str) -> str | None:
                 same_place(new, held, kind):
             return kind  # (a name where a provider or a place stands, the same word before
             # it: not "learning Italian", not "I train with Coach Mike" for "at PureGym")
-    return None
+    return "grade" if another_grade(new, held) else None
+
+
+GRADES = tuple(frozenset(family.split()) for family in (
+    "soprano alto tenor baritone bass mezzo",
+    "basic standard premium plus pro gold silver bronze platinum free family",
+    "daily weekly fortnightly monthly quarterly yearly annually annual",
+    "nights days earlies lates nightshift dayshift",
+    "sales marketing finance accounts hr engineering operations support legal",
+    "beginner beginners intermediate advanced",
+))
+"""Plain words that are values of one scale (a voice part, a plan's tier, a rate, a shift, a
+department, a level): "alto" / "soprano", "basic" / "Premium", a value though no name."""
+
+
+OWN_GRADES = (GRADES[0], GRADES[3], GRADES[4])
+"""The scales a person has one value of (a voice part, a shift, a department): two of one
+scale are the same thing of the holder's. A plan's tier or a rate is a thing's ("I pay my car
+insurance yearly" is not "my gym fees monthly")."""
+
+
+def another_grade(new: str, held: str, scales: tuple[frozenset[str], ...] = GRADES) -> bool:
+    """Whether `new` gives a word of a `scales` family where `held` gave another one of it
+    and `new` does not repeat it ("moved me up to soprano" / "I sing alto")."""
+    a = {w.lower() for w in re.findall(r"[A-Za-z]+", new)}
+    b = {w.lower() for w in re.findall(r"[A-Za-z]+", held)}
+    return any(f & a and f & b and not f & a & b for f in scales)
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
+_GRADE_WORD = re.compile(r"\b(?:" + "|".join(sorted(w for f in GRADES for w in f)) + r")\b\s*",
+                         re.I)
 
 
 def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str = "") -> \
@@ -422,7 +450,12 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     again as the one it replaces ("They scrapped the 7:42, so I'm on the 7:15"; "Since Boots
     shut, my repeat prescriptions go to the Co-op"). None when there is none, or when the two
     name two things for certain: two subjects' nouns differ ("my phone" / "my phone
-    contract"), or one noun with other modifiers ("the water bill" / "the gas bill")."""
+    contract"), or one noun with other modifiers ("the water bill" / "the gas bill"; not two
+    levels of one scale: "the beginners group" / "the intermediate group")."""
+    if another_grade(new, held, OWN_GRADES):  # one a person has: their voice part, shift
+        return "a value of one scale"
+    if another_grade(new, held):
+        new, held = _GRADE_WORD.sub("", new), _GRADE_WORD.sub("", held)
     heads = _strict_head(new, skip), _strict_head(held, skip)
     if heads[0] and heads[1] and heads[0] != heads[1]:
         return None
@@ -477,6 +510,7 @@ FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
     "mortgage remortgage remortgaged",
     "phone mobile number sim",
     "salary earn earns wage",
+    "diet food eat eats feed fed pouch pouches kibble",
 ))
 """Words of one thing said in other words ("I bank with ..." / "my current account"): the
 same topic though no word is shared (`topic`), and searched for together (`step/related.py`)."""
@@ -529,6 +563,7 @@ _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|ga
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
-__all__ = ["FAMILIES", "anchor", "another_of", "changed_type", "copula_head", "frame", "fresh_type",
+__all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "changed_type",
+           "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "topic", "two_subjects", "values"]

@@ -106,7 +106,8 @@ _IDENTITY = re.compile(
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
-                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit)\b)", re.I)
+                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)"
+                            r"\b)", re.I)
 _NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
                           rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
 _NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
@@ -178,7 +179,8 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)"
+    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
+    r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
     # a thing moved to a new value by any verb: "bumped my excess to £400"
     r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
     r"(?:[£$€]?\d|(?-i:[A-Z])))\b",
@@ -659,8 +661,8 @@ def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | N
         return None
     for i in range(len(claims) - 1, -1, -1):
         c = claims[i]
-        if c.holder != holder or c.ends or same_attribute(new, c) is False:
-            continue
+        if c.holder != holder or c.ends or (same_attribute(new, c) is False and len(new.ends) < 2):
+            continue  # (two words of it named: "so no more commuting by train" / "I commute ...")
         if new.ends <= {_loose(t) for t in c.terms}:
             return Decision(SUPERSEDES, i, (
                 f"same holder ({holder})", f"says it ended {sorted(new.ends)}, which this held "
@@ -687,7 +689,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
         # Another number or name replaces without a cue only for a property the rule names on
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
-        strong = bool(new.key - c.key and c.key and new.attribute and c.attribute)
+        strong = bool(new.key - c.key and c.key and new.attribute and c.attribute) and \
+            not _ONE_OFF.search(new.said)  # "the bins went out on Wednesday this week": once
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
             continue  # a place, age, sum or date changes by a number or a name, never without
@@ -788,7 +791,7 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     if c.holder != holder and not unsure:
         return Decision(RELATED, i, (f"refused: holder {holder!r} is not {c.holder!r}",
                                      "both kept, the new one marked newer"))
-    if same_attribute(new, c) is False:
+    if same_attribute(new, c) is False and not (len(new.ends) > 1 and _ends_held(new, holder, [c])):
         return Decision(RELATED, i, (f"refused: attribute {new.attribute!r} is not "
                                      f"{c.attribute!r}", "both kept, the new one marked newer"))
     if new.terms == c.terms:
