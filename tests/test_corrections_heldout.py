@@ -63,6 +63,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v10.jsonl", V10_APPLIED),
                         ("corrections_heldout_v11.jsonl", V11_APPLIED),
                         ("corrections_heldout_v12.jsonl", V12_APPLIED),
+                        ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
+                        ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:-6])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
@@ -105,6 +107,14 @@ V12_APPLIED = 4
 4 on its only measurement (clean: written after the last rule change; main: 4), with one
 wrong supersede main made too ("the bins went out on Wednesday this week" replaced "Our bins
 go out on Tuesday nights"), since refused; the misses were not tuned on."""
+LEAD_S4A_APPLIED = 11
+"""Of 16 (`corrections_lead_s4a.jsonl`, the lead's check in new words, 4 two-people): 12 when
+last measured; 9 on its first measurement, with one wrong supersede ("My best mate just moved to
+Harrogate from York." replaced "I live in Harrogate."), since refused; its misses' classes were
+then given to the rules."""
+LEAD_S4B_APPLIED = 14
+"""Of 16 (`corrections_lead_s4b.jsonl`, written after every other rule of the session): 15 when
+last measured; 11 on its first (clean) measurement, none wrong, both engines."""
 V7_APPLIED = 8
 """Of 10: 9 when last measured; 6 on its first (clean) measurement with one wrong supersede
 ("The office opens at 7:30 now" replaced "I take the 8:05 bus to the office"), since refused

@@ -43,6 +43,13 @@ from memlane.step.supersede import NEW, RELATED, SUPERSEDES, decide, read_claim
     ("We buy our veg at Thornbury Market.",
      "We get our veg boxed from Greenvale now rather than Thornbury Market."),
     ("My son Arlo is in Beavers.", "Arlo moved up from Beavers to Cubs this term."),
+    # a day for a day of one routine; an ending by "ditched / dumped X for", "out of <place>",
+    # a named thing that died; one diet for another
+    ("I play tennis at Northgate on Mondays.", "I've moved my tennis to Wednesdays."),
+    ("Our gas is with Ovo.", "We dumped Ovo for E.ON after the price rise."),
+    ("I ride a blue Vespa.", "The Vespa finally packed up."),
+    ("We rent a flat on Kings Road.", "We're out of Kings Road."),
+    ("I'm vegan.", "I started eating eggs again, so I'm vegetarian now."),
 ])
 def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
     d = decide(new, [old])
@@ -91,6 +98,11 @@ def test_a_correction_in_these_shapes_supersedes(old: str, new: str) -> None:
     ("I cycle to the depot.", "I took the train this morning instead of cycling."),
     # a relation "-in-law" is another person
     ("My mum lives in Whitby.", "My mother-in-law just moved to Scarborough."),
+    # "out of" a thing that is no name, a thing of no held fact, another holder's diet, once
+    ("We buy bread at Greggs.", "We're out of bread."),
+    ("I have a dog called Max.", "The old kettle finally died."),
+    ("I'm vegetarian.", "My brother stopped eating meat, he's vegan now."),
+    ("I play tennis at Northgate on Mondays.", "I played tennis on Wednesday this week."),
 ])
 def test_a_near_miss_never_supersedes(old: str, new: str) -> None:
     d = decide(new, [old])

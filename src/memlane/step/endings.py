@@ -29,17 +29,21 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|t
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
-# "no more renting in Hackney", "so that's the gym done", "let The Times lapse".
+# "no more renting in Hackney", "so that's the gym done", "let The Times lapse", "we're out of
+# Clarence Road", "the Fiat finally died".
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
-    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced"
+    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
     r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
     r"\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
     r"|\bno\s+more\s+(?P<f>[a-z]+ing\b[^,;.!?]*)|\bthat'?s\s+(?:the\s+|my\s+)?(?P<g>[^,;.!?]+?)\s+done\b"
     r"|\blet\s+(?:the\s+|my\s+|our\s+)?(?P<h>(?-i:[A-Z])[^,;.!?]*?)\s+(?:\w+\s+)?lapse\b"
-    r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b", re.I)
+    r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b"
+    r"|\b(?:we're|we\s+are|i'm|i\s+am|moved)\s+out\s+of\s+(?P<j>(?-i:[A-Z])[^,;.!?]*)"
+    r"|^(?:the|my|our)\s+(?:old\s+)?(?P<i>[^,;.!?]+?)\s+(?:has\s+|had\s+|finally\s+|just\s+)*"
+    r"(?:died|packed\s+(?:up|in)|(?:was|got)\s+(?:written\s+off|stolen|scrapped))\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
@@ -67,7 +71,7 @@ def _ended(rest: str) -> frozenset[str]:
     m = _ENDS.search(rest)
     if m is None:
         return frozenset()
-    obj = next((g for g in m.group("a", "b", "c", "d", "e", "f", "g") if g), "")
+    obj = next((g for g in m.group("a", "b", "c", "d", "e", "f", "g", "i", "j") if g), "")
     if m.group("h"):  # "let the National Trust membership lapse": the name is what ended
         obj = " ".join(re.findall(r"(?-i:\b[A-Z][\w'-]*)", m.group("h")))
     if m.group("a"):

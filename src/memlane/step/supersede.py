@@ -684,7 +684,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             continue
         if _other_thing(new, c):
             continue
-        if new.ends and not new.ends <= {_loose(t) for t in c.terms}:
+        if new.ends and not new.ends <= {_loose(t) for t in c.terms} and \
+                not new.attribute == c.attribute == "diet":  # (one diet: "stopped eating fish")
             continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
@@ -741,10 +742,9 @@ def _other_thing(new: Claim, c: Claim) -> bool:
     if mine and theirs and not mine & theirs and not ({"name"} in (mine, theirs) and
                                                       {"code", "number"} in (mine, theirs)):
         return True  # "The office opens at 7:30 now" / "My office is in Canary Wharf"
-    fresh = new.key - c.key
-    return bool(fresh) and fresh <= _CALENDAR and bool(c.key - _CALENDAR - _numbers(c.key))
-
-
+    fresh = new.key - c.key  # (a day for a day is the same slot: "swim on Tuesdays" / "Thursdays")
+    return bool(fresh) and fresh <= _CALENDAR and bool(c.key - _CALENDAR - _numbers(c.key)) \
+        and not c.key & _CALENDAR
 
 
 def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
