@@ -129,7 +129,7 @@ def test_auto_falls_back_to_builtin_without_chitchat(monkeypatch: pytest.MonkeyP
         t = make_needle_thread(4, 6, 1)
         assert t.filler_source == "builtin"
         assert t == make_needle_thread(4, 6, 1, filler_source="builtin")
-        with pytest.raises(MissingExtra, match=r"memlane\[eval\]"):
+        with pytest.raises(MissingExtra, match=r"pip install .*\[eval\]"):
             make_needle_thread(4, 6, 1, filler_source="chitchat")
     finally:
         needle._chitchat_conversations.cache_clear()
