@@ -319,3 +319,23 @@ def test_a_turn_whose_record_is_shown_is_not_quoted_again(store: Any) -> None:
     opened = t.context(1500, QUESTION, policy=OPEN).trace.buffer_turns
     assert any("Biscuit" in b.text for b in opened)
     mem.close()
+
+
+def test_the_gap_marker_stands_where_stretches_are_missing():
+    """A matched line right after the first stretch's is no gap: the marker goes at the first
+    break in the messages; with no break, after the first stretch's line."""
+    from memlane.context.buffer import render_block
+    from memlane.types import Episode
+
+    def ep(a: int, b: int) -> Episode:
+        return Episode("t", a, b, f"stretch {a}-{b}", (), 0.0, False)
+
+    def order(text: str) -> list[str]:
+        return ["gap" if "not listed" in x else x.split("(msgs ")[1].split(")")[0]
+                for x in text.splitlines() if x.startswith("- ")]
+
+    assert order(render_block([ep(1, 8), ep(9, 16), ep(41, 48)], 3, 0, 8)) == \
+        ["1-8", "9-16", "gap", "41-48"]
+    assert order(render_block([ep(1, 8), ep(25, 32), ep(41, 48)], 3, 0, 8)) == \
+        ["1-8", "gap", "25-32", "41-48"]
+    assert order(render_block([ep(1, 8), ep(9, 16)], 2, 0, 8)) == ["1-8", "gap", "9-16"]

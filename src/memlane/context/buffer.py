@@ -133,16 +133,29 @@ def layer_text(header: str, lines: list[str]) -> str:
     return fenced(header, lines)
 
 
+def _gap_after(lines: Sequence[Episode], first_end: int | None) -> int | None:
+    """The index of the shown line the gap marker follows: the first break in the messages
+    at or after the first stretch's line (a matched line can sit right after it), else the
+    first stretch's line itself; None when that line is not shown."""
+    first = next((i for i, ep in enumerate(lines) if ep.end == first_end), None)
+    if first is None:
+        return None
+    for i in range(first, len(lines) - 1):
+        if lines[i + 1].start > lines[i].end + 1:
+            return i
+    return first
+
+
 def render_block(
     lines: Sequence[Episode], skipped_after_first: int, unfiled: int, first_end: int | None,
     header: str = NOTES_HEADER,
     turns: Sequence[BufferTurn] = (),
 ) -> str:
-    """The block's text. The gap marker goes after the first stretch's line, where the skipped
-    stretches are, and only when `skipped_after_first` > 0. `header`: `NOTES_HEADER_NO_TOOLS`
-    for a context without tools. `turns`: opened evicted messages, each quoted under the line
-    of the stretch it belongs to (the line dates and frames it), or, when that line is not
-    shown, dated on its own where its seq falls among the lines."""
+    """The block's text. The gap marker (`_gap_after`) only when `skipped_after_first` > 0.
+    `header`: `NOTES_HEADER_NO_TOOLS` for a context without tools. `turns`: opened evicted
+    messages, each quoted under the line of the stretch it belongs to (the line dates and
+    frames it), or, when that line is not shown, dated on its own where its seq falls among
+    the lines."""
     out: list[str] = []
     placed_gap = False
     under: dict[int, list[BufferTurn]] = {}
@@ -153,12 +166,13 @@ def render_block(
             loose.append(t)
         else:
             under.setdefault(owner, []).append(t)
-    for ep in lines:
+    gap_after = _gap_after(lines, first_end) if skipped_after_first > 0 else None
+    for i, ep in enumerate(lines):
         while loose and loose[0].seq < ep.start:
             out.append(loose_turn(loose.pop(0)))
         out.append(render_line(ep))
         out.extend(quoted_turn(t) for t in under.get(ep.end, ()))
-        if ep.end == first_end and skipped_after_first > 0:
+        if i == gap_after:
             out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
             placed_gap = True
     out.extend(loose_turn(t) for t in loose)
