@@ -316,8 +316,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
         want = _same_words(text)
         for hit in search(self.store, self.ns, text, 5, kinds=[kind]):
             r = hit.record
-            if _same_words(r.text) == want and r.kind == kind and r.suspect == suspect \
-                    and (r.pinned or not pinned):
+            if _same_words(r.text) == want and r.suspect == suspect and (r.pinned or not pinned):
                 return r
         return None
 

@@ -157,7 +157,6 @@ def render_block(
     frames it), or, when that line is not shown, dated on its own where its seq falls among
     the lines."""
     out: list[str] = []
-    placed_gap = False
     under: dict[int, list[BufferTurn]] = {}
     loose: list[BufferTurn] = []
     for t in sorted(turns, key=lambda t: t.seq):
@@ -174,9 +173,8 @@ def render_block(
         out.extend(quoted_turn(t) for t in under.get(ep.end, ()))
         if i == gap_after:
             out.append(f"- ... {_stretches(skipped_after_first)} not listed: search memory ...")
-            placed_gap = True
     out.extend(loose_turn(t) for t in loose)
-    if skipped_after_first > 0 and not placed_gap:
+    if skipped_after_first > 0 and gap_after is None:
         out.insert(
             0, f"- ... {_stretches(skipped_after_first, 'earlier ')} not listed: search memory "
                "..."

@@ -113,7 +113,6 @@ _NEUTRAL = frozenset("new old current former latest previous usual regular same"
 _DETERMINER = re.compile(r"\b(my|our|the|a|an|for|his|her|their|its)\s+", re.I)
 _VERBISH = re.compile(r"^[a-z]{3,}ed$|^(?:got|went|left|sold|took|came|became|began|grew|rose|"
                       r"fell|put|set|cut|quit)$")
-_COPULA_AFTER = re.compile(r"^\s*(?:is|are|was|were|'s|has\s+been|have\s+been|got)\b", re.I)
 _BARE_SUBJECT = re.compile(r"^\W*((?:[A-Za-z][a-z-]+\s+){0,2}[a-z][a-z-]+)\s+(?=(?:is|are|was|"
                            r"were|has|have|had|got|moved|changed|went|goes|go|rose|fell|"
                            r"dropped|increased|starts|started)\b)")
