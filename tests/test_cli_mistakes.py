@@ -61,6 +61,26 @@ def test_an_option_with_no_near_one_still_says_where_the_usage_is(
     assert "unrecognized arguments: --zzzzzz (see `memlane context --help`)" in err
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--dbb", "x", "threads"], "unrecognized arguments: --dbb; did you mean --db?"),
+    (["--nmespace", "a", "threads"],
+     "unrecognized arguments: --nmespace; did you mean --namespace?"),
+    (["--zzzz", "threads"], "unrecognized arguments: --zzzz (see `memlane --help`)"),
+])
+def test_a_mistyped_global_option_is_named_not_its_value_taken_for_the_command(
+        capsys: pytest.CaptureFixture[str], argv: list[str], said: str) -> None:
+    err = one_line_error(capsys, *argv)
+    assert said in err and "invalid choice" not in err
+
+
+def test_global_options_in_every_accepted_form_still_reach_the_command(
+        db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--db", db, "-n", "default"], [f"--db={db}", "-ndefault"],
+                 ["--d", db, "--name", "default"]):
+        code, out = run(capsys, *argv, "threads")[:2]
+        assert code == 0 and "t" in out.split()
+
+
 @pytest.mark.parametrize(("budget", "fix"), [
     ("4k", "'4k' is not a whole number of tokens: write 4000"),
     ("1.5K", "'1.5K' is not a whole number of tokens: write 1500"),

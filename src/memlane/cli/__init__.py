@@ -98,6 +98,10 @@ class Parser(argparse.ArgumentParser):
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                    namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        args = sys.argv[1:] if args is None else list(args)
+        unknown = self._unknown_before_command(args)
+        if unknown:  # else argparse reads its value as the command (`--dbb x` -> command 'x')
+            self.error(f"unrecognized arguments: {unknown}")
         ns, extra = self.parse_known_args(args, namespace)
         if extra:
             # Said by the command's own parser, which knows the options the user meant.
@@ -106,6 +110,25 @@ class Parser(argparse.ArgumentParser):
         if hasattr(ns, "_parser"):
             del ns._parser
         return ns
+
+    def _unknown_before_command(self, args: Sequence[str]) -> str | None:
+        """The first option before the command this parser does not know (abbreviations as
+        argparse takes them), or None. Only a parser with commands asks."""
+        if not any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            return None
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] not in ("-", "--"):
+            name = args[i].split("=", 1)[0]
+            if not name.startswith("--") and len(name) > 2:
+                name = name[:2]  # `-nalice`: the value attached
+            opts = self._option_string_actions
+            known = [o for o in opts if o == name] or [
+                o for o in opts if o.startswith(name) and name.startswith("--")]
+            if len(known) != 1:
+                return args[i]
+            takes_value = self._option_string_actions[known[0]].nargs != 0
+            i += 2 if takes_value and name == args[i] else 1
+        return None
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {self._near(message)} (see `{self.prog} --help`)\n")
