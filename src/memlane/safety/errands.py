@@ -26,7 +26,12 @@ below reads a shape a statement does not have:
 - *an outward hook* (`outward hook`): an order to add a webhook, a deploy key, an SSH key or an
   access token, or to point something at a link: a standing door for whoever named it;
 - *download and run* (`download and run`): a fetch (curl, wget) piped into a shell or saved
-  and made executable.
+  and made executable;
+- *an order in the first person from a tool* (`first-person order in a tool result`, read only
+  for a tool's output: `tool_orders`): in a page, a file or an e-mail a tool brought in, the
+  first person is its author, not the user, so "delete my project" or "add my coworker to the
+  project" there is someone posing as the user to the agent that reads it. A recipe's "add the
+  flour" has no first person and stays.
 
 Each reads the bounded view `prompt_like` gives (the first 8,000 characters and the last
 2,000).
@@ -63,7 +68,7 @@ _COVERT = re.compile(
     r"monitoring|anyone|any ?one|management|compliance|auditors?))\b")
 # An order's opening: the sentence's start, a "please", or "and then"; then the verb.
 _ORDER_PREFIX = (r"(?:^|[.!?;:\n]\s*|\bplease\s+|\bkindly\s+|\b(?:and|then)\s+)"
-                 r"(?:please\s+|now\s+|also\s+|just\s+|then\s+)?")
+                 r"(?:(?:please|now|also|just|then|so),?\s+)?")
 _ORDER_START = re.compile(_ORDER_PREFIX + r"[a-z]+\b")
 
 
@@ -98,6 +103,15 @@ _RUN_FETCHED = re.compile(
     r"|&&\s*(?:ba)?sh\s+\S+|\biex\b")
 
 
+# Verbs of an order an agent acting for its user would carry out.
+_ACTING_ORDER = _order(
+    r"delete|remove|erase|add|make|transfer|send|forward|pay|wire|grant|give|create|comment|"
+    r"post|share|change|update|invite|publish|edit|approve|cancel|buy|purchase|order|"
+    r"subscribe|unsubscribe|follow|star|fork|merge|close|rename|move|upload|reply|respond|"
+    r"email|message|book|withdraw|sell|reset|disable|enable|revoke|assign|promote|fill|submit|"
+    r"open|visit|go|navigate|execute|run|set|accept|sign|confirm|download|install|copy|print")
+
+
 def _sentences(folded: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+|\n+", folded) if s.strip()]
 
@@ -126,3 +140,11 @@ def errand_signals(folded: str) -> list[str]:
     if _FETCH.search(folded) and _RUN_FETCHED.search(folded):
         found.append("download and run")
     return found
+
+
+def tool_orders(folded: str) -> list[str]:
+    """The signal read only in a tool's output (see above), in a folded text."""
+    for s in _sentences(folded):
+        if _FIRST_PERSON.search(s) and _ACTING_ORDER.search(s) and not s.rstrip().endswith("?"):
+            return ["first-person order in a tool result"]
+    return []
