@@ -44,19 +44,21 @@ import re
 # A first person anywhere in the text: the user's own errand ("please remind me", "my order").
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'll|our|ours|us)\b")
-# A request that opens the text: "please review", "kindly arrange", "could you please check".
+# A request that opens the text: "please review", "kindly arrange", "could you please check";
+# not a request to explain, describe or write (what a user asks an assistant to tell them).
 _REQUEST_OPENING = re.compile(
     r"^\W{0,3}(?:please|pls|kindly|could you|can you|would you)\b(?:\s+please\b)?"
-    r"(?:\s+\w+ly\b)?\s+[a-z]")
+    r"(?:\s+\w+ly\b)?\s+(?!(?:explain|describe|tell|write|compose|summari[sz]e|define|clarify|"
+    r"discuss|outline|suggest|recommend|teach|show|help|draft|give|list|share your|provide "
+    r"(?:an? )?(?:summary|overview|explanation|guide|list|example|tips))\b)[a-z]")
 # What an organisation or a system owns, or a record named by an identifier or a sum of money.
 _INSTITUTIONAL = re.compile(
     r"\bids?\b\W{0,3}\w{0,12}\d|#\s?\d|[$€£]\s?\d|\b\d[\d,.]*\s?(?:dollars|euros|pounds|usd|eur)\b"
     r"|\b(?:data|database|records?|accounts?|customers?|clients?|patients?|students?|"
     r"employees?|staff|personnel|users?|company|companies|department|organi[sz]ation|corporate|"
     r"servers?|systems?|network|software|firmware|website|web ?site|credentials?|"
-    r"transactions?|financial|finances|portfolio|logs?|files?|documents?|reports?|case|claims?|"
-    r"orders?|inventory|payments?|funds|admin\w*|devices?|vehicles?|applications?|process|"
-    r"processes|traffic|infrastructure|configuration|settings|permissions?|access)\b")
+    r"transactions?|financial|finances|portfolio|logs|inventory|funds|admin\w*|"
+    r"infrastructure|configuration|permissions?)\b")
 # Concealment from the people an agent acts for (not "quietly", not "keep it a secret": a
 # surprise party is hidden too).
 _COVERT = re.compile(
@@ -120,7 +122,8 @@ def errand_signals(folded: str) -> list[str]:
     """The signals above in a folded text (`_fold`, a bounded view of it)."""
     found = []
     owned = bool(_FIRST_PERSON.search(folded))
-    if not owned and _REQUEST_OPENING.search(folded) and _INSTITUTIONAL.search(folded):
+    if not owned and _REQUEST_OPENING.search(folded) and _INSTITUTIONAL.search(folded) and not (
+            folded.rstrip().endswith("?")):
         found.append("request to the reader")
     sentences = _sentences(folded)
     if any(_COVERT.search(s) and _ORDER_START.search(s) for s in sentences) and (
