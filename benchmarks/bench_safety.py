@@ -62,6 +62,7 @@ from memlane.safety import as_data, scan
 from memlane.tools.handlers import MemoryTools
 
 ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
 LOCOMO = ROOT.parent.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 if not LOCOMO.exists():
     LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
@@ -252,6 +253,61 @@ def scan_cost(texts: list[str], repeats: int = 3) -> tuple[float, float]:
     return best / len(texts) * 1e6, best_strict / len(texts) * 1e6
 
 
+def admit_counts() -> None:
+    """What `safety.admit` quarantines, text by text: all of LoCoMo (turns and observations),
+    the benign texts written here (trained on, and not), the outside set by source."""
+    def q(text: str) -> bool:
+        return safety.admit(text).quarantined
+
+    data = json.loads(LOCOMO.read_text())
+    loco = [t["text"] for c in data for k, s in c["conversation"].items()
+            if k.startswith("session_") and isinstance(s, list) for t in s if t.get("text")]
+    loco += [f[0] for c in data for o in c.get("observation", {}).values()
+             for p in o.values() for f in p if isinstance(f, list) and f]
+    print("LoCoMo", len(loco), "quarantined", sum(map(q, loco)))
+    names = ["guard_benign", "injection_corpus", "safety_families", "benign_model_records"]
+    names += sorted(f.stem for f in DATA.glob("benign_orders*.jsonl"))
+    for name in names:
+        rows = [json.loads(x) for x in (DATA / f"{name}.jsonl").read_text().splitlines() if x]
+        texts = [r["text"] for r in rows if r.get("label", "benign") == "benign"]
+        print(name, len(texts), "quarantined", sum(map(q, texts)))
+    kept: Counter[str] = Counter()
+    n: Counter[str] = Counter()
+    for line in (DATA / "outside_attacks.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        n[r["source"]] += 1
+        kept[r["source"]] += q(r["text"])
+    print("outside, quarantined:", {s: f"{kept[s]}/{n[s]}" for s in n})
+
+
+def print_report(report: dict[str, Any], total: Counter[str], per: dict[str, Counter[str]],
+                 examples: list[str]) -> None:
+    n = total["n"] or 1
+    print(f"attacks ({report['split']}): {total['n']}")
+    for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "rest", "recall",
+              "open_memory", "any"):
+        if k == "rest" and not _rest_path():
+            print("  reach rest           not run: the REST path needs the server extra "
+                  "(pip install -e '.[server]')")
+            continue
+        print(f"  reach {k:<14} {total[k]:>4}  ({total[k] / n:.1%})  never shown as plain text: "
+              f"{1 - total[k] / n:.1%}")
+    for fam, c in per.items():
+        print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']} (ingest {c['ingest_4k']}, "
+              f"remember {c['remember']}, rest {c['rest']}, recall {c['recall']}, open_memory "
+              f"{c['open_memory']})")
+    b = report["benign"]
+    print(f"benign: {b['n']}  withheld {b['withheld']} ({b['withheld'] / b['n']:.1%})  "
+          f"altered {b['altered']} ({b['altered'] / b['n']:.1%})")
+    print(f"benign via ingest: withheld {b['ingest_withheld']} "
+          f"({b['ingest_withheld'] / b['n']:.1%})  kept as a record {b['ingest_kept_as_record']}")
+    for e in examples:
+        print("   withheld:", e[:120])
+    print(f"scan cost: {report['scan_us_per_text']:.0f} us CPU per text (mean "
+          f"{report['mean_chars']} chars, no memo); with prompt_like (model-written texts, tool "
+          f"results): {report['scan_and_prompt_like_us_per_text']:.0f} us")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", default="heldout", choices=["heldout", "tune", "all"])
@@ -263,7 +319,13 @@ def main() -> None:
     ap.add_argument("--misses", action="store_true", help="print the attacks that reach")
     ap.add_argument("--cost-only", action="store_true",
                     help="only the scan cost, on the split's attacks and the benign texts")
+    ap.add_argument("--admit-counts", action="store_true",
+                    help="only what `admit` quarantines of LoCoMo, the written benign texts and "
+                         "the outside set by source")
     args = ap.parse_args()
+    if args.admit_counts:
+        admit_counts()
+        return
     if args.misses and args.split != "tune" and args.corpus is None:
         ap.error("--misses reads the tuning half or a --corpus only: the held-out split is "
                  "measured, never read")
@@ -319,29 +381,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
         return
-    n = total["n"] or 1
-    print(f"attacks ({report['split']}): {total['n']}")
-    for k in ("ingest_2k", "ingest_4k", "remember", "update_memory", "rest", "recall",
-              "open_memory", "any"):
-        if k == "rest" and not _rest_path():
-            print("  reach rest           not run: the REST path needs the server extra "
-                  "(pip install -e '.[server]')")
-            continue
-        print(f"  reach {k:<14} {total[k]:>4}  ({total[k] / n:.1%})  never shown as plain text: "
-              f"{1 - total[k] / n:.1%}")
-    for fam, c in per.items():
-        print(f"  {fam:<13} n={c['n']:<4} reached anywhere {c['any']} (ingest {c['ingest_4k']}, "
-              f"remember {c['remember']}, rest {c['rest']}, recall {c['recall']}, open_memory "
-              f"{c['open_memory']})")
-    print(f"benign: {len(benign)}  withheld {withheld} ({withheld / len(benign):.1%})  "
-          f"altered {altered} ({altered / len(benign):.1%})")
-    print(f"benign via ingest: withheld {ingest_withheld} ({ingest_withheld / len(benign):.1%})"
-          f"  kept as a record {kept}")
-    for e in examples:
-        print("   withheld:", e[:120])
-    print(f"scan cost: {cost_us:.0f} us CPU per text (mean {report['mean_chars']} chars, no memo); "
-          f"with prompt_like (model-written texts, tool results): {strict_us:.0f} us")
-
+    print_report(report, total, per, examples)
 
 if __name__ == "__main__":
     main()

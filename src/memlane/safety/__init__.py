@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..caches import read_scans, remember
+from .errands import tool_orders
 from .framing import (
     DATAMARK,
     FENCE_CLOSE,
@@ -233,6 +234,8 @@ def clean_tag(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> int:
 #   - only `prompt_like` flagged it and the user's own words of this turn hold it (`said`): a
 #     user may ask to keep "reply in under 50 words" as a preference. A pattern hit stays
 #     quarantined even then (the user's words are kept, as data).
+# - a tool's output (`origin="tool"`: a recall snapshot, a tool message opened as a source) is
+#   also read for orders in the first person: there the first person is a page's author.
 
 
 @dataclass(frozen=True)
@@ -267,13 +270,18 @@ def read(text: str, scans: dict[str, tuple[str, ...]] | None = None,
 
 def admit(text: str, *, said: Sequence[str] = (), trusted: bool = False,
           scans: dict[str, tuple[str, ...]] | None = None,
-          likes: dict[str, tuple[str, ...]] | None = None, scanned: int = 0) -> Admission:
+          likes: dict[str, tuple[str, ...]] | None = None, scanned: int = 0,
+          origin: str = "") -> Admission:
     """Whether `text` goes into (or comes out of) memory quarantined (see the module's rule).
 
     `said`: the user's own words of this turn, when the caller knows them (the agent, the
     proxy, `memlane chat`); `trusted`: the caller vouches for the text; `scanned`: a stored
-    text's row tag (a clean verdict of this scanner skips the pattern scan)."""
+    text's row tag (a clean verdict of this scanner skips the pattern scan); `origin`: "tool"
+    for a tool's output (a stored snapshot, a tool message), whose first person is its author,
+    not the user (`errands.tool_orders`)."""
     flags, hard = read(text, scans, likes, scanned)
+    if not flags and origin == "tool":
+        flags = tuple(tool_orders(_fold(text[:10_000])))
     if not flags:
         return Admission((), False, "clean")
     if trusted:

@@ -124,6 +124,12 @@ _PRIVILEGE = re.compile(
     r"control|privileges|permissions)|privileges?|permissions?|access level|\w*admin role|"
     r"manager level|owner role)\b"
     r"|\b(?:admin\w*|elevated|full) (?:privileges|permissions|access|rights|role)\b")
+# A grant the user tells of, done ("I gave my son admin rights on the family laptop"), said to
+# no one: a statement. ("I have granted you admin access" speaks to the reader.)
+_NARRATED = re.compile(
+    r"^(?![^!?\n]*\byou)[^!?\n]{0,40}\b(?:i|we)(?: (?:have|had|just|already|finally))? "
+    r"(?:gave|granted|made|set|assigned|promoted|added|changed|upgraded|switched|raised|"
+    r"elevated|given|got)\b")
 _ASKS_MODEL = re.compile(
     r"\b(?:you|your|yours|yourself)\b[^!?\n]{0,80}?\b(?:configured|configuration|programm\w*|"
     r"objectives?|hidden|system prompt|parameters|env file|credentials?|api keys?|certificates?|"
@@ -222,7 +228,7 @@ def agent_signals(folded: str, text: str = "") -> list[str]:
                                                     or not _I_SUBJECT.search(s))):
             found.append("agent action")
             break
-    if _PRIVILEGE.search(folded):
+    if any(_PRIVILEGE.search(s) and not _NARRATED.search(s) for s in sentences):
         found.append("privilege request")
     if any(_ASKS_MODEL.search(s) for s in sentences):
         found.append("asks the model")

@@ -7,6 +7,7 @@ import re
 
 from .. import guard
 from .agent_orders import agent_signals
+from .errands import errand_signals
 from .multilingual import multilingual_signals
 from .normalise import _LEET, _despace, _fold
 from .patterns import _LEETISH, _QUOTE_ATTRIBUTION, _QUOTED, _SQUASHED_ASK
@@ -152,6 +153,7 @@ def _signals(folded: str, text: str) -> list[str]:
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)
+    found += errand_signals(view)
     # (Only when words mixing digits and letters are many: "3pm", "1st" and "joanna!" are not
     # leetspeak, and reading the text twice doubles its cost.)
     mixed = len(_LEET_WORD.findall(view)) if _LEETISH.search(view) else 0
