@@ -77,6 +77,16 @@ _CHANGED_RELATIONS = re.compile(
     r"^(?:we|i)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
     r"cut|upped|switched|lowered|reduced|bumped|pushed|brought)\s+" + _OWNER + "(" + _REL_WORDS
     + r")(?:'s|\u2019s)\s", re.I)
+# Someone the speaker moved ("We moved him to Oakfield Primary", "We've had to move Mum into a
+# care home", "We'll transfer our son to ..."): the move is theirs, where they now live or study.
+_MOVED_SOMEONE = re.compile(
+    r"^(?:we|i)(?:'ve|'d|'ll|\s+have|\s+had|\s+will)?(?:\s+(?:just|finally|recently|now|"
+    r"had\s+to|have\s+to|might|may|could|would|should|need\s+to|want\s+to|hope\s+to|"
+    r"(?:are|'re|am|'m)\s+going\s+to|be|been))*\s+"
+    r"(?:move|moved|moving|transfer|transferred|transferring|switch|switched)\s+"
+    r"(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Gran|Grandad))"
+    r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"\s+(?:(?:up|over|down|back|across)\s+)?((?:to|into|onto|in\s+with)\s.*)$", re.I | re.S)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -150,6 +160,13 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     if relation_changed is not None:
         word = relation_changed.group(1).lower()
         return RELATIONS.get(word, word), None, body[relation_changed.end():]
+    moved = _MOVED_SOMEONE.match(body)
+    if moved is not None:  # "We moved him to Oakfield Primary": his school, not ours
+        if moved.group(1):
+            return "?" + ("he" if moved.group(1).lower() == "him" else "she"), None, \
+                "moved " + moved.group(5)
+        word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
+        return RELATIONS.get(word, word), None, "moved " + moved.group(5)
     theirs_changed = _CHANGED_THEIRS.match(body)
     if theirs_changed is not None:  # "We've put his pocket money up to £7": his
         return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body

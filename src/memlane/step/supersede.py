@@ -101,7 +101,7 @@ CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
     r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
+    r"|these\s+days|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
     r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
     r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
@@ -413,6 +413,11 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
             owners = {c.holder for c in held if c.holder.startswith(prefix) and
                       "?" not in c.holder and "named " not in c.holder and
                       who[6:] in slots.subject(c.said)}
+        if not owners:  # "Pilates is Tuesdays now" / "I do pilates on Thursdays": a thing the
+            # held fact writes in lower case is no one's name
+            owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                      "?" not in c.holder and "named " not in c.holder and
+                      re.search(rf"(?-i:\b{re.escape(who[6:])}\b)", c.said) is not None}
     else:
         third = who[1:] in ("she", "he")
         owners = {c.holder for c in held if c.attribute == new.attribute and
@@ -454,7 +459,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         return ended
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
-        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or d
+        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
+            _by_swap(new, holder, claims) or d
     return d
 
 
@@ -479,6 +485,8 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
             continue
         kind = slots.fresh_type(new.said, c.said)
         thing = slots.topic(new.said, c.said, _SKIP, new.context) if kind else None
+        if kind and kind.startswith("qty ") and not thing:
+            thing = _same_doing(new, c)
         if kind and thing:
             fits.append((i, kind, thing))
     if len(fits) != 1:
@@ -487,6 +495,36 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     return Decision(SUPERSEDES, i, (
         f"same holder ({holder})", f"the same thing ({thing})", f"another {kind} given",
         "worded as a change", "the only held fact of this holder that all three fit"))
+
+
+def _by_swap(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The one held fact of the same holder whose thing `new` names with another modifier in
+    place of one it says ended ("I always get an oat flat white" / "I've gone off oat milk,
+    it's a soya flat white for me these days": "oat" ended, "soya flat white" given)."""
+    if not new.ends or "?" in holder or new.additive or slots.hypothetical(new.said):
+        return None
+    fits = [(i, thing) for i, c in enumerate(claims) if c.holder == holder and c.said and
+            not c.ends and (thing := slots.swapped(new.said, c.said, new.ends, _loose, _SKIP))]
+    if len(fits) != 1:
+        return None
+    i, thing = fits[0]
+    return Decision(SUPERSEDES, i, (
+        f"same holder ({holder})", f"the same thing ({thing}) with another modifier in place "
+        f"of the one it says ended ({', '.join(sorted(new.ends))})",
+        "the only held fact of this holder that fits"))
+
+
+def _same_doing(new: Claim, held: Claim) -> str | None:
+    """An amount of one unit replaced ("5k" / "10k") in two statements of one doing: a word
+    both say ("I run 5k three times a week" / "I've built up to 10k on my runs now": "run"),
+    neither of them about another thing by its subject ("My suitcase weighed 23 kg"); the
+    unit is no such word ("I weigh 70 kg" / "I can lift 80 kg now")."""
+    if slots.subject_head(new.said) not in (None, slots.subject_head(held.said)):
+        return None
+    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
+    shared = sorted(t for t in _frame(new) & _frame(held)
+                    if not t[0].isdigit() and _loose(t) not in loose and not slots.unit(t))
+    return shared[0] if shared else None
 
 
 def _keep_apart(d: Decision) -> Decision:
@@ -536,7 +574,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
         strong = bool(new.key - c.key and c.key and new.attribute and c.attribute) and \
-            not _ONE_OFF.search(new.said)  # "the bins went out on Wednesday this week": once
+            not _ONE_OFF.search(new.said) and \
+            not c.key <= new.key  # (the held value said again: "plays for Hartley against ...")
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
             continue  # a place, age, sum or date changes by a number or a name, never without
