@@ -4,7 +4,8 @@ a capitalised opener names that the held fact writes in lower case; one thing in
 (broadband / internet, office / branch) and one place by "at", "in" or "from"; an amount of
 one unit in two statements of one doing; a grade's noun; a person by a title, named again as
 the one who left; a modifier swapped for the one said to have ended; the team one plays for;
-a rota. Each clause is read as the writer reads it: with the sentence it was cut from. Pairs
+a rota; the held value named again as what ended; what someone did to the speaker is the
+speaker's. Each clause is read as the writer reads it: with the sentence it was cut from. Pairs
 written for these rules, none copied from a held-out set (`test_corrections_heldout.py`)."""
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
     (["My daughter plays for Kirkby Ladies."],
      "My daughter signed for Ormskirk Town in the summer."),
     (["I'm on the early rota."], "They moved me to the late rota."),
+    # the held value named again as what ended, a new one of its type beside it
+    (["I read on a Kindle."],
+     "My sister gave me a Kobo, so the Kindle's gone to the charity shop."),
+    (["We bank with Nationwide."],
+     "We closed the Nationwide account and opened one with Starling."),
 ])
 def test_a_correction_by_mechanism_supersedes(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
@@ -71,6 +77,13 @@ def test_a_correction_by_mechanism_supersedes(held: list[str], new: str) -> None
     (["My daughter plays for Kirkby Ladies."],
      "My daughter is playing for Kirkby Ladies against Ormskirk Town on Sunday."),
     (["Our bins go out on Tuesdays."], "The bins went out on Thursday this week."),
+    (["We bank with Nationwide."], "The Nationwide branch in town closed, so we use the app now."),
+    (["We bank with Nationwide."],
+     "My parents closed their Nationwide account and moved to Starling."),
+    (["We bank with Nationwide."], "Nationwide is still great, and we also got a Starling card."),
+    (["I read on a Kindle."],
+     "My Kindle's gone flat, so I'm reading a Penguin paperback this week."),
+    (["I read on a Kindle."], "The library closed, so I buy books from Waterstones now."),
 ])
 def test_a_near_miss_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
@@ -84,6 +97,8 @@ def test_a_near_miss_replaces_nothing(held: list[str], new: str) -> None:
     ("We moved my son's bedtime to 8pm.", "son", None),
     ("My pay went up to £35,000.", "i", "salary"),
     ("My son signed for Crossbridge Rovers.", "son", "team"),
+    ("My sister gave me a Kobo.", "i", None),
+    ("My sister gave her car to a neighbour.", "sister", "car"),
 ])
 def test_the_holder_and_attribute_read(sentence: str, holder: str, attribute: str | None) -> None:
     c = read_claim(sentence)

@@ -95,6 +95,12 @@ _CHANGED_MINE = re.compile(
     r"^,?\s+(?:has\s+|have\s+|just\s+)*(?:raised|lowered|moved|changed|put|increased|reduced|"
     r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
     r"(?:\w+\s+)??(\w+)", re.I)
+# Someone of the speaker's did something to the speaker: "My sister gave me a Kobo", "My
+# therapist had to move us to Wednesdays": what follows is the speaker's.
+_ACTED_ON_ME = re.compile(
+    r"^,?\s+(?:has\s+|have\s+|had\s+(?:to\s+)?|just\s+|finally\s+)*(?:gave|given|got|bought|"
+    r"lent|sent|moved?|put|switched|transferred|booked|signed|registered|enrolled)\s+(?:me|us)\b",
+    re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 # "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or
 # works, an age) said of something of the speaker's that no relation word names is that thing's
@@ -151,6 +157,8 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         acted = _CHANGED_MINE.match(rest)
         if acted is not None and acted.group(1).lower() not in RELATIONS:
             return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
+        if _ACTED_ON_ME.match(rest):
+            return "i", None, rest  # "My sister gave me a Kobo", "My therapist moved us to ..."
         return rel + name, None, rest
     theirs = _THEIR_RELATION.match(body)
     if theirs is not None:  # "His sister switched schools": not the speaker's sister

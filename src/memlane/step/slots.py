@@ -586,6 +586,38 @@ def _ended_in(context: str, value: str) -> bool:
     return False
 
 
+_GONE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|"
+                   r"(?:'s|\bhas|\bhave|\bis|\bare)\s+gone\b|packed\s+(?:up|in)|replaced|axed|no\s+longer|died|"
+                   r"(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|rather\s+than|"
+                   r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off)\b", re.I)
+
+
+def ended_again(held: str, said: str) -> set[str]:
+    """The values of `held` (names, times, amounts; not bare numbers) that `said` names in a
+    clause saying they ended ("Work gave me a MacBook so the ThinkPad's gone back", "I
+    cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still")."""
+    out: set[str] = set()
+    pieces = re.split(r"[,;]|\b(?:so|but|and|because|while)\b", said)
+    for kind, vs in values(held).items():
+        for v in vs:
+            if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
+                    re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", piece.lower().replace(",", ""))
+                    and _GONE.search(piece) and not _STILL.search(piece) for piece in pieces):
+                out.add(v)
+    return out
+
+
+def another_value(new: str, held: str) -> str | None:
+    """The type of a value `new` gives that `held` lacks, where `held` gives one of that type
+    (not a bare number), whatever the words around it: for a statement that says the held one
+    ended (`ended_again`)."""
+    a, b = values(new), values(held)
+    for kind in sorted(a.keys() & b.keys() - {"number"}):
+        if a[kind] - b[kind]:
+            return kind
+    return None
+
+
 def _opening_words(text: str) -> set[str]:
     """The words of what a statement opens with, up to its verb ("The Smile Clinic moved to":
     {"the", "smile", "clinic"}; "We downgraded to ...": {"we"})."""
@@ -620,7 +652,8 @@ _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|ga
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
-__all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "changed_type",
+__all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "another_value",
+           "changed_type", "ended_again",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "subject_head", "swapped", "unit",

@@ -472,8 +472,8 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     as the one replaced). Only when exactly one held fact of the holder fits all three; two or
     more, or a maybe, an addition or a one-off ("this morning"): None (both are kept)."""
     said = new.context or new.said
-    if "?" in holder or new.additive or not (new.cue or CUES.search(said)) or \
-            slots.hypothetical(said) or _ONE_OFF.search(said):
+    cued = new.cue or CUES.search(said) is not None
+    if "?" in holder or new.additive or slots.hypothetical(said) or _ONE_OFF.search(said):
         return None
     given = {_loose(t) for vs in slots.values(new.said).values() for v in vs for t in _terms(v)}
     if new.ends and given <= new.ends:
@@ -483,8 +483,14 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
         if c.holder != holder or not c.said or c.ends or (c.cue and not c.values) or \
                 same_attribute(new, c) is False:
             continue
-        kind = slots.fresh_type(new.said, c.said)
-        thing = slots.topic(new.said, c.said, _SKIP, new.context) if kind else None
+        # The held value named again as what ended ("so the ThinkPad's gone back") is a cue,
+        # and a new value of its type replaces it whatever the words around it.
+        gone = slots.ended_again(c.said, said)
+        if not (cued or gone):
+            continue
+        kind = slots.fresh_type(new.said, c.said) or \
+            (slots.another_value(new.said, c.said) if gone else None)
+        thing = slots.topic(new.said, c.said, _SKIP, said) if kind else None
         if kind and kind.startswith("qty ") and not thing:
             thing = _same_doing(new, c)
         if kind and thing:
