@@ -79,8 +79,10 @@ def _ended(rest: str) -> frozenset[str]:
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
-                            _LEFT_FOR_NOW.search(m.group("a"))):
-        return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
+                            _LEFT_FOR_NOW.search(m.group("a")) or
+                            re.match(r"\s*(?:my|our|his|her|their)\b", m.group("a"), re.I)):
+        return frozenset()  # "left my keys", "left Tesco at 6 today", "left my Kindle on the
+        # train": no ending (one leaves a place or a job, not one's own thing)
     if m.group("d") and _ONE_OFF.search(rest):
         return frozenset()  # "I took the bus today instead of walking": once, not a change
     # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended

@@ -22,6 +22,11 @@ RELATIONS = {
      "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
      "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
      "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather"}
+# Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
+GENDER = {w: "she" for w in """mother sister wife girlfriend daughter aunt niece grandmother
+    granddaughter stepdaughter stepmother stepsister godmother goddaughter fiancee landlady
+    """.split()} | {w: "he" for w in """father brother husband boyfriend son uncle nephew
+    grandfather grandson stepson stepfather stepbrother godson godfather fiance""".split()}
 # Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
 # speaker's boss is, a fact about the speaker, not about Priya.
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}

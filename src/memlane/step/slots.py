@@ -159,9 +159,12 @@ def phrases(text: str, skip: frozenset[str] = frozenset()) -> list[tuple[str, ..
     if bare is not None and bare.group(1).split()[0].lower() not in _FUNCTION:
         out.append(_phrase(bare.group(1).lower().split()))
     for m in _DETERMINER.finditer(text):
-        p = _phrase(re.findall(r"\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8])
-        if p:
-            out.append(p)
+        words = re.findall(r"\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8]
+        p = _phrase(words)
+        if p and not (len(words) > len(p) and re.fullmatch(r"[A-Z][a-z]+", words[len(p)]) and
+                      words[0].lower() == p[0]):
+            out.append(p)  # (not "black" of "a black Labrador": the name is the noun; "zone"
+            # of "zone C" is a label's)
     return [p for p in out if p and not _held(p[-1], skip) and p[-1] not in _TIME_NOUNS]
 
 
@@ -592,16 +595,23 @@ _GONE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|ret
                    r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off)\b", re.I)
 
 
+_OWNS = r"['\u2019]s\s+(?!(?:gone|been|got|died|done|over|finished|closed|shut|packed|sold|left|" \
+    r"retired|broken|stopped|ended|moved|no|not|now|just|finally)\b)[a-z]"
+"""A name owning the next noun ("the Golf's roof box"), not "the Kindle's gone"."""
+
+
 def ended_again(held: str, said: str) -> set[str]:
     """The values of `held` (names, times, amounts; not bare numbers) that `said` names in a
     clause saying they ended ("Work gave me a MacBook so the ThinkPad's gone back", "I
-    cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still")."""
+    cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still"), nor
+    the owner of what ended ("sold the Golf's roof box")."""
     out: set[str] = set()
     pieces = re.split(r"[,;]|\b(?:so|but|and|because|while)\b", said)
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
-                    re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", piece.lower().replace(",", ""))
+                    re.search(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})",
+                              piece.lower().replace(",", ""))
                     and _GONE.search(piece) and not _STILL.search(piece) for piece in pieces):
                 out.add(v)
     return out

@@ -67,6 +67,7 @@ from .holders import (
     _PERSONAL,
     _PETS,
     _SPEAKER,
+    GENDER,
     holder_attribute,
     role_me,
 )
@@ -397,7 +398,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
 def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
     """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
     turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
-    the one third party holding the attribute; "they" or "it" the one holder of it, the
+    the one third party of that gender (when its relation word has one) holding the
+    attribute; "they" or "it" the one holder of it, the
     speaker included ("they put the rent up"). Else None: unresolved, never a supersede."""
     prefix, _, who = new.holder.rpartition("|")
     prefix = prefix + "|" if prefix else ""
@@ -422,7 +424,9 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
         third = who[1:] in ("she", "he")
         owners = {c.holder for c in held if c.attribute == new.attribute and
                   c.holder.startswith(prefix) and "?" not in c.holder and
-                  not (third and c.holder[len(prefix):] == "i")}
+                  not (third and c.holder[len(prefix):] == "i") and
+                  (not third or
+                   GENDER.get(c.holder[len(prefix):].split(" ")[0], who[1:]) == who[1:])}
     return owners.pop() if len(owners) == 1 else None
 
 
@@ -490,6 +494,9 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
             continue
         kind = slots.fresh_type(new.said, c.said) or \
             (slots.another_value(new.said, c.said) if gone else None)
+        if kind and kind != "weekday" and "weekday" in slots.values(new.said) and \
+                "weekday" not in slots.values(c.said):
+            continue  # "I'm in the York office on Fridays now": a day's routine beside it
         thing = slots.topic(new.said, c.said, _SKIP, said) if kind else None
         if kind and kind.startswith("qty ") and not thing:
             thing = _same_doing(new, c)
