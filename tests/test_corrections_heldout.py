@@ -46,8 +46,9 @@ def test_the_tune_set_too(store: Any) -> None:
 def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
-    like facts, one corrected), the tune set written beside them, and v4-v9 and v11 (each
-    written before it was first measured, then tuned on), v10 and v12 (never tuned on), and 20
+    like facts, one corrected), the tune set written beside them, and v4-v9, v11 and v13 (each
+    written before it was first measured, then tuned on), v10, v12 and v14 (v10 and v12 tuned on
+    by class since; v14 measured once, after the last rule change), and 20
     more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
     2 on main): no wrong supersede, the other holder untouched."""
     m = _measure()
@@ -63,6 +64,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v10.jsonl", V10_APPLIED),
                         ("corrections_heldout_v11.jsonl", V11_APPLIED),
                         ("corrections_heldout_v12.jsonl", V12_APPLIED),
+                        ("corrections_heldout_v13.jsonl", V13_APPLIED),
+                        ("corrections_heldout_v14.jsonl", V14_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
@@ -84,31 +87,36 @@ PEOPLE_APPLIED = 9
 """Of 12: 10 when last measured (7 before)."""
 TUNE_V3_APPLIED = 12
 """Of 15 (`corrections_tune_v3.jsonl`, wordings the slots were tuned on): 13 when last measured."""
-V4_APPLIED = 7
-"""Of 10: 8 when last measured; 4 on its first (clean) measurement, with one wrong supersede
+V4_APPLIED = 8
+"""Of 10: 9 when last measured; 4 on its first (clean) measurement, with one wrong supersede
 that main made too (a "should try ... instead" replaced the vet), since refused."""
 V5_APPLIED = 8
 """Of 10: 9 when last measured; 1 on its first (clean) measurement (main: 1)."""
-V8_APPLIED = 6
-"""Of 10: 7 when last measured; 4 on its first (clean) measurement (main: 3), none wrong."""
+V8_APPLIED = 8
+"""Of 10: 9 when last measured; 4 on its first (clean) measurement (main: 3), none wrong."""
 V9_APPLIED = 15
 """Of 20 (8 two-people): 16 when last measured; 8 on its first (clean) measurement, on main
 before the signals (`supersede._by_signals`), none wrong."""
-V10_APPLIED = 3
-"""Of 10 (4 two-people): 4 on its only measurement (clean: written after the last rule change,
+V10_APPLIED = 6
+"""Of 10 (4 two-people): 7 when last measured (by the mechanisms of
+`test_supersede_mechanisms.py`: a lower-case thing opening capitalised, one thing in other
+words); 4 on its first measurement (clean: written after the last rule change,
 never tuned on; main: 4, with one fact not filed), none wrong; 5 since "let The Times lapse"
 ends the named thing (a class of v11's, not tuned on v10)."""
 V11_APPLIED = 12
 """Of 12 (`corrections_heldout_v11.jsonl`: two facts in one sentence, "no more X-ing", shift
 words, change verbs, a pronoun after a name, plain-word values; 6 near-misses): 12 when last
 measured, both engines; 4 on its first (clean) measurement on main, none wrong."""
-V12_APPLIED = 4
+V12_APPLIED = 8
 """Of 10 (`corrections_heldout_v12.jsonl`, everyday wording not chosen for those classes):
-4 on its only measurement (clean: written after the last rule change; main: 4), with one
+9 when last measured (its misses' classes then given to the rules as mechanisms, with pairs
+of their own: someone the speaker moved, a titled person named again as gone, a modifier
+swapped for the one said to have ended, the team one plays for, an amount of one unit);
+4 on its first measurement (clean: written after the last rule change; main: 4), with one
 wrong supersede main made too ("the bins went out on Wednesday this week" replaced "Our bins
 go out on Tuesday nights"), since refused; the misses were not tuned on."""
-LEAD_S4A_APPLIED = 11
-"""Of 16 (`corrections_lead_s4a.jsonl`, the lead's check in new words, 4 two-people): 12 when
+LEAD_S4A_APPLIED = 12
+"""Of 16 (`corrections_lead_s4a.jsonl`, the lead's check in new words, 4 two-people): 13 when
 last measured; 9 on its first measurement, with one wrong supersede ("My best mate just moved to
 Harrogate from York." replaced "I live in Harrogate."), since refused; its misses' classes were
 then given to the rules."""
@@ -122,3 +130,12 @@ V7_APPLIED = 8
 V6_APPLIED = 6
 """Of 10: 7 when last measured; 3 on its first (clean) measurement with one wrong supersede
 ("We may ask the cleaner to come on Fridays instead"), since refused (main: 4, the same wrong)."""
+V13_APPLIED = 14
+"""Of 20 (`corrections_heldout_v13.jsonl`, 4 two-people, 8 near-misses): 15 when last measured,
+both engines; 13 on its first (clean) measurement on main, none wrong. Of the 5 missed, 3 are
+not filed at all ("The surgery assigned me a new GP, Dr Clarke.", "Since the knee injury I've
+been getting the bus to work.", "Priya works at the university.")."""
+V14_APPLIED = 5
+"""Of 10 (`corrections_heldout_v14.jsonl`, 2 two-people, 5 near-misses; wording not chosen for
+the rules, written after the last rule change): 6 on its only measurement, both engines (main:
+6), none wrong; not tuned on."""

@@ -30,14 +30,19 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(rx, re.I)) for name, rx in (
         ("rent", r"\brent\b(?!\s+(?:a|an|our|my|the)\s)"),  # not "we rent a flat in ..."
         ("mortgage", r"\bmortgage\b"),
-        ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns)\b"),
+        # (what one is paid by any word: "my pay went up to £35,000", "I'm on £36,000")
+        ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns|wages?)\b"
+                   r"|\b(?:my|our|his|her|their)\s+(?:take-home\s+|hourly\s+|basic\s+)?pay\b"
+                   r"(?!\s+(?:for|off|back|day|slip))"
+                   r"|\b(?:i'?m|i\s+am)\s+(?:now\s+)?on\s+[£$€]\d[\d,.]*k?\b(?!\s+(?:a|per)\s+"
+                   r"(?:week|month|day)\b)"),
         # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
         ("weight", r"\b(?:weigh|weighs|weight)\b|(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
                    r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
                    r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
-        ("shift", r"\b(?:shift|shifts|(?:work|working|works|on)\s+nights|earlies|lates"
+        ("shift", r"\b(?:shift|shifts|rotas?|(?:work|working|works|on)\s+nights|earlies|lates"
                   r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
                   r"|lates))\b"),
         # What a pet or a person is fed, by a brand ("eats Felix pouches", "on Purina renal food").
@@ -60,6 +65,12 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("car", r"(?-i:\b(?:drive|drives|driving)\b)|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
         # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
+        # The team one plays for ("plays for Hartley Juniors", "signed for Crossbridge Rovers",
+        # "joined Northfield Juniors"): before the employer "joined" would read as.
+        ("team", r"\b(?:plays?|playing|signed|signs|signing|turns?\s+out)\s+(?:now\s+)?for\s+"
+                 r"(?:the\s+)?(?-i:[A-Z])|\b(?:joined|joining|joins|moved\s+to)\s+(?:the\s+)?"
+                 r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?\s+(?-i:FC|AFC|United|Rovers|"
+                 r"Juniors|City|Town|Athletic|Wanderers|Rangers|Albion|Under-?\d+s?|U\d+s?)\b"),
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"

@@ -23,17 +23,19 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 
 
 
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|time|week)"
-                      r"|for\s+once|just\s+(?:this\s+)?once)\b", re.I)
+_ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoon|evening|time"
+                      r"|week)|for\s+once|just\s+(?:this\s+)?once)\b", re.I)
+"""Once, not a new routine ("the bins went out on Wednesday this week"; not "from this week")."""
 
 
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
-# "no more renting in Hackney", "so that's the gym done", "let The Times lapse", "we're out of
-# Clarence Road", "the Fiat finally died".
+# "no more renting in Hackney", "I've gone off oat milk", "so that's the gym done", "let The
+# Times lapse", "we're out of Clarence Road", "the Fiat finally died".
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
     r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
+    r"|(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|go)\s+off"  # "I've gone off oat milk"
     r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
     r"\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
@@ -77,8 +79,10 @@ def _ended(rest: str) -> frozenset[str]:
     if m.group("a"):
         obj = _OBJECT_END.sub("", " " + obj)
     if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
-                            _LEFT_FOR_NOW.search(m.group("a"))):
-        return frozenset()  # "left my keys", "left Tesco at 6 today": no ending
+                            _LEFT_FOR_NOW.search(m.group("a")) or
+                            re.match(r"\s*(?:my|our|his|her|their)\b", m.group("a"), re.I)):
+        return frozenset()  # "left my keys", "left Tesco at 6 today", "left my Kindle on the
+        # train": no ending (one leaves a place or a job, not one's own thing)
     if m.group("d") and _ONE_OFF.search(rest):
         return frozenset()  # "I took the bus today instead of walking": once, not a change
     # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended

@@ -95,8 +95,8 @@ _HINTS = {
     "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car",
     "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
-    "name": "called named name", "salary": "salary earn", "height": "height tall",
-    "weekday": "", "rate": "",
+    "name": "called named name", "salary": "salary earn earns pay", "height": "height tall",
+    "weekday": "", "rate": "", "team": "plays play team club signed joined",
 }
 
 

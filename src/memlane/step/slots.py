@@ -18,7 +18,7 @@ rule's to check.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -30,7 +30,14 @@ _UNITS = {"kilo": "kg", "kilos": "kg", "kgs": "kg", "lb": "lbs", "hr": "hour", "
           "min": "minute", "mins": "minute", "mile": "miles"}
 _QUANTITY = re.compile(r"\b(\d+(?:\.\d+)?)\s?(kg|kgs|kilos?|lbs?|stone|mg|mcg|ml|gb|mb|tb|mbps|"
                        r"km|miles?|cm|%|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?"
-                       r"|nights?|times?)(?![\w])", re.I)
+                       r"|nights?|times?|k)(?![\w])", re.I)
+
+
+def unit(word: str) -> bool:
+    """Whether `word` is a unit of an amount ("kg", "miles", "k")."""
+    return _QUANTITY.fullmatch("1 " + word) is not None
+
+
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                       r"eleventh|twelfth|last|\d{1,2}(?:st|nd|rd|th))\b", re.I)
 _WEEKDAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|weekend)s?\b",
@@ -152,9 +159,12 @@ def phrases(text: str, skip: frozenset[str] = frozenset()) -> list[tuple[str, ..
     if bare is not None and bare.group(1).split()[0].lower() not in _FUNCTION:
         out.append(_phrase(bare.group(1).lower().split()))
     for m in _DETERMINER.finditer(text):
-        p = _phrase(re.findall(r"\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8])
-        if p:
-            out.append(p)
+        words = re.findall(r"\d[\d:.,]*\w*|[\w'-]+|[^\w\s]", text[m.end():])[:8]
+        p = _phrase(words)
+        if p and not (len(words) > len(p) and re.fullmatch(r"[A-Z][a-z]+", words[len(p)]) and
+                      words[0].lower() == p[0]):
+            out.append(p)  # (not "black" of "a black Labrador": the name is the noun; "zone"
+            # of "zone C" is a label's)
     return [p for p in out if p and not _held(p[-1], skip) and p[-1] not in _TIME_NOUNS]
 
 
@@ -247,8 +257,13 @@ def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
         return True
     names = values(text).get("name", frozenset()) if only is None else only
     return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
-                         rf"(?:(?-i:[A-Z])[\w'&.-]*\s+){{0,3}}{re.escape(n)}\b",
-                         text, re.I) for n in names)
+                         rf"(?:(?-i:[A-Z])[\w'&.-]*\s+){{0,3}}{re.escape(n)}\b"
+                         rf"|{_TITLE}\s+{re.escape(n)}\b", text, re.I) for n in names)
+
+
+_TITLE = r"\b(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\.?"
+"""A person's title: the name after it is a person's, a value whatever the verb ("I'm seeing
+Dr Banerjee now" / "My dentist is Dr Hughes")."""
 
 
 _CUE_WORDS = frozenset("""now instead anymore any more longer these days nowadays actually
@@ -341,12 +356,20 @@ _PLACE_WORD = re.compile(r"\b(with|at|to|for|from|by|in|into|joined)\s+(?:the\s+
 def same_place(new: str, held: str, kind: str) -> bool:
     """Whether a name is given after the same word in both ("I train at PureGym" / "I train at
     Anytime": "at"; not "... with Coach Mike": a coach, not another gym), or the new one is
-    moved to ("switched to EDF", "bumped Netflix up to Premium"). Other types: True."""
+    moved to ("switched to EDF", "bumped Netflix up to Premium"), or both are people by a
+    title ("Dr Hughes" / "Dr Banerjee"). Other types: True."""
     if kind != "name":
         return True
-    a = {m.group(1).lower() for m in _PLACE_WORD.finditer(new)}
-    b = {m.group(1).lower() for m in _PLACE_WORD.finditer(held)}
+    a = {_WHERE.get(w, w) for w in (m.group(1).lower() for m in _PLACE_WORD.finditer(new))}
+    b = {_WHERE.get(w, w) for w in (m.group(1).lower() for m in _PLACE_WORD.finditer(held))}
+    a |= {"a titled person"} if re.search(_TITLE + r"\s+(?-i:[A-Z])", new) else set()
+    b |= {"a titled person"} if re.search(_TITLE + r"\s+(?-i:[A-Z])", held) else set()
     return bool(a & b) or bool(a & {"to", "into"})
+
+
+_WHERE = {"at": "where", "in": "where", "from": "where"}
+"""Words that say where one is (at / in / from a place): one word to `same_place` ("I work
+from the Manchester office" / "I'm based at the Glasgow branch")."""
 
 
 # --- several weak signals --------------------------------------------------------------------
@@ -436,6 +459,17 @@ def another_grade(new: str, held: str, scales: tuple[frozenset[str], ...] = GRAD
     return any(f & a and f & b and not f & a & b for f in scales)
 
 
+def _graded(text: str, skip: frozenset[str]) -> set[tuple[str, ...]]:
+    """The phrases a grade word (`GRADES`) qualifies in `text` ("daily lenses": ("lens",);
+    "the basic Spotify plan": ("spotify", "plan"))."""
+    out: set[tuple[str, ...]] = set()
+    for m in _GRADE_WORD.finditer(text):
+        p = _phrase(w.lower() for w in re.findall(r"[\w'-]+|[^\w\s]", text[m.end():])[:5])
+        if p and not _held(p[-1], skip) and p[-1] not in _TIME_NOUNS:
+            out.add(p)
+    return out
+
+
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _GRADE_WORD = re.compile(r"\b(?:" + "|".join(sorted(w for f in GRADES for w in f)) + r")\b\s*",
                          re.I)
@@ -454,6 +488,12 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     if another_grade(new, held, OWN_GRADES):  # one a person has: their voice part, shift
         return "a value of one scale"
     if another_grade(new, held):
+        mine_g, theirs_g = _graded(new, skip), _graded(held, skip)
+        if any(_clash(p, q) for p in mine_g for q in theirs_g):
+            return None  # "the monthly gym plan" / "the annual Netflix plan": two plans
+        graded = {p[-1] for p in mine_g} & {q[-1] for q in theirs_g}
+        if len(graded) == 1:  # "daily lenses" / "monthly contact lenses": the lenses' grade
+            return graded.pop()
         new, held = _GRADE_WORD.sub("", new), _GRADE_WORD.sub("", held)
     heads = _strict_head(new, skip), _strict_head(held, skip)
     if heads[0] and heads[1] and heads[0] != heads[1]:
@@ -510,14 +550,32 @@ FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
     "phone mobile number sim",
     "salary earn earns wage",
     "diet food eat eats feed fed pouch pouches kibble",
+    "broadband wifi internet fibre",
+    "office branch site depot workplace",
 ))
 """Words of one thing said in other words ("I bank with ..." / "my current account"): the
 same topic though no word is shared (`topic`), and searched for together (`step/related.py`)."""
 
 
+def swapped(new: str, held: str, ended: frozenset[str], loose: Callable[[str], str],
+            skip: frozenset[str] = frozenset()) -> str | None:
+    """The noun of a phrase both say with a modifier of `held`'s that `new` says ended
+    (`ended`, terms made `loose`) replaced by one of its own ("an oat flat white" / "I've gone
+    off oat milk, it's a soya flat white": "white"); None if none."""
+    for p in phrases(new, skip):
+        for q in phrases(held, skip):
+            if p[-1] != q[-1] or len(p) < 2 or len(q) < 2:
+                continue
+            gone = {w for w in set(q[:-1]) - set(p[:-1]) if loose(w) in ended}
+            if gone and set(p[:-1]) - set(q[:-1]) and not {loose(w) for w in p} & ended:
+                return " ".join(q[q.index(sorted(gone)[0]) + 1:])
+    return None
+
+
 _STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
 _ENDED_PIECE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|"
-                          r"quit|sold|gone|packed|replaced|dropped|axed|no\s+longer|"
+                          r"quit|sold|gone|packed|replaced|dropped|axed|no\s+longer|died|"
+                          r"(?:moved|passed)\s+away|emigrated|"
                           r"any\s*more|instead\s+of|rather\s+than|from)\b", re.I)
 
 
@@ -529,6 +587,45 @@ def _ended_in(context: str, value: str) -> bool:
                 not _STILL.search(piece):
             return True
     return False
+
+
+_GONE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|"
+                   r"(?:'s|\bhas|\bhave|\bis|\bare)\s+gone\b|packed\s+(?:up|in)|replaced|axed|no\s+longer|died|"
+                   r"(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|rather\s+than|"
+                   r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off)\b", re.I)
+
+
+_OWNS = r"['\u2019]s\s+(?!(?:gone|been|got|died|done|over|finished|closed|shut|packed|sold|left|" \
+    r"retired|broken|stopped|ended|moved|no|not|now|just|finally)\b)[a-z]"
+"""A name owning the next noun ("the Golf's roof box"), not "the Kindle's gone"."""
+
+
+def ended_again(held: str, said: str) -> set[str]:
+    """The values of `held` (names, times, amounts; not bare numbers) that `said` names in a
+    clause saying they ended ("Work gave me a MacBook so the ThinkPad's gone back", "I
+    cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still"), nor
+    the owner of what ended ("sold the Golf's roof box")."""
+    out: set[str] = set()
+    pieces = re.split(r"[,;]|\b(?:so|but|and|because|while)\b", said)
+    for kind, vs in values(held).items():
+        for v in vs:
+            if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
+                    re.search(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})",
+                              piece.lower().replace(",", ""))
+                    and _GONE.search(piece) and not _STILL.search(piece) for piece in pieces):
+                out.add(v)
+    return out
+
+
+def another_value(new: str, held: str) -> str | None:
+    """The type of a value `new` gives that `held` lacks, where `held` gives one of that type
+    (not a bare number), whatever the words around it: for a statement that says the held one
+    ended (`ended_again`)."""
+    a, b = values(new), values(held)
+    for kind in sorted(a.keys() & b.keys() - {"number"}):
+        if a[kind] - b[kind]:
+            return kind
+    return None
 
 
 def _opening_words(text: str) -> set[str]:
@@ -558,11 +655,16 @@ def _subject_head(text: str) -> str | None:
     return p[-1] if p else None
 
 
+subject_head = _subject_head
+
+
 _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|gave|got|put|"
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
-__all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "changed_type",
+__all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "another_value",
+           "changed_type", "ended_again",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
+           "subject_head", "swapped", "unit",
            "topic", "two_subjects", "values"]

@@ -59,6 +59,20 @@ from .endings import (
     _ended,
     _loose,
 )
+from .holders import (
+    _IDENTITY,
+    _IDENTITY_SAME,
+    _NEW_IDENTITY,
+    _OWNED_SUBJECT,
+    _PERSONAL,
+    _PETS,
+    _SPEAKER,
+    GENDER,
+    holder_attribute,
+    role_me,
+)
+from .holders import RELATIONS as RELATIONS  # (read by step/clauses.py, sentences.py)
+from .holders import may_be_name as may_be_name  # (read by step/clauses.py)
 
 SAME = "same"
 SUPERSEDES = "supersedes"
@@ -68,95 +82,6 @@ NEW = "new"
 DUPLICATE = 0.75
 """Term overlap (Jaccard) at or above which a statement repeats a held fact."""
 
-# --- holders ---------------------------------------------------------------------------------
-
-RELATIONS = {
-    w: w for w in """mother father parents sister brother wife husband partner girlfriend
-    boyfriend fiance fiancee son daughter kid kids child children baby friend cousin aunt uncle
-    niece nephew grandmother grandfather grandma grandpa granddaughter grandson grandchild
-    stepson stepdaughter stepmother stepfather godson goddaughter boss manager colleague coworker
-    roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
-    mate pal buddy bestie housemate classmate teammate workmate ex twin spouse stepsister
-    stepbrother godmother godfather carer tutor coach mentor lodger tenant
-    dog cat puppy kitten pet horse rabbit hamster parrot""".split()
-} | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
-     "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
-     "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
-     "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
-     "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
-     "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather"}
-# Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
-# speaker's boss is, a fact about the speaker, not about Priya.
-_IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
-# A relation "-in-law" is another relation ("my father-in-law" is not "my dad").
-_REL_WORDS = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) \
-    + r")(?:-in-law|\s+in\s+law)?"
-_OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
-         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
-_PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
-_PET_WORDS = "|".join(sorted(_PETS))
-_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
-                          r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
-_NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
-_CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
-# "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
-_IDENTITY = re.compile(
-    rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
-    rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
-    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
-# "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
-_NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
-                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)"
-                            r"\b)", re.I)
-_NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
-                          rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
-_NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
-    it he she they we i today tomorrow yesterday everyone someone nobody everything something
-    nothing rent work mom mum dad good great bad sad big quick news update so well also just
-    guess turns sorry thanks happy funny""".split())
-
-
-def may_be_name(word: str) -> bool:
-    """Whether a capitalised word opening a sentence may be a person's name (not "The",
-    "Today", "Rent", ...)."""
-    return word.lower() not in _NOT_NAMES and word.lower() not in _CALENDAR_NAMES
-
-
-_CALENDAR_NAMES = frozenset("""january february march april may june july august september
-    october november december monday tuesday wednesday thursday friday saturday sunday""".split())
-_NEW_IDENTITY = re.compile(
-    rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
-    rf"(?:now\s+)?({_NAME})()()", re.I)
-_PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
-# Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
-_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|"
-                            r"Grandad|Granddad))(?:'s)?\b")
-_CHANGED_THEIRS = re.compile(
-    r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
-    r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
-    + _REL_WORDS + r")\b)", re.I)
-# "We've pushed our daughter's bedtime back to 7:30": the daughter's, not the speaker's.
-_CHANGED_RELATIONS = re.compile(
-    r"^(?:we|i)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
-    r"cut|upped|switched|lowered|reduced|bumped|pushed|brought)\s+" + _OWNER + "(" + _REL_WORDS
-    + r")(?:'s|\u2019s)\s", re.I)
-_PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
-_THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
-# Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
-# "the landlord put our rent up": the fact is the speaker's (the thing is no person).
-_CHANGED_MINE = re.compile(
-    r"^,?\s+(?:has\s+|have\s+|just\s+)*(?:raised|lowered|moved|changed|put|increased|reduced|"
-    r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
-    r"(?:\w+\s+)??(\w+)", re.I)
-_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
-# "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or
-# works, an age) said of something of the speaker's that no relation word names is that thing's
-# (or that person's), never the speaker's own: "I live in Harrogate" stays.
-_PERSONAL = frozenset({"residence", "employer", "age"})
-_OWNED_SUBJECT = re.compile(
-    r"^(?:my|our)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:has\s+|have\s+|had\s+|just\s+|also\s+|now\s+)*"
-    r"(?:moved|moves|relocated|lives|lived|works|worked|turned|retired|emigrated)\b(?!\s+(?:me|us)\b)",
-    re.I)
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
     r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
@@ -177,7 +102,7 @@ CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
     r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|from\s+this\s+month|since|grew|grown|increased|decreased|dropped|raised"
+    r"|these\s+days|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
     r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
     r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
@@ -265,28 +190,6 @@ def strip_lead(text: str) -> str:
     return (s[0].upper() + s[1:]) if s else text
 
 
-# "Dr Ngata supervises me now", "Helen coaches me": who the speaker's supervisor or coach is.
-_ROLE_ME = re.compile(r"^((?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2})\s+(?:now\s+)?"
-                      r"(supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b(.*)$",
-                      re.I | re.S)
-_ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "manag": "manager",
-              "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
-
-
-_REPORT_TO = re.compile(r"^(?:i|we)\s+(?:now\s+)?report\s+to\s+((?-i:[A-Z][\w'-]*)"
-                        r"(?:\s+(?-i:[A-Z][\w'-]*))?)(.*)$", re.I | re.S)
-
-
-def _role_me(body: str) -> str:
-    """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ...", and "I
-    report to <Name>" as "My manager is <Name>"."""
-    report = _REPORT_TO.match(body)
-    if report is not None:
-        return f"My manager is {report.group(1)}{report.group(2)}"
-    m = _ROLE_ME.match(body)
-    if m is None or not may_be_name(m.group(1).split()[0]):
-        return body
-    return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
 
 
 def read_claim(text: str) -> Claim:
@@ -295,9 +198,9 @@ def read_claim(text: str) -> Claim:
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
-    body = _role_me(_lead_last(strip_lead(text[m.end():]) if m else text))
+    body = role_me(_lead_last(strip_lead(text[m.end():]) if m else text))
     terms = _terms(body)
-    holder, attribute, rest = _holder_attribute(body)
+    holder, attribute, rest = holder_attribute(body)
     if attribute is None:
         attribute = _attribute(rest, holder, body)
     owned = _OWNED_SUBJECT.match(body) if holder == "i" and attribute in _PERSONAL else None
@@ -350,63 +253,6 @@ _ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs wei
 _ATTRIBUTE_STEMS = frozenset(stem(w) for w in _ATTRIBUTE_WORDS)
 
 
-def _holder_attribute(body: str) -> tuple[str, str | None, str]:
-    """(holder, attribute if the subject already names it, the rest of the sentence)."""
-    ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
-    if ident is not None:
-        rel = (ident.group(1) or ident.group(4)).lower()
-        if rel not in _PETS:
-            rel = _IDENTITY_SAME.get(rel, RELATIONS.get(rel, rel))
-            return "i", f"who is my {rel}", body
-    rel_m = _REL_SUBJECT.match(body)
-    if rel_m is not None:
-        word = (rel_m.group(1) or rel_m.group(2)).lower()
-        rel = RELATIONS.get(word, word)
-        name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
-        rest = body[rel_m.end():]
-        chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None
-        if chain is not None:  # "my sister's cat": the cat, of the sister's
-            word = chain.group(1).lower()
-            return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
-        acted = _CHANGED_MINE.match(rest)
-        if acted is not None and acted.group(1).lower() not in RELATIONS:
-            return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
-        return rel + name, None, rest
-    theirs = _THEIR_RELATION.match(body)
-    if theirs is not None:  # "His sister switched schools": not the speaker's sister
-        word = theirs.group(2).lower()
-        return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
-    relation_changed = _CHANGED_RELATIONS.match(body)
-    if relation_changed is not None:
-        word = relation_changed.group(1).lower()
-        return RELATIONS.get(word, word), None, body[relation_changed.end():]
-    theirs_changed = _CHANGED_THEIRS.match(body)
-    if theirs_changed is not None:  # "We've put his pocket money up to £7": his
-        return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body
-    if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
-        # "His football training moved to Mondays": his, whoever he is (`_resolve`)
-        return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
-    bare = _BARE_RELATION.match(body)
-    if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
-        word = bare.group(1).lower()
-        return RELATIONS.get(word, word), None, body[bare.end():]
-    pronoun = _PRONOUN.match(body)
-    if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
-            re.search(r"\b(?:my|our)\b", body, re.I):
-        return "i", None, body  # "they put my rent up": the speaker's rent
-    if pronoun is not None:
-        return "?" + pronoun.group(1).lower(), None, body
-    named = _NAMED_SUBJECT.match(body)
-    if named is not None and _PLURAL_THING.match(body[named.end():]):
-        named = None  # "Piano lessons are on Thursdays": a thing, not someone called Piano
-    if named is not None and named.group(1).lower() not in _NOT_NAMES:
-        who, rest = "named " + named.group(1).lower(), body[named.end():]
-        chain = _NAMED_CHAIN.match(rest)
-        if chain is not None:  # "Marco's son turned 2": the son's, not Marco's
-            word = chain.group(1).lower()
-            return f"{who}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
-        return who, None, rest
-    return "i", None, body
 
 
 def _attribute(rest: str, holder: str, body: str) -> str | None:
@@ -552,7 +398,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
 def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
     """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
     turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
-    the one third party holding the attribute; "they" or "it" the one holder of it, the
+    the one third party of that gender (when its relation word has one) holding the
+    attribute; "they" or "it" the one holder of it, the
     speaker included ("they put the rent up"). Else None: unresolved, never a supersede."""
     prefix, _, who = new.holder.rpartition("|")
     prefix = prefix + "|" if prefix else ""
@@ -568,11 +415,18 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
             owners = {c.holder for c in held if c.holder.startswith(prefix) and
                       "?" not in c.holder and "named " not in c.holder and
                       who[6:] in slots.subject(c.said)}
+        if not owners:  # "Pilates is Tuesdays now" / "I do pilates on Thursdays": a thing the
+            # held fact writes in lower case is no one's name
+            owners = {c.holder for c in held if c.holder.startswith(prefix) and
+                      "?" not in c.holder and "named " not in c.holder and
+                      re.search(rf"(?-i:\b{re.escape(who[6:])}\b)", c.said) is not None}
     else:
         third = who[1:] in ("she", "he")
         owners = {c.holder for c in held if c.attribute == new.attribute and
                   c.holder.startswith(prefix) and "?" not in c.holder and
-                  not (third and c.holder[len(prefix):] == "i")}
+                  not (third and c.holder[len(prefix):] == "i") and
+                  (not third or
+                   GENDER.get(c.holder[len(prefix):].split(" ")[0], who[1:]) == who[1:])}
     return owners.pop() if len(owners) == 1 else None
 
 
@@ -609,7 +463,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         return ended
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
-        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or d
+        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
+            _by_swap(new, holder, claims) or d
     return d
 
 
@@ -621,8 +476,8 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     as the one replaced). Only when exactly one held fact of the holder fits all three; two or
     more, or a maybe, an addition or a one-off ("this morning"): None (both are kept)."""
     said = new.context or new.said
-    if "?" in holder or new.additive or not (new.cue or CUES.search(said)) or \
-            slots.hypothetical(said) or _ONE_OFF.search(said):
+    cued = new.cue or CUES.search(said) is not None
+    if "?" in holder or new.additive or slots.hypothetical(said) or _ONE_OFF.search(said):
         return None
     given = {_loose(t) for vs in slots.values(new.said).values() for v in vs for t in _terms(v)}
     if new.ends and given <= new.ends:
@@ -632,8 +487,19 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
         if c.holder != holder or not c.said or c.ends or (c.cue and not c.values) or \
                 same_attribute(new, c) is False:
             continue
-        kind = slots.fresh_type(new.said, c.said)
-        thing = slots.topic(new.said, c.said, _SKIP, new.context) if kind else None
+        # The held value named again as what ended ("so the ThinkPad's gone back") is a cue,
+        # and a new value of its type replaces it whatever the words around it.
+        gone = slots.ended_again(c.said, said)
+        if not (cued or gone):
+            continue
+        kind = slots.fresh_type(new.said, c.said) or \
+            (slots.another_value(new.said, c.said) if gone else None)
+        if kind and kind != "weekday" and "weekday" in slots.values(new.said) and \
+                "weekday" not in slots.values(c.said):
+            continue  # "I'm in the York office on Fridays now": a day's routine beside it
+        thing = slots.topic(new.said, c.said, _SKIP, said) if kind else None
+        if kind and kind.startswith("qty ") and not thing:
+            thing = _same_doing(new, c)
         if kind and thing:
             fits.append((i, kind, thing))
     if len(fits) != 1:
@@ -642,6 +508,36 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     return Decision(SUPERSEDES, i, (
         f"same holder ({holder})", f"the same thing ({thing})", f"another {kind} given",
         "worded as a change", "the only held fact of this holder that all three fit"))
+
+
+def _by_swap(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The one held fact of the same holder whose thing `new` names with another modifier in
+    place of one it says ended ("I always get an oat flat white" / "I've gone off oat milk,
+    it's a soya flat white for me these days": "oat" ended, "soya flat white" given)."""
+    if not new.ends or "?" in holder or new.additive or slots.hypothetical(new.said):
+        return None
+    fits = [(i, thing) for i, c in enumerate(claims) if c.holder == holder and c.said and
+            not c.ends and (thing := slots.swapped(new.said, c.said, new.ends, _loose, _SKIP))]
+    if len(fits) != 1:
+        return None
+    i, thing = fits[0]
+    return Decision(SUPERSEDES, i, (
+        f"same holder ({holder})", f"the same thing ({thing}) with another modifier in place "
+        f"of the one it says ended ({', '.join(sorted(new.ends))})",
+        "the only held fact of this holder that fits"))
+
+
+def _same_doing(new: Claim, held: Claim) -> str | None:
+    """An amount of one unit replaced ("5k" / "10k") in two statements of one doing: a word
+    both say ("I run 5k three times a week" / "I've built up to 10k on my runs now": "run"),
+    neither of them about another thing by its subject ("My suitcase weighed 23 kg"); the
+    unit is no such word ("I weigh 70 kg" / "I can lift 80 kg now")."""
+    if slots.subject_head(new.said) not in (None, slots.subject_head(held.said)):
+        return None
+    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
+    shared = sorted(t for t in _frame(new) & _frame(held)
+                    if not t[0].isdigit() and _loose(t) not in loose and not slots.unit(t))
+    return shared[0] if shared else None
 
 
 def _keep_apart(d: Decision) -> Decision:
@@ -691,7 +587,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
         strong = bool(new.key - c.key and c.key and new.attribute and c.attribute) and \
-            not _ONE_OFF.search(new.said)  # "the bins went out on Wednesday this week": once
+            not _ONE_OFF.search(new.said) and \
+            not c.key <= new.key  # (the held value said again: "plays for Hartley against ...")
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
             continue  # a place, age, sum or date changes by a number or a name, never without

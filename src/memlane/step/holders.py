@@ -1,0 +1,209 @@
+"""Who a statement is about (`holder_attribute`): the speaker, a relation ("my sister Ana",
+"the cat"), a person by name, or a pronoun left for the supersede rule to resolve; and which
+words say so. Pure; read by `step/supersede.read_claim`.
+"""
+
+from __future__ import annotations
+
+import re
+
+RELATIONS = {
+    w: w for w in """mother father parents sister brother wife husband partner girlfriend
+    boyfriend fiance fiancee son daughter kid kids child children baby friend cousin aunt uncle
+    niece nephew grandmother grandfather grandma grandpa granddaughter grandson grandchild
+    stepson stepdaughter stepmother stepfather godson goddaughter boss manager colleague coworker
+    roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
+    mate pal buddy bestie housemate classmate teammate workmate ex twin spouse stepsister
+    stepbrother godmother godfather carer tutor coach mentor lodger tenant
+    dog cat puppy kitten pet horse rabbit hamster parrot""".split()
+} | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
+     "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
+     "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
+     "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
+     "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
+     "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather"}
+# Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
+GENDER = {w: "she" for w in """mother sister wife girlfriend daughter aunt niece grandmother
+    granddaughter stepdaughter stepmother stepsister godmother goddaughter fiancee landlady
+    """.split()} | {w: "he" for w in """father brother husband boyfriend son uncle nephew
+    grandfather grandson stepson stepfather stepbrother godson godfather fiance""".split()}
+# Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
+# speaker's boss is, a fact about the speaker, not about Priya.
+_IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
+# A relation "-in-law" is another relation ("my father-in-law" is not "my dad").
+_REL_WORDS = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) \
+    + r")(?:-in-law|\s+in\s+law)?"
+_OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
+         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
+_PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
+_PET_WORDS = "|".join(sorted(_PETS))
+_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
+                          r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
+_NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+_CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
+# "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
+_IDENTITY = re.compile(
+    rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
+    rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
+    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
+# "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
+_NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
+                            r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)"
+                            r"\b)", re.I)
+_NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
+                          rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
+_NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
+    it he she they we i today tomorrow yesterday everyone someone nobody everything something
+    nothing rent work mom mum dad good great bad sad big quick news update so well also just
+    guess turns sorry thanks happy funny""".split())
+
+
+def may_be_name(word: str) -> bool:
+    """Whether a capitalised word opening a sentence may be a person's name (not "The",
+    "Today", "Rent", ...)."""
+    return word.lower() not in _NOT_NAMES and word.lower() not in _CALENDAR_NAMES
+
+
+_CALENDAR_NAMES = frozenset("""january february march april may june july august september
+    october november december monday tuesday wednesday thursday friday saturday sunday""".split())
+_NEW_IDENTITY = re.compile(
+    rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
+    rf"(?:now\s+)?({_NAME})()()", re.I)
+_PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
+# Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
+_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|"
+                            r"Grandad|Granddad))(?:'s)?\b")
+_CHANGED_THEIRS = re.compile(
+    r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
+    + _REL_WORDS + r")\b)", re.I)
+# "We've pushed our daughter's bedtime back to 7:30": the daughter's, not the speaker's.
+_CHANGED_RELATIONS = re.compile(
+    r"^(?:we|i)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped|pushed|brought)\s+" + _OWNER + "(" + _REL_WORDS
+    + r")(?:'s|\u2019s)\s", re.I)
+# Someone the speaker moved ("We moved him to Oakfield Primary", "We've had to move Mum into a
+# care home", "We'll transfer our son to ..."): the move is theirs, where they now live or study.
+_MOVED_SOMEONE = re.compile(
+    r"^(?:we|i)(?:'ve|'d|'ll|\s+have|\s+had|\s+will)?(?:\s+(?:just|finally|recently|now|"
+    r"had\s+to|have\s+to|might|may|could|would|should|need\s+to|want\s+to|hope\s+to|"
+    r"(?:are|'re|am|'m)\s+going\s+to|be|been))*\s+"
+    r"(?:move|moved|moving|transfer|transferred|transferring|switch|switched)\s+"
+    r"(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Gran|Grandad))"
+    r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"\s+(?:(?:up|over|down|back|across)\s+)?((?:to|into|onto|in\s+with)\s.*)$", re.I | re.S)
+_PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
+_THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
+# Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
+# "the landlord put our rent up": the fact is the speaker's (the thing is no person).
+_CHANGED_MINE = re.compile(
+    r"^,?\s+(?:has\s+|have\s+|just\s+)*(?:raised|lowered|moved|changed|put|increased|reduced|"
+    r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
+    r"(?:\w+\s+)??(\w+)", re.I)
+# Someone of the speaker's did something to the speaker: "My sister gave me a Kobo", "My
+# therapist had to move us to Wednesdays": what follows is the speaker's.
+_ACTED_ON_ME = re.compile(
+    r"^,?\s+(?:has\s+|have\s+|had\s+(?:to\s+)?|just\s+|finally\s+)*(?:gave|given|got|bought|"
+    r"lent|sent|moved?|put|switched|transferred|booked|signed|registered|enrolled)\s+(?:me|us)\b",
+    re.I)
+_SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
+# "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or
+# works, an age) said of something of the speaker's that no relation word names is that thing's
+# (or that person's), never the speaker's own: "I live in Harrogate" stays.
+_PERSONAL = frozenset({"residence", "employer", "age"})
+_OWNED_SUBJECT = re.compile(
+    r"^(?:my|our)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:has\s+|have\s+|had\s+|just\s+|also\s+|now\s+)*"
+    r"(?:moved|moves|relocated|lives|lived|works|worked|turned|retired|emigrated)\b(?!\s+(?:me|us)\b)",
+    re.I)
+
+
+# "Dr Ngata supervises me now", "Helen coaches me": who the speaker's supervisor or coach is.
+_ROLE_ME = re.compile(r"^((?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2})\s+(?:now\s+)?"
+                      r"(supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b(.*)$",
+                      re.I | re.S)
+_ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "manag": "manager",
+              "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
+
+
+_REPORT_TO = re.compile(r"^(?:i|we)\s+(?:now\s+)?report\s+to\s+((?-i:[A-Z][\w'-]*)"
+                        r"(?:\s+(?-i:[A-Z][\w'-]*))?)(.*)$", re.I | re.S)
+
+
+def role_me(body: str) -> str:
+    """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ...", and "I
+    report to <Name>" as "My manager is <Name>"."""
+    report = _REPORT_TO.match(body)
+    if report is not None:
+        return f"My manager is {report.group(1)}{report.group(2)}"
+    m = _ROLE_ME.match(body)
+    if m is None or not may_be_name(m.group(1).split()[0]):
+        return body
+    return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
+
+
+def holder_attribute(body: str) -> tuple[str, str | None, str]:
+    """(holder, attribute if the subject already names it, the rest of the sentence)."""
+    ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
+    if ident is not None:
+        rel = (ident.group(1) or ident.group(4)).lower()
+        if rel not in _PETS:
+            rel = _IDENTITY_SAME.get(rel, RELATIONS.get(rel, rel))
+            return "i", f"who is my {rel}", body
+    rel_m = _REL_SUBJECT.match(body)
+    if rel_m is not None:
+        word = (rel_m.group(1) or rel_m.group(2)).lower()
+        rel = RELATIONS.get(word, word)
+        name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
+        rest = body[rel_m.end():]
+        chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None
+        if chain is not None:  # "my sister's cat": the cat, of the sister's
+            word = chain.group(1).lower()
+            return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        acted = _CHANGED_MINE.match(rest)
+        if acted is not None and acted.group(1).lower() not in RELATIONS:
+            return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
+        if _ACTED_ON_ME.match(rest):
+            return "i", None, rest  # "My sister gave me a Kobo", "My therapist moved us to ..."
+        return rel + name, None, rest
+    theirs = _THEIR_RELATION.match(body)
+    if theirs is not None:  # "His sister switched schools": not the speaker's sister
+        word = theirs.group(2).lower()
+        return f"{theirs.group(1).lower()} {RELATIONS.get(word, word)}", None, body[theirs.end():]
+    relation_changed = _CHANGED_RELATIONS.match(body)
+    if relation_changed is not None:
+        word = relation_changed.group(1).lower()
+        return RELATIONS.get(word, word), None, body[relation_changed.end():]
+    moved = _MOVED_SOMEONE.match(body)
+    if moved is not None:  # "We moved him to Oakfield Primary": his school, not ours
+        if moved.group(1):
+            return "?" + ("he" if moved.group(1).lower() == "him" else "she"), None, \
+                "moved " + moved.group(5)
+        word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
+        return RELATIONS.get(word, word), None, "moved " + moved.group(5)
+    theirs_changed = _CHANGED_THEIRS.match(body)
+    if theirs_changed is not None:  # "We've put his pocket money up to £7": his
+        return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body
+    if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
+        # "His football training moved to Mondays": his, whoever he is (`_resolve`)
+        return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
+    bare = _BARE_RELATION.match(body)
+    if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
+        word = bare.group(1).lower()
+        return RELATIONS.get(word, word), None, body[bare.end():]
+    pronoun = _PRONOUN.match(body)
+    if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
+            re.search(r"\b(?:my|our)\b", body, re.I):
+        return "i", None, body  # "they put my rent up": the speaker's rent
+    if pronoun is not None:
+        return "?" + pronoun.group(1).lower(), None, body
+    named = _NAMED_SUBJECT.match(body)
+    if named is not None and _PLURAL_THING.match(body[named.end():]):
+        named = None  # "Piano lessons are on Thursdays": a thing, not someone called Piano
+    if named is not None and named.group(1).lower() not in _NOT_NAMES:
+        who, rest = "named " + named.group(1).lower(), body[named.end():]
+        chain = _NAMED_CHAIN.match(rest)
+        if chain is not None:  # "Marco's son turned 2": the son's, not Marco's
+            word = chain.group(1).lower()
+            return f"{who}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        return who, None, rest
+    return "i", None, body
