@@ -53,6 +53,11 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
      "My sister gave me a Kobo, so the Kindle's gone to the charity shop."),
     (["We bank with Nationwide."],
      "We closed the Nationwide account and opened one with Starling."),
+    # "goodbye X" ends X; a home by a hyphenated size; pay as "k"; a diet one calls oneself
+    (["We rent a three-bed semi in Acocks Green."],
+     "We've bought a flat in Harborne, so goodbye Acocks Green."),
+    (["I'm on 28k a year."], "After the promotion I'm on 32k now."),
+    (["I'm pescatarian."], "These days I'd call myself vegan."),
 ])
 def test_a_correction_by_mechanism_supersedes(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
@@ -94,6 +99,11 @@ def test_a_correction_by_mechanism_supersedes(held: list[str], new: str) -> None
     (["My son lives in Leeds."], "We moved her into halls in Exeter for uni."),
     (["My son lives in Leeds."], "She moved to Exeter."),
     (["I have a black Labrador."], "I've gone off black coffee, it's a white Americano now."),
+    # a held value said as kept: a change of something else about it; a count that is no pay
+    (["My choir meets on Thursdays."],
+     "Choir is still on Thursdays, but the conductor changed to Mr Ellis."),
+    (["I'm on 28k a year."], "I'm on 12k steps a day now."),
+    (["We rent a three-bed semi in Acocks Green."], "Goodbye to the old sofa, we got a new one."),
 ])
 def test_a_near_miss_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)

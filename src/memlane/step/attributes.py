@@ -34,8 +34,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("salary", r"\b(?:salary|pay\s+rise|paid\s+\S+\s+an?\s+(?:hour|year)|earn|earns|wages?)\b"
                    r"|\b(?:my|our|his|her|their)\s+(?:take-home\s+|hourly\s+|basic\s+)?pay\b"
                    r"(?!\s+(?:for|off|back|day|slip))"
-                   r"|\b(?:i'?m|i\s+am)\s+(?:now\s+)?on\s+[£$€]\d[\d,.]*k?\b(?!\s+(?:a|per)\s+"
-                   r"(?:week|month|day)\b)"),
+                   r"|\b(?:i'?m|i\s+am)\s+(?:now\s+)?on\s+(?:[£$€]\d[\d,.]*k?|\d+(?:\.\d+)?k)\b"
+                   r"(?!\s+(?:a|per)\s+(?:week|month|day)\b|\s+(?:steps|miles|words|followers))"),
         # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
         ("weight", r"\b(?:weigh|weighs|weight)\b|(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
                    r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
@@ -49,7 +49,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("food", r"\b(?:eats?|fed|feeds?|on)\s+(?-i:[A-Z])\w*(?:\s+\w+)?\s+"
                  r"(?:food|pouch(?:es)?|kibble|biscuits|tins|formula)\b"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
-                 r"turned)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
+                 r"turned|call\s+myself|consider\s+myself)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
                  r"|\b(?:(?:on|to|follow\w*|start\w*|try\w*)\s+(?:a|an|the)\s+(?:[\w-]+\s+)?"
                  r"|my\s+)diet\b"),
@@ -80,7 +80,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
         ("residence", r"\b(?:live|lives|living)\s+(?:in|at|on)\b|(?<!email\s)\baddress\b"
                       r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
-                      r"\s+(?:\w+\s+)?(?:flat|house|home|apartment|place|bungalow|cottage)"
+                      r"\s+(?:[\w-]+\s+){0,2}(?:flat|house|home|apartment|place|bungalow|cottage"
+                      r"|semi|terrace|maisonette|bedsit|townhouse|condo)"
                       r"\s+(?:in|on|at)\b"
                       r"|\b(?:moved|move|moving|relocated|"
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"

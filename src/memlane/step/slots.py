@@ -573,10 +573,17 @@ def swapped(new: str, held: str, ended: frozenset[str], loose: Callable[[str], s
 
 
 _STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
+
+
+def kept(said: str) -> bool:
+    """Whether `said` says something stays as it was ("still on Wednesdays", "kept the
+    Tuesday slot")."""
+    return _STILL.search(said) is not None
 _ENDED_PIECE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|"
                           r"quit|sold|gone|packed|replaced|dropped|axed|no\s+longer|died|"
                           r"(?:moved|passed)\s+away|emigrated|"
-                          r"any\s*more|instead\s+of|rather\s+than|from)\b", re.I)
+                          r"any\s*more|instead\s+of|rather\s+than|from|(?:good)?bye|farewell)\b",
+                          re.I)
 
 
 def _ended_in(context: str, value: str) -> bool:
@@ -592,7 +599,8 @@ def _ended_in(context: str, value: str) -> bool:
 _GONE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|"
                    r"(?:'s|\bhas|\bhave|\bis|\bare)\s+gone\b|packed\s+(?:up|in)|replaced|axed|no\s+longer|died|"
                    r"(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|rather\s+than|"
-                   r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off)\b", re.I)
+                   r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off|"
+                   r"(?:so\s+)?(?:good)?bye(?:-bye)?|farewell)\b", re.I)
 
 
 _OWNS = r"['\u2019]s\s+(?!(?:gone|been|got|died|done|over|finished|closed|shut|packed|sold|left|" \

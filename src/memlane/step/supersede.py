@@ -463,8 +463,21 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         return ended
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
-        return _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
+        d = _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
             _by_swap(new, holder, claims) or d
+    return _unless_kept(new, claims, d)
+
+
+def _unless_kept(new: Claim, claims: Sequence[Claim], d: Decision) -> Decision:
+    """A supersede of a held fact whose values the statement says again as kept ("Yoga is
+    still on Wednesdays, but the teacher changed to Priya"): the held fact stands, the new one
+    is related to it (a change of something else about it)."""
+    if d.verdict != SUPERSEDES or d.target is None:
+        return d
+    c = claims[d.target]
+    if c.key and c.key <= new.key and slots.kept(new.said):
+        return Decision(RELATED, d.target, (*d.reasons, "but the held value is said as kept: "
+                                            "both kept, the new one marked newer"))
     return d
 
 
