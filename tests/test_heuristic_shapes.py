@@ -7,8 +7,12 @@ heuristic step runs); a fact counts as filed when a record holds its key word.
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
+from memlane.memory import Memory
 from memlane.step.clauses import clauses
 from memlane.step.heuristic import extract
 from memlane.step.sentences import is_fact, is_request
@@ -105,8 +109,12 @@ def test_fragments_small_talk_and_the_listener_file_nothing(text: str) -> None:
 
 
 def test_an_appositive_is_two_facts_each_about_the_person() -> None:
+    assert appositive("Nadia, the woman who runs the café, teaches yoga in Frome.") == [
+        "Nadia is the woman who runs the café.", "Nadia teaches yoga in Frome."]
+    # someone of the speaker's by a relation: one record, held by the name ("Nadia is my
+    # sister-in-law" would say who the speaker's sister-in-law is, and another would replace it)
     assert appositive("Nadia, my sister-in-law, teaches yoga in Frome.") == [
-        "Nadia is my sister-in-law.", "Nadia teaches yoga in Frome."]
+        "Nadia, my sister-in-law, teaches yoga in Frome."]
     assert appositive("Colin, my good man, you are a star.") is None  # a vocative
     assert appositive("Sunday, the day after the party, was quiet.") is None  # no one's name
     assert clauses("Oh, Femi, the lad from the bike shop, fixed my gears.") == [
@@ -129,8 +137,30 @@ def test_fragments_are_pieces_without_a_verb() -> None:
         assert not is_fragment(s), s
 
 
+def test_two_people_of_one_relation_named_apart_are_both_kept(store: Any) -> None:
+    """Named by a relation in an appositive, an introduction or a question, each person is
+    their own record: a second neighbour or sister never replaces the first."""
+    pairs = [("Dorothy, my neighbour, waters the plants.", "Bill, my neighbour, has a new car."),
+             ("What should I get my sister Ana for her birthday?",
+              "Can my sister Beth stay over on a school night?"),
+             ("We went to the shelter - meet Rex, my dog.", "Oh and meet Lola, my dog.")]
+    for i, (first, second) in enumerate(pairs):
+        mem = Memory(store, f"two-{i}")
+        t = mem.thread("t")
+        for text in (first, second):
+            t.add("user", text)
+            t.add("assistant", "Lovely.")
+            t.maybe_step()
+        t.flush()
+        texts = " | ".join(r.text for r in mem.records())
+        for name in re.findall(r"Dorothy|Bill|Ana|Beth|Rex|Lola", first + " " + second):
+            assert name in texts, (name, texts)
+
+
 def test_a_thing_owned_by_its_name_inside_a_question() -> None:
     assert owned_named("Any case that fits my Pixel 8?") == "I have a Pixel 8."
     assert owned_named("Is my Oyster card valid on trams?") is None  # "Oyster card": no name
     assert owned_named("What can I cook for my Dad?") is None
     assert owned_named("How do I stop my Mac from sleeping?") == "I have a Mac."
+    assert owned_named("Should I tell my landlord, Mr Hughes, about the leak?") == \
+        "Mr Hughes, my landlord."

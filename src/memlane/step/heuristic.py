@@ -47,7 +47,7 @@ from .sentences import (
     is_request,
     split_sentences,
 )
-from .shapes import is_fragment, names_holder
+from .shapes import is_fragment, names_holder, names_role
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
@@ -67,7 +67,7 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     words = _words(sentence)
     # "I'm vegan." and "Luna turned 5." say a lot
     short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
-        else 4
+        or names_role(sentence) else 4  # "Toby, my puppy." too
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:

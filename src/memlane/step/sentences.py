@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
-from .shapes import appositive, is_fragment, without_vocative, world_fact
+from .shapes import appositive, is_fragment, names_role, without_vocative, world_fact
 from .supersede import RELATIONS
 
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
@@ -200,7 +200,7 @@ def is_request(sentence: str) -> bool:
     s = sentence.strip()
     if _THING_SUBJECT.match(s) and not s.rstrip("\"')]\u201d\u2019").endswith("?"):
         return False  # "Book club is on Tuesdays": a thing's name, no command
-    if appositive(s) is not None:
+    if appositive(s) is not None or names_role(s):
         return False  # "Josh, my eldest, wants to ...": someone named, no command
     if s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
             bool(_PLEASE.search(s)) or bool(_ASK_ME.search(s)):

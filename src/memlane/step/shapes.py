@@ -2,7 +2,9 @@
 their subject, read by the offline writer (`step/sentences.is_fact`, `step/clauses.clauses`):
 
 - an appositive naming someone's role: "Greg, the guy who owns our building, came round" states
-  who Greg is ("Greg is the guy who owns our building.") and what he did (`appositive`);
+  who Greg is ("Greg is the guy who owns our building.") and what he did (`appositive`); by a
+  relation ("Bill, my neighbour, has a new car", "meet Toby, my puppy") it stays one record
+  held by the name, so a second neighbour or puppy never reads as a new value of the first;
 - a relative clause identifying someone or something: "The vet who did Rufus's operation was
   Dr. Hallorann", "the guy who fixed my laptop was my cousin Raj";
 - a thing of the speaker's named: "The hamster is called Nugget", "The dog's name is Mabel",
@@ -54,10 +56,27 @@ def without_vocative(body: str) -> str:
     return _VOCATIVE_LEAD.sub("", body, count=1)
 
 
+# "Toby, my puppy.", "Mr Hughes, my landlord.": who someone is, as `introduced` and
+# `owned_named` write it.
+_NAME_ROLE = re.compile(rf"^(?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?{_NAME}(?:\s+{_NAME})?,\s+"
+                        rf"(?:my|our)\s+[^,?]+[.!]?$", re.I)
+
+
+def names_role(sentence: str) -> bool:
+    """Whether a sentence names someone and their relation to the speaker and nothing else
+    ("Toby, my puppy."): a statement, not a command to "Toby"."""
+    return bool(_NAME_ROLE.match(sentence.strip())) and not _VOCATIVE.match(
+        sentence.split(",", 1)[1].strip().rstrip(".!"))
+
+
+_MY_RELATION = re.compile(rf"^(?:my|our)\s+(?:[a-z-]+\s+){{0,2}}?(?:{_RELATION_WORDS})\b", re.I)
+
+
 def appositive(sentence: str) -> list[str] | None:
     """The two facts of a sentence naming someone by name and role between commas ("Josh, my
     eldest, wants to study medicine at Edinburgh."): who they are ("Josh is my eldest.") and
-    what the rest says of them ("Josh wants to study medicine at Edinburgh."). None when the
+    what the rest says of them ("Josh wants to study medicine at Edinburgh."); one record when
+    the role is a relation of the speaker's ("Bill, my neighbour, has a new car."). None when the
     sentence has no such shape, the opening word is no name, or it speaks to the listener
     ("John, my friend, you should ...")."""
     m = _APPOSITIVE.match(sentence.strip())
@@ -69,6 +88,11 @@ def appositive(sentence: str) -> list[str] | None:
         return None
     if pred[-1] not in ".!?":
         pred += "."
+    if _MY_RELATION.match(role):
+        # "Dorothy, my neighbour, waters the plants": one record, held by Dorothy. "Dorothy is
+        # my neighbour." would read as who the speaker's neighbour is, which another
+        # neighbour named later would replace.
+        return [f"{name}, {role}, {pred}"]
     return [f"{name} is {role}.", f"{name} {pred}"]
 
 
@@ -131,13 +155,13 @@ _LET_ME = re.compile(r"^\S+(?:'s|\u2019s|\s+has|\s+have)?\s+(?:really\s+)?(?:all
                      r"[^?]*\b(?:my|our)\s+[a-z]", re.I)
 def introduced(sentence: str) -> list[str] | None:
     """The facts of a sentence introducing someone of the speaker's ("We got a puppy - meet
-    Toby, my puppy."): what comes before, if anything, and who they are ("Toby is my puppy.").
+    Toby, my puppy."): what comes before, if anything, and who they are ("Toby, my puppy.").
     None when it introduces no one."""
     m = _INTRODUCED.search(sentence)
     if m is None or _YOU.search(m.group(0)):
         return None
     before = sentence[:m.start()].strip(" ,;:-\u2013\u2014")
-    who = f"{m.group('name')} is {m.group('who')}."
+    who = f"{m.group('name')}, {m.group('who')}."  # not "Toby is my puppy": see `appositive`
     return [before + ".", who] if len(before.split()) >= 3 else [who]
 
 
@@ -230,10 +254,22 @@ _NOT_OWNED = frozenset("""mum mom dad nan nana gran granny grandad granddad gran
     god lord""".split())
 
 
+# "Should I tell my landlord, Mr Hughes, about the leak?": someone of the speaker's by name.
+_RELATION_NAMED = re.compile(
+    rf"\b(my|our)\s+((?:(?:new|old|little|older|younger|eldest|youngest|best)\s+)?"
+    rf"(?:{_RELATION_WORDS}))(?:,\s+|\s+)((?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?"
+    rf"(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\b", re.I)
+
+
 def owned_named(sentence: str) -> str | None:
     """The fact a question or request rests on when it names a thing of the speaker's ("...
-    a lens for my Fuji X-T4?" -> "I have a Fuji X-T4."); None when it names none (a family
-    word or a month is no thing: "my Mum", "my May rota")."""
+    a lens for my Fuji X-T4?" -> "I have a Fuji X-T4.") or someone of theirs by name ("...
+    tell my landlord, Mr Hughes, ...?" -> "Mr Hughes, my landlord."); None when it names
+    none (a family word or a month is no thing: "my Mum", "my May rota")."""
+    who = _RELATION_NAMED.search(sentence)
+    if who is not None and may_be_name(who.group(3).split()[-1]) and \
+            who.group(3).split()[0].lower() not in FACT_STOPWORDS:
+        return f"{who.group(3)}, {who.group(1).lower()} {who.group(2)}."
     m = _OWNED_NAMED.search(sentence)
     if m is None:
         return None
