@@ -135,6 +135,9 @@ def test_fragments_are_pieces_without_a_verb() -> None:
     for s in ("My husband cooks.", "My PIN: 4471.", "The kids are 4 and 7.", "I'm vegan.",
               "My code is 2231."):
         assert not is_fragment(s), s
+    # an agreement's clauses are kept for its kind, never the apology before it
+    assert _records("Sorry for the slow reply, we've decided to go with the oak table.") == [
+        "We've decided to go with the oak table."]
 
 
 def test_two_people_of_one_relation_named_apart_are_both_kept(store: Any) -> None:

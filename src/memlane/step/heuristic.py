@@ -196,8 +196,8 @@ def _substance(clause: str, names: frozenset[str]) -> bool:
     """Whether a clause kept for its sentence's kind says something of its own: two content
     words besides the speakers' names, or one under a negation. "Hey Nate", "Speaking of
     which" and "For now" are the lead-ins of a need or an agreement, not records of it."""
-    if is_fragment(clause):
-        return False
+    if is_fragment(clause) or is_fragment(strip_lead(clause)):
+        return False  # "My husband.", "Sorry for the slow reply." (filed as "For the ...")
     words = [w.lower() for w in _words(clause)]
     content = sum(1 for w in words if w not in FACT_STOPWORDS and w not in names)
     return content >= 2 or (content == 1 and not _NEGATION.isdisjoint(words))
