@@ -12,7 +12,10 @@ their subject, read by the offline writer (`step/sentences.is_fact`, `step/claus
 - the speaker's people by "the" or by name, doing something with a specific: "The kids go to
   St Anne's Primary", "Sam from work is getting married in Cornwall", "Josh wants to study
   medicine at Edinburgh";
-- something given to the speaker: "Work gave me a MacBook".
+- something given to the speaker: "Work gave me a MacBook";
+- someone introduced ("meet Toby, my puppy" -> "Toby, my puppy.": `introduced`), and a thing or
+  person of the speaker's named inside a question ("a lens for my Fuji X-T4?" -> "I have a Fuji
+  X-T4.", "tell my landlord, Mr Hughes, ...?" -> "Mr Hughes, my landlord.": `owned_named`).
 
 Not facts: a clause with no verb ("My husband.", "For the slow reply.": `is_fragment`), and
 anything said to or about the listener ("you").
