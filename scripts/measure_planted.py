@@ -1,6 +1,6 @@
 """Planted-fact recall of the offline writer on long threads of real dialogue.
 
-    PYTHONPATH=src python scripts/measure_planted.py [--locomo PATH] [--json]
+    PYTHONPATH=src python scripts/measure_planted.py [--locomo PATH] [--facts FILE] [--json]
 
 The LoCoMo development split's conversations (by path, never copied) are the filler: each of
 72 threads is a stretch of one conversation's real turns (its first speaker as the user, the
@@ -9,6 +9,10 @@ user turn, at a different depth each time, some alone, some inside chatter, in a
 with fillers. Each thread is filed as an agent files it (`Thread.maybe_step`, then `flush`),
 by the heuristic writer, on a SQLite file. A fact counts as filed when a record sourced from
 its turn holds its key value (case folded). Reports filed / planted and the misses.
+
+`--facts FILE` plants another list instead of the built-in one: JSON lines, each
+`{"fact": <the user's turn>, "key": <its key value>}` (tests/data/planted_facts_*.jsonl,
+written by others than the built-in list, which the writer was tuned on).
 """
 
 from __future__ import annotations
@@ -124,13 +128,34 @@ def _thread(mem: Memory, tid: str, turns: list[tuple[str, str]], fact: str, at: 
     return planted
 
 
-def measure(path: str) -> dict[str, object]:
+def load_facts(path: str) -> list[tuple[str, str]]:
+    """The planted facts of a JSON-lines file (`{"fact": ..., "key": ...}` a line); a line
+    that is not one says which and why."""
+    facts: list[tuple[str, str]] = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            fact, key = row["fact"], row["key"]
+        except (ValueError, KeyError, TypeError) as e:
+            raise SystemExit(f"{path}:{n}: not a planted fact ({e}); "
+                             'write {"fact": "...", "key": "..."}') from None
+        if not isinstance(fact, str) or not isinstance(key, str) or \
+                key.lower() not in fact.lower():
+            raise SystemExit(f"{path}:{n}: the key must be text inside the fact")
+        facts.append((fact, key))
+    return facts
+
+
+def measure(path: str, planted: list[tuple[str, str]] | None = None) -> dict[str, object]:
+    planted = PLANTED if planted is None else planted
     convs = load_locomo(path)
     filed: list[str] = []
     missed: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as d:
         store = SQLiteStore(Path(d) / "planted.db")
-        for i, (fact, key) in enumerate(PLANTED):
+        for i, (fact, key) in enumerate(planted):
             conv = convs[i % len(convs)]
             real = [tr for s in conv.sessions for tr in s.turns]
             first = real[0].speaker
@@ -146,15 +171,17 @@ def measure(path: str) -> dict[str, object]:
             else:
                 missed.append({"fact": fact, "key": key, "records": [r.text for r in recs]})
         store.close()
-    return {"planted": len(PLANTED), "filed": len(filed), "missed": missed}
+    return {"planted": len(planted), "filed": len(filed), "missed": missed}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--locomo", default=DEV, help="path of the LoCoMo development split")
+    ap.add_argument("--facts", help="a JSON-lines file of planted facts (default: the built-in"
+                    " list)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args()
-    out = measure(args.locomo)
+    out = measure(args.locomo, load_facts(args.facts) if args.facts else None)
     if args.json:
         print(json.dumps(out, indent=2))
         return

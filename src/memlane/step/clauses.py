@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from .shapes import appositive, introduced, is_fragment, owned_named, without_vocative
 from .supersede import RELATIONS, may_be_name
 
 _KEEP = re.compile(
@@ -40,7 +41,8 @@ _KEEP_TAIL = re.compile(r"[,;\s-]+(?:(?:so\s+)?please\s+|pls\s+|can\s+you\s+|do\
                         r"|[,;\s-]+(?:please\s+)?keep\s+(?:that|this|it)\s+in\s+mind\s*[.!]*$",
                         re.I)
 _FILLER_HEAD = re.compile(r"^\W*(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
-                          r"anyway|anyways|random\s+thing|fun\s+fact)\b[\s,:;-]*", re.I)
+                          r"anyway|anyways|random\s+thing|fun\s+fact|(?:as\s+for\s+)?me(?=\s*,))\b"
+                          r"[\s,:;-]*", re.I)
 _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|haha|lol|"
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
                           r"\s*([.!]*)$", re.I)
@@ -54,7 +56,8 @@ _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
     r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
-    r"would|will|do|does|did|should|is\s+there|are\s+there|where|when|who|why|please|pls|"
+    r"would|will|do|does|did|should|is\s+there|are\s+there|is\s+(?:that|it|this)\s+[a-z]+"
+    r"|where|when|who|why|please|pls|"
     r"suggest|recommend|tell\s+me|help\s+me|give\s+me|ideas?)\b.*$", re.I)
 _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they|they're|it's|" \
            r"his|her|their)\b"
@@ -101,7 +104,7 @@ def trim(sentence: str) -> str:
     or fillers. Returns the sentence as is when nothing of a statement would be left."""
     s = _KEEP.sub("", sentence, count=1)
     s = _KEEP_TAIL.sub(".", s)
-    s = _FILLER_HEAD.sub("", s, count=1)
+    s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
     s = _FILLER_TAIL.sub(r"\1", s)
     ask = _ASK_TAIL.search(s)
     if ask is not None and ask.start() > 0 and len(s[:ask.start()].split()) >= 3:
@@ -133,7 +136,9 @@ _COMPOUND = re.compile(r"^\s+and\s+(?:i|we)\b", re.I)
 def _parts(sentence: str) -> list[str]:
     """`sentence` cut where two facts meet (`_JOIN`); none when a piece would be one word
     ("Yeah, I've been ...": a reply, not two facts), except a name joined to the speaker ("Hannah
-    and I split up, and my partner is now Joss": the first piece is "Hannah and I split up").
+    and I split up, and my partner is now Joss": the first piece is "Hannah and I split up"), or
+    someone of theirs ("My kids and I painted"); a last piece with no verb ("Max, my childhood
+    dog") stays with the one before.
     A piece that only announces a change whose value the next gives (`_CHANGE_ONLY`) stays with
     it ("Tomasz switched schools, he's at Oakfield now")."""
     cuts = [m for m in _JOIN.finditer(sentence) if m.start() > 0 and m.end() < len(sentence)]
@@ -142,8 +147,10 @@ def _parts(sentence: str) -> list[str]:
     for i, m in enumerate(cuts):
         piece = sentence[start:m.start()]
         nxt = sentence[m.end():cuts[i + 1].start() if i + 1 < len(cuts) else len(sentence)]
-        if len(piece.split()) < 2 and _COMPOUND.match(sentence[m.start():]):
-            continue  # "Hannah and I": one subject
+        if (len(piece.split()) < 2 or is_fragment(piece)) and _COMPOUND.match(sentence[m.start():]):
+            continue  # "Hannah and I", "My kids and I": one subject
+        if i + 1 == len(cuts) and is_fragment(nxt):
+            continue  # "That one is Max, my childhood dog": who Max is, no fact of its own
         if len(piece.split()) < 2 or len(nxt.split()) < 2:
             return [sentence]
         if _CHANGE_ONLY.search(piece) and _SAME_HOLDER_NEXT.match(nxt.strip()):
@@ -205,6 +212,9 @@ def _value_last(part: str) -> str:
     return f"{m.group(2).capitalize()} {m.group(3)} is {m.group(1)} now."
 
 
+_SUBORDINATE = re.compile(r"^(?:because|cos|'cause)\s+", re.I)
+
+
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
     parts = [q for p in _parts(sentence) for q in _one_predicate(p)]
@@ -215,6 +225,9 @@ def split_clauses(sentence: str) -> list[str]:
     owner = None
     for p in parts:
         p = p.strip(" ,;")
+        bare = _SUBORDINATE.sub("", p, count=1)
+        if len(bare.split()) >= 3:  # "Because my wife works Saturdays, we ...": her fact
+            p = bare
         m = _OWNER_SUBJECT.match(p)
         if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
                               or may_be_name(m.group(1).split("'")[0])):
@@ -310,4 +323,12 @@ def clauses(sentence: str) -> list[str]:
     if given is not None and len(given.group(1).split()) >= 3:
         stated = given.group(1).rstrip(" ,;") + "."
         return split_clauses(stated[0].upper() + stated[1:])
-    return split_clauses(trim(sentence))
+    if sentence.rstrip().endswith("?"):
+        owned = owned_named(sentence)
+        if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
+            return [owned]
+    said = trim(sentence)
+    named = appositive(said) or introduced(said)
+    if named is not None:  # "Josh, my eldest, wants ...": who Josh is, and what he wants
+        return [c for part in named for c in split_clauses(part)]
+    return split_clauses(said)

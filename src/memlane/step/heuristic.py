@@ -42,10 +42,12 @@ from .sentences import (
     _GREETING,
     _PREF,
     _words,
+    dropped_subject,
     is_fact,
     is_request,
     split_sentences,
 )
+from .shapes import is_fragment, names_holder, names_role
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
@@ -65,19 +67,21 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     words = _words(sentence)
     # "I'm vegan." and "Luna turned 5." say a lot
     short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
-        else 4
+        or names_role(sentence) else 4  # "Toby, my puppy." too
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:
         words = [w for w in words if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
-    if _FIRST.search(sentence):
-        score += 0.25
+    if _FIRST.search(sentence) or dropped_subject(sentence):
+        score += 0.25  # the speaker's, said or with the subject dropped ("Just started ...")
     if any(ch.isdigit() for ch in sentence):
         score += 0.3
-    # Capitalised words past the first are names, places, titles.
-    if any(w[0].isupper() and w.lower() not in FACT_STOPWORDS for w in words[1:]):
+    # Capitalised words past the first are names, places, titles; so is the first when it
+    # names whose fact the sentence states ("Jo got a job at the council").
+    if any(w[0].isupper() and w.lower() not in FACT_STOPWORDS for w in words[1:]) or \
+            names_holder(sentence):
         score += 0.2
     if _PREF.search(sentence):
         score += 0.25
@@ -192,6 +196,8 @@ def _substance(clause: str, names: frozenset[str]) -> bool:
     """Whether a clause kept for its sentence's kind says something of its own: two content
     words besides the speakers' names, or one under a negation. "Hey Nate", "Speaking of
     which" and "For now" are the lead-ins of a need or an agreement, not records of it."""
+    if is_fragment(clause) or is_fragment(strip_lead(clause)):
+        return False  # "My husband.", "Sorry for the slow reply." (filed as "For the ...")
     words = [w.lower() for w in _words(clause)]
     content = sum(1 for w in words if w not in FACT_STOPWORDS and w not in names)
     return content >= 2 or (content == 1 and not _NEGATION.isdisjoint(words))

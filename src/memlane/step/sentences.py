@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
+from .shapes import appositive, is_fragment, names_role, without_vocative, world_fact
 from .supersede import RELATIONS
 
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
@@ -87,9 +88,10 @@ _ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help
 # Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
 # "Wow, Caroline!"), taken off before its shape is judged.
 _OPENER_WORDS = re.compile(
-    r"^\W*(?:(?i:hi|hey|hello|oh|ah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
-    r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also)\b"
+    r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|"
+    r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
     r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
 # Words a declarative sentence's subject starts with; a sentence starting with anything else
 # followed by an object ("Convert 250 grams", "Write a haiku", "List the sights") is an
@@ -99,7 +101,7 @@ _SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll o
     there there's here some all each every one two three no none nobody everyone someone
     something nothing anything everything morning evening last next yesterday today tomorrow
     tonight in on at after before since when while if as by for with from during about
-    through until""".split())
+    through until because cos although though once unless whereas""".split())
 _OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
     her your up out down about""".split())
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'd|we'll|our|"
@@ -126,6 +128,65 @@ _PARTICIPLE = re.compile(r"(?:[A-Za-z]{2,}(?:ing|ed)|just|still|finally|currentl
                          r"broke|sent|gave|kept|ran|saw|wrote|had)$", re.I)
 
 
+_ADVERB_LEAD = re.compile(r"^\W*(?:(?:just|still|finally|recently|already|also|only|actually|"
+                          r"really)\s+)+", re.I)
+# "Got the tattoo a few years ago", "Had an audition yesterday", "Been busy volunteering": a
+# common verb opens the speaker's news when an object follows it.
+_COMMON_LEAD = re.compile(r"^(?:got|had|made)\s+(?:a|an|the|my|our|some|two|three|\d)\b"
+                          r"|^been\s+(?!(?:a\s+while|ages|forever|so\s+long|too\s+long)\b)"
+                          r"(?:busy|[a-z]+ing)\b", re.I)
+
+
+# An activity as the subject of a general remark: "Taking risks is scary", "Kickboxing is a
+# perfect way to de-stress", "Volunteering and making a difference - it's so heartwarming".
+_GERUND_SUBJECT = re.compile(
+    r"^[A-Za-z]+ing\b[^,;:!?.\u2013\u2014]*?\b(?:is|are|was|were|can|could|would|will|should|"
+    r"must|might|may|makes?|helps?|brings?|gives?|sounds?|seems?|feels?|keeps?|shows?|has|have|"
+    r"means?|takes?|lets?|builds?|pushes|matters)\b"
+    r"|^[A-Za-z]+ing\b[^.!?]*?(?:[,\u2013\u2014]|\s-|-\s)\s*(?:it'?s|that'?s|it\s+is|which\s+is)\b",
+    re.I)
+_FEELINGS = frozenset("""excited exciting thrilled stoked pumped blessed amazed interested honored
+    honoured relieved worried bummed tired exhausted overwhelmed surprised shocked touched moved
+    inspired""".split())
+
+
+_NOUN_BEFORE = frozenset("""my our the a an his her their your some these those of with for to
+    in on at and or two three four many few all more other new old""".split())
+
+
+def _gerund_does(rest: str) -> bool:
+    """Whether an activity opening `rest` is the subject of a verb in the next words
+    ("Networking really pays off", "Building trust with them needs patience"), not the
+    speaker's news ("Visiting my parents this weekend": "parents" follows "my", a noun)."""
+    words = re.findall(r"[A-Za-z']+", rest)[:6]
+    if not words or not words[0].lower().endswith("ing"):
+        return False
+    for prev, w in zip(words, words[1:], strict=False):
+        low = w.lower()
+        if low in ("isn't", "aren't", "wasn't", "can't", "won't", "doesn't"):
+            return True
+        if low.endswith("s") and not low.endswith(("ss", "'s", "us", "is")) and len(low) > 3 \
+                and prev.lower() not in _NOUN_BEFORE:
+            return True
+    return False
+
+
+def dropped_subject(body: str) -> bool:
+    """Whether `body` (its opener taken off) is the speaker's news with the subject dropped:
+    "Planning a trip there next month.", "Just started doing aerial yoga, it's great.", "Got
+    the tattoo a few years ago." Not one said to the listener ("Loved your photos")."""
+    rest = _ADVERB_LEAD.sub("", body, count=1).replace("\u2019", "'")
+    lead = ANY_WORD.findall(rest)[:1]
+    if not lead or lead[0].lower() in _SUBJECT_START or \
+            re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return False
+    if _GERUND_SUBJECT.match(rest) or _gerund_does(rest) or lead[0].lower() in _FEELINGS or \
+            rest.lower().startswith("looking forward"):
+        return False  # "Taking risks is scary.", "Excited for this!": no news of the speaker's
+    return bool(_PARTICIPLE.match(lead[0])) and \
+        (lead[0].lower() not in FACT_STOPWORDS or bool(_COMMON_LEAD.match(rest)))
+
+
 # A two-word thing opening a statement ("Book club has moved to Wednesdays", "Plan B is the
 # ferry"), which an imperative's first word would otherwise make a command.
 _THING_SUBJECT = re.compile(r"^\W*[A-Z][a-z]+\s+(?!(?:me|us|it|him|her|them|you|your|my|our|"
@@ -139,10 +200,12 @@ def is_request(sentence: str) -> bool:
     s = sentence.strip()
     if _THING_SUBJECT.match(s) and not s.rstrip("\"')]\u201d\u2019").endswith("?"):
         return False  # "Book club is on Tuesdays": a thing's name, no command
+    if appositive(s) is not None or names_role(s):
+        return False  # "Josh, my eldest, wants to ...": someone named, no command
     if s.rstrip("\"')]\u201d\u2019").endswith("?") or bool(_REQUEST.match(s)) or \
             bool(_PLEASE.search(s)) or bool(_ASK_ME.search(s)):
         return True
-    body = _OPENER_WORDS.sub("", s, count=1)
+    body = without_vocative(_OPENER_WORDS.sub("", s, count=1))
     if body != s and _REQUEST.match(body):
         return True  # "Okay, let's do that."
     words = ANY_WORD.findall(body.replace("\u2019", "'"))
@@ -211,15 +274,14 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     since we talked"). `names`: the participants' names (lower case), which are not content."""
     if is_request(sentence) or _GREETING.match(sentence):
         return False
-    body = _OPENER_WORDS.sub("", sentence.strip(), count=1)
+    body = without_vocative(_OPENER_WORDS.sub("", sentence.strip(), count=1))
+    if is_fragment(body):
+        return False  # "My husband.", "For the slow reply.": no verb, no fact
     words = [w for w in FACT_WORD.findall(body.replace("\u2019", "'"))
              if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS and not w[0].isdigit()]
     first = _SPEAKER_SUBJECT.search(body)
-    lead = ANY_WORD.findall(body.replace("\u2019", "'"))[:1]
-    if lead and _PARTICIPLE.match(lead[0]) and lead[0].lower() not in FACT_STOPWORDS and \
-            lead[0].lower() not in _SUBJECT_START and len(content) >= 2 and \
-            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if dropped_subject(body) and len(content) >= 2:
         return True  # the speaker's own news with the subject dropped
     if first is not None:
         frame = _ATTITUDE.match(body)
@@ -247,6 +309,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         return True  # "Japanese class has moved online": a routine of the speaker's changed
     if _CHANGED_ME.search(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "The optician switched me to daily lenses": the speaker's
+    if world_fact(body, names):
+        return True  # "The vet who did Rufus's operation was Dr. Hallorann" (`step/shapes`)
     if _ROLE_OF_MINE.match(body):
         return True  # "Helen coaches me now": who the speaker's coach is
     if _OWN_AGE.match(body):

@@ -1,0 +1,285 @@
+"""Sentence shapes that state a fact about the user's people and things without "I" or "my" as
+their subject, read by the offline writer (`step/sentences.is_fact`, `step/clauses.clauses`):
+
+- an appositive naming someone's role: "Greg, the guy who owns our building, came round" states
+  who Greg is ("Greg is the guy who owns our building.") and what he did (`appositive`); by a
+  relation ("Bill, my neighbour, has a new car", "meet Toby, my puppy") it stays one record
+  held by the name, so a second neighbour or puppy never reads as a new value of the first;
+- a relative clause identifying someone or something: "The vet who did Rufus's operation was
+  Dr. Hallorann", "the guy who fixed my laptop was my cousin Raj";
+- a thing of the speaker's named: "The hamster is called Nugget", "The dog's name is Mabel",
+  "The sofa came from a shop called Loom and Oak";
+- the speaker's people by "the" or by name, doing something with a specific: "The kids go to
+  St Anne's Primary", "Sam from work is getting married in Cornwall", "Josh wants to study
+  medicine at Edinburgh";
+- something given to the speaker: "Work gave me a MacBook";
+- someone introduced ("meet Toby, my puppy" -> "Toby, my puppy.": `introduced`), and a thing or
+  person of the speaker's named inside a question ("a lens for my Fuji X-T4?" -> "I have a Fuji
+  X-T4.", "tell my landlord, Mr Hughes, ...?" -> "Mr Hughes, my landlord.": `owned_named`).
+
+Not facts: a clause with no verb ("My husband.", "For the slow reply.": `is_fragment`), and
+anything said to or about the listener ("you").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import FACT_STOPWORDS
+from .supersede import RELATIONS, may_be_name
+
+_RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+_YOU = re.compile(r"\byou(?:r|'re|'ll|'d|'ve)?\b", re.I)
+_PAST = r"""came|went|got|gave|took|made|found|bought|sold|left|won|lost|met|began|ran|saw|wrote
+    |had|did|told|brought|built|kept|put|sent|spent|paid|drove|flew|broke|fell|grew|became|chose
+    |taught|caught|sang|swam|rode|wore|hurt|cut"""
+_PAST = "|".join(w.strip() for w in _PAST.split("|"))
+# The verb of a statement about a third person: present ("wants", "goes"), past ("moved",
+# "came"), a progressive or perfect ("is getting", "has switched"), a modal of a plan.
+_VERB = (rf"(?:(?:just|finally|recently|now|still|already|also|even)\s+)?"
+         rf"(?:(?:is|was|'s|\u2019s|has|had|will|'ll)\s+(?:(?:just|now|finally|been)\s+)?"
+         rf"[a-z]+(?:ing|ed|en)\b|[a-z]+(?:s|ed)\b|(?:{_PAST})\b)")
+
+# "Greg, the guy who owns our building, finally came round ...", "Josh, my eldest, wants ...":
+# a name, a role after it between commas, then the sentence's verb.
+_APPOSITIVE = re.compile(
+    rf"^(?P<name>{_NAME}(?:\s+{_NAME}|(?:'s|\u2019s)\s+(?:{_RELATION_WORDS}))?),\s+"
+    rf"(?P<role>(?:my|our|the|a|an)\s+[^,]{{2,60}}?),\s+(?P<pred>{_VERB}.*)$", re.I)
+# "Jon, my man, ...", "Caroline, my dear, ...": a vocative, not a role.
+_VOCATIVES = (r"my\s+(?:man|dear|friend|love|darling|buddy|pal|mate|girl|boy|guy|dude|lady|"
+              r"sweet\w*|good\s+\w+|old\s+\w+)")
+_VOCATIVE = re.compile(rf"^{_VOCATIVES}$", re.I)
+_VOCATIVE_LEAD = re.compile(rf"^\W*{_NAME},\s+{_VOCATIVES},\s*", re.I)
+
+
+def without_vocative(body: str) -> str:
+    """`body` without a name and a vocative opening it ("Caroline, my dear, you are amazing."
+    -> "you are amazing."): the listener addressed, no one's fact."""
+    return _VOCATIVE_LEAD.sub("", body, count=1)
+
+
+# "Toby, my puppy.", "Mr Hughes, my landlord.": who someone is, as `introduced` and
+# `owned_named` write it.
+_NAME_ROLE = re.compile(rf"^(?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?{_NAME}(?:\s+{_NAME})?,\s+"
+                        rf"(?:my|our)\s+[^,?]+[.!]?$", re.I)
+
+
+def names_role(sentence: str) -> bool:
+    """Whether a sentence names someone and their relation to the speaker and nothing else
+    ("Toby, my puppy."): a statement, not a command to "Toby"."""
+    return bool(_NAME_ROLE.match(sentence.strip())) and not _VOCATIVE.match(
+        sentence.split(",", 1)[1].strip().rstrip(".!"))
+
+
+_MY_RELATION = re.compile(rf"^(?:my|our)\s+(?:[a-z-]+\s+){{0,2}}?(?:{_RELATION_WORDS})\b", re.I)
+
+
+def appositive(sentence: str) -> list[str] | None:
+    """The two facts of a sentence naming someone by name and role between commas ("Josh, my
+    eldest, wants to study medicine at Edinburgh."): who they are ("Josh is my eldest.") and
+    what the rest says of them ("Josh wants to study medicine at Edinburgh."); one record when
+    the role is a relation of the speaker's ("Bill, my neighbour, has a new car."). None when the
+    sentence has no such shape, the opening word is no name, or it speaks to the listener
+    ("John, my friend, you should ...")."""
+    m = _APPOSITIVE.match(sentence.strip())
+    if m is None or _YOU.search(sentence):
+        return None
+    name, role, pred = m.group("name"), m.group("role").strip(), m.group("pred").strip()
+    head = name.split()[0].split("'")[0]
+    if _VOCATIVE.match(role) or not may_be_name(head) or head.lower() in FACT_STOPWORDS:
+        return None
+    if pred[-1] not in ".!?":
+        pred += "."
+    if _MY_RELATION.match(role):
+        # "Dorothy, my neighbour, waters the plants": one record, held by Dorothy. "Dorothy is
+        # my neighbour." would read as who the speaker's neighbour is, which another
+        # neighbour named later would replace.
+        return [f"{name}, {role}, {pred}"]
+    return [f"{name} is {role}.", f"{name} {pred}"]
+
+
+# "Greg is the guy who owns our building.", "Josh is my eldest.": who someone is to the speaker.
+_ROLE = r"""[a-z]+(?:er|or|ist|ian|ant|ent|man|woman)|nurse|vet|chef|cook|pilot|nanny|midwife
+    |paramedic|surgeon|judge|priest|vicar|rabbi|imam|coach"""
+_ROLE = re.sub(r"\s+", "", _ROLE)
+_IDENTITY = re.compile(
+    rf"^{_NAME}(?:\s+{_NAME}|(?:'s|\u2019s)\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s)\s+"
+    rf"(?:(?:my|our)\s+\S|(?:the|a|an)\s+(?:[a-z-]+\s+){{0,3}}?(?:(?:{_RELATION_WORDS}|{_ROLE})"
+    rf"\b(?:\s+(?:who|that|at|from|in|of|for|on)\b.*)?[.!]*$|[a-z]+\s+(?:who|that)\s+[a-z]+s?\b))",
+    re.I)
+# "The vet who did Rufus's operation was Dr. Hallorann": someone (or something) by what they
+# did, then who (or what) they are: a name, or someone of the speaker's.
+_WHO_WAS = re.compile(
+    rf"^(?:the|our|my)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+\s+(?:who|that|which|we|i)\s+[^,?]{{2,60}}?"
+    rf"\s+(?:is|was|are|were)\s+(?:(?:my|our)\s+(?:[a-z-]+\s+)?(?:{_RELATION_WORDS}|[a-z]+)\b"
+    rf"|(?:called\s+|named\s+)?(?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?(?-i:[A-Z]))", re.I)
+# "The hamster is called Nugget", "The dog's name is Mabel", "The boiler was put in by a firm
+# called Hartley Heating": a thing of the speaker's (by "the", "our", "my") and its name.
+_THING_NAMED = re.compile(
+    r"^(?:the|our|my)\s+(?:[a-z-]+\s+){0,2}?[a-z-]+(?:'s|\u2019s)?\s+[^?]*?"
+    r"(?:\b(?:called|named)\s+|\bname\s+is\s+)(?-i:[A-Z0-9])", re.I)
+# "The kids go to St Anne's Primary", "The dog is 8": the speaker's people by "the", and a
+# specific (a name, a number) in what is said of them.
+_PLURAL_VERB = r"""(?:go|live|work|attend|study|play|have|love|like|hate|train|swim|walk|sleep
+    |eat|get|are|were|stay|share|visit|do|take|need|want|start|speak)\b"""
+_PLURAL_VERB = re.sub(r"\s+", "", _PLURAL_VERB)
+_THE_RELATION = re.compile(
+    rf"^(?:the|our)\s+(?:(?:little|older|younger|eldest|youngest|new|old|two|three)\s+)?"
+    rf"(?:{_RELATION_WORDS})s?\s+(?:{_VERB}|{_PLURAL_VERB})[^?]*?(?:\b(?-i:[A-Z])|\d)", re.I)
+# "The piano belonged to my grandad, it's a Bechstein": a thing (by "the") in a statement about
+# the speaker's (my, our, me, us) that names it.
+_THE_THING = re.compile(rf"^(?:the|our)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+\s+{_VERB}", re.I)
+_MINE = re.compile(r"\b(?:my|our|me|us)\b", re.I)
+_SPECIFIC = re.compile(r"(?<=\s)(?-i:[A-Z])[\w'-]+|\d")
+# "Sam from work is getting married in Cornwall", "Josh wants to study medicine at Edinburgh":
+# someone by name (where the speaker knows them from), a verb, and a specific after it.
+_NAME_DOES = re.compile(
+    rf"^(?P<name>{_NAME})(?:\s+from\s+(?:work|school|uni|church|the\s+[a-z]+|next\s+door|"
+    rf"upstairs|downstairs|down\s+the\s+road))?\s+{_VERB}[^?]*?\b(?:(?-i:[A-Z])|\d)", re.I)
+# "... meet Toby, my puppy", "This is Ada, our lodger": someone of the speaker's introduced.
+_INTRODUCED = re.compile(rf"(?:^|[\s,;:\u2013\u2014-])(?:meet|this\s+is|that'?s|that\s+is|here'?s)"
+                         rf"\s+(?P<name>{_NAME}),\s+(?P<who>(?:my|our)\s+(?:[a-z-]+\s+)?"
+                         rf"(?:{_RELATION_WORDS}|puppy|pup|kitten|baby|boy|girl))\b", re.I)
+# "Roasted chicken is one of my favourites": what the speaker likes, said of the thing.
+_FAVOURITE = re.compile(r"^[^?]*?\b(?:is|are|was|were)\s+(?:(?:one|some)\s+of\s+|among\s+)?"
+                        r"(?:my|our)\s+(?:all-time\s+|absolute\s+|new\s+|top\s+)?"
+                        r"(?:fave|favou?rite)s?\b", re.I)
+# "They're called Peruvian Lilies", "It's named Biscuit": something just spoken of, by its name.
+_CALLED = re.compile(r"^(?:they|it|she|he)(?:'re|'s|\u2019re|\u2019s|\s+(?:is|are|was|were))\s+"
+                     r"(?:called|named)\s+(?-i:[A-Z])", re.I)
+# "Her name is Shadow!": someone just shown or spoken of, and their name.
+_THEIR_NAME = re.compile(r"^(?:her|his|its|their)\s+names?(?:'s|\s+is|\s+are|\s+was)\s+"
+                         r"(?-i:[A-Z])", re.I)
+# "Art's allowed me to explore my transition", "Therapy has helped me manage my anxiety": what
+# something did for the speaker, said of the speaker's own.
+_LET_ME = re.compile(r"^\S+(?:'s|\u2019s|\s+has|\s+have)?\s+(?:really\s+)?(?:allowed|helped|taught|"
+                     r"let|pushed|encouraged|forced|inspired)\s+(?:me|us)\s+(?:to\s+)?[a-z]+\b"
+                     r"[^?]*\b(?:my|our)\s+[a-z]", re.I)
+def introduced(sentence: str) -> list[str] | None:
+    """The facts of a sentence introducing someone of the speaker's ("We got a puppy - meet
+    Toby, my puppy."): what comes before, if anything, and who they are ("Toby, my puppy.").
+    None when it introduces no one."""
+    m = _INTRODUCED.search(sentence)
+    if m is None or _YOU.search(m.group(0)):
+        return None
+    before = sentence[:m.start()].strip(" ,;:-\u2013\u2014")
+    who = f"{m.group('name')}, {m.group('who')}."  # not "Toby is my puppy": see `appositive`
+    return [before + ".", who] if len(before.split()) >= 3 else [who]
+
+
+# "Ruth wants to be a vet", "Omar is hoping to study law": someone's plan for their life.
+_NAME_PLANS = re.compile(
+    rf"^{_NAME}(?:'s|\u2019s)?\s+(?:(?:still|really|now)\s+)?(?:wants|plans|hopes|intends|"
+    rf"(?:is|'s)\s+(?:hoping|planning|going|training|studying)|would\s+like|'d\s+like)\s+"
+    rf"(?:to\s+)?(?:be|become|study|train|work|move|retire|live|join|apply|qualify|open|start)\b"
+    rf"\s+\S", re.I)
+# "Work gave me a MacBook", "The surgery sent me a new inhaler": something given to the speaker,
+# named (a name, a number).
+_GIVEN_ME = re.compile(r"\b(?:gave|got|bought|lent|loaned|sent|issued|handed|prescribed|"
+                       r"offered)\s+(?:me|us)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:new\s+)?"
+                       r"(?:(?-i:[A-Z])|\d)", re.I)
+
+
+def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether `body` (a clause, its opener taken off) states a fact about the speaker's people
+    or things by one of the shapes above, not addressed to the listener. `names` (lower case)
+    are the participants': a shape opening with one is talk to them, not about someone."""
+    s = body.strip()
+    if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
+        return False
+    if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or \
+            _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
+            _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
+        return True
+    if _THE_THING.match(s) and _MINE.search(s) and \
+            any(v.group(0) != "I" for v in _SPECIFIC.finditer(s)):
+        return True
+    first = s.split()[0].strip(",.!").split("'")[0]
+    if first.lower() in names or first.lower() in FACT_STOPWORDS or not may_be_name(first):
+        return False
+    return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s))
+
+
+# What a person does or what changed for them: "Jo got a job", "Dev has switched to cello".
+_PERSON_DOES = re.compile(
+    rf"^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:(?:just|finally|recently|now|"
+    rf"still|also)\s+)?(?:(?:has|had|'s|\u2019s|is|was)\s+(?:just\s+|now\s+)?)?(?:got|gets|"
+    rf"moved|moving|lives|living|works|working|switched|started|starting|joined|left|leaving|quit|"
+    rf"retired|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
+    rf"going|plays|wants|plans|planning|hopes|hoping|passed|bought|sold|adopted|became|turned|"
+    rf"expecting|owns|runs|drives|attends)\b"
+    rf"|^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
+    rf"(?:an?|at|with|the|my|our)\s", re.I)
+
+
+def names_holder(body: str) -> bool:
+    """Whether the clause opens with someone by name whose fact it states ("Jo got a job at
+    the council"): that name is the fact's holder, a specific as any name past the first word."""
+    s = body.strip()
+    first = s.split()[0].strip(",.!").split("'")[0] if s else ""
+    if not first or first.lower() in FACT_STOPWORDS or not may_be_name(first) or \
+            not first[0].isupper():
+        return False
+    if first.lower().endswith(("ing", "ed")):
+        return False  # "Volunteering is ...", "Painting looks ...": an activity, no one
+    return bool(_PERSON_DOES.match(s))
+
+
+# Words that make a clause a statement: a verb form or a copula.
+_FINITE = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|will|would|can|"
+                     r"could|should|must|shall|may|might)\b|'(?:s|m|re|ve|ll|d)\b|"
+                     r"\b[a-z]{3,}(?:ed|s)\b|\b(?:" + _PAST + r")\b", re.I)
+_FRAGMENT_LEAD = re.compile(r"^\W*(?:my|our|the|a|an|his|her|their|for|to|with|from|about|of|"
+                            r"on|in|at|by|just|and|but|or|so)\b", re.I)
+
+
+def is_fragment(clause: str) -> bool:
+    """Whether a clause is a piece of a sentence with no verb of its own: "My husband.", "For
+    the slow reply.", "The blue one." (an answer or a tail, not a fact). A number or a named
+    value after a colon ("My PIN: 4471") is not a fragment."""
+    s = clause.strip().rstrip(".!")
+    words = s.split()
+    if not words or len(words) > 4 or any(ch.isdigit() for ch in s) or ":" in s:
+        return False
+    if not _FRAGMENT_LEAD.match(s):
+        return False
+    return len(words) <= 2 or not _FINITE.search(" ".join(words[1:]))
+
+
+# "Can you recommend a lens for my Fuji X-T4?": a thing of the speaker's by its name, inside a
+# question or request (the name ends the phrase: "my Python code" is no thing owned).
+_OWNED_NAMED = re.compile(
+    r"\b(?:my|our)\s+(?:(?:new|old|little)\s+)?((?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*){0,2})"
+    r"(?=\s*(?:[?.!,]|$|\s+(?:for|to|with|on|in|at|and|or|when|if|because|since|before|after"
+    r"|from|so|this|next|every)\b))")
+_NOT_OWNED = frozenset("""mum mom dad nan nana gran granny grandad granddad grandma grandpa
+    god lord""".split())
+
+
+# "Should I tell my landlord, Mr Hughes, about the leak?": someone of the speaker's by name.
+_RELATION_NAMED = re.compile(
+    rf"\b(my|our)\s+((?:(?:new|old|little|older|younger|eldest|youngest|best)\s+)?"
+    rf"(?:{_RELATION_WORDS}))(?:,\s+|\s+)((?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?"
+    rf"(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\b", re.I)
+
+
+def owned_named(sentence: str) -> str | None:
+    """The fact a question or request rests on when it names a thing of the speaker's ("...
+    a lens for my Fuji X-T4?" -> "I have a Fuji X-T4.") or someone of theirs by name ("...
+    tell my landlord, Mr Hughes, ...?" -> "Mr Hughes, my landlord."); None when it names
+    none (a family word or a month is no thing: "my Mum", "my May rota")."""
+    who = _RELATION_NAMED.search(sentence)
+    if who is not None and may_be_name(who.group(3).split()[-1]) and \
+            who.group(3).split()[0].lower() not in FACT_STOPWORDS:
+        return f"{who.group(3)}, {who.group(1).lower()} {who.group(2)}."
+    m = _OWNED_NAMED.search(sentence)
+    if m is None:
+        return None
+    thing = m.group(1)
+    head = thing.split()[0].lower()
+    if head in _NOT_OWNED or head in RELATIONS or not may_be_name(head) or \
+            head in FACT_STOPWORDS:
+        return None
+    article = "an" if head[0] in "aeiou" else "a"
+    return f"I have {article} {thing}."
