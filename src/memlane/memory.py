@@ -26,6 +26,7 @@ from .caches import QUERY_CHARS, Caches, remember, scans_during
 from .context.fill import fill_start, sized_context, start_policy
 from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
 from .context.notes import (
+    by_overlap,
     fits_whole,
     leans_on_last_turn,
     notes_plan,
@@ -44,6 +45,7 @@ from .context.turns import (
     rank_pieces,
     stretch_votes,
 )
+from .context.when import dated_stretches, named_spans
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .safety import Admission, admit, clean_tag
@@ -551,15 +553,19 @@ class Thread:
             rows = read(first, None)
             want = fact_terms(new_message) if new_message else frozenset()
             standing = self._standing(want, policy)
-            notes, searched = self._notes(budget, new_message, policy, rows, want)
+            now = time.time() if now is None else now
+            dated = self._dated(new_message, want, policy, now, rows) if rows.truncated else []
+            notes, searched = self._notes(budget, new_message, policy, rows, want, dated)
             lines = self._matched(want, policy) if rows.truncated else []
+            if dated:  # the stretches the message's date points at, before the ones it matches
+                lines = [*dated, *(ep for ep in lines if ep not in dated)]
             turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
             # The notes carry a few of their sources: which opened turns each was filed from
             # is asked of the store (a turn a shown note cites is not opened again).
             cited = store.sources_among(ns, [r.id for r in notes], [m.id for m in turns]) \
                 if notes and turns else {}
             ctx, last, _ = sized_context(
-                read, first, budget, time.time() if now is None else now, mem.tokenizer,
+                read, first, budget, now, mem.tokenizer,
                 new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
                 rows=rows, notes=notes, matched=lines, opened=turns, standing=standing,
@@ -670,7 +676,7 @@ class Thread:
         return self._notes(budget, new_message, policy, rows, want)[0]
 
     def _notes(self, budget: int, new_message: str | None, policy: Policy,
-               rows: ContextRows | None, want: frozenset[str]
+               rows: ContextRows | None, want: frozenset[str], dated: Sequence[Episode] = ()
                ) -> tuple[list[Record], list[Record]]:
         """The records `context` shows as notes, best first: all of the namespace's records when
         they fit in `policy.notes_share` of the budget, else the ones a search of the new message
@@ -693,7 +699,7 @@ class Thread:
             if fits_whole(every, plan, self.memory.tokenizer.count):
                 # The whole namespace is in view: no search, no frame. The records sharing the
                 # most terms with the new message stand for the search's results.
-                return every, _by_overlap(every, want)
+                return every, by_overlap(every, want)
         searched: list[Record] = []
         recent: list[Record] = []
         if new_message and new_message.strip():
@@ -702,7 +708,28 @@ class Thread:
             if query:
                 recent = self._search_notes(query, plan.recent_k)
         lean = bool(recent) and leans_on_last_turn(want)
-        return select_notes(searched, recent, lean), searched
+        ids = [i for ep in dated for i in ep.record_ids]
+        near = by_overlap(store.records(ns, ids, sources=few), want, every=True) if ids else []
+        return select_notes(searched, recent, lean, near[:policy.dated_notes]), searched
+
+    def _dated(self, new_message: str | None, want: frozenset[str], policy: Policy,
+               now: float, rows: ContextRows) -> list[Episode]:
+        """The stretches the dates `new_message` names point at (`context.when`), at most
+        `policy.dated_lines`; none unless it names one. Reads the line index's stretches
+        (bounded as it is) once per revision, kept with the index in the read cache."""
+        if not (policy.use_buffer and policy.dated_lines > 0 and new_message):
+            return []
+        spans = named_spans(new_message, now)
+        if not spans:
+            return []
+        _, shown, ends = self._line_index()  # the winners' rows: all of them, once read
+        missing = [e for e in ends if e not in shown]
+        if missing:
+            shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
+                                                                            missing))
+        eps = [shown[e] for e in ends if e in shown]
+        first = [rows.first_episode] if rows.first_episode else []
+        return dated_stretches([*first, *eps], spans, want, fact_terms, policy.dated_lines)
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a
@@ -784,11 +811,3 @@ def _same_words(text: str) -> str:
 
 def _id(record_id: object) -> int:
     return validate.record_id(record_id)
-
-
-def _by_overlap(records: Sequence[Record], want: frozenset[str]) -> list[Record]:
-    """`records` sharing a term with `want`, the most shared first (a stable sort)."""
-    if not want:
-        return []
-    scored = [(len(fact_terms(r.text) & want), i) for i, r in enumerate(records)]
-    return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n]
