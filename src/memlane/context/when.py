@@ -129,13 +129,15 @@ def named_spans(text: str, now: float) -> list[tuple[float, float]]:
 
 
 def dated_stretches(episodes: Sequence[Episode], spans: Sequence[tuple[float, float]],
-                    want: frozenset[str], terms_of: Callable[[str], frozenset[str]], k: int
-                    ) -> list[Episode]:
-    """Of `episodes`, the ones that end within one of `spans` (`named_spans`), at most `k`:
-    the ones whose lines share the most of the terms `want` first, then the newest. A stretch
-    is dated by its end (`Episode.date`), the day the buffer shows for it."""
+                    want: frozenset[str], terms_of: Callable[[str], frozenset[str]], k: int,
+                    first: Episode | None = None) -> list[Episode]:
+    """Of `episodes` (and `first`, the thread's first stretch, which the line index leaves
+    out), the ones that end within one of `spans` (`named_spans`), at most `k`: the ones whose
+    lines share the most of the terms `want` first, then the newest. A stretch is dated by its
+    end (`Episode.date`), the day the buffer shows for it."""
     if not spans or k <= 0:
         return []
-    inside = {ep.end: ep for ep in episodes if any(a <= ep.date < b for a, b in spans)}
+    every = [*episodes, first] if first is not None else episodes
+    inside = {ep.end: ep for ep in every if any(a <= ep.date < b for a, b in spans)}
     best = sorted(inside.values(), key=lambda ep: (-len(terms_of(ep.line) & want), -ep.end))
     return best[:k]
