@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from . import validate
 from .caches import QUERY_CHARS, Caches, remember, scans_during
 from .context.fill import fill_start, sized_context, start_policy
-from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
+from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index, line_terms
 from .context.notes import (
     by_overlap,
     fits_whole,
@@ -711,12 +711,12 @@ class Thread:
         if not (policy.use_buffer and policy.dated_lines > 0 and new_message and rows.truncated
                 and (spans := named_spans(new_message, now))):
             return []
-        _, shown, ends = self._line_index()
+        index, shown, ends = self._line_index()
         missing = [e for e in ends if e not in shown]
         shown.update((ep.end, ep) for ep in (
             self._store.episodes_ending(self._ns, self.id, missing) if missing else []))
-        return dated_stretches([shown[e] for e in ends if e in shown], spans, want, fact_terms,
-                               policy.dated_lines, rows.first_episode)
+        return dated_stretches([shown[e] for e in ends if e in shown], spans, want, line_terms(
+            index, fact_terms), policy.dated_lines, rows.first_episode)
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a
