@@ -66,6 +66,13 @@ def _month_word(word: str) -> bool:
     return w in _FULL and w not in _AMBIGUOUS
 
 
+_ANY = re.compile(r"\b(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True))
+                  + r")\b|\d-[01]\d-", re.IGNORECASE)
+"""What every pattern needs (a month's name or an ISO date): one scan says most messages name
+no date, so the patterns are not tried on them (every new message is read, 5 scans cost about
+35 microseconds on a short one)."""
+
+
 def _month_of(name: str) -> int:
     return _MONTHS[name.lower().rstrip(".")]
 
@@ -102,6 +109,8 @@ def named_spans(text: str, now: float) -> list[tuple[float, float]]:
     with a year or after "in" / "during". A date without a year takes the year of the first
     date in `text` that has one ("between August 11 and August 15 2023"), else `now` places
     it."""
+    if not _ANY.search(text):
+        return []
     found: list[tuple[int, int | None, int, int | None]] = []
     taken: list[tuple[int, int]] = []
     for pat in _PATTERNS:
