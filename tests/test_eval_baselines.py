@@ -42,6 +42,10 @@ def test_retrieval_is_the_default_without_buffer_pruning_or_tools() -> None:
     assert not ablated("buffer").policy.use_buffer
     assert ablated("notes").policy.notes_share == 0.0
     assert not ablated("working").policy.use_working
+    # The days a question names are the default's: off in the baselines and in its ablation.
+    assert POLICIES["memlane"].policy.dated_lines > 0
+    assert ablated("dated").policy.dated_lines == 0
+    assert POLICIES["retrieval+turns"].policy.dated_lines == 0
 
 
 def test_dated_needs_the_evidence_date_in_the_item_that_reaches_it() -> None:

@@ -98,6 +98,33 @@ def test_select_notes_order_best_then_follow_up_each_once() -> None:
     assert got == [10, 11, 12, 13, 14, 20, 21, 22]
 
 
+def test_dated_records_go_after_the_searchs_best_three_each_once() -> None:
+    from memlane.context.notes import select_notes
+
+    searched = [_rec(i) for i in (10, 11, 12, 13, 14)]
+    recent = [_rec(i) for i in (20, 21)]
+    dated = [_rec(i) for i in (13, 30, 11, 31, 30)]  # 13 and 11 were found, 30 twice
+    got = [r.id for r in select_notes(searched, recent, dated=dated)]
+    assert got == [10, 11, 12, 13, 30, 31, 14, 20, 21]
+    got = [r.id for r in select_notes(searched, recent, lean=True, dated=dated)]
+    assert got == [10, 11, 12, 13, 30, 31, 20, 21, 14]
+    assert [r.id for r in select_notes([], [], dated=dated)] == [13, 30, 11, 31]
+
+
+def test_by_overlap_most_shared_first_and_with_every_the_rest_after() -> None:
+    from memlane.context.notes import by_overlap
+    from memlane.text import fact_terms
+    from memlane.types import Record
+
+    recs = [Record(id=i, namespace="n", text=t) for i, t in enumerate(
+        ["I joined a gym", "the gym has a pool and a sauna", "bus was late", "pool party"])]
+    want = fact_terms("gym pool")
+    assert [r.id for r in by_overlap(recs, want)] == [1, 0, 3]
+    assert [r.id for r in by_overlap(recs, want, every=True)] == [1, 0, 3, 2]
+    assert by_overlap(recs, frozenset()) == []
+    assert [r.id for r in by_overlap(recs, frozenset(), every=True)] == [0, 1, 2, 3]
+
+
 def test_a_message_with_few_words_of_its_own_leans_on_the_last_turn() -> None:
     from memlane.context.notes import leans_on_last_turn
     from memlane.text import fact_terms

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 from . import validate
 from .caches import QUERY_CHARS, Caches, remember, scans_during
 from .context.fill import fill_start, sized_context, start_policy
-from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index
+from .context.line_index import INDEXED_LINES, LineIndex, best_ends, build_index, line_terms
 from .context.notes import (
+    by_overlap,
     fits_whole,
     leans_on_last_turn,
     notes_plan,
@@ -44,6 +45,7 @@ from .context.turns import (
     rank_pieces,
     stretch_votes,
 )
+from .context.when import dated_stretches, named_spans
 from .errors import MemlaneError, NotFound, UsageError
 from .forgetting import Forgetting
 from .safety import Admission, admit, clean_tag
@@ -551,15 +553,17 @@ class Thread:
             rows = read(first, None)
             want = fact_terms(new_message) if new_message else frozenset()
             standing = self._standing(want, policy)
-            notes, searched = self._notes(budget, new_message, policy, rows, want)
-            lines = self._matched(want, policy) if rows.truncated else []
+            now = time.time() if now is None else now
+            dated = self._dated(new_message, want, policy, now, rows)
+            notes, searched = self._notes(budget, new_message, policy, rows, want, dated)
+            lines = self._matched(want, policy, dated) if rows.truncated else []
             turns = self._opened(want, policy, rows, searched, lines) if rows.truncated else []
             # The notes carry a few of their sources: which opened turns each was filed from
             # is asked of the store (a turn a shown note cites is not opened again).
             cited = store.sources_among(ns, [r.id for r in notes], [m.id for m in turns]) \
                 if notes and turns else {}
             ctx, last, _ = sized_context(
-                read, first, budget, time.time() if now is None else now, mem.tokenizer,
+                read, first, budget, now, mem.tokenizer,
                 new_message=new_message,
                 tools=TOOL_SCHEMAS if tools is None else [dict(t) for t in tools],
                 rows=rows, notes=notes, matched=lines, opened=turns, standing=standing,
@@ -637,16 +641,17 @@ class Thread:
         self._cache_turn()
         return self._matched(fact_terms(new_message) if new_message else frozenset(), policy)
 
-    def _matched(self, want: frozenset[str], policy: Policy) -> list[Episode]:
+    def _matched(self, want: frozenset[str], policy: Policy, dated: Sequence[Episode] = ()
+                 ) -> list[Episode]:
         if not (policy.use_buffer and policy.index_lines > 0 and want):
-            return []
+            return list(dated)
         index, shown, _ = self._line_index()
         ends = best_ends(index, want, policy.index_lines)
         missing = [e for e in ends if e not in shown]
         if missing:
             shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
                                                                             missing))
-        return [shown[e] for e in ends if e in shown]
+        return [*dated, *(shown[e] for e in ends if e in shown and shown[e] not in dated)]
 
     def _line_index(self) -> tuple[LineIndex, dict[int, Episode], list[int]]:
         """The thread's line index, the winners' rows by end (`_matched`) and the indexed
@@ -663,27 +668,21 @@ class Thread:
 
     def notes(self, budget: int, new_message: str | None, policy: Policy,
               rows: ContextRows | None = None) -> list[Record]:
-        """The records `context` shows as notes, best first (`_notes`), as it reads them: each
-        carries its first `CITED_PER_RECORD` source ids only (`Memory.records` has them all)."""
+        """The notes `context` shows, best first, each with its first `CITED_PER_RECORD` sources."""
         self._cache_turn()
         want = fact_terms(new_message) if new_message else frozenset()
-        return self._notes(budget, new_message, policy, rows, want)[0]
+        dated = self._dated(new_message, want, policy, time.time(), rows) if rows else []
+        return self._notes(budget, new_message, policy, rows, want, dated)[0]
 
     def _notes(self, budget: int, new_message: str | None, policy: Policy,
-               rows: ContextRows | None, want: frozenset[str]
+               rows: ContextRows | None, want: frozenset[str], dated: Sequence[Episode] = ()
                ) -> tuple[list[Record], list[Record]]:
-        """The records `context` shows as notes, best first: all of the namespace's records when
-        they fit in `policy.notes_share` of the budget, else the ones a search of the new message
-        ranks first. Bounded by the budget, not by the namespace: a namespace is read whole only
-        when it has at most as many records as the share could hold (one probe row says whether
-        it does), and the search asks for no more than that many.
-
-        With `rows` (the first rows `context` read: the newest turns), `Policy.notes_recent`
-        adds the best of a second search, of the user's last turn.
-
-        This only reads (the store, the searches); every choice is `memlane.context.notes`'s.
-        Returns (the notes, the search's results for the new message alone, best first: what
-        the buffer's opened turns start from, `_opened`)."""
+        """The records `context` shows as notes, best first: the namespace's records when they
+        fit in `policy.notes_share` of the budget (one probe row says whether they may), else
+        what a search of the new message ranks first (at most what the share holds); with
+        `rows` (the newest turns) `Policy.notes_recent` adds the best of a search of the user's
+        last turn, the `dated` stretches (`_dated`) their records. Only reads: the choices are
+        `memlane.context.notes`'s. Returns (the notes, the new message's search results)."""
         plan = notes_plan(budget, policy)
         if plan is None:
             return [], []
@@ -693,16 +692,31 @@ class Thread:
             if fits_whole(every, plan, self.memory.tokenizer.count):
                 # The whole namespace is in view: no search, no frame. The records sharing the
                 # most terms with the new message stand for the search's results.
-                return every, _by_overlap(every, want)
+                return every, by_overlap(every, want)
         searched: list[Record] = []
         recent: list[Record] = []
         if new_message and new_message.strip():
             searched = self._search_notes(new_message, plan.k)
-            query = recent_query(new_message, rows, policy)
-            if query:
+            if query := recent_query(new_message, rows, policy):
                 recent = self._search_notes(query, plan.recent_k)
         lean = bool(recent) and leans_on_last_turn(want)
-        return select_notes(searched, recent, lean), searched
+        ids = [i for ep in dated for i in ep.record_ids]
+        near = by_overlap(store.records(ns, ids, sources=few), want, every=True) if ids else []
+        return select_notes(searched, recent, lean, near[:policy.dated_notes]), searched
+
+    def _dated(self, new_message: str | None, want: frozenset[str], policy: Policy,
+               now: float, rows: ContextRows) -> list[Episode]:
+        """The stretches the dates `new_message` names point at (`context.when`), at most
+        `policy.dated_lines`, of the line index's rows (read once a revision) if `rows` are cut."""
+        if not (policy.use_buffer and policy.dated_lines > 0 and new_message and rows.truncated
+                and (spans := named_spans(new_message, now))):
+            return []
+        index, shown, ends = self._line_index()
+        missing = [e for e in ends if e not in shown]
+        shown.update((ep.end, ep) for ep in (
+            self._store.episodes_ending(self._ns, self.id, missing) if missing else []))
+        return dated_stretches([shown[e] for e in ends if e in shown], spans, want, line_terms(
+            index, fact_terms), policy.dated_lines, rows.first_episode)
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a
@@ -784,11 +798,3 @@ def _same_words(text: str) -> str:
 
 def _id(record_id: object) -> int:
     return validate.record_id(record_id)
-
-
-def _by_overlap(records: Sequence[Record], want: frozenset[str]) -> list[Record]:
-    """`records` sharing a term with `want`, the most shared first (a stable sort)."""
-    if not want:
-        return []
-    scored = [(len(fact_terms(r.text) & want), i) for i, r in enumerate(records)]
-    return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n]

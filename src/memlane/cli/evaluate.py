@@ -54,7 +54,7 @@ def _common(p: argparse.ArgumentParser, default_budget: int) -> None:
     p.add_argument("--ablate", default=None, metavar="LAYER[,LAYER]",
                    help="also run the default without one layer, once per layer named: "
                         "buffer (lines and opened turns), lines, turns, notes, working, "
-                        "recent, standing (rows memlane-LAYER)")
+                        "recent, standing, dated (rows memlane-LAYER)")
     p.add_argument("--open-lines", type=int, default=3, metavar="M",
                    help="the reader opens the records of at most M visible buffer lines "
                         "(default 3)")

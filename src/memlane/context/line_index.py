@@ -60,3 +60,16 @@ def best_ends(index: LineIndex, want: frozenset[str] | set[str], k: int) -> list
     # `nlargest` is `sorted(..., reverse=True)[:k]` (the pairs are distinct: no ties).
     best = heapq.nlargest(k, [(s, -p) for p, s in score.items() if s > 0])
     return [lines[-p - offset][0] for _, p in best]
+
+
+def line_terms(index: LineIndex, terms_of: Callable[[str], frozenset[str]]
+               ) -> Callable[[str], frozenset[str]]:
+    """`terms_of` for lines, answered from `index`'s own terms where it holds the line (made
+    when the index was, once a revision) and by `terms_of` otherwise: what
+    `context.when.dated_stretches` ranks a day's stretches with, dozens on a busy day."""
+    bags = dict(zip((line for _, line in index[0]), index[1], strict=True))
+
+    def terms(line: str) -> frozenset[str]:
+        got = bags.get(line)
+        return terms_of(line) if got is None else got
+    return terms

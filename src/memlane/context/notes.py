@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..text import fact_terms
 from ..types import ContextRows, Record
 from .buffer import note_line
 from .policy import Policy
@@ -28,6 +29,7 @@ __all__ = [
     "LEAN_TERMS",
     "RECENT_NOTES",
     "NotesPlan",
+    "by_overlap",
     "fits_whole",
     "last_user_turn",
     "leans_on_last_turn",
@@ -122,16 +124,39 @@ def leans_on_last_turn(terms: frozenset[str] | set[str]) -> bool:
     return len(terms) <= LEAN_TERMS
 
 
+def by_overlap(records: Sequence[Record], want: frozenset[str],
+               every: bool = False) -> list[Record]:
+    """`records` sharing a term with `want`, the most shared first (a stable sort): what stands
+    for a search's results where the records were read without one (a namespace shown whole).
+    `every`: the ones sharing none too, last (the stretches a date points at: what was said
+    that day need share no word with the question)."""
+    if not want and not every:
+        return []
+    scored = [(len(fact_terms(r.text) & want), i) for i, r in enumerate(records)]
+    return [records[i] for n, i in sorted(scored, key=lambda x: (-x[0], x[1])) if n or every]
+
+
 def select_notes(searched: Sequence[Record], recent: Sequence[Record] = (),
-                 lean: bool = False) -> list[Record]:
+                 lean: bool = False, dated: Sequence[Record] = ()) -> list[Record]:
     """The notes in the order they are shown: the first search's results (the new
     message's), then the second search's (the user's last turn) best `RECENT_NOTES`
     not already there; each record once. With `lean` (a new message with few words of its
     own, `leans_on_last_turn`) the second search's go right after the first search's best
     `RECENT_NOTES`: "Any news on it?" is about what the turn before named, and the first
     search's tail is its weakest part. A message with a subject of its own keeps its own
-    results first: the turn before only fills what room they leave."""
+    results first: the turn before only fills what room they leave.
+
+    `dated`: records of the stretches the new message's date points at (`context.when`),
+    best first; they go right after the first search's best `RECENT_NOTES` (a question about
+    a day asks what was said that day, in words a search of it need not share)."""
     seen = {r.id for r in searched}
     extra = [r for r in recent if r.id not in seen][:RECENT_NOTES]
-    return ([*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]] if lean
-            else [*searched, *extra])
+    out = ([*searched[:RECENT_NOTES], *extra, *searched[RECENT_NOTES:]] if lean
+           else [*searched, *extra])
+    if not dated:
+        return out
+    head = out[:RECENT_NOTES]
+    ids = {r.id for r in head}
+    mid = [r for r in dict((r.id, r) for r in dated).values() if r.id not in ids]
+    ids.update(r.id for r in mid)
+    return [*head, *mid, *(r for r in out[RECENT_NOTES:] if r.id not in ids)]

@@ -53,6 +53,14 @@ class Policy:
     new message, shown in place of the oldest recent ones: the line index as a retrieval path
     (a message that matches a stretch's line reaches its records through the line's ids even
     when it matches none of them). 0: the first line and the latest ones only."""
+    dated_lines: int = 2
+    """A new message that names a day or a month ("on 16 June, 2023", "in May 2023",
+    `context.when`) points at the stretches filed then, whatever its words: at most this many
+    of them join the lines the line index matched (shown, their turns in reach of opening).
+    0: off (the `retrieval` baselines: a word search only)."""
+    dated_notes: int = 4
+    """Of the records those stretches were filed into, at most this many that share a term with
+    the new message are shown among the notes, after the search's best `RECENT_NOTES`."""
     recent_lines: int | None = 2
     """At most this many of the latest lines before the window (None: up to `buffer_lines`).
     A line earns its tokens when it is opened; the ones the new message matches (the line

@@ -146,7 +146,7 @@ POLICIES: dict[str, PolicySpec] = {
                                       "+ newest turns",
                    Policy(use_working=False, working_turns=0, use_tools=False,
                           notes_recent=False, buffer_lines_shown=False, index_lines=0,
-                          standing=False),
+                          dated_lines=0, standing=False),
                    needs_records=True),
     )
 }
@@ -159,6 +159,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "working": {"use_working": False},
     "recent": {"notes_recent": False},
     "standing": {"standing": False},
+    "dated": {"dated_lines": 0},
 }
 """The layers `--ablate` can take out of the default, and the `Policy` fields that do it."""
 
