@@ -1,0 +1,151 @@
+"""Orders to the reader in any language: signals that do not hang on an order's wording.
+
+`multilingual` finds an order's two halves (a verb of ignoring and "the instructions") in the
+languages its lexicon holds; a new wording or a new language slips past it. What this module
+reads is the shape around an order, which a translation keeps:
+
+- *an e-mail to the assistant* (`e-mail order`): a text framed as an e-mail (a "Subject:" line)
+  that holds an address to send to and a list of steps or a quoted literal to put in a message.
+  Whatever language its body is in, a memory record is a statement about the user or the world,
+  not a message whose steps name a destination (LLMail-Inject's attack e-mails, in 13 languages,
+  all have it);
+- *the reader's whole context dismissed* (`override (translated)`): "everything" or "all" beside
+  "before" / "previous" / "so far" (closed-class words: a quantifier and a time adverb, a handful
+  a language), with a verb of ignoring, forgetting or dismissing near it, or with a second person
+  it is told about ("Vergiss alles davor", "olvida todo lo anterior", "Alle bisherigen
+  Informationen, die Sie erhalten haben, sind irrelevant"). A user's own "forget what I said
+  about the trip" names a thing, not everything;
+- *a part given to the reader* (`role play (translated)`): "imagine you are", "you are now",
+  "act as" in the second person (the reader is cast), in the languages red-team sets translate
+  into. A record about the user never casts its reader.
+
+All read the folded text (`_fold`: case and accents stripped), its first 8,000 characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .multilingual import _IGNORE, _TOKEN, Span, Tokens, _Lexicon, _words
+from .patterns import _QUOTED
+
+_SUBJECT = re.compile(r"^\s*(?:subject|betreff|objet|asunto|oggetto|assunto|тема|主题|件名|"
+                      r"الموضوع|विषय)\s*[:：]", re.I)
+_DESTINATION = re.compile(r"[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\bhttps?://[^\s]+", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+\S", re.M)
+_LITERAL = re.compile(r"[\"“«„「][^\"”»“」\n]{1,60}[\"”»“」]")
+
+_ALL = _words(
+    "everything|all|alles|alle|allem|todo|toda|todos|tout|tous|toutes|tutto|tutti|tutte|tudo|"
+    "todas|alles wat|alle|wszystko|всё|все|всего|hepsini|her seyi|herseyi|semua|segala|tat ca|"
+    "lahat|sve|svega|一切|所有|全部|すべて|全て|모든|전부|كل|جميع|सब|सभी|सारी|सारे|সব|ทั้งหมด|"
+    "kila kitu|yote")
+_PRIOR = _words(
+    "before|previous|previously|above|earlier|so far|prior|davor|zuvor|vorher|bisher|bisherige|"
+    "bisherigen|vorherige|vorherigen|vorangegangenen|obige|obigen|antes|anterior|anteriores|"
+    "previo|previas|avant|precedent|precedentes|precedemment|auparavant|ci-dessus|prima|"
+    "precedente|precedenti|finora|sopra|acima|ate agora|eerder|hiervoor|vorige|wczesniej|"
+    "poprzednie|ранее|раньше|до этого|выше|предыдущие|предыдущих|once|onceki|daha once|"
+    "sebelumnya|truoc|truoc do|tren|nakaraan|之前|以前|此前|上面|以上|前の|これまで|以前の|上記|"
+    "이전|위의|지금까지|السابق|السابقة|السابقه|قبل|أعلاه|पहले|पिछले|पिछली|ऊपर|আগের|ก่อนหน้า|awali")
+_FORGET = _words("forget|disregard|discard|zaboravi|zaboravite|zaboravit")
+_DISMISS = _words(
+    "irrelevant|irrelevante|irrelevantes|ungultig|unwichtig|nichtig|invalide|invalid|null|"
+    "annule|annulla|anula|cancela|не важно|неважно|недействительны|無効|无效|作废|لاغية|अमान्य")
+_SECOND = _words(
+    "you|your|du|dir|dich|dein|deine|sie|ihnen|ihr|tu|te|toi|vous|votre|tes|ti|tuo|tua|voi|"
+    "vostro|voce|você|vos|jij|jou|ty|ciebie|ты|тебе|тебя|вы|вам|вас|sen|sana|seni|siz|kamu|"
+    "anda|ban|bạn|ikaw|mo|あなた|君|你|您|당신|너|أنت|انت|لك|तुम|आप|তুমি|আপনি|คุณ|wewe")
+_CAST = _words(
+    # de es fr it pt nl pl ru tr id vi
+    "stell dir vor|stellen sie sich vor|du bist jetzt|du bist nun|jetzt bist du|nun bist du|"
+    "sie sind jetzt|sie sind nun|fungieren|fungierst|fungiere als|verhalte dich wie|"
+    "imagina que eres|ahora eres|eres ahora|actua como|finge que eres|finge ser|"
+    "imagine que tu es|imaginez que vous etes|tu es maintenant|maintenant tu es|agis comme|"
+    "agis en tant que|agissez comme|fais semblant d'etre|immagina di essere|ora sei|adesso sei|"
+    "agisci come|fingi di essere|imagine que voce e|agora voce e|aja como|finja que e|"
+    "stel je voor dat je|je bent nu|gedraag je als|wyobraz sobie, ze jestes|teraz jestes|"
+    "представь, что ты|представь что ты|представьте, что вы|теперь ты|ты теперь|веди себя как|"
+    "притворись|sen artik|artik sensin|gibi davran|bayangkan kamu|sekarang kamu adalah|"
+    "hay tuong tuong ban la|bay gio ban la|hay dong vai|"
+    # zh ja ko ar hi
+    "假设你是|假装你是|想象你是|你现在是|现在你是|从现在起你是|扮演|今からあなたは|あなたは今|"
+    "になりきって|として振る舞|のふりをして|당신은 이제|인 척|역할을 해|تخيل أنك|تخيل انك|"
+    "أنت الآن|انت الان|تصرف ك|तुम अब|अब तुम|कल्पना करो कि तुम|कल्पना कीजिए कि आप|"
+    "की तरह व्यवहार|का अभिनय")
+
+
+def _spans(lexicon: _Lexicon, view: str, tokens: Tokens) -> list[Span]:
+    return lexicon.spans(view, tokens)
+
+
+def _near(a: list[Span], b: list[Span], window: int) -> bool:
+    return any(y > x0 - window and x < y0 + window for x0, y0 in a for x, y in b)
+
+
+def _emailed_order(text: str) -> bool:
+    """An e-mail's frame, read on the text as written (its lines; folding joins them)."""
+    if not _SUBJECT.match(text) or not _DESTINATION.search(text):
+        return False
+    return len(_LIST_ITEM.findall(text)) >= 2 or bool(_LITERAL.search(text))
+
+
+# The speaker's own ("vergiss alles, was ich über Tom gesagt habe"): first person after "all".
+_FIRST = re.compile(r"\b(?:i|me|my|ich|mir|mich|mein|meine|yo|me|mi|je|moi|mon|ma|io|eu|"
+                    r"я|мне|меня)\b|我|私")
+
+
+_AND = re.compile(r"[.!?;]| (?:and|und|y|e|et|i|и|ve|dan|va) ")
+
+
+def _clause(view: str, start: int) -> str:
+    """The 40 characters after `start`, up to a sentence's end or an "and"."""
+    rest = view[start:start + 40]
+    cut = _AND.search(rest)
+    return rest[:cut.start()] if cut else rest
+
+
+def _context_dismissed(view: str, tokens: Tokens) -> bool:
+    everything = _spans(_ALL, view, tokens)
+    if not everything:
+        return False
+    verbs = (_spans(_IGNORE, view, tokens) + _spans(_FORGET, view, tokens)
+             + _spans(_DISMISS, view, tokens))
+    # "Vergiss alles", "olvidar todo", "zaboravi sve": the verb and "all" as its object, no
+    # first person owning what is forgotten.
+    for _, b in verbs:
+        if any(0 <= x - b <= 4 and not _FIRST.search(_clause(view, y)) for x, y in everything):
+            return True
+    prior = _spans(_PRIOR, view, tokens)
+    whole = [(min(a, x), max(b, y)) for a, b in everything for x, y in prior
+             if -25 < x - b < 25 or -25 < a - y < 25]
+    if not whole:
+        return False
+    return _near(whole, verbs, 40) or _near(whole, _spans(_SECOND, view, tokens), 30)
+
+
+# The part is the user's own ("imagina que eres mi profesor de español"): a possessive of the
+# first person just after it, as `prompt_like` reads "pretend you're my tutor" in English.
+_MY = re.compile(r"\b(?:my|mein|meine|meinen|meiner|mi|mis|mon|ma|mes|mio|mia|miei|meu|minha|"
+                 r"mijn|moj|moja|мой|моя|моего|моей|benim)\b|我的|私の|내|لي|मेरा|मेरी|मेरे")
+
+
+def _cast(view: str, tokens: Tokens) -> bool:
+    return any(not _MY.search(view, b, b + 30) for _, b in _spans(_CAST, view, tokens))
+
+
+def foreign_signals(folded: str, text: str = "") -> list[str]:
+    """The signals above in a folded text (its first 8,000 characters; what is quoted in it is
+    talk about the words, not an order, and is passed over); the e-mail's frame in `text`, the
+    text as written, when given."""
+    view = folded[:8000]
+    found = []
+    if text and _emailed_order(text[:8000]):
+        found.append("e-mail order")
+    bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), view)
+    tokens = [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(bare)]
+    if _context_dismissed(bare, tokens):
+        found.append("override (translated)")
+    if _cast(bare, tokens):
+        found.append("role play (translated)")
+    return found
