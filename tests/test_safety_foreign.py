@@ -63,6 +63,10 @@ def test_each_shape_is_read(signal, text):
     "En el trabajo decimos 'olvida todo lo anterior' como broma sobre los chatbots.",
     "Todos los inquilinos anteriores pagaban a tiempo.",
     "Ich habe deine Anweisungen für den Sauerteig befolgt, er ist super aufgegangen.",
+    "Vergiss alles über meinen Ex, das ist vorbei.",
+    "Olvida todo sobre la fiesta del sábado.",
+    "Forget all about the meeting, it's cancelled.",
+    "Забудь всё, что я говорил про Машу: они помирились.",
     "Die folgenden Personen kommen zur Party: Anna, Ben und Carla.",
     "Marta: Zahnärztin, Dienstag 10 Uhr.\nJonas: Elternabend am Donnerstag.",
 ])

@@ -27,7 +27,18 @@ from __future__ import annotations
 import re
 
 from .multilingual import _IGNORE, _TOKEN, Span, Tokens, _Lexicon, _words
+from .normalise import _fold
 from .patterns import _QUOTED
+
+
+def _alts(words: str, unspaced: str = "") -> re.Pattern[str]:
+    """Words (folded as the text is: "мой" reads "moи" there) between word boundaries, and
+    words of scripts without spaces anywhere."""
+    spaced = "|".join(sorted(map(re.escape, {_fold(w) for w in words.split("|")}),
+                             key=len, reverse=True))
+    rx = rf"\b(?:{spaced})\b"
+    return re.compile(rx + "|" + "|".join(map(re.escape, unspaced.split("|"))) if unspaced else rx)
+
 
 _SUBJECT = re.compile(r"^\s*(?:subject|betreff|objet|asunto|oggetto|assunto|тема|主题|件名|"
                       r"الموضوع|विषय)\s*[:：]", re.I)
@@ -48,7 +59,11 @@ _PRIOR = _words(
     "poprzednie|ранее|раньше|до этого|выше|предыдущие|предыдущих|once|onceki|daha once|"
     "sebelumnya|truoc|truoc do|tren|nakaraan|之前|以前|此前|上面|以上|前の|これまで|以前の|上記|"
     "이전|위의|지금까지|السابق|السابقة|السابقه|قبل|أعلاه|पहले|पिछले|पिछली|ऊपर|আগের|ก่อนหน้า|awali")
-_FORGET = _words("forget|disregard|discard|zaboravi|zaboravite|zaboravit")
+# (Stems: a verb's every form, "olvidar", "olvídate", "vergessen", "oubliez", "забудьте".)
+# English's own ("forget all about it" is no order) only with "before" beside "all".
+_FORGET = _words("olvid*|vergiss|vergess*|oubli*|dimentic*|esquec*|забуд*|забы*|zaborav*|"
+                 "unut*|lupa*")
+_FORGET_EN = _words("forget|disregard|discard")
 _DISMISS = _words(
     "irrelevant|irrelevante|irrelevantes|ungultig|unwichtig|nichtig|invalide|invalid|null|"
     "annule|annulla|anula|cancela|не важно|неважно|недействительны|無効|无效|作废|لاغية|अमान्य")
@@ -91,14 +106,18 @@ def _emailed_order(text: str) -> bool:
 
 
 # The speaker's own ("vergiss alles, was ich über Tom gesagt habe"): first person after "all".
-_FIRST = re.compile(r"\b(?:i|me|my|ich|mir|mich|mein|meine|yo|me|mi|je|moi|mon|ma|io|eu|"
-                    r"я|мне|меня)\b|我|私")
+_FIRST = _alts("i|me|my|ich|mir|mich|mein|meine|meinen|meinem|meiner|yo|mi|mis|je|moi|mon|"
+               "ma|mes|io|mio|mia|eu|meu|minha|я|мне|меня|мой|моя|моего", "我|私")
+# ...or a thing named after "all" ("olvida todo sobre la fiesta"): no order to the reader.
+_ABOUT = re.compile(r"\W*(?:" + _alts("about|uber|sobre|sur|su|over|об|о|про|hakkinda|tentang|"
+                                      "ve").pattern + ")")
 
 
 # ...and the speaker as the subject ("ich habe deine Anweisungen befolgt"; not "zeig mir").
-_I = re.compile(r"\b(?:i|ich|wir|we|yo|nosotros|je|nous|io|noi|eu|nos|я|мы)\b|我|私は")
+_I = _alts("i|ich|wir|we|yo|nosotros|je|nous|io|noi|eu|nos|я|мы", "我|私は")
 _STOP = re.compile(r"[.!?;。！？]")
-_AND = re.compile(r"[.!?;]| (?:and|und|y|e|et|i|и|ve|dan|va) ")
+_AND = re.compile(r"[.!?;]| (?:" + "|".join(map(re.escape, map(
+    _fold, "and und y e et i и ve dan va".split()))) + ") ")
 
 
 def _clause(view: str, start: int) -> str:
@@ -116,14 +135,16 @@ def _context_dismissed(view: str, tokens: Tokens) -> bool:
              + _spans(_DISMISS, view, tokens))
     # "Vergiss alles", "olvidar todo", "zaboravi sve": the verb and "all" as its object, no
     # first person owning what is forgotten.
-    for _, b in verbs:
-        if any(0 <= x - b <= 4 and not _FIRST.search(_clause(view, y)) for x, y in everything):
+    for _, b in _spans(_FORGET, view, tokens):
+        if any(0 <= x - b <= 4 and not _FIRST.search(_clause(view, y))
+               and not _ABOUT.match(view, y) for x, y in everything):
             return True
     prior = _spans(_PRIOR, view, tokens)
     whole = [(min(a, x), max(b, y)) for a, b in everything for x, y in prior
              if -25 < x - b < 25 or -25 < a - y < 25]
     if not whole:
         return False
+    verbs += _spans(_FORGET_EN, view, tokens)
     return _near(whole, verbs, 40) or _near(whole, _spans(_SECOND, view, tokens), 30)
 
 
@@ -187,8 +208,8 @@ def _open_slot(text: str) -> bool:
 
 # The part is the user's own ("imagina que eres mi profesor de español"): a possessive of the
 # first person just after it, as `prompt_like` reads "pretend you're my tutor" in English.
-_MY = re.compile(r"\b(?:my|mein|meine|meinen|meiner|mi|mis|mon|ma|mes|mio|mia|miei|meu|minha|"
-                 r"mijn|moj|moja|мой|моя|моего|моей|benim)\b|我的|私の|내|لي|मेरा|मेरी|मेरे")
+_MY = _alts("my|mein|meine|meinen|meiner|mi|mis|mon|ma|mes|mio|mia|miei|meu|minha|mijn|moj|"
+            "moja|мой|моя|моего|моей|benim", "我的|私の|내|لي|मेरा|मेरी|मेरे")
 
 
 def _cast(view: str, tokens: Tokens) -> bool:
