@@ -160,12 +160,18 @@ _SETUP = _words(
     "instruktionen|vorgaben|instrucciones|indicaciones|consignes|instructions|istruzioni|"
     "instrucoes|instruções|instrukcje|инструкции|инструкций|промпт|системный промпт|talimatlar*|"
     "instruksi|提示|提示词|指令|系统提示|プロンプト|指示|システムプロンプト|프롬프트|지시|"
-    "تعليماتك|التعليمات|تعليمات|موجه|निर्देश|प्रॉम्प्ट")
+    "التعليمات|تعليمات|موجه|निर्देश|प्रॉम्प्ट")
+
+
+# ...where "your" is a suffix of the word (Arabic "تعليماتك", your instructions).
+_SETUP_YOURS = re.compile("|".join(map(_fold, ("تعليماتك", "إعداداتك", "اعداداتك"))))
 
 
 def _own_setup(view: str, tokens: Tokens) -> bool:
     """"Your" just before the set-up's word (or joined to it), no first person before it in its
     sentence ("Ich habe deine Anweisungen befolgt" is the speaker's story)."""
+    if not view.isascii() and _SETUP_YOURS.search(view):
+        return True
     setup = _spans(_SETUP, view, tokens)
     for a, b in _spans(_YOUR, view, tokens) if setup else []:
         if any(-1 <= x - b <= 14 for x, _ in setup):
