@@ -12,14 +12,25 @@ reads is the shape around an order, which a translation keeps:
 - *the reader's whole context dismissed* (`override (translated)`): "everything" or "all" beside
   "before" / "previous" / "so far" (closed-class words: a quantifier and a time adverb, a handful
   a language), with a verb of ignoring, forgetting or dismissing near it, or with a second person
-  it is told about ("Vergiss alles davor", "olvida todo lo anterior", "Alle bisherigen
-  Informationen, die Sie erhalten haben, sind irrelevant"). A user's own "forget what I said
-  about the trip" names a thing, not everything;
+  it is told about ("Vergiss alles davor", "Alle bisherigen Informationen, die Sie erhalten
+  haben, sind irrelevant"); or a verb of forgetting, in any of its forms (a stem), with "all" as
+  its object ("olvidar todo", "zaboravi sve"). A user's own "forget what I said about the trip"
+  or "olvida todo sobre la fiesta" names a thing, not everything;
 - *a part given to the reader* (`role play (translated)`): "imagine you are", "you are now",
-  "act as" in the second person (the reader is cast), in the languages red-team sets translate
-  into. A record about the user never casts its reader.
+  "act as" in the second person, not followed by "my" ("imagina que eres mi profesor" is the
+  user's own task, as `prompt_like` reads "pretend you're my tutor"); and a labelled exchange
+  left open for the reader to go on ("Alice: ...\nJohn:");
+- *the reader's set-up asked for* (`asks for its prompt (translated)`): "your" just before its
+  prompt or instructions ("deine Anweisungen", "你的提示词"), no first-person subject before it;
+- *a task on what follows* (`task on a text (translated)`): "the following" beside a question,
+  task or text ("beantworte folgende Frage", "traduis le texte suivant"), the twin of
+  `prompt_like`'s English one.
 
-All read the folded text (`_fold`: case and accents stripped), its first 8,000 characters.
+Measured on sets nobody here wrote (docs/SAFETY.md): D2's 38 e-mails all kept out once these were
+added (tuned on), E1 26% -> 71% (tuned on), E2, never read, 26.7% -> 29.0%: a shape carries across
+languages only where the attack has one. All read the folded text (`_fold`: case and accents
+stripped, Cyrillic look-alikes read Latin), its first 8,000 characters; the e-mail's frame and the
+open exchange read the text as written (folding joins its lines).
 """
 
 from __future__ import annotations
