@@ -8,6 +8,7 @@ import re
 from .. import guard
 from .agent_orders import agent_signals
 from .errands import errand_signals
+from .foreign import foreign_signals
 from .multilingual import multilingual_signals
 from .normalise import _LEET, _despace, _fold
 from .patterns import _LEETISH, _QUOTE_ATTRIBUTION, _QUOTED, _SQUASHED_ASK
@@ -149,7 +150,7 @@ def _signals(folded: str, text: str) -> list[str]:
     text reads plainly in: digits for letters ("C4n y0u c0nf1rm 7h3 p455w0rd") and letters
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
-    found += multilingual_signals(folded)
+    found += multilingual_signals(folded) + foreign_signals(folded, text)
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)
