@@ -69,7 +69,8 @@ _CONSTRAINT = re.compile(
     r"gets?\s+(?:\w+\s+)?overwhelmed|"
     r"(?:salt|sugar|fat|calorie)\s+intake|i'?m\s+nursing|"
     r"doctor\s+(?:told|wants)\s+(?:me|him|her|us|them)|"
-    r"doctor\s+(?:said|says)\s+(?:i|we|he|she|to|it'?s\s+(?:best|better|safer))\b|"
+    r"doctor\s+(?:said|says)\s+(?:i|we|he|she|to|it'?s\s+(?:best|better|safer))\b"
+    r"(?!'?(?:m|s|re)\s+(?:fine|ok|okay|healthy|clear|good|all\s+clear|doing\s+(?:fine|well)))|"
     r"keep\s+my\s+\w+\s+(?:low|down)|"
     r"(?:take|takes|taking)\s+\w+\s+(?:once|twice|three\s+times|daily|every|each|at\s+night)|"
     r"(?:no|cut\s+out)\s+(?:meat|pork|beef|alcohol|sugar|caffeine|coffee|"
@@ -237,6 +238,51 @@ _LIMIT = re.compile(
     r"\b(?:keep\s+it|has\s+to\s+be|have\s+to\s+be|needs?\s+to\s+be|must\s+be)\s+"
     r"(?:\w+[- ])?(?:friendly|free|safe|accessible|proof)\b|\blevel\s+access\b|\blarge\s+print\b")
 
+# A need by what it does to later requests, whatever names it: what a clinician told the
+# holder to keep to ("the cardiologist said nothing that sends my pulse racing", "the
+# nutritionist has me off bread"), a list of things ruled out ("no bread, no pasta, no rice"),
+# a body that gives out, a seat needed wherever they go, money that has to last ("I've got
+# forty pounds a week left", "I think hard before buying anything"), hours that are always
+# spoken for ("every Saturday morning, rain or shine"). Read with a holder, as `_LIMIT` is.
+_CLINICIAN = (r"(?:doctor|doc|gp|consultant|specialist|nurse|surgeon|physio\w*|dietitian|"
+              r"dietician|nutritionist|midwife|pharmacist|dentist|optician|therapist|"
+              r"[a-z]{3,}ologist|[a-z]{3,}iatrist)s?")
+_NOT_A_LIMIT = (r"(?!(?:sign|signs|problem|problems|issue|issues|cause|need|worries|worry|change|"
+                r"damage|reason|longer|one|idea|doubt|way|rush|pressure|stress|fuss|drama|"
+                r"regrets|kidding|joke|big\s+deal|biggie|matter|wonder|thanks|comment|"
+                r"offence|offense|gain|pain\s+no\s+gain)\b)")
+_MONEY = (r"(?:[£$€]\d[\d,.]*k?|(?:\d[\d,.]*|(?:twenty|thirty|forty|fifty|sixty|seventy|"
+          r"eighty|ninety|a\s+hundred|\w+\s+hundred|a\s+few\s+hundred)(?:[- ]\w+)?)\s*"
+          r"(?:dollars|pounds|euros|quid|bucks|grand|k)\b)")
+# What a list of "no"s says someone has not got (no kids, no pets), not what they keep off.
+_HAD = (r"(?!(?:kids|children|pets|mortgage|plans|power|water|wifi|signal|internet|heating|"
+        r"electricity|phone|tv|news|traffic|queues?|drama|ties|strings|debt)\b)")
+_REQUESTS = re.compile(
+    r"\b" + _CLINICIAN + r"\b[^.;]{0,40}?\b(?:said|says|told|tells|wants|reckons|advised|"
+    r"advises|recommended|recommends|has\s+(?:me|him|her|us)|put\s+(?:me|him|her|us)|"
+    r"set\s+(?:it\s+)?up|gave\s+(?:me|him|her|us))\b[^.;]{0,50}?\b(?:no\s+" + _NOT_A_LIMIT +
+    r"|nothing\s+(?!to\s+worry|wrong|serious|major|to\s+be)|avoid\w*|cut\w*|stop\w*|"
+    r"only(?!\s+(?:i|you|time|one|way))|limit\w*|lay\s+off|keep\w*\s+(?:off|away|to|it|my|his|her|down|under)|"
+    r"stay\w*\s+(?:off|away|clear)|not\s+to|(?:can't|cannot|shouldn't|mustn't))\b|"
+    r"\bno\s+" + _NOT_A_LIMIT + _HAD + r"(?:[\w-]+\s+){0,2}?[\w-]+\s*,\s*(?:and\s+|or\s+)?no\s+" +
+    _NOT_A_LIMIT + r"[\w-]+|"
+    r"\b(?:" + _BODY[3:-3] + r")\s+(?:gives?|keeps?\s+giving|tends?\s+to\s+give|can\s+give)"
+    r"\s+out\b|"
+    r"\bneeds?\s+(?:\w+\s+){0,2}(?:somewhere|a\s+(?:place|spot|chair|seat|bench))\s+to\s+"
+    r"(?:sit|rest|lie\s+down|perch)\b|\bneeds?\b[^.;]{0,40}\b(?:wherever|everywhere|anywhere)\s+"
+    r"(?:i|we|he|she|they)\s+go\b|"
+    r"\b(?:got|have|has)\s+(?:only\s+|just\s+)?(?:about\s+|around\s+|roughly\s+)?" + _MONEY +
+    r"\s+(?:(?:a|per|each)\s+(?:week|month|day)\s+)?"
+    r"(?:left|to\s+(?:spend|live\s+on|last))\b|"
+    r"\bthink\s+(?:\w+\s+){0,2}(?:hard|twice)\s+before\s+(?:buying|spending|booking|paying|"
+    r"getting|ordering|splurging)\b|"
+    r"\b(?:slot|time|day|morning|evening|afternoon|night|hour|hours|window|weekend)s?\s+"
+    r"(?:is|are)\s+(?:always\s+|usually\s+|permanently\s+|all\s+)?(?:spoken\s+for|taken|"
+    r"blocked|booked|off-limits|out)\b|"
+    r"\bevery\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day(?:\s+(?:morning|afternoon|evening|"
+    r"night))?\b[^.;]{0,30}\b(?:rain\s+or\s+shine|without\s+fail|no\s+matter\s+what|"
+    r"no\s+exceptions)\b")
+
 # A need in words no family above names: a limit word ("no", "can't", "only", "above",
 # "capped") and a word of a domain needs are about (food and drink, body and health, getting
 # about, money, the hours of the day), said of the present ("I used to be scared of the dark"
@@ -398,10 +444,10 @@ _DECISION = re.compile(
 # Choosing an object, not going with company or picking fruit ("we went with my parents",
 # "we picked strawberries"); agreeing on a future, not an opinion of the past.
 _GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all\s+of\s+us|"
-          r"me\s+and\s+(?:my\s+|our\s+)?\w+|"
+          r"me\s+and\s+(?:my\s+|our\s+|the\s+)?\w+|"
           r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me)|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
           r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
-          r"(?:the|our)\s+(?:whole\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
+          r"(?:the|our)\s+(?:whole\s+)?(?:[\w']+\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
           r"book\s+club|council|house|household|panel|jury|majority|parents|couple)|"
           r"(?:my|our)\s+parents|"
           r"everyone|everybody)(?:'s|'ve|'re)?")
@@ -435,7 +481,8 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
            r"fri|satur|sun)days?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b|"
            r"(?-i:[A-Z]))))")
 _AGREED = re.compile(
-    _GROUP + r"(?:\s+(?:have|has|are|is|all|both|finally|just|now|eventually|officially|"
+    _GROUP + r"(?:\s*,[^,.;]{1,40},)?(?:\s+(?:have|has|are|is|all|both|finally|just|now|"
+    r"eventually|officially|"
     r"unanimously|\w+ly))*\s+" + _COMMIT + r"|"
     + _GROUP + r"\s+\w+(?:\s+\w+){0,3}\s+and\s+" + _COMMIT + r"|"
     r"\bwe\s+(?:talked|thought|discussed|chatted)\s+(?:it|this|that)\s+(?:through|over)\b|"
@@ -605,7 +652,7 @@ def kind_of(sentence: str) -> str:
     held = _held(low) and not _FORMER.search(low)
     cl = _Clauses(low) if held else None
     if cl and (any(cl.present(m.start()) and cl.theirs(low, m.start(), m.end())
-                   for r in (_CONSTRAINT, _LIMIT) for m in r.finditer(low))
+                   for r in (_CONSTRAINT, _LIMIT, _REQUESTS) for m in r.finditer(low))
                or _holds(low, cl)):
         return "constraint"
     if _agreed(sentence, low) and _said_what(sentence):

@@ -72,12 +72,15 @@ ALLERGENS = (
     r"tree\s+nuts", r"shellfish", r"sesame", r"bee\s+stings?", r"wasp\s+stings?", r"pollen",
     r"dust\s+mites?", r"msg", r"sulphites?", r"sulfites?",
 )
-# A diet is said of someone ("I'm vegan", "we keep halal", "a vegan diet"), not of a dish
-# ("a dairy-free chocolate cake"): a diet word followed by another word is a dish's.
+# A diet is said of someone ("I'm vegan", "we keep halal", "a vegan diet", "sober eleven
+# months now"), not of a dish ("a dairy-free chocolate cake"): a diet word followed by another
+# word is a dish's, but for a word that says how long or how strictly.
 _OF_SOMEONE = (r"(?!\s+(?!(?:for|since|now|and|so|but|too|these|at|because|though|household|"
                r"home|family|diet(?!\s+\w)|options?\s+only|only|mostly|strictly|all|as|or|"
-               r"nowadays|anymore|lately|which|who|to|by|with|from|in|on|myself|ourselves)\b)"
-               r"[a-z])")
+               r"nowadays|anymore|lately|which|who|to|by|with|from|in|on|myself|ourselves|"
+               r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+               r"several|a\s+few|few|over|almost|nearly|about)\s+(?:days?|weeks?|months?|"
+               r"years?))\b)[a-z])")
 _DIETS = (
     r"vegan", r"vegetarian", r"pescatarian", r"halal", r"kosher", r"keto", r"low[- ]fodmap",
     r"fodmap", r"low[- ](?:sodium|salt|sugar|carb|fat|protein|potassium|iodine)",
@@ -147,6 +150,10 @@ MONEY = (
     r"paycheck", r"pay\s*cheque", r"payday", r"overdraft", r"overdrawn", r"in\s+debt",
     r"universal\s+credit", r"student\s+loan", r"rent\s+(?:ate|takes|eats)",
     r"(?:bucks|quid|dollars|pounds|euros)\s+to\s+last", r"to\s+last\s+(?:till|until|me)",
+    r"scraping\s+by", r"making\s+ends\s+meet", r"(?:every|each)\s+(?:spare\s+)?penny",
+    r"counting\s+(?:the\s+|every\s+)?pennies", r"penny[- ]pinching", r"pinching\s+pennies",
+    r"tighten(?:ing)?\s+(?:our|my|the)\s+belts?", r"(?:on|living\s+on)\s+a\s+shoestring",
+    r"living\s+(?:pay\s*cheque|paycheck)\s+to\s+(?:pay\s*cheque|paycheck)",
 )
 
 FAMILIES: dict[str, tuple[str, ...]] = {
