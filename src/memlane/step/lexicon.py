@@ -19,6 +19,7 @@ import re
 __all__ = ["FAMILIES", "TERM"]
 
 _KIN = (r"(?:dad|mum|mom|mother|father|parents|nan|gran|grandma|grandpa|grandmother|"
+        r"grandson|granddaughter|grandchild|niece|nephew|"
         r"grandfather|wife|husband|partner|son|daughter|brother|sister|kids?|children|baby|"
         r"twins|grandchildren|grandkids|\w+-in-law)\b")
 CONDITIONS = (
@@ -110,7 +111,7 @@ FEARS = (
     r"(?:gives?|give)\s+me\s+(?:the\s+)?(?:creeps|heebie-jeebies|panic\s+attacks?)",
     r"(?:terrified|petrified|scared\s+(?:stiff\s+)?|afraid|frightened|fear)\s*" + _OF_THING,
     r"terrif(?:ies|y)\s+(?:me|us|(?:my|our)\s+\w+)", r"panic\s+(?:when|if|around|in|on)",
-    r"pass(?:es)?\s+out", r"faint(?:s)?\s+at",
+    r"pass(?:es)?\s+out", r"faint(?:s)?\s+at", r"go(?:es)?\s+to\s+pieces",
 )
 PREGNANCY = (
     r"pregnan\w+", r"expecting(?=\s*(?:[.,!;]|$)|\s+(?:a\s+baby|twins|our\s+\w+|in\s+"
@@ -134,6 +135,7 @@ SCHEDULE = (
 LEGAL = (
     r"probation", r"parole", r"on\s+bail", r"bail\s+conditions", r"curfew", r"tagged",
     r"ankle\s+tag", r"restraining\s+order", r"court\s+order",
+    r"licen[cs]e\s+(?:was\s+|got\s+|has\s+been\s+|'s\s+been\s+)?(?:suspended|revoked|taken)",
     r"(?:my|our|a|on\s+a\s+\w+)\s+visa(?!\s+(?:card|requirements?))", r"work\s+permit",
     r"residence\s+permit", r"asylum", r"(?:driving\s+)?ban(?:ned)?\s+from\s+driving",
     r"(?:lost|losing)\s+my\s+licen[cs]e", r"licen[cs]e\s+(?:suspended|revoked|taken)",
