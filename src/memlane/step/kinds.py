@@ -17,7 +17,10 @@ Read by structure, not phrase lists, so that wordings no test holds are read the
 need is a holder (the speaker or one of theirs, not an outsider) and a limit, named by family
 (`_CONSTRAINT`), by its form (an obligation, a limit verb, a thing ruled out for them, a money or
 schedule limit: `_LIMIT`), in plain words (a limit word near a word of a needs domain, said
-of the present: `_limited`), or by what it names: a condition, medication, allergen, diet, aid,
+of the present: `_limited`), by what it does to later requests whatever names it (what a
+clinician told them to keep to, a list of things ruled out, a body that gives out, money that
+has to last, hours always spoken for, a food that puts them in hospital: `_REQUESTS`), or by
+what it names: a condition, medication, allergen, diet, aid,
 fear, care duty or legal limit from an intake form's vocabulary (`lexicon.TERM`), held by the
 speaker in the words around it and said of the present (`_holds`: "I take lithium", not "a
 book about autism" or "a migraine yesterday"). An agreement is a settling word, a group and a
@@ -29,7 +32,8 @@ standing_kinds.jsonl): sets 5 and 6 read 7 and 8 of 15 needs, 9 and 5 of 10 agre
 (before the field words) 14 of 30 needs, 14 of 20 agreements, 35 of 40 ordinary as neither; set
 8, never tuned on, 13 of 15, 9 of 10, 19 of 20. Of the needs and agreements written for the
 reference workload, said in passing in longer messages (tests/data/reference_written_*.jsonl),
-it read 21 of 24 before they were tuned on (24 after) and 7 of 8 never tuned on. Of the 10,184
+set a read 21 of 24 before it was tuned on (24 after), set b 7 of 8, set c (12 needs in
+everyday words, 8 agreements) 6 of 12 and 6 of 8 before it was tuned on (all after). Of the 10,184
 sentences of LoCoMo's dev split it reads 16 as a need or an agreement (most of them true:
 "I'm lactose intolerant"). A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
