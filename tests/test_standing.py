@@ -244,12 +244,20 @@ def test_a_need_is_read_by_what_it_does_to_later_requests() -> None:
              "Weekends are for my kids, I don't take anything on then.",
              "My licence was taken off me for a year.",
              "I'm on a really tight income since I retired.",
-             "I've been sober eleven months now."]
+             "I've been sober eleven months now.",
+             "Gluten wrecks me for days.",
+             "I'm the only one who can drive Mum to her appointments.",
+             "I pick my son up from nursery at half three every day.",
+             "The budget's maxed out after the roof repairs."]
     agreements = ["The wedding committee, aka my mum and aunties, landed on a buffet.",
                   "Me and the lads have settled it, we're doing the stag do in Dublin.",
                   "The school agreed to let him sit his exams in a separate room.",
                   "The council gave the go-ahead for the extension.",
-                  "The flatmates and I are doing a rota, I've got the bathroom."]
+                  "The flatmates and I are doing a rota, I've got the bathroom.",
+                  "After much debate the name is Olive, for the puppy.",
+                  "Our offer on the allotment was accepted, plot 14 is ours.",
+                  "Me and Priya split the chores: she cooks, I clean.",
+                  "The vote's done, Kemi is the new captain."]
     ordinary = ["The doctor said there's no sign of infection.",
                 "The doctor said I'm fine, nothing to worry about.",
                 "My therapist says only I can decide that.",

@@ -44,7 +44,7 @@ CONDITIONS = (
     r"gastric\s+(?:band|bypass|sleeve)", r"stoma", r"colostomy", r"ileostomy",
     r"pacemaker", r"hip\s+replacement", r"knee\s+replacement", r"prosthe\w+",
     r"amputee", r"paralys\w+", r"paraplegic", r"quadriplegic", r"tetraplegic",
-    r"incontinen\w+", r"overactive\s+bladder", r"acid\s+reflux", r"heartburn", r"gerd",
+    r"incontinen\w+", r"overactive\s+bladder", r"(?:acid\s+)?reflux", r"heartburn", r"gerd",
     r"concussion", r"brain\s+injury", r"(?:a|his|her|my|their|the)\s+stroke(?!\s+of)",
     r"heart\s+attack", r"immunocompromised", r"immune\s+system", r"transplant",
     r"anaphyla\w+", r"hives", r"(?:panic|anxiety)\s+(?:attacks?|disorder)",
