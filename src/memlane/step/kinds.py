@@ -32,8 +32,11 @@ standing_kinds.jsonl): sets 5 and 6 read 7 and 8 of 15 needs, 9 and 5 of 10 agre
 (before the field words) 14 of 30 needs, 14 of 20 agreements, 35 of 40 ordinary as neither; set
 8, never tuned on, 13 of 15, 9 of 10, 19 of 20. Of the needs and agreements written for the
 reference workload, said in passing in longer messages (tests/data/reference_written_*.jsonl),
-set a read 21 of 24 before it was tuned on (24 after), set b 7 of 8, set c (12 needs in
-everyday words, 8 agreements) 6 of 12 and 6 of 8 before it was tuned on (all after). Of the 10,184
+set a read 21 of 24 before it was tuned on (24 after), set b 7 of 8 (8 after), set c (12 needs in
+everyday words, 8 agreements) 6 of 12 and 6 of 8 before it was tuned on (all after), set d,
+never tuned on, 1 of 4 needs and 1 of 4 agreements. Plain sentences written as probes, each
+batch measured before it was tuned on: 23 of 35 and 17 of 25 needs, 13 of 20 and 8 of 15
+agreements. So it reads about half to two thirds of what it has not seen. Of the 10,184
 sentences of LoCoMo's dev split it reads 16 as a need or an agreement (most of them true:
 "I'm lactose intolerant"). A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
