@@ -248,7 +248,12 @@ def test_a_need_is_read_by_what_it_does_to_later_requests() -> None:
              "Gluten wrecks me for days.",
              "I'm the only one who can drive Mum to her appointments.",
              "I pick my son up from nursery at half three every day.",
-             "The budget's maxed out after the roof repairs."]
+             "The budget's maxed out after the roof repairs.",
+             "My hips are shot, so anything with a lot of walking is beyond me now.",
+             "Things are tight since my hours got cut.",
+             "I'm on nights all this month, so I'm asleep during the day.",
+             "My grandmother can't hear a thing without her aids in.",
+             "I'm on a zero-hours contract, so I never know what I'll earn."]
     agreements = ["The wedding committee, aka my mum and aunties, landed on a buffet.",
                   "Me and the lads have settled it, we're doing the stag do in Dublin.",
                   "The school agreed to let him sit his exams in a separate room.",
@@ -257,7 +262,10 @@ def test_a_need_is_read_by_what_it_does_to_later_requests() -> None:
                   "After much debate the name is Olive, for the puppy.",
                   "Our offer on the allotment was accepted, plot 14 is ours.",
                   "Me and Priya split the chores: she cooks, I clean.",
-                  "The vote's done, Kemi is the new captain."]
+                  "The vote's done, Kemi is the new captain.",
+                  "The board has given the nod to the new playground.",
+                  "The neighbours and us agreed to chip in for a shared skip.",
+                  "The PTA said yes to the bake sale on the 12th."]
     ordinary = ["The doctor said there's no sign of infection.",
                 "The doctor said I'm fine, nothing to worry about.",
                 "My therapist says only I can decide that.",
@@ -268,7 +276,9 @@ def test_a_need_is_read_by_what_it_does_to_later_requests() -> None:
                 "I have twenty minutes left before my bus.",
                 "The surgeon said the operation went well.",
                 "I think twice before posting anything online.",
-                "The whole day is taken up with meetings."]
+                "The whole day is taken up with meetings.",
+                "That film is beyond me, honestly.",
+                "Things are tight in the league table."]
     assert [s for s in needs if kind_of(s) != "constraint"] == []
     assert [s for s in agreements if kind_of(s) != "decision"] == []
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []

@@ -34,9 +34,9 @@ standing_kinds.jsonl): sets 5 and 6 read 7 and 8 of 15 needs, 9 and 5 of 10 agre
 reference workload, said in passing in longer messages (tests/data/reference_written_*.jsonl),
 set a read 21 of 24 before it was tuned on (24 after), set b 7 of 8 (8 after), set c (12 needs in
 everyday words, 8 agreements) 6 of 12 and 6 of 8 before it was tuned on (all after), set d,
-never tuned on, 1 of 4 needs and 1 of 4 agreements. Plain sentences written as probes, each
-batch measured before it was tuned on: 23 of 35 and 17 of 25 needs, 13 of 20 and 8 of 15
-agreements. So it reads about half to two thirds of what it has not seen. Of the 10,184
+never tuned on, 1 of 4 needs and 1 of 4 agreements (73b414c). Probe sentences, each
+batch measured before it was tuned on: 23 of 35, 17 of 25 and 11 of 20 needs, 13 of 20, 8 of 15
+and 12 of 15 agreements. So it reads about half to two thirds of what it has not seen. Of the 10,184
 sentences of LoCoMo's dev split it reads 16 as a need or an agreement (most of them true:
 "I'm lactose intolerant"). A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
@@ -86,8 +86,8 @@ _CONSTRAINT = re.compile(
     r"avoid(?:s|ing)?|steer\s+clear|stay\s+away\s+from|keep\s+away\s+from|"
     # access and mobility (the aids themselves are `lexicon.AIDS`)
     r"(?:bad|dodgy|weak)\s+(?:knees?|back|hips?|heart)|"
-    r"(?:knees?|back|hips?|heart|ears?|eyes?|joints?)\s+(?:is|are)\s+(?:bad|weak|dodgy|"
-    r"not\s+great|playing\s+up)|"
+    r"(?:knees?|back|hips?|heart|ears?|eyes?|joints?)\s+(?:is|are|'s|'re)\s+(?:\w+\s+)?(?:bad|weak|"
+    r"dodgy|not\s+great|playing\s+up|shot|done\s+for|knackered|wrecked|giving\s+out)|"
     # what the speaker cannot or will not do
     r"(?:can't|cannot|can\s+not|don't|do\s+not|doesn't|never|won't|mustn't|shouldn't)\s+"
     r"(?:eat|drink|drive|fly|climb|swim|walk|lift|afford|spend|do\s+stairs|be\s+left)|"
@@ -113,7 +113,7 @@ _CONSTRAINT = re.compile(
     r"no\s+(?:big\s+)?(?:purchases|spending|splurges)|"
     # schedule limits
     r"night\s+shifts?|early\s+(?:shifts?|nights)|work\s+(?:weekends|nights|evenings|lates)|"
-    r"(?:asleep|sleep)\s+(?:from|until|till|between)|"
+    r"(?:asleep|sleep)\s+(?:from|until|till|between|during\s+the\s+day)|on\s+(?:nights|lates|earlies)\b|"
     r"(?:busy|unavailable|not\s+available)\s+(?:every|on\s+\w+days|until)|"
     # what everything has to suit
     r"(?:has|have|needs?)\s+to\s+(?:work|be\s+ok(?:ay)?|be\s+safe|be\s+suitable)\s+(?:with|for)"
@@ -190,7 +190,8 @@ _LIMIT = re.compile(
     r"\b(?:off\s+the\s+table|out\s+of\s+the\s+question|non-negotiable|a\s+must\s+for)\b|"
     r"\bso\b[^.;]{0,60}?\b(?:won't|doesn't|wouldn't|can't|don't)\s+work\b|"
     # money and schedule limits
-    r"\bmoney(?:'s|\s+is)\s+(?:\w+\s+)?(?:tight|stretched|short|scarce|limited)\b|"
+    r"\b(?:money|things|finances|funds|cash)(?:'s|'re|\s+is|\s+are)\s+(?:\w+\s+)?(?:tight|stretched|"
+    r"short|scarce|limited)\b|"
     r"\b(?:fixed|low|limited|single|tight|small|one|reduced)[- ](?:income|pension|budget|"
     r"salary|wage)\b|"
     r"\b(?:until|till|before)\s+payday\b|\b(?:skint|strapped\s+for\s+cash|hard\s+up)\b|"
@@ -296,7 +297,13 @@ _REQUESTS = re.compile(
     r"\bpay\s*day\s+(?:isn't|is\s+not|'s\s+not)\s+(?:till|until)\b|"
     r"\b(?:i'm|i\s+am)\s+the\s+only\s+one\s+(?:who\s+can|to)\s+(?:drive|take|look\s+after|care|"
     r"pick|feed|walk|lift|wash|dress|sit\s+with)\b|"
-    r"\b(?:saving|putting\s+away|counting)\s+every\s+(?:spare\s+)?(?:penny|cent|pound|dollar)|"
+    r"\b(?:saving|putting\s+away|counting|watching)\s+every\s+(?:spare\s+)?(?:penny|cent|pound|"
+    r"dollar)|\b(?:can't|cannot|can\s+barely|can\s+hardly)\s+(?:hear|see|read|walk)\s+(?:a\s+thing|"
+    r"anything|much|well|properly|far)\s+without\b|\b(?:is|are|'s)\s+(?:\w+\s+)?beyond\s+(?:me|him|"
+    r"her|us)\s+(?:now|these\s+days|anymore|nowadays|physically)\b|\b(?:is|are|'s|'re)\s+(?:\w+ly\s+)?(?:banned|forbidden|not\s+allowed)\b|"
+    r"\bevery\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?:and\s+)?){1,3}(?:morning\s+|"
+    r"evening\s+|afternoon\s+|night\s+)?at\s+(?:\d|half|quarter|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve|noon)\b|"
     r"\b(?:needs|relies\s+on|depends\s+on)\s+me\s+(?:there|home|around|every|each|at|"
     r"to\s+(?:help|get|be|take|lift|wash|dress))\b|"
     r"\b(?:evenings|mornings|afternoons|nights|weekends|weekdays|(?:mon|tues|wednes|thurs|fri|"
@@ -475,7 +482,7 @@ _DECISION = re.compile(
 # "we picked strawberries"); agreeing on a future, not an opinion of the past.
 _GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all\s+of\s+us|"
           r"me\s+and\s+(?:my\s+|our\s+|the\s+)?\w+|"
-          r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me)|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
+          r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me|us)\b|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
           r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
           r"(?:the|our)\s+(?:whole\s+)?(?:[\w']+\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
           r"book\s+club|council|house|household|panel|jury|majority|parents|couple)|"
@@ -502,7 +509,8 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
            r"in\s+agreement|locked|put\s+it\s+to\s+a\s+vote|(?:gone|went|going)\s+halves|"
            r"split\s+(?:the\s+)?(?:chores|costs?|bills?|rent|driving|housework|cooking|childcare|"
            r"school\s+run|duties|tasks|weekends|holidays)|got\s+(?:it|that|this|everything)\s+sorted|(?:are\s+)?doing\s+a\s+rota|(?:set|drew|drawn)\s+up\s+a\s+rota|"
-           r"gave\s+(?:us\s+|me\s+|it\s+)?the\s+(?:go-ahead|green\s+light)|"
+           r"(?:gave|given|giving)\s+(?:us\s+|me\s+|it\s+)?the\s+(?:nod|go-ahead|green\s+light|"
+           r"thumbs[- ]up|okay|ok)|"
            # a change to an arrangement the group made is agreed too: "we pushed the dinner
            # back to Thursday", "we've switched the venue to the Crown"
            r"(?:(?:pushed|switched|changed|rescheduled|bumped)\s+(?:the|our)\s+"
@@ -522,9 +530,9 @@ _AGREED = re.compile(
     r"\w+\s+(?:does|do|takes|will|handles|gets|picks))\b|"
     # someone the user deals with agreed to what they asked ("the school agreed to let him ...")
     r"\b(?:the|my|our)\s+(?:school|landlord|landlady|bank|employer|boss|manager|company|insurer|"
-    r"council|letting\s+agent|agency|builder|builders|hoa|management|planners)\s+(?:has\s+|have\s+|finally\s+)*"
-    r"(?:agreed|approved|signed\s+off|said\s+yes|okayed|gave\s+(?:us\s+|me\s+|it\s+)?the\s+"
-    r"(?:go-ahead|green\s+light))\b|"
+    r"council|letting\s+agent|agency|builders?|hoa|pta|management|planners)\s+(?:has\s+|have\s+|"
+    r"finally\s+)*(?:agreed|approved|signed\s+off|said\s+yes|okayed|(?:gave|given)\s+(?:us\s+|"
+    r"me\s+|it\s+)?the\s+(?:nod|go-ahead|green\s+light))\b|"
     r"\b(?:the|our)\s+(?:deal|agreement|arrangement)\s+(?:is|was)\b|"
     r"\b(?:house|family|new|our|the)\s+rule\s+(?:now\s+|from\s+now\s+on\s+)?is\b|"
     r"\b(?:the\s+)?(?:consensus|verdict|outcome)(?:\s+(?:is|was)\b|"
