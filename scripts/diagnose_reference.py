@@ -3,7 +3,8 @@
 For each thread: the records filed from the evidence message (and an update's stale message)
 with their kinds, where the evidence's standing record ranks in the core layer for the question
 (and how many standing records there are), and per budget whether the default reached it, how,
-and what an update showed (`update_outcome`).
+and what an update showed (`update_outcome`) and in which layers the stale value stood
+(`stale_in`: "buffer" when a line of the buffer names it, "core", "notes", "short_term"...).
 
     python scripts/diagnose_reference.py /tmp/ref_a.jsonl [--budgets 2000,4000,8000]
         [--reader eager|cued] > /tmp/diag.jsonl
@@ -17,7 +18,7 @@ import json
 from memlane.context.standing import rank_standing, standing_terms, superseded
 from memlane.context.tokens import default_tokenizer
 from memlane.eval.policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
-from memlane.eval.reader import classify, read
+from memlane.eval.reader import answer_in, classify, read
 from memlane.eval.reference import load_reference, update_outcome
 from memlane.eval.reference_run import _file, seen_texts
 from memlane.eval.replay import reader_cue, reading_tools
@@ -73,6 +74,9 @@ def main() -> None:
             core = [m.content for m in ctx.messages if "standing" in m.content.lower()[:200]]
             row[str(b)] = {"cls": cls, "core_chars": sum(len(c) for c in core),
                            "upd": update_outcome(seen_texts(ctx, reading), rt.answer, rt.stale)
+                           if rt.stale else None,
+                           "stale_in": sorted({m.layer for m in ctx.messages
+                                               if answer_in(m.content, rt.stale)})
                            if rt.stale else None}
         print(json.dumps(row), flush=True)
     store.close()

@@ -224,6 +224,66 @@ def test_a_healing_body_part_a_licence_never_held_and_a_spending_cap_are_needs()
     assert kind_of("The shop starts its sale at ten tomorrow.") != "constraint"
 
 
+def test_a_need_is_read_by_what_it_does_to_later_requests() -> None:
+    """Needs said in everyday words, no intake-form term in them: what a clinician told the
+    holder to keep to, a list of things ruled out, a body that gives out, money that has to
+    last, hours kept for someone, what a food does to them, someone who needs them there;
+    and agreements made with a place or by a rota. Ordinary talk with the same words is not."""
+    needs = ["My heart's got an irregular rhythm, so the cardiologist said nothing that sends "
+             "my pulse racing.",
+             "I've been really good lately, no bread, no pasta, no rice.",
+             "My legs give out after about ten minutes on my feet these days.",
+             "I always need somewhere to sit down wherever I go.",
+             "We're scraping by until the end of the month.",
+             "I've got about forty pounds a week left once the bills are paid.",
+             "I think really hard before buying anything at the moment.",
+             "I help out at the food bank every Saturday morning, rain or shine.",
+             "Bread and I don't get on, it bloats me terribly.",
+             "Anything with nuts could put me in hospital.",
+             "My mum needs me there every evening to help her to bed.",
+             "Weekends are for my kids, I don't take anything on then.",
+             "My licence was taken off me for a year.",
+             "I'm on a really tight income since I retired.",
+             "I've been sober eleven months now.",
+             "Gluten wrecks me for days.",
+             "I'm the only one who can drive Mum to her appointments.",
+             "I pick my son up from nursery at half three every day.",
+             "The budget's maxed out after the roof repairs.",
+             "My hips are shot, so anything with a lot of walking is beyond me now.",
+             "Things are tight since my hours got cut.",
+             "I'm on nights all this month, so I'm asleep during the day.",
+             "My grandmother can't hear a thing without her aids in.",
+             "I'm on a zero-hours contract, so I never know what I'll earn."]
+    agreements = ["The wedding committee, aka my mum and aunties, landed on a buffet.",
+                  "Me and the lads have settled it, we're doing the stag do in Dublin.",
+                  "The school agreed to let him sit his exams in a separate room.",
+                  "The council gave the go-ahead for the extension.",
+                  "The flatmates and I are doing a rota, I've got the bathroom.",
+                  "After much debate the name is Olive, for the puppy.",
+                  "Our offer on the allotment was accepted, plot 14 is ours.",
+                  "Me and Priya split the chores: she cooks, I clean.",
+                  "The vote's done, Kemi is the new captain.",
+                  "The board has given the nod to the new playground.",
+                  "The neighbours and us agreed to chip in for a shared skip.",
+                  "The PTA said yes to the bake sale on the 12th."]
+    ordinary = ["The doctor said there's no sign of infection.",
+                "The doctor said I'm fine, nothing to worry about.",
+                "My therapist says only I can decide that.",
+                "No kids, no pets, no mortgage, we're free as birds.",
+                "We had no power, no water, no heating for a day.",
+                "My legs gave out after the marathon last year.",
+                "I've got about fifty photos left to edit.",
+                "I have twenty minutes left before my bus.",
+                "The surgeon said the operation went well.",
+                "I think twice before posting anything online.",
+                "The whole day is taken up with meetings.",
+                "That film is beyond me, honestly.",
+                "Things are tight in the league table."]
+    assert [s for s in needs if kind_of(s) != "constraint"] == []
+    assert [s for s in agreements if kind_of(s) != "decision"] == []
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
 def test_a_change_to_an_arrangement_is_agreed_as_the_arrangement_was() -> None:
     """Else the stale agreement stands alone in the layer when the writer does not link the
     two: the stale value shown as current."""
@@ -314,6 +374,27 @@ def test_the_writer_reads_the_reference_workloads_needs_and_agreements() -> None
 
     assert [c.fact for c in CONSTRAINTS if kind_of(c.fact) != "constraint"] == []
     assert [d.fact for d in DECISIONS if kind_of(d.fact) != "decision"] == []
+
+
+def test_the_writer_reads_the_written_reference_items_needs_and_agreements() -> None:
+    """tests/data/reference_written_a-c.jsonl, said in passing in longer messages: some
+    sentence of each need is filed as a need, of each agreement as an agreement. Set c was
+    measured before any change for it (6 of 12 needs, 6 of 8 agreements); set d is kept
+    for the unseen measure and is not asserted here."""
+    import json
+    from pathlib import Path
+
+    from memlane.step.heuristic import carry_holders
+    from memlane.step.sentences import split_sentences
+
+    data = Path(__file__).parent / "data"
+    for name in ("a", "b", "c"):
+        rows = [json.loads(x) for x in (data / f"reference_written_{name}.jsonl")
+                .read_text(encoding="utf-8").splitlines() if x.strip()]
+        missed = [r["fact"] for r in rows if r["kind"] in ("constraint", "decision")
+                  and r["kind"] not in {kind_of(s) for s in
+                                        carry_holders(split_sentences(r["fact"]))}]
+        assert missed == [], (name, missed)
 
 
 def test_the_writers_correction_read_as_a_need_makes_the_record_standing(store: Any) -> None:

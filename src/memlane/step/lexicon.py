@@ -19,6 +19,7 @@ import re
 __all__ = ["FAMILIES", "TERM"]
 
 _KIN = (r"(?:dad|mum|mom|mother|father|parents|nan|gran|grandma|grandpa|grandmother|"
+        r"grandson|granddaughter|grandchild|niece|nephew|"
         r"grandfather|wife|husband|partner|son|daughter|brother|sister|kids?|children|baby|"
         r"twins|grandchildren|grandkids|\w+-in-law)\b")
 CONDITIONS = (
@@ -38,12 +39,13 @@ CONDITIONS = (
     r"hearing\s+loss", r"glaucoma", r"macular\s+degeneration", r"cataracts?",
     r"colou?r[- ]?blind\w*", r"cerebral\s+palsy", r"spina\s+bifida", r"muscular\s+dystrophy",
     r"down'?s?\s+syndrome", r"slipped\s+disc", r"sciatica", r"scoliosis", r"osteoporosis",
-    r"gout", r"hernia", r"endometriosis", r"pcos", r"menopaus\w+", r"hiv", r"hepatitis",
+    r"gout", r"hernia", r"gall\s*stones", r"kidney\s+stones",
+    r"endometriosis", r"pcos", r"menopaus\w+", r"hiv", r"hepatitis",
     r"cystic\s+fibrosis", r"hay\s*fever", r"raynaud'?s", r"ehlers-danlos", r"me/cfs",
     r"gastric\s+(?:band|bypass|sleeve)", r"stoma", r"colostomy", r"ileostomy",
     r"pacemaker", r"hip\s+replacement", r"knee\s+replacement", r"prosthe\w+",
     r"amputee", r"paralys\w+", r"paraplegic", r"quadriplegic", r"tetraplegic",
-    r"incontinen\w+", r"overactive\s+bladder", r"acid\s+reflux", r"heartburn", r"gerd",
+    r"incontinen\w+", r"overactive\s+bladder", r"(?:acid\s+)?reflux", r"heartburn", r"gerd",
     r"concussion", r"brain\s+injury", r"(?:a|his|her|my|their|the)\s+stroke(?!\s+of)",
     r"heart\s+attack", r"immunocompromised", r"immune\s+system", r"transplant",
     r"anaphyla\w+", r"hives", r"(?:panic|anxiety)\s+(?:attacks?|disorder)",
@@ -72,12 +74,15 @@ ALLERGENS = (
     r"tree\s+nuts", r"shellfish", r"sesame", r"bee\s+stings?", r"wasp\s+stings?", r"pollen",
     r"dust\s+mites?", r"msg", r"sulphites?", r"sulfites?",
 )
-# A diet is said of someone ("I'm vegan", "we keep halal", "a vegan diet"), not of a dish
-# ("a dairy-free chocolate cake"): a diet word followed by another word is a dish's.
+# A diet is said of someone ("I'm vegan", "we keep halal", "a vegan diet", "sober eleven
+# months now"), not of a dish ("a dairy-free chocolate cake"): a diet word followed by another
+# word is a dish's, but for a word that says how long or how strictly.
 _OF_SOMEONE = (r"(?!\s+(?!(?:for|since|now|and|so|but|too|these|at|because|though|household|"
                r"home|family|diet(?!\s+\w)|options?\s+only|only|mostly|strictly|all|as|or|"
-               r"nowadays|anymore|lately|which|who|to|by|with|from|in|on|myself|ourselves)\b)"
-               r"[a-z])")
+               r"nowadays|anymore|lately|which|who|to|by|with|from|in|on|myself|ourselves|"
+               r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+               r"several|a\s+few|few|over|almost|nearly|about)\s+(?:days?|weeks?|months?|"
+               r"years?))\b)[a-z])")
 _DIETS = (
     r"vegan", r"vegetarian", r"pescatarian", r"halal", r"kosher", r"keto", r"low[- ]fodmap",
     r"fodmap", r"low[- ](?:sodium|salt|sugar|carb|fat|protein|potassium|iodine)",
@@ -107,7 +112,7 @@ FEARS = (
     r"(?:gives?|give)\s+me\s+(?:the\s+)?(?:creeps|heebie-jeebies|panic\s+attacks?)",
     r"(?:terrified|petrified|scared\s+(?:stiff\s+)?|afraid|frightened|fear)\s*" + _OF_THING,
     r"terrif(?:ies|y)\s+(?:me|us|(?:my|our)\s+\w+)", r"panic\s+(?:when|if|around|in|on)",
-    r"pass(?:es)?\s+out", r"faint(?:s)?\s+at",
+    r"pass(?:es)?\s+out", r"faint(?:s)?\s+at", r"go(?:es)?\s+to\s+pieces",
 )
 PREGNANCY = (
     r"pregnan\w+", r"expecting(?=\s*(?:[.,!;]|$)|\s+(?:a\s+baby|twins|our\s+\w+|in\s+"
@@ -131,6 +136,7 @@ SCHEDULE = (
 LEGAL = (
     r"probation", r"parole", r"on\s+bail", r"bail\s+conditions", r"curfew", r"tagged",
     r"ankle\s+tag", r"restraining\s+order", r"court\s+order",
+    r"licen[cs]e\s+(?:was\s+|got\s+|has\s+been\s+|'s\s+been\s+)?(?:suspended|revoked|taken)",
     r"(?:my|our|a|on\s+a\s+\w+)\s+visa(?!\s+(?:card|requirements?))", r"work\s+permit",
     r"residence\s+permit", r"asylum", r"(?:driving\s+)?ban(?:ned)?\s+from\s+driving",
     r"(?:lost|losing)\s+my\s+licen[cs]e", r"licen[cs]e\s+(?:suspended|revoked|taken)",
@@ -147,6 +153,11 @@ MONEY = (
     r"paycheck", r"pay\s*cheque", r"payday", r"overdraft", r"overdrawn", r"in\s+debt",
     r"universal\s+credit", r"student\s+loan", r"rent\s+(?:ate|takes|eats)",
     r"(?:bucks|quid|dollars|pounds|euros)\s+to\s+last", r"to\s+last\s+(?:till|until|me)",
+    r"zero[- ]hours?(?:\s+contract)?",
+    r"scraping\s+by", r"making\s+ends\s+meet", r"(?:every|each)\s+(?:spare\s+)?penny",
+    r"counting\s+(?:the\s+|every\s+)?pennies", r"penny[- ]pinching", r"pinching\s+pennies",
+    r"tighten(?:ing)?\s+(?:our|my|the)\s+belts?", r"(?:on|living\s+on)\s+a\s+shoestring",
+    r"living\s+(?:pay\s*cheque|paycheck)\s+to\s+(?:pay\s*cheque|paycheck)",
 )
 
 FAMILIES: dict[str, tuple[str, ...]] = {
