@@ -14,6 +14,8 @@ from dataclasses import replace
 import pytest
 
 from memlane.step.clauses import clauses
+from memlane.step.related import related_query
+from memlane.step.slots import values
 from memlane.step.supersede import SUPERSEDES, decide, read_claim
 
 
@@ -40,11 +42,13 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
     (["My watch is a Garmin Forerunner."],
      "Lost the Garmin on a hike, so I wear an Apple Watch now."),
     (["My hairdresser is a lad called Josh at Snips."],
-     "Josh moved to a salon in town, so Kerry does my hair at Snips now."),
+     "Josh moved to a salon in town, so I go to Kerry at Snips now."),
+    (["I swim twice a week."], "I'm up to three times a week now."),
     (["I'm entered in the sprint triathlon in July."],
      "I'm doing the olympic triathlon in August instead."),
     (["Our toddler is in bed by 6:30."], "Our toddler stays up until 7:30 now."),
-    (["My nephew is 9."], "Can't believe my nephew is 10 already, he had a party at the bowling alley."),
+    (["My nephew is 9."],
+     "Can't believe my nephew is 10 already, he had a party at the bowling alley."),
     (["I'm an assistant manager."], "I got promoted to branch manager in the spring."),
 ])
 def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
@@ -60,7 +64,50 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     (["My physio is Tom at Riverside."],
      "Tom was off last week, so I saw Aisha at Riverside just the once."),
     (["My son goes to bed at 7."], "My son stayed up till 9 on Saturday for the fireworks."),
+    # a workplace named with no ending; something else packed in; another holder's count, age
+    (["I'm a nurse at the Royal Infirmary."],
+     "The infirmary opened a new car park, so parking is easier now."),
+    (["I'm a barista at a cafe."], "I packed in the gym, I'm doing yoga now."),
+    (["I work four days a week."], "My daughter goes to nursery three days a week now."),
+    (["I swim twice a week."], "I cycle three times a week now."),
+    (["I'm 34."], "My son turned 5 last week."),
+    (["Ana is my sister."], "Beth is my sister, she lives in Leeds."),
+    (["Ana is my sister."], "My sister Beth is coming to stay now."),
+    (["My water bill is £42."], "I pay the gas bill by card instead."),
+    (["My son goes to bed at 7."], "My son is up at 6 for swimming now."),
+    (["Our internet is with Sky."], "I stream films from Netflix on the internet now."),
+    (["My salary is £36,000."], "I get paid £27 an hour for bank holiday overtime now."),
 ])
+
+
 def test_an_everyday_near_miss_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
     assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("sentence", "key"), [
+    ("I work four days a week.", {"4"}),
+    ("I swim twice a week.", {"2"}),
+    ("I went back to full time, five days a week.", {"5"}),
+])
+def test_a_count_in_words_is_a_number(sentence: str, key: set[str]) -> None:
+    assert set(read_claim(sentence).key) == key
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("I turned 35 last week.", "34"),
+    ("Can't believe my daughter is 5 already.", "4"),
+    ("I got promoted to store manager.", "leader"),
+])
+def test_a_correction_is_searched_with_the_words_of_what_it_replaces(text: str, word: str) -> None:
+    assert word in related_query([text]).split()
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("My son goes to bed at 7.", "time"),
+    ("He stays up until 8 now.", "time"),
+    ("I live at 7 Mill Lane.", "number"),
+    ("We went to bed at 10.5 degrees.", "number"),
+])
+def test_a_bedtime_hour_is_a_time(text: str, kind: str) -> None:
+    assert kind in values(text)
