@@ -727,8 +727,23 @@ def counted(text: str) -> str:
     return _TWICE.sub(lambda m: "2 times" if m.group(0).lower() == "twice" else "1 time", text)
 
 
+_PER = re.compile(r"\b(?:an?|per|each|every)\s+(hour|day|week|month|year|annum)\b|/\s*(hr|hour)\b",
+                  re.I)
+_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|[£$€]?\d+(?:\.\d+)?k\b", re.I)
+
+
+def period(said: str) -> str | None:
+    """The time a sum of money is paid over ("£19 an hour": hour; "£41,000", "31k": year),
+    None when it gives no sum or says no period."""
+    m = _PER.search(said)
+    if m is not None and re.search(r"[£$€]\s?\d|\d\s?(?:k|pounds|quid)\b", said, re.I):
+        unit = (m.group(1) or m.group(2) or "").lower()
+        return {"annum": "year", "hr": "hour"}.get(unit, unit)
+    return "year" if _BIG_SUM.search(said) else None
+
+
 __all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "another_value",
-           "changed_type", "counted", "ended_again", "named_before", "THROUGH", "through",
+           "changed_type", "counted", "ended_again", "named_before", "period", "THROUGH", "through",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "subject_head", "swapped", "unit",

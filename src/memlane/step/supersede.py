@@ -717,21 +717,6 @@ _SKIP = frozenset(RELATIONS) | frozenset(RELATIONS.values())
 """Words of people and pets: a holder, never the thing a fact is about."""
 
 
-_PER = re.compile(r"\b(?:an?|per|each|every)\s+(hour|day|week|month|year|annum)\b|/\s*(hr|hour)\b",
-                  re.I)
-_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|[£$€]?\d+(?:\.\d+)?k\b", re.I)
-
-
-def _period(said: str) -> str | None:
-    """The time a sum of money is paid over ("£19 an hour": hour; "£41,000", "31k": year),
-    None when it gives no sum or says no period."""
-    m = _PER.search(said)
-    if m is not None and re.search(r"[£$€]\s?\d|\d\s?(?:k|pounds|quid)\b", said, re.I):
-        unit = (m.group(1) or m.group(2) or "").lower()
-        return {"annum": "year", "hr": "hour"}.get(unit, unit)
-    return "year" if _BIG_SUM.search(said) else None
-
-
 def _other_thing(new: Claim, c: Claim) -> bool:
     """Whether `new` is about another thing than the held `c` for certain, though the rule
     reads one attribute in both: their subjects are two nouns ("My phone is an iPhone 13" /
@@ -741,7 +726,7 @@ def _other_thing(new: Claim, c: Claim) -> bool:
     heads = slots.copula_head(new.said, _SKIP), slots.copula_head(c.said, _SKIP)
     if heads[0] and heads[1] and heads[0] != heads[1]:
         return True
-    periods = _period(new.said), _period(c.said)
+    periods = slots.period(new.said), slots.period(c.said)
     if periods[0] and periods[1] and periods[0] != periods[1]:
         return True  # "£30 an hour for overtime" / "£41,000 a year": two sums
     mine, theirs = _classes(new.said), _classes(c.said)
