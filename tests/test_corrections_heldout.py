@@ -47,8 +47,9 @@ def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
     like facts, one corrected), the tune set written beside them, and v4-v9, v11 and v13 (each
-    written before it was first measured, then tuned on), v10, v12 and v14 (v10 and v12 tuned on
-    by class since; v14 measured once, after the last rule change), and 20
+    written before it was first measured, then tuned on), v10, v12, v14 and v15 (v10 and v12 tuned
+    on by class since, v14 by its misses' classes; v15 measured once, after the last rule change),
+    and 20
     more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
     2 on main): no wrong supersede, the other holder untouched."""
     m = _measure()
@@ -66,6 +67,7 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v12.jsonl", V12_APPLIED),
                         ("corrections_heldout_v13.jsonl", V13_APPLIED),
                         ("corrections_heldout_v14.jsonl", V14_APPLIED),
+                        ("corrections_heldout_v15.jsonl", V15_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
@@ -81,12 +83,13 @@ before the fixes it revealed; 9 before this rule's routines, endings and named p
 NOT_FILED = 1
 TUNE_APPLIED = 29
 """Of 30: 30 when last measured."""
-V3_APPLIED = 26
-"""Of 30: 27 when last measured (10 on main before `step/slots.py`, its first measurement)."""
+V3_APPLIED = 28
+"""Of 30: 29 when last measured (10 on main before `step/slots.py`, its first measurement)."""
 PEOPLE_APPLIED = 9
 """Of 12: 10 when last measured (7 before)."""
-TUNE_V3_APPLIED = 12
-"""Of 15 (`corrections_tune_v3.jsonl`, wordings the slots were tuned on): 13 when last measured."""
+TUNE_V3_APPLIED = 14
+"""Of 15 (`corrections_tune_v3.jsonl`, wordings the slots were tuned on): 15 when last measured
+(13 before an age's and a rank's usual words were searched for)."""
 V4_APPLIED = 8
 """Of 10: 9 when last measured; 4 on its first (clean) measurement, with one wrong supersede
 that main made too (a "should try ... instead" replaced the vet), since refused."""
@@ -130,12 +133,17 @@ V7_APPLIED = 8
 V6_APPLIED = 6
 """Of 10: 7 when last measured; 3 on its first (clean) measurement with one wrong supersede
 ("We may ask the cleaner to come on Fridays instead"), since refused (main: 4, the same wrong)."""
-V13_APPLIED = 14
-"""Of 20 (`corrections_heldout_v13.jsonl`, 4 two-people, 8 near-misses): 15 when last measured,
-both engines; 13 on its first (clean) measurement on main, none wrong. Of the 5 missed, 3 are
-not filed at all ("The surgery assigned me a new GP, Dr Clarke.", "Since the knee injury I've
-been getting the bus to work.", "Priya works at the university.")."""
-V14_APPLIED = 5
+V13_APPLIED = 16
+"""Of 20 (`corrections_heldout_v13.jsonl`, 4 two-people, 8 near-misses): 17 when last measured
+(16 before bedtimes were read as clock times), both engines; 13 on its first (clean)
+measurement on main, none wrong."""
+V14_APPLIED = 8
 """Of 10 (`corrections_heldout_v14.jsonl`, 2 two-people, 5 near-misses; wording not chosen for
-the rules, written after the last rule change): 6 on its only measurement, both engines (main:
-6), none wrong; not tuned on."""
+the rules, written after the last rule change): 9 when last measured, after its misses' classes
+were given to the rules as mechanisms with pairs of their own ("Can't believe ...", an event
+"instead", a bedtime; `test_supersede_everyday.py`); 6 on its first measurement, both engines
+(main: 6), none wrong."""
+V15_APPLIED = 3
+"""Of 10 (`corrections_heldout_v15.jsonl`, 5 near-misses; everyday wording not chosen for the
+rules, written and committed after the last rule change): 3 on its only measurement, both
+engines (main: 3), none wrong; not tuned on."""

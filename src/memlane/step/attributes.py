@@ -101,7 +101,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
-                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}\s*(?:[.!,;]|$)"
+                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
                 r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
                r"|\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
         # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):

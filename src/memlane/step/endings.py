@@ -34,7 +34,8 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoo
 # Times lapse", "we're out of Clarence Road", "the Fiat finally died".
 _ENDS = re.compile(
     r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
-    r"|traded(?:\s+in)?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
+    r"|traded(?:\s+in)?|(?:packed|jacked|chucked)\s+in|handed\s+in\s+(?:my|our|his|her)\s+notice"
+    r"(?:\s+(?:at|to|with))?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
     r"|(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|go)\s+off"  # "I've gone off oat milk"
     r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
     r"\s+(?P<a>[^,;.!?]+)"
@@ -55,6 +56,7 @@ _TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last
     evening night weekend recently just""".split()) | _CALENDAR
 _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
     make makes see use used be""".split())
+_JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
 _ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additionally|both|"
                        r"as\s+well\s+as)\b", re.I)
 
@@ -88,6 +90,8 @@ def _ended(rest: str) -> frozenset[str]:
     # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended
     times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
     terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
+    if terms - _JOB_WORDS:  # "packed in the cafe job": the cafe is what a held fact names
+        terms -= _JOB_WORDS
     if not terms - _LIGHT:
         return frozenset()
     return frozenset(_loose(t) for t in terms)

@@ -207,3 +207,10 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
             return f"{who}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
         return who, None, rest
     return "i", None, body
+
+
+# Relations one may have several of: a new name is another one, unless said to replace.
+MANY = frozenset("""sister brother son daughter kid child friend cousin aunt uncle niece nephew
+    grandmother grandfather grandma grandpa granddaughter grandson grandchild stepson
+    stepdaughter godson goddaughter colleague coworker roommate flatmate neighbor neighbour mate
+    pal buddy housemate classmate teammate workmate twin stepsister stepbrother""".split())

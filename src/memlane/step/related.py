@@ -91,11 +91,13 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 # statement's own: a correction often shares no word with the fact it changes.
 _HINTS = {
     "residence": "live lives living moved based relocated", "age": "old years turned age",
-    "employer": "work works employer job company", "job": "work works job",
+    "employer": "work works employer job company",
+    "job": "work works job manager leader supervisor assistant",
     "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car",
     "weight": "weigh weight kg",
     "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
-    "name": "called named name", "salary": "salary earn earns pay", "height": "height tall",
+    "name": "called named name", "salary": "salary earn earns pay year hour",
+    "height": "height tall",
     "weekday": "", "rate": "", "team": "plays play team club signed joined",
 }
 
@@ -126,6 +128,8 @@ def related_query(texts: Sequence[str]) -> str:
                     words += ["appointment"] if attr.startswith("appointment ") else []
                 else:
                     words += _HINTS.get(attr, attr).split()
+                if attr == "age":  # "I turned 35" / "I'm 34": the age before it
+                    words += [str(int(k) - 1) for k in sorted(c.key) if k.isdigit()]
                 # What it says was stopped, in the forms a held fact may spell it ("swimming"
                 # ended: "swim"; "cycling": "cycle").
                 words += [f for t in sorted(c.ends) for f in (t, t + "e")]

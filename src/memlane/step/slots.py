@@ -24,6 +24,10 @@ _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\d)|\b\d{1,2}\s*(?:am|pm)\b",
                    re.I)
+# A bare hour where only a clock time fits: "bed at 7", "stays up till 8", "asleep by 9".
+_CLOCK = re.compile(r"\b(?:bed|up|asleep)\s+(?:\w+\s+)?(?:at|around|about|by|till|until|before)"
+                    r"\s+(?:about\s+)?(\d{1,2})(?!\d|[:.,]\d|\s*(?:am|pm|a\.m|p\.m|%|k\b|p\b))",
+                    re.I)
 _MONEY = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?k?|\b\d[\d,]*(?:\.\d+)?\s?(?:pounds|dollars|"
                     r"euros|quid|grand)\b", re.I)
 _UNITS = {"kilo": "kg", "kilos": "kg", "kgs": "kg", "lb": "lbs", "hr": "hour", "hrs": "hour",
@@ -47,7 +51,7 @@ _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|septe
                     r"march|april|may|june|july|august|september|october|november|december)\b",
                     re.I)
 _DIGITS = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
-_CAPITAL = re.compile(r"(?-i:\b[A-Z][\w'&.-]*)")
+_CAPITAL = re.compile(r"(?-i:\b(?:[A-Z]|[a-z][A-Z])[\w'&.-]*)")  # (and "iPhone", "eBay")
 _NOT_NAMES = frozenset("i i'm i've i'd i'll dr mr mrs ms st year".split())
 
 
@@ -69,6 +73,7 @@ def values(text: str) -> dict[str, frozenset[str]]:
         s = rx.sub(lambda m: " " * len(m.group(0)), s)
 
     take("time", _TIME)
+    take("time", _CLOCK, 1)
     take("money", _MONEY)
     for m in _QUANTITY.finditer(s):
         unit = m.group(2).lower()
@@ -537,12 +542,15 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
         if not _held(word, skip) and (mover is None or mover == was_mover):
             return word  # "in row F" / "to row K": the label of the value (not "The printer
             # moved to desk 20": the printer's move, not the speaker's desk)
+    words_new |= {"bedtime"} if _UP_LATE.search(new) else set()  # "stays up till 8"
+    words_held |= {"bedtime"} if _UP_LATE.search(held) else set()
     for family in FAMILIES:
         if family & words_new and family & words_held and len(subjects) < 2:
             return sorted(family & words_held)[0]  # "I bank with ..." / "my current account"
     return None
 
 
+_UP_LATE = re.compile(r"\bstay(?:s|ed|ing)?\s+up\b", re.I)
 FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
     "bank banking account",
     "gym member membership train training",
@@ -552,6 +560,7 @@ FAMILIES = tuple(frozenset(_word(w) for w in family.split()) for family in (
     "diet food eat eats feed fed pouch pouches kibble",
     "broadband wifi internet fibre",
     "office branch site depot workplace",
+    "bed bedtime asleep",
 ))
 """Words of one thing said in other words ("I bank with ..." / "my current account"): the
 same topic though no word is shared (`topic`), and searched for together (`step/related.py`)."""
@@ -625,6 +634,23 @@ def ended_again(held: str, said: str) -> set[str]:
     return out
 
 
+_NOW = re.compile(r"\bnow\b", re.I)
+
+
+def named_before(held: str, context: str, said: str) -> set[str]:
+    """The names of `held` that the sentence `context` names before its clause `said`, which
+    gives something "now" ("Dropped the iPhone in the sea, so I'm on a Pixel 8 now"; "Tom went
+    on maternity cover, so I see Aisha at Riverside now"): what the held value became is told
+    first, then what replaced it. Empty when `said` is the whole sentence or says no "now"."""
+    if not context or not _NOW.search(said) or _STILL.search(context):
+        return set()
+    at = context.lower().find(said.lower().rstrip(".!").strip()[:20])
+    before = context[:at] if at > 0 else ""
+    return {v for v in values(held).get("name", frozenset()) if len(v) > 2 and
+            v not in _FUNCTION and v not in said.lower() and
+            re.search(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})", before.lower()) is not None}
+
+
 def another_value(new: str, held: str) -> str | None:
     """The type of a value `new` gives that `held` lacks, where `held` gives one of that type
     (not a bare number), whatever the words around it: for a statement that says the held one
@@ -670,8 +696,54 @@ _ACTS_ON_ME = re.compile(r"^\W*(?:\S+\s+){1,4}?(?:has\s+|have\s+)?(?:[a-z]+ed|ga
                          r"sent|let|took|given|sent)\s+(?:me|us)\b", re.I)
 
 
+# A thing named as what one does something through ("I watch Netflix over the broadband"):
+# the name is of what is done, not the thing's value.
+THROUGH = re.compile(r"\b(?:over|on|via|through|using|across)\s+(?:the|my|our)\s+(?-i:[a-z])", re.I)
+
+
+def through(said: str, thing: str) -> bool:
+    """Whether `said` names `thing` as what something is done through ("over the broadband",
+    "on the internet"): where the held fact names it as its subject, another thing is meant
+    ("Our internet is with Sky" / "I watch Sky Sports on the internet now")."""
+    head = thing.split()[-1] if thing.split() else ""
+    return bool(head) and re.search(
+        rf"\b(?:over|on|via|through|using|across)\s+(?:the|my|our)\s+(?-i:[a-z]+\s+)?"
+        rf"{re.escape(head)}", said, re.I) is not None
+
+
+_COUNT_WORD = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?=\s+(?:full\s+|half\s+|"
+    r"long\s+|short\s+)?(?:days?|nights?|times?|hours?|weeks?|months?|evenings?|mornings?|"
+    r"afternoons?|shifts?|sessions?|classes|lessons?)\b)", re.I)
+_TWICE = re.compile(r"\b(?:twice|once)(?=\s+(?:a|per|each|every)\s+(?:day|week|month|year)\b)",
+                    re.I)
+
+
+def counted(text: str) -> str:
+    """`text` with a count said in words given as digits ("four days a week": "4 days a
+    week", "twice a week": "2 times a week"), so that two counts are two numbers, told apart
+    as values are."""
+    text = _COUNT_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
+    return _TWICE.sub(lambda m: "2 times" if m.group(0).lower() == "twice" else "1 time", text)
+
+
+_PER = re.compile(r"\b(?:an?|per|each|every)\s+(hour|day|week|month|year|annum)\b|/\s*(hr|hour)\b",
+                  re.I)
+_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|[£$€]?\d+(?:\.\d+)?k\b", re.I)
+
+
+def period(said: str) -> str | None:
+    """The time a sum of money is paid over ("£19 an hour": hour; "£41,000", "31k": year),
+    None when it gives no sum or says no period."""
+    m = _PER.search(said)
+    if m is not None and re.search(r"[£$€]\s?\d|\d\s?(?:k|pounds|quid)\b", said, re.I):
+        unit = (m.group(1) or m.group(2) or "").lower()
+        return {"annum": "year", "hr": "hour"}.get(unit, unit)
+    return "year" if _BIG_SUM.search(said) else None
+
+
 __all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "another_value",
-           "changed_type", "ended_again",
+           "changed_type", "counted", "ended_again", "named_before", "period", "THROUGH", "through",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "subject_head", "swapped", "unit",

@@ -68,6 +68,7 @@ from .holders import (
     _PETS,
     _SPEAKER,
     GENDER,
+    MANY,
     holder_attribute,
     role_me,
 )
@@ -91,7 +92,10 @@ _LEAD = re.compile(
     r"|these\s+days|nowadays"
     # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
     r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
-    r"|apparently)\b[\s,:;!.-]*)+",
+    r"|apparently"
+    # "Can't believe my daughter is 5 already": the fact is what is hard to believe
+    r"|(?:i\s+)?(?:can'?t|cannot|can\s+not)\s+believe(?:\s+that)?|hard\s+to\s+believe(?:\s+that)?"
+    r")\b[\s,:;!.-]*)+",
     re.I)
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CORRECTS = re.compile(
@@ -198,7 +202,7 @@ def read_claim(text: str) -> Claim:
     text = strip_lead(said)
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
-    body = role_me(_lead_last(strip_lead(text[m.end():]) if m else text))
+    body = slots.counted(role_me(_lead_last(strip_lead(text[m.end():]) if m else text)))
     terms = _terms(body)
     holder, attribute, rest = holder_attribute(body)
     if attribute is None:
@@ -340,6 +344,23 @@ def _same_routine(a: Claim, b: Claim) -> bool:
     return bool({t for t in shared if not t[0].isdigit()})
 
 
+_BARE = frozenset(stem(w) for w in "back full part time went gone go now up down".split())
+
+
+def _bare_rate(new: Claim, held: Claim) -> bool:
+    """A rate said with no routine of its own, in the unit of the held one ("I went back to
+    full time, five days a week" / "I work four days a week"): the held routine's rate."""
+    if new.attribute != "rate" or not new.key or not held.key or new.key == held.key:
+        return False
+    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS | _BARE}
+    if {t for t in _frame(new) if not t[0].isdigit() and _loose(t) not in loose}:
+        return False
+    unit = re.compile(r"\d+\s+(\w+?)s?\s+(?:a|per|each|every)\s+(\w+)", re.I)
+    a, b = unit.search(new.said), unit.search(held.said)
+    return a is not None and b is not None and \
+        (a.group(1).lower(), a.group(2).lower()) == (b.group(1).lower(), b.group(2).lower())
+
+
 def _generic(attribute: str | None) -> bool:
     return attribute is None or attribute.startswith("the ")
 
@@ -354,7 +375,7 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if slots.two_subjects(new.said, held.said, _SKIP) or slots.another_of(new.said, held.said):
         return False  # "my yoga class" / "my pottery class", "my work phone" / "my mobile"
     if new.attribute is not None and new.attribute == held.attribute:
-        return new.attribute not in _SLOTS or (
+        return new.attribute not in _SLOTS or _bare_rate(new, held) or (
             _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
@@ -386,8 +407,9 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     for x, y in ((new, held), (held, new)):
         # "our wifi password is bluefox42" / "we changed the wifi password to greenowl77"
         if x.attribute and x.attribute.startswith("the ") and x.key and y.key and \
-                y.attribute is None and set(x.attribute[4:].split()) <= y.terms:
-            return True
+                y.attribute is None and set(x.attribute[4:].split()) <= y.terms and \
+                not (slots.THROUGH.search(y.said) and not slots.THROUGH.search(x.said)):
+            return True  # (not "I watch Sky Sports on the internet now": a use of it)
     if not _generic(new.attribute) and not _generic(held.attribute):
         return False
     if new.attribute is not None and held.attribute is not None:
@@ -464,7 +486,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
         d = _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
-            _by_swap(new, holder, claims) or d
+            _by_swap(new, holder, claims) or _by_instead(new, holder, claims) or d
     return _unless_kept(new, claims, d)
 
 
@@ -498,11 +520,11 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     fits: list[tuple[int, str, str]] = []
     for i, c in enumerate(claims):
         if c.holder != holder or not c.said or c.ends or (c.cue and not c.values) or \
-                same_attribute(new, c) is False:
+                same_attribute(new, c) is False or _clause_of(c, new.context):
             continue
         # The held value named again as what ended ("so the ThinkPad's gone back") is a cue,
         # and a new value of its type replaces it whatever the words around it.
-        gone = slots.ended_again(c.said, said)
+        gone = slots.ended_again(c.said, said) or slots.named_before(c.said, new.context, new.said)
         if not (cued or gone):
             continue
         kind = slots.fresh_type(new.said, c.said) or \
@@ -511,6 +533,8 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
                 "weekday" not in slots.values(c.said):
             continue  # "I'm in the York office on Fridays now": a day's routine beside it
         thing = slots.topic(new.said, c.said, _SKIP, said) if kind else None
+        if thing and slots.through(new.said, thing) and not slots.through(c.said, thing):
+            continue  # "I stream films on the internet now": a use of it
         if kind and kind.startswith("qty ") and not thing:
             thing = _same_doing(new, c)
         if kind and thing:
@@ -521,6 +545,14 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     return Decision(SUPERSEDES, i, (
         f"same holder ({holder})", f"the same thing ({thing})", f"another {kind} given",
         "worded as a change", "the only held fact of this holder that all three fit"))
+
+
+def _clause_of(c: Claim, context: str) -> bool:
+    """Whether the held `c` is another clause of the sentence `context` ("Dropped the iPhone in
+    the sea" of "Dropped the iPhone in the sea, so I'm on a Pixel 8 now"): filed just before,
+    never what the sentence replaces."""
+    said = c.said.strip().rstrip(".!")
+    return bool(context) and len(said) > 8 and said.lower() in context.lower()
 
 
 def _by_swap(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
@@ -538,6 +570,38 @@ def _by_swap(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | Non
         f"same holder ({holder})", f"the same thing ({thing}) with another modifier in place "
         f"of the one it says ended ({', '.join(sorted(new.ends))})",
         "the only held fact of this holder that fits"))
+
+
+_INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
+
+
+def _by_instead(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
+    """The one held fact of the same holder whose thing `new`, saying "instead", names with
+    another modifier and another value of one type ("I'm training for a half marathon in
+    October" / "I've signed up for the full marathon in April instead"): "instead" says this
+    one is in place of that one. Only for a dated event (a bill by another modifier is another
+    bill); not for a maybe, an addition or a one-off."""
+    if "?" in holder or new.additive or not _INSTEAD.search(new.said) or \
+            slots.hypothetical(new.said) or _ONE_OFF.search(new.said):
+        return None
+    mine = slots.phrases(new.said, _SKIP)
+    fits: list[tuple[int, str]] = []
+    for i, c in enumerate(claims):
+        if c.holder != holder or not c.said or c.ends or same_attribute(new, c) is False:
+            continue
+        a, b = slots.values(new.said), slots.values(c.said)
+        if not a.get("date", frozenset()) - b.get("date", frozenset()) or not b.get("date"):
+            continue  # (an event, dated on both sides: "in October" / "in April")
+        heads = {p[-1] for p in mine for q in slots.phrases(c.said, _SKIP)
+                 if len(p) > 1 and len(q) > 1 and p[-1] == q[-1] and p[:-1] != q[:-1]}
+        if heads:
+            fits.append((i, sorted(heads)[0]))
+    if len(fits) != 1:
+        return None
+    i, thing = fits[0]
+    return Decision(SUPERSEDES, i, (
+        f"same holder ({holder})", f"the same thing ({thing}) with another modifier and value",
+        "said to be instead", "the only held fact of this holder that fits"))
 
 
 def _same_doing(new: Claim, held: Claim) -> str | None:
@@ -587,12 +651,16 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                                     "for: nothing is replaced",))
     for i in range(len(claims) - 1, -1, -1):
         c = claims[i]
-        if c.holder != holder or (c.cue and not c.values) or not same_attribute(new, c):
-            continue  # (a held "My son switched schools." gives no value to replace)
+        if c.holder != holder or (c.cue and not c.values) or not same_attribute(new, c) or \
+                _clause_of(c, new.context):
+            continue  # (a held "My son switched schools." gives no value to replace; another
+            # clause of its own sentence: "Got my pay review, I'm on 34k now")
         if not new.values or new.values <= c.values or new.additive:
             continue
         if _other_thing(new, c):
             continue
+        if _one_of_many(new, c):
+            continue  # "Beth is my sister." beside "Ana is my sister.": two sisters
         if new.ends and not new.ends <= {_loose(t) for t in c.terms} and \
                 not new.attribute == c.attribute == "diet":  # (one diet: "stopped eating fish")
             continue  # "I sold my old bike": another thing ended, not this car replaced
@@ -626,6 +694,16 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                                 f"{new.attribute!r} with another value",))
 
 
+def _one_of_many(new: Claim, c: Claim) -> bool:
+    """Whether `new` names another person of a relation one may have several of ("Ana is my
+    sister." / "Beth is my sister."), not said to replace the held one (a correction, or the
+    held name said to have gone)."""
+    attr = new.attribute or ""
+    if not attr.startswith("who is my ") or attr[10:] not in MANY or new.corrects:
+        return False
+    return not slots.ended_again(c.said, new.context or new.said)
+
+
 def _classes(text: str) -> set[str]:
     """The classes of the values `text` gives (`slots.values`): "number" (a time, a sum, an
     amount, an ordinal: "at 7" is a time, "turned 4" an age), "day" (a date, a weekday),
@@ -648,6 +726,9 @@ def _other_thing(new: Claim, c: Claim) -> bool:
     heads = slots.copula_head(new.said, _SKIP), slots.copula_head(c.said, _SKIP)
     if heads[0] and heads[1] and heads[0] != heads[1]:
         return True
+    periods = slots.period(new.said), slots.period(c.said)
+    if periods[0] and periods[1] and periods[0] != periods[1]:
+        return True  # "£30 an hour for overtime" / "£41,000 a year": two sums
     mine, theirs = _classes(new.said), _classes(c.said)
     if mine and theirs and not mine & theirs and not ({"name"} in (mine, theirs) and
                                                       {"code", "number"} in (mine, theirs)):
@@ -678,6 +759,9 @@ def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | Non
         thing = slots.anchor(new.said, c.said, _SKIP)
         if thing is not None and slots.named_thing(new.said, thing):
             thing = None  # "I switched to a Dell laptop": the name is the laptop's, not the value
+        if thing is not None and slots.through(new.said, thing) and \
+                not slots.through(c.said, thing):
+            thing = None  # "I watch Netflix over the broadband now": a use of it
         if thing is None:
             words = slots.frame(new.said)
             if words and words == slots.frame(c.said) and (words - _LIGHT or new.corrects) \
