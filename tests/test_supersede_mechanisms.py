@@ -58,6 +58,12 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
      "We've bought a flat in Harborne, so goodbye Acocks Green."),
     (["I'm on 28k a year."], "After the promotion I'm on 32k now."),
     (["I'm pescatarian."], "These days I'd call myself vegan."),
+    # a role with a word before it, either way round; one kind of appointment by two words;
+    # where one lives said with whom, and a home one got the keys to
+    (["My line manager is Tom."], "Priya is my line manager now."),
+    (["I'm registered at the Oak Tree surgery."],
+     "We switched GP surgery to Kingsway Health Centre."),
+    (["I'm living with my mum in Shirley."], "We've got the keys to our new house in Hall Green!"),
 ])
 def test_a_correction_by_mechanism_supersedes(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
@@ -104,6 +110,9 @@ def test_a_correction_by_mechanism_supersedes(held: list[str], new: str) -> None
      "Choir is still on Thursdays, but the conductor changed to Mr Ellis."),
     (["I'm on 28k a year."], "I'm on 12k steps a day now."),
     (["We rent a three-bed semi in Acocks Green."], "Goodbye to the old sofa, we got a new one."),
+    (["I live with my sister in York."], "My sister moved to Leeds."),
+    (["My line manager is Tom."], "Priya is my mum's line manager now."),
+    (["I'm registered at the Oak Tree surgery."], "My dentist moved to the Kingsway centre."),
 ])
 def test_a_near_miss_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)

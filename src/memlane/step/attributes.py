@@ -78,7 +78,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
                 r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
-        ("residence", r"\b(?:live|lives|living)\s+(?:in|at|on)\b|(?<!email\s)\baddress\b"
+        ("residence", r"\b(?:live|lives|living)\s+(?:with\s+(?:my|our)\s+\w+\s+)?(?:in|at|on)\b|(?<!email\s)\baddress\b"
                       r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
                       r"\s+(?:[\w-]+\s+){0,2}(?:flat|house|home|apartment|place|bungalow|cottage"
                       r"|semi|terrace|maisonette|bedsit|townhouse|condo)"
@@ -87,6 +87,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      r"|\bkeys\s+(?:to|for)\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:flat|house|home"
+                      r"|place|apartment)\s+in\b"
                       # "moved down to Stirling" (a place by name; not "moved up to teach")
                       r"|\b(?:moved|moving|relocated)\s+(?:down|up|across|away)\s+to\s+"
                       r"(?!(?-i:Year|Grade|Level|Set)\b)(?-i:[A-Z][a-z]+)"

@@ -42,10 +42,12 @@ _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
 # "my manager is Priya Shah", "my new boss's name is Dave", "Priya is my new manager".
+_ROLE_MOD = r"(?:(?:line|new|current|regular|usual|main|personal|team|direct)\s+)?"
+"""A word before the role that names the same one ("my line manager", "my usual GP")."""
 _IDENTITY = re.compile(
-    rf"^{_OWNER}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
+    rf"^{_OWNER}{_ROLE_MOD}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
     rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
-    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}({_REL_WORDS})\b", re.I)
+    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}{_ROLE_MOD}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
                             r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)"
