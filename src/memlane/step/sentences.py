@@ -88,7 +88,7 @@ _ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help
 # Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
 # "Wow, Caroline!"), taken off before its shape is judged.
 _OPENER_WORDS = re.compile(
-    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
     r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|"
     r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
@@ -265,6 +265,13 @@ _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
 
 
+# A phrase of time or cause before the speaker's clause: "Since the knee injury I've been ...",
+# "After the op on my hip I ...".
+_LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
+                          r"thanks\s+to)\s+(?:the|my|our|a|an|this|that|last)\b[^,;:?!]*$",
+                          re.I)
+
+
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence states a fact worth keeping: a declarative (not a request, question or
     greeting) whose subject is the speaker ("I'm vegan", "My daughter Lies is 7", "Last year
@@ -296,7 +303,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         # "My ...") or opening a clause ("..., I've got news"), not deep in a trailing clause
         # ("something awesome happened since we talked").
         before = body[:first.start()]
-        if content and (len(ANY_WORD.findall(before)) <= 3 or
+        if content and (len(ANY_WORD.findall(before)) <= 3 or _LEAD_PHRASE.match(before) or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
     if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):

@@ -181,6 +181,69 @@ _GIVEN_ME = re.compile(r"\b(?:gave|got|bought|lent|loaned|sent|issued|handed|pre
                        r"(?:(?-i:[A-Z])|\d)", re.I)
 
 
+# Someone of the speaker's by a family word said bare ("Mum", "Grandad") or by rank among the
+# children ("the youngest").
+_KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)"
+        rf"|(?-i:Auntie|Aunt|Uncle)\s+{_NAME}|the\s+(?:youngest|eldest|oldest|middle\s+one|"
+        rf"little\s+one|baby|twins))")
+# What changed for them, or where they are now: "Mum sold up and moved to Cromer", "Dad got
+# rid of the Volvo", "Mum's on a waiting list for ...". Not "Dad's got a point".
+_KIN_DOES = re.compile(
+    rf"^{_KIN}(?:'s|\u2019s|\s+has|\s+had)?\s+(?:(?:just|finally|recently|now|also)\s+)?"
+    rf"(?:got\s+(?!(?:to|a\s+point|a\s+lot|it|that|this|home|back|up|in|there|nothing)\b)|"
+    rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|adopted|became|"
+    rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b|(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
+    rf"(?:on|in|at|with)\s+(?:a|an|the|(?-i:[A-Z]))\b)", re.I)
+# An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
+# penicillin", "Mum's diabetic".
+_ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
+        r"cancer|dementia|gout|norovirus|adhd|autism|type\s+[12]|a\s+(?:bad\s+|nasty\s+)?"
+        r"(?:cold|virus|bug|stomach\s+bug|(?:chest|ear|eye|kidney)\s+infection|concussion)"
+        r"|(?:a\s+)?(?:broken|sprained|fractured|torn)\s+[a-z]+)\b")
+_UNWELL = re.compile(
+    rf"^(?:{_KIN}|(?P<name>{_NAME}))(?:(?:'s|\u2019s|\s+has)\s+(?:just\s+)?(?:got|caught)|"
+    rf"\s+(?:has|had|caught|got)|(?:'s|\u2019s|\s+has)\s+been\s+diagnosed\s+with)\s+(?:[a-z]+\s+)?{_ILL}"
+    rf"|^(?:{_KIN}|(?P<who>{_NAME}))(?:'s|\u2019s|\s+is)\s+(?:now\s+|also\s+)?(?:allergic\s+to|"
+    rf"diabetic|asthmatic|epileptic|coeliac|celiac|lactose\s+intolerant|autistic|dyslexic)\b",
+    re.I)
+# What a professional said or did about someone of the speaker's: "The vet said Miso should
+# have wet food", "The doctor told Dad to cut out salt", "The vet put Bramble on a diet".
+_ADVISED = re.compile(
+    rf"^(?:the|our|my)\s+(?:[a-z]+\s+)?(?:vet|doctor|gp|dentist|nurse|physio|consultant|surgeon|"
+    rf"midwife|specialist|optician|pharmacist|dietitian|nutritionist|paediatrician|"
+    rf"health\s+visitor|hospital|surgery|clinic)\s+(?:has\s+)?(?:said|says|told|reckons|put|"
+    rf"advised|recommended|wants|thinks)\s+(?:that\s+)?(?:{_KIN}|(?P<name>{_NAME}))\s+"
+    rf"(?:should|needs|has\s+to|must|mustn't|shouldn't|can't|cannot|is\s+to|to|on)\b", re.I)
+
+
+def kin_fact(body: str) -> bool:
+    """Whether `body` states a fact about someone of the speaker's said by a family word, a
+    child's rank or (for an illness, or a professional's advice) a name: what changed for them
+    (`_KIN_DOES`), what they have (`_UNWELL`), what they were told (`_ADVISED`)."""
+    s = body.strip()
+    if _KIN_DOES.match(s):
+        return True
+    for m in (_UNWELL.match(s), _ADVISED.match(s)):
+        if m is None:
+            continue
+        name = m.groupdict().get("name") or m.groupdict().get("who")
+        if name is None or (may_be_name(name) and name.lower() not in FACT_STOPWORDS):
+            return True
+    return False
+
+
+# "Is 38 too old to retrain as a nurse?", "Am I too old at 52 to start running?": the asker's age.
+_AGE_ASKED = re.compile(r"^\W*(?:is\s+(?P<a>\d{2})\s+(?:too\s+(?:old|late)|(?:too\s+)?old\s+to)"
+                        r"|am\s+i\s+too\s+old\s+at\s+(?P<b>\d{2}))\b", re.I)
+
+
+def age_asked(sentence: str) -> str | None:
+    """The speaker's age a question about it rests on ("Is 38 too old to retrain?" -> "I'm
+    38."); None for any other question."""
+    m = _AGE_ASKED.match(sentence)
+    return None if m is None else f"I'm {m.group('a') or m.group('b')}."
+
+
 def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether `body` (a clause, its opener taken off) states a fact about the speaker's people
     or things by one of the shapes above, not addressed to the listener. `names` (lower case)
@@ -188,7 +251,7 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     s = body.strip()
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
-    if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or \
+    if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or kin_fact(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
             _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
         return True
@@ -196,9 +259,16 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
             any(v.group(0) != "I" for v in _SPECIFIC.finditer(s)):
         return True
     first = s.split()[0].strip(",.!").split("'")[0]
-    if first.lower() in names or first.lower() in FACT_STOPWORDS or not may_be_name(first):
+    if first.lower() in names or not may_be_name(first) or \
+            (first.lower() in FACT_STOPWORDS and not _WORD_NAME.match(s)):
         return False
     return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s))
+
+
+# A name that is a word too, told by the verb after it: "Will cooks at a Thai place" (the
+# modal takes a bare verb: "Will this work").
+_WORD_NAME = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?!(?:is|was|has|does|this|its|his|us|yes|as|"
+                        r"less|plus|thus|whereas)\b)[a-z]{3,}s\b")
 
 
 # What a person does or what changed for them: "Jo got a job", "Dev has switched to cello".
@@ -206,7 +276,7 @@ _PERSON_DOES = re.compile(
     rf"^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:(?:just|finally|recently|now|"
     rf"still|also)\s+)?(?:(?:has|had|'s|\u2019s|is|was)\s+(?:just\s+|now\s+)?)?(?:got|gets|"
     rf"moved|moving|lives|living|works|working|switched|started|starting|joined|left|leaving|quit|"
-    rf"retired|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
+    rf"retired|changed|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
     rf"going|plays|wants|plans|planning|hopes|hoping|passed|bought|sold|adopted|became|turned|"
     rf"expecting|owns|runs|drives|attends)\b"
     rf"|^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
