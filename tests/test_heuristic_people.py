@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from memlane.step.clauses import clauses
 from memlane.step.heuristic import extract
+from memlane.step.shapes import age_asked, kin_fact
 from memlane.types import Message
 
 
@@ -70,3 +72,56 @@ def test_each_shape_files_its_fact(texts: tuple[str, ...], key: str) -> None:
 @pytest.mark.parametrize("text", NOT_FILED)
 def test_small_talk_questions_and_opinions_file_nothing(text: str) -> None:
     assert _records(text) == [], text
+
+
+# Found by correction checks written by others, then shapes of the same classes.
+MORE_FILED = [
+    (("Mum's on a waiting list for a hip replacement at St Richard's.",), "hip replacement"),
+    (("Since The Crown closed, book club meets at the library.",), "library"),
+    (("Since the Tuesday group folded, choir is at the church hall.",), "church hall"),
+    (("Jess has packed it in, so Ollie walks the dog now.",), "Ollie"),
+    (("She left the bakery, so she's not at Greggs anymore.",), "Greggs"),
+    (("He's no longer at the council.",), "council"),
+    (("The vet put Bramble on a grain-free diet, so she's on Lily's Kitchen now.",), "Lily"),
+]
+
+MORE_NOT_FILED = [
+    "Mum's in a mood today.",
+    "Dad's got a point there.",
+    "Mum's got to be joking.",
+    "Dad's on his way.",
+    "He's not in the mood anymore.",
+    "He's no longer in a hurry.",
+    "The vet says he's fine.",
+    "The doctor said Mum is doing well.",
+    "Is it too old to be worth fixing?",
+    "Will this work?",
+]
+
+
+@pytest.mark.parametrize(("texts", "key"), MORE_FILED)
+def test_more_shapes_file_their_fact(texts: tuple[str, ...], key: str) -> None:
+    records = _records(*texts)
+    assert any(key.lower() in r.lower() for r in records), (texts, records)
+
+
+@pytest.mark.parametrize("text", MORE_NOT_FILED)
+def test_moods_whereabouts_and_reassurance_file_nothing(text: str) -> None:
+    assert _records(text) == [], text
+
+
+def test_the_readings_behind_the_records() -> None:
+    # the asker's age, only from a question about being too old
+    assert age_asked("Is 38 too old to retrain as a nurse?") == "I'm 38."
+    assert age_asked("Am I too old at 52 to start running?") == "I'm 52."
+    assert age_asked("Is 38 a good age for a first marathon?") is None
+    assert clauses("Is 41 too late to learn to swim?") == ["I'm 41."]
+    # a family word said bare, or a child's rank, and what changed or what they have
+    assert kin_fact("Grandad sold the caravan and bought a narrowboat.")
+    assert kin_fact("The youngest is allergic to kiwi.")
+    assert kin_fact("Olly's got chickenpox.")
+    assert not kin_fact("Olly's got a point.")
+    assert not kin_fact("Dad laughed and walked off.")
+    # a professional's advice about someone named, never about "it"
+    assert kin_fact("The vet said Miso should have wet food.")
+    assert not kin_fact("The vet said it was nothing.")

@@ -251,6 +251,20 @@ _PRONOUN_FACT = re.compile(
     r"(?:at|with|in))\b[^?]*?(?-i:\b[A-Z])", re.I)
 
 
+# Someone just named, by a pronoun, and where they no longer are: "so she's not at the
+# library anymore" (the old value, which the supersede rule reads as ended).
+_AWAY = (r"(?:working\s+|living\s+|based\s+)?(?:at|with|in)\s+"
+         r"(?!(?:the\s+|a\s+)?(?:mood|hurry|bit|way|rush)\b)")
+_PRONOUN_GONE = re.compile(
+    rf"(?:^|[,;]\s+(?:so\s+|and\s+)?)(?:she|he)(?:'s|\u2019s|\s+is)\s+"
+    rf"(?:not\s+{_AWAY}[\w' -]+?\s+(?:any\s*more|now)|no\s+longer\s+{_AWAY}\w)", re.I)
+# A clause of time or cause before the fact: "Since The Crown closed, book club meets at ...".
+# Where a routine is held: "choir is at the church hall", "book club meets in the back room".
+_HELD_AT = re.compile(r"^[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|meets|meet|runs|happens)\s+(?:now\s+)?"
+                      r"(?:at|on|in)\b", re.I)
+_SINCE_CLAUSE = re.compile(r"^(?:ever\s+)?since\s+[^,?]{3,60},\s+([^?]{8,})$", re.I)
+
+
 _ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
                            r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
                            re.I)
@@ -270,6 +284,12 @@ _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s
 _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
                           r"thanks\s+to)\s+(?:the|my|our|a|an|this|that|last)\b[^,;:?!]*$",
                           re.I)
+
+
+def gone_from(sentence: str) -> bool:
+    """Whether `sentence` says someone is no longer where they were ("so she's not at the
+    library anymore"): a fact about them, said by a pronoun."""
+    return _PRONOUN_GONE.search(sentence) is not None
 
 
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
@@ -306,8 +326,14 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         if content and (len(ANY_WORD.findall(before)) <= 3 or _LEAD_PHRASE.match(before) or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
-    if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if (_PRONOUN_FACT.match(body) or _PRONOUN_GONE.search(body)) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True
+    since = _SINCE_CLAUSE.match(body)
+    if since is not None and (_THING_SUBJECT.match(since.group(1).capitalize()) or
+                              _HELD_AT.match(since.group(1)) or
+                              is_fact(since.group(1), names)):
+        return True  # "Since The Crown closed, book club meets at the library"
     if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
     if _THING_SUBJECT.match(body) and _THING_CHANGED.search(body) and \

@@ -189,11 +189,12 @@ _KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma
 # What changed for them, or where they are now: "Mum sold up and moved to Cromer", "Dad got
 # rid of the Volvo", "Mum's on a waiting list for ...". Not "Dad's got a point".
 _KIN_DOES = re.compile(
-    rf"^{_KIN}(?:'s|\u2019s|\s+has|\s+had)?\s+(?:(?:just|finally|recently|now|also)\s+)?"
+    rf"^{_KIN}(?:(?:'s|\u2019s|\s+has|\s+had)?\s+(?:(?:just|finally|recently|now|also)\s+)?"
     rf"(?:got\s+(?!(?:to|a\s+point|a\s+lot|it|that|this|home|back|up|in|there|nothing)\b)|"
     rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|adopted|became|"
-    rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b|(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
-    rf"(?:on|in|at|with)\s+(?:a|an|the|(?-i:[A-Z]))\b)", re.I)
+    rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b)"
+    rf"|(?:'s|\u2019s|\s+is|\s+was)\s+(?:now\s+)?(?:on|in|at|with)\s+(?:(?:a|an|the)\s+"
+    rf"(?!(?:mood|hurry|rush|bit|state|huff|good|bad|funny|right)\b)|(?-i:[A-Z])))", re.I)
 # An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
 # penicillin", "Mum's diabetic".
 _ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
@@ -262,7 +263,13 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     if first.lower() in names or not may_be_name(first) or \
             (first.lower() in FACT_STOPWORDS and not _WORD_NAME.match(s)):
         return False
-    return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s))
+    return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s) or
+                _NAME_NOW.match(s))
+
+
+# Someone by name who does something now: "Ollie walks the dog now" (a change of who does it).
+_NAME_NOW = re.compile(rf"^{_NAME}\s+(?:(?:now|also)\s+)?[a-z]{{3,}}s\b[^?]*\b(?:now|these\s+days|"
+                       rf"instead)\W*$")
 
 
 # A name that is a word too, told by the verb after it: "Will cooks at a Thai place" (the
@@ -293,7 +300,7 @@ def names_holder(body: str) -> bool:
         return False
     if first.lower().endswith(("ing", "ed")):
         return False  # "Volunteering is ...", "Painting looks ...": an activity, no one
-    return bool(_PERSON_DOES.match(s))
+    return bool(_PERSON_DOES.match(s) or _NAME_NOW.match(s))
 
 
 # Words that make a clause a statement: a verb form or a copula.
