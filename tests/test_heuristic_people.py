@@ -82,6 +82,7 @@ MORE_FILED = [
     (("Jess has packed it in, so Ollie walks the dog now.",), "Ollie"),
     (("She left the bakery, so she's not at Greggs anymore.",), "Greggs"),
     (("He's no longer at the council.",), "council"),
+    (("Pottery class has moved to the village hall.",), "village hall"),
     (("The vet put Bramble on a grain-free diet, so she's on Lily's Kitchen now.",), "Lily"),
 ]
 
@@ -96,6 +97,7 @@ MORE_NOT_FILED = [
     "The doctor said Mum is doing well.",
     "Is it too old to be worth fixing?",
     "Will this work?",
+    "Netflix has changed everything.",
 ]
 
 

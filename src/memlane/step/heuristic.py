@@ -46,6 +46,7 @@ from .sentences import (
     gone_from,
     is_fact,
     is_request,
+    routine_changed,
     split_sentences,
 )
 from .shapes import is_fragment, kin_fact, names_holder, names_role
@@ -75,7 +76,8 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
         words = [w for w in words if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
-    if _FIRST.search(sentence) or dropped_subject(sentence) or gone_from(sentence):
+    if _FIRST.search(sentence) or dropped_subject(sentence) or gone_from(sentence) or \
+            routine_changed(sentence):
         score += 0.25  # the speaker's, said or with the subject dropped ("Just started ...")
     if any(ch.isdigit() for ch in sentence):
         score += 0.3

@@ -286,6 +286,15 @@ _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|d
                           re.I)
 
 
+def routine_changed(body: str) -> bool:
+    """Whether `body` says a routine of the speaker's, by its bare name, changed ("Japanese
+    class has moved online", "Book club switched to Wednesdays")."""
+    return bool(_THING_SUBJECT.match(body) and _THING_CHANGED.search(body)) and \
+        not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
+        not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I) and \
+        not re.match(r"\W*\w+\s+(?:has|have|had|is|was|are|were|will|would|can|could)\b", body)
+
+
 def gone_from(sentence: str) -> bool:
     """Whether `sentence` says someone is no longer where they were ("so she's not at the
     library anymore"): a fact about them, said by a pronoun."""
@@ -336,9 +345,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         return True  # "Since The Crown closed, book club meets at the library"
     if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
-    if _THING_SUBJECT.match(body) and _THING_CHANGED.search(body) and \
-            not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
-            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if routine_changed(body):
         return True  # "Japanese class has moved online": a routine of the speaker's changed
     if _CHANGED_ME.search(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "The optician switched me to daily lenses": the speaker's
