@@ -13,6 +13,12 @@ their subject, read by the offline writer (`step/sentences.is_fact`, `step/claus
   St Anne's Primary", "Sam from work is getting married in Cornwall", "Josh wants to study
   medicine at Edinburgh";
 - something given to the speaker: "Work gave me a MacBook";
+- someone of the speaker's by a family word said bare or a child's rank: what changed for them
+  ("Mum sold up and moved to Cromer", "Dad got rid of the Volvo and bought a Tesla"), what
+  they have ("Olly's got chickenpox", "The youngest is allergic to penicillin") or what a
+  professional said of them ("The vet said Miso should have wet food"): `kin_fact`;
+- the asker's age inside a question about it ("Is 38 too old to retrain?" -> "I'm 38.":
+  `age_asked`);
 - someone introduced ("meet Toby, my puppy" -> "Toby, my puppy.": `introduced`), and a thing or
   person of the speaker's named inside a question ("a lens for my Fuji X-T4?" -> "I have a Fuji
   X-T4.", "tell my landlord, Mr Hughes, ...?" -> "Mr Hughes, my landlord.": `owned_named`).
