@@ -28,7 +28,14 @@ from __future__ import annotations
 
 import re
 
-from .shapes import appositive, introduced, is_fragment, owned_named, without_vocative
+from .shapes import (
+    age_asked,
+    appositive,
+    introduced,
+    is_fragment,
+    owned_named,
+    without_vocative,
+)
 from .supersede import RELATIONS, may_be_name
 
 _KEEP = re.compile(
@@ -91,7 +98,10 @@ _REL_MENTION = re.compile(
 # Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
 # whom a following "she" stands for.
 _NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)"
-                           r"(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)")
+                           r"(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)"
+                           # "The vet put Bramble on a diet": someone by name, the object
+                           r"|(?:(?<=\sput\s)|(?<=\sgot\s)|(?<=\stook\s)|(?<=\smoved\s))(?-i:[A-Z][a-z]+)"
+                           r"(?=\s+(?:on|onto|to|off)\b)")
 
 
 def asked_to_keep(sentence: str) -> bool:
@@ -324,7 +334,7 @@ def clauses(sentence: str) -> list[str]:
         stated = given.group(1).rstrip(" ,;") + "."
         return split_clauses(stated[0].upper() + stated[1:])
     if sentence.rstrip().endswith("?"):
-        owned = owned_named(sentence)
+        owned = owned_named(sentence) or age_asked(sentence)
         if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
             return [owned]
     said = trim(sentence)

@@ -43,11 +43,13 @@ from .sentences import (
     _PREF,
     _words,
     dropped_subject,
+    gone_from,
     is_fact,
     is_request,
+    routine_changed,
     split_sentences,
 )
-from .shapes import is_fragment, names_holder, names_role
+from .shapes import is_fragment, kin_fact, names_holder, names_role
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
@@ -67,21 +69,22 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     words = _words(sentence)
     # "I'm vegan." and "Luna turned 5." say a lot
     short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
-        or names_role(sentence) else 4  # "Toby, my puppy." too
+        or names_role(sentence) or kin_fact(sentence) else 4  # "Toby, my puppy.", "Dad's got gout."
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:
         words = [w for w in words if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
-    if _FIRST.search(sentence) or dropped_subject(sentence):
+    if _FIRST.search(sentence) or dropped_subject(sentence) or gone_from(sentence) or \
+            routine_changed(sentence):
         score += 0.25  # the speaker's, said or with the subject dropped ("Just started ...")
     if any(ch.isdigit() for ch in sentence):
         score += 0.3
     # Capitalised words past the first are names, places, titles; so is the first when it
     # names whose fact the sentence states ("Jo got a job at the council").
     if any(w[0].isupper() and w.lower() not in FACT_STOPWORDS for w in words[1:]) or \
-            names_holder(sentence):
+            names_holder(sentence) or kin_fact(sentence):
         score += 0.2
     if _PREF.search(sentence):
         score += 0.25

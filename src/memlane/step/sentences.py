@@ -88,7 +88,7 @@ _ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help
 # Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
 # "Wow, Caroline!"), taken off before its shape is judged.
 _OPENER_WORDS = re.compile(
-    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
     r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|"
     r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
@@ -251,6 +251,20 @@ _PRONOUN_FACT = re.compile(
     r"(?:at|with|in))\b[^?]*?(?-i:\b[A-Z])", re.I)
 
 
+# Someone just named, by a pronoun, and where they no longer are: "so she's not at the
+# library anymore" (the old value, which the supersede rule reads as ended).
+_AWAY = (r"(?:working\s+|living\s+|based\s+)?(?:at|with|in)\s+"
+         r"(?!(?:the\s+|a\s+)?(?:mood|hurry|bit|way|rush)\b)")
+_PRONOUN_GONE = re.compile(
+    rf"(?:^|[,;]\s+(?:so\s+|and\s+)?)(?:she|he)(?:'s|\u2019s|\s+is)\s+"
+    rf"(?:not\s+{_AWAY}[\w' -]+?\s+(?:any\s*more|now)|no\s+longer\s+{_AWAY}\w)", re.I)
+# A clause of time or cause before the fact: "Since The Crown closed, book club meets at ...".
+# Where a routine is held: "choir is at the church hall", "book club meets in the back room".
+_HELD_AT = re.compile(r"^[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|meets|meet|runs|happens)\s+(?:now\s+)?"
+                      r"(?:at|on|in)\b", re.I)
+_SINCE_CLAUSE = re.compile(r"^(?:ever\s+)?since\s+[^,?]{3,60},\s+([^?]{8,})$", re.I)
+
+
 _ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
                            r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
                            re.I)
@@ -263,6 +277,28 @@ _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
                         r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
+
+
+# A phrase of time or cause before the speaker's clause: "Since the knee injury I've been ...",
+# "After the op on my hip I ...".
+_LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
+                          r"thanks\s+to)\s+(?:the|my|our|a|an|this|that|last)\b[^,;:?!]*$",
+                          re.I)
+
+
+def routine_changed(body: str) -> bool:
+    """Whether `body` says a routine of the speaker's, by its bare name, changed ("Japanese
+    class has moved online", "Book club switched to Wednesdays")."""
+    return bool(_THING_SUBJECT.match(body) and _THING_CHANGED.search(body)) and \
+        not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
+        not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I) and \
+        not re.match(r"\W*\w+\s+(?:has|have|had|is|was|are|were|will|would|can|could)\b", body)
+
+
+def gone_from(sentence: str) -> bool:
+    """Whether `sentence` says someone is no longer where they were ("so she's not at the
+    library anymore"): a fact about them, said by a pronoun."""
+    return _PRONOUN_GONE.search(sentence) is not None
 
 
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
@@ -296,16 +332,20 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         # "My ...") or opening a clause ("..., I've got news"), not deep in a trailing clause
         # ("something awesome happened since we talked").
         before = body[:first.start()]
-        if content and (len(ANY_WORD.findall(before)) <= 3 or
+        if content and (len(ANY_WORD.findall(before)) <= 3 or _LEAD_PHRASE.match(before) or
                         re.search(r"[,;:\u2013\u2014-]\s*$", before)):
             return True
-    if _PRONOUN_FACT.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if (_PRONOUN_FACT.match(body) or _PRONOUN_GONE.search(body)) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True
+    since = _SINCE_CLAUSE.match(body)
+    if since is not None and (_THING_SUBJECT.match(since.group(1).capitalize()) or
+                              _HELD_AT.match(since.group(1)) or
+                              is_fact(since.group(1), names)):
+        return True  # "Since The Crown closed, book club meets at the library"
     if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
-    if _THING_SUBJECT.match(body) and _THING_CHANGED.search(body) and \
-            not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
-            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if routine_changed(body):
         return True  # "Japanese class has moved online": a routine of the speaker's changed
     if _CHANGED_ME.search(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "The optician switched me to daily lenses": the speaker's

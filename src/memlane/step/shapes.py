@@ -13,6 +13,12 @@ their subject, read by the offline writer (`step/sentences.is_fact`, `step/claus
   St Anne's Primary", "Sam from work is getting married in Cornwall", "Josh wants to study
   medicine at Edinburgh";
 - something given to the speaker: "Work gave me a MacBook";
+- someone of the speaker's by a family word said bare or a child's rank: what changed for them
+  ("Mum sold up and moved to Cromer", "Dad got rid of the Volvo and bought a Tesla"), what
+  they have ("Olly's got chickenpox", "The youngest is allergic to penicillin") or what a
+  professional said of them ("The vet said Miso should have wet food"): `kin_fact`;
+- the asker's age inside a question about it ("Is 38 too old to retrain?" -> "I'm 38.":
+  `age_asked`);
 - someone introduced ("meet Toby, my puppy" -> "Toby, my puppy.": `introduced`), and a thing or
   person of the speaker's named inside a question ("a lens for my Fuji X-T4?" -> "I have a Fuji
   X-T4.", "tell my landlord, Mr Hughes, ...?" -> "Mr Hughes, my landlord.": `owned_named`).
@@ -181,6 +187,70 @@ _GIVEN_ME = re.compile(r"\b(?:gave|got|bought|lent|loaned|sent|issued|handed|pre
                        r"(?:(?-i:[A-Z])|\d)", re.I)
 
 
+# Someone of the speaker's by a family word said bare ("Mum", "Grandad") or by rank among the
+# children ("the youngest").
+_KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)"
+        rf"|(?-i:Auntie|Aunt|Uncle)\s+{_NAME}|the\s+(?:youngest|eldest|oldest|middle\s+one|"
+        rf"little\s+one|baby|twins))")
+# What changed for them, or where they are now: "Mum sold up and moved to Cromer", "Dad got
+# rid of the Volvo", "Mum's on a waiting list for ...". Not "Dad's got a point".
+_KIN_DOES = re.compile(
+    rf"^{_KIN}(?:(?:'s|\u2019s|\s+has|\s+had)?\s+(?:(?:just|finally|recently|now|also)\s+)?"
+    rf"(?:got\s+(?!(?:to|a\s+point|a\s+lot|it|that|this|home|back|up|in|there|nothing)\b)|"
+    rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|adopted|became|"
+    rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b)"
+    rf"|(?:'s|\u2019s|\s+is|\s+was)\s+(?:now\s+)?(?:on|in|at|with)\s+(?:(?:a|an|the)\s+"
+    rf"(?!(?:mood|hurry|rush|bit|state|huff|good|bad|funny|right)\b)|(?-i:[A-Z])))", re.I)
+# An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
+# penicillin", "Mum's diabetic".
+_ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
+        r"cancer|dementia|gout|norovirus|adhd|autism|type\s+[12]|a\s+(?:bad\s+|nasty\s+)?"
+        r"(?:cold|virus|bug|stomach\s+bug|(?:chest|ear|eye|kidney)\s+infection|concussion)"
+        r"|(?:a\s+)?(?:broken|sprained|fractured|torn)\s+[a-z]+)\b")
+_UNWELL = re.compile(
+    rf"^(?:{_KIN}|(?P<name>{_NAME}))(?:(?:'s|\u2019s|\s+has)\s+(?:just\s+)?(?:got|caught)|"
+    rf"\s+(?:has|had|caught|got)|(?:'s|\u2019s|\s+has)\s+been\s+diagnosed\s+with)\s+(?:[a-z]+\s+)?{_ILL}"
+    rf"|^(?:{_KIN}|(?P<who>{_NAME}))(?:'s|\u2019s|\s+is)\s+(?:now\s+|also\s+)?(?:allergic\s+to|"
+    rf"diabetic|asthmatic|epileptic|coeliac|celiac|lactose\s+intolerant|autistic|dyslexic)\b",
+    re.I)
+# What a professional said or did about someone of the speaker's: "The vet said Miso should
+# have wet food", "The doctor told Dad to cut out salt", "The vet put Bramble on a diet".
+_ADVISED = re.compile(
+    rf"^(?:the|our|my)\s+(?:[a-z]+\s+)?(?:vet|doctor|gp|dentist|nurse|physio|consultant|surgeon|"
+    rf"midwife|specialist|optician|pharmacist|dietitian|nutritionist|paediatrician|"
+    rf"health\s+visitor|hospital|surgery|clinic)\s+(?:has\s+)?(?:said|says|told|reckons|put|"
+    rf"advised|recommended|wants|thinks)\s+(?:that\s+)?(?:{_KIN}|(?P<name>{_NAME}))\s+"
+    rf"(?:should|needs|has\s+to|must|mustn't|shouldn't|can't|cannot|is\s+to|to|on)\b", re.I)
+
+
+def kin_fact(body: str) -> bool:
+    """Whether `body` states a fact about someone of the speaker's said by a family word, a
+    child's rank or (for an illness, or a professional's advice) a name: what changed for them
+    (`_KIN_DOES`), what they have (`_UNWELL`), what they were told (`_ADVISED`)."""
+    s = body.strip()
+    if _KIN_DOES.match(s):
+        return True
+    for m in (_UNWELL.match(s), _ADVISED.match(s)):
+        if m is None:
+            continue
+        name = m.groupdict().get("name") or m.groupdict().get("who")
+        if name is None or (may_be_name(name) and name.lower() not in FACT_STOPWORDS):
+            return True
+    return False
+
+
+# "Is 38 too old to retrain as a nurse?", "Am I too old at 52 to start running?": the asker's age.
+_AGE_ASKED = re.compile(r"^\W*(?:is\s+(?P<a>\d{2})\s+(?:too\s+(?:old|late)|(?:too\s+)?old\s+to)"
+                        r"|am\s+i\s+too\s+old\s+at\s+(?P<b>\d{2}))\b", re.I)
+
+
+def age_asked(sentence: str) -> str | None:
+    """The speaker's age a question about it rests on ("Is 38 too old to retrain?" -> "I'm
+    38."); None for any other question."""
+    m = _AGE_ASKED.match(sentence)
+    return None if m is None else f"I'm {m.group('a') or m.group('b')}."
+
+
 def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether `body` (a clause, its opener taken off) states a fact about the speaker's people
     or things by one of the shapes above, not addressed to the listener. `names` (lower case)
@@ -188,7 +258,7 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     s = body.strip()
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
-    if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or \
+    if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or kin_fact(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
             _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
         return True
@@ -196,9 +266,22 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
             any(v.group(0) != "I" for v in _SPECIFIC.finditer(s)):
         return True
     first = s.split()[0].strip(",.!").split("'")[0]
-    if first.lower() in names or first.lower() in FACT_STOPWORDS or not may_be_name(first):
+    if first.lower() in names or not may_be_name(first) or \
+            (first.lower() in FACT_STOPWORDS and not _WORD_NAME.match(s)):
         return False
-    return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s))
+    return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s) or
+                _NAME_NOW.match(s))
+
+
+# Someone by name who does something now: "Ollie walks the dog now" (a change of who does it).
+_NAME_NOW = re.compile(rf"^{_NAME}\s+(?:(?:now|also)\s+)?[a-z]{{3,}}s\b[^?]*\b(?:now|these\s+days|"
+                       rf"instead)\W*$")
+
+
+# A name that is a word too, told by the verb after it: "Will cooks at a Thai place" (the
+# modal takes a bare verb: "Will this work").
+_WORD_NAME = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?!(?:is|was|has|does|this|its|his|us|yes|as|"
+                        r"less|plus|thus|whereas)\b)[a-z]{3,}s\b")
 
 
 # What a person does or what changed for them: "Jo got a job", "Dev has switched to cello".
@@ -206,7 +289,7 @@ _PERSON_DOES = re.compile(
     rf"^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:(?:just|finally|recently|now|"
     rf"still|also)\s+)?(?:(?:has|had|'s|\u2019s|is|was)\s+(?:just\s+|now\s+)?)?(?:got|gets|"
     rf"moved|moving|lives|living|works|working|switched|started|starting|joined|left|leaving|quit|"
-    rf"retired|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
+    rf"retired|changed|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
     rf"going|plays|wants|plans|planning|hopes|hoping|passed|bought|sold|adopted|became|turned|"
     rf"expecting|owns|runs|drives|attends)\b"
     rf"|^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
@@ -223,7 +306,7 @@ def names_holder(body: str) -> bool:
         return False
     if first.lower().endswith(("ing", "ed")):
         return False  # "Volunteering is ...", "Painting looks ...": an activity, no one
-    return bool(_PERSON_DOES.match(s))
+    return bool(_PERSON_DOES.match(s) or _NAME_NOW.match(s))
 
 
 # Words that make a clause a statement: a verb form or a copula.
