@@ -729,7 +729,9 @@ def counted(text: str) -> str:
 
 _PER = re.compile(r"\b(?:an?|per|each|every)\s+(hour|day|week|month|year|annum)\b|/\s*(hr|hour)\b",
                   re.I)
-_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|[£$€]?\d+(?:\.\d+)?k\b", re.I)
+_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|(?<!\d)[£$€]?\d+(?:\.\d+)?k\b", re.I)
+"""A yearly sum ("£41,000", "31k"); a number is read from its first digit only, so a long run
+of digits is one try, not one a digit."""
 
 
 def period(said: str) -> str | None:
