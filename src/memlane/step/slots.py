@@ -748,8 +748,19 @@ def period(said: str) -> str | None:
     return "year" if _BIG_SUM.search(said) else None
 
 
+def classes(text: str) -> set[str]:
+    """The classes of the values `text` gives (`values`): "number" (a time, a sum, an amount,
+    an ordinal: "at 7" is a time, "turned 4" an age), "day" (a date, a weekday), "name", and
+    "code" for a bare number, which may be either (a model: "an iPhone 15")."""
+    kinds = values(text)
+    return {"name" if k == "name" else "code" if k == "number" else
+            "day" if k in ("date", "weekday") else "number" for k in kinds} | \
+        ({"number"} if "number" in kinds else set())
+
+
 __all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "another_value",
-           "changed_type", "counted", "ended_again", "named_before", "period", "THROUGH", "through",
+           "changed_type", "classes", "counted", "ended_again", "named_before", "period",
+           "THROUGH", "through",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "subject_head", "swapped", "unit",
