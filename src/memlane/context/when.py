@@ -106,9 +106,9 @@ def _span(y: int | None, m: int, d: int | None, now: float) -> tuple[float, floa
 def named_spans(text: str, now: float) -> list[tuple[float, float]]:
     """The calendar spans `text` names, as [start, end) epoch seconds (UTC), in the order they
     first occur, each once, at most `MAX_SPANS`: a day for a full date, a month for a month
-    with a year or after "in" / "during". A date without a year takes the year of the first
-    date in `text` that has one ("between August 11 and August 15 2023"), else `now` places
-    it."""
+    with a year or after "in", "during", "of", "since", "early", "late" or "mid". A date
+    without a year takes the year of the first date in `text` that has one ("between August 11
+    and August 15 2023"), else `now` places it."""
     if not _ANY.search(text):
         return []
     found: list[tuple[int, int | None, int, int | None]] = []

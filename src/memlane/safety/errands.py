@@ -33,8 +33,8 @@ below reads a shape a statement does not have:
   project" there is someone posing as the user to the agent that reads it. A recipe's "add the
   flour" has no first person and stays.
 
-Each reads the bounded view `prompt_like` gives (the first 8,000 characters and the last
-2,000).
+Each reads a bounded view: `prompt_like`'s (the first 8,000 characters and the last 2,000), and
+`tool_orders` the first 10,000 (`safety.admit`).
 """
 
 from __future__ import annotations

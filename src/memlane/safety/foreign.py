@@ -29,8 +29,9 @@ reads is the shape around an order, which a translation keeps:
 Measured on sets nobody here wrote (docs/SAFETY.md): D2's 38 e-mails all kept out once these were
 added (tuned on), E1 26% -> 71% (tuned on), E2, never read, 26.7% -> 29.0%: a shape carries across
 languages only where the attack has one. All read the folded text (`_fold`: case and accents
-stripped, Cyrillic look-alikes read Latin), its first 8,000 characters; the e-mail's frame and the
-open exchange read the text as written (folding joins its lines).
+stripped, Cyrillic look-alikes read Latin), its first 8,000 characters; the e-mail's frame (the
+first 8,000) and the open exchange (the last 2,000) read the text as written (folding joins its
+lines).
 """
 
 from __future__ import annotations
@@ -235,8 +236,8 @@ def _cast(view: str, tokens: Tokens) -> bool:
 
 def foreign_signals(folded: str, text: str = "") -> list[str]:
     """The signals above in a folded text (its first 8,000 characters; what is quoted in it is
-    talk about the words, not an order, and is passed over); the e-mail's frame in `text`, the
-    text as written, when given."""
+    talk about the words, not an order, and is passed over); the e-mail's frame and the open
+    exchange in `text`, the text as written, when given."""
     view = folded[:8000]
     found = []
     if text and _emailed_order(text[:8000]):

@@ -127,6 +127,12 @@ _ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "m
               "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
 
 
+def names_my_role(body: str) -> bool:
+    """Whether `body` says who the speaker's supervisor, coach, teacher, manager, mentor, tutor
+    or trainer is by what they do to the speaker ("Helen coaches me now")."""
+    return _ROLE_ME.match(body) is not None
+
+
 _REPORT_TO = re.compile(r"^(?:i|we)\s+(?:now\s+)?report\s+to\s+((?-i:[A-Z][\w'-]*)"
                         r"(?:\s+(?-i:[A-Z][\w'-]*))?)(.*)$", re.I | re.S)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
+from .holders import names_my_role
 from .shapes import appositive, is_fragment, names_role, without_vocative, world_fact
 from .supersede import RELATIONS
 
@@ -265,9 +266,6 @@ _HELD_AT = re.compile(r"^[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|meets|meet|runs|happen
 _SINCE_CLAUSE = re.compile(r"^(?:ever\s+)?since\s+[^,?]{3,60},\s+([^?]{8,})$", re.I)
 
 
-_ROLE_OF_MINE = re.compile(r"^(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'-]*)){0,2}\s+(?:now\s+)?"
-                           r"(?:supervis|coach|teach|manag|mentor|tutor|train)(?:es|s)\s+me\b",
-                           re.I)
 _THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\s+days)\b", re.I)
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
@@ -351,7 +349,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         return True  # "The optician switched me to daily lenses": the speaker's
     if world_fact(body, names):
         return True  # "The vet who did Rufus's operation was Dr. Hallorann" (`step/shapes`)
-    if _ROLE_OF_MINE.match(body):
+    if names_my_role(body):
         return True  # "Helen coaches me now": who the speaker's coach is
     if _OWN_AGE.match(body):
         return True  # "I'm 34.": no word but the number, and a fact

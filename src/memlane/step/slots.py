@@ -588,28 +588,32 @@ def kept(said: str) -> bool:
     """Whether `said` says something stays as it was ("still on Wednesdays", "kept the
     Tuesday slot")."""
     return _STILL.search(said) is not None
-_ENDED_PIECE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|"
-                          r"quit|sold|gone|packed|replaced|dropped|axed|no\s+longer|died|"
-                          r"(?:moved|passed)\s+away|emigrated|"
-                          r"any\s*more|instead\s+of|rather\s+than|from|(?:good)?bye|farewell)\b",
-                          re.I)
+
+
+_CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
+"""Where a sentence's clauses meet, for `_ended_in` and `ended_again`."""
+_ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"
+          r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
+          r"rather\s+than|(?:good)?bye|farewell")
+"""Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""
+_ENDED_PIECE = re.compile(rf"\b(?:{_ENDED}|gone|packed|dropped|from)\b", re.I)
+"""Ended, as a clause of a sentence's context says it (`_ended_in`)."""
 
 
 def _ended_in(context: str, value: str) -> bool:
     """Whether `context` names `value` in a clause that says it ended ("They scrapped the
     7:42, so ...", "Since Boots shut, ..."), not one that keeps it ("Water is still £42")."""
-    for piece in re.split(r"[,;]|\b(?:so|but|and|because|while)\b", context):
+    for piece in _CLAUSE_CUT.split(context):
         if value in piece.lower().replace(",", "") and _ENDED_PIECE.search(piece) and \
                 not _STILL.search(piece):
             return True
     return False
 
 
-_GONE = re.compile(r"\b(?:scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|"
-                   r"(?:'s|\bhas|\bhave|\bis|\bare)\s+gone\b|packed\s+(?:up|in)|replaced|axed|no\s+longer|died|"
-                   r"(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|rather\s+than|"
-                   r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off|"
-                   r"(?:so\s+)?(?:good)?bye(?:-bye)?|farewell)\b", re.I)
+_GONE = re.compile(rf"\b(?:{_ENDED}|(?:'s|\bhas|\bhave|\bis|\bare)\s+gone\b|packed\s+(?:up|in)|"
+                   r"(?:is|are|'s)\s+(?:done|over|finished)|(?:gone|went)\s+off)\b", re.I)
+"""Ended, said of a held value named again (`ended_again`): "gone" and "packed" only as a
+verb, no "from" or "dropped"."""
 
 
 _OWNS = r"['\u2019]s\s+(?!(?:gone|been|got|died|done|over|finished|closed|shut|packed|sold|left|" \
@@ -623,7 +627,7 @@ def ended_again(held: str, said: str) -> set[str]:
     cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still"), nor
     the owner of what ended ("sold the Golf's roof box")."""
     out: set[str] = set()
-    pieces = re.split(r"[,;]|\b(?:so|but|and|because|while)\b", said)
+    pieces = _CLAUSE_CUT.split(said)
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
@@ -729,7 +733,9 @@ def counted(text: str) -> str:
 
 _PER = re.compile(r"\b(?:an?|per|each|every)\s+(hour|day|week|month|year|annum)\b|/\s*(hr|hour)\b",
                   re.I)
-_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|[£$€]?\d+(?:\.\d+)?k\b", re.I)
+_BIG_SUM = re.compile(r"[£$€]\s?\d{1,3}(?:,\d{3})+|(?<!\d)[£$€]?\d+(?:\.\d+)?k\b", re.I)
+"""A yearly sum ("£41,000", "31k"); a number is read from its first digit only, so a long run
+of digits is one try, not one a digit."""
 
 
 def period(said: str) -> str | None:
@@ -742,8 +748,19 @@ def period(said: str) -> str | None:
     return "year" if _BIG_SUM.search(said) else None
 
 
+def classes(text: str) -> set[str]:
+    """The classes of the values `text` gives (`values`): "number" (a time, a sum, an amount,
+    an ordinal: "at 7" is a time, "turned 4" an age), "day" (a date, a weekday), "name", and
+    "code" for a bare number, which may be either (a model: "an iPhone 15")."""
+    kinds = values(text)
+    return {"name" if k == "name" else "code" if k == "number" else
+            "day" if k in ("date", "weekday") else "number" for k in kinds} | \
+        ({"number"} if "number" in kinds else set())
+
+
 __all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "another_value",
-           "changed_type", "counted", "ended_again", "named_before", "period", "THROUGH", "through",
+           "changed_type", "classes", "counted", "ended_again", "named_before", "period",
+           "THROUGH", "through",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
            "subject_head", "swapped", "unit",

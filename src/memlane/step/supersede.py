@@ -710,15 +710,6 @@ def _one_of_many(new: Claim, c: Claim) -> bool:
     return not slots.ended_again(c.said, new.context or new.said)
 
 
-def _classes(text: str) -> set[str]:
-    """The classes of the values `text` gives (`slots.values`): "number" (a time, a sum, an
-    amount, an ordinal: "at 7" is a time, "turned 4" an age), "day" (a date, a weekday),
-    "name", and "code" for a bare number, which may be either (a model: "an iPhone 15")."""
-    return {"name" if k == "name" else "code" if k == "number" else
-            "day" if k in ("date", "weekday") else "number" for k in slots.values(text)} | \
-        ({"number"} if "number" in slots.values(text) else set())
-
-
 _SKIP = frozenset(RELATIONS) | frozenset(RELATIONS.values())
 """Words of people and pets: a holder, never the thing a fact is about."""
 
@@ -735,7 +726,7 @@ def _other_thing(new: Claim, c: Claim) -> bool:
     periods = slots.period(new.said), slots.period(c.said)
     if periods[0] and periods[1] and periods[0] != periods[1]:
         return True  # "£30 an hour for overtime" / "£41,000 a year": two sums
-    mine, theirs = _classes(new.said), _classes(c.said)
+    mine, theirs = slots.classes(new.said), slots.classes(c.said)
     if mine and theirs and not mine & theirs and not ({"name"} in (mine, theirs) and
                                                       {"code", "number"} in (mine, theirs)):
         return True  # "The office opens at 7:30 now" / "My office is in Canary Wharf"
