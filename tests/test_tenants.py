@@ -130,6 +130,26 @@ def test_a_huge_token_costs_a_step_milliseconds(tmp_path, n):
         assert "Oslo" in texts and "Rome" in texts  # the stretch is still read
 
 
+@pytest.mark.parametrize("run", [" " * 7_000, "." * 7_000, "\t " * 3_500, "!?" + "?" * 7_000])
+def test_a_long_run_of_spaces_or_one_mark_costs_a_step_milliseconds(tmp_path, run):
+    """Runs of spaces or of one punctuation mark are squeezed before the step reads them (10,000
+    spaces inside a sentence cost the heuristic 30 s of pattern matching before)."""
+    with Memory.open(tmp_path / "m.db") as m:
+        warm = m.thread("warm")
+        warm.extend([{"role": "user", "content": "I like tea."},
+                     {"role": "assistant", "content": "ok"}])
+        warm.flush()
+        t = m.thread("t")
+        text = f"My gym is{run}PureGym now. My sister lives in Oslo."
+        t.extend([{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}])
+        started = time.perf_counter()
+        t.flush()
+        took = time.perf_counter() - started
+        assert took < 1.0, took
+        assert "Oslo" in " ".join(r.text for r in m.records(limit=100))
+        assert run in t.messages()[0].content  # the log keeps the message as it was
+
+
 def test_another_tenant_is_not_stalled_and_sigterm_stops_the_server(monkeypatch):
     pytest.importorskip("starlette")
     pytest.importorskip("uvicorn")
