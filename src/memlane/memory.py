@@ -338,10 +338,10 @@ class Memory(Forgetting, SnapshotsAndVectors):
         self._embed_records([rec.id])
         return rec
 
-    def admit(self, text: str, *, said: Sequence[str] = (), trusted: bool = False) -> Admission:
-        """`safety.admit` with this memory's scan memo: whether `text` would be stored (or
-        shown) quarantined, and why."""
-        return admit(text, said=said, trusted=trusted, scans=self.caches.scans)
+    def admit(self, text: str, *, said: Sequence[str] = (), trusted: bool = False,
+              origin: str = "") -> Admission:
+        """`safety.admit` with this memory's scan memo (`origin="tool"`: a tool's output)."""
+        return admit(text, said=said, trusted=trusted, scans=self.caches.scans, origin=origin)
 
     def record_history(self, record_id: int) -> list[dict[str, Any]]:
         """A record's versions, oldest first, each `{text, op, stated, superseded,

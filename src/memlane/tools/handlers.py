@@ -341,7 +341,7 @@ class MemoryTools:
             s = h.snapshot
             # A past tool result is a page or a file: the notes' scan, and the stricter
             # reading of text that asks its reader for something (`prompt_like`).
-            flags = admit(s.result, scans=self.memory.caches.scans, origin="tool").flags
+            flags = self.memory.admit(s.result, origin="tool").flags
             if flags:
                 self.flagged_seen.append(s.result)
                 results.append({"id": s.id, "tool": s.tool, "date": _date(s.created),
