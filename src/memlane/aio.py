@@ -199,8 +199,8 @@ class AsyncMemory:
                                trusted=trusted)
 
     async def admit(self, text: str, *, said: Sequence[str] = (),
-                    trusted: bool = False) -> Admission:
-        return await self._run(self.sync.admit, text, said=said, trusted=trusted)
+                    trusted: bool = False, origin: str = "") -> Admission:
+        return await self._run(self.sync.admit, text, said=said, trusted=trusted, origin=origin)
 
     async def record_history(self, record_id: int) -> list[dict[str, Any]]:
         return await self._run(self.sync.record_history, record_id)
