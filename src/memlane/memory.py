@@ -645,13 +645,16 @@ class Thread:
                  ) -> list[Episode]:
         if not (policy.use_buffer and policy.index_lines > 0 and want):
             return list(dated)
-        index, shown, _ = self._line_index()
-        ends = best_ends(index, want, policy.index_lines)
-        missing = [e for e in ends if e not in shown]
-        if missing:
+        found = self._episodes(best_ends(self._line_index()[0], want, policy.index_lines))
+        return [*dated, *(ep for ep in found if ep not in dated)]
+
+    def _episodes(self, ends: Sequence[int]) -> list[Episode]:
+        """The stretches ending at `ends`, read only where `_line_index`'s rows lack them."""
+        _, shown, _ = self._line_index()
+        if missing := [e for e in ends if e not in shown]:
             shown.update((ep.end, ep) for ep in self._store.episodes_ending(self._ns, self.id,
                                                                             missing))
-        return [*dated, *(shown[e] for e in ends if e in shown and shown[e] not in dated)]
+        return [shown[e] for e in ends if e in shown]
 
     def _line_index(self) -> tuple[LineIndex, dict[int, Episode], list[int]]:
         """The thread's line index, the winners' rows by end (`_matched`) and the indexed
@@ -711,12 +714,9 @@ class Thread:
         if not (policy.use_buffer and policy.dated_lines > 0 and new_message and rows.truncated
                 and (spans := named_spans(new_message, now))):
             return []
-        index, shown, ends = self._line_index()
-        missing = [e for e in ends if e not in shown]
-        shown.update((ep.end, ep) for ep in (
-            self._store.episodes_ending(self._ns, self.id, missing) if missing else []))
-        return dated_stretches([shown[e] for e in ends if e in shown], spans, want, line_terms(
-            index, fact_terms), policy.dated_lines, rows.first_episode)
+        index, _, ends = self._line_index()
+        return dated_stretches(self._episodes(ends), spans, want, line_terms(index, fact_terms),
+                               policy.dated_lines, rows.first_episode)
 
     def _search_notes(self, query: str, k: int) -> list[Record]:
         """The records `Memory.search` ranks first for `query`, kept in the read cache: a

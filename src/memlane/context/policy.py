@@ -59,8 +59,9 @@ class Policy:
     of them join the lines the line index matched (shown, their turns in reach of opening).
     0: off (the `retrieval` baselines: a word search only)."""
     dated_notes: int = 4
-    """Of the records those stretches were filed into, at most this many that share a term with
-    the new message are shown among the notes, after the search's best `RECENT_NOTES`."""
+    """Of the records those stretches were filed into, at most this many are shown among the
+    notes (the ones sharing the most terms with the new message first, then the rest: what was
+    said that day need share no word with it), after the search's best `RECENT_NOTES`."""
     recent_lines: int | None = 2
     """At most this many of the latest lines before the window (None: up to `buffer_lines`).
     A line earns its tokens when it is opened; the ones the new message matches (the line
