@@ -147,6 +147,9 @@ _APPOINTMENT = re.compile(r"\b(appointment|appt|check-?up|booking|reservation|in
                           r"flight|meeting|surgery)\b", re.I)
 _APPOINTMENT_KIND = re.compile(r"\b(dentist|dental|doctor|gp|hospital|vet|hair|haircut|barber|"
                                r"eye|optician|physio|therap\w*|job|flight|visa|mot|car)\b", re.I)
+SAME_KIND = {"doctor": "gp", "surgery": "gp", "dental": "dentist", "haircut": "hair",
+             "barber": "hair", "optician": "eye"}
+"""Words of one appointment kind ("the Lordswood surgery" / "changed GP surgery")."""
 # Several at once: an allergy, a medication and a pet are told apart by what they name.
 _MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
                     r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)

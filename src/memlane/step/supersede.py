@@ -47,6 +47,7 @@ from .attributes import (
     _MULTI,
     _SWITCHED,
     _TRAVEL,
+    SAME_KIND,
     _occupation,
 )
 from .endings import (
@@ -259,11 +260,6 @@ _ATTRIBUTE_STEMS = frozenset(stem(w) for w in _ATTRIBUTE_WORDS)
 
 
 
-_SAME_KIND = {"doctor": "gp", "surgery": "gp", "dental": "dentist", "haircut": "hair",
-              "barber": "hair", "optician": "eye"}
-"""Words of one appointment kind ("the Lordswood surgery" / "changed GP surgery")."""
-
-
 def _attribute(rest: str, holder: str, body: str) -> str | None:
     """The property `rest` (the sentence after its holder) states (see `_ATTRIBUTES`), None if
     none is certain. `body`: the whole sentence (an appointment's kind may be its subject)."""
@@ -284,7 +280,7 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
     if appt is not None:
         kind = _APPOINTMENT_KIND.search(body)
         word = (kind.group(1) if kind else appt.group(1)).lower()
-        return f"appointment {_SAME_KIND.get(word, word)}"
+        return f"appointment {SAME_KIND.get(word, word)}"
     for name, rx in _ATTRIBUTES:
         if name == "date of start":  # a date of the thing the sentence opens with
             dated = (_DATED_THING if holder == "i" else _THING).match(rest)
