@@ -32,7 +32,6 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-import yaml
 from safety_corpus import _show
 
 E1_SETS = ("deepset", "gandalf", "mosscap")
@@ -88,6 +87,10 @@ def language(text: str) -> str:
 
 
 def parapet(repo: str) -> list[dict[str, str]]:
+    try:
+        import yaml  # PyYAML: needed by this builder only, as by unseen_c_corpus.py
+    except ModuleNotFoundError:
+        raise SystemExit("reading Parapet's sets needs PyYAML: pip install pyyaml") from None
     rows = []
     for name in E1_SETS + ("deepset_benign",):
         kind = name if name.endswith("benign") else f"{name}_attacks"
