@@ -56,6 +56,7 @@ from memlane.context.turns import (
     CITED_IDS,
     CITED_PER_RECORD,
     CITED_RECORDS,
+    NAMED_BOOST,
     STRETCH_READ,
     stretch_votes,
 )
@@ -102,9 +103,11 @@ def read_rows(msgs: list[Message], eps: list[Episode], turns: int, max_lines: in
 
 
 # ---- what the new message selects -------------------------------------------------------------
-def bm25(pool: list[Message], want: frozenset[str], k: int) -> list[Message]:
+def bm25(pool: list[Message], want: frozenset[str], k: int,
+         named: frozenset[str] = frozenset()) -> list[Message]:
     """The `k` messages of `pool` sharing the most weight with `want` (BM25, a term once per
-    message, length in characters; ties to the older)."""
+    message, length in characters; ties to the older); a message by a speaker in `named`
+    scores `1 + NAMED_BOOST` times as much."""
     n = len(pool)
     docs = [(m, fact_terms(m.content) & want) for m in pool]
     df: dict[str, int] = {}
@@ -117,6 +120,8 @@ def bm25(pool: list[Message], want: frozenset[str], k: int) -> list[Message]:
         if hit:
             idf = sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in hit)
             s = idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * len(m.content) / avg))
+            if m.name in named:
+                s *= 1 + NAMED_BOOST
             scored.append((-s, m.seq, m))
     return [m for _, _, m in sorted(scored, key=lambda x: (x[0], x[1]))[:k]]
 
@@ -162,7 +167,10 @@ def opened_turns(msgs: list[Message], eps: list[Episode], searched: list[Record]
         pool += [m for m in msgs if s <= m.seq <= e][:STRETCH_READ]
     pool = [m for m in pool if m.role in ("user", "assistant")]
     names = frozenset(t for m in pool if m.name for t in fact_terms(m.name))
-    return bm25(pool, want - names, k)
+    # The speakers the new message names (all of a name's terms in it): their messages weigh more.
+    named = frozenset(m.name for m in pool
+                      if m.name and fact_terms(m.name) and fact_terms(m.name) <= want)
+    return bm25(pool, want - names, k, named)
 
 
 def notes(mem: Memory, rows: Rows, budget: int, new: str | None, p: Policy, count: Any

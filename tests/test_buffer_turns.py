@@ -195,6 +195,24 @@ def test_rank_turns_is_bm25_over_the_pool() -> None:
     assert rank_turns(pool, frozenset({"nothing"}), terms, 5) == []
 
 
+def test_a_named_speakers_turn_outranks_an_equal_one_and_a_name_alone_is_no_match() -> None:
+    """"What is Nate's favourite trilogy?": of two turns sharing "trilogy", Nate's comes first
+    even when the other is the better BM25 match alone; a turn sharing only the name is never
+    chosen, and without a name in the question the plain ranking holds."""
+    def said(seq: int, name: str, text: str) -> Message:
+        return Message(id=seq, thread_id="t", seq=seq, role="user", content=text, ts=1.7e9,
+                       tokens=5, name=name)
+
+    pool = [said(1, "Joanna", "that trilogy"),
+            said(2, "Nate", "this trilogy is one of my faves, the world building blows me away"),
+            said(3, "Nate", "hey Joanna, good morning")]
+    plain = rank_turns(pool, fact_terms("What is the favourite trilogy?"), fact_terms, 5)
+    assert [m.seq for m in plain] == [1, 2]
+    named = rank_turns(pool, fact_terms("What is Nate's favourite trilogy?"), fact_terms, 5)
+    assert [m.seq for m in named] == [2, 1]
+    assert rank_turns(pool, fact_terms("What about Nate?"), fact_terms, 5) == []
+
+
 def test_rank_turns_finds_every_message_that_holds_a_term() -> None:
     """The term index only saves work: the ranking is BM25 over every message whose terms
     meet the wanted ones, as if each were split (seeded random pools, repeated seqs, terms at

@@ -45,6 +45,11 @@ longer than `STRETCH_READ`) stands for the messages this far either side of it."
 K1, B = BM25_K1, BM25_B
 """BM25's constants (`memlane.text`)."""
 
+NAMED_BOOST = 1.0
+"""A message said by a speaker the new message names ("What is Nate's favourite film?") scores
+`1 + NAMED_BOOST` times its BM25: of two messages sharing "film", the one Nate said is likelier
+what is asked (LoCoMo annotations: +8 / +7 questions at 2k / 4k, none lost; `rank_pieces`)."""
+
 
 def stretch_votes(
     cited: Sequence[tuple[int, int]], matched: Sequence[Episode], ends: Sequence[int],
@@ -175,7 +180,8 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
 
     `want` are `terms_of` terms: a message is a candidate when `terms_of` of its text meets
     them (`Piece.holding`, by the piece's term index), and is scored on what it shares; the
-    terms of the pool's speakers' names (`Piece.names`) do not count."""
+    terms of the pool's speakers' names (`Piece.names`) do not count, and a message by a
+    speaker the new message names scores `1 + NAMED_BOOST` times as much."""
     if not pieces or not want or k <= 0:
         return []
     if len(pieces) > 1:
@@ -190,7 +196,11 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
         return []
     # A speaker's name is in the messages addressed to them ("Thanks, Melanie!"), not a sign a
     # message is about what the new message asks: a message sharing only a name is no match.
-    want = want - frozenset(t for p in pieces for name in p.names for t in terms_of(name))
+    # A speaker the new message names (every term of the name in it) is who it asks about: what
+    # they said weighs more (`NAMED_BOOST`).
+    name_terms = {name: terms_of(name) for p in pieces for name in p.names}
+    named = {name for name, ts in name_terms.items() if ts and ts <= want}
+    want = want - frozenset(t for ts in name_terms.values() for t in ts)
     if not want:
         return []
     docs = [hit for p in pieces for hit in p.holding(want, terms_of)]
@@ -208,6 +218,8 @@ def rank_pieces(pieces: Sequence[Piece], want: frozenset[str],
         # message over a long one that mentions the word once.
         norm = K1 * (1 - B + B * len(m.content) / avg)
         s = sum(idf[t] for t in hit) * (K1 + 1) / (1 + norm)
+        if m.name in named:
+            s *= 1.0 + NAMED_BOOST
         scored.append((-s, m.seq, m))
     scored.sort(key=lambda x: (x[0], x[1]))
     return [m for _, _, m in scored[:k]]
