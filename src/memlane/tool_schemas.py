@@ -22,30 +22,38 @@ def _fn(
     }
 
 
+_STR: dict[str, Any] = {"type": "string"}
+_INT: dict[str, Any] = {"type": "integer"}
+_BOOL: dict[str, Any] = {"type": "boolean"}
+
+# Every context that offers the tools pays for these: terse, the descriptions saying what the
+# memory instructions do not, the parameters without defaults (the handlers hold them; MCP's
+# input schemas show them, below).
 TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
-    _fn("search_memory", "Search long-term memory records of this user.",
-        {"query": {"type": "string"}, "limit": {"type": "integer", "default": 5}}, ["query"]),
-    _fn("open_memory", "Open records by id (e.g. from a memory note); optionally their source "
-        "messages, or their earlier versions (a fact that changed).",
-        {"ids": {"type": "array", "items": {"type": "integer"}},
-         "sources": {"type": "boolean", "default": False},
-         "history": {"type": "boolean", "default": False}}, ["ids"]),
-    _fn("remember", "Save one lasting fact to long-term memory.",
-        {"text": {"type": "string"}, "kind": {"type": "string"}}, ["text"]),
-    _fn("update_memory", "Replace the text of a record that changed.",
-        {"id": {"type": "integer"}, "text": {"type": "string"}}, ["id", "text"]),
-    _fn("forget", "Erase a record the user asked to forget (its sentences in the conversation "
-        "are redacted too). A wrong record: fix it with update_memory.",
-        {"id": {"type": "integer"}}, ["id"]),
-    _fn("recall", "Find a result of a tool call made in an earlier conversation.",
-        {"query": {"type": "string"}, "limit": {"type": "integer", "default": 3}}, ["query"]),
+    _fn("search_memory", "Search the user's long-term memory.",
+        {"query": _STR, "limit": _INT}, ["query"]),
+    _fn("open_memory", "Open records by id; sources: their messages too; history: their "
+        "earlier versions.",
+        {"ids": {"type": "array", "items": _INT}, "sources": _BOOL, "history": _BOOL}, ["ids"]),
+    _fn("remember", "Save a lasting fact.", {"text": _STR, "kind": _STR}, ["text"]),
+    _fn("update_memory", "Replace a changed record's text.", {"id": _INT, "text": _STR},
+        ["id", "text"]),
+    _fn("forget", "Erase a record the user asks to forget (redacting its sentences); fix a "
+        "wrong one with update_memory.", {"id": _INT}, ["id"]),
+    _fn("recall", "Find a tool result from an earlier conversation.",
+        {"query": _STR, "limit": _INT}, ["query"]),
 )
 
-# What the handlers also accept beyond what the model is offered. Kept out of the model's schemas
-# (they are in every context); clients that are not a model see them (MCP's input schemas).
+# What the handlers also accept or assume beyond what the model is offered. Kept out of the
+# model's schemas (they are in every context); clients that are not a model see them (MCP's
+# input schemas).
 _HANDLER_EXTRAS: dict[str, dict[str, Any]] = {
-    "search_memory": {"kind": {"type": "string",
+    "search_memory": {"limit": {**_INT, "default": 5},
+                      "kind": {"type": "string",
                                "description": "only records of this kind (fact, preference, ...)"}},
+    "open_memory": {"sources": {**_BOOL, "default": False},
+                    "history": {**_BOOL, "default": False}},
+    "recall": {"limit": {**_INT, "default": 3}},
 }
 
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
