@@ -9,6 +9,7 @@ from .. import guard
 from .agent_orders import agent_signals
 from .errands import errand_signals
 from .foreign import foreign_signals
+from .hijack import hijack_signals
 from .multilingual import multilingual_signals
 from .normalise import _LEET, _despace, _fold
 from .patterns import _LEETISH, _QUOTE_ATTRIBUTION, _QUOTED, _SQUASHED_ASK
@@ -151,6 +152,7 @@ def _signals(folded: str, text: str) -> list[str]:
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
     found += multilingual_signals(folded) + foreign_signals(folded, text)
+    found += hijack_signals(folded)
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)
