@@ -9,7 +9,7 @@ from .. import guard
 from .agent_orders import agent_signals
 from .errands import errand_signals
 from .foreign import foreign_signals
-from .hijack import hijack_signals
+from .hijack import hijack_signals, shouted
 from .multilingual import multilingual_signals
 from .normalise import _LEET, _despace, _fold
 from .patterns import _LEETISH, _QUOTE_ATTRIBUTION, _QUOTED, _SQUASHED_ASK
@@ -118,7 +118,7 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
                if not _FIRST_PERSON.search(_QUOTED.sub("", sentence).split(":")[0])
                and not (sentence.rstrip().endswith("?") and _QUESTION.search(sentence))]
     found = []
-    if _CAPS_ORDER.search(text):
+    if _CAPS_ORDER.search(text) or shouted(text):
         found.append("order in capitals")
     if len(_SLOT.findall(folded)) >= 2:
         found.append("template slots")
