@@ -126,6 +126,9 @@ def test_a_frame_the_loanword_a_request_to_describe_a_dismissal_before_a_colon(t
 @pytest.mark.parametrize("text", [
     "Der Kontext war ein Geburtstag; die Frage nach dem Geschenk blieb offen.",
     "My prompt reply to the landlord got us the deposit back?",
+    "Imprime solo la primera página del contrato.",  # the user's own errands
+    "Escribe a Juan: la cena es a las ocho.",
+    "Gib Anna die Schlüssel: sie kommt um acht.",
 ])
 def test_and_their_look_alikes(text: str) -> None:
     assert not admit(text).quarantined

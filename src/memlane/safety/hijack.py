@@ -63,21 +63,25 @@ _TARGET = _lex(
     "问题|指令|指示|命令|上述|以上|上面|之前|前面|该|这个|質問|指示|命令|上記|前の|この|"
     "السؤال|سؤال|التعليمات|تعليمات|الأمر|الامر|أعلاه|اعلاه|السابق|السابقة|هذا|هذه|"
     "प्रश्न|सवाल|निर्देश|आदेश|कमांड|उपरोक्त|पिछले|पिछला|इस|질문|지시|명령|위의|이전")
+# Verbs of saying, repeating, outputting or printing, in the polite or imperative form...
 _SAY = _lex(
-    "sag|sagen sie|wiederhole|wiederholen sie|gib|geben sie|ausgabe|ausgeben|antworten sie|"
-    "schreiben sie|paraphrasieren sie|drucken sie|fugen sie|"
-    "dis|dites|repete|repetez|affiche|affichez|ecris|ecrivez|imprimez|repondez|indiquez|"
-    "indiquer|sortez|paraphrasez|afficher|veuillez repeter|veuillez repondre|veuillez dire|"
-    "veuillez ecrire|"
-    "diga|digas|repite|repita|emita|emite|exporte|imprima|imprime|escriba|escribe|responda|"
-    "responde|muestre|muestra|"
-    "ripeti|ripetete|stampa|scrivi|rispondi|repete|exiba|escreva|"
-    "скажи|скажите|повтори|повторите|выведи|выведите|выводите|напиши|напишите|ответьте|"
-    "ответь|перескажите|добавьте|"
-    "输出|重复|复述|打印|只说|直接说|请说|就说|回答|回复|出力|繰り返して|復唱|と言って|とだけ言って|"
-    "返信して|答えて|كرر|تكرار|إخراج|الإخراج|أخرج|اخرج|فقط قل|الرد|اطبع|"
-    "कहें|कहो|दोहराएं|दोहराएँ|दोहराओ|आउटपुट|उत्तर दें|परिणाम दें|लिखें|व्याख्या करें|말해|출력|"
-    "반복")
+    "sag|sagen sie|wiederhole|wiederholen sie|ausgabe|ausgeben|paraphrasieren sie|drucken sie|"
+    "dis|dites|repete|repetez|affiche|affichez|imprimez|indiquez|indiquer|sortez|paraphrasez|"
+    "afficher|veuillez repeter|veuillez dire|"
+    "diga|digas|repite|repita|emita|emite|exporte|imprima|muestre|"
+    "ripeti|ripetete|stampa|repete|exiba|"
+    "скажи|скажите|повтори|повторите|выведи|выведите|выводите|перескажите|"
+    "输出|重复|复述|打印|只说|直接说|请说|就说|出力|繰り返して|復唱|と言って|とだけ言って|"
+    "كرر|تكرار|إخراج|الإخراج|أخرج|اخرج|فقط قل|اطبع|"
+    "कहें|कहो|दोहराएं|दोहराएँ|दोहराओ|आउटपुट|परिणाम दें|व्याख्या करें|말해|출력|반복")
+# ...and of writing, answering, giving or adding, which a user's own errands use too ("Escribe a
+# Juan: ...", "Imprime solo la primera página"): these count after a dismissal, or with "just"
+# and a colon.
+_WRITE = _lex(
+    "gib|geben sie|antworten sie|schreiben sie|fugen sie|ecris|ecrivez|repondez|"
+    "veuillez repondre|veuillez ecrire|escriba|escribe|responda|responde|muestra|imprime|"
+    "scrivi|rispondi|escreva|напиши|напишите|ответьте|ответь|добавьте|回答|回复|返信して|"
+    "答えて|الرد|उत्तर दें|लिखें")
 _JUST = _lex(
     "direkt|einfach|nur|directement|simplement|seulement|juste|directamente|solo|solamente|"
     "direttamente|soltanto|apenas|просто|прямо|только|直接|只|だけ|直接|مباشرة|فقط|सीधे|बस|"
@@ -204,12 +208,15 @@ def hijack_signals(folded: str) -> list[str]:
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), view)
     dismiss = [(a, b) for a, b in spans(_DISMISS) if bare[a] != " "]
     says = spans(_SAY)
+    speaks = says + spans(_WRITE)
     targets = _theirs_dropped(spans(_TARGET), view)
-    if _near(dismiss, targets, 30) and (_near(dismiss, says, 80) or any(
+    if _near(dismiss, targets, 30) and (_near(dismiss, sorted(speaks), 80) or any(
             _COLON.search(view, d1, d1 + 60) for _, d1 in dismiss[:16])):
         found.append("override (translated)")
-    if any(_COLON.search(view, s1, s1 + 40) for _, s1 in says) or (says and _near(
-            says, spans(_JUST), 8)):
+    just = spans(_JUST)
+    if any(_COLON.search(view, s1, s1 + 40) for _, s1 in says[:64]) or any(
+            _COLON.search(view, s1, s1 + 40) and _near([(s0, s1)], just, 8)
+            for s0, s1 in speaks[:64]):
         found.append("says exactly (translated)")
     leak = spans(_LEAK)
     topic = bool(leak) and (_near(spans(_PROMPT), leak, 25) or _near(leak, spans(_ATTACK), 15))
