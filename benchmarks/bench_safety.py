@@ -76,7 +76,7 @@ FILLER = [f"Let's plan dinner number {i}: something with lentils and {veg}?"
                                    "squash", "fennel"])]
 LAYERS = ("core", "notes", "buffer")
 # Corpora kept for measurement only (their NOTICEs say so): `--misses` will not print them.
-MEASURED_ONLY = {"unseen_b_attacks.jsonl", "heldout2_attacks.jsonl", "unseen_e2.jsonl"}
+MEASURED_ONLY = {"unseen_b_attacks.jsonl", "heldout2_attacks.jsonl", "unseen_f.jsonl"}
 _WS = re.compile(r"\s+")
 
 

@@ -64,6 +64,13 @@ _TOKEN_RUN = re.compile(r"(?<![\w/=?&.:%-])[A-Za-z0-9+/_\-]{12,}={0,2}(?![\w/])"
 # Punctuation inside a token ("console.log(systemPrompt)"): a gap the datamark fills too, so a
 # text with no spaces is marked through its length like any other.
 _INNER_PUNCT = re.compile(r"(?<=[A-Za-z])([.(){}\[\]<>:;,=|\\]+)(?=[A-Za-z])")
+# Chinese and Japanese (ideographs, kana, their punctuation and fullwidth forms) are written
+# without spaces between words: there any gap between two characters is one, so a datamarked
+# text marks each (a Chinese sentence had no gap to mark and was shown whole). Thai, Lao, Khmer
+# and Burmese are not marked so: a mark between a letter and its vowel sign would break the
+# letter.
+_UNSPACED_CHARS = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_UNSPACED_GAP = re.compile(f"(?<=[{_UNSPACED_CHARS}])(?=[{_UNSPACED_CHARS}])")
 
 
 # A token with no spaces that mixes three kinds of character (capitals, small letters, digits,
@@ -112,9 +119,11 @@ def datamark(text: str, *, encoded: bool = False) -> str:
     `encoded` (`open_memory`, asked by id: the one way to read them whole): runs, addresses
     and links are shown as they are, marked at the gaps between words only."""
     if encoded:
-        return _GAPS.sub(DATAMARK, as_data(text, encoded=True).strip())
+        marked = _GAPS.sub(DATAMARK, as_data(text, encoded=True).strip())
+        return _UNSPACED_GAP.sub(DATAMARK, marked)
     shown = as_data(_hide_runs(hide_encoded(text))).strip()
-    return _GAPS.sub(DATAMARK, _INNER_PUNCT.sub(lambda m: m.group(1) + DATAMARK, shown))
+    marked = _GAPS.sub(DATAMARK, _INNER_PUNCT.sub(lambda m: m.group(1) + DATAMARK, shown))
+    return _UNSPACED_GAP.sub(DATAMARK, marked)
 
 
 def fenced(header: str, lines: list[str]) -> str:

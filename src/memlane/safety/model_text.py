@@ -9,6 +9,7 @@ from .. import guard
 from .agent_orders import agent_signals
 from .errands import errand_signals
 from .foreign import foreign_signals
+from .hijack import hijack_signals, shouted
 from .multilingual import multilingual_signals
 from .normalise import _LEET, _despace, _fold
 from .patterns import _LEETISH, _QUOTE_ATTRIBUTION, _QUOTED, _SQUASHED_ASK
@@ -117,7 +118,7 @@ def prompt_like(text: str, *, turn: bool = False) -> list[str]:
                if not _FIRST_PERSON.search(_QUOTED.sub("", sentence).split(":")[0])
                and not (sentence.rstrip().endswith("?") and _QUESTION.search(sentence))]
     found = []
-    if _CAPS_ORDER.search(text):
+    if _CAPS_ORDER.search(text) or shouted(text):
         found.append("order in capitals")
     if len(_SLOT.findall(folded)) >= 2:
         found.append("template slots")
@@ -151,6 +152,7 @@ def _signals(folded: str, text: str) -> list[str]:
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
     found += multilingual_signals(folded) + foreign_signals(folded, text)
+    found += hijack_signals(folded)
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from .normalise import _fold
-from .patterns import _QUOTED
+from .patterns import _QUOTED, _WHOSE
 
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 Span = tuple[int, int]
@@ -337,6 +337,18 @@ def _unbound_model(view: str, tokens: Tokens) -> bool:
                and any(y > a - 80 and x < b + 80 for x, y in you) for a, b in rules)
 
 
+# "Before" pointing at a thing, not at the reader's instructions: "忽略之前那个快递单号" (ignore
+# that tracking number from before).
+_DEMONSTRATIVE = re.compile(r"\s*(?:那个|这个|那些|这些|那|这|那位|这位)")
+
+
+def _theirs_dropped(spans: list[Span], view: str) -> list[Span]:
+    """`spans` of the instructions concept less those someone else owns ("las instrucciones
+    anteriores del casero": `patterns._WHOSE`) or that point at a thing ("之前那个")."""
+    return [(a, b) for a, b in spans
+            if not _WHOSE.match(view, b) and not _DEMONSTRATIVE.match(view, b)]
+
+
 def multilingual_signals(folded: str) -> list[str]:
     """The signals above in a folded text (its first 8,000 characters)."""
     view = folded[:8000]
@@ -346,7 +358,8 @@ def multilingual_signals(folded: str) -> list[str]:
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), view)
     bare_tokens = [t for t in tokens if bare[t[1]] != " "] if bare != view else tokens
     ignore = _IGNORE.spans(bare, bare_tokens)
-    if ignore and _near(ignore, _INSTRUCTIONS.spans(bare, bare_tokens), bare):
+    if ignore and _near(ignore, _theirs_dropped(_INSTRUCTIONS.spans(bare, bare_tokens), bare),
+                        bare):
         found.append("override (translated)")
     if _asks_for_secret(view, tokens):
         found.append("asks for a secret")

@@ -11,6 +11,7 @@ from .prechecks import _trie
 
 _NARRATOR = frozenset("""i i'm im i've ive i'd we we're our us me my mine he she they his her
     their him them it's""".split())
+_MODALS = frozenset("can may might must should could would will shall".split())
 _ADDRESSEES = frozenset("""you you're your yourself ai assistant assistants model models bot
     chatbot llm llms agent agents gpt chatgpt claude system""".split())
 
@@ -331,6 +332,10 @@ def _narrative(view: str, start: int) -> bool:
     words = _WORD.findall(head[cut + 1:])[-8:]
     if any(w in _ADDRESSEES for w in words):
         return False
+    # "the robot player can ignore one instruction card": a rule about a third party (a
+    # subject, then a modal), not an order to the reader ("you can ignore" has its addressee).
+    if len(words) >= 2 and words[-1] in _MODALS and words[-2] not in _ADDRESSEES | {"please"}:
+        return True
     return any(w in _NARRATOR for w in words)
 
 
@@ -338,8 +343,16 @@ def _narrative(view: str, start: int) -> bool:
 # the game", "the doctor's new instructions: ..."): a match inside reported speech or naming
 # whose rules they are is a statement, not an order.
 _WORLDLY = frozenset({"override", "new_instructions", "role_switch"})
-_WHOSE = re.compile(r"\s*of (?:the |this |that |our |my |his |her |their |a )?"
-                    r"(?!system|chat|conversation|assistant|ai\b|model|prompt)[a-z]")
+# ("... of the landlord", and in Spanish, French, German, Italian, Portuguese: "las instrucciones
+# anteriores del casero", "les consignes du propriétaire", "die Anweisungen des Vermieters".)
+_WHOSE = re.compile(
+    r"\s*(?:(?:anteriores|previas|precedentes|antiguas|vorherigen|bisherigen|alten|precedenti|"
+    r"anteriori|antigas)\s+)?(?:of (?:the |this |that |our |my |his |her |their |a )?|"
+    r"(?:del|de la|de los|de las|de mi|de mis|du|des|de l'|von|vom|des|der|della|dello|dei|"
+    r"do|da|dos|das) )"
+    r"(?!system|sistem|chat|conversation|conversacion|assistant|asistente|assistente|ai\b|ia\b|"
+    r"ki\b|model|prompt|developer|desarrollador|entwickler|usuario|user|utilisateur|benutzer)"
+    r"[a-z]")
 
 
 def _reported(view: str, m: re.Match[str]) -> bool:
