@@ -593,6 +593,7 @@ def kept(said: str) -> bool:
 _CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
 """Where a sentence's clauses meet, for `_ended_in` and `ended_again`."""
 _ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"
+          r"broke|broken|(?:wrote|written)\s+off|gave\s+up\s+on|"
           r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
           r"rather\s+than|(?:good)?bye|farewell")
 """Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""
@@ -638,7 +639,8 @@ def ended_again(held: str, said: str) -> set[str]:
     return out
 
 
-_NOW = re.compile(r"\bnow\b", re.I)
+_NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
+"""What a value given in place of another is said with: "now", "these days", ..."""
 
 
 def named_before(held: str, context: str, said: str) -> set[str]:

@@ -107,13 +107,17 @@ CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
     r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
+    r"|these\s+days|nowadays|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
     r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
     r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
-    # a thing moved to a new value by any verb: "bumped my excess to £400"
+    # a thing moved to a new value by any verb: "bumped my excess to £400"; to a name, with
+    # the thing moved said ("relocated our team to the Canary Wharf office"; not "popped into
+    # Costa", "travelled to Paris": a visit)
     r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
-    r"(?:[£$€]?\d|(?-i:[A-Z])))\b",
+    r"[£$€]?\d[\d,.]*\w*"
+    r"|[a-z]{3,}ed\s+(?!(?:to|into|onto|up|down|over|back|in|out)\b)(?:\w+\s+){1,4}?(?:to|onto)\s+"
+    r"(?:the\s+)?(?-i:[A-Z])\w*)\b",
     re.I)
 
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
@@ -121,7 +125,7 @@ _MY_NAME = re.compile(r"\bmy\s+name\b|\bcall\s+me\b|\bi'?m\s+called\b", re.I)
 _BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
 # "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
 # job, whatever verb says it.
-_THING = re.compile(r"^\W*([a-z]{3,})\s+(?:is|was|starts?|moved|begins?|on)\b", re.I)
+_THING = re.compile(r"^\W*(?!(?:has|have|had|was|were|been|will|would)\b)([a-z]{3,})\s+(?:is|was|starts?|moved|begins?|on)\b", re.I)
 _DATED_THING = re.compile(r"^\W*(?:my|our|the)\s+(?:(?:new|next|old|current|first|last|"
                           r"annual|big)\s+)*([a-z]{3,})\b(?!\s+(?:to|for)\b)", re.I)
 _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|september|october|"
@@ -464,7 +468,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
-        holder = _resolve(new, claims) or holder
+        holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
     if claimed is not None:
         return _vet_claim(new, holder, claims, claimed)
     # The same fact again: the closest held fact of the same holder, by terms.
@@ -490,6 +494,20 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
             _by_swap(new, holder, claims) or _by_instead(new, holder, claims) or d
     return _unless_kept(new, claims, d)
+
+
+def _gone_holder(new: Claim, claims: Sequence[Claim]) -> str | None:
+    """The holder "it" or "they" stands for in a clause whose sentence first says a held value
+    ended ("The Breville broke, so it's a Russell Hobbs now"): the holder of the one held fact
+    whose value that is. None when no one, or more than one, fits."""
+    who = new.holder.rpartition("|")[2]
+    if who not in ("?it", "?they") or not new.context:
+        return None
+    owners = {c.holder for c in claims if c.said and "?" not in c.holder and
+              "named " not in c.holder and not _clause_of(c, new.context) and
+              (slots.ended_again(c.said, new.context) or
+               slots.named_before(c.said, new.context, new.said))}
+    return owners.pop() if len(owners) == 1 else None
 
 
 def _unless_kept(new: Claim, claims: Sequence[Claim], d: Decision) -> Decision:
