@@ -50,6 +50,8 @@ from .attributes import (
     SAME_KIND,
     _occupation,
 )
+from .cues import _BRACKETED, _CORRECTS, _LEAD
+from .cues import CUES as CUES  # (public, as before it moved to cues.py)
 from .endings import (
     _ADDITIVE,
     _CALENDAR,
@@ -84,48 +86,13 @@ NEW = "new"
 DUPLICATE = 0.75
 """Term overlap (Jaccard) at or above which a statement repeats a held fact."""
 
-_LEAD = re.compile(
-    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
-    r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
-    r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
-    r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
-    r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
-    r"|these\s+days|nowadays"
-    # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
-    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
-    r"|apparently"
-    # "Can't believe my daughter is 5 already": the fact is what is hard to believe
-    r"|(?:i\s+)?(?:can'?t|cannot|can\s+not)\s+believe(?:\s+that)?|hard\s+to\s+believe(?:\s+that)?"
-    r")\b[\s,:;!.-]*)+",
-    re.I)
-_BRACKETED = re.compile(r"\[[^\]]*\]")
-_CORRECTS = re.compile(
-    r"\b(?:correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead"
-    r"|rather\s+than|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
-    r"|i\s+meant|update)\b", re.I)
-CUES = re.compile(
-    r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
-    r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
-    r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|nowadays|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
-    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
-    r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
-    # a thing moved to a new value by any verb: "bumped my excess to £400"; to a name, with
-    # the thing moved said ("relocated our team to the Canary Wharf office"; not "popped into
-    # Costa", "travelled to Paris": a visit)
-    r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
-    r"[£$€]?\d[\d,.]*\w*"
-    r"|[a-z]{3,}ed\s+(?!(?:to|into|onto|up|down|over|back|in|out)\b)(?:\w+\s+){1,4}?(?:to|onto)\s+"
-    r"(?:the\s+)?(?-i:[A-Z])\w*)\b",
-    re.I)
-
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
 _MY_NAME = re.compile(r"\bmy\s+name\b|\bcall\s+me\b|\bi'?m\s+called\b", re.I)
 _BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
 # "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
 # job, whatever verb says it.
-_THING = re.compile(r"^\W*(?!(?:has|have|had|was|were|been|will|would)\b)([a-z]{3,})\s+(?:is|was|starts?|moved|begins?|on)\b", re.I)
+_THING = re.compile(r"^\W*(?!(?:has|have|had|was|were|been|will|would)\b)([a-z]{3,})\s+"
+                    r"(?:is|was|starts?|moved|begins?|on)\b", re.I)
 _DATED_THING = re.compile(r"^\W*(?:my|our|the)\s+(?:(?:new|next|old|current|first|last|"
                           r"annual|big)\s+)*([a-z]{3,})\b(?!\s+(?:to|for)\b)", re.I)
 _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|september|october|"
