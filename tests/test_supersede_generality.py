@@ -2,7 +2,12 @@
 it must refuse: a value said with any word for "now" ("these days", "nowadays") in place of a
 held name the sentence names first; a thing moved by any verb to a named place, the thing said
 ("relocated our team to the Canary Wharf office"; never a visit, "popped into Costa"); a
-routine's day moved, said with an auxiliary ("Yoga has moved to Wednesdays"). Pairs written
+routine's day moved, said with an auxiliary ("Yoga has moved to Wednesdays"); "it" after a held
+value said to have ended; a pet's food by its brand alone ("Bruno is on Royal Canin now", "the vet
+put Luna on Hill's"); a job given in the last clause of a sentence that ends the old one; a job
+one qualified as; the doer of a service named by its verb ("Agnieszka cleans for us now": our
+cleaner); a school started at, its year said between; "I'm with Dr X now": a person in a role,
+no employer. Pairs written
 for these rules, none copied from a held-out set (`test_corrections_heldout.py`)."""
 
 from __future__ import annotations
@@ -39,6 +44,27 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
     # a routine's day, said with an auxiliary
     (["I do pilates on Monday mornings."], "Pilates has moved to Tuesday mornings."),
     (["I go swimming on Fridays."], "Swimming has changed to Saturdays this term."),
+    # a pet's food by a brand, no food word; someone put the pet on it
+    (["Our dog Rolo eats Pedigree."], "Rolo is on Burns now, it suits his skin better."),
+    (["Our cat Mochi eats Whiskas."], "The breeder put Mochi on Applaws last month."),
+    # a job said in the last clause of a sentence that says the old one ended
+    (["I'm a chef at the Crown Hotel."], "I quit the hotel in May, I'm a postman now."),
+    (["My brother works as a plumber."],
+     "My brother gave up the plumbing, he's an electrician now."),
+    # a job by "qualified as" / "retrained as"
+    (["My son is a trainee accountant."], "My son qualified as an accountant in June."),
+    # the doer of a service named by its verb ("cleans for us": our cleaner)
+    (["Our gardener is Pete."], "Pete hurt his back, so Lorna gardens for us now."),
+    # a school started at, the year said between ("started Year 7 at ...")
+    (["My son goes to Oakwood Primary."], "My son started Year 7 at Castle Academy."),
+    # a child by their place among the children; a school named by its pupils
+    (["My youngest goes to Bluebell Primary.", "My eldest goes to Harborne Academy."],
+     "My youngest started at Harborne Girls in September."),
+    # a job said on a shift ("work nights as a ..."): a new job replaces it
+    (["I work lates as a hospital porter."], "I left the hospital, I'm a bus driver now."),
+    (["I work lates as a hospital porter."], "I switched to earlies last month."),
+    # a person in a role: "I'm with Dr X now" is no employer
+    (["My physio is Dr Kaur."], "Dr Kaur has moved to another practice, so I'm with Dr Novak now."),
 ])
 def test_a_correction_in_other_words_supersedes(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
@@ -54,6 +80,16 @@ def test_a_correction_in_other_words_supersedes(held: list[str], new: str) -> No
     (["I do pilates on Monday mornings."], "The gym has moved to a new building."),
     (["My laptop is a Dell XPS."], "My son uses a Lenovo these days."),
     (["I do pilates on Monday mornings."], "My sister's pilates has moved to Tuesdays."),
+    (["Our dog Rolo eats Pedigree."], "Rolo is on Metacam tablets for his hips now."),
+    (["Our dog Rolo eats Pedigree."], "Our neighbour's dog is on Burns now."),
+    (["Choir practice is on Monday nights."], "Choir is on Tuesday nights this week only."),
+    (["I'm a chef at the Crown Hotel."], "My sister left the bank, she's a teacher now."),
+    (["Our gardener is Pete."], "Lorna works for us on Saturdays."),
+    (["Our gardener is Pete."], "Lorna cleans for us now."),
+    (["My son goes to Oakwood Primary."], "My daughter started Year 7 at Castle Academy."),
+    (["I work at Tesco."], "I'm with Dr Novak now for my knee."),
+    (["My eldest goes to Harborne Academy."], "My youngest started at Harborne Girls."),
+    (["My physio is Dr Kaur."], "Dr Kaur is on holiday, so I'm seeing Dr Novak this week."),
 ])
 def test_a_near_miss_in_other_words_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)

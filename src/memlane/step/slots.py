@@ -43,7 +43,11 @@ def unit(word: str) -> bool:
 
 
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                      r"eleventh|twelfth|last|\d{1,2}(?:st|nd|rd|th))\b", re.I)
+                      r"eleventh|twelfth|\d{1,2}(?:st|nd|rd|th)"
+                      # "last" as a place in order ("the last train"), not when ("last month")
+                      r"|last(?!\s+(?:week|month|year|night|time|weekend|term|season|summer|"
+                      r"winter|spring|autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))\b",
+                      re.I)
 _WEEKDAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|weekend)s?\b",
                       re.I)
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|"
@@ -594,6 +598,7 @@ _CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
 """Where a sentence's clauses meet, for `_ended_in` and `ended_again`."""
 _ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"
           r"broke|broken|(?:wrote|written)\s+off|gave\s+up\s+on|"
+          r"(?:moved|gone|went)\s+(?:on\s+)?to\s+(?:another|a\s+(?:different|new))|"
           r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
           r"rather\s+than|(?:good)?bye|farewell")
 """Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""

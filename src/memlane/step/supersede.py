@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
 from . import slots
@@ -47,8 +47,11 @@ from .attributes import (
     _MULTI,
     _SWITCHED,
     _TRAVEL,
+    PET_FOOD,
     SAME_KIND,
     _occupation,
+    last_occupation,
+    works_as,
 )
 from .cues import _BRACKETED, _CORRECTS, _LEAD
 from .cues import CUES as CUES  # (public, as before it moved to cues.py)
@@ -183,16 +186,24 @@ def read_claim(text: str) -> Claim:
     if owned is not None:
         holder = "my " + owned.group(1).lower()
     skip = {stem(w.lower()) for w in holder.split()}
-    names = {stem(w.lower()) for w in FACT_WORD.findall(body)[1:] if w[0].isupper()}
+    names = {stem(_POSSESSIVE.sub("", w.lower())) for w in FACT_WORD.findall(body)[1:]
+             if w[0].isupper()}
     if attribute is not None and attribute.startswith("who is my "):
         ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
         if ident is not None:  # "Raj is my new boss": the name opens the sentence
             names |= {stem(w.lower()) for w in (ident.group(2) or ident.group(3) or "").split()}
     key = frozenset(t for t in terms if any(ch.isdigit() for ch in t) or t in _CALENDAR or
                     t in names) - skip
-    words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
+    words = frozenset(stem(_POSSESSIVE.sub("", w.lower().rstrip(".")))
+                      for w in FACT_WORD.findall(rest)
                       if w.lower() not in _PLAIN and w.lower() not in _ATTRIBUTE_WORDS
                       and not CUES.fullmatch(w)) - skip - _ATTRIBUTE_STEMS
+    if attribute == "job" and last_occupation(rest):
+        # "I left the school in July, I'm a receptionist now": the job is the last clause's,
+        # read with the sentence as its context (what ended, and when, is the sentence's)
+        last = read_claim(rest.rpartition(",")[2].strip())
+        return replace(last, holder=who + holder if last.holder.startswith("?") else
+                       last.holder, attribute="job", context=body)
     cut = _COPULA.search(body)
     named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
         frozenset()
@@ -201,6 +212,8 @@ def read_claim(text: str) -> Claim:
                  additive=bool(_ADDITIVE.search(rest)), said=body)
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+"""A name's possessive ending: "Hill's" is the name Hill ("the vet put Luna on Hill's")."""
 _LEAD_ENDING = re.compile(r"^((?:instead\s+of|rather\s+than)\s+[^,;.!?]+),\s*(\S.*)$", re.I | re.S)
 
 
@@ -241,6 +254,10 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             return f"who is my {_IDENTITY_SAME.get(noun, RELATIONS[noun])}"
         if noun in _KIND_ATTRIBUTE:
             return _KIND_ATTRIBUTE[noun]
+    if last_occupation(rest):
+        return "job"  # "I left security, I'm a delivery driver now": what is given now
+    if (holder.split(" ")[0] in _PETS or holder.startswith("named ")) and PET_FOOD.match(rest):
+        return "food"  # "Bruno is on Royal Canin now": a pet's brand is its food
     means = _TRAVEL.search(rest)
     if means is not None:
         return f"travel to {stem(means.group(1).lower())}"
@@ -350,6 +367,9 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or _bare_rate(new, held) or (
             _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
+    if {new.attribute, held.attribute} == {"job", "shift"}:
+        # "I work nights as a security guard" / "I'm a delivery driver now": the job on it
+        return works_as((held if held.attribute == "shift" else new).said) or None
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
     if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
