@@ -17,6 +17,7 @@ from dataclasses import replace
 import pytest
 
 from memlane.step.clauses import clauses
+from memlane.step.related import related_query
 from memlane.step.supersede import SUPERSEDES, decide, read_claim
 
 
@@ -63,6 +64,11 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
     # a job said on a shift ("work nights as a ..."): a new job replaces it
     (["I work lates as a hospital porter."], "I left the hospital, I'm a bus driver now."),
     (["I work lates as a hospital porter."], "I switched to earlies last month."),
+    # the held name opens the sentence that says it ended
+    (["Our dog Rolo sees the vet at Parkside Veterinary."],
+     "Parkside shut down, so Rolo is registered at Hollybank Vets now."),
+    # a new employer by the job got there, the old one in lower case
+    (["My wife works for the council."], "My wife got a job with Severn Trent, she starts soon."),
     # a person in a role: "I'm with Dr X now" is no employer
     (["My physio is Dr Kaur."], "Dr Kaur has moved to another practice, so I'm with Dr Novak now."),
 ])
@@ -89,8 +95,19 @@ def test_a_correction_in_other_words_supersedes(held: list[str], new: str) -> No
     (["My son goes to Oakwood Primary."], "My daughter started Year 7 at Castle Academy."),
     (["I work at Tesco."], "I'm with Dr Novak now for my knee."),
     (["My eldest goes to Harborne Academy."], "My youngest started at Harborne Girls."),
+    (["Our dog Rolo sees the vet at Parkside Veterinary."],
+     "Parkside was shut today, so we took Rolo to Hollybank Vets."),
+    (["My wife works for the council."], "My son got a job with Severn Trent."),
+    (["I work at Tesco."], "I got a second job with Deliveroo for the evenings."),
     (["My physio is Dr Kaur."], "Dr Kaur is on holiday, so I'm seeing Dr Novak this week."),
 ])
 def test_a_near_miss_in_other_words_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
     assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
+
+
+def test_a_home_is_searched_for_by_its_words() -> None:
+    """"We rent a flat in Headingley" shares no word with "We bought a house in Chapel
+    Allerton": the residence's search words name the home too."""
+    words = related_query(["We bought a house in Chapel Allerton and moved in on Friday."]).split()
+    assert {"flat", "rent", "live"} <= set(words)

@@ -30,7 +30,10 @@ CUES = re.compile(
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
     r"|these\s+days|nowadays|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as|bumped|this\s+(?:term|year|season|semester)|lapsed?"
+    r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as"
+    # a new employer by the job got there ("got a job with Network Rail")
+    r"|(?:got|landed|found|accepted|taken)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role|post)"
+    r"\s+(?:at|with)|bumped|this\s+(?:term|year|season|semester)|lapsed?"
     r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
     # a thing moved to a new value by any verb: "bumped my excess to £400"; to a name, with
     # the thing moved said ("relocated our team to the Canary Wharf office"; not "popped into

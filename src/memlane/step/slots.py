@@ -516,6 +516,9 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     was, own = values(held), values(new)
     said = {k: frozenset(v for v in vs if _ended_in(context, v)) for k, vs in
             values(context).items()}  # "They scrapped the 7:42", "Since Boots shut"
+    # (a held name the sentence opens with: "Oakfield closed down, so ...")
+    said["name"] = said.get("name", frozenset()) | {
+        v for v in was.get("name", frozenset()) if context and _ended_in(context, v)}
     if not _STILL.search(new):  # "We downgraded to Spotify Duo": a name of both, not "still"
         said["name"] = said.get("name", frozenset()) | own.get("name", frozenset())
     opening = _opening_words(new)
