@@ -69,6 +69,9 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
      "Parkside shut down, so Rolo is registered at Hollybank Vets now."),
     # a new employer by the job got there, the old one in lower case
     (["My wife works for the council."], "My wife got a job with Severn Trent, she starts soon."),
+    # a provider in lower case, switched over to
+    (["I'm with Vodafone for my phone."], "I ported my number over to smarty in March."),
+    (["Our broadband is with Sky."], "We moved the broadband over to zen last month."),
     # a person in a role: "I'm with Dr X now" is no employer
     (["My physio is Dr Kaur."], "Dr Kaur has moved to another practice, so I'm with Dr Novak now."),
 ])
@@ -99,6 +102,9 @@ def test_a_correction_in_other_words_supersedes(held: list[str], new: str) -> No
      "Parkside was shut today, so we took Rolo to Hollybank Vets."),
     (["My wife works for the council."], "My son got a job with Severn Trent."),
     (["I work at Tesco."], "I got a second job with Deliveroo for the evenings."),
+    (["I live in Leeds."], "The signal was rubbish so I moved over to voxi."),
+    (["I'm with Vodafone for my phone."], "My son ported his number over to smarty."),
+    (["I'm with Vodafone for my phone."], "I moved my savings over to chip last week."),
     (["My physio is Dr Kaur."], "Dr Kaur is on holiday, so I'm seeing Dr Novak this week."),
 ])
 def test_a_near_miss_in_other_words_replaces_nothing(held: list[str], new: str) -> None:

@@ -59,6 +59,29 @@ _CAPITAL = re.compile(r"(?-i:\b(?:[A-Z]|[a-z][A-Z])[\w'&.-]*)")  # (and "iPhone"
 _NOT_NAMES = frozenset("i i'm i've i'd i'll dr mr mrs ms st year".split())
 
 
+_SWITCHED_TO = re.compile(
+    r"\b(?:switched|moved|ported|changed|gone|went|transferred|swapped)\s+(?:\w+\s+){0,3}?"
+    r"(?:over|across)\s+to\s+(?-i:([a-z][a-z0-9]{2,}))"
+    r"(?=\s*(?:[.,;!?]|$)|\s+(?:when|last|this|in|for|because|since|after|now|as|and|so|instead"
+    r"|from|a|about|recently)\b)", re.I)
+_NOT_BRANDS = frozenset("""earlies lates nights days them him her it us you me one ones paper
+    cash card direct debit online decaf oat soya almond skimmed semi full part home work school
+    the my our his their""".split())
+
+
+def lower_brand(text: str) -> str | None:
+    """A provider named in lower case as what the holder switched over to ("I ported my
+    number over to giffgaff", "moved over to voxi"): a name, though not capitalised. Not a
+    time, a shift, a person or a plain kind ("over to nights", "over to paper billing")."""
+    m = _SWITCHED_TO.search(text)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    if word in _NOT_BRANDS or word in _TIME_NOUNS or word.endswith(("ing", "ly", "ed")):
+        return None
+    return word
+
+
 def values(text: str) -> dict[str, frozenset[str]]:
     """The values `text` states, by type: "time" (10:15, 7pm), "money" (£1,240), "qty kg"
     (an amount with its unit), "ordinal" (third, 5th), "weekday", "date", "number" (a bare
@@ -88,6 +111,9 @@ def values(text: str) -> dict[str, frozenset[str]]:
     take("weekday", _WEEKDAY, 1)
     take("ordinal", _ORDINAL)
     take("number", _DIGITS)
+    brand = lower_brand(text)
+    if brand is not None:
+        out.setdefault("name", set()).add(brand)
     words = _CAPITAL.findall(s)
     first = re.match(r"\W*([\w'-]+)", text)
     opener = first.group(1) if first else ""
@@ -372,6 +398,7 @@ def same_place(new: str, held: str, kind: str) -> bool:
     a = {_WHERE.get(w, w) for w in (m.group(1).lower() for m in _PLACE_WORD.finditer(new))}
     b = {_WHERE.get(w, w) for w in (m.group(1).lower() for m in _PLACE_WORD.finditer(held))}
     a |= {"a titled person"} if re.search(_TITLE + r"\s+(?-i:[A-Z])", new) else set()
+    a |= {"to"} if lower_brand(new) else set()  # "ported my number over to giffgaff"
     b |= {"a titled person"} if re.search(_TITLE + r"\s+(?-i:[A-Z])", held) else set()
     return bool(a & b) or bool(a & {"to", "into"})
 

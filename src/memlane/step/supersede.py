@@ -182,12 +182,14 @@ def read_claim(text: str) -> Claim:
     holder, attribute, rest = holder_attribute(body)
     if attribute is None:
         attribute = _attribute(rest, holder, body)
+    if attribute == "residence" and slots.lower_brand(rest):
+        attribute = None  # "I moved over to voxi": a provider in lower case, not a place
     owned = _OWNED_SUBJECT.match(body) if holder == "i" and attribute in _PERSONAL else None
     if owned is not None:
         holder = "my " + owned.group(1).lower()
     skip = {stem(w.lower()) for w in holder.split()}
     names = {stem(_POSSESSIVE.sub("", w.lower())) for w in FACT_WORD.findall(body)[1:]
-             if w[0].isupper()}
+             if w[0].isupper()} | {stem(b) for b in [slots.lower_brand(body)] if b}
     if attribute is not None and attribute.startswith("who is my "):
         ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
         if ident is not None:  # "Raj is my new boss": the name opens the sentence
