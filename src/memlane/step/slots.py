@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from .brands import lower_brand
+
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\d)|\b\d{1,2}\s*(?:am|pm)\b",
@@ -57,29 +59,6 @@ _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|septe
 _DIGITS = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
 _CAPITAL = re.compile(r"(?-i:\b(?:[A-Z]|[a-z][A-Z])[\w'&.-]*)")  # (and "iPhone", "eBay")
 _NOT_NAMES = frozenset("i i'm i've i'd i'll dr mr mrs ms st year".split())
-
-
-_SWITCHED_TO = re.compile(
-    r"\b(?:switched|moved|ported|changed|gone|went|transferred|swapped)\s+(?:\w+\s+){0,3}?"
-    r"(?:over|across)\s+to\s+(?-i:([a-z][a-z0-9]{2,}))"
-    r"(?=\s*(?:[.,;!?]|$)|\s+(?:when|last|this|in|for|because|since|after|now|as|and|so|instead"
-    r"|from|a|about|recently)\b)", re.I)
-_NOT_BRANDS = frozenset("""earlies lates nights days them him her it us you me one ones paper
-    cash card direct debit online decaf oat soya almond skimmed semi full part home work school
-    the my our his their""".split())
-
-
-def lower_brand(text: str) -> str | None:
-    """A provider named in lower case as what the holder switched over to ("I ported my
-    number over to giffgaff", "moved over to voxi"): a name, though not capitalised. Not a
-    time, a shift, a person or a plain kind ("over to nights", "over to paper billing")."""
-    m = _SWITCHED_TO.search(text)
-    if m is None:
-        return None
-    word = m.group(1).lower()
-    if word in _NOT_BRANDS or word in _TIME_NOUNS or word.endswith(("ing", "ly", "ed")):
-        return None
-    return word
 
 
 def values(text: str) -> dict[str, frozenset[str]]:
@@ -800,5 +779,5 @@ __all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "anoth
            "THROUGH", "through",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
-           "subject_head", "swapped", "unit",
+           "subject_head", "swapped", "unit", "lower_brand",
            "topic", "two_subjects", "values"]
