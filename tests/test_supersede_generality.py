@@ -69,6 +69,11 @@ def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
      "Parkside shut down, so Rolo is registered at Hollybank Vets now."),
     # a new employer by the job got there, the old one in lower case
     (["My wife works for the council."], "My wife got a job with Severn Trent, she starts soon."),
+    # a held thing ended as "it" in the clause after the one naming it
+    (["My car is a silver Vauxhall Astra."],
+     "The Astra failed its MOT so badly I scrapped it and got a Toyota Yaris."),
+    (["I drive a Ford Fiesta."],
+     "The Fiesta was a money pit, so we sold it and bought a Kia Picanto."),
     # a provider in lower case, switched over to
     (["I'm with Vodafone for my phone."], "I ported my number over to smarty in March."),
     (["Our broadband is with Sky."], "We moved the broadband over to zen last month."),
@@ -103,6 +108,11 @@ def test_a_correction_in_other_words_supersedes(held: list[str], new: str) -> No
     (["My wife works for the council."], "My son got a job with Severn Trent."),
     (["I work at Tesco."], "I got a second job with Deliveroo for the evenings."),
     (["I live in Leeds."], "The signal was rubbish so I moved over to voxi."),
+    (["My car is a silver Vauxhall Astra."],
+     "My neighbour's Astra was written off, so she sold it and got a Toyota Yaris."),
+    (["I drive a Ford Fiesta."], "The Fiesta needed new tyres, so we took it to Kwik Fit."),
+    (["My car is a silver Vauxhall Astra."],
+     "The Astra failed its MOT, so I'm borrowing my dad's Toyota Yaris for now."),
     (["I'm with Vodafone for my phone."], "My son ported his number over to smarty."),
     (["I'm with Vodafone for my phone."], "I moved my savings over to chip last week."),
     (["My physio is Dr Kaur."], "Dr Kaur is on holiday, so I'm seeing Dr Novak this week."),

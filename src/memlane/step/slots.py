@@ -511,8 +511,9 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
             return graded.pop()
         new, held = _GRADE_WORD.sub("", new), _GRADE_WORD.sub("", held)
     heads = _strict_head(new, skip), _strict_head(held, skip)
-    if heads[0] and heads[1] and heads[0] != heads[1]:
-        return None
+    if heads[0] and heads[1] and heads[0] != heads[1] and \
+            heads[0] not in values(held).get("name", frozenset()):
+        return None  # (not the held value itself: "The Corsa failed its MOT, so ...")
     mine, theirs = phrases(new, skip), phrases(held, skip)
     if any(_clash(p, q) for p in mine for q in theirs):
         return None
@@ -530,7 +531,8 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     opening = _opening_words(new)
     again = sorted(v for kind in said.keys() & was.keys() - {"number"}
                    for v in said[kind] & was[kind]
-                   if len(v) > 2 and v not in _FUNCTION and v not in opening)
+                   if len(v) > 2 and v not in _FUNCTION and
+                   (v not in opening or _ended_by_it(context, v)))
     # (the held value named again, not as what changed itself: "The Smile Clinic moved to
     # Harbour Street" is the clinic's move, not a new dentist)
     if again:
@@ -615,10 +617,30 @@ _ENDED_PIECE = re.compile(rf"\b(?:{_ENDED}|gone|packed|dropped|from)\b", re.I)
 """Ended, as a clause of a sentence's context says it (`_ended_in`)."""
 
 
+_IT = re.compile(r"\b(?:it|them)\b", re.I)
+
+
+def _pieces(sentence: str) -> list[str]:
+    """The clauses of `sentence`, and each clause that names what it ends as "it" joined to
+    the one before ("The Corsa failed its MOT so I scrapped it": the Corsa was scrapped)."""
+    pieces = _CLAUSE_CUT.split(sentence)
+    full = [p for p in pieces if p.strip()]
+    return pieces + [f"{a} {b}" for a, b in zip(full, full[1:])
+                     if _IT.search(b) and _ENDED_PIECE.search(b)]
+
+
+def _ended_by_it(context: str, value: str) -> bool:
+    """Whether `context` names `value` in one clause and ends it as "it" in the next ("The
+    Corsa failed its MOT so I scrapped it"): ended by the speaker, not a move of its own."""
+    pieces = [p for p in _CLAUSE_CUT.split(context) if p.strip()]
+    return any(value in a.lower() and _IT.search(b) and _ENDED_PIECE.search(b) and
+               not _STILL.search(b) for a, b in zip(pieces, pieces[1:]))
+
+
 def _ended_in(context: str, value: str) -> bool:
     """Whether `context` names `value` in a clause that says it ended ("They scrapped the
     7:42, so ...", "Since Boots shut, ..."), not one that keeps it ("Water is still £42")."""
-    for piece in _CLAUSE_CUT.split(context):
+    for piece in _pieces(context):
         if value in piece.lower().replace(",", "") and _ENDED_PIECE.search(piece) and \
                 not _STILL.search(piece):
             return True
@@ -642,7 +664,7 @@ def ended_again(held: str, said: str) -> set[str]:
     cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still"), nor
     the owner of what ended ("sold the Golf's roof box")."""
     out: set[str] = set()
-    pieces = _CLAUSE_CUT.split(said)
+    pieces = _pieces(said)
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
