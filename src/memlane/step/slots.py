@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .brands import lower_brand
+from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -596,45 +597,10 @@ def swapped(new: str, held: str, ended: frozenset[str], loose: Callable[[str], s
     return None
 
 
-_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
-
-
 def kept(said: str) -> bool:
     """Whether `said` says something stays as it was ("still on Wednesdays", "kept the
     Tuesday slot")."""
     return _STILL.search(said) is not None
-
-
-_CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
-"""Where a sentence's clauses meet, for `_ended_in` and `ended_again`."""
-_ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"
-          r"broke|broken|(?:wrote|written)\s+off|gave\s+up\s+on|"
-          r"(?:moved|gone|went)\s+(?:on\s+)?to\s+(?:another|a\s+(?:different|new))|"
-          r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
-          r"rather\s+than|(?:good)?bye|farewell")
-"""Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""
-_ENDED_PIECE = re.compile(rf"\b(?:{_ENDED}|gone|packed|dropped|from)\b", re.I)
-"""Ended, as a clause of a sentence's context says it (`_ended_in`)."""
-
-
-_IT = re.compile(r"\b(?:it|them)\b", re.I)
-
-
-def _pieces(sentence: str) -> list[str]:
-    """The clauses of `sentence`, and each clause that names what it ends as "it" joined to
-    the one before ("The Corsa failed its MOT so I scrapped it": the Corsa was scrapped)."""
-    pieces = _CLAUSE_CUT.split(sentence)
-    full = [p for p in pieces if p.strip()]
-    return pieces + [f"{a} {b}" for a, b in zip(full, full[1:])
-                     if _IT.search(b) and _ENDED_PIECE.search(b)]
-
-
-def _ended_by_it(context: str, value: str) -> bool:
-    """Whether `context` names `value` in one clause and ends it as "it" in the next ("The
-    Corsa failed its MOT so I scrapped it"): ended by the speaker, not a move of its own."""
-    pieces = [p for p in _CLAUSE_CUT.split(context) if p.strip()]
-    return any(value in a.lower() and _IT.search(b) and _ENDED_PIECE.search(b) and
-               not _STILL.search(b) for a, b in zip(pieces, pieces[1:]))
 
 
 def _ended_in(context: str, value: str) -> bool:
