@@ -47,8 +47,9 @@ def test_heldout_v3_and_people(store: Any) -> None:
     """`corrections_heldout_v3.jsonl` (30 corrections, 20 near-misses: providers, plans, times,
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
     like facts, one corrected), the tune set written beside them, and v4-v9, v11 and v13 (each
-    written before it was first measured, then tuned on), v10, v12, v14 and v15 (v10 and v12 tuned
-    on by class since, v14 by its misses' classes; v15 measured once, after the last rule change),
+    written before it was first measured, then tuned on), v10, v12, v14, v15 and v16 (v10 and v12
+    tuned on by class since, v14, v15 and v16 by their misses' classes), v17 (measured once, after
+    the last rule change),
     and 20
     more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
     2 on main): no wrong supersede, the other holder untouched."""
@@ -68,6 +69,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v13.jsonl", V13_APPLIED),
                         ("corrections_heldout_v14.jsonl", V14_APPLIED),
                         ("corrections_heldout_v15.jsonl", V15_APPLIED),
+                        ("corrections_heldout_v16.jsonl", V16_APPLIED),
+                        ("corrections_heldout_v17.jsonl", V17_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
@@ -119,10 +122,11 @@ swapped for the one said to have ended, the team one plays for, an amount of one
 wrong supersede main made too ("the bins went out on Wednesday this week" replaced "Our bins
 go out on Tuesday nights"), since refused; the misses were not tuned on."""
 LEAD_S4A_APPLIED = 12
-"""Of 16 (`corrections_lead_s4a.jsonl`, the lead's check in new words, 4 two-people): 13 when
-last measured; 9 on its first measurement, with one wrong supersede ("My best mate just moved to
-Harrogate from York." replaced "I live in Harrogate."), since refused; its misses' classes were
-then given to the rules."""
+"""Of 16 (`corrections_lead_s4a.jsonl`, the lead's check in new words, 4 two-people): 15 when
+last measured (13 before the classes of v16's misses were given to the rules); 9 on its first
+measurement, with one wrong supersede ("My best mate just moved to Harrogate from York."
+replaced "I live in Harrogate."), since refused; its misses' classes were then given to the
+rules."""
 LEAD_S4B_APPLIED = 14
 """Of 16 (`corrections_lead_s4b.jsonl`, written after every other rule of the session): 15 when
 last measured; 11 on its first (clean) measurement, none wrong, both engines."""
@@ -134,16 +138,30 @@ V6_APPLIED = 6
 """Of 10: 7 when last measured; 3 on its first (clean) measurement with one wrong supersede
 ("We may ask the cleaner to come on Fridays instead"), since refused (main: 4, the same wrong)."""
 V13_APPLIED = 16
-"""Of 20 (`corrections_heldout_v13.jsonl`, 4 two-people, 8 near-misses): 17 when last measured
-(16 before bedtimes were read as clock times), both engines; 13 on its first (clean)
-measurement on main, none wrong."""
+"""Of 20 (`corrections_heldout_v13.jsonl`, 4 two-people, 8 near-misses): 19 when last measured
+(17 before the classes of v16's misses were given to the rules, 16 before bedtimes were read as
+clock times), both engines; 13 on its first (clean) measurement on main, none wrong."""
 V14_APPLIED = 8
 """Of 10 (`corrections_heldout_v14.jsonl`, 2 two-people, 5 near-misses; wording not chosen for
 the rules, written after the last rule change): 9 when last measured, after its misses' classes
 were given to the rules as mechanisms with pairs of their own ("Can't believe ...", an event
 "instead", a bedtime; `test_supersede_everyday.py`); 6 on its first measurement, both engines
 (main: 6), none wrong."""
-V15_APPLIED = 3
+V15_APPLIED = 5
 """Of 10 (`corrections_heldout_v15.jsonl`, 5 near-misses; everyday wording not chosen for the
-rules, written and committed after the last rule change): 3 on its only measurement, both
-engines (main: 3), none wrong; not tuned on."""
+rules, written and committed after the last rule change): 3 on its first measurement, both
+engines (main: 3), none wrong; 6 when last measured, after its misses' classes were given to the
+rules as mechanisms with pairs of their own (a lower-case provider, a new job by the job got,
+a person in a role "with Dr X now"; `test_supersede_generality.py`)."""
+V16_APPLIED = 18
+"""Of 20 (`corrections_heldout_v16.jsonl`, 6 near-misses; providers, memberships, vehicles,
+pets, people in roles, schedules, amounts, places, health; written before the rules' word lists
+were read): 8 on its first (clean) measurement, both engines (main: 8), none wrong; 18 when last
+measured, both engines, after its misses' classes were given to the rules as mechanisms with
+pairs and near-misses of their own (`test_supersede_generality.py`). Missed: a provider switched
+with no word shared with the held fact ("went over to EDF" / "Our energy supplier is
+Octopus"; "moved over to voxi" / "I use lebara for my mobile")."""
+V17_APPLIED = 7
+"""Of 12 (`corrections_heldout_v17.jsonl`, 4 near-misses; everyday wording not chosen for the
+rules, written and committed after the last rule change): 7 on its only measurement, both
+engines (main: 7), none wrong; not tuned on."""

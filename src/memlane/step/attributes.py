@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
-               r"infants|secondary|high|kindergarten|prep|sixth\s+form)"
+               r"infants|secondary|high|kindergarten|prep|sixth\s+form|boys|girls)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|" \
           r"december)"
@@ -47,7 +47,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   r"|lates))\b"),
         # What a pet or a person is fed, by a brand ("eats Felix pouches", "on Purina renal food").
         ("food", r"\b(?:eats?|fed|feeds?|on)\s+(?-i:[A-Z])\w*(?:\s+\w+)?\s+"
-                 r"(?:food|pouch(?:es)?|kibble|biscuits|tins|formula)\b"),
+                 r"(?:food|pouch(?:es)?|kibble|biscuits|tins|formula)\b"
+                 # a brand eaten ("eats Lily's Kitchen"), or one a pet is on (`PET_FOOD`)
+                 r"|^\W*(?:eats?|eating|fed|feeds?)\s+(?:on\s+)?(?-i:[A-Z])"),
         ("diet", r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|are|became|become|went|gone|going|"
                  r"turned|call\s+myself|consider\s+myself)\s+(?:now\s+|a\s+|fully\s+|strictly\s+|not\s+|no\s+longer\s+)*"
                  r"(?:vegetarian|vegan|pescatarian|keto|carnivore)\b|\beat\s+meat\b"
@@ -56,7 +58,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # Where a person studies, by an institution's name ("goes to Brookside Primary", "is
         # at Oakfield Academy now"): before the employer and the residence it would read as.
         ("school", rf"\b(?:(?:goes|go|going|stud(?:y|ies|ying)|started|starts|is|'s|are|moved|"
-                   rf"moving|transferred|transferring)\s+(?:up\s+)?(?:to|at|in)|attends?|"
+                   rf"moving|transferred|transferring)\s+(?:up\s+)?"
+                   rf"(?:(?:reception|nursery|year\s+\d+|\w+\s+form)\s+)?(?:to|at|in)|attends?|"
                    rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
                    rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
@@ -74,8 +77,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
-                     r"(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
+                     r"(?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
+                r"|\b(?:qualified|retrained|trained|started|starting|starts)\s+as\s+an?\s"
                 r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
         ("residence", r"\b(?:live|lives|living)\s+(?:with\s+(?:my|our)\s+\w+\s+)?(?:in|at|on)\b"
@@ -120,7 +124,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}"
                         r"([a-z-]+?))(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
 _TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
-                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head)$")
+                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head|guard|warden|steward|"
+                    r"(?:post|fire|bin|sales|delivery|handy)(?:man|woman))$")
 _NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
     gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
     fan regular leo mother father brother sister daughter grandmother grandfather partner
@@ -153,3 +158,33 @@ SAME_KIND = {"doctor": "gp", "surgery": "gp", "dental": "dentist", "haircut": "h
 # Several at once: an allergy, a medication and a pet are told apart by what they name.
 _MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
                     r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
+
+
+# What a pet is on, by a brand ("Bruno is on Royal Canin now", "the vet put Luna on Hill's"):
+# its food, unless a medicine is named ("on Metacam tablets").
+PET_FOOD = re.compile(r"^\W*(?:is|'s|are|has\s+been|was)?\s*(?:now\s+|just\s+)?on\s+"
+                      rf"(?!(?:{_WEEKDAY}|{_MONTHS}|weekends?|weekdays?)s?\b)(?-i:[A-Z])"
+                      r"(?![^.;]*\b(?:tablets?|pills?|meds|medication|medicine|mg|antibiotics?|"
+                      r"injections?|drops|steroids?|painkillers?)\b)", re.I)
+
+
+def last_occupation(rest: str) -> bool:
+    """Whether the last clause of `rest`, after a comma, says what the holder does now ("left
+    the school in July, I'm a receptionist now", "..., he's an electrician now"): the job is
+    what the sentence gives."""
+    head, comma, last = rest.rpartition(",")
+    last = re.sub(r"^\s*(?:he|she|they)(?='s\b|\s+(?:is|are|was)\b)", "", last, flags=re.I)
+    return bool(comma) and bool(head.strip()) and _occupation(last.strip())
+
+
+_WORKS_AS = re.compile(r"\bwork(?:s|ing|ed)?\s+(?:\w+\s+){1,2}as\s+an?\s+(?:[a-z-]+\s+){0,2}?"
+                       r"([a-z-]+)\b(?:\s+(?:at|in|on|for|with)\b|[\s.!]*$)", re.I)
+
+
+def works_as(said: str) -> bool:
+    """Whether `said`, read as a shift ("I work nights as a security guard"), names the job
+    done on it too: a new job replaces it."""
+    m = _WORKS_AS.search(said)
+    return m is not None and bool(_TRADE.search(m.group(1).lower())) and \
+        m.group(1).lower() not in _NOT_TRADE
+

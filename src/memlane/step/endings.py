@@ -7,6 +7,7 @@ Pure; read by the rule's `read_claim`.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ..text import fact_terms as _terms
 from ..text import stem
@@ -95,3 +96,38 @@ def _ended(rest: str) -> frozenset[str]:
     if not terms - _LIGHT:
         return frozenset()
     return frozenset(_loose(t) for t in terms)
+
+
+# How a sentence says a held value ended, read by `step/slots.py` (`ended_again`, `topic`).
+_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
+"""Said as kept: "still", "kept" (`slots.kept`)."""
+_CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
+"""Where a sentence's clauses meet, for `slots._ended_in` and `slots.ended_again`."""
+_ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"
+          r"broke|broken|(?:wrote|written)\s+off|gave\s+up\s+on|"
+          r"(?:moved|gone|went)\s+(?:on\s+)?to\s+(?:another|a\s+(?:different|new))|"
+          r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
+          r"rather\s+than|(?:good)?bye|farewell")
+"""Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""
+_ENDED_PIECE = re.compile(rf"\b(?:{_ENDED}|gone|packed|dropped|from)\b", re.I)
+"""Ended, as a clause of a sentence's context says it (`_ended_in`)."""
+
+
+_IT = re.compile(r"\b(?:it|them)\b", re.I)
+
+
+def _pieces(sentence: str) -> list[str]:
+    """The clauses of `sentence`, and each clause that names what it ends as "it" joined to
+    the one before ("The Corsa failed its MOT so I scrapped it": the Corsa was scrapped)."""
+    pieces = _CLAUSE_CUT.split(sentence)
+    full = [p for p in pieces if p.strip()]
+    return pieces + [f"{a} {b}" for a, b in pairwise(full)
+                     if _IT.search(b) and _ENDED_PIECE.search(b)]
+
+
+def _ended_by_it(context: str, value: str) -> bool:
+    """Whether `context` names `value` in one clause and ends it as "it" in the next ("The
+    Corsa failed its MOT so I scrapped it"): ended by the speaker, not a move of its own."""
+    pieces = [p for p in _CLAUSE_CUT.split(context) if p.strip()]
+    return any(value in a.lower() and _IT.search(b) and _ENDED_PIECE.search(b) and
+               not _STILL.search(b) for a, b in pairwise(pieces))

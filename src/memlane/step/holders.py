@@ -21,7 +21,9 @@ RELATIONS = {
      "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
      "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
      "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
-     "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather"}
+     "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather",
+     # a child by their place among the children ("my eldest", "our youngest"): one each
+     "eldest": "eldest", "oldest": "eldest", "youngest": "youngest"}
 # Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
 GENDER = {w: "she" for w in """mother sister wife girlfriend daughter aunt niece grandmother
     granddaughter stepdaughter stepmother stepsister godmother goddaughter fiancee landlady
@@ -94,6 +96,13 @@ _MOVED_SOMEONE = re.compile(
     r"(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Gran|Grandad))"
     r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
     r"\s+(?:(?:up|over|down|back|across)\s+)?((?:to|into|onto|in\s+with)\s.*)$", re.I | re.S)
+# Someone who put a pet (or a person by name) on a brand: "The vet put Luna on Hill's", "We've
+# switched Bruno to Royal Canin": what Luna or Bruno is on, not the speaker.
+_PUT_ON = re.compile(
+    r"^(?i:(?:the|my|our)\s+\w+|we|i|they)(?:'ve|\s+has|\s+have|\s+had)?(?:\s+(?:just|now|"
+    r"finally|recently))*\s+(?:put|switched|moved|changed|started)\s+"
+    r"(?:(?-i:([A-Z][a-z]+))|(?:the|our|my)\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"\s+(?:over\s+)?(?:on|onto|to)\s+((?-i:[A-Z]).*)$", re.S)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -127,6 +136,13 @@ _ROLE_NOUN = {"supervis": "supervisor", "coach": "coach", "teach": "teacher", "m
               "mentor": "mentor", "tutor": "tutor", "train": "trainer"}
 
 
+# "Agnieszka cleans for us now", "Sam walks the dog for us": the doer of a service, named by
+# the agent noun of its verb ("our cleaner", "our walker"): who holds that role for the speaker.
+_DOES_FOR_ME = re.compile(r"^((?-i:[A-Z][a-z'-]+)(?:\s+(?-i:[A-Z][a-z'-]+))?)\s+(?:now\s+)?"
+                          r"([a-z]{3,}?)(?:es|s)\s+(?:\w+\s+){0,2}?for\s+(?:me|us)\b(.*)$",
+                          re.S)
+
+
 def names_my_role(body: str) -> bool:
     """Whether `body` says who the speaker's supervisor, coach, teacher, manager, mentor, tutor
     or trainer is by what they do to the speaker ("Helen coaches me now")."""
@@ -137,6 +153,10 @@ _REPORT_TO = re.compile(r"^(?:i|we)\s+(?:now\s+)?report\s+to\s+((?-i:[A-Z][\w'-]
                         r"(?:\s+(?-i:[A-Z][\w'-]*))?)(.*)$", re.I | re.S)
 
 
+_NOT_DOERS = frozenset("work live stay pay vote fall root wait ask look car care cover".split())
+"""Verbs of no service role ("Tom works for us": an employee; "Ana covers for me": one-off)."""
+
+
 def role_me(body: str) -> str:
     """`body` with "<Name> <role verb>s me ..." read as "My <role> is <Name> ...", and "I
     report to <Name>" as "My manager is <Name>"."""
@@ -145,6 +165,12 @@ def role_me(body: str) -> str:
         return f"My manager is {report.group(1)}{report.group(2)}"
     m = _ROLE_ME.match(body)
     if m is None or not may_be_name(m.group(1).split()[0]):
+        doer = _DOES_FOR_ME.match(body)
+        if doer is not None and may_be_name(doer.group(1).split()[0]) and \
+                doer.group(2).lower() not in _NOT_DOERS:
+            verb = doer.group(2).lower()
+            return f"Our {verb}{'r' if verb.endswith('e') else 'er'} is {doer.group(1)}" \
+                f"{doer.group(3)}"
         return body
     return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
 
@@ -188,6 +214,10 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
                 "moved " + moved.group(5)
         word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
         return RELATIONS.get(word, word), None, "moved " + moved.group(5)
+    put = _PUT_ON.match(body)
+    if put is not None and (put.group(2) or may_be_name(put.group(1))):
+        who = f"named {put.group(1).lower()}" if put.group(1) else put.group(2).lower()
+        return who, None, "is on " + put.group(3)
     theirs_changed = _CHANGED_THEIRS.match(body)
     if theirs_changed is not None:  # "We've put his pocket money up to £7": his
         return "?" + ("he" if theirs_changed.group(1).lower() == "his" else "she"), None, body

@@ -90,7 +90,8 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 # The usual words of an attribute (`supersede.read_claim`'s names), searched for beside the
 # statement's own: a correction often shares no word with the fact it changes.
 _HINTS = {
-    "residence": "live lives living moved based relocated", "age": "old years turned age",
+    "residence": "live lives living moved based relocated rent renting flat house home",
+    "age": "old years turned age",
     "employer": "work works employer job company",
     "job": "work works job manager leader supervisor assistant",
     "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car",

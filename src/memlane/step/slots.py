@@ -20,6 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from .brands import lower_brand
+from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces
+
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 _TIME = re.compile(r"\b\d{1,2}[:.]\d{2}\s*(?:am|pm|a\.m\.|p\.m\.)?(?!\d)|\b\d{1,2}\s*(?:am|pm)\b",
@@ -43,7 +46,11 @@ def unit(word: str) -> bool:
 
 
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                      r"eleventh|twelfth|last|\d{1,2}(?:st|nd|rd|th))\b", re.I)
+                      r"eleventh|twelfth|\d{1,2}(?:st|nd|rd|th)"
+                      # "last" as a place in order ("the last train"), not when ("last month")
+                      r"|last(?!\s+(?:week|month|year|night|time|weekend|term|season|summer|"
+                      r"winter|spring|autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))\b",
+                      re.I)
 _WEEKDAY = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|weekend)s?\b",
                       re.I)
 _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|"
@@ -84,6 +91,9 @@ def values(text: str) -> dict[str, frozenset[str]]:
     take("weekday", _WEEKDAY, 1)
     take("ordinal", _ORDINAL)
     take("number", _DIGITS)
+    brand = lower_brand(text)
+    if brand is not None:
+        out.setdefault("name", set()).add(brand)
     words = _CAPITAL.findall(s)
     first = re.match(r"\W*([\w'-]+)", text)
     opener = first.group(1) if first else ""
@@ -368,6 +378,7 @@ def same_place(new: str, held: str, kind: str) -> bool:
     a = {_WHERE.get(w, w) for w in (m.group(1).lower() for m in _PLACE_WORD.finditer(new))}
     b = {_WHERE.get(w, w) for w in (m.group(1).lower() for m in _PLACE_WORD.finditer(held))}
     a |= {"a titled person"} if re.search(_TITLE + r"\s+(?-i:[A-Z])", new) else set()
+    a |= {"to"} if lower_brand(new) else set()  # "ported my number over to giffgaff"
     b |= {"a titled person"} if re.search(_TITLE + r"\s+(?-i:[A-Z])", held) else set()
     return bool(a & b) or bool(a & {"to", "into"})
 
@@ -501,8 +512,9 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
             return graded.pop()
         new, held = _GRADE_WORD.sub("", new), _GRADE_WORD.sub("", held)
     heads = _strict_head(new, skip), _strict_head(held, skip)
-    if heads[0] and heads[1] and heads[0] != heads[1]:
-        return None
+    if heads[0] and heads[1] and heads[0] != heads[1] and \
+            heads[0] not in values(held).get("name", frozenset()):
+        return None  # (not the held value itself: "The Corsa failed its MOT, so ...")
     mine, theirs = phrases(new, skip), phrases(held, skip)
     if any(_clash(p, q) for p in mine for q in theirs):
         return None
@@ -512,12 +524,16 @@ def topic(new: str, held: str, skip: frozenset[str] = frozenset(), context: str 
     was, own = values(held), values(new)
     said = {k: frozenset(v for v in vs if _ended_in(context, v)) for k, vs in
             values(context).items()}  # "They scrapped the 7:42", "Since Boots shut"
+    # (a held name the sentence opens with: "Oakfield closed down, so ...")
+    said["name"] = said.get("name", frozenset()) | {
+        v for v in was.get("name", frozenset()) if context and _ended_in(context, v)}
     if not _STILL.search(new):  # "We downgraded to Spotify Duo": a name of both, not "still"
         said["name"] = said.get("name", frozenset()) | own.get("name", frozenset())
     opening = _opening_words(new)
     again = sorted(v for kind in said.keys() & was.keys() - {"number"}
                    for v in said[kind] & was[kind]
-                   if len(v) > 2 and v not in _FUNCTION and v not in opening)
+                   if len(v) > 2 and v not in _FUNCTION and
+                   (v not in opening or _ended_by_it(context, v)))
     # (the held value named again, not as what changed itself: "The Smile Clinic moved to
     # Harbour Street" is the clinic's move, not a new dentist)
     if again:
@@ -581,29 +597,16 @@ def swapped(new: str, held: str, ended: frozenset[str], loose: Callable[[str], s
     return None
 
 
-_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
-
-
 def kept(said: str) -> bool:
     """Whether `said` says something stays as it was ("still on Wednesdays", "kept the
     Tuesday slot")."""
     return _STILL.search(said) is not None
 
 
-_CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
-"""Where a sentence's clauses meet, for `_ended_in` and `ended_again`."""
-_ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"
-          r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
-          r"rather\s+than|(?:good)?bye|farewell")
-"""Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""
-_ENDED_PIECE = re.compile(rf"\b(?:{_ENDED}|gone|packed|dropped|from)\b", re.I)
-"""Ended, as a clause of a sentence's context says it (`_ended_in`)."""
-
-
 def _ended_in(context: str, value: str) -> bool:
     """Whether `context` names `value` in a clause that says it ended ("They scrapped the
     7:42, so ...", "Since Boots shut, ..."), not one that keeps it ("Water is still £42")."""
-    for piece in _CLAUSE_CUT.split(context):
+    for piece in _pieces(context):
         if value in piece.lower().replace(",", "") and _ENDED_PIECE.search(piece) and \
                 not _STILL.search(piece):
             return True
@@ -627,7 +630,7 @@ def ended_again(held: str, said: str) -> set[str]:
     cancelled PureFit and joined ...", "Dr Hughes retired, so ..."), not kept ("still"), nor
     the owner of what ended ("sold the Golf's roof box")."""
     out: set[str] = set()
-    pieces = _CLAUSE_CUT.split(said)
+    pieces = _pieces(said)
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
@@ -638,7 +641,8 @@ def ended_again(held: str, said: str) -> set[str]:
     return out
 
 
-_NOW = re.compile(r"\bnow\b", re.I)
+_NOW = re.compile(r"\b(?:now|these\s+days|nowadays|from\s+now\s+on)\b", re.I)
+"""What a value given in place of another is said with: "now", "these days", ..."""
 
 
 def named_before(held: str, context: str, said: str) -> set[str]:
@@ -763,5 +767,5 @@ __all__ = ["FAMILIES", "GRADES", "anchor", "another_grade", "another_of", "anoth
            "THROUGH", "through",
            "copula_head", "frame", "fresh_type",
            "hypothetical", "named_thing", "owners", "phrases", "placed", "same_place", "subject",
-           "subject_head", "swapped", "unit",
+           "subject_head", "swapped", "unit", "lower_brand",
            "topic", "two_subjects", "values"]

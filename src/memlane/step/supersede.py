@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
 from . import slots
@@ -47,9 +47,14 @@ from .attributes import (
     _MULTI,
     _SWITCHED,
     _TRAVEL,
+    PET_FOOD,
     SAME_KIND,
     _occupation,
+    last_occupation,
+    works_as,
 )
+from .cues import _BRACKETED, _CORRECTS, _LEAD
+from .cues import CUES as CUES  # (public, as before it moved to cues.py)
 from .endings import (
     _ADDITIVE,
     _CALENDAR,
@@ -84,44 +89,13 @@ NEW = "new"
 DUPLICATE = 0.75
 """Term overlap (Jaccard) at or above which a statement repeats a held fact."""
 
-_LEAD = re.compile(
-    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
-    r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
-    r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
-    r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
-    r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
-    r"|these\s+days|nowadays"
-    # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
-    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
-    r"|apparently"
-    # "Can't believe my daughter is 5 already": the fact is what is hard to believe
-    r"|(?:i\s+)?(?:can'?t|cannot|can\s+not)\s+believe(?:\s+that)?|hard\s+to\s+believe(?:\s+that)?"
-    r")\b[\s,:;!.-]*)+",
-    re.I)
-_BRACKETED = re.compile(r"\[[^\]]*\]")
-_CORRECTS = re.compile(
-    r"\b(?:correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead"
-    r"|rather\s+than|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
-    r"|i\s+meant|update)\b", re.I)
-CUES = re.compile(
-    r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
-    r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
-    r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
-    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
-    r"|transferred|different|upped|ported|bumped|this\s+(?:term|year|season|semester)|lapsed?"
-    r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
-    # a thing moved to a new value by any verb: "bumped my excess to £400"
-    r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
-    r"(?:[£$€]?\d|(?-i:[A-Z])))\b",
-    re.I)
-
 _COPULA = re.compile(r"\s(?:is|are|was|were)\s|:\s", re.I)
 _MY_NAME = re.compile(r"\bmy\s+name\b|\bcall\s+me\b|\bi'?m\s+called\b", re.I)
 _BARE_AGE = re.compile(r"^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$", re.I)
 # "My new job as an analyst starts on 15 September" / "... moved to 1 October": the date of the
 # job, whatever verb says it.
-_THING = re.compile(r"^\W*([a-z]{3,})\s+(?:is|was|starts?|moved|begins?|on)\b", re.I)
+_THING = re.compile(r"^\W*(?!(?:has|have|had|was|were|been|will|would)\b)([a-z]{3,})\s+"
+                    r"(?:is|was|starts?|moved|begins?|on)\b", re.I)
 _DATED_THING = re.compile(r"^\W*(?:my|our|the)\s+(?:(?:new|next|old|current|first|last|"
                           r"annual|big)\s+)*([a-z]{3,})\b(?!\s+(?:to|for)\b)", re.I)
 _DATE = re.compile(r"\b(?:january|february|march|april|june|july|august|september|october|"
@@ -208,20 +182,30 @@ def read_claim(text: str) -> Claim:
     holder, attribute, rest = holder_attribute(body)
     if attribute is None:
         attribute = _attribute(rest, holder, body)
+    if attribute == "residence" and slots.lower_brand(rest):
+        attribute = None  # "I moved over to voxi": a provider in lower case, not a place
     owned = _OWNED_SUBJECT.match(body) if holder == "i" and attribute in _PERSONAL else None
     if owned is not None:
         holder = "my " + owned.group(1).lower()
     skip = {stem(w.lower()) for w in holder.split()}
-    names = {stem(w.lower()) for w in FACT_WORD.findall(body)[1:] if w[0].isupper()}
+    names = {stem(_POSSESSIVE.sub("", w.lower())) for w in FACT_WORD.findall(body)[1:]
+             if w[0].isupper()} | {stem(b) for b in [slots.lower_brand(body)] if b}
     if attribute is not None and attribute.startswith("who is my "):
         ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
         if ident is not None:  # "Raj is my new boss": the name opens the sentence
             names |= {stem(w.lower()) for w in (ident.group(2) or ident.group(3) or "").split()}
     key = frozenset(t for t in terms if any(ch.isdigit() for ch in t) or t in _CALENDAR or
                     t in names) - skip
-    words = frozenset(stem(w.lower().rstrip(".")) for w in FACT_WORD.findall(rest)
+    words = frozenset(stem(_POSSESSIVE.sub("", w.lower().rstrip(".")))
+                      for w in FACT_WORD.findall(rest)
                       if w.lower() not in _PLAIN and w.lower() not in _ATTRIBUTE_WORDS
                       and not CUES.fullmatch(w)) - skip - _ATTRIBUTE_STEMS
+    if attribute == "job" and last_occupation(rest):
+        # "I left the school in July, I'm a receptionist now": the job is the last clause's,
+        # read with the sentence as its context (what ended, and when, is the sentence's)
+        last = read_claim(rest.rpartition(",")[2].strip())
+        return replace(last, holder=who + holder if last.holder.startswith("?") else
+                       last.holder, attribute="job", context=body)
     cut = _COPULA.search(body)
     named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
         frozenset()
@@ -230,6 +214,8 @@ def read_claim(text: str) -> Claim:
                  additive=bool(_ADDITIVE.search(rest)), said=body)
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+"""A name's possessive ending: "Hill's" is the name Hill ("the vet put Luna on Hill's")."""
 _LEAD_ENDING = re.compile(r"^((?:instead\s+of|rather\s+than)\s+[^,;.!?]+),\s*(\S.*)$", re.I | re.S)
 
 
@@ -270,6 +256,10 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             return f"who is my {_IDENTITY_SAME.get(noun, RELATIONS[noun])}"
         if noun in _KIND_ATTRIBUTE:
             return _KIND_ATTRIBUTE[noun]
+    if last_occupation(rest):
+        return "job"  # "I left security, I'm a delivery driver now": what is given now
+    if (holder.split(" ")[0] in _PETS or holder.startswith("named ")) and PET_FOOD.match(rest):
+        return "food"  # "Bruno is on Royal Canin now": a pet's brand is its food
     means = _TRAVEL.search(rest)
     if means is not None:
         return f"travel to {stem(means.group(1).lower())}"
@@ -379,6 +369,9 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if new.attribute is not None and new.attribute == held.attribute:
         return new.attribute not in _SLOTS or _bare_rate(new, held) or (
             _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
+    if {new.attribute, held.attribute} == {"job", "shift"}:
+        # "I work nights as a security guard" / "I'm a delivery driver now": the job on it
+        return works_as((held if held.attribute == "shift" else new).said) or None
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
     if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
@@ -464,7 +457,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
-        holder = _resolve(new, claims) or holder
+        holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
     if claimed is not None:
         return _vet_claim(new, holder, claims, claimed)
     # The same fact again: the closest held fact of the same holder, by terms.
@@ -490,6 +483,20 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
             _by_swap(new, holder, claims) or _by_instead(new, holder, claims) or d
     return _unless_kept(new, claims, d)
+
+
+def _gone_holder(new: Claim, claims: Sequence[Claim]) -> str | None:
+    """The holder "it" or "they" stands for in a clause whose sentence first says a held value
+    ended ("The Breville broke, so it's a Russell Hobbs now"): the holder of the one held fact
+    whose value that is. None when no one, or more than one, fits."""
+    who = new.holder.rpartition("|")[2]
+    if who not in ("?it", "?they") or not new.context:
+        return None
+    owners = {c.holder for c in claims if c.said and "?" not in c.holder and
+              "named " not in c.holder and not _clause_of(c, new.context) and
+              (slots.ended_again(c.said, new.context) or
+               slots.named_before(c.said, new.context, new.said))}
+    return owners.pop() if len(owners) == 1 else None
 
 
 def _unless_kept(new: Claim, claims: Sequence[Claim], d: Decision) -> Decision:

@@ -1,0 +1,45 @@
+"""How a statement says that something changed, or opens before its fact: the wording the
+supersede rule (`step/supersede.py`) reads. Pure regular expressions."""
+
+from __future__ import annotations
+
+import re
+
+_LEAD = re.compile(
+    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
+    r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
+    r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
+    r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
+    r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
+    r"|these\s+days|nowadays"
+    # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
+    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
+    r"|apparently"
+    # "Can't believe my daughter is 5 already": the fact is what is hard to believe
+    r"|(?:i\s+)?(?:can'?t|cannot|can\s+not)\s+believe(?:\s+that)?|hard\s+to\s+believe(?:\s+that)?"
+    r")\b[\s,:;!.-]*)+",
+    re.I)
+_BRACKETED = re.compile(r"\[[^\]]*\]")
+_CORRECTS = re.compile(
+    r"\b(?:correction|actually|moved|changed|no\s+longer|not\s+anymore|any\s*more|instead"
+    r"|rather\s+than|rescheduled|postponed|switched|turns\s+out|was\s+wrong|my\s+mistake|scratch\s+that"
+    r"|i\s+meant|update)\b", re.I)
+CUES = re.compile(
+    r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
+    r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
+    r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
+    r"|these\s+days|nowadays|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
+    r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
+    r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as"
+    # a new employer by the job got there ("got a job with Network Rail")
+    r"|(?:got|landed|found|accepted|taken)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role|post)"
+    r"\s+(?:at|with)|bumped|this\s+(?:term|year|season|semester)|lapsed?"
+    r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
+    # a thing moved to a new value by any verb: "bumped my excess to £400"; to a name, with
+    # the thing moved said ("relocated our team to the Canary Wharf office"; not "popped into
+    # Costa", "travelled to Paris": a visit)
+    r"|[a-z]{3,}ed\s+(?:\w+\s+){0,4}?(?:up\s+|down\s+|over\s+)?(?:to|into|onto)\s+"
+    r"[£$€]?\d[\d,.]*\w*"
+    r"|[a-z]{3,}ed\s+(?!(?:to|into|onto|up|down|over|back|in|out)\b)(?:\w+\s+){1,4}?(?:to|onto)\s+"
+    r"(?:the\s+)?(?-i:[A-Z])\w*)\b",
+    re.I)
