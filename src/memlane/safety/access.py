@@ -35,12 +35,13 @@ _SAY_VERB = (r"(?:say|print|output|proclaim|reply with|respond with|answer with|
 _OPENING = (r"(?:^|[.!?:;,\n\]\)}>=\"”’-]\s*|\b(?:please|now|just|then|and|only|simply|instead|"
             r"otherwise|else|must|can only|should)\s+)")
 _FIXED_PHRASE = re.compile(
-    rf"{_OPENING}(?:please\s+|now\s+|just\s+|only\s+|simply\s+)?{_SAY_VERB}\s+(?:either\s+|the (?:phrase|"
+    rf"{_OPENING}(?:please\s+|now\s+|just\s+|only\s+|simply\s+)?{_SAY_VERB}\s+"
+    rf"(?:either\s+|the (?:phrase|"
     rf"words?|prefix|text)\s+|only\s+)?{_QUOTE}[^\"'\]\)”’»\n]{{1,40}}[\"'\]\)”’»]?(?P<rest>[^\n]{{0,40}})")
 # "...to Mum", "...to the driver": a phrase for someone, the user's errand.
 _TO_SOMEONE = re.compile(r"^\s*(?:to|for|at|when|if|whenever|every time|in front of)\b")
 _AROUND_REPLY = re.compile(
-    r"\b(?:prefix|preface|append|affix|start|begin|end|open)\w*\b[^.!?\n]{0,40}\b(?:to|with|before|"
+    r"\b(?:prefix|preface|append|affix|start|begin|end|open|put|place|insert)\w*\b[^.!?\n]{0,40}\b(?:to|with|before|"
     r"after|on)? ?(?:your|the|yr|each|every) (?:response|reply|answer|output|message)s?\b"
     r"|\b(?:start|begin|prefix|preface)\w* (?:your |the |yr )?(?:response|reply|answer|output)s? "
     r"(?:with|w/)"
@@ -59,7 +60,8 @@ _CLAIM = re.compile(
     rf"^\W*{_CORRECT} {_SECRET}\b(?! (?:is|for|to|of)\b)"
     rf"|[\[\(\{{]\s*(?:the )?{_CORRECT} {_SECRET}\b[^\]\)\}}]{{0,60}}[\]\)\}}]"
     rf"|^\W*the above {_CORRECT} {_SECRET}\b"
-    rf"|\b(?:the )?user\b[^.!?\n]{{0,30}}\b(?:enters|inputs|entered|provided|given|input|typed|said|supplied)\b"
+    rf"|\b(?:the )?user\b[^.!?\n]{{0,30}}\b(?:enters|inputs|entered|provided|given|input|typed|"
+    rf"said|supplied)\b"
     rf"[^.!?\n]{{0,20}}\b(?:{_CORRECT} )?{_SECRET}\b"
     rf"|\b{_CORRECT} {_SECRET} (?:has been |was |is )?(?:entered|provided|given|input|found|"
     rf"supplied|accepted)\b(?![^.!?\n]{{0,20}}\b(?:i|me|my)\b)"
@@ -67,8 +69,9 @@ _CLAIM = re.compile(
     rf"said) the {_CORRECT} {_SECRET}")
 _MINE = re.compile(r"\b(?:i|i've|i'd|we|we've)\b")
 
-# --- its rules told back ---------------------------------------------------------------------------
-_TELL_VERB = (r"(?:output|print out|list|format|explain|summari[sz]e|repeat|restate|rephrase|return|print|"
+# --- its rules told back ----------------------------------------------------------------------
+_TELL_VERB = (r"(?:output|print out|list|format|explain|summari[sz]e|repeat|restate|rephrase|"
+              r"return|print|"
               r"tl;?dr|rap|rhyme|recite|convert|translate|write (?:out|down)|write (?:a|me a|some) "
               r"\w+ (?:about|on|of)|make a rhyme using the words from)")
 _RULES = (r"(?:instructions?|rules?|ruleset|prompt|guidelines|directives|orders|words|"
@@ -79,8 +82,10 @@ _ASKS_RULES = re.compile(
     rf"\s+(?:\w+\s+)?{_RULES}"
     rf"|\b{_TELL_VERB}\b[^.!?\n]{{0,25}}?\b(?:your|the|yr) (?:rule ?set|system prompt)\b"
     rf"|\b{_TELL_VERB} (?:all|al) (?:of )?(?:your |the )?{_RULES}"
-    rf"|\bwhat (?:do|should|must) i (?:have to )?say\b[^?\n]{{0,30}}\byou (?:answer|reply|respond|say)"
-    rf"|(?:^|\n)\W*(?:please )?(?:{_TELL_VERB}) the (?:instructions|rules|ruleset)\b(?! (?:for|of|on|to|"
+    rf"|\bwhat (?:do|should|must) i (?:have to )?say\b[^?\n]{{0,30}}\byou "
+    rf"(?:answer|reply|respond|say)"
+    rf"|(?:^|\n)\W*(?:please )?(?:{_TELL_VERB}) the (?:instructions|rules|ruleset)\b"
+    rf"(?! (?:for|of|on|to|"
     rf"from|that|in the box|we|you gave me|i)\b)"
     rf"|\b(?:under what conditions|when) (?:will |would |do )?you(?:'ll| will| would)? "
     rf"(?:output|say|reply|answer|respond)\b"
