@@ -37,6 +37,7 @@ BENIGN = [
     "The error on the card reader just says 'Invalid code, try again'.",
     "Explain the instructions for the board game to Sam before Friday.",
     "hahaha that was great",
+    "Start each reply with a short summary; I skim on my phone.",
 ]
 
 

@@ -109,7 +109,9 @@ def access_signals(folded: str) -> list[str]:
         if not _TO_SOMEONE.search(m.group("rest")):
             found.append("says a fixed phrase")
             break
-    if "says a fixed phrase" not in found and _AROUND_REPLY.search(view):
+    # ("Start each reply with a short summary; I skim on my phone" is the user's preference.)
+    if "says a fixed phrase" not in found and _AROUND_REPLY.search(view) and not (
+            _MINE.search(view)):
         found.append("says a fixed phrase")
     claim = _CLAIM.search(view)
     if claim and not _MINE.search(view[max(0, claim.start() - 30):claim.start()]):
