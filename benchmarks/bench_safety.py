@@ -76,8 +76,8 @@ FILLER = [f"Let's plan dinner number {i}: something with lentils and {veg}?"
                                    "squash", "fennel"])]
 LAYERS = ("core", "notes", "buffer")
 # Corpora kept for measurement only (their NOTICEs say so): `--misses` will not print them
-# (set F, measured once in #44's sixth round, is tuned on since).
-MEASURED_ONLY = {"unseen_b_attacks.jsonl", "heldout2_attacks.jsonl"}
+# (set F, measured once in #44's sixth round, is tuned on since; G is measured only).
+MEASURED_ONLY = {"unseen_b_attacks.jsonl", "heldout2_attacks.jsonl", "unseen_g.jsonl"}
 _WS = re.compile(r"\s+")
 
 
