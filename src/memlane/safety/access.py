@@ -20,8 +20,9 @@ English, read on the folded text (its first 3,000 characters):
   instructions in simple terms"), a rap or a poem about "your" anything, or what it says when
   ("under what conditions you'll output"); "the instructions for the router" are an appliance's;
 - *a token run* (`token run`): one short token (a bracket group, a letter, a glitch word)
-  repeated twenty times or more, or a line of up to 64 characters eight times, most of the text: padding that pushes the reader's own
-  instructions out of view. Nobody stores "o o o o ..." as a fact.
+  repeated twenty times or more, or a line of up to 64 characters eight times, most of the
+  text: padding that pushes the reader's own instructions out of view. Nobody stores "o o o o
+  ..." as a fact.
 """
 
 from __future__ import annotations
