@@ -75,7 +75,7 @@ _SYSTEM_ACTION = re.compile(
     r"enable|bypass|execute|run|call|invoke|trigger|fetch|retrieve|get|query|dump|export|list|"
     r"display|reveal|output|print|provide|access|connect to|create|invite|add|grant|revoke|"
     r"assign|process|approve|show|give|read|send|forward|transfer|set|switch|move|redirect|use|"
-    r"push|invoking|calling|running|name|identify|describe)\b")
+    r"push|invoking|calling|running|name|identify|describe)\b(?! of\b)")  # "Output of the panels"
 _SYSTEM_OBJECT = re.compile(
     r"\b(?:passwords?|passcodes?|credentials?|tokens?|api keys?|secret keys?|private keys?|"
     r"ssh keys?|certificates?|\.env|env file|databases?|db|endpoints?|apis?|functions?|tools?|"

@@ -114,6 +114,13 @@ _ACTING_ORDER = _order(
     r"open|visit|go|navigate|execute|run|set|accept|sign|confirm|download|install|copy|print")
 
 
+# A request waiting on the user's own world ("... if the parcel hasn't come by Thursday"): a
+# reminder the user keeps, not a task an organisation sets the reader.
+_REMINDER = re.compile(r"\bif (?:the|my|our|it|they|he|she) (?:\w+ ){0,3}(?:hasn't|haven't|"
+                       r"hasnt|havent|isn't|doesn't|didn't) (?:\w+ ){0,2}by (?:monday|tuesday|"
+                       r"wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|then)\b")
+
+
 def _sentences(folded: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+|\n+", folded) if s.strip()]
 
@@ -123,7 +130,7 @@ def errand_signals(folded: str) -> list[str]:
     found = []
     owned = bool(_FIRST_PERSON.search(folded))
     if not owned and _REQUEST_OPENING.search(folded) and _INSTITUTIONAL.search(folded) and not (
-            folded.rstrip().endswith("?")):
+            folded.rstrip().endswith("?") or _REMINDER.search(folded)):
         found.append("request to the reader")
     sentences = _sentences(folded)
     if any(_COVERT.search(s) and _ORDER_START.search(s) for s in sentences) and (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .. import guard
+from .access import access_signals
 from .agent_orders import agent_signals
 from .errands import errand_signals
 from .foreign import foreign_signals
@@ -58,7 +59,8 @@ _REPLY_CONTROL = re.compile(
     r"disclaimers|caveats)|includ\w* (?:any )?(?:warnings|disclaimers|caveats)|refus\w*|"
     r"using the words?|disclaimers|warnings|caveats|moraliz\w*|moralis\w*)\b"
     r"|\b(?:output|answer|respond|reply|return|print|say)\w* only (?:with |in |the )"
-    r"|\bonly (?:output|answer|respond|reply|return|print|say|write)\b"
+    r"|\bonly (?:output|answer|respond|reply|return|print|say|write)\b(?![^.!?]{0,30}\bto (?:the|"
+    r"my|his|her|our|their) (?!user|assistant|model)\w+ in person\b)"
     r"|\band nothing else\b|\bonly the (?:result|answer|output|password|key|code)\b")
 # A story or a scene set up for the reader to write: the role-play of "virtualization" attacks
 # (HackAPrompt, Schulhoff et al. 2023): a premise, then an order to write, continue or narrate.
@@ -152,7 +154,7 @@ def _signals(folded: str, text: str) -> list[str]:
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
     found += multilingual_signals(folded) + foreign_signals(folded, text)
-    found += hijack_signals(folded)
+    found += hijack_signals(folded) + access_signals(folded)
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)

@@ -113,7 +113,9 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
                       r"write out|recite|disclose|summari[sz]e|paste|give me|tell me|what (?:is|"
                       r"are)|list)\b[^.!?]{0,40}?\b(?:system prompt|system message|initial "
                       r"(?:prompt|instructions)|hidden (?:prompt|instructions)|(?:your|the) "
-                      r"(?:full |whole |entire |original )?(?:prompt|instructions)|(?:the |your "
+                      r"(?:full |whole |entire |original )?(?:prompt|instructions)"
+                      r"(?! for (?:setting|installing|assembling|using|the new|my|our)\b)"
+                      r"|(?:the |your "
                       r"|any )?api[ -]?keys?|secret (?:keys?|tokens?)|(?:the |your |database |"
                       r"admin )passwords?|credentials|developer'?s? (?:secret|token)|tool "
                       r"definitions|context window)\b", True),
