@@ -197,3 +197,33 @@ def last_clause(new: Claim) -> str | None:
 
     parts = clauses(tail[0].upper() + tail[1:])
     return parts[-1] if parts else None
+
+
+_IN_PLACE = re.compile(r"\binstead\b(?!\s+of\b)|\bnow\b|\bthese\s+days\b", re.I)
+
+
+def ended_before(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
+    """The one held fact whose value the statement filed just before this one said ended
+    ("Cancelled the PureGym membership."), replaced by this one's new value of its type, said
+    to be in its place ("Signed up at Anytime Fitness instead.", "It's Lidl now")."""
+    said = new.context or new.said
+    if len(claims) < 2 or not _IN_PLACE.search(said) or new.additive or \
+            _ADDITIVE.search(said) or slots.hypothetical(said) or _ONE_OFF.search(said):
+        return None
+    prev = claims[-1]
+    if not prev.said or prev.said == new.said or slots.hypothetical(prev.said):
+        return None
+    fits: list[int] = []
+    for i, c in enumerate(claims[:-1]):
+        if not c.said or c.ends or (holder != c.holder and _OTHER.search(said)):
+            continue  # ("My brother's at Oakfield now": not the held fact's holder)
+        held = {_loose(t) for t in c.terms}
+        gone = slots.ended_again(c.said, prev.said) or (prev.ends and prev.ends <= held)
+        if gone and (slots.another_value(new.said, c.said) or
+                     slots.fresh_type(new.said, c.said)):
+            fits.append(i)
+    if len(fits) != 1:
+        return None
+    return fits[0], ("the statement before it says the held value ended",
+                     "a new value of its type said to be in its place",
+                     "the only held fact that fits")
