@@ -99,6 +99,14 @@ CLASS_D = [  # a weak parsed holder, strong evidence of the thing, one held fact
     (["Our parking permit is £80 a year."], "They've increased the parking permit to £95 a year."),
     (["My gym class is at 6pm."], "They've moved my gym class to 7pm."),
 ]
+CLASS_D += [  # the held fact a relation's, the statement's holder weak
+    (["My son's piano lesson is at 4pm."], "The piano lesson has moved to 5pm."),
+    (["My son's football training is on Tuesdays."],
+     "The kids' football training moved to Thursdays."),
+    (["My daughter's swimming lessons cost £40 a month."],
+     "They've put the swimming lessons up to £48 a month."),
+    (["My mum's carer is Joan."], "Joan left the agency, the carer is Pat now."),
+]
 CLASS_E = [  # an age by a birthday ordinal
     (["My daughter is 16."], "My daughter had her 17th on Saturday."),
     (["My grandson is 4."], "My grandson had his fifth birthday at the weekend."),
@@ -120,6 +128,11 @@ NEAR_MISSES = [
     (["Our broadband contract is £30 a month."], "My brother's broadband contract went up to £35."),
     (["I'm a member at PureGym."],
      "Cancelled the PureGym membership. My sister's at Anytime Fitness now."),
+    (["My son's piano lesson is at 4pm."], "My brother's piano lesson moved to 5pm."),
+    (["My son's piano lesson is at 4pm."], "My piano lesson moved to 5pm."),
+    (["My son's piano lesson is at 4pm.", "My daughter's piano lesson is at 3pm."],
+     "The piano lesson has moved to 5pm."),
+    (["My son's piano lesson is at 4pm."], "The piano lesson might move to 5pm."),
     # a one-off
     (["Our food budget is £60 a week."], "This week I spent £45 on food."),
     (["I work 30 hours a week."], "I worked 38 hours last week, for once."),

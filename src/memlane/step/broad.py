@@ -77,7 +77,8 @@ def _held_age(c: Claim) -> int | None:
 
 
 _CHANGE = re.compile(
-    r"\b(?:drop|cut|rais|increas|reduc|bump|lower|hik|slash|trim|upp|doubl|halv|chang|"
+    r"\b(?:drop|cut|rais|increas|reduc|bump|lower|hik|slash|trim|upp|doubl|halv|chang|mov|shift|"
+    r"switch|resched|"
     r"brought|bring|knock|push|jack|risen|rose|went|gone|goes|fell|fall|come|came)\w*\b"
     r"|\bput\w*\b[^.,;]*\b(?:up|down)\b|\bnow\b|\bthese\s+days\b|\bfrom\s+now\s+on\b", re.I)
 _AMOUNT = re.compile(
@@ -227,3 +228,47 @@ def ended_before(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None
     return fits[0], ("the statement before it says the held value ended",
                      "a new value of its type said to be in its place",
                      "the only held fact that fits")
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|us|our)\b", re.I)
+
+
+def weak_holder(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> \
+        Fit | None:
+    """The one held fact of another holder (a relation) that a statement with a weak holder
+    ("they", "the piano lesson", "the kids'") replaces on strong evidence of the thing: a noun
+    phrase of two words both say ("piano lesson"), or the held value named as ended ("Joan
+    left the agency"), and a new value of its type. Never when the statement names a person
+    ("my brother's", "Mum's") or the speaker ("my piano lesson" is the speaker's own)."""
+    said = new.context or new.said
+    who = holder.rpartition("|")[2]
+    if not (who in ("i", "?they", "?it") or who.startswith("named ")) or \
+            _FIRST_PERSON.search(said) or _OTHER.search(said) or new.additive or \
+            _ADDITIVE.search(said) or slots.hypothetical(said) or _ONE_OFF.search(said) or \
+            not (_CHANGE.search(said) or _IN_PLACE.search(said)):
+        return None
+    mine = _pairs(new.said, skip)
+    fits: list[tuple[int, str]] = []
+    for i, c in enumerate(claims):
+        if not c.said or c.ends or c.holder == holder or "?" in c.holder:
+            continue
+        shared = mine & _pairs(c.said, skip)
+        gone = slots.ended_again(c.said, said)
+        kind = slots.changed_type(new.said, c.said) or slots.fresh_type(new.said, c.said) or \
+            (slots.another_value(new.said, c.said) if gone else None)
+        if kind and (shared or gone):
+            fits.append((i, " ".join(sorted(shared)[0]) if shared else sorted(gone)[0]))
+    if len(fits) != 1:
+        return None
+    i, thing = fits[0]
+    return i, (f"a weak holder ({who})", f"the same thing ({thing})", "another value of its type",
+               "the only held fact that fits")
+
+
+def _pairs(text: str, skip: frozenset[str]) -> set[tuple[str, str]]:
+    """The two-word noun phrases of `text` (`slots.phrases`), possessives and people off."""
+    out = set()
+    for p in slots.phrases(text, skip):
+        words = [w for w in p if not w.endswith("'") and w not in skip]
+        out |= {(a, b) for a, b in zip(words, words[1:], strict=False)}
+    return out

@@ -478,7 +478,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
             _by_swap(new, holder, claims) or _by_instead(new, holder, claims) or d
     if d.verdict in (RELATED, NEW):  # (`step/broad.py`: birthdays, amounts, a last clause)
         fit = broad.birthday(new, holder, claims) or broad.amount(
-            new, holder, claims, _SKIP) or broad.ended_before(new, holder, claims)
+            new, holder, claims, _SKIP) or broad.ended_before(new, holder, claims) or \
+            broad.weak_holder(new, holder, claims, _SKIP)
         d = Decision(SUPERSEDES, *fit) if fit else _last_clause(new, claims) or d
     return _unless_kept(new, claims, d)
 
