@@ -129,6 +129,8 @@ def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
         if len(theirs) != 1:
             continue
         unit, value = theirs[0]
+        if not unit:
+            continue  # "room 204", "desk 14": a label, not an amount
         held_period = {p.lower() for p in _PERIOD.findall(c.said)}
         if period and held_period and period != held_period:
             continue  # "£40 a month" / "£460 a year": two sums
@@ -171,12 +173,17 @@ def _thing(new: str, held: str, unit: str, skip: frozenset[str]) -> str | None:
 
 
 def _other_modifier(new: str, held: str, word: str) -> bool:
-    def before(text: str) -> set[str]:
+    """Whether `word` is said with another word beside it on each side: "water bill" / "gas
+    bill", "water bill" / "water prices": two things."""
+    plain = {_loose(stem(w)) for w in """the a my our your their his her is are was were has
+        have had to at on in for of up down now went gone""".split()}
+
+    def beside(text: str, step: int) -> set[str]:
         terms = [_loose(stem(w.lower())) for w in re.findall(r"[A-Za-z']+", text)]
-        return {terms[k - 1] for k in range(1, len(terms)) if terms[k] == word}
-    a, b = before(new), before(held)
-    plain = {_loose(stem(w)) for w in "the a my our your their his her".split()}
-    return bool(a - plain) and bool(b - plain) and not (a & b)
+        return {terms[k + step] for k in range(len(terms)) if terms[k] == word and
+                0 <= k + step < len(terms)} - plain
+    return any(bool(a) and bool(b) and not (a & b)
+               for a, b in ((beside(new, -1), beside(held, -1)), (beside(new, 1), beside(held, 1))))
 
 
 _PRONOUN = re.compile(r"^(?:he|she|they|it|his|her|their)\b", re.I)
