@@ -48,8 +48,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
     floors, doses, transfers, pronouns) and `corrections_people_v3.jsonl` (12: two holders with
     like facts, one corrected), the tune set written beside them, and v4-v9, v11 and v13 (each
     written before it was first measured, then tuned on), v10, v12, v14, v15 and v16 (v10 and v12
-    tuned on by class since, v14, v15 and v16 by their misses' classes), v17 (measured once, after
-    the last rule change),
+    tuned on by class since, v14, v15 and v16 by their misses' classes), v17 and v18 (each
+    measured once, after the last rule change),
     and 20
     more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
     2 on main): no wrong supersede, the other holder untouched."""
@@ -71,6 +71,7 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v15.jsonl", V15_APPLIED),
                         ("corrections_heldout_v16.jsonl", V16_APPLIED),
                         ("corrections_heldout_v17.jsonl", V17_APPLIED),
+                        ("corrections_heldout_v18.jsonl", V18_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
@@ -161,7 +162,12 @@ measured, both engines, after its misses' classes were given to the rules as mec
 pairs and near-misses of their own (`test_supersede_generality.py`). Missed: a provider switched
 with no word shared with the held fact ("went over to EDF" / "Our energy supplier is
 Octopus"; "moved over to voxi" / "I use lebara for my mobile")."""
-V17_APPLIED = 7
+V17_APPLIED = 9
 """Of 12 (`corrections_heldout_v17.jsonl`, 4 near-misses; everyday wording not chosen for the
 rules, written and committed after the last rule change): 7 on its only measurement, both
-engines (main: 7), none wrong; not tuned on."""
+engines (main: 7), none wrong; not tuned on. 9 since the broad mechanisms (`step/broad.py`)."""
+V18_APPLIED = 4
+"""Of 12 (`corrections_heldout_v18.jsonl`, 4 near-misses; everyday wording not chosen for the
+broad mechanisms, written and committed after the last rule change): 4 on its only measurement,
+both engines (main: 4), none wrong, one held fact not filed ("Book club meets on the first
+Thursday of the month."); not tuned on."""

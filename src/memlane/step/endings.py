@@ -38,7 +38,7 @@ _ENDS = re.compile(
     r"|traded(?:\s+in)?|(?:packed|jacked|chucked)\s+in|handed\s+in\s+(?:my|our|his|her)\s+notice"
     r"(?:\s+(?:at|to|with))?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
     r"|(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|go)\s+off"  # "I've gone off oat milk"
-    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left))"
+    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left|(?P<drop>dropped)))"
     r"\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
@@ -86,6 +86,9 @@ def _ended(rest: str) -> frozenset[str]:
                             re.match(r"\s*(?:my|our|his|her|their)\b", m.group("a"), re.I)):
         return frozenset()  # "left my keys", "left Tesco at 6 today", "left my Kindle on the
         # train": no ending (one leaves a place or a job, not one's own thing)
+    if m.group("drop") and re.search(r"\b(?:off|at|to|in|into|round|by|down|back)\b",
+                                     m.group("a"), re.I):
+        return frozenset()  # "dropped Tom at the station": a lift, not a provider dropped
     if m.group("d") and _ONE_OFF.search(rest):
         return frozenset()  # "I took the bus today instead of walking": once, not a change
     # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import slots
+from . import broad, slots
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -169,8 +169,6 @@ def strip_lead(text: str) -> str:
     return (s[0].upper() + s[1:]) if s else text
 
 
-
-
 def read_claim(text: str) -> Claim:
     """`text` read as (holder, attribute, value)."""
     said = _BRACKETED.sub(" ", unmark_newer(text)).strip()  # "[shares a photo: ...]" says no fact
@@ -244,8 +242,6 @@ _ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs wei
 _ATTRIBUTE_STEMS = frozenset(stem(w) for w in _ATTRIBUTE_WORDS)
 
 
-
-
 def _attribute(rest: str, holder: str, body: str) -> str | None:
     """The property `rest` (the sentence after its holder) states (see `_ATTRIBUTES`), None if
     none is certain. `body`: the whole sentence (an appointment's kind may be its subject)."""
@@ -293,8 +289,6 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
         if head is not None:
             return "the " + " ".join(stem(w.lower()) for w in head.group(1).split())
     return None
-
-
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -482,7 +476,19 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW):
         d = _by_slot(new, holder, claims) or _by_signals(new, holder, claims) or \
             _by_swap(new, holder, claims) or _by_instead(new, holder, claims) or d
+    if d.verdict in (RELATED, NEW):  # (`step/broad.py`: birthdays, amounts, a last clause)
+        fit = broad.birthday(new, holder, claims) or broad.amount(
+            new, holder, claims, _SKIP) or broad.ended_before(new, holder, claims) or \
+            broad.weak_holder(new, holder, claims, _SKIP)
+        d = Decision(SUPERSEDES, *fit) if fit else _last_clause(new, claims) or d
     return _unless_kept(new, claims, d)
+
+
+def _last_clause(new: Claim, claims: Sequence[Claim]) -> Decision | None:
+    tail, who = broad.last_clause(new), new.holder.rpartition("|")[0]
+    d = decide(replace(read_claim(f"{who}: {tail}" if who else tail),
+                       context=new.context or new.said), claims) if tail else None
+    return d if d is not None and d.verdict == SUPERSEDES else None
 
 
 def _gone_holder(new: Claim, claims: Sequence[Claim]) -> str | None:

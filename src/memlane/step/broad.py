@@ -1,0 +1,281 @@
+"""Corrections read by broad mechanisms, for wordings no phrase rule of `step/supersede.py`
+names (each guarded by its near-misses in `tests/test_supersede_broad.py`):
+
+- an age by a birthday ordinal ("my grandson had his fifth birthday", "my mum's 70th") replaces
+  the held age of that holder, one to five years on;
+- an amount moved by any verb form ("I've had to drop the food budget to £45 a week", "they
+  cut my hours, it's only 22 a week now") replaces the one held amount of the same unit and
+  the same thing (a noun both say, or the held unit itself with nothing else said);
+- the last clause of a comma-joined sentence ("Gareth got moved to another project, Sophie is
+  my team lead now") is read for the holder's attribute (`last_clause`), not the sentence's
+  first subject.
+
+A weak holder ("they", "it", the speaker) does not block the amount when the thing is shared
+and exactly one held fact fits; another person named in the sentence ("my brother's gym")
+always does. A maybe, an addition or a one-off replaces nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..text import fact_terms, stem
+from . import slots
+from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
+from .holders import RELATIONS
+
+if TYPE_CHECKING:
+    from .supersede import Claim
+
+Fit = tuple[int, tuple[str, ...]]
+"""The index of the one held fact replaced, and why."""
+
+_ORDINAL_WORDS = {w: n for n, w in enumerate(
+    """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+    thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth
+    twentieth""".split(), start=1)}
+_REL = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_BIRTHDAY = re.compile(
+    rf"(?:\b(?:my|our)\s+(?P<rel>{_REL})['\u2019]s|\b(?P<pro>his|her))\s+"
+    rf"(?P<n>\d{{1,3}}(?:st|nd|rd|th)|{'|'.join(_ORDINAL_WORDS)})"
+    r"(?=\s+birthday\b|\s+(?:on|at|in|last|this|yesterday|party|bash)\b|\s*[.,!;]|\s*$)",
+    re.I)
+
+
+def _age(word: str) -> int:
+    w = word.lower()
+    return _ORDINAL_WORDS[w] if w in _ORDINAL_WORDS else int(re.sub(r"\D", "", w))
+
+
+def birthday(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
+    """The held age of the holder a birthday ordinal is of ("My daughter had her 17th"): the
+    relation named with it ("my son's 10th"), else the sentence's own holder (a relation,
+    never the speaker) for "his" / "her". Only an age one to five years on."""
+    m = _BIRTHDAY.search(new.said)
+    if m is None or slots.hypothetical(new.said):
+        return None
+    prefix, _, who = holder.rpartition("|")
+    if m.group("rel"):
+        who = RELATIONS[m.group("rel").lower()]
+    elif who in ("i", "") or "?" in who or who.startswith("named "):
+        return None
+    age = _age(m.group("n"))
+    owner = f"{prefix}|{who}" if prefix else who
+    fits = [i for i, c in enumerate(claims) if c.holder == owner and c.attribute == "age"
+            and (n := _held_age(c)) is not None and 0 < age - n <= 5]
+    if len(fits) != 1:
+        return None
+    return fits[0], (f"same holder ({owner})", f"a birthday ordinal ({m.group('n')}) after the "
+                     "held age", "the only held age of this holder")
+
+
+def _held_age(c: Claim) -> int | None:
+    nums = [int(t) for t in c.key if t.isdigit()]
+    return nums[0] if len(nums) == 1 else None
+
+
+_CHANGE = re.compile(
+    r"\b(?:drop|cut|rais|increas|reduc|bump|lower|hik|slash|trim|upp|doubl|halv|chang|mov|shift|"
+    r"switch|resched|"
+    r"brought|bring|knock|push|jack|risen|rose|went|gone|goes|fell|fall|come|came)\w*\b"
+    r"|\bput\w*\b[^.,;]*\b(?:up|down)\b|\bnow\b|\bthese\s+days\b|\bfrom\s+now\s+on\b", re.I)
+_AMOUNT = re.compile(
+    r"(?P<cur>[£$€])\s?(?P<sum>\d[\d,.]*)(?:k\b)?|\b(?P<num>\d+(?:\.\d+)?)(?:\s+(?P<unit>"
+    r"(?!a\b|an\b|per\b|each\b|every\b|to\b|from\b|now\b|and\b|or\b)[a-z]+))?", re.I)
+_PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|night|week|fortnight|month|year|"
+                     r"hour|term|session)\b", re.I)
+_OTHER = re.compile(rf"\b(?:my|our|your)\s+(?:{_REL})\b|\b(?:he|she|he's|she's|his|her)\b"
+                    r"|(?-i:\b[A-Z][a-z]+['\u2019]s\b)", re.I)
+_FILLER = frozenset(stem(w) for w in """only just about around roughly nearly almost now
+    these days been had to have got getting get it it's its i'm i've they they've we we've
+    the a an my our up down back over per each every all total""".split())
+
+
+def _amounts(text: str) -> list[tuple[str, str]]:
+    """The amounts `text` gives, each as (unit, number): "£" for a sum, else the word after
+    the number ("30 hours" -> ("hour", "30")), "" when none."""
+    out = []
+    for m in _AMOUNT.finditer(text):
+        if m.group("cur"):
+            out.append((m.group("cur"), m.group("sum").rstrip(".,")))
+        elif not re.match(r"\d{1,2}(?::|am|pm)", text[m.start():m.start() + 5], re.I):
+            out.append((stem(m.group("unit").lower()) if m.group("unit") else "",
+                        m.group("num")))
+    return out
+
+
+def _content(text: str) -> set[str]:
+    return {_loose(t) for t in fact_terms(text) if not t[0].isdigit()} - \
+        {_loose(t) for t in _FILLER | _LIGHT | _TIME_WORDS | _CUE_TERMS}
+
+
+def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> Fit | None:
+    """The one held amount `new` moves to another value of its unit, by any change word."""
+    said = new.context or new.said
+    if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or \
+            _ONE_OFF.search(said) or not _CHANGE.search(said):
+        return None
+    mine = _amounts(said)
+    if not mine:
+        return None
+    period = {p.lower() for p in _PERIOD.findall(said)}
+    fits: list[tuple[int, str]] = []
+    for i, c in enumerate(claims):
+        if not c.said or c.ends or not _holder_fits(holder, c.holder, said):
+            continue
+        theirs = _amounts(c.said)
+        if len(theirs) != 1:
+            continue
+        unit, value = theirs[0]
+        if not unit:
+            continue  # "room 204", "desk 14": a label, not an amount
+        held_period = {p.lower() for p in _PERIOD.findall(c.said)}
+        if period and held_period and period != held_period:
+            continue  # "£40 a month" / "£460 a year": two sums
+        given = [v for u, v in mine if (u == unit or (not u and unit and
+                                                      _loose(unit) in _content(said)))]
+        if not given or value in given:
+            continue
+        thing = _thing(said, c.said, unit, skip)
+        if thing:
+            fits.append((i, thing))
+    if len(fits) != 1:
+        return None
+    i, thing = fits[0]
+    return i, (f"the same thing ({thing})", "another amount of the held unit",
+               "worded as a change", "the only held amount that fits")
+
+
+def _holder_fits(holder: str, theirs: str, said: str) -> bool:
+    """The same holder, or a weak one ("they", "it", the speaker) for a held fact of the
+    speaker, when the sentence names no other person."""
+    if holder == theirs:
+        return not (theirs.rpartition("|")[2] == "i" and _OTHER.search(said))
+    weak = holder.rpartition("|")[2] in ("?they", "?it", "i")
+    return weak and theirs.rpartition("|")[2] == "i" and not _OTHER.search(said)
+
+
+def _thing(new: str, held: str, unit: str, skip: frozenset[str]) -> str | None:
+    """What both amounts are of: a content word both say, no word before it differing
+    ("water bill" / "gas bill"), or the held unit itself when nothing else is said."""
+    mine, theirs = _content(new), _content(held)
+    skipped = {_loose(stem(w)) for w in skip}
+    shared = (mine & theirs) - skipped - {_loose(unit)}
+    for word in sorted(shared):
+        if not _other_modifier(new, held, word):
+            return word
+    extra = {w for w in mine - theirs - {_loose(unit)} - skipped if not _CHANGE.match(w)}
+    if unit and unit not in "£$€" and _loose(unit) in mine and not extra:
+        return unit
+    return None
+
+
+def _other_modifier(new: str, held: str, word: str) -> bool:
+    """Whether `word` is said with another word beside it on each side: "water bill" / "gas
+    bill", "water bill" / "water prices": two things."""
+    plain = {_loose(stem(w)) for w in """the a my our your their his her is are was were has
+        have had to at on in for of up down now went gone""".split()}
+
+    def beside(text: str, step: int) -> set[str]:
+        terms = [_loose(stem(w.lower())) for w in re.findall(r"[A-Za-z']+", text)]
+        return {terms[k + step] for k in range(len(terms)) if terms[k] == word and
+                0 <= k + step < len(terms)} - plain
+    return any(bool(a) and bool(b) and not (a & b)
+               for a, b in ((beside(new, -1), beside(held, -1)), (beside(new, 1), beside(held, 1))))
+
+
+_PRONOUN = re.compile(r"^(?:he|she|they|it|his|her|their)\b", re.I)
+_JOINER = re.compile(r"^\s*(?:so|and|but|then|now)\b\s*", re.I)
+
+
+def last_clause(new: Claim) -> str | None:
+    """The last clause of a comma-joined sentence, when it has a subject of its own ("...,
+    Sophie is my team lead now", "..., so I'm with Dr Novak now"): read for the holder's
+    attribute. None for a sentence of one clause, a last clause whose subject is a pronoun,
+    or a first clause about another person."""
+    said = new.said.strip()
+    head, comma, tail = said.rpartition(",")
+    tail = _JOINER.sub("", tail).strip()
+    if not comma or len(head.split()) < 2 or len(tail.split()) < 3 or _OTHER.search(head) or \
+            _PRONOUN.match(tail):
+        return None  # ("Anika's brother switched schools, he's at Oakfield now": not mine)
+    from .clauses import clauses  # (clauses.py reads supersede.py, which reads this)
+
+    parts = clauses(tail[0].upper() + tail[1:])
+    return parts[-1] if parts else None
+
+
+_IN_PLACE = re.compile(r"\binstead\b(?!\s+of\b)|\bnow\b|\bthese\s+days\b", re.I)
+
+
+def ended_before(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
+    """The one held fact whose value the statement filed just before this one said ended
+    ("Cancelled the PureGym membership."), replaced by this one's new value of its type, said
+    to be in its place ("Signed up at Anytime Fitness instead.", "It's Lidl now")."""
+    said = new.context or new.said
+    if len(claims) < 2 or not _IN_PLACE.search(said) or new.additive or \
+            _ADDITIVE.search(said) or slots.hypothetical(said) or _ONE_OFF.search(said):
+        return None
+    prev = claims[-1]
+    if not prev.said or prev.said == new.said or slots.hypothetical(prev.said):
+        return None
+    fits: list[int] = []
+    for i, c in enumerate(claims[:-1]):
+        if not c.said or c.ends or (holder != c.holder and _OTHER.search(said)):
+            continue  # ("My brother's at Oakfield now": not the held fact's holder)
+        held = {_loose(t) for t in c.terms}
+        gone = slots.ended_again(c.said, prev.said) or (prev.ends and prev.ends <= held)
+        if gone and (slots.another_value(new.said, c.said) or
+                     slots.fresh_type(new.said, c.said)):
+            fits.append(i)
+    if len(fits) != 1:
+        return None
+    return fits[0], ("the statement before it says the held value ended",
+                     "a new value of its type said to be in its place",
+                     "the only held fact that fits")
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|we|we're|we've|us|our)\b", re.I)
+
+
+def weak_holder(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> \
+        Fit | None:
+    """The one held fact of another holder (a relation) that a statement with a weak holder
+    ("they", "the piano lesson", "the kids'") replaces on strong evidence of the thing: a noun
+    phrase of two words both say ("piano lesson"), or the held value named as ended ("Joan
+    left the agency"), and a new value of its type. Never when the statement names a person
+    ("my brother's", "Mum's") or the speaker ("my piano lesson" is the speaker's own)."""
+    said = new.context or new.said
+    who = holder.rpartition("|")[2]
+    if not (who in ("i", "?they", "?it") or who.startswith("named ")) or \
+            _FIRST_PERSON.search(said) or _OTHER.search(said) or new.additive or \
+            _ADDITIVE.search(said) or slots.hypothetical(said) or _ONE_OFF.search(said) or \
+            not (_CHANGE.search(said) or _IN_PLACE.search(said)):
+        return None
+    mine = _pairs(new.said, skip)
+    fits: list[tuple[int, str]] = []
+    for i, c in enumerate(claims):
+        if not c.said or c.ends or c.holder == holder or "?" in c.holder:
+            continue
+        shared = mine & _pairs(c.said, skip)
+        gone = slots.ended_again(c.said, said)
+        kind = slots.changed_type(new.said, c.said) or slots.fresh_type(new.said, c.said) or \
+            (slots.another_value(new.said, c.said) if gone else None)
+        if kind and (shared or gone):
+            fits.append((i, " ".join(sorted(shared)[0]) if shared else sorted(gone)[0]))
+    if len(fits) != 1:
+        return None
+    i, thing = fits[0]
+    return i, (f"a weak holder ({who})", f"the same thing ({thing})", "another value of its type",
+               "the only held fact that fits")
+
+
+def _pairs(text: str, skip: frozenset[str]) -> set[tuple[str, str]]:
+    """The two-word noun phrases of `text` (`slots.phrases`), possessives and people off."""
+    out = set()
+    for p in slots.phrases(text, skip):
+        words = [w for w in p if not w.endswith("'") and w not in skip]
+        out |= {(a, b) for a, b in zip(words, words[1:], strict=False)}
+    return out
