@@ -48,6 +48,7 @@ from bisect import bisect_right
 from itertools import pairwise
 
 from ..text import FACT_STOPWORDS, FACT_WORD
+from .effects import AGREEMENT_MADE, NEED_EFFECT
 from .lexicon import TERM
 from .sentences import _EVENT
 
@@ -69,7 +70,8 @@ _CONSTRAINT = re.compile(
     r"(?:makes?|gives?)\s+(?:me|him|her|us)\s+(?:\w+\s+){0,2}(?:ill|sick|sneeze|itch\w*|"
     r"palpitations|headaches?|migraines?|rash\w*|hives|cramps|anxious|panic\w*|queasy|dizzy|"
     r"nauseous|breathless|wheez\w*)|wrecks\s+my|upsets\s+my|gives\s+out|unwell|nauseous|"
-    r"not\s+allowed\s+to|triggers?\s+my|sets?\s+off\s+my|"
+    r"not\s+allowed\s+to(?!\s+(?:tell|say|talk|share|reveal|spoil|give\s+away|discuss|mention))|"
+    r"triggers?\s+my|sets?\s+off\s+my|"
     r"(?:on|follow\w*|keep\w*|stick\w*\s+to)\s+(?:a|an|the|my)\s+(?:[\w-]+\s+)?diet|"
     r"(?:my|his|her|with|have|has|get|gets|suffer\w*\s+from)\s+(?:\w+\s+)?anxiety|"
     r"anxiety\s+(?:disorder|attacks?)|panic\s+attacks?|overwhelms?\s+(?:me|him|her|them|us)\b|"
@@ -134,7 +136,8 @@ _LIMIT = re.compile(
     r"my|his|her|our)|avoid|watch\s+(?:my|his|her|our|what)|eat\s+(?:at|every|before|regularly|"
     r"little|something)|be\s+(?:home|back|near|close|in\s+bed|careful|up\s+at|off)|"
     r"take\s+it\s+easy|carry|rest|limit|cut|leave\s+by|sit\s+down)\b|"
-    r"\bnot\s+(?:supposed|meant|allowed|able|cleared|permitted)\s+to\b|"
+    r"\bnot\s+(?:supposed|meant|allowed|able|cleared|permitted)\s+to\b(?!\s+(?:tell|say|talk|"
+    r"share|reveal|spoil|give\s+away|discuss|mention))|"
     r"\b(?:i'?m|i\s+am|he'?s|she'?s)\s+not\s+to\s+\w+|"
     r"\b(?:told|advised|ordered)\s+to\s+(?:keep|stay|avoid|cut|stop|rest|limit|watch|give\s+up|"
     r"take\s+it\s+easy|lay\s+off)\b|"
@@ -588,7 +591,7 @@ def _settled(sentence: str) -> bool:
 # at a past meeting ("approved the new logo at last night's meeting") stands.
 _ONE_OFF = re.compile(r"\b(?:on\s+a\s+whim|yesterday|\w+\s+ago|this\s+(?:morning|afternoon)|"
                       r"last\s+(?:night|week|weekend|month|year|time|summer|winter|spring|"
-                      r"autumn|fall|\w+day))\b(?!')")
+                      r"autumn|fall|\w+day))\b(?!'|\s+of\b)")
 _ASSENT = re.compile(r"^\W*(?:i\s+|totally\s+|absolutely\s+|so\s+|fully\s+)?agreed?\s*[,!.]+\s*")
 _AHEAD = re.compile(r"\b(?:will|going\s+to|gonna|next|tomorrow|from\s+now\s+on|going\s+"
                     r"forward|every|each|is|are|now|still|stays?|moves?|goes|until|till)\b|'ll\b")
@@ -605,7 +608,8 @@ def _agreed(sentence: str, low: str) -> bool:
     if assent:  # "Agreed, nature has a way of being so inspiring!" agrees with an opinion
         rest = low[assent.end():]
         return bool(_ASSIGNED.search(rest)) or _agreed(sentence[assent.end():], rest)
-    return bool(_DECISION.search(low) or _AGREED.search(sentence) or _settled(low)
+    return bool(_DECISION.search(low) or AGREEMENT_MADE.search(low) or _AGREED.search(sentence)
+                or _settled(low)
                 or (_FROM_NOW.search(low)
                     and (_GROUP_AT.search(sentence) or not _ONE.search(low))))
 
@@ -657,7 +661,7 @@ _OUTSIDE = frozenset("""students student pupils pupil clients client customers c
     audience viewers staff employees users members cousin cousins aunt auntie aunty uncle
     niece nephew ex""".split())
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself|mine|we|we're|we've|we'll|we'd|us|"
-                      r"ourselves|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|baby|"
+                      r"ourselves|mum|mom|mam|dad|grandma|grandpa|grandad|granddad|gran|nan|granny|baby|"
                       r"toddler|here|money|the\s+(?:kids|children|twins|little\s+ones)\b"
                       r"(?!\s+(?:in|at|of|from|next|down|across))|"
                       r"budget|cash|quid|dollars|euros|pounds)\b")
@@ -698,7 +702,7 @@ def kind_of(sentence: str) -> str:
     held = _held(low) and not _FORMER.search(low)
     cl = _Clauses(low) if held else None
     if cl and (any(cl.present(m.start()) and cl.theirs(low, m.start(), m.end())
-                   for r in (_CONSTRAINT, _LIMIT, _REQUESTS) for m in r.finditer(low))
+                   for r in (_CONSTRAINT, _LIMIT, _REQUESTS, NEED_EFFECT) for m in r.finditer(low))
                or _holds(low, cl)):
         return "constraint"
     if _agreed(sentence, low) and _said_what(sentence):
