@@ -32,7 +32,12 @@ def test_a_need_is_read_by_what_it_does_in_words_no_family_names() -> None:
              "The consultant has put me on a low-iodine plan for the scan.",
              "I get really anxious in crowds, so big venues are hard.",
              "We can't do anything on Sunday mornings, that's church for us.",
-             "I'm out the door by three every afternoon for the nursery pickup."]
+             "I'm out the door by three every afternoon for the nursery pickup.",
+             "Even a splash of cream does me in since the operation.",
+             "These painkillers make me groggy, so I shouldn't be driving.",
+             "We rely on the buses since the car went.",
+             "Thirty pounds is my limit for the secret Santa.",
+             "The flat has to stay cool for the baby."]
     assert [s for s in needs if kind_of(s) != "constraint"] == []
 
 
@@ -46,7 +51,11 @@ def test_an_agreement_is_read_by_the_act_that_made_it() -> None:
                   "We've paid the deposit on the venue for the christening.",
                   "We had a family chat and Christmas will be at ours this year.",
                   "The family voted and the new puppy is called Pickle.",
-                  "Everyone's chipping in for Gran's new armchair."]
+                  "Everyone's chipping in for Gran's new armchair.",
+                  "We put our names down for the street party bake-off.",
+                  "The school has approved our request for term-time leave.",
+                  "The dates are settled: we fly out on the 3rd and back on the 17th.",
+                  "Fine, Nando's it is for her birthday, I'll ring them tomorrow."]
     assert [s for s in agreements if kind_of(s) != "decision"] == []
 
 
@@ -66,19 +75,21 @@ def test_ordinary_talk_with_the_same_words_is_neither() -> None:
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
-def test_probe_set_nine() -> None:
+def test_probe_sets_nine_and_ten() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20
-    ordinary as neither); then tuned on. The council's approval of a park in another town is
-    read as an agreement (as main reads it)."""
+    ordinary as neither); set 10 (20, 10, 10), written after its first classes and measured
+    once (15, 4, 10 of 10; main the same); each then tuned on. The council's approval of a park
+    in another town is read as an agreement (as main reads it)."""
     rows = [json.loads(x) for x in (DATA / "standing_kinds.jsonl").read_text().splitlines()
             if x.strip()]
-    rows = [r for r in rows if r["set"] == 9]
-    for kind, least in (("constraint", 24), ("decision", 16)):
-        missed = [r["text"] for r in rows if r["kind"] == kind and kind_of(r["text"]) != kind]
-        assert sum(r["kind"] == kind for r in rows) - len(missed) >= least, missed
-    assert sum(kind_of(r["text"]) not in ("constraint", "decision")
-               for r in rows if r["kind"] == "other") >= 19
+    for n, needs, agreements, ordinary in ((9, 24, 16, 19), (10, 20, 10, 10)):
+        said = [r for r in rows if r["set"] == n]
+        for kind, least in (("constraint", needs), ("decision", agreements)):
+            missed = [r["text"] for r in said if r["kind"] == kind and kind_of(r["text"]) != kind]
+            assert sum(r["kind"] == kind for r in said) - len(missed) >= least, missed
+        assert sum(kind_of(r["text"]) not in ("constraint", "decision")
+                   for r in said if r["kind"] == "other") >= ordinary
 
 
 def test_the_written_reference_sets_d_and_e() -> None:

@@ -85,6 +85,23 @@ NEED_EFFECT = re.compile(
     r"\btighten(?:ing)?\s+(?:our|my|the)\s+belts?\b|\bbelt-tightening\b|"
     r"\bnot\s+(?:splashing|splurging|spending)\s+(?:out\s+)?(?:on\s+)?(?:anything|much|a\s+"
     r"(?:thing|penny))\b|"
+    # what something does to the holder ("a bit of pepper does me in"), a treatment's effect
+    r"\b(?:does|do|did)\s+(?:me|him|her|us)\s+in\b|\b(?:wipes?|knocks?|lays?)\s+(?:me|him|her|us)"
+    r"\s+(?:out|up|sideways|for\s+six)\b|"
+    r"\b(?:tablets|pills|meds|medication|medicine|injections?|jabs?|treatment|chemo|inhaler)\s+"
+    r"(?:\w+\s+)?(?:make|makes|leave|leaves|knock|knocks)\s+(?:me|him|her|us)\s+(?:really\s+|so\s+|"
+    r"very\s+)?(?:drowsy|sleepy|dizzy|woozy|sick|nauseous|groggy|tired|foggy|shaky|jittery)\b|"
+    r"\b(?:i|we|he|she)\s+(?:shouldn'?t|mustn'?t|can'?t)\s+be\s+(?:driving|operating|lifting|"
+    r"drinking|flying|climbing|carrying|swimming|running|bending)\b|"
+    # getting about with no car of one's own, money that is a limit
+    r"\b(?:i'?m|we'?re|he'?s|she'?s)\s+(?:\w+\s+)?on\s+foot\b|\b(?:only|just)\s+(?:got|have)\s+"
+    r"(?:the\s+)?one\s+car\b|\b(?:rely|relies|relying|depend|depends|depending)\s+on\s+"
+    r"(?:the\s+)?(?:bus(?:es)?|trains?|lifts|public\s+transport|taxis)\b|"
+    r"\b(?:is|'s)\s+(?:my|our)\s+(?:limit|max|maximum|ceiling|cap)\b|\bpays?\s+(?:peanuts|"
+    r"buttons|next\s+to\s+nothing)\b|\bon\s+(?:the\s+)?minimum\s+wage\b|"
+    # a requirement on a place or a time ("the house has to stay quiet on weeknights")
+    r"\b(?:has|have|needs?)\s+to\s+(?:stay|remain|keep)\s+(?:really\s+|very\s+)?(?:quiet|calm|"
+    r"dark|cool|warm|low-key|short|cheap|free|clear|dry)\b|"
     # a dependant who cannot be left
     r"\b(?:someone|somebody|one\s+of\s+us|i|we)\s+(?:has|have|needs?|got)\s+to\s+(?:be|sit|stay)"
     r"\s+(?:in\s+|home\s+|at\s+home\s+)?with\s+(?:him|her|them|(?:my|our)\s+\w+|\w+)\b|"
@@ -129,6 +146,15 @@ AGREEMENT_MADE = re.compile(
     r"been\s+)*(?:booked|signed\s+(?:up|on)|enrolled|registered|entered|sorted|confirmed|"
     r"arranged|locked\s+in|in\s+the\s+diary)\b|"
     r"\b(?:put|paid|left|placed)\s+(?:down\s+)?(?:a|the|our|my)\s+deposit\b|"
+    r"\b(?:put|putting|got)\s+(?:our|my|his|her|their)\s+names?\s+down\b|"
+    r"\b(?:i'?ve|we'?ve|i\s+have|we\s+have|i'?m|we'?re)\s+(?:\w+\s+)?(?:committed|pledged|"
+    r"signed\s+up)\s+to\b|"
+    # someone approved what the user asked for ("my manager's approved my four-day week")
+    r"\b(?:has\s+|have\s+|'s\s+)?approved\s+(?:my|our)\b|"
+    # a plan said to be settled
+    r"\b(?:plans?|date|dates|venue|booking|arrangements?|details|menu|route|itinerary)"
+    r"(?:\s+is|'s|\s+are|\s+has\s+been|\s+have\s+been)\s+(?:now\s+|all\s+|finally\s+)?(?:settled|"
+    r"agreed|decided|sorted|booked|locked\s+in|in\s+place)\b|"
     # a group's talk or vote that came to something
     r"\b(?:we|everyone|everybody|the\s+(?:\w+\s+)?(?:family|team|committee|board|club|group|"
     r"kids|household|neighbours))\s+(?:all\s+)?(?:had|held|have)\s+(?:a|an)\s+(?:\w+\s+)?"

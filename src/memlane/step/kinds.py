@@ -546,12 +546,12 @@ _AGREED = re.compile(
     r"\s+(?:from|of)\s+[^:;.]{1,30}:)|"
     r"\bwe'?ll\s+(?!see\b|find\s+out|talk|chat|catch\s+up|figure|be\s+fine|miss)\w+[^.;?]*"
     r"\bthen\s*[.!]*$|\bthat'?s\s+that\b|\bshook\s+on\s+it\b|"
-    r"(?:^|[,:;]\s*)(?:the\s+)?\w+(?:\s+\w+)?\s+it\s+is(?:\s+(?:for|on|then)\b[^.;,]*)?"
+    r"(?:^|[,:;]\s*)(?:the\s+)?[\w']+(?:\s+[\w']+)?\s+it\s+is(?:\s+(?:for|on|then)\b[^.;,]*)?"
     r"\s*[.!]*$|"
     # "<choice> it is, <when and where>": not "Yes it is, ..."
     r"(?:^|[,:;]\s*)(?!(?:yes|yeah|yep|oh|well|true|sure|so|and|but|how|what|that|this|now|"
-    r"here|there|where|as|because|if|whatever|wow|indeed)\b)(?:the\s+)?\w+(?:\s+\w+)?\s+it\s+is"
-    r"\s*[,;:-]\s*[^?]*$", re.I)
+    r"here|there|where|as|because|if|whatever|wow|indeed)\b)(?:the\s+)?[\w']+(?:\s+[\w']+)?\s+it\s+is"
+    r"(?:\s+(?:for|on|then)\b[^.;,?]*)?\s*[,;:-]\s*[^?]*$", re.I)
 # A standing arrangement from now on: a group's, or someone else's ("Going forward, Jess does
 # the school run"); not one person's resolution ("From now on I'm running every day").
 _GROUP_AT = re.compile(_GROUP, re.I)

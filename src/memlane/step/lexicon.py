@@ -130,7 +130,8 @@ CARE = (
 )
 SCHEDULE = (
     r"(?:night|early|late|long|split|double|weekend|\d+-hour|twelve-hour)\s+shifts?",
-    r"(?:my|our)\s+shifts", r"shift\s+work", r"on\s+call", r"rota",
+    r"(?:my|our)\s+shifts", r"shift\s+work", r"on\s+call",
+    r"(?:on|my|our|work|shift)\s+(?:the\s+)?rota",
     r"work\s+(?:nights|weekends|lates|earlies)", r"shabbat", r"sabbath",
 )
 LEGAL = (
