@@ -75,15 +75,16 @@ def test_ordinary_talk_with_the_same_words_is_neither() -> None:
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
-def test_probe_sets_nine_and_ten() -> None:
+def test_probe_sets_nine_to_eleven() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20
-    ordinary as neither); set 10 (20, 10, 10), written after its first classes and measured
-    once (15, 4, 10 of 10; main the same); each then tuned on. The council's approval of a park
-    in another town is read as an agreement (as main reads it)."""
+    ordinary as neither); sets 10 (20, 10, 10) and 11 (20, 10, 10), each written after the
+    classes before it and measured once (10: 15, 4, 10 of 10; 11: 14, 7, 10 of 10; main the
+    same); each then tuned on. The council's approval of a park in another town is read as an
+    agreement (as main reads it); 'Cigarette smoke brings on an asthma attack' names no holder."""
     rows = [json.loads(x) for x in (DATA / "standing_kinds.jsonl").read_text().splitlines()
             if x.strip()]
-    for n, needs, agreements, ordinary in ((9, 24, 16, 19), (10, 20, 10, 10)):
+    for n, needs, agreements, ordinary in ((9, 24, 16, 19), (10, 20, 10, 10), (11, 19, 10, 10)):
         said = [r for r in rows if r["set"] == n]
         for kind, least in (("constraint", needs), ("decision", agreements)):
             missed = [r["text"] for r in said if r["kind"] == kind and kind_of(r["text"]) != kind]

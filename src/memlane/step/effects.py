@@ -27,7 +27,9 @@ in any topic:
 Measured before they were written: of the written reference needs and agreements never tuned
 on (tests/data/reference_written_d.jsonl, e.jsonl) main read 1 of 4 and 8 of 12 needs, 1 of 4
 and 4 of 6 agreements; of probe set 9 (tests/data/standing_kinds.jsonl) 13 of 24 needs and 8 of
-16 agreements, 18 of 20 ordinary sentences as neither.
+16 agreements, 18 of 20 ordinary sentences as neither. Probe sets 10 and 11, each written after
+the classes before it, read 15 of 20 and 14 of 20 needs, 4 of 10 and 7 of 10 agreements before
+they were tuned on (main the same): a class read on one set carries to the next only in part.
 """
 
 from __future__ import annotations
@@ -55,7 +57,11 @@ NEED_EFFECT = re.compile(
     r"\b(?:sets?|setting)\s+" + _IT + r"\s+off\b|\bbrings?\s+" + _IT + r"\s+(?:on|back)\b|"
     r"\b(?:triggers?|aggravates?|irritates?|worsens?)\s+" + _IT + r"\b|"
     r"\bmakes?\s+" + _IT + r"\s+(?:worse|flare\w*|play\s+up)\b|\bflares?\s+" + _IT + r"\s+up\b|"
+    r"\bbrings?\s+on\s+(?:an?\s+|my\s+|his\s+|her\s+)?(?:\w+\s+)?(?:attacks?|flare-?ups?|"
+    r"migraines?|episodes?|fits?|seizures?|reactions?|rash|headaches?)\b|"
     # a part of the body that misbehaves, or will not take something
+    r"\b(?:a|an|my|his|her|our)\s+(?:\w+\s+)?" + _BODY + r"\s+that\s+(?:won't|can't|doesn't|"
+    r"isn't|gives?\s+out)\b|"
     r"\b" + _ONES + _BODY + r"\s+(?:\w+ly\s+)?(?:goes|go|went)\s+(?:haywire|funny|crazy|mad|"
     r"into\s+(?:spasm|meltdown|overdrive))|\b" + _ONES + _BODY + r"\s+(?:\w+ly\s+)?(?:plays?|"
     r"acts?|flares?|seizes?|locks?|packs?|swells?|kicks?)\s+up\b|"
@@ -99,6 +105,18 @@ NEED_EFFECT = re.compile(
     r"(?:the\s+)?(?:bus(?:es)?|trains?|lifts|public\s+transport|taxis)\b|"
     r"\b(?:is|'s)\s+(?:my|our)\s+(?:limit|max|maximum|ceiling|cap)\b|\bpays?\s+(?:peanuts|"
     r"buttons|next\s+to\s+nothing)\b|\bon\s+(?:the\s+)?minimum\s+wage\b|"
+    r"\bsaving\s+(?:up\s+)?(?:hard\s+)?for\s+(?:a|the|our|my)\s+(?:\w+\s+)?(?:deposit|house|"
+    r"flat|wedding|mortgage|car|move)\b|\banything\s+(?:over|above|more\s+than)\s+[£$€]?\w+\s*"
+    r"(?:quid|pounds|dollars|euros|bucks|grand)?\s+(?:is|needs|has|means)\b|"
+    # a thing off the holder's plate, or not touched
+    r"\b(?:is|are|'s|'re)\s+off\s+(?:my|our|his|her)\s+(?:plate|menu|list|cards)\b|"
+    r"\b(?:not|never)\s+touch(?:ing|es)?\s+(?:a\s+drop|a\s+drink|alcohol|booze|meat|sugar|"
+    r"dairy|the\s+stuff)\b|\bdry\s+(?:january|july|october|spell)\b|"
+    # a consequence that makes something hard ("so upstairs restaurants are tricky")
+    r"\bso\b[^.;]{0,60}?\b(?:is|are|'s|'re)\s+(?:always\s+|usually\s+|a\s+bit\s+|pretty\s+|"
+    r"really\s+)?(?:tricky|hit\s+and\s+miss|awkward|a\s+struggle|a\s+pain|a\s+faff|"
+    r"a\s+nightmare|hopeless|a\s+challenge|risky|dicey|a\s+gamble|not\s+(?:doable|possible|"
+    r"easy|ideal|practical|really\s+an\s+option))\b|"
     # a requirement on a place or a time ("the house has to stay quiet on weeknights")
     r"\b(?:has|have|needs?)\s+to\s+(?:stay|remain|keep)\s+(?:really\s+|very\s+)?(?:quiet|calm|"
     r"dark|cool|warm|low-key|short|cheap|free|clear|dry)\b|"
@@ -149,6 +167,9 @@ AGREEMENT_MADE = re.compile(
     r"\b(?:put|putting|got)\s+(?:our|my|his|her|their)\s+names?\s+down\b|"
     r"\b(?:i'?ve|we'?ve|i\s+have|we\s+have|i'?m|we'?re)\s+(?:\w+\s+)?(?:committed|pledged|"
     r"signed\s+up)\s+to\b|"
+    r"\bpaid\s+(?:my|our|his|her)\s+(?:share|bit|part|whack|deposit)\b|"
+    r"\b(?:accepted|turned\s+down)\s+(?:the|an?|their|his|her)\s+(?:\w+\s+)?(?:offer|job|place|"
+    r"position|role|invitation|invite|proposal)\b|"
     # someone approved what the user asked for ("my manager's approved my four-day week")
     r"\b(?:has\s+|have\s+|'s\s+)?approved\s+(?:my|our)\b|"
     # a plan said to be settled

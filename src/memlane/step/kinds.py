@@ -489,7 +489,7 @@ _DECISION = re.compile(
 # "we picked strawberries"); agreeing on a future, not an opinion of the past.
 _GROUP = (r"\b(?:we|we've|we're|we'll|we'd|we\s+all|we\s+both|both\s+of\s+us|all\s+of\s+us|"
           r"me\s+and\s+(?:my\s+|our\s+|the\s+)?\w+|"
-          r"the\s+two\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me|us)\b|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
+          r"the\s+(?:two|three|four|five|six|\w+)\s+of\s+us|(?:my\s+)?\w+\s+and\s+(?:i|me|us)\b|(?:my|our)\s+\w+\s+and\s+(?:my|our)\s+"
           r"\w+|(?-i:[A-Z])\w+\s+and\s+(?-i:[A-Z])\w+|between\s+us|"
           r"(?:the|our)\s+(?:whole\s+)?(?:[\w']+\s+)?(?:family|team|committee|board|group(?:\s+chat)?|club|"
           r"book\s+club|council|house|household|panel|jury|majority|parents|couple)|"
