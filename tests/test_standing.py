@@ -379,8 +379,8 @@ def test_the_writer_reads_the_reference_workloads_needs_and_agreements() -> None
 def test_the_writer_reads_the_written_reference_items_needs_and_agreements() -> None:
     """tests/data/reference_written_a-c.jsonl, said in passing in longer messages: some
     sentence of each need is filed as a need, of each agreement as an agreement. Set c was
-    measured before any change for it (6 of 12 needs, 6 of 8 agreements); set d is kept
-    for the unseen measure and is not asserted here."""
+    measured before any change for it (6 of 12 needs, 6 of 8 agreements); sets d and e are
+    asserted in tests/test_step_effects.py, set f is kept for the unseen measure."""
     import json
     from pathlib import Path
 

@@ -39,7 +39,7 @@ CONDITIONS = (
     r"hearing\s+loss", r"glaucoma", r"macular\s+degeneration", r"cataracts?",
     r"colou?r[- ]?blind\w*", r"cerebral\s+palsy", r"spina\s+bifida", r"muscular\s+dystrophy",
     r"down'?s?\s+syndrome", r"slipped\s+disc", r"sciatica", r"scoliosis", r"osteoporosis",
-    r"gout", r"hernia", r"gall\s*stones", r"kidney\s+stones",
+    r"gout", r"hernia", r"ulcers?", r"gall\s*stones", r"kidney\s+stones",
     r"endometriosis", r"pcos", r"menopaus\w+", r"hiv", r"hepatitis",
     r"cystic\s+fibrosis", r"hay\s*fever", r"raynaud'?s", r"ehlers-danlos", r"me/cfs",
     r"gastric\s+(?:band|bypass|sleeve)", r"stoma", r"colostomy", r"ileostomy",
@@ -78,7 +78,7 @@ ALLERGENS = (
 # months now"), not of a dish ("a dairy-free chocolate cake"): a diet word followed by another
 # word is a dish's, but for a word that says how long or how strictly.
 _OF_SOMEONE = (r"(?!\s+(?!(?:for|since|now|and|so|but|too|these|at|because|though|household|"
-               r"home|family|diet(?!\s+\w)|options?\s+only|only|mostly|strictly|all|as|or|"
+               r"home|family|diet(?!\s+\w)|thing|plan|regime|kick|options?\s+only|only|mostly|strictly|all|as|or|"
                r"nowadays|anymore|lately|which|who|to|by|with|from|in|on|myself|ourselves|"
                r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                r"several|a\s+few|few|over|almost|nearly|about)\s+(?:days?|weeks?|months?|"
@@ -130,8 +130,9 @@ CARE = (
 )
 SCHEDULE = (
     r"(?:night|early|late|long|split|double|weekend|\d+-hour|twelve-hour)\s+shifts?",
-    r"(?:my|our)\s+shifts", r"shift\s+work", r"on\s+call", r"rota",
-    r"work\s+(?:nights|weekends|lates|earlies)",
+    r"(?:my|our)\s+shifts", r"shift\s+work", r"on\s+call",
+    r"(?:on|my|our|work|shift)\s+(?:the\s+)?rota",
+    r"work\s+(?:nights|weekends|lates|earlies)", r"shabbat", r"sabbath",
 )
 LEGAL = (
     r"probation", r"parole", r"on\s+bail", r"bail\s+conditions", r"curfew", r"tagged",
@@ -140,7 +141,8 @@ LEGAL = (
     r"(?:my|our|a|on\s+a\s+\w+)\s+visa(?!\s+(?:card|requirements?))", r"work\s+permit",
     r"residence\s+permit", r"asylum", r"(?:driving\s+)?ban(?:ned)?\s+from\s+driving",
     r"(?:lost|losing)\s+my\s+licen[cs]e", r"licen[cs]e\s+(?:suspended|revoked|taken)",
-    r"(?:suspended|revoked)\s+licen[cs]e", r"passport\s+(?:expired|seized|held)",
+    r"(?:suspended|revoked)\s+licen[cs]e",
+    r"passport(?:'s|\s+is|\s+has|\s+has\s+been)?\s+(?:expired|seized|held|out\s+of\s+date)",
     r"can't\s+leave\s+the\s+country", r"jury\s+(?:duty|service)",
 )
 SENSORY = (

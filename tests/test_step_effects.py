@@ -1,0 +1,107 @@
+"""Needs and agreements read by what they do (`memlane.step.effects`), issue 42.
+
+The writer's families name needs by topic and agreements by a settling word; said in passing,
+a need is told by what it does to the holder's days and an agreement by the act that made it.
+Each class is read in words no test template holds; ordinary talk with the same words is not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memlane.step.heuristic import carry_holders
+from memlane.step.kinds import kind_of
+from memlane.step.sentences import split_sentences
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_need_is_read_by_what_it_does_in_words_no_family_names() -> None:
+    needs = ["Turns out I've got a stomach ulcer, so anything acidic sets it off.",
+             "Cold weather brings it on, so winter walks are hard for me.",
+             "My stomach goes haywire with anything creamy.",
+             "My back won't take a long car journey these days.",
+             "My husband has a heart condition, so he takes it slowly.",
+             "I'm not allowed behind the wheel until the scan comes back.",
+             "I'm stuck in a cast until the end of next month.",
+             "With me between jobs, we're counting every penny.",
+             "We're living off my wife's salary while I retrain.",
+             "Someone has to sit with Dad after six since his carer leaves.",
+             "My sister and my mum haven't spoken since the wedding.",
+             "The consultant has put me on a low-iodine plan for the scan.",
+             "I get really anxious in crowds, so big venues are hard.",
+             "We can't do anything on Sunday mornings, that's church for us.",
+             "I'm out the door by three every afternoon for the nursery pickup.",
+             "Even a splash of cream does me in since the operation.",
+             "These painkillers make me groggy, so I shouldn't be driving.",
+             "We rely on the buses since the car went.",
+             "Thirty pounds is my limit for the secret Santa.",
+             "The flat has to stay cool for the baby."]
+    assert [s for s in needs if kind_of(s) != "constraint"] == []
+
+
+def test_an_agreement_is_read_by_the_act_that_made_it() -> None:
+    agreements = ["The kids and I struck a deal: screens off at seven on school nights.",
+                  "My partner and I shook hands on it, whoever cooks doesn't wash up.",
+                  "The partners signed off on me leading the Oslo project from March.",
+                  "The head green-lit the trip to the science museum.",
+                  "Right, it's booked: the stag do is go-karting in Leeds.",
+                  "I've signed up for the Manchester 10k in May.",
+                  "We've paid the deposit on the venue for the christening.",
+                  "We had a family chat and Christmas will be at ours this year.",
+                  "The family voted and the new puppy is called Pickle.",
+                  "Everyone's chipping in for Gran's new armchair.",
+                  "We put our names down for the street party bake-off.",
+                  "The school has approved our request for term-time leave.",
+                  "The dates are settled: we fly out on the 3rd and back on the 17th.",
+                  "Fine, Nando's it is for her birthday, I'll ring them tomorrow."]
+    assert [s for s in agreements if kind_of(s) != "decision"] == []
+
+
+def test_ordinary_talk_with_the_same_words_is_neither() -> None:
+    ordinary = ["I'm not allowed to tell you what I got you for your birthday!",
+                "The kids were stuck in traffic for an hour yesterday.",
+                "Mum booked a haircut last Tuesday and loved it.",
+                "I shook hands with the mayor at the opening.",
+                "The deal on the TV was too good to pass up.",
+                "We had a chat about the weather and the football.",
+                "My friend's brother can't stand jazz.",
+                "My colleague is on a low-carb diet and keeps talking about it.",
+                "Since we last talked, work has been piling up and I've been stuck inside.",
+                "It reminded me of when I couldn't walk my dogs because of a knee injury.",
+                "I signed up for a newsletter about gardening years ago.",
+                "Someone has to win the raffle, might as well be me."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
+def test_probe_sets_nine_to_eleven() -> None:
+    """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
+    before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20
+    ordinary as neither); sets 10 (20, 10, 10) and 11 (20, 10, 10), each written after the
+    classes before it and measured once (10: 15, 4, 10 of 10; 11: 14, 7, 10 of 10; main the
+    same); each then tuned on. The council's approval of a park in another town is read as an
+    agreement (as main reads it); 'Cigarette smoke brings on an asthma attack' names no holder."""
+    rows = [json.loads(x) for x in (DATA / "standing_kinds.jsonl").read_text().splitlines()
+            if x.strip()]
+    for n, needs, agreements, ordinary in ((9, 24, 16, 19), (10, 20, 10, 10), (11, 19, 10, 10)):
+        said = [r for r in rows if r["set"] == n]
+        for kind, least in (("constraint", needs), ("decision", agreements)):
+            missed = [r["text"] for r in said if r["kind"] == kind and kind_of(r["text"]) != kind]
+            assert sum(r["kind"] == kind for r in said) - len(missed) >= least, missed
+        assert sum(kind_of(r["text"]) not in ("constraint", "decision")
+                   for r in said if r["kind"] == "other") >= ordinary
+
+
+def test_the_written_reference_sets_d_and_e() -> None:
+    """tests/data/reference_written_d.jsonl and e.jsonl, said in passing in longer messages,
+    measured before they were tuned on (d: 1 of 4 needs, 1 of 4 agreements; e: 8 of 12 and 4
+    of 6): some sentence of each need is filed as a need, of each agreement as an agreement.
+    Set f is kept for the unseen measure and is not asserted here."""
+    for name in ("d", "e"):
+        rows = [json.loads(x) for x in (DATA / f"reference_written_{name}.jsonl")
+                .read_text(encoding="utf-8").splitlines() if x.strip()]
+        missed = [r["fact"] for r in rows if r["kind"] in ("constraint", "decision")
+                  and r["kind"] not in {kind_of(s) for s in
+                                        carry_holders(split_sentences(r["fact"]))}]
+        assert missed == [], (name, missed)
