@@ -74,6 +74,20 @@ FILED = {
         ("Which tyres suit my Kia Niro?", "Kia Niro"),
         ("My ISA is about 20k, is that too much in cash?", "20k"),
     ],
+    "name's": [  # "'s" after a name is "is": no imperative verb
+        ("Evie's 13 now, a proper teenager.", "13"),
+        ("Rafa's at Screwfix these days.", "Screwfix"),
+        ("Bruno's on Royal Canin now, the vet recommended it.", "Royal Canin"),
+    ],
+    "a named person's milestone": [
+        ("Noor passed her theory test at the second attempt.", "theory test"),
+        ("Kwame graduated last summer, first in the family to.", "graduated"),
+        ("Grandad traded the caravan in for a little motorhome.", "motorhome"),
+    ],
+    "a clause chain": [
+        ("The Fiesta died on the M6 so in the end I sold it and bought a Yaris.", "Yaris"),
+        ("The landlord kept putting the rent up so we moved to Hebden Bridge.", "Hebden"),
+    ],
     "because": [
         ("Because my husband works Sundays, we eat out on Saturdays.", "husband works Sundays"),
     ],
@@ -94,6 +108,8 @@ NOT_FILED = [
     "How do I fix my Python code?",
     "Emma, the one with the red coat, what did she say?",
     "Thanks, that sounds lovely.",
+    "Mike's a legend.",  # a name's "'s": no fact without a specific
+    "The match was tense and we were all shouting at the telly.",  # a chain, nothing specific
 ]
 
 
@@ -167,3 +183,28 @@ def test_a_thing_owned_by_its_name_inside_a_question() -> None:
     assert owned_named("How do I stop my Mac from sleeping?") == "I have a Mac."
     assert owned_named("Should I tell my landlord, Mr Hughes, about the leak?") == \
         "Mr Hughes, my landlord."
+
+
+def test_talk_that_names_nothing_files_nothing_a_fact_beside_it_does() -> None:
+    """A resolve with no thing of its own, support aimed at the listener, a passing state or an
+    opinion about the world are talk; the same frames holding a fact of the speaker's are not."""
+    talk = ["I'm gonna keep at it and see where it goes.",
+            "I'll definitely check it out at some point.",
+            "I'll let you know how it all goes!",
+            "I'm really proud of you for sticking with it.",
+            "I'm always here for you.",
+            "Honestly I'm shattered today.",
+            "I reckon the traffic will be bad tomorrow."]
+    for text in talk:
+        assert _records(text) == [], text
+    facts = [("I'll keep you posted about the flat in Hove.", "Hove"),
+             ("I reckon we're moving to Stroud next spring.", "Stroud"),
+             ("I'm going to try the 6 a.m. spin class.", "spin"),
+             ("I'm shattered, the twins were up at 4.", "twins")]
+    for text, key in facts:
+        assert _filed(text, key), (text, _records(text))
+    # a participant's name is no specific: "..., John" still names nothing
+    m = Message(id=1, thread_id="t", seq=1, role="user", content="I'll let you know, Maya!",
+                ts=0.0, tokens=6, name="Ravi")
+    assert extract([m], include_assistant=False)["records"] == [] or \
+        not is_fact("I'll let you know, Maya!", frozenset({"maya", "ravi"}))

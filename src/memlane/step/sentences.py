@@ -114,11 +114,28 @@ _SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|
 # An attitude toward the listener or the talk, not a fact: "I'm sure you'll find it", "I hope
 # you...", "I can't believe it", "I'm so glad we talked". What follows the frame is judged.
 _ATTITUDE = re.compile(
-    r"^(?:i\s*'?m\s+(?:so\s+|really\s+|very\s+)?(?:sure|glad|happy|sorry|excited|thrilled|"
-    r"proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
-    r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|"
+    r"^(?:i\s*'?m\s+(?:(?:so|really|very|super|truly|always|just|totally)\s+)*(?:sure|glad|"
+    r"happy|sorry|excited|thrilled|proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
+    r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|reckon|suppose|doubt|"
+    r"imagine|feel\s+like|"
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
+
+# Talk, not a fact, when it names nothing (`_specific`): a resolve with no thing of its own
+# ("I'm gonna keep pushing forward", "I'll definitely check it out", "I'll let you know how it
+# goes"), the listener as the object of the speaker's support ("I'm here for you", "I owe you
+# one"), a passing state ("I'm knackered now").
+_TALK = re.compile(
+    r"^(?:i|we)(?:'m|\s+am|'re|\s+are)?\s*(?:gonna|going\s+to|'ll|will)\s+"
+    r"(?:(?:definitely|totally|def|really|just|always|also|still)\s+)*(?:keep\b|never\s+give\s+up"
+    r"|stay\s+(?:positive|strong|focused|motivated)|check\s+(?:it|them|that|this)\s+out"
+    r"|add\s+(?:it|that|them|this)\s+to|reach\s+out|let\s+you\s+know|be\s+tuning\s+in"
+    r"|try\s+(?:it|that|this)|have\s+a\s+blast|see\s+(?:what|how))"
+    r"|\b(?:proud\s+of|here\s+for|there\s+for|happy\s+for|support|owe|miss|have|thank|"
+    r"by)\s+(?:you|your\s+side)\b"
+    r"|^(?:i'?m|i\s+am)\s+(?:(?:so|really|absolutely|completely|totally|well|proper)\s+)?"
+    r"(?:knackered|shattered|exhausted|tired|starving|stuffed|freezing|boiling|bored|sleepy|"
+    r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$", re.I)
 
 
 # Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
@@ -212,12 +229,13 @@ def is_request(sentence: str) -> bool:
     words = ANY_WORD.findall(body.replace("\u2019", "'"))
     if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
             not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
+            not words[0].lower().endswith("'s") and \
             not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
             (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
             not _COPULA.search(body) and \
             not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
         return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
-    return False
+    return False  # (a first word with "'s" is no verb: "Evie's 13 now" is Evie's age)
 
 
 # A pet's or a person's introduction with their name: "She's a corgi called Biscuit".
@@ -232,14 +250,19 @@ _NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME_FACT = re.compile(
     rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
-    r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
+    r"(?:\s+|'s\s+|\u2019s\s+|(?=['\u2019]s\s))"
+    r"(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
     r"started|left|retired|switched|changed|transferred|joined|quit|relocated|a\s+new|"
+    # a milestone: "Jas passed her driving test", "Kai graduated in July", "Nia had a baby"
+    r"passed|failed|graduated|qualified|bought|sold|adopted|became|won|broke|finished|"
+    r"had\s+(?:a\s+baby|twins|(?:an?\s+)?(?:op|operation|surgery|stroke|fall))|"
     r"been\s+[a-z]+ed|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
-    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*"
-    r"|on\s+(?-i:[A-Z])\w*))\b",
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:an?|"
+    # where or what they are: "Rafa's at Screwfix", "Evie's 13 now"
+    r"(?P<where>at|in|with|\d|(?-i:[A-Z])\w*|on\s+(?-i:[A-Z])\w*)))\b",
     re.I)
 
 
@@ -284,6 +307,21 @@ _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|d
                           re.I)
 
 
+# A clause chain whose later clause is the speaker's: "The Corsa failed its MOT so badly I
+# scrapped it and got a Honda Jazz" (with a specific after it, not "... and we talked a lot").
+_CHAIN_LINK = re.compile(r"\b(?:so|and|but|then|that|so\s+(?:[a-z]+ly|much|bad|long)"
+                         r"(?:\s+that)?)\s*$", re.I)
+_NOT_SPECIFIC = frozenset("i i'm i've i'd i'll".split())
+
+
+def _specific(text: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` names something: a number, or a capitalised word that is neither "I"
+    nor one of `names` (the participants', lower case: "..., John" names no thing)."""
+    return any(w[0].isdigit() or (w[0].isupper() and w.lower() not in _NOT_SPECIFIC and
+                                  w.lower() not in names)
+               for w in ANY_WORD.findall(text.replace("\u2019", "'")))
+
+
 def routine_changed(body: str) -> bool:
     """Whether `body` says a routine of the speaker's, by its bare name, changed ("Japanese
     class has moved online", "Book club switched to Wednesdays")."""
@@ -318,6 +356,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     if dropped_subject(body) and len(content) >= 2:
         return True  # the speaker's own news with the subject dropped
     if first is not None:
+        if _TALK.search(body) and not _specific(body, names):
+            return False  # "I'll let you know how it goes", "I'm here for you"
         frame = _ATTITUDE.match(body)
         if frame is not None:
             rest = body[frame.end():]
@@ -331,7 +371,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         # ("something awesome happened since we talked").
         before = body[:first.start()]
         if content and (len(ANY_WORD.findall(before)) <= 3 or _LEAD_PHRASE.match(before) or
-                        re.search(r"[,;:\u2013\u2014-]\s*$", before)):
+                        re.search(r"[,;:\u2013\u2014-]\s*$", before) or
+                        (_CHAIN_LINK.search(before) and _specific(body[first.end():], names))):
             return True
     if (_PRONOUN_FACT.match(body) or _PRONOUN_GONE.search(body)) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
@@ -356,7 +397,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     named = _NAME_FACT.match(body)
     if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
                                FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and
-                               len(content) >= 3)) and \
+                               len(content) >= (2 if named.group("where") else 3))) and \
             (not words or words[0].lower() not in names) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "She's a corgi called Biscuit": someone of the speaker's, named

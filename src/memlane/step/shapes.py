@@ -197,7 +197,8 @@ _KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma
 _KIN_DOES = re.compile(
     rf"^{_KIN}(?:(?:'s|\u2019s|\s+has|\s+had)?\s+(?:(?:just|finally|recently|now|also)\s+)?"
     rf"(?:got\s+(?!(?:to|a\s+point|a\s+lot|it|that|this|home|back|up|in|there|nothing)\b)|"
-    rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|adopted|became|"
+    rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|traded|swapped|"
+    rf"scrapped|adopted|became|"
     rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b)"
     rf"|(?:'s|\u2019s|\s+is|\s+was)\s+(?:now\s+)?(?:on|in|at|with)\s+(?:(?:a|an|the)\s+"
     rf"(?!(?:mood|hurry|rush|bit|state|huff|good|bad|funny|right)\b)|(?-i:[A-Z])))", re.I)
