@@ -194,7 +194,9 @@ def test_talk_that_names_nothing_files_nothing_a_fact_beside_it_does() -> None:
             "I'm really proud of you for sticking with it.",
             "I'm always here for you.",
             "Honestly I'm shattered today.",
-            "I reckon the traffic will be bad tomorrow."]
+            "I reckon the traffic will be bad tomorrow.",
+            "We can all make a difference together!",
+            "We'll definitely check it out at some point."]
     for text in talk:
         assert _records(text) == [], text
     facts = [("I'll keep you posted about the flat in Hove.", "Hove"),

@@ -117,7 +117,6 @@ _ATTITUDE = re.compile(
     r"^(?:i\s*'?m\s+(?:(?:so|really|very|super|truly|always|just|totally)\s+)*(?:sure|glad|"
     r"happy|sorry|excited|thrilled|proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
     r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|reckon|suppose|doubt|"
-    r"imagine|feel\s+like|"
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
 
@@ -131,6 +130,17 @@ _TALK = re.compile(
     r"|stay\s+(?:positive|strong|focused|motivated)|check\s+(?:it|them|that|this)\s+out"
     r"|add\s+(?:it|that|them|this)\s+to|reach\s+out|let\s+you\s+know|be\s+tuning\s+in"
     r"|try\s+(?:it|that|this)|have\s+a\s+blast|see\s+(?:what|how))"
+    r"|^(?:i|we)\s+(?:won't|will\s+not|'?m\s+not\s+going\s+to)\s+(?:ever\s+)?(?:quit|give\s+up|stop"
+    r"|let\s+(?:this|it|that|them|anything)\s)"
+    r"|^(?:i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:so|really|still|just|trying\s+to)\s+)?"
+    r"(?:determined|optimistic|motivated|(?:staying|stay)\s+(?:positive|optimistic|upbeat|strong"
+    r"|motivated|focused))(?:\s+about\s+(?:it|this|that)(?:\s+all)?)?\W*$"
+    r"|^(?:i|we)(?:'d|\s+would)?\s+(?:might|should|need\s+to|(?:'d\s+|would\s+)?love\s+to)\s+"
+    r"(?:try\s+(?:it|that|this|one)|give\s+(?:it|that|this)\s+a\s+(?:go|try|shot)|join\s+in)\b"
+    r"|^(?:i|we)\s+(?:really\s+)?(?:love|like|admire|adore|respect|appreciate)\s+(?:that|how|when"
+    r"|the\s+way)\s+you\b"
+    r"|^we\s+(?:can|could|should)\s+(?:(?:all|really|both|totally|still)\s+)*(?:make|build|bring"
+    r"|do|keep|change)\b|^i\s+(?:can(?:'t|not)?|could(?:n't)?)\s+(?:just\s+|only\s+)?imagine\b"
     r"|\b(?:proud\s+of|here\s+for|there\s+for|happy\s+for|support|owe|miss|have|thank|"
     r"by)\s+(?:you|your\s+side)\b"
     r"|^(?:i'?m|i\s+am)\s+(?:(?:so|really|absolutely|completely|totally|well|proper)\s+)?"
@@ -311,12 +321,14 @@ _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|d
 # scrapped it and got a Honda Jazz" (with a specific after it, not "... and we talked a lot").
 _CHAIN_LINK = re.compile(r"\b(?:so|and|but|then|that|so\s+(?:[a-z]+ly|much|bad|long)"
                          r"(?:\s+that)?)\s*$", re.I)
-_NOT_SPECIFIC = frozenset("i i'm i've i'd i'll".split())
+_NOT_SPECIFIC = frozenset("""i i'm i've i'd i'll we we're we've we'd we'll my our me us it it's
+    this that the a an so and but honestly yeah""".split())
+"""Capitalised words that name nothing (a sentence opens with them)."""
 
 
 def _specific(text: str, names: frozenset[str] = frozenset()) -> bool:
-    """Whether `text` names something: a number, or a capitalised word that is neither "I"
-    nor one of `names` (the participants', lower case: "..., John" names no thing)."""
+    """Whether `text` names something: a number, or a capitalised word that is neither a
+    pronoun ("I", "We") nor one of `names` (the participants', lower case: "..., John" names no thing)."""
     return any(w[0].isdigit() or (w[0].isupper() and w.lower() not in _NOT_SPECIFIC and
                                   w.lower() not in names)
                for w in ANY_WORD.findall(text.replace("\u2019", "'")))
