@@ -328,7 +328,8 @@ _NOT_SPECIFIC = frozenset("""i i'm i've i'd i'll we we're we've we'd we'll my ou
 
 def _specific(text: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether `text` names something: a number, or a capitalised word that is neither a
-    pronoun ("I", "We") nor one of `names` (the participants', lower case: "..., John" names no thing)."""
+    pronoun ("I", "We") nor one of `names` (the participants', lower case: "..., John" names
+    no thing)."""
     return any(w[0].isdigit() or (w[0].isupper() and w.lower() not in _NOT_SPECIFIC and
                                   w.lower() not in names)
                for w in ANY_WORD.findall(text.replace("\u2019", "'")))
