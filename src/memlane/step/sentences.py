@@ -34,6 +34,11 @@ ABBREVIATIONS = frozenset(
 # A candidate end: terminal punctuation (and closing quotes/brackets), then white space.
 _END = re.compile(r"""[.!?\u2026]+["')\]\u201d\u2019]*(?=\s)""")
 _OPENER = re.compile(r"""\s*["'(\[\u201c\u2018]*[A-Z0-9]""")
+# Chat typed in lower case: "lol same. my sister Jo is a midwife. anyway, what ...?" A word
+# that opens a statement (the speaker, theirs, an interjection) starts a sentence after an end.
+_LOWER_OPENER = re.compile(r"""\s*(?:i|i'm|im|i've|ive|i'd|i'll|my|we|we're|we've|our|anyway|
+    anyways|btw|lol|haha|oh|also|yeah|ok|okay|she|he|she's|he's|it's|they|they're|what|how|
+    when|where|why|who|tbh|honestly|omg|ugh|hey|hi|thanks|sorry)(?=[\s,!?.'\u2019])""", re.X)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -50,7 +55,7 @@ def split_sentences(text: str) -> list[str]:
         for m in _END.finditer(block):
             end = m.end()
             rest = block[end:]
-            if not _OPENER.match(rest):
+            if not _OPENER.match(rest) and not _LOWER_OPENER.match(rest):
                 continue  # the next word is lower case (or nothing follows): same sentence
             if m.group().rstrip("\"')]\u201d\u2019") == ".":
                 before = block[start:m.start()].split()
@@ -58,6 +63,8 @@ def split_sentences(text: str) -> list[str]:
                 bare = word.lstrip("\"'([\u201c\u2018").replace(".", "").lower()
                 if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
                     continue  # "Dr. Okafor", "J. Smith", "e.g. Lisbon"
+                if "." in word.rstrip(".") and not _OPENER.match(rest):
+                    continue  # "in the U.K. and my sister ...": an initialism, lower case after
             piece = block[start:end].strip()
             if piece:
                 out.append(piece)
