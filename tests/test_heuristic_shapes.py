@@ -196,13 +196,18 @@ def test_talk_that_names_nothing_files_nothing_a_fact_beside_it_does() -> None:
             "Honestly I'm shattered today.",
             "I reckon the traffic will be bad tomorrow.",
             "We can all make a difference together!",
-            "We'll definitely check it out at some point."]
+            "We'll definitely check it out at some point.",
+            "I totally agree, Priya.",
+            "Yeah, I remember you mentioning the roadworks.",
+            "I'd love to see a photo!"]
     for text in talk:
         assert _records(text) == [], text
     facts = [("I'll keep you posted about the flat in Hove.", "Hove"),
              ("I reckon we're moving to Stroud next spring.", "Stroud"),
              ("I'm going to try the 6 a.m. spin class.", "spin"),
-             ("I'm shattered, the twins were up at 4.", "twins")]
+             ("I'm shattered, the twins were up at 4.", "twins"),
+             ("I remember my first car was a Fiat Panda.", "Fiat Panda"),
+             ("I'd love to retire to Tenby one day.", "Tenby")]
     for text, key in facts:
         assert _filed(text, key), (text, _records(text))
     # a participant's name is no specific: "..., John" still names nothing

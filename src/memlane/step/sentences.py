@@ -123,7 +123,8 @@ _SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|
 _ATTITUDE = re.compile(
     r"^(?:i\s*'?m\s+(?:(?:so|really|very|super|truly|always|just|totally)\s+)*(?:sure|glad|"
     r"happy|sorry|excited|thrilled|proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
-    r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|reckon|suppose|doubt|"
+    r"i\s+(?:(?:really|do|totally|completely|fully|definitely|just|so|still)\s+)*(?:hope|think|"
+    r"bet|guess|believe|wish|reckon|suppose|doubt|remember|get(?=\s+(?:how|why|what|that|it)\b)|"
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
 
@@ -146,6 +147,7 @@ _TALK = re.compile(
     r"(?:try\s+(?:it|that|this|one)|give\s+(?:it|that|this)\s+a\s+(?:go|try|shot)|join\s+in)\b"
     r"|^(?:i|we)\s+(?:really\s+)?(?:love|like|admire|adore|respect|appreciate)\s+(?:that|how|when"
     r"|the\s+way)\s+you\b"
+    r"|^(?:i|we)(?:'d|\s+would)\s+(?:really\s+|so\s+)?love\s+to\b"
     r"|^we\s+(?:can|could|should)\s+(?:(?:all|really|both|totally|still)\s+)*(?:make|build|bring"
     r"|do|keep|change)\b|^i\s+(?:can(?:'t|not)?|could(?:n't)?)\s+(?:just\s+|only\s+)?imagine\b"
     r"|\b(?:proud\s+of|here\s+for|there\s+for|happy\s+for|support|owe|miss|have|thank|"
