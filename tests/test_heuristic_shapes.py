@@ -88,6 +88,18 @@ FILED = {
         ("The Fiesta died on the M6 so in the end I sold it and bought a Yaris.", "Yaris"),
         ("The landlord kept putting the rent up so we moved to Hebden Bridge.", "Hebden"),
     ],
+    "their thing named": [
+        ("The twins' nursery is Little Acorns, two streets away.", "Little Acorns"),
+        ("Our son's football coach is Mr Baptiste.", "Baptiste"),
+    ],
+    "sent me": [
+        ("The agency's posting me to Aberdeen from April.", "Aberdeen"),
+        ("Head office are relocating us to Swindon next year.", "Swindon"),
+    ],
+    "a connective first": [  # no command: "Meanwhile" is no verb
+        ("Meanwhile my car's failed its MOT on the brakes.", "MOT"),
+        ("Plus our landlord is selling the flat in June.", "June"),
+    ],
     "because": [
         ("Because my husband works Sundays, we eat out on Saturdays.", "husband works Sundays"),
     ],

@@ -112,6 +112,10 @@ _SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll o
     through until because cos although though once unless whereas""".split())
 _OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
     her your up out down about""".split())
+# Words that open a statement before its subject, never a command: "Meanwhile my boiler packed
+# in", "Turns out my landlord ...", "Plus our car's in the garage".
+_CONNECTIVES = frozenset("""meanwhile otherwise besides plus then now also anyway anyways btw ps
+    turns tbh apparently""".split())
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'd|we'll|our|"
                            r"ours|us|me)\b", re.I)
 # The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
@@ -248,7 +252,7 @@ def is_request(sentence: str) -> bool:
     words = ANY_WORD.findall(body.replace("\u2019", "'"))
     if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
             not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
-            not words[0].lower().endswith("'s") and \
+            not words[0].lower().endswith("'s") and words[0].lower() not in _CONNECTIVES and \
             not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
             (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
             not _COPULA.search(body) and \
@@ -311,7 +315,8 @@ _SINCE_CLAUSE = re.compile(r"^(?:ever\s+)?since\s+[^,?]{3,60},\s+([^?]{8,})$", r
 _THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\s+days)\b", re.I)
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
-                         r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
+                         r"promoted|bumped|signed|sending|sent|relocating|relocated|posting|"
+                         r"posted|seconding|seconded|moving|transferring)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
                          r"on\s+)?(?:to|onto|into|on)\b(?!\s+(?:tears|laughter|action|despair|"
                          r"hold|the\s+spot|edge|notice|speaker|the\s+list))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"

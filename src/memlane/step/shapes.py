@@ -133,6 +133,12 @@ _PLURAL_VERB = re.sub(r"\s+", "", _PLURAL_VERB)
 _THE_RELATION = re.compile(
     rf"^(?:the|our)\s+(?:(?:little|older|younger|eldest|youngest|new|old|two|three)\s+)?"
     rf"(?:{_RELATION_WORDS})s?\s+(?:{_VERB}|{_PLURAL_VERB})[^?]*?(?:\b(?-i:[A-Z])|\d)", re.I)
+# "The kids' school is St Wilfrid's", "The dog's vet is Dr Shah": a thing of the speaker's
+# people (by "the" or "our"), named.
+_THEIR_THING_NAMED = re.compile(
+    rf"^(?:the|our)\s+(?:(?:little|older|younger|eldest|youngest|two|three)\s+)?"
+    rf"(?:{_RELATION_WORDS})(?:s'|'s|\u2019s|s\u2019)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+\s+"
+    rf"(?:is|are|was|were)\s+(?:now\s+|still\s+)?(?:(?-i:[A-Z])|\d)", re.I)
 # "The piano belonged to my grandad, it's a Bechstein": a thing (by "the") in a statement about
 # the speaker's (my, our, me, us) that names it.
 _THE_THING = re.compile(rf"^(?:the|our)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+\s+{_VERB}", re.I)
@@ -260,6 +266,7 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
     if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or kin_fact(s) or \
+            _THEIR_THING_NAMED.match(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
             _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
         return True
