@@ -100,6 +100,18 @@ FILED = {
         ("Meanwhile my car's failed its MOT on the brakes.", "MOT"),
         ("Plus our landlord is selling the flat in June.", "June"),
     ],
+    "kin by a bare family word, then a pronoun": [
+        ("Spent the day at A&E with Gran, she's had a bad fall but she's home now.", "fall"),
+        ("Grandpa has Alzheimer's, so visits are hard.", "Alzheimer"),
+    ],
+    "a question after a statement": [
+        ("I'm on warfarin, is ibuprofen okay?", "warfarin"),
+        ("The van's insurance renews on 3 June, remind me a week before?", "3 June"),
+    ],
+    "a name's change": [
+        ("Wifey's just been made a partner at the firm, so we're celebrating.", "partner"),
+        ("Aisha's off to Durham to do medicine in October.", "Durham"),
+    ],
     "because": [
         ("Because my husband works Sundays, we eat out on Saturdays.", "husband works Sundays"),
     ],

@@ -280,12 +280,12 @@ _NAME_FACT = re.compile(
     # a milestone: "Jas passed her driving test", "Kai graduated in July", "Nia had a baby"
     r"passed|failed|graduated|qualified|bought|sold|adopted|became|won|broke|finished|"
     r"had\s+(?:a\s+baby|twins|(?:an?\s+)?(?:op|operation|surgery|stroke|fall))|"
-    r"been\s+[a-z]+ed|"
+    r"been\s+(?:[a-z]+ed|made|given|told|taken|offered)|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
     r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:an?|"
     # where or what they are: "Rafa's at Screwfix", "Evie's 13 now"
-    r"(?P<where>at|in|with|\d|(?-i:[A-Z])\w*|on\s+(?-i:[A-Z])\w*)))\b",
+    r"(?P<where>at|in|with|\d|(?-i:[A-Z])\w*|on\s+(?-i:[A-Z])\w*|(?:off|moving|heading)\s+to)))\b",
     re.I)
 
 

@@ -211,8 +211,10 @@ _KIN_DOES = re.compile(
 # An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
 # penicillin", "Mum's diabetic".
 _ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
-        r"cancer|dementia|gout|norovirus|adhd|autism|type\s+[12]|a\s+(?:bad\s+|nasty\s+)?"
-        r"(?:cold|virus|bug|stomach\s+bug|(?:chest|ear|eye|kidney)\s+infection|concussion)"
+        r"cancer|dementia|gout|norovirus|adhd|autism|type\s+[12]|parkinson'?s|alzheimer'?s|"
+        r"an?\s+(?:(?:bad|nasty|minor|mild|small|major|massive|slight)\s+)?"
+        r"(?:cold|virus|bug|stomach\s+bug|(?:chest|ear|eye|kidney)\s+infection|concussion|stroke"
+        r"|heart\s+attack|seizure|fall|breakdown|op|operation|miscarriage)"
         r"|(?:a\s+)?(?:broken|sprained|fractured|torn)\s+[a-z]+)\b")
 _UNWELL = re.compile(
     rf"^(?:{_KIN}|(?P<name>{_NAME}))(?:(?:'s|\u2019s|\s+has)\s+(?:just\s+)?(?:got|caught)|"
@@ -299,7 +301,7 @@ _PERSON_DOES = re.compile(
     rf"moved|moving|lives|living|works|working|switched|started|starting|joined|left|leaving|quit|"
     rf"retired|changed|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
     rf"going|plays|wants|plans|planning|hopes|hoping|passed|bought|sold|adopted|became|turned|"
-    rf"expecting|owns|runs|drives|attends)\b"
+    rf"expecting|owns|runs|drives|attends|been\s+(?:made|given|offered|told|[a-z]+ed))\b"
     rf"|^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
     rf"(?:an?|at|with|the|my|our)\s", re.I)
 
