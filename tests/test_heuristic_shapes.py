@@ -210,13 +210,11 @@ def test_a_thing_owned_by_its_name_inside_a_question() -> None:
 
 
 def test_talk_that_names_nothing_files_nothing_a_fact_beside_it_does() -> None:
-    """A resolve with no thing of its own, support aimed at the listener, a passing state or an
-    opinion about the world are talk; the same frames holding a fact of the speaker's are not."""
-    talk = ["I'm gonna keep at it and see where it goes.",
+    """A promise or a wish with no thing of its own, a passing state or an opinion about the
+    world are talk; the same frames holding a fact of the speaker's are not."""
+    talk = ["I'll see how it goes.",
             "I'll definitely check it out at some point.",
             "I'll let you know how it all goes!",
-            "I'm really proud of you for sticking with it.",
-            "I'm always here for you.",
             "Honestly I'm shattered today.",
             "I reckon the traffic will be bad tomorrow.",
             "We can all make a difference together!",

@@ -132,21 +132,18 @@ _ATTITUDE = re.compile(
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
 
-# Talk, not a fact, when it names nothing (`_specific`): a resolve with no thing of its own
-# ("I'm gonna keep pushing forward", "I'll definitely check it out", "I'll let you know how it
-# goes"), the listener as the object of the speaker's support ("I'm here for you", "I owe you
-# one"), a passing state ("I'm knackered now").
+# Talk, not a fact, when it names nothing (`_specific`): a promise to the listener ("I'll
+# definitely check it out", "I'll let you know how it goes"), a maybe about "it" ("I might try
+# it sometime"), a wish ("I'd love to see a photo!"), liking how the listener does something,
+# "we can all make a difference", a passing state ("I'm knackered now"). A resolve ("I'm gonna
+# keep at it") or support ("I'm here for you") stays: a turn's only record, it points a later
+# question at what the turn said.
 _TALK = re.compile(
     r"^(?:i|we)(?:'m|\s+am|'re|\s+are)?\s*(?:gonna|going\s+to|'ll|will)\s+"
-    r"(?:(?:definitely|totally|def|really|just|always|also|still)\s+)*(?:keep\b|never\s+give\s+up"
-    r"|stay\s+(?:positive|strong|focused|motivated)|check\s+(?:it|them|that|this)\s+out"
-    r"|add\s+(?:it|that|them|this)\s+to|reach\s+out|let\s+you\s+know|be\s+tuning\s+in"
-    r"|try\s+(?:it|that|this)|have\s+a\s+blast|see\s+(?:what|how))"
-    r"|^(?:i|we)\s+(?:won't|will\s+not|'?m\s+not\s+going\s+to)\s+(?:ever\s+)?(?:quit|give\s+up|stop"
-    r"|let\s+(?:this|it|that|them|anything)\s)"
-    r"|^(?:i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:so|really|still|just|trying\s+to)\s+)?"
-    r"(?:determined|optimistic|motivated|(?:staying|stay)\s+(?:positive|optimistic|upbeat|strong"
-    r"|motivated|focused))(?:\s+about\s+(?:it|this|that)(?:\s+all)?)?\W*$"
+    r"(?:(?:definitely|totally|def|really|just|always|also|still)\s+)*(?:"
+    r"check\s+(?:it|them|that|this)\s+out|add\s+(?:it|that|them|this)\s+to|reach\s+out"
+    r"|let\s+you\s+know|be\s+tuning\s+in|try\s+(?:it|that|this)|have\s+a\s+blast"
+    r"|see\s+(?:what|how))"
     r"|^(?:i|we)(?:'d|\s+would)?\s+(?:might|should|need\s+to|(?:'d\s+|would\s+)?love\s+to)\s+"
     r"(?:try\s+(?:it|that|this|one)|give\s+(?:it|that|this)\s+a\s+(?:go|try|shot)|join\s+in)\b"
     r"|^(?:i|we)\s+(?:really\s+)?(?:love|like|admire|adore|respect|appreciate)\s+(?:that|how|when"
@@ -154,8 +151,6 @@ _TALK = re.compile(
     r"|^(?:i|we)(?:'d|\s+would)\s+(?:really\s+|so\s+)?love\s+to\b"
     r"|^we\s+(?:can|could|should)\s+(?:(?:all|really|both|totally|still)\s+)*(?:make|build|bring"
     r"|do|keep|change)\b|^i\s+(?:can(?:'t|not)?|could(?:n't)?)\s+(?:just\s+|only\s+)?imagine\b"
-    r"|\b(?:proud\s+of|here\s+for|there\s+for|happy\s+for|support|owe|miss|have|thank|"
-    r"by)\s+(?:you|your\s+side)\b"
     r"|^(?:i'?m|i\s+am)\s+(?:(?:so|really|absolutely|completely|totally|well|proper)\s+)?"
     r"(?:knackered|shattered|exhausted|tired|starving|stuffed|freezing|boiling|bored|sleepy|"
     r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$", re.I)
@@ -252,13 +247,18 @@ def is_request(sentence: str) -> bool:
     words = ANY_WORD.findall(body.replace("\u2019", "'"))
     if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
             not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
-            not words[0].lower().endswith("'s") and words[0].lower() not in _CONNECTIVES and \
+            not _NAME_S.match(words[0]) and words[0].lower() not in _CONNECTIVES and \
             not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
             (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
             not _COPULA.search(body) and \
             not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
         return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
-    return False  # (a first word with "'s" is no verb: "Evie's 13 now" is Evie's age)
+    return False  # (a name with "'s" is no verb: "Evie's 13 now" is Evie's age)
+
+
+# A name's "'s" ("Evie's", "Rafa's"), not "Here's" or "What's".
+_NAME_S = re.compile(r"^(?!(?:Here|There|That|What|Who|Where|How|When|Why|It|Let|This|Everything"
+                     r"|Nothing|Something|Everyone|Someone|Nobody)'s$)(?-i:[A-Z][a-z]+)'s$")
 
 
 # A pet's or a person's introduction with their name: "She's a corgi called Biscuit".
