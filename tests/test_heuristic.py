@@ -125,6 +125,30 @@ def test_split_sentences_knows_abbreviations_initials_and_decimals() -> None:
     assert split_sentences("") == []
 
 
+def test_split_sentences_reads_chat_typed_in_lower_case() -> None:
+    # a statement's opening word ("my", "we", "anyway") starts a sentence after an end
+    assert split_sentences("lol same. my brother Kev is a roofer now. anyway how was it?") == [
+        "lol same.", "my brother Kev is a roofer now.", "anyway how was it?"]
+    # not after an abbreviation or an initialism, nor before any other lower-case word
+    assert split_sentences("We left at 5 p.m. we were late.") == ["We left at 5 p.m. we were late."]
+    assert split_sentences("I live in the U.K. my sister doesn't.") == [
+        "I live in the U.K. my sister doesn't."]
+    assert split_sentences("It cost approx. ten pounds.") == ["It cost approx. ten pounds."]
+    # so the fact in the middle of a lower-case message is no part of its question
+    m = Message(id=1, thread_id="t", seq=1, role="user", tokens=20, ts=0.0,
+                content="haha yes. my sister Nell is a vet in Ripon. what do you think?")
+    assert [r["text"] for r in extract([m])["records"]] == ["My sister Nell is a vet in Ripon."]
+
+
+def test_a_fact_about_the_speakers_people_outranks_passing_events_in_a_long_message() -> None:
+    m = Message(id=1, thread_id="t", seq=1, role="user", tokens=80, ts=0.0, content=(
+        "Mad week. Drove to Derby on Monday for a course, then the train home was cancelled at "
+        "Stoke. Took four hours for the replacement bus to come. Anyway, Tom's started at "
+        "Bramcote College now, so that's sorted. Also booked a table at Zizzi for Friday."))
+    texts = [r["text"] for r in extract([m])["records"]]
+    assert any("Bramcote" in t for t in texts), texts
+
+
 def test_requests_and_questions_are_not_facts() -> None:
     for s in ("Tell me more about planning a relaxed day.", "Can you book a table?",
               "Please remind me tomorrow.", "Let's plan the trip.", "What is my dentist's name?",

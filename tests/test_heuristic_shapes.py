@@ -74,6 +74,44 @@ FILED = {
         ("Which tyres suit my Kia Niro?", "Kia Niro"),
         ("My ISA is about 20k, is that too much in cash?", "20k"),
     ],
+    "name's": [  # "'s" after a name is "is": no imperative verb
+        ("Evie's 13 now, a proper teenager.", "13"),
+        ("Rafa's at Screwfix these days.", "Screwfix"),
+        ("Bruno's on Royal Canin now, the vet recommended it.", "Royal Canin"),
+    ],
+    "a named person's milestone": [
+        ("Noor passed her theory test at the second attempt.", "theory test"),
+        ("Kwame graduated last summer, first in the family to.", "graduated"),
+        ("Grandad traded the caravan in for a little motorhome.", "motorhome"),
+    ],
+    "a clause chain": [
+        ("The Fiesta died on the M6 so in the end I sold it and bought a Yaris.", "Yaris"),
+        ("The landlord kept putting the rent up so we moved to Hebden Bridge.", "Hebden"),
+    ],
+    "their thing named": [
+        ("The twins' nursery is Little Acorns, two streets away.", "Little Acorns"),
+        ("Our son's football coach is Mr Baptiste.", "Baptiste"),
+    ],
+    "sent me": [
+        ("The agency's posting me to Aberdeen from April.", "Aberdeen"),
+        ("Head office are relocating us to Swindon next year.", "Swindon"),
+    ],
+    "a connective first": [  # no command: "Meanwhile" is no verb
+        ("Meanwhile my car's failed its MOT on the brakes.", "MOT"),
+        ("Plus our landlord is selling the flat in June.", "June"),
+    ],
+    "kin by a bare family word, then a pronoun": [
+        ("Spent the day at A&E with Gran, she's had a bad fall but she's home now.", "fall"),
+        ("Grandpa has Alzheimer's, so visits are hard.", "Alzheimer"),
+    ],
+    "a question after a statement": [
+        ("I'm on warfarin, is ibuprofen okay?", "warfarin"),
+        ("The van's insurance renews on 3 June, remind me a week before?", "3 June"),
+    ],
+    "a name's change": [
+        ("Wifey's just been made a partner at the firm, so we're celebrating.", "partner"),
+        ("Aisha's off to Durham to do medicine in October.", "Durham"),
+    ],
     "because": [
         ("Because my husband works Sundays, we eat out on Saturdays.", "husband works Sundays"),
     ],
@@ -94,6 +132,8 @@ NOT_FILED = [
     "How do I fix my Python code?",
     "Emma, the one with the red coat, what did she say?",
     "Thanks, that sounds lovely.",
+    "Mike's a legend.",  # a name's "'s": no fact without a specific
+    "The match was tense and we were all shouting at the telly.",  # a chain, nothing specific
 ]
 
 
@@ -167,3 +207,33 @@ def test_a_thing_owned_by_its_name_inside_a_question() -> None:
     assert owned_named("How do I stop my Mac from sleeping?") == "I have a Mac."
     assert owned_named("Should I tell my landlord, Mr Hughes, about the leak?") == \
         "Mr Hughes, my landlord."
+
+
+def test_talk_that_names_nothing_files_nothing_a_fact_beside_it_does() -> None:
+    """A promise or a wish with no thing of its own, a passing state or an opinion about the
+    world are talk; the same frames holding a fact of the speaker's are not."""
+    talk = ["I'll see how it goes.",
+            "I'll definitely check it out at some point.",
+            "I'll let you know how it all goes!",
+            "Honestly I'm shattered today.",
+            "I reckon the traffic will be bad tomorrow.",
+            "We can all make a difference together!",
+            "We'll definitely check it out at some point.",
+            "I totally agree, Priya.",
+            "Yeah, I remember you mentioning the roadworks.",
+            "I'd love to see a photo!"]
+    for text in talk:
+        assert _records(text) == [], text
+    facts = [("I'll keep you posted about the flat in Hove.", "Hove"),
+             ("I reckon we're moving to Stroud next spring.", "Stroud"),
+             ("I'm going to try the 6 a.m. spin class.", "spin"),
+             ("I'm shattered, the twins were up at 4.", "twins"),
+             ("I remember my first car was a Fiat Panda.", "Fiat Panda"),
+             ("I'd love to retire to Tenby one day.", "Tenby")]
+    for text, key in facts:
+        assert _filed(text, key), (text, _records(text))
+    # a participant's name is no specific: "..., John" still names nothing
+    m = Message(id=1, thread_id="t", seq=1, role="user", content="I'll let you know, Maya!",
+                ts=0.0, tokens=6, name="Ravi")
+    assert extract([m], include_assistant=False)["records"] == [] or \
+        not is_fact("I'll let you know, Maya!", frozenset({"maya", "ravi"}))

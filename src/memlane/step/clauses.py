@@ -65,7 +65,11 @@ _ASK_TAIL = re.compile(
     r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
     r"would|will|do|does|did|should|is\s+there|are\s+there|is\s+(?:that|it|this)\s+[a-z]+"
     r"|where|when|who|why|please|pls|"
-    r"suggest|recommend|tell\s+me|help\s+me|give\s+me|ideas?)\b.*$", re.I)
+    r"suggest|recommend|tell\s+me|help\s+me|give\s+me|remind\s+me|ideas?)\b.*$", re.I)
+# A yes/no question after a statement, in a sentence that ends asking it: "I've got a nut
+# allergy, is marzipan safe?".
+_YES_NO_TAIL = re.compile(r"[,;:]\s*(?:so\s+|but\s+|and\s+)?(?:is|are|was|were|can|could|does|"
+                          r"do|would|will|should|shall|am\s+i)\s+[^,;:]+\?+\s*$", re.I)
 _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they|they're|it's|" \
            r"his|her|their)\b"
 # Where two facts meet: "... and my start date is ...", "...; my new manager is ...".
@@ -104,6 +108,11 @@ _NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)"
                            r"(?=\s+(?:on|onto|to|off)\b)")
 
 
+# Someone of the speaker's by a family word said bare: "at the hospital with Dad, he's had ...".
+_KIN_MENTION = re.compile(r"(?<=\s)(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|"
+                          r"Grandma|Grandpa)\b")
+
+
 def asked_to_keep(sentence: str) -> bool:
     """Whether the sentence asks to remember something ("please remember that ...")."""
     return bool(_KEEP.match(sentence) or _KEEP_TAIL.search(sentence))
@@ -116,7 +125,7 @@ def trim(sentence: str) -> str:
     s = _KEEP_TAIL.sub(".", s)
     s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
     s = _FILLER_TAIL.sub(r"\1", s)
-    ask = _ASK_TAIL.search(s)
+    ask = _ASK_TAIL.search(s) or _YES_NO_TAIL.search(s)
     if ask is not None and ask.start() > 0 and len(s[:ask.start()].split()) >= 3:
         s = s[:ask.start()].rstrip() + "."
     so = _SO_TAIL.search(s.rstrip(".!"))
@@ -246,7 +255,8 @@ def split_clauses(sentence: str) -> list[str]:
             p = _with_holder(p, owner)
         else:
             mentions = list(_REL_MENTION.finditer(p)) or \
-                [m for m in _NAME_MENTION.finditer(p) if may_be_name(m.group(0))]
+                [m for m in _NAME_MENTION.finditer(p) if may_be_name(m.group(0))] or \
+                list(_KIN_MENTION.finditer(p))
             owner = mentions[-1].group(0) if mentions else None
         if p[-1] not in ".!?":
             p += "."
@@ -303,6 +313,10 @@ def _clashes(clause: str, owner: str) -> bool:
         (word in ("he", "his") and bool(said & _FEMALE))
 
 
+_PERFECT = re.compile(r"\s+(?:just\s+|finally\s+|now\s+|already\s+)?(?:had|been|got|gone|done|"
+                      r"made|taken|given|[a-z]+ed)\b", re.I)
+
+
 def _with_holder(clause: str, owner: str) -> str:
     """`clause` with its opening pronoun replaced by `owner` ("she is 14" -> "my cat is 14")."""
     if _clashes(clause, owner):
@@ -314,8 +328,8 @@ def _with_holder(clause: str, owner: str) -> str:
     if m is None:
         return clause
     verb = m.group(2) or ""
-    if verb.lower() in ("'s", "\u2019s"):
-        verb = " is"
+    if verb.lower() in ("'s", "\u2019s"):  # "he's had a stroke": has; "she's 14": is
+        verb = " has" if _PERFECT.match(clause[m.end():]) else " is"
     return owner + verb + clause[m.end():]
 
 

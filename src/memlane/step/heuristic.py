@@ -77,8 +77,10 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     content = [w for w in words if w.lower() not in FACT_STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
     if _FIRST.search(sentence) or dropped_subject(sentence) or gone_from(sentence) or \
-            routine_changed(sentence):
-        score += 0.25  # the speaker's, said or with the subject dropped ("Just started ...")
+            routine_changed(sentence) or names_holder(sentence) or kin_fact(sentence):
+        # the speaker's, said or with the subject dropped ("Just started ..."), or their
+        # people's by name or a family word ("Mia's started at Kings Norton Girls now")
+        score += 0.25
     if any(ch.isdigit() for ch in sentence):
         score += 0.3
     # Capitalised words past the first are names, places, titles; so is the first when it

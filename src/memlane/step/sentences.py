@@ -34,6 +34,11 @@ ABBREVIATIONS = frozenset(
 # A candidate end: terminal punctuation (and closing quotes/brackets), then white space.
 _END = re.compile(r"""[.!?\u2026]+["')\]\u201d\u2019]*(?=\s)""")
 _OPENER = re.compile(r"""\s*["'(\[\u201c\u2018]*[A-Z0-9]""")
+# Chat typed in lower case: "lol same. my sister Jo is a midwife. anyway, what ...?" A word
+# that opens a statement (the speaker, theirs, an interjection) starts a sentence after an end.
+_LOWER_OPENER = re.compile(r"""\s*(?:i|i'm|im|i've|ive|i'd|i'll|my|we|we're|we've|our|anyway|
+    anyways|btw|lol|haha|oh|also|yeah|ok|okay|she|he|she's|he's|it's|they|they're|what|how|
+    when|where|why|who|tbh|honestly|omg|ugh|hey|hi|thanks|sorry)(?=[\s,!?.'\u2019])""", re.X)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -50,7 +55,7 @@ def split_sentences(text: str) -> list[str]:
         for m in _END.finditer(block):
             end = m.end()
             rest = block[end:]
-            if not _OPENER.match(rest):
+            if not _OPENER.match(rest) and not _LOWER_OPENER.match(rest):
                 continue  # the next word is lower case (or nothing follows): same sentence
             if m.group().rstrip("\"')]\u201d\u2019") == ".":
                 before = block[start:m.start()].split()
@@ -58,6 +63,8 @@ def split_sentences(text: str) -> list[str]:
                 bare = word.lstrip("\"'([\u201c\u2018").replace(".", "").lower()
                 if bare in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
                     continue  # "Dr. Okafor", "J. Smith", "e.g. Lisbon"
+                if "." in word.rstrip(".") and not _OPENER.match(rest):
+                    continue  # "in the U.K. and my sister ...": an initialism, lower case after
             piece = block[start:end].strip()
             if piece:
                 out.append(piece)
@@ -105,6 +112,10 @@ _SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll o
     through until because cos although though once unless whereas""".split())
 _OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
     her your up out down about""".split())
+# Words that open a statement before its subject, never a command: "Meanwhile my boiler packed
+# in", "Turns out my landlord ...", "Plus our car's in the garage".
+_CONNECTIVES = frozenset("""meanwhile otherwise besides plus then now also anyway anyways btw ps
+    turns tbh apparently""".split())
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'd|we'll|our|"
                            r"ours|us|me)\b", re.I)
 # The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
@@ -114,11 +125,35 @@ _SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|
 # An attitude toward the listener or the talk, not a fact: "I'm sure you'll find it", "I hope
 # you...", "I can't believe it", "I'm so glad we talked". What follows the frame is judged.
 _ATTITUDE = re.compile(
-    r"^(?:i\s*'?m\s+(?:so\s+|really\s+|very\s+)?(?:sure|glad|happy|sorry|excited|thrilled|"
-    r"proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
-    r"i\s+(?:really\s+|do\s+)?(?:hope|think|bet|guess|believe|wish|"
+    r"^(?:i\s*'?m\s+(?:(?:so|really|very|super|truly|always|just|totally)\s+)*(?:sure|glad|"
+    r"happy|sorry|excited|thrilled|proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
+    r"i\s+(?:(?:really|do|totally|completely|fully|definitely|just|so|still)\s+)*(?:hope|think|"
+    r"bet|guess|believe|wish|reckon|suppose|doubt|remember|get(?=\s+(?:how|why|what|that|it)\b)|"
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
+
+# Talk, not a fact, when it names nothing (`_specific`): a promise to the listener ("I'll
+# definitely check it out", "I'll let you know how it goes"), a maybe about "it" ("I might try
+# it sometime"), a wish ("I'd love to see a photo!"), liking how the listener does something,
+# "we can all make a difference", a passing state ("I'm knackered now"). A resolve ("I'm gonna
+# keep at it") or support ("I'm here for you") stays: a turn's only record, it points a later
+# question at what the turn said.
+_TALK = re.compile(
+    r"^(?:i|we)(?:'m|\s+am|'re|\s+are)?\s*(?:gonna|going\s+to|'ll|will)\s+"
+    r"(?:(?:definitely|totally|def|really|just|always|also|still)\s+)*(?:"
+    r"check\s+(?:it|them|that|this)\s+out|add\s+(?:it|that|them|this)\s+to|reach\s+out"
+    r"|let\s+you\s+know|be\s+tuning\s+in|try\s+(?:it|that|this)|have\s+a\s+blast"
+    r"|see\s+(?:what|how))"
+    r"|^(?:i|we)(?:'d|\s+would)?\s+(?:might|should|need\s+to|(?:'d\s+|would\s+)?love\s+to)\s+"
+    r"(?:try\s+(?:it|that|this|one)|give\s+(?:it|that|this)\s+a\s+(?:go|try|shot)|join\s+in)\b"
+    r"|^(?:i|we)\s+(?:really\s+)?(?:love|like|admire|adore|respect|appreciate)\s+(?:that|how|when"
+    r"|the\s+way)\s+you\b"
+    r"|^(?:i|we)(?:'d|\s+would)\s+(?:really\s+|so\s+)?love\s+to\b"
+    r"|^we\s+(?:can|could|should)\s+(?:(?:all|really|both|totally|still)\s+)*(?:make|build|bring"
+    r"|do|keep|change)\b|^i\s+(?:can(?:'t|not)?|could(?:n't)?)\s+(?:just\s+|only\s+)?imagine\b"
+    r"|^(?:i'?m|i\s+am)\s+(?:(?:so|really|absolutely|completely|totally|well|proper)\s+)?"
+    r"(?:knackered|shattered|exhausted|tired|starving|stuffed|freezing|boiling|bored|sleepy|"
+    r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$", re.I)
 
 
 # Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
@@ -212,12 +247,18 @@ def is_request(sentence: str) -> bool:
     words = ANY_WORD.findall(body.replace("\u2019", "'"))
     if len(words) >= 2 and words[0].lower() not in _SUBJECT_START and \
             not words[0][0].isdigit() and not _PARTICIPLE.match(words[0]) and \
+            not _NAME_S.match(words[0]) and words[0].lower() not in _CONNECTIVES and \
             not words[0].lower().endswith("ly") and words[0].lower() not in _CUE_WORDS and \
             (words[1].lower() in _OBJECT_START or words[1][0].isdigit()) and \
             not _COPULA.search(body) and \
             not (words[0][0].isupper() and words[0][1:].islower() and words[1][0].isupper()):
         return True  # an imperative: "Convert 250 grams", "Write a haiku", "Find me..."
-    return False
+    return False  # (a name with "'s" is no verb: "Evie's 13 now" is Evie's age)
+
+
+# A name's "'s" ("Evie's", "Rafa's"), not "Here's" or "What's".
+_NAME_S = re.compile(r"^(?!(?:Here|There|That|What|Who|Where|How|When|Why|It|Let|This|Everything"
+                     r"|Nothing|Something|Everyone|Someone|Nobody)'s$)(?-i:[A-Z][a-z]+)'s$")
 
 
 # A pet's or a person's introduction with their name: "She's a corgi called Biscuit".
@@ -232,14 +273,19 @@ _NAMED = re.compile(r"^(?:she|he|it|they)(?:'s|\s+is|\s+are|'re)\s+(?:an?|my|our
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME_FACT = re.compile(
     rf"^(?-i:([A-Z][a-z]+))(?:(?:'s|\u2019s)\s+(?:{_RELATION_WORDS})\b)?"
-    r"(?:\s+|'s\s+|\u2019s\s+)(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
+    r"(?:\s+|'s\s+|\u2019s\s+|(?=['\u2019]s\s))"
+    r"(?:just\s+|has\s+|had\s+|now\s+|recently\s+|finally\s+|still\s+)?"
     r"(?:lives|works|goes|studies|attends|teaches|trains|plays|drives|runs|owns|moved|turned|"
     r"started|left|retired|switched|changed|transferred|joined|quit|relocated|a\s+new|"
-    r"been\s+[a-z]+ed|"
+    # a milestone: "Jas passed her driving test", "Kai graduated in July", "Nia had a baby"
+    r"passed|failed|graduated|qualified|bought|sold|adopted|became|won|broke|finished|"
+    r"had\s+(?:a\s+baby|twins|(?:an?\s+)?(?:op|operation|surgery|stroke|fall))|"
+    r"been\s+(?:[a-z]+ed|made|given|told|taken|offered)|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
-    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:at|in|with|an?|\d|(?-i:[A-Z])\w*"
-    r"|on\s+(?-i:[A-Z])\w*))\b",
+    r"engaged|promoted|a\s+new)|(?:is|'s|\u2019s|was)\s+(?:now\s+)?(?:an?|"
+    # where or what they are: "Rafa's at Screwfix", "Evie's 13 now"
+    r"(?P<where>at|in|with|\d|(?-i:[A-Z])\w*|on\s+(?-i:[A-Z])\w*|(?:off|moving|heading)\s+to)))\b",
     re.I)
 
 
@@ -269,7 +315,8 @@ _SINCE_CLAUSE = re.compile(r"^(?:ever\s+)?since\s+[^,?]{3,60},\s+([^?]{8,})$", r
 _THING_CHANGED = re.compile(r"\b(?:moved|switched|changed|now|no\s+longer|these\s+days)\b", re.I)
 # Someone changed something of the speaker's: "The club moved me to row K".
 _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|downgraded|"
-                         r"promoted|bumped|signed)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
+                         r"promoted|bumped|signed|sending|sent|relocating|relocated|posting|"
+                         r"posted|seconding|seconded|moving|transferring)\s+(?:me|us)\s+(?:up\s+|over\s+|back\s+|"
                          r"on\s+)?(?:to|onto|into|on)\b(?!\s+(?:tears|laughter|action|despair|"
                          r"hold|the\s+spot|edge|notice|speaker|the\s+list))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
@@ -282,6 +329,24 @@ _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s
 _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
                           r"thanks\s+to)\s+(?:the|my|our|a|an|this|that|last)\b[^,;:?!]*$",
                           re.I)
+
+
+# A clause chain whose later clause is the speaker's: "The Corsa failed its MOT so badly I
+# scrapped it and got a Honda Jazz" (with a specific after it, not "... and we talked a lot").
+_CHAIN_LINK = re.compile(r"\b(?:so|and|but|then|that|so\s+(?:[a-z]+ly|much|bad|long)"
+                         r"(?:\s+that)?)\s*$", re.I)
+_NOT_SPECIFIC = frozenset("""i i'm i've i'd i'll we we're we've we'd we'll my our me us it it's
+    this that the a an so and but honestly yeah""".split())
+"""Capitalised words that name nothing (a sentence opens with them)."""
+
+
+def _specific(text: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` names something: a number, or a capitalised word that is neither a
+    pronoun ("I", "We") nor one of `names` (the participants', lower case: "..., John" names
+    no thing)."""
+    return any(w[0].isdigit() or (w[0].isupper() and w.lower() not in _NOT_SPECIFIC and
+                                  w.lower() not in names)
+               for w in ANY_WORD.findall(text.replace("\u2019", "'")))
 
 
 def routine_changed(body: str) -> bool:
@@ -318,6 +383,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     if dropped_subject(body) and len(content) >= 2:
         return True  # the speaker's own news with the subject dropped
     if first is not None:
+        if _TALK.search(body) and not _specific(body, names):
+            return False  # "I'll let you know how it goes", "I'm here for you"
         frame = _ATTITUDE.match(body)
         if frame is not None:
             rest = body[frame.end():]
@@ -331,7 +398,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         # ("something awesome happened since we talked").
         before = body[:first.start()]
         if content and (len(ANY_WORD.findall(before)) <= 3 or _LEAD_PHRASE.match(before) or
-                        re.search(r"[,;:\u2013\u2014-]\s*$", before)):
+                        re.search(r"[,;:\u2013\u2014-]\s*$", before) or
+                        (_CHAIN_LINK.search(before) and _specific(body[first.end():], names))):
             return True
     if (_PRONOUN_FACT.match(body) or _PRONOUN_GONE.search(body)) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
@@ -356,7 +424,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     named = _NAME_FACT.match(body)
     if (_NAMED.match(body) or (named is not None and named.group(1).lower() not in
                                FACT_STOPWORDS and named.group(1).lower() not in _CALENDAR and
-                               len(content) >= 3)) and \
+                               len(content) >= (2 if named.group("where") else 3))) and \
             (not words or words[0].lower() not in names) and \
             not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "She's a corgi called Biscuit": someone of the speaker's, named

@@ -133,6 +133,12 @@ _PLURAL_VERB = re.sub(r"\s+", "", _PLURAL_VERB)
 _THE_RELATION = re.compile(
     rf"^(?:the|our)\s+(?:(?:little|older|younger|eldest|youngest|new|old|two|three)\s+)?"
     rf"(?:{_RELATION_WORDS})s?\s+(?:{_VERB}|{_PLURAL_VERB})[^?]*?(?:\b(?-i:[A-Z])|\d)", re.I)
+# "The kids' school is St Wilfrid's", "The dog's vet is Dr Shah": a thing of the speaker's
+# people (by "the" or "our"), named.
+_THEIR_THING_NAMED = re.compile(
+    rf"^(?:the|our)\s+(?:(?:little|older|younger|eldest|youngest|two|three)\s+)?"
+    rf"(?:{_RELATION_WORDS})(?:s'|'s|\u2019s|s\u2019)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+\s+"
+    rf"(?:is|are|was|were)\s+(?:now\s+|still\s+)?(?:(?-i:[A-Z])|\d)", re.I)
 # "The piano belonged to my grandad, it's a Bechstein": a thing (by "the") in a statement about
 # the speaker's (my, our, me, us) that names it.
 _THE_THING = re.compile(rf"^(?:the|our)\s+(?:[a-z-]+\s+){{0,2}}?[a-z-]+\s+{_VERB}", re.I)
@@ -197,15 +203,18 @@ _KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma
 _KIN_DOES = re.compile(
     rf"^{_KIN}(?:(?:'s|\u2019s|\s+has|\s+had)?\s+(?:(?:just|finally|recently|now|also)\s+)?"
     rf"(?:got\s+(?!(?:to|a\s+point|a\s+lot|it|that|this|home|back|up|in|there|nothing)\b)|"
-    rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|adopted|became|"
+    rf"(?:moved|switched|started|joined|left|quit|retired|married|bought|sold|traded|swapped|"
+    rf"scrapped|adopted|became|"
     rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b)"
     rf"|(?:'s|\u2019s|\s+is|\s+was)\s+(?:now\s+)?(?:on|in|at|with)\s+(?:(?:a|an|the)\s+"
     rf"(?!(?:mood|hurry|rush|bit|state|huff|good|bad|funny|right)\b)|(?-i:[A-Z])))", re.I)
 # An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
 # penicillin", "Mum's diabetic".
 _ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
-        r"cancer|dementia|gout|norovirus|adhd|autism|type\s+[12]|a\s+(?:bad\s+|nasty\s+)?"
-        r"(?:cold|virus|bug|stomach\s+bug|(?:chest|ear|eye|kidney)\s+infection|concussion)"
+        r"cancer|dementia|gout|norovirus|adhd|autism|type\s+[12]|parkinson'?s|alzheimer'?s|"
+        r"an?\s+(?:(?:bad|nasty|minor|mild|small|major|massive|slight)\s+)?"
+        r"(?:cold|virus|bug|stomach\s+bug|(?:chest|ear|eye|kidney)\s+infection|concussion|stroke"
+        r"|heart\s+attack|seizure|fall|breakdown|op|operation|miscarriage)"
         r"|(?:a\s+)?(?:broken|sprained|fractured|torn)\s+[a-z]+)\b")
 _UNWELL = re.compile(
     rf"^(?:{_KIN}|(?P<name>{_NAME}))(?:(?:'s|\u2019s|\s+has)\s+(?:just\s+)?(?:got|caught)|"
@@ -259,6 +268,7 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
     if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or kin_fact(s) or \
+            _THEIR_THING_NAMED.match(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
             _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
         return True
@@ -291,7 +301,7 @@ _PERSON_DOES = re.compile(
     rf"moved|moving|lives|living|works|working|switched|started|starting|joined|left|leaving|quit|"
     rf"retired|changed|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
     rf"going|plays|wants|plans|planning|hopes|hoping|passed|bought|sold|adopted|became|turned|"
-    rf"expecting|owns|runs|drives|attends)\b"
+    rf"expecting|owns|runs|drives|attends|been\s+(?:made|given|offered|told|[a-z]+ed))\b"
     rf"|^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
     rf"(?:an?|at|with|the|my|our)\s", re.I)
 
