@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from memlane import guard
+from memlane.safety import _fold
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -83,6 +84,12 @@ def benign_sets(n_locomo: int) -> dict[str, list[str]]:
     return sets
 
 
+def clf_flagged(texts: list[str], weights: guard.Weights) -> int:
+    """How many `texts` the classifier alone flags at its strict threshold (no patterns)."""
+    t = weights.thresholds["strict"]
+    return sum(guard.score(weights, guard.features(_fold(x))) >= t for x in texts)
+
+
 def _pct(a: int, n: int) -> str:
     return f"{a}/{n} ({a / n:.1%})" if n else "-"
 
@@ -111,7 +118,8 @@ def main() -> None:
         own = [r["text"] for r in rs if r.get("label", "attack") != "attack"]
         w = fit(pool_rows(src, name, args.pool))
         res = {"n": len(att), "shipped": sum(kept_out(att, shipped)),
-               "loso": sum(kept_out(att, w)), "strict": w.thresholds["strict"],
+               "loso": sum(kept_out(att, w)), "clf_shipped": clf_flagged(att, shipped),
+               "clf_loso": clf_flagged(att, w), "strict": w.thresholds["strict"],
                "turn": w.thresholds["turn"],
                "own_benign": [sum(kept_out(own, shipped)), sum(kept_out(own, w)), len(own)],
                "benign": {k: sum(kept_out(v, w)) for k, v in benign.items()}}
@@ -120,8 +128,9 @@ def main() -> None:
         ownb = (f"; own benign shipped {_pct(res['own_benign'][0], len(own))}, LOSO "
                 f"{_pct(res['own_benign'][1], len(own))}" if own else "")
         print(f"{name:<22} kept out shipped {_pct(res['shipped'], len(att)):<16} LOSO "
-              f"{_pct(res['loso'], len(att)):<16} (strict {res['strict']}); LOSO benign "
-              f"withheld: {bl}{ownb}", flush=True)
+              f"{_pct(res['loso'], len(att)):<16} (strict {res['strict']}); "
+              f"classifier alone shipped {_pct(res['clf_shipped'], len(att))}, LOSO "
+              f"{_pct(res['clf_loso'], len(att))}; LOSO benign withheld: {bl}{ownb}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
 
