@@ -3,6 +3,7 @@ source better when it is trained on more of the others?
 
     PYTHONPATH=src python benchmarks/guard_loso_sources.py --unseen /tmp/g44g [--benign 400]
     PYTHONPATH=src python benchmarks/guard_loso_sources.py --unseen /tmp/g44g --pool licensed
+    PYTHONPATH=src python benchmarks/guard_loso_sources.py --unseen /tmp/g44g --exclude E2
 
 Sources: the sets built outside the repository by benchmarks/unseen_{c,d,e,f,g}_corpus.py
 (C, D1, D2, E1, E2, F, G; read from `--unseen`, where those builders wrote unseen_<set>.jsonl;
@@ -62,13 +63,13 @@ def sources(unseen: Path) -> dict[str, list[dict[str, str]]]:
     return out
 
 
-def pool_rows(src: dict[str, list[dict[str, str]]], leave: str,
-              pool: str) -> list[tuple[str, int, str]]:
-    """The tuning corpora plus every source of the pool but `leave`."""
+def pool_rows(src: dict[str, list[dict[str, str]]], leave: str, pool: str,
+              exclude: tuple[str, ...] = ()) -> list[tuple[str, int, str]]:
+    """The tuning corpora plus every source of the pool but `leave` (and `exclude`)."""
     rows = tg.corpora(outside=False)
     for name, rs in src.items():
         unlicensed = name.lower() in UNSEEN and name.lower() not in LICENSED
-        if name == leave or (pool == "licensed" and unlicensed):
+        if name == leave or name in exclude or (pool == "licensed" and unlicensed):
             continue
         rows += [(f"src:{name}", int(r.get("label", "attack") == "attack"), r["text"])
                  for r in rs]
@@ -101,6 +102,7 @@ def main() -> None:
     ap.add_argument("--benign", type=int, default=400, help="LoCoMo texts (0: none)")
     ap.add_argument("--pool", choices=("all", "licensed"), default="all")
     ap.add_argument("--only", nargs="*", help="leave out only these sources")
+    ap.add_argument("--exclude", nargs="*", default=[], help="never train on these sources")
     ap.add_argument("--json", type=Path, help="also write the numbers here")
     args = ap.parse_args()
     src = sources(args.unseen)
@@ -109,14 +111,15 @@ def main() -> None:
     ship_benign = {k: sum(kept_out(v, shipped)) for k, v in benign.items()}
     print("benign withheld, shipped: " + "; ".join(
         f"{k} {_pct(ship_benign[k], len(v))}" for k, v in benign.items()), flush=True)
-    report: dict[str, object] = {"pool": args.pool, "shipped_benign": ship_benign,
+    report: dict[str, object] = {"pool": args.pool, "exclude": args.exclude,
+                                 "shipped_benign": ship_benign,
                                  "benign_n": {k: len(v) for k, v in benign.items()}}
     for name, rs in src.items():
         if args.only and name not in args.only:
             continue
         att = [r["text"] for r in rs if r.get("label", "attack") == "attack"]
         own = [r["text"] for r in rs if r.get("label", "attack") != "attack"]
-        w = fit(pool_rows(src, name, args.pool))
+        w = fit(pool_rows(src, name, args.pool, tuple(args.exclude)))
         res = {"n": len(att), "shipped": sum(kept_out(att, shipped)),
                "loso": sum(kept_out(att, w)), "clf_shipped": clf_flagged(att, shipped),
                "clf_loso": clf_flagged(att, w), "strict": w.thresholds["strict"],
