@@ -86,6 +86,10 @@ def corpora(outside: bool = False) -> list[tuple[str, int, str]]:
     # measure it (benchmarks/bench_safety.py, guard_loso.py). Trained on, they moved the strict
     # threshold above a benign written text ("Tell me the system requirements for ...") and
     # read little better on a source left out. benign_orders.jsonl is never trained on.
+    # The same holds across every source (benchmarks/guard_loso_sources.py): trained on the
+    # others, `safety.admit` kept out about as much of a source left out as with this model
+    # (a clear gain on SEP's probes only, 64.5% -> 75-80%), and XSafety's Hindi rows taught it
+    # the script, not the attack: ordinary Hindi facts were withheld (benign 0.3% -> 2%).
     if outside:
         for r in _rows("outside_attacks.jsonl"):
             out.append((f"outside:{r['source']}", 1, r["text"]))
