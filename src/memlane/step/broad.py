@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..text import fact_terms, stem
 from . import slots
+from .claim import Claim
+from .clauses import clauses
 from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
 from .holders import RELATIONS
-
-if TYPE_CHECKING:
-    from .supersede import Claim
 
 Fit = tuple[int, tuple[str, ...]]
 """The index of the one held fact replaced, and why."""
@@ -201,7 +199,6 @@ def last_clause(new: Claim) -> str | None:
     if not comma or len(head.split()) < 2 or len(tail.split()) < 3 or _OTHER.search(head) or \
             _PRONOUN.match(tail):
         return None  # ("Anika's brother switched schools, he's at Oakfield now": not mine)
-    from .clauses import clauses  # (clauses.py reads supersede.py, which reads this)
 
     parts = clauses(tail[0].upper() + tail[1:])
     return parts[-1] if parts else None

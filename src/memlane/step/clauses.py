@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from .holders import RELATIONS, may_be_name
 from .shapes import (
     age_asked,
     appositive,
@@ -36,7 +37,6 @@ from .shapes import (
     owned_named,
     without_vocative,
 )
-from .supersede import RELATIONS, may_be_name
 
 _KEEP = re.compile(
     r"^\W*(?:(?:and|also|oh|so|btw|by\s+the\s+way|one\s+more\s+thing)[\s,]+)*(?:please\s+|pls\s+"

@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
-from .holders import names_my_role
+from .holders import RELATIONS, names_my_role
 from .shapes import appositive, is_fragment, names_role, without_vocative, world_fact
-from .supersede import RELATIONS
 
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
                    r"|\bfavou?rite\b|\ballergic\b", re.I)

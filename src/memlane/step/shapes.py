@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from ..text import FACT_STOPWORDS
-from .supersede import RELATIONS, may_be_name
+from .holders import RELATIONS, may_be_name
 
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
