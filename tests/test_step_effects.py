@@ -75,16 +75,43 @@ def test_ordinary_talk_with_the_same_words_is_neither() -> None:
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
+def test_a_need_held_by_someone_named_set_by_others_hours_or_said_as_money_lost() -> None:
+    needs = ["Baby Zara reacts really badly to cow's milk.",
+             "Maisie came out in blotches after eating strawberries, so no more of those.",
+             "Grandad Frank is on warfarin and mustn't have cranberry juice.",
+             "Our flatmate works night shifts, so we keep it hushed until two.",
+             "The family next door have twins now, so we tiptoe about in the evenings.",
+             "My husband sleeps days on his rota, so the house stays quiet until three.",
+             "The roof leak swallowed up all of our rainy-day fund.",
+             "The divorce cleaned me out, honestly.",
+             "Our savings are all gone after the flood."]
+    assert [s for s in needs if kind_of(s) != "constraint"] == []
+
+
+def test_named_people_shifts_and_money_in_ordinary_talk_are_neither() -> None:
+    ordinary = ["Maisie came round for tea and we baked scones.",
+                "Haha is that the one with the red door?",
+                "Frank is the best darts player at the pub.",
+                "My uncle works nights at the depot and likes the quiet.",
+                "The band kept it low-key until the encore.",
+                "The kids ate up all their dinner for once.",
+                "The bank cleaned up its app at last."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
 def test_probe_sets_nine_to_eleven() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20
     ordinary as neither); sets 10 (20, 10, 10) and 11 (20, 10, 10), each written after the
     classes before it and measured once (10: 15, 4, 10 of 10; 11: 14, 7, 10 of 10; main the
     same); each then tuned on. The council's approval of a park in another town is read as an
-    agreement (as main reads it); 'Cigarette smoke brings on an asthma attack' names no holder."""
+    agreement (as main reads it); 'Cigarette smoke brings on an asthma attack' names no holder.
+    Set 12 (12 needs held by someone named, set by someone else's hours, or said as money lost;
+    8 ordinary), written before those classes: main 742a81b read 5 of 12, 8 of 8 as neither."""
     rows = [json.loads(x) for x in (DATA / "standing_kinds.jsonl").read_text().splitlines()
             if x.strip()]
-    for n, needs, agreements, ordinary in ((9, 24, 16, 19), (10, 20, 10, 10), (11, 19, 10, 10)):
+    for n, needs, agreements, ordinary in ((9, 24, 16, 19), (10, 20, 10, 10), (11, 19, 10, 10),
+                                           (12, 12, 0, 8)):
         said = [r for r in rows if r["set"] == n]
         for kind, least in (("constraint", needs), ("decision", agreements)):
             missed = [r["text"] for r in said if r["kind"] == kind and kind_of(r["text"]) != kind]
@@ -93,12 +120,12 @@ def test_probe_sets_nine_to_eleven() -> None:
                    for r in said if r["kind"] == "other") >= ordinary
 
 
-def test_the_written_reference_sets_d_and_e() -> None:
+def test_the_written_reference_sets_d_e_and_f() -> None:
     """tests/data/reference_written_d.jsonl and e.jsonl, said in passing in longer messages,
     measured before they were tuned on (d: 1 of 4 needs, 1 of 4 agreements; e: 8 of 12 and 4
-    of 6): some sentence of each need is filed as a need, of each agreement as an agreement.
-    Set f is kept for the unseen measure and is not asserted here."""
-    for name in ("d", "e"):
+    of 6; f: 5 of 8 and 4 of 4): some sentence of each need is filed as a need, of each
+    agreement as an agreement."""
+    for name in ("d", "e", "f"):
         rows = [json.loads(x) for x in (DATA / f"reference_written_{name}.jsonl")
                 .read_text(encoding="utf-8").splitlines() if x.strip()]
         missed = [r["fact"] for r in rows if r["kind"] in ("constraint", "decision")

@@ -15,8 +15,14 @@ in any topic:
   left ("someone has to sit with him once his carer goes"); people who must be kept apart
   ("they can't be put in the same room", "haven't spoken since the funeral"); what a
   clinician put the holder on; a state that comes over the holder in a place ("I get panicky
-  in lifts"); hours that are never free ("we can't do anything on Friday evenings").
+  in lifts"); hours that are never free ("we can't do anything on Friday evenings"); someone
+  else's hours the household keeps to ("the lodger works nights, so we keep it quiet until
+  four", "we tiptoe around after seven"); a reaction ("reacts badly to nuts").
   `kind_of` reads them as it reads `_LIMIT`: with a holder, in a clause said of the present.
+- `LASTING`: said of the past, holding now: money said as a loss ("the car repair wiped out
+  our savings"), a reaction the body had again or after eating something. `kind_of` reads
+  them with a holder in any tense. A person named at the head of a sentence is the
+  household's own there ("Little Amir has come out in hives": `kinds._named_ours`).
 - `AGREEMENT_MADE`: a deal, pact or compromise struck; someone's approval ("signed off on",
   "green-lit", "okayed"); a booking or sign-up made ("it's booked", "I've signed up for the
   Great North Run", "we've put down a deposit"); a group's talk or vote that came to something
@@ -36,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["AGREEMENT_MADE", "NEED_EFFECT"]
+__all__ = ["AGREEMENT_MADE", "LASTING", "NEED_EFFECT"]
 
 _BODY = (r"(?:gut|guts|stomach|tummy|bowels?|belly|back|spine|knees?|hips?|joints?|chest|lungs?|"
          r"skin|ears?|eyes?|head|heart|feet|foot|legs?|ankles?|wrists?|shoulders?|neck|mouth|"
@@ -141,12 +147,43 @@ NEED_EFFECT = re.compile(
     r"\bgets?\s+(?:really\s+|very\s+|so\s+|quite\s+|a\s+bit\s+)?(?:panicky|anxious|jittery|"
     r"twitchy|woozy|light-headed|lightheaded|queasy|wheezy|shaky|short\s+of\s+breath)\s+"
     r"(?:in|on|around|near|when|if|at|after|with)\b|"
+    # someone else's hours or state the household keeps to ("the lodger works nights, so we
+    # keep it quiet until four", "the couple upstairs have a newborn, so we tiptoe around")
+    r"\b(?:works?|working|sleeps?|sleeping|on)\s+(?:nights|night\s+shifts?|earlies|lates|early"
+    r"\s+shifts?|late\s+shifts?|days|through\s+the\s+day|in\s+the\s+day)\b[^.;]{0,60}?\bso\s+"
+    r"(?:we|i|the\s+(?:house|flat|kids))\b|"
+    r"\b(?:keep|keeps|keeping|stay|stays|staying)\s+(?:it\s+|things\s+|the\s+(?:house|flat|place|"
+    r"noise|volume|tv|music)\s+)?(?:\w+\s+)?(?:quiet|silent|hushed|down|low)\s+(?:until|till|til|"
+    r"after|before|from|between|past|in\s+the\s+(?:mornings?|evenings?|day))\b|"
+    r"\btiptoe\w*\s+(?:around\s+|about\s+)?(?:after|before|until|till|from|in\s+the|all\s+day)\b|"
+    # a reaction the holder has ("reacts badly to anything with nuts in it")
+    r"\breact(?:s|ed)?\s+(?:really\s+)?(?:badly|terribly|horribly|violently|strongly)\s+to\b|"
     # hours that are never free
     r"\b(?:can'?t|cannot|never)\s+(?:do|make|manage|book|plan|come\s+to)\s+(?:anything|a\s+"
     r"thing|much)\s+(?:on|before|after|in\s+the)\s+(?:\w+\s+)?" + _WHEN + r"\b|"
     r"\b(?:out\s+(?:of\s+)?the\s+door|gone|home|back|off)\s+by\s+" + _HOUR +
     r"[^.;]{0,20}?\b(?:no\s+matter\s+what|every\s+(?:day|afternoon|morning|evening)|at\s+the\s+"
     r"latest|sharp|whatever\s+happens)\b")
+
+# Said of the past, holding now: money said as a loss ("the car repair wiped out our savings",
+# "the vet bills have drained our account", "losing my job has cleaned us out"); a reaction
+# the body had to something taken, again or after eating it ("came out in hives after eating
+# hummus", "broke out in a rash twice").
+_POT = (r"(?:savings|account|budget|funds|money|cash|nest\s+egg|rainy[- ]day\s+(?:fund|pot)|"
+        r"emergency\s+fund|pot|kitty|overdraft|reserves|pension\s+pot)")
+LASTING = re.compile(
+    r"\b(?:wiped|wipes|wipe|wiping|ate|eaten|eats|eating|drained|drains|draining|emptied|empties|"
+    r"blew|blown|swallowed|gobbled|burned|burnt|used|cleaned|cleared)\s+(?:out\s+|up\s+|through\s+|"
+    r"away\s+)?(?:all\s+(?:of\s+)?|most\s+of\s+|every\s+penny\s+of\s+)?(?:our|my)\s+(?:\w+\s+)?"
+    + _POT + r"\b|\b(?:cleaned|cleans|wiped|wipes|bled|taken)\s+(?:me|us)\s+(?:out|dry)\b|"
+    r"\b(?:nothing|not\s+much|very\s+little|hardly\s+anything)\s+(?:is\s+)?left\s+(?:of\s+(?:what\s+"
+    r"(?:we|i)|our|my)|in\s+(?:the|our|my)\s+(?:bank|account|pot|kitty|savings))\b|"
+    r"\b(?:our|my)\s+(?:\w+\s+)?" + _POT + r"\s+(?:is|are|'s|'re|has\s+been|have\s+been)\s+"
+    r"(?:all\s+)?(?:gone|empty|wiped\s+out|drained|spent|at\s+zero|used\s+up)\b|"
+    r"\b(?:came|come|comes|coming|broke|broken|breaks|breaking)\s+out\s+in\s+(?:an?\s+)?(?:\w+\s+)?"
+    r"(?:hives|rash|rashes|blotches|spots|welts|lumps|eczema|bumps)\b[^.;]{0,30}?\b(?:after\s+"
+    r"(?:eating|having|drinking|touching|trying)|whenever|every\s+time|each\s+time|twice|again|"
+    r"(?:three|several|a\s+few)\s+times)\b")
 
 _DEAL = (r"(?:deal|pact|bargain|truce|compromise|arrangement|understanding|agreement|"
          r"gentleman's\s+agreement)")

@@ -52,7 +52,8 @@ from bisect import bisect_right
 from itertools import pairwise
 
 from ..text import FACT_STOPWORDS, FACT_WORD
-from .effects import AGREEMENT_MADE, NEED_EFFECT
+from .effects import AGREEMENT_MADE, LASTING, NEED_EFFECT
+from .holders import may_be_name
 from .lexicon import TERM
 from .sentences import _EVENT
 
@@ -666,7 +667,7 @@ _OUTSIDE = frozenset("""students student pupils pupil clients client customers c
     niece nephew ex""".split())
 _SPEAKER = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself|mine|we|we're|we've|we'll|we'd|us|"
                       r"ourselves|mum|mom|mam|dad|grandma|grandpa|grandad|granddad|gran|nan|granny|baby|"
-                      r"toddler|here|money|the\s+(?:kids|children|twins|little\s+ones)\b"
+                      r"toddler|here|money|the\s+(?:kids|children|twins|little\s+ones|house|household)\b"
                       r"(?!\s+(?:in|at|of|from|next|down|across))|"
                       r"budget|cash|quid|dollars|euros|pounds)\b")
 # An instruction to keep to something is the speaker's ("Keep costs under 50 a head").
@@ -697,16 +698,40 @@ _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike
                    r"|\bfavou?rite\b")
 
 
+# A person named at the head of a sentence, as the household speaks of its own ("Little Amir has
+# come out in hives", "Sophie was diagnosed with coeliac disease"): read as "our amir".
+_NAMED_HEAD = re.compile(r"^\W*(?:(?:little|baby|grandad|grandpa|granny|nana|nanna)\s+)?"
+                         r"(?-i:([A-Z][a-z]+))(?=\s+(?:is|was|has|had|'s|gets|got|breaks|broke|came|"
+                         r"comes|reacts|reacted|can't|cannot|won't|doesn't|needs|takes|uses|still|"
+                         r"now|only|always|also|just)\b)", re.I)
+
+
+_NOT_HEADS = frozenset("""haha hahaha lol wow yeah yes yep no nope oh ooh hey hi hello okay ok um
+    well aww awesome cool nice wait yay everything nothing nobody life it""".split())
+
+
+def _named_ours(sentence: str) -> str:
+    """`sentence` lower-cased, a person it opens with by name read as one of the speaker's."""
+    low = sentence.lower()
+    m = _NAMED_HEAD.match(sentence)
+    if m is None or not may_be_name(m.group(1)) or m.group(1).lower() in _NOT_HEADS or \
+            TERM.match(low, m.start(1)):
+        return low
+    head = len(low) - len(low.lstrip(" \t\"'([-"))
+    return f"{low[:head]}our {low[m.start(1):]}"  # "Grandad Frank is" as "our frank is"
+
+
 def kind_of(sentence: str) -> str:
     """The kind the offline writer files `sentence` (a clause as said) under: the first of
     constraint, decision, profile, preference, event that reads it, else fact. An agreement
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     sentence = sentence.replace("\u2019", "'")
-    low = sentence.lower()  # the patterns are written lower-case: matching by case is 4x slower
+    low = _named_ours(sentence)  # the patterns are lower-case: matching by case is 4x slower
     held = _held(low) and not _FORMER.search(low)
     cl = _Clauses(low) if held else None
     if cl and (any(cl.present(m.start()) and cl.theirs(low, m.start(), m.end())
                    for r in (_CONSTRAINT, _LIMIT, _REQUESTS, NEED_EFFECT) for m in r.finditer(low))
+               or any(cl.theirs(low, m.start(), m.end()) for m in LASTING.finditer(low))
                or _holds(low, cl)):
         return "constraint"
     if _agreed(sentence, low) and _said_what(sentence):
