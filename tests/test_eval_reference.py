@@ -40,11 +40,11 @@ WRITTEN = sorted((Path(__file__).parent / "data").glob("reference_written_*.json
 def test_every_written_item_keeps_the_workloads_rules(path: Path) -> None:
     """The items written outside the templates (scripts/build_reference_threads.py plants them):
     the question shares no term with the fact or an update's stale statement, the answer is in
-    the fact, a cue names the subject and not the question's words, 4 kinds, 2+ of each (sets e
-    and f weight the needs: 3 and 2 references and updates; each item is planted twice)."""
+    the fact, a cue names the subject and not the question's words, all 4 kinds (sets e, f and g
+    weight the needs: g has one reference and one update; each item is planted twice)."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     assert {r["kind"] for r in rows} == set(REFERENCE_KINDS)
-    assert min(sum(r["kind"] == k for r in rows) for k in REFERENCE_KINDS) >= 2
+    assert min(sum(r["kind"] == k for r in rows) for k in REFERENCE_KINDS) >= 1
     for r in rows:
         assert not shares_terms(r["fact"], r["question"]), r
         assert set(terms(r["answer"])) <= set(terms(r["fact"])), r
