@@ -44,7 +44,6 @@ def test_every_written_item_keeps_the_workloads_rules(path: Path) -> None:
     weight the needs: g has one reference and one update; each item is planted twice)."""
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     assert {r["kind"] for r in rows} == set(REFERENCE_KINDS)
-    assert min(sum(r["kind"] == k for r in rows) for k in REFERENCE_KINDS) >= 1
     for r in rows:
         assert not shares_terms(r["fact"], r["question"]), r
         assert set(terms(r["answer"])) <= set(terms(r["fact"])), r
