@@ -49,8 +49,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
     like facts, one corrected), the tune set written beside them, and v4-v9, v11 and v13 (each
     written before it was first measured, then tuned on), v10, v12, v14, v15 and v16 (v10 and v12
     tuned on by class since, v14, v15 and v16 by their misses' classes), v17 and v18 (each
-    measured once, after the last rule change),
-    and 20
+    measured once, after the last rule change), the lead's s7, s8 and people s7 (never shown to
+    whoever wrote the rules, but five sentences of s7), and 20
     more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
     2 on main): no wrong supersede, the other holder untouched."""
     m = _measure()
@@ -74,6 +74,9 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v18.jsonl", V18_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
+                        ("corrections_lead_s7.jsonl", LEAD_S7_APPLIED),
+                        ("corrections_lead_s8.jsonl", LEAD_S8_APPLIED),
+                        ("corrections_people_lead_s7.jsonl", PEOPLE_S7_APPLIED),
                         ("corrections_nearmiss_v3.jsonl", 0)):
         res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:-6])
         missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
@@ -171,3 +174,16 @@ V18_APPLIED = 4
 broad mechanisms, written and committed after the last rule change): 4 on its only measurement,
 both engines (main: 4), none wrong, one held fact not filed ("Book club meets on the first
 Thursday of the month."); not tuned on."""
+LEAD_S7_APPLIED = 11
+"""Of 20 (`corrections_lead_s7.jsonl`, 6 near-misses; written by the lead before the session's
+changes): 9 on its first (clean) measurement, both engines, none wrong; 12 when last measured,
+both engines, one kept both (five of its sentences were given to the broad mechanisms as class
+examples)."""
+LEAD_S8_APPLIED = 9
+"""Of 20 (`corrections_lead_s8.jsonl`, 6 near-misses; written by the lead mid-session and never
+shown to whoever wrote the rules): 10 on its first measurement and when last measured, both
+engines, none wrong; four corrections not filed."""
+PEOPLE_S7_APPLIED = 9
+"""Of 16 (`corrections_people_lead_s7.jsonl`: two holders with like facts, one corrected; written
+by the lead, never shown): 8 on its first (clean) measurement, 10 when last measured, both
+engines; the other holder untouched in all 16."""
