@@ -12,9 +12,10 @@ from itertools import pairwise
 from ..text import fact_terms as _terms
 from ..text import stem
 
-_CALENDAR = frozenset("""january february march april may june july august september october
-    november december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday
-    thursday friday saturday sunday""".split())
+MONTHS_AND_DAYS = frozenset("""january february march april may june july august september
+    october november december monday tuesday wednesday thursday friday saturday sunday""".split())
+"""Month and weekday names in full (never a person's name; "Jan" may be)."""
+_CALENDAR = MONTHS_AND_DAYS | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
 
 _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move changed change
     longer anymore instead rescheduled postponed update updated now switched wrong earlier

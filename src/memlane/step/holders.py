@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from .endings import MONTHS_AND_DAYS
+
 RELATIONS = {
     w: w for w in """mother father parents sister brother wife husband partner girlfriend
     boyfriend fiance fiancee son daughter kid kids child children baby friend cousin aunt uncle
@@ -65,11 +67,8 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
 def may_be_name(word: str) -> bool:
     """Whether a capitalised word opening a sentence may be a person's name (not "The",
     "Today", "Rent", ...)."""
-    return word.lower() not in _NOT_NAMES and word.lower() not in _CALENDAR_NAMES
+    return word.lower() not in _NOT_NAMES and word.lower() not in MONTHS_AND_DAYS
 
-
-_CALENDAR_NAMES = frozenset("""january february march april may june july august september
-    october november december monday tuesday wednesday thursday friday saturday sunday""".split())
 _NEW_IDENTITY = re.compile(
     rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
     rf"(?:now\s+)?({_NAME})()()", re.I)
