@@ -12,25 +12,11 @@ for these rules, none copied from a held-out set (`test_corrections_heldout.py`)
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
-from memlane.step.clauses import clauses
 from memlane.step.related import related_query
-from memlane.step.supersede import SUPERSEDES, decide, read_claim
-
-
-def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
-    facts = [c for h in held for c in clauses(h)]
-    out = []
-    for clause in clauses(new):
-        said = read_claim(clause)
-        if clause.strip() != new.strip():
-            said = replace(said, context=new)
-        d = decide(said, facts)
-        out.append((d.verdict, facts[d.target] if d.target is not None else None))
-    return out
+from memlane.step.supersede import SUPERSEDES
+from supersede_verdicts import verdicts as _verdicts
 
 
 @pytest.mark.parametrize(("held", "new"), [
