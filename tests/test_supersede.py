@@ -346,3 +346,23 @@ def test_forgetting_one_fact_of_a_sentence_keeps_the_other(store: Any) -> None:
     assert [r.text for r in mem.records()] == ["I live in Leeds."]
     (said,) = [m.content for m in t.messages() if m.role == "user"]
     assert "Bristol" not in said and "Ana" not in said and "Leeds" in said
+
+
+@pytest.mark.parametrize("again", [
+    "Like I said before, celery is a no for me.",
+    "As I mentioned, celery is a no for me.",
+    "like i told you already, celery is a no for me",
+])
+def test_a_fact_said_again_as_said_is_the_same_fact(again: str) -> None:
+    assert decide(again, ["Celery is a no for me."]).verdict == SAME
+
+
+def test_a_fact_said_again_in_another_thread_is_one_record(tmp_path: Any) -> None:
+    mem = Memory.open(str(tmp_path / "m.db"))
+    for tid, said in (("a", "Celery is a no for me, I get hives from it."),
+                      ("b", "Like I said before, celery is a no for me, I get hives from it.")):
+        t = mem.thread(tid)
+        t.add("user", said)
+        t.add("assistant", "Noted.")
+        t.step()
+    assert sum("elery" in r.text for r in mem.records(limit=-1)) == 1

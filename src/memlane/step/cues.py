@@ -15,6 +15,8 @@ _LEAD = re.compile(
     # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
     r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
     r"|apparently"
+    # "Like I said before, ...": the fact again, said as said
+    r"|(?:like|as)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?"
     # "Can't believe my daughter is 5 already": the fact is what is hard to believe
     r"|(?:i\s+)?(?:can'?t|cannot|can\s+not)\s+believe(?:\s+that)?|hard\s+to\s+believe(?:\s+that)?"
     r")\b[\s,:;!.-]*)+",
