@@ -56,6 +56,7 @@ from .attributes import (
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
 from .cues import _BRACKETED, _CORRECTS, _LEAD
 from .cues import CUES as CUES  # (public, as before it moved to cues.py)
+from .ended import ended_value
 from .endings import (
     _ADDITIVE,
     _CALENDAR,
@@ -441,7 +442,10 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
             new, holder, claims, _SKIP) or broad.ended_before(new, holder, claims) or \
             broad.weak_holder(new, holder, claims, _SKIP)
         d = Decision(SUPERSEDES, *fit) if fit else _last_clause(new, claims) or d
-    return _unless_kept(new, claims, d)
+    d = _unless_kept(new, claims, d)
+    if d.verdict in (RELATED, NEW) and (hit := ended_value(new, claims, _SKIP)):
+        d = Decision(*hit)  # (`step/ended.py`: the held value named as ended)
+    return d
 
 
 def _last_clause(new: Claim, claims: Sequence[Claim]) -> Decision | None:
@@ -746,6 +750,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     the attributes differ for certain. A pronoun, or a name against a relation ("Pixel" and
     "my cat"), is not a certain difference: the claim stands."""
     c = claims[i]
+    if ended_value(new, [c], _SKIP):  # (`step/ended.py`: the held value named as ended)
+        return Decision(SUPERSEDES, i, ("names the held value as ended",))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
     if c.holder != holder and not unsure:

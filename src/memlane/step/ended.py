@@ -1,0 +1,234 @@
+"""The held value named as ended: one broad mechanism for corrections no phrase rule names.
+
+A statement that names the distinctive value of one held fact (a person's name, a brand, a
+provider, a drug, a place, an activity, a position) with an ending said of that value ends that
+fact, whoever holds it and whatever the attribute:
+
+- the value as the subject of the ending ("Hannah and I broke up", "Dr Moore retired", "Smudge
+  passed away", "Cetirizine stopped working", "Greenacres got too expensive");
+- the value as its object, the one who ended it the fact's holder ("I've given badminton up",
+  "My sister split up with Sam", "We cancelled Riverford", "I've moved out of goal").
+
+The fact is superseded by the statement (the project keeps no "ended, nothing instead": the
+statement that says it ended is the newer version, the old text stays in the dated history).
+When another clause of the same sentence states the replacement first ("The car's insured with
+LV now, Direct Line got too expensive"), that clause supersedes it.
+
+Never a guess: every word of the ended phrase is in the one held fact it ends (two held facts
+naming it: both kept, linked); a person held as family, a partner or a pet is ended only by a
+death or, for a partner, a break-up ("Hannah retired" ends no girlfriend); another person in
+the ending's clause ("... got too expensive for my brother", "Tom split up with ...") or as
+the one who ended it blocks it; so do a maybe, a question, a one-off ("this morning"), a
+negation ("I'll never give up squash") and an ending said only of the future ("is retiring").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text import fact_terms, stem
+from . import slots
+from .claim import Claim
+from .cues import CUES
+from .endings import _LEFT_FOR_NOW, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
+from .holders import RELATIONS
+
+Verdict = tuple[str, int, tuple[str, ...]]
+"""(`supersedes` or `related`, the index of the held fact, why): a `supersede.Decision`'s
+fields."""
+
+_DEATH = r"died|passed\s+away|passed\s+on|(?:was|got|had\s+to\s+be)\s+put\s+(?:down|to\s+sleep)"
+_BREAKUP = r"(?:broke|split)\s+up|separated|divorced|(?:dumped|left)\s+me"
+_DEPART = (r"retired|emigrated|moved\s+away|left(?=\s*$|\s+(?:the\s+|her\s+|his\s+|their\s+)?"
+           r"(?:practice|surgery|company|firm|agency|salon|school|club|team|job|area|clinic|"
+           r"business|country|gym|service)\b)|quit(?=\s+(?:hairdressing|teaching|coaching|"
+           r"cleaning|work|working|the\s+job|her\s+job|his\s+job)\b)|stopped\s+(?:working|"
+           r"practising|practicing|coaching|teaching|cleaning)")
+_GONE = (r"stopped\s+(?:working|helping|doing\s+anything|making\s+a\s+difference)|"
+         r"closed(?:\s+down)?|shut(?:\s+down)?|went\s+(?:bust|under)|"
+         r"(?:was|got|has\s+been)\s+(?:scrapped|sold|written\s+off|cancell?ed|discontinued|"
+         r"closed|shut)")
+_WEAK = r"kept\s+[a-z]+ing|got\s+(?:far\s+|way\s+|much\s+)?(?:too|so)\s+[a-z]+"
+"""Said of a value, an ending only beside a replacement ("Lloyds kept closing branches, so
+I've moved to First Direct"); alone, a complaint."""
+
+_AUX = r"(?:(?:has|have|had|'s|'ve|'d)\s+)?(?:(?:just|finally|recently|both|sadly|eventually|" \
+    r"actually|now|all|since)\s+)*"
+_SUBJECT = re.compile(
+    rf"(?P<v>[^,;:.!?]+?)\s+(?:and\s+(?:i|me)\s+{_AUX}(?P<us>{_BREAKUP})|{_AUX}(?:"
+    rf"(?P<death>{_DEATH})|(?P<split>{_BREAKUP})|(?P<depart>{_DEPART})|(?P<gone>{_GONE})|"
+    rf"(?P<weak>{_WEAK})))\b", re.I)
+_OBJECT = re.compile(
+    r"(?:(?P<split>(?:broke|split)\s+up\s+with|split\s+from|divorced|dumped)"
+    r"|(?P<gone>(?:gave|given|giving)\s+up(?:\s+on)?|quit|quitted|packed\s+in|cancell?ed|"
+    r"moved\s+out\s+of|sold|scrapped|got\s+rid\s+of|ditched|"
+    r"(?P<left>left)(?=\s+(?:the\s+)?(?-i:[A-Z]))|stopped\s+(?:taking|using|"
+    r"going\s+to|playing|doing|seeing|buying|shopping\s+at|banking\s+with)|no\s+longer\s+"
+    r"(?:[a-z]+\s+)?(?:with|at|to|in|on|for)?|(?:gave|given)\s+(?P<up>(?:the\s+|my\s+|our\s+)?"
+    r"[A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?)\s+up))"
+    r"\s*(?P<v>[^,;.!?]*)", re.I)
+_CUT = re.compile(r"[,;:!?]|\.(?:\s|$)|\band\b(?!\s+(?:i|me)\b)|\b(?:so|but|because|since|as|"
+                  r"while|when|after|though|although|then|until|which|who)\b", re.I)
+_OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
+                         r"any\s*more|instead|last|this|in|on|at|over|ago|back|when|"
+                         r"before|years?|months?|weeks?|a\s+while|altogether)\b.*$", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|n't|no\s+way|nearly|almost|will|'ll|won't|going\s+to|"
+                      r"about\s+to|thinking|planning|refuse|refused)\W+(?:\w+\W+){0,2}$", re.I)
+_PERSON = re.compile(r"\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?P<rel>"
+                     + "|".join(sorted(RELATIONS, key=len, reverse=True))
+                     + r")\b|(?-i:\b[A-Z][a-z]+)['\u2019]s\b|\b(?:he|she|they)\b", re.I)
+_PARTNERS = frozenset("""wife husband partner girlfriend boyfriend fiance fiancee spouse
+    seeing dating""".split())
+_KIN = frozenset("""mother father parents sister brother son daughter kid kids child children
+    baby friend cousin aunt uncle niece nephew grandmother grandfather grandma grandpa
+    granddaughter grandson grandchild stepson stepdaughter stepmother stepfather godson
+    goddaughter mate pal buddy bestie twin stepsister stepbrother godmother godfather mum mom
+    dad""".split()) | _PARTNERS | frozenset("dog cat puppy kitten pet horse rabbit hamster "
+                                            "parrot tortoise".split())
+_NOT_VALUE = frozenset(stem(w) for w in """i me we us my our the a an his her their it its
+    this that dr mr mrs ms miss st old new""".split())
+_STILL = re.compile(r"\bstill\b|\bas\s+well\b|\balso\b", re.I)
+"""Said as kept or added ("Chloe still does my hair", "also"): nothing ended."""
+_I = frozenset("i we i've we've i'd we'd".split())
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """One ending a sentence says, and of what."""
+
+    value: str
+    """The words naming what ended ("Dr Moore", "the second row")."""
+    doer: str
+    """Who ended it, for an ending with an object ("I", "my sister"); "" when the value is the
+    subject, or when no one is said ("Cancelled Riverford")."""
+    kind: str
+    """`death`, `split` (a break-up), `depart` (a person gone from a role), `gone` (a thing
+    ended) or `weak` (an ending only beside a replacement)."""
+    piece: str
+    """The clause of the sentence it is said in."""
+    start: int
+    """Where that clause starts in the sentence."""
+
+
+def endings(sentence: str) -> list[_Ending]:
+    """The endings `sentence` says of a named value (see the module docstring)."""
+    out: list[_Ending] = []
+    cuts = [0] + [m.end() for m in _CUT.finditer(sentence)] + [len(sentence) + 1]
+    for start, end in zip(cuts, cuts[1:], strict=False):
+        piece = sentence[start:end]
+        m = _SUBJECT.search(piece)
+        if m is not None and not _NEGATED.search(piece[:m.start("v")]):
+            kind = next(k for k in ("us", "death", "split", "depart", "gone", "weak") if m.group(k))
+            value = re.sub(r"^\s*(?:and|so|but|then|now)\s+", "", m.group("v"), flags=re.I)
+            out.append(_Ending(value.strip(), "i" if kind == "us" else "",
+                               "split" if kind == "us" else kind, piece, start))
+    for m in _OBJECT.finditer(sentence):
+        before = sentence[:m.start()]
+        cut = max((c.end() for c in _CUT.finditer(before)), default=0)
+        doer = before[cut:].strip()
+        if _NEGATED.search(before[cut:]) or len(doer.split()) > 4:
+            continue
+        if m.group("left") and _LEFT_FOR_NOW.search(m.group("v")):
+            continue  # "left Tesco at 6": for the day, not for good
+        value = m.group("up") or _OBJECT_END.sub("", " " + m.group("v")).strip()
+        kind = "split" if m.group("split") else "gone"
+        after = _CUT.search(sentence, m.end())
+        out.append(_Ending(value, doer, kind, sentence[cut:after.start() if after else None], cut))
+    return out
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(_loose(t) for t in fact_terms(text)) - \
+        {_loose(t) for t in _TIME_WORDS | _LIGHT | _NOT_VALUE}
+
+
+def _names_it(e: _Ending, c: Claim, skip: frozenset[str]) -> bool:
+    """Whether every word of the ended phrase is in the held fact `c`, one of them its value
+    (not the thing it is of, "my phone", nor a person's relation word)."""
+    words = _terms(e.value)
+    loose_skip = {_loose(stem(w)) for w in skip}
+    return bool((words - loose_skip) & {_loose(t) for t in c.values}) and \
+        words <= {_loose(t) for t in c.terms} and \
+        not re.search(r"['\u2019]s\b", e.value) and not _PERSON.search(e.value)
+
+
+def _of_holder(e: _Ending, c: Claim, sentence: str) -> bool:
+    """Whether the ending is the held fact's holder's: the one who ended it is the speaker (for
+    a fact of the speaker's) or named in the held fact; no other person in its sentence ("...
+    got too expensive for my brother", "Mr Patel moved away, so my mum sees ...")."""
+    held = {_loose(t) for t in c.terms}
+    doer = [w for w in re.findall(r"[\w']+", e.doer.lower()) if w not in ("have", "has", "had",
+                                                                        "just", "finally")]
+    if doer:
+        words = _terms(" ".join(doer))
+        if set(doer) <= _I | {"'ve"} or doer[0] in _I:
+            if c.holder.rpartition("|")[2] != "i":
+                return False
+        elif not words or not words <= held:
+            return False  # "Tom split up with ...": someone else's break-up
+    rest = sentence.replace(e.value, " ")
+    for m in _PERSON.finditer(rest):
+        if m.group(0).lower() in ("he", "she", "they"):
+            continue
+        who = _terms(m.group(0)) - {_loose(stem(w)) for w in ("my", "our")}
+        if not who <= held:
+            return False  # "... got too expensive for my brother": his, not the held one
+    return True
+
+
+def _fits_kind(e: _Ending, c: Claim) -> bool:
+    """A person held as family, a partner or a pet is ended by a death, or (a partner) a
+    break-up; a role by those or a departure; a thing by anything but a break-up."""
+    said = re.sub(r"[A-Za-z]+['\u2019]s\b", " ", c.said)  # ("my mum's carer": a carer)
+    words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]+", said)} | \
+        {w.lower() for w in re.findall(r"[A-Za-z]+", said)}
+    if words & _PARTNERS:
+        return e.kind in ("death", "split")
+    if words & _KIN:
+        return e.kind == "death"
+    return e.kind != "split"
+
+
+def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Verdict | None:
+    """The held fact `new` (or its sentence, for a clause stating the replacement) says ended
+    by naming its value (see the module docstring); None when no one held fact fits."""
+    sentence = new.context or new.said
+    if not new.said or slots.hypothetical(sentence) or _ONE_OFF.search(sentence) or \
+            "?" in new.said or _STILL.search(sentence):
+        return None
+    prefix = new.holder.rpartition("|")[0]
+    own = new.said.lower().rstrip(".!").strip()
+    for e in endings(sentence):
+        here = e.piece.lower().strip(" ,;.!") in own or own in e.piece.lower()
+        if e.kind == "weak" and not (CUES.search(sentence.replace(e.piece, " ")) or
+                                     re.search(r"\binstead\b", sentence, re.I)):
+            continue  # "Lloyds kept closing branches" alone: a complaint, not an ending
+        if not here and not _replacement(new, sentence, e):
+            continue
+        named = [i for i, c in enumerate(claims) if c.said and not c.ends and
+                 c.holder.rpartition("|")[0] == prefix and _names_it(e, c, skip) and
+                 (here or (c.said.lower().rstrip(".!") not in sentence.lower() and
+                           (slots.another_value(new.said, c.said) or
+                            slots.fresh_type(new.said, c.said))))]
+        if len(named) > 1:
+            return ("related", named[-1], (f"names {e.value!r} as ended, which {len(named)} "
+                                           "held facts name: both kept, the new one newer",))
+        if named and _of_holder(e, claims[named[0]], sentence) and _fits_kind(e, claims[named[0]]):
+            return ("supersedes", named[0], (
+                f"names the held value ({e.value}) as ended ({e.kind})",
+                "the one held fact naming it" + ("" if here else
+                                                 ", replaced by this clause of the sentence")))
+    return None
+
+
+def _replacement(new: Claim, sentence: str, e: _Ending) -> bool:
+    """Whether `new`, another clause of the sentence that says `e`, states what is in the
+    ended value's place: worded as a change, and no pronoun for its holder ("she was 52")."""
+    said = new.said
+    if e.piece.strip(" ,;.!").lower() in said.lower() or new.additive:
+        return False
+    if re.match(r"\W*(?:he|she|they|it)\b", said, re.I):
+        return False
+    return CUES.search(said) is not None or re.search(r"\binstead\b", said, re.I) is not None

@@ -1,0 +1,121 @@
+"""The held value named as ended (`step/ended.py`): a statement that names the distinctive value
+of one held fact (a person, a brand, a provider, a drug, a place, an activity, a position) with
+an ending said of that value ("Owen and I split up", "Rolo died", "I cancelled Riverford",
+"Omeprazole stopped helping", "Direct Line got too expensive") ends that fact, whoever holds it
+and whatever attribute it is: the fact is superseded by the statement (which gives the
+replacement, when the sentence names one). Near-misses it must refuse: the value named but not
+ended, ended for someone else, a value two held facts share, a one-off, a question, a maybe, and
+another holder's value. Pairs written for this rule, none copied from a held-out set."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.step.supersede import SUPERSEDES
+from supersede_verdicts import message_verdicts
+
+ENDED = [
+    # (held facts, the new message, the held fact it must end)
+    (["My boyfriend is called Owen."],
+     "Owen and I split up in March. I'm with a woman called Freya now.",
+     "My boyfriend is called Owen."),
+    (["Our cleaner is called Brenda."],
+     "Brenda retired at Christmas, a lady called Iwona comes on Fridays now.",
+     "Our cleaner is called Brenda."),
+    (["My dog is called Rolo.", "My brother's dog is called Biscuit."],
+     "Rolo died in October. We adopted a greyhound called Dash last month.",
+     "My dog is called Rolo."),
+    (["We get our veg box from Riverford."],
+     "We cancelled Riverford, we get an Oddbox delivery now.",
+     "We get our veg box from Riverford."),
+    (["I'm with Three for my phone."],
+     "Three kept dropping my calls so I moved over to Giffgaff.",
+     "I'm with Three for my phone."),
+    (["I take omeprazole for my reflux."],
+     "Omeprazole stopped helping so the GP put me on lansoprazole.",
+     "I take omeprazole for my reflux."),
+    (["I do yoga on Monday evenings."],
+     "I've given yoga up, I go swimming on Mondays instead.",
+     "I do yoga on Monday evenings."),
+    (["I play second row for the rugby club."],
+     "I've moved out of the second row. I play flanker these days.",
+     "I play second row for the rugby club."),
+    (["My son's childminder is Tracy.", "My daughter's childminder is Paula."],
+     "My son goes to a childminder called Debbie since Tracy retired.",
+     "My son's childminder is Tracy."),
+    (["I insure the car with Direct Line."],
+     "The car's insured with LV now, Direct Line got too expensive.",
+     "I insure the car with Direct Line."),
+    (["My hairdresser is Chloe."],
+     "Chloe quit hairdressing, so I go to a barber called Sami.",
+     "My hairdresser is Chloe."),
+    (["We go to St Mary's church on Sundays."],
+     "St Mary's closed in the spring. We go to All Saints now.",
+     "We go to St Mary's church on Sundays."),
+    (["My mum's carer is called Denise.", "My dad's carer is called Rob."],
+     "Mum has a new carer called Agnes since Denise left the agency.",
+     "My mum's carer is called Denise."),
+    (["My tortoise is called Shelby."],
+     "Shelby passed away last week, she was 52.",
+     "My tortoise is called Shelby."),
+    (["I learn Spanish on Duolingo."],
+     "I gave up on Duolingo, I have a tutor called Lucia now.",
+     "I learn Spanish on Duolingo."),
+    (["My brother's girlfriend is called Jess."],
+     "My brother broke up with Jess over the summer.",
+     "My brother's girlfriend is called Jess."),
+    (["We rent a flat on Cavendish Road."],
+     "We moved out of Cavendish Road in May, we're in a house in Hulme now.",
+     "We rent a flat on Cavendish Road."),
+    (["I swim at the Leisure Centre on Tuesdays."],
+     "I no longer swim at the Leisure Centre, I go to the lido instead.",
+     "I swim at the Leisure Centre on Tuesdays."),
+    (["My accountant is Priya Desai."],
+     "Priya Desai has retired, so my accountant is Tom Walsh.",
+     "My accountant is Priya Desai."),
+    (["We drive a Vauxhall Zafira."],
+     "We scrapped the Zafira and got a Kia Sportage.",
+     "We drive a Vauxhall Zafira."),
+]
+
+REFUSED = [
+    # the value named, not ended
+    (["My boyfriend is called Owen."], "Owen and I went to Lisbon for the weekend."),
+    (["My hairdresser is Chloe."], "Chloe cut my hair really short this time."),
+    # ended for someone else
+    (["My boyfriend is called Owen."], "My friend Tom broke up with his boyfriend."),
+    (["My boyfriend is called Owen."], "Tom split up with Owen's sister."),
+    (["I insure the car with Direct Line."],
+     "Direct Line got too expensive for my brother, so he moved to LV."),
+    (["My mum's carer is called Denise."], "Denise's husband retired last month."),
+    (["My dog is called Rolo."], "Rolo's favourite squeaky toy finally died."),
+    # a value held by two facts: never guess
+    (["My sister's boyfriend is called Sam.", "My son's football coach is called Sam."],
+     "Sam has retired."),
+    # a one-off
+    (["I'm with Three for my phone."], "The Three app stopped working this morning."),
+    (["We get our veg box from Riverford."], "Riverford cancelled this week's delivery."),
+    # a question, and a denial
+    (["My hairdresser is Chloe."], "Chloe retired? No, she's just on holiday for a month."),
+    # a maybe, a plan, a refusal
+    (["I do yoga on Monday evenings."], "I might give up yoga if my knee gets worse."),
+    (["My son's childminder is Tracy."], "Tracy is retiring next year, so we'll need someone."),
+    (["I play squash on Thursdays."], "I'll never give up squash, it keeps me sane."),
+    # another holder's value
+    (["My dog is called Rolo."], "My neighbour's dog Biscuit died last week."),
+    (["We drive a Vauxhall Zafira."], "My brother scrapped his Zafira."),
+]
+
+
+@pytest.mark.parametrize(("held", "new", "ended"), ENDED)
+def test_the_held_value_named_as_ended_is_superseded(held: list[str], new: str,
+                                                     ended: str) -> None:
+    verdicts = message_verdicts(new, held)
+    assert (SUPERSEDES, ended) in verdicts, verdicts
+    assert all(t == ended for v, t in verdicts if v == SUPERSEDES), verdicts
+
+
+@pytest.mark.parametrize(("held", "new"), REFUSED)
+def test_a_value_not_ended_by_its_holder_is_kept(held: list[str], new: str) -> None:
+    verdicts = message_verdicts(new, held)
+    assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
