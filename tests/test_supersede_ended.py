@@ -78,6 +78,40 @@ ENDED = [
      "We drive a Vauxhall Zafira."),
 ]
 
+SEEN = [
+    # the lead's checks this rule was asked for (regressions; the pairs above came first)
+    (["My girlfriend is called Hannah."],
+     "Hannah and I broke up in the summer. I'm seeing a guy called Marcus now.",
+     "My girlfriend is called Hannah."),
+    (["Our vet is Greenacres in Hove."],
+     "We've registered the dogs with Vets4Pets instead, Greenacres got too expensive.",
+     "Our vet is Greenacres in Hove."),
+    (["My GP is Dr Patel.", "My wife's GP is Dr Moore."],
+     "My wife's been moved to Dr Evans since Dr Moore retired.", "My wife's GP is Dr Moore."),
+    (["My sister's boyfriend is called Sam."], "My sister split up with Sam.",
+     "My sister's boyfriend is called Sam."),
+    (["My cat is called Smudge.", "My neighbour's cat is called Tiger."],
+     "Smudge passed away in the spring. We've since got a kitten called Pip.",
+     "My cat is called Smudge."),
+    (["I do all my banking with Lloyds."],
+     "I've moved everything over to First Direct, Lloyds kept closing branches.",
+     "I do all my banking with Lloyds."),
+    (["I take cetirizine for my hay fever."],
+     "Cetirizine stopped working so the pharmacist put me on loratadine.",
+     "I take cetirizine for my hay fever."),
+    (["I play badminton on Wednesday nights."],
+     "I've given badminton up and joined a climbing wall instead.",
+     "I play badminton on Wednesday nights."),
+    (["I play in goal for my Sunday league team."],
+     "I've moved out of goal. I play centre back now.",
+     "I play in goal for my Sunday league team."),
+    (["My team lead is Gareth."],
+     "Gareth got moved to another project, Sophie is my team lead now.",
+     "My team lead is Gareth."),
+    (["My cat is called Smudge.", "My neighbour's cat is called Tiger."],
+     "My neighbour's cat Tiger passed away.", "My neighbour's cat is called Tiger."),
+]
+
 REFUSED = [
     # the value named, not ended
     (["My boyfriend is called Owen."], "Owen and I went to Lisbon for the weekend."),
@@ -92,9 +126,21 @@ REFUSED = [
     # a value held by two facts: never guess
     (["My sister's boyfriend is called Sam.", "My son's football coach is called Sam."],
      "Sam has retired."),
-    # a one-off
+    # a one-off, for a while, long ago
     (["I'm with Three for my phone."], "The Three app stopped working this morning."),
     (["We get our veg box from Riverford."], "Riverford cancelled this week's delivery."),
+    (["My dentist is Dr Shah."], "Dr Shah left the practice for a month on maternity leave."),
+    (["We shop at Aldi."], "Aldi closed early on Sunday."),
+    (["I take cetirizine for my hay fever."],
+     "Cetirizine stopped working for a week in June but it's fine again."),
+    (["Our vet is Greenacres in Hove."], "I left Hove when I was 18."),
+    # a person held as family ended by no death nor break-up, a value within a longer name
+    (["My girlfriend is called Hannah."], "Hannah quit her job at the bank."),
+    (["My husband is called Dev."], "Dev retired from the police last year."),
+    (["My girlfriend is called Hannah."], "Hannah's dad passed away last month."),
+    (["I bank with Lloyds."], "We cancelled the Lloyds credit card."),
+    (["I bank with Lloyds."], "I sold some of my Lloyds shares."),
+    (["My phone is a Pixel 7."], "I left my phone on the bus."),
     # a question, and a denial
     (["My hairdresser is Chloe."], "Chloe retired? No, she's just on holiday for a month."),
     # a maybe, a plan, a refusal
@@ -104,10 +150,19 @@ REFUSED = [
     # another holder's value
     (["My dog is called Rolo."], "My neighbour's dog Biscuit died last week."),
     (["We drive a Vauxhall Zafira."], "My brother scrapped his Zafira."),
+    (["My son plays football on Sundays."], "I gave up football years ago."),
+    (["I play football on Sundays."], "My son gave up football."),
+    # the lead's guards
+    (["My girlfriend is called Hannah."], "Hannah and I went to Paris."),
+    (["My girlfriend is called Hannah."], "Tom broke up with his girlfriend."),
+    (["I do all my banking with Lloyds."], "The Lloyds app stopped working this morning."),
+    (["My wife's GP is Dr Moore."], "Dr Moore retired? No, she's just on leave."),
+    (["I play badminton on Wednesday nights."], "I might give up badminton."),
+    (["My cat is called Smudge."], "My neighbour's cat Tiger passed away."),
 ]
 
 
-@pytest.mark.parametrize(("held", "new", "ended"), ENDED)
+@pytest.mark.parametrize(("held", "new", "ended"), ENDED + SEEN)
 def test_the_held_value_named_as_ended_is_superseded(held: list[str], new: str,
                                                      ended: str) -> None:
     verdicts = message_verdicts(new, held)

@@ -17,9 +17,10 @@ LV now, Direct Line got too expensive"), that clause supersedes it.
 Never a guess: every word of the ended phrase is in the one held fact it ends (two held facts
 naming it: both kept, linked); a person held as family, a partner or a pet is ended only by a
 death or, for a partner, a break-up ("Hannah retired" ends no girlfriend); another person in
-the ending's clause ("... got too expensive for my brother", "Tom split up with ...") or as
-the one who ended it blocks it; so do a maybe, a question, a one-off ("this morning"), a
-negation ("I'll never give up squash") and an ending said only of the future ("is retiring").
+the sentence ("... got too expensive for my brother", "Tom split up with ...") or as the one
+who ended it blocks it; so do a maybe, a question, a one-off ("this morning"), an ending for a
+while or long ago ("on leave", "when I was 18"), a negation ("I'll never give up squash") and
+an ending said only of the future ("is retiring").
 """
 
 from __future__ import annotations
@@ -41,9 +42,12 @@ fields."""
 
 _DEATH = r"died|passed\s+away|passed\s+on|(?:was|got|had\s+to\s+be)\s+put\s+(?:down|to\s+sleep)"
 _BREAKUP = r"(?:broke|split)\s+up|separated|divorced|(?:dumped|left)\s+me"
-_DEPART = (r"retired|emigrated|moved\s+away|left(?=\s*$|\s+(?:the\s+|her\s+|his\s+|their\s+)?"
-           r"(?:practice|surgery|company|firm|agency|salon|school|club|team|job|area|clinic|"
-           r"business|country|gym|service)\b)|quit(?=\s+(?:hairdressing|teaching|coaching|"
+_DEPART = (r"retired|emigrated|moved\s+away|(?:got\s+|was\s+|been\s+)?(?:moved|gone|went)\s+"
+           r"(?:on\s+)?to\s+(?:another|a\s+(?:different|new))\s+(?:project|team|role|job|"
+           r"department|practice|surgery|branch|school|club)|"
+           r"left(?=\s*[.!]?\s*$|\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:practice|"
+           r"surgery|company|firm|agency|salon|school|club|team|job|area|clinic|business|"
+           r"country|gym|service)\b)|quit(?=\s+(?:hairdressing|teaching|coaching|"
            r"cleaning|work|working|the\s+job|her\s+job|his\s+job)\b)|stopped\s+(?:working|"
            r"practising|practicing|coaching|teaching|cleaning)")
 _GONE = (r"stopped\s+(?:working|helping|doing\s+anything|making\s+a\s+difference)|"
@@ -91,6 +95,15 @@ _NOT_VALUE = frozenset(stem(w) for w in """i me we us my our the a an his her th
     this that dr mr mrs ms miss st old new""".split())
 _STILL = re.compile(r"\bstill\b|\bas\s+well\b|\balso\b", re.I)
 """Said as kept or added ("Chloe still does my hair", "also"): nothing ended."""
+_PASSING = re.compile(
+    r"\bfor\s+(?:a|an|the|one|two|three|a\s+few|a\s+couple\s+of)\s+(?:bit|while|day|days|"
+    r"week|weeks|fortnight|month|months)\b|\b(?:fine|working|back|open)\s+again\b|"
+    r"\btemporarily\b|\bfor\s+now\b|\bon\s+(?:\w+\s+)?leave\b|\b(?:reopen|reopened|reopens)\b|"
+    r"\b(?:closed|shut)\s+(?:early|for|on|over|at|till|until)\b|"
+    r"\bwhen\s+(?:i|we)\s+(?:was|were)\b|\byears\s+ago\b|\bas\s+a\s+(?:kid|child|teenager)\b",
+    re.I)
+"""Ended for a while, or long ago ("stopped working for a week", "on maternity leave", "closed
+early on Sunday", "I left Hove when I was 18"): no change of what is held now."""
 _I = frozenset("i we i've we've i'd we'd".split())
 
 
@@ -145,13 +158,13 @@ def _terms(text: str) -> frozenset[str]:
 
 
 def _names_it(e: _Ending, c: Claim, skip: frozenset[str]) -> bool:
-    """Whether every word of the ended phrase is in the held fact `c`, one of them its value
-    (not the thing it is of, "my phone", nor a person's relation word)."""
+    """Whether every word of the ended phrase is in the held fact `c` (its owner too: "my
+    neighbour's cat Tiger" is not "my cat Tiger"), one of them its value (not the thing it is
+    of, "my phone", nor a person's relation word)."""
     words = _terms(e.value)
     loose_skip = {_loose(stem(w)) for w in skip}
     return bool((words - loose_skip) & {_loose(t) for t in c.values}) and \
-        words <= {_loose(t) for t in c.terms} and \
-        not re.search(r"['\u2019]s\b", e.value) and not _PERSON.search(e.value)
+        words <= {_loose(t) for t in c.terms}
 
 
 def _of_holder(e: _Ending, c: Claim, sentence: str) -> bool:
@@ -196,7 +209,7 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
     by naming its value (see the module docstring); None when no one held fact fits."""
     sentence = new.context or new.said
     if not new.said or slots.hypothetical(sentence) or _ONE_OFF.search(sentence) or \
-            "?" in new.said or _STILL.search(sentence):
+            "?" in new.said or _STILL.search(sentence) or _PASSING.search(sentence):
         return None
     prefix = new.holder.rpartition("|")[0]
     own = new.said.lower().rstrip(".!").strip()
