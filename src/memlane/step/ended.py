@@ -42,8 +42,10 @@ fields."""
 
 _DEATH = r"died|passed\s+away|passed\s+on|(?:was|got|had\s+to\s+be)\s+put\s+(?:down|to\s+sleep)"
 _BREAKUP = r"(?:broke|split)\s+up|separated|divorced|(?:dumped|left)\s+me"
-_DEPART = (r"retired|emigrated|moved\s+away|(?:got\s+|was\s+|been\s+)?(?:moved|gone|went)\s+"
-           r"(?:on\s+)?to\s+(?:another|a\s+(?:different|new))\s+(?:project|team|role|job|"
+_DEPART = (r"retired|emigrated|moved\s+away|(?:packed|jacked)\s+it\s+in|called\s+it\s+a\s+day|"
+           r"handed\s+in\s+(?:her|his|their)\s+notice|"
+           r"(?:got\s+|was\s+|been\s+)?(?:moved|gone|went)\s+(?:on\s+)?to\s+"
+           r"(?:another|a\s+(?:different|new))\s+(?:project|team|role|job|"
            r"department|practice|surgery|branch|school|club)|"
            r"left(?=\s*[.!]?\s*$|\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:practice|"
            r"surgery|company|firm|agency|salon|school|club|team|job|area|clinic|business|"
@@ -195,6 +197,7 @@ def _fits_kind(e: _Ending, c: Claim) -> bool:
     """A person held as family, a partner or a pet is ended by a death, or (a partner) a
     break-up; a role by those or a departure; a thing by anything but a break-up."""
     said = re.sub(r"[A-Za-z]+['\u2019]s\b", " ", c.said)  # ("my mum's carer": a carer)
+    said = re.sub(r"\b[a-z]+\s+(?=[a-z]{2,}(?:er|or|ist|ian)\b)", " ", said)  # ("dog walker")
     words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]+", said)} | \
         {w.lower() for w in re.findall(r"[A-Za-z]+", said)}
     if words & _PARTNERS:
@@ -223,8 +226,7 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
         named = [i for i, c in enumerate(claims) if c.said and not c.ends and
                  c.holder.rpartition("|")[0] == prefix and _names_it(e, c, skip) and
                  (here or (c.said.lower().rstrip(".!") not in sentence.lower() and
-                           (slots.another_value(new.said, c.said) or
-                            slots.fresh_type(new.said, c.said))))]
+                           _another(new.said, c.said)))]
         if len(named) > 1:
             return ("related", named[-1], (f"names {e.value!r} as ended, which {len(named)} "
                                            "held facts name: both kept, the new one newer",))
@@ -238,10 +240,23 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
 
 def _replacement(new: Claim, sentence: str, e: _Ending) -> bool:
     """Whether `new`, another clause of the sentence that says `e`, states what is in the
-    ended value's place: worded as a change, and no pronoun for its holder ("she was 52")."""
+    ended value's place: worded as a change or as taken ("I've bought a Yaris"), and no pronoun
+    for its holder ("she was 52")."""
     said = new.said
-    if e.piece.strip(" ,;.!").lower() in said.lower() or new.additive:
+    if e.piece.strip(" ,;.!").lower() in said.lower() or re.match(r"\W*(?:he|she|they|it)\b",
+                                                                   said, re.I):
         return False
-    if re.match(r"\W*(?:he|she|they|it)\b", said, re.I):
-        return False
-    return CUES.search(said) is not None or re.search(r"\binstead\b", said, re.I) is not None
+    return CUES.search(said) is not None or _TOOK.search(said) is not None or \
+        re.search(r"\binstead\b", said, re.I) is not None
+
+
+def _another(said: str, held: str) -> bool:
+    """Whether `said` gives another value of a type `held` gives, its opening name one too
+    ("Ollie walks the dog now" for "Our dog walker is Jess")."""
+    return bool(slots.another_value(f"and {said}", held) or slots.fresh_type(said, held))
+
+
+_TOOK = re.compile(r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had)?\s+(?:just\s+|now\s+|since\s+)?"
+                   r"(?:bought|got|adopted|found|joined|signed\s+up|registered|picked\s+up|"
+                   r"gone\s+for|went\s+for|taken\s+on|hired|chose|chosen)\b", re.I)
+"""A replacement said as taken ("I've bought a second-hand Yaris")."""
