@@ -54,8 +54,8 @@ _DEPART = (r"retired|emigrated|moved\s+away|(?:packed|jacked)\s+it\s+in|called\s
            r"practising|practicing|coaching|teaching|cleaning)")
 _GONE = (r"stopped\s+(?:working|helping|doing\s+anything|making\s+a\s+difference)|"
          r"closed(?:\s+down)?|shut(?:\s+down)?|went\s+(?:bust|under)|"
-         r"(?:was|got|has\s+been)\s+(?:scrapped|sold|written\s+off|cancell?ed|discontinued|"
-         r"closed|shut)")
+         r"(?:was|got|been|is|are)\s+(?:scrapped|sold|written\s+off|cancell?ed|discontinued|"
+         r"closed|shut|axed)")
 _WEAK = r"kept\s+[a-z]+ing|got\s+(?:far\s+|way\s+|much\s+)?(?:too|so)\s+[a-z]+"
 """Said of a value, an ending only beside a replacement ("Lloyds kept closing branches, so
 I've moved to First Direct"); alone, a complaint."""
@@ -68,6 +68,7 @@ _SUBJECT = re.compile(
     rf"(?P<weak>{_WEAK})))\b", re.I)
 _OBJECT = re.compile(
     r"(?:(?P<split>(?:broke|split)\s+up\s+with|split\s+from|divorced|dumped)"
+    r"|(?P<shut>closed|shut|axed)"
     r"|(?P<gone>(?:gave|given|giving)\s+up(?:\s+on)?|quit|quitted|packed\s+in|cancell?ed|"
     r"moved\s+out\s+of|sold|scrapped|got\s+rid\s+of|ditched|"
     r"(?P<left>left)(?=\s+(?:the\s+)?(?-i:[A-Z]))|stopped\s+(?:taking|using|"
@@ -149,6 +150,8 @@ def endings(sentence: str) -> list[_Ending]:
             continue  # "left Tesco at 6": for the day, not for good
         value = m.group("up") or _OBJECT_END.sub("", " " + m.group("v")).strip()
         kind = "split" if m.group("split") else "gone"
+        if m.group("shut") and doer.lower().split()[:1] in (["they"], ["they've"]):
+            doer = ""  # "They closed the Lidl on Mill Road": no one's own ending
         after = _CUT.search(sentence, m.end())
         out.append(_Ending(value, doer, kind, sentence[cut:after.start() if after else None], cut))
     return out
