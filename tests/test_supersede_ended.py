@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlane.step.supersede import SUPERSEDES
+from memlane.step.supersede import RELATED, SUPERSEDES, decide
 from supersede_verdicts import message_verdicts
 
 ENDED = [
@@ -192,3 +192,16 @@ def test_the_held_value_named_as_ended_is_superseded(held: list[str], new: str,
 def test_a_value_not_ended_by_its_holder_is_kept(held: list[str], new: str) -> None:
     verdicts = message_verdicts(new, held)
     assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("new", "held", "verdict"), [
+    ("Brenda retired at Christmas.", "Our cleaner is called Brenda.", SUPERSEDES),
+    ("My brother broke up with Jess.", "My brother's girlfriend is called Jess.", SUPERSEDES),
+    ("Hannah retired from the bank.", "My girlfriend is called Hannah.", RELATED),
+    ("My neighbour's cat Tiger passed away.", "My cat is called Smudge.", RELATED),
+])
+def test_a_replace_claimed_by_a_model_is_vetted_by_the_same_rule(new: str, held: str,
+                                                                  verdict: str) -> None:
+    """A model's "this replaces #N" (and the heuristic's own, vetted again in `step/apply.py`)
+    stands when the statement names the held value as ended, though the holders read apart."""
+    assert decide(new, [held], claimed=0).verdict == verdict
