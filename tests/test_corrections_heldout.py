@@ -169,21 +169,46 @@ V17_APPLIED = 9
 """Of 12 (`corrections_heldout_v17.jsonl`, 4 near-misses; everyday wording not chosen for the
 rules, written and committed after the last rule change): 7 on its only measurement, both
 engines (main: 7), none wrong; not tuned on. 9 since the broad mechanisms (`step/broad.py`)."""
-V18_APPLIED = 4
+V18_APPLIED = 6
 """Of 12 (`corrections_heldout_v18.jsonl`, 4 near-misses; everyday wording not chosen for the
 broad mechanisms, written and committed after the last rule change): 4 on its only measurement,
 both engines (main: 4), none wrong, one held fact not filed ("Book club meets on the first
-Thursday of the month."); not tuned on."""
-LEAD_S7_APPLIED = 11
+Thursday of the month."); not tuned on. 7 since the held value named as ended
+(`step/ended.py`)."""
+LEAD_S7_APPLIED = 13
 """Of 20 (`corrections_lead_s7.jsonl`, 6 near-misses; written by the lead before the session's
 changes): 9 on its first (clean) measurement, both engines, none wrong; 12 when last measured,
 both engines, one kept both (five of its sentences were given to the broad mechanisms as class
-examples)."""
-LEAD_S8_APPLIED = 9
+examples); 14 since the held value named as ended (`step/ended.py`)."""
+LEAD_S8_APPLIED = 12
 """Of 20 (`corrections_lead_s8.jsonl`, 6 near-misses; written by the lead mid-session and never
 shown to whoever wrote the rules): 10 on its first measurement and when last measured, both
-engines, none wrong; four corrections not filed."""
-PEOPLE_S7_APPLIED = 9
+engines, none wrong; four corrections not filed. 13 since the held value named as ended
+(`step/ended.py`; three of its sentences were given to that rule as seen examples)."""
+PEOPLE_S7_APPLIED = 12
 """Of 16 (`corrections_people_lead_s7.jsonl`: two holders with like facts, one corrected; written
-by the lead, never shown): 8 on its first (clean) measurement, 10 when last measured, both
-engines; the other holder untouched in all 16."""
+by the lead, never shown): 8 on its first (clean) measurement, 10 before the held value named as
+ended (`step/ended.py`; three of its sentences were given to that rule as seen examples), 13
+since, both engines; the other holder untouched in all 16."""
+
+
+def test_heldout_v19(store: Any) -> None:
+    """`corrections_heldout_v19.jsonl` (12 everyday corrections, 2 two-people, 4 near-misses;
+    wording not chosen for the held value named as ended, written and committed before its only
+    measurement): at what it reached, and no wrong supersede but the two main makes too."""
+    m = _measure()
+    res = m.measure(store, m.load(ROOT / "tests" / "data" / "corrections_heldout_v19.jsonl"),
+                    prefix="v19")
+    wrong = sorted(r["id"] for r in res["cases"] if r["wrong"])
+    assert wrong == sorted(V19_KNOWN_WRONG), wrong
+    assert res["applied"] >= V19_APPLIED
+
+
+V19_APPLIED = 6
+"""Of 12: 6 on its only measurement, both engines (after `step/ended.py`); not tuned on."""
+V19_KNOWN_WRONG = ("n02", "n04")
+"""Near-misses main supersedes too, by `supersede._replace_or_relate` (not the ended rule): "Alfie
+went to a 7th birthday party at the weekend." replaces "My son Alfie is 6." (another number read
+as his age), and "I cycled to work today since it was sunny." replaces "I get the bus to work."
+(a one-off read as the new way to work). Left for the rule's owner: asserted so that no other
+wrong supersede joins them."""
