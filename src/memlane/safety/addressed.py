@@ -35,6 +35,7 @@ no "your" of a model, no order to act on a decoding, no markup.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 _SETUP_NOUN = (
     r"(?:safety (?:guidelines|rules|filters?|settings|training|protocols?|measures|policy)|"
@@ -87,6 +88,17 @@ _DECODE_ACT = re.compile(
     r"(?:act(?: on| upon| accordingly)?|execute|run|follow|obey|comply|perform|carry out)\b"
     r"(?! (?:up|as|like|by|past|(?:a|the|an) (?:recipe|route|map|directions|pattern|course|"
     r"marathon|race|class))\b)")
+# A code named, then the text in it ("Caesar +3: Uhyhdo ...", "Atbash cipher: ..."), or a hidden
+# order talked of as such ("the byte values reconstruct the instruction", "... decodes to HI").
+_CODE_LABEL = re.compile(
+    r"\b(?:caesar|atbash|vigen[eè]re|rot ?\d{1,2}|rail[- ]fence|pig latin|baconian|tap code|a1z26|"
+    r"brainfuck|ook|ubbi dubbi|rövarspråket|rovarspraket|aurebesh|dovahzul|tlhingan hol|quenya|"
+    r"semaphore|polybius|playfair|enigma)\b[^:.!?]{0,30}:\s*\S")
+_HIDDEN_ORDER = re.compile(
+    r"\b(?:encodes?|spells?(?: out)?|hides?|conceals?|reconstructs?|reveals?)\b[^.!?]{0,30}?\b(?:"
+    r"(?:the |an? |your |binary |hidden |secret )?(?:instructions?|commands?|directives?|payload|"
+    r"prompt)|hidden (?:message|text)|letter sequence|what you were told)\b"
+    r"|\bdecodes? to\b")
 _CODE_NOUN = (r"(?:binary|hex(?:adecimal)?|ascii|runes?|runic|ogham|braille|morse|cipher|caesar|"
               r"atbash|vigen[eè]re|rot ?13|base ?\d\d|backwards|upside[- ]down|code ?points?|"
               r"bytes?|lsb|pixels?|semaphore|nato|phonetic alphabet|rails?|whitespace|stego\w*|"
@@ -126,6 +138,35 @@ _TOOLS_PROBE = re.compile(
     r"endpoints?|ports?)"
     r"|\b(?:schema|list|names?) (?:for|of) your (?:functions?|tools|apis?|plugins)\b")
 
+# The reader asked for content now, about itself or for someone else's eyes: "tell me what you
+# were told", "walk me through", "explain how to ...", "list all stored secrets" (not "remind me",
+# "text me when", which are errands for later; not "explain the rota to the kids").
+_ASKS_NOW = re.compile(
+    r"(?:^|[.!?:;\-]\s*)(?:please\s+|now,?\s+|just\s+|quickly,?\s+|first,?\s+)?(?:"
+    r"(?:tell|show|give|teach) me (?:your|what you(?:'re| are| were| have)|the (?:password|secret|"
+    r"key|api key|exact|full|real|hidden))"
+    r"|walk me through (?:your|how you|what you)"
+    r"|(?:list|enumerate|print|dump|output|quote|reveal) (?:all|every|each|any) (?:of )?(?:the )?"
+    r"(?:stored |configured |saved |hidden )?(?:secrets?|passwords?|keys|credentials|tokens|"
+    r"documents?|files|emails?|instructions|rules|users?|records))")
+# Markup that runs when a page shows it: scripts, handlers, javascript: links, template
+# expressions that reach the page's globals.
+_ACTIVE_MARKUP = re.compile(
+    r"<\s*(?:script|iframe|svg|object|embed)\b|javascript:|\bon(?:load|error|click|mouseover)\s*="
+    r"|document\.(?:cookie|domain|location)|constructor\.constructor")
+# A text for a model downstream: "when summarized by another model, ...", "for the translation
+# model: ...", "the inner message for the summarizer", "apply X to yourself".
+_DOWNSTREAM = re.compile(
+    r"\b(?:when|once|after|if) (?:it is |this is |being )?(?:summari[sz]ed|translated|read|"
+    r"processed|parsed|retrieved|indexed) by (?:an?|the|another|any) (?:\w+ )?(?:model|ai|llm|"
+    r"agent|assistant|summari[sz]er|bot)\b"
+    r"|\b(?:for|to) the (?:summari[sz]er|translat(?:or|ion model)|downstream (?:agent|model|tool)|"
+    r"next (?:agent|model)|(?:other|another|second) (?:model|agent|ai|llm))\b"
+    r"|\b(?:jailbreak|call|reprogram|modify|unlock|free|apply [\w' ]{1,20} to) yourself\b"
+    r"|\b(?:your|the assistant's|the model's) (?:last|previous|earlier|prior) (?:answer|message|"
+    r"response|reply|output)\b|\byou (?:just )?said (?:x|that you|you'd|you would)\b"
+    r"|\bas you were saying\b|\b(?:as a|now,? as (?:a|the)) new task\b")
+
 _UPSIDE = frozenset("ɐɹʇʎʞɥɯʍƃɟʌ")
 _SMALL_CAPS = frozenset("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ")
 _MIRRORED = frozenset("ꟼƎ⅄ƧᴎꓘƆ⅁ꓒ")
@@ -135,24 +176,32 @@ _NATO = (r"(?:alfa|alpha|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|julie
 _NATO_RUN = re.compile(rf"\b{_NATO}(?:[ ,/-]+{_NATO}){{3,}}\b")
 _LETTER_NUMBERS = re.compile(
     r"(?<![\d.-])(?:(?:2[0-6]|1\d|[1-9])[.-]){4,}(?:2[0-6]|1\d|[1-9])(?![\d.-])")
-_X_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){3}")
+_X_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}[^\\\s]{0,3}){3}|(?:\\u00[0-9a-fA-F]{2}){3}"
+                        r"|(?:&#x?[0-9a-fA-F]{2,5};){3}|(?<![\w])(?:[01]{8}\s?){4,}|[01]{32,}"
+                        r"|\b(?:[abAB]{5}\s+){3,}[abAB]{5}\b|\+{3,}[+\-<>.]*\[[+\-<>\[\].]{10,}"
+                        r"|(?:[\u2022\u00b7\u2219\u2212\u2013.\-]{1,6}[|/]){5,}")
+# One letter a line, five lines or more: a word written downwards.
+_VERTICAL = re.compile(r"(?:^|\n)[^\S\n]*[A-Za-z][^\S\n]*(?=\n)")
 
 
 def _disguised(text: str) -> bool:
     """Letters in a disguise (see the module docstring), on the raw text's head."""
     head = text[:3000]
     if _X_ESCAPES.search(head) or _LETTER_NUMBERS.search(head) or _NATO_RUN.search(
-            head.lower()):
+            head.lower()) or ("\n" in head and len(_VERTICAL.findall(head)) >= 5):
         return True
     if head.isascii():
         return False
     chars = set(head)
     if len(chars & _UPSIDE) >= 3 or len(chars & _SMALL_CAPS) >= 3 or len(chars & _MIRRORED) >= 2:
         return True
-    runes = sum(1 for ch in head if "\u1680" <= ch <= "\u16ff")
+    runes = sum(1 for ch in head if "\u1680" <= ch <= "\u16ff" or "\U00013000" <= ch <= "\U0001342f"
+                or "\u249c" <= ch <= "\u24b5")
     squared = sum(1 for ch in head if "\U0001f130" <= ch <= "\U0001f189")
     if runes >= 4 or squared >= 3 or head.count("\ufe0e") >= 4:
         return True
+    if sum(head.count(ch) for ch in "\u0332\u0333\u0335\u0336\u0337\u0338") >= 4:
+        return True  # struck through or underlined letter by letter
     marks = 0
     for ch in head:  # a Latin letter under three combining marks or more
         if "\u0300" <= ch <= "\u036f":
@@ -164,16 +213,42 @@ def _disguised(text: str) -> bool:
     return False
 
 
+_SECOND = frozenset({"ur", "yor", "yer", "youw", "yur", "yuor"})
+_SETUP_WORDS = ("prompt", "instructions", "secrets", "secret", "rules", "password", "config",
+                "settings", "guidelines", "directives", "system")
+_WORDS = re.compile(r"[a-z]+")
+
+
+def _misspelled_setup(view: str) -> bool:
+    """"your" (in any spelling: "ur", "yor", "yer") and a setup word misspelled after it ("yor
+    cystem prawmpt", "ur seecret rools"): the reader's setup asked for through spelling
+    tricks. Correctly spelled words are `_YOUR_SETUP`'s."""
+    words = _WORDS.findall(view[:600])
+    for i, word in enumerate(words):
+        if word != "your" and word not in _SECOND:
+            continue
+        # "your" spelled right: the noun must be near ("instructons", not "instructor").
+        near = 0.86 if word == "your" else 0.6
+        for nxt in words[i + 1:i + 3]:
+            if len(nxt) < 4 or nxt in _SETUP_WORDS:
+                continue
+            if any(SequenceMatcher(None, nxt, w).ratio() >= near and not (
+                    w.startswith(nxt) or nxt.startswith(w)) for w in _SETUP_WORDS):
+                return True
+    return False
+
+
 def addressed_signals(folded: str, text: str = "") -> list[str]:
     """The signals above in a folded text (and its raw form, for the disguises)."""
     view = folded[:3000]
     found = []
     own = _OWNED.search(view)
-    if (_YOUR_SETUP.search(view) and not own) or _NO_SETUP.search(view):
+    if (_YOUR_SETUP.search(view) and not own) or _NO_SETUP.search(view) or _misspelled_setup(view):
         found.append("talks of its setup")
     if _REPLY_SHAPE.search(view):
         found.append("shapes its reply")
-    if (_DECODE_ACT.search(view) and not own) or _READ_CODE.search(view):
+    if ((_DECODE_ACT.search(view) or _HIDDEN_ORDER.search(view)) and not own) or (
+            _READ_CODE.search(view) or _CODE_LABEL.search(view)):
         found.append("decode then act")
     if _MARKUP.search(view):
         found.append("forged transcript")
@@ -181,6 +256,12 @@ def addressed_signals(folded: str, text: str = "") -> list[str]:
         found.append("orders its memory")
     if _TOOLS_PROBE.search(view):
         found.append("probes its tools")
+    if _ASKS_NOW.search(view):
+        found.append("asks for content now")
+    if _ACTIVE_MARKUP.search(view):
+        found.append("active markup")
+    if _DOWNSTREAM.search(view):
+        found.append("for a model downstream")
     if _disguised(text or folded):
         found.append("text in disguise")
     return found
