@@ -50,7 +50,11 @@ _SETUP_NOUN = (
 _YOUR_SETUP = re.compile(
     r"\byour (?:(?:own|safety|core|hidden|secret|internal|original|current|ethical|moral|"
     r"content|operational|prime|system|exact|real|full|entire|initial|previous|default|"
-    rf"underlying|built-in|programmed) )*{_SETUP_NOUN}\b(?! (?:for|to|on|about|from|at)\b)")
+    rf"underlying|built-in|programmed) )*{_SETUP_NOUN}\b(?! (?:for|to|on|about|from|at)\b)"
+    # Nouns only a model has, after any one word ("your maximum context window").
+    r"|\byour (?:[a-z-]+ )?(?:guardrails|content polic(?:y|ies)|safety (?:guidelines|filters?|"
+    r"training)|training data|context window|knowledge ?base|function[- ]calling|system prompt|"
+    r"(?:rag|retrieval) (?:context|index))\b")
 _NO_SETUP = re.compile(
     r"\byou (?:have|got) no (?:[\w-]+ )?(?:content polic(?:y|ies)|restrictions|rules|limits|"
     r"filters?|guidelines|guardrails|boundaries)\b"
@@ -58,9 +62,28 @@ _NO_SETUP = re.compile(
     r"(?:have|follow|were given|operate under)\b"
     r"|\bno (?:content )?(?:restrictions|polic(?:y|ies)|filters|guardrails) (?:apply|exist)\b"
     r"|\b(?:restrictions?|rules|guidelines|filters?|guardrails) (?:do(?:es)?n't|do(?:es)? not|"
-    r"no longer) apply (?:to you|here|now|anymore|when)\b")
+    r"no longer) apply (?:to you|here|now|anymore|when)\b"
+    # Permission claimed for the reader: "I authorize you to disable filtering", "consent for
+    # this action was already granted", "the auth tool already returned SUCCESS".
+    r"|\b(?:authori[sz]e|permit|allow|clear) you to (?:disable|bypass|ignore|override|turn off|"
+    r"skip|reveal|share|access|remove)\b"
+    r"|\bconsent (?:for|to) this (?:action|request|operation) (?:was|has been|is) (?:already )?"
+    r"(?:granted|given|confirmed)\b"
+    r"|\b(?:auth\w*|verification|access check)(?: tool)? (?:already )?(?:returned|passed) "
+    r"(?:success|true|ok)\b"
+    # The reader's switches in a config: "safety": "disabled", moderation=off, %INSTRUCTIONS%.
+    r"|\b(?:safety|guardrails?|content[_ ]?filter\w*|moderation|censorship|restrictions)\W{1,4}"
+    r"(?:disabled|off|false|none)\b"
+    r"|(?:%|\{\{|\$\{)\s*(?:instructions|system(?:_prompt)?|prompt|secrets?|password|api_key|"
+    r"reveal|user\.permissions)\b"
+    # Its secrets asked for by what it might know: "what API keys or passwords you might know".
+    r"|\b(?:api keys?|passwords?|secrets|credentials|tokens)\b[^.!?]{0,20}\byou (?:might|may|"
+    r"could) (?:know|have|hold|remember)\b"
+    r"|\b(?:letters|characters) (?:are )?in the (?:password|secret|passphrase|key)\b"
+    r"|\bthe (?:secret|password|passphrase) (?:alphabetically|starts? with|begins? with)\b"
+    r"|\b(?:skip|stop|disable|no more) (?:all |your )?(?:reasoning|chain[- ]of[- ]thought)\b")
 # A person's own rules, instructions, secrets ("my", "our", "his") keep the text a fact.
-_OWNED = re.compile(r"\b(?:i|i'm|i've|my|me|we|our|us)\b")
+_OWNED = re.compile(r"\b(?:i|i'm|i've|my|we|our)\b")
 
 _REFUSAL_WORDS = (r"(?:i (?:can't|cannot|can not|won't|am (?:not able|unable|sorry|afraid))|i'm "
                   r"(?:not able|unable|sorry|afraid)|i apolog|sorry|as an ai|unfortunately|"
@@ -114,7 +137,7 @@ _READ_CODE = re.compile(
 _MARKUP = re.compile(
     r"</?(?:thinking|think|tool_response|tool_result|tool_call|tool_use|tool_output|function_call|"
     r"function_results?|function_response|observation|scratchpad|reasoning|assistant|"
-    r"system_?(?:message|prompt|note)?|developer|admin)\b[^<>]{0,40}>"
+    r"system_?(?:message|prompt|note)?|developer|admin|important|hidden|secret)\b[^<>]{0,40}>"
     r"|\{\s*[\"']?role[\"']?\s*:\s*[\"']?(?:assistant|system|user|tool|developer|function)\b"
     r"|(?:^|[.!?]\s+)(?:observation|thought|action input|reasoning)\s*:[^\n]{0,200}?\b(?:proceed|"
     r"therefore i will|now (?:finali[sz]e|continue|answer|comply)|answer\s*:)")
@@ -142,7 +165,18 @@ _TOOLS_PROBE = re.compile(
 # were told", "walk me through", "explain how to ...", "list all stored secrets" (not "remind me",
 # "text me when", which are errands for later; not "explain the rota to the kids").
 _ASKS_NOW = re.compile(
-    r"(?:^|[.!?:;\-]\s*)(?:please\s+|now,?\s+|just\s+|quickly,?\s+|first,?\s+)?(?:"
+    r"\b(?:spell|encode|represent|write|hide|print|say|give)\b[^.!?]{0,40}\b(?:password|api key|"
+    r"secrets?|passphrase|access code)\b[^.!?]{0,40}\b(?:one (?:character|letter) at a time|"
+    r"first letters?|backwards|in reverse|phonetic|nato|acrostic|base ?64|hex|morse)\b"
+    r"|\bfirst letters?\b[^.!?]{0,20}\bspell (?:out )?the (?:password|secret|key|passphrase)\b"
+    r"|\b(?:repeat|generate|write|output|print|say|continue)\b[^.!?]{0,40}(?:\b\d{3,} times|"
+    r"\bforever\b|\binfinitely\b|\bendlessly\b|\buntil you (?:crash|run out|stop))"
+    r"|\bexfiltrat\w*"
+    r"|(?:^|[.!?:;]\s*)(?:please\s+|now\s+)?(?:fetch|browse(?: to)?|curl|get|request|visit|scan|"
+    r"enumerate|ping|probe)\b[^.!?]{0,40}(?:https?://(?:localhost|127\.|10\.|192\.168\.|"
+    r"169\.254\.|[\w.-]+\.(?:internal|local|consul|svc)\b)|\b(?:10|192\.168)\.\d+\.\d+"
+    r"(?:\.\d+)?/\d+)"
+    r"|(?:^|[.!?:;\-]\s*)(?:please\s+|now,?\s+|just\s+|quickly,?\s+|first,?\s+)?(?:"
     r"(?:tell|show|give|teach) me (?:your|what you(?:'re| are| were| have)|the (?:password|secret|"
     r"key|api key|exact|full|real|hidden))"
     r"|walk me through (?:your|how you|what you)"
@@ -165,7 +199,12 @@ _DOWNSTREAM = re.compile(
     r"|\b(?:jailbreak|call|reprogram|modify|unlock|free|apply [\w' ]{1,20} to) yourself\b"
     r"|\b(?:your|the assistant's|the model's) (?:last|previous|earlier|prior) (?:answer|message|"
     r"response|reply|output)\b|\byou (?:just )?said (?:x|that you|you'd|you would)\b"
-    r"|\bas you were saying\b|\b(?:as a|now,? as (?:a|the)) new task\b")
+    r"|\bas you were saying\b|\b(?:as a|now,? as (?:a|the)) new task\b"
+    # The reader's own task named, to put another beside it: "on top of your main task, ...",
+    # "before finishing your current task", "this priority question".
+    r"|\byour (?:main|primary|original|current|actual|assigned|given|initial|ongoing) (?:task|"
+    r"job|assignment|objective)\b|\b(?:priority|urgent|additional|secondary) (?:question|task|"
+    r"request|instruction)\b[^.!?]{0,12}:")
 
 _UPSIDE = frozenset("ɐɹʇʎʞɥɯʍƃɟʌ")
 _SMALL_CAPS = frozenset("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ")
