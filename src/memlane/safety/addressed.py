@@ -181,8 +181,8 @@ _ASKS_NOW = re.compile(
     r"key|api key|exact|full|real|hidden))"
     r"|walk me through (?:your|how you|what you)"
     r"|(?:list|enumerate|print|dump|output|quote|reveal) (?:all|every|each|any) (?:of )?(?:the )?"
-    r"(?:stored |configured |saved |hidden )?(?:secrets?|passwords?|keys|credentials|tokens|"
-    r"documents?|files|emails?|instructions|rules|users?|records))")
+    r"(?:stored |configured |saved |hidden )?(?:secrets?|passwords?|keys?|credentials?|tokens?|"
+    r"documents?|files?|emails?|instructions?|rules?|users?|records?))")
 # Markup that runs when a page shows it: scripts, handlers, javascript: links, template
 # expressions that reach the page's globals.
 _ACTIVE_MARKUP = re.compile(
@@ -191,9 +191,10 @@ _ACTIVE_MARKUP = re.compile(
 # A text for a model downstream: "when summarized by another model, ...", "for the translation
 # model: ...", "the inner message for the summarizer", "apply X to yourself".
 _DOWNSTREAM = re.compile(
-    r"\b(?:when|once|after|if) (?:it is |this is |being )?(?:summari[sz]ed|translated|read|"
-    r"processed|parsed|retrieved|indexed) by (?:an?|the|another|any) (?:\w+ )?(?:model|ai|llm|"
-    r"agent|assistant|summari[sz]er|bot)\b"
+    r"\b(?:when|once|after|if|whenever) (?:[a-z' ]{0,25}? )?(?:is |are |gets? |being )?"
+    r"(?:summari[sz]ed|translated|read|processed|parsed|retrieved|indexed) by (?:an?|the|"
+    r"another|any) (?:(?:ai|llm|automated|language|autonomous) (?:model|agent|assistant|system)|"
+    r"model|ai|llm|summari[sz]er|(?:chat)?bot)\b"
     r"|\b(?:for|to) the (?:summari[sz]er|translat(?:or|ion model)|downstream (?:agent|model|tool)|"
     r"next (?:agent|model)|(?:other|another|second) (?:model|agent|ai|llm))\b"
     r"|\b(?:jailbreak|call|reprogram|modify|unlock|free|apply [\w' ]{1,20} to) yourself\b"
