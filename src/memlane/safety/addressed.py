@@ -224,6 +224,12 @@ _X_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}[^\\\s]{0,3}){3}|(?:\\u00[0-9a-fA-
 _VERTICAL = re.compile(r"(?:^|\n)[^\S\n]*[A-Za-z][^\S\n]*(?=\n)")
 
 
+_RUNIC = re.compile("[\u1680-\u16ff\U00013000-\U0001342f\u249c-\u24b5]")
+_SQUARED = re.compile("[\U0001f130-\U0001f189]")
+_OVERLAY = re.compile("[\u0332\u0333\u0335-\u0338]")
+_STACKED = re.compile("[\u0300-\u036f]{3}")
+
+
 def _disguised(text: str) -> bool:
     """Letters in a disguise (see the module docstring), on the raw text's head."""
     head = text[:3000]
@@ -235,25 +241,15 @@ def _disguised(text: str) -> bool:
     chars = set(head)
     if len(chars & _UPSIDE) >= 3 or len(chars & _SMALL_CAPS) >= 3 or len(chars & _MIRRORED) >= 2:
         return True
-    runes = sum(1 for ch in head if "\u1680" <= ch <= "\u16ff" or "\U00013000" <= ch <= "\U0001342f"
-                or "\u249c" <= ch <= "\u24b5")
-    squared = sum(1 for ch in head if "\U0001f130" <= ch <= "\U0001f189")
-    if runes >= 4 or squared >= 3 or head.count("\ufe0e") >= 4:
+    if len(_RUNIC.findall(head)) >= 4 or len(_SQUARED.findall(head)) >= 3 or (
+            head.count("\ufe0e") >= 4):
         return True
-    if sum(head.count(ch) for ch in "\u0332\u0333\u0335\u0336\u0337\u0338") >= 4:
-        return True  # struck through or underlined letter by letter
-    marks = 0
-    for ch in head:  # a Latin letter under three combining marks or more
-        if "\u0300" <= ch <= "\u036f":
-            marks += 1
-            if marks >= 3:
-                return True
-        else:
-            marks = 0
-    return False
+    # Struck through or underlined letter by letter, or a letter under three marks (zalgo).
+    return len(_OVERLAY.findall(head)) >= 4 or bool(_STACKED.search(head))
 
 
 _SECOND = frozenset({"ur", "yor", "yer", "youw", "yur", "yuor"})
+_SECOND_RX = re.compile(r"\b(?:ur|yor|yer|youw|yur|yuor)\b")
 _SETUP_WORDS = ("prompt", "instructions", "secrets", "secret", "rules", "password", "config",
                 "settings", "guidelines", "directives", "system")
 _WORDS = re.compile(r"[a-z]+")
@@ -263,6 +259,8 @@ def _misspelled_setup(view: str) -> bool:
     """"your" (in any spelling: "ur", "yor", "yer") and a setup word misspelled after it ("yor
     cystem prawmpt", "ur seecret rools"): the reader's setup asked for through spelling
     tricks. Correctly spelled words are `_YOUR_SETUP`'s."""
+    if "your" not in view and not _SECOND_RX.search(view):
+        return False
     words = _WORDS.findall(view[:600])
     for i, word in enumerate(words):
         if word != "your" and word not in _SECOND:
@@ -272,8 +270,8 @@ def _misspelled_setup(view: str) -> bool:
         for nxt in words[i + 1:i + 3]:
             if len(nxt) < 4 or nxt in _SETUP_WORDS:
                 continue
-            if any(SequenceMatcher(None, nxt, w).ratio() >= near and not (
-                    w.startswith(nxt) or nxt.startswith(w)) for w in _SETUP_WORDS):
+            if any(abs(len(nxt) - len(w)) <= 4 and not (w.startswith(nxt) or nxt.startswith(w))
+                   and SequenceMatcher(None, nxt, w).ratio() >= near for w in _SETUP_WORDS):
                 return True
     return False
 
