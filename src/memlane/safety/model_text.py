@@ -7,6 +7,7 @@ import re
 
 from .. import guard
 from .access import access_signals
+from .addressed import addressed_signals
 from .agent_orders import agent_signals
 from .errands import errand_signals
 from .foreign import foreign_signals
@@ -154,7 +155,7 @@ def _signals(folded: str, text: str) -> list[str]:
     spaced out ("y o u r p a s s w o r d", read joined)."""
     found = agent_signals(folded, text) + reader_signals(folded, text)
     found += multilingual_signals(folded) + foreign_signals(folded, text)
-    found += hijack_signals(folded) + access_signals(folded)
+    found += hijack_signals(folded) + access_signals(folded) + addressed_signals(folded, text)
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)
