@@ -195,20 +195,17 @@ since, both engines; the other holder untouched in all 16."""
 def test_heldout_v19(store: Any) -> None:
     """`corrections_heldout_v19.jsonl` (12 everyday corrections, 2 two-people, 4 near-misses;
     wording not chosen for the held value named as ended, written and committed before its only
-    measurement): at what it reached, and no wrong supersede but the two main makes too."""
+    measurement): at what it reached, and no wrong supersede."""
     m = _measure()
     res = m.measure(store, m.load(ROOT / "tests" / "data" / "corrections_heldout_v19.jsonl"),
                     prefix="v19")
-    wrong = sorted(r["id"] for r in res["cases"] if r["wrong"])
-    assert wrong == sorted(V19_KNOWN_WRONG), wrong
+    assert res["wrong_supersedes"] == 0, [r["wrong"] for r in res["cases"] if r["wrong"]]
     assert res["applied"] >= V19_APPLIED
 
 
 V19_APPLIED = 6
-"""Of 12: 6 on its only measurement, both engines (after `step/ended.py`); not tuned on."""
-V19_KNOWN_WRONG = ("n02", "n04")
-"""Near-misses main supersedes too, by `supersede._replace_or_relate` (not the ended rule): "Alfie
-went to a 7th birthday party at the weekend." replaces "My son Alfie is 6." (another number read
-as his age), and "I cycled to work today since it was sunny." replaces "I get the bus to work."
-(a one-off read as the new way to work). Left for the rule's owner: asserted so that no other
-wrong supersede joins them."""
+"""Of 12: 6 on its only measurement, both engines (after `step/ended.py`); not tuned on. That
+measurement found two wrong supersedes of near-misses, since mended: "Alfie went to a 7th
+birthday party" is someone else's birthday (an ordinal after "a" is no age), and "I cycled to
+work today since it was sunny" is a one-off (a change cue short of a correction does not replace
+beside "today")."""

@@ -137,6 +137,8 @@ NEAR_MISSES = [
     (["Our food budget is £60 a week."], "This week I spent £45 on food."),
     (["I work 30 hours a week."], "I worked 38 hours last week, for once."),
     (["My daughter is 10."], "My daughter went to her friend's 11th birthday party."),
+    (["My son Alfie is 6."], "Alfie went to a 9th birthday party at the weekend."),
+    (["I take the train to work."], "I walked to work today since it was so nice out."),
     # a maybe
     (["I'm a member at PureGym."], "Might cancel PureGym. Could try Anytime Fitness instead."),
     (["Our food budget is £60 a week."], "We might have to drop the food budget to £45 a week."),

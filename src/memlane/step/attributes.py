@@ -110,7 +110,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
                 r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
                 r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
-               r"|(?<!'s\s)(?<!\u2019s\s)\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
+               r"|(?<!'s\s)(?<!\u2019s\s)(?<!\ba\s)(?<!\ban\s)\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
         # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):
         # "I see my physio every Tuesday" / "My physio sessions are on Thursdays now".
         ("weekday", rf"\b(?:every|on|each|to)\s+{_WEEKDAY}s?\b|\b{_WEEKDAY}s\b"),

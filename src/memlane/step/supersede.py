@@ -652,7 +652,7 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
             continue  # a place, age, sum or date changes by a number or a name, never without
-        if new.cue or strong:
+        if (new.cue and (new.corrects or not _ONE_OFF.search(new.said))) or strong:
             return Decision(SUPERSEDES, i, (
                 f"same holder ({holder})", f"same attribute ({new.attribute or c.attribute})",
                 f"new value ({', '.join(sorted(new.values - c.values))})",
