@@ -270,7 +270,8 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or kin_fact(s) or \
             _THEIR_THING_NAMED.match(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
-            _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
+            _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s) or \
+            arrangement(s) or name_news(s):
         return True
     if _THE_THING.match(s) and _MINE.search(s) and \
             any(v.group(0) != "I" for v in _SPECIFIC.finditer(s)):
@@ -281,6 +282,111 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
         return False
     return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s) or
                 _NAME_NOW.match(s))
+
+
+# --- arrangements: what the household runs on, said of the thing -------------------------------
+
+_NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|once|" \
+    r"twice)"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+# A thing of the household's (by "the", "our" or a bare noun), a few words at most: "The home
+# insurance", "Prescriptions", "Dog food", "The gas and electric". Never a person: a relation
+# word is the head of someone, and a pronoun or "everyone" is no thing.
+_THING = r"(?:(?:the|our)\s+)?(?P<thing>(?:[a-z-]+\s+){0,3}?[a-z-]+)"
+_NOT_THING = frozenset("""it that this there here everyone everybody nobody someone something
+    everything nothing anything life which what who he she they we you i people""".split())
+# Who provides it: "Prescriptions come from Well Pharmacy these days", "The home insurance
+# renewed with Direct Line", "The gas and electric are with Octopus", "Repeat prescriptions go
+# through the Co-op". The provider is named (a capital) and held by an account ("is with",
+# "renewed with", "goes through", "is supplied by"); a thing that "comes from" somewhere is its
+# provider's only when the sentence says it is one now ("these days", "now", "they deliver"):
+# "The best tea comes from Assam" is the world's. Never a passing delivery ("The parcel came
+# from Amazon").
+_PROVIDER = r"(?:the\s+)?(?-i:[A-Z])"
+_NOWADAYS = re.compile(r"\b(?:now|these\s+days|nowadays|this\s+year|since|any\s*more|instead|"
+                       r"always|usually|every\s+(?:week|month|year)|deliver(?:s|ed|y|ies)?|"
+                       r"orders?|subscription|account)\b", re.I)
+_PROVIDED = re.compile(
+    rf"^{_THING}\s+(?:(?:now|still|all)\s+)?(?:(?:is|are|renew(?:s|ed)?)\s+(?:now\s+|still\s+)?"
+    rf"(?:with|through|via)|(?:goes|go)\s+(?:now\s+|still\s+)?(?:through|via)"
+    rf"|(?:gets?|is|are)\s+(?:delivered|supplied|serviced|covered|insured|provided|handled|"
+    rf"managed)\s+(?:now\s+)?(?:by|from|through|via|with))\s+{_PROVIDER}", re.I)
+_COMES_FROM = re.compile(
+    rf"^{_THING}\s+(?:(?:now|still|all)\s+)?(?:comes?|is|are)\s+(?:now\s+)?(?:from|with)\s+"
+    rf"{_PROVIDER}", re.I)
+_PASSING = frozenset("""meeting call chat party match game date dinner lunch breakfast drink
+    drinks gig show talk session film movie weather news traffic problem issue trouble question
+    difference fault thing stuff""".split())
+# A rule or arrangement that binds the speaker, said of everyone: "The new policy means three
+# office days a week for everyone now", "The office policy is four days in".
+_RULE = re.compile(
+    r"^(?:the|our)\s+(?:[a-z-]+(?:'s|\u2019s)?\s+){0,2}?(?:policy|rule|rules|rota|contract|"
+    r"schedule|timetable|arrangement|set-?up|agreement|regulations?)\s+"
+    r"(?:now\s+)?(?:means|mean|is|are|says|say|requires|require)\s+(?:now\s+)?(?:that\s+)?"
+    r"(?P<rest>.+)$", re.I)
+_BINDS = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_WEEKDAY}|everyone|everybody|all\s+staff|staff|"
+                    rf"we|us|no)\b|(?<=\s)(?-i:[A-Z])", re.I)
+# A group's or a household's recurring day: "Book club meets on the first Thursday of the
+# month", "Five-a-side runs on alternate Sundays", "Pub quiz is the last Friday of every month".
+_RECURRING = re.compile(
+    rf"^{_THING}\s+(?:(?:now|still|usually|always)\s+)?(?:meets?|runs?|is|are|happens?|"
+    rf"rehearses?|trains?|plays?|takes\s+place|gets?\s+collected|goes\s+out|comes?\s+round|"
+    rf"starts?)\s+(?:now\s+|still\s+)?(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
+    rf"(?:every|each|alternate|other|every\s+other)\s+(?:[a-z]+\s+)?{_WEEKDAY}"
+    rf"|(?:first|second|third|fourth|last)\s+{_WEEKDAY}\s+of\s+(?:the|every|each)\s+month"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|(?:weekly|fortnightly|monthly))", re.I)
+
+
+def _a_thing(m: re.Match[str] | None) -> bool:
+    """Whether the subject a shape matched is a thing of the household's: no pronoun, no
+    person (a relation word or a name as its head), no passing event."""
+    if m is None:
+        return False
+    words = m.group("thing").lower().split()
+    head = words[-1]
+    return words[0] not in _NOT_THING and head not in _NOT_THING and head not in RELATIONS \
+        and head not in _PASSING
+
+
+def arrangement(body: str) -> bool:
+    """Whether `body` states how something of the speaker's household or life is arranged,
+    with no "I" in it: who provides a thing (`_PROVIDED`, `_COMES_FROM`), a rule that binds
+    everyone (`_RULE`), a recurring day (`_RECURRING`). Not said to the listener, nor asked."""
+    s = body.strip()
+    if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
+        return False
+    rule = _RULE.match(s)
+    if rule is not None and _BINDS.search(rule.group("rest")):
+        return True
+    return _a_thing(_PROVIDED.match(s)) or \
+        (_a_thing(_COMES_FROM.match(s)) and _NOWADAYS.search(s) is not None) or \
+        _a_thing(_RECURRING.match(s))
+
+
+# Someone by name and their news: "Ollie's got an apprenticeship with an electrician", "Zara's
+# found a flat in Clapham", "Hannah's landed an internship". What they got is a thing (at most
+# a plain modifier before it, then the clause ends or goes on with a preposition), never a
+# remark ("Tom's got a point", "Sam's got a lot on", "Ellie's got a great laugh").
+_NAME_NEWS = re.compile(
+    rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+has)\s+(?:(?:just|finally|now|recently|also)\s+)?"
+    rf"(?:got|landed|found|bagged|secured|booked|won|been\s+offered|been\s+given)\s+"
+    rf"(?:a|an|her|his|their)\s+(?:(?:new|first|proper|full-time|part-time|permanent|little|"
+    rf"summer|second|weekend|saturday)\s+)?(?P<what>[a-z-]+)"
+    rf"(?=\s*(?:[,.!;]|$|\s+(?:with|at|in|on|for|from|to|now|and|as|this|next|last|today|"
+    rf"yesterday|called|named)\b))", re.I)
+_NO_NEWS = frozenset("""point lot bit way feeling sense mind clue idea knack temper heart voice
+    thing problem go look laugh minute moment second chance word say right reason habit attitude
+    opinion gift eye face smile fair""".split())
+
+
+def name_news(body: str) -> bool:
+    """Whether `body` opens with someone by name and what they newly have (`_NAME_NEWS`)."""
+    m = _NAME_NEWS.match(body.strip())
+    if m is None or _YOU.search(body):
+        return False
+    name = m.group("name")
+    return m.group("what").lower() not in _NO_NEWS and may_be_name(name) and \
+        name.lower() not in FACT_STOPWORDS
 
 
 # Someone by name who does something now: "Ollie walks the dog now" (a change of who does it).

@@ -1,0 +1,69 @@
+"""What the offline writer files of a sentence with no "I" in it: a household thing with its
+provider, place or time; someone named and their news; a rule that binds the speaker, said
+impersonally; a recurring arrangement. And small talk in the same words, which files nothing.
+
+Each case is one user message filed by the offline writer (`extract`, the function every
+heuristic step runs); a fact counts as filed when a record holds its key words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.step.heuristic import extract
+from memlane.types import Message
+
+
+def _records(text: str) -> list[str]:
+    m = Message(id=1, thread_id="t", seq=1, role="user", content=text, ts=0.0, tokens=12)
+    return [r["text"] for r in extract([m])["records"]]
+
+
+# (message, the key words a record must hold)
+FILED = [
+    # a household thing (the, our, or a bare noun) and who provides it, where or since when
+    ("The gas and electric are with Octopus these days.", "Octopus"),
+    ("The car insurance renewed with Admiral last week, the old quote was silly.", "Admiral"),
+    ("The mortgage is with Nationwide, fixed for five years.", "Nationwide"),
+    ("Dog food comes from Pets at Home, they deliver.", "Pets at Home"),
+    ("Repeat prescriptions go through the Co-op pharmacy now.", "Co-op"),
+    # someone named and their news
+    ("Priya's got a place on the nursing course at Keele.", "Keele"),
+    ("Hannah's landed an internship with a law firm in Leeds.", "internship"),
+    ("Jamie's got a girlfriend now, they met at uni.", "girlfriend"),
+    ("Zara's found a flat in Clapham, she moves in next month.", "Clapham"),
+    ("Marcus has got a new puppy, a little spaniel.", "spaniel"),
+    # a rule that binds the speaker, said of everyone
+    ("The new rota means two late shifts a week for everyone.", "late shifts"),
+    ("The hospital's new rule means staff park off site from June.", "park off site"),
+    ("The office policy is four days in and Fridays at home.", "four days"),
+    # a recurring arrangement of a group, no "I"
+    ("Five-a-side runs on alternate Sundays at the leisure centre.", "Sundays"),
+    ("Choir rehearses every Wednesday evening in the school hall.", "Wednesday"),
+    ("Pub quiz is the last Friday of every month.", "last Friday"),
+]
+
+# The same words, no one's fact: the world, a passing remark, a name's "'s got" of no news.
+NOT_FILED = [
+    "The weather these days is just miserable.",
+    "Ollie's got a point about that.",
+    "Sam's got a lot on his plate.",
+    "Tom's got a point, to be fair.",
+    "The new season means loads of good telly.",
+    "The storm means more rain for everyone tomorrow.",
+    "Traffic comes from everywhere at rush hour.",
+    "Everyone's got an opinion these days.",
+    "Good music comes from the heart these days.",
+    "Kids grow up so fast these days.",
+]
+
+
+@pytest.mark.parametrize(("text", "key"), FILED)
+def test_a_fact_without_i_is_filed(text: str, key: str) -> None:
+    records = _records(text)
+    assert any(key.lower() in r.lower() for r in records), (text, records)
+
+
+@pytest.mark.parametrize("text", NOT_FILED)
+def test_small_talk_in_the_same_words_files_nothing(text: str) -> None:
+    assert _records(text) == [], text
