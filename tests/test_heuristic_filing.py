@@ -41,6 +41,10 @@ FILED = [
     ("Five-a-side runs on alternate Sundays at the leisure centre.", "Sundays"),
     ("Choir rehearses every Wednesday evening in the school hall.", "Wednesday"),
     ("Pub quiz is the last Friday of every month.", "last Friday"),
+    # (found after the first 16) when a thing falls due; a visit on a day; news near a place
+    ("The car's MOT is due in March.", "March"),
+    ("The window cleaner comes every other Thursday.", "Thursday"),
+    ("Nina's found a new flat near the station.", "flat"),
 ]
 
 # The same words, no one's fact: the world, a passing remark, a name's "'s got" of no news.
@@ -55,6 +59,9 @@ NOT_FILED = [
     "Everyone's got an opinion these days.",
     "Good music comes from the heart these days.",
     "Kids grow up so fast these days.",
+    "The best stuff comes from Japan anyway.",
+    "The problem is with Windows.",
+    "The recipe is from Nigella.",
 ]
 
 

@@ -292,7 +292,7 @@ _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 # A thing of the household's (by "the", "our" or a bare noun), a few words at most: "The home
 # insurance", "Prescriptions", "Dog food", "The gas and electric". Never a person: a relation
 # word is the head of someone, and a pronoun or "everyone" is no thing.
-_THING = r"(?:(?:the|our)\s+)?(?P<thing>(?:[a-z-]+\s+){0,3}?[a-z-]+)"
+_THING = r"(?:(?:the|our)\s+)?(?P<thing>(?:[a-z-]+(?:'s|\u2019s|s')?\s+){0,3}?[a-z-]+)"
 _NOT_THING = frozenset("""it that this there here everyone everybody nobody someone something
     everything nothing anything life which what who he she they we you i people""".split())
 # Who provides it: "Prescriptions come from Well Pharmacy these days", "The home insurance
@@ -316,7 +316,7 @@ _COMES_FROM = re.compile(
     rf"{_PROVIDER}", re.I)
 _PASSING = frozenset("""meeting call chat party match game date dinner lunch breakfast drink
     drinks gig show talk session film movie weather news traffic problem issue trouble question
-    difference fault thing stuff""".split())
+    difference fault thing stuff sale offer deal season summer winter spring autumn""".split())
 # A rule or arrangement that binds the speaker, said of everyone: "The new policy means three
 # office days a week for everyone now", "The office policy is four days in".
 _RULE = re.compile(
@@ -330,11 +330,19 @@ _BINDS = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_WEEKDAY}|everyone|everybody|all
 # month", "Five-a-side runs on alternate Sundays", "Pub quiz is the last Friday of every month".
 _RECURRING = re.compile(
     rf"^{_THING}\s+(?:(?:now|still|usually|always)\s+)?(?:meets?|runs?|is|are|happens?|"
-    rf"rehearses?|trains?|plays?|takes\s+place|gets?\s+collected|goes\s+out|comes?\s+round|"
-    rf"starts?)\s+(?:now\s+|still\s+)?(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
+    rf"rehearses?|trains?|plays?|takes\s+place|gets?\s+collected|goes\s+out|comes?(?:\s+round)?|"
+    rf"visits?|calls?|starts?)\s+(?:now\s+|still\s+)?(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
     rf"(?:every|each|alternate|other|every\s+other)\s+(?:[a-z]+\s+)?{_WEEKDAY}"
     rf"|(?:first|second|third|fourth|last)\s+{_WEEKDAY}\s+of\s+(?:the|every|each)\s+month"
     rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|(?:weekly|fortnightly|monthly))", re.I)
+
+# When a thing of the household's falls due: "The car's MOT is due in March", "The passport
+# expires on 3 June", "The lease runs out in August".
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_DUE = re.compile(
+    rf"^{_THING}\s+(?:(?:is|are)\s+(?:now\s+)?(?:due|up\s+for\s+renewal)(?:\s+for\s+renewal)?"
+    rf"|expires?|renews?|runs\s+out)\s+(?:on\s+|in\s+|by\s+|at\s+the\s+end\s+of\s+)?"
+    rf"(?:the\s+)?(?:\d|{_MONTH}\b|{_WEEKDAY}\b)", re.I)
 
 
 def _a_thing(m: re.Match[str] | None) -> bool:
@@ -351,7 +359,8 @@ def _a_thing(m: re.Match[str] | None) -> bool:
 def arrangement(body: str) -> bool:
     """Whether `body` states how something of the speaker's household or life is arranged,
     with no "I" in it: who provides a thing (`_PROVIDED`, `_COMES_FROM`), a rule that binds
-    everyone (`_RULE`), a recurring day (`_RECURRING`). Not said to the listener, nor asked."""
+    everyone (`_RULE`), a recurring day (`_RECURRING`), when it falls due (`_DUE`). Not said
+    to the listener, nor asked."""
     s = body.strip()
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
@@ -360,7 +369,7 @@ def arrangement(body: str) -> bool:
         return True
     return _a_thing(_PROVIDED.match(s)) or \
         (_a_thing(_COMES_FROM.match(s)) and _NOWADAYS.search(s) is not None) or \
-        _a_thing(_RECURRING.match(s))
+        _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s))
 
 
 # Someone by name and their news: "Ollie's got an apprenticeship with an electrician", "Zara's
@@ -373,7 +382,7 @@ _NAME_NEWS = re.compile(
     rf"(?:a|an|her|his|their)\s+(?:(?:new|first|proper|full-time|part-time|permanent|little|"
     rf"summer|second|weekend|saturday)\s+)?(?P<what>[a-z-]+)"
     rf"(?=\s*(?:[,.!;]|$|\s+(?:with|at|in|on|for|from|to|now|and|as|this|next|last|today|"
-    rf"yesterday|called|named)\b))", re.I)
+    rf"yesterday|called|named|near|by|off|round|opposite|outside|close|just|up|down)\b))", re.I)
 _NO_NEWS = frozenset("""point lot bit way feeling sense mind clue idea knack temper heart voice
     thing problem go look laugh minute moment second chance word say right reason habit attitude
     opinion gift eye face smile fair""".split())
