@@ -66,6 +66,9 @@ _ASK_TAIL = re.compile(
     r"would|will|do|does|did|should|is\s+there|are\s+there|is\s+(?:that|it|this)\s+[a-z]+"
     r"|where|when|who|why|please|pls|"
     r"suggest|recommend|tell\s+me|help\s+me|give\s+me|remind\s+me|ideas?)\b.*$", re.I)
+# A relative clause after a noun, which a question's tail would take for its wh-word: ", who is
+# staying with us till Easter, knocked ...", ", which is where ...". Asked only with a "?".
+_RELATIVE = re.compile(r"^[,;:\s\u2013\u2014-]*(?:who|whose|which|where|when)\b", re.I)
 # A yes/no question after a statement, in a sentence that ends asking it: "I've got a nut
 # allergy, is marzipan safe?".
 _YES_NO_TAIL = re.compile(r"[,;:]\s*(?:so\s+|but\s+|and\s+)?(?:is|are|was|were|can|could|does|"
@@ -81,13 +84,16 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_THEIRS = r"dog|cat|puppy|pup|kitten|horse|kids|children|boys|girls|baby|twins"
 _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
                             rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
-                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?)"
+                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            # or the household's by "the": "the dog's had to go on a diet, he's ..."
+                            rf"|the\s+(?:{_THEIRS}))"
                             rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
-                            rf"became)\b", re.I)
+                            rf"became|had\s+to)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
@@ -126,6 +132,9 @@ def trim(sentence: str) -> str:
     s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
     s = _FILLER_TAIL.sub(r"\1", s)
     ask = _ASK_TAIL.search(s) or _YES_NO_TAIL.search(s)
+    if ask is not None and _RELATIVE.match(s[ask.start():]) and \
+            not s.rstrip("\"')]\u201d\u2019").endswith("?"):
+        ask = None  # "My nephew Josh, who is staying with us, ...": a relative clause, no question
     if ask is not None and ask.start() > 0 and len(s[:ask.start()].split()) >= 3:
         s = s[:ask.start()].rstrip() + "."
     so = _SO_TAIL.search(s.rstrip(".!"))

@@ -388,10 +388,28 @@ _NO_NEWS = frozenset("""point lot bit way feeling sense mind clue idea knack tem
     opinion gift eye face smile fair""".split())
 
 
+# The household's pets and children by "the", and what they have had to do or now have: "the
+# dog's had to go on a special diet", "The dog has got a sensitive stomach apparently".
+_THEIR_NEWS = re.compile(
+    r"^(?:the|our)\s+(?:dog|cat|puppy|pup|kitten|horse|kids|children|boys|girls|baby|twins)"
+    r"(?:'s|\u2019s|\s+has|\s+have)\s+(?:(?:just|finally|now|recently|also)\s+)?"
+    r"(?:had\s+to\s+(?:go|stop|start|have|switch|take|be|move|change|come\s+off)\b"
+    r"|(?:got|been\s+given|been\s+put\s+on|been\s+prescribed)\s+(?:a|an)\s+(?:[a-z-]+\s+)?"
+    r"(?P<what>[a-z-]+)(?=\s*(?:[,.!;]|$|\s+(?:apparently|now|again|too|as\s+well|with|from|"
+    r"on|in|at|for|and|this|next|last)\b)))", re.I)
+
+
 def name_news(body: str) -> bool:
-    """Whether `body` opens with someone by name and what they newly have (`_NAME_NEWS`)."""
+    """Whether `body` opens with someone by name and what they newly have (`_NAME_NEWS`), or
+    with the household's pet or children and what they have had to do or now have
+    (`_THEIR_NEWS`)."""
+    if _YOU.search(body):
+        return False
+    theirs = _THEIR_NEWS.match(body.strip())
+    if theirs is not None:
+        return (theirs.group("what") or "").lower() not in _NO_NEWS
     m = _NAME_NEWS.match(body.strip())
-    if m is None or _YOU.search(body):
+    if m is None:
         return False
     name = m.group("name")
     return m.group("what").lower() not in _NO_NEWS and may_be_name(name) and \
