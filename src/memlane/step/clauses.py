@@ -58,7 +58,12 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
 _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s+more|no\s+longer"
                       r"|any\s*more|done)\b)"
                       r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
-                      r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
+                      r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))"
+                      # nor a verbless restatement of what the speaker is: ", so pescatarian
+                      # really", ", so basically vegan"
+                      r"(?!(?:a\s+|an\s+)?[a-z-]+\s+(?:really|basically|technically|i\s+guess|"
+                      r"i\s+suppose|i\s+reckon)\W*$|(?:basically|technically|officially|"
+                      r"pretty\s+much)\s+(?:a\s+|an\s+)?[a-z-]+\W*$)[^,]*$",
                       re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(

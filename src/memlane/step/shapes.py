@@ -271,7 +271,7 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
             _THEIR_THING_NAMED.match(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
             _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s) or \
-            arrangement(s) or name_news(s):
+            arrangement(s) or name_news(s) or does_for_me(s):
         return True
     if _THE_THING.match(s) and _MINE.search(s) and \
             any(v.group(0) != "I" for v in _SPECIFIC.finditer(s)):
@@ -344,6 +344,17 @@ _DUE = re.compile(
     rf"|expires?|renews?|runs\s+out)\s+(?:on\s+|in\s+|by\s+|at\s+the\s+end\s+of\s+)?"
     rf"(?:the\s+)?(?:\d|{_MONTH}\b|{_WEEKDAY}\b)", re.I)
 
+# A place the speaker belongs to, by "the", changed how it runs: "The company moved its head
+# office to Leeds", "The surgery has switched to online booking only". Not a one-day event
+# ("The school closed for snow").
+_PLACE_CHANGED = re.compile(
+    r"^(?:the|our)\s+(?:[a-z-]+\s+)?(?:company|firm|office|school|nursery|gym|surgery|practice|"
+    r"clinic|church|club|council|agency|hospital|college|uni|university|pharmacy|vets|bank|"
+    r"library|pool|leisure\s+centre|salon|studio|team)\s+(?:has\s+|have\s+|'s\s+)?"
+    r"(?:just\s+|now\s+|finally\s+|recently\s+)?(?:moved|relocated|switched|changed|merged|"
+    r"introduced|brought\s+in|stopped|started|put\s+up|raised|cut|scrapped|dropped)\s+"
+    r"(?:\S+\s+){1,}\S", re.I)
+
 
 def _a_thing(m: re.Match[str] | None) -> bool:
     """Whether the subject a shape matched is a thing of the household's: no pronoun, no
@@ -359,8 +370,8 @@ def _a_thing(m: re.Match[str] | None) -> bool:
 def arrangement(body: str) -> bool:
     """Whether `body` states how something of the speaker's household or life is arranged,
     with no "I" in it: who provides a thing (`_PROVIDED`, `_COMES_FROM`), a rule that binds
-    everyone (`_RULE`), a recurring day (`_RECURRING`), when it falls due (`_DUE`). Not said
-    to the listener, nor asked."""
+    everyone (`_RULE`), a recurring day (`_RECURRING`), when it falls due (`_DUE`), how a
+    place they belong to changed (`_PLACE_CHANGED`). Not said to the listener, nor asked."""
     s = body.strip()
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
@@ -369,7 +380,8 @@ def arrangement(body: str) -> bool:
         return True
     return _a_thing(_PROVIDED.match(s)) or \
         (_a_thing(_COMES_FROM.match(s)) and _NOWADAYS.search(s) is not None) or \
-        _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s))
+        _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s)) or \
+        _PLACE_CHANGED.match(s) is not None
 
 
 # Someone by name and their news: "Ollie's got an apprenticeship with an electrician", "Zara's
@@ -414,6 +426,28 @@ def name_news(body: str) -> bool:
     name = m.group("name")
     return m.group("what").lower() not in _NO_NEWS and may_be_name(name) and \
         name.lower() not in FACT_STOPWORDS
+
+
+# Someone by name (where they work, or "a woman called Jo") who does something for the speaker:
+# "Kev at Sharp Lines does my hair", "A lad called Dan walks our dog", "Mrs Patel cleans for us".
+_SERVES = r"""does|cuts|colours|styles|cleans|walks|minds|feeds|looks\s+after|babysits|teaches
+    |tutors|coaches|trains|treats|sees|fixes|services|repairs|manages|supervises|mentors|drives
+    |collects|delivers|picks\s+up|does\s+for|cooks\s+for|works\s+for|sorts|handles|prepares"""
+_SERVES = re.sub(r"\s+", "", _SERVES)
+_FOR_ME = re.compile(
+    rf"^(?:(?:a|an|the|this)\s+(?:[a-z]+\s+)?[a-z]+\s+(?:called|named)\s+)?"
+    rf"(?:(?:dr|mr|mrs|ms|miss)\.?\s+)?(?P<name>{_NAME})(?:\s+{_NAME})?"
+    rf"(?:\s+(?:at|from)\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){{0,3}}"
+    rf"|(?-i:[a-z]+)))?"
+    rf"\s+(?:(?:now|also|usually|still)\s+)?(?:{_SERVES})\s+(?:(?:my|our)\s+[a-z]|(?:me|us)\b"
+    rf"|for\s+(?:me|us)\b)", re.I)
+
+
+def does_for_me(body: str) -> bool:
+    """Whether `body` says who does something for the speaker (`_FOR_ME`)."""
+    m = _FOR_ME.match(body.strip())
+    return m is not None and not _YOU.search(body) and may_be_name(m.group("name")) and \
+        m.group("name").lower() not in FACT_STOPWORDS
 
 
 # Someone by name who does something now: "Ollie walks the dog now" (a change of who does it).
