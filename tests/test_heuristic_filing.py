@@ -58,6 +58,9 @@ FILED = [
     ("Mr Osei from the garage services our van.", "Osei"),
     # a place the speaker belongs to changed how it runs
     ("The surgery has moved its blood tests to the Tuesday clinic.", "blood tests"),
+    # the job a request for help with an application rests on
+    ("Could you look over my cover letter for the Greggs shift supervisor job?", "Greggs"),
+    ("Help me get ready for an interview for the Arup graduate role.", "Arup graduate role"),
 ]
 
 # The same words, no one's fact: the world, a passing remark, a name's "'s got" of no news.
@@ -81,6 +84,7 @@ NOT_FILED = [
     "The company released a new phone.",
     "The school closed for snow today.",
     "These days everything costs a fortune.",
+    "Write a cover letter for a job.",
 ]
 
 

@@ -34,6 +34,7 @@ from .shapes import (
     appositive,
     introduced,
     is_fragment,
+    job_asked,
     owned_named,
     without_vocative,
 )
@@ -354,6 +355,11 @@ _GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)
                     r"\s*\?+\s*$", re.I)
 
 
+# A request said without a question mark: "Help me write a cover letter for ...".
+_ASKING = re.compile(r"^\W*(?:please\s+)?(?:help\s+me|write|draft|check|proofread|polish|"
+                     r"review|improve|tidy\s+up)\b", re.I)
+
+
 def clauses(sentence: str) -> list[str]:
     """The record texts a sentence gives: trimmed, then split into one fact per clause; a
     question gives the statement it rests on, if it states one."""
@@ -361,8 +367,8 @@ def clauses(sentence: str) -> list[str]:
     if given is not None and len(given.group(1).split()) >= 3:
         stated = given.group(1).rstrip(" ,;") + "."
         return split_clauses(stated[0].upper() + stated[1:])
-    if sentence.rstrip().endswith("?"):
-        owned = owned_named(sentence) or age_asked(sentence)
+    if sentence.rstrip().endswith("?") or _ASKING.match(sentence):
+        owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence)
         if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
             return [owned]
     said = trim(sentence)

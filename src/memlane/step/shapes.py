@@ -524,6 +524,24 @@ _RELATION_NAMED = re.compile(
     rf"(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\b", re.I)
 
 
+# "Can you help me write a cover letter for the Lidl area manager job?": the speaker is applying
+# for a job named by its employer (a capital), asked about in a request.
+_JOB_ASKED = re.compile(
+    r"\b(?:cover\s+letter|application|cv|personal\s+statement|interview|supporting\s+statement)"
+    r"\s+(?:for|to)\s+(?:the|a|an)\s+((?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}"
+    r"(?:\s+[a-z-]+){0,3}?\s+(?:job|role|position|post|vacancy|apprenticeship|internship))\b",
+    re.I)
+
+
+def job_asked(sentence: str) -> str | None:
+    """The application a request rests on ("... a cover letter for the Lidl area manager job?"
+    -> "I'm applying for the Lidl area manager job."); None when it names none."""
+    m = _JOB_ASKED.search(sentence)
+    if m is None or not may_be_name(m.group(1).split()[0]):
+        return None
+    return f"I'm applying for the {m.group(1)}."
+
+
 def owned_named(sentence: str) -> str | None:
     """The fact a question or request rests on when it names a thing of the speaker's ("...
     a lens for my Fuji X-T4?" -> "I have a Fuji X-T4.") or someone of theirs by name ("...
