@@ -41,6 +41,8 @@ FILED = [
     ("Five-a-side runs on alternate Sundays at the leisure centre.", "Sundays"),
     ("Choir rehearses every Wednesday evening in the school hall.", "Wednesday"),
     ("Pub quiz is the last Friday of every month.", "last Friday"),
+    ("The eye test is every two years.", "two years"),
+    ("The van's insured through Hiscox, it's cheaper for trade.", "Hiscox"),
     # (found after the first 16) when a thing falls due; a visit on a day; news near a place
     ("The car's MOT is due in March.", "March"),
     ("The window cleaner comes every other Thursday.", "Thursday"),

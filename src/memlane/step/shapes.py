@@ -334,7 +334,13 @@ _RECURRING = re.compile(
     rf"visits?|calls?|starts?)\s+(?:now\s+|still\s+)?(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
     rf"(?:every|each|alternate|other|every\s+other)\s+(?:[a-z]+\s+)?{_WEEKDAY}"
     rf"|(?:first|second|third|fourth|last)\s+{_WEEKDAY}\s+of\s+(?:the|every|each)\s+month"
-    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|(?:weekly|fortnightly|monthly))", re.I)
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|(?:weekly|fortnightly|monthly)"
+    rf"|every\s+(?:\d+|{_NUMBER_WORDS}|few)\s+(?:days|weeks|months|years)\b"
+    rf"|(?:once|twice|{_NUMBER_WORDS}\s+times)\s+a\s+(?:week|month|year)\b)", re.I)
+# "The car's insured through Admiral", "Phone contract's with O2": the "'s" is "is".
+_IS_CONTRACTED = re.compile(
+    r"(?<=[a-z])(?:'s|\u2019s)\s+(?=(?:now\s+|still\s+)?(?:with|through|via|insured|covered|"
+    r"delivered|supplied|serviced|provided|managed|handled|due|every)\b)", re.I)
 
 # When a thing of the household's falls due: "The car's MOT is due in March", "The passport
 # expires on 3 June", "The lease runs out in August".
@@ -372,7 +378,7 @@ def arrangement(body: str) -> bool:
     with no "I" in it: who provides a thing (`_PROVIDED`, `_COMES_FROM`), a rule that binds
     everyone (`_RULE`), a recurring day (`_RECURRING`), when it falls due (`_DUE`), how a
     place they belong to changed (`_PLACE_CHANGED`). Not said to the listener, nor asked."""
-    s = body.strip()
+    s = _IS_CONTRACTED.sub(" is ", body.strip())
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
     rule = _RULE.match(s)
