@@ -72,9 +72,11 @@ _ASK_TAIL = re.compile(
     r"would|will|do|does|did|should|is\s+there|are\s+there|is\s+(?:that|it|this)\s+[a-z]+"
     r"|where|when|who|why|please|pls|"
     r"suggest|recommend|tell\s+me|help\s+me|give\s+me|remind\s+me|ideas?)\b.*$", re.I)
-# A relative clause after a noun, which a question's tail would take for its wh-word: ", who is
-# staying with us till Easter, knocked ...", ", which is where ...". Asked only with a "?".
-_RELATIVE = re.compile(r"^[,;:\s\u2013\u2014-]*(?:who|whose|which|where|when)\b", re.I)
+# A relative clause inside the sentence, which a question's tail would take for its wh-word:
+# "My nephew Josh, who is staying with us till Easter, knocked a glass over" (the sentence goes
+# on after it with its verb). A comment at the end (", which is awesome") is still trimmed.
+_RELATIVE = re.compile(r"^,\s*(?:who|whose)\b[^,?]{3,80},\s+(?!(?:i|we|you|it|they|he|she|that|"
+                       r"which|and|but|so|yet|or)\b)[a-z]+", re.I)
 # A yes/no question after a statement, in a sentence that ends asking it: "I've got a nut
 # allergy, is marzipan safe?".
 _YES_NO_TAIL = re.compile(r"[,;:]\s*(?:so\s+|but\s+|and\s+)?(?:is|are|was|were|can|could|does|"
