@@ -17,6 +17,16 @@ their subject, read by the offline writer (`step/sentences.is_fact`, `step/claus
   ("Mum sold up and moved to Cromer", "Dad got rid of the Volvo and bought a Tesla"), what
   they have ("Olly's got chickenpox", "The youngest is allergic to penicillin") or what a
   professional said of them ("The vet said Miso should have wet food"): `kin_fact`;
+- how the household runs, said of the thing (`arrangement`): who provides it ("The home
+  insurance renewed with Direct Line", "Prescriptions come from Well Pharmacy these days"), a rule
+  that binds everyone ("The new policy means three office days a week for everyone"), a recurring
+  day ("Book club meets on the first Thursday of the month"), when it falls due ("The car's MOT
+  is due in March"), a place the speaker belongs to changing how it runs ("The company moved its
+  head office to Leeds");
+- someone named and their news ("Ollie's got an apprenticeship", "Zara's found a flat"), the
+  household's pet or children by "the" ("the dog's had to go on a special diet"): `name_news`;
+  who does something for the speaker ("Kev at Sharp Lines does my hair"): `does_for_me`;
+- the job a request for help with an application rests on (`job_asked`);
 - the asker's age inside a question about it ("Is 38 too old to retrain?" -> "I'm 38.":
   `age_asked`);
 - someone introduced ("meet Toby, my puppy" -> "Toby, my puppy.": `introduced`), and a thing or
