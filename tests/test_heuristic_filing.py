@@ -87,6 +87,10 @@ NOT_FILED = [
     "The school closed for snow today.",
     "These days everything costs a fortune.",
     "Write a cover letter for a job.",
+    "The ball is with Arsenal now.",
+    "Sophie's won a raffle at the fete.",
+    "Jack's found a tenner in his coat.",
+    "The dog's got a new toy.",
 ]
 
 

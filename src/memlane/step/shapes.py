@@ -326,7 +326,8 @@ _COMES_FROM = re.compile(
     rf"{_PROVIDER}", re.I)
 _PASSING = frozenset("""meeting call chat party match game date dinner lunch breakfast drink
     drinks gig show talk session film movie weather news traffic problem issue trouble question
-    difference fault thing stuff sale offer deal season summer winter spring autumn""".split())
+    difference fault thing stuff sale offer deal season summer winter spring autumn answer ball
+    truth blame focus power luck pressure""".split())
 # A rule or arrangement that binds the speaker, said of everyone: "The new policy means three
 # office days a week for everyone now", "The office policy is four days in".
 _RULE = re.compile(
@@ -400,20 +401,27 @@ def arrangement(body: str) -> bool:
         _PLACE_CHANGED.match(s) is not None
 
 
+# What someone "found" that is news: a home, work, a person ("Zara's found a flat"), not a
+# tenner in a coat.
+_FOUND = r"""flat|house|home|place|room|job|role|position|school|nursery|tenant|buyer|flatmate
+    |lodger|partner|girlfriend|boyfriend|carer|childminder|nanny|surgeon|specialist|dentist"""
+_FOUND = re.sub(r"\s+", "", _FOUND)
 # Someone by name and their news: "Ollie's got an apprenticeship with an electrician", "Zara's
 # found a flat in Clapham", "Hannah's landed an internship". What they got is a thing (at most
 # a plain modifier before it, then the clause ends or goes on with a preposition), never a
 # remark ("Tom's got a point", "Sam's got a lot on", "Ellie's got a great laugh").
 _NAME_NEWS = re.compile(
     rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+has)\s+(?:(?:just|finally|now|recently|also)\s+)?"
-    rf"(?:got|landed|found|bagged|secured|booked|won|been\s+offered|been\s+given)\s+"
+    rf"(?:got|landed|bagged|secured|been\s+offered|been\s+given|found(?=\s+\w+\s+(?:\w+\s+)?"
+    rf"(?:{_FOUND})\b))\s+"
     rf"(?:a|an|her|his|their)\s+(?:(?:new|first|proper|full-time|part-time|permanent|little|"
     rf"summer|second|weekend|saturday)\s+)?(?P<what>[a-z-]+)"
     rf"(?=\s*(?:[,.!;]|$|\s+(?:with|at|in|on|for|from|to|now|and|as|this|next|last|today|"
     rf"yesterday|called|named|near|by|off|round|opposite|outside|close|just|up|down)\b))", re.I)
 _NO_NEWS = frozenset("""point lot bit way feeling sense mind clue idea knack temper heart voice
     thing problem go look laugh minute moment second chance word say right reason habit attitude
-    opinion gift eye face smile fair""".split())
+    opinion gift eye face smile fair toy toys treat bone haircut game present sticker bath walk
+    nap""".split())
 
 
 # The household's pets and children by "the", and what they have had to do or now have: "the
