@@ -60,6 +60,12 @@ FILED = [
     ("Mr Osei from the garage services our van.", "Osei"),
     # a place the speaker belongs to changed how it runs
     ("The surgery has moved its blood tests to the Tuesday clinic.", "blood tests"),
+    # health, a professional's advice, a plan settled: the speaker's without "I" or "my"
+    ("Cholesterol's come back borderline, they want to retest in March.", "borderline"),
+    ("Sciatica has been bad again since the long drive.", "Sciatica"),
+    ("The GP reckons no caffeine after lunch for a month.", "caffeine"),
+    ("Our anniversary trip is sorted, two nights in Bath.", "Bath"),
+    ("The twins are due in early June.", "June"),
     # the job a request for help with an application rests on
     ("Could you look over my cover letter for the Greggs shift supervisor job?", "Greggs"),
     ("Help me get ready for an interview for the Arup graduate role.", "Arup graduate role"),
@@ -91,6 +97,10 @@ NOT_FILED = [
     "Sophie's won a raffle at the fete.",
     "Jack's found a tenner in his coat.",
     "The dog's got a new toy.",
+    "The weather's been awful lately.",
+    "The doctor says it's nothing serious.",
+    "Sleep is overrated.",
+    "Dinner's sorted, pizza tonight.",
 ]
 
 

@@ -372,23 +372,51 @@ _PLACE_CHANGED = re.compile(
     r"introduced|brought\s+in|stopped|started|put\s+up|raised|cut|scrapped|dropped)\s+"
     r"(?:\S+\s+){1,}\S", re.I)
 
+# The speaker's health said of the body or the reading, no "my": "Blood pressure's been high
+# lately", "Hay fever's awful this year", "Back's been playing up since the move".
+_BODY = r"""blood\s+pressure|blood\s+sugars?|cholesterol|iron|thyroid|heart\s+rate|bp|hay\s+fever
+    |asthma|eczema|psoriasis|migraines?|headaches|back|knee|knees|hip|shoulder|sciatica|arthritis
+    |ibs|anxiety|insomnia|sleep|periods?|bloods|test\s+results|scan|biopsy"""
+_BODY = re.sub(r"\s+", "", _BODY)
+_HEALTH = re.compile(
+    rf"^(?:the\s+)?(?:{_BODY})(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)?\s+"
+    rf"(?:been\s+|gone\s+|come\s+back\s+|came\s+back\s+|still\s+|really\s+|so\s+)*"
+    rf"(?:high|low|up|down|raised|normal|clear|fine|awful|bad|terrible|worse|better|playing\s+up|"
+    rf"flaring\s+up|flared\s+up|under\s+control|borderline|at\s+\d|\d)", re.I)
+# What a professional told the speaker, no "I": "The physio says no running for six weeks".
+_ADVICE = re.compile(
+    r"^(?:the|my|our)\s+(?:[a-z]+\s+)?(?:doctor|gp|dentist|nurse|physio|consultant|surgeon|"
+    r"midwife|specialist|optician|pharmacist|dietitian|dietician|nutritionist|osteo|chiropractor|"
+    r"hospital|surgery|clinic)\s+(?:has\s+)?(?:says|said|wants|told\s+me|reckons|advised|"
+    r"recommended|thinks)\s+(?:that\s+)?(?:no\s+[a-z]|(?:i|me)\s+[a-z]|nothing\s+[a-z])",
+    re.I)
+# A plan settled: "Holiday's booked, Crete for ten days in June", "The venue is sorted for the
+# 12th" (something named or dated in the sentence).
+_BOOKED = re.compile(
+    rf"^{_THING}(?:'s|\u2019s|\s+is|\s+are|\s+has\s+been|\s+have\s+been)\s+(?:all\s+|now\s+|finally\s+)?"
+    rf"(?:booked|sorted|confirmed|arranged|paid\s+for|set)\b(?=.*?(?:\d|\b(?-i:[A-Z])))",
+    re.I)
 
-def _a_thing(m: re.Match[str] | None) -> bool:
+
+def _a_thing(m: re.Match[str] | None, person: bool = False) -> bool:
     """Whether the subject a shape matched is a thing of the household's: no pronoun, no
-    person (a relation word or a name as its head), no passing event."""
+    passing event, no person (a relation word as its head) unless `person` may be one ("The
+    baby's due in April")."""
     if m is None:
         return False
     words = m.group("thing").lower().split()
     head = words[-1]
-    return words[0] not in _NOT_THING and head not in _NOT_THING and head not in RELATIONS \
-        and head not in _PASSING
+    return words[0] not in _NOT_THING and head not in _NOT_THING and head not in _PASSING \
+        and (person or head not in RELATIONS)
 
 
 def arrangement(body: str) -> bool:
     """Whether `body` states how something of the speaker's household or life is arranged,
     with no "I" in it: who provides a thing (`_PROVIDED`, `_COMES_FROM`), a rule that binds
     everyone (`_RULE`), a recurring day (`_RECURRING`), when it falls due (`_DUE`), how a
-    place they belong to changed (`_PLACE_CHANGED`). Not said to the listener, nor asked."""
+    place they belong to changed (`_PLACE_CHANGED`), their health (`_HEALTH`), what a
+    professional told them (`_ADVICE`), a plan settled (`_BOOKED`). Not said to the listener,
+    nor asked."""
     s = _IS_CONTRACTED.sub(" is ", body.strip())
     if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
         return False
@@ -397,8 +425,9 @@ def arrangement(body: str) -> bool:
         return True
     return _a_thing(_PROVIDED.match(s)) or \
         (_a_thing(_COMES_FROM.match(s)) and _NOWADAYS.search(s) is not None) or \
-        _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s)) or \
-        _PLACE_CHANGED.match(s) is not None
+        _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s), person=True) or \
+        _PLACE_CHANGED.match(s) is not None or _HEALTH.match(s) is not None or \
+        _ADVICE.match(s) is not None or _a_thing(_BOOKED.match(s))
 
 
 # What someone "found" that is news: a home, work, a person ("Zara's found a flat"), not a
