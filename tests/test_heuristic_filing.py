@@ -33,6 +33,9 @@ FILED = [
     ("Jamie's got a girlfriend now, they met at uni.", "girlfriend"),
     ("Zara's found a flat in Clapham, she moves in next month.", "Clapham"),
     ("Marcus has got a new puppy, a little spaniel.", "spaniel"),
+    ("Leanne's expecting twins in the autumn.", "expecting twins"),
+    ("Femi's starting at the Met Office in January.", "Met Office"),
+    ("Rosie's pregnant.", "pregnant"),
     # a rule that binds the speaker, said of everyone
     ("The new rota means two late shifts a week for everyone.", "late shifts"),
     ("The hospital's new rule means staff park off site from June.", "park off site"),
@@ -101,6 +104,9 @@ NOT_FILED = [
     "The doctor says it's nothing serious.",
     "Sleep is overrated.",
     "Dinner's sorted, pizza tonight.",
+    "Tom's having a laugh.",
+    "Sarah's having a great time.",
+    "Jess is leaving.",
 ]
 
 

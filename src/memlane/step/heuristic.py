@@ -69,7 +69,8 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     words = _words(sentence)
     # "I'm vegan." and "Luna turned 5." say a lot
     short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
-        or names_role(sentence) or kin_fact(sentence) else 4  # "Toby, my puppy.", "Dad's got gout."
+        or names_role(sentence) or kin_fact(sentence) or name_news(sentence) \
+        else 4  # "Toby, my puppy.", "Dad's got gout.", "Becky's pregnant again."
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:

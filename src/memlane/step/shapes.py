@@ -450,7 +450,7 @@ _NAME_NEWS = re.compile(
 _NO_NEWS = frozenset("""point lot bit way feeling sense mind clue idea knack temper heart voice
     thing problem go look laugh minute moment second chance word say right reason habit attitude
     opinion gift eye face smile fair toy toys treat bone haircut game present sticker bath walk
-    nap""".split())
+    nap time day night week chat drink party break rest lie-in sulk tantrum meltdown""".split())
 
 
 # The household's pets and children by "the", and what they have had to do or now have: "the
@@ -464,8 +464,20 @@ _THEIR_NEWS = re.compile(
     r"on|in|at|for|and|this|next|last)\b)))", re.I)
 
 
+# Someone by name and a life event they are in: "Priya's expecting", "Dan's engaged to ...",
+# "Omar's starting at the fire service", "Grace's having a hip replacement".
+_NAME_STATE = re.compile(
+    rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+is|\s+has|\s+was)\s+(?:(?:just|now|finally|also|"
+    rf"officially)\s+)?(?:expecting|pregnant|engaged|married|divorced|separated|split\s+up|"
+    rf"broken\s+up|retiring|starting\s+(?:at|with|as|a|an|her|his)|signed\s+(?:for|with)|"
+    rf"recovering|off\s+sick|on\s+(?:maternity|paternity|sick)\s+leave|in\s+hospital|"
+    rf"(?:been\s+)?made\s+redundant|having\s+(?:a|an|her|his|their)\s+(?:[a-z-]+\s+)?"
+    rf"(?P<what>[a-z-]+))\b", re.I)
+
+
 def name_news(body: str) -> bool:
-    """Whether `body` opens with someone by name and what they newly have (`_NAME_NEWS`), or
+    """Whether `body` opens with someone by name and what they newly have (`_NAME_NEWS`) or a
+    life event they are in (`_NAME_STATE`), or
     with the household's pet or children and what they have had to do or now have
     (`_THEIR_NEWS`)."""
     if _YOU.search(body):
@@ -473,6 +485,11 @@ def name_news(body: str) -> bool:
     theirs = _THEIR_NEWS.match(body.strip())
     if theirs is not None:
         return (theirs.group("what") or "").lower() not in _NO_NEWS
+    state = _NAME_STATE.match(body.strip())
+    if state is not None and may_be_name(state.group("name")) and \
+            state.group("name").lower() not in FACT_STOPWORDS and \
+            (state.group("what") or "").lower() not in _NO_NEWS:
+        return True
     m = _NAME_NEWS.match(body.strip())
     if m is None:
         return False
