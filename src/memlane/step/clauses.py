@@ -34,6 +34,7 @@ from .shapes import (
     appositive,
     introduced,
     is_fragment,
+    job_asked,
     owned_named,
     without_vocative,
 )
@@ -58,7 +59,12 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
 _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s+more|no\s+longer"
                       r"|any\s*more|done)\b)"
                       r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
-                      r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))[^,]*$",
+                      r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))"
+                      # nor a verbless restatement of what the speaker is: ", so pescatarian
+                      # really", ", so basically vegan"
+                      r"(?!(?:a\s+|an\s+)?[a-z-]+\s+(?:really|basically|technically|i\s+guess|"
+                      r"i\s+suppose|i\s+reckon)\W*$|(?:basically|technically|officially|"
+                      r"pretty\s+much)\s+(?:a\s+|an\s+)?[a-z-]+\W*$)[^,]*$",
                       re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
@@ -66,6 +72,11 @@ _ASK_TAIL = re.compile(
     r"would|will|do|does|did|should|is\s+there|are\s+there|is\s+(?:that|it|this)\s+[a-z]+"
     r"|where|when|who|why|please|pls|"
     r"suggest|recommend|tell\s+me|help\s+me|give\s+me|remind\s+me|ideas?)\b.*$", re.I)
+# A relative clause inside the sentence, which a question's tail would take for its wh-word:
+# "My nephew Josh, who is staying with us till Easter, knocked a glass over" (the sentence goes
+# on after it with its verb). A comment at the end (", which is awesome") is still trimmed.
+_RELATIVE = re.compile(r"^,\s*(?:who|whose)\b[^,?]{3,80},\s+(?!(?:i|we|you|it|they|he|she|that|"
+                       r"which|and|but|so|yet|or)\b)[a-z]+", re.I)
 # A yes/no question after a statement, in a sentence that ends asking it: "I've got a nut
 # allergy, is marzipan safe?".
 _YES_NO_TAIL = re.compile(r"[,;:]\s*(?:so\s+|but\s+|and\s+)?(?:is|are|was|were|can|could|does|"
@@ -81,13 +92,16 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_THEIRS = r"dog|cat|puppy|pup|kitten|horse|kids|children|boys|girls|baby|twins"
 _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
                             rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
-                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?)"
+                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            # or the household's by "the": "the dog's had to go on a diet, he's ..."
+                            rf"|the\s+(?:{_THEIRS}))"
                             rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
-                            rf"became)\b", re.I)
+                            rf"became|had\s+to)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)
 _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
@@ -126,6 +140,9 @@ def trim(sentence: str) -> str:
     s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
     s = _FILLER_TAIL.sub(r"\1", s)
     ask = _ASK_TAIL.search(s) or _YES_NO_TAIL.search(s)
+    if ask is not None and _RELATIVE.match(s[ask.start():]) and \
+            not s.rstrip("\"')]\u201d\u2019").endswith("?"):
+        ask = None  # "My nephew Josh, who is staying with us, ...": a relative clause, no question
     if ask is not None and ask.start() > 0 and len(s[:ask.start()].split()) >= 3:
         s = s[:ask.start()].rstrip() + "."
     so = _SO_TAIL.search(s.rstrip(".!"))
@@ -340,6 +357,11 @@ _GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)
                     r"\s*\?+\s*$", re.I)
 
 
+# A request said without a question mark: "Help me write a cover letter for ...".
+_ASKING = re.compile(r"^\W*(?:please\s+)?(?:help\s+me|write|draft|check|proofread|polish|"
+                     r"review|improve|tidy\s+up)\b", re.I)
+
+
 def clauses(sentence: str) -> list[str]:
     """The record texts a sentence gives: trimmed, then split into one fact per clause; a
     question gives the statement it rests on, if it states one."""
@@ -347,8 +369,8 @@ def clauses(sentence: str) -> list[str]:
     if given is not None and len(given.group(1).split()) >= 3:
         stated = given.group(1).rstrip(" ,;") + "."
         return split_clauses(stated[0].upper() + stated[1:])
-    if sentence.rstrip().endswith("?"):
-        owned = owned_named(sentence) or age_asked(sentence)
+    if sentence.rstrip().endswith("?") or _ASKING.match(sentence):
+        owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence)
         if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
             return [owned]
     said = trim(sentence)

@@ -49,7 +49,7 @@ from .sentences import (
     routine_changed,
     split_sentences,
 )
-from .shapes import is_fragment, kin_fact, names_holder, names_role
+from .shapes import arrangement, is_fragment, kin_fact, name_news, names_holder, names_role
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
@@ -69,7 +69,8 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     words = _words(sentence)
     # "I'm vegan." and "Luna turned 5." say a lot
     short = 2 if _FIRST_PERSON.match(sentence.strip()) or any(ch.isdigit() for ch in sentence) \
-        or names_role(sentence) or kin_fact(sentence) else 4  # "Toby, my puppy.", "Dad's got gout."
+        or names_role(sentence) or kin_fact(sentence) or name_news(sentence) \
+        else 4  # "Toby, my puppy.", "Dad's got gout.", "Becky's pregnant again."
     if len(words) < short or _GREETING.match(sentence):
         return 0.0
     if names:
@@ -77,9 +78,11 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
     content = [w for w in words if w.lower() not in FACT_STOPWORDS]
     score = 0.15 * min(len(content), 8) / 8
     if _FIRST.search(sentence) or dropped_subject(sentence) or gone_from(sentence) or \
-            routine_changed(sentence) or names_holder(sentence) or kin_fact(sentence):
+            routine_changed(sentence) or names_holder(sentence) or kin_fact(sentence) or \
+            arrangement(sentence) or name_news(sentence):
         # the speaker's, said or with the subject dropped ("Just started ..."), or their
-        # people's by name or a family word ("Mia's started at Kings Norton Girls now")
+        # people's by name or a family word ("Mia's started at Kings Norton Girls now"), or
+        # how their household runs ("The new rota means two late shifts a week for everyone")
         score += 0.25
     if any(ch.isdigit() for ch in sentence):
         score += 0.3

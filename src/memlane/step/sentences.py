@@ -114,7 +114,10 @@ _OBJECT_START = frozenset("""a an the me us my our this that these those some al
 # Words that open a statement before its subject, never a command: "Meanwhile my boiler packed
 # in", "Turns out my landlord ...", "Plus our car's in the garage".
 _CONNECTIVES = frozenset("""meanwhile otherwise besides plus then now also anyway anyways btw ps
-    turns tbh apparently""".split())
+    turns tbh apparently nowadays lately""".split())
+# A time said first, before the subject: "These days Kev at Sharp Lines does my hair".
+_TIME_LEAD = re.compile(r"^(?:these\s+days|nowadays|at\s+the\s+moment|lately|right\s+now|"
+                        r"for\s+now)\s*,?\s+(?=\S)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'd|we'll|our|"
                            r"ours|us|me)\b", re.I)
 # The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
@@ -373,6 +376,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     if is_request(sentence) or _GREETING.match(sentence):
         return False
     body = without_vocative(_OPENER_WORDS.sub("", sentence.strip(), count=1))
+    body = _TIME_LEAD.sub("", body, count=1) or body
     if is_fragment(body):
         return False  # "My husband.", "For the slow reply.": no verb, no fact
     words = [w for w in FACT_WORD.findall(body.replace("\u2019", "'"))

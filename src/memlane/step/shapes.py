@@ -17,6 +17,16 @@ their subject, read by the offline writer (`step/sentences.is_fact`, `step/claus
   ("Mum sold up and moved to Cromer", "Dad got rid of the Volvo and bought a Tesla"), what
   they have ("Olly's got chickenpox", "The youngest is allergic to penicillin") or what a
   professional said of them ("The vet said Miso should have wet food"): `kin_fact`;
+- how the household runs, said of the thing (`arrangement`): who provides it ("The home
+  insurance renewed with Direct Line", "Prescriptions come from Well Pharmacy these days"), a rule
+  that binds everyone ("The new policy means three office days a week for everyone"), a recurring
+  day ("Book club meets on the first Thursday of the month"), when it falls due ("The car's MOT
+  is due in March"), a place the speaker belongs to changing how it runs ("The company moved its
+  head office to Leeds");
+- someone named and their news ("Ollie's got an apprenticeship", "Zara's found a flat"), the
+  household's pet or children by "the" ("the dog's had to go on a special diet"): `name_news`;
+  who does something for the speaker ("Kev at Sharp Lines does my hair"): `does_for_me`;
+- the job a request for help with an application rests on (`job_asked`);
 - the asker's age inside a question about it ("Is 38 too old to retrain?" -> "I'm 38.":
   `age_asked`);
 - someone introduced ("meet Toby, my puppy" -> "Toby, my puppy.": `introduced`), and a thing or
@@ -270,7 +280,8 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     if _WHO_WAS.match(s) or _THING_NAMED.match(s) or _THE_RELATION.match(s) or kin_fact(s) or \
             _THEIR_THING_NAMED.match(s) or \
             _GIVEN_ME.search(s) or _INTRODUCED.search(s) or _LET_ME.match(s) or \
-            _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s):
+            _THEIR_NAME.match(s) or _FAVOURITE.match(s) or _CALLED.match(s) or \
+            arrangement(s) or name_news(s) or does_for_me(s):
         return True
     if _THE_THING.match(s) and _MINE.search(s) and \
             any(v.group(0) != "I" for v in _SPECIFIC.finditer(s)):
@@ -281,6 +292,232 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
         return False
     return bool(_IDENTITY.match(s) or _NAME_DOES.match(s) or _NAME_PLANS.match(s) or
                 _NAME_NOW.match(s))
+
+
+# --- arrangements: what the household runs on, said of the thing -------------------------------
+
+_NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|once|" \
+    r"twice)"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+# A thing of the household's (by "the", "our" or a bare noun), a few words at most: "The home
+# insurance", "Prescriptions", "Dog food", "The gas and electric". Never a person: a relation
+# word is the head of someone, and a pronoun or "everyone" is no thing.
+_THING = r"(?:(?:the|our)\s+)?(?P<thing>(?:[a-z-]+(?:'s|\u2019s|s')?\s+){0,3}?[a-z-]+)"
+_NOT_THING = frozenset("""it that this there here everyone everybody nobody someone something
+    everything nothing anything life which what who he she they we you i people""".split())
+# Who provides it: "Prescriptions come from Well Pharmacy these days", "The home insurance
+# renewed with Direct Line", "The gas and electric are with Octopus", "Repeat prescriptions go
+# through the Co-op". The provider is named (a capital) and held by an account ("is with",
+# "renewed with", "goes through", "is supplied by"); a thing that "comes from" somewhere is its
+# provider's only when the sentence says it is one now ("these days", "now", "they deliver"):
+# "The best tea comes from Assam" is the world's. Never a passing delivery ("The parcel came
+# from Amazon").
+_PROVIDER = r"(?:the\s+)?(?-i:[A-Z])"
+_NOWADAYS = re.compile(r"\b(?:now|these\s+days|nowadays|this\s+year|since|any\s*more|instead|"
+                       r"always|usually|every\s+(?:week|month|year)|deliver(?:s|ed|y|ies)?|"
+                       r"orders?|subscription|account)\b", re.I)
+_PROVIDED = re.compile(
+    rf"^{_THING}\s+(?:(?:now|still|all)\s+)?(?:(?:is|are|renew(?:s|ed)?)\s+(?:now\s+|still\s+)?"
+    rf"(?:with|through|via)|(?:goes|go)\s+(?:now\s+|still\s+)?(?:through|via)"
+    rf"|(?:gets?|is|are)\s+(?:delivered|supplied|serviced|covered|insured|provided|handled|"
+    rf"managed)\s+(?:now\s+)?(?:by|from|through|via|with))\s+{_PROVIDER}", re.I)
+_COMES_FROM = re.compile(
+    rf"^{_THING}\s+(?:(?:now|still|all)\s+)?(?:comes?|is|are)\s+(?:now\s+)?(?:from|with)\s+"
+    rf"{_PROVIDER}", re.I)
+_PASSING = frozenset("""meeting call chat party match game date dinner lunch breakfast drink
+    drinks gig show talk session film movie weather news traffic problem issue trouble question
+    difference fault thing stuff sale offer deal season summer winter spring autumn answer ball
+    truth blame focus power luck pressure""".split())
+# A rule or arrangement that binds the speaker, said of everyone: "The new policy means three
+# office days a week for everyone now", "The office policy is four days in".
+_RULE = re.compile(
+    r"^(?:the|our)\s+(?:[a-z-]+(?:'s|\u2019s)?\s+){0,2}?(?:policy|rule|rules|rota|contract|"
+    r"schedule|timetable|arrangement|set-?up|agreement|regulations?)\s+"
+    r"(?:now\s+)?(?:means|mean|is|are|says|say|requires|require)\s+(?:now\s+)?(?:that\s+)?"
+    r"(?P<rest>.+)$", re.I)
+_BINDS = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_WEEKDAY}|everyone|everybody|all\s+staff|staff|"
+                    rf"we|us|no)\b|(?<=\s)(?-i:[A-Z])", re.I)
+# A group's or a household's recurring day: "Book club meets on the first Thursday of the
+# month", "Five-a-side runs on alternate Sundays", "Pub quiz is the last Friday of every month".
+_RECURRING = re.compile(
+    rf"^{_THING}\s+(?:(?:now|still|usually|always)\s+)?(?:meets?|runs?|is|are|happens?|"
+    rf"rehearses?|trains?|plays?|takes\s+place|gets?\s+collected|goes\s+out|comes?(?:\s+round)?|"
+    rf"visits?|calls?|starts?)\s+(?:now\s+|still\s+)?(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
+    rf"(?:every|each|alternate|other|every\s+other)\s+(?:[a-z]+\s+)?{_WEEKDAY}"
+    rf"|(?:first|second|third|fourth|last)\s+{_WEEKDAY}\s+of\s+(?:the|every|each)\s+month"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|(?:weekly|fortnightly|monthly)"
+    rf"|every\s+(?:\d+|{_NUMBER_WORDS}|few)\s+(?:days|weeks|months|years)\b"
+    rf"|(?:once|twice|{_NUMBER_WORDS}\s+times)\s+a\s+(?:week|month|year)\b)", re.I)
+# "The car's insured through Admiral", "Phone contract's with O2": the "'s" is "is".
+_IS_CONTRACTED = re.compile(
+    r"(?<=[a-z])(?:'s|\u2019s)\s+(?=(?:now\s+|still\s+)?(?:with|through|via|insured|covered|"
+    r"delivered|supplied|serviced|provided|managed|handled|due|every)\b)", re.I)
+
+# When a thing of the household's falls due: "The car's MOT is due in March", "The passport
+# expires on 3 June", "The lease runs out in August".
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_DUE = re.compile(
+    rf"^{_THING}\s+(?:(?:is|are)\s+(?:now\s+)?(?:due|up\s+for\s+renewal)(?:\s+for\s+renewal)?"
+    rf"|expires?|renews?|runs\s+out)\s+(?:on\s+|in\s+|by\s+|at\s+the\s+end\s+of\s+)?"
+    rf"(?:the\s+)?(?:\d|{_MONTH}\b|{_WEEKDAY}\b)", re.I)
+
+# A place the speaker belongs to, by "the", changed how it runs: "The company moved its head
+# office to Leeds", "The surgery has switched to online booking only". Not a one-day event
+# ("The school closed for snow").
+_PLACE_CHANGED = re.compile(
+    r"^(?:the|our)\s+(?:[a-z-]+\s+)?(?:company|firm|office|school|nursery|gym|surgery|practice|"
+    r"clinic|church|club|council|agency|hospital|college|uni|university|pharmacy|vets|bank|"
+    r"library|pool|leisure\s+centre|salon|studio|team)\s+(?:has\s+|have\s+|'s\s+)?"
+    r"(?:just\s+|now\s+|finally\s+|recently\s+)?(?:moved|relocated|switched|changed|merged|"
+    r"introduced|brought\s+in|stopped|started|put\s+up|raised|cut|scrapped|dropped)\s+"
+    r"(?:\S+\s+){1,}\S", re.I)
+
+# The speaker's health said of the body or the reading, no "my": "Blood pressure's been high
+# lately", "Hay fever's awful this year", "Back's been playing up since the move".
+_BODY = r"""blood\s+pressure|blood\s+sugars?|cholesterol|iron|thyroid|heart\s+rate|bp|hay\s+fever
+    |asthma|eczema|psoriasis|migraines?|headaches|back|knee|knees|hip|shoulder|sciatica|arthritis
+    |ibs|anxiety|insomnia|sleep|periods?|bloods|test\s+results|scan|biopsy"""
+_BODY = re.sub(r"\s+", "", _BODY)
+_HEALTH = re.compile(
+    rf"^(?:the\s+)?(?:{_BODY})(?:'s|\u2019s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)?\s+"
+    rf"(?:been\s+|gone\s+|come\s+back\s+|came\s+back\s+|still\s+|really\s+|so\s+)*"
+    rf"(?:high|low|up|down|raised|normal|clear|fine|awful|bad|terrible|worse|better|playing\s+up|"
+    rf"flaring\s+up|flared\s+up|under\s+control|borderline|at\s+\d|\d)", re.I)
+# What a professional told the speaker, no "I": "The physio says no running for six weeks".
+_ADVICE = re.compile(
+    r"^(?:the|my|our)\s+(?:[a-z]+\s+)?(?:doctor|gp|dentist|nurse|physio|consultant|surgeon|"
+    r"midwife|specialist|optician|pharmacist|dietitian|dietician|nutritionist|osteo|chiropractor|"
+    r"hospital|surgery|clinic)\s+(?:has\s+)?(?:says|said|wants|told\s+me|reckons|advised|"
+    r"recommended|thinks)\s+(?:that\s+)?(?:no\s+[a-z]|(?:i|me)\s+[a-z]|nothing\s+[a-z])",
+    re.I)
+# A plan settled: "Holiday's booked, Crete for ten days in June", "The venue is sorted for the
+# 12th" (something named or dated in the sentence).
+_BOOKED = re.compile(
+    rf"^{_THING}(?:'s|\u2019s|\s+is|\s+are|\s+has\s+been|\s+have\s+been)\s+(?:all\s+|now\s+|finally\s+)?"
+    rf"(?:booked|sorted|confirmed|arranged|paid\s+for|set)\b(?=.*?(?:\d|\b(?-i:[A-Z])))",
+    re.I)
+
+
+def _a_thing(m: re.Match[str] | None, person: bool = False) -> bool:
+    """Whether the subject a shape matched is a thing of the household's: no pronoun, no
+    passing event, no person (a relation word as its head) unless `person` may be one ("The
+    baby's due in April")."""
+    if m is None:
+        return False
+    words = m.group("thing").lower().split()
+    head = words[-1]
+    return words[0] not in _NOT_THING and head not in _NOT_THING and head not in _PASSING \
+        and (person or head not in RELATIONS)
+
+
+def arrangement(body: str) -> bool:
+    """Whether `body` states how something of the speaker's household or life is arranged,
+    with no "I" in it: who provides a thing (`_PROVIDED`, `_COMES_FROM`), a rule that binds
+    everyone (`_RULE`), a recurring day (`_RECURRING`), when it falls due (`_DUE`), how a
+    place they belong to changed (`_PLACE_CHANGED`), their health (`_HEALTH`), what a
+    professional told them (`_ADVICE`), a plan settled (`_BOOKED`). Not said to the listener,
+    nor asked."""
+    s = _IS_CONTRACTED.sub(" is ", body.strip())
+    if not s or s.rstrip("\"')]").endswith("?") or _YOU.search(s):
+        return False
+    rule = _RULE.match(s)
+    if rule is not None and _BINDS.search(rule.group("rest")):
+        return True
+    return _a_thing(_PROVIDED.match(s)) or \
+        (_a_thing(_COMES_FROM.match(s)) and _NOWADAYS.search(s) is not None) or \
+        _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s), person=True) or \
+        _PLACE_CHANGED.match(s) is not None or _HEALTH.match(s) is not None or \
+        _ADVICE.match(s) is not None or _a_thing(_BOOKED.match(s))
+
+
+# What someone "found" that is news: a home, work, a person ("Zara's found a flat"), not a
+# tenner in a coat.
+_FOUND = r"""flat|house|home|place|room|job|role|position|school|nursery|tenant|buyer|flatmate
+    |lodger|partner|girlfriend|boyfriend|carer|childminder|nanny|surgeon|specialist|dentist"""
+_FOUND = re.sub(r"\s+", "", _FOUND)
+# Someone by name and their news: "Ollie's got an apprenticeship with an electrician", "Zara's
+# found a flat in Clapham", "Hannah's landed an internship". What they got is a thing (at most
+# a plain modifier before it, then the clause ends or goes on with a preposition), never a
+# remark ("Tom's got a point", "Sam's got a lot on", "Ellie's got a great laugh").
+_NAME_NEWS = re.compile(
+    rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+has)\s+(?:(?:just|finally|now|recently|also)\s+)?"
+    rf"(?:got|landed|bagged|secured|been\s+offered|been\s+given|found(?=\s+\w+\s+(?:\w+\s+)?"
+    rf"(?:{_FOUND})\b))\s+"
+    rf"(?:a|an|her|his|their)\s+(?:(?:new|first|proper|full-time|part-time|permanent|little|"
+    rf"summer|second|weekend|saturday)\s+)?(?P<what>[a-z-]+)"
+    rf"(?=\s*(?:[,.!;]|$|\s+(?:with|at|in|on|for|from|to|now|and|as|this|next|last|today|"
+    rf"yesterday|called|named|near|by|off|round|opposite|outside|close|just|up|down)\b))", re.I)
+_NO_NEWS = frozenset("""point lot bit way feeling sense mind clue idea knack temper heart voice
+    thing problem go look laugh minute moment second chance word say right reason habit attitude
+    opinion gift eye face smile fair toy toys treat bone haircut game present sticker bath walk
+    nap time day night week chat drink party break rest lie-in sulk tantrum meltdown""".split())
+
+
+# The household's pets and children by "the", and what they have had to do or now have: "the
+# dog's had to go on a special diet", "The dog has got a sensitive stomach apparently".
+_THEIR_NEWS = re.compile(
+    r"^(?:the|our)\s+(?:dog|cat|puppy|pup|kitten|horse|kids|children|boys|girls|baby|twins)"
+    r"(?:'s|\u2019s|\s+has|\s+have)\s+(?:(?:just|finally|now|recently|also)\s+)?"
+    r"(?:had\s+to\s+(?:go|stop|start|have|switch|take|be|move|change|come\s+off)\b"
+    r"|(?:got|been\s+given|been\s+put\s+on|been\s+prescribed)\s+(?:a|an)\s+(?:[a-z-]+\s+)?"
+    r"(?P<what>[a-z-]+)(?=\s*(?:[,.!;]|$|\s+(?:apparently|now|again|too|as\s+well|with|from|"
+    r"on|in|at|for|and|this|next|last)\b)))", re.I)
+
+
+# Someone by name and a life event they are in: "Priya's expecting", "Dan's engaged to ...",
+# "Omar's starting at the fire service", "Grace's having a hip replacement".
+_NAME_STATE = re.compile(
+    rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+is|\s+has|\s+was)\s+(?:(?:just|now|finally|also|"
+    rf"officially)\s+)?(?:expecting|pregnant|engaged|married|divorced|separated|split\s+up|"
+    rf"broken\s+up|retiring|starting\s+(?:at|with|as|a|an|her|his)|signed\s+(?:for|with)|"
+    rf"recovering|off\s+sick|on\s+(?:maternity|paternity|sick)\s+leave|in\s+hospital|"
+    rf"(?:been\s+)?made\s+redundant|having\s+(?:a|an|her|his|their)\s+(?:[a-z-]+\s+)?"
+    rf"(?P<what>[a-z-]+))\b", re.I)
+
+
+def name_news(body: str) -> bool:
+    """Whether `body` opens with someone by name and what they newly have (`_NAME_NEWS`) or a
+    life event they are in (`_NAME_STATE`), or
+    with the household's pet or children and what they have had to do or now have
+    (`_THEIR_NEWS`)."""
+    if _YOU.search(body):
+        return False
+    theirs = _THEIR_NEWS.match(body.strip())
+    if theirs is not None:
+        return (theirs.group("what") or "").lower() not in _NO_NEWS
+    state = _NAME_STATE.match(body.strip())
+    if state is not None and may_be_name(state.group("name")) and \
+            state.group("name").lower() not in FACT_STOPWORDS and \
+            (state.group("what") or "").lower() not in _NO_NEWS:
+        return True
+    m = _NAME_NEWS.match(body.strip())
+    if m is None:
+        return False
+    name = m.group("name")
+    return m.group("what").lower() not in _NO_NEWS and may_be_name(name) and \
+        name.lower() not in FACT_STOPWORDS
+
+
+# Someone by name (where they work, or "a woman called Jo") who does something for the speaker:
+# "Kev at Sharp Lines does my hair", "A lad called Dan walks our dog", "Mrs Patel cleans for us".
+_SERVES = r"""does|cuts|colours|styles|cleans|walks|minds|feeds|looks\s+after|babysits|teaches
+    |tutors|coaches|trains|treats|sees|fixes|services|repairs|manages|supervises|mentors|drives
+    |collects|delivers|picks\s+up|does\s+for|cooks\s+for|works\s+for|sorts|handles|prepares"""
+_SERVES = re.sub(r"\s+", "", _SERVES)
+_FOR_ME = re.compile(
+    rf"^(?:(?:a|an|the|this)\s+(?:[a-z]+\s+)?[a-z]+\s+(?:called|named)\s+)?"
+    rf"(?:(?:dr|mr|mrs|ms|miss)\.?\s+)?(?P<name>{_NAME})(?:\s+{_NAME})?"
+    rf"(?:\s+(?:at|from)\s+(?:the\s+)?(?:(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){{0,3}}"
+    rf"|(?-i:[a-z]+)))?"
+    rf"\s+(?:(?:now|also|usually|still)\s+)?(?:{_SERVES})\s+(?:(?:my|our)\s+[a-z]|(?:me|us)\b"
+    rf"|for\s+(?:me|us)\b)", re.I)
+
+
+def does_for_me(body: str) -> bool:
+    """Whether `body` says who does something for the speaker (`_FOR_ME`)."""
+    m = _FOR_ME.match(body.strip())
+    return m is not None and not _YOU.search(body) and may_be_name(m.group("name")) and \
+        m.group("name").lower() not in FACT_STOPWORDS
 
 
 # Someone by name who does something now: "Ollie walks the dog now" (a change of who does it).
@@ -355,6 +592,24 @@ _RELATION_NAMED = re.compile(
     rf"\b(my|our)\s+((?:(?:new|old|little|older|younger|eldest|youngest|best)\s+)?"
     rf"(?:{_RELATION_WORDS}))(?:,\s+|\s+)((?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+)?"
     rf"(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\b", re.I)
+
+
+# "Can you help me write a cover letter for the Lidl area manager job?": the speaker is applying
+# for a job named by its employer (a capital), asked about in a request.
+_JOB_ASKED = re.compile(
+    r"\b(?:cover\s+letter|application|cv|personal\s+statement|interview|supporting\s+statement)"
+    r"\s+(?:for|to)\s+(?:the|a|an)\s+((?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}"
+    r"(?:\s+[a-z-]+){0,3}?\s+(?:job|role|position|post|vacancy|apprenticeship|internship))\b",
+    re.I)
+
+
+def job_asked(sentence: str) -> str | None:
+    """The application a request rests on ("... a cover letter for the Lidl area manager job?"
+    -> "I'm applying for the Lidl area manager job."); None when it names none."""
+    m = _JOB_ASKED.search(sentence)
+    if m is None or not may_be_name(m.group(1).split()[0]):
+        return None
+    return f"I'm applying for the {m.group(1)}."
 
 
 def owned_named(sentence: str) -> str | None:
