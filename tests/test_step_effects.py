@@ -148,6 +148,33 @@ def test_a_stranger_a_past_illness_or_a_one_off_giving_up_is_neither() -> None:
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
+def test_a_failing_faculty_a_painful_act_or_a_household_short_of_someone_is_a_need() -> None:
+    needs = ["Mum's memory is going, so she needs reminding about everything.",
+             "My eyesight's gone downhill, so I need big print.",
+             "My back's knackered from lifting at work.",
+             "I've got a dodgy shoulder.",
+             "I'm waiting on a hip op and walking is agony.",
+             "My son's got glue ear so he struggles to hear in noisy places.",
+             "The baby's teething so nights are rough.",
+             "The GP's signed me off work for a fortnight.",
+             "The other half's just had his gallbladder out.",
+             "My husband's working away till March, so it's just me and the kids.",
+             "The dog can't be left on his own for more than a few hours.",
+             "The flat's on the fourth floor and there's no lift."]
+    assert [s for s in needs if kind_of(s) != "constraint"] == []
+    ordinary = ["The dog next door barks all night.",
+                "My memory of that trip is a bit hazy.",
+                "The lift in our building is being repaired.",
+                "I struggle to see the point of reality TV.",
+                "We've just had the kitchen replaced.",
+                "My legs are going to be sore tomorrow after that hike.",
+                "My mind has gone blank.",
+                "We had a rough night at the pub quiz.",
+                "I just had a tooth out and it's fine now.",
+                "The flat white here is lovely."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
 def test_probe_sets_nine_to_eleven() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20

@@ -167,12 +167,33 @@ NEED_EFFECT = re.compile(
     r"noise|volume|tv|music)\s+)?(?:\w+\s+)?(?:quiet|silent|hushed|down|low)\s+(?:until|till|til|"
     r"after|before|from|between|past|in\s+the\s+(?:mornings?|evenings?|day))\b|"
     r"\btiptoe\w*\s+(?:around\s+|about\s+)?(?:after|before|until|till|from|in\s+the|all\s+day)\b|"
+    # a faculty failing or a body part worn ("Mum's memory is going", "my back's knackered"),
+    # a part that is weak or painful ("a dodgy shoulder"), what hurts to do ("walking is
+    # agony"), an operation waited for
+    r"\b(?:memory|hearing|eyesight|sight|eyes|balance|mobility|legs|knees?|back|hips?|"
+    r"shoulders?|wrists?|ankles?|joints|lungs)(?:\s+is|\s+are|'s|'re|\s+has|'s\s+been)\s+"
+    r"(?:\w+\s+)?(?:going(?=\s*(?:[,.;!]|$|now\b|downhill\b|a\s+bit\b|and\b|so\b))|shot|"
+    r"failing|gone(?=\s*(?:[,.;!]|$|now\b|downhill\b|and\b|so\b|in\s+one))|poor|deteriorating|getting\s+worse|"
+    r"not\s+what\s+(?:it|they)\s+(?:was|were|used\s+to\s+be)|knackered|wrecked|ruined|"
+    r"giving\s+(?:up|out))\b|"
+    r"\b(?:bad|dodgy|weak|gammy|duff|wonky|iffy|sore|stiff)\s+(?:shoulders?|ankles?|wrists?|"
+    r"necks?|elbows?|feet|foot|legs?|arms?|stomach|tummy|chest|ticker|knees?|hips?)\b|"
+    r"\b(?:walking|standing|sitting|stairs|bending|kneeling|driving|sleeping|lifting|eating|"
+    r"swallowing|breathing|typing|reading)\s+(?:is|are)\s+(?:\w+\s+)?(?:agony|painful|a\s+killer|"
+    r"murder|torture|excruciating|sore|exhausting)\b|\bwaiting\s+(?:on|for)\s+(?:a|an|my|his|"
+    r"her)\s+(?:\w+\s+)?(?:op|operation|surgery|replacement|transplant)\b|"
+    r"\bstruggles?\s+to\s+(?:hear|see(?!\s+(?:the\s+point|why|how|what|where|it|that))|walk|"
+    r"breathe|sleep|swallow|stand|sit|climb|concentrate|read|grip|bend|kneel|chew)\b|"
+    # away for a stretch, so the household runs short ("my husband's working away till March")
+    r"\b(?:working\s+away|away\s+(?:with|for)\s+work|offshore|on\s+deployment|deployed)\b"
+    r"[^.;]{0,20}?\b(?:until|till|for\s+(?:the\s+next|another|\w+\s+(?:weeks|months)))\b|"
+    r"\b(?:there'?s|there\s+is|with|has|have|got)\s+no\s+lifts?\b|"
     # hours of the week that are a rush ("so mornings are a military operation now")
     r"\b(?:mornings|evenings|afternoons|nights|weekends|weekdays|bedtimes?|school\s+runs?)\s+"
     r"(?:are|is|'re|'s)\s+(?:now\s+|always\s+|just\s+|(?:a\s+)?bit\s+(?:of\s+)?|such\s+|"
     r"(?:an?\s+)?(?:absolute|total|complete|pure|real)\s+)*(?:an?\s+)?(?:military\s+operation|"
     r"scramble|mad\s+dash|rush|race|juggl\w+(?:\s+act)?|chaos|chaotic|manic|hectic|frantic|"
-    r"madness|mayhem|bun\s*fight|full[- ]on|non-stop|tight|squeezed)\b|"
+    r"madness|mayhem|bun\s*fight|full[- ]on|non-stop|tight|squeezed|rough|broken|sleepless)\b|"
     # a reaction the holder has ("reacts badly to anything with nuts in it")
     r"\breact(?:s|ed)?\s+(?:really\s+)?(?:badly|terribly|horribly|violently|strongly)\s+to\b|"
     # hours that are never free
@@ -230,7 +251,14 @@ LIMITATION = re.compile(
     r"[a-z]{3,}ologists?|hospital|insurers?|insurance|they)\b[^.;]{0,40}?\b(?:won'?t|will\s+not|"
     r"wouldn'?t|refuses?\s+to|isn'?t\s+going\s+to)\s+let\s+(?:me|him|her|us|them)\b|"
     r"\b(?:banned|barred|forbidden|stopped)\s+(?:me|him|her|us|them)\s+from\b|"
-    r"\b(?:'ve|'s|have|has)\s+been\s+(?:banned|barred|signed\s+off|grounded)\s+(?:from|for)\b")
+    r"\b(?:'ve|'s|have|has)\s+been\s+(?:banned|barred|signed\s+off|grounded)\s+(?:from|for)\b|"
+    r"\bsigned\s+(?:me|him|her|us)\s+off\b|"
+    # an operation just had ("the other half's just had his gallbladder out")
+    r"\b(?:just|recently)\s+had\s+(?:my|his|her|their|a|an)\s+(?:\w+\s+)?(?:gall\s*bladder|"
+    r"appendix|tonsils|wisdom\s+teeth|hip|knee|kidney|womb|ovar(?:y|ies)|spleen|"
+    r"thyroid|cataracts?|bunions?|ankle|wrist|shoulder|leg|arm|foot|toe|finger|lump|cyst|"
+    r"prostate|breast|lens)\s+(?:out|removed|taken\s+out|replaced|done|pinned|operated\s+on|"
+    r"amputated|fused|reconstructed)\b")
 
 _DEAL = (r"(?:deal|pact|bargain|truce|compromise|arrangement|understanding|agreement|"
          r"gentleman's\s+agreement)")

@@ -688,7 +688,7 @@ _OWN = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?")
 # A need the speaker had once is not one now ("I used to be scared of the dark as a kid").
 _FORMER = re.compile(r"\b(?:used\s+to|as\s+a\s+(?:kid|child|teen|teenager)|when\s+i\s+was\s+"
                      r"(?:little|young|small|a\s+kid|a\s+child)|(?:it'?s|it\s+is)\s+(?:all\s+)?"
-                     r"(?:gone|cleared\s+up|better)\s+now|fully\s+recovered|(?:cleared\s+up|went\s+away|healed|"
+                     r"(?:gone|cleared\s+up|better|fine|healed)\s+now|fully\s+recovered|(?:cleared\s+up|went\s+away|healed|"
                      r"got\s+better)\s+(?:completely|for\s+good|totally|entirely)|"
                      r"for\s+a\s+(?:day|week|month|year|while|bit)\s+once|once\s+as\s+a|"
                      r"as\s+a\s+(?:challenge|dare|joke|one-off|experiment))\b")

@@ -61,7 +61,7 @@ CONDITIONS = (
     r"trapped\s+nerve", r"whiplash", r"tennis\s+elbow", r"frozen\s+shoulder", r"shingles",
     r"carpal\s+tunnel", r"repetitive\s+strain", r"glandular\s+fever", r"chest\s+infection",
     r"stitches", r"c-section", r"(?:post-?natal|postpartum)\s+\w+", r"pre-?diabet\w+",
-    r"(?:high|raised)\s+blood\s+sugar", r"dodgy\s+ticker",
+    r"(?:high|raised)\s+blood\s+sugar", r"dodgy\s+ticker", r"glue\s+ear", r"teething",
 )
 MEDICATIONS = (
     r"warfarin", r"lithium", r"insulin", r"metformin", r"methotrexate", r"predniso\w+",
@@ -203,6 +203,7 @@ _HOUSEHOLD = tuple((re.compile(p, re.I), said) for p, said in (
      r"diagnosis|crash|injury|birth|c-section|transplant|heart\s+attack)\b" + _NOT_OURS,
      r"\1 my \2"),
     (r"\bthe\s+school\s+(run|bus)\b", r"our school \1"),
+    (r"\bthe\s+(dog|cat|puppy|kitten|flat)\b(?!\s+white)" + _NOT_OURS, r"our \1"),
 ))
 
 
