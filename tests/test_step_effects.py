@@ -175,6 +175,23 @@ def test_a_failing_faculty_a_painful_act_or_a_household_short_of_someone_is_a_ne
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
+def test_care_custody_waiting_lists_and_payments_are_needs() -> None:
+    needs = ["The kids are with their dad Tuesdays and Thursdays.",
+             "Since my divorce, I only see the kids at weekends.",
+             "Our son is on the waiting list for an ADHD assessment.",
+             "My mother-in-law lives with us and needs help getting dressed.",
+             "The twins' nursery closes at six sharp.",
+             "I'm on a payment plan for the car until next summer.",
+             "My back went last week and I still can't bend."]
+    assert [s for s in needs if kind_of(s) != "constraint"] == []
+    ordinary = ["I still can't believe she said that.",
+                "I still can't find my keys anywhere.",
+                "The museum closes at six most days.",
+                "The kids went to see their dad's band on Saturday.",
+                "My friend needs help with her maths homework."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
 def test_probe_sets_nine_to_eleven() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20

@@ -188,6 +188,15 @@ NEED_EFFECT = re.compile(
     r"\b(?:working\s+away|away\s+(?:with|for)\s+work|offshore|on\s+deployment|deployed)\b"
     r"[^.;]{0,20}?\b(?:until|till|for\s+(?:the\s+next|another|\w+\s+(?:weeks|months)))\b|"
     r"\b(?:there'?s|there\s+is|with|has|have|got)\s+no\s+lifts?\b|"
+    r"\bon\s+(?:the|a)\s+waiting\s+list\s+for\s+(?:an?\s+|(?:his|her|my|their)\s+)?(?:\w+\s+)?"
+    r"(?:assessment|op|operation|surgery|scan|referral|diagnosis|hip|knee|transplant|"
+    r"replacement)\b|"
+    r"\bneeds?\s+(?:a\s+lot\s+of\s+|some\s+|a\s+bit\s+of\s+)?help\s+(?:getting|with|to)\s+"
+    r"(?:get\s+)?(?:dressed|washed|up|out\s+of\s+bed|in\s+and\s+out|the\s+stairs|stairs|"
+    r"walking|eating|bathing|the\s+bath|showering|the\s+shower|the\s+toilet|toileting|"
+    r"their\s+meds|his\s+meds|her\s+meds)\b|"
+    r"\b(?:closes|shuts|finishes|ends|kicks\s+out)\s+at\s+" + _HOUR + r"\w*(?:\s+\w+)?\s+"
+    r"(?:sharp|on\s+the\s+dot|prompt|at\s+the\s+latest|no\s+later)\b|"
     # hours of the week that are a rush ("so mornings are a military operation now")
     r"\b(?:mornings|evenings|afternoons|nights|weekends|weekdays|bedtimes?|school\s+runs?)\s+"
     r"(?:are|is|'re|'s)\s+(?:now\s+|always\s+|just\s+|(?:a\s+)?bit\s+(?:of\s+)?|such\s+|"
@@ -233,6 +242,13 @@ _GIVE_UP = (r"(?:give\s+up|stop|quit|pack\s+(?:in|up)|drop|cut\s+out|forgo|go\s+
             r"retire\s+from)")
 _CANNOT = (r"(?<!you\s)(?:can'?t|cannot|can\s+not|isn'?t\s+able\s+to|aren'?t\s+able\s+to|"
            r"(?:i'?m|he'?s|she'?s|we'?re)\s+not\s+able\s+to|unable\s+to)")
+# "can't wait", "can't believe", "can't find it": idioms or a one-off, not a limitation
+_NOT_IDIOM = (r"(?!wait|believe|stand|take\s+(?:it|this|that|him|her|any)|do\s+(?:this|that|it)|"
+              r"deal|be\s+bothered|remember|find|recall|keep\s+(?:track|up\s+with\s+(?:it|this|"
+              r"them))|see\s+(?:him|her|them|you|why|how|what)|get\s+(?:it|them|those|that|hold|"
+              r"over|enough|my\s+head)|put\s+up|watch|listen|afford\s+to\s+wait|think|tell|"
+              r"decide|stop|help|imagine|figure|work\s+out|understand|quite|even|seem|say|"
+              r"picture|face|sleep\s+(?:for|at\s+night\s+for))")
 LIMITATION = re.compile(
     r"\b(?:'ve|'s|have|has)\s+(?:\w+\s+)?had\s+to\s+(?:" + _GIVE_UP + r"|knock\s+\w+\s+on\s+the\s+"
     r"head|say\s+goodbye\s+to|forget\s+about|come\s+off)\b(?!\s+(?:on|at|trying|waiting|"
@@ -242,11 +258,9 @@ LIMITATION = re.compile(
     r"\bno\s+longer\s+(?:able|fit|safe|allowed|permitted|well\s+enough|strong\s+enough|up|"
     r"capable|steady\s+enough)\s+(?:to|of|for)\b|\bcan\s+no\s+longer\s+(?!remember|believe|"
     r"wait|stand|find|see\s+(?:him|her|them|you))\w+|"
-    r"\b" + _CANNOT + r"\s+(?!wait|believe|stand|take\s+(?:it|this|that|him|her|any)|do\s+(?:this|"
-    r"that|it)|deal|be\s+bothered|remember|find|recall|keep\s+(?:track|up\s+with\s+(?:it|"
-    r"this|them))|see\s+(?:him|her|them|you)|get\s+(?:it|them|those|that|hold)|put\s+up|"
-    r"watch|listen|afford\s+to\s+wait|think|tell)"
+    r"\b(?:still\s+)?" + _CANNOT + r"\s+" + _NOT_IDIOM +
     r"\w+(?:\s+[\w']+){0,4}?\s+(?:any\s?more|any\s+longer|these\s+days|nowadays)\b(?!\s+of\b)|"
+    r"\bstill\s+" + _CANNOT + r"\s+" + _NOT_IDIOM + r"(?:get\s+(?:up|down|out)|\w+)\b|"
     r"\b(?:doctors?|docs?|gp|consultants?|specialists?|surgeons?|physio\w*|midwife|nurses?|"
     r"[a-z]{3,}ologists?|hospital|insurers?|insurance|they)\b[^.;]{0,40}?\b(?:won'?t|will\s+not|"
     r"wouldn'?t|refuses?\s+to|isn'?t\s+going\s+to)\s+let\s+(?:me|him|her|us|them)\b|"

@@ -135,6 +135,13 @@ CARE = (
     r"(?:care|caring)\s+for\s+my\s+" + _KIN, r"look(?:s|ing)?\s+after\s+my\s+" + _KIN,
     r"single\s+(?:parent|mum|mom|dad|father|mother)", r"school\s+(?:run|pick-?up|drop-?off)",
     r"childcare", r"nap\s*time", r"respite", r"care\s+home", r"shared\s+custody", r"custody",
+    r"night\s+feeds?",
+    # who has the children when ("with their dad Tuesdays", "only see the kids at weekends")
+    r"with\s+their\s+(?:dad|mum|mom|father|mother)\s+(?:on\s+|every\s+(?:other\s+)?)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|alternate|half\s+the\s+week)",
+    r"(?:only|just)\s+(?:see|have|get)\s+(?:the|my|our)\s+(?:kids|children|son|daughter|boys|"
+    r"girls)\s+(?:at|on|every)",
+    r"(?:has|have|gets?|takes?)\s+(?:them|the\s+kids|our\s+kids)\s+every\s+other",
 )
 SCHEDULE = (
     r"(?:night|early|late|long|split|double|weekend|\d+-hour|twelve-hour)\s+shifts?",
@@ -170,6 +177,8 @@ MONEY = (
     r"living\s+(?:pay\s*cheque|paycheck)\s+to\s+(?:pay\s*cheque|paycheck)",
     r"budget\w*\s+(?:down\s+)?to\s+the\s+(?:last\s+)?(?:penny|pound|cent|dollar)",
     r"no[- ]spend\s+(?:month|week|year|january|challenge)", r"watching\s+the\s+pennies",
+    r"payment\s+plan", r"repayments", r"paying\s+off\s+(?:the|a|my|our)\s+(?:\w+\s+)?"
+    r"(?:loan|debt|car|card|overdraft|credit\s+card)",
 )
 
 FAMILIES: dict[str, tuple[str, ...]] = {
