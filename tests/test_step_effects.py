@@ -192,6 +192,21 @@ def test_care_custody_waiting_lists_and_payments_are_needs() -> None:
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
+def test_an_agreement_paid_for_made_a_rule_booked_help_or_chosen_in_the_end() -> None:
+    agreements = ["It's Cornwall for the summer holiday, we've paid for it.",
+                  "The kids and I have a new rule: no phones at the table.",
+                  "We've got the builders starting on the 12th.",
+                  "In the end we booked the cottage in Whitby for half term.",
+                  "We're sending Leo to the Catholic school after all."]
+    assert [s for s in agreements if kind_of(s) != "decision"] == []
+    ordinary = ["In the end we got soaked and went home.",
+                "We paid for the drinks last night.",
+                "There's a rule about parking on the verge here.",
+                "I'm going to need some new shoes after all these games though.",
+                "In the end I fell asleep on the sofa."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
 def test_probe_sets_nine_to_eleven() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20

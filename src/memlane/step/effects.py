@@ -296,6 +296,22 @@ AGREEMENT_MADE = re.compile(
     r"\bpaid\s+(?:my|our|his|her)\s+(?:share|bit|part|whack|deposit)\b|"
     r"\b(?:accepted|turned\s+down)\s+(?:the|an?|their|his|her)\s+(?:\w+\s+)?(?:offer|job|place|"
     r"position|role|invitation|invite|proposal)\b|"
+    # paid for, a rule made, help booked ("we've paid for it", "we have a new rule: ...", "we've
+    # got the builders starting on the 12th")
+    r"\b(?:we'?ve|i'?ve|we\s+have|i\s+have)\s+(?:already\s+|now\s+|just\s+|all\s+)?paid\s+"
+    r"(?:for\s+(?:it|them|the|our|my)|up|in\s+full|the\s+(?:balance|fee|fees))\b|"
+    r"\b(?:have|got|made|set|brought\s+in|introduced|agreed)\s+(?:a|an)\s+(?:new\s+)?(?:\w+\s+)?"
+    r"rule\b|"
+    r"\b(?:we'?ve|i'?ve|we\s+have)\s+got\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:builders?|plumber|"
+    r"electrician|painters?|decorators?|removal\s+(?:men|van|firm)|caterers?|cleaner|"
+    r"babysitter|sitter|tradesmen|roofer|gardener|photographer|dj|band|fitters?)\s+(?:\w+\s+)?"
+    r"(?:coming|starting|booked|lined\s+up|arriving)\b|"
+    # a choice made in the end or after all ("in the end we booked the cottage", "we're sending
+    # Leo to the Catholic school after all")
+    r"\bin\s+the\s+end\s*,?\s*(?:we|i|they)\s+(?:\w+\s+)?(?:booked|went\s+(?:with|for)|chose|"
+    r"picked|bought|plumped|settled|opted|ordered|hired|signed|rented)\b|"
+    r"\b(?:we'?re|we\s+are|i'?m)\s+(?!going\s+to\b)(?:\w+\s+)?\w+ing\b[^.;?]{0,60}?\bafter\s+"
+    r"all\s*(?:[.!,;]|$)|"
     # someone approved what the user asked for ("my manager's approved my four-day week")
     r"\b(?:has\s+|have\s+|'s\s+)?approved\s+(?:my|our)\b|"
     # a plan said to be settled
