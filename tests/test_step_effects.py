@@ -207,6 +207,20 @@ def test_an_agreement_paid_for_made_a_rule_booked_help_or_chosen_in_the_end() ->
     assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
 
 
+def test_a_rule_the_household_lives_under_is_a_need() -> None:
+    needs = ["Our tenancy says no pets, so that's that.",
+             "The landlord won't let us paint the walls.",
+             "The school won't let the kids wear trainers, it's the uniform.",
+             "Our car is off the road till the MOT gets sorted.",
+             "My partner works from home and needs the spare room quiet nine to five.",
+             "Since Dad's fall, he's using a frame to get around the house."]
+    assert [s for s in needs if kind_of(s) != "constraint"] == []
+    ordinary = ["The museum rules say no flash photography.",
+                "The picture looks better with a frame.",
+                "The teacher needs the classroom quiet during the test."]
+    assert [s for s in ordinary if kind_of(s) in ("constraint", "decision")] == []
+
+
 def test_probe_sets_nine_to_eleven() -> None:
     """tests/data/standing_kinds.jsonl set 9 (24 needs, 16 agreements, 20 ordinary), written
     before `effects` and measured once on main bfc6448 (the clean number: 13, 8, and 18 of 20

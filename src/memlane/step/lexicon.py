@@ -96,12 +96,13 @@ _DIETS = (
     r"fodmap", r"low[- ](?:sodium|salt|sugar|carb|fat|protein|potassium|iodine)",
     r"teetotal\w*", r"sober", r"jain", r"ramadan", r"fasting",
     r"(?:dairy|gluten|nut|egg|meat|sugar|lactose|wheat|alcohol|soy)[- ]free",
-    r"plant[- ]based", r"counting\s+carbs", r"carb\s+counting", r"calorie\s+counting",
+    r"plant[- ]based", r"veganuary", r"counting\s+carbs", r"carb\s+counting", r"calorie\s+counting",
     r"(?:no|without)\s+(?:pork|beef|alcohol)",
 )
 DIETS = tuple(f"(?:{d}){_OF_SOMEONE}" for d in _DIETS)
 AIDS = (
-    r"wheelchairs?", r"walking\s+(?:stick|frame|aid)", r"crutch(?:es)?", r"walkers?",
+    r"wheelchairs?", r"walking\s+(?:stick|frame|aid)", r"(?:using|uses|on|with)\s+a\s+frame",
+    r"crutch(?:es)?", r"walkers?",
     r"zimmer(?:\s+frame)?", r"rollator", r"mobility(?:\s+(?:scooter|aid|issues|problems))?",
     r"power\s*chair", r"electric\s+wheelchair", r"guide\s+dog", r"assistance\s+dog",
     r"service\s+dog", r"hearing\s+aids?", r"cochlear\s+implants?",
