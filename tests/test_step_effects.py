@@ -257,3 +257,15 @@ def test_the_written_reference_sets_d_to_g() -> None:
                   and r["kind"] not in {kind_of(s) for s in
                                         carry_holders(split_sentences(r["fact"]))}]
         assert missed == [], (name, missed)
+
+
+def test_the_held_out_written_set_h_at_what_it_reached() -> None:
+    """tests/data/reference_written_h.jsonl, written after the classes above and committed
+    before it was measured once (27bc228): 6 of 8 needs and 1 of 2 agreements read; never
+    tuned on, so its bar is that number."""
+    rows = [json.loads(x) for x in (DATA / "reference_written_h.jsonl")
+            .read_text(encoding="utf-8").splitlines() if x.strip()]
+    for kind, least in (("constraint", 6), ("decision", 1)):
+        read = [r for r in rows if r["kind"] == kind and kind in
+                {kind_of(s) for s in carry_holders(split_sentences(r["fact"]))}]
+        assert len(read) >= least, kind
