@@ -52,9 +52,9 @@ from bisect import bisect_right
 from itertools import pairwise
 
 from ..text import FACT_STOPWORDS, FACT_WORD
-from .effects import AGREEMENT_MADE, LASTING, NEED_EFFECT
+from .effects import AGREEMENT_MADE, LASTING, LIMITATION, NEED_EFFECT
 from .holders import may_be_name
-from .lexicon import TERM
+from .lexicon import TERM, as_household
 from .sentences import _EVENT
 
 __all__ = ["HELD_KINDS", "held_kind", "kind_of"]
@@ -418,7 +418,13 @@ _BEFORE = re.compile(_HOLDER)
 # A term that is a verb phrase has its holder as subject: "I pass out at the sight of needles".
 _SUBJECT = re.compile(r"\b(?:i|we|mum|mom|mam|dad|grandma|grandpa|gran|nan|granny|"
                       r"(?:my|our)\s+([\w-]+))\s+(?:(?:really|always|still|just|also|\w+ly)\s+)*$")
-_OWNED = re.compile(r"(?:^|\s)(?:my|our)\s+(?:([\w-]+)\s+)?$")
+_OWNED = re.compile(r"(?:^|\s)(?:my|our)\s+(?:([\w-]+)(?:'s)?\s+)?$")
+# "his", "her" of someone of the household said before ("my partner's been told his
+# cholesterol is high"), not of a stranger ("a bloke on the train told me about his gout").
+_THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:[\w-]+\s+)?$")
+_WHO = re.compile(r"\b(?:(?:my|our)\s+([\w-]+)|(?:a|an|some|this|that|the)\s+(?:\w+\s+)?(?:bloke|"
+                  r"guy|man|woman|lady|chap|girl|boy|fella|fellow|person|stranger|customer|patient|"
+                  r"passenger|friend|colleague)|someone|somebody|anyone)\b")
 # A term denied is not held: "no allergies", "not on any medication", "not allergic to
 # anything"; "any I'm not allergic to" says there are some.
 _NONE = re.compile(r"\b(?:no|(?:not|never)\s+(?:\w+\s+)?any|without\s+any)\s+$")
@@ -448,6 +454,9 @@ def _holds(sentence: str, cl: _Clauses) -> bool:
             continue  # "I have no allergies", "I'm not allergic to anything"
         held = _BEFORE.search(before) or _OWNED.search(before) or _SUBJECT.search(before)
         if held and not {g for g in held.groups() if g} & _OUTSIDE:
+            return True
+        who = list(_WHO.finditer(sentence, 0, m.start()))
+        if _THEIRS.search(before) and who and (who[-1].group(1) or "friend") not in _OUTSIDE:
             return True
         if _DOES_TO.match(sentence, m.end()) or _HERE.match(sentence, m.end()):
             return True
@@ -500,7 +509,8 @@ _COMPANY = (r"(?!(?:my|our|his|her|their|friends|family|some|a\s+few|them|him|he
             r"(?:kids|family|girls|boys|guys|gang|group|flow|dogs?))\b)")
 _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looked|sounded|felt|"
            r"seemed|went)\b)|settled(?!\s+(?:in|into|down)\b)|"
-           r"decided|voted|approved|signed\s+off|landed\s+on|sorted\s+(?:it|out)|"
+           r"decided|voted|approved|signed\s+off|landed\s+on|sorted\s+(?:it|(?:(?:the|our|this|that)\s+"
+           r"(?:\w+\s+){0,2})?out\b)|"
            r"worked\s+(?:it\s+)?out|shaken\s+(?:hands\s+)?on|(?:are|'re)\s+splitting|"
            r"tak(?:e|ing)\s+(?:it\s+in\s+)?turns|pencil+ed\s+in|"
            r"shook\s+(?:hands\s+)?on|opted|committed|confirmed|finali[sz]ed|"
@@ -678,7 +688,8 @@ _OWN = re.compile(r"\b(?:my|our)\s+(\w+)(?:\s+(\w+))?")
 # A need the speaker had once is not one now ("I used to be scared of the dark as a kid").
 _FORMER = re.compile(r"\b(?:used\s+to|as\s+a\s+(?:kid|child|teen|teenager)|when\s+i\s+was\s+"
                      r"(?:little|young|small|a\s+kid|a\s+child)|(?:it'?s|it\s+is)\s+(?:all\s+)?"
-                     r"(?:gone|cleared\s+up|better)\s+now|fully\s+recovered|"
+                     r"(?:gone|cleared\s+up|better|fine|healed)\s+now|fully\s+recovered|(?:cleared\s+up|went\s+away|healed|"
+                     r"got\s+better)\s+(?:completely|for\s+good|totally|entirely)|"
                      r"for\s+a\s+(?:day|week|month|year|while|bit)\s+once|once\s+as\s+a|"
                      r"as\s+a\s+(?:challenge|dare|joke|one-off|experiment))\b")
 
@@ -700,20 +711,24 @@ _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike
 
 # A person named at the head of a sentence, as the household speaks of its own ("Little Amir has
 # come out in hives", "Sophie was diagnosed with coeliac disease"): read as "our amir".
-_NAMED_HEAD = re.compile(r"^\W*(?:(?:little|baby|grandad|grandpa|granny|nana|nanna)\s+)?"
-                         r"(?-i:([A-Z][a-z]+))(?=\s+(?:is|was|has|had|'s|gets|got|breaks|broke|came|"
-                         r"comes|reacts|reacted|can't|cannot|won't|doesn't|needs|takes|uses|still|"
-                         r"now|only|always|also|just)\b)", re.I)
+_HEAD = (r"^\W*(?:(?:poor|little|baby|grandad|grandpa|granny|nana|nanna)\s+)*(?-i:([A-Z][a-z]+))"
+         r"(?=\s+(?:is|was|has|had|'s|gets|got|breaks|broke|came|comes|reacts|reacted|can't|"
+         r"cannot|won't|doesn't|needs|takes|uses|still|now|only|always|also|just)\b")
+_NAMED_HEAD = re.compile(_HEAD + ")", re.I)
+# For needs also a name whose something is said ("Finn's eczema has flared up").
+_NAMED_OWNER = re.compile(_HEAD + r"|'s\s+\w)", re.I)
 
 
 _NOT_HEADS = frozenset("""haha hahaha lol wow yeah yes yep no nope oh ooh hey hi hello okay ok um
-    well aww awesome cool nice wait yay everything nothing nobody life it""".split())
+    well aww awesome cool nice wait yay everything nothing nobody life it what that there here
+    where who how when this let he she""".split())
 
 
-def _named_ours(sentence: str) -> str:
-    """`sentence` lower-cased, a person it opens with by name read as one of the speaker's."""
+def _named_ours(sentence: str, opens: re.Pattern[str] = _NAMED_HEAD) -> str:
+    """`sentence` lower-cased, a person it opens with by name (`opens`) read as one of the
+    speaker's."""
     low = sentence.lower()
-    m = _NAMED_HEAD.match(sentence)
+    m = opens.match(sentence)
     if m is None or not may_be_name(m.group(1)) or m.group(1).lower() in _NOT_HEADS or \
             TERM.match(low, m.start(1)):
         return low
@@ -727,16 +742,19 @@ def kind_of(sentence: str) -> str:
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     sentence = sentence.replace("\u2019", "'")
     low = _named_ours(sentence)  # the patterns are lower-case: matching by case is 4x slower
-    held = _held(low) and not _FORMER.search(low)
-    cl = _Clauses(low) if held else None
-    if cl and (any(cl.present(m.start()) and cl.theirs(low, m.start(), m.end())
-                   for r in (_CONSTRAINT, _LIMIT, _REQUESTS, NEED_EFFECT) for m in r.finditer(low))
-               or any(cl.theirs(low, m.start(), m.end()) for m in LASTING.finditer(low))
-               or _holds(low, cl)):
+    # needs are read with the household's own said as a holder ("the other half" as "my partner")
+    ours = _named_ours(as_household(sentence), _NAMED_OWNER)
+    held = _held(ours) and not _FORMER.search(ours)
+    cl = _Clauses(ours) if held else None
+    if cl and (any(cl.present(m.start()) and cl.theirs(ours, m.start(), m.end())
+                   for r in (_CONSTRAINT, _LIMIT, _REQUESTS, NEED_EFFECT) for m in r.finditer(ours))
+               or any(cl.theirs(ours, m.start(), m.end())
+                      for r in (LASTING, LIMITATION) for m in r.finditer(ours))
+               or _holds(ours, cl)):
         return "constraint"
     if _agreed(sentence, low) and _said_what(sentence):
         return "decision"
-    if cl and _limited(low, cl):
+    if cl and _limited(ours, cl):
         return "constraint"
     if _PROFILE.search(low) or _IDENTITY.search(sentence):
         return "profile"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FAMILIES", "TERM"]
+__all__ = ["FAMILIES", "TERM", "as_household"]
 
 _KIN = (r"(?:dad|mum|mom|mother|father|parents|nan|gran|grandma|grandpa|grandmother|"
         r"grandson|granddaughter|grandchild|niece|nephew|"
@@ -54,6 +54,14 @@ CONDITIONS = (
     r"back\s+pain", r"bad\s+back", r"seasick\w*", r"carsick\w*",
     r"(?:motion|travel|altitude|morning)\s+sickness", r"cholesterol", r"\w+\s+disease",
     r"\w+\s+disorder", r"\w+\s+syndrome", r"surgery", r"recovering\s+from",
+    # injuries and passing conditions that rule things out while they last
+    r"(?:sprained|twisted|broken|fractured|dislocated)\s+(?:ankle|wrist|knee|shoulder|arm|leg|"
+    r"finger|thumb|toe|rib|elbow|collarbone)", r"torn\s+(?:ligament|cartilage|meniscus|acl|"
+    r"hamstring|muscle|calf|rotator\s+cuff)", r"pulled\s+(?:muscle|hamstring|calf|groin)",
+    r"trapped\s+nerve", r"whiplash", r"tennis\s+elbow", r"frozen\s+shoulder", r"shingles",
+    r"carpal\s+tunnel", r"repetitive\s+strain", r"glandular\s+fever", r"chest\s+infection",
+    r"stitches", r"c-section", r"(?:post-?natal|postpartum)\s+\w+", r"pre-?diabet\w+",
+    r"(?:high|raised)\s+blood\s+sugar", r"dodgy\s+ticker", r"glue\s+ear", r"teething",
 )
 MEDICATIONS = (
     r"warfarin", r"lithium", r"insulin", r"metformin", r"methotrexate", r"predniso\w+",
@@ -88,12 +96,13 @@ _DIETS = (
     r"fodmap", r"low[- ](?:sodium|salt|sugar|carb|fat|protein|potassium|iodine)",
     r"teetotal\w*", r"sober", r"jain", r"ramadan", r"fasting",
     r"(?:dairy|gluten|nut|egg|meat|sugar|lactose|wheat|alcohol|soy)[- ]free",
-    r"plant[- ]based", r"counting\s+carbs", r"carb\s+counting", r"calorie\s+counting",
+    r"plant[- ]based", r"veganuary", r"counting\s+carbs", r"carb\s+counting", r"calorie\s+counting",
     r"(?:no|without)\s+(?:pork|beef|alcohol)",
 )
 DIETS = tuple(f"(?:{d}){_OF_SOMEONE}" for d in _DIETS)
 AIDS = (
-    r"wheelchairs?", r"walking\s+(?:stick|frame|aid)", r"crutch(?:es)?", r"walkers?",
+    r"wheelchairs?", r"walking\s+(?:stick|frame|aid)", r"(?:using|uses|on|with)\s+a\s+frame",
+    r"crutch(?:es)?", r"walkers?",
     r"zimmer(?:\s+frame)?", r"rollator", r"mobility(?:\s+(?:scooter|aid|issues|problems))?",
     r"power\s*chair", r"electric\s+wheelchair", r"guide\s+dog", r"assistance\s+dog",
     r"service\s+dog", r"hearing\s+aids?", r"cochlear\s+implants?",
@@ -127,6 +136,13 @@ CARE = (
     r"(?:care|caring)\s+for\s+my\s+" + _KIN, r"look(?:s|ing)?\s+after\s+my\s+" + _KIN,
     r"single\s+(?:parent|mum|mom|dad|father|mother)", r"school\s+(?:run|pick-?up|drop-?off)",
     r"childcare", r"nap\s*time", r"respite", r"care\s+home", r"shared\s+custody", r"custody",
+    r"night\s+feeds?",
+    # who has the children when ("with their dad Tuesdays", "only see the kids at weekends")
+    r"with\s+their\s+(?:dad|mum|mom|father|mother)\s+(?:on\s+|every\s+(?:other\s+)?)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|alternate|half\s+the\s+week)",
+    r"(?:only|just)\s+(?:see|have|get)\s+(?:the|my|our)\s+(?:kids|children|son|daughter|boys|"
+    r"girls)\s+(?:at|on|every)",
+    r"(?:has|have|gets?|takes?)\s+(?:them|the\s+kids|our\s+kids)\s+every\s+other",
 )
 SCHEDULE = (
     r"(?:night|early|late|long|split|double|weekend|\d+-hour|twelve-hour)\s+shifts?",
@@ -160,6 +176,10 @@ MONEY = (
     r"counting\s+(?:the\s+|every\s+)?pennies", r"penny[- ]pinching", r"pinching\s+pennies",
     r"tighten(?:ing)?\s+(?:our|my|the)\s+belts?", r"(?:on|living\s+on)\s+a\s+shoestring",
     r"living\s+(?:pay\s*cheque|paycheck)\s+to\s+(?:pay\s*cheque|paycheck)",
+    r"budget\w*\s+(?:down\s+)?to\s+the\s+(?:last\s+)?(?:penny|pound|cent|dollar)",
+    r"no[- ]spend\s+(?:month|week|year|january|challenge)", r"watching\s+the\s+pennies",
+    r"payment\s+plan", r"repayments", r"paying\s+off\s+(?:the|a|my|our)\s+(?:\w+\s+)?"
+    r"(?:loan|debt|car|card|overdraft|credit\s+card)",
 )
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -171,3 +191,36 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 
 TERM = re.compile(r"\b(?:" + "|".join(t for ts in FAMILIES.values() for t in ts) + r")\b")
 """Any term of any family, matched on lower-cased text."""
+
+
+# How a household names its own without "my": "the other half", "hubby", "the missus", "OH",
+# "the kids", "the physio", "since the op", "the school run". `kinds` reads a need by a holder
+# ("my partner", "our kids"); these say the same holder in everyday words, so `as_household`
+# writes them as those. "The other half of the pizza", "the kids in her class", "the doctor on
+# the radio" and "the doctor's surgery" (a place) are not the household's.
+_NOT_OURS = r"(?!\s+(?:of|in|at|from|next|down|across|on|who|that|upstairs|downstairs|outside)\b)"
+_HOUSEHOLD = tuple((re.compile(p, re.I), said) for p, said in (
+    (r"\b(?:(?:the|my|our)\s+)?(?:other|better)\s+half\b" + _NOT_OURS +
+     r"|\b(?:(?:the|my|our)\s+)?(?-i:OH)\b|\b(?:the|my)\s+significant\s+other\b", "my partner"),
+    (r"\b(?:(?:the|my)\s+)?hubby\b|\bthe\s+husband\b" + _NOT_OURS, "my husband"),
+    (r"\b(?:(?:the|my)\s+)?(?:missus|missis|wifey)\b|\bthe\s+(?:wife|mrs)\b" + _NOT_OURS +
+     r"|\bher\s+indoors\b", "my wife"),
+    (r"\bthe\s+(kids|children|twins|baby|toddler|little\s+ones?|youngest|eldest|oldest|"
+     r"grandkids|grandchildren|in-laws)\b" + _NOT_OURS, r"our \1"),
+    (r"\bthe\s+(doctor|doc|gp|physio|physiotherapist|consultant|specialist|surgeon|midwife|"
+     r"dietitian|dietician|nutritionist|[a-z]{3,}ologist)\b(?!'s)" + _NOT_OURS, r"my \1"),
+    (r"\b(since|after|before|until|till)\s+the\s+(op|operation|surgery|accident|fall|stroke|"
+     r"diagnosis|crash|injury|birth|c-section|transplant|heart\s+attack)\b" + _NOT_OURS,
+     r"\1 my \2"),
+    (r"\bthe\s+school\s+(run|bus)\b", r"our school \1"),
+    (r"\bthe\s+(dog|cat|puppy|kitten|flat)\b(?!\s+white)" + _NOT_OURS, r"our \1"),
+))
+
+
+def as_household(sentence: str) -> str:
+    """`sentence` with the household's everyday names for its own written as a holder:
+    "The other half's been told ..." as "my partner's been told ...", "the kids" as "our
+    kids", "since the op" as "since my op"."""
+    for pattern, said in _HOUSEHOLD:
+        sentence = pattern.sub(said, sentence)
+    return sentence
