@@ -58,6 +58,9 @@ FILED = [
     ("Our lodger Kasia, who works nights at the Royal, is moving out in May.", "Kasia"),
     # a verbless restatement after "so" is the fact, not the conversation's
     ("I've cut out meat and dairy, so basically vegan.", "vegan"),
+    # a routine named with "the", moved to another day or time, after "Heads up," / "FYI"
+    ("Heads up, the French lessons have switched to Monday evenings.", "Monday"),
+    ("FYI the swimming club has moved to Saturday mornings.", "Saturday"),
     # who does something for the speaker, a time said first
     ("Nowadays a woman called Bea at Curl Up does my hair.", "Curl Up"),
     ("Mr Osei from the garage services our van.", "Osei"),
@@ -107,6 +110,8 @@ NOT_FILED = [
     "Tom's having a laugh.",
     "Sarah's having a great time.",
     "Jess is leaving.",
+    "Heads up, the meeting moved along nicely.",
+    "The match has switched to another channel.",
 ]
 
 

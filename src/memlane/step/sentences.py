@@ -97,7 +97,7 @@ _ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help
 _OPENER_WORDS = re.compile(
     r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
-    r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|"
+    r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|heads\s+up|fyi|"
     r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
     r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
 # Words a declarative sentence's subject starts with; a sentence starting with anything else
@@ -351,9 +351,23 @@ def _specific(text: str, names: frozenset[str] = frozenset()) -> bool:
                for w in ANY_WORD.findall(text.replace("\u2019", "'")))
 
 
+# A routine named with "the", moved to another day or time: "The Spanish lessons have switched
+# to Thursday evenings", "the choir's moved to Mondays" (not "The meeting moved along nicely").
+_THE_ROUTINE_MOVED = re.compile(
+    r"^\W*the\s+(?:[A-Za-z]+\s+){0,2}(?:lessons?|class(?:es)?|club|practice|training|sessions?|"
+    r"rehearsals?|group|shifts?|rota|choir|appointments?|clinic|surgery|service)(?:'s|\u2019s)?\s+"
+    r"(?:has\s+|have\s+|is\s+|are\s+)?(?:been\s+)?(?:moved|switched|changed|shifted|"
+    r"rescheduled)\s+(?:back\s+)?to\s+(?:the\s+)?(?:(?:first|second|third|last)\s+)?"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d|mornings|afternoons|evenings"
+    r"|weekends|noon|midday)", re.I)
+
+
 def routine_changed(body: str) -> bool:
     """Whether `body` says a routine of the speaker's, by its bare name, changed ("Japanese
-    class has moved online", "Book club switched to Wednesdays")."""
+    class has moved online", "Book club switched to Wednesdays", "The Spanish lessons have
+    switched to Thursday evenings")."""
+    if _THE_ROUTINE_MOVED.match(body):
+        return True
     return bool(_THING_SUBJECT.match(body) and _THING_CHANGED.search(body)) and \
         not re.match(r"\W*(?:the|a|an|this|that|it|there)\b", body, re.I) and \
         not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I) and \
