@@ -186,6 +186,21 @@ def test_stretch_votes_rank_and_bound_the_candidates() -> None:
     assert stretch_votes([], matched, ends, before=21) == []
 
 
+def test_a_matched_line_takes_no_cited_stretch_s_place() -> None:
+    """The lines the new message matched come after the stretches the best records cite,
+    never instead of them: a well-matched line must not push out the stretch of a lower-ranked
+    record that holds the answer."""
+    ends = [10, 20, 30, 40, 50, 60, 70]
+    cited = [(0, 5), (1, 15), (2, 25), (3, 35), (4, 45)]
+    matched = [Episode("t", 51, 60, "line", (), 0.0), Episode("t", 11, 20, "line", (), 0.0),
+               Episode("t", 71, 80, "line", (), 0.0)]
+    got = stretch_votes(cited, matched, ends, before=66)
+    # The four best cited stretches, then the matched ones not among them, in their order;
+    # the one starting in view (71) is not a candidate.
+    assert got == [(1, 10), (11, 20), (21, 30), (31, 40), (51, 60)]
+    assert len(stretch_votes(cited, (), ends, before=66)) == STRETCHES
+
+
 def test_rank_turns_is_bm25_over_the_pool() -> None:
     pool = [_msg(1, "the weather was grey"), _msg(2, "my cat Biscuit is a ginger tabby"),
             _msg(3, "a cat"), _msg(4, "tool output", role="tool")]

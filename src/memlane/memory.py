@@ -602,8 +602,8 @@ class Thread:
         passes over them). Read from the candidate stretches only (`context.turns
         .stretch_votes`): the ones the best of `searched` (the notes search's results) cite
         and the line index's `matched`; bounded by those and the query, never by the thread's
-        length: one read of the cited messages' seqs, at most `STRETCHES` ranges of
-        `STRETCH_READ` messages."""
+        length: one read of the cited messages' seqs, at most `STRETCHES` ranges and the
+        matched lines' of `STRETCH_READ` messages."""
         if not (policy.use_buffer and policy.buffer_turns > 0 and want and rows.window):
             return []
         return rank_pieces(self._turn_pool(searched, matched, rows), want, fact_terms,

@@ -6,8 +6,9 @@ their stretch's line (`Policy.buffer_turns`). About one question in six of LoCoM
 record citing its evidence (docs/RESULTS.md, issue 21): only a turn reaches it.
 
 Bounded by k and the query, never by the thread: `Thread._opened` reads only the messages
-of a few candidate stretches (the ones the notes search's best records were filed from and the
-ones the line index matched, `STRETCHES` at most, each read up to `STRETCH_READ` messages), and
+of a few candidate stretches (the ones the notes search's best records were filed from,
+`STRETCHES` at most, and the ones the line index matched; each read up to `STRETCH_READ`
+messages), and
 this module ranks them. The term weights are the pool's own (BM25 over the candidate messages):
 no index over the message log, so appending a message costs nothing more.
 """
@@ -22,7 +23,8 @@ from ..text import BM25_B, BM25_K1
 from ..types import Episode, Message, Record
 
 STRETCHES = 4
-"""At most this many candidate stretches are read per turn."""
+"""At most this many of the stretches the best records cite are read per turn (the line index's
+come on top: `Policy.index_lines` and `Policy.dated_lines` bound them)."""
 
 STRETCH_READ = 40
 """At most this many messages are read of one candidate stretch (a stretch is a few turns; the
@@ -56,12 +58,20 @@ def stretch_votes(
     before: int,
 ) -> list[tuple[int, int]]:
     """The candidate stretches as (start, end) seq ranges that end before seq `before` (the
-    window's start: what is in view needs no opening), best first, at most `STRETCHES`.
+    window's start: what is in view needs no opening): the ones the best records cite, best
+    first, at most `STRETCHES`, then the line index's not among them, in their order.
 
     `cited`: (rank of the record among the search's results, seq of a message it cites); a
     record ranked r gives 1 / (r + 1) to the stretch holding its message. `matched`: the line
-    index's stretches, best first, the i-th giving 1 / (i + 1). `ends`: the ends of the filed
-    stretches, ascending (a stretch runs from the end before it, exclusive, to its end)."""
+    index's stretches, best first (`Policy.index_lines` and `Policy.dated_lines` bound them).
+    `ends`: the ends of the filed stretches, ascending (a stretch runs from the end before it,
+    exclusive, to its end).
+
+    A matched line takes no cited stretch's place: a line is shown and points at its records
+    already, and when the lines outvoted the records the turn a lower-ranked record cites was
+    never a candidate (LoCoMo annotations, 2k to 8k: "When did John meet with his teammates
+    after returning from Chicago?" matched two lines whose stretches pushed out the one
+    holding the answer; `retrieval+turns`, which matches no lines, opened it)."""
     votes: dict[tuple[int, int], float] = {}
     for rank, seq in cited:
         if seq >= before:
@@ -77,19 +87,23 @@ def stretch_votes(
             span = (seq - UNFILED_SPAN, seq + UNFILED_SPAN)
         key = (max(1, span[0]), min(span[1], before - 1))
         votes[key] = votes.get(key, 0.0) + 1.0 / (rank + 1)
-    for i, ep in enumerate(matched):
-        if ep.start < before:
-            key = (ep.start, min(ep.end, before - 1))
-            votes[key] = votes.get(key, 0.0) + 1.0 / (i + 1)
     best = sorted(votes.items(), key=lambda kv: (-kv[1], -kv[0][1]))
     out: list[tuple[int, int]] = []
     for (s, e), _ in best:
-        # Overlapping ranges (an unfiled span inside a stretch) are read once.
-        if not any(s <= e2 and s2 <= e for s2, e2 in out):
-            out.append((s, e))
         if len(out) >= STRETCHES:
             break
+        _add(out, s, e)
+    for ep in matched:
+        if ep.start < before:
+            _add(out, ep.start, min(ep.end, before - 1))
     return out
+
+
+def _add(out: list[tuple[int, int]], s: int, e: int) -> None:
+    """Add (s, e) to `out` unless it overlaps one there: overlapping ranges (an unfiled span
+    inside a stretch) are read once."""
+    if not any(s <= e2 and s2 <= e for s2, e2 in out):
+        out.append((s, e))
 
 
 def cited_ids(records: Sequence[Record]) -> list[int]:
