@@ -35,6 +35,11 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
     (["My son plays football on Saturdays."], "My son's football has moved to Sundays.", 0),
     (["I have an iPhone 13.", "My daughter has a Samsung A52."],
      "I upgraded to an iPhone 15.", 0),
+    (["I have a Honda Jazz."], "Got a Honda Civic now.", 0),
+    (["My son has an iPad Air.", "My daughter has an iPad Mini."],
+     "She's upgraded to an iPad Pro now.", 1),
+    (["My wife starts work at 8.", "I start work at 9."],
+     "My wife starts at 7:30 now, new contract.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -64,6 +69,8 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I'm learning Spanish on Duolingo."], "Now I'm learning Italian on Duolingo."),
     (["Dave works at Tesco."], "Dave's wife works at Aldi now."),
     (["My 5k time is 28 minutes."], "My 10k time is down to 58 minutes."),
+    (["I use a Samsung Galaxy S21."], "I've got a Galaxy Watch now."),
+    (["I have a Honda Jazz."], "My wife got a Honda Civic now."),
 ]
 
 SEEN = [  # the lead's examples (regression; the rule was written on the pairs above first)
@@ -104,6 +111,11 @@ def test_two_held_facts_that_fit_are_both_kept_and_linked() -> None:
     held = ["I run in Asics Novablast.", "I run in Nike Pegasus on trails."]
     d = decide("Switched my running shoes to Hoka Cliftons.", held)
     assert (d.verdict, d.target) == (RELATED, 1)
+
+
+def test_a_pronoun_two_held_relations_fit_replaces_neither() -> None:
+    held = ["My son has an iPad Air.", "My husband has an iPad Mini."]
+    assert _replaced(held, "He's upgraded to an iPad Pro now.") == []
 
 
 @pytest.mark.parametrize(("held", "new", "target"), [SEEN[1], SEEN[-1]])

@@ -31,7 +31,7 @@ from . import slots
 from .claim import Claim
 from .cues import CUES
 from .endings import _ADDITIVE, _ONE_OFF, _loose
-from .holders import RELATIONS
+from .holders import GENDER, RELATIONS
 
 Verdict = tuple[str, int, tuple[str, ...]]
 """("supersedes" or "related", the index of the held fact, why)."""
@@ -50,8 +50,14 @@ _CLOCK = re.compile(
     re.I)
 _AT = re.compile(r"\b(?:at|around|about|by|till|until|before|after|for)\s+(?:about\s+|around\s+)?$",
                  re.I)
-_MODEL = re.compile(r"(?-i:\b([A-Z][A-Za-z]+|i[A-Z][a-z]+))\s+((?:[A-Za-z]{0,3}\d{1,4}[A-Za-z]?)"
-                    r"(?:\s+(?:Pro|Plus|Max|Ultra|Mini|Lite|FE))?)\b")
+_MODEL = re.compile(
+    r"(?=(?-i:\b((?!(?:Dr|Mr|Mrs|Ms|Miss|Coach|New|North|South|East|West|Upper|Lower|Great|"
+    r"Little|St|Saint|Mount|Port|Old)\b)[A-Z][A-Za-z]+|i[A-Z][a-z]+))\s+"
+    r"((?:[A-Za-z]{0,3}\d{1,4}[A-Za-z]?|(?-i:(?!(?:Watch|Buds|Tab|Tablet|Pad|Book|TV|Speaker|"
+    r"Band|Ring|Pencil|Case|Mouse|Keyboard|Charger|Earbuds|Home|Hub|Station)\b)[A-Z][a-z]{1,9}))"
+    r"(?:\s+(?:Pro|Plus|Max|Ultra|Mini|Lite|FE))?)(?![\w'\u2019]|\s+(?-i:[A-Z])))")
+"""A model after its brand word: a number ("Galaxy S21", "iPhone 13", "XPS 13") or a name
+("iPad Air", "Honda Jazz"), not another device of the brand ("Galaxy Watch")."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|[,;:.!?()]|\d[\w:.]*")
 _FILLER = frozenset("""usually normally always often generally mostly typically sometimes
     only can just really still every each all now these days nowadays since ever first""".split())
@@ -232,11 +238,14 @@ def anchor(new: str, held: str, skip: frozenset[str], holders: frozenset[str],
 
 def _holder_fits(holder: str, theirs: str, said: str) -> bool:
     """The same holder; or a weak one (the speaker, "they", "it", a thing by name) for a held
-    person or pet whose name the sentence says ("..., so that's when Maya has it")."""
+    person or pet whose name the sentence says ("..., so that's when Maya has it"); "she" or
+    "he" for a held relation of that gender (one fit of all: `same_anchor` counts them)."""
     if holder == theirs:
         return True
     prefix, _, who = holder.rpartition("|")
     their_prefix, _, them = theirs.rpartition("|")
+    if prefix == their_prefix and who in ("?she", "?he"):  # of the holders of that gender
+        return GENDER.get(them.split(" ")[0]) == who[1:]
     if prefix != their_prefix or not (who in ("i", "?they", "?it") or (
             who.startswith("named ") and re.fullmatch(r"[a-z]+", who[6:]) is not None and
             who[6:] not in RELATIONS)):
