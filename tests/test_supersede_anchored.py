@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from tests.supersede_verdicts import message_verdicts
 
-from memlane.step.anchored import anchor, search_words
+from memlane.step.anchored import anchor, naming, search_words
 from memlane.step.supersede import RELATED, SUPERSEDES, decide
 
 SKIP = frozenset({"i", "son", "daughter"})
@@ -144,3 +144,14 @@ def test_the_anchor_is_a_word_both_say_in_any_form() -> None:
 def test_a_change_is_searched_for_by_its_plain_words() -> None:
     assert "run" in search_words("Switched my running shoes to Hoka Cliftons.")
     assert search_words("My running shoes are Hoka Cliftons.") == []
+
+
+def test_a_record_names_the_holder_its_sentence_names() -> None:
+    sentence = "The maths tutor can only do Saturdays now, so that's when Maya has it."
+    clause = "The maths tutor can only do Saturdays now."
+    assert naming(clause, sentence, "named maya") == sentence
+    assert naming(clause, sentence, "i") == clause
+    assert naming("Maya has it on Saturdays now.", sentence, "named maya") == \
+        "Maya has it on Saturdays now."
+    assert decide(sentence, ["Maya's maths tutor comes on Wednesdays."],
+                  claimed=0).verdict == SUPERSEDES

@@ -256,6 +256,18 @@ def _holder_fits(holder: str, theirs: str, said: str) -> bool:
         (not who.startswith("named ") or who[6:] not in capital - {names[-1]})
 
 
+def naming(text: str, sentence: str, theirs: str) -> str:
+    """The record text of a clause that replaces a held fact of the person or pet `theirs`
+    named only elsewhere in its sentence ("The maths tutor can only do Saturdays now." of
+    "..., so that's when Maya has it."): the whole sentence, so the record says whom it is
+    about (and the vet, reading the text alone, finds the same holder). Else `text`."""
+    name = theirs.rpartition("|")[2].split(" ")[-1]
+    if not sentence or theirs.rpartition("|")[2] == "i" or len(name) < 2 or len(sentence) > 400:
+        return text
+    said = re.compile(rf"(?-i:\b{re.escape(name[:1].upper() + name[1:])}\b)")
+    return sentence if said.search(sentence) and not said.search(text) else text
+
+
 def _once(said: str) -> bool:
     if _ONE_OFF.search(said):
         return True
