@@ -40,6 +40,10 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "She's upgraded to an iPad Pro now.", 1),
     (["My wife starts work at 8.", "I start work at 9."],
      "My wife starts at 7:30 now, new contract.", 0),
+    # a relation of the holder (my mum's carer), the held one named as gone
+    (["My mum's carer is Joan."], "Mum has Brenda coming in now that Joan has retired.", 0),
+    (["My daughter's teacher is Mrs Reid.", "My son's teacher is Mr Burns."],
+     "My son has Mr Shah now that Mr Burns has left.", 1),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -71,6 +75,13 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["My 5k time is 28 minutes."], "My 10k time is down to 58 minutes."),
     (["I use a Samsung Galaxy S21."], "I've got a Galaxy Watch now."),
     (["I have a Honda Jazz."], "My wife got a Honda Civic now."),
+    (["My mum's carer is Joan.", "My dad's carer is Sue."],
+     "Mum has Brenda coming in now that Sue has retired."),
+    (["My daughter's teacher is Mrs Reid.", "My son's teacher is Mr Burns."],
+     "My son has Mr Shah now that Mrs Reid has left."),
+    (["My GP is Dr Patel.", "My wife's GP is Dr Moore."],
+     "My wife's been moved to Dr Evans since Dr Patel retired."),
+    (["My wife's GP is Dr Moore."], "My wife's been moved to Dr Evans."),
 ]
 
 SEEN = [  # the lead's examples (regression; the rule was written on the pairs above first)

@@ -148,14 +148,16 @@ def _values(text: str, skip: frozenset[str]) -> dict[str, frozenset[str]]:
     return out
 
 
-def _changed(new: str, held: str, skip: frozenset[str]) -> tuple[str, str | None] | None:
+def _changed(new: str, held: str, skip: frozenset[str], gone: frozenset[str] = frozenset()) -> \
+        tuple[str, str | None] | None:
     """The type of value `new` gives in place of one `held` gives, and the brand a model is of
-    (None for other types): both give one of that type, each one the other does not."""
+    (None for other types): both give one of that type, each one the other does not (`gone`,
+    what `new` says ended, is none it gives)."""
     a, b = _models(new), _models(held)
     for brand in sorted(a.keys() & b.keys()):
         if a[brand] != b[brand]:
             return "model", brand
-    mine, theirs = _values(new, skip), _values(held, skip)
+    mine, theirs = _values(new, skip | gone), _values(held, skip)
     if a and b and "name" in mine and "name" in theirs:
         # a model of another brand ("an iPhone 13" / "a Pixel 8") is a name changed
         mine = {**mine, "name": mine["name"] - set(a.values())}
@@ -180,8 +182,8 @@ def _tokens(text: str, skip: frozenset[str], values: frozenset[str],
         elif low.strip("'\u2019s") in values or low in values or lemma in values or \
                 slots._WEEKDAY.fullmatch(low) or low in ("midnight", "noon", "midday"):
             out.append((lemma, "value"))
-        elif lemma in skip or low in skip:
-            out.append((lemma, "person" if lemma in people or low in people else "stop"))
+        elif {lemma, low, _base(w)} & skip:
+            out.append((lemma, "person" if {lemma, low, _base(w)} & people else "stop"))
         elif low in _STOP_WORDS or lemma in _STOP or \
                 CUES.fullmatch(low) or _MORE_CUES.fullmatch(low) or slots.unit(low) or \
                 lemma in {_lemma(g) for g in _GENERIC} or len(lemma) < 3:
@@ -286,10 +288,12 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     fits: list[tuple[int, str, str]] = []
     for i, c in enumerate(claims):
         if not c.said or c.ends or c.said == new.said or c.named != new.named or \
-                (new.context and c.said.rstrip(".!").lower() in new.context.lower()) or \
-                not _holder_fits(holder, c.holder, said):
+                (new.context and c.said.rstrip(".!").lower() in new.context.lower()):
             continue
-        fit = _fits(new.said, c.said, holder + " " + c.holder, skip)
+        gone = frozenset(slots.ended_again(c.said, said))  # "since Dr Moore retired"
+        if not (_holder_fits(holder, c.holder, said) or (gone and _relation_of(holder, c.holder))):
+            continue
+        fit = _fits(new.said, c.said, holder + " " + c.holder, skip, gone)
         if fit is not None:
             fits.append((i, *fit))
     if not fits:
@@ -307,29 +311,42 @@ _TITLE = re.compile(r"(?-i:\b(?:Coach|Dr|Doctor|Mr|Mrs|Ms|Miss|Nurse|Sir|Profess
                     r"(?-i:[A-Z][a-z]+)")
 
 
-def _fits(new: str, held: str, who: str, skip: frozenset[str]) -> tuple[str, str] | None:
+def _relation_of(holder: str, theirs: str) -> bool:
+    """Whether `theirs` is a relation of `holder` ("wife gp", "mother's carer": my wife's GP, of
+    "wife"): a held fact of who that is, which a statement of the holder may change."""
+    for joint in (" ", "'s "):
+        rest = theirs[len(holder) + len(joint):]
+        if theirs.startswith(holder + joint) and (rest in RELATIONS or rest in RELATIONS.values()):
+            return True
+    return False
+
+
+def _fits(new: str, held: str, who: str, skip: frozenset[str],
+          gone: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """(the type of value replaced, the anchor) when the statement `new` gives another value of
     a type `held` gives, on the same anchor; None when it does not, or is about another thing
     for certain: a value held by another noun ("the 8:10 bus" / "the office opens at 8"),
     something done through it ("on the internet"), a day's routine beside it ("in the York
     office on Fridays"), a person where a place was ("with Coach Dana" / "at The Arch"), or a
-    thing of its own as the subject ("My work phone switched ...")."""
+    thing of its own as the subject ("My work phone switched ..."). `gone`: the held values
+    the sentence says ended ("since Dr Moore retired"): not given anew, and what both are about
+    when no word is shared."""
     words = set(who.replace("|", " ").split())
     holders = frozenset(words | {k for k, v in RELATIONS.items() if v in words})
-    changed = _changed(new, held, skip | holders)
+    changed = _changed(new, held, skip | holders, gone)
     if changed is None:
         return None
     kind, brand = changed
     if kind == "name":
         given = _values(new, skip | holders)["name"] - _values(held, skip | holders)["name"]
-        if not slots.placed(new, "name", given):
+        if not gone and not slots.placed(new, "name", given):
             return None  # ("Now I'm learning Italian": one more thing done, not a place)
         if bool(_TITLE.search(new)) != bool(_TITLE.search(held)):
             return None
     if kind != "weekday" and "weekday" in slots.values(new) and \
             "weekday" not in slots.values(held):
         return None
-    thing = anchor(new, held, skip | holders, holders, brand)
+    thing = anchor(new, held, skip | holders, holders, brand) or min(gone, default=None)
     if thing is None or (slots.through(new, thing) and not slots.through(held, thing)):
         return None
     owned, owned_new = slots.owners(held), slots.owners(new)
