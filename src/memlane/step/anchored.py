@@ -283,14 +283,15 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     when two or more fit; None when none does."""
     said = new.context or new.said
     if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or _once(said) or \
-            not (CUES.search(said) or _MORE_CUES.search(said)) or slots.kept(said):
-        return None
+            not (CUES.search(new.said) or _MORE_CUES.search(new.said)) or slots.kept(said):
+        return None  # (the cue in the statement itself: a record is vetted by its own text)
     fits: list[tuple[int, str, str]] = []
     for i, c in enumerate(claims):
         if not c.said or c.ends or c.said == new.said or c.named != new.named or \
                 (new.context and c.said.rstrip(".!").lower() in new.context.lower()):
             continue
-        gone = frozenset(slots.ended_again(c.said, said))  # "since Dr Moore retired"
+        # "since Dr Moore retired", in the statement itself (a record is vetted by its text)
+        gone = frozenset(slots.ended_again(c.said, new.said))
         if not (_holder_fits(holder, c.holder, said) or (gone and _relation_of(holder, c.holder))):
             continue
         fit = _fits(new.said, c.said, holder + " " + c.holder, skip, gone)
