@@ -40,6 +40,8 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "She's upgraded to an iPad Pro now.", 1),
     (["My wife starts work at 8.", "I start work at 9."],
      "My wife starts at 7:30 now, new contract.", 0),
+    (["I get up at 6:30 on weekdays."], "Since the new job I get up at 5:45.", 0),
+    (["I head off to work at 8."], "I head off at 7:30 these days.", 0),
     # a relation of the holder (my mum's carer), the held one named as gone
     (["My mum's carer is Joan."], "Mum has Brenda coming in now that Joan has retired.", 0),
     (["My daughter's teacher is Mrs Reid.", "My son's teacher is Mr Burns."],
@@ -82,6 +84,8 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["My GP is Dr Patel.", "My wife's GP is Dr Moore."],
      "My wife's been moved to Dr Evans since Dr Patel retired."),
     (["My wife's GP is Dr Moore."], "My wife's been moved to Dr Evans."),
+    (["We eat dinner at 7."], "The kids eat at 5:30 now."),
+    (["I get up at 6:30."], "I go out at 7 now for a run."),
 ]
 
 SEEN = [  # the lead's examples (regression; the rule was written on the pairs above first)

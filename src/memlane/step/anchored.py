@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from . import slots
 from .claim import Claim
@@ -168,16 +169,26 @@ def _changed(new: str, held: str, skip: frozenset[str], gone: frozenset[str] = f
     return None
 
 
+_PHRASAL = re.compile(r"(?:get|gets|got|getting|go|goes|going|went|set|sets|setting|head|heads|"
+                      r"heading|headed|clock|clocks|clocked|clocking)\s+(?:up|off|out|home|in)")
+"""A light verb and its particle, one word of a routine ("get up", "head off", "clock off")."""
+
+
 def _tokens(text: str, skip: frozenset[str], values: frozenset[str],
             people: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """`text` as (lemma, class): "content", "stop" (function, light, holder, filler and cue
     words), "person" (a word of people or pets, `people`, not the holders': "walk the dog"),
     "value" (a name, number, day or time), "edge" (punctuation)."""
-    out = []
-    for w in _WORD.findall(text):
+    out: list[tuple[str, str]] = []
+    words = _WORD.findall(text)
+    for k, w in enumerate(words):
         low = w.lower()
         lemma = _lemma(w)
-        if not w[0].isalpha():
+        if _PHRASAL.fullmatch(f"{low} {words[k + 1].lower() if k + 1 < len(words) else ''}"):
+            out.append((f"{_base(w)} {words[k + 1].lower()}", "content"))  # "get up"
+        elif k and _PHRASAL.fullmatch(f"{words[k - 1].lower()} {low}"):
+            out.append((low, "stop"))
+        elif not w[0].isalpha():
             out.append((w, "value" if w[0].isdigit() else "edge"))
         elif low.strip("'\u2019s") in values or low in values or lemma in values or \
                 slots._WEEKDAY.fullmatch(low) or low in ("midnight", "noon", "midday"):
@@ -232,7 +243,8 @@ def anchor(new: str, held: str, skip: frozenset[str], holders: frozenset[str],
             a, b = _beside(mine, word, step), _beside(theirs, word, step)
             if a and b and not a & b and not (a & set(shared) or b & set(shared)):
                 return None
-        before = _beside(mine, word, -1) - set(shared)
+        before = {a[0] for a, b in pairwise(mine) if b == (word, "content") and
+                  a[1] in ("content", "person")} - set(shared)  # (the word just before it)
         if before and not _beside(theirs, word, -1) and word != brand:
             return None  # "the window cleaner" / "our cleaner": maybe another one
     return shared[0]
