@@ -1,7 +1,7 @@
 """The supersede rule's verdicts for a message, as the supersede tests read them: each clause of
 `new` (the sentence its context when it is one clause of several) decided against the clauses of
 the held facts. Shared by test_supersede_everyday, test_supersede_generality,
-test_supersede_mechanisms and test_supersede_ended."""
+test_supersede_mechanisms, test_supersede_ended and test_supersede_anchored."""
 
 from __future__ import annotations
 

@@ -32,6 +32,7 @@ from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
+from . import anchored
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .kinds import held_kind, kind_of
 from .lines import episode_line
@@ -249,6 +250,7 @@ def _file(
         assert d.target is not None
         if not m.name:  # "She works at PwC now." corrects "My partner ...": say whom
             text = name_holder(text, known[d.target].claim.said)
+            text = anchored.naming(text, said.context, known[d.target].claim.holder)
         _replace(known[d.target], text, m.seq, updates, ops, kind)
         return
     if d.verdict == RELATED:

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import broad, slots
+from . import anchored, broad, slots
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -445,6 +445,9 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     d = _unless_kept(new, claims, d)
     if d.verdict in (RELATED, NEW) and (hit := ended_value(new, claims, _SKIP)):
         d = Decision(*hit)  # (`step/ended.py`: the held value named as ended)
+    if d.verdict in (RELATED, NEW):  # (`step/anchored.py`: same anchor, new value, a cue)
+        d = _unless_kept(new, claims, Decision(*a)) if (
+            a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
     return d
 
 
@@ -752,6 +755,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     c = claims[i]
     if ended_value(new, [c], _SKIP):  # (`step/ended.py`: the held value named as ended)
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
+    if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
+        return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
     if c.holder != holder and not unsure:

@@ -1,0 +1,372 @@
+"""One broad mechanism of the supersede rule (`step/supersede.py`): **the same anchor, a new
+value of the same type, and a change cue**.
+
+Two statements of one holder that share the thing they are about (an anchor: a content word,
+noun or verb, other than the holder's, after light normalisation: "maths tutor", "bowls", "go
+to bed" / "going to bed", "starts" / "start", "run" / "running shoes", the brand a model number
+follows: "Galaxy S21" / "Galaxy S24"), and give values of one type that differ (a weekday, a
+clock time, a model, a name of a place or a provider, a count of one unit), where the new one
+is worded as a change ("now", "these days", "switched", "since ...", "from next week",
+"upgraded", "bought", "instead"): the new one replaces the old.
+
+Never when:
+- the holders differ ("Mum does aqua aerobics on Tuesdays" stays when Dad's bowls moves); a
+  weak holder (the speaker, "they", a thing) stands for a held person or pet only when the
+  sentence names them ("..., so that's when Maya has it");
+- the statement adds ("also", "too", "a second"), is once ("tonight", "this Tuesday"), or may
+  be ("might switch");
+- the words beside the anchor differ on both sides ("play squash" / "play golf", "book club" /
+  "running club"): two things that share a word;
+- two held facts fit: both are kept, the new one linked to the newest (`related`).
+
+Pure: reads the claims' texts only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import pairwise
+
+from . import slots
+from .claim import Claim
+from .cues import CUES
+from .endings import _ADDITIVE, _ONE_OFF, _loose
+from .holders import GENDER, RELATIONS
+
+Verdict = tuple[str, int, tuple[str, ...]]
+"""("supersedes" or "related", the index of the held fact, why)."""
+
+_MORE_CUES = re.compile(
+    r"\b(?:bought|traded|registered|signed\s+up|joined|swapped|replaced|can\s+only|only\s+(?:do|"
+    r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|been\s+\w+ing)\b", re.I)
+_ONCE = re.compile(
+    r"\b(?:(?:this|last|next)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)|last\s+night|"
+    r"for\s+a\s+change|just\s+(?:the\s+)?once|this\s+once|on\s+this\s+occasion|one[-\s]off)\b",
+    re.I)
+_FROM = re.compile(r"\b(?:from|since|starting|as\s+of)\s+$", re.I)
+_CLOCK = re.compile(
+    r"\b(midnight|noon|midday)\b|\b(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|o'?clock)?"
+    r"(?!\s*(?:%|k\b|kg|miles?|km|minutes?|mins?|hours?|days?|weeks?|years?|times?|quid|pounds))",
+    re.I)
+_AT = re.compile(r"\b(?:at|around|about|by|till|until|before|after|for)\s+(?:about\s+|around\s+)?$",
+                 re.I)
+_MODEL = re.compile(
+    r"(?=(?-i:\b((?!(?:Dr|Mr|Mrs|Ms|Miss|Coach|New|North|South|East|West|Upper|Lower|Great|"
+    r"Little|St|Saint|Mount|Port|Old)\b)[A-Z][A-Za-z]+|i[A-Z][a-z]+))\s+"
+    r"((?:[A-Za-z]{0,3}\d{1,4}[A-Za-z]?|(?-i:(?!(?:Watch|Buds|Tab|Tablet|Pad|Book|TV|Speaker|"
+    r"Band|Ring|Pencil|Case|Mouse|Keyboard|Charger|Earbuds|Home|Hub|Station)\b)[A-Z][a-z]{1,9}))"
+    r"(?:\s+(?:Pro|Plus|Max|Ultra|Mini|Lite|FE))?)(?![\w'\u2019]|\s+(?-i:[A-Z])))")
+"""A model after its brand word: a number ("Galaxy S21", "iPhone 13", "XPS 13") or a name
+("iPad Air", "Honda Jazz"), not another device of the brand ("Galaxy Watch")."""
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|[,;:.!?()]|\d[\w:.]*")
+_FILLER = frozenset("""usually normally always often generally mostly typically sometimes
+    only can just really still every each all now these days nowadays since ever first""".split())
+_GENERIC = frozenset("""place thing stuff one lot bit way time times day days week weeks month
+    months year years morning mornings evening evenings night nights weekend weekends moment
+    slot""".split())
+_HOLDERISH = frozenset("""i me my mine we us our you your he him his she her they them their
+    it its someone""".split())
+
+
+def _base(word: str) -> str:
+    """`word` as a plain form: lower case, a possessive off, "-ing", "-ed", "-s" off, a doubled
+    last letter undone ("running", "runs": "run"; "shoes": "shoe"; "going": "go")."""
+    w = re.sub(r"['\u2019]s$|['\u2019]$", "", word.lower())
+    if w == "going":
+        return "go"
+    for suffix, least in (("ing", 3), ("ed", 3), ("es", 4), ("s", 3)):
+        if w.endswith(suffix) and len(w) - len(suffix) >= least and not w.endswith("ss"):
+            w = w[: -len(suffix)]
+            break
+    return w[:-1] if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "ls" else w
+
+
+def _lemma(word: str) -> str:
+    """`word` lightly normalised (`_base`, then `endings._loose`): "going to bed" / "go to
+    bed", "running shoes" / "run in"."""
+    return _loose(_base(word))
+
+
+def search_words(clause: str) -> list[str]:
+    """The plain forms of the content words of a clause worded as a change ("Switched my
+    running shoes to ...": "run", "shoe"), searched for beside its own words
+    (`step/related.py`): the held fact may say them in another form ("I run in ...")."""
+    if not (CUES.search(clause) or _MORE_CUES.search(clause)):
+        return []
+    return [b for w in _WORD.findall(clause) if w[0].isalpha() and len(w) > 3 and
+            w.lower() not in _STOP_WORDS and (b := _base(w)) != w.lower() and len(b) > 2]
+
+
+_VERBS_IN_S = frozenset("""takes makes gets comes costs runs leaves starts opens closes meets
+    lasts pays needs uses works lives goes sits stays""".split())
+"""Verbs `slots` counts as function words (a phrase ends at them): here they may be the anchor."""
+_STOP_WORDS = (slots._FUNCTION - _VERBS_IN_S) | _FILLER | _HOLDERISH
+_STOP = frozenset(_lemma(w) for w in slots._LIGHT_VERBS | {"use", "using", "used"})
+
+
+def _times(text: str) -> frozenset[str]:
+    """The clock times `text` gives, as hour (mod 12) and minutes ("7am", "7 pm", "19:00": 7;
+    "bed at 10", "midnight": 10, 0): a number is a time when said with am / pm / a colon, or
+    after "at", "around", "by", "till"."""
+    out = set()
+    for m in _CLOCK.finditer(text):
+        if m.group(1):
+            out.add("0:00")
+            continue
+        if not (m.group(3) or m.group(4) or _AT.search(text[:m.start()])):
+            continue
+        hour = int(m.group(2))
+        if hour > 24 or (m.group(3) is None and m.group(4) is None and hour == 0):
+            continue
+        out.add(f"{hour % 12}:{m.group(3) or '00'}")
+    return frozenset(out)
+
+
+def _models(text: str) -> dict[str, str]:
+    """The model numbers `text` gives, by the brand word before each ("Galaxy S21": {"galaxy":
+    "s21"}; "an iPhone 13": {"iphone": "13"})."""
+    return {m.group(1).lower(): m.group(2).lower() for m in _MODEL.finditer(text)
+            if m.group(1).lower() not in _STOP_WORDS and
+            not slots._WEEKDAY.fullmatch(m.group(1)) and not slots._MONTH.fullmatch(m.group(1))
+            and not re.fullmatch(r"\d+(?:k|m|g|km|kg|mb|gb|st|nd|rd|th)", m.group(2), re.I)
+            and (not re.fullmatch(r"\d{1,2}", m.group(2)) or m.group(1)[0] == "i" or
+                 not re.search(r"\b(?:at|on|by|till|until|around)\s*$", text[:m.start()], re.I))}
+
+
+def _values(text: str, skip: frozenset[str]) -> dict[str, frozenset[str]]:
+    """The values `text` gives, by type, as the rule compares them: "weekday", "time"
+    (`_times`), "name" (less the holder's and people's words), "qty <unit>"; "model" apart."""
+    found = slots.values(text)
+    out = {k: v for k, v in found.items() if k == "weekday" or k.startswith("qty ")}
+    names = frozenset(n for n in found.get("name", frozenset())
+                      if _lemma(n) not in skip and n not in skip and not re.search(r"\d", n))
+    if names:
+        out["name"] = names
+    times = _times(text)
+    if times:
+        out["time"] = times
+    return out
+
+
+def _changed(new: str, held: str, skip: frozenset[str], gone: frozenset[str] = frozenset()) -> \
+        tuple[str, str | None] | None:
+    """The type of value `new` gives in place of one `held` gives, and the brand a model is of
+    (None for other types): both give one of that type, each one the other does not (`gone`,
+    what `new` says ended, is none it gives)."""
+    a, b = _models(new), _models(held)
+    for brand in sorted(a.keys() & b.keys()):
+        if a[brand] != b[brand]:
+            return "model", brand
+    mine, theirs = _values(new, skip | gone), _values(held, skip)
+    if a and b and "name" in mine and "name" in theirs:
+        # a model of another brand ("an iPhone 13" / "a Pixel 8") is a name changed
+        mine = {**mine, "name": mine["name"] - set(a.values())}
+        theirs = {**theirs, "name": theirs["name"] - set(b.values())}
+    for kind in sorted(mine.keys() & theirs.keys()):
+        if mine[kind] - theirs[kind] and theirs[kind] - mine[kind]:
+            return kind, None
+    return None
+
+
+_PHRASAL = re.compile(r"(?:get|gets|got|getting|go|goes|going|went|set|sets|setting|head|heads|"
+                      r"heading|headed|clock|clocks|clocked|clocking)\s+(?:up|off|out|home|in)")
+"""A light verb and its particle, one word of a routine ("get up", "head off", "clock off")."""
+
+
+def _tokens(text: str, skip: frozenset[str], values: frozenset[str],
+            people: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """`text` as (lemma, class): "content", "stop" (function, light, holder, filler and cue
+    words), "person" (a word of people or pets, `people`, not the holders': "walk the dog"),
+    "value" (a name, number, day or time), "edge" (punctuation)."""
+    out: list[tuple[str, str]] = []
+    words = _WORD.findall(text)
+    for k, w in enumerate(words):
+        low = w.lower()
+        lemma = _lemma(w)
+        if _PHRASAL.fullmatch(f"{low} {words[k + 1].lower() if k + 1 < len(words) else ''}"):
+            out.append((f"{_base(w)} {words[k + 1].lower()}", "content"))  # "get up"
+        elif k and _PHRASAL.fullmatch(f"{words[k - 1].lower()} {low}"):
+            out.append((low, "stop"))
+        elif not w[0].isalpha():
+            out.append((w, "value" if w[0].isdigit() else "edge"))
+        elif low.strip("'\u2019s") in values or low in values or lemma in values or \
+                slots._WEEKDAY.fullmatch(low) or low in ("midnight", "noon", "midday"):
+            out.append((lemma, "value"))
+        elif {lemma, low, _base(w)} & skip:
+            out.append((lemma, "person" if {lemma, low, _base(w)} & people else "stop"))
+        elif low in _STOP_WORDS or lemma in _STOP or \
+                CUES.fullmatch(low) or _MORE_CUES.fullmatch(low) or slots.unit(low) or \
+                lemma in {_lemma(g) for g in _GENERIC} or len(lemma) < 3:
+            out.append((lemma, "stop"))
+        else:
+            out.append((lemma, "content"))
+    return out
+
+
+def _beside(tokens: list[tuple[str, str]], word: str, step: int) -> set[str]:
+    """The content words next to each `word` in `tokens` (stop words skipped; a value or
+    punctuation ends the look) on the side `step` says."""
+    out = set()
+    for k, (lemma, kind) in enumerate(tokens):
+        if lemma != word or kind != "content":
+            continue
+        j = k + step
+        while 0 <= j < len(tokens) and tokens[j][1] == "stop":
+            j += step
+        if 0 <= j < len(tokens) and tokens[j][1] in ("content", "person"):
+            out.add(tokens[j][0])
+    return out
+
+
+def anchor(new: str, held: str, skip: frozenset[str], holders: frozenset[str],
+           brand: str | None = None) -> str | None:
+    """The word both statements are about, or None: none shared, or the words beside it differ
+    on both sides ("play squash" / "play golf", "book club" / "running club": two things).
+    A word of a name on one side is shared with the same word said plainly on the other
+    ("Abbey Road Vets" / "the vet"). `skip`: words of people and pets; `holders`: the two
+    statements' holders' words (neither an anchor nor a thing beside one)."""
+    names = {n for t in (new, held) for n in slots.values(t).get("name", frozenset())}
+    values = frozenset(names) - ({brand} if brand else set())
+    people = skip - holders
+    mine, theirs = _tokens(new, skip, values, people), _tokens(held, skip, values, people)
+    plain = {w for w, k in mine if k == "content"}, {w for w, k in theirs if k == "content"}
+    named = {_lemma(n) for n in slots.values(new).get("name", frozenset())}, \
+        {_lemma(n) for n in slots.values(held).get("name", frozenset())}
+    shared = sorted((plain[0] & plain[1]) | (plain[0] & named[1]) | (plain[1] & named[0]))
+    if brand:
+        shared = [brand, *shared]
+    if not shared:
+        return None
+    for word in shared:
+        for step in (-1, 1):
+            a, b = _beside(mine, word, step), _beside(theirs, word, step)
+            if a and b and not a & b and not (a & set(shared) or b & set(shared)):
+                return None
+        before = {a[0] for a, b in pairwise(mine) if b == (word, "content") and
+                  a[1] in ("content", "person")} - set(shared)  # (the word just before it)
+        if before and not _beside(theirs, word, -1) and word != brand:
+            return None  # "the window cleaner" / "our cleaner": maybe another one
+    return shared[0]
+
+
+def _holder_fits(holder: str, theirs: str, said: str) -> bool:
+    """The same holder; or a weak one (the speaker, "they", "it", a thing by name) for a held
+    person or pet whose name the sentence says ("..., so that's when Maya has it"); "she" or
+    "he" for a held relation of that gender (one fit of all: `same_anchor` counts them)."""
+    if holder == theirs:
+        return True
+    prefix, _, who = holder.rpartition("|")
+    their_prefix, _, them = theirs.rpartition("|")
+    if prefix == their_prefix and who in ("?she", "?he"):  # of the holders of that gender
+        return GENDER.get(them.split(" ")[0]) == who[1:]
+    if prefix != their_prefix or not (who in ("i", "?they", "?it") or (
+            who.startswith("named ") and re.fullmatch(r"[a-z]+", who[6:]) is not None and
+            who[6:] not in RELATIONS)):
+        return False  # ("Dave's wife works at Aldi now": not Dave)
+    names = [w for w in them.split() if w not in ("named",)]
+    capital = {w.lower() for w in re.findall(r"(?-i:\b[A-Z][a-z]+)", said)}
+    return bool(names) and them != "i" and names[-1] in capital and \
+        (not who.startswith("named ") or who[6:] not in capital - {names[-1]})
+
+
+def naming(text: str, sentence: str, theirs: str) -> str:
+    """The record text of a clause that replaces a held fact of the person or pet `theirs`
+    named only elsewhere in its sentence ("The maths tutor can only do Saturdays now." of
+    "..., so that's when Maya has it."): the whole sentence, so the record says whom it is
+    about (and the vet, reading the text alone, finds the same holder). Else `text`."""
+    name = theirs.rpartition("|")[2].split(" ")[-1]
+    if not sentence or theirs.rpartition("|")[2] == "i" or len(name) < 2 or len(sentence) > 400:
+        return text
+    said = re.compile(rf"(?-i:\b{re.escape(name[:1].upper() + name[1:])}\b)")
+    return sentence if said.search(sentence) and not said.search(text) else text
+
+
+def _once(said: str) -> bool:
+    if _ONE_OFF.search(said):
+        return True
+    return any(not _FROM.search(said[:m.start()]) for m in _ONCE.finditer(said))
+
+
+def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> \
+        Verdict | None:
+    """The one held fact of the holder that `new` gives a new value of the same type for, on
+    the same anchor, worded as a change (see the module docstring); `related` to the newest
+    when two or more fit; None when none does."""
+    said = new.context or new.said
+    if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or _once(said) or \
+            not (CUES.search(new.said) or _MORE_CUES.search(new.said)) or slots.kept(said):
+        return None  # (the cue in the statement itself: a record is vetted by its own text)
+    fits: list[tuple[int, str, str]] = []
+    for i, c in enumerate(claims):
+        if not c.said or c.ends or c.said == new.said or c.named != new.named or \
+                (new.context and c.said.rstrip(".!").lower() in new.context.lower()):
+            continue
+        # "since Dr Moore retired", in the statement itself (a record is vetted by its text)
+        gone = frozenset(slots.ended_again(c.said, new.said))
+        if not (_holder_fits(holder, c.holder, said) or (gone and _relation_of(holder, c.holder))):
+            continue
+        fit = _fits(new.said, c.said, holder + " " + c.holder, skip, gone)
+        if fit is not None:
+            fits.append((i, *fit))
+    if not fits:
+        return None
+    i, kind, thing = fits[-1]
+    if len(fits) > 1:
+        return "related", i, (f"the same anchor ({thing}) and another {kind} in "
+                              f"{len(fits)} held facts: both kept, the new one marked newer",)
+    return "supersedes", i, (f"same holder ({holder})", f"the same anchor ({thing})",
+                             f"another {kind} given", "worded as a change",
+                             "the only held fact that fits")
+
+
+_TITLE = re.compile(r"(?-i:\b(?:Coach|Dr|Doctor|Mr|Mrs|Ms|Miss|Nurse|Sir|Professor|Prof)\b)\.?\s+"
+                    r"(?-i:[A-Z][a-z]+)")
+
+
+def _relation_of(holder: str, theirs: str) -> bool:
+    """Whether `theirs` is a relation of `holder` ("wife gp", "mother's carer": my wife's GP, of
+    "wife"): a held fact of who that is, which a statement of the holder may change."""
+    for joint in (" ", "'s "):
+        rest = theirs[len(holder) + len(joint):]
+        if theirs.startswith(holder + joint) and (rest in RELATIONS or rest in RELATIONS.values()):
+            return True
+    return False
+
+
+def _fits(new: str, held: str, who: str, skip: frozenset[str],
+          gone: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """(the type of value replaced, the anchor) when the statement `new` gives another value of
+    a type `held` gives, on the same anchor; None when it does not, or is about another thing
+    for certain: a value held by another noun ("the 8:10 bus" / "the office opens at 8"),
+    something done through it ("on the internet"), a day's routine beside it ("in the York
+    office on Fridays"), a person where a place was ("with Coach Dana" / "at The Arch"), or a
+    thing of its own as the subject ("My work phone switched ..."). `gone`: the held values
+    the sentence says ended ("since Dr Moore retired"): not given anew, and what both are about
+    when no word is shared."""
+    words = set(who.replace("|", " ").split())
+    holders = frozenset(words | {k for k, v in RELATIONS.items() if v in words})
+    changed = _changed(new, held, skip | holders, gone)
+    if changed is None:
+        return None
+    kind, brand = changed
+    if kind == "name":
+        given = _values(new, skip | holders)["name"] - _values(held, skip | holders)["name"]
+        if not gone and not slots.placed(new, "name", given):
+            return None  # ("Now I'm learning Italian": one more thing done, not a place)
+        if bool(_TITLE.search(new)) != bool(_TITLE.search(held)):
+            return None
+    if kind != "weekday" and "weekday" in slots.values(new) and \
+            "weekday" not in slots.values(held):
+        return None
+    thing = anchor(new, held, skip | holders, holders, brand) or min(gone, default=None)
+    if thing is None or (slots.through(new, thing) and not slots.through(held, thing)):
+        return None
+    owned, owned_new = slots.owners(held), slots.owners(new)
+    if owned and thing not in owned and not owned & owned_new:
+        return None
+    subject = slots._subject_phrase(new)
+    lemmas = {_lemma(w) for w in _WORD.findall(held)}
+    if subject and not set(subject) & (skip | holders) and _lemma(subject[-1]) not in lemmas:
+        return None
+    return kind, thing
