@@ -139,6 +139,10 @@ NEAR_MISSES = [
     (["My daughter is 10."], "My daughter went to her friend's 11th birthday party."),
     (["My son Alfie is 6."], "Alfie went to a 9th birthday party at the weekend."),
     (["I take the train to work."], "I walked to work today since it was so nice out."),
+    (["I do the big shop on Saturdays."], "I did the big shop on Thursday for a change."),
+    # the household's child by "the" is the child, not the speaker; a light verb's article
+    (["I go to bed at 11."], "The baby goes to bed at 7 now."),
+    (["I take the kids to school at 8:15."], "I take the dog out at 7 now."),
     # a maybe
     (["I'm a member at PureGym."], "Might cancel PureGym. Could try Anytime Fitness instead."),
     (["Our food budget is £60 a week."], "We might have to drop the food budget to £45 a week."),

@@ -157,7 +157,7 @@ SAME_KIND = {"doctor": "gp", "surgery": "gp", "dental": "dentist", "haircut": "h
 """Words of one appointment kind ("the Lordswood surgery" / "changed GP surgery")."""
 # Several at once: an allergy, a medication and a pet are told apart by what they name.
 _MULTI = re.compile(r"\b(allerg\w*|intoleran\w*|medication|take|takes|taking)\s+(?:to\s+)?"
-                    r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+)?(\w+)", re.I)
+                    r"(?:\d+\s?(?:mg|ml|mcg|g)\s+(?:of\s+)?|an?\s+|my\s+|the\s+)?(\w+)", re.I)
 
 
 # What a pet is on, by a brand ("Bruno is on Royal Canin now", "the vet put Luna on Hill's"):

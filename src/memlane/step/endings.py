@@ -26,7 +26,7 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 
 
 _ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoon|evening|time"
-                      r"|week)|for\s+once|just\s+(?:this\s+)?once)\b", re.I)
+                      r"|week)|for\s+once|for\s+a\s+change|just\s+(?:this\s+)?once)\b", re.I)
 """Once, not a new routine ("the bins went out on Wednesday this week"; not "from this week")."""
 
 

@@ -41,7 +41,8 @@ _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+
          r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
-_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}))(?:'s|\u2019s)?\b"
+_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}|(?:baby|kids|children|"
+                          r"twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
