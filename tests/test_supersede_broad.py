@@ -56,6 +56,7 @@ CLASS_A = [  # the last clause states the holder's attribute
     (["My personal trainer is Kyle."], "Kyle left the gym, Maya is my personal trainer now."),
 ]
 CLASS_B = [  # an amount moved by any verb form to a value of the held unit
+    (["We pay £900 a month rent."], "Landlord's put the rent up to £975 a month."),
     (["Our food budget is £60 a week."], "I've had to drop the food budget to £45 a week."),
     (["I work 30 hours a week."], "They cut my hours, it's only 22 a week now."),
     (["I pay £65 a month for the gym."], "They put the gym fees up, I'm paying £72 now."),

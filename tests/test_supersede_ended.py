@@ -16,6 +16,17 @@ from supersede_verdicts import message_verdicts
 
 ENDED = [
     # (held facts, the new message, the held fact it must end)
+    # a thing "gone" at a clause's end; a medicine someone "took me off"
+    (["I ride a Raleigh Pioneer to work."],
+     "The Raleigh's gone, someone nicked it, so I'm on a Brompton now.",
+     "I ride a Raleigh Pioneer to work."),
+    (["I use Duolingo for my French."], "Duolingo's gone for good, I use Babbel instead.",
+     "I use Duolingo for my French."),
+    (["I drive a Nissan Micra."], "The Micra's gone, I picked up a little Fabia from a neighbour.",
+     "I drive a Nissan Micra."),
+    (["I'm on sertraline for anxiety."],
+     "The consultant took me off sertraline, I'm trying therapy instead.",
+     "I'm on sertraline for anxiety."),
     (["My boyfriend is called Owen."],
      "Owen and I split up in March. I'm with a woman called Freya now.",
      "My boyfriend is called Owen."),
@@ -134,6 +145,10 @@ REFUSED = [
     (["My hairdresser is Chloe."], "Chloe cut my hair really short this time."),
     # ended for someone else
     (["My boyfriend is called Owen."], "My friend Tom broke up with his boyfriend."),
+    (["My dad takes statins."], "The doctor took me off ibuprofen."),
+    (["We pay £900 a month rent."], "Landlord's fixing the boiler on Monday at last."),
+    (["I ride a Raleigh Pioneer to work."], "The Raleigh has gone in for a service."),
+    (["I ride a Raleigh Pioneer to work."], "The Raleigh's gone up in value, funnily enough."),
     (["My boyfriend is called Owen."], "Tom split up with Owen's sister."),
     (["I insure the car with Direct Line."],
      "Direct Line got too expensive for my brother, so he moved to LV."),

@@ -53,6 +53,7 @@ _DEPART = (r"retired|emigrated|moved\s+away|(?:packed|jacked)\s+it\s+in|called\s
            r"cleaning|work|working|the\s+job|her\s+job|his\s+job)\b)|stopped\s+(?:working|"
            r"practising|practicing|coaching|teaching|cleaning)")
 _GONE = (r"stopped\s+(?:working|helping|doing\s+anything|making\s+a\s+difference)|"
+         r"gone(?=\s*(?:[,;.!]|$|\s+(?:now|for\s+good|at\s+last)\b))|"
          r"closed(?:\s+down)?|shut(?:\s+down)?|went\s+(?:bust|under)|"
          r"(?:was|got|been|is|are)\s+(?:scrapped|sold|written\s+off|cancell?ed|discontinued|"
          r"closed|shut|axed)")
@@ -70,7 +71,7 @@ _OBJECT = re.compile(
     r"(?:(?P<split>(?:broke|split)\s+up\s+with|split\s+from|divorced|dumped)"
     r"|(?P<shut>closed|shut|axed)"
     r"|(?P<gone>(?:gave|given|giving)\s+up(?:\s+on)?|quit|quitted|packed\s+in|cancell?ed|"
-    r"moved\s+out\s+of|sold|scrapped|got\s+rid\s+of|ditched|"
+    r"moved\s+out\s+of|sold|scrapped|got\s+rid\s+of|ditched|(?P<meoff>(?:took|taken|weaned)\s+me\s+off)|"
     r"(?P<left>left)(?=\s+(?:the\s+)?(?-i:[A-Z]))|stopped\s+(?:taking|using|"
     r"going\s+to|playing|doing|seeing|buying|shopping\s+at|banking\s+with)|no\s+longer\s+"
     r"(?:[a-z]+\s+)?(?:with|at|to|in|on|for)?|(?:gave|given)\s+(?P<up>(?:the\s+|my\s+|our\s+)?"
@@ -152,6 +153,8 @@ def endings(sentence: str) -> list[_Ending]:
         kind = "split" if m.group("split") else "gone"
         if m.group("shut") and doer.lower().split()[:1] in (["they"], ["they've"]):
             doer = ""  # "They closed the Lidl on Mill Road": no one's own ending
+        if m.group("meoff"):
+            doer = "I"  # "The GP took me off ramipril": the speaker's, whoever did it
         after = _CUT.search(sentence, m.end())
         out.append(_Ending(value, doer, kind, sentence[cut:after.start() if after else None], cut))
     return out

@@ -62,7 +62,8 @@ _NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger
 _NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
     it he she they we i today tomorrow yesterday everyone someone nobody everything something
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
-    guess turns sorry thanks happy funny""".split())
+    guess turns sorry thanks happy funny landlord landlady boss council school nursery bank gym
+    office company management college uni""".split())
 
 
 def may_be_name(word: str) -> bool:
