@@ -55,6 +55,12 @@ CLASS_A = [  # the last clause states the holder's attribute
     (["My accountant is Helen."], "Helen retired last spring, my accountant is Raj now."),
     (["My personal trainer is Kyle."], "Kyle left the gym, Maya is my personal trainer now."),
 ]
+CLASS_F = [  # a relation's job, pay, phone or engagement (the lead's s9 / p9 classes, own words)
+    (["My sister works as a nurse."], "My sister is a driving instructor now."),
+    (["My partner earns £47,000."], "My partner is on £52,000 now."),
+    (["My daughter has a Samsung A14."], "My daughter's got an iPhone 15 now."),
+    (["My cousin Dev is engaged to Priya."], "Dev called off the engagement with Priya."),
+]
 CLASS_B = [  # an amount moved by any verb form to a value of the held unit
     (["We pay £900 a month rent."], "Landlord's put the rent up to £975 a month."),
     (["Our food budget is £60 a week."], "I've had to drop the food budget to £45 a week."),
@@ -144,6 +150,10 @@ NEAR_MISSES = [
     # the household's child by "the" is the child, not the speaker; a light verb's article
     (["I go to bed at 11."], "The baby goes to bed at 7 now."),
     (["I take the kids to school at 8:15."], "I take the dog out at 7 now."),
+    (["I drive a Skoda Octavia."], "My brother has a new driving instructor now."),
+    (["Our cat Pixel is 3."], "My son has a Pixel 7 now."),
+    (["My cousin Dev is engaged to Priya.", "My cousin Sam is engaged to Jo."],
+     "My neighbour called off the engagement with Jo."),
     # a maybe
     (["I'm a member at PureGym."], "Might cancel PureGym. Could try Anytime Fitness instead."),
     (["Our food budget is £60 a week."], "We might have to drop the food budget to £45 a week."),
@@ -172,7 +182,7 @@ def test_not_read_yet(held: list[str], new: str) -> None:
     assert any(v == SUPERSEDES for v, _ in verdicts), verdicts
 
 
-@pytest.mark.parametrize(("held", "new"), CLASS_A + CLASS_B + CLASS_C + CLASS_D + CLASS_E)
+@pytest.mark.parametrize(("held", "new"), CLASS_A + CLASS_B + CLASS_C + CLASS_D + CLASS_E + CLASS_F)
 def test_a_broad_correction_supersedes(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
     assert any(v == SUPERSEDES for v, _ in verdicts), verdicts

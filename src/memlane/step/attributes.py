@@ -35,6 +35,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    r"|\b(?:my|our|his|her|their)\s+(?:take-home\s+|hourly\s+|basic\s+)?pay\b"
                    r"(?!\s+(?:for|off|back|day|slip))"
                    r"|\b(?:i'?m|i\s+am)\s+(?:now\s+)?on\s+(?:[£$€]\d[\d,.]*k?|\d+(?:\.\d+)?k)\b"
+                   r"|^\W*(?:is|'s|are)\s+(?:now\s+)?on\s+(?:[£$€]\d{1,3},\d{3}|[£$€]?\d+(?:\.\d+)?k)\b"
                    r"(?!\s+(?:a|per)\s+(?:week|month|day)\b|\s+(?:steps|miles|words|followers))"),
         # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
         ("weight", r"\b(?:weigh|weighs|weight)\b|(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
@@ -65,7 +66,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
         ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
         # (lower case: "22 Rowan Drive" is a street, not a car)
-        ("car", r"(?-i:\b(?:drive|drives|driving)\b)|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
+        ("car", r"(?-i:\b(?:drive|drives|driving)\b)(?!\s+(?:instructor|examiner|test|lessons?|"
+                r"school|range))|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
         # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
         # The team one plays for ("plays for Hartley Juniors", "signed for Crossbridge Rovers",
@@ -103,7 +105,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"(?:to|into)\s+"
                       r"(?:number\s+)?\d+[a-z]?,?\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
                       r"|\bhome\s+is\b"),
-        ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b"),
+        ("phone", r"\b(?:phone|mobile|cell)(?:\s+number)?\b|\biphone\b"
+                  r"|\b(?:pixel\s+|galaxy\s+[a-z]?|samsung\s+(?:galaxy\s+)?[a-z]?)\d{1,2}\b"),
         ("email", r"\bemail\b"),
         ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),

@@ -68,7 +68,8 @@ _SUBJECT = re.compile(
     rf"(?P<death>{_DEATH})|(?P<split>{_BREAKUP})|(?P<depart>{_DEPART})|(?P<gone>{_GONE})|"
     rf"(?P<weak>{_WEAK})))\b", re.I)
 _OBJECT = re.compile(
-    r"(?:(?P<split>(?:broke|split)\s+up\s+with|split\s+from|divorced|dumped)"
+    r"(?:(?P<split>(?:broke|split)\s+up\s+with|split\s+from|divorced|dumped|called\s+off\s+"
+    r"(?:the|her|his|their|our|my)\s+(?:engagement|wedding)\s+(?:with|to))"
     r"|(?P<shut>closed|shut|axed)"
     r"|(?P<gone>(?:gave|given|giving)\s+up(?:\s+on)?|quit|quitted|packed\s+in|cancell?ed|"
     r"moved\s+out\s+of|sold|scrapped|got\s+rid\s+of|ditched|(?P<meoff>(?:took|taken|weaned)\s+me\s+off)|"
@@ -88,7 +89,7 @@ _PERSON = re.compile(r"\b(?:my|our|his|her|their)\s+(?:\w+\s+)?(?P<rel>"
                      + "|".join(sorted(RELATIONS, key=len, reverse=True))
                      + r")\b|(?-i:\b[A-Z][a-z]+)['\u2019]s\b|\b(?:he|she|they)\b", re.I)
 _PARTNERS = frozenset("""wife husband partner girlfriend boyfriend fiance fiancee spouse
-    seeing dating""".split())
+    seeing dating engaged married""".split())
 _KIN = frozenset("""mother father parents sister brother son daughter kid kids child children
     baby friend cousin aunt uncle niece nephew grandmother grandfather grandma grandpa
     granddaughter grandson grandchild stepson stepdaughter stepmother stepfather godson

@@ -17,11 +17,25 @@ rule's to check.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterable
 
 from .brands import lower_brand
 from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces
+
+try:  # Python 3.11+; `sre_compile` before
+    _SRE = importlib.import_module("re._compiler")
+except ImportError:  # pragma: no cover
+    _SRE = importlib.import_module("sre_compile")
+
+
+def search_user(pattern: str, text: str, flags: int = 0) -> re.Match[str] | None:
+    """`re.search` for a pattern built from a user's words (a held value, a name), compiled
+    outside `re`'s module cache: the cache would keep the words in the process after a forget."""
+    compiled: re.Pattern[str] = _SRE.compile(pattern, flags)
+    return compiled.search(text)
+
 
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -260,7 +274,7 @@ def anchor(new: str, held: str, skip: frozenset[str] = frozenset()) -> str | Non
 def named_thing(text: str, noun: str) -> bool:
     """Whether `noun` follows a name in `text` ("a Dell laptop"): the name is the thing's."""
     names = values(text).get("name", frozenset())
-    return any(re.search(rf"\b{re.escape(n)}\s+{re.escape(noun)}", text, re.I) for n in names)
+    return any(search_user(rf"\b{re.escape(n)}\s+{re.escape(noun)}", text, re.I) for n in names)
 
 
 def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
@@ -271,7 +285,7 @@ def placed(text: str, kind: str, only: frozenset[str] | None = None) -> bool:
     if kind != "name":
         return True
     names = values(text).get("name", frozenset()) if only is None else only
-    return any(re.search(rf"\b(?:with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
+    return any(search_user(rf"\b(?:with|at|to|for|from|by|in|into|joined)\s+(?:the\s+)?"
                          rf"(?:(?-i:[A-Z])[\w'&.-]*\s+){{0,3}}{re.escape(n)}\b"
                          rf"|{_TITLE}\s+{re.escape(n)}\b", text, re.I) for n in names)
 
@@ -306,7 +320,8 @@ _HABIT = frozenset("""usually normally always often generally typically regularl
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
-    r"hope\s+to|probably|unless|whether|tempted"
+    r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
+    r"(?:asked|asking|hoping|wishing)\s+for"
     # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"
     r"|(?:'m|am|'re|are|is|'s)\s+going\s+to\s+(?!(?:the|a|an|my|our|his|her|their)\b)"
     r"(?-i:[a-z]+))\b", re.I)
@@ -634,7 +649,7 @@ def ended_again(held: str, said: str) -> set[str]:
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
-                    re.search(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})",
+                    search_user(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})",
                               piece.lower().replace(",", ""))
                     and _GONE.search(piece) and not _STILL.search(piece) for piece in pieces):
                 out.add(v)
@@ -656,7 +671,7 @@ def named_before(held: str, context: str, said: str) -> set[str]:
     before = context[:at] if at > 0 else ""
     return {v for v in values(held).get("name", frozenset()) if len(v) > 2 and
             v not in _FUNCTION and v not in said.lower() and
-            re.search(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})", before.lower()) is not None}
+            search_user(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})", before.lower()) is not None}
 
 
 def another_value(new: str, held: str) -> str | None:
@@ -714,7 +729,7 @@ def through(said: str, thing: str) -> bool:
     "on the internet"): where the held fact names it as its subject, another thing is meant
     ("Our internet is with Sky" / "I watch Sky Sports on the internet now")."""
     head = thing.split()[-1] if thing.split() else ""
-    return bool(head) and re.search(
+    return bool(head) and search_user(
         rf"\b(?:over|on|via|through|using|across)\s+(?:the|my|our)\s+(?-i:[a-z]+\s+)?"
         rf"{re.escape(head)}", said, re.I) is not None
 

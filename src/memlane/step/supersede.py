@@ -391,7 +391,7 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
             # held fact writes in lower case is no one's name
             owners = {c.holder for c in held if c.holder.startswith(prefix) and
                       "?" not in c.holder and "named " not in c.holder and
-                      re.search(rf"(?-i:\b{re.escape(who[6:])}\b)", c.said) is not None}
+                      slots.search_user(rf"(?-i:\b{re.escape(who[6:])}\b)", c.said) is not None}
     else:
         third = who[1:] in ("she", "he")
         owners = {c.holder for c in held if c.attribute == new.attribute and
@@ -452,6 +452,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
 
 
 def _last_clause(new: Claim, claims: Sequence[Claim]) -> Decision | None:
+    if new.additive:
+        return None  # "I have a work phone too, a Pixel 7": its last clause adds, too
     tail, who = broad.last_clause(new), new.holder.rpartition("|")[0]
     d = decide(replace(read_claim(f"{who}: {tail}" if who else tail),
                        context=new.context or new.said), claims) if tail else None
