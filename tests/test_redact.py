@@ -146,9 +146,11 @@ def test_a_facts_names_are_its_names_places_and_codes() -> None:
 
 def test_redaction_compiles_no_pattern_from_a_users_words() -> None:
     """Python's `re` caches every pattern it compiles: a value written into one would stay in
-    the process after the forget."""
+    the process after the forget. (The cache is emptied first: other tests' harnesses compile
+    their own values.)"""
     import re
 
+    re.purge()
     text, n = redact_text("Your code is QZ77812, and 14 March at 9:30 suits.",
                           "My code is QZ77812; the visit is 14 March at 9:30.", source=False,
                           names={"qz77812"})
@@ -156,3 +158,21 @@ def test_redaction_compiles_no_pattern_from_a_users_words() -> None:
     held = [k for k in re._cache if any(v in str(k).lower()  # type: ignore[attr-defined]
                                         for v in ("qz77812", "14 march", "9:30"))]
     assert held == []
+
+
+def test_the_supersede_rule_compiles_no_pattern_from_a_users_words() -> None:
+    """The rule reads held values and names against new statements (`slots.search_user`): none
+    of them may stay in `re`'s module cache, where a forget would not reach them."""
+    import re
+
+    from memlane.step.supersede import decide
+
+    re.purge()
+    held = ["My therapist is Dr Quillfeather.", "I bank with Zorbank.", "Our cat Mabsy is 4."]
+    for new in ("Dr Quillfeather retired, so I see Dr Ng now.", "I moved from Zorbank to Monzo.",
+                "Mabsy turned 5.", "Mabsy's gone to live with my sister.",
+                "Zorbank kept closing branches, so I'm with Monzo now."):
+        decide(new, held)
+    held_words = [k for k in re._cache if any(v in str(k).lower()  # type: ignore[attr-defined]
+                                              for v in ("quillfeather", "zorbank", "mabsy"))]
+    assert held_words == []

@@ -278,8 +278,9 @@ def naming(text: str, sentence: str, theirs: str) -> str:
     name = theirs.rpartition("|")[2].split(" ")[-1]
     if not sentence or theirs.rpartition("|")[2] == "i" or len(name) < 2 or len(sentence) > 400:
         return text
-    said = re.compile(rf"(?-i:\b{re.escape(name[:1].upper() + name[1:])}\b)")
-    return sentence if said.search(sentence) and not said.search(text) else text
+    said = rf"(?-i:\b{re.escape(name[:1].upper() + name[1:])}\b)"
+    return sentence if slots.search_user(said, sentence) and not slots.search_user(said, text) \
+        else text
 
 
 def _once(said: str) -> bool:
