@@ -8,10 +8,10 @@ heuristic writer files it, and the model path's vet (`claimed=`) accepts what th
 from __future__ import annotations
 
 import pytest
-from tests.supersede_verdicts import message_verdicts
 
 from memlane.step.anchored import anchor, naming, search_words
 from memlane.step.supersede import RELATED, SUPERSEDES, decide
+from supersede_verdicts import message_verdicts
 
 SKIP = frozenset({"i", "son", "daughter"})
 

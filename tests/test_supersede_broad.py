@@ -8,36 +8,10 @@ addition). Pairs written for these classes, none copied from a held-out set."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
-from memlane.step.clauses import clauses
-from memlane.step.sentences import split_sentences
-from memlane.step.supersede import SAME, SUPERSEDES, decide, read_claim
-
-
-def _verdicts(new: str, held: list[str]) -> list[tuple[str, str | None]]:
-    """Each clause of each sentence of the message `new`, decided against the held facts and
-    what the message filed before it, as the heuristic writer files them (the sentence is each
-    clause's context; a supersede replaces the held fact, anything else is added)."""
-    facts = [c for h in held for c in clauses(h)]
-    claims = [read_claim(f) for f in facts]
-    out = []
-    for sentence in split_sentences(new):
-        for clause in clauses(sentence):
-            said = read_claim(clause)
-            if clause.strip() != sentence.strip():
-                said = replace(said, context=sentence)
-            d = decide(said, claims)
-            out.append((d.verdict, facts[d.target] if d.target is not None else None))
-            if d.verdict == SUPERSEDES and d.target is not None:
-                facts[d.target], claims[d.target] = clause, read_claim(clause)
-            elif d.verdict != SAME:
-                facts.append(clause)
-                claims.append(read_claim(clause))
-    return out
-
+from memlane.step.supersede import SUPERSEDES
+from supersede_verdicts import message_verdicts as _verdicts
 
 CLASS_A = [  # the last clause states the holder's attribute
     (["My team lead is Gareth."],
