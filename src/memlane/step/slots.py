@@ -637,6 +637,21 @@ verb, no "from" or "dropped"."""
 _OWNS = r"['\u2019]s\s+(?!(?:gone|been|got|died|done|over|finished|closed|shut|packed|sold|left|" \
     r"retired|broken|stopped|ended|moved|no|not|now|just|finally)\b)[a-z]"
 """A name owning the next noun ("the Golf's roof box"), not "the Kindle's gone"."""
+_OWNS_AT = re.compile(_OWNS)
+
+
+def _stands(value: str, text: str) -> bool:
+    """Whether `value` stands in `text` as whole words and not as the owner of the next noun
+    (`_OWNS`): a plain search, no pattern built from the value (`search_user`)."""
+    at = text.find(value)
+    while at >= 0:
+        end = at + len(value)
+        if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")) and \
+                (end == len(text) or not (text[end].isalnum() or text[end] == "_")) and \
+                not _OWNS_AT.match(text, end):
+            return True
+        at = text.find(value, at + 1)
+    return False
 
 
 def ended_again(held: str, said: str) -> set[str]:
@@ -649,8 +664,7 @@ def ended_again(held: str, said: str) -> set[str]:
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
-                    search_user(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})",
-                              piece.lower().replace(",", ""))
+                    _stands(v, piece.lower().replace(",", ""))
                     and _GONE.search(piece) and not _STILL.search(piece) for piece in pieces):
                 out.add(v)
     return out
@@ -671,7 +685,7 @@ def named_before(held: str, context: str, said: str) -> set[str]:
     before = context[:at] if at > 0 else ""
     return {v for v in values(held).get("name", frozenset()) if len(v) > 2 and
             v not in _FUNCTION and v not in said.lower() and
-            search_user(rf"(?<![\w]){re.escape(v)}(?![\w]|{_OWNS})", before.lower()) is not None}
+            _stands(v, before.lower())}
 
 
 def another_value(new: str, held: str) -> str | None:
