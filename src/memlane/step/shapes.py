@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 
 from ..text import FACT_STOPWORDS
+from .attributes import _WEEKDAY as WEEKDAY
 from .holders import RELATIONS, may_be_name
 
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
@@ -298,7 +299,7 @@ def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
 
 _NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|once|" \
     r"twice)"
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_WEEKDAY = rf"{WEEKDAY}s?"
 # A thing of the household's (by "the", "our" or a bare noun), a few words at most: "The home
 # insurance", "Prescriptions", "Dog food", "The gas and electric". Never a person: a relation
 # word is the head of someone, and a pronoun or "everyone" is no thing.
