@@ -42,7 +42,7 @@ _MORE_CUES = re.compile(
     r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|been\s+\w+ing)\b", re.I)
 _ONCE = re.compile(
     r"\b(?:(?:this|last|next)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)|last\s+night|"
-    r"for\s+a\s+change|just\s+(?:the\s+)?once|this\s+once|on\s+this\s+occasion|one[-\s]off)\b",
+    r"just\s+the\s+once|this\s+once|on\s+this\s+occasion|one[-\s]off)\b",
     re.I)
 _FROM = re.compile(r"\b(?:from|since|starting|as\s+of)\s+$", re.I)
 _CLOCK = re.compile(
@@ -284,6 +284,8 @@ def naming(text: str, sentence: str, theirs: str) -> str:
 
 
 def _once(said: str) -> bool:
+    """A one-off: `endings._ONE_OFF` ("today", "for once", "for a change"), or a day or night
+    named as this, last or next one (`_ONCE`), not after "from" / "since"."""
     if _ONE_OFF.search(said):
         return True
     return any(not _FROM.search(said[:m.start()]) for m in _ONCE.finditer(said))
