@@ -83,3 +83,21 @@ def test_the_message_keeps_the_words_the_record_drops(store: Any) -> None:
 ])
 def test_a_question_gives_the_statement_it_rests_on(asked: str, stated: list[str]) -> None:
     assert clauses(asked) == stated
+
+
+@pytest.mark.parametrize(("said", "records"), [
+    # "it" after a thing said to have ended is the situation, not the thing
+    ("My bike got nicked outside Tesco on Saturday so it's the train for me until I sort a new "
+     "one.", ["My bike got nicked outside Tesco on Saturday.",
+              "It's the train for me until I sort a new one."]),
+    ("My laptop died so it's the old iPad for now.",
+     ["My laptop died.", "It's the old iPad for now."]),
+    ("Our boiler packed in and it's cold showers all week.",
+     ["Our boiler packed in.", "It's cold showers all week."]),
+    # a person after an event still holds the next clause
+    ("My dog Max had surgery, he's recovering well.",
+     ["My dog Max had surgery.", "My dog Max is recovering well."]),
+])
+def test_a_clause_never_says_an_ended_thing_is_what_replaced_it(said: str,
+                                                                 records: list[str]) -> None:
+    assert clauses(said) == records

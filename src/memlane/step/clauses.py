@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from .endings import _ENDED_PIECE
 from .holders import RELATIONS, may_be_name
 from .shapes import (
     age_asked,
@@ -249,6 +250,12 @@ def _value_last(part: str) -> str:
 
 
 _SUBORDINATE = re.compile(r"^(?:because|cos|'cause)\s+", re.I)
+# A thing said to have ended is not what a following "it" is: "My bike got nicked, so it's the
+# train for me" says nothing about the bike ("it" is the situation), as "Our boiler packed in and
+# it's cold showers all week" does not make the boiler cold showers.
+_THING_ENDED = re.compile(rf"{_ENDED_PIECE.pattern}|\b(?:nicked|stolen|conked\s+out|gave\s+up|"
+                          r"broke\s+down|died|packed\s+in|written\s+off)\b", re.I)
+_IT_START = re.compile(r"^it(?:'s|\u2019s|\s)", re.I)
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -258,7 +265,7 @@ def split_clauses(sentence: str) -> list[str]:
         return [_value_last(sentence)]
     parts = [_value_last(p) for p in parts]
     out: list[str] = []
-    owner = None
+    owner, ended = None, False
     for p in parts:
         p = p.strip(" ,;")
         bare = _SUBORDINATE.sub("", p, count=1)
@@ -267,8 +274,8 @@ def split_clauses(sentence: str) -> list[str]:
         m = _OWNER_SUBJECT.match(p)
         if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
                               or may_be_name(m.group(1).split("'")[0])):
-            owner = m.group(1)
-        elif owner is not None:
+            owner, ended = m.group(1), _THING_ENDED.search(p) is not None
+        elif owner is not None and not (ended and _IT_START.match(p)):
             p = _with_holder(p, owner)
         else:
             mentions = list(_REL_MENTION.finditer(p)) or \
