@@ -152,6 +152,20 @@ _ASKS_READER = re.compile(
     r"guidance|skills|creativity|talents?|understanding|proficiency|wisdom)\b[^.?!]{0,40}\b"
     r"(?:could|would|can|will|is|are|in|to)\b[^.?!]{0,40}\b(?:help|guide|shed|provid|shar|"
     r"explain|creat|develop|write|outline|design)")
+# Credentials as a pretext: a role claimed ("As a criminologist studying ..."), then an inquiry
+# into how something was done, with its legitimacy claimed ("historically", "in legal
+# contexts", "to develop countermeasures"): a how-to question in the first person.
+_ROLE_CLAIM = re.compile(
+    r"^\W*as an? (?:[\w-]+ ){0,3}(?:researcher|historian|\w+ologist|\w+ist|scientist|expert|"
+    r"professional|analyst|engineer|scholar|author|writer|journalist|professor|specialist|"
+    r"investigator|consultant|advocate|officer)\b[^.!?]{0,120}\bi(?: am|'m) (?:\w+ly )?"
+    r"(?:studying|examining|exploring|investigating|analy[sz]ing|researching|looking into|"
+    r"trying to understand|writing about)\b")
+_PRETEXT = re.compile(
+    r"\b(?:historically|in (?:the past|historical contexts?|(?:a )?legal (?:\w+ )?contexts?)|"
+    r"legally|when it was legal|for (?:research|educational|academic|legitimate) purposes|"
+    r"for legitimate|to (?:develop|design|inform|educate|counteract|better secure|prevent)\b|"
+    r"countermeasures|intervention)")
 # Errands and memory talk a user keeps: not requests for content.
 _ERRAND = re.compile(
     r"\b(?:remind|remember|forget|note|save|keep|store|book|call|phone|ring|text|email|buy|pay|"
@@ -221,6 +235,8 @@ def request_signals(folded: str) -> list[str]:
         found.append("sets its answer's form")
     if sentences and _HOW_TO.search(sentences[0]) and not _anchored_question(sentences):
         found.append("asks how to")
+    if _ROLE_CLAIM.search(view) and _PRETEXT.search(view):
+        found.append("credentials as a pretext")
     for s in sentences:
         asked = _ASKS_READER.search(s)
         near = s[asked.start():asked.end() + 40] if asked else ""
