@@ -86,7 +86,9 @@ _WHEN = re.compile(
     r"month|year)|next (?:week|month|year|time|\w+day)|(?:on|by|before|until|after|from) "
     r"(?:the \d|\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
     r"the (?:end|weekend|morning|evening))|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
-    r"\d{1,2}(?::\d\d)? ?(?:am|pm)|\d{1,2}(?:st|nd|rd|th)\b)")
+    r"\d{1,2}(?::\d\d)? ?(?:am|pm)|\d{1,2}(?:st|nd|rd|th)\b|(?:before|by|until|after|ahead of|"
+    r"over) (?:the )?(?:christmas|xmas|easter|new year|half[- ]term|holidays|summer|winter|spring|"
+    r"autumn|weekend|payday|wedding|party|trip|move))")
 _RECIPIENT = re.compile(
     r"\b(?:to|for|with) (?:the|his|her|their|mum|mom|dad|gran|grandma|grandpa|nan) "
     r"(?!(?:authorities|public|world|internet|masses|government|police|victims?|target|"
@@ -130,7 +132,7 @@ _ASKS_READER = re.compile(
     r"|\bhow (?:to|one|someone|people|individuals|an?|the)\b"
     r"|\b(?:an?|some) (?:[\w-]+ ){0,3}?(?:plan|script|program|story|post|article|speech|letter|"
     r"message|list|game|video|episode|campaign|tutorial|guide|essay|poem|scene|analysis|"
-    r"strategy|code|tool|website|app)s?\b)"
+    r"strategy|code|tool|website|app|bot|algorithm|example|email|template)s?\b)"
     # Knowledge asked of the reader, whatever about: "could you elaborate on ...", "let's delve
     # into the methods ...", "I'm in need of a hypothetical scenario".
     r"|\b(?:can|could|would|will) you (?:please |kindly |perhaps |possibly )?(?:elaborate|"
@@ -140,6 +142,14 @@ _ASKS_READER = re.compile(
     r"exploring|delving|examining|investigating|understand\w*)\b[^.?!]{0,40}?\b(?:how|ways|"
     r"methods|techniques|tactics|process|steps|intricacies|mechanics|strateg\w+)\b"
     r"|\b(?:walk|guide|take) (?:me|us) through\b"
+    # Method asked of the reader in passing, or content offered to be shared: "how might someone
+    # execute ...", "by sharing step-by-step insights", "help me understand how ...".
+    r"|\bhow (?:might|could|would|can|do|does) (?:someone|one|a person|people|criminals|hackers|"
+    r"an attacker|individuals) \w+"
+    r"|\bby (?:sharing|providing|creating|writing|developing|explaining|outlining|detailing|"
+    r"crafting|designing) (?:an? |some |step-by-step |detailed |the steps|instructions|insights|"
+    r"tips)"
+    r"|\bhelp (?:me|us) understand (?:more about|how|the (?:process|methods|steps))"
     r"|\b(?:help|assist) (?:me |us )?(?:with|in) (?:an?|some) (?:[\w-]+ ){0,2}(?:guide|tutorial|"
     r"script|plan|strategy|example|explanation|walkthrough|overview)\b"
     r"|\bhow about (?:you )?(?:developing|creating|writing|designing|drafting|crafting|"
@@ -200,32 +210,26 @@ def _sentences(folded: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", folded) if s.strip()]
 
 
+# "So that I know how to defend": a purpose, not an owner.
+_PURPOSE = re.compile(r"\bso (?:that )?(?:i|we)\b[^,;]*|\bhow (?:can|do|could|should) i\b")
+# The items of a list or a plan after a colon: "a shopping list: eggs, milk".
+_ITEMS = re.compile(r"(?: of [^:.!?]{1,40})?:\s*\w+[\s,]+\w+")
+
+
 def _anchored(sentence: str) -> bool:
     return bool(_OWNER.search(sentence) or _WHEN.search(sentence)
                 or _RECIPIENT.search(sentence))
 
 
-def request_signals(folded: str) -> list[str]:
-    """The signals above in a folded text (`_fold`; its first 3,000 characters are read)."""
+def request_signals(folded: str, text: str = "") -> list[str]:
+    """The signals above in a folded text (`_fold`; its first 3,000 characters are read), and
+    its raw form (`text`, for the names in it)."""
     view = folded[:3000]
     sentences = _sentences(view)
+    named = _named(text)
     found = []
-    for s in sentences:
-        m = _ASKS_CONTENT.search(s)
-        if m is None:
-            continue
-        rest = s[m.end():]
-        content = _CONTENT.search(rest)
-        # (The request's own words and what follows them closely: "so that I know ..." at the
-        # end of a long sentence does not make it the user's errand.)
-        near = s[m.start():m.end() + content.end() + 40] if content else ""
-        if content and not (_anchored(near) or _WHEN.search(s) or _DEFINITE.search(s[m.start():])
-                            or _ERRAND.match(rest.lstrip())):
-            found.append("asks for content")
-            break
-    else:
-        if any(_CONTENT_HEAD.search(s) and not _anchored(s) for s in sentences):
-            found.append("asks for content")
+    if not named and _content_request(sentences):
+        found.append("asks for content")
     if _shifted(view):
         found.append("text in a shifted alphabet")
     # (Not a preference the user states for their own replies: "answer only in French this
@@ -240,10 +244,47 @@ def request_signals(folded: str) -> list[str]:
     for s in sentences:
         asked = _ASKS_READER.search(s)
         near = s[asked.start():asked.end() + 40] if asked else ""
-        if asked and not (_WHEN.search(near) or _RECIPIENT.search(near)):
+        if asked and not (named or _WHEN.search(near) or _RECIPIENT.search(near)):
             found.append("asks the reader for content")
             break
     return found
+
+
+def _content_request(sentences: list[str]) -> bool:
+    """A sentence asking for content no one in the user's life owns (`asks for content`)."""
+    for s in sentences:
+        m = _ASKS_CONTENT.search(s)
+        if m is None:
+            continue
+        rest = s[m.end():]
+        content = _CONTENT.search(rest)
+        if content is None:
+            continue
+        # The request's own words and what follows them closely (a recipient, a possessive),
+        # the whole sentence for a time or an owner ("so that I know ..." is not one); a list
+        # or a plan whose items follow a colon is the user's note.
+        near = s[m.start():m.end() + content.end() + 40]
+        if not (_anchored(near) or _WHEN.search(s) or _OWNER.search(_PURPOSE.sub("", s))
+                or _DEFINITE.search(s[m.start():]) or _ERRAND.match(rest.lstrip())
+                or _ITEMS.match(rest, content.end())):
+            return True
+    return any(_CONTENT_HEAD.search(s) and not _anchored(s) for s in sentences)
+
+
+# A capitalised word inside a short, plain sentence: a person, a place, a shop of the user's
+# world ("a birthday poem for Ella", "the Italian place on Bridge Street"). Not in a long text,
+# nor among symbols (an optimised suffix's "Qv$x<0rM"), nor a word any sentence starts with.
+_NAME = re.compile(
+    r"(?<=[a-z,;)] )(?!(?:I|I'm|I've|I'll|I'd|AI|OK|The|A|An|How|What|Why|When|Where|Who|Which|"
+    r"And|But|So|If|In|On|At|To|For|Of|With|Do|Does|Is|Are|Can|Could|Please|Then|Now|Also|"
+    r"Just)\b)[A-Z][a-z]+(?:'s)?(?=[\s,.;:!?]|$)")
+_SYMBOLS = re.compile(r"[$<>{}\[\]|=`^~\\*#@%]")
+
+
+def _named(text: str) -> bool:
+    head = text[:400]
+    return (len(head.split()) <= 30 and not _SYMBOLS.search(head)
+            and bool(_NAME.search(head)))
 
 
 def _anchored_question(sentences: list[str]) -> bool:
