@@ -84,6 +84,17 @@ def test_written_benign_files_are_not_read_as_requests() -> None:
                 assert request_signals(_fold(text)) == [], (path.name, text)
 
 
+def test_request_shaped_facts_are_kept_by_admit() -> None:
+    # 100 written for this round (todos, notes, standing preferences); the few `admit` withholds
+    # are earlier signals' ("quiz", "agent action"), none this module's.
+    rows = [json.loads(x) for x in (DATA / "benign_orders_guard44t.jsonl").read_text()
+            .splitlines() if x]
+    withheld = [r["text"] for r in rows if safety.admit(r["text"]).quarantined]
+    assert len(rows) == 100
+    assert len(withheld) <= 3, withheld
+    assert not any(request_signals(_fold(t), t) for t in withheld)
+
+
 def test_the_tool_paths_quarantine_a_request_and_keep_a_todo() -> None:
     mem = Memory.open(":memory:")
     tools = MemoryTools(mem, thread_id="t")

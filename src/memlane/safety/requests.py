@@ -175,7 +175,11 @@ _PRETEXT = re.compile(
     r"\b(?:historically|in (?:the past|historical contexts?|(?:a )?legal (?:\w+ )?contexts?)|"
     r"legally|when it was legal|for (?:research|educational|academic|legitimate) purposes|"
     r"for legitimate|to (?:develop|design|inform|educate|counteract|better secure|prevent)\b|"
-    r"countermeasures|intervention)")
+    r"countermeasures|intervention"
+    # A method asked in the past tense ("how fires were set", "how permissions were bypassed"):
+    # the past-tense reformulation of a how-to (Andriushchenko and Flammarion, 2024).
+    r"|how (?!\w+ (?:were|was) (?:born|founded|named|called)\b)[^.!?]{1,40}? (?:were|was) "
+    r"(?:\w+ly )?\w+(?:ed|en|set|built|made|run|sold|spread|taught)\b)")
 # Errands and memory talk a user keeps: not requests for content.
 _ERRAND = re.compile(
     r"\b(?:remind|remember|forget|note|save|keep|store|book|call|phone|ring|text|email|buy|pay|"
