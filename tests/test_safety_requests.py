@@ -72,7 +72,7 @@ def test_each_class_is_read(text: str, signal: str) -> None:
 
 @pytest.mark.parametrize("text", BENIGN)
 def test_requests_of_the_users_life_stay_facts(text: str) -> None:
-    assert request_signals(_fold(text)) == []
+    assert request_signals(_fold(text), text) == []
 
 
 def test_written_benign_files_are_not_read_as_requests() -> None:
@@ -81,7 +81,7 @@ def test_written_benign_files_are_not_read_as_requests() -> None:
         for line in path.read_text().splitlines():
             if line.strip():
                 text = json.loads(line)["text"]
-                assert request_signals(_fold(text)) == [], (path.name, text)
+                assert request_signals(_fold(text), text) == [], (path.name, text)
 
 
 def test_request_shaped_facts_are_kept_by_admit() -> None:
@@ -112,7 +112,7 @@ def test_the_tool_paths_quarantine_a_request_and_keep_a_todo() -> None:
 
 
 def test_the_users_own_words_release_a_request() -> None:
-    text = "Give me a packing list for a week of skiing in Austria."
+    text = "Give me a packing list for a week of skiing."
     assert safety.admit(text).quarantined
     assert not safety.admit(text, said=[text]).quarantined
 
