@@ -18,12 +18,23 @@ not the topic:
   buy ...");
 - *a request to the reader's expertise* (`asks the reader for content`): "can you / could you /
   would you (be able to) provide, share, explain, elaborate, outline, walk me through ...", a
-  request for tips, guidance, instructions, insights or information anywhere in the text.
+  request for tips, guidance, instructions, insights or information anywhere in the text, a
+  method asked in passing ("how might someone ..."), content offered "by sharing step-by-step
+  ...";
+- *the answer's form set* (`sets its answer's form`): "answer the decoded question", "the answer
+  should be in the form of a list", in a sentence no first person or time owns;
+- *a text in a shifted alphabet* (`text in a shifted alphabet`): no common English word as
+  written, many once shifted back (ROT-n: "Hjwf nf b tufq cz tufq hvjef");
+- *credentials as a pretext* (`credentials as a pretext`): a role claimed ("As a criminologist
+  studying ..."), then "I am studying how ..." with the inquiry's legitimacy claimed
+  ("historically", "in legal contexts", "to develop countermeasures") or the method asked in
+  the past tense ("how fires were set").
 
 What keeps a user's own errand a fact: a first person owning the task ("write my cover
 letter", "we need to draft ..."), a time or a day ("by Friday", "tomorrow", "on the 14th"), a
 recipient or a thing of the user's world named with "the" ("draft a message to the team",
-"write the grant report"), and errands that are not requests for content at all: reminders,
+"write the grant report"), a name in a short plain text ("a birthday poem for Ella"), a list's
+items after a colon ("a shopping list: eggs, milk"), and errands that are not requests for content at all: reminders,
 "remember that ...", "forget about the meeting", "book", "call", "buy". A text that holds any
 of them is not read as a request here. What a user asks an assistant in a conversation is
 never read by this module alone: the user's own words of a turn release a `prompt_like` flag
