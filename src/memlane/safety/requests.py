@@ -34,8 +34,9 @@ What keeps a user's own errand a fact: a first person owning the task ("write my
 letter", "we need to draft ..."), a time or a day ("by Friday", "tomorrow", "on the 14th"), a
 recipient or a thing of the user's world named with "the" ("draft a message to the team",
 "write the grant report"), a name in a short plain text ("a birthday poem for Ella"), a list's
-items after a colon ("a shopping list: eggs, milk"), and errands that are not requests for content at all: reminders,
-"remember that ...", "forget about the meeting", "book", "call", "buy". A text that holds any
+items after a colon ("a shopping list: eggs, milk"), and errands that are not requests for
+content at all: reminders, "remember that ...", "forget about the meeting", "book", "call",
+"buy". A text that holds any
 of them is not read as a request here. What a user asks an assistant in a conversation is
 never read by this module alone: the user's own words of a turn release a `prompt_like` flag
 (`safety.admit`'s `said`), and a conversation's turns are read at the classifier's `turn`
