@@ -36,11 +36,10 @@ recipient or a thing of the user's world named with "the" ("draft a message to t
 "write the grant report"), a name in a short plain text ("a birthday poem for Ella"), a list's
 items after a colon ("a shopping list: eggs, milk"), and errands that are not requests for
 content at all: reminders, "remember that ...", "forget about the meeting", "book", "call",
-"buy". A text that holds any
-of them is not read as a request here. What a user asks an assistant in a conversation is
-never read by this module alone: the user's own words of a turn release a `prompt_like` flag
-(`safety.admit`'s `said`), and a conversation's turns are read at the classifier's `turn`
-threshold by a memory step, which does not file requests as records.
+"buy". A text that holds any of them is not read as a request here. A record made from a
+user's request is quarantined like any flagged record (kept whole, shown as a marker), and the
+user's own words of a turn release a `prompt_like` flag where the caller knows them
+(`safety.admit`'s `said`).
 """
 
 from __future__ import annotations
