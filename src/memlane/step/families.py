@@ -58,11 +58,15 @@ class Family:
     """The attribute's noun, named with a change ("switched dentists", "a new GP")."""
     suffix: str = ""
     """A practice named by its suffix ("... Dental"): the capitalised name before it is a member."""
+    hints: str = ""
+    """Words a held fact of the family is said with, searched for (`step/related.py`): "Our gas
+    and electric is with British Gas" / "We're with Octopus now" share no word."""
 
 
 def _brands(*names: str) -> tuple[tuple[str, str], ...]:
     """Members that are brand names, each written as said (case-sensitive)."""
-    return tuple((n.lower(), "(?-i:" + re.escape(n).replace(r"\ ", r"\s+") + ")") for n in names)
+    return tuple((n.lower().replace("'", ""), "(?-i:" + re.escape(n).replace(r"\ ", r"\s+") + ")")
+                 for n in names)
 
 
 _TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
@@ -70,103 +74,142 @@ _ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|
     r"became|become|now|fully|strictly|completely|totally|a|an)"
 
 FAMILIES: tuple[Family, ...] = (
-    Family("commute", (
-        ("cycle", r"(?<!motor)(?:cycl(?:e|es|ed|ing)|bik(?:e|es|ing)|(?:push\s*)?bicycle)"),
-        ("walk", r"walk(?:s|ed|ing)?(?!\s+(?:the|my|our|his|her|their)\b)|on\s+foot"),
-        ("bus", rf"{_TO}\s+(?:school\s+)?bus(?:es)?|buses"),
-        ("train", rf"{_TO}\s+trains?|trains"),
-        ("tube", rf"{_TO}\s+(?:tube|underground|metro|subway)"),
-        ("tram", rf"{_TO}\s+trams?"),
-        ("ferry", rf"{_TO}\s+ferry"),
-        ("drive", r"driv(?:e|es|ing)(?!\s+(?:a|an|the|my)\b)|drove(?!\s+(?:a|an|the|my)\b)|"
-                  r"by\s+car"),
-        ("scooter", r"(?:e-?)?scooter(?:s|ing)?"),
-        ("motorbike", r"motor\s*bik(?:e|es|ing)|motorcycl\w+|moped"),
-        ("lift share", r"lift[-\s]?shar\w*|car[-\s]?shar\w*|car\s*pool\w*|(?:get|got|getting)\s+"
-                       r"a\s+lift"),
-    ), context=r"\b(?:to|into|in\s+to|from)\s+(?:work|school|college|uni|the\s+office)\b|"
-               r"\bcommut\w*|\bschool\s+bus|\bin\s+(?:now|instead|these|most|every|each|daily)\b|"
-               r"\bin\s*[.,!;]|\bin\s*$"),
-    Family("food shop", (
-        *_brands("Sainsbury's", "Sainsburys", "Asda", "Morrisons", "Aldi", "Lidl", "Waitrose",
-                 "Co-op", "Iceland", "M&S", "Marks and Spencer", "Ocado", "Walmart", "Kroger",
-                 "Safeway", "Whole Foods", "Trader Joe's", "Costco", "Publix", "Albert Heijn",
-                 "Carrefour", "Rewe", "Edeka", "Mercadona", "Spar", "Booths", "Farmfoods"),
-        ("tesco", r"(?-i:Tesco)(?:'s)?(?!\s+(?:Mobile|Bank))"),
-    ), context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
+    Family(
+        "commute", hints="work commute bus train cycle drive walk tube tram bike",
+        members=(
+            ("cycle", r"(?<!motor)(?:cycl(?:e|es|ed|ing)|bik(?:e|es|ing)|(?:push\s*)?bicycle)"),
+            ("walk", r"walk(?:s|ed|ing)?(?!\s+(?:the|my|our|his|her|their)\b)|on\s+foot"),
+            ("bus", rf"{_TO}\s+(?:school\s+)?bus(?:es)?|buses"),
+            ("train", rf"{_TO}\s+trains?|trains"),
+            ("tube", rf"{_TO}\s+(?:tube|underground|metro|subway)"),
+            ("tram", rf"{_TO}\s+trams?"),
+            ("ferry", rf"{_TO}\s+ferry"),
+            ("drive", r"driv(?:e|es|ing)(?!\s+(?:a|an|the|my)\b)|drove(?!\s+(?:a|an|the|my)\b)|"
+                      r"by\s+car"),
+            ("scooter", r"(?:e-?)?scooter(?:s|ing)?"),
+            ("motorbike", r"motor\s*bik(?:e|es|ing)|motorcycl\w+|moped"),
+            ("lift share", r"lift[-\s]?shar\w*|car[-\s]?shar\w*|car\s*pool\w*|"
+                           r"(?:get|got|getting)\s+a\s+lift"),
+        ),
+        context=r"\b(?:to|into|in\s+to|from)\s+(?:work|school|college|uni|the\s+office)\b|"
+                r"\bcommut\w*|\bschool\s+bus|\bin\s+(?:now|instead|these|most|every|each|daily)\b|"
+                r"\bin\s*[.,!;]|\bin\s*$"),
+    Family(
+        "food shop", hints="shop shopping food groceries supermarket weekly",
+        members=(
+            *_brands("Sainsbury's", "Sainsburys", "Asda", "Morrisons", "Aldi", "Lidl", "Waitrose",
+                     "Co-op", "Iceland", "M&S", "Marks and Spencer", "Ocado", "Walmart", "Kroger",
+                     "Safeway", "Whole Foods", "Trader Joe's", "Costco", "Publix", "Albert Heijn",
+                     "Carrefour", "Rewe", "Edeka", "Mercadona", "Spar", "Booths", "Farmfoods"),
+            ("tesco", r"(?-i:Tesco)(?:'s)?(?!\s+(?:Mobile|Bank))"),
+        ),
+        context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
         noun=r"supermarkets?"),
-    Family("diet", tuple(
-        (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
-               rf"for\b|from\b|diet\b|and\b))")
-        for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
-                         ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
-                         ("keto", "keto|ketogenic"), ("paleo", "paleo")))),
-    Family("bank", _brands(
-        "Barclays", "Lloyds", "HSBC", "NatWest", "Santander", "Halifax", "Nationwide", "Monzo",
-        "Starling", "Revolut", "TSB", "Metro Bank", "first direct", "First Direct",
-        "Co-operative Bank", "Virgin Money", "Chase", "Bank of Scotland", "RBS", "Wells Fargo",
-        "Bank of America", "Citibank", "Capital One", "Chime", "N26", "Triodos", "Danske Bank"),
+    Family(
+        "diet", hints="vegetarian vegan pescatarian diet meat",
+        members=tuple(
+            (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
+                   rf"for\b|from\b|diet\b|and\b))")
+            for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
+                             ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
+                             ("keto", "keto|ketogenic"), ("paleo", "paleo")))),
+    Family(
+        "bank", hints="bank banking account",
+        members=_brands(
+            "Barclays", "Lloyds", "HSBC", "NatWest", "Santander", "Halifax", "Nationwide",
+            "Monzo", "Starling", "Revolut", "TSB", "Metro Bank", "first direct", "First Direct",
+            "Co-operative Bank", "Virgin Money", "Chase", "Bank of Scotland", "RBS",
+            "Wells Fargo", "Bank of America", "Citibank", "Capital One", "Chime", "N26",
+            "Triodos", "Danske Bank"),
         context=r"\bbank(?:s|ing|ed)?\b(?!\s+holiday)|\b(?:current\s+)?account\b",
         noun=r"banks?|current\s+accounts?|bank\s+accounts?"),
-    Family("mobile network", (
-        *_brands("EE", "O2", "Vodafone", "Three", "giffgaff", "Giffgaff", "Tesco Mobile",
-                 "Sky Mobile", "Voxi", "VOXI", "Lebara", "iD Mobile", "Smarty", "SMARTY",
-                 "Lyca", "Lycamobile", "BT Mobile", "Verizon", "AT&T", "T-Mobile", "Mint Mobile"),
-    ), context=r"\bphone\w*|\bmobile\b|\bnetwork\b|\bsim\b|\bcontract\b|\bsignal\b",
+    Family(
+        "mobile network", hints="phone mobile network contract sim",
+        members=(
+            *_brands("EE", "O2", "Vodafone", "Three", "giffgaff", "Giffgaff", "Tesco Mobile",
+                     "Sky Mobile", "Voxi", "VOXI", "Lebara", "iD Mobile", "Smarty", "SMARTY",
+                     "Lyca", "Lycamobile", "BT Mobile", "Verizon", "AT&T", "T-Mobile",
+                     "Mint Mobile"),
+        ),
+        context=r"\bphone\w*|\bmobile\b|\bnetwork\b|\bsim\b|\bcontract\b|\bsignal\b",
         noun=r"networks?|(?:mobile|phone)\s+(?:providers?|networks?|contracts?)"),
-    Family("energy supplier", _brands(
-        "British Gas", "Octopus", "EDF", "E.ON", "E.ON Next", "OVO", "Ovo", "Scottish Power",
-        "SSE", "Bulb", "Shell Energy", "Good Energy", "Ecotricity", "So Energy", "Outfox",
-        "Utility Warehouse", "Con Edison", "Con Ed", "PG&E", "Duke Energy"),
+    Family(
+        "energy supplier", hints="energy gas electric electricity supplier",
+        members=_brands(
+            "British Gas", "Octopus", "EDF", "E.ON", "E.ON Next", "OVO", "Ovo", "Scottish Power",
+            "SSE", "Bulb", "Shell Energy", "Good Energy", "Ecotricity", "So Energy", "Outfox",
+            "Utility Warehouse", "Con Edison", "Con Ed", "PG&E", "Duke Energy"),
         context=r"\benergy\b|\bgas\b|\belectric\w*|\bsupplier|\btariff|\bpower\b",
         noun=r"(?:energy\s+)?suppliers?|energy\s+(?:compan(?:y|ies)|providers?)"),
-    Family("broadband", _brands(
-        "BT", "Virgin Media", "Virgin", "Sky", "TalkTalk", "Plusnet", "Vodafone", "Hyperoptic",
-        "Community Fibre", "Zen", "EE", "Comcast", "Xfinity", "Spectrum", "Verizon Fios",
-        "Starlink"),
+    Family(
+        "broadband", hints="broadband internet wifi fibre",
+        members=_brands(
+            "BT", "Virgin Media", "Virgin", "Sky", "TalkTalk", "Plusnet", "Vodafone",
+            "Hyperoptic", "Community Fibre", "Zen", "EE", "Comcast", "Xfinity", "Spectrum",
+            "Verizon Fios", "Starlink"),
         context=r"\bbroadband\b|\binternet\b|\bwi-?fi\b|\bfib(?:re|er)\b|\brouter\b",
         noun=r"(?:broadband|internet)(?:\s+(?:providers?|compan(?:y|ies)))?"),
-    Family("phone", (
-        ("iphone", r"i-?phone"), ("android", r"android"),
-        ("samsung", r"(?-i:Samsung|Galaxy)(?!\s+(?:TV|Tab|Watch|Buds|tablet|telly|fridge))"),
-        ("pixel", r"(?-i:Pixel)"), ("oneplus", r"(?-i:OnePlus)"),
-        ("motorola", r"(?-i:Motorola|Moto)"), ("xiaomi", r"(?-i:Xiaomi)"),
-        ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
-    ), context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b",
+    Family(
+        "phone", hints="phone iphone android mobile",
+        members=(
+            ("iphone", r"i-?phone"), ("android", r"android"),
+            ("samsung", r"(?-i:Samsung|Galaxy)(?!\s+(?:TV|Tab|Watch|Buds|tablet|telly|fridge))"),
+            ("pixel", r"(?-i:Pixel)"), ("oneplus", r"(?-i:OnePlus)"),
+            ("motorola", r"(?-i:Motorola|Moto)"), ("xiaomi", r"(?-i:Xiaomi)"),
+            ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
+        ),
+        context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b",
         noun=r"(?:smart)?phones?|handsets?"),
-    Family("work pattern", (
-        ("hybrid", r"hybrid|(?:one|two|three|four|[1-4])\s+days?\s+(?:a\s+week\s+)?(?:in|at)\s+"
-                   r"(?:the\s+)?office"),
-        ("home", r"(?:work\w*|based)\s+(?:from|at)\s+home|wfh|home[-\s]based|"
-                 r"(?<!the\s)remote(?:ly)?(?!\s+control)"),
-        ("office", r"(?:in|into|at|to)\s+the\s+office(?!\s+(?:on|one|two|three|once|twice)\b)|"
-                   r"office[-\s]based|on[-\s]site"),
-    ), context=r"\bwork\w*|\bjob\b|\boffice\b|\bremote\b|\bwfh\b"),
-    Family("shift", (
-        ("nights", r"night\s*shifts?|(?<=\bon\s)nights|(?:work\w*|doing)\s+nights"),
-        ("days", r"day\s+shifts?|(?<=\bon\s)days(?!\s+(?:off|out|a\s+week))|(?:doing)\s+days"),
-        ("earlies", r"earlies|early\s+shifts?"), ("lates", r"lates|late\s+shifts?"),
-    )),
-    Family("dentist", (), noun=r"dentists?|dental\s+practices?",
-           suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
-                  r"|Dentists"),
-    Family("GP", (), noun=r"GPs?|doctors?|surger(?:y|ies)|practices?",
-           suffix=r"Surgery|Medical\s+(?:Centre|Center|Practice|Group)|Health\s+Cent(?:re|er)"),
-    Family("vets", (), noun=r"vets?|veterinar\w+",
-           suffix=r"Vets?|Veterinary(?:\s+(?:Practice|Centre|Clinic|Surgery|Hospital))?|"
-                  r"Animal\s+Hospital"),
-    Family("pharmacy", _brands("Boots", "Lloyds Pharmacy", "LloydsPharmacy", "Superdrug", "CVS",
-                               "Walgreens", "Rite Aid"),
-           context=r"\bprescriptions?\b|\bpharmac\w+|\bchemist|\bmeds\b|\bmedication",
-           noun=r"pharmac(?:y|ies)|chemists?", suffix=r"Pharmacy|Chemists?"),
-    Family("gym", _brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
-                          "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
-                          "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness"),
-           context=r"\bgym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
-                   r"\bclasses\b|\bfitness\b",
-           noun=r"gyms?", suffix=r"Fitness|Gym"),
-    Family("optician", _brands("Specsavers", "Vision Express"), noun=r"opticians?",
-           suffix=r"Opticians?|Eyecare|Optometry"),
+    Family(
+        "work pattern", hints="work home office remote hybrid",
+        members=(
+            ("hybrid", r"hybrid|(?:one|two|three|four|[1-4])\s+days?\s+(?:a\s+week\s+)?"
+                       r"(?:in|at)\s+(?:the\s+)?office"),
+            ("home", r"(?:work\w*|based)\s+(?:from|at)\s+home|wfh|home[-\s]based|"
+                     r"(?<!the\s)remote(?:ly)?(?!\s+control)"),
+            ("office", r"(?:in|into|at|to)\s+the\s+office"
+                       r"(?!\s+(?:on|one|two|three|once|twice)\b)|office[-\s]based|on[-\s]site"),
+        ),
+        context=r"\bwork\w*|\bjob\b|\boffice\b|\bremote\b|\bwfh\b"),
+    Family(
+        "shift", hints="shift shifts nights days earlies lates",
+        members=(
+            ("nights", r"night\s*shifts?|(?<=\bon\s)nights|(?:work\w*|doing)\s+nights"),
+            ("days", r"day\s+shifts?|(?<=\bon\s)days(?!\s+(?:off|out|a\s+week))|(?:doing)\s+days"),
+            ("earlies", r"earlies|early\s+shifts?"), ("lates", r"lates|late\s+shifts?"),
+        )),
+    Family(
+        "dentist", hints="dentist dental",
+        members=(), noun=r"dentists?|dental\s+practices?",
+        suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
+               r"|Dentists"),
+    Family(
+        "GP", hints="gp doctor surgery medical",
+        members=(), noun=r"GPs?|doctors?|surger(?:y|ies)|practices?",
+        suffix=r"Surgery|Medical\s+(?:Centre|Center|Practice|Group)|Health\s+Cent(?:re|er)"),
+    Family(
+        "vets", hints="vet vets",
+        members=(), noun=r"vets?|veterinar\w+",
+        suffix=r"Vets?|Veterinary(?:\s+(?:Practice|Centre|Clinic|Surgery|Hospital))?|"
+               r"Animal\s+Hospital"),
+    Family(
+        "pharmacy", hints="prescription prescriptions pharmacy chemist",
+        members=_brands("Boots", "Lloyds Pharmacy", "LloydsPharmacy", "Superdrug", "CVS",
+                        "Walgreens", "Rite Aid"),
+        context=r"\bprescriptions?\b|\bpharmac\w+|\bchemist|\bmeds\b|\bmedication",
+        noun=r"pharmac(?:y|ies)|chemists?", suffix=r"Pharmacy|Chemists?"),
+    Family(
+        "gym", hints="gym member membership fitness",
+        members=_brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
+                        "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
+                        "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness"),
+        context=r"\bgym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
+                r"\bclasses\b|\bfitness\b",
+        noun=r"gyms?", suffix=r"Fitness|Gym"),
+    Family(
+        "optician", hints="optician opticians",
+        members=_brands("Specsavers", "Vision Express"), noun=r"opticians?",
+        suffix=r"Opticians?|Eyecare|Optometry"),
 )
 """The families of values a person holds one current value of."""
 
@@ -288,17 +331,21 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     return bool(practitioner and "i" in (who, them)) or (weak and "i" in (who, them))
 
 
-def one_value(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
+def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = False) -> \
+        Verdict | None:
     """The one held fact of the holder that `new` names another member of its family in place
     of (see the module docstring); `related` to the newest when two or more held facts of the
-    holder are in the family; None when nothing fits."""
+    holder are in the family; None when nothing fits. `vet`: a record's text vetted alone
+    (`supersede._vet_claim`), its sentence gone ("I'm with Nationwide now." of "I changed
+    banks, ..."): the held fact's words may say the family ("My current account is with ...")."""
     said = new.context or new.said
+    ctx = f"{said} {claims[0].said}" if vet and len(claims) == 1 else said
     if "?" in said or new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or \
             _ONE_OFF.search(said) or _REFUSE.search(said):
         return None
     cued = bool(CUES.search(new.said) or _MORE_CUES.search(new.said))
     for family in FAMILIES:
-        mine = members(new.said, family, said)
+        mine = members(new.said, family, ctx)
         if not mine or not (cued or _named_change(family, said)):
             continue
         fits = [(i, theirs) for i, c in enumerate(claims)
@@ -335,3 +382,12 @@ def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, 
         return False
     again = [mine[m] for m in mine if m not in fresh]
     return all(a < at for a in again) and bool(theirs)
+
+
+def search_words(clause: str, sentence: str = "") -> list[str]:
+    """The words a held fact of each family `clause` names a member of (or names with a
+    change: "switched dentists") is said with (`Family.hints`), searched for beside its own
+    (`step/related.py`)."""
+    said = sentence or clause
+    return [w for f in FAMILIES if members(clause, f, said) or _named_change(f, said)
+            for w in f.hints.split()]

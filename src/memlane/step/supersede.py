@@ -761,7 +761,7 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
-    if (f := families.one_value(new, holder, [c])) and f[0] == SUPERSEDES:
+    if (f := families.one_value(new, holder, [c], vet=True)) and f[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[2]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
