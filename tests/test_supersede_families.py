@@ -54,6 +54,9 @@ NEAR_MISSES = [
     (["I speak French."], "I'm learning Spanish now."),
     (["I've got an Android phone."], "I've got a Samsung now."),  # the same platform
     (["I drive to work."], "I drive in now but get the bus when it snows."),
+    (["I walk to school with the kids."], "I drive to work these days."),  # another journey
+    (["My phone is an iPhone."], "My work phone is a Samsung now."),  # another phone
+    (["I work in the office."], "I work from home on Fridays now."),  # hybrid, not home
 ]
 
 

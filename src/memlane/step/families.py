@@ -69,6 +69,7 @@ def _brands(*names: str) -> tuple[tuple[str, str], ...]:
                  for n in names)
 
 
+_PART = "part of the week"
 _TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
 _ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
     r"became|become|now|fully|strictly|completely|totally|a|an)"
@@ -165,6 +166,10 @@ FAMILIES: tuple[Family, ...] = (
         members=(
             ("hybrid", r"hybrid|(?:one|two|three|four|[1-4])\s+days?\s+(?:a\s+week\s+)?"
                        r"(?:in|at)\s+(?:the\s+)?office"),
+            # a day's routine beside the pattern ("from home on Fridays"): not the pattern
+            (_PART, r"(?:(?:work\w*|based)\s+)?(?:from\s+home|in\s+the\s+office|remote(?:ly)?)"
+                    r"\s+(?:on\s+\w+days?|(?:one|two|three|four|[1-4])\s+days?|once|twice|"
+                    r"some\s+days|part\s+of\s+the\s+week)"),
             ("home", r"(?:work\w*|based)\s+(?:from|at)\s+home|wfh|home[-\s]based|"
                      r"(?<!the\s)remote(?:ly)?(?!\s+control)"),
             ("office", r"(?:in|into|at|to)\s+the\s+office"
@@ -293,7 +298,8 @@ def _fresh(mine: dict[str, int], theirs: dict[str, int]) -> set[str]:
     than "Android"; a practice's name within the other's is the same practice)."""
     out = set()
     for m in mine:
-        if m in theirs or any(m in t or t in m for t in theirs if len(m) > 3 and len(t) > 3):
+        if m == _PART or m in theirs or \
+                any(m in t or t in m for t in theirs if len(m) > 3 and len(t) > 3):
             continue
         if (m in _ANDROID and "android" in theirs) or (m == "android" and _ANDROID & set(theirs)):
             continue
@@ -351,6 +357,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
         fits = [(i, theirs) for i, c in enumerate(claims)
                 if c.said and c.said != new.said and not c.ends and
                 _holder_fits(holder, c.holder, said, c.said, family) and
+                not _another(new.said, c.said) and
                 (theirs := members(c.said, family)) and
                 c.said.rstrip(".!").lower() not in said.lower()]
         if not fits:
@@ -369,6 +376,25 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
             "worded as a change" if cued else "the attribute named with a change",
             "the only held fact of this holder in the family")
     return None
+
+
+_DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)
+_ANOTHER = re.compile(r"\b(?:joint|savings?|isa|credit\s+cards?|mortgage|loan|pension|business|"
+                      r"work\s+phone|second|spare|kids'?|children's|holiday|weekend|saturday|"
+                      r"sunday)\b", re.I)
+
+
+def _another(new: str, held: str) -> bool:
+    """Whether `new` is about another thing of the family than `held`: another destination
+    ("I walk the kids to school" / "I drive to work now"), another account or phone ("a joint
+    account with Nationwide", "my work phone"), a time of its own ("at weekends")."""
+    dest = [{"work" if m.group(1) else "school" for m in _DESTINATION.finditer(t)}
+            for t in (new, held)]
+    if dest[0] and dest[1] and not dest[0] & dest[1]:
+        return True
+    extra = {m.group(0).lower() for m in _ANOTHER.finditer(new)} - \
+        {m.group(0).lower() for m in _ANOTHER.finditer(held)}
+    return bool(extra) or slots.another_of(new, held)
 
 
 def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, int]) -> bool:
