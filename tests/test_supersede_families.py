@@ -31,6 +31,12 @@ PAIRS = [
     (["Our dentist is Castle Dental."], "We changed dentists, the kids see Bridge Street Dental."),
     (["Our cat Luna goes to Meadow Vets."], "We moved vets, Luna is with Oak Tree Vets now."),
     (["I'm a member at David Lloyd."], "I cancelled David Lloyd, I go to Better Fitness now."),
+    (["I eat meat but not much."], "I've been vegetarian since January."),
+    (["My bank is NatWest."], "I moved everything over to Monzo last month."),  # no bank word
+    (["Octopus is our energy supplier."], "We changed energy supplier to EDF in the autumn."),
+    (["I'm on EE for my mobile."], "Switched networks to Voxi, it's only £10 a month."),
+    (["I'm a member of The Gym Group."], "I joined Virgin Active in January, the pool is great."),
+    (["I go to Specsavers for my eyes."], "I see Leighton Opticians now, they're independent."),
     (["We get our prescriptions from Boots."],
      "We've moved our prescriptions to Rowlands Pharmacy instead."),
 ]
@@ -55,6 +61,10 @@ NEAR_MISSES = [
     (["I've got an Android phone."], "I've got a Samsung now."),  # the same platform
     (["I drive to work."], "I drive in now but get the bus when it snows."),
     (["I walk to school with the kids."], "I drive to work these days."),  # another journey
+    (["We do our food shop at Asda."], "I've moved over to Tesco, better hours."),  # a job?
+    (["I bank with Barclays."], "Dave switched to Monzo last year."),  # a person by name
+    (["I bank with Barclays."], "My brother moved his account over to Monzo."),
+    (["I've got a Pixel."], "My daughter's got an iPhone now."),
     (["My phone is an iPhone."], "My work phone is a Samsung now."),  # another phone
     (["I work in the office."], "I work from home on Fridays now."),  # hybrid, not home
 ]

@@ -93,7 +93,8 @@ FAMILIES: tuple[Family, ...] = (
                            r"(?:get|got|getting)\s+a\s+lift"),
         ),
         context=r"\b(?:to|into|in\s+to|from)\s+(?:work|school|college|uni|the\s+office)\b|"
-                r"\bcommut\w*|\bschool\s+bus|\bin\s+(?:now|instead|these|most|every|each|daily)\b|"
+                r"\bcommut\w*|\bschool\s+bus|\binto\s+(?:town|the\s+city|(?-i:[A-Z])\w+)|"
+                r"\b(?:ride|rides|riding|drive|driving|walk|walking|cycle|cycling)\s+in\b|\bin\s+(?:now|instead|these|most|every|each|daily)\b|"
                 r"\bin\s*[.,!;]|\bin\s*$"),
     Family(
         "food shop", hints="shop shopping food groceries supermarket weekly",
@@ -108,12 +109,14 @@ FAMILIES: tuple[Family, ...] = (
         noun=r"supermarkets?"),
     Family(
         "diet", hints="vegetarian vegan pescatarian diet meat",
-        members=tuple(
+        members=(*(
             (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
                    rf"for\b|from\b|diet\b|and\b))")
             for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
                              ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
-                             ("keto", "keto|ketogenic"), ("paleo", "paleo")))),
+                             ("keto", "keto|ketogenic"), ("paleo", "paleo"))),
+            ("meat", r"(?:eat|eats|eating|ate)\s+meat(?!\s+(?:free|substitutes?))|"
+                     r"meat[-\s]eaters?|omnivore"))),
     Family(
         "bank", hints="bank banking account",
         members=_brands(
@@ -132,7 +135,7 @@ FAMILIES: tuple[Family, ...] = (
                      "Lyca", "Lycamobile", "BT Mobile", "Verizon", "AT&T", "T-Mobile",
                      "Mint Mobile"),
         ),
-        context=r"\bphone\w*|\bmobile\b|\bnetwork\b|\bsim\b|\bcontract\b|\bsignal\b",
+        context=r"\bphone\w*|\bmobile\b|\bnetworks?\b|\bsim\b|\bcontract\b|\bsignal\b",
         noun=r"networks?|(?:mobile|phone)\s+(?:providers?|networks?|contracts?)"),
     Family(
         "energy supplier", hints="energy gas electric electricity supplier",
@@ -255,17 +258,21 @@ _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+
                       r"(?:\s+[\w'-]+){0,3}\s*$", re.I)
 
 
-def members(text: str, family: Family, sentence: str = "") -> dict[str, int]:
-    """The members of `family` that `text` names, each with where it first stands (empty when
-    the family's context is in neither `text` nor its `sentence`)."""
+def members(text: str, family: Family, sentence: str = "", switched: bool = False) -> \
+        dict[str, int]:
+    """The members of `family` that `text` names, each with where it first stands (none but a
+    practice's name when the family's context is in neither `text` nor its `sentence`).
+    `switched`: a brand said as switched to ("moved everything over to Monzo", "joined
+    Virgin Active") counts without the context (not a shop's: it may be an employer)."""
     ctx = _CONTEXT.get(family.name)
-    if ctx is not None and not (ctx.search(text) or (sentence and ctx.search(sentence))):
-        if not family.suffix:
-            return {}
+    said = ctx is None or bool(ctx.search(text) or (sentence and ctx.search(sentence)))
     rx, suffix, _ = _COMPILED[family.name]
     out: dict[str, int] = {}
-    if rx is not None and (ctx is None or ctx.search(text) or ctx.search(sentence)):
+    if rx is not None:
         for m in rx.finditer(text):
+            if not said and not (switched and family.name not in _EMPLOYERS_TOO and
+                                 _SWITCH_TO.search(text[:m.start()])):
+                continue
             k = int(next(g for g, v in m.groupdict().items() if v is not None)[1:])
             out.setdefault(family.members[k][0], m.start())
     if suffix is not None:
@@ -284,6 +291,13 @@ def members(text: str, family: Family, sentence: str = "") -> dict[str, int]:
                 if not any(name.lower() in k or k in name.lower() for k in out):
                     out.setdefault(name.lower(), m.start())
     return out
+
+
+_SWITCH_TO = re.compile(
+    r"\b(?:(?:moved|switched|changed|swapped|ported|transferred|gone|went)\s+(?:[\w']+\s+){0,3}?"
+    r"(?:over\s+)?(?:to|onto)|joined|signed\s+up\s+(?:with|at|to|for)|registered\s+(?:with|at))"
+    r"\s+(?:the\s+)?$", re.I)
+_EMPLOYERS_TOO = frozenset({"food shop", "pharmacy"})
 
 
 def _named_change(family: Family, said: str) -> bool:
@@ -307,6 +321,20 @@ def _fresh(mine: dict[str, int], theirs: dict[str, int]) -> set[str]:
     return out
 
 
+def _brand_holder(who: str, said: str, family: Family) -> str:
+    """The speaker for a holder that is a member the sentence names ("Octopus is our energy
+    supplier": the parse's holder is "Octopus") or the verb it opens with."""
+    if who.startswith("named ") and (any(who[6:] in m.split() for m in members(said, family))
+                                     or (who[6:] in _OPENERS and
+                                         said.lower().startswith(who[6:]))):
+        return "i"  # (and "Switched networks to Voxi": the parse's holder is "Switched")
+    return who
+
+
+_OPENERS = frozenset("""moved switched changed swapped ditched dropped ported joined started
+    finally went gone got signed registered transferred cancelled""".split())
+
+
 _NO_ONE = frozenset("it's that's there's here's what's let's who's".split())
 _PRONOUNS = frozenset("he she he's she's his her".split())
 
@@ -317,6 +345,7 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     person than the held fact does ("my son's account" is not mine)."""
     prefix, _, who = holder.rpartition("|")
     their_prefix, _, them = theirs.rpartition("|")
+    who, them = _brand_holder(who, said, family), _brand_holder(them, held_said, family)
     if prefix != their_prefix:
         return False
     others = {m.group(0).lower() for m in _OTHER.finditer(said)} - \
@@ -351,7 +380,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
         return None
     cued = bool(CUES.search(new.said) or _MORE_CUES.search(new.said))
     for family in FAMILIES:
-        mine = members(new.said, family, ctx)
+        mine = members(new.said, family, ctx, switched=True)
         if not mine or not (cued or _named_change(family, said)):
             continue
         fits = [(i, theirs) for i, c in enumerate(claims)
