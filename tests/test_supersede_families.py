@@ -63,6 +63,8 @@ NEAR_MISSES = [
     (["I walk to school with the kids."], "I drive to work these days."),  # another journey
     (["We do our food shop at Asda."], "I've moved over to Tesco, better hours."),  # a job?
     (["I bank with Barclays."], "Dave switched to Monzo last year."),  # a person by name
+    (["I cycle to work."], "My bike got nicked, so I'm getting the bus in until I get a new one."),
+    (["I drive to work."], "Since the clocks went back I cycle in on Fridays."),
     (["I bank with Barclays."], "My brother moved his account over to Monzo."),
     (["I've got a Pixel."], "My daughter's got an iPhone now."),
     (["My phone is an iPhone."], "My work phone is a Samsung now."),  # another phone

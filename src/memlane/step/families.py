@@ -252,7 +252,8 @@ _REFUSE = re.compile(
     r"\b(?:if|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
     r"morning|time)|just\s+for|top(?:s|ped|ping)?\s+up|for\s+(?:bits|the\s+odd|a\s+treat)|"
     r"sometimes|occasionally|some\s+days|the\s+odd|now\s+and\s+then|once\s+in\s+a\s+while|"
-    r"trial|trying\s+out|thinking|considering|tempted|wish|wondering)\b", re.I)
+    r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|until|till|for\s+now|"
+    r"for\s+the\s+time\s+being|temporarily|for\s+a\s+(?:bit|while|few\s+\w+))\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+up|quit|"
                       r"cancelled|left|ditched|dumped|instead\s+of|rather\s+than)"
                       r"(?:\s+[\w'-]+){0,3}\s*$", re.I)
@@ -416,11 +417,13 @@ _ANOTHER = re.compile(r"\b(?:joint|savings?|isa|credit\s+cards?|mortgage|loan|pe
 def _another(new: str, held: str) -> bool:
     """Whether `new` is about another thing of the family than `held`: another destination
     ("I walk the kids to school" / "I drive to work now"), another account or phone ("a joint
-    account with Nationwide", "my work phone"), a time of its own ("at weekends")."""
+    account with Nationwide", "my work phone"), a time of its own ("at weekends", "on Fridays")."""
     dest = [{"work" if m.group(1) else "school" for m in _DESTINATION.finditer(t)}
             for t in (new, held)]
     if dest[0] and dest[1] and not dest[0] & dest[1]:
         return True
+    if "weekday" in slots.values(new) and "weekday" not in slots.values(held):
+        return True  # "I cycle in on Fridays now": a day's routine beside it
     extra = {m.group(0).lower() for m in _ANOTHER.finditer(new)} - \
         {m.group(0).lower() for m in _ANOTHER.finditer(held)}
     return bool(extra) or slots.another_of(new, held)
