@@ -387,7 +387,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
         fits = [(i, theirs) for i, c in enumerate(claims)
                 if c.said and c.said != new.said and not c.ends and
                 _holder_fits(holder, c.holder, said, c.said, family) and
-                not _another(new.said, c.said) and
+                not _another(new.said, c.said, family.name) and
                 (theirs := members(c.said, family)) and
                 c.said.rstrip(".!").lower() not in said.lower()]
         if not fits:
@@ -414,15 +414,17 @@ _ANOTHER = re.compile(r"\b(?:joint|savings?|isa|credit\s+cards?|mortgage|loan|pe
                       r"sunday)\b", re.I)
 
 
-def _another(new: str, held: str) -> bool:
+def _another(new: str, held: str, family: str) -> bool:
     """Whether `new` is about another thing of the family than `held`: another destination
     ("I walk the kids to school" / "I drive to work now"), another account or phone ("a joint
-    account with Nationwide", "my work phone"), a time of its own ("at weekends", "on Fridays")."""
+    account with Nationwide", "my work phone"), a time of its own ("at weekends"; a journey or
+    a work pattern "on Fridays", not a practice "open on Saturdays")."""
     dest = [{"work" if m.group(1) else "school" for m in _DESTINATION.finditer(t)}
             for t in (new, held)]
     if dest[0] and dest[1] and not dest[0] & dest[1]:
         return True
-    if "weekday" in slots.values(new) and "weekday" not in slots.values(held):
+    if family in ("commute", "work pattern") and "weekday" in slots.values(new) and \
+            "weekday" not in slots.values(held):
         return True  # "I cycle in on Fridays now": a day's routine beside it
     extra = {m.group(0).lower() for m in _ANOTHER.finditer(new)} - \
         {m.group(0).lower() for m in _ANOTHER.finditer(held)}
