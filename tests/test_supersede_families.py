@@ -32,6 +32,8 @@ PAIRS = [
     (["Our cat Luna goes to Meadow Vets."], "We moved vets, Luna is with Oak Tree Vets now."),
     (["I'm a member at David Lloyd."], "I cancelled David Lloyd, I go to Better Fitness now."),
     (["I eat meat but not much."], "I've been vegetarian since January."),
+    (["I take the train into London every day."],
+     "I've started driving in, the trains are a joke."),
     (["My bank is NatWest."], "I moved everything over to Monzo last month."),  # no bank word
     (["Octopus is our energy supplier."], "We changed energy supplier to EDF in the autumn."),
     (["I'm on EE for my mobile."], "Switched networks to Voxi, it's only £10 a month."),
@@ -65,6 +67,11 @@ NEAR_MISSES = [
     (["I bank with Barclays."], "Dave switched to Monzo last year."),  # a person by name
     (["I cycle to work."], "My bike got nicked, so I'm getting the bus in until I get a new one."),
     (["I drive to work."], "Since the clocks went back I cycle in on Fridays."),
+    (["I bank with Barclays."], "Barclays moved my account to the Leeds branch."),  # the same
+    (["My dentist is Bright Dental."], "My wife switched dentists, she goes to Smile Dental now."),
+    (["I use PureGym."], "My mate from PureGym has joined Anytime Fitness now."),
+    (["I'm on an iPhone."], "I've bought my son a Samsung for his birthday now he's 12."),
+    (["I drive to work."], "My car's in the garage so I'm walking in this week."),
     (["I bank with Barclays."], "My brother moved his account over to Monzo."),
     (["I've got a Pixel."], "My daughter's got an iPhone now."),
     (["My phone is an iPhone."], "My work phone is a Samsung now."),  # another phone

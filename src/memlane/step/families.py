@@ -435,13 +435,18 @@ def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, 
     """Whether the new member stands as the value: not negated ("I'm not going vegan"), not
     what is replaced ("instead of the bus"), and after any held member the sentence names
     again ("The buses got so unreliable that I drive in now"; not "I drive in now but get the
-    bus when it snows")."""
+    bus when it snows"), unless named after it as what is complained of ("..., the trains are
+    a joke")."""
     new = next(iter(fresh))
     at = mine[new]
     if _NEGATED.search(text[:at]):
         return False
     again = [mine[m] for m in mine if m not in fresh]
-    return all(a < at for a in again) and bool(theirs)
+    return all(a < at or _SAID_OF.match(text[a:]) for a in again) and bool(theirs)
+
+
+_SAID_OF = re.compile(r"(?:the\s+)?[\w']+\s+(?:is|are|was|were|got|keep|kept|have\s+been|"
+                      r"has\s+been)\b", re.I)
 
 
 def search_words(clause: str, sentence: str = "") -> list[str]:
