@@ -449,7 +449,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _unless_kept(new, claims, Decision(*a)) if (
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
     if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims)):
-        d = _unless_kept(new, claims, Decision(*f))  # (`step/families.py`: one value a family)
+        d = _unless_kept(new, claims, Decision(*f))  # (`step/families.py`: a family's one value)
     return d
 
 
