@@ -57,6 +57,7 @@ NEAR_MISSES = [
     (["Our energy is with EDF."], "Thinking of switching to Octopus now the fix is ending."),
     (["Our energy is with EDF."], "We might move to Octopus when the deal ends."),
     (["I'm vegetarian."], "I'm not going vegan, I love cheese too much."),
+    (["I'm vegetarian."], "I'm not going vegan now, I love cheese too much."),  # (main: replaced)
     (["We have Netflix."], "We've got Disney+ now for the kids."),  # not single-valued
     (["I play tennis on Saturdays."], "I play badminton now."),  # hobbies: several
     (["I speak French."], "I'm learning Spanish now."),

@@ -449,6 +449,17 @@ _SAID_OF = re.compile(r"(?:the\s+)?[\w']+\s+(?:is|are|was|were|got|keep|kept|hav
                       r"has\s+been)\b", re.I)
 
 
+def denied(new: str, held: str) -> bool:
+    """Whether each member of a family `new` names in place of the one `held` names is negated
+    ("I'm not going vegan" / "I'm vegetarian"): no new value, whatever else reads one."""
+    for family in FAMILIES:
+        mine = members(new, family, new)
+        fresh = _fresh(mine, members(held, family)) if mine else set()
+        if fresh and all(_NEGATED.search(new[:mine[m]]) for m in fresh):
+            return True
+    return False
+
+
 def search_words(clause: str, sentence: str = "") -> list[str]:
     """The words a held fact of each family `clause` names a member of (or names with a
     change: "switched dentists") is said with (`Family.hints`), searched for beside its own

@@ -643,8 +643,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             # clause of its own sentence: "Got my pay review, I'm on 34k now")
         if not new.values or new.values <= c.values or new.additive:
             continue
-        if _other_thing(new, c):
-            continue
+        if _other_thing(new, c) or families.denied(new.said, c.said):
+            continue  # (`step/families.py`: "I'm not going vegan" gives no diet)
         if _one_of_many(new, c):
             continue  # "Beth is my sister." beside "Ana is my sister.": two sisters
         if new.ends and not new.ends <= {_loose(t) for t in c.terms} and \
