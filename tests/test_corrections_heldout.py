@@ -220,3 +220,29 @@ measurement found two wrong supersedes of near-misses, since mended: "Alfie went
 birthday party" is someone else's birthday (an ordinal after "a" is no age), and "I cycled to
 work today since it was sunny" is a one-off (a change cue short of a correction does not replace
 beside "today")."""
+
+
+def test_heldout_v21_and_v22(store: Any) -> None:
+    """`corrections_heldout_v21.jsonl` (14 corrections of single-valued families, 6 near-misses;
+    written and committed before `step/families.py`) and `corrections_heldout_v22.jsonl` (12
+    corrections of everything a person updates, 4 near-misses; written and committed after the
+    last rule change, measured once): at what they reached, and no wrong supersede."""
+    m = _measure()
+    for name, least in (("corrections_heldout_v21.jsonl", V21_APPLIED),
+                        ("corrections_heldout_v22.jsonl", V22_APPLIED)):
+        res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[20:-6])
+        missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
+        assert [r["wrong"] for r in res["cases"] if r["wrong"]] == [], name
+        assert res["applied"] >= least, (name, missed)
+
+
+V21_APPLIED = 12
+"""Of 14: 5 on its first (clean) measurement, 12 since `step/families.py`, both engines, none
+wrong; the two missed are not filed at all ("The buses got so unreliable that I drive in now.",
+"They've made us go back into the office every day now."); the rule itself reads both."""
+V22_APPLIED = 8
+"""Of 12: 8 on its only measurement, both engines (after `step/families.py`), none wrong; not
+tuned on. Missed: a home by "bought a house, we're in Chorlton now" (two records), a birthday
+party's ordinal kept beside the age (related), a job by "moved into the practice manager role",
+and a class day whose record says "Thursdays" (the held fact was replaced; the data's word is
+"Thursday")."""

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, slots
+from . import anchored, broad, families, slots
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -448,6 +448,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW):  # (`step/anchored.py`: same anchor, new value, a cue)
         d = _unless_kept(new, claims, Decision(*a)) if (
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
+    if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims)):
+        d = _unless_kept(new, claims, Decision(*f))  # (`step/families.py`: a family's one value)
     return d
 
 
@@ -641,8 +643,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             # clause of its own sentence: "Got my pay review, I'm on 34k now")
         if not new.values or new.values <= c.values or new.additive:
             continue
-        if _other_thing(new, c):
-            continue
+        if _other_thing(new, c) or families.denied(new.said, c.said):
+            continue  # (`step/families.py`: "I'm not going vegan" gives no diet)
         if _one_of_many(new, c):
             continue  # "Beth is my sister." beside "Ana is my sister.": two sisters
         if new.ends and not new.ends <= {_loose(t) for t in c.terms} and \
@@ -759,6 +761,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
+    if (f := families.one_value(new, holder, [c], vet=True)) and f[0] == SUPERSEDES:
+        return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[2]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
     if c.holder != holder and not unsure:
