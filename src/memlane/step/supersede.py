@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, slots
+from . import anchored, broad, numbered, slots
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -448,7 +448,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW):  # (`step/anchored.py`: same anchor, new value, a cue)
         d = _unless_kept(new, claims, Decision(*a)) if (
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
-    return d
+    # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
+    return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
 
 
 def _last_clause(new: Claim, claims: Sequence[Claim]) -> Decision | None:
@@ -759,6 +760,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
+    if (f := numbered.fit(new, holder, [c], _SKIP)) is not None:  # (`step/numbered.py`)
+        return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[1]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
     if c.holder != holder and not unsure:
