@@ -10,6 +10,7 @@ import pytest
 
 from memlane.step.heuristic import extract
 from memlane.step.numbered import ages, doses, labelled
+from memlane.step.related import related_query
 from memlane.step.supersede import RELATED, SUPERSEDES, decide
 from memlane.types import Message
 from supersede_verdicts import message_verdicts as _verdicts
@@ -22,10 +23,12 @@ LABELS = [
     (["The gate code for the allotments is 1905."], "The committee changed the gate code to 2210."),
     (["I usually get the number 9 bus to work."], "They cut the 9, so I get the 14 now."),
     (["My shoe size is 6."], "I've gone up to a size 7 shoe."),
+    (["I park in bay 40 at the depot."], "Got moved to bay 12 at the depot."),
     (["I catch the 31 to college."], "The 31 doesn't run anymore, I take the 33 instead."),
 ]
 DOSES = [
     (["I take 10mg of ramipril."], "The consultant put my ramipril up to 15mg."),
+    (["I take 40mg of simvastatin at night."], "Dr Okafor halved my simvastatin, 20mg now."),
     (["I use two puffs of Ventolin twice a day."], "The nurse cut my Ventolin to one puff."),
     (["My daughter takes 5ml of Calpol at bedtime."], "My daughter is on 7.5ml of Calpol now."),
     (["I'm on 100mcg of levothyroxine."], "They've reduced my levothyroxine to 75mcg."),
@@ -40,6 +43,8 @@ AGES = [
     (["My nephew Oscar is 7."], "Oscar's 8 now."),
     (["My wife is 38."], "My wife was 39 yesterday, we went out for dinner."),
     (["Our cat Mittens is twelve."], "Mittens is 13 now, still going strong."),
+    (["My niece is 2."], "She had her third birthday at soft play."),
+    (["I'm 49."], "Just had my 50th, the kids threw a party."),
 ]
 NEAR_MISSES = [
     # another label, another drug
@@ -52,6 +57,9 @@ NEAR_MISSES = [
     (["My son is 9."], "My nephew turned 10 yesterday."),
     (["I sit at desk 9."], "My colleague Dan is at desk 12 now."),
     (["My daughter Isla is 6."], "Her friend Ruby had her seventh birthday on Sunday."),
+    (["I'm 49."], "My brother just had his 50th."),
+    (["My daughter Ava is 4.", "My niece is 3."], "She had her fifth birthday on Sunday."),
+    (["I take 40mg of simvastatin."], "My husband takes 20mg of simvastatin."),
     # a one-off
     (["I take 20mg of omeprazole."], "I took 40mg of omeprazole today because of the heartburn."),
     (["I sit at desk 9."], "I'm at desk 30 today while they fix the lights."),
@@ -113,7 +121,7 @@ def test_the_values_read() -> None:
     assert labelled("I get the 42 bus into town.") == {"route": {(none, "42")}}
     assert labelled("The train leaves at 7:15 from platform 4.") == {"platform": {(none, "4")}}
     assert labelled("I'm a size 12 in jeans.") == {"size": {(frozenset({"jean"}), "12")}}
-    assert labelled("I wear size 10 shoes.")["size"] == {(frozenset({"wear", "sho"}), "10")}
+    assert labelled("I wear size 10 shoes.") == {"size": {(frozenset({"sho"}), "10")}}
     assert labelled("My locker number is 31.") == {"locker": {(none, "31")}}
     assert doses("The GP cut my omeprazole to 10mg.") == {("omeprazole", "mg", "10")}
     assert doses("I take two puffs of Clenil.") == {("clenil", "puff", "2")}
@@ -131,3 +139,10 @@ def test_a_count_in_words_and_a_named_birthday_are_filed() -> None:
         out = extract([Message(id=1, thread_id="t", seq=1, role="user", content=said, ts=0.0,
                                tokens=12)])
         assert [op["text"] for op in out["records"] if op["op"] == "add"], said
+
+
+def test_an_age_by_an_ordinal_searches_for_the_age_before_it() -> None:
+    """"Just had my 50th" shares no word with "I'm 49": the search for the held facts a step
+    is shown asks for the ages before it."""
+    assert "49" in related_query(["Just had my 50th."]).split()
+    assert "nine" in related_query(["Biscuit had her tenth birthday."]).split()

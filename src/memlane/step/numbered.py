@@ -33,7 +33,9 @@ from ..text import FACT_STOPWORDS, stem
 from . import broad, slots
 from .anchored import _ONCE
 from .claim import Claim
-from .endings import _ADDITIVE, _ONE_OFF, _loose
+from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
+from .holders import GENDER
+from .sentences import dropped_subject
 
 Fit = broad.Fit
 Verdict = tuple[str, int | None, tuple[str, ...]]
@@ -70,11 +72,17 @@ _NOUNS = (r"locker|room|desk|seat|platform|gate|route|bus|tram|flat|apartment|ho
           r"bay|space|table|row|ward|bed|cabin|berth|stand|unit|pew|peg|size|code|pin|extension|"
           r"shirt|squad\s+number")
 _LABEL = _NOUNS + "|number"
+_SAME_LABEL = {"bus": "route", "tram": "route", "squad number": "shirt", "kit": "shirt",
+               "shirts": "shirt", "squad": "shirt"}
+"""Labels said by other words: "the 42 bus" is a route, "my kit number" a shirt's."""
+_DET = r"(?:my|our|the|a|an|his|her|their|your)"
+"""A word before a label is a noun of its name only after one of these ("the door code",
+"my parking space"), not a verb ("I've been given space 31")."""
 _LABELLED = re.compile(
-    rf"\b(?:(?P<mod>[a-z]{{3,}})\s+)?(?P<label>{_LABEL})\s+(?:number\s+|no\.?\s*|#\s*)?"
+    rf"(?:\b{_DET}\s+(?P<mod>[a-z]{{3,}})\s+|\b)(?P<label>{_LABEL})\s+(?:number\s+|no\.?\s*|#\s*)?"
     r"(?P<n>\d{1,5}[a-z]?)\b(?![:.,]\d|\s*(?:am|pm|%|mg|ml|kg|st|nd|rd|th)\b)"
     r"(?:\s+(?:in\s+)?(?P<after>[a-z]{3,}))?"
-    rf"|\b(?:(?P<mod2>[a-z]{{3,}})\s+)?(?P<label2>{_LABEL})\b(?!\s+(?:{_NOUNS})\b)"
+    rf"|(?:\b{_DET}\s+(?P<mod2>[a-z]{{3,}})\s+|\b)(?P<label2>{_LABEL})\b(?!\s+(?:{_NOUNS})\b)"
     r"(?:\s+(?!is\b|was\b|to\b)[a-z']+){0,4}?"
     r"\s+(?:is|was|'s|are|to|now)\s+(?:now\s+)?(?:number\s+|no\.?\s*|#\s*|size\s+)?"
     r"(?P<n2>\d{1,5}[a-z]?)\b(?![:.,]\d|\s*(?:am|pm|%|mg|ml|kg|st|nd|rd|th|minutes?|mins?|"
@@ -111,8 +119,17 @@ _AGE_AFTER = (r"(?=\s*(?:[.,;!]|$|now\b|years?\s+old\b|this\s+year\b|already\b|a
 _AGE = re.compile(
     rf"(?:\b(?:is|am|are|now)|['\u2019](?:s|m|re))\s+(?:now\s+|just\s+|already\s+)?{_N}{_AGE_AFTER}"
     rf"|\bturned\s+{_N}\b(?!\s*(?:minutes?|mins?|degrees?|%))"
+    rf"|\b(?:hit|reached)\s+{_N}{_AGE_AFTER}"
     rf"|\bwas\s+{_N}\s+(?=on\b|last\b|yesterday\b|at\s+the\s+weekend\b)"
     rf"|\b{_N}\s+years?\s+old\b|\baged\s+{_N}\b", re.I)
+
+_OPENER = re.compile(r"^\W*(?:got|been|just|finally|recently|now|had|[a-z]+ed)\b", re.I)
+"""A verb opening a sentence with its subject dropped, which the holder reading takes for a
+name ("Got reassigned to bay 7")."""
+_OWN_ORDINAL = re.compile(
+    r"\b(?:had|celebrated|it'?s|was)\s+(?:my|his|her|their)\s+(\d{1,3}(?:st|nd|rd|th)|"
+    + "|".join(broad._ORDINAL_WORDS) + r")\b(?!\s+(?!birthday\b)[a-z]{3,})", re.I)
+"""A birthday ordinal of the sentence's holder: "Just had my 30th", "had her fifth birthday"."""
 
 
 def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str],
@@ -148,15 +165,32 @@ def fit(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) 
     """The one held fact `new` gives another number, dose, count or age of (see the module
     docstring), and why; None when none or more than one fits, or when it is refused."""
     said = new.context or new.said
-    if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or \
-            _QUESTION.search(said) or _NOT_YET.search(said) or _PAST.search(said):
+    head = _head(said)  # (what follows the value's clause is another matter: "Lily's just
+    # turned 11 and wants a phone")
+    if new.additive or _ADDITIVE.search(said) or slots.hypothetical(head) or \
+            _QUESTION.search(said) or _NOT_YET.search(head) or _PAST.search(head):
         return None
+    prefix, _, who = holder.rpartition("|")
+    if who.startswith("named ") and (dropped_subject(new.said) or
+                                     _OPENER.match(new.said) and _OPENER.match(who[6:])):
+        holder = f"{prefix}|i" if prefix else "i"  # "Got reassigned to bay 7": the speaker
     aged = _age(new, holder, claims)  # ("she turned 8 last Saturday", "is 12 today": now)
     if aged is not None or (_ONE_OFF.search(said) or _ONCE.search(said)) and \
             not _CHANGED.search(said):
         return aged  # ("took 40mg today", "I'm in room 12 this week": once)
     return _labelled(new, holder, claims, said) or _dose(new, holder, claims, said) or \
         _count(new, holder, claims, skip)
+
+
+_VALUE = re.compile(rf"\d|\b(?:{_WORD_N}|{'|'.join(broad._ORDINAL_WORDS)})\b", re.I)
+
+
+def _head(said: str) -> str:
+    """`said` up to the end of the clause of its first number (`_CLAUSE_CUT`); all of it when
+    it gives none."""
+    value = _VALUE.search(said)
+    cut = _CLAUSE_CUT.search(said, value.end()) if value is not None else None
+    return said[:cut.start()] if cut is not None else said
 
 
 def _number(word: str) -> str:
@@ -170,6 +204,7 @@ def ages(text: str) -> set[int]:
     out = {int(_number(n)) for m in _AGE.finditer(text) for n in m.groups() if n and
            _number(n).isdigit()}
     out |= {broad._age(m.group("n")) for m in broad._BIRTHDAY.finditer(text)}
+    out |= {broad._age(m.group(1)) for m in _OWN_ORDINAL.finditer(text)}
     return {a for a in out if 0 < a < 120}
 
 
@@ -177,7 +212,10 @@ def _age(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     """The held age of the same holder (never a pronoun or a name left unresolved), one to five
     years below the age said now."""
     mine = ages(new.said)
-    if len(mine) != 1 or "?" in holder or holder.rpartition("|")[2].startswith("named "):
+    if len(mine) != 1:
+        return None
+    holder = _aged_pronoun(holder, claims)
+    if "?" in holder or holder.rpartition("|")[2].startswith("named "):
         return None
     age = mine.pop()
     fits = [i for i, c in enumerate(claims) if c.holder == holder and not c.ends and
@@ -185,6 +223,26 @@ def _age(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     return (fits[0], (f"same holder ({holder})", f"an age said now ({age}), one to five years "
                       "past the held one", "the only held age of this holder")) \
         if len(fits) == 1 else None
+
+
+def earlier_ages(text: str) -> list[str]:
+    """The ages one to five years below an age `text` gives now, in digits and in words: what
+    the held age may be ("Just had my 30th" / "I'm 29"), for the search that finds it."""
+    back = {a - k for a in ages(text) for k in range(1, 6) if a - k > 0}
+    words = {n: w for w, n in _WORDS.items()}
+    return [f for a in sorted(back) for f in (str(a), words.get(a, "")) if f]
+
+
+def _aged_pronoun(holder: str, claims: Sequence[Claim]) -> str:
+    """"she" or "he" as the one third party of that gender with a held age ("My daughter is
+    4" / "She had her fifth birthday party"); else `holder` as it is."""
+    prefix, _, who = holder.rpartition("|")
+    if who not in ("?she", "?he"):
+        return holder
+    owners = {c.holder for c in claims if c.holder.rpartition("|")[0] == prefix and
+              "?" not in c.holder and GENDER.get(c.holder.rpartition("|")[2].split(" ")[0])
+              == who[1:] and ages(c.said)}
+    return owners.pop() if len(owners) == 1 else holder
 
 
 def labelled(text: str) -> dict[str, set[tuple[frozenset[str], str]]]:
@@ -195,14 +253,14 @@ def labelled(text: str) -> dict[str, set[tuple[frozenset[str], str]]]:
     out: dict[str, set[tuple[frozenset[str], str]]] = {}
     for m in _LABELLED.finditer(text):
         label = (m.group("label") or m.group("label2")).lower()
-        label = {"bus": "route", "tram": "route", "squad number": "number"}.get(label, label)
-        quals = frozenset(_loose(stem(w.lower())) for w in (m.group("mod"), m.group("mod2"),
-                                                              m.group("after"))
-                          if w and w.lower() not in _NOT_MODS and
-                          w.lower() not in FACT_STOPWORDS)
-        if label == "number" and (mod := m.group("mod") or m.group("mod2") or "").lower() in \
-                _NOUNS.split("|"):
-            label, quals = mod.lower(), quals - {_loose(stem(mod.lower()))}  # "locker number"
+        words = [w.lower() for w in (m.group("mod"), m.group("mod2"), m.group("after")) if w]
+        if label == "number":  # "my locker number", "the number 10 shirt": the locker's, the
+            # shirt's
+            label = next((w for w in words if w in _NOUNS.split("|") or w in _SAME_LABEL),
+                         label)
+        label = _SAME_LABEL.get(label, label)
+        quals = frozenset(_loose(stem(w)) for w in words if w not in _NOT_MODS and
+                          w not in FACT_STOPWORDS and _SAME_LABEL.get(w, w) != label)
         out.setdefault(label, set()).add((quals, (m.group("n") or m.group("n2")).lower()))
     for m in _ROUTE.finditer(text):
         out.setdefault("route", set()).add((frozenset(),
@@ -237,15 +295,23 @@ def _labelled(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fi
 
 
 def _owner_fits(holder: str, c: Claim, said: str, label: str) -> bool:
-    """The same holder, a weak one (`broad._holder_fits`), or a thing no one owns ("the door
-    code") when the sentence names no other person."""
-    if broad._holder_fits(holder, c.holder, said):
+    """The same holder or a weak one ("they", "it", the speaker) for the speaker's, or anyone
+    changing a thing no one owns ("the door code"), when the sentence names no other person
+    than the held fact does ("the key safe code at Mum's" in both is one code)."""
+    other = {m.lower() for m in _others(said)} - {m.lower() for m in _others(c.said)}
+    mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
+    if other:
+        return False
+    if holder == c.holder or (mine in ("?they", "?it", "i") and theirs == "i"):
         return True
-    unowned = re.compile(rf"\bthe\s+(?:[a-z]+\s+)?{label}\b", re.I)
-    return bool(unowned.search(c.said)) and not broad._OTHER.search(said) and \
-        not re.search(r"\b(?:my|our)\b", said, re.I) or \
-        bool(unowned.search(said)) and c.holder.rpartition("|")[2] == "i" and \
-        holder.rpartition("|")[2] in ("?they", "?it", "i") and not broad._OTHER.search(said)
+    unowned = re.compile(rf"\bthe\s+(?:[a-z]+\s+){{0,2}}{label}\b", re.I)
+    return bool(unowned.search(c.said) and unowned.search(said)) and \
+        not re.search(r"\b(?:my|our)\b", said, re.I)
+
+
+def _others(text: str) -> list[str]:
+    """The other people a sentence names (`broad._OTHER`): "my brother", "she", "Tom's"."""
+    return [m.group(0) for m in broad._OTHER.finditer(text)]
 
 
 def _subject_fits(said: str, held: Claim, label: str) -> bool:
@@ -286,7 +352,8 @@ def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | 
     mine = doses(new.said)
     fits: list[tuple[int, str]] = []
     for i, c in enumerate(claims):
-        if not c.said or c.ends or not broad._holder_fits(holder, c.holder, said):
+        if not c.said or c.ends or not (broad._holder_fits(holder, c.holder, said) or
+                                        _my_drug(c, said)):
             continue
         held = doses(c.said)
         if len(held) != 1:
@@ -301,6 +368,15 @@ def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | 
     i, drug = fits[0]
     return i, (f"the same drug ({drug})", "another dose in the held unit",
                "the only held dose of that drug")
+
+
+def _my_drug(held: Claim, said: str) -> bool:
+    """Whether `said` names the speaker's held drug as theirs ("Dr Patel halved my
+    atorvastatin") and no one else's."""
+    theirs = doses(held.said)
+    return held.holder.rpartition("|")[2] == "i" and len(theirs) == 1 and \
+        bool(re.search(rf"\bmy\s+{re.escape(next(iter(theirs))[0])}", said, re.I)) and \
+        not broad._OTHER.search(said)
 
 
 def _other_drug(new: Claim, held: Claim) -> bool:
