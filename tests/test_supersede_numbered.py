@@ -68,6 +68,12 @@ NEAR_MISSES = [
     (["I take 20mg of fluoxetine."], "My fluoxetine is going up to 40mg in June."),
     (["My son Finn is 12."], "Finn is thirteen next week."),
     (["My son Finn is 12."], "Finn turns 13 on Friday."),
+    # a past age, a younger one, a place's own number, another of a label
+    (["My son is 9."], "My son was 6 when we got the dog."),
+    (["My son is 9."], "My son is 8 in this photo."),
+    (["I do 16 hours a week at the pharmacy."], "The pharmacy is open 60 hours a week now."),
+    (["I park in bay 5."], "Bay 6 next to mine is free now."),
+    (["I park in bay 5."], "Bay 6 is free now."),
     # a maybe, a question, the past
     (["I'm on locker 12 at the gym."], "I might ask for locker 40 at the gym."),
     (["I get the 42 bus into town."], "Does the 17 go into town?"),

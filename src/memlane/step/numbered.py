@@ -63,6 +63,8 @@ _CHANGED = re.compile(
     r"\b(?:chang|mov|switch|gave|given|put|upp|cut|rais|lower|increas|reduc|doubl|halv|rerout|"
     r"scrap|reassign|allocat|assign|swapp|transferr)\w*", re.I)
 """A change made at a time ("changed the door code this morning"): not a one-off."""
+_WAS_WHEN = re.compile(rf"\bwas\s+{_N}\s+when\b|\bat\s+the\s+time\b", re.I)
+_FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|when\s+(?:i|we|he|she|they)\s+(?:was|were)|back\s+then|"
                    r"as\s+a\s+(?:kid|child|student))\b", re.I)
 
@@ -146,9 +148,33 @@ def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
             _other_drug(new, claims[target]) or _other_label(new, claims[target])):
         return "related", target, (*reasons, "but the number given is of another drug or "
                                    "label: both kept, the new one marked newer")
+    if kind == "supersedes" and target is not None and (
+            _younger(new, claims[target]) or _place_as_subject(new, claims[target])):
+        return "related", target, (*reasons, "but the number given is an earlier age or the "
+                                   "place's own: both kept, the new one marked newer")
     if kind in ("related", "new") and (hit := fit(new, holder, claims, skip)) is not None:
         return ("supersedes", *hit)
     return verdict
+
+
+def _younger(new: Claim, held: Claim) -> bool:
+    """An age below the held one, not said as a correction ("My daughter was 5 when we moved
+    here" / "My daughter is 7"), or an age said of a past time ("was 5 when")."""
+    mine, theirs = ages(new.said), ages(held.said)
+    if len(theirs) != 1:
+        return False
+    return bool(_WAS_WHEN.search(new.context or new.said)) or \
+        bool(mine) and max(mine) < next(iter(theirs)) and not new.corrects
+
+
+def _place_as_subject(new: Claim, held: Claim) -> bool:
+    """A number said of a place the speaker's held number is at ("The library is open 40 hours
+    a week now" / "I do 20 hours a week at the library"): the place's, not the speaker's."""
+    subject = slots.subject(new.said)
+    if not subject or _FIRST.search(new.said) or not _FIRST.search(held.said):
+        return False
+    return re.search(rf"\b(?:at|in|for|with|from)\s+(?:the\s+|my\s+|our\s+)?"
+                     rf"{re.escape(subject[-1])}", held.said, re.I) is not None
 
 
 def _not_yet(new: Claim, held: Claim) -> bool:
@@ -274,6 +300,9 @@ def _labelled(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fi
     """The one held number of the same label (and the same word before it when both say one:
     "door code" / "gate code" are two), another number said in its place."""
     mine = labelled(new.said)  # (the clause's own values, not its sentence's)
+    if re.search(r"\b(?:next\s+to|beside|opposite|than|like|near)\s+(?:mine|ours)\b", said,
+                 re.I):
+        return None  # "Bay 23 next to mine is empty now": another one
     fits: list[tuple[int, str]] = []
     for i, c in enumerate(claims):
         if not c.said or c.ends:
@@ -320,12 +349,15 @@ def _subject_fits(said: str, held: Claim, label: str) -> bool:
     me") or changes a thing no one owns ("the gate code"). Not "The printer moved to desk 20"
     (the printer's desk)."""
     subject = slots.subject(said)
-    if not subject or subject[-1] == label or set(subject) & held.terms or \
-            stem(subject[-1]) in held.terms:
+    the = re.compile(rf"\bthe\s+(?:[a-z]+\s+){{0,2}}{label}\b", re.I)
+    unowned = bool(the.search(held.said) and the.search(said))
+    opens = re.match(rf"\W*(?:the\s+)?{label}\s+(?:number\s+|no\.?\s*)?\d", said, re.I)
+    if opens or subject and subject[-1] == label:  # "Bay 23 is free now": a bay, not mine
+        return bool(_FIRST.search(said)) or unowned
+    if not subject or set(subject) & held.terms or stem(subject[-1]) in held.terms:
         return True
     return bool(re.search(rf"\b(?:my|our)\s+(?:[a-z]+\s+)?{label}\b|\bme\b", said, re.I)) or \
-        bool(re.search(rf"\bthe\s+(?:[a-z]+\s+)?{label}\b", held.said, re.I) and
-             re.search(rf"\bthe\s+(?:[a-z]+\s+)?{label}\b", said, re.I))
+        unowned
 
 
 def doses(text: str) -> set[tuple[str, str, str]]:
