@@ -74,6 +74,7 @@ NEAR_MISSES = [
     (["I do 16 hours a week at the pharmacy."], "The pharmacy is open 60 hours a week now."),
     (["I park in bay 5."], "Bay 6 next to mine is free now."),
     (["I park in bay 5."], "Bay 6 is free now."),
+    (["My locker is 31."], "I'm 32 now, can you believe it."),
     # a maybe, a question, the past
     (["I'm on locker 12 at the gym."], "I might ask for locker 40 at the gym."),
     (["I get the 42 bus into town."], "Does the 17 go into town?"),

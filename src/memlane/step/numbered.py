@@ -116,8 +116,8 @@ _NOT_DRUGS = frozenset("""blood pressure tablets tablet pills medication meds do
     evening twice once daily dose dosage doctor nurse down back them they were that this then
     than just only about around roughly extra another more less over least upped cut""".split())
 
-_AGE_AFTER = (r"(?=\s*(?:[.,;!]|$|now\b|years?\s+old\b|this\s+year\b|already\b|and\b|but\b|"
-              r"so\b|on\b|last\b|yesterday\b|today\b|at\s+the\s+weekend\b))")
+_AGE_AFTER = (r"(?![.,]\d)(?=\s*(?:[.,;!]|$|now\b|years?\s+old\b|this\s+year\b|already\b|and\b|"
+              r"but\b|so\b|on\b|last\b|yesterday\b|today\b|at\s+the\s+weekend\b))")
 _AGE = re.compile(
     rf"(?:\b(?:is|am|are|now)|['\u2019](?:s|m|re))\s+(?:now\s+|just\s+|already\s+)?{_N}{_AGE_AFTER}"
     rf"|\bturned\s+{_N}\b(?!\s*(?:minutes?|mins?|degrees?|%))"
@@ -157,11 +157,18 @@ def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
     return verdict
 
 
+def _aged(c: Claim) -> bool:
+    """Whether a held fact states an age: read as one, or as no other attribute and giving no
+    labelled number or dose ("Our cat Biscuit is nine"; not "My locker is 31")."""
+    return c.attribute == "age" or (c.attribute is None and not labelled(c.said) and
+                                    not doses(c.said) and bool(ages(c.said)))
+
+
 def _younger(new: Claim, held: Claim) -> bool:
     """An age below the held one, not said as a correction ("My daughter was 5 when we moved
     here" / "My daughter is 7"), or an age said of a past time ("was 5 when")."""
     mine, theirs = ages(new.said), ages(held.said)
-    if len(theirs) != 1:
+    if len(theirs) != 1 or not _aged(held):
         return False
     return bool(_WAS_WHEN.search(new.context or new.said)) or \
         bool(mine) and max(mine) < next(iter(theirs)) and not new.corrects
@@ -245,7 +252,7 @@ def _age(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
         return None
     age = mine.pop()
     fits = [i for i, c in enumerate(claims) if c.holder == holder and not c.ends and
-            len(held := ages(c.said)) == 1 and 0 < age - held.pop() <= 5]
+            _aged(c) and len(held := ages(c.said)) == 1 and 0 < age - held.pop() <= 5]
     return (fits[0], (f"same holder ({holder})", f"an age said now ({age}), one to five years "
                       "past the held one", "the only held age of this holder")) \
         if len(fits) == 1 else None
