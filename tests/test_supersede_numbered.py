@@ -29,6 +29,7 @@ LABELS = [
 DOSES = [
     (["I take 10mg of ramipril."], "The consultant put my ramipril up to 15mg."),
     (["I take 40mg of simvastatin at night."], "Dr Okafor halved my simvastatin, 20mg now."),
+    (["I'm on 200mg of lamotrigine."], "Neurologist put me up to 250mg of lamotrigine."),
     (["I use two puffs of Ventolin twice a day."], "The nurse cut my Ventolin to one puff."),
     (["My daughter takes 5ml of Calpol at bedtime."], "My daughter is on 7.5ml of Calpol now."),
     (["I'm on 100mcg of levothyroxine."], "They've reduced my levothyroxine to 75mcg."),
@@ -45,6 +46,7 @@ AGES = [
     (["Our cat Mittens is twelve."], "Mittens is 13 now, still going strong."),
     (["My niece is 2."], "She had her third birthday at soft play."),
     (["I'm 49."], "Just had my 50th, the kids threw a party."),
+    (["Our parrot Kiwi is 22."], "Kiwi turned 23 over the summer."),
 ]
 NEAR_MISSES = [
     # another label, another drug
@@ -58,6 +60,8 @@ NEAR_MISSES = [
     (["I sit at desk 9."], "My colleague Dan is at desk 12 now."),
     (["My daughter Isla is 6."], "Her friend Ruby had her seventh birthday on Sunday."),
     (["I'm 49."], "My brother just had his 50th."),
+    (["Our parrot Kiwi is 22.", "My uncle Ted is 70."], "Ted turned 23 in his head, bless him."),
+    (["I'm on 200mg of lamotrigine."], "Neurologist put my wife up to 250mg of lamotrigine."),
     (["My daughter Ava is 4.", "My niece is 3."], "She had her fifth birthday on Sunday."),
     (["I take 40mg of simvastatin."], "My husband takes 20mg of simvastatin."),
     # a one-off

@@ -34,7 +34,7 @@ from . import broad, slots
 from .anchored import _ONCE
 from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
-from .holders import GENDER
+from .holders import GENDER, RELATIONS
 from .sentences import dropped_subject
 
 Fit = broad.Fit
@@ -63,6 +63,8 @@ _CHANGED = re.compile(
     r"\b(?:chang|mov|switch|gave|given|put|upp|cut|rais|lower|increas|reduc|doubl|halv|rerout|"
     r"scrap|reassign|allocat|assign|swapp|transferr)\w*", re.I)
 """A change made at a time ("changed the door code this morning"): not a one-off."""
+_CARERS = frozenset("""doctor gp dentist therapist consultant nurse manager boss supervisor
+    landlord landlady teacher tutor coach mentor carer team lead""".split())
 _WAS_WHEN = re.compile(rf"\bwas\s+{_N}\s+when\b|\bat\s+the\s+time\b", re.I)
 _FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|when\s+(?:i|we|he|she|they)\s+(?:was|were)|back\s+then|"
@@ -149,7 +151,8 @@ def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
         return "related", target, (*reasons, "but the number given is of another drug or "
                                    "label: both kept, the new one marked newer")
     if kind == "supersedes" and target is not None and (
-            _younger(new, claims[target]) or _place_as_subject(new, claims[target])):
+            _younger(new, claims[target]) or _place_as_subject(new, claims[target]) or
+            _theirs(new, claims[target])):
         return "related", target, (*reasons, "but the number given is an earlier age or the "
                                    "place's own: both kept, the new one marked newer")
     if kind in ("related", "new") and (hit := fit(new, holder, claims, skip)) is not None:
@@ -162,6 +165,21 @@ def _aged(c: Claim) -> bool:
     labelled number or dose ("Our cat Biscuit is nine"; not "My locker is 31")."""
     return c.attribute == "age" or (c.attribute is None and not labelled(c.said) and
                                     not doses(c.said) and bool(ages(c.said)))
+
+
+_KIN = "|".join(sorted((w for w in RELATIONS if w not in _CARERS), key=len, reverse=True))
+_THEIRS = re.compile(rf"\b(?:my|our)\s+(?:{_KIN})(?:['\u2019]s\b|\s+(?:up|down|on|onto|off|to|"
+                     r"takes?|is|was|has|gets?|got|turned)\b)", re.I)
+"""Someone of the speaker's whose number, dose or age it is ("put my wife up to 250mg", "my
+son's locker"); not the professional who changed the speaker's ("my doctor's upped it")."""
+
+
+def _theirs(new: Claim, held: Claim) -> bool:
+    """A number, dose or age of someone the sentence names ("Neurologist put my wife up to
+    250mg of lamotrigine"), replacing the speaker's own ("I'm on 200mg of lamotrigine")."""
+    return held.holder.rpartition("|")[2] == "i" and not _THEIRS.search(held.said) and \
+        bool(_THEIRS.search(new.said)) and \
+        bool(doses(new.said) or labelled(new.said) or ages(new.said))
 
 
 def _younger(new: Claim, held: Claim) -> bool:
@@ -242,17 +260,25 @@ def ages(text: str) -> set[int]:
 
 
 def _age(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
-    """The held age of the same holder (never a pronoun or a name left unresolved), one to five
-    years below the age said now."""
+    """The held age of the same holder (a pronoun only as `_aged_pronoun` resolves it, a name
+    only as the one held fact says it is of that age), one to five years below the age said
+    now."""
     mine = ages(new.said)
     if len(mine) != 1:
         return None
-    holder = _aged_pronoun(holder, claims)
-    if "?" in holder or holder.rpartition("|")[2].startswith("named "):
+    holder, age = _aged_pronoun(holder, claims), mine.pop()
+    who = holder.rpartition("|")[2]
+    if "?" in holder:
         return None
-    age = mine.pop()
-    fits = [i for i, c in enumerate(claims) if c.holder == holder and not c.ends and
-            _aged(c) and len(held := ages(c.said)) == 1 and 0 < age - held.pop() <= 5]
+    if who.startswith("named "):  # "Speedy turned 41" / "Our tortoise Speedy is 40": the one
+        # held fact that gives the name an age
+        said_of = re.compile(rf"(?-i:\b{re.escape(who[6:].capitalize())}\b)(?:['\u2019]s)?\s+"
+                             rf"(?:is|was|turned)\s", re.I)
+        fits = [i for i, c in enumerate(claims) if not c.ends and said_of.search(c.said) and
+                len(held := ages(c.said)) == 1 and 0 < age - held.pop() <= 5]
+    else:
+        fits = [i for i, c in enumerate(claims) if c.holder == holder and not c.ends and
+                _aged(c) and len(held := ages(c.said)) == 1 and 0 < age - held.pop() <= 5]
     return (fits[0], (f"same holder ({holder})", f"an age said now ({age}), one to five years "
                       "past the held one", "the only held age of this holder")) \
         if len(fits) == 1 else None
@@ -413,9 +439,11 @@ def _my_drug(held: Claim, said: str) -> bool:
     """Whether `said` names the speaker's held drug as theirs ("Dr Patel halved my
     atorvastatin") and no one else's."""
     theirs = doses(held.said)
-    return held.holder.rpartition("|")[2] == "i" and len(theirs) == 1 and \
-        bool(re.search(rf"\bmy\s+{re.escape(next(iter(theirs))[0])}", said, re.I)) and \
-        not broad._OTHER.search(said)
+    if held.holder.rpartition("|")[2] != "i" or len(theirs) != 1 or broad._OTHER.search(said):
+        return False
+    drug = re.escape(next(iter(theirs))[0])  # (or "took me down to 75mg of venlafaxine")
+    return bool(re.search(rf"\bmy\s+{drug}", said, re.I) or
+                re.search(r"\bme\b", said, re.I) and re.search(rf"\b{drug}", said, re.I))
 
 
 def _other_drug(new: Claim, held: Claim) -> bool:
