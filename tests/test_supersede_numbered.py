@@ -79,6 +79,9 @@ NEAR_MISSES = [
     (["I park in bay 5."], "Bay 6 next to mine is free now."),
     (["I park in bay 5."], "Bay 6 is free now."),
     (["My locker is 31."], "I'm 32 now, can you believe it."),
+    (["I visited the museum number 4 in the old town."], "I visited the museum number 5 too."),
+    (["I went to the gallery number 2."], "I went to the gallery number 3 after lunch."),
+    (["We stayed in room 12 in Rome."], "We stayed in room 40 in Venice."),
     # a maybe, a question, the past
     (["I'm on locker 12 at the gym."], "I might ask for locker 40 at the gym."),
     (["I get the 42 bus into town."], "Does the 17 go into town?"),
@@ -119,9 +122,16 @@ def test_a_replace_the_rule_makes_is_not_refused_when_vetted(held: list[str], ne
     assert decide(new, held, claimed=0).verdict == SUPERSEDES
 
 
-def test_a_vetted_replace_of_another_holder_is_still_refused() -> None:
-    assert decide("My nephew turned 10 yesterday.", ["My son is 9."],
-                  claimed=0).verdict == RELATED
+@pytest.mark.parametrize(("held", "new"), [
+    (["My son is 9."], "My nephew turned 10 yesterday."),
+    (["My son Finn is 12."], "Finn turns 13 on Friday."),
+    (["I take 20mg of fluoxetine."], "My fluoxetine is going up to 40mg in June."),
+    (["I'm on 200mg of lamotrigine."], "Neurologist put my wife up to 250mg of lamotrigine."),
+])
+def test_a_model_replace_of_another_holder_or_not_yet_true_is_refused(held: list[str],
+                                                                       new: str) -> None:
+    """A model step's "this replaces #N" is vetted by the same rule: refused (both kept)."""
+    assert decide(new, held, claimed=0).verdict == RELATED
 
 
 def test_the_values_read() -> None:

@@ -65,6 +65,9 @@ _CHANGED = re.compile(
 """A change made at a time ("changed the door code this morning"): not a one-off."""
 _CARERS = frozenset("""doctor gp dentist therapist consultant nurse manager boss supervisor
     landlord landlady teacher tutor coach mentor carer team lead""".split())
+_EVENT = re.compile(r"\b(?:visited|went|saw|stayed|watched|played|met|ate|flew|walked|ran|"
+                    r"read|sat|waited|found|lost|left|passed)\b", re.I)
+"""A past event: a number it names is where one was, not one's own (`_labelled`)."""
 _WAS_WHEN = re.compile(rf"\bwas\s+{_N}\s+when\b|\bat\s+the\s+time\b", re.I)
 _FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|we|we're|we've|us|our)\b", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|when\s+(?:i|we|he|she|they)\s+(?:was|were)|back\s+then|"
@@ -324,8 +327,9 @@ def labelled(text: str) -> dict[str, set[tuple[frozenset[str], str]]]:
     for m in _ROUTE.finditer(text):
         out.setdefault("route", set()).add((frozenset(),
                                             next(g for g in m.groups() if g).lower()))
-    if "number" in out and len(out) > 1:
-        del out["number"]  # ("my locker number is 31": the locker's)
+    if "number" in out and (len(out) > 1 or any(q for q, _ in out["number"])):
+        del out["number"]  # ("my locker number is 31": the locker's; "the museum number 5":
+        # no label of this class)
     return out
 
 
@@ -336,6 +340,8 @@ def _labelled(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fi
     if re.search(r"\b(?:next\s+to|beside|opposite|than|like|near)\s+(?:mine|ours)\b", said,
                  re.I):
         return None  # "Bay 23 next to mine is empty now": another one
+    if _EVENT.search(said) and not (_CHANGED.search(said) or re.search(r"\bnow\b", said, re.I)):
+        return None  # "I visited room 12", "we stayed in flat 3": where one was, once
     fits: list[tuple[int, str]] = []
     for i, c in enumerate(claims):
         if not c.said or c.ends:

@@ -413,8 +413,10 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
-    if claimed is not None:
-        return _vet_claim(new, holder, claims, claimed)
+    if claimed is not None:  # (settled as below: `step/numbered.py`)
+        d = _vet_claim(new, holder, claims, claimed)
+        return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target,
+                                                                      d.reasons)))
     # The same fact again: the closest held fact of the same holder, by terms.
     best, best_j = None, 0.0
     for i, c in enumerate(claims):
@@ -760,8 +762,6 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
-    if (f := numbered.fit(new, holder, [c], _SKIP)) is not None:  # (`step/numbered.py`)
-        return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[1]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
     if c.holder != holder and not unsure:
