@@ -20,6 +20,13 @@ locker 58" says the new one). Never when the statement adds ("a second locker"),
 drug or holder; never for a number inside a date, a clock time or a price. Two held facts that
 fit: None (both kept).
 
+`settle` is asked last, for every verdict of `supersede.decide` (a model's vetted replace too):
+what replaced nothing is read as above, and a replace by any rule of such a value is refused
+(`related`: both kept, the new one marked newer) when the value is not yet true ("Finn turns 13
+on Friday"), of another drug or another of a label's kind ("size 12 jeans" / "size 10 shoes"),
+an earlier age ("was 5 when we moved here"), a place's own count ("The library is open 40
+hours a week now"), or someone else's ("put my wife up to 250mg").
+
 Pure: reads the claims' texts only.
 """
 
@@ -48,7 +55,7 @@ _WORD_N = "|".join(sorted(_WORDS, key=len, reverse=True))
 _N = rf"(\d{{1,5}}[a-z]?|{_WORD_N})"
 
 _LATER = re.compile(
-    r"\b(?:will|shall|gonna|going\s+(?:up|down|back)\s+to|turns|turning|"
+    r"\b(?:will|shall|gonna|going\s+(?:up|down|back)\s+to|turns(?!\s+out\b)|turning|"
     r"(?<!from\s)next\s+(?:week|month|year|term|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
     r"in\s+a\s+(?:week|fortnight|month|year))\b|'ll\b", re.I)
 """Said of a time to come ("will be 8 next month", "going up to 30mg", "turns 8 on Friday");
