@@ -49,7 +49,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
     like facts, one corrected), the tune set written beside them, and v4-v9, v11 and v13 (each
     written before it was first measured, then tuned on), v10, v12, v14, v15 and v16 (v10 and v12
     tuned on by class since, v14, v15 and v16 by their misses' classes), v17 and v18 (each
-    measured once, after the last rule change), v20 (the same, after the anchored rule), the
+    measured once, after the last rule change), v20 (the same, after the anchored rule), v23
+    (written for the numbered rule before it) and v24 (measured once, after it), the
     lead's s7, s8 and people s7 (never shown to
     whoever wrote the rules, but five sentences of s7), and 20
     more near-misses (`corrections_nearmiss_v3`: 2 wrong supersedes on their first measurement,
@@ -74,6 +75,8 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v17.jsonl", V17_APPLIED),
                         ("corrections_heldout_v18.jsonl", V18_APPLIED),
                         ("corrections_heldout_v20.jsonl", V20_APPLIED),
+                        ("corrections_heldout_v23.jsonl", V23_APPLIED),
+                        ("corrections_heldout_v24.jsonl", V24_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_lead_s7.jsonl", LEAD_S7_APPLIED),
@@ -184,6 +187,16 @@ chosen for the anchored rule (`step/anchored.py`), written and committed before 
 measurement): 6 on it, both engines (main then: 5), none wrong, three corrections not filed (a
 provider by "went to Three", a manager "for now", a child's lessons beside the other's
 "still"); not tuned on."""
+V23_APPLIED = 14
+"""Of 14 (`corrections_heldout_v23.jsonl`, 6 near-misses: labelled numbers, doses, counts and
+ages, written and committed before the numbered rule (`step/numbered.py`) and measured first on
+main: 5, two not filed, none wrong): 14 when last measured, both engines, none wrong; the rule
+was built on its classes (its unit tests are pairs of their own)."""
+V24_APPLIED = 7
+"""Of 12 (`corrections_heldout_v24.jsonl`, 4 near-misses; everyday corrections of every kind,
+not chosen for the numbered rule, written and committed before its only measurement): 7 on it,
+both engines (main then: 6), none wrong, one correction not filed ("I've started eating fish
+again, so pescatarian these days": the clause with the new word is dropped); not tuned on."""
 LEAD_S7_APPLIED = 13
 """Of 20 (`corrections_lead_s7.jsonl`, 6 near-misses; written by the lead before the session's
 changes): 9 on its first (clean) measurement, both engines, none wrong; 12 when last measured,

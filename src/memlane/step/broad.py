@@ -85,7 +85,8 @@ _AMOUNT = re.compile(
 _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|night|week|fortnight|month|year|"
                      r"hour|term|session)\b", re.I)
 _OTHER = re.compile(rf"\b(?:my|our|your)\s+(?:{_REL})\b|\b(?:he|she|he's|she's|his|her)\b"
-                    r"|(?-i:\b[A-Z][a-z]+['\u2019]s\b)", re.I)
+                    r"|(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let)['\u2019])[A-Z][a-z]+"
+                    r"['\u2019]s\b)", re.I)  # (someone's, not "It's")
 _FILLER = frozenset(stem(w) for w in """only just about around roughly nearly almost now
     these days been had to have got getting get it it's its i'm i've they they've we we've
     the a an my our up down back over per each every all total""".split())

@@ -51,6 +51,7 @@ from .sentences import (
     split_sentences,
 )
 from .shapes import arrangement, is_fragment, kin_fact, name_news, names_holder, names_role
+from .slots import counted
 from .supersede import DUPLICATE as DUPLICATE  # the repeat threshold, read by eval/replay.py
 from .supersede import (
     RELATED,
@@ -85,7 +86,7 @@ def sentence_score(sentence: str, names: frozenset[str] = frozenset()) -> float:
         # people's by name or a family word ("Mia's started at Kings Norton Girls now"), or
         # how their household runs ("The new rota means two late shifts a week for everyone")
         score += 0.25
-    if any(ch.isdigit() for ch in sentence):
+    if any(ch.isdigit() for ch in counted(sentence)):  # ("four days a week": a number too)
         score += 0.3
     # Capitalised words past the first are names, places, titles; so is the first when it
     # names whose fact the sentence states ("Jo got a job at the council").

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, families, slots
+from . import anchored, families, numbered, slots
 from .clauses import clauses
 from .sentences import split_sentences
 from .supersede import read_claim
@@ -131,6 +131,7 @@ def related_query(texts: Sequence[str]) -> str:
                     words += _HINTS.get(attr, attr).split()
                 if attr == "age":  # "I turned 35" / "I'm 34": the age before it
                     words += [str(int(k) - 1) for k in sorted(c.key) if k.isdigit()]
+                words += numbered.earlier_ages(clause)  # "had my 30th" / "I'm 29"
                 # What it says was stopped, in the forms a held fact may spell it ("swimming"
                 # ended: "swim"; "cycling": "cycle").
                 words += [f for t in sorted(c.ends) for f in (t, t + "e")]

@@ -10,6 +10,7 @@ import re
 from ..text import ANY_WORD, FACT_STOPWORDS, FACT_WORD
 from .holders import RELATIONS, names_my_role
 from .shapes import appositive, is_fragment, names_role, without_vocative, world_fact
+from .slots import counted
 
 _PREF = re.compile(r"\b(i|we)\s+(really\s+)?(like|love|prefer|hate|enjoy|dislike|can't stand)\b"
                    r"|\bfavou?rite\b|\ballergic\b", re.I)
@@ -282,6 +283,7 @@ _NAME_FACT = re.compile(
     # a milestone: "Jas passed her driving test", "Kai graduated in July", "Nia had a baby"
     r"passed|failed|graduated|qualified|bought|sold|adopted|became|won|broke|finished|"
     r"had\s+(?:a\s+baby|twins|(?:an?\s+)?(?:op|operation|surgery|stroke|fall))|"
+    r"had\s+(?:his|her|their)\s+[a-z0-9]+\s+birthday|"  # "Biscuit had her tenth birthday"
     r"been\s+(?:[a-z]+ed|made|given|told|taken|offered)|"
     r"got\s+(?:married|"
     r"a\s+(?:new\s+)?job|"
@@ -448,7 +450,7 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     # Not about the speaker: kept only with specifics, and not addressed to the listener. A
     # change announced with a day or month is one ("Her teacher switched her slot to Mondays").
     low = [w.lower() for w in words]
-    has_value = any(ch.isdigit() for ch in body) or (
+    has_value = any(ch.isdigit() for ch in counted(body)) or (  # ("four days": a count)
         (any(w in _CUE_WORDS for w in low) or _ON_DAYS.search(body) is not None)
         and any(w in _CALENDAR or w.rstrip("s") in _CALENDAR for w in low))
     return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,

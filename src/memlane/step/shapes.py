@@ -539,7 +539,8 @@ _PERSON_DOES = re.compile(
     rf"moved|moving|lives|living|works|working|switched|started|starting|joined|left|leaving|quit|"
     rf"retired|changed|married|marrying|getting|studies|studying|teaches|teaching|trains|training|goes|"
     rf"going|plays|wants|plans|planning|hopes|hoping|passed|bought|sold|adopted|became|turned|"
-    rf"expecting|owns|runs|drives|attends|been\s+(?:made|given|offered|told|[a-z]+ed))\b"
+    rf"expecting|owns|runs|drives|attends|been\s+(?:made|given|offered|told|[a-z]+ed)|"
+    rf"(?:his|her|their)\s+[a-z0-9]+\s+birthday)\b"  # ("Biscuit had her tenth birthday")
     rf"|^{_NAME}(?:'s|\u2019s)?(?:\s+(?:{_RELATION_WORDS}))?\s+(?:is|was|'s|\u2019s)\s+(?:now\s+)?"
     rf"(?:an?|at|with|the|my|our)\s", re.I)
 

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, slots
+from . import anchored, broad, families, numbered, slots
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -413,8 +413,10 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
-    if claimed is not None:
-        return _vet_claim(new, holder, claims, claimed)
+    if claimed is not None:  # (settled as below: `step/numbered.py`)
+        d = _vet_claim(new, holder, claims, claimed)
+        return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target,
+                                                                      d.reasons)))
     # The same fact again: the closest held fact of the same holder, by terms.
     best, best_j = None, 0.0
     for i, c in enumerate(claims):
@@ -450,7 +452,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
     if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*f))  # (`step/families.py`: a family's one value)
-    return d
+    # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
+    return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
 
 
 def _last_clause(new: Claim, claims: Sequence[Claim]) -> Decision | None:
