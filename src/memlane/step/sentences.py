@@ -131,6 +131,7 @@ _ATTITUDE = re.compile(
     r"happy|sorry|excited|thrilled|proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
     r"i\s+(?:(?:really|do|totally|completely|fully|definitely|just|so|still)\s+)*(?:hope|think|"
     r"bet|guess|believe|wish|reckon|suppose|doubt|remember|get(?=\s+(?:how|why|what|that|it)\b)|"
+    r"see(?=\s+(?:what|how|why|where|it|that|your|you)\b)|"
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
 
@@ -155,7 +156,22 @@ _TALK = re.compile(
     r"|do|keep|change)\b|^i\s+(?:can(?:'t|not)?|could(?:n't)?)\s+(?:just\s+|only\s+)?imagine\b"
     r"|^(?:i'?m|i\s+am)\s+(?:(?:so|really|absolutely|completely|totally|well|proper)\s+)?"
     r"(?:knackered|shattered|exhausted|tired|starving|stuffed|freezing|boiling|bored|sleepy|"
-    r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$", re.I)
+    r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$"
+    # no view either way: "I don't mind either way", "I'm not sure", "I have no idea"
+    r"|^(?:i|we)\s+(?:really\s+|honestly\s+|genuinely\s+)?(?:don't|do\s+not|didn't)\s+"
+    r"(?:mind|care|know|remember)\b|^(?:i'?m|i\s+am)\s+not\s+(?:really\s+|too\s+|that\s+)?"
+    r"sure\b|^i\s+(?:have|had)\s+no\s+idea\b", re.I)
+
+# Someone's view of a film, a match, a meal, the weather: "My partner thinks the new Bond film is
+# rubbish", "Mum said the play was too long". A verdict on a passing thing, not a fact of theirs
+# (one with a specific in its verdict, "... was on at the Lyceum", is judged as any other).
+_VERDICT = re.compile(
+    r"^(?:(?:my|our)\s+(?:[a-z-]+\s+)?[a-z-]+|i|we|(?-i:[A-Z][a-z]+))\s+(?:really\s+|honestly\s+|"
+    r"also\s+)?(?:think|thinks|thought|reckon|reckons|reckoned|found|finds|feel|feels|felt|said|"
+    r"says)\s+(?:that\s+)?(?:the|this|that|these|those)\s+(?:[\w'-]+\s+){0,4}?(?:film|movie|show|"
+    r"series|episode|book|novel|album|song|match|game|gig|concert|play|musical|ending|finale|"
+    r"season|meal|food|restaurant|weather|party|trailer|sequel|remake|documentary|programme|"
+    r"podcast)s?\s+(?:is|was|are|were)\s+(?P<verdict>[^,;:!?]{1,40})[.!]*$", re.I)
 
 
 # Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
@@ -172,7 +188,10 @@ _ADVERB_LEAD = re.compile(r"^\W*(?:(?:just|still|finally|recently|already|also|o
 # common verb opens the speaker's news when an object follows it.
 _COMMON_LEAD = re.compile(r"^(?:got|had|made)\s+(?:a|an|the|my|our|some|two|three|\d)\b"
                           r"|^been\s+(?!(?:a\s+while|ages|forever|so\s+long|too\s+long)\b)"
-                          r"(?:busy|[a-z]+ing)\b", re.I)
+                          r"(?:busy|[a-z]+ing)\b"
+                          # "Been on crutches since ...", "Been off work with my back"
+                          r"|^been\s+(?:on|off)\s+(?!(?:it|that|this|my\s+mind|about|and)\b)"
+                          r"[a-z]", re.I)
 
 
 # An activity as the subject of a general remark: "Taking risks is scary", "Kickboxing is a
@@ -329,8 +348,9 @@ _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s
 # A phrase of time or cause before the speaker's clause: "Since the knee injury I've been ...",
 # "After the op on my hip I ...".
 _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
-                          r"thanks\s+to)\s+(?:the|my|our|a|an|this|that|last)\b[^,;:?!]*$",
-                          re.I)
+                          r"thanks\s+to|before|during|until|as\s+of)\s+(?:the|my|our|a|an|this|"
+                          r"that|last|\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"twelve|twenty|thirty|several|many|a\s+few)\b[^,;:?!]*$", re.I)
 
 
 # A clause chain whose later clause is the speaker's: "The Corsa failed its MOT so badly I
@@ -393,6 +413,9 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     body = _TIME_LEAD.sub("", body, count=1) or body
     if is_fragment(body):
         return False  # "My husband.", "For the slow reply.": no verb, no fact
+    verdict = _VERDICT.match(body)
+    if verdict is not None and not _specific(verdict.group("verdict"), names):
+        return False  # "My partner thinks the new Bond film is rubbish": a view, no fact
     words = [w for w in FACT_WORD.findall(body.replace("\u2019", "'"))
              if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS and not w[0].isdigit()]

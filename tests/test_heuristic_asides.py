@@ -1,0 +1,102 @@
+"""What the offline writer files of everyday facts said in passing: inside a question ("Did I
+tell you my brother is a paramedic now?", "..., I've got a slipped disc?"), after "by the way",
+after a reason or a complaint ("..., which is why I bought a Vespa"), of a third person, a plan,
+health; and small talk in similar words (a question to the assistant, a view of a film, the
+weather, no view either way), which files nothing.
+
+Written before the writer was changed for them (19 of 24 filed, 2 of 16 small talk filed on
+52b3ae5). Each case is one user message filed by `extract`; a fact counts as filed when a record
+holds its key words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.step.heuristic import extract
+from memlane.types import Message
+
+
+def _records(text: str) -> list[str]:
+    m = Message(id=1, thread_id="t", seq=1, role="user", content=text, ts=0.0, tokens=12)
+    return [r["text"] for r in extract([m])["records"]]
+
+
+# (message, the key words a record must hold)
+FILED = [
+    # a fact inside a question
+    ("Did I tell you my brother Tomas is a paramedic now?", "paramedic"),
+    ("Any ideas for a birthday present for my wife, she's really into pottery?", "pottery"),
+    ("What's a good stretch for lower back pain, I've got a slipped disc?", "slipped disc"),
+    ("We're flying to Porto on the 3rd of June, what should we pack?", "Porto"),
+    ("Since I'm coeliac, which beers can I actually drink?", "coeliac"),
+    # a "by the way" aside
+    ("Oh by the way, I've been made team leader at the depot.", "team leader"),
+    ("btw my mum's moving in with us in September", "September"),
+    ("Random, but my landlord is selling the flat in the spring.", "selling"),
+    # a fact after a reason or a complaint
+    ("Work's been chaos, so I've handed in my notice and I finish on the 28th.", "notice"),
+    ("The commute was killing me, so I've started cycling to work on Tuesdays and Thursdays.",
+     "cycling"),
+    ("Because of my knee I've had to give up running, I swim three times a week instead.",
+     "swim"),
+    ("Honestly the bus is never on time, which is why I bought a Vespa last month.", "Vespa"),
+    # third persons
+    ("My dad's just been diagnosed with type 2 diabetes.", "diabetes"),
+    ("Our neighbour Graham keeps bees in his back garden.", "bees"),
+    ("My best friend Chloe is getting married in Santorini next August.", "Santorini"),
+    ("The twins start reception at Holy Trinity in September.", "Holy Trinity"),
+    # plans
+    ("We're having the kitchen redone in March, a firm from Harrogate is doing it.", "kitchen"),
+    ("Planning to run the Great North Run in September for the hospice.", "Great North Run"),
+    ("Going to my cousin's wedding in Galway the weekend after next.", "Galway"),
+    # health
+    ("I'm on sertraline, 50mg, have been for about a year.", "sertraline"),
+    ("I can't have anything with sesame in it, it makes my throat swell.", "sesame"),
+    ("Been on crutches since I broke my ankle at netball.", "crutches"),
+    # a routine, a possession
+    ("Every Sunday we do a big roast at my in-laws' in Frome.", "roast"),
+    ("Our car's an electric Kia, so charging is the main thing on long trips.", "Kia"),
+]
+NOT_FILED = [
+    "Did you see the match last night?",
+    "By the way, that was a great answer, thanks.",
+    "Ugh, the weather's been awful all week.",
+    "The film was a bit long but the ending was good.",
+    "What's the best way to get from Porto to Lisbon?",
+    "Honestly I don't mind either way.",
+    "The traffic was terrible this morning.",
+    "Any ideas what I should cook tonight?",
+    "Oh by the way, the sun's finally out here.",
+    "Did I mention how much I loved that recipe you gave me?",
+    "My partner thinks the new Bond film is rubbish.",
+    "The neighbours' dog was barking again last night.",
+    "Since you asked, it's going fine.",
+    "Can you remind me what we talked about earlier?",
+    "That sounds like a lovely plan for the weekend.",
+    "Work was so busy today, honestly.",
+]
+
+@pytest.mark.parametrize(("text", "key"), FILED)
+def test_a_fact_said_in_passing_is_filed(text: str, key: str) -> None:
+    records = _records(text)
+    assert any(key.lower() in r.lower() for r in records), records
+
+
+@pytest.mark.parametrize("text", NOT_FILED)
+def test_small_talk_in_similar_words_files_nothing(text: str) -> None:
+    assert _records(text) == []
+
+
+@pytest.mark.parametrize(("text", "record"), [
+    ("Did I mention my partner Sunita is a civil engineer?",
+     "My partner Sunita is a civil engineer."),
+    ("Any ideas for a birthday present for my wife, she's really into pottery?",
+     "My wife is really into pottery."),
+    ("Since I'm coeliac, which beers can I actually drink?", "I'm coeliac."),
+    ("Random, but my landlord is selling the flat in the spring.",
+     "My landlord is selling the flat in the spring."),
+])
+def test_the_record_says_the_fact_without_the_question_or_the_filler(text: str,
+                                                                      record: str) -> None:
+    assert _records(text) == [record]
