@@ -57,6 +57,17 @@ FILED = [
     # a routine, a possession
     ("Every Sunday we do a big roast at my in-laws' in Frome.", "roast"),
     ("Our car's an electric Kia, so charging is the main thing on long trips.", "Kia"),
+    # (found after the first 24, in further sentences written the same way)
+    ("Got fed up with EE's signal and went to Three last month.", "Three"),
+    ("The little one starts nursery three mornings a week from January.", "nursery"),
+    ("Half my salary goes on rent, it's 1,400 a month.", "1,400"),
+    ("Me and the kids are off to my mum's in Cork for the summer.", "Cork"),
+    ("Not much, just back from a week in Crete with my partner.", "Crete"),
+    ("Only child here, and both my parents have passed.", "parents"),
+    ("Can you recommend a good book for my 10 year old nephew? He's obsessed with dinosaurs.",
+     "dinosaurs"),
+    ("Mum's been in and out of hospital since Christmas with her heart.", "hospital"),
+    ("After ten years at Barclays I've moved to a fintech startup.", "fintech"),
 ]
 NOT_FILED = [
     "Did you see the match last night?",
@@ -75,6 +86,11 @@ NOT_FILED = [
     "Can you remind me what we talked about earlier?",
     "That sounds like a lovely plan for the weekend.",
     "Work was so busy today, honestly.",
+    "Got fed up with the rain.",
+    "Not much, just chilling.",
+    "If I'm honest, I'm not sure.",
+    "I see what you mean.",
+    "Not gonna lie, that was a tough one.",
 ]
 
 @pytest.mark.parametrize(("text", "key"), FILED)
@@ -96,6 +112,9 @@ def test_small_talk_in_similar_words_files_nothing(text: str) -> None:
     ("Since I'm coeliac, which beers can I actually drink?", "I'm coeliac."),
     ("Random, but my landlord is selling the flat in the spring.",
      "My landlord is selling the flat in the spring."),
+    ("Not gonna lie, I've put on a stone since the op.", "I've put on a stone since the op."),
+    ("Oh and I'm lactose intolerant, forgot to say.", "I'm lactose intolerant."),
+    ("As a Type 1 diabetic, what snacks are good before a run?", "I'm a Type 1 diabetic."),
 ])
 def test_the_record_says_the_fact_without_the_question_or_the_filler(text: str,
                                                                       record: str) -> None:

@@ -51,7 +51,10 @@ _KEEP_TAIL = re.compile(r"[,;\s-]+(?:(?:so\s+)?please\s+|pls\s+|can\s+you\s+|do\
 _FILLER_HEAD = re.compile(r"^\W*(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
                           r"ugh|argh|honestly|random(?:ly)?(?:\s*,?\s+but)?|quick\s+one|"
                           r"quick\s+question|(?:so\s+|how\s+|really\s+)?annoying(?:ly)?|sadly|"
-                          r"unfortunately|luckily|thankfully|fingers\s+crossed|"
+                          r"unfortunately|luckily|thankfully|fingers\s+crossed|eek|oof|phew|"
+                          r"not\s+gonna\s+lie|ngl|tbh|to\s+be\s+honest|if\s+i'?m\s+(?:being\s+)?"
+                          r"honest|to\s+be\s+fair|not\s+much|nothing\s+much|(?:oh\s+)?i\s+meant\s+to\s+"
+                          r"(?:say|mention)|(?:(?:right|ok|okay)[\s,]+)?(?:so\s+)?the\s+thing\s+is|"
                           r"anyway|anyways|random\s+thing|fun\s+fact|(?:as\s+for\s+)?me(?=\s*,))\b"
                           r"[\s,:;-]*", re.I)
 _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|haha|lol|"
@@ -86,7 +89,7 @@ _RELATIVE = re.compile(r"^,\s*(?:who|whose)\b[^,?]{3,80},\s+(?!(?:i|we|you|it|th
 _YES_NO_TAIL = re.compile(r"[,;:]\s*(?:so\s+|but\s+|and\s+)?(?:is|are|was|were|can|could|does|"
                           r"do|would|will|should|shall|am\s+i)\s+[^,;:]+\?+\s*$", re.I)
 _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they|they're|it's|" \
-           r"his|her|their)\b"
+           r"his|her|their|(?:both|all|most|half|one|two|neither|none)\s+(?:of\s+)?(?:my|our))\b"
 # Where two facts meet: "... and my start date is ...", "...; my new manager is ...".
 _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
                    rf"|so\s+now|and\s+now|(?:which|and\s+that)(?:\s+is|'s|\s+was)\s+why"

@@ -98,6 +98,7 @@ _OPENER_WORDS = re.compile(
     r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
     r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|heads\s+up|fyi|"
+    r"not\s+much|nothing\s+much|"
     r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
     r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
 # Words a declarative sentence's subject starts with; a sentence starting with anything else
@@ -108,7 +109,8 @@ _SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll o
     there there's here some all each every one two three no none nobody everyone someone
     something nothing anything everything morning evening last next yesterday today tomorrow
     tonight in on at after before since when while if as by for with from during about
-    through until because cos although though once unless whereas""".split())
+    through until because cos although though once unless whereas half most both many
+    several neither""".split())
 _OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
     her your up out down about""".split())
 # Words that open a statement before its subject, never a command: "Meanwhile my boiler packed
@@ -122,8 +124,8 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'
                            r"ours|us|me)\b", re.I)
 # The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
 # good to me", "It gives me an escape").
-_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|we'll|our)\b",
-                              re.I)
+_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|we'll|our)\b"
+                              r"|(?<!.)me(?=\s+and\s)", re.I)  # "Me and the kids are ..."
 # An attitude toward the listener or the talk, not a fact: "I'm sure you'll find it", "I hope
 # you...", "I can't believe it", "I'm so glad we talked". What follows the frame is judged.
 _ATTITUDE = re.compile(
@@ -187,6 +189,11 @@ _ADVERB_LEAD = re.compile(r"^\W*(?:(?:just|still|finally|recently|already|also|o
 # "Got the tattoo a few years ago", "Had an audition yesterday", "Been busy volunteering": a
 # common verb opens the speaker's news when an object follows it.
 _COMMON_LEAD = re.compile(r"^(?:got|had|made)\s+(?:a|an|the|my|our|some|two|three|\d)\b"
+                          # a complaint, then what the speaker did about it: "Got fed up with
+                          # EE's signal and went to Three last month"
+                          r"|^got\s+(?:fed\s+up|sick|tired|bored)\s+(?:of|with)\b(?=.*?\b(?:and|so)"
+                          r"\s+[a-z]+ed\b|.*?\b(?:and|so)\s+(?:went|got|moved|left|quit|switched"
+                          r"|bought|sold|joined|took)\b)"
                           r"|^been\s+(?!(?:a\s+while|ages|forever|so\s+long|too\s+long)\b)"
                           r"(?:busy|[a-z]+ing)\b"
                           # "Been on crutches since ...", "Been off work with my back"
@@ -228,6 +235,9 @@ def _gerund_does(rest: str) -> bool:
     return False
 
 
+_BACK_FROM = re.compile(r"^(?:back\s+from|home\s+from|off\s+to)\s+(?!bed\b)", re.I)
+
+
 def dropped_subject(body: str) -> bool:
     """Whether `body` (its opener taken off) is the speaker's news with the subject dropped:
     "Planning a trip there next month.", "Just started doing aerial yoga, it's great.", "Got
@@ -240,6 +250,8 @@ def dropped_subject(body: str) -> bool:
     if _GERUND_SUBJECT.match(rest) or _gerund_does(rest) or lead[0].lower() in _FEELINGS or \
             rest.lower().startswith("looking forward"):
         return False  # "Taking risks is scary.", "Excited for this!": no news of the speaker's
+    if _BACK_FROM.match(rest):
+        return _specific(rest)  # "Just back from a week in Crete", "Off to Cork on Friday"
     return bool(_PARTICIPLE.match(lead[0])) and \
         (lead[0].lower() not in FACT_STOPWORDS or bool(_COMMON_LEAD.match(rest)))
 

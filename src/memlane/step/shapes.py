@@ -225,9 +225,10 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _SOON = (rf"(?:\d|\b(?:next|tomorrow|tonight)\b|\bthis\s+(?:week|month|year|weekend|summer|spring|"
          rf"autumn|winter)\b|\b{_MONTH}\b|\b{WEEKDAY}s?\b)")
 _KIN_PLAN = re.compile(
-    rf"^{_KIN}(?:'s|\u2019s|\s+is|\s+are)\s+(?:(?:just|finally|now|also|definitely)\s+)?"
+    rf"^{_KIN}(?:(?:'s|\u2019s|\s+is|\s+are)\s+(?:(?:just|finally|now|also|definitely)\s+)?"
     rf"(?:moving|starting|retiring|leaving|joining|selling|buying|having|going|coming|flying|"
-    rf"getting|booked|due)\b[^?]*?{_SOON}", re.I)
+    rf"getting|booked|due)|\s+(?:starts?|moves?|leaves?|retires?|begins?|finishes|joins?|goes|"
+    rf"go|flies|fly|comes?))\b[^?]*?{_SOON}", re.I)
 # An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
 # penicillin", "Mum's diabetic".
 _ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
