@@ -36,6 +36,7 @@ from .shapes import (
     is_fragment,
     job_asked,
     owned_named,
+    trait_asked,
     without_vocative,
 )
 
@@ -276,6 +277,7 @@ def split_clauses(sentence: str) -> list[str]:
     if len(parts) < 2:
         return [_value_last(sentence)]
     parts = [_value_last(p) for p in parts]
+    asked = sentence.rstrip().endswith("?")
     out: list[str] = []
     owner = None
     for p in parts:
@@ -295,9 +297,14 @@ def split_clauses(sentence: str) -> list[str]:
                 list(_KIN_MENTION.finditer(p))
             owner = mentions[-1].group(0) if mentions else None
         if p[-1] not in ".!?":
-            p += "."
+            p += "?" if asked and _QUESTION_START.match(p) else "."
         out.append(p[0].upper() + p[1:])
     return out
+
+
+# A piece of a question that asks ("How do I keep my starter alive" of "..., while I'm away?").
+_QUESTION_START = re.compile(r"^\W*(?:how|what|what's|which|where|when|why|who|can|could|should|"
+                             r"would|will|do|does|did|is|are|am|any)\b", re.I)
 
 
 def carry_holders(sentences: list[str]) -> list[str]:
@@ -391,7 +398,7 @@ def _with_holder(clause: str, owner: str) -> str:
 
 # A statement of the speaker's inside a question ("What snacks are safe, given that I'm allergic
 # to peanuts?"): the question is no fact, the reason it gives is.
-_GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)|now\s+that|"
+_GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)|now\s+that|while|"
                     r"considering(?:\s+that)?)\s+((?:i|i'm|i've|my|we|we're|our)\b[^?]*?)"
                     r"\s*\?+\s*$", re.I)
 
@@ -407,7 +414,7 @@ _ASKING = re.compile(r"^\W*(?:please\s+)?(?:help\s+me|write|draft|check|proofrea
 _ASKED_FRAME = re.compile(
     r"^\W*(?:(?:oh|and|so|btw|by\s+the\s+way|wait)[\s,]+)*(?:did\s+i\s+(?:ever\s+)?(?:tell\s+you"
     r"|mention|say)|have\s+i\s+(?:ever\s+|already\s+)?(?:told\s+you|mentioned|said)|do\s+you"
-    r"\s+remember|did\s+you\s+know|(?:is|isn't)\s+it\s+(?:normal|weird|bad|ok|okay|odd|strange|"
+    r"\s+remember|did\s+you\s+know|(?:as\s+)?you\s+know|(?:is|isn't)\s+it\s+(?:normal|weird|bad|ok|okay|odd|strange|"
     r"silly|wrong|common|fine|unusual|mad|crazy)|would\s+it\s+be\s+(?:weird|bad|odd|silly|wrong"
     r"|rude))\s+(?:(?:that|about\s+how)\s+)?(?=(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b)",
     re.I)
@@ -420,13 +427,16 @@ _STATED_AFTER = re.compile(
     r"sure|curious|wondering|confused|stuck|lost))\b)[^,;?]{6,}?)\s*\?+\s*$", re.I)
 
 
+_TAG = re.compile(r",?\s+(?:right|yeah|innit|no|didn't\s+i|haven't\s+i)$", re.I)
+
+
 def _statement_of_question(sentence: str) -> str | None:
     """The statement a question carries, said as one ("Did I mention my partner Sunita is a
     civil engineer?" -> "My partner Sunita is a civil engineer."; "..., she's into pottery?"
     -> "My wife is into pottery." when the question names her); None when it carries none."""
     framed = _ASKED_FRAME.match(sentence)
     if framed is not None:
-        said = sentence[framed.end():].rstrip(" ?!")
+        said = _TAG.sub("", sentence[framed.end():].rstrip(" ?!"))
     else:
         after = _STATED_AFTER.search(sentence)
         if after is None or len(sentence[:after.start()].split()) < 2:
@@ -454,7 +464,8 @@ def clauses(sentence: str) -> list[str]:
         stated = given.group(1).rstrip(" ,;") + "."
         return split_clauses(stated[0].upper() + stated[1:])
     if sentence.rstrip().endswith("?") or _ASKING.match(sentence):
-        owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence)
+        owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence) or \
+            trait_asked(sentence)
         if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
             return [owned]
     said = trim(sentence)

@@ -285,6 +285,33 @@ def age_asked(sentence: str) -> str | None:
     return None if m is None else f"I'm {m.group('a') or m.group('b')}."
 
 
+# "What can I cook for my vegan sister?", "a gift for my diabetic dad?", "Is it safe to fly at
+# 30 weeks pregnant?": a lasting trait of someone of the speaker's (or the speaker's) that a
+# question rests on.
+_TRAIT = r"""vegan|vegetarian|veggie|pescatarian|diabetic|coeliac|celiac|asthmatic|epileptic
+    |autistic|dyslexic|deaf|blind|disabled|pregnant|lactose[\s-]intolerant|teetotal|housebound"""
+_TRAIT = re.sub(r"\s+", "", _TRAIT)
+_TRAIT_ASKED = re.compile(
+    rf"\b(?P<my>my|our)\s+(?P<mod>(?:new|little|older|younger|eldest|youngest|best|elderly)\s+)?"
+    rf"(?P<trait>{_TRAIT})\s+(?P<who>(?:{_RELATION_WORDS})s?)\b"
+    rf"|\bat\s+(?P<weeks>\d{{1,2}})\s+weeks\s+pregnant\b", re.I)
+_PLURAL_KIN = frozenset("kids children parents twins in-laws grandparents boys girls".split())
+
+
+def trait_asked(sentence: str) -> str | None:
+    """The trait a question rests on ("What can I cook for my vegan sister?" -> "My sister is
+    vegan."); None when it names none."""
+    m = _TRAIT_ASKED.search(sentence)
+    if m is None:
+        return None
+    if m.group("weeks"):
+        return f"I'm {m.group('weeks')} weeks pregnant."
+    who = m.group("who").lower()
+    verb = "are" if who in _PLURAL_KIN or who not in RELATIONS else "is"
+    return f"{m.group('my').capitalize()} {(m.group('mod') or '').lower()}{who} {verb} " \
+        f"{m.group('trait').lower()}."
+
+
 def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether `body` (a clause, its opener taken off) states a fact about the speaker's people
     or things by one of the shapes above, not addressed to the listener. `names` (lower case)
