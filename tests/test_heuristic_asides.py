@@ -72,6 +72,8 @@ FILED = [
     ("How do I keep my sourdough starter alive while I'm in Spain for two weeks?", "Spain"),
     ("Is it safe to fly at 30 weeks pregnant?", "pregnant"),
     ("You know I'm training for a triathlon, right?", "triathlon"),
+    ("ya my gran lives with us now since grandad died", "gran"),
+    ("if the weather holds we're camping in Snowdonia the first weekend of August", "Snowdonia"),
 ]
 NOT_FILED = [
     "Did you see the match last night?",
@@ -99,6 +101,8 @@ NOT_FILED = [
     "You know what I mean, right?",
     "How do I know when my bread is done?",
     "Is it safe to fly when it's stormy?",
+    "if the weather holds it'll be lovely",
+    "No rush, whenever suits.",
 ]
 
 @pytest.mark.parametrize(("text", "key"), FILED)

@@ -95,7 +95,7 @@ _ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help
 # Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
 # "Wow, Caroline!"), taken off before its shape is judged.
 _OPENER_WORDS = re.compile(
-    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|ya|yea|yup|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
     r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|heads\s+up|fyi|"
     r"not\s+much|nothing\s+much|"
@@ -360,7 +360,8 @@ _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s
 # A phrase of time or cause before the speaker's clause: "Since the knee injury I've been ...",
 # "After the op on my hip I ...".
 _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
-                          r"thanks\s+to|before|during|until|as\s+of)\s+(?:the|my|our|a|an|this|"
+                          r"thanks\s+to|before|during|until|as\s+of|if|unless|once|when|whenever)"
+                          r"\s+(?:the|my|our|a|an|this|"
                           r"that|last|\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
                           r"twelve|twenty|thirty|several|many|a\s+few)\b[^,;:?!]*$", re.I)
 
