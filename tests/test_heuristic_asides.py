@@ -74,6 +74,7 @@ FILED = [
     ("You know I'm training for a triathlon, right?", "triathlon"),
     ("ya my gran lives with us now since grandad died", "gran"),
     ("if the weather holds we're camping in Snowdonia the first weekend of August", "Snowdonia"),
+    ("The school rang, Mia's been moved up to the top set for maths.", "top set"),
 ]
 NOT_FILED = [
     "Did you see the match last night?",
@@ -103,6 +104,7 @@ NOT_FILED = [
     "Is it safe to fly when it's stormy?",
     "if the weather holds it'll be lovely",
     "No rush, whenever suits.",
+    "The school rang, nothing to worry about.",
 ]
 
 @pytest.mark.parametrize(("text", "key"), FILED)

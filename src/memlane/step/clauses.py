@@ -147,6 +147,11 @@ _REASON_LEAD = re.compile(r"^(?:since|because|cos|as|given\s+that|seeing\s+as|no
                           r"(?=(?:i|i'm|i've|my|we|we're|we've|our)\b)", re.I)
 
 
+# Who brought the news, before it: "The school rang, Mia's been moved up to the top set".
+_NEWS_LEAD = re.compile(r"^(?:the|my|our)\s+(?:[a-z]+\s+)?[a-z]+\s+(?:rang|called|phoned|emailed|"
+                        r"texted|wrote|messaged)(?:\s+(?:me|us))?(?:\s+(?:today|earlier|yesterday|"
+                        r"this\s+morning|last\s+night))?\s*[,:;\u2013\u2014-]\s+(?=\S+\s+\S+\s+\S)",
+                        re.I)
 _AS_ROLE = re.compile(r"^as\s+(an?\s+[^,]{3,40})\.$", re.I)
 
 
@@ -156,6 +161,7 @@ def trim(sentence: str) -> str:
     s = _KEEP.sub("", sentence, count=1)
     s = _KEEP_TAIL.sub(".", s)
     s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
+    s = _NEWS_LEAD.sub("", s, count=1)
     s = _FILLER_TAIL.sub(r"\1", s)
     ask = _ASK_TAIL.search(s) or _YES_NO_TAIL.search(s)
     if ask is not None and _RELATIVE.match(s[ask.start():]) and \
