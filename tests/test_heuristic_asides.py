@@ -75,6 +75,7 @@ FILED = [
     ("ya my gran lives with us now since grandad died", "gran"),
     ("if the weather holds we're camping in Snowdonia the first weekend of August", "Snowdonia"),
     ("The school rang, Mia's been moved up to the top set for maths.", "top set"),
+    ("Hey! Long time. Just wanted to say I got the job at Rolls-Royce!", "Rolls-Royce"),
 ]
 NOT_FILED = [
     "Did you see the match last night?",
@@ -105,6 +106,8 @@ NOT_FILED = [
     "if the weather holds it'll be lovely",
     "No rush, whenever suits.",
     "The school rang, nothing to worry about.",
+    "Oh and one more thing - thanks for your patience.",
+    "Just wanted to say thanks for earlier.",
 ]
 
 @pytest.mark.parametrize(("text", "key"), FILED)
@@ -130,6 +133,9 @@ def test_small_talk_in_similar_words_files_nothing(text: str) -> None:
     ("Oh and I'm lactose intolerant, forgot to say.", "I'm lactose intolerant."),
     ("As a Type 1 diabetic, what snacks are good before a run?", "I'm a Type 1 diabetic."),
     ("Can you suggest a gift for my diabetic dad?", "My dad is diabetic."),
+    ("Oh and one more thing - my daughter has a severe egg allergy.",
+     "My daughter has a severe egg allergy."),
+    ("Worth knowing: we have two cats and a rabbit.", "We have two cats and a rabbit."),
     # the question before "while" is no record
     ("How do I keep my sourdough starter alive while I'm in Spain for two weeks?",
      "I'm in Spain for two weeks."),

@@ -49,15 +49,19 @@ _KEEP_TAIL = re.compile(r"[,;\s-]+(?:(?:so\s+)?please\s+|pls\s+|can\s+you\s+|do\
                         r"note|keep\s+in\s+mind)(?:\s+(?:that|this|it))?\s*[.!]*$"
                         r"|[,;\s-]+(?:please\s+)?keep\s+(?:that|this|it)\s+in\s+mind\s*[.!]*$",
                         re.I)
-_FILLER_HEAD = re.compile(r"^\W*(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
+_FILLER_HEAD = re.compile(r"^\W*(?:(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
                           r"ugh|argh|honestly|random(?:ly)?(?:\s*,?\s+but)?|quick\s+one|"
                           r"quick\s+question|(?:so\s+|how\s+|really\s+)?annoying(?:ly)?|sadly|"
                           r"unfortunately|luckily|thankfully|fingers\s+crossed|eek|oof|phew|"
                           r"not\s+gonna\s+lie|ngl|tbh|to\s+be\s+honest|if\s+i'?m\s+(?:being\s+)?"
-                          r"honest|to\s+be\s+fair|not\s+much|nothing\s+much|(?:oh\s+)?i\s+meant\s+to\s+"
+                          r"honest|to\s+be\s+fair|not\s+much|nothing\s+much|(?:i\s+)?(?:just\s+)?"
+                          r"wanted\s+to\s+(?:say|let\s+you\s+know|tell\s+you|share|mention)"
+                          r"(?:\s+that)?|"
+                          r"(?:and\s+)?one\s+more\s+thing|(?:important|worth\s+knowing)(?=\s*[:!\u2013\u2014-])|"
+                          r"(?:oh\s+)?i\s+meant\s+to\s+"
                           r"(?:say|mention)|(?:(?:right|ok|okay)[\s,]+)?(?:so\s+)?the\s+thing\s+is|"
                           r"anyway|anyways|random\s+thing|fun\s+fact|(?:as\s+for\s+)?me(?=\s*,))\b"
-                          r"[\s,:;-]*", re.I)
+                          r"[\s,:;-]*(?:and\s+)?)+", re.I)
 _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|haha|lol|"
                           r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth"
                           r"|(?:i\s+)?forgot\s+to\s+(?:say|mention)|should\s+have\s+said)"
