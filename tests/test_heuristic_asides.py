@@ -76,6 +76,9 @@ FILED = [
     ("if the weather holds we're camping in Snowdonia the first weekend of August", "Snowdonia"),
     ("The school rang, Mia's been moved up to the top set for maths.", "top set"),
     ("Hey! Long time. Just wanted to say I got the job at Rolls-Royce!", "Rolls-Royce"),
+    ("The wife's just started a new job at the council.", "council"),
+    ("The other half works nights at the Amazon warehouse.", "Amazon"),
+    ("The in-laws are moving to Spain next spring.", "Spain"),
 ]
 NOT_FILED = [
     "Did you see the match last night?",
@@ -108,6 +111,9 @@ NOT_FILED = [
     "The school rang, nothing to worry about.",
     "Oh and one more thing - thanks for your patience.",
     "Just wanted to say thanks for earlier.",
+    "The wife's not impressed, haha.",
+    "The boss is in a mood today.",
+    "The other half thinks I'm mad.",
 ]
 
 @pytest.mark.parametrize(("text", "key"), FILED)

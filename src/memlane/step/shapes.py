@@ -208,7 +208,8 @@ _GIVEN_ME = re.compile(r"\b(?:gave|got|bought|lent|loaned|sent|issued|handed|pre
 # children ("the youngest").
 _KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)"
         rf"|(?-i:Auntie|Aunt|Uncle)\s+{_NAME}|the\s+(?:youngest|eldest|oldest|middle\s+one|"
-        rf"little\s+one|baby|twins))")
+        rf"little\s+one|baby|twins|wife|husband|missus|missis|other\s+half|better\s+half|in-laws"
+        rf"|kids'?\s+(?:dad|mum|mom)|ex)|(?-i:Hubby|Wifey))")
 # What changed for them, or where they are now: "Mum sold up and moved to Cromer", "Dad got
 # rid of the Volvo", "Mum's on a waiting list for ...". Not "Dad's got a point".
 _KIN_DOES = re.compile(
