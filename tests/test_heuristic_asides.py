@@ -142,6 +142,12 @@ def test_small_talk_in_similar_words_files_nothing(text: str) -> None:
     ("Oh and one more thing - my daughter has a severe egg allergy.",
      "My daughter has a severe egg allergy."),
     ("Worth knowing: we have two cats and a rabbit.", "We have two cats and a rabbit."),
+    # "there" after a question naming one place is that place
+    ("Remind me what time zone Singapore is in? I'm moving there for work in March.",
+     "I'm moving to Singapore for work in March."),
+    ("What's the weather usually like in Krakow in December? We're going for my 40th.",
+     "We're going to Krakow for my 40th."),
+    ("Ever been to Cornwall? My parents live there.", "My parents live in Cornwall."),
     # the question before "while" is no record
     ("How do I keep my sourdough starter alive while I'm in Spain for two weeks?",
      "I'm in Spain for two weeks."),

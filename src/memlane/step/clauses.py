@@ -323,7 +323,7 @@ def carry_holders(sentences: list[str]) -> list[str]:
     `split_clauses` does within a sentence: "Dave changed jobs. He's at Screwfix now." gives
     "Dave is at Screwfix now.", a fact about Dave. "It" and "they" are left: they stand for
     things and groups as often ("It's where I'm most alive")."""
-    out = list(sentences)
+    out = [_there_named(sentences[i - 1], s) if i else s for i, s in enumerate(sentences)]
     for i in range(1, len(out)):
         m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
         if not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
@@ -344,6 +344,41 @@ def carry_holders(sentences: list[str]) -> list[str]:
 
 
 _HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
+
+
+_THERE = re.compile(r"\b(?P<verb>(?:moving|move|moved|going|go|went|flying|fly|flew|heading|"
+                    r"travelling|traveling|travelled|traveled|driving|drive|drove|been|off|get|got"
+                    r"|come|came|coming|walk|walked|went\s+back|get\s+back)\s+(?:out\s+|over\s+|back\s+|up\s+|down\s+)?)?there\b",
+                    re.I)
+_GOING = re.compile(r"\b(?:going|heading|flying|travelling|traveling)(?=\s+(?:for|in|on|next|"
+                    r"this|with|at\s+the|from)\b)", re.I)
+_PLACE_NAME = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)?)\b")
+_NOT_PLACE = frozenset("""january february march april may june july august september october
+    november december monday tuesday wednesday thursday friday saturday sunday christmas easter
+    english french spanish german italian""".split())
+
+
+def _there_named(question: str, sentence: str) -> str:
+    """`sentence` with "there" said as the one place the question before it names ("What time
+    zone is Singapore in? I'm moving there in March." -> "I'm moving to Singapore in March.");
+    as is otherwise."""
+    if not question.rstrip().endswith("?") or sentence.rstrip().endswith("?"):
+        return sentence
+    m = _THERE.search(sentence) or _GOING.search(sentence)
+    heads = {p.group(0): p.group(0).split()[0] for p in _PLACE_NAME.finditer(question)}
+    places = {p for p, head in heads.items()
+              if head.lower() not in _NOT_PLACE and may_be_name(head)}
+    if m is None or len(places) != 1 or not _SPEAKER_START.match(sentence):
+        return sentence
+    place = places.pop()
+    if m.re is _GOING:  # "We're going for my 40th": where, said of the question's place
+        said = f"{m.group(0)} to {place}"
+    else:
+        said = f"{m.group('verb')}to {place}" if m.group("verb") else f"in {place}"
+    return sentence[:m.start()] + said + sentence[m.end():]
+
+
+_SPEAKER_START = re.compile(r"^\W*(?:i|i'm|i've|i'll|we|we're|we've|we'll|my|our)\b", re.I)
 
 
 def _asked_of(question: str) -> str | None:
