@@ -6,8 +6,14 @@ The heuristic writer (`step/heuristic.py`) files each user sentence through `cla
   what it asks to keep is the fact;
 - a question or request that follows a statement ("She's a corgi called Biscuit, what toys suit
   her?", "We fly to Crete on 14 August, can you suggest beaches?") is cut off, the statement kept;
-- fillers are trimmed: "by the way", "btw", and a consequence that only serves the
-  conversation (", so anything up north works for me", ", so no meat please");
+- a question gives the statement it carries: wrapped ("Did I mention my partner Sunita is a
+  civil engineer?"), after it (", I've got a slipped disc?"), the reason it rests on ("Since
+  I'm coeliac, ...?"), a trait it names ("for my vegan sister?"); a "he" or "she" after a
+  question naming someone of the speaker's is them, a "there" the one place it names;
+- fillers are trimmed: "by the way", "btw", "not gonna lie", who brought the news ("The school
+  rang, ..."), and a consequence that only serves the conversation (", so anything up north
+  works for me", ", so no meat please"); a reason before the fact is cut off (", which is why
+  I bought a Vespa");
 - two facts joined in one sentence ("My employer is Novo Nordisk and my start date is 15
   September", "My sister lives in Bristol and I live in Leeds") are two clauses, each its own
   record; a pronoun opening the second ("... and she is 14 years old") is replaced by the holder
