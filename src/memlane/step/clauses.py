@@ -6,8 +6,14 @@ The heuristic writer (`step/heuristic.py`) files each user sentence through `cla
   what it asks to keep is the fact;
 - a question or request that follows a statement ("She's a corgi called Biscuit, what toys suit
   her?", "We fly to Crete on 14 August, can you suggest beaches?") is cut off, the statement kept;
-- fillers are trimmed: "by the way", "btw", and a consequence that only serves the
-  conversation (", so anything up north works for me", ", so no meat please");
+- a question gives the statement it carries: wrapped ("Did I mention my partner Sunita is a
+  civil engineer?"), after it (", I've got a slipped disc?"), the reason it rests on ("Since
+  I'm coeliac, ...?"), a trait it names ("for my vegan sister?"); a "he" or "she" after a
+  question naming someone of the speaker's is them, a "there" the one place it names;
+- fillers are trimmed: "by the way", "btw", "not gonna lie", who brought the news ("The school
+  rang, ..."), and a consequence that only serves the conversation (", so anything up north
+  works for me", ", so no meat please"); a reason before the fact is cut off (", which is why
+  I bought a Vespa");
 - two facts joined in one sentence ("My employer is Novo Nordisk and my start date is 15
   September", "My sister lives in Bristol and I live in Leeds") are two clauses, each its own
   record; a pronoun opening the second ("... and she is 14 years old") is replaced by the holder
@@ -37,6 +43,7 @@ from .shapes import (
     is_fragment,
     job_asked,
     owned_named,
+    trait_asked,
     without_vocative,
 )
 
@@ -49,11 +56,22 @@ _KEEP_TAIL = re.compile(r"[,;\s-]+(?:(?:so\s+)?please\s+|pls\s+|can\s+you\s+|do\
                         r"note|keep\s+in\s+mind)(?:\s+(?:that|this|it))?\s*[.!]*$"
                         r"|[,;\s-]+(?:please\s+)?keep\s+(?:that|this|it)\s+in\s+mind\s*[.!]*$",
                         re.I)
-_FILLER_HEAD = re.compile(r"^\W*(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
+_FILLER_HEAD = re.compile(r"^\W*(?:(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|oh|also|"
+                          r"ugh|argh|honestly|random(?:ly)?(?:\s*,?\s+but)?|quick\s+one|"
+                          r"quick\s+question|(?:so\s+|how\s+|really\s+)?annoying(?:ly)?|sadly|"
+                          r"unfortunately|luckily|thankfully|fingers\s+crossed|eek|oof|phew|"
+                          r"not\s+gonna\s+lie|ngl|tbh|to\s+be\s+honest|if\s+i'?m\s+(?:being\s+)?"
+                          r"honest|to\s+be\s+fair|not\s+much|nothing\s+much|(?:i\s+)?(?:just\s+)?"
+                          r"wanted\s+to\s+(?:say|let\s+you\s+know|tell\s+you|share|mention)"
+                          r"(?:\s+that)?|"
+                          r"(?:and\s+)?one\s+more\s+thing|(?:important|worth\s+knowing)(?=\s*[:!\u2013\u2014-])|"
+                          r"(?:oh\s+)?i\s+meant\s+to\s+"
+                          r"(?:say|mention)|(?:(?:right|ok|okay)[\s,]+)?(?:so\s+)?the\s+thing\s+is|"
                           r"anyway|anyways|random\s+thing|fun\s+fact|(?:as\s+for\s+)?me(?=\s*,))\b"
-                          r"[\s,:;-]*", re.I)
+                          r"[\s,:;-]*(?:and\s+)?)+", re.I)
 _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+know|haha|lol|"
-                          r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth)"
+                          r"if\s+that\s+matters|if\s+that\s+helps|for\s+what\s+it'?s\s+worth"
+                          r"|(?:i\s+)?forgot\s+to\s+(?:say|mention)|should\s+have\s+said)"
                           r"\s*([.!]*)$", re.I)
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
 # Never one that ends a held fact: ", so no more renting in Hackney", ", so that's the gym done".
@@ -69,7 +87,7 @@ _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s
                       re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
-    r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which|how|any|can|could|"
+    r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which(?!\s+(?:is|was)\s+why)|how|any|can|could|"
     r"would|will|do|does|did|should|is\s+there|are\s+there|is\s+(?:that|it|this)\s+[a-z]+"
     r"|where|when|who|why|please|pls|"
     r"suggest|recommend|tell\s+me|help\s+me|give\s+me|remind\s+me|ideas?)\b.*$", re.I)
@@ -83,10 +101,11 @@ _RELATIVE = re.compile(r"^,\s*(?:who|whose)\b[^,?]{3,80},\s+(?!(?:i|we|you|it|th
 _YES_NO_TAIL = re.compile(r"[,;:]\s*(?:so\s+|but\s+|and\s+)?(?:is|are|was|were|can|could|does|"
                           r"do|would|will|should|shall|am\s+i)\s+[^,;:]+\?+\s*$", re.I)
 _SUBJECT = r"(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our|she|he|she's|he's|they|they're|it's|" \
-           r"his|her|their)\b"
+           r"his|her|their|(?:both|all|most|half|one|two|neither|none)\s+(?:of\s+)?(?:my|our))\b"
 # Where two facts meet: "... and my start date is ...", "...; my new manager is ...".
 _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|so|and\s+so"
-                   rf"|so\s+now|and\s+now)\s+(?!(?:i|we)\s+(?:are|were|have|had|both|will)\b)"
+                   rf"|so\s+now|and\s+now|(?:which|and\s+that)(?:\s+is|'s|\s+was)\s+why"
+                   rf"|that(?:'s|\s+is|\s+was)\s+why)\s+(?!(?:i|we)\s+(?:are|were|have|had|both|will)\b)"
                    rf"(?={_SUBJECT})"
                    # "... so Dr Ngata supervises me now": someone by name, then their verb
                    rf"|,?\s+so\s+(?=(?-i:[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?)[a-z]+s\b)"
@@ -109,7 +128,8 @@ _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
 # A person or pet of the speaker's named anywhere in a clause ("a gift for my wife"): who a
 # following "she" or "her" stands for.
 _REL_MENTION = re.compile(
-    rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
+    rf"\b(?:my|our)\s+(?:\d+[\s-]*(?:year|yr)s?[\s-]*old\s+)?"
+    rf"(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
     rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
     re.I)
 
@@ -133,12 +153,26 @@ def asked_to_keep(sentence: str) -> bool:
     return bool(_KEEP.match(sentence) or _KEEP_TAIL.search(sentence))
 
 
+# The reason a question gave, once the question is cut: "Since I'm coeliac" states "I'm coeliac".
+_REASON_LEAD = re.compile(r"^(?:since|because|cos|as|given\s+that|seeing\s+as|now\s+that)\s+"
+                          r"(?=(?:i|i'm|i've|my|we|we're|we've|our)\b)", re.I)
+
+
+# Who brought the news, before it: "The school rang, Mia's been moved up to the top set".
+_NEWS_LEAD = re.compile(r"^(?:the|my|our)\s+(?:[a-z]+\s+)?[a-z]+\s+(?:rang|called|phoned|emailed|"
+                        r"texted|wrote|messaged)(?:\s+(?:me|us))?(?:\s+(?:today|earlier|yesterday|"
+                        r"this\s+morning|last\s+night))?\s*[,:;\u2013\u2014-]\s+(?=\S+\s+\S+\s+\S)",
+                        re.I)
+_AS_ROLE = re.compile(r"^as\s+(an?\s+[^,]{3,40})\.$", re.I)
+
+
 def trim(sentence: str) -> str:
     """The sentence without a remember-request, a question or request after its statement,
     or fillers. Returns the sentence as is when nothing of a statement would be left."""
     s = _KEEP.sub("", sentence, count=1)
     s = _KEEP_TAIL.sub(".", s)
     s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
+    s = _NEWS_LEAD.sub("", s, count=1)
     s = _FILLER_TAIL.sub(r"\1", s)
     ask = _ASK_TAIL.search(s) or _YES_NO_TAIL.search(s)
     if ask is not None and _RELATIVE.match(s[ask.start():]) and \
@@ -146,6 +180,8 @@ def trim(sentence: str) -> str:
         ask = None  # "My nephew Josh, who is staying with us, ...": a relative clause, no question
     if ask is not None and ask.start() > 0 and len(s[:ask.start()].split()) >= 3:
         s = s[:ask.start()].rstrip() + "."
+        s = _REASON_LEAD.sub("", s, count=1)  # "Since I'm coeliac, which beers ...?"
+        s = _AS_ROLE.sub(r"I'm \1", s, count=1)  # "As a Type 1 diabetic, what snacks ...?"
     so = _SO_TAIL.search(s.rstrip(".!"))
     if so is not None and len(s[:so.start()].split()) >= 2:
         s = s[:so.start()].rstrip() + "."
@@ -264,6 +300,7 @@ def split_clauses(sentence: str) -> list[str]:
     if len(parts) < 2:
         return [_value_last(sentence)]
     parts = [_value_last(p) for p in parts]
+    asked = sentence.rstrip().endswith("?")
     out: list[str] = []
     owner, ended = None, False
     for p in parts:
@@ -283,9 +320,14 @@ def split_clauses(sentence: str) -> list[str]:
                 list(_KIN_MENTION.finditer(p))
             owner = mentions[-1].group(0) if mentions else None
         if p[-1] not in ".!?":
-            p += "."
+            p += "?" if asked and _QUESTION_START.match(p) else "."
         out.append(p[0].upper() + p[1:])
     return out
+
+
+# A piece of a question that asks ("How do I keep my starter alive" of "..., while I'm away?").
+_QUESTION_START = re.compile(r"^\W*(?:how|what|what's|which|where|when|why|who|can|could|should|"
+                             r"would|will|do|does|did|is|are|am|any)\b", re.I)
 
 
 def carry_holders(sentences: list[str]) -> list[str]:
@@ -294,10 +336,16 @@ def carry_holders(sentences: list[str]) -> list[str]:
     `split_clauses` does within a sentence: "Dave changed jobs. He's at Screwfix now." gives
     "Dave is at Screwfix now.", a fact about Dave. "It" and "they" are left: they stand for
     things and groups as often ("It's where I'm most alive")."""
-    out = list(sentences)
+    out = [_there_named(sentences[i - 1], s) if i else s for i, s in enumerate(sentences)]
     for i in range(1, len(out)):
         m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
-        if m is None or not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
+        if not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
+            continue
+        if m is None:
+            asked = _asked_of(sentences[i - 1])
+            if asked is not None:  # "... a book for my nephew? He's obsessed with dinosaurs."
+                said = _with_holder(out[i], asked)
+                out[i] = said[0].upper() + said[1:]
             continue
         owner = m.group(1)
         person = _REL_MENTION.fullmatch(owner) is not None if owner[0].lower() == owner[0] or \
@@ -309,6 +357,51 @@ def carry_holders(sentences: list[str]) -> list[str]:
 
 
 _HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
+
+
+_THERE = re.compile(r"\b(?P<verb>(?:moving|move|moved|going|go|went|flying|fly|flew|heading|"
+                    r"travelling|traveling|travelled|traveled|driving|drive|drove|been|off|get|got"
+                    r"|come|came|coming|walk|walked|went\s+back|get\s+back)\s+(?:out\s+|over\s+|back\s+|up\s+|down\s+)?)?there\b",
+                    re.I)
+_GOING = re.compile(r"\b(?:going|heading|flying|travelling|traveling)(?=\s+(?:for|in|on|next|"
+                    r"this|with|at\s+the|from)\b)", re.I)
+_PLACE_NAME = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)?)\b")
+_NOT_PLACE = frozenset("""january february march april may june july august september october
+    november december monday tuesday wednesday thursday friday saturday sunday christmas easter
+    english french spanish german italian""".split())
+
+
+def _there_named(question: str, sentence: str) -> str:
+    """`sentence` with "there" said as the one place the question before it names ("What time
+    zone is Singapore in? I'm moving there in March." -> "I'm moving to Singapore in March.");
+    as is otherwise."""
+    if not question.rstrip().endswith("?") or sentence.rstrip().endswith("?"):
+        return sentence
+    m = _THERE.search(sentence) or _GOING.search(sentence)
+    heads = {p.group(0): p.group(0).split()[0] for p in _PLACE_NAME.finditer(question)}
+    places = {p for p, head in heads.items()
+              if head.lower() not in _NOT_PLACE and may_be_name(head)}
+    if m is None or len(places) != 1 or not _SPEAKER_START.match(sentence):
+        return sentence
+    place = places.pop()
+    if m.re is _GOING:  # "We're going for my 40th": where, said of the question's place
+        said = f"{m.group(0)} to {place}"
+    else:
+        said = f"{m.group('verb')}to {place}" if m.group("verb") else f"in {place}"
+    return sentence[:m.start()] + said + sentence[m.end():]
+
+
+_SPEAKER_START = re.compile(r"^\W*(?:i|i'm|i've|i'll|we|we're|we've|we'll|my|our)\b", re.I)
+
+
+def _asked_of(question: str) -> str | None:
+    """The one person of the speaker's a question names ("Can you recommend a book for my
+    10 year old nephew?" -> "my 10 year old nephew"), whom a "he" or "she" after it stands
+    for; None for a statement, or a question naming none or two."""
+    if not question.rstrip().endswith("?"):
+        return None
+    mentions = {m.group(0) for m in _REL_MENTION.finditer(question)}
+    return mentions.pop() if len(mentions) == 1 else None
 
 
 def name_holder(clause: str, held: str) -> str:
@@ -338,7 +431,11 @@ def _clashes(clause: str, owner: str) -> bool:
 
 
 _PERFECT = re.compile(r"\s+(?:just\s+|finally\s+|now\s+|already\s+)?(?:had|been|got|gone|done|"
-                      r"made|taken|given|[a-z]+ed)\b", re.I)
+                      r"made|taken|given|(?!(?:obsessed|interested|scared|worried|excited|"
+                      r"terrified|involved|tired|bored|engaged|married|divorced|based|related|"
+                      r"hooked|fascinated|addicted|attached|allergic|registered|vaccinated|"
+                      r"qualified|employed|retired|stressed|pleased|annoyed|upset)\b)[a-z]+ed)\b",
+                      re.I)
 
 
 def _with_holder(clause: str, owner: str) -> str:
@@ -359,7 +456,7 @@ def _with_holder(clause: str, owner: str) -> str:
 
 # A statement of the speaker's inside a question ("What snacks are safe, given that I'm allergic
 # to peanuts?"): the question is no fact, the reason it gives is.
-_GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)|now\s+that|"
+_GIVEN = re.compile(r"[,\s]\s*(?:given\s+that|since|because|seeing\s+(?:as|that)|now\s+that|while|"
                     r"considering(?:\s+that)?)\s+((?:i|i'm|i've|my|we|we're|our)\b[^?]*?)"
                     r"\s*\?+\s*$", re.I)
 
@@ -369,15 +466,64 @@ _ASKING = re.compile(r"^\W*(?:please\s+)?(?:help\s+me|write|draft|check|proofrea
                      r"review|improve|tidy\s+up)\b", re.I)
 
 
+# A statement wrapped in a question to the listener: "Did I mention my partner Sunita is a civil
+# engineer?", "Have I told you we're moving to Derby?", "Is it normal that my son still ...?".
+# What follows the frame is the statement, when it opens with the speaker or theirs.
+_ASKED_FRAME = re.compile(
+    r"^\W*(?:(?:oh|and|so|btw|by\s+the\s+way|wait)[\s,]+)*(?:did\s+i\s+(?:ever\s+)?(?:tell\s+you"
+    r"|mention|say)|have\s+i\s+(?:ever\s+|already\s+)?(?:told\s+you|mentioned|said)|do\s+you"
+    r"\s+remember|did\s+you\s+know|(?:as\s+)?you\s+know|(?:is|isn't)\s+it\s+(?:normal|weird|bad|ok|okay|odd|strange|"
+    r"silly|wrong|common|fine|unusual|mad|crazy)|would\s+it\s+be\s+(?:weird|bad|odd|silly|wrong"
+    r"|rude))\s+(?:(?:that|about\s+how)\s+)?(?=(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b)",
+    re.I)
+# A statement after the question, in a sentence that ends asking it: "What's a good stretch
+# for back pain, I've got a slipped disc?", "Any gift ideas for my wife, she's into pottery?".
+_STATED_AFTER = re.compile(
+    r"[,;:\u2013\u2014-]\s+(?:(?:and|but|because|cos|since|as)\s+)?((?:i|i'm|i've|i'd|my|we|"
+    r"we're|we've|our|she's|he's|she|he|they're)\b(?!\s+(?:think|guess|mean|wonder|know|suppose"
+    r"|reckon|hope|was\s+wondering|wonder|were\s+wondering|don't\s+know|(?:'m|\s+am)\s+(?:not\s+"
+    r"sure|curious|wondering|confused|stuck|lost))\b)[^,;?]{6,}?)\s*\?+\s*$", re.I)
+
+
+_TAG = re.compile(r",?\s+(?:right|yeah|innit|no|didn't\s+i|haven't\s+i)$", re.I)
+
+
+def _statement_of_question(sentence: str) -> str | None:
+    """The statement a question carries, said as one ("Did I mention my partner Sunita is a
+    civil engineer?" -> "My partner Sunita is a civil engineer."; "..., she's into pottery?"
+    -> "My wife is into pottery." when the question names her); None when it carries none."""
+    framed = _ASKED_FRAME.match(sentence)
+    if framed is not None:
+        said = _TAG.sub("", sentence[framed.end():].rstrip(" ?!"))
+    else:
+        after = _STATED_AFTER.search(sentence)
+        if after is None or len(sentence[:after.start()].split()) < 2:
+            return None
+        said = after.group(1).strip()
+        mentions = list(_REL_MENTION.finditer(sentence[:after.start()]))
+        if mentions and _HE_SHE.match(said):
+            said = _with_holder(said, mentions[-1].group(0))
+    if len(said.split()) < 3:
+        return None
+    return said[0].upper() + said[1:] + "."
+
+
 def clauses(sentence: str) -> list[str]:
     """The record texts a sentence gives: trimmed, then split into one fact per clause; a
     question gives the statement it rests on, if it states one."""
-    given = _GIVEN.search(sentence) if sentence.rstrip().endswith("?") else None
+    asked = sentence.rstrip().endswith("?")
+    given = _GIVEN.search(sentence) if asked else None
+    if given is not None and _ASK_TAIL.search(given.group(1)) is not None:
+        given = None  # "... since I started the new job, is that a screen thing?": no reason
+    stated = _statement_of_question(sentence) if asked else None
+    if stated is not None:
+        return clauses(stated)
     if given is not None and len(given.group(1).split()) >= 3:
         stated = given.group(1).rstrip(" ,;") + "."
         return split_clauses(stated[0].upper() + stated[1:])
     if sentence.rstrip().endswith("?") or _ASKING.match(sentence):
-        owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence)
+        owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence) or \
+            trait_asked(sentence)
         if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
             return [owned]
     said = trim(sentence)

@@ -96,9 +96,10 @@ _ASK_ME = re.compile(r"^(?=(\W*))\1(?:\S+\s+)?(?:tell|show|give|send|remind|help
 # Interjections, greetings and a vocative name that open a sentence ("Hey John,", "Okay, ",
 # "Wow, Caroline!"), taken off before its shape is judged.
 _OPENER_WORDS = re.compile(
-    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|no|nope|ok|okay|alright|well|so|thanks|"
+    r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|ya|yea|yup|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
     r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|heads\s+up|fyi|"
+    r"not\s+much|nothing\s+much|"
     r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
     r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
 # Words a declarative sentence's subject starts with; a sentence starting with anything else
@@ -109,7 +110,8 @@ _SUBJECT_START = frozenset("""i i'm i've i'd i'll my we we're we've we'd we'll o
     there there's here some all each every one two three no none nobody everyone someone
     something nothing anything everything morning evening last next yesterday today tomorrow
     tonight in on at after before since when while if as by for with from during about
-    through until because cos although though once unless whereas""".split())
+    through until because cos although though once unless whereas half most both many
+    several neither""".split())
 _OBJECT_START = frozenset("""a an the me us my our this that these those some all it them him
     her your up out down about""".split())
 # Words that open a statement before its subject, never a command: "Meanwhile my boiler packed
@@ -123,8 +125,8 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|we'
                            r"ours|us|me)\b", re.I)
 # The speaker as subject or owner ("I ...", "my ...", "we ..."), not only as an object ("Sounds
 # good to me", "It gives me an escape").
-_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|we'll|our)\b",
-                              re.I)
+_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|we'd|we'll|our)\b"
+                              r"|(?<!.)me(?=\s+and\s)", re.I)  # "Me and the kids are ..."
 # An attitude toward the listener or the talk, not a fact: "I'm sure you'll find it", "I hope
 # you...", "I can't believe it", "I'm so glad we talked". What follows the frame is judged.
 _ATTITUDE = re.compile(
@@ -132,6 +134,7 @@ _ATTITUDE = re.compile(
     r"happy|sorry|excited|thrilled|proud|grateful|thankful|inspired|impressed|amazed|touched|here)|"
     r"i\s+(?:(?:really|do|totally|completely|fully|definitely|just|so|still)\s+)*(?:hope|think|"
     r"bet|guess|believe|wish|reckon|suppose|doubt|remember|get(?=\s+(?:how|why|what|that|it)\b)|"
+    r"see(?=\s+(?:what|how|why|where|it|that|your|you)\b)|"
     r"appreciate|agree|understand|know|can't\s+believe|cannot\s+believe|can't\s+wait))\b"
     r"(?:\s+(?:that|of|for|to|about|how))?\s*", re.I)
 
@@ -156,7 +159,22 @@ _TALK = re.compile(
     r"|do|keep|change)\b|^i\s+(?:can(?:'t|not)?|could(?:n't)?)\s+(?:just\s+|only\s+)?imagine\b"
     r"|^(?:i'?m|i\s+am)\s+(?:(?:so|really|absolutely|completely|totally|well|proper)\s+)?"
     r"(?:knackered|shattered|exhausted|tired|starving|stuffed|freezing|boiling|bored|sleepy|"
-    r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$", re.I)
+    r"hungry|wiped(?:\s+out)?|done\s+in)(?:\s+(?:now|today|tonight|already))?\W*$"
+    # no view either way: "I don't mind either way", "I'm not sure", "I have no idea"
+    r"|^(?:i|we)\s+(?:really\s+|honestly\s+|genuinely\s+)?(?:don't|do\s+not|didn't)\s+"
+    r"(?:mind|care|know|remember)\b|^(?:i'?m|i\s+am)\s+not\s+(?:really\s+|too\s+|that\s+)?"
+    r"sure\b|^i\s+(?:have|had)\s+no\s+idea\b", re.I)
+
+# Someone's view of a film, a match, a meal, the weather: "My partner thinks the new Bond film is
+# rubbish", "Mum said the play was too long". A verdict on a passing thing, not a fact of theirs
+# (one with a specific in its verdict, "... was on at the Lyceum", is judged as any other).
+_VERDICT = re.compile(
+    r"^(?:(?:my|our)\s+(?:[a-z-]+\s+)?[a-z-]+|i|we|(?-i:[A-Z][a-z]+))\s+(?:really\s+|honestly\s+|"
+    r"also\s+)?(?:think|thinks|thought|reckon|reckons|reckoned|found|finds|feel|feels|felt|said|"
+    r"says)\s+(?:that\s+)?(?:the|this|that|these|those)\s+(?:[\w'-]+\s+){0,4}?(?:film|movie|show|"
+    r"series|episode|book|novel|album|song|match|game|gig|concert|play|musical|ending|finale|"
+    r"season|meal|food|restaurant|weather|party|trailer|sequel|remake|documentary|programme|"
+    r"podcast)s?\s+(?:is|was|are|were)\s+(?P<verdict>[^,;:!?]{1,40})[.!]*$", re.I)
 
 
 # Chat drops the subject: "Planning a trip there next month.", "Still working on a dance
@@ -172,8 +190,16 @@ _ADVERB_LEAD = re.compile(r"^\W*(?:(?:just|still|finally|recently|already|also|o
 # "Got the tattoo a few years ago", "Had an audition yesterday", "Been busy volunteering": a
 # common verb opens the speaker's news when an object follows it.
 _COMMON_LEAD = re.compile(r"^(?:got|had|made)\s+(?:a|an|the|my|our|some|two|three|\d)\b"
+                          # a complaint, then what the speaker did about it: "Got fed up with
+                          # EE's signal and went to Three last month"
+                          r"|^got\s+(?:fed\s+up|sick|tired|bored)\s+(?:of|with)\b(?=.*?\b(?:and|so)"
+                          r"\s+[a-z]+ed\b|.*?\b(?:and|so)\s+(?:went|got|moved|left|quit|switched"
+                          r"|bought|sold|joined|took)\b)"
                           r"|^been\s+(?!(?:a\s+while|ages|forever|so\s+long|too\s+long)\b)"
-                          r"(?:busy|[a-z]+ing)\b", re.I)
+                          r"(?:busy|[a-z]+ing)\b"
+                          # "Been on crutches since ...", "Been off work with my back"
+                          r"|^been\s+(?:on|off)\s+(?!(?:it|that|this|my\s+mind|about|and)\b)"
+                          r"[a-z]", re.I)
 
 
 # An activity as the subject of a general remark: "Taking risks is scary", "Kickboxing is a
@@ -210,6 +236,9 @@ def _gerund_does(rest: str) -> bool:
     return False
 
 
+_BACK_FROM = re.compile(r"^(?:back\s+from|home\s+from|off\s+to)\s+(?!bed\b)", re.I)
+
+
 def dropped_subject(body: str) -> bool:
     """Whether `body` (its opener taken off) is the speaker's news with the subject dropped:
     "Planning a trip there next month.", "Just started doing aerial yoga, it's great.", "Got
@@ -222,6 +251,8 @@ def dropped_subject(body: str) -> bool:
     if _GERUND_SUBJECT.match(rest) or _gerund_does(rest) or lead[0].lower() in _FEELINGS or \
             rest.lower().startswith("looking forward"):
         return False  # "Taking risks is scary.", "Excited for this!": no news of the speaker's
+    if _BACK_FROM.match(rest):
+        return _specific(rest)  # "Just back from a week in Crete", "Off to Cork on Friday"
     return bool(_PARTICIPLE.match(lead[0])) and \
         (lead[0].lower() not in FACT_STOPWORDS or bool(_COMMON_LEAD.match(rest)))
 
@@ -331,8 +362,10 @@ _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s
 # A phrase of time or cause before the speaker's clause: "Since the knee injury I've been ...",
 # "After the op on my hip I ...".
 _LEAD_PHRASE = re.compile(r"^(?:ever\s+)?(?:since|after|following|because\s+of|due\s+to|"
-                          r"thanks\s+to)\s+(?:the|my|our|a|an|this|that|last)\b[^,;:?!]*$",
-                          re.I)
+                          r"thanks\s+to|before|during|until|as\s+of|if|unless|once|when|whenever)"
+                          r"\s+(?:the|my|our|a|an|this|"
+                          r"that|last|\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+                          r"twelve|twenty|thirty|several|many|a\s+few)\b[^,;:?!]*$", re.I)
 
 
 # A clause chain whose later clause is the speaker's: "The Corsa failed its MOT so badly I
@@ -395,6 +428,9 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     body = _TIME_LEAD.sub("", body, count=1) or body
     if is_fragment(body):
         return False  # "My husband.", "For the slow reply.": no verb, no fact
+    verdict = _VERDICT.match(body)
+    if verdict is not None and not _specific(verdict.group("verdict"), names):
+        return False  # "My partner thinks the new Bond film is rubbish": a view, no fact
     words = [w for w in FACT_WORD.findall(body.replace("\u2019", "'"))
              if w.lower() not in names]
     content = [w for w in words if w.lower() not in FACT_STOPWORDS and not w[0].isdigit()]

@@ -208,7 +208,8 @@ _GIVEN_ME = re.compile(r"\b(?:gave|got|bought|lent|loaned|sent|issued|handed|pre
 # children ("the youngest").
 _KIN = (rf"(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)"
         rf"|(?-i:Auntie|Aunt|Uncle)\s+{_NAME}|the\s+(?:youngest|eldest|oldest|middle\s+one|"
-        rf"little\s+one|baby|twins))")
+        rf"little\s+one|baby|twins|wife|husband|missus|missis|other\s+half|better\s+half|in-laws"
+        rf"|kids'?\s+(?:dad|mum|mom)|ex)|(?-i:Hubby|Wifey))")
 # What changed for them, or where they are now: "Mum sold up and moved to Cromer", "Dad got
 # rid of the Volvo", "Mum's on a waiting list for ...". Not "Dad's got a point".
 _KIN_DOES = re.compile(
@@ -219,6 +220,16 @@ _KIN_DOES = re.compile(
     rf"lives|works|drives|owns|took\s+up|gave\s+up|turned\s+\d)\b)"
     rf"|(?:'s|\u2019s|\s+is|\s+was)\s+(?:now\s+)?(?:on|in|at|with)\s+(?:(?:a|an|the)\s+"
     rf"(?!(?:mood|hurry|rush|bit|state|huff|good|bad|funny|right)\b)|(?-i:[A-Z])))", re.I)
+# A plan of theirs with its date: "Grandad's moving into a care home in Whitby next month",
+# "Mum's starting chemo on Monday" (not "Dad's getting on a bit").
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_SOON = (rf"(?:\d|\b(?:next|tomorrow|tonight)\b|\bthis\s+(?:week|month|year|weekend|summer|spring|"
+         rf"autumn|winter)\b|\b{_MONTH}\b|\b{WEEKDAY}s?\b)")
+_KIN_PLAN = re.compile(
+    rf"^{_KIN}(?:(?:'s|\u2019s|\s+is|\s+are)\s+(?:(?:just|finally|now|also|definitely)\s+)?"
+    rf"(?:moving|starting|retiring|leaving|joining|selling|buying|having|going|coming|flying|"
+    rf"getting|booked|due)|\s+(?:starts?|moves?|leaves?|retires?|begins?|finishes|joins?|goes|"
+    rf"go|flies|fly|comes?))\b[^?]*?{_SOON}", re.I)
 # An illness or condition someone has: "Olly's got chickenpox", "The youngest is allergic to
 # penicillin", "Mum's diabetic".
 _ILL = (r"(?:\w*(?:pox|itis|fever|flu)|covid|measles|mumps|shingles|diabetes|asthma|eczema|"
@@ -231,7 +242,11 @@ _UNWELL = re.compile(
     rf"^(?:{_KIN}|(?P<name>{_NAME}))(?:(?:'s|\u2019s|\s+has)\s+(?:just\s+)?(?:got|caught)|"
     rf"\s+(?:has|had|caught|got)|(?:'s|\u2019s|\s+has)\s+been\s+diagnosed\s+with)\s+(?:[a-z]+\s+)?{_ILL}"
     rf"|^(?:{_KIN}|(?P<who>{_NAME}))(?:'s|\u2019s|\s+is)\s+(?:now\s+|also\s+)?(?:allergic\s+to|"
-    rf"diabetic|asthmatic|epileptic|coeliac|celiac|lactose\s+intolerant|autistic|dyslexic)\b",
+    rf"diabetic|asthmatic|epileptic|coeliac|celiac|lactose\s+intolerant|autistic|dyslexic)\b"
+    # where an illness keeps them: "Mum's been in and out of hospital since Christmas"
+    rf"|^{_KIN}(?:'s|\u2019s|\s+is|\s+has)\s+(?:been\s+)?(?:now\s+|still\s+)?(?:in\s+(?:and\s+out\s+"
+    rf"of\s+)?hospital|in\s+a\s+care\s+home|on\s+dialysis|on\s+oxygen|having\s+chemo|"
+    rf"in\s+remission|housebound|bed-?bound)\b",
     re.I)
 # What a professional said or did about someone of the speaker's: "The vet said Miso should
 # have wet food", "The doctor told Dad to cut out salt", "The vet put Bramble on a diet".
@@ -248,7 +263,7 @@ def kin_fact(body: str) -> bool:
     child's rank or (for an illness, or a professional's advice) a name: what changed for them
     (`_KIN_DOES`), what they have (`_UNWELL`), what they were told (`_ADVISED`)."""
     s = body.strip()
-    if _KIN_DOES.match(s):
+    if _KIN_DOES.match(s) or _KIN_PLAN.match(s):
         return True
     for m in (_UNWELL.match(s), _ADVISED.match(s)):
         if m is None:
@@ -269,6 +284,33 @@ def age_asked(sentence: str) -> str | None:
     38."); None for any other question."""
     m = _AGE_ASKED.match(sentence)
     return None if m is None else f"I'm {m.group('a') or m.group('b')}."
+
+
+# "What can I cook for my vegan sister?", "a gift for my diabetic dad?", "Is it safe to fly at
+# 30 weeks pregnant?": a lasting trait of someone of the speaker's (or the speaker's) that a
+# question rests on.
+_TRAIT = r"""vegan|vegetarian|veggie|pescatarian|diabetic|coeliac|celiac|asthmatic|epileptic
+    |autistic|dyslexic|deaf|blind|disabled|pregnant|lactose[\s-]intolerant|teetotal|housebound"""
+_TRAIT = re.sub(r"\s+", "", _TRAIT)
+_TRAIT_ASKED = re.compile(
+    rf"\b(?P<my>my|our)\s+(?P<mod>(?:new|little|older|younger|eldest|youngest|best|elderly)\s+)?"
+    rf"(?P<trait>{_TRAIT})\s+(?P<who>(?:{_RELATION_WORDS})s?)\b"
+    rf"|\bat\s+(?P<weeks>\d{{1,2}})\s+weeks\s+pregnant\b", re.I)
+_PLURAL_KIN = frozenset("kids children parents twins in-laws grandparents boys girls".split())
+
+
+def trait_asked(sentence: str) -> str | None:
+    """The trait a question rests on ("What can I cook for my vegan sister?" -> "My sister is
+    vegan."); None when it names none."""
+    m = _TRAIT_ASKED.search(sentence)
+    if m is None:
+        return None
+    if m.group("weeks"):
+        return f"I'm {m.group('weeks')} weeks pregnant."
+    who = m.group("who").lower()
+    verb = "are" if who in _PLURAL_KIN or who not in RELATIONS else "is"
+    return f"{m.group('my').capitalize()} {(m.group('mod') or '').lower()}{who} {verb} " \
+        f"{m.group('trait').lower()}."
 
 
 def world_fact(body: str, names: frozenset[str] = frozenset()) -> bool:
@@ -340,12 +382,18 @@ _BINDS = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|{_WEEKDAY}|everyone|everybody|all
                     rf"we|us|no)\b|(?<=\s)(?-i:[A-Z])", re.I)
 # A group's or a household's recurring day: "Book club meets on the first Thursday of the
 # month", "Five-a-side runs on alternate Sundays", "Pub quiz is the last Friday of every month".
+# Where it is held may come between ("meets in the pavilion on the last Sunday"), and whose it
+# is after the thing ("Parents' evening at the kids' school is always the second Wednesday").
+_OF_PLACE = r"(?:\s+(?:at|for|of|in)\s+(?:the\s+|our\s+)?[a-z'-]+(?:\s+[a-z'-]+)?)?"
 _RECURRING = re.compile(
-    rf"^{_THING}\s+(?:(?:now|still|usually|always)\s+)?(?:meets?|runs?|is|are|happens?|"
+    rf"^{_THING}{_OF_PLACE}\s+(?:(?:now|still|usually|always)\s+)?(?:meets?|runs?|is|are|happens?|"
     rf"rehearses?|trains?|plays?|takes\s+place|gets?\s+collected|goes\s+out|comes?(?:\s+round)?|"
-    rf"visits?|calls?|starts?)\s+(?:now\s+|still\s+)?(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
+    rf"visits?|calls?|starts?)\s+(?:now\s+|still\s+|always\s+|usually\s+)?"
+    rf"(?:(?:in|at)\s+(?:the\s+|our\s+)?[a-z'-]+(?:\s+[a-z'-]+)?\s+)?"
+    rf"(?:on\s+|at\s+)?(?:the\s+)?(?P<when>"
     rf"(?:every|each|alternate|other|every\s+other)\s+(?:[a-z]+\s+)?{_WEEKDAY}"
-    rf"|(?:first|second|third|fourth|last)\s+{_WEEKDAY}\s+of\s+(?:the|every|each)\s+month"
+    rf"|(?:first|second|third|fourth|last)\s+{_WEEKDAY}\s+(?:of\s+(?:the|every|each)\s+month"
+    rf"|(?:in|of)\s+(?:every\s+|each\s+)?{_MONTH}\b)"
     rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|(?:weekly|fortnightly|monthly)"
     rf"|every\s+(?:\d+|{_NUMBER_WORDS}|few)\s+(?:days|weeks|months|years)\b"
     rf"|(?:once|twice|{_NUMBER_WORDS}\s+times)\s+a\s+(?:week|month|year)\b)", re.I)
@@ -356,7 +404,6 @@ _IS_CONTRACTED = re.compile(
 
 # When a thing of the household's falls due: "The car's MOT is due in March", "The passport
 # expires on 3 June", "The lease runs out in August".
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _DUE = re.compile(
     rf"^{_THING}\s+(?:(?:is|are)\s+(?:now\s+)?(?:due|up\s+for\s+renewal)(?:\s+for\s+renewal)?"
     rf"|expires?|renews?|runs\s+out)\s+(?:on\s+|in\s+|by\s+|at\s+the\s+end\s+of\s+)?"
@@ -399,6 +446,13 @@ _BOOKED = re.compile(
     re.I)
 
 
+# A job booked on a thing of the household's, with its date: "the boiler's being serviced by a
+# bloke from HomeServe next Tuesday", "The car's going in for its MOT on Friday".
+_SCHEDULED = re.compile(
+    rf"^{_THING}(?:'s|\u2019s|\s+is|\s+are)\s+(?:(?:being|getting)\s+(?:[a-z]+ly\s+)?[a-z]+(?:ed|en|t)"
+    rf"|going\s+in\s+for|booked\s+in)\b(?=[^?]*?{_SOON})", re.I)
+
+
 def _a_thing(m: re.Match[str] | None, person: bool = False) -> bool:
     """Whether the subject a shape matched is a thing of the household's: no pronoun, no
     passing event, no person (a relation word as its head) unless `person` may be one ("The
@@ -428,7 +482,8 @@ def arrangement(body: str) -> bool:
         (_a_thing(_COMES_FROM.match(s)) and _NOWADAYS.search(s) is not None) or \
         _a_thing(_RECURRING.match(s)) or _a_thing(_DUE.match(s), person=True) or \
         _PLACE_CHANGED.match(s) is not None or _HEALTH.match(s) is not None or \
-        _ADVICE.match(s) is not None or _a_thing(_BOOKED.match(s))
+        _ADVICE.match(s) is not None or _a_thing(_BOOKED.match(s)) or \
+        _a_thing(_SCHEDULED.match(body.strip()))
 
 
 # What someone "found" that is news: a home, work, a person ("Zara's found a flat"), not a
