@@ -259,6 +259,7 @@ def split_clauses(sentence: str) -> list[str]:
     parts = [_value_last(p) for p in parts]
     out: list[str] = []
     owner = None
+    seen: list[str] = []  # everyone of the speaker's named so far: "she" must pick one of them
     for p in parts:
         p = p.strip(" ,;")
         bare = _SUBORDINATE.sub("", p, count=1)
@@ -268,13 +269,14 @@ def split_clauses(sentence: str) -> list[str]:
         if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
                               or may_be_name(m.group(1).split("'")[0])):
             owner = m.group(1)
+            seen.append(owner)
         elif owner is not None:
-            p = _with_holder(p, owner)
-        else:
-            mentions = list(_REL_MENTION.finditer(p)) or \
-                [m for m in _NAME_MENTION.finditer(p) if may_be_name(m.group(0))] or \
-                list(_KIN_MENTION.finditer(p))
-            owner = mentions[-1].group(0) if mentions else None
+            who = _the_one(p, owner, seen)
+            p = p if who is None else _with_holder(p, who)
+        elif owner is None:
+            mentions = _mentions(p)
+            owner = mentions[-1] if mentions else None
+        seen += _mentions(p)
         if p[-1] not in ".!?":
             p += "."
         out.append(p[0].upper() + p[1:])
@@ -293,6 +295,8 @@ def carry_holders(sentences: list[str]) -> list[str]:
         if m is None or not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
             continue
         owner = m.group(1)
+        if not _one_of(out[i], owner, _mentions(sentences[i - 1])):
+            continue  # "My mum met my sister for lunch. She's ...": either of them
         person = _REL_MENTION.fullmatch(owner) is not None if owner[0].lower() == owner[0] or \
             owner.startswith(("My ", "Our ")) else may_be_name(owner.split("'")[0])
         if person:
@@ -302,6 +306,29 @@ def carry_holders(sentences: list[str]) -> list[str]:
 
 
 _HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
+
+
+def _mentions(text: str) -> list[str]:
+    """Who of the speaker's `text` names: "my mum", a name doing something, "Dad"."""
+    return [m.group(0) for m in _REL_MENTION.finditer(text)] or \
+        [m.group(0) for m in _NAME_MENTION.finditer(text) if may_be_name(m.group(0))] or \
+        [m.group(0) for m in _KIN_MENTION.finditer(text)]
+
+
+def _the_one(clause: str, owner: str, seen: list[str]) -> str | None:
+    """Whom the pronoun opening `clause` stands for: the one person in view (`owner` and
+    `seen`) of its gender; None when two are ("Had lunch with my mum and my sister, she's got
+    a new job": either woman, so neither). `owner` when no pronoun opens it."""
+    if not _PRONOUN_START.match(clause) and not _POSSESSIVE_START.match(clause):
+        return owner
+    fits = {s.lower(): s for s in [owner, *seen] if not _clashes(clause, s)}
+    return next(iter(fits.values())) if len(fits) == 1 else None
+
+
+def _one_of(clause: str, owner: str, seen: list[str]) -> bool:
+    """Whether the pronoun opening `clause` stands for `owner` alone (`_the_one`)."""
+    who = _the_one(clause, owner, seen)
+    return who is not None and who.lower() == owner.lower()
 
 
 def name_holder(clause: str, held: str) -> str:
