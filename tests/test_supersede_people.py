@@ -36,6 +36,52 @@ NEAR_MISSES = [
 ]
 
 
+# Said of the one holder, in words a person uses: a stay is no home, a visit no move.
+NEAR_MISSES += [
+    (["My nan lives in Margate."], "Nan visited her friend in a care home in Ramsgate."),
+    (["My mum lives in Margate."], "Mum works in a care home in Deal."),
+    (["My sister lives in Swindon."], "My sister is staying in Bath for the weekend."),
+    (["My sister lives in Swindon."],
+     "My sister was renting in Bath before she bought in Swindon."),
+    (["I am a nurse."], "My daughter is training to be a nurse."),
+    (["My flatmate Ravi works at Deloitte.", "I work at KPMG."],
+     "Ravi says EY jumped ship to a new office."),
+    (["Our neighbour Bernadette is a nurse.", "My wife is a teacher."],
+     "My brother is a paramedic these days."),
+]
+
+# (held facts, the later message, the held fact it replaces): the holder's own, no other.
+CORRECTIONS = [
+    (["My nan lives in Margate.", "My mum lives in Ramsgate."],
+     "Nan's in a care home in Broadstairs now, it was getting too much for her.",
+     "My nan lives in Margate."),
+    (["My grandad lives in Hove.", "My dad lives in Hove too."],
+     "My grandad has gone into a nursing home in Lewes.", "My grandad lives in Hove."),
+    (["My flatmate Ravi works at Deloitte.", "I work at KPMG."], "Ravi's jumped ship to EY.",
+     "My flatmate Ravi works at Deloitte."),
+    (["My sister lives in Swindon.", "My aunt lives in Reading."],
+     "My sister got fed up with the commute, she's renting in Bath now.",
+     "My sister lives in Swindon."),
+    (["Our neighbour Bernadette is a nurse.", "My wife is a teacher."],
+     "Bernadette has retrained, she's a paramedic these days.",
+     "Our neighbour Bernadette is a nurse."),
+    (["Our lodger Marek is a barista.", "My husband is a chef."],
+     "Marek's gone and got himself a job as a postman.", "Our lodger Marek is a barista."),
+    (["My wife is a pharmacist.", "My brother-in-law is a pharmacist too."],
+     "My wife has left pharmacy, she's training to be a midwife now.", "My wife is a pharmacist."),
+    (["Arlo goes to Little Acorns nursery.", "Bea goes to St Mary's Primary."],
+     "Arlo has started reception at St Mary's with his sister.",
+     "Arlo goes to Little Acorns nursery."),
+    (["My mum has a budgie called Kiwi.", "I have a hamster called Nugget."],
+     "Sadly Kiwi died, Mum's got a canary called Sunny now.", "My mum has a budgie called Kiwi."),
+]
+
+
+@pytest.mark.parametrize(("held", "new", "replaced"), CORRECTIONS)
+def test_the_holders_fact_is_replaced(held: list[str], new: str, replaced: str) -> None:
+    assert {t for v, t in message_verdicts(new, held) if v == SUPERSEDES} == {replaced}
+
+
 @pytest.mark.parametrize(("held", "new"), NEAR_MISSES)
 def test_near_misses_replace_nothing(held: list[str], new: str) -> None:
     assert [v for v in message_verdicts(new, held) if v[0] == SUPERSEDES] == []
@@ -107,4 +153,4 @@ def test_people_v4_on_both_engines(store: Any) -> None:
     assert res["applied"] >= PEOPLE_V4_APPLIED
 
 
-PEOPLE_V4_APPLIED = 7
+PEOPLE_V4_APPLIED = 11
