@@ -74,6 +74,12 @@ CORRECTIONS = [
      "Arlo goes to Little Acorns nursery."),
     (["My mum has a budgie called Kiwi.", "I have a hamster called Nugget."],
      "Sadly Kiwi died, Mum's got a canary called Sunny now.", "My mum has a budgie called Kiwi."),
+    (["My flatmate, Ravi, works at Deloitte.", "I work at KPMG."], "Ravi's at EY now.",
+     "My flatmate, Ravi, works at Deloitte."),
+    (["My mum works at Boots.", "My sister works at Next."], "My sister's at River Island now.",
+     "My sister works at Next."),
+    (["My son Jake is 14.", "My daughter Lily is 11."], "Jake's 15 now, and Lily is still 11.",
+     "My son Jake is 14."),
 ]
 
 

@@ -83,7 +83,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      r"jump(?:ed|s)?\s+ship\s+to\b"  # "Ravi's jumped ship to EY"
                      r"|\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
-                     r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
+                     # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
+                     r"|^\W*(?:(?:i'?m|i\s+am|she'?s|he'?s|is|are|s)\s+)?(?:at|with)\s+"
                      r"(?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
                 r"|\b(?:qualified|retrained|trained|started|starting|starts)\s+as\s+an?\s"
@@ -122,7 +123,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
-                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
+                r"|(?:\b(?:is|am|are)|'s|\u2019s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
                 r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
                r"|(?<!'s\s)(?<!\u2019s\s)(?<!\ba\s)(?<!\ban\s)\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
         # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):

@@ -89,6 +89,8 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
                    rf"(?={_SUBJECT})"
                    # "... so Dr Ngata supervises me now": someone by name, then their verb
                    rf"|,?\s+so\s+(?=(?-i:[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?)[a-z]+s\b)"
+                   # "Jake's 15 now, and Lily is still 11": another person by name, their fact
+                   rf"|,\s+(?:and|but)\s+(?=(?-i:[A-Z][a-z]+)(?:'s|\s+(?:is|was|has|still))\s)"
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
