@@ -124,7 +124,8 @@ def extract(
     turn_of: dict[int, int] = {}
     current_turn = messages[0].seq if messages else 0
     names = frozenset(n for m in messages if m.name for n in m.name.lower().split())
-    held = held_names(k.claim.said for k in known)  # "my flatmate Ravi": his news is filed
+    # "my flatmate Ravi": his news is filed (not the participants': they talk all the time)
+    held = held_names(k.claim.said for k in known) - names
     for m in messages:
         if m.role == "user":
             current_turn = m.seq
