@@ -138,3 +138,14 @@ def test_news_of_a_held_name_is_filed_only_when_held() -> None:
     assert any("EY" in (op.get("text") or "") for op in _extract("Ravi's jumped ship to EY.", held))
     assert not any("EY" in (op.get("text") or "")
                    for op in _extract("Ravi's jumped ship to EY.", ["I work at KPMG."]))
+
+
+def test_an_in_law_is_carried_whole() -> None:
+    """"he" after "my father-in-law" stands for the father-in-law, never "my father"."""
+    said = clauses("My father-in-law has retired from the post office, he works at Lidl now.")
+    assert said[-1].startswith("My father-in-law works at Lidl")
+    assert carry_holders(["My brother-in-law works at Asda.", "He's at Aldi now."])[-1] \
+        .startswith("My brother-in-law")
+    held = ["My father works at Tesco.", "My father-in-law works at Asda."]
+    new = "My father-in-law moved to Leeds, he works at Aldi now."
+    assert {t for v, t in message_verdicts(new, held) if v == SUPERSEDES} <= {held[1]}

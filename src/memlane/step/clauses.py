@@ -96,7 +96,7 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _THEIRS = r"dog|cat|puppy|pup|kitten|horse|kids|children|boys|girls|baby|twins"
 _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
-                            rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            rf"youngest|best)\s+)?[a-z]+(?:-in-law)?(?:'s\s+(?:{_RELATION_WORDS}))?"
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
                             rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
@@ -111,7 +111,8 @@ _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
 # following "she" or "her" stands for.
 _REL_MENTION = re.compile(
     rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
-    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
+    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:-in-law)?\b"
+    rf"(?:\s+(?-i:[A-Z][a-z]+))?",
     re.I)
 
 
