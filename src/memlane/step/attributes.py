@@ -62,7 +62,10 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    rf"moving|transferred|transferring)\s+(?:up\s+)?"
                    rf"(?:(?:reception|nursery|year\s+\d+|\w+\s+form)\s+)?(?:to|at|in)|attends?|"
                    rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
-                   rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"),
+                   rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"
+                   # a school year started at a place by name: "started reception at St Mary's"
+                   rf"|\b(?:started|starts|starting|into)\s+(?:reception|year\s+\d+|nursery)\s+"
+                   rf"(?:at|in)\s+(?:the\s+)?(?-i:[A-Z])"),
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
         ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
         # (lower case: "22 Rowan Drive" is a street, not a car)
@@ -76,12 +79,16 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"(?:the\s+)?(?-i:[A-Z])|\b(?:joined|joining|joins|moved\s+to)\s+(?:the\s+)?"
                  r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?\s+(?-i:FC|AFC|United|Rovers|"
                  r"Juniors|City|Town|Athletic|Wanderers|Rangers|Albion|Under-?\d+s?|U\d+s?)\b"),
-        ("employer", r"\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
+        ("employer", r"^(?:\W*['\u2019]s)?\s*(?:(?:has|have|had|just|now|finally)\s+)*"
+                     r"jump(?:ed|s)?\s+ship\s+to\b"  # "Ravi's jumped ship to EY"
+                     r"|\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
-                     r"|^\W*(?:i'?m|i\s+am|she'?s|he'?s|is|are)\s+(?:at|with)\s+"
+                     # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
+                     r"|^\W*(?:(?:i'?m|i\s+am|she'?s|he'?s|is|are|s)\s+)?(?:at|with)\s+"
                      r"(?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
                 r"|\b(?:qualified|retrained|trained|started|starting|starts)\s+as\s+an?\s"
+                r"|\b(?:training|retraining|studying)\s+to\s+(?:be|become)\s+an?\s"
                 r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
         ("residence", r"\b(?:live|lives|living)\s+(?:with\s+(?:my|our)\s+\w+\s+)?(?:in|at|on)\b"
@@ -94,6 +101,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"relocating)\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # "renting in Bath now", "in a care home in Broadstairs"
+                      r"|\b(?:is|are|'s|'re|now)\s+renting\s+in\s+(?-i:[A-Z])"
+                      r"|^(?:\W*['\u2019]s)?\s*(?:(?:is|are|has|have|had|been|gone|went|now|"
+                      r"living)\s+)*in(?:to)?\s+(?:a\s+|the\s+)?(?:care|nursing|residential|"
+                      r"retirement)\s+home\b"
                       r"|\bkeys\s+(?:to|for)\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:flat|house|home"
                       r"|place|apartment)\s+in\b"
                       # "moved down to Stirling" (a place by name; not "moved up to teach")
@@ -111,7 +123,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
-                r"|\b(?:is|am|are|'s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
+                r"|(?:\b(?:is|am|are)|'s|\u2019s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
                 r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
                r"|(?<!'s\s)(?<!\u2019s\s)(?<!\ba\s)(?<!\ban\s)\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
         # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):
@@ -137,7 +149,8 @@ _NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoke
 
 def _occupation(rest: str) -> bool:
     """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
-    m = _PREDICATE.match(re.sub(r"\s+now\s*([.!]*)\s*$", r"\1", rest, flags=re.I))
+    m = _PREDICATE.match(re.sub(r"\s+(?:now|these\s+days|nowadays|at\s+the\s+moment)\s*([.!]*)"
+                                r"\s*$", r"\1", rest, flags=re.I))
     return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
         m.group(2).lower() not in _NOT_TRADE
 

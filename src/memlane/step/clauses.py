@@ -109,12 +109,14 @@ _JOIN = re.compile(rf"\s*;\s*(?={_SUBJECT}|[A-Z])|,?\s+(?:and|but|while|whereas|
                    rf"(?={_SUBJECT})"
                    # "... so Dr Ngata supervises me now": someone by name, then their verb
                    rf"|,?\s+so\s+(?=(?-i:[A-Z][a-z]+\s+(?:[A-Z][a-z]+\s+)?)[a-z]+s\b)"
+                   # "Jake's 15 now, and Lily is still 11": another person by name, their fact
+                   rf"|,\s+(?:and|but)\s+(?=(?-i:[A-Z][a-z]+)(?:'s|\s+(?:is|was|has|still))\s)"
                    rf"|,\s+(?!it\b|it's\b|they\b|they're\b)"
                    rf"(?={_SUBJECT}(?!\s+(?:think|guess|mean|know|hope)\b))", re.I)
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _THEIRS = r"dog|cat|puppy|pup|kitten|horse|kids|children|boys|girls|baby|twins"
 _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|younger|eldest|"
-                            rf"youngest|best)\s+)?[a-z]+(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            rf"youngest|best)\s+)?[a-z]+(?:-in-law)?(?:'s\s+(?:{_RELATION_WORDS}))?"
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
                             rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
@@ -130,7 +132,8 @@ _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
 _REL_MENTION = re.compile(
     rf"\b(?:my|our)\s+(?:\d+[\s-]*(?:year|yr)s?[\s-]*old\s+)?"
     rf"(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
-    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
+    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:-in-law)?\b"
+    rf"(?:\s+(?-i:[A-Z][a-z]+))?",
     re.I)
 
 
@@ -303,6 +306,7 @@ def split_clauses(sentence: str) -> list[str]:
     asked = sentence.rstrip().endswith("?")
     out: list[str] = []
     owner, ended = None, False
+    seen: list[str] = []  # everyone of the speaker's named so far: "she" must pick one of them
     for p in parts:
         p = p.strip(" ,;")
         bare = _SUBORDINATE.sub("", p, count=1)
@@ -312,13 +316,14 @@ def split_clauses(sentence: str) -> list[str]:
         if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
                               or may_be_name(m.group(1).split("'")[0])):
             owner, ended = m.group(1), _THING_ENDED.search(p) is not None
+            seen.append(owner)
         elif owner is not None and not (ended and _IT_START.match(p)):
-            p = _with_holder(p, owner)
-        else:
-            mentions = list(_REL_MENTION.finditer(p)) or \
-                [m for m in _NAME_MENTION.finditer(p) if may_be_name(m.group(0))] or \
-                list(_KIN_MENTION.finditer(p))
-            owner = mentions[-1].group(0) if mentions else None
+            who = _the_one(p, owner, seen)
+            p = p if who is None else _with_holder(p, who)
+        elif owner is None:
+            mentions = _mentions(p)
+            owner = mentions[-1] if mentions else None
+        seen += _mentions(p)
         if p[-1] not in ".!?":
             p += "?" if asked and _QUESTION_START.match(p) else "."
         out.append(p[0].upper() + p[1:])
@@ -348,6 +353,8 @@ def carry_holders(sentences: list[str]) -> list[str]:
                 out[i] = said[0].upper() + said[1:]
             continue
         owner = m.group(1)
+        if not _one_of(out[i], owner, _mentions(sentences[i - 1])):
+            continue  # "My mum met my sister for lunch. She's ...": either of them
         person = _REL_MENTION.fullmatch(owner) is not None if owner[0].lower() == owner[0] or \
             owner.startswith(("My ", "Our ")) else may_be_name(owner.split("'")[0])
         if person:
@@ -402,6 +409,29 @@ def _asked_of(question: str) -> str | None:
         return None
     mentions = {m.group(0) for m in _REL_MENTION.finditer(question)}
     return mentions.pop() if len(mentions) == 1 else None
+
+
+def _mentions(text: str) -> list[str]:
+    """Who of the speaker's `text` names: "my mum", a name doing something, "Dad"."""
+    return [m.group(0) for m in _REL_MENTION.finditer(text)] or \
+        [m.group(0) for m in _NAME_MENTION.finditer(text) if may_be_name(m.group(0))] or \
+        [m.group(0) for m in _KIN_MENTION.finditer(text)]
+
+
+def _the_one(clause: str, owner: str, seen: list[str]) -> str | None:
+    """Whom the pronoun opening `clause` stands for: the one person in view (`owner` and
+    `seen`) of its gender; None when two are ("Had lunch with my mum and my sister, she's got
+    a new job": either woman, so neither). `owner` when no pronoun opens it."""
+    if not _PRONOUN_START.match(clause) and not _POSSESSIVE_START.match(clause):
+        return owner
+    fits = {s.lower(): s for s in [owner, *seen] if not _clashes(clause, s)}
+    return next(iter(fits.values())) if len(fits) == 1 else None
+
+
+def _one_of(clause: str, owner: str, seen: list[str]) -> bool:
+    """Whether the pronoun opening `clause` stands for `owner` alone (`_the_one`)."""
+    who = _the_one(clause, owner, seen)
+    return who is not None and who.lower() == owner.lower()
 
 
 def name_holder(clause: str, held: str) -> str:

@@ -15,6 +15,9 @@ _LEAD = re.compile(
     # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
     r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
     r"|apparently"
+    # a comment on the news, not the news: "Sadly Kiwi died, ...", "Luckily ..."
+    r"|sadly|luckily|unluckily|unfortunately|fortunately|thankfully|happily|tragically"
+    r"|annoyingly|weirdly|surprisingly|funnily\s+enough"
     # "Like I said before, ...": the fact again, said as said
     r"|(?:like|as)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?"
     # "Can't believe my daughter is 5 already": the fact is what is hard to believe
@@ -34,8 +37,8 @@ CUES = re.compile(
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
     r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as"
     # a new employer by the job got there ("got a job with Network Rail")
-    r"|(?:got|landed|found|accepted|taken)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role|post)"
-    r"\s+(?:at|with)|bumped|this\s+(?:term|year|season|semester)|lapsed?"
+    r"|(?:got|landed|found|accepted|taken)\s+(?:(?:him|her|them|my|your)sel(?:f|ves)\s+)?"
+    r"(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role|post)\s+(?:at|with|as)|bumped|this\s+(?:term|year|season|semester)|lapsed?"
     r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
     # a thing moved to a new value by any verb: "bumped my excess to £400"; to a name, with
     # the thing moved said ("relocated our team to the Canary Wharf office"; not "popped into

@@ -59,8 +59,10 @@ _TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last
 _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
     make makes see use used be""".split())
 _JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
-_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|another|other|second|additionally|both|"
-                       r"as\s+well\s+as)\b", re.I)
+_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other|second|additionally|both|"
+                       r"as\s+well\s+as)\b"
+                       # "too" of an addition ("a Ford too"), not of degree ("too much for her")
+                       r"|\btoo\b(?!\s+(?!(?:and|but|so|now|though|as|for|since)\b)[a-z])", re.I)
 
 
 def _loose(term: str) -> str:

@@ -34,6 +34,7 @@ from ..types import Message, Record
 from ..validate import STANDING_KINDS
 from . import anchored
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
+from .holders import held_names, held_news
 from .kinds import held_kind, kind_of
 from .lines import episode_line
 from .sentences import (
@@ -124,6 +125,8 @@ def extract(
     turn_of: dict[int, int] = {}
     current_turn = messages[0].seq if messages else 0
     names = frozenset(n for m in messages if m.name for n in m.name.lower().split())
+    # "my flatmate Ravi": his news is filed (not the participants': they talk all the time)
+    held = held_names(k.claim.said for k in known) - names
     for m in messages:
         if m.role == "user":
             current_turn = m.seq
@@ -140,9 +143,10 @@ def extract(
         units = [(c, asked_to_keep(s) or k == "decision"
                   or (k == "constraint" and not is_request(c)), k, s)
                  for s in sentences for k in (kind_of(s),) for c in clauses(s)]
-        scored = sorted(((max(sentence_score(c, names), 0.3 if keep else 0.0), i, c, k, s)
-                         for i, (c, keep, k, s) in enumerate(units)
-                         if is_fact(c, names) or (keep and _substance(c, names))),
+        scored = sorted(((max(sentence_score(c, names), 0.3 if keep or news else 0.0), i, c,
+                          k, s) for i, (c, keep, k, s) in enumerate(units)
+                         for news in (held_news(c, held),)
+                         if is_fact(c, names) or news or (keep and _substance(c, names))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, c, k, s in sorted(kept, key=lambda t: t[1]):

@@ -6,6 +6,7 @@ words say so. Pure; read by `step/supersede.read_claim`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .endings import MONTHS_AND_DAYS
 
@@ -63,7 +64,12 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
     it he she they we i today tomorrow yesterday everyone someone nobody everything something
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
     guess turns sorry thanks happy funny landlord landlady boss council school nursery bank gym
-    office company management college uni""".split())
+    office company management college uni""".split()) | frozenset("""sadly luckily unluckily
+    unfortunately fortunately hopefully apparently basically honestly finally recently obviously
+    actually literally clearly thankfully annoyingly weirdly surprisingly happily tragically
+    naturally eventually seriously personally originally currently usually normally generally
+    typically frankly suddenly unexpectedly interestingly amazingly anyway meanwhile""".split())
+"""Sentence adverbs open a sentence capitalised, as a name does ("Sadly Kiwi died")."""
 
 
 def may_be_name(word: str) -> bool:
@@ -253,3 +259,38 @@ MANY = frozenset("""sister brother son daughter kid child friend cousin aunt unc
     grandmother grandfather grandma grandpa granddaughter grandson grandchild stepson
     stepdaughter godson goddaughter colleague coworker roommate flatmate neighbor neighbour mate
     pal buddy housemate classmate teammate workmate twin stepsister stepbrother""".split())
+
+
+# A person or pet by name in a held fact: "my flatmate Ravi" (the holder), "a budgie called
+# Kiwi" (the name a fact gives).
+_CALLED_NAME = re.compile(r"\b(?:called|named)\s+(?-i:([A-Z][a-z]+))\b", re.I)
+_ADVERB_LEAD = re.compile(r"^(?-i:[A-Z][a-z]+ly)\b,?\s+(?=(?-i:[A-Z]))")
+_HELD_NEWS = re.compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\u2019s|\s+(?:has|had|is|was|just|now|"
+                        r"finally|got|went|left|quit|took|gave|became|\w+ed|\w+s))\b(.*)$", re.S)
+
+
+def held_names(texts: Iterable[str]) -> frozenset[str]:
+    """The names (lower case) of the people and pets `texts` (held facts) name: a holder by
+    name ("My flatmate Ravi works at Deloitte", "Arlo goes to Little Acorns") or a name given
+    ("My mum has a budgie called Kiwi")."""
+    out: set[str] = set()
+    for text in texts:
+        body = _SPEAKER.sub("", text.strip(), count=1)
+        holder = holder_attribute(body)[0].split(" ")
+        if len(holder) == 2 and (holder[0] == "named" or holder[0] in RELATIONS.values()):
+            out.add(holder[1])
+        out.update(m.group(1).lower() for m in _CALLED_NAME.finditer(body))
+    return frozenset(n for n in out if may_be_name(n))
+
+
+def held_news(clause: str, names: frozenset[str]) -> bool:
+    """Whether `clause` is news of someone the held facts name (`held_names`): the name opens
+    it (after a sentence adverb: "Sadly Kiwi died, ..."), a verb follows, and two more words
+    say what ("Ravi's jumped ship to EY", "Marek's gone and got a job as a postman"). A
+    question, or one said to the listener, is none."""
+    body = _ADVERB_LEAD.sub("", clause.strip(), count=1)
+    m = _HELD_NEWS.match(body)
+    if m is None or m.group(1).lower() not in names or body.rstrip().endswith("?") or \
+            re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+        return False
+    return len(re.findall(r"[A-Za-z0-9]{3,}", m.group(2))) >= 2
