@@ -15,6 +15,10 @@ from memlane.step.supersede import RELATED, SUPERSEDES, decide, read_claim
 from supersede_verdicts import message_verdicts as _verdicts
 
 PAIRS = [
+    # the lead's review: a becoming verb names the change; the family's own word is no name
+    (["My partner Jess is vegetarian."], "Jess has gone vegan since the new year."),
+    (["My dad eats meat."], "Dad went veggie last year, he says he feels great."),
+    (["Our broadband is with Virgin Media."], "Internet's with BT now, it came with the flat."),
     (["I walk to work, it's twenty minutes."], "My knee's been bad so I get the tram in now."),
     (["I take the tube to work."], "I cycle into work these days, it beats the Central line."),
     (["My daughter cycles to school."], "My daughter gets the school bus now, since she moved up."),
@@ -44,6 +48,10 @@ PAIRS = [
 ]
 
 NEAR_MISSES = [
+    (["I'm vegetarian."], "I went vegan for a week in January, never again."),
+    (["I'm vegetarian."], "I tried going vegan, it lasted three days."),
+    (["My partner Jess is vegetarian."], "Jess's brother has gone vegan."),
+    (["Our broadband is with Virgin Media."], "Internet's been down all day, Virgin Media again."),
     (["I walk to work."], "When it's icy I'll get the bus instead."),  # a conditional
     (["I walk to work."], "I also take the bus when it rains."),  # an addition
     (["I cycle to work."], "Drove in today because of the rain."),  # a one-off

@@ -111,7 +111,8 @@ FAMILIES: tuple[Family, ...] = (
         "diet", hints="vegetarian vegan pescatarian diet meat",
         members=(*(
             (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
-                   rf"for\b|from\b|diet\b|and\b))")
+                   rf"for\b|from\b|diet\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
+                   rf"at\b|when\b|recently\b|lately\b))")
             for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
                              ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
                              ("keto", "keto|ketogenic"), ("paleo", "paleo"))),
@@ -308,6 +309,24 @@ def _named_change(family: Family, said: str) -> bool:
     return noun is not None and noun.search(said) is not None
 
 
+_BECAME = re.compile(r"\b(?:gone|went|turned|become|became|becoming)\s+(?:fully\s+|full\s+|"
+                     r"completely\s+|totally\s+|properly\s+)?$", re.I)
+
+
+_BOUNDED = re.compile(r"\bfor\s+(?:a|an|one|two|three|four|a\s+few|a\s+couple\s+of|\d+)\s+"
+                      r"(?:days?|weeks?|months?|years?|while)\b|\bnever\s+again\b|\btried\b|"
+                      r"\bused\s+to\b", re.I)
+_BECOMING = re.compile(r"(?:gone|went|turned|become|became|becoming)\s", re.I)
+
+
+def _became(said: str, mine: dict[str, int]) -> bool:
+    """Whether a member is said as what the holder became ("Hannah's gone vegan", "Dad went
+    veggie", "turned pescatarian"): a change, whatever cue the sentence lacks."""
+    if _BOUNDED.search(said):
+        return False  # ("I went vegan for a week in January, never again": an episode)
+    return any(_BECAME.search(said[:at]) or _BECOMING.match(said, at) for at in mine.values())
+
+
 def _fresh(mine: dict[str, int], theirs: dict[str, int]) -> set[str]:
     """The members `mine` names that `theirs` does not (a phone's brand is no other platform
     than "Android"; a practice's name within the other's is the same practice)."""
@@ -326,9 +345,10 @@ def _brand_holder(who: str, said: str, family: Family) -> str:
     """The speaker for a holder that is a member the sentence names ("Octopus is our energy
     supplier": the parse's holder is "Octopus") or the verb it opens with."""
     if who.startswith("named ") and (any(who[6:] in m.split() for m in members(said, family))
+                                     or who[6:] in family.hints.split()
                                      or (who[6:] in _OPENERS and
                                          said.lower().startswith(who[6:]))):
-        return "i"  # (and "Switched networks to Voxi": the parse's holder is "Switched")
+        return "i"  # (and "Switched networks to Voxi", "Energy's with E.ON now": not names)
     return who
 
 
@@ -351,8 +371,10 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
         return False
     others = {m.group(0).lower() for m in _OTHER.finditer(said)} - \
         {m.group(0).lower() for m in _OTHER.finditer(held_said)} - _NO_ONE
+    mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")
     others = {o for o in others if not members(o, family, said) and
-              not (who != "i" and o in _PRONOUNS)}  # ("Sainsbury's"; "she" of my daughter)
+              not (who != "i" and o in _PRONOUNS) and  # ("Sainsbury's"; "she" of my daughter)
+              not set(re.findall(r"[a-z]+", o.lower())) & mine}
     if any(re.search(rf"\b(?:{family.noun})$", o, re.I) for o in others if family.noun):
         others = set()  # ("my dentist" is the speaker's practice, not another person)
     if others:
@@ -382,7 +404,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     cued = bool(CUES.search(new.said) or _MORE_CUES.search(new.said))
     for family in FAMILIES:
         mine = members(new.said, family, ctx, switched=True)
-        if not mine or not (cued or _named_change(family, said)):
+        if not mine or not (cued or _named_change(family, said) or _became(new.said, mine)):
             continue
         fits = [(i, theirs) for i, c in enumerate(claims)
                 if c.said and c.said != new.said and not c.ends and
