@@ -18,6 +18,11 @@ from supersede_verdicts import message_verdicts
 
 # (held facts, the later message): nothing held may be replaced.
 NEAR_MISSES = [
+    # the lead's review: a stay somewhere named with "now" is no home
+    (["I live in Austin.", "My brother Marcus lives in Denver."],
+     "Marcus is in Paris now for a conference."),
+    (["I live in Austin.", "My brother Marcus lives in Denver."],
+     "Marcus is in Phoenix now until Friday, then home."),
     # "she" with two women in view: neither
     (["My aunt works at Greggs.", "My cousin Leah works at Costa."],
      "Went into town with my aunt and my niece, she's got a job at Pret now."),
@@ -51,6 +56,11 @@ NEAR_MISSES += [
 
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
 CORRECTIONS = [
+    # the lead's review: "is in <place> now" and "relocated down to" are a home
+    (["I live in Leeds.", "My sister Gemma lives in Hull."],
+     "Gemma is in Sheffield now, she loves it.", "My sister Gemma lives in Hull."),
+    (["I'm based in York.", "My mate Callum lives in Dundee."],
+     "Callum's relocated down to Bristol for work.", "My mate Callum lives in Dundee."),
     (["My nan lives in Margate.", "My mum lives in Ramsgate."],
      "Nan's in a care home in Broadstairs now, it was getting too much for her.",
      "My nan lives in Margate."),
