@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, numbered, slots
+from . import anchored, broad, families, medicines, numbered, slots
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -450,8 +450,9 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW):  # (`step/anchored.py`: same anchor, new value, a cue)
         d = _unless_kept(new, claims, Decision(*a)) if (
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
-    if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims)):
-        d = _unless_kept(new, claims, Decision(*f))  # (`step/families.py`: a family's one value)
+    if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims) or
+                                        medicines.in_place(new, holder, claims)):
+        d = _unless_kept(new, claims, Decision(*f))  # (`families.py`, `medicines.py`)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
 
@@ -764,7 +765,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
-    if (f := families.one_value(new, holder, [c], vet=True)) and f[0] == SUPERSEDES:
+    if (f := families.one_value(new, holder, [c], vet=True) or
+            medicines.in_place(new, holder, [c])) and f[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[2]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))
