@@ -19,6 +19,7 @@ PAIRS = [
     (["My partner Jess is vegetarian."], "Jess has gone vegan since the new year."),
     (["My dad eats meat."], "Dad went veggie last year, he says he feels great."),
     (["Our broadband is with Virgin Media."], "Internet's with BT now, it came with the flat."),
+    (["I work full-time at the bank."], "I've dropped to part-time hours since the baby."),
     (["I walk to work, it's twenty minutes."], "My knee's been bad so I get the tram in now."),
     (["I take the tube to work."], "I cycle into work these days, it beats the Central line."),
     (["My daughter cycles to school."], "My daughter gets the school bus now, since she moved up."),
@@ -50,6 +51,8 @@ PAIRS = [
 NEAR_MISSES = [
     (["I'm vegetarian."], "I went vegan for a week in January, never again."),
     (["I'm vegetarian."], "I tried going vegan, it lasted three days."),
+    (["I work full-time at the bank."], "I might go part-time next year."),
+    (["I work part-time at Boots."], "I'm a full-time mum now, Boots let me go."),
     (["My partner Jess is vegetarian."], "Jess's brother has gone vegan."),
     (["Our broadband is with Virgin Media."], "Internet's been down all day, Virgin Media again."),
     (["I walk to work."], "When it's icy I'll get the bus instead."),  # a conditional

@@ -188,6 +188,13 @@ FAMILIES: tuple[Family, ...] = (
             ("earlies", r"earlies|early\s+shifts?"), ("lates", r"lates|late\s+shifts?"),
         )),
     Family(
+        "hours", hints="hours full-time part-time",
+        members=(("full-time", r"full[-\s]?time"
+                               r"(?!\s+(?:job\s+)?(?:mum|mom|dad|parent|carer|student))"),
+                 ("part-time", r"part[-\s]?time(?!\s+(?:job\s+)?(?:student|course))")),
+        context=r"\bwork\w*|\bjob\b|\bhours\b|\bcontract\b|\bgone\s+back\b|\bgo\s+back\b|"
+                r"\bback\s+to\b|\bdropped\b|\bcut\b"),
+    Family(
         "dentist", hints="dentist dental",
         members=(), noun=r"dentists?|dental\s+practices?",
         suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
