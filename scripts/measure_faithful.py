@@ -6,7 +6,9 @@ Files, by the heuristic writer through `ingest` (the path `memlane ingest` takes
 file, each in its own namespace: the LoCoMo development split's conversations (by path, never
 copied; the first speaker as the user), every `tests/data/corrections_*.jsonl` case (its first
 statements and its second, with small talk, as `measure_corrections.py` writes them) and every
-`tests/data/planted_facts_*.jsonl` fact (a user turn and a reply). Then each current record is
+`tests/data/planted_facts_*.jsonl` fact (a user turn and a reply), and the built-in `PROBES`
+(messages written for this check, where a pronoun has more than one thing or person it could
+stand for: the carrying rules were worked out on them). Then each current record is
 compared with its source message(s), word by word (case folded, "I'm" read "I am", "she's" read
 "she is" or "she has"):
 
@@ -16,8 +18,11 @@ compared with its source message(s), word by word (case folded, "I'm" read "I am
   replaced by someone the message names before it (the writer's rewrite, `clauses.py`);
 - SUSPECT, by class:
   - `new word`: a content word no source holds;
-  - `holder carried (thing)`: an opening "it" or "they" replaced by a thing or group;
+  - `holder carried (it)` / `(they)`: an opening "it" or "they" replaced (a person made "it",
+    or a thing made the subject of a state the situation has);
   - `holder carried (clash)`: "she" replaced by a man of the speaker's, or "he" by a woman;
+  - `holder carried (two people)`: the clause or sentence before names someone else besides
+    the holder, whom the pronoun may stand for as well;
   - `holder carried (contrast)`: carried over a "but", "while", "whereas" or "though";
   - `holder carried (other)`: the opening replaced by a phrase the source's clause does not
     open with, not one of the above;
@@ -63,6 +68,33 @@ _CONTRACTIONS = [(r"(?<=\w)n['\u2019]t\b", " not"), (r"\bi['\u2019]m\b", "i am")
                  (r"['\u2019]re\b", " are"), (r"['\u2019]ve\b", " have"),
                  (r"['\u2019]ll\b", " will"), (r"['\u2019]d\b", " would"),
                  (r"\b(he|she|it|that|there|what|who)['\u2019]s\b", r"\1 s")]
+# Messages written for this check (see the module docstring).
+PROBES = [
+    "My boss hired Sarah and she's great.",
+    "My mum visited my gran, she's 90 now.",
+    "My partner met my sister, she's lovely.",
+    "My brother married Anna, she is a doctor.",
+    "My son has a cold and it's going round.",
+    "My sister is pregnant and it's due in May.",
+    "My car failed its MOT, so it's the bus for now.",
+    "My cat caught a mouse and it's dead now.",
+    "My son is 12 and he's shot up this year.",
+    "My brother moved to Leeds, he's left his job.",
+    "My dad rang my uncle, he's in hospital.",
+    "My wife works with Priya and she's pregnant.",
+    "My daughter invited Tom round, he's vegan.",
+    "My phone fell in the bath and it's rice for a day.",
+    "My husband took the car, so it's the bus for me today.",
+    "My flat is tiny and it's freezing.",
+    "Dave moved to Leeds, he's at Aldi now.",
+    "My cat is called Pumpernickel and she is 14 years old.",
+    "My boss hired Sarah. She's great.",
+    "My dad visited my brother. He's not well.",
+    "My son changed schools. He's at Ashgrove now.",
+    "My niece and my nephew came over. She's 6.",
+    "My sister lives in Bristol but she hates it.",
+    "My landlord sold the flat and it's a new place for us.",
+]
 _FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother
     grandma granny gran nan""".split())
 _MALE = frozenset("""father dad brother husband boyfriend son uncle nephew grandfather grandpa
@@ -88,7 +120,8 @@ def _subsequence(rec: list[str], src: list[str]) -> bool:
 
 
 _RANK = ["verbatim", "holder carried (person)", "reordered", "holder carried (other)",
-         "holder carried (contrast)", "holder carried (clash)", "holder carried (thing)",
+         "holder carried (contrast)", "holder carried (they)", "holder carried (it)",
+         "holder carried (two people)", "holder carried (clash)",
          "read from a question", "new word"]
 
 
@@ -110,9 +143,20 @@ def _judge_one(record: str, sources: list[str]) -> tuple[str, str]:
     asked = any(s.rstrip().endswith("?") for src in sources for s in _sentences(src))
     if new:
         return ("read from a question" if asked else "new word"), " | ".join(sents)[:300]
+    carried = _carried_from(rec, sents)
+    if carried is not None:
+        return carried
     for s in sents:
         if _subsequence(rec, words(s)):
             return "verbatim", s
+    if asked:
+        return "read from a question", " | ".join(sents)
+    return ("reordered" if set(rec) <= every else "holder carried (other)"), " | ".join(sents)
+
+
+def _carried_from(rec: list[str], sents: list[str]) -> tuple[str, str] | None:
+    """How `rec` reads a pronoun of `sents` as someone said before it: the record is that
+    someone, then the words after the pronoun; None when it does not."""
     for i, s in enumerate(sents):
         sw = words(s)
         for j, w in enumerate(sw):
@@ -123,13 +167,13 @@ def _judge_one(record: str, sources: list[str]) -> tuple[str, str]:
                 head, rest = rec[:k], rec[k:]
                 if rest and rest[0] in ("is", "has", "s") and w in ("his", "her", "their"):
                     continue
-                if _subsequence(rest, sw[j + 1:]) and (_subsequence(rest[:1], sw[j + 1:j + 2])
-                                                      or w in ("his", "her", "their")):
+                prior = [x for t in sents[:i] for x in words(t)] + sw[:j]
+                if _subsequence(rest, sw[j + 1:]) and _subsequence(head, prior) and \
+                        (_subsequence(rest[:1], sw[j + 1:j + 2]) or w in ("his", "her", "their")):
                     before = " ".join(sents[:i + 1])
-                    return _carried(w, head, s[:_at_word(s, j)], before), s
-    if asked:
-        return "read from a question", " | ".join(sents)
-    return ("reordered" if set(rec) <= every else "holder carried (other)"), " | ".join(sents)
+                    prev = sents[i - 1] if i else ""
+                    return _carried(w, head, s[:_at_word(s, j)], before, prev), s
+    return None
 
 
 def _at_word(sentence: str, n: int) -> int:
@@ -142,13 +186,27 @@ def _at_word(sentence: str, n: int) -> int:
     return len(sentence)
 
 
-def _carried(pronoun: str, head: list[str], lead: str, before: str) -> str:
+_PERSON = re.compile(r"\b(?:my|our|his|her)\s+(?:[a-z]+\s+)?(?:" + "|".join(sorted(
+    _FEMALE | _MALE | {"boss", "partner", "friend", "manager", "colleague", "cousin"})) +
+    r")\b|(?<!\bin\s)(?<!\bto\s)(?<!\bat\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bof\s)"
+    r"(?<=[a-z,]\s)(?-i:[A-Z][a-z]+)\b", re.I)  # someone by name, not a place
+
+
+def _carried(pronoun: str, head: list[str], lead: str, before: str, prev: str) -> str:
     said = set(head)
-    if pronoun in ("it", "they", "their", "them", "its"):
-        return "holder carried (thing)"
+    near = lead if lead.strip() else prev
+    people = [m.group(0) for m in _PERSON.finditer(near)
+              if not (pronoun in ("she", "her") and set(words(m.group(0))) & _MALE)
+              and not (pronoun in ("he", "his") and set(words(m.group(0))) & _FEMALE)]
+    if pronoun not in ("it", "its") and len(people) > 1:
+        return "holder carried (two people)"
+    if pronoun in ("it", "its"):
+        return "holder carried (it)"
     if (pronoun in ("she", "her") and said & _MALE) or (pronoun in ("he", "his") and
                                                         said & _FEMALE):
         return "holder carried (clash)"
+    if pronoun in ("they", "their", "them"):
+        return "holder carried (they)"
     if _CONTRAST.search(lead) and lead.strip():
         return "holder carried (contrast)"
     return "holder carried (person)" if " ".join(head) in " ".join(words(before)) else \
@@ -174,6 +232,11 @@ def _file_all(store: SQLiteStore, locomo: str, data: list[Path]) -> list[tuple[s
                 ingest(mem, "t", _mc._turns(row["first"], n, T0) +
                        _mc._turns([row["second"]], n + 2, T0 + 40 * _mc.DAY))
             mems.append((path.stem, mem))
+    for n, said in enumerate(PROBES):
+        mem = Memory(store, f"probe-{n}")
+        ingest(mem, "t", [{"role": "user", "content": said, "ts": T0},
+                          {"role": "assistant", "content": "I see.", "ts": T0 + 5}])
+        mems.append(("probes", mem))
     return mems
 
 

@@ -108,6 +108,8 @@ def test_a_clause_never_says_an_ended_thing_is_what_replaced_it(said: str,
     ("My boss hired Sarah and she's great.", ["My boss hired Sarah.", "She's great."]),
     ("My mum visited my gran, she's 90 now.", ["My mum visited my gran.", "She's 90 now."]),
     ("My partner met my sister, she's lovely.", ["My partner met my sister.", "She's lovely."]),
+    ("My wife works with Priya and she's pregnant.",
+     ["My wife works with Priya.", "She's pregnant."]),
     # ... unless only one of them can be "she"
     ("My brother married Anna, she is a doctor.",
      ["My brother married Anna.", "Anna is a doctor."]),

@@ -265,7 +265,7 @@ _OTHER_PERSON = re.compile(
     rf"\b(?:my|our|his|her|their)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
     rf"(?:{_RELATION_WORDS})\b(?:\s+(?-i:[A-Z][a-z]+))?"
     r"|\b(?:met|meet|married|marry|hired|fired|visited|visit|beat|rang|told|tell|saw|see"
-    r"|seeing|dating|dated|helped|help|invited|asked|and|friend|replaced|introduced|texted"
+    r"|seeing|dating|dated|helped|help|invited|asked|and|with|friend|replaced|introduced|texted"
     r"|emailed)\s+(?P<name>(?-i:[A-Z][a-z]+))\b"
     r"|(?<=\s)(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)\b",
     re.I)
