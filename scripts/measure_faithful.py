@@ -168,8 +168,10 @@ def _carried_from(rec: list[str], sents: list[str]) -> tuple[str, str] | None:
                 if rest and rest[0] in ("is", "has", "s") and w in ("his", "her", "their"):
                     continue
                 prior = [x for t in sents[:i] for x in words(t)] + sw[:j]
+                if rec[0] in _PRONOUNS:
+                    return None  # the record keeps its pronoun: nothing carried
                 if _subsequence(rest, sw[j + 1:]) and _subsequence(head, prior) and \
-                        (_subsequence(rest[:1], sw[j + 1:j + 2]) or w in ("his", "her", "their")):
+                        (_subsequence(rest[:2], sw[j + 1:j + 3]) or w in ("his", "her", "their")):
                     before = " ".join(sents[:i + 1])
                     prev = sents[i - 1] if i else ""
                     return _carried(w, head, s[:_at_word(s, j)], before, prev), s
@@ -188,8 +190,8 @@ def _at_word(sentence: str, n: int) -> int:
 
 _PERSON = re.compile(r"\b(?:my|our|his|her)\s+(?:[a-z]+\s+)?(?:" + "|".join(sorted(
     _FEMALE | _MALE | {"boss", "partner", "friend", "manager", "colleague", "cousin"})) +
-    r")\b|(?<!\bin\s)(?<!\bto\s)(?<!\bat\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bof\s)"
-    r"(?<=[a-z,]\s)(?-i:[A-Z][a-z]+)\b", re.I)  # someone by name, not a place
+    r")\b|\b(?:met|married|hired|visited|rang|saw|told|with|and|invited|dating|beat)\s+"
+    r"(?-i:[A-Z][a-z]+)\b(?!\s+(?-i:[A-Z]))", re.I)  # someone by name, not a firm or a place
 
 
 def _carried(pronoun: str, head: list[str], lead: str, before: str, prev: str) -> str:

@@ -130,8 +130,17 @@ def test_a_pronoun_is_not_carried_to_one_of_two_people(said: str, records: list[
     ("My car failed its MOT, so it's the bus for now.",
      ["My car failed its MOT.", "It's the bus for now."]),
     ("My cat caught a mouse and it's dead now.", ["My cat caught a mouse.", "It's dead now."]),
+    # nor the weather, the time or the situation
+    ("My car is old and it's raining.", ["My car is old.", "It's raining."]),
+    ("My knee is sore and it's been three weeks.",
+     ["My knee is sore.", "It's been three weeks."]),
+    ("My phone is dead, so it's the landline for now.",
+     ["My phone is dead.", "It's the landline for now."]),
+    ("My commute is long so it's an early start every day.",
+     ["My commute is long.", "It's an early start every day."]),
     # a thing alone in the clause before still holds the next
-    ("My flat is tiny and it's freezing.", ["My flat is tiny.", "My flat is freezing."]),
+    ("My flat is tiny and it's damp.", ["My flat is tiny.", "My flat is damp."]),
+    ("My car is fine and it's 10 years old.", ["My car is fine.", "My car is 10 years old."]),
 ])
 def test_it_is_carried_only_to_a_thing_it_can_only_be(said: str, records: list[str]) -> None:
     assert clauses(said) == records
@@ -155,3 +164,12 @@ def test_a_holder_is_not_carried_across_sentences_to_one_of_two_people() -> None
         "She works at PwC now."
     assert name_holder("She works at PwC now.", "My partner works at Deloitte.") == \
         "My partner works at PwC now."
+
+
+def test_a_carried_holder_is_the_whole_of_whom_the_user_named() -> None:
+    # "my brother-in-law Declan" is not "my brother"
+    assert clauses("My brother-in-law Declan has just been taken on as a paramedic, he starts "
+                   "next month.")[-1] == "My brother-in-law Declan starts next month."
+    # "it's been chaos" is the week, not the dog (filed "Our spaniel Bramble has been chaos.")
+    assert clauses("Our spaniel Bramble had to have an op on her leg yesterday and it's been "
+                   "chaos.")[-1] == "It's been chaos."

@@ -110,8 +110,8 @@ _POSSESSIVE_START = re.compile(r"^(her|his|their)\s+(?=[a-z])", re.I)
 # following "she" or "her" stands for.
 _REL_MENTION = re.compile(
     rf"\b(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
-    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:\s+(?-i:[A-Z][a-z]+))?",
-    re.I)
+    rf"(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?:-in-law\b)?"
+    rf"(?:\s+(?-i:[A-Z][a-z]+))?", re.I)
 
 
 # Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
@@ -269,6 +269,17 @@ _OTHER_PERSON = re.compile(
     r"|emailed)\s+(?P<name>(?-i:[A-Z][a-z]+))\b"
     r"|(?<=\s)(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)\b",
     re.I)
+# "It" as the weather, the time or the situation, whatever the clause before names: "it's
+# raining", "it's been three weeks", "it's the landline for now", "it's an early start every day".
+_IT_SITUATION = re.compile(
+    r"^it(?:'s|\u2019s|\s+is|\s+was|\s+will\s+be)\s+(?:(?:raining|snowing|pouring|drizzling|sunny"
+    r"|windy|cloudy|freezing|boiling|late|early|time|nearly|almost|half|too\s+late)\b"
+    r"|been\s+(?:\d+|a|an|ages|over|nearly|almost|about|weeks|months|years|days|since|two|three"
+    r"|four|five|six|seven|eight|nine|ten|several|forever)\b"
+    r"|my\s+(?:birthday|anniversary|turn|day\s+off|fault|treat|shout)\b"
+    r"|[^,.;]*?\b(?:for\s+(?:me|us|now|the\s+(?:week|month|time\s+being))|every\s+[a-z]+"
+    r"|all\s+(?:week|day|month|year|weekend)|this\s+(?:week|month|year|weekend)|today|tonight"
+    r"|tomorrow|until|till|from\s+now\s+on)\b)", re.I)
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 
 
@@ -291,7 +302,7 @@ def _holder_for(clause: str, owners: list[str], thing: bool) -> str | None:
     hired Sarah and she's great": the boss or Sarah), or when "it" would be a person or a
     thing the clause before does not leave it alone with (`thing`)."""
     if _IT_START.match(clause):
-        return owners[0] if thing else None
+        return owners[0] if thing and not _IT_SITUATION.match(clause) else None
     fits = [o for o in owners if not _clashes(clause, o)]
     return fits[0] if len(fits) == 1 else None
 
