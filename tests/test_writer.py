@@ -115,6 +115,8 @@ def test_a_clause_never_says_an_ended_thing_is_what_replaced_it(said: str,
      ["My brother married Anna.", "Anna is a doctor."]),
     # a place or a name the holder is called by is no second person
     ("Dave moved to Leeds, he's at Aldi now.", ["Dave moved to Leeds.", "Dave is at Aldi now."]),
+    ("My husband got a job with Network Rail, he started last Monday.",
+     ["My husband got a job with Network Rail.", "My husband started last Monday."]),
     ("My cat is called Pumpernickel and she is 14 years old.",
      ["My cat is called Pumpernickel.", "My cat is 14 years old."]),
 ])

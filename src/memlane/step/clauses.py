@@ -266,7 +266,7 @@ _OTHER_PERSON = re.compile(
     rf"(?:{_RELATION_WORDS})\b(?:\s+(?-i:[A-Z][a-z]+))?"
     r"|\b(?:met|meet|married|marry|hired|fired|visited|visit|beat|rang|told|tell|saw|see"
     r"|seeing|dating|dated|helped|help|invited|asked|and|with|friend|replaced|introduced|texted"
-    r"|emailed)\s+(?P<name>(?-i:[A-Z][a-z]+))\b"
+    r"|emailed)\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?-i:[A-Z]))"  # not a firm: "Network Rail"
     r"|(?<=\s)(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)\b",
     re.I)
 # "It" as the weather, the time or the situation, whatever the clause before names: "it's
