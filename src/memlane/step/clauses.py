@@ -294,7 +294,56 @@ _SUBORDINATE = re.compile(r"^(?:because|cos|'cause)\s+", re.I)
 # it's cold showers all week" does not make the boiler cold showers.
 _THING_ENDED = re.compile(rf"{_ENDED_PIECE.pattern}|\b(?:nicked|stolen|conked\s+out|gave\s+up|"
                           r"broke\s+down|died|packed\s+in|written\s+off)\b", re.I)
-_IT_START = re.compile(r"^it(?:'s|\u2019s|\s)", re.I)
+_IT_START = re.compile(r"^(?:it|its)(?:'s|\u2019s|\s)", re.I)
+# A thing named after the holder ("My car failed its MOT, so it's the bus for now", "My cat
+# caught a mouse and it's dead now"): a following "it" may be either, or the situation.
+_OBJECT = re.compile(r"\b(?:a|an|the|this|that|some|its|his|her|their|my|our|your)\s+[a-z]", re.I)
+# Someone else a clause names after its holder ("My boss hired Sarah", "My mum visited my gran"):
+# whom a following "he" or "she" may stand for as well.
+_OTHER_PERSON = re.compile(
+    rf"\b(?:my|our|his|her|their)\s+(?:(?:new|little|older|younger|eldest|youngest|best)\s+)?"
+    rf"(?:{_RELATION_WORDS})\b(?:\s+(?-i:[A-Z][a-z]+))?"
+    r"|\b(?:met|meet|married|marry|hired|fired|visited|visit|beat|rang|told|tell|saw|see"
+    r"|seeing|dating|dated|helped|help|invited|asked|and|with|friend|replaced|introduced|texted"
+    r"|emailed)\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?-i:[A-Z]))"  # not a firm: "Network Rail"
+    r"|(?<=\s)(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|Grandma|Grandpa)\b",
+    re.I)
+# "It" as the weather, the time or the situation, whatever the clause before names: "it's
+# raining", "it's been three weeks", "it's the landline for now", "it's an early start every day".
+_IT_SITUATION = re.compile(
+    r"^it(?:'s|\u2019s|\s+is|\s+was|\s+will\s+be)\s+(?:(?:raining|snowing|pouring|drizzling|sunny"
+    r"|windy|cloudy|freezing|boiling|late|early|time|nearly|almost|half|too\s+late)\b"
+    r"|been\s+(?:\d+|a|an|ages|over|nearly|almost|about|weeks|months|years|days|since|two|three"
+    r"|four|five|six|seven|eight|nine|ten|several|forever)\b"
+    r"|my\s+(?:birthday|anniversary|turn|day\s+off|fault|treat|shout)\b"
+    r"|[^,.;]*?\b(?:for\s+(?:me|us|now|the\s+(?:week|month|time\s+being))|every\s+[a-z]+"
+    r"|all\s+(?:week|day|month|year|weekend)|this\s+(?:week|month|year|weekend)|today|tonight"
+    r"|tomorrow|until|till|from\s+now\s+on)\b)", re.I)
+_PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
+
+
+def _others(rest: str) -> list[str]:
+    """The people `rest` (a clause after its holder) names: whom a pronoun may stand for too."""
+    return [m.group("name") or m.group(0) for m in _OTHER_PERSON.finditer(rest)
+            if m.group("name") is None or may_be_name(m.group("name"))]
+
+
+def _person(owner: str) -> bool:
+    """Whether `owner` is someone (not a thing or a pet a following "it" may stand for)."""
+    said = set(re.findall(r"[a-z]+", owner.lower()))
+    return bool(said & set(RELATIONS) - _PETS) or not owner.lower().startswith(
+        ("my ", "our ", "the ")) and not said & _PETS
+
+
+def _holder_for(clause: str, owners: list[str], thing: bool) -> str | None:
+    """Whom the pronoun opening `clause` stands for among `owners` (the clause before's holder
+    first, then anyone else it names): the one it can be; none when it may be two ("My boss
+    hired Sarah and she's great": the boss or Sarah), or when "it" would be a person or a
+    thing the clause before does not leave it alone with (`thing`)."""
+    if _IT_START.match(clause):
+        return owners[0] if thing and not _IT_SITUATION.match(clause) else None
+    fits = [o for o in owners if not _clashes(clause, o)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -305,8 +354,8 @@ def split_clauses(sentence: str) -> list[str]:
     parts = [_value_last(p) for p in parts]
     asked = sentence.rstrip().endswith("?")
     out: list[str] = []
-    owner, ended = None, False
-    seen: list[str] = []  # everyone of the speaker's named so far: "she" must pick one of them
+    owners: list[str] = []  # whom a following pronoun may stand for, the clause's holder first
+    thing = False  # the holder is a thing a following "it" may stand for
     for p in parts:
         p = p.strip(" ,;")
         bare = _SUBORDINATE.sub("", p, count=1)
@@ -315,15 +364,15 @@ def split_clauses(sentence: str) -> list[str]:
         m = _OWNER_SUBJECT.match(p)
         if m is not None and (m.group(1)[0].islower() or m.group(1).startswith(("My ", "Our "))
                               or may_be_name(m.group(1).split("'")[0])):
-            owner, ended = m.group(1), _THING_ENDED.search(p) is not None
-            seen.append(owner)
-        elif owner is not None and not (ended and _IT_START.match(p)):
-            who = _the_one(p, owner, seen)
-            p = p if who is None else _with_holder(p, who)
-        elif owner is None:
-            mentions = _mentions(p)
-            owner = mentions[-1] if mentions else None
-        seen += _mentions(p)
+            owners = [m.group(1), *_others(p[m.end(1):])]
+            thing = not _THING_ENDED.search(p) and not _person(m.group(1)) and \
+                not _OBJECT.search(p[m.end():])
+        elif owners and (holder := _holder_for(p, owners, thing)) is not None:
+            p = _with_holder(p, holder)
+        else:
+            owners, thing = _mentions(p), False
+        # everyone named so far ("with my aunt and my niece, she's ...": either, so neither)
+        owners += [x for x in _mentions(p) if x.lower() not in {o.lower() for o in owners}]
         if p[-1] not in ".!?":
             p += "?" if asked and _QUESTION_START.match(p) else "."
         out.append(p[0].upper() + p[1:])
@@ -357,7 +406,8 @@ def carry_holders(sentences: list[str]) -> list[str]:
             continue  # "My mum met my sister for lunch. She's ...": either of them
         person = _REL_MENTION.fullmatch(owner) is not None if owner[0].lower() == owner[0] or \
             owner.startswith(("My ", "Our ")) else may_be_name(owner.split("'")[0])
-        if person:
+        prev = sentences[i - 1].strip()
+        if person and _holder_for(out[i], [owner, *_others(prev[m.end(1):])], False) == owner:
             said = _with_holder(out[i], owner)
             out[i] = said[0].upper() + said[1:]
     return out
@@ -439,7 +489,8 @@ def name_holder(clause: str, held: str) -> str:
     the held fact it corrects opens with ("My partner works at Deloitte."): the record then
     says whom it is about. As is when the held fact opens with no one of the speaker's."""
     m = _OWNER_SUBJECT.match(held.strip())
-    if m is None or not _HE_SHE.match(clause) or _REL_MENTION.fullmatch(m.group(1)) is None:
+    if m is None or not _HE_SHE.match(clause) or _REL_MENTION.fullmatch(m.group(1)) is None or \
+            _holder_for(clause, [m.group(1), *_others(held.strip()[m.end(1):])], False) is None:
         return clause
     said = _with_holder(clause, m.group(1))
     return said[0].upper() + said[1:]
@@ -464,8 +515,11 @@ _PERFECT = re.compile(r"\s+(?:just\s+|finally\s+|now\s+|already\s+)?(?:had|been|
                       r"made|taken|given|(?!(?:obsessed|interested|scared|worried|excited|"
                       r"terrified|involved|tired|bored|engaged|married|divorced|based|related|"
                       r"hooked|fascinated|addicted|attached|allergic|registered|vaccinated|"
-                      r"qualified|employed|retired|stressed|pleased|annoyed|upset)\b)[a-z]+ed)\b",
-                      re.I)
+                      r"qualified|employed|retired|stressed|pleased|annoyed|upset)\b)[a-z]+ed"
+                      r"|shot|grown|left|lost|broken|bought|sold|found"
+                      r"|won|seen|thrown|fallen|begun|become|caught|taught|brought|kept|sent"
+                      r"|spent|built|quit|written|driven|ridden|eaten|forgotten|flown|swum|met"
+                      r"|paid|told|heard|split|put|run|drawn|chosen|woken|risen|stolen)\b", re.I)
 
 
 def _with_holder(clause: str, owner: str) -> str:
