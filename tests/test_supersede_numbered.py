@@ -49,6 +49,11 @@ AGES = [
     (["Our parrot Kiwi is 22."], "Kiwi turned 23 over the summer."),
 ]
 NEAR_MISSES = [
+    # the lead's review (test_same_facts / test_runner found them): someone else's locker by a
+    # possessive, a number naming which locker the sentence is about
+    (["My locker at the pool is number 120."], "Ann4's locker number is 37."),
+    (["Ann4's locker number is 28."], "Ann5's locker number is 37."),
+    (["My locker number 0 is 4400."], "My locker number 1 is 4401."),
     # another label, another drug
     (["My locker at the pool is number 12."], "My seat on the train is 45."),
     (["The door code at work is 1234."], "The alarm code at home is 5678."),

@@ -187,6 +187,8 @@ son's locker"); not the professional who changed the speaker's ("my doctor's upp
 def _theirs(new: Claim, held: Claim) -> bool:
     """A number, dose or age of someone the sentence names ("Neurologist put my wife up to
     250mg of lamotrigine"), replacing the speaker's own ("I'm on 200mg of lamotrigine")."""
+    if set(re.findall(r"\d+", new.said)) <= set(re.findall(r"\d+", held.said)):
+        return False  # the speaker's own numbers again ("... is 4400 and my cat is Tom")
     return held.holder.rpartition("|")[2] == "i" and not _THEIRS.search(held.said) and \
         bool(_THEIRS.search(new.said)) and \
         bool(doses(new.said) or labelled(new.said) or ages(new.said))
@@ -239,8 +241,14 @@ def fit(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) 
     if aged is not None or (_ONE_OFF.search(said) or _ONCE.search(said)) and \
             not _CHANGED.search(said):
         return aged  # ("took 40mg today", "I'm in room 12 this week": once)
-    return _labelled(new, holder, claims, said) or _dose(new, holder, claims, said) or \
-        _count(new, holder, claims, skip)
+    return (None if _NAMES_ONE.search(said) else _labelled(new, holder, claims, said)) or \
+        _dose(new, holder, claims, said) or _count(new, holder, claims, skip)
+
+
+_NAMES_ONE = re.compile(r"\b[a-z]+\s+(?:number\s+|no\.?\s*|#)?\d+[a-z]?\s+(?:is|has|'s|was)\s+"
+                        r"(?:\w+\s+)?\d", re.I)
+"""A labelled number that names which one the sentence is about ("My locker number 1 is 4401":
+locker 1's code), not a value of the holder's one locker."""
 
 
 _VALUE = re.compile(rf"\d|\b(?:{_WORD_N}|{'|'.join(broad._ORDINAL_WORDS)})\b", re.I)
@@ -375,13 +383,20 @@ def _owner_fits(holder: str, c: Claim, said: str, label: str) -> bool:
     than the held fact does ("the key safe code at Mum's" in both is one code)."""
     other = {m.lower() for m in _others(said)} - {m.lower() for m in _others(c.said)}
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
-    if other:
-        return False
+    if other or _possessor(said, label) != _possessor(c.said, label):
+        return False  # ("Ann4's locker number is 37" is not "My locker at the pool ...")
     if holder == c.holder or (mine in ("?they", "?it", "i") and theirs == "i"):
         return True
     unowned = re.compile(rf"\bthe\s+(?:[a-z]+\s+){{0,2}}{label}\b", re.I)
     return bool(unowned.search(c.said) and unowned.search(said)) and \
         not re.search(r"\b(?:my|our)\b", said, re.I)
+
+
+def _possessor(text: str, label: str) -> str | None:
+    """Whose the label is by a possessive right before it ("Ann's locker", "Dad's new desk"),
+    lower-case; None when none is said ("my locker", "the gate code")."""
+    m = re.search(rf"\b([\w-]+)['\u2019]s\s+(?:[a-z]+\s+)?{label}\b", text, re.I)
+    return m.group(1).lower() if m else None
 
 
 def _others(text: str) -> list[str]:
