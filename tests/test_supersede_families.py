@@ -52,6 +52,7 @@ NEAR_MISSES = [
     (["I'm vegetarian."], "I went vegan for a week in January, never again."),
     (["I'm vegetarian."], "I tried going vegan, it lasted three days."),
     (["I work full-time at the bank."], "I might go part-time next year."),
+    (["I bank with Barclays."], "We've got a joint account with Nationwide now."),  # (older rule)
     (["I work part-time at Boots."], "I'm a full-time mum now, Boots let me go."),
     (["My partner Jess is vegetarian."], "Jess's brother has gone vegan."),
     (["Our broadband is with Virgin Media."], "Internet's been down all day, Virgin Media again."),

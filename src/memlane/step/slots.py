@@ -342,7 +342,7 @@ def _subject_phrase(text: str) -> tuple[str, ...]:
     return _phrase([words[0].lower(), *words[1:]])  # (a name past the first word ends it)
 
 
-_ANOTHER_OF = frozenset("work spare business personal backup holiday kids second".split())
+_ANOTHER_OF = frozenset("work spare business personal backup holiday kids second joint".split())
 """Modifiers that make a thing another of its kind: "my work phone" is not "my mobile"."""
 
 
