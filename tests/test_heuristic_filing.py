@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from memlane.step.heuristic import extract
-from memlane.types import Message
-
-
-def _records(text: str) -> list[str]:
-    m = Message(id=1, thread_id="t", seq=1, role="user", content=text, ts=0.0, tokens=12)
-    return [r["text"] for r in extract([m])["records"]]
-
+from heuristic_filed import records as _records
 
 # (message, the key words a record must hold)
 FILED = [
