@@ -316,14 +316,17 @@ def _named_change(family: Family, said: str) -> bool:
     return noun is not None and noun.search(said) is not None
 
 
-_BECAME = re.compile(r"\b(?:gone|went|turned|become|became|becoming)\s+(?:fully\s+|full\s+|"
-                     r"completely\s+|totally\s+|properly\s+)?$", re.I)
+_BECOME_VERB = r"(?:gone|went|turned|become|became|becoming)"
+_BECAME = re.compile(rf"\b{_BECOME_VERB}\s+(?:fully\s+|full\s+|completely\s+|totally\s+|"
+                     r"properly\s+)?$", re.I)
+"""What the holder became, said just before a member ("gone fully vegan")."""
 
 
 _BOUNDED = re.compile(r"\bfor\s+(?:a|an|one|two|three|four|a\s+few|a\s+couple\s+of|\d+)\s+"
                       r"(?:days?|weeks?|months?|years?|while)\b|\bnever\s+again\b|\btried\b|"
                       r"\bused\s+to\b", re.I)
-_BECOMING = re.compile(r"(?:gone|went|turned|become|became|becoming)\s", re.I)
+_BECOMING = re.compile(rf"{_BECOME_VERB}\s", re.I)
+"""The same verb opening the member's own match (a diet's pattern takes "gone" in)."""
 
 
 def _became(said: str, mine: dict[str, int]) -> bool:
