@@ -83,3 +83,22 @@ def test_repeats_and_corrections_are_caught_in_a_large_namespace(
             assert len(ta & tb) / len(ta | tb) < 0.75, (a, b)
     jobs = [x for x in texts if "data analyst" in x]
     assert jobs == ["My new job as a data analyst moved to 1 October."]
+
+
+def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: Any) -> None:
+    """"We switched over to Hyperoptic" shares no word with "Our broadband is with Virgin
+    Media": the brand's family words are searched for too, so the step is shown the held fact
+    and the rule replaces it (before, the step never saw it: two current providers)."""
+    mem = Memory(store, "user-1")
+    for i in range(30):  # other records for the search to choose among
+        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    t = mem.thread("t")
+    t.add("user", "Our broadband is with Virgin Media.")
+    t.add("assistant", REPLY)
+    t.flush()
+    t.add("user", "We switched over to Hyperoptic in March, much faster.")
+    t.add("assistant", REPLY)
+    t.flush()
+    texts = [r.text for r in mem.records(limit=100)]
+    assert not any("Virgin Media" in x for x in texts), texts
+    assert any("Hyperoptic" in x for x in texts), texts

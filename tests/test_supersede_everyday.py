@@ -84,6 +84,8 @@ def test_a_count_in_words_is_a_number(sentence: str, key: set[str]) -> None:
     ("I turned 35 last week.", "34"),
     ("Can't believe my daughter is 5 already.", "4"),
     ("I got promoted to store manager.", "leader"),
+    # A brand names its family without the family's word: "bank" is searched for.
+    ("All my wages go into Starling these days.", "bank"),
 ])
 def test_a_correction_is_searched_with_the_words_of_what_it_replaces(text: str, word: str) -> None:
     assert word in related_query([text]).split()

@@ -267,22 +267,24 @@ _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+
                       r"(?:\s+[\w'-]+){0,3}\s*$", re.I)
 
 
-def members(text: str, family: Family, sentence: str = "", switched: bool = False) -> \
-        dict[str, int]:
+def members(text: str, family: Family, sentence: str = "", switched: bool = False,
+            brands: bool = False) -> dict[str, int]:
     """The members of `family` that `text` names, each with where it first stands (none but a
     practice's name when the family's context is in neither `text` nor its `sentence`).
     `switched`: a brand said as switched to ("moved everything over to Monzo", "joined
-    Virgin Active") counts without the context (not a shop's: it may be an employer)."""
+    Virgin Active") counts without the context (not a shop's: it may be an employer).
+    `brands`: every brand name (written as a brand is, "EDF", "Monzo") counts without it."""
     ctx = _CONTEXT.get(family.name)
     said = ctx is None or bool(ctx.search(text) or (sentence and ctx.search(sentence)))
     rx, suffix, _ = _COMPILED[family.name]
     out: dict[str, int] = {}
     if rx is not None:
         for m in rx.finditer(text):
-            if not said and not (switched and family.name not in _EMPLOYERS_TOO and
-                                 _SWITCH_TO.search(text[:m.start()])):
-                continue
             k = int(next(g for g, v in m.groupdict().items() if v is not None)[1:])
+            if not said and not (switched and family.name not in _EMPLOYERS_TOO and
+                                 _SWITCH_TO.search(text[:m.start()])) and \
+                    not (brands and family.members[k][1].startswith("(?-i:")):
+                continue
             out.setdefault(family.members[k][0], m.start())
     if suffix is not None:
         for m in suffix.finditer(text):
@@ -495,7 +497,8 @@ def denied(new: str, held: str) -> bool:
 def search_words(clause: str, sentence: str = "") -> list[str]:
     """The words a held fact of each family `clause` names a member of (or names with a
     change: "switched dentists") is said with (`Family.hints`), searched for beside its own
-    (`step/related.py`)."""
+    (`step/related.py`). A brand counts without its family's context here ("My money's all
+    with Monzo these days" is searched with "bank"): only the rule decides, with it."""
     said = sentence or clause
-    return [w for f in FAMILIES if members(clause, f, said) or _named_change(f, said)
+    return [w for f in FAMILIES if members(clause, f, said, brands=True) or _named_change(f, said)
             for w in f.hints.split()]
