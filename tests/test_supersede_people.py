@@ -54,8 +54,22 @@ NEAR_MISSES += [
      "My brother is a paramedic these days."),
 ]
 
+# "she" / "he" by a first name: a name both sexes are called by, or two names of one sex, is
+# read as neither.
+NEAR_MISSES += [
+    (["My friend Sam lives in Cork.", "My friend Grainne lives in Dublin."],
+     "She's just moved to Galway."),
+    (["My colleague Rachel drives a Civic.", "My colleague Emma drives a Corsa."],
+     "She's gone electric, a Kia Niro now."),
+]
+
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
 CORRECTIONS = [
+    # "she" for the one of two named friends who is not called "he" (Marcus)
+    (["My friend Grainne lives in Cork.", "My friend Marcus lives in Dublin."],
+     "She's just moved to Galway to be near her parents.", "My friend Grainne lives in Cork."),
+    (["My colleague Rachel lives in Leeds.", "My colleague Tom lives in Bradford."],
+     "He's moved out to Ilkley.", "My colleague Tom lives in Bradford."),
     # the lead's review: "is in <place> now" and "relocated down to" are a home
     (["I live in Leeds.", "My sister Gemma lives in Hull."],
      "Gemma is in Sheffield now, she loves it.", "My sister Gemma lives in Hull."),

@@ -32,7 +32,7 @@ from . import slots
 from .claim import Claim
 from .cues import CUES
 from .endings import _ADDITIVE, _ONE_OFF, _loose
-from .holders import GENDER, RELATIONS
+from .holders import RELATIONS, pronoun
 
 Verdict = tuple[str, int, tuple[str, ...]]
 """("supersedes" or "related", the index of the held fact, why)."""
@@ -259,7 +259,7 @@ def _holder_fits(holder: str, theirs: str, said: str) -> bool:
     prefix, _, who = holder.rpartition("|")
     their_prefix, _, them = theirs.rpartition("|")
     if prefix == their_prefix and who in ("?she", "?he"):  # of the holders of that gender
-        return GENDER.get(them.split(" ")[0]) == who[1:]
+        return pronoun(them) == who[1:]
     if prefix != their_prefix or not (who in ("i", "?they", "?it") or (
             who.startswith("named ") and re.fullmatch(r"[a-z]+", who[6:]) is not None and
             who[6:] not in RELATIONS)):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from .endings import _ENDED_PIECE
-from .holders import RELATIONS, may_be_name
+from .holders import RELATIONS, may_be_name, pronoun
 from .shapes import (
     age_asked,
     appositive,
@@ -496,19 +496,11 @@ def name_holder(clause: str, held: str) -> str:
     return said[0].upper() + said[1:]
 
 
-_FEMALE = frozenset("""mother mum mom sister wife girlfriend daughter aunt niece grandmother
-    grandma granny granddaughter stepdaughter stepmother stepmum goddaughter fiancee
-    landlady""".split())
-_MALE = frozenset("""father dad brother husband boyfriend son uncle nephew grandfather grandpa
-    grandson stepson stepfather stepdad godson fiance landlord""".split())
-
-
 def _clashes(clause: str, owner: str) -> bool:
     """Whether the pronoun opening `clause` cannot stand for `owner` ("she" for "my son")."""
     word = re.split(r"['\u2019\s]", clause.strip().lower(), maxsplit=1)[0]
-    said = set(re.findall(r"[a-z]+", owner.lower()))
-    return (word in ("she", "her") and bool(said & _MALE)) or \
-        (word in ("he", "his") and bool(said & _FEMALE))
+    said = {"her": "she", "his": "he"}.get(word, word)
+    return said in ("she", "he") and pronoun(owner) not in (None, said)
 
 
 _PERFECT = re.compile(r"\s+(?:just\s+|finally\s+|now\s+|already\s+)?(?:had|been|got|gone|done|"

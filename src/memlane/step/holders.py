@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
+from importlib.resources import files
 
 from .endings import MONTHS_AND_DAYS
 
@@ -28,10 +30,36 @@ RELATIONS = {
      # a child by their place among the children ("my eldest", "our youngest"): one each
      "eldest": "eldest", "oldest": "eldest", "youngest": "youngest"}
 # Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
-GENDER = {w: "she" for w in """mother sister wife girlfriend daughter aunt niece grandmother
-    granddaughter stepdaughter stepmother stepsister godmother goddaughter fiancee landlady
-    """.split()} | {w: "he" for w in """father brother husband boyfriend son uncle nephew
-    grandfather grandson stepson stepfather stepbrother godson godfather fiance""".split()}
+GENDER = {w: "she" for w in """mother mum mom sister wife girlfriend daughter aunt auntie niece
+    grandmother grandma granny nan nana granddaughter stepdaughter stepmother stepmum stepsister
+    godmother goddaughter fiancee landlady""".split()} | {
+    w: "he" for w in """father dad brother husband boyfriend son uncle nephew grandfather grandpa
+    grandad granddad grandson stepson stepfather stepdad stepbrother godson godfather fiance
+    landlord""".split()}
+
+
+@cache
+def _first_names() -> dict[str, str]:
+    """Common first names and the pronoun a person of that name is usually called by
+    (data/first_names.tsv, built by scripts/build_first_names.py; names both sexes are called
+    by are not in it)."""
+    text = files("memlane").joinpath("data/first_names.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t", 1) for line in text.splitlines()
+                if line and not line.startswith("#"))
+
+
+def pronoun(who: str) -> str | None:
+    """"she" or "he" for a holder or a mention of one ("my friend Aoife", "daughter ella",
+    "named marcus"): by a relation of one gender, else by the first name, else None."""
+    words = re.findall(r"[a-z]+", who.lower())
+    for w in words:
+        if w in GENDER:
+            return GENDER[w]
+    names = _first_names()
+    found = {names[w] for w in words if w in names and w != "named"}
+    return found.pop() if len(found) == 1 else None
+
+
 # Relations whose identity is an attribute of the speaker: "my boss is Priya" says who the
 # speaker's boss is, a fact about the speaker, not about Priya.
 _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}

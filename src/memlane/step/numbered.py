@@ -41,7 +41,7 @@ from . import broad, slots
 from .anchored import _ONCE
 from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
-from .holders import GENDER, RELATIONS
+from .holders import RELATIONS, pronoun
 from .sentences import dropped_subject
 
 Fit = broad.Fit
@@ -317,8 +317,8 @@ def _aged_pronoun(holder: str, claims: Sequence[Claim]) -> str:
     if who not in ("?she", "?he"):
         return holder
     owners = {c.holder for c in claims if c.holder.rpartition("|")[0] == prefix and
-              "?" not in c.holder and GENDER.get(c.holder.rpartition("|")[2].split(" ")[0])
-              == who[1:] and ages(c.said)}
+              "?" not in c.holder and pronoun(c.holder.rpartition("|")[2]) == who[1:] and
+              ages(c.said)}
     return owners.pop() if len(owners) == 1 else holder
 
 

@@ -75,10 +75,10 @@ from .holders import (
     _PERSONAL,
     _PETS,
     _SPEAKER,
-    GENDER,
     MANY,
     RELATIONS,
     holder_attribute,
+    pronoun,
     role_me,
 )
 
@@ -398,7 +398,7 @@ def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
                   c.holder.startswith(prefix) and "?" not in c.holder and
                   not (third and c.holder[len(prefix):] == "i") and
                   (not third or
-                   GENDER.get(c.holder[len(prefix):].split(" ")[0], who[1:]) == who[1:])}
+                   (pronoun(c.holder[len(prefix):]) or who[1:]) == who[1:])}
     return owners.pop() if len(owners) == 1 else None
 
 
