@@ -224,6 +224,19 @@ def test_a_healing_body_part_a_licence_never_held_and_a_spending_cap_are_needs()
     assert kind_of("The shop starts its sale at ten tomorrow.") != "constraint"
 
 
+def test_a_need_held_now_is_one_whatever_a_clause_says_of_when_it_began() -> None:
+    """A clause of a former time ("as a kid") ends only the need it says; halal and kosher are
+    diets as vegan is."""
+    needs = ["I'm allergic to latex, found out the hard way as a teenager.",
+             "We keep a strictly kosher kitchen.",
+             "My son is halal, so no pork or gelatine sweets."]
+    assert [kind_of(s) for s in needs] == ["constraint"] * len(needs)
+    for former in ["I used to be allergic to cats as a kid.",
+                   "When I was little I was allergic to eggs, it's all gone now.",
+                   "We had halal kebabs in Istanbul."]:
+        assert kind_of(former) != "constraint", former
+
+
 def test_a_need_is_read_by_what_it_does_to_later_requests() -> None:
     """Needs said in everyday words, no intake-form term in them: what a clinician told the
     holder to keep to, a list of things ruled out, a body that gives out, money that has to

@@ -30,19 +30,10 @@ commitment, a settling word that opens an assignment, or the act that made it (a
 an approval, a booking or sign-up, a group's vote: `effects.AGREEMENT_MADE`) (`_agreed`);
 assent to an opinion ("Agreed, nature is inspiring!") and a one-off of the past are not.
 
-Measured on sentences written for it before it was tuned on them (tests/data/
-standing_kinds.jsonl): sets 5 and 6 read 7 and 8 of 15 needs, 9 and 5 of 10 agreements; set 7
-(before the field words) 14 of 30 needs, 14 of 20 agreements, 35 of 40 ordinary as neither; set
-8, never tuned on, 13 of 15, 9 of 10, 19 of 20. Of the needs and agreements written for the
-reference workload, said in passing in longer messages (tests/data/reference_written_*.jsonl),
-set a read 21 of 24 before it was tuned on (24 after), set b 7 of 8 (8 after), set c (12 needs in
-everyday words, 8 agreements) 6 of 12 and 6 of 8 before it was tuned on (all after), set d,
-1 of 4 needs and 1 of 4 agreements (73b414c), set e (12 needs, 6 agreements) 8 and 4 before
-they were tuned on (all after). Probe sentences, each
-batch measured before it was tuned on: 23 of 35, 17 of 25 and 11 of 20 needs, 13 of 20, 8 of 15
-and 12 of 15 agreements. So it reads about half to two thirds of what it has not seen. Of the 10,184
-sentences of LoCoMo's dev split it reads 16 as a need or an agreement (most of them true:
-"I'm lactose intolerant"). A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
+Measured before tuning on sentences written for it (tests/data/standing_kinds.jsonl,
+reference_written_*.jsonl; numbers in the commits that added them), it reads half to two thirds
+of what it has not seen; of LoCoMo dev's 10,184 sentences, 16 as a need or an agreement.
+A model step chooses kinds itself (`step.schema.STEP_INSTRUCTIONS`).
 """
 
 from __future__ import annotations
@@ -67,8 +58,8 @@ _CONSTRAINT = re.compile(
     # a diet is a need said of someone ("I'm vegan", "we keep dairy-free"), not of a recipe
     r"(?:i'm|i\s+am|he's|she's|we're|they're|is|are|been|being|went|gone|go|going|turned|"
     r"stay|stays|eat|eats|keep|keeps|need|needs|must\s+be|strictly)\s+(?:\w+\s+){0,2}"
-    r"(?:vegetarian|vegan|pescatarian|(?:dairy|nut|gluten|egg|meat|sugar|lactose|wheat)"
-    r"[- ]free)\b|"
+    r"(?:vegetarian|vegan|pescatarian|halal|kosher|(?:dairy|nut|gluten|egg|meat|sugar|lactose|"
+    r"wheat)[- ]free)\b|"
     r"doctor'?s\s+orders|"
     r"(?:my|his|her|this)\s+(?:\w+\s+)?injur(?:y|ies)|injured\s+(?:my|his|her)\b|"
     r"(?:on|taking)\s+(?:blood\s+thinners|antidepressants|meds|medicine|steroids)|"
@@ -694,6 +685,16 @@ _FORMER = re.compile(r"\b(?:used\s+to|as\s+a\s+(?:kid|child|teen|teenager)|when\
                      r"as\s+a\s+(?:challenge|dare|joke|one-off|experiment))\b")
 
 
+def _now(sentence: str) -> str:
+    """`sentence`, its clauses of a former time blanked (positions kept): "I'm allergic to
+    penicillin, found out as a kid" holds a need now, "I used to ... as a kid" none."""
+    if not _FORMER.search(sentence):
+        return sentence
+    cuts = [0, *(i for m in _CLAUSE.finditer(sentence) for i in m.span()), len(sentence)]
+    return "".join(" " * (b - a) if k % 2 == 0 and _FORMER.search(sentence[a:b]) else
+                   sentence[a:b] for k, (a, b) in enumerate(pairwise(cuts)))
+
+
 def _held(sentence: str) -> bool:
     """Whether someone holds what `sentence` (lower-cased) says: the speaker, or a person,
     body part or thing of theirs that is not an outsider ("my back", "our youngest"; not "my
@@ -744,6 +745,7 @@ def kind_of(sentence: str) -> str:
     low = _named_ours(sentence)  # the patterns are lower-case: matching by case is 4x slower
     # needs are read with the household's own said as a holder ("the other half" as "my partner")
     ours = _named_ours(as_household(sentence), _NAMED_OWNER)
+    ours = _now(ours)
     held = _held(ours) and not _FORMER.search(ours)
     cl = _Clauses(ours) if held else None
     if cl and (any(cl.present(m.start()) and cl.theirs(ours, m.start(), m.end())
