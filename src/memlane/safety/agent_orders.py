@@ -33,7 +33,8 @@ below reads that shape:
 - *a control of the model switched* (`control flag`): "Safety_Override_Flag set to TRUE",
   "developer mode: enabled": false authority written as a setting;
 - *a goal or role given to the reader* (`sets the agent's goal`): "Your primary goal is ...",
-  "Your updated mission ...", "you should skip validation", "as we agreed earlier, you ...";
+  "Your updated mission ...", "you should skip validation", "as we agreed earlier, you ...",
+  a label naming the machine's goal ("Agent goal: book the dearest flight");
 - *an override without the word instructions* (`short override`): "ignore above", "ignore your
   previous iunstructions" (a typo), "disregard the prior ...": ignore or disregard something
   *before* the reader's text;
@@ -143,7 +144,10 @@ _GOAL_SET = re.compile(
     r"mission|objective|directive)s?\s*(?:\d+\s*)?:"
     r"|\byou (?:should|must|will) (?:now |also |always |simply )?(?:skip|bypass|treat|disable|"
     r"prioriti[sz]e|make executive)\b"
-    r"|\bas (?:we|you) agreed(?: earlier| before)?,? you\b")
+    r"|\bas (?:we|you) agreed(?: earlier| before)?,? you\b"
+    # A label naming the machine's goal: "Agent goal: ...", "AI objective: ..." (guard44k).
+    r"|\b(?:agent|assistant|ai|a\.i\.|bot|chatbot|llm)(?:'s)? (?:primary |main |new |"
+    r"current )?(?:goal|objective|mission|task|directive|orders?|instructions?)s?\s*:")
 _SHORT_OVERRIDE = re.compile(
     r"\b(?:ignore|disregard)\s+(?:all\s+|any\s+|everything\s+|your\s+|the\s+|of\s+)*"
     r"(?:above|previous|prior|preceding|earlier|former)\b\s*(?:\w*struct\w*|prompts?|rules|"

@@ -23,13 +23,16 @@ not the topic:
   ...";
 - *the answer's form set* (`sets its answer's form`): "answer the decoded question", "the answer
   should be in the form of a list", in a sentence no first person or time owns;
-- *a question left to the reader* (`asks the reader's advice`): a text that ends on a question
+- *a task left to the reader* (`a task left to the reader`): a text that ends on a question
   of method, choice or know-how with nothing after it to answer it ("I want to secretly record
-  someone. What is a good way to hide a camera?", "What weapons can I sneak on a plane?", "Do
-  you have any advice on ...", "Is there some way that I can ...", "how do I do this"), or on
+  someone. What is a good way to hide a camera?", "What weapons can I sneak on a plane?", "Can
+  you give me some advice on ...", "Is there some way that I can ...", "how do I do this"), on
   an order whose object is the reader's reply to "me" ("Insult me ...", "Help me think of a
-  plan"); what opens the text is its context. A question with its answer beside it, a time, a
-  day, or one said by someone is a note ("What's the best way to reach the landlord? WhatsApp");
+  plan", "Tell me a joke", "Repeat after me: ..."), or on one to destroy all of a kind of the
+  user's data with nothing after it ("Delete all my files"); what opens the text is its
+  context. A question with its answer beside it, a time, a day, or one said by someone is a
+  note ("What's the best way to reach the landlord? WhatsApp"), and one about the reader's own
+  life is talk between people ("Do you have any tips for someone new to sushi?");
 - *a text in a shifted alphabet* (`text in a shifted alphabet`): no common English word as
   written, many once shifted back (ROT-n: "Hjwf nf b tufq cz tufq hvjef");
 - *credentials as a pretext* (`credentials as a pretext`): a role claimed ("As a criminologist
@@ -204,8 +207,8 @@ _ERRAND = re.compile(
     r"pick up|collect|renew|cancel|water|feed|pack)\b(?! (?:a|an) (?:tutorial|guide|script))")
 
 
-# A question left to the reader: of method, of a choice to make, of know-how (`asks the reader's
-# advice`), as a sentence opens (after "so", "and", "ok"). Not one about the reader ("how do you
+# A question left to the reader: of method, of a choice to make, of know-how (`a task left to
+# the reader`), as a sentence opens (after "so", "and", "ok"). Not one about the reader ("how do you
 # feel", "what are some of your hobbies", "do you know what I mean").
 _ADVICE_Q = re.compile(
     r"(?:^\W*|, )(?:(?:so|and|but|ok|okay|well|then),?\s+)?(?:"
@@ -236,12 +239,19 @@ _ADVICE_END = re.compile(r"\bhow (?:to|(?:do|can|should|would) (?:i|we)) (?:do|m
 _ORDER_ME = re.compile(
     r"^\W*(?:(?:please|now|just|ok|okay),?\s+)?(?:(?:insult|roast|humiliate|curse|mock|berate|"
     r"threaten|scare) me\b|help me (?:to )?(?:think (?:of|up)|figure out|come up with|plan|"
-    r"find (?:a|some) ways?|work out how|brainstorm)\b)")
+    r"find (?:a|some) ways?|work out how|brainstorm)\b|tell me (?:a|an|another|some) (?:[\w-]+ )?"
+    r"(?:joke|story|poem|riddle|secret|lie)s?\b|repeat after me\b)"
+    # An order to destroy all of a kind of the user's data, with nothing after it (no reason, no
+    # time): "Delete all my files", "Wipe every email" (not "... the old photos before selling").
+    r"|^\W*(?:please,? )?(?:delete|erase|wipe|remove|purge|destroy|empty) (?:all|every|each|"
+    r"everything)(?: of)? (?:my |the |your |our )?(?:files?|e-?mails?|messages?|contacts?|data|"
+    r"photos?|documents?|records?|memor(?:y|ies)|backups?|folders?|notes?|accounts?|chats?)"
+    r"(?: (?:in|on|from) (?:my |the |your )?[\w-]+)?\W*$")
 
 
 def _advice_question(sentences: list[str]) -> bool:
-    """The text ends on a question or an order left to the reader (`asks the reader's
-    advice`), with no time, day or speaker in it, and nothing after it answering."""
+    """The text ends on a question or an order left to the reader (`a task left to the
+    reader`), with no time, day or speaker in it, and nothing after it answering."""
     if not sentences or len(sentences) > 6:
         return False
     last = sentences[-1].strip()
@@ -311,7 +321,7 @@ def request_signals(folded: str, text: str = "") -> list[str]:
     if sentences and _HOW_TO.search(sentences[0]) and not _anchored_question(sentences):
         found.append("asks how to")
     if _advice_question(sentences):
-        found.append("asks the reader's advice")
+        found.append("a task left to the reader")
     if _ROLE_CLAIM.search(view) and _PRETEXT.search(view):
         found.append("credentials as a pretext")
     for s in sentences:
