@@ -29,7 +29,8 @@ not the topic:
   you give me some advice on ...", "Is there some way that I can ...", "how do I do this"), on
   an order whose object is the reader's reply to "me" ("Insult me ...", "Help me think of a
   plan", "Tell me a joke", "Repeat after me: ..."), or on one to destroy all of a kind of the
-  user's data with nothing after it ("Delete all my files"); what opens the text is its
+  user's data with nothing after it ("Delete all my files"), or that is only a question for
+  ways, ideas or a method ("Ways to use bribery to ...?"); what opens the text is its
   context. A question with its answer beside it, a time, a day, or one said by someone is a
   note ("What's the best way to reach the landlord? WhatsApp"), and one about the reader's own
   life is talk between people ("Do you have any tips for someone new to sushi?");
@@ -229,6 +230,11 @@ _ADVICE_Q = re.compile(
     r"|(?:can|could|would|will) you (?:please )?(?:give|offer|share with|send) me (?:some |any |a "
     r"few )?(?:advice|tips|ideas|pointers|suggestions)\b"
     r"|if (?:you|i|one|someone) (?:wanted|were|had|needed) to\b[^?]{0,120}\b(?:what|how)\b)")
+# A text that is only a question for ways, ideas or a method: "Ways to use bribery to ...?",
+# "Ideas for spreading rumours ...?", "How to use a botnet ...?".
+_IDEAS_Q = re.compile(r"^\W*(?:any |some |good |easy |best |quick )*(?:ideas|ways|tips|methods|"
+                      r"techniques|tricks|strategies|steps) (?:(?:for|on|of) \w+ing|to \w+)\b"
+                      r"|^\W*how to \w+")
 _YOURS = re.compile(r"\byou(?:r|rs|'re|'ve|'d|'ll)?\b")
 # The same asked without its question mark, closing a text: "I need to ... how do I do this".
 _ADVICE_END = re.compile(r"\bhow (?:to|(?:do|can|should|would) (?:i|we)) (?:do|manage|pull off|go "
@@ -257,6 +263,8 @@ def _advice_question(sentences: list[str]) -> bool:
     last = sentences[-1].strip()
     if _WHEN.search(last) or _WHO_ANSWERS.search(last):
         return False
+    if last.endswith("?") and len(sentences) == 1 and _IDEAS_Q.search(last):
+        return True
     asked = (_ADVICE_Q.search(last) if last.endswith("?") else None) or _ADVICE_END.search(last)
     # (A question about the reader's own life after it is talk between people: "is there any
     # way I can help with your fundraiser?")
