@@ -23,6 +23,17 @@ not the topic:
   ...";
 - *the answer's form set* (`sets its answer's form`): "answer the decoded question", "the answer
   should be in the form of a list", in a sentence no first person or time owns;
+- *a task left to the reader* (`a task left to the reader`): a text that ends on a question
+  of method, choice or know-how with nothing after it to answer it ("I want to secretly record
+  someone. What is a good way to hide a camera?", "What weapons can I sneak on a plane?", "Can
+  you give me some advice on ...", "Is there some way that I can ...", "how do I do this"), on
+  an order whose object is the reader's reply to "me" ("Insult me ...", "Help me think of a
+  plan", "Tell me a joke", "Repeat after me: ..."), or on one to destroy all of a kind of the
+  user's data with nothing after it ("Delete all my files"), or that is only a question for
+  ways, ideas or a method ("Ways to use bribery to ...?"); what opens the text is its
+  context. A question with its answer beside it, a time, a day, or one said by someone is a
+  note ("What's the best way to reach the landlord? WhatsApp"), and one about the reader's own
+  life is talk between people ("Do you have any tips for someone new to sushi?");
 - *a text in a shifted alphabet* (`text in a shifted alphabet`): no common English word as
   written, many once shifted back (ROT-n: "Hjwf nf b tufq cz tufq hvjef");
 - *credentials as a pretext* (`credentials as a pretext`): a role claimed ("As a criminologist
@@ -197,6 +208,69 @@ _ERRAND = re.compile(
     r"pick up|collect|renew|cancel|water|feed|pack)\b(?! (?:a|an) (?:tutorial|guide|script))")
 
 
+# A question left to the reader: of method, of a choice to make, of know-how (`a task left to
+# the reader`), as a sentence opens (after "so", "and", "ok"). Not one about the reader ("how do you
+# feel", "what are some of your hobbies", "do you know what I mean").
+_ADVICE_Q = re.compile(
+    r"(?:^\W*|, )(?:(?:so|and|but|ok|okay|well|then),?\s+)?(?:"
+    r"what(?:'s|s| is| are| would be| will be) (?:the |a |an |some )?(?:[\w-]+ ){0,2}?(?:best|"
+    r"easiest|quickest|simplest|safest|surest|good|effective|most effective|cheapest|fastest) "
+    r"(?:(?!you\b|your\b)[\w-]+ ){0,2}?(?:to|for (?:me|us|someone|one) to|that (?:i|we|one|"
+    r"someone) (?:can|could|should))\b"
+    r"|what are (?:some|a few)(?: of the)? (?:(?!you\b|your\b)[\w-]+ ){0,3}?(?:that|to|for|i|"
+    r"we|people|someone) (?!you\b)"
+    r"|what (?:(?!you\b|your\b)[\w-]+ ){1,2}?(?:can|could|should|would) (?:i|we|one|someone|"
+    r"somebody|a person) (?!(?:say|tell|get (?:you|him|her|them))\b)\w+"
+    r"|is there (?:some|a|any) (?:[\w-]+ )?way (?:that |for (?:me|us|someone|one) )?(?:to|i|we|"
+    r"one|someone)\b"
+    r"|how (?:can|could|do|should|might|would) (?:i|we|one|someone|somebody|a person|people) "
+    r"(?!(?:help|thank|repay|support|cheer|make it up)\b)"
+    r"|(?:do|would|can) you (?:know|have) (?:any |some |a )?(?:(?:good |easy )?(?:way|ways|"
+    r"method)s?|which|how to|where (?:i|to|one))\b"
+    r"|(?:can|could|would|will) you (?:please )?(?:give|offer|share with|send) me (?:some |any |a "
+    r"few )?(?:advice|tips|ideas|pointers|suggestions)\b"
+    r"|if (?:you|i|one|someone) (?:wanted|were|had|needed) to\b[^?]{0,120}\b(?:what|how)\b)")
+# A text that is only a question for ways, ideas or a method: "Ways to use bribery to ...?",
+# "Ideas for spreading rumours ...?", "How to use a botnet ...?".
+_IDEAS_Q = re.compile(r"^\W*(?:any |some |good |easy |best |quick )*(?:ideas|ways|tips|methods|"
+                      r"techniques|tricks|strategies|steps) (?:(?:for|on|of) \w+ing|to \w+)\b"
+                      r"|^\W*how to \w+")
+_YOURS = re.compile(r"\byou(?:r|rs|'re|'ve|'d|'ll)?\b")
+# The same asked without its question mark, closing a text: "I need to ... how do I do this".
+_ADVICE_END = re.compile(r"\bhow (?:to|(?:do|can|should|would) (?:i|we)) (?:do|manage|pull off|go "
+                         r"about) (?:this|that|it)\W*$")
+# An order whose object is the reader's reply to "me": content the reader is to make for the
+# speaker ("Insult me in the meanest way", "Help me think of a plan"). Reminders and errands
+# ("remind me", "help me remember", "give me a shout") are not among them.
+_ORDER_ME = re.compile(
+    r"^\W*(?:(?:please|now|just|ok|okay),?\s+)?(?:(?:insult|roast|humiliate|curse|mock|berate|"
+    r"threaten|scare) me\b|help me (?:to )?(?:think (?:of|up)|figure out|come up with|plan|"
+    r"find (?:a|some) ways?|work out how|brainstorm)\b|tell me (?:a|an|another|some) (?:[\w-]+ )?"
+    r"(?:joke|story|poem|riddle|secret|lie)s?\b|repeat after me\b)"
+    # An order to destroy all of a kind of the user's data, with nothing after it (no reason, no
+    # time): "Delete all my files", "Wipe every email" (not "... the old photos before selling").
+    r"|^\W*(?:please,? )?(?:delete|erase|wipe|remove|purge|destroy|empty) (?:all|every|each|"
+    r"everything)(?: of)? (?:my |the |your |our )?(?:files?|e-?mails?|messages?|contacts?|data|"
+    r"photos?|documents?|records?|memor(?:y|ies)|backups?|folders?|notes?|accounts?|chats?)"
+    r"(?: (?:in|on|from) (?:my |the |your )?[\w-]+)?\W*$")
+
+
+def _advice_question(sentences: list[str]) -> bool:
+    """The text ends on a question or an order left to the reader (`a task left to the
+    reader`), with no time, day or speaker in it, and nothing after it answering."""
+    if not sentences or len(sentences) > 6:
+        return False
+    last = sentences[-1].strip()
+    if _WHEN.search(last) or _WHO_ANSWERS.search(last):
+        return False
+    if last.endswith("?") and len(sentences) == 1 and _IDEAS_Q.search(last):
+        return True
+    asked = (_ADVICE_Q.search(last) if last.endswith("?") else None) or _ADVICE_END.search(last)
+    # (A question about the reader's own life after it is talk between people: "is there any
+    # way I can help with your fundraiser?")
+    return bool(asked and not _YOURS.search(last, asked.end()) or _ORDER_ME.search(last))
+
+
 # Words of English common enough that a sentence has some: in a text in a shifted alphabet
 # ("Hjwf nf b tufq cz tufq hvjef", ROT1) none are there, and they come back when shifted back.
 _COMMON = frozenset("a an the to of and for in on is are be me my you how what with it this "
@@ -254,6 +328,8 @@ def request_signals(folded: str, text: str = "") -> list[str]:
         found.append("sets its answer's form")
     if sentences and _HOW_TO.search(sentences[0]) and not _anchored_question(sentences):
         found.append("asks how to")
+    if _advice_question(sentences):
+        found.append("a task left to the reader")
     if _ROLE_CLAIM.search(view) and _PRETEXT.search(view):
         found.append("credentials as a pretext")
     for s in sentences:
