@@ -54,6 +54,8 @@ REFUSED = [
     (["I drive a Vauxhall Astra."], "I might flog the Astra next spring."),
     (["My laptop is a Surface Pro."],
      "My Surface keyboard packed up, so I ordered a Logitech one."),
+    (["I wear a Fitbit Charge on my wrist."],
+     "My Fitbit charging cable packed up, so I ordered an Anker one."),
     (["I bank with HSBC."], "HSBC closed the branch on the high street, annoying."),
     (["Pilates is on Tuesday evenings."], "They moved my wife's pilates to Thursdays."),
     (["Pilates is on Tuesday evenings."], "Do you think they'd move pilates to Thursdays?"),

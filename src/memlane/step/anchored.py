@@ -7,7 +7,10 @@ to bed" / "going to bed", "starts" / "start", "run" / "running shoes", the brand
 follows: "Galaxy S21" / "Galaxy S24"), and give values of one type that differ (a weekday, a
 clock time, a model, a name of a place or a provider, a count of one unit), where the new one
 is worded as a change ("now", "these days", "switched", "since ...", "from next week",
-"upgraded", "bought", "instead"): the new one replaces the old.
+"upgraded", "bought", "instead"): the new one replaces the old. A dated or timed thing moved
+("they've moved my physio to Fridays", "pushed the MOT back to the 3rd") compares dates too; "it"
+moved with no topic of its own ("The dentist rang, it's been rebooked for the 20th instead") is
+the one dated held fact of the kind changed that the rest of the sentence allows.
 
 Never when:
 - the holders differ ("Mum does aqua aerobics on Tuesdays" stays when Dad's bowls moves); a

@@ -156,7 +156,8 @@ def _ended_by_it(context: str, value: str) -> bool:
 
 _NOUN_ENDED = re.compile(
     r"\s+(?!(?:has|had|have|is|was|were|got|just|finally|now|recently|then|really|all|both|"
-    rf"eventually|completely|totally|[a-z]+ly)\b)([a-z]+)\s+(?:(?:has|had|have|just|finally|"
+    r"eventually|completely|totally|[a-z]+ly|on|in|at|by|near|off|of|for|from|and|so|but)\b)"
+    rf"((?-i:(?:[a-z]+\s+){{0,2}}?[a-z]+))\s+(?:(?:has|had|have|just|finally|"
     rf"now|recently|completely|totally)\s+)*(?:{_ENDED}|gone|packed)\b", re.I)
 
 
@@ -166,4 +167,5 @@ def names_another(value: str, piece: str, held: str) -> bool:
     Lenovo monitor packed up" of "My laptop is a Lenovo ThinkPad"; "the Lloyds app stopped")."""
     at = piece.lower().find(value.lower())
     m = _NOUN_ENDED.match(piece, at + len(value)) if at >= 0 else None
-    return m is not None and re.search(rf"\b{re.escape(m.group(1))}", held, re.I) is None
+    return m is not None and any(re.search(rf"\b{re.escape(w)}", held, re.I) is None
+                                 for w in m.group(1).split())
