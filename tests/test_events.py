@@ -56,6 +56,7 @@ REFUSED = [
      "My Surface keyboard packed up, so I ordered a Logitech one."),
     (["I wear a Fitbit Charge on my wrist."],
      "My Fitbit charging cable packed up, so I ordered an Anker one."),
+    (["My phone is a Sony Xperia."], "The Sony telly in the kitchen died, so we got a Hisense."),
     (["I bank with HSBC."], "HSBC closed the branch on the high street, annoying."),
     (["Pilates is on Tuesday evenings."], "They moved my wife's pilates to Thursdays."),
     (["Pilates is on Tuesday evenings."], "Do you think they'd move pilates to Thursdays?"),

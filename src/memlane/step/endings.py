@@ -156,15 +156,18 @@ def _ended_by_it(context: str, value: str) -> bool:
 
 _NOUN_ENDED = re.compile(
     r"\s+(?!(?:has|had|have|is|was|were|got|just|finally|now|recently|then|really|all|both|"
-    r"eventually|completely|totally|[a-z]+ly|on|in|at|by|near|off|of|for|from|and|so|but)\b)"
-    rf"((?-i:(?:[a-z]+\s+){{0,2}}?[a-z]+))\s+(?:(?:has|had|have|just|finally|"
+    r"(?:sad|sudden|recent|eventual|complete|total|actual|real|apparent|unfortunate|lucki|final|"
+    r"official|quick|slow|obvious|literal)ly|on|in|at|by|near|off|of|for|from|and|so|but)\b)"
+    rf"((?-i:(?:[a-z]+\s+){{0,2}}?[a-z]+))(?:\s+(?:in|on|at|from|of|by)\s+(?:the\s+|my\s+|our\s+)?"
+    rf"[\w']+(?:\s+[\w']+)?)?\s+(?:(?:has|had|have|just|finally|"
     rf"now|recently|completely|totally)\s+)*(?:{_ENDED}|gone|packed)\b", re.I)
 
 
 def names_another(value: str, piece: str, held: str) -> bool:
     """Whether `value` (a held fact's name) is said in `piece` of another thing of that name
     that ended: a noun between the name and the ending that `held` does not say ("My old
-    Lenovo monitor packed up" of "My laptop is a Lenovo ThinkPad"; "the Lloyds app stopped")."""
+    Lenovo monitor packed up" of "My laptop is a Lenovo ThinkPad"; "the Lloyds app stopped";
+    "the Samsung telly in the lounge died")."""
     at = piece.lower().find(value.lower())
     m = _NOUN_ENDED.match(piece, at + len(value)) if at >= 0 else None
     return m is not None and any(re.search(rf"\b{re.escape(w)}", held, re.I) is None
