@@ -7,7 +7,10 @@ to bed" / "going to bed", "starts" / "start", "run" / "running shoes", the brand
 follows: "Galaxy S21" / "Galaxy S24"), and give values of one type that differ (a weekday, a
 clock time, a model, a name of a place or a provider, a count of one unit), where the new one
 is worded as a change ("now", "these days", "switched", "since ...", "from next week",
-"upgraded", "bought", "instead"): the new one replaces the old.
+"upgraded", "bought", "instead"): the new one replaces the old. A dated or timed thing moved
+("they've moved my physio to Fridays", "pushed the MOT back to the 3rd") compares dates too; "it"
+moved with no topic of its own ("The dentist rang, it's been rebooked for the 20th instead") is
+the one dated held fact of the kind changed that the rest of the sentence allows.
 
 Never when:
 - the holders differ ("Mum does aqua aerobics on Tuesdays" stays when Dad's bowls moves); a
@@ -40,6 +43,13 @@ Verdict = tuple[str, int, tuple[str, ...]]
 _MORE_CUES = re.compile(
     r"\b(?:bought|traded|registered|signed\s+up|joined|swapped|replaced|can\s+only|only\s+(?:do|"
     r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|been\s+\w+ing)\b", re.I)
+_RESCHEDULED = re.compile(
+    r"\b(?:rebooked|re-booked|rescheduled|re-scheduled|postponed|delayed|shifted|bumped|"
+    r"(?:pushed|put|moved)\s+(?:\w+\s+){0,4}?back|brought\s+(?:\w+\s+){0,4}?forward)\b", re.I)
+"""A dated or timed thing moved ("pushed the MOT back to the 3rd", "brought the check-up
+forward to 9am", "rebooked for the 16th"): a change cue, and none of its words an anchor."""
+_RESCHEDULE_WORDS = frozenset("""rebooked re-booked rescheduled re-scheduled postponed delayed
+    shifted bumped pushed put brought forward back""".split())
 _ONCE = re.compile(
     r"\b(?:(?:this|last|next)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)|last\s+night|"
     r"just\s+the\s+once|this\s+once|on\s+this\s+occasion|one[-\s]off)\b",
@@ -134,11 +144,13 @@ def _models(text: str) -> dict[str, str]:
                  not re.search(r"\b(?:at|on|by|till|until|around)\s*$", text[:m.start()], re.I))}
 
 
-def _values(text: str, skip: frozenset[str]) -> dict[str, frozenset[str]]:
+def _values(text: str, skip: frozenset[str], dated: bool = False) -> dict[str, frozenset[str]]:
     """The values `text` gives, by type, as the rule compares them: "weekday", "time"
-    (`_times`), "name" (less the holder's and people's words), "qty <unit>"; "model" apart."""
+    (`_times`), "name" (less the holder's and people's words), "qty <unit>"; "model" apart;
+    `dated` (a thing said to be moved): a "date" and an "ordinal" ("the 20th") too."""
     found = slots.values(text)
-    out = {k: v for k, v in found.items() if k == "weekday" or k.startswith("qty ")}
+    out = {k: v for k, v in found.items() if k == "weekday" or k.startswith("qty ") or
+           (dated and k in ("date", "ordinal"))}
     names = frozenset(n for n in found.get("name", frozenset())
                       if _lemma(n) not in skip and n not in skip and not re.search(r"\d", n))
     if names:
@@ -149,8 +161,8 @@ def _values(text: str, skip: frozenset[str]) -> dict[str, frozenset[str]]:
     return out
 
 
-def _changed(new: str, held: str, skip: frozenset[str], gone: frozenset[str] = frozenset()) -> \
-        tuple[str, str | None] | None:
+def _changed(new: str, held: str, skip: frozenset[str], gone: frozenset[str] = frozenset(),
+             dated: bool = False) -> tuple[str, str | None] | None:
     """The type of value `new` gives in place of one `held` gives, and the brand a model is of
     (None for other types): both give one of that type, each one the other does not (`gone`,
     what `new` says ended, is none it gives)."""
@@ -158,7 +170,7 @@ def _changed(new: str, held: str, skip: frozenset[str], gone: frozenset[str] = f
     for brand in sorted(a.keys() & b.keys()):
         if a[brand] != b[brand]:
             return "model", brand
-    mine, theirs = _values(new, skip | gone), _values(held, skip)
+    mine, theirs = _values(new, skip | gone, dated), _values(held, skip, dated)
     if a and b and "name" in mine and "name" in theirs:
         # a model of another brand ("an iPhone 13" / "a Pixel 8") is a name changed
         mine = {**mine, "name": mine["name"] - set(a.values())}
@@ -195,7 +207,7 @@ def _tokens(text: str, skip: frozenset[str], values: frozenset[str],
             out.append((lemma, "value"))
         elif {lemma, low, _base(w)} & skip:
             out.append((lemma, "person" if {lemma, low, _base(w)} & people else "stop"))
-        elif low in _STOP_WORDS or lemma in _STOP or \
+        elif low in _STOP_WORDS or lemma in _STOP or low in _RESCHEDULE_WORDS or \
                 CUES.fullmatch(low) or _MORE_CUES.fullmatch(low) or slots.unit(low) or \
                 lemma in {_lemma(g) for g in _GENERIC} or len(lemma) < 3:
             out.append((lemma, "stop"))
@@ -297,8 +309,11 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     the same anchor, worded as a change (see the module docstring); `related` to the newest
     when two or more fit; None when none does."""
     said = new.context or new.said
+    moved = bool(_RESCHEDULED.search(new.said) or re.search(r"\binstead\b(?!\s+of)", new.said, re.I)
+                 or re.search(r"\bmoved\s+(?:\w+\s+){0,4}?to\b", new.said, re.I))
     if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or _once(said) or \
-            not (CUES.search(new.said) or _MORE_CUES.search(new.said)) or slots.kept(said):
+            not (CUES.search(new.said) or _MORE_CUES.search(new.said) or
+                 _RESCHEDULED.search(new.said)) or slots.kept(said):
         return None  # (the cue in the statement itself: a record is vetted by its own text)
     fits: list[tuple[int, str, str]] = []
     for i, c in enumerate(claims):
@@ -307,11 +322,17 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
             continue
         # "since Dr Moore retired", in the statement itself (a record is vetted by its text)
         gone = frozenset(slots.ended_again(c.said, new.said))
-        if not (_holder_fits(holder, c.holder, said) or (gone and _relation_of(holder, c.holder))):
-            continue
-        fit = _fits(new.said, c.said, holder + " " + c.holder, skip, gone)
+        of_thing = moved and _thing_holder(holder, c.holder, said, c.said)
+        if not (of_thing or _holder_fits(holder, c.holder, said) or
+                (gone and _relation_of(holder, c.holder))):
+            continue  # ("it" moved: what it is, the sentence names: "The dentist rang, it's ...")
+        pronoun = of_thing and holder.rpartition("|")[2] in ("?it", "?they")
+        fit = _fits(said if pronoun else new.said, c.said,
+                    holder if of_thing else holder + " " + c.holder, skip, gone, moved)
         if fit is not None:
             fits.append((i, *fit))
+    if not fits and moved:
+        fits = _moved_by_type(new, holder, claims, said, skip)
     if not fits:
         return None
     i, kind, thing = fits[-1]
@@ -321,6 +342,64 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     return "supersedes", i, (f"same holder ({holder})", f"the same anchor ({thing})",
                              f"another {kind} given", "worded as a change",
                              "the only held fact that fits")
+
+
+_DATED = ("weekday", "time", "date", "ordinal")
+_POSSESSOR = re.compile(r"(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She)['\u2019])"
+                        r"([A-Z][a-z]+))['\u2019]s\b|\b(?:my|our|his|her|their)\s+(\w+)"
+                        r"['\u2019]s\b", re.I)
+
+
+def _thing_holder(holder: str, theirs: str, said: str, held: str) -> bool:
+    """Whether a thing moved (`_RESCHEDULED`) by a weak holder (the speaker, "it", "they") is
+    the held fact's: the held holder is the speaker, or a thing the sentence names in lower case
+    ("Physio is on Wednesdays" / "They've moved my physio to Fridays"; "My dentist appointment
+    is on the 12th" / "The dentist rang, it's been rebooked ..."); never beside someone else's
+    ("my husband's physio", "Tom's MOT")."""
+    prefix, _, who = holder.rpartition("|")
+    their_prefix, _, them = theirs.rpartition("|")
+    if prefix != their_prefix or who not in ("i", "?it", "?they") or any(
+            (m.group(1) or m.group(2)).lower() not in held.lower()
+            for m in _POSSESSOR.finditer(said)):
+        return False
+    word = them.removeprefix("named ")
+    return them == "i" or (re.fullmatch(r"[a-z]+", word) is not None and
+                           re.search(rf"(?-i:\b{word}\b)", said) is not None and
+                           re.search(rf"(?-i:\b{word.capitalize()}\b)", said) is None)
+
+
+_NO_TOPIC = re.compile(
+    r"(?:^|[,;]\s*)(?:the\s+|my\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:has\s+|had\s+|just\s+)*"
+    r"(?:rang|called|phoned|emailed|texted|messaged|wrote|got\s+in\s+touch)(?:\s+(?:me|us))?"
+    r"(?=\s*(?:[,;.!]|$))|^(?:the\s+|my\s+|our\s+)?[a-z]+(?:\s+[a-z]+)?(?=\s+(?:has\s+|have\s+|"
+    r"'s\s+|'ve\s+)?(?:moved|rebooked|rescheduled|pushed|put|brought|shifted|changed)\s+(?:it|that|"
+    r"them|the|my|our)\b)", re.I)
+"""Who only told of a move, no topic: a caller ("The dentist rang, ..."), the one who moved a
+thing ("The salon moved it to Saturday", "The garage pushed the MOT back")."""
+
+
+def _moved_by_type(new: Claim, holder: str, claims: Sequence[Claim], said: str,
+                   skip: frozenset[str]) -> list[tuple[int, str, str]]:
+    """The held facts a thing moved with no topic of its own ("it's been rebooked for the 20th
+    instead", "I'm rebooked for the 16th", "The salon moved it to Saturday") may be: each of a
+    holder `_thing_holder` allows, dated or timed, given another value of that type, and
+    saying every word the sentence says beyond who told of it or moved it."""
+    if not re.search(r"\b(?:it|that|them)\b", new.said, re.I) and \
+            holder.rpartition("|")[2] != "i":
+        return []
+    words = {_lemma(w) for w, k in _tokens(_NO_TOPIC.sub(" ", said), skip, frozenset())
+             if k == "content"}
+    out, others = [], 0
+    for i, c in enumerate(claims):
+        changed = _changed(new.said, c.said, skip, dated=True) if c.said and not c.ends else None
+        if changed is None or changed[0] not in _DATED:
+            continue
+        lemmas = {_lemma(w) for w in _WORD.findall(c.said)} | set(c.holder.split())
+        if not _thing_holder(holder, c.holder, said, c.said) or not words <= lemmas:
+            others += not words  # (another holder's dated thing: "it" may be that one)
+            continue
+        out.append((i, changed[0], sorted(words & lemmas)[0] if words else "it"))
+    return out + out[:1] * others  # (two or more: `related`, both kept)
 
 
 _TITLE = re.compile(r"(?-i:\b(?:Coach|Dr|Doctor|Mr|Mrs|Ms|Miss|Nurse|Sir|Professor|Prof)\b)\.?\s+"
@@ -338,7 +417,7 @@ def _relation_of(holder: str, theirs: str) -> bool:
 
 
 def _fits(new: str, held: str, who: str, skip: frozenset[str],
-          gone: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+          gone: frozenset[str] = frozenset(), dated: bool = False) -> tuple[str, str] | None:
     """(the type of value replaced, the anchor) when the statement `new` gives another value of
     a type `held` gives, on the same anchor; None when it does not, or is about another thing
     for certain: a value held by another noun ("the 8:10 bus" / "the office opens at 8"),
@@ -349,7 +428,7 @@ def _fits(new: str, held: str, who: str, skip: frozenset[str],
     when no word is shared."""
     words = set(who.replace("|", " ").split())
     holders = frozenset(words | {k for k, v in RELATIONS.items() if v in words})
-    changed = _changed(new, held, skip | holders, gone)
+    changed = _changed(new, held, skip | holders, gone, dated)
     if changed is None:
         return None
     kind, brand = changed

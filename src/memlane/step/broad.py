@@ -81,7 +81,9 @@ _CHANGE = re.compile(
     r"|\bput\w*\b[^.,;]*\b(?:up|down)\b|\bnow\b|\bthese\s+days\b|\bfrom\s+now\s+on\b", re.I)
 _AMOUNT = re.compile(
     r"(?P<cur>[£$€])\s?(?P<sum>\d[\d,.]*)(?:k\b)?|\b(?P<num>\d+(?:\.\d+)?)(?:\s+(?P<unit>"
-    r"(?!a\b|an\b|per\b|each\b|every\b|to\b|from\b|now\b|and\b|or\b)[a-z]+))?", re.I)
+    r"(?!a\b|an\b|per\b|each\b|every\b|to\b|from\b|now\b|and\b|or\b|(?:january|february|march|"
+    r"april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|"
+    r"aug|sept?|oct|nov|dec)\b)[a-z]+))?", re.I)  # ("23 June" is a date, not 23 of a unit)
 _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|night|week|fortnight|month|year|"
                      r"hour|term|session)\b", re.I)
 _OTHER = re.compile(rf"\b(?:my|our|your)\s+(?:{_REL})\b|\b(?:he|she|he's|she's|his|her)\b"

@@ -33,7 +33,16 @@ from ..text import fact_terms, stem
 from . import slots
 from .claim import Claim
 from .cues import CUES
-from .endings import _LEFT_FOR_NOW, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
+from .endings import (
+    _LEFT_FOR_NOW,
+    _LIGHT,
+    _ONE_OFF,
+    _TIME_WORDS,
+    DISPOSED,
+    STOLEN,
+    THING_GONE,
+    _loose,
+)
 from .holders import RELATIONS
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -54,13 +63,17 @@ _DEPART = (r"retired|emigrated|moved\s+away|(?:packed|jacked)\s+it\s+in|called\s
            r"practising|practicing|coaching|teaching|cleaning)")
 _GONE = (r"stopped\s+(?:working|helping|doing\s+anything|making\s+a\s+difference)|"
          r"gone(?=\s*(?:[,;.!]|$|\s+(?:now|for\s+good|at\s+last)\b))|"
-         r"closed(?:\s+down)?|shut(?:\s+down)?|went\s+(?:bust|under)|"
+         rf"closed(?:\s+down)?|shut(?:\s+down)?|{THING_GONE}|"
          r"(?:was|got|been|is|are)\s+(?:scrapped|sold|written\s+off|cancell?ed|discontinued|"
          r"closed|shut|axed)")
 _WEAK = r"kept\s+[a-z]+ing|got\s+(?:far\s+|way\s+|much\s+)?(?:too|so)\s+[a-z]+"
 """Said of a value, an ending only beside a replacement ("Lloyds kept closing branches, so
 I've moved to First Direct"); alone, a complaint."""
 
+_SHUT_ITS = re.compile(r"\s+(?:the|a|an|its|their|this|that|some|one|two|three|all|most|lots)\b",
+                       re.I)
+"""What follows a value that "closed" or "shut" something of its own ("closed the branch in
+town"), not the speaker's ("Barclays closed my account") nor itself ("closed down")."""
 _AUX = r"(?:(?:has|have|had|'s|'ve|'d)\s+)?(?:(?:just|finally|recently|both|sadly|eventually|" \
     r"actually|now|all|since)\s+)*"
 _SUBJECT = re.compile(
@@ -72,7 +85,7 @@ _OBJECT = re.compile(
     r"(?:the|her|his|their|our|my)\s+(?:engagement|wedding)\s+(?:with|to))"
     r"|(?P<shut>closed|shut|axed)"
     r"|(?P<gone>(?:gave|given|giving)\s+up(?:\s+on)?|quit|quitted|packed\s+in|cancell?ed|"
-    r"moved\s+out\s+of|sold|scrapped|got\s+rid\s+of|ditched|(?P<meoff>(?:took|taken|weaned)\s+me\s+off)|"
+    rf"moved\s+out\s+of|{DISPOSED}|(?P<stolen>{STOLEN})|(?P<meoff>(?:took|taken|weaned)\s+me\s+off)|"
     r"(?P<left>left)(?=\s+(?:the\s+)?(?-i:[A-Z]))|stopped\s+(?:taking|using|"
     r"going\s+to|playing|doing|seeing|buying|shopping\s+at|banking\s+with)|no\s+longer\s+"
     r"(?:[a-z]+\s+)?(?:with|at|to|in|on|for)?|(?:gave|given)\s+(?P<up>(?:the\s+|my\s+|our\s+)?"
@@ -137,6 +150,9 @@ def endings(sentence: str) -> list[_Ending]:
     for start, end in zip(cuts, cuts[1:], strict=False):
         piece = sentence[start:end]
         m = _SUBJECT.search(piece)
+        if m is not None and re.fullmatch(r"closed|shut|axed", m.group("gone") or "", re.I) and \
+                _SHUT_ITS.match(piece, m.end()):
+            m = None  # "Barclays closed the branch in town": a part of it ended, not it
         if m is not None and not _NEGATED.search(piece[:m.start("v")]):
             kind = next(k for k in ("us", "death", "split", "depart", "gone", "weak") if m.group(k))
             value = re.sub(r"^\s*(?:and|so|but|then|now)\s+", "", m.group("v"), flags=re.I)
@@ -156,6 +172,8 @@ def endings(sentence: str) -> list[_Ending]:
             doer = ""  # "They closed the Lidl on Mill Road": no one's own ending
         if m.group("meoff"):
             doer = "I"  # "The GP took me off ramipril": the speaker's, whoever did it
+        if m.group("stolen"):
+            doer = ""  # "Someone nicked my iPhone": the owner's loss, not the thief's ending
         after = _CUT.search(sentence, m.end())
         out.append(_Ending(value, doer, kind, sentence[cut:after.start() if after else None], cut))
     return out

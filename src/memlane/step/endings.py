@@ -30,13 +30,28 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoo
 """Once, not a new routine ("the bins went out on Wednesday this week"; not "from this week")."""
 
 
+THING_GONE = (r"died|conked\s+out|packed\s+up|(?:gave|given)\s+up\s+the\s+ghost|bit\s+the\s+dust|"
+              r"gave\s+up(?=\s*(?:[,;.!]|$|\s+(?:at\s+last|in\s+the\s+end|for\s+good|on\s+(?:me|us)"
+              r"|completely|altogether)\b))|(?:was|got|been|is|are)\s+(?:written\s+off|stolen|nicked|"
+              r"pinched|nabbed|repossessed|totall?ed|scrapped)|went\s+(?:bust|under|kaput|into\s+"
+              r"administration)|folded|(?:is|was|'s)\s+(?:dead|kaput|a\s+write-?off)")
+"""A thing ended of itself, as its subject: "the Corolla died", "the Focus finally gave up (the
+ghost)", "the Clio conked out", "the phone got nicked", "the gym went bust": one vocabulary for
+`_ENDS`, `_ENDED` (`step/slots.py`) and `step/ended.py`."""
+DISPOSED = (r"sold|flogged|scrapped|got\s+rid\s+of|got\s+shot\s+of|ditched|binned|offloaded|"
+            r"part[-\s]?ex(?:ed|changed)|traded(?:\s+in)?|gave\s+away|given\s+away")
+"""A thing ended by its holder, as the object: "sold the Golf", "flogged the Clio", "traded
+the Picanto in", "got shot of the Astra": shared as `THING_GONE` is."""
+STOLEN = r"nicked|stole|pinched|nabbed|swiped"
+"""A thing ended by a thief ("someone nicked my iPhone"): the thief is no holder of it."""
+
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
 # "no more renting in Hackney", "I've gone off oat milk", "so that's the gym done", "let The
 # Times lapse", "we're out of Clarence Road", "the Fiat finally died".
 _ENDS = re.compile(
-    r"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|got\s+rid\s+of|sold"
-    r"|traded(?:\s+in)?|(?:packed|jacked|chucked)\s+in|handed\s+in\s+(?:my|our|his|her)\s+notice"
+    rf"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|{DISPOSED}|{STOLEN}"
+    r"|(?:packed|jacked|chucked)\s+in|handed\s+in\s+(?:my|our|his|her)\s+notice"
     r"(?:\s+(?:at|to|with))?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
     r"|(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|go)\s+off"  # "I've gone off oat milk"
     r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left|(?P<drop>dropped)))"
@@ -48,7 +63,7 @@ _ENDS = re.compile(
     r"|(?:\bnot|n't|\bnever)\s+(?P<c>[^,;.!?]+?)\s+any\s*more\b"
     r"|\b(?:we're|we\s+are|i'm|i\s+am|moved)\s+out\s+of\s+(?P<j>(?-i:[A-Z])[^,;.!?]*)"
     r"|^(?:the|my|our)\s+(?:old\s+)?(?P<i>[^,;.!?]+?)\s+(?:has\s+|had\s+|finally\s+|just\s+)*"
-    r"(?:died|packed\s+(?:up|in)|(?:was|got)\s+(?:written\s+off|stolen|scrapped))\b", re.I)
+    rf"(?:{THING_GONE}|packed\s+in)\b", re.I)
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
@@ -113,7 +128,7 @@ _ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold
           r"broke|broken|(?:wrote|written)\s+off|gave\s+up\s+on|"
           r"(?:moved|gone|went)\s+(?:on\s+)?to\s+(?:another|a\s+(?:different|new))|"
           r"no\s+longer|died|(?:moved|passed)\s+away|emigrated|any\s*more|instead\s+of|"
-          r"rather\s+than|(?:good)?bye|farewell")
+          rf"rather\s+than|(?:good)?bye|farewell|{THING_GONE}|{DISPOSED}|{STOLEN}")
 """Words that say something ended, shared by `_ENDED_PIECE` and `_GONE`."""
 _ENDED_PIECE = re.compile(rf"\b(?:{_ENDED}|gone|packed|dropped|from)\b", re.I)
 """Ended, as a clause of a sentence's context says it (`_ended_in`)."""
@@ -137,3 +152,23 @@ def _ended_by_it(context: str, value: str) -> bool:
     pieces = [p for p in _CLAUSE_CUT.split(context) if p.strip()]
     return any(value in a.lower() and _IT.search(b) and _ENDED_PIECE.search(b) and
                not _STILL.search(b) for a, b in pairwise(pieces))
+
+
+_NOUN_ENDED = re.compile(
+    r"\s+(?!(?:has|had|have|is|was|were|got|just|finally|now|recently|then|really|all|both|"
+    r"(?:sad|sudden|recent|eventual|complete|total|actual|real|apparent|unfortunate|lucki|final|"
+    r"official|quick|slow|obvious|literal)ly|on|in|at|by|near|off|of|for|from|and|so|but)\b)"
+    rf"((?-i:(?:[a-z]+\s+){{0,2}}?[a-z]+))(?:\s+(?:in|on|at|from|of|by)\s+(?:the\s+|my\s+|our\s+)?"
+    rf"[\w']+(?:\s+[\w']+)?)?\s+(?:(?:has|had|have|just|finally|"
+    rf"now|recently|completely|totally)\s+)*(?:{_ENDED}|gone|packed)\b", re.I)
+
+
+def names_another(value: str, piece: str, held: str) -> bool:
+    """Whether `value` (a held fact's name) is said in `piece` of another thing of that name
+    that ended: a noun between the name and the ending that `held` does not say ("My old
+    Lenovo monitor packed up" of "My laptop is a Lenovo ThinkPad"; "the Lloyds app stopped";
+    "the Samsung telly in the lounge died")."""
+    at = piece.lower().find(value.lower())
+    m = _NOUN_ENDED.match(piece, at + len(value)) if at >= 0 else None
+    return m is not None and any(re.search(rf"\b{re.escape(w)}", held, re.I) is None
+                                 for w in m.group(1).split())

@@ -117,9 +117,11 @@ _CHANGED_THEIRS = re.compile(
     r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
     + _REL_WORDS + r")\b)", re.I)
 # "We've pushed our daughter's bedtime back to 7:30": the daughter's, not the speaker's.
+# "They moved my husband's physio to Thursdays": the husband's, whoever moved it.
 _CHANGED_RELATIONS = re.compile(
-    r"^(?:we|i)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
-    r"cut|upped|switched|lowered|reduced|bumped|pushed|brought)\s+" + _OWNER + "(" + _REL_WORDS
+    r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
+    r"cut|upped|switched|lowered|reduced|bumped|pushed|brought|rebooked|rescheduled|postponed|"
+    r"shifted)\s+" + _OWNER + "(" + _REL_WORDS
     + r")(?:'s|\u2019s)\s", re.I)
 # Someone the speaker moved ("We moved him to Oakfield Primary", "We've had to move Mum into a
 # care home", "We'll transfer our son to ..."): the move is theirs, where they now live or study.

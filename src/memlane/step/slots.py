@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .brands import lower_brand
-from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces
+from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another
 
 try:  # Python 3.11+; `sre_compile` before
     _SRE = importlib.import_module("re._compiler")
@@ -664,7 +664,7 @@ def ended_again(held: str, said: str) -> set[str]:
     for kind, vs in values(held).items():
         for v in vs:
             if kind != "number" and len(v) > 2 and v not in _FUNCTION and any(
-                    _stands(v, piece.lower().replace(",", ""))
+                    _stands(v, piece.lower().replace(",", "")) and not names_another(v, piece, held)
                     and _GONE.search(piece) and not _STILL.search(piece) for piece in pieces):
                 out.add(v)
     return out
