@@ -21,6 +21,7 @@ PAIRS = [
     (["I get 15 a week pocket money."], "Dad put me up to 20 a week for doing the bins."),
     (["My phone bill is £58 a month."], "The bill's gone up to 64 quid, annoyingly."),
     (["Our broadband bill is £35 a month."], "The direct debit went up to £42 this spring."),
+    (["I take 10mg of sertraline."], "The doctor upped my dose to 20mg."),
     (["I live at 7 Elm Road in Harrogate."], "We're at 42 Marsh Lane now, the move went fine."),
     (["I live on Mill Street."], "Our new place is on Kingsway, right by the park."),
 ]
@@ -35,6 +36,8 @@ NEAR_MISSES = [
     (["My phone bill is £58 a month."], "The bill was £61 this month with the roaming."),
     (["My rent is £900 a month."], "They bumped me up to £950 a month."),  # not paid to me
     (["My pocket money is 20 a week."], "Mum bumped my brother up to 25 a week."),
+    (["I take 50mg of sertraline."], "The vet upped the dog's dose to 100mg."),
+    (["I take 50mg of sertraline and 5mg of amlodipine."], "My dose went up to 100mg."),
     (["I live at 12 Park Avenue."], "My sister's new flat is on Kingsway, near the station."),
     (["I live at 12 Park Avenue."], "I'm at 3 Church Street till five if you need me."),
     (["I live at 12 Park Avenue."], "We're at 14 Park Avenue for the party tonight."),

@@ -6,15 +6,16 @@ pocket money is 20 a week"); a later statement gives another number by the word 
 alone, with no label: the instrument that reads it ("the scale said 176 this morning",
 "weighed in at 12 stone"), the thing it is paid as ("the bill's gone up to 64 quid", "the
 direct debit is £71 now"), or who moved it for the speaker ("they bumped me up to 100 a
-week"). The new number replaces the one held number of that topic when:
+week", "the doctor upped my dose to 20mg"). The new number replaces the one held number of
+that topic when:
 - the units agree: a weight for a weight (lbs / kg / stone, or none said), money for money
-  (£, quid, pounds, dollars, or none), and the same period when both give one ("a week" /
-  "a month"), and the value is a plausible next value of the held one (a parcel's 3 kg is no
-  reading of an 80 kg person);
+  (£, quid, pounds, dollars, or none), a dose for a dose (mg, puffs), and the same period
+  when both give one ("a week" / "a month"), and the value is a plausible next value of the
+  held one (a parcel's 3 kg is no reading of an 80 kg person);
 - the number stands by its topic word (within a few words: "the scale said 176"; not "the
   scale at the post office said the parcel was 3 kg");
 - the holder is the speaker (or "me" / "us" moved by someone: "Mum bumped me up to 25 a
-  week"), and no other person is named ("my son weighed 40 kg");
+  week"), and no other person is named ("my son weighed 40 kg") nor owns it ("the dog's dose");
 - it is no maybe, question, addition, or another bill ("the water bill" / "my phone bill").
 
 Two held facts of the topic: `related` to the newest (both kept), never a guess. Pure: reads
@@ -37,6 +38,7 @@ Verdict = tuple[str, int, tuple[str, ...]]
 
 _MASS = r"lbs?|pounds?|kg|kgs|kilos?|kilograms?|stone"
 _MONEY = r"quid|pounds?|dollars?|bucks|euros?|p"
+_DOSE = r"mg|mcg|micrograms?|milligrams?|ml|puffs?|tablets?|pills?|units?"
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ TOPICS: tuple[Topic, ...] = (
     Topic("bill", said=r"\bbill\b|\bbill['\u2019]s\b|\bdirect\s+debit\b",
           held=r"\bbill\b|\bdirect\s+debit\b", units=_MONEY, ratio=2.0, changed=True,
           hints="bill debit"),
+    Topic("dose", said=r"\bdos(?:e|es|age)\b", held=r"\d\s?(?:mg|mcg|ml)\b|\bdos(?:e|age)\b",
+          units=_DOSE, ratio=4.0, changed=True, hints="mg dose"),
     Topic("rate", said=r"\b(?:bumped|put|moved|raised|upped|cut|dropped|knocked|pushed|"
                        r"brought)\s+(?:me|us)\s+(?:(?:up|down|back)\s+)?to\b",
           # (what is paid to the speaker: "bumped me up" is no rent or bill of theirs)
@@ -77,7 +81,7 @@ TOPICS: tuple[Topic, ...] = (
 
 _NUMBER = re.compile(
     rf"(?P<cur>[£$€])?\s?(?P<n>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?)(?P<k>k\b)?"
-    rf"(?:\s*(?P<unit>{_MASS}|{_MONEY})\b)?(?![:/]\d)(?!\s*(?:%|am\b|pm\b))", re.I)
+    rf"(?:\s*(?P<unit>{_MASS}|{_MONEY}|{_DOSE})\b)?(?![:/]\d)(?!\s*(?:%|am\b|pm\b))", re.I)
 _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|week|fortnight|month|year|hour)\b", re.I)
 _BILL_KIND = re.compile(r"\b([a-z]+)\s+bill\b", re.I)
 _NOT_KIND = frozenset("the my our a this that last next monthly new whole".split())
@@ -104,7 +108,8 @@ def _numbers(text: str, units: str) -> list[tuple[float, str]]:
             continue
         u = unit.lower()
         kind = "pounds" if u in ("pound", "pounds") else "money" if m.group("cur") or \
-            re.fullmatch(_MONEY, u) else "mass" if u else ""
+            re.fullmatch(_MONEY, u) else "dose" if re.fullmatch(_DOSE, u) else \
+            "mass" if u else ""
         out.append((n, kind))
     return out
 
@@ -132,8 +137,9 @@ def by_topic(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None
                 (topic.changed and not _CHANGE.search(said)):
             continue
         moved_me = topic.name == "rate"  # ("Mum bumped me up to 25": the speaker's number)
-        if not _speaker(holder, said, moved_me):
-            continue
+        if not _speaker(holder, said, moved_me) or re.search(
+                rf"\b\w+['\u2019]s\s+(?:\w+\s+)?(?:{topic.said})", said, re.I):
+            continue  # (someone's own: "upped the dog's dose", "my wife's bill")
         mine = _numbers(said, topic.units)
         if len(mine) != 1:
             continue
