@@ -38,6 +38,9 @@ class Family:
     hints: str = ""
     """Words a held fact of the family is said with, searched for (`step/related.py`): "Our gas
     and electric is with British Gas" / "We're with Octopus now" share no word."""
+    cased: bool = False
+    """Every member opens with a capital or a digit: other places are skipped at once (a long
+    family, the cars, read over a 60,000-character message costs a step little)."""
 
 
 def _brands(*names: str) -> tuple[tuple[str, str], ...]:
@@ -204,7 +207,7 @@ FAMILIES: tuple[Family, ...] = (
             for make, models in _CAR_MODELS for model in (*models, "")),
         context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
                 r"\bsecond-hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
-        noun=r"cars?"),
+        noun=r"cars?", cased=True),
     Family(
         "work pattern", hints="work home office remote hybrid",
         members=(

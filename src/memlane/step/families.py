@@ -55,8 +55,10 @@ _PLAIN = frozenset("i i'm i've i'd we we're we've my our the a an it it's they".
 
 def _compile(f: Family) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
                                   re.Pattern[str] | None]:
-    members = re.compile("|".join(f"(?P<m{k}>\\b(?:{rx}))" for k, (_, rx) in
-                                  enumerate(f.members)), re.I) if f.members else None
+    lead = r"(?-i:(?=[A-Z0-9]))" if f.cased else ""
+    members = re.compile(lead + "(?:" + "|".join(f"(?P<m{k}>\\b(?:{rx}))" for k, (_, rx) in
+                                                 enumerate(f.members)) + ")", re.I) \
+        if f.members else None
     suffix = re.compile(rf"(?-i:\b(?P<name>[A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){{0,3}}))\s+"
                         rf"(?-i:(?:{f.suffix}))\b") if f.suffix else None
     noun = re.compile(rf"(?:\b{_RENAME}\s+(?:(?:my|our|the|a|an)\s+)?(?:{f.noun})\b"
@@ -118,7 +120,7 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
             if _PRODUCT.match(text, m.end()):
                 continue  # ("a Dell monitor", "a Garmin bike computer": another product)
             if not said and not (switched and family.name not in _EMPLOYERS_TOO and
-                                 _SWITCH_TO.search(text[:m.start()])):
+                                 _SWITCH_TO.search(text[max(0, m.start() - 80):m.start()])):
                 continue
             k = int(next(g for g, v in m.groupdict().items() if v is not None)[1:])
             out.setdefault(family.members[k][0], m.start())
