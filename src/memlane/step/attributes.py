@@ -14,6 +14,10 @@ _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nurser
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|" \
           r"december)"
+# A street address: a house number and a street by its suffix ("42 Marsh Lane", "7a Elm Road").
+_STREET = (r"\d{1,4}[a-z]?,?\s+(?-i:[A-Z][\w'-]+)(?:\s+(?-i:[A-Z][\w'-]+)){0,2}\s+"
+           r"(?-i:Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Close|Drive|Way|Crescent|Place|Grove|"
+           r"Terrace|Gardens|Court|Hill|Row|Square|Park|Mews|Walk|View|Rise|Green|Parade)\b")
 # How the holder gets somewhere regular ("I cycle to the office", "I take the tram to work"):
 # the destination names the attribute ("travel to office"), the means is its value; read before
 # the car ("drive") and a medication ("take").
@@ -92,6 +96,13 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
         ("residence", r"\b(?:live|lives|living)\s+(?:with\s+(?:my|our)\s+\w+\s+)?(?:in|at|on)\b"
+                      # a street address by its shape ("We're at 42 Marsh Lane now", "our new
+                      # place is on Kingsway"), said of the speaker's home
+                      # ("I'm at 3 Church Street till five": where one is, not one's home)
+                      rf"|\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:now\s+(?:at|on)\s+{_STREET}|"
+                      rf"(?:at|on)\s+{_STREET}(?=[\s,]+(?:now|these\s+days)\b))"
+                      r"|\b(?:my|our)\s+(?:new\s+)?(?:place|house|flat|home|apartment|address)"
+                      r"\s+(?:is|'s)\s+(?:now\s+)?(?:at|on|in)\s+(?-i:[A-Z0-9])"
                       r"|(?<!email\s)\baddress\b"
                       r"|\b(?:rent|rents|renting|own|owns|bought|buy|buying)\s+(?:a|an|our|my)"
                       r"\s+(?:[\w-]+\s+){0,2}(?:flat|house|home|apartment|place|bungalow|cottage"

@@ -12,8 +12,9 @@ _LEAD = re.compile(
     r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
     r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
     r"|these\s+days|nowadays"
-    # "The vet says our dog ...", "Mum said that she ...": the fact is what was said
-    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?"
+    # "The vet says our dog ...", "Mum said that she ...": the fact is what was said; not a
+    # reading ("The scale said 176 this morning": the number alone says nothing)
+    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?(?!\s*[£$€]?\d)"
     r"|apparently"
     # a comment on the news, not the news: "Sadly Kiwi died, ...", "Luckily ..."
     r"|sadly|luckily|unluckily|unfortunately|fortunately|thankfully|happily|tragically"

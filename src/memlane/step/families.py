@@ -23,214 +23,30 @@ to", "ditched") or names the attribute with a change ("switched dentists", "chan
 - two held facts of the holder are in the family: both are kept, the new one linked to the
   newest (`related`), never a guess.
 
-Families a person may hold several of (sports, streaming services, languages, hobbies) are
-left out on purpose. Pure: reads the claims' texts only.
+The families themselves (which things, which members) are the lexicon of `step/categories.py`;
+families a person may hold several of (sports, streaming services, languages, hobbies) are
+left out of it on purpose. Pure: reads the claims' texts only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from . import slots
 from .broad import _OTHER
+from .categories import _ANDROID, _PART, FAMILIES, OTHER_PRODUCTS, Family
 from .claim import Claim
 from .cues import CUES
 from .endings import _ADDITIVE, _ONE_OFF
+from .holders import RELATIONS
 
 Verdict = tuple[str, int, tuple[str, ...]]
 """("supersedes" or "related", the index of the held fact, why)."""
 
 
-@dataclass(frozen=True)
-class Family:
-    """A family of values a person holds one of."""
-
-    name: str
-    members: tuple[tuple[str, str], ...]
-    """(canonical member, regular-expression fragment), matched case-insensitively; a brand
-    whose name is an everyday word is written case-sensitive ("(?-i:Three)")."""
-    context: str = ""
-    """A fragment the sentence must match for its members to count ("shop" for a supermarket:
-    "I work at Tesco" is no food shop); empty: the members say it themselves."""
-    noun: str = ""
-    """The attribute's noun, named with a change ("switched dentists", "a new GP")."""
-    suffix: str = ""
-    """A practice named by its suffix ("... Dental"): the capitalised name before it is a member."""
-    hints: str = ""
-    """Words a held fact of the family is said with, searched for (`step/related.py`): "Our gas
-    and electric is with British Gas" / "We're with Octopus now" share no word."""
-
-
-def _brands(*names: str) -> tuple[tuple[str, str], ...]:
-    """Members that are brand names, each written as said (case-sensitive)."""
-    return tuple((n.lower().replace("'", ""), "(?-i:" + re.escape(n).replace(r"\ ", r"\s+") + ")")
-                 for n in names)
-
-
-_PART = "part of the week"
-_TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
-_ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
-    r"became|become|now|fully|strictly|completely|totally|a|an)"
-
-FAMILIES: tuple[Family, ...] = (
-    Family(
-        "commute", hints="work commute bus train cycle drive walk tube tram bike",
-        members=(
-            ("cycle", r"(?<!motor)(?:cycl(?:e|es|ed|ing)|bik(?:e|es|ing)|(?:push\s*)?bicycle)"),
-            ("walk", r"walk(?:s|ed|ing)?(?!\s+(?:the|my|our|his|her|their)\b)|on\s+foot"),
-            ("bus", rf"{_TO}\s+(?:school\s+)?bus(?:es)?|buses"),
-            ("train", rf"{_TO}\s+trains?|trains"),
-            ("tube", rf"{_TO}\s+(?:tube|underground|metro|subway)"),
-            ("tram", rf"{_TO}\s+trams?"),
-            ("ferry", rf"{_TO}\s+ferry"),
-            ("drive", r"driv(?:e|es|ing)(?!\s+(?:a|an|the|my)\b)|drove(?!\s+(?:a|an|the|my)\b)|"
-                      r"by\s+car"),
-            ("scooter", r"(?:e-?)?scooter(?:s|ing)?"),
-            ("motorbike", r"motor\s*bik(?:e|es|ing)|motorcycl\w+|moped"),
-            ("lift share", r"lift[-\s]?shar\w*|car[-\s]?shar\w*|car\s*pool\w*|"
-                           r"(?:get|got|getting)\s+a\s+lift"),
-        ),
-        context=r"\b(?:to|into|in\s+to|from)\s+(?:work|school|college|uni|the\s+office)\b|"
-                r"\bcommut\w*|\bschool\s+bus|\binto\s+(?:town|the\s+city|(?-i:[A-Z])\w+)|"
-                r"\b(?:ride|rides|riding|drive|driving|walk|walking|cycle|cycling)\s+in\b|\bin\s+(?:now|instead|these|most|every|each|daily)\b|"
-                r"\bin\s*[.,!;]|\bin\s*$"),
-    Family(
-        "food shop", hints="shop shopping food groceries supermarket weekly",
-        members=(
-            *_brands("Sainsbury's", "Sainsburys", "Asda", "Morrisons", "Aldi", "Lidl", "Waitrose",
-                     "Co-op", "Iceland", "M&S", "Marks and Spencer", "Ocado", "Walmart", "Kroger",
-                     "Safeway", "Whole Foods", "Trader Joe's", "Costco", "Publix", "Albert Heijn",
-                     "Carrefour", "Rewe", "Edeka", "Mercadona", "Spar", "Booths", "Farmfoods"),
-            ("tesco", r"(?-i:Tesco)(?:'s)?(?!\s+(?:Mobile|Bank))"),
-        ),
-        context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
-        noun=r"supermarkets?"),
-    Family(
-        "diet", hints="vegetarian vegan pescatarian diet meat",
-        members=(*(
-            (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
-                   rf"for\b|from\b|diet\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
-                   rf"at\b|when\b|recently\b|lately\b))")
-            for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
-                             ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
-                             ("keto", "keto|ketogenic"), ("paleo", "paleo"))),
-            ("meat", r"(?:eat|eats|eating|ate)\s+meat(?!\s+(?:free|substitutes?))|"
-                     r"meat[-\s]eaters?|omnivore"))),
-    Family(
-        "bank", hints="bank banking account",
-        members=_brands(
-            "Barclays", "Lloyds", "HSBC", "NatWest", "Santander", "Halifax", "Nationwide",
-            "Monzo", "Starling", "Revolut", "TSB", "Metro Bank", "first direct", "First Direct",
-            "Co-operative Bank", "Virgin Money", "Chase", "Bank of Scotland", "RBS",
-            "Wells Fargo", "Bank of America", "Citibank", "Capital One", "Chime", "N26",
-            "Triodos", "Danske Bank"),
-        context=r"\bbank(?:s|ing|ed)?\b(?!\s+holiday)|\b(?:current\s+)?account\b",
-        noun=r"banks?|current\s+accounts?|bank\s+accounts?"),
-    Family(
-        "mobile network", hints="phone mobile network contract sim",
-        members=(
-            *_brands("EE", "O2", "Vodafone", "Three", "giffgaff", "Giffgaff", "Tesco Mobile",
-                     "Sky Mobile", "Voxi", "VOXI", "Lebara", "iD Mobile", "Smarty", "SMARTY",
-                     "Lyca", "Lycamobile", "BT Mobile", "Verizon", "AT&T", "T-Mobile",
-                     "Mint Mobile"),
-        ),
-        context=r"\bphone\w*|\bmobile\b|\bnetworks?\b|\bsim\b|\bcontract\b|\bsignal\b",
-        noun=r"networks?|(?:mobile|phone)\s+(?:providers?|networks?|contracts?)"),
-    Family(
-        "energy supplier", hints="energy gas electric electricity supplier",
-        members=_brands(
-            "British Gas", "Octopus", "EDF", "E.ON", "E.ON Next", "OVO", "Ovo", "Scottish Power",
-            "SSE", "Bulb", "Shell Energy", "Good Energy", "Ecotricity", "So Energy", "Outfox",
-            "Utility Warehouse", "Con Edison", "Con Ed", "PG&E", "Duke Energy"),
-        context=r"\benergy\b|\bgas\b|\belectric\w*|\bsupplier|\btariff|\bpower\b",
-        noun=r"(?:energy\s+)?suppliers?|energy\s+(?:compan(?:y|ies)|providers?)"),
-    Family(
-        "broadband", hints="broadband internet wifi fibre",
-        members=_brands(
-            "BT", "Virgin Media", "Virgin", "Sky", "TalkTalk", "Plusnet", "Vodafone",
-            "Hyperoptic", "Community Fibre", "Zen", "EE", "Comcast", "Xfinity", "Spectrum",
-            "Verizon Fios", "Starlink"),
-        context=r"\bbroadband\b|\binternet\b|\bwi-?fi\b|\bfib(?:re|er)\b|\brouter\b",
-        noun=r"(?:broadband|internet)(?:\s+(?:providers?|compan(?:y|ies)))?"),
-    Family(
-        "phone", hints="phone iphone android mobile",
-        members=(
-            ("iphone", r"i-?phone"), ("android", r"android"),
-            ("samsung", r"(?-i:Samsung|Galaxy)(?!\s+(?:TV|Tab|Watch|Buds|tablet|telly|fridge))"),
-            ("pixel", r"(?-i:Pixel)"), ("oneplus", r"(?-i:OnePlus)"),
-            ("motorola", r"(?-i:Motorola|Moto)"), ("xiaomi", r"(?-i:Xiaomi)"),
-            ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
-        ),
-        context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b",
-        noun=r"(?:smart)?phones?|handsets?"),
-    Family(
-        "work pattern", hints="work home office remote hybrid",
-        members=(
-            ("hybrid", r"hybrid|(?:one|two|three|four|[1-4])\s+days?\s+(?:a\s+week\s+)?"
-                       r"(?:in|at)\s+(?:the\s+)?office"),
-            # a day's routine beside the pattern ("from home on Fridays"): not the pattern
-            (_PART, r"(?:(?:work\w*|based)\s+)?(?:from\s+home|in\s+the\s+office|remote(?:ly)?)"
-                    r"\s+(?:on\s+\w+days?|(?:one|two|three|four|[1-4])\s+days?|once|twice|"
-                    r"some\s+days|part\s+of\s+the\s+week)"),
-            ("home", r"(?:work\w*|based)\s+(?:from|at)\s+home|wfh|home[-\s]based|"
-                     r"(?<!the\s)remote(?:ly)?(?!\s+control)"),
-            ("office", r"(?:in|into|at|to)\s+the\s+office"
-                       r"(?!\s+(?:on|one|two|three|once|twice)\b)|office[-\s]based|on[-\s]site"),
-        ),
-        context=r"\bwork\w*|\bjob\b|\boffice\b|\bremote\b|\bwfh\b"),
-    Family(
-        "shift", hints="shift shifts nights days earlies lates",
-        members=(
-            ("nights", r"night\s*shifts?|(?<=\bon\s)nights|(?:work\w*|doing)\s+nights"),
-            ("days", r"day\s+shifts?|(?<=\bon\s)days(?!\s+(?:off|out|a\s+week))|(?:doing)\s+days"),
-            ("earlies", r"earlies|early\s+shifts?"), ("lates", r"lates|late\s+shifts?"),
-        )),
-    Family(
-        "hours", hints="hours full-time part-time",
-        members=(("full-time", r"full[-\s]?time"
-                               r"(?!\s+(?:job\s+)?(?:mum|mom|dad|parent|carer|student))"),
-                 ("part-time", r"part[-\s]?time(?!\s+(?:job\s+)?(?:student|course))")),
-        context=r"\bwork\w*|\bjob\b|\bhours\b|\bcontract\b|\bgone\s+back\b|\bgo\s+back\b|"
-                r"\bback\s+to\b|\bdropped\b|\bcut\b"),
-    Family(
-        "dentist", hints="dentist dental",
-        members=(), noun=r"dentists?|dental\s+practices?",
-        suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
-               r"|Dentists"),
-    Family(
-        "GP", hints="gp doctor surgery medical",
-        members=(), noun=r"GPs?|doctors?|surger(?:y|ies)|practices?",
-        suffix=r"Surgery|Medical\s+(?:Centre|Center|Practice|Group)|Health\s+Cent(?:re|er)"),
-    Family(
-        "vets", hints="vet vets",
-        members=(), noun=r"vets?|veterinar\w+",
-        suffix=r"Vets?|Veterinary(?:\s+(?:Practice|Centre|Clinic|Surgery|Hospital))?|"
-               r"Animal\s+Hospital"),
-    Family(
-        "pharmacy", hints="prescription prescriptions pharmacy chemist",
-        members=_brands("Boots", "Lloyds Pharmacy", "LloydsPharmacy", "Superdrug", "CVS",
-                        "Walgreens", "Rite Aid"),
-        context=r"\bprescriptions?\b|\bpharmac\w+|\bchemist|\bmeds\b|\bmedication",
-        noun=r"pharmac(?:y|ies)|chemists?", suffix=r"Pharmacy|Chemists?"),
-    Family(
-        "gym", hints="gym member membership fitness",
-        members=_brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
-                        "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
-                        "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness"),
-        context=r"\bgym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
-                r"\bclasses\b|\bfitness\b",
-        noun=r"gyms?", suffix=r"Fitness|Gym"),
-    Family(
-        "optician", hints="optician opticians",
-        members=_brands("Specsavers", "Vision Express"), noun=r"opticians?",
-        suffix=r"Opticians?|Eyecare|Optometry"),
-)
-"""The families of values a person holds one current value of."""
-
-_ANDROID = frozenset({"samsung", "pixel", "oneplus", "motorola", "xiaomi", "nokia", "huawei",
-                      "oppo"})
+_PRODUCT = re.compile(rf"(?:\s+[\w'-]+)?\s+(?:{OTHER_PRODUCTS})\b", re.I)
+_KIN = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][\w'&+-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'&+-]*)*)"
 _TITLE = re.compile(r"(?-i:\b(?:Dr|Doctor|Mr|Mrs|Ms|Miss|Nurse|Prof)\.?\s*)$")
 _TITLES = frozenset("dr doctor mr mrs ms miss nurse prof".split())
@@ -239,8 +55,10 @@ _PLAIN = frozenset("i i'm i've i'd we we're we've my our the a an it it's they".
 
 def _compile(f: Family) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
                                   re.Pattern[str] | None]:
-    members = re.compile("|".join(f"(?P<m{k}>\\b(?:{rx}))" for k, (_, rx) in
-                                  enumerate(f.members)), re.I) if f.members else None
+    lead = r"(?-i:(?=[A-Z0-9]))" if f.cased else ""
+    members = re.compile(lead + "(?:" + "|".join(f"(?P<m{k}>\\b(?:{rx}))" for k, (_, rx) in
+                                                 enumerate(f.members)) + ")", re.I) \
+        if f.members else None
     suffix = re.compile(rf"(?-i:\b(?P<name>[A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){{0,3}}))\s+"
                         rf"(?-i:(?:{f.suffix}))\b") if f.suffix else None
     noun = re.compile(rf"(?:\b{_RENAME}\s+(?:(?:my|our|the|a|an)\s+)?(?:{f.noun})\b"
@@ -252,10 +70,30 @@ _RENAME = r"(?:switched|switching|changed|changing|swapped|moved|moving|new|diff
 _COMPILED = {f.name: _compile(f) for f in FAMILIES}
 _CONTEXT = {f.name: re.compile(f.context, re.I) for f in FAMILIES if f.context}
 
+# Acquiring or taking up a thing ("grabbed a Pixel 8", "picked up a Yaris", "went with Three",
+# "we're with Octopus"): of a family one holds ONE of, another member so acquired is a change.
+# "I've got" is having, not getting: no change by itself (`_ACQUIRED`), though it still says
+# which member is the holder's (`_SWITCH_TO`).
+_ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|ordered|"
+            r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
+            r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for)")
+_HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
+_ACQUIRED = re.compile(rf"\b{_ACQUIRE}\b", re.I)
+_GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|the|my|our)\s+"
+                        r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|brand\s+new)\s+)?"
+                        r"(?-i:[A-Z])", re.I)
+"""A named thing got ("picked up a Toyota Yaris"), not bits got at a shop."""
 _MORE_CUES = re.compile(
     r"\b(?:instead|now|these\s+days|nowadays|since|switched|went\s+over\s+to|moved\s+over\s+to|"
     r"gone\s+over\s+to|ditched|dumped|registered\s+with|signed\s+up|joined|started|been\s+\w+ing|"
     r"changed|swapped|ported|(?:cancelled|left|quit)\b)", re.I)
+_FOR_ANOTHER = re.compile(
+    rf"\b(?:for|to)\s+(?:my|our|his|her|their)\s+(?:little\s+|big\s+|old\s+)?(?:{_KIN})s?\b|"
+    r"\bfor\s+(?:him|her|them)\b|\bas\s+an?\s+(?:gift|present)\b|\b(?:father|mother)['\u2019]?s\s+day\b|"
+    r"\bfor\s+(?:his|her|their|(?-i:[A-Z])\w+['\u2019]s)\s+(?:birthday|christmas)\b|"
+    r"\b(?:bought|got|grabbed|ordered)\s+(?:my|our|his|her)\s+"
+    rf"(?:{_KIN})\b", re.I)
+"""A thing got for someone else ("bought my dad a Garmin", "a Fitbit for my mum", "as a gift")."""
 _REFUSE = re.compile(
     r"\b(?:if|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
     r"morning|time)|just\s+for|top(?:s|ped|ping)?\s+up|for\s+(?:bits|the\s+odd|a\s+treat)|"
@@ -280,9 +118,11 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
     out: dict[str, int] = {}
     if rx is not None:
         for m in rx.finditer(text):
+            if _PRODUCT.match(text, m.end()):
+                continue  # ("a Dell monitor", "a Garmin bike computer": another product)
             k = int(next(g for g, v in m.groupdict().items() if v is not None)[1:])
             if not said and not (switched and family.name not in _EMPLOYERS_TOO and
-                                 _SWITCH_TO.search(text[:m.start()])) and \
+                                 _SWITCH_TO.search(text[max(0, m.start() - 80):m.start()])) and \
                     not (brands and family.members[k][1].startswith("(?-i:")):
                 continue
             out.setdefault(family.members[k][0], m.start())
@@ -306,9 +146,16 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
 
 _SWITCH_TO = re.compile(
     r"\b(?:(?:moved|switched|changed|swapped|ported|transferred|gone|went)\s+(?:[\w']+\s+){0,3}?"
-    r"(?:over\s+)?(?:to|onto)|joined|signed\s+up\s+(?:with|at|to|for)|registered\s+(?:with|at))"
-    r"\s+(?:the\s+)?$", re.I)
+    r"(?:over\s+)?(?:to|onto)|joined|signed\s+up\s+(?:with|at|to|for)|registered\s+(?:with|at)"
+    rf"|{_ACQUIRE}|{_HAVE})"
+    r"\s+(?:(?:myself|ourselves)\s+)?(?:(?:the|a|an|my|our)\s+)?"
+    r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|cheap|little|brand\s+new|"
+    r"\d{2,4})\s+)*$", re.I)
 _EMPLOYERS_TOO = frozenset({"food shop", "pharmacy"})
+_SECOND_HAND = re.compile(r"\bsecond[-\s]?hand\b", re.I)
+_WHEN_GOT = re.compile(r"\b(?:yesterday|today|(?:this|last)\s+(?:week|weekend|month|morning))\b",
+                       re.I)
+"""When a thing was got: not a one-off use of it."""
 
 
 def _named_change(family: Family, said: str) -> bool:
@@ -410,10 +257,15 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     banks, ..."): the held fact's words may say the family ("My current account is with ...")."""
     said = new.context or new.said
     ctx = f"{said} {claims[0].said}" if vet and len(claims) == 1 else said
-    if "?" in said or new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or \
-            _ONE_OFF.search(said) or _REFUSE.search(said):
+    plain = _SECOND_HAND.sub("used", said)  # ("a second-hand Yaris" adds no second car)
+    if _GOT_THING.search(said):  # (when a thing was got: "picked up a Yaris last weekend")
+        plain = _WHEN_GOT.sub("", plain)
+    if "?" in said or (new.additive and plain == said) or _ADDITIVE.search(plain) or \
+            slots.hypothetical(said) or _ONE_OFF.search(plain) or _REFUSE.search(plain) or \
+            _FOR_ANOTHER.search(said):
         return None
-    cued = bool(CUES.search(new.said) or _MORE_CUES.search(new.said))
+    cued = bool(CUES.search(new.said) or _MORE_CUES.search(new.said) or
+                _ACQUIRED.search(new.said))
     for family in FAMILIES:
         mine = members(new.said, family, ctx, switched=True)
         if not mine or not (cued or _named_change(family, said) or _became(new.said, mine)):
@@ -422,7 +274,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
                 if c.said and c.said != new.said and not c.ends and
                 _holder_fits(holder, c.holder, said, c.said, family) and
                 not _another(new.said, c.said, family.name) and
-                (theirs := members(c.said, family)) and
+                (theirs := members(c.said, family, switched=True)) and
                 c.said.rstrip(".!").lower() not in said.lower()]
         if not fits:
             continue
@@ -444,7 +296,8 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
 
 _DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)
 _ANOTHER = re.compile(r"\b(?:joint|savings?|isa|credit\s+cards?|mortgage|loan|pension|business|"
-                      r"work\s+phone|second|spare|kids'?|children's|holiday|weekend|saturday|"
+                      r"work\s+phone|second(?![-\s]?hand)|spare|kids'?|children's|holiday|"
+                      r"(?<!last\s)(?<!this\s)weekend|saturday|"
                       r"sunday)\b", re.I)
 
 
@@ -500,5 +353,6 @@ def search_words(clause: str, sentence: str = "") -> list[str]:
     (`step/related.py`). A brand counts without its family's context here ("My money's all
     with Monzo these days" is searched with "bank"): only the rule decides, with it."""
     said = sentence or clause
-    return [w for f in FAMILIES if members(clause, f, said, brands=True) or _named_change(f, said)
+    return [w for f in FAMILIES if members(clause, f, said, switched=True, brands=True) or
+            _named_change(f, said)
             for w in f.hints.split()]

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, families, numbered, slots
+from . import anchored, families, numbered, slots, topics
 from .clauses import clauses
 from .sentences import split_sentences
 from .supersede import read_claim
@@ -145,6 +145,7 @@ def related_query(texts: Sequence[str]) -> str:
                               for f in (w, w + "s", w[:-1] + "ies" if w.endswith("y") else "")]
                 words += anchored.search_words(clause)  # "running shoes": "run" too
                 words += families.search_words(clause, sentence)  # "gas", "electric": energy
+                words += topics.search_words(sentence)  # "the scale said 176": a weight
                 # Its thing said in other words ("my current account" / "I bank with ...").
                 said = set(re.findall(r"[a-z]+", clause.lower()))
                 words += [w for f in slots.FAMILIES if f & said for w in sorted(f)]

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, medicines, numbered, slots
+from . import anchored, broad, families, medicines, numbered, slots, topics
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -453,6 +453,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims) or
                                         medicines.in_place(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*f))  # (`families.py`, `medicines.py`)
+    if d.verdict in (RELATED, NEW) and (t := topics.by_topic(new, holder, claims)):
+        d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`: "the scale said 176")
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
 
@@ -766,7 +768,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
     if (f := families.one_value(new, holder, [c], vet=True) or
-            medicines.in_place(new, holder, [c])) and f[0] == SUPERSEDES:
+            medicines.in_place(new, holder, [c]) or topics.by_topic(new, holder, [c])) and \
+            f[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[2]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
     unsure = "?" in mine or (mine.startswith("named ") and theirs not in ("i",))

@@ -1,0 +1,283 @@
+"""The category lexicon: the things a person holds ONE current value of, each a `Family` of
+members (brands, models, kinds) written as regular-expression fragments, in the style of
+`step/lexicon.py`. What is keyed is the VALUE ("a Pixel 8" is a phone, "Octopus" an energy
+supplier), not the words around it; `step/families.py` is the mechanism that reads them.
+
+Grouped by what the thing is: how one gets about (commute, car), what one buys with (bank,
+food shop), what one is on (mobile network, energy, broadband), what one carries (phone,
+watch, laptop), how one works (work pattern, shift, hours), what one eats (diet) and the
+practices one is registered with (dentist, GP, vets, pharmacy, gym, optician: a member by
+its name's suffix too, "Bright Dental").
+
+Left out on purpose, as things a person holds several of at once: streaming services, sports,
+languages, hobbies, airlines (one flies whichever is cheapest), credit cards, clothing brands.
+Pure data and one helper; no mechanism here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of values a person holds one of."""
+
+    name: str
+    members: tuple[tuple[str, str], ...]
+    """(canonical member, regular-expression fragment), matched case-insensitively; a brand
+    whose name is an everyday word is written case-sensitive ("(?-i:Three)")."""
+    context: str = ""
+    """A fragment the sentence must match for its members to count ("shop" for a supermarket:
+    "I work at Tesco" is no food shop); empty: the members say it themselves."""
+    noun: str = ""
+    """The attribute's noun, named with a change ("switched dentists", "a new GP")."""
+    suffix: str = ""
+    """A practice named by its suffix ("... Dental"): the capitalised name before it is a member."""
+    hints: str = ""
+    """Words a held fact of the family is said with, searched for (`step/related.py`): "Our gas
+    and electric is with British Gas" / "We're with Octopus now" share no word."""
+    cased: bool = False
+    """Every member opens with a capital or a digit: other places are skipped at once (a long
+    family, the cars, read over a 60,000-character message costs a step little)."""
+
+
+def _brands(*names: str) -> tuple[tuple[str, str], ...]:
+    """Members that are brand names, each written as said (case-sensitive)."""
+    return tuple((n.lower().replace("'", ""), "(?-i:" + re.escape(n).replace(r"\ ", r"\s+") + ")")
+                 for n in names)
+
+
+# Makes and the models they are named by ("a Yaris", "the Ford Fiesta"): one member a model,
+# with or without its make, and a make alone when no model follows it. A model that is an
+# everyday word ("Up", "Jazz", "Leaf", "Swift") is left out: it would open sentences.
+_CAR_MODELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Ford", ("Fiesta", "Focus", "Kuga", "Puma", "Mondeo", "Mustang")),
+    ("Toyota", ("Yaris", "Corolla", "Aygo", "Prius", "RAV4", "C-HR", "Auris", "Camry")),
+    ("Volkswagen", ("Golf", "Polo", "Passat", "Tiguan", "T-Roc", "ID.3", "Touran")),
+    ("VW", ("Golf", "Polo", "Passat", "Tiguan", "T-Roc", "Touran")),
+    ("Vauxhall", ("Corsa", "Astra", "Insignia", "Mokka", "Zafira", "Meriva")),
+    ("Honda", ("Civic", "CR-V", "HR-V", "Accord")),
+    ("Nissan", ("Micra", "Qashqai", "Juke", "X-Trail")),
+    ("Kia", ("Picanto", "Rio", "Ceed", "Sportage", "Niro")),
+    ("Hyundai", ("i10", "i20", "i30", "Tucson", "Kona", "Ioniq")),
+    ("Skoda", ("Fabia", "Octavia", "Karoq", "Kodiaq", "Citigo")),
+    ("Seat", ("Ibiza", "Leon", "Arona", "Ateca")),
+    ("Renault", ("Clio", "Megane", "Captur", "Zoe", "Kadjar")),
+    ("Peugeot", ("108", "208", "308", "2008", "3008")),
+    ("Citroen", ("C1", "C3", "C4", "Picasso", "Berlingo")),
+    ("Fiat", ("500", "Panda", "Punto", "Tipo")),
+    ("Mazda", ("MX-5", "CX-5", "Mazda3", "Mazda2")),
+    ("Suzuki", ("Vitara", "Ignis", "Jimny")),
+    ("Tesla", ("Model 3", "Model Y", "Model S", "Model X")),
+    ("Land Rover", ("Defender", "Discovery", "Freelander")),
+    ("Range Rover", ("Evoque", "Velar")),
+    ("Mitsubishi", ("Outlander", "Shogun", "L200")),
+    *((make, ()) for make in ("BMW", "Audi", "Mercedes", "Volvo", "Mini", "MINI", "Dacia",
+                              "Jaguar", "Subaru", "Polestar", "Lexus", "Porsche", "Cupra",
+                              "Jeep", "Alfa Romeo", "MG", "BYD")),
+)
+
+_PART = "part of the week"
+_TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
+_ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
+    r"became|become|now|fully|strictly|completely|totally|a|an)"
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "commute", hints="work commute bus train cycle drive walk tube tram bike",
+        members=(
+            ("cycle", r"(?<!motor)(?:cycl(?:e|es|ed|ing)|bik(?:e|es|ing)|(?:push\s*)?bicycle)"),
+            ("walk", r"walk(?:s|ed|ing)?(?!\s+(?:the|my|our|his|her|their)\b)|on\s+foot"),
+            ("bus", rf"{_TO}\s+(?:school\s+)?bus(?:es)?|buses"),
+            ("train", rf"{_TO}\s+trains?|trains"),
+            ("tube", rf"{_TO}\s+(?:tube|underground|metro|subway)"),
+            ("tram", rf"{_TO}\s+trams?"),
+            ("ferry", rf"{_TO}\s+ferry"),
+            ("drive", r"driv(?:e|es|ing)(?!\s+(?:a|an|the|my)\b)|drove(?!\s+(?:a|an|the|my)\b)|"
+                      r"by\s+car"),
+            ("scooter", r"(?:e-?)?scooter(?:s|ing)?"),
+            ("motorbike", r"motor\s*bik(?:e|es|ing)|motorcycl\w+|moped"),
+            ("lift share", r"lift[-\s]?shar\w*|car[-\s]?shar\w*|car\s*pool\w*|"
+                           r"(?:get|got|getting)\s+a\s+lift"),
+        ),
+        context=r"\b(?:to|into|in\s+to|from)\s+(?:work|school|college|uni|the\s+office)\b|"
+                r"\bcommut\w*|\bschool\s+bus|\binto\s+(?:town|the\s+city|(?-i:[A-Z])\w+)|"
+                r"\b(?:ride|rides|riding|drive|driving|walk|walking|cycle|cycling)\s+in\b|\bin\s+(?:now|instead|these|most|every|each|daily)\b|"
+                r"\bin\s*[.,!;]|\bin\s*$"),
+    Family(
+        "food shop", hints="shop shopping food groceries supermarket weekly",
+        members=(
+            *_brands("Sainsbury's", "Sainsburys", "Asda", "Morrisons", "Aldi", "Lidl", "Waitrose",
+                     "Co-op", "Iceland", "M&S", "Marks and Spencer", "Ocado", "Walmart", "Kroger",
+                     "Safeway", "Whole Foods", "Trader Joe's", "Costco", "Publix", "Albert Heijn",
+                     "Carrefour", "Rewe", "Edeka", "Mercadona", "Spar", "Booths", "Farmfoods"),
+            ("tesco", r"(?-i:Tesco)(?:'s)?(?!\s+(?:Mobile|Bank))"),
+        ),
+        context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
+        noun=r"supermarkets?"),
+    Family(
+        "diet", hints="vegetarian vegan pescatarian diet meat",
+        members=(*(
+            (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
+                   rf"for\b|from\b|diet\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
+                   rf"at\b|when\b|recently\b|lately\b))")
+            for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
+                             ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
+                             ("keto", "keto|ketogenic"), ("paleo", "paleo"))),
+            ("meat", r"(?:eat|eats|eating|ate)\s+meat(?!\s+(?:free|substitutes?))|"
+                     r"meat[-\s]eaters?|omnivore"))),
+    Family(
+        "bank", hints="bank banking account",
+        members=_brands(
+            "Barclays", "Lloyds", "HSBC", "NatWest", "Santander", "Halifax", "Nationwide",
+            "Monzo", "Starling", "Revolut", "TSB", "Metro Bank", "first direct", "First Direct",
+            "Co-operative Bank", "Virgin Money", "Chase", "Bank of Scotland", "RBS",
+            "Wells Fargo", "Bank of America", "Citibank", "Capital One", "Chime", "N26",
+            "Triodos", "Danske Bank"),
+        context=r"\bbank(?:s|ing|ed)?\b(?!\s+holiday)|\b(?:current\s+)?account\b",
+        noun=r"banks?|current\s+accounts?|bank\s+accounts?"),
+    Family(
+        "mobile network", hints="phone mobile network contract sim",
+        members=(
+            *_brands("EE", "O2", "Vodafone", "Three", "giffgaff", "Giffgaff", "Tesco Mobile",
+                     "Sky Mobile", "Voxi", "VOXI", "Lebara", "iD Mobile", "Smarty", "SMARTY",
+                     "Lyca", "Lycamobile", "BT Mobile", "Verizon", "AT&T", "T-Mobile",
+                     "Mint Mobile"),
+        ),
+        context=r"\bphone\w*|\bmobile\b|\bnetworks?\b|\bsim\b|\bcontract\b|\bsignal\b",
+        noun=r"networks?|(?:mobile|phone)\s+(?:providers?|networks?|contracts?)"),
+    Family(
+        "energy supplier", hints="energy gas electric electricity supplier",
+        members=_brands(
+            "British Gas", "Octopus", "EDF", "E.ON", "E.ON Next", "OVO", "Ovo", "Scottish Power",
+            "SSE", "Bulb", "Shell Energy", "Good Energy", "Ecotricity", "So Energy", "Outfox",
+            "Utility Warehouse", "Con Edison", "Con Ed", "PG&E", "Duke Energy"),
+        context=r"\benergy\b|\bgas\b|\belectric\w*|\bsupplier|\btariff|\bpower\b",
+        noun=r"(?:energy\s+)?suppliers?|energy\s+(?:compan(?:y|ies)|providers?)"),
+    Family(
+        "broadband", hints="broadband internet wifi fibre",
+        members=_brands(
+            "BT", "Virgin Media", "Virgin", "Sky", "TalkTalk", "Plusnet", "Vodafone",
+            "Hyperoptic", "Community Fibre", "Zen", "EE", "Comcast", "Xfinity", "Spectrum",
+            "Verizon Fios", "Starlink"),
+        context=r"\bbroadband\b|\binternet\b|\bwi-?fi\b|\bfib(?:re|er)\b|\brouter\b",
+        noun=r"(?:broadband|internet)(?:\s+(?:providers?|compan(?:y|ies)))?"),
+    Family(
+        "phone", hints="phone iphone android mobile",
+        members=(
+            ("iphone", r"i-?phone"), ("android", r"android"),
+            ("samsung", r"(?-i:Samsung|Galaxy)(?!\s+(?:TV|Tab|Watch|Buds|tablet|telly|fridge))"),
+            ("pixel", r"(?-i:Pixel)(?!\s+(?:Watch|Buds|Tablet))"), ("oneplus", r"(?-i:OnePlus)"),
+            ("motorola", r"(?-i:Motorola|Moto)"), ("xiaomi", r"(?-i:Xiaomi)"),
+            ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
+        ),
+        context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b",
+        noun=r"(?:smart)?phones?|handsets?"),
+    Family(
+        "watch", hints="watch smartwatch tracker wear",
+        members=(
+            ("apple watch", r"(?-i:Apple\s+Watch)"), ("fitbit", r"(?-i:Fitbit)"),
+            ("garmin", r"(?-i:Garmin)(?!\s+(?:sat\s*nav|satnav|Edge|bike\s+computer))"),
+            ("galaxy watch", r"(?-i:Galaxy\s+Watch)"), ("pixel watch", r"(?-i:Pixel\s+Watch)"),
+            *_brands("Polar", "Coros", "COROS", "Suunto", "Whoop", "WHOOP", "Amazfit",
+                     "Withings", "Oura"),
+        ),
+        context=r"\bwatch\w*|\btracker\b|\bwrist\b|\bwear\w*|\bsmartwatch\w*|\bsteps\b|"
+                r"\bruns?\b|\brunning\b",
+        noun=r"(?:smart)?watch(?:es)?|(?:fitness\s+)?trackers?"),
+    Family(
+        "laptop", hints="laptop computer notebook",
+        members=(
+            ("macbook", r"(?-i:MacBook|Macbook|Mac\s+laptop)"),
+            ("thinkpad", r"(?-i:ThinkPad|Thinkpad|Lenovo)"), ("surface", r"(?-i:Surface)"),
+            ("chromebook", r"(?i:chromebook)"),
+            *_brands("Dell", "XPS", "HP", "Asus", "ASUS", "Acer", "Razer", "Framework",
+                     "Toshiba", "MSI"),
+        ),
+        context=r"\blaptop\w*|\bcomputer\b|\bnotebook\b|\bmac\b|\bwork\s+on\b",
+        noun=r"laptops?|computers?"),
+    Family(
+        "car", hints="car drive drives driving",
+        members=tuple(
+            (f"{make.lower()} {model.lower()}" if model else make.lower(),
+             rf"(?-i:{re.escape(make)}\s+{re.escape(model)}|{re.escape(model)})" if model
+             else rf"(?-i:{re.escape(make)})(?!\s+(?-i:[A-Z0-9]))")
+            for make, models in _CAR_MODELS for model in (*models, "")),
+        context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
+                r"\bsecond-hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
+        noun=r"cars?", cased=True),
+    Family(
+        "work pattern", hints="work home office remote hybrid",
+        members=(
+            ("hybrid", r"hybrid|(?:one|two|three|four|[1-4])\s+days?\s+(?:a\s+week\s+)?"
+                       r"(?:in|at)\s+(?:the\s+)?office"),
+            # a day's routine beside the pattern ("from home on Fridays"): not the pattern
+            (_PART, r"(?:(?:work\w*|based)\s+)?(?:from\s+home|in\s+the\s+office|remote(?:ly)?)"
+                    r"\s+(?:on\s+\w+days?|(?:one|two|three|four|[1-4])\s+days?|once|twice|"
+                    r"some\s+days|part\s+of\s+the\s+week)"),
+            ("home", r"(?:work\w*|based)\s+(?:from|at)\s+home|wfh|home[-\s]based|"
+                     r"(?<!the\s)remote(?:ly)?(?!\s+control)"),
+            ("office", r"(?:in|into|at|to)\s+the\s+office"
+                       r"(?!\s+(?:on|one|two|three|once|twice)\b)|office[-\s]based|on[-\s]site"),
+        ),
+        context=r"\bwork\w*|\bjob\b|\boffice\b|\bremote\b|\bwfh\b"),
+    Family(
+        "shift", hints="shift shifts nights days earlies lates",
+        members=(
+            ("nights", r"night\s*shifts?|(?<=\bon\s)nights|(?:work\w*|doing)\s+nights"),
+            ("days", r"day\s+shifts?|(?<=\bon\s)days(?!\s+(?:off|out|a\s+week))|(?:doing)\s+days"),
+            ("earlies", r"earlies|early\s+shifts?"), ("lates", r"lates|late\s+shifts?"),
+        )),
+    Family(
+        "hours", hints="hours full-time part-time",
+        members=(("full-time", r"full[-\s]?time"
+                               r"(?!\s+(?:job\s+)?(?:mum|mom|dad|parent|carer|student))"),
+                 ("part-time", r"part[-\s]?time(?!\s+(?:job\s+)?(?:student|course))")),
+        context=r"\bwork\w*|\bjob\b|\bhours\b|\bcontract\b|\bgone\s+back\b|\bgo\s+back\b|"
+                r"\bback\s+to\b|\bdropped\b|\bcut\b"),
+    Family(
+        "dentist", hints="dentist dental",
+        members=(), noun=r"dentists?|dental\s+practices?",
+        suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
+               r"|Dentists"),
+    Family(
+        "GP", hints="gp doctor surgery medical",
+        members=(), noun=r"GPs?|doctors?|surger(?:y|ies)|practices?",
+        suffix=r"Surgery|Medical\s+(?:Centre|Center|Practice|Group)|Health\s+Cent(?:re|er)"),
+    Family(
+        "vets", hints="vet vets",
+        members=(), noun=r"vets?|veterinar\w+",
+        suffix=r"Vets?|Veterinary(?:\s+(?:Practice|Centre|Clinic|Surgery|Hospital))?|"
+               r"Animal\s+Hospital"),
+    Family(
+        "pharmacy", hints="prescription prescriptions pharmacy chemist",
+        members=_brands("Boots", "Lloyds Pharmacy", "LloydsPharmacy", "Superdrug", "CVS",
+                        "Walgreens", "Rite Aid"),
+        context=r"\bprescriptions?\b|\bpharmac\w+|\bchemist|\bmeds\b|\bmedication",
+        noun=r"pharmac(?:y|ies)|chemists?", suffix=r"Pharmacy|Chemists?"),
+    Family(
+        "gym", hints="gym member membership fitness",
+        members=_brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
+                        "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
+                        "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness"),
+        context=r"\bgym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
+                r"\bclasses\b|\bfitness\b",
+        noun=r"gyms?", suffix=r"Fitness|Gym"),
+    Family(
+        "optician", hints="optician opticians",
+        members=_brands("Specsavers", "Vision Express"), noun=r"opticians?",
+        suffix=r"Opticians?|Eyecare|Optometry"),
+)
+"""The families of values a person holds one current value of."""
+
+OTHER_PRODUCTS = (r"monitors?|screens?|keyboards?|mouse|mice|printers?|tvs?|telly|tablets?|"
+                  r"head\s*phones|ear\s*buds|buds|speakers?|chargers?|cases?|sat\s*navs?|"
+                  r"bike\s+computers?|cameras?|fridges?|hoovers?|vacuums?|dishwashers?|"
+                  r"kettles?|toasters?|routers?|docks?|batter(?:y|ies)|tyres?|seats?|keys?")
+"""What else a brand makes ("a Dell monitor", "a Garmin bike computer"): a member named before
+one of these within two words is that product, not the category's thing."""
+
+_ANDROID = frozenset({"samsung", "pixel", "oneplus", "motorola", "xiaomi", "nokia", "huawei",
+                      "oppo"})
