@@ -25,6 +25,9 @@ PAIRS = [
 ]
 
 NEAR_MISSES = [
+    # "one" for the other product named before (found by the merge of two rounds)
+    (["My laptop is an HP Spectre."], "The old HP monitor died for good, so I ordered a Dell one."),
+    (["My laptop is an Asus ZenBook."], "My keyboard broke, so I ordered a Lenovo one."),
     (["I wear an Apple Watch."], "I bought my dad a Garmin for Father's Day."),  # a gift
     (["I wear a Fitbit."], "Got my wife a Garmin Forerunner, she runs more than me."),
     (["I wear a Fitbit."], "I've got a Garmin as well for swimming."),  # an addition

@@ -46,6 +46,8 @@ Verdict = tuple[str, int, tuple[str, ...]]
 
 
 _PRODUCT = re.compile(rf"(?:\s+[\w'-]+)?\s+(?:{OTHER_PRODUCTS})\b", re.I)
+_ONE = re.compile(r"\s+ones?\b", re.I)
+_PRODUCT_BEFORE = re.compile(rf"\b(?:{OTHER_PRODUCTS})\b", re.I)
 _KIN = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][\w'&+-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w'&+-]*)*)"
 _TITLE = re.compile(r"(?-i:\b(?:Dr|Doctor|Mr|Mrs|Ms|Miss|Nurse|Prof)\.?\s*)$")
@@ -105,6 +107,14 @@ _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+
                       r"(?:\s+[\w'-]+){0,3}\s*$", re.I)
 
 
+def _another_one(text: str, m: re.Match[str], sentence: str) -> bool:
+    """Whether the brand `m` of `text` is followed by "one" that stands for another product
+    named before it in the sentence ("My Lenovo monitor packed up, so I ordered a Dell one")."""
+    said = sentence or text
+    return bool(_ONE.match(text, m.end()) and
+                _PRODUCT_BEFORE.search(said[:max(0, said.find(m.group(0)))]))
+
+
 def members(text: str, family: Family, sentence: str = "", switched: bool = False,
             brands: bool = False) -> dict[str, int]:
     """The members of `family` that `text` names, each with where it first stands (none but a
@@ -118,8 +128,8 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
     out: dict[str, int] = {}
     if rx is not None:
         for m in rx.finditer(text):
-            if _PRODUCT.match(text, m.end()):
-                continue  # ("a Dell monitor", "a Garmin bike computer": another product)
+            if _PRODUCT.match(text, m.end()) or _another_one(text, m, sentence):
+                continue  # "a Dell monitor", "my monitor packed up, so I ordered a Dell one"
             k = int(next(g for g, v in m.groupdict().items() if v is not None)[1:])
             if not said and not (switched and family.name not in _EMPLOYERS_TOO and
                                  _SWITCH_TO.search(text[max(0, m.start() - 80):m.start()])) and \
