@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
 from importlib.resources import files
 
 from .endings import MONTHS_AND_DAYS
@@ -38,14 +37,20 @@ GENDER = {w: "she" for w in """mother mum mom sister wife girlfriend daughter au
     landlord""".split()}
 
 
-@cache
+_NAMES: dict[str, str] = {}
+"""Common first names and the pronoun a person of that name is usually called by, read once
+from data/first_names.tsv (built by scripts/build_first_names.py; names both sexes are called
+by are not in it): packaged data, no user's words."""
+
+
 def _first_names() -> dict[str, str]:
-    """Common first names and the pronoun a person of that name is usually called by
-    (data/first_names.tsv, built by scripts/build_first_names.py; names both sexes are called
-    by are not in it)."""
-    text = files("memlane").joinpath("data/first_names.tsv").read_text(encoding="utf-8")
-    return dict(line.split("\t", 1) for line in text.splitlines()
-                if line and not line.startswith("#"))
+    if not _NAMES:
+        text = files("memlane").joinpath("data/first_names.tsv").read_text(encoding="utf-8")
+        for line in text.splitlines():
+            name, _, said = line.partition("\t")
+            if said and not line.startswith("#"):
+                _NAMES[name] = said
+    return _NAMES
 
 
 def pronoun(who: str) -> str | None:
