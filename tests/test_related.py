@@ -102,3 +102,27 @@ def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: A
     texts = [r.text for r in mem.records(limit=100)]
     assert not any("Virgin Media" in x for x in texts), texts
     assert any("Hyperoptic" in x for x in texts), texts
+
+
+def test_another_namespace_filling_the_store_hides_no_held_fact(store: Any) -> None:
+    """The hint words are searched a few at a time: a bounded search keeps a query's rarest
+    terms by their counts in the whole store, so when another namespace said "phone" often and
+    the hint query's other words rarely, one long query left out "phone" and the step was never
+    shown this namespace's held phone (two current phones)."""
+    other = Memory(store, "other-tenant")
+    for i in range(40):
+        other.remember(f"Phone note {i}: call the phone company about the phone bill.")
+    for w in ("accounts engineering finance hr legal marketing operations sales support "
+              "number").split():
+        other.remember(f"The {w} team meets on Mondays.")
+    mem = Memory(store, "user-1")
+    t = mem.thread("t")
+    t.add("user", "My phone's a Samsung Galaxy A52, it does the job.")
+    t.add("assistant", REPLY)
+    t.flush()
+    t.add("user", "Finally caved and bought an iPhone 15 in the January sales.")
+    t.add("assistant", REPLY)
+    t.flush()
+    texts = [r.text for r in mem.records(limit=100)]
+    assert not any("Samsung" in x for x in texts), texts
+    assert any("iPhone 15" in x for x in texts), texts

@@ -53,7 +53,7 @@ from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
-from .step.related import related_query
+from .step.related import hint_queries
 from .step.runner import Cadence, StepRunner
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
@@ -203,8 +203,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
             found = {h.record.id: h.record for h in self.search(query, limit)}
             # And the facts whose property the stretch states (`step.related.related_query`): a
             # correction often shares no word with the fact it changes.
-            hints = related_query([m.content for m in messages if m.role == "user"])
-            if hints:
+            for hints in hint_queries([m.content for m in messages if m.role == "user"]):
                 found.update((h.record.id, h.record) for h in self.search(hints, limit))
             return list(found.values())
         except MemlaneError:

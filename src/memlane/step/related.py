@@ -158,4 +158,20 @@ def related_query(texts: Sequence[str]) -> str:
     return " ".join(dict.fromkeys(w for w in words if w))
 
 
-__all__ = ["MIN_PER_MESSAGE", "POOL", "SHOWN", "pick", "related_query", "related_records"]
+HINT_TERMS = 6
+"""At most this many of `related_query`'s words are searched together, in at most
+`HINT_QUERIES` searches: a bounded search keeps a query's rarest terms by their counts in the
+whole store (`SearchBounds.max_terms`), so once other namespaces filled a store, a longer hint
+query lost the very word ("phone") the namespace's held fact is said with."""
+HINT_QUERIES = 4
+
+
+def hint_queries(texts: Sequence[str]) -> list[str]:
+    """`related_query(texts)` in searches of at most `HINT_TERMS` words each."""
+    words = related_query(texts).split()
+    return [" ".join(words[i:i + HINT_TERMS])
+            for i in range(0, min(len(words), HINT_TERMS * HINT_QUERIES), HINT_TERMS)]
+
+
+__all__ = ["HINT_TERMS", "MIN_PER_MESSAGE", "POOL", "SHOWN", "hint_queries", "pick",
+           "related_query", "related_records"]
