@@ -107,6 +107,10 @@ def _generic(attribute: str) -> bool:
     return not attribute or attribute.startswith("the ")
 
 
+SENTENCE_CHARS = 1000
+"""The most of one sentence `related_query` reads: a fact is said in far fewer characters, and
+every family's pattern runs over what it reads."""
+
 _PRONOUN_HINTS = {
     "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother",
     "?he": "son brother father dad husband boyfriend nephew uncle grandfather",
@@ -119,6 +123,7 @@ def related_query(texts: Sequence[str]) -> str:
     words: list[str] = []
     for text in texts:
         for sentence in split_sentences(text)[:20]:
+            sentence = sentence[:SENTENCE_CHARS]  # (a pasted blob is no statement)
             for clause in clauses(sentence):
                 c = read_claim(clause)
                 attr = c.attribute or ""
