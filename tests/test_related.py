@@ -85,6 +85,17 @@ def test_repeats_and_corrections_are_caught_in_a_large_namespace(
     assert jobs == ["My new job as a data analyst moved to 1 October."]
 
 
+
+def _said_then_corrected(mem: Memory, fact: str, correction: str) -> list[str]:
+    """The current record texts after `fact` and, in a later stretch, `correction`."""
+    t = mem.thread("t")
+    for said in (fact, correction):
+        t.add("user", said)
+        t.add("assistant", REPLY)
+        t.flush()
+    return [r.text for r in mem.records(limit=100)]
+
+
 def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: Any) -> None:
     """"We switched over to Hyperoptic" shares no word with "Our broadband is with Virgin
     Media": the brand's family words are searched for too, so the step is shown the held fact
@@ -92,14 +103,8 @@ def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: A
     mem = Memory(store, "user-1")
     for i in range(30):  # other records for the search to choose among
         mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
-    t = mem.thread("t")
-    t.add("user", "Our broadband is with Virgin Media.")
-    t.add("assistant", REPLY)
-    t.flush()
-    t.add("user", "We switched over to Hyperoptic in March, much faster.")
-    t.add("assistant", REPLY)
-    t.flush()
-    texts = [r.text for r in mem.records(limit=100)]
+    texts = _said_then_corrected(mem, "Our broadband is with Virgin Media.",
+                                 "We switched over to Hyperoptic in March, much faster.")
     assert not any("Virgin Media" in x for x in texts), texts
     assert any("Hyperoptic" in x for x in texts), texts
 
@@ -115,14 +120,8 @@ def test_another_namespace_filling_the_store_hides_no_held_fact(store: Any) -> N
     for w in ("accounts engineering finance hr legal marketing operations sales support "
               "number").split():
         other.remember(f"The {w} team meets on Mondays.")
-    mem = Memory(store, "user-1")
-    t = mem.thread("t")
-    t.add("user", "My phone's a Samsung Galaxy A52, it does the job.")
-    t.add("assistant", REPLY)
-    t.flush()
-    t.add("user", "Finally caved and bought an iPhone 15 in the January sales.")
-    t.add("assistant", REPLY)
-    t.flush()
-    texts = [r.text for r in mem.records(limit=100)]
+    texts = _said_then_corrected(Memory(store, "user-1"),
+                                 "My phone's a Samsung Galaxy A52, it does the job.",
+                                 "Finally caved and bought an iPhone 15 in the January sales.")
     assert not any("Samsung" in x for x in texts), texts
     assert any("iPhone 15" in x for x in texts), texts

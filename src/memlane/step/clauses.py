@@ -292,8 +292,8 @@ _SUBORDINATE = re.compile(r"^(?:because|cos|'cause)\s+", re.I)
 # A thing said to have ended is not what a following "it" is: "My bike got nicked, so it's the
 # train for me" says nothing about the bike ("it" is the situation), as "Our boiler packed in and
 # it's cold showers all week" does not make the boiler cold showers.
-_THING_ENDED = re.compile(rf"{_ENDED_PIECE.pattern}|\b(?:nicked|stolen|conked\s+out|gave\s+up)\b",
-                          re.I)  # (died, broke, packed, written off: `_ENDED_PIECE` has them)
+_THING_ENDED = re.compile(rf"{_ENDED_PIECE.pattern}|\b(?:stolen|gave\s+up)\b", re.I)
+# (died, nicked, conked out, written off: `_ENDED_PIECE` has them, from `endings.THING_GONE`)
 _IT_START = re.compile(r"^(?:it|its)(?:'s|\u2019s|\s)", re.I)
 # A thing named after the holder ("My car failed its MOT, so it's the bus for now", "My cat
 # caught a mouse and it's dead now"): a following "it" may be either, or the situation.

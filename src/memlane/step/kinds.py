@@ -745,8 +745,8 @@ def kind_of(sentence: str) -> str:
     low = _named_ours(sentence)  # the patterns are lower-case: matching by case is 4x slower
     # needs are read with the household's own said as a holder ("the other half" as "my partner")
     ours = _named_ours(as_household(sentence), _NAMED_OWNER)
-    ours = _now(ours)
-    held = _held(ours) and not _FORMER.search(ours)
+    ours = _now(ours)  # (no clause of a former time is left in it)
+    held = _held(ours)
     cl = _Clauses(ours) if held else None
     if cl and (any(cl.present(m.start()) and cl.theirs(ours, m.start(), m.end())
                    for r in (_CONSTRAINT, _LIMIT, _REQUESTS, NEED_EFFECT) for m in r.finditer(ours))
