@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from memlane.context.standing import rank_standing, standing_terms, superseded
+from memlane.context.standing import rank_standing, standing_pool
 from memlane.context.tokens import default_tokenizer
 from memlane.eval.policies import CachedTokenizer, prepare, resolve_policies, turn_token_counts
 from memlane.eval.reader import answer_in, classify, read
@@ -48,10 +48,10 @@ def main() -> None:
                         and i not in rt.evidence and set(fact_terms(rt.stale)) <= set(
                             fact_terms(c))), None)
         stale_id = msgs[stale_i].id if stale_i is not None else None
-        standing = store.standing_records(mem.ns, 200)
-        ranked = rank_standing(standing, fact_terms(rt.question), fact_terms,
-                               {r.id: standing_terms(r, fact_terms) for r in standing},
-                               superseded(standing))
+        pool = standing_pool(store.standing_records(mem.ns, 200),
+                             store.corrected_records(mem.ns, 200), fact_terms)
+        standing = pool.records
+        ranked = rank_standing(pool, fact_terms(rt.question), fact_terms)
         row = {"id": rt.id, "kind": rt.kind, "pos": rt.position,
                "fact": rt.messages[rt.evidence[0]][1],
                "ev_recs": [[r.id, r.kind, r.text] for r in recs if ev_ids & set(r.source_ids)],

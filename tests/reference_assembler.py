@@ -205,17 +205,22 @@ def standing(mem: Memory, new: str | None, p: Policy) -> list[Record]:
     share a term with the new message), less those another says it is newer than."""
     if not p.standing:
         return mem.records(pinned_only=True)
-    every = [r for r in mem.records(limit=-1) if r.pinned or r.kind in STANDING_KINDS]
+    changed = {r.id for r in mem.records(limit=-1)  # a value the user changed
+               if any(h["op"] == "update" for h in mem.record_history(r.id))}
+    every = [r for r in mem.records(limit=-1)
+             if r.pinned or r.kind in STANDING_KINDS or r.id in changed]
     older = {int(x) for r in every for x in re.findall(r"\[newer than #(\d+)", r.text)}
     want = fact_terms(new) if new else frozenset()
     cost = {k: i for i, k in enumerate(STANDING_KINDS)}
+    def rank(r: Record) -> float:  # a changed value: after needs and agreements
+        hard = r.kind in ("constraint", "decision")
+        return 1.5 if r.id in changed and not hard else cost.get(r.kind, 9)
     def shared(r: Record) -> int:  # a named speaker's "Name: " is no shared term
         return len(fact_terms(re.sub(r"^[^\s:]{1,40}: ", "", r.text, count=1)) & want)
 
     shown = [r for r in every if r.id not in older and (
-        r.pinned or r.kind in ("constraint", "decision") or shared(r))]
-    return sorted(shown, key=lambda r: (not r.pinned, cost.get(r.kind, 9), -shared(r),
-                                        -r.stated, -r.id))
+        r.pinned or r.kind in ("constraint", "decision") or r.id in changed or shared(r))]
+    return sorted(shown, key=lambda r: (not r.pinned, rank(r), -shared(r), -r.stated, -r.id))
 
 
 def search(mem: Memory, query: str, k: int) -> list[Record]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memlane import Memory, Policy
-from memlane.context.standing import rank_standing
+from memlane.context.standing import rank_standing, standing_pool
 from memlane.step.kinds import kind_of
 from memlane.text import fact_terms
 from memlane.types import Record
@@ -421,3 +421,32 @@ def test_the_writers_correction_read_as_a_need_makes_the_record_standing(store: 
     (rec,) = mem.records()
     assert rec.kind == "constraint" and "vegetarian" in rec.text
     assert mem.record_history(rec.id)[0]["text"] == "I eat meat most days."
+
+
+def test_a_value_the_user_changed_is_standing_whatever_its_kind(store: Any) -> None:
+    # "a value that changed (only the newest may be shown as current)" is a standing fact: the
+    # request that needs it rarely names it, and the stale words may stand in a turn in view.
+    mem = Memory(store, "ns")
+    water = mem.remember("The water bill is £31 a month.", kind="fact")
+    parking = mem.remember("The parking permit is £60 a year.", kind="fact")
+    _chat(mem, "t", [SMALL[i % len(SMALL)] + f" ({i})" for i in range(40)])
+    question = "How much goes out to the utility company each payment?"
+    assert f"#{water.id} " not in _core(mem.thread("t").context(2000, question))
+    mem.update(water.id, "The water bill went up to £38 a month from April.")
+    core = _core(mem.thread("t").context(2000, question))
+    assert f"#{water.id} " in core and "£38" in core and "£31" not in core
+    assert f"#{parking.id} " not in core  # never changed: shown only when a request shares a term
+
+
+def test_a_changed_value_ranks_after_needs_and_agreements_before_who_people_are() -> None:
+    def rec(i: int, kind: str, text: str) -> Record:
+        return Record(id=i, namespace="n", text=text, kind=kind, stated=float(i))
+
+    need, deal = rec(1, "constraint", "I can't eat gluten."), rec(2, "decision", "We chose Rome.")
+    who = rec(3, "profile", "My sister is Ana, the bill payer.")
+    bill = rec(4, "fact", "The bill is £38.")
+    pool = standing_pool([need, deal, who], [bill], fact_terms)
+    assert [r.id for r in rank_standing(pool, fact_terms("Who pays the bill?"), fact_terms)] == [
+        1, 2, 4, 3]
+    # Not changed, the same fact is no standing fact: a request must share a term with it.
+    assert [r.id for r in rank_standing([need, deal, who, bill], frozenset(), fact_terms)] == [1, 2]

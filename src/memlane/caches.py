@@ -37,13 +37,13 @@ nothing kept, `cache=False`: 13 ms):
   kept against 2.85 / 3.12 / 3.52 ms not kept).
   tests/test_read_cache.py checks a second turn reads no stretch, the reference (cache off)
   reads them every turn, and both show the same.
-- `standing`: the namespace's standing records (`Store.standing_records`, at most
-  `context.standing.STANDING_READ`), their terms and the ones a newer record supersedes
-  (`context.standing.superseded`). Stands in for that read and splitting each record into
-  terms (and reading it for the "newer than" mark) every turn: on the 10k-message file (200
-  standing records), 3.4 ms a turn kept against 5.8 ms not kept (CPU medians of 5 interleaved
-  rounds of 40 turns, a loaded machine). tests/test_standing.py compares the context with the
-  cache on and off after a write.
+- `standing`: the namespace's standing records and changed values (`Store.standing_records`,
+  `Store.corrected_records`, at most `context.standing.STANDING_READ` each), their terms and the
+  ones a newer record supersedes (a `context.standing.Pool`). Stands in for those reads and
+  splitting each record into terms (and reading it for the "newer than" mark) every turn: on
+  the 10k-message file (200 standing records), 3.4 ms a turn kept against 5.8 ms not kept (CPU
+  medians of 5 interleaved rounds of 40 turns, a loaded machine). tests/test_standing.py compares
+  the context with the cache on and off after a write.
 
 - `df`: a query term's document count, store-wide, up to `SearchBounds.count_cap`
   (`Memory._term_counts`), handed to `Store.search_records` (`counts`). Stands in for the

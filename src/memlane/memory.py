@@ -34,7 +34,7 @@ from .context.notes import (
     select_notes,
 )
 from .context.policy import Policy
-from .context.standing import STANDING_READ, rank_standing, standing_terms, superseded
+from .context.standing import STANDING_READ, Pool, rank_standing, standing_pool
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
     CITED_PER_RECORD,
@@ -578,14 +578,12 @@ class Thread:
         if not policy.standing:
             return None
         cache, ns = self.memory.caches, self._ns
-        hit: tuple[list[Record], dict[int, frozenset[str]], frozenset[int]] | None = cache.get(
-            "standing", ns, None, ())
+        hit: Pool | None = cache.get("standing", ns, None, ())
         if hit is None:
-            found = self._store.standing_records(ns, STANDING_READ)
-            hit = cache.put("standing", ns, None, (),
-                            (found, {r.id: standing_terms(r, fact_terms) for r in found},
-                             superseded(found)))
-        return rank_standing(hit[0], want, fact_terms, hit[1], hit[2])
+            hit = cache.put("standing", ns, None, (), standing_pool(
+                self._store.standing_records(ns, STANDING_READ),
+                self._store.corrected_records(ns, STANDING_READ), fact_terms))
+        return rank_standing(hit, want, fact_terms)
 
     def _cache_turn(self) -> None:
         """Start a read: the memory's read cache at the store's revision (read once; not at

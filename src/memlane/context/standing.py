@@ -13,6 +13,10 @@ order), within a kind the ones sharing the most terms with the new message, then
 a need or agreement on a subject one before it already took (a term the message does not say)
 after all the others, so a small budget shows one per subject. Needs and agreements are
 shown always (`HARD_KINDS`), the others when the new message shares a term.
+A value the user changed (a record whose text a correction replaced: `Store.corrected_records`)
+is standing whatever its kind and shown like a need: the question that needs it rarely names
+it, and the stale value may still stand in a turn in view; it ranks after the needs and the
+agreements and before who people are.
 A record another one is marked newer than (a correction the writer was not sure of, both kept:
 "[newer than #N; may update it]") is left out while the newer one is shown: only the newest
 value stands. The assembler shows them in this order while they fit `standing_cap` and says
@@ -23,19 +27,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from ..text import newer_than
 from ..types import Record
 from ..validate import STANDING_KINDS
 from .policy import Policy
 
-__all__ = ["HARD_KINDS", "STANDING_READ", "rank_standing", "standing_cap", "standing_terms",
-           "superseded"]
+__all__ = ["HARD_KINDS", "STANDING_READ", "Pool", "rank_standing", "standing_cap",
+           "standing_pool", "standing_terms", "superseded"]
 
 STANDING_READ = 200
 """Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
 
 _COST = {k: i for i, k in enumerate(STANDING_KINDS)}
+_CHANGED = _COST["decision"] + 0.5
+"""Where a changed value ranks: after the needs and agreements, before the other kinds."""
 HARD_KINDS = frozenset({"constraint", "decision"})
 """Shown whatever the new message says: a need or an agreement a request may break without
 naming it. The other standing kinds (who people are, preferences) are shown when the
@@ -52,27 +59,47 @@ def standing_terms(r: Record, terms: Callable[[str], frozenset[str]]) -> frozens
     return terms(_SPEAKER.sub("", r.text, count=1))
 
 
-def rank_standing(records: Sequence[Record], want: frozenset[str],
-                  terms: Callable[[str], frozenset[str]],
-                  known: Mapping[int, frozenset[str]] | None = None,
-                  older: frozenset[int] | None = None) -> list[Record]:
-    """`records` (a namespace's standing records) in the order the core layer shows them;
-    `want` are the new message's terms, `terms` the vocabulary that made them; `known`: the
-    records' `standing_terms` by id, and `older`: `superseded(records)`, when the caller
-    keeps them."""
-    if older is None:
-        older = superseded(records)
+@dataclass(frozen=True)
+class Pool:
+    """A namespace's standing records as read (`standing_pool`), what a turn ranks."""
+
+    records: Sequence[Record]
+    known: Mapping[int, frozenset[str]]
+    """Each record's `standing_terms`, by id."""
+    older: frozenset[int]
+    """`superseded(records)`."""
+    changed: frozenset[int]
+    """The ids of the values the user changed (`Store.corrected_records`)."""
+
+
+def standing_pool(standing: Sequence[Record], corrected: Sequence[Record],
+                  terms: Callable[[str], frozenset[str]]) -> Pool:
+    """The pool of `Store.standing_records` and `Store.corrected_records` (one copy of a
+    record both return), with each record's terms: what the read cache keeps."""
+    seen = {r.id for r in standing}
+    records = [*standing, *(r for r in corrected if r.id not in seen)]
+    return Pool(records, {r.id: standing_terms(r, terms) for r in records},
+                superseded(records), frozenset(r.id for r in corrected))
+
+
+def rank_standing(records: Sequence[Record] | Pool, want: frozenset[str],
+                  terms: Callable[[str], frozenset[str]]) -> list[Record]:
+    """The standing records (a `Pool`, or a list of standing records none of them changed) in
+    the order the core layer shows them; `want` are the new message's terms, `terms` the
+    vocabulary that made them."""
+    pool = records if isinstance(records, Pool) else standing_pool(records, (), terms)
     ranked = []
-    for r in records:
-        mine = known[r.id] if known is not None else standing_terms(r, terms)
+    for r in pool.records:
+        mine = pool.known[r.id]
         shared = len(mine & want) if want else 0
-        hard = r.pinned or r.kind in HARD_KINDS
-        if r.id in older or not (hard or shared):
+        changed = r.id in pool.changed
+        hard = r.pinned or r.kind in HARD_KINDS or changed
+        if r.id in pool.older or not (hard or shared):
             continue
-        ranked.append(((not r.pinned, _COST.get(r.kind, len(_COST)), -shared, -r.stated,
-                        -r.id), r))
+        cost = _CHANGED if changed and r.kind not in HARD_KINDS else _COST.get(r.kind, len(_COST))
+        ranked.append(((not r.pinned, cost, -shared, -r.stated, -r.id), r))
     return _one_per_subject([r for _, r in sorted(ranked, key=lambda x: x[0])], want, terms,
-                            known)
+                            pool.known)
 
 
 def _one_per_subject(ranked: list[Record], want: frozenset[str],

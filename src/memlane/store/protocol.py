@@ -332,6 +332,12 @@ class RecordsAndSearch(Protocol):
         namespace's size."""
         ...
 
+    def corrected_records(self, namespace: str, limit: int) -> list[Record]:
+        """The namespace's current records whose text was corrected (an `update` in their
+        history: a value the user changed), at most `limit`, newest first; one indexed read
+        (`record_history_op`) of at most `limit` history ids, whatever the namespace's size."""
+        ...
+
     def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None
                           ) -> list[str]:
         """Namespaces holding records (of `kinds`): all, or `prefix` and `prefix.`..."""

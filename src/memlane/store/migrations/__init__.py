@@ -15,13 +15,14 @@ from . import (
     m007_scanned,
     m008_detach_steps,
     m009_standing,
+    m010_corrected,
 )
 from .runner import Migration, apply_sqlite, julianday, split_sql
 
 __all__ = ["POSTGRES", "SQLITE", "Migration", "apply_sqlite", "julianday", "split_sql"]
 
 _ALL = (m001_core, m002_search, m003_history_thread, m004_stated, m005_settings, m006_revision,
-        m007_scanned, m008_detach_steps, m009_standing)
+        m007_scanned, m008_detach_steps, m009_standing, m010_corrected)
 """One module per migration, in order; each gives its `SQLITE` and `POSTGRES` form."""
 
 SQLITE: list[Migration] = [m.SQLITE for m in _ALL]

@@ -346,6 +346,12 @@ class PgCore(CommonStore):
                        (*args, limit))
         return [_record(r[:-1]) for r in rows]
 
+    def corrected_records(self, namespace: str, limit: int) -> list[Record]:
+        return [_record(r) for r in self._q(
+            f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s AND r.id IN (SELECT"
+            " DISTINCT record_id FROM record_history WHERE namespace = %s AND op = 'update'"
+            " ORDER BY record_id DESC LIMIT %s) ORDER BY r.id DESC", (namespace, namespace, limit))]
+
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector
     # side is pgvector (HNSW per common dimension, exact otherwise). Derived rows follow their

@@ -287,6 +287,16 @@ class SQLiteCore(CommonStore):
                     (namespace, kind, limit - len(rows)))]
             return self._with_sources(c, rows)
 
+    def corrected_records(self, namespace: str, limit: int) -> list[Record]:
+        with self._lock:
+            c = self.conn
+            rows = c.execute(
+                f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND id IN (SELECT DISTINCT"
+                " record_id FROM record_history INDEXED BY record_history_op WHERE namespace = ?"
+                " AND op = 'update' ORDER BY record_id DESC LIMIT ?) ORDER BY id DESC",
+                (namespace, namespace, limit)).fetchall()
+            return self._with_sources(c, rows)
+
     # search and recall -------------------------------------------------------------------------
     # Appended for long-term records and recall. Index rows and vectors are kept in
     # step by the triggers of migration 2, so every path that deletes a record (a memory step,
