@@ -450,3 +450,15 @@ def test_a_changed_value_ranks_after_needs_and_agreements_before_who_people_are(
         1, 2, 4, 3]
     # Not changed, the same fact is no standing fact: a request must share a term with it.
     assert [r.id for r in rank_standing([need, deal, who, bill], frozenset(), fact_terms)] == [1, 2]
+
+
+def test_a_skill_never_learned_is_a_need_and_one_of_two_options_chosen_an_agreement() -> None:
+    # Written for the rule, before it: a limitation by its shape and a choice between named
+    # options; a one-off choice of the day and an idiom are neither.
+    assert kind_of("Heads up, I never learnt to swim, so nothing involving boats.") == "constraint"
+    assert kind_of("My husband never learned how to drive.") == "constraint"
+    assert kind_of("We've plumped for the oak worktop over the marble one.") == "decision"
+    assert kind_of("I settled on the evening class instead of the weekend one.") == "decision"
+    assert kind_of("I never learned to say no to chocolate.") != "constraint"
+    assert kind_of("I went for the fish rather than the curry tonight.") != "decision"
+    assert kind_of("Should I go for the oak worktop over the marble one?") != "decision"

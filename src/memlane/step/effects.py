@@ -285,6 +285,9 @@ LIMITATION = re.compile(
     r"\b(?:banned|barred|forbidden|stopped)\s+(?:me|him|her|us|them)\s+from\b|"
     r"\b(?:'ve|'s|have|has)\s+been\s+(?:banned|barred|signed\s+off|grounded)\s+(?:from|for)\b|"
     r"\bsigned\s+(?:me|him|her|us)\s+off\b|"
+    # a skill never learned ("I never learned to drive", "she never learnt how to swim")
+    r"\bnever\s+(?:learned|learnt|been\s+taught)\s+(?:how\s+)?to\s+(?!say\b|" + _NOT_IDIOM[3:] +
+    r"\w+|"
     # an operation just had ("the other half's just had his gallbladder out")
     r"\b(?:just|recently)\s+had\s+(?:my|his|her|their|a|an)\s+(?:\w+\s+)?(?:gall\s*bladder|"
     r"appendix|tonsils|wisdom\s+teeth|hip|knee|kidney|womb|ovar(?:y|ies)|spleen|"
@@ -295,6 +298,13 @@ LIMITATION = re.compile(
 _DEAL = (r"(?:deal|pact|bargain|truce|compromise|arrangement|understanding|agreement|"
          r"gentleman's\s+agreement)")
 AGREEMENT_MADE = re.compile(
+    # one of two named options chosen ("I went for the Python course rather than the JavaScript
+    # one", "we've picked the blue tiles over the grey")
+    r"\b(?:went|gone|going|plumped|opted|settled)\s+(?:for|on)\s+(?:the|my|our)\s+"
+    r"[^.;?]{1,50}?\b(?:rather\s+than|instead\s+of|over)\s+(?:the|a|an|my|our)\b"
+    r"(?![^.;?]*\b(?:today|tonight|yesterday|this\s+(?:morning|afternoon|evening))\b)|"
+    r"\b(?:chose|chosen|picked|went\s+with|gone\s+with)\s+(?:the|a|an|my|our)\s+[^.;?]{1,50}?"
+    r"\b(?:rather\s+than|instead\s+of|over)\s+(?:the|a|an|my|our)\b|"
     # a deal struck
     r"\b(?:struck|strike|made|make|cut|did|reached|came\s+to|come\s+to|worked\s+out|hammered\s+"
     r"out|thrashed\s+out|ironed\s+out|have|'ve\s+got|got)\s+(?:a|an|our|this|the|that)\s+"
