@@ -415,8 +415,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
     if new.attribute == "employer" and where_one_is(new.said, new.context):
-        return Decision(NEW, None, ("says where the speaker is at the moment (a passing "
-                                    "activity or a question), not an employer",))
+        new = replace(new, attribute=None)  # where one is at the moment, not who employs one
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
