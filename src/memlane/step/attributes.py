@@ -14,6 +14,10 @@ _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nurser
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|" \
           r"december)"
+# "I'm at Aldi now", "Mum's with Ocado now": an employer, unless said as where one is at the
+# moment (`where_one_is`).
+_AT_NOW = (r"^\W*(?:(?:i'?m|i\s+am|she'?s|he'?s|is|are|s)\s+)?(?:at|with)\s+"
+           r"(?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b")
 # A street address: a house number and a street by its suffix ("42 Marsh Lane", "7a Elm Road").
 _STREET = (r"\d{1,4}[a-z]?,?\s+(?-i:[A-Z][\w'-]+)(?:\s+(?-i:[A-Z][\w'-]+)){0,2}\s+"
            r"(?-i:Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Close|Drive|Way|Crescent|Place|Grove|"
@@ -88,8 +92,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      r"|\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
-                     r"|^\W*(?:(?:i'?m|i\s+am|she'?s|he'?s|is|are|s)\s+)?(?:at|with)\s+"
-                     r"(?!(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\b)(?-i:[A-Z])\w*(?:\s+\w+)?\s+now\b"),
+                     rf"|{_AT_NOW}"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
                 r"|\b(?:qualified|retrained|trained|started|starting|starts)\s+as\s+an?\s"
                 r"|\b(?:training|retraining|studying)\s+to\s+(?:be|become)\s+an?\s"
@@ -120,14 +123,21 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"|^(?:\W*['\u2019]s)?\s*(?:(?:is|are|has|have|had|been|gone|went|now|"
                       r"living)\s+)*in(?:to)?\s+(?:a\s+|the\s+)?(?:care|nursing|residential|"
                       r"retirement)\s+home\b"
-                      r"|\bkeys\s+(?:to|for)\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:flat|house|home"
+                      r"|\bkeys\s+(?:to|for)\s+(?:my|our|the)\s+(?:[\w-]+\s+){0,2}(?:flat|house|home"
                       r"|place|apartment)\s+in\b"
+                      # moved in, said by its end: "settled into the new house in Oxford"
+                      r"|\bsettled\s+in(?:to)?\s+(?:the|our|my)\s+(?:new\s+)?(?:flat|house|home"
+                      r"|place|apartment)\s+in\b"
+                      # an address one has been at since ("We've been at 3 Willow Court since
+                      # March"; not "I've been at 3 Church Street all day")
+                      rf"|\b(?:i|we)(?:'ve|\s+have)\s+been\s+(?:at|on)\s+{_STREET}"
+                      r"(?=[^.;]*\b(?:since|now|these\s+days)\b)"
                       # "moved down to Stirling" (a place by name; not "moved up to teach")
                       r"|\b(?:moved|moving|relocated)\s+(?:down|up|across|away)\s+to\s+"
                       r"(?!(?-i:Year|Grade|Level|Set)\b)(?-i:[A-Z][a-z]+)"
                       # an address: "moved round the corner to 3 Mill Lane"
                       r"|^\W*(?:(?:i|we|they|he|she)(?:'ve|'d|'s)?\s+)?(?:(?:have|has|had|just|"
-                      r"now|finally|recently|all)\s+)*(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?"
+                      r"now|finally|recently|all|got)\s+)*(?:moved|move|moving)\s+(?:[a-z]+\s+){0,4}?"
                       r"(?:to|into)\s+"
                       r"(?:number\s+)?\d+[a-z]?,?\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
                       r"|\bhome\s+is\b"),
@@ -218,3 +228,29 @@ def works_as(said: str) -> bool:
     return m is not None and bool(_TRADE.search(m.group(1).lower())) and \
         m.group(1).lower() not in _NOT_TRADE
 
+
+_PASSING_BY = re.compile(
+    r"\?|\b(?:waiting|queu(?:e|ing)|sat|sitting|standing|having|grabbing|getting|picking|"
+    r"meeting|browsing|shopping|eating|drinking|killing\s+time|stuck)\b|"
+    r"\b(?:want|fancy|need)\s+anything\b|\bfor\s+(?:a\s+|my\s+)?(?:coffee|lunch|dinner|"
+    r"breakfast|brunch|drinks?|pint|bite|cuppa)\b", re.I)
+
+
+def where_one_is(said: str, sentence: str = "") -> bool:
+    """Whether "I'm at X now" (`said`) says where the speaker is at the moment, not who
+    employs them: a passing activity or a question in its sentence ("I'm at Caffe Nero now
+    waiting for my sister", "I'm at Costa now, want anything?"). "I'm at Aldi now" alone, or
+    "..., pretty similar role though", stays an employer."""
+    return re.match(_AT_NOW, said, re.I) is not None and \
+        _PASSING_BY.search(sentence or said) is not None
+
+
+_EVENT_VERBS = (
+    (re.compile(r"\b(?:get|gets|getting|got)\s+married\b|\bmarrying\b", re.I), "wedding"),
+    (re.compile(r"\bgraduat(?:e|es|ing)\b", re.I), "graduation"))
+
+
+def event_named(rest: str) -> str | None:
+    """The event a verb names ("we're getting married on 20 September": the wedding), whose
+    date a statement may give: the same attribute as "our wedding is on 14 June"."""
+    return next((event for rx, event in _EVENT_VERBS if rx.search(rest)), None)

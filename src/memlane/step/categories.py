@@ -38,6 +38,10 @@ class Family:
     hints: str = ""
     """Words a held fact of the family is said with, searched for (`step/related.py`): "Our gas
     and electric is with British Gas" / "We're with Octopus now" share no word."""
+    care: str = ""
+    """What a practitioner of the family sees one for ("teeth", "skin"), or its own noun: a
+    doctor by name ("Dr Okafor") is a member when the sentence says the care of this family
+    and of no other ("I see Dr Lindqvist for my teeth nowadays")."""
     cased: bool = False
     """Every member opens with a capital or a digit: other places are skipped at once (a long
     family, the cars, read over a 60,000-character message costs a step little)."""
@@ -82,7 +86,7 @@ _CAR_MODELS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _PART = "part of the week"
 _TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
 _ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
-    r"became|become|now|fully|strictly|completely|totally|a|an)"
+    r"became|become|now|fully|strictly|completely|totally|a|an|doing|following|the)"
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -118,14 +122,17 @@ FAMILIES: tuple[Family, ...] = (
         context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
         noun=r"supermarkets?"),
     Family(
-        "diet", hints="vegetarian vegan pescatarian diet meat",
+        "diet", hints="vegetarian vegan pescatarian diet meat keto",
         members=(*(
             (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
-                   rf"for\b|from\b|diet\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
+                   rf"for\b|from\b|diet\b|plan\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
                    rf"at\b|when\b|recently\b|lately\b))")
             for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
                              ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
-                             ("keto", "keto|ketogenic"), ("paleo", "paleo"))),
+                             ("keto", "keto|ketogenic"), ("paleo", "paleo"),
+                             ("mediterranean", r"mediterranean(?:[-\s]style)?"),
+                             ("low-carb", r"low[-\s]carb"),
+                             ("5:2", r"5:2|intermittent\s+fasting"))),
             ("meat", r"(?:eat|eats|eating|ate)\s+meat(?!\s+(?:free|substitutes?))|"
                      r"meat[-\s]eaters?|omnivore"))),
     Family(
@@ -136,7 +143,9 @@ FAMILIES: tuple[Family, ...] = (
             "Co-operative Bank", "Virgin Money", "Chase", "Bank of Scotland", "RBS",
             "Wells Fargo", "Bank of America", "Citibank", "Capital One", "Chime", "N26",
             "Triodos", "Danske Bank"),
-        context=r"\bbank(?:s|ing|ed)?\b(?!\s+holiday)|\b(?:current\s+)?account\b",
+        context=r"\bbank(?:s|ing|ed)?\b(?!\s+holiday)|\b(?:current\s+)?account\b|"
+                r"\bmoney(?:['\u2019]s)?\s+(?:is\s+)?(?:all\s+)?(?:with|in)\b|"
+                r"\b(?:wages?|salary|pay)\s+(?:goes|go|gets\s+paid)\s+(?:in)?to\b",
         noun=r"banks?|current\s+accounts?|bank\s+accounts?"),
     Family(
         "mobile network", hints="phone mobile network contract sim",
@@ -206,7 +215,7 @@ FAMILIES: tuple[Family, ...] = (
              else rf"(?-i:{re.escape(make)})(?!\s+(?-i:[A-Z0-9]))")
             for make, models in _CAR_MODELS for model in (*models, "")),
         context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
-                r"\bsecond-hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
+                r"\bsecond-?hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
         noun=r"cars?", cased=True),
     Family(
         "work pattern", hints="work home office remote hybrid",
@@ -240,11 +249,13 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "dentist", hints="dentist dental",
         members=(), noun=r"dentists?|dental\s+practices?",
+        care=r"\b(?:dentists?|dental|teeth|tooth|gums?|fillings?|orthodontists?)\b",
         suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
                r"|Dentists"),
     Family(
         "GP", hints="gp doctor surgery medical",
         members=(), noun=r"GPs?|doctors?|surger(?:y|ies)|practices?",
+        care=r"(?-i:\bGPs?\b)|\bfamily\s+doctor\b",
         suffix=r"Surgery|Medical\s+(?:Centre|Center|Practice|Group)|Health\s+Cent(?:re|er)"),
     Family(
         "vets", hints="vet vets",
@@ -258,16 +269,30 @@ FAMILIES: tuple[Family, ...] = (
         context=r"\bprescriptions?\b|\bpharmac\w+|\bchemist|\bmeds\b|\bmedication",
         noun=r"pharmac(?:y|ies)|chemists?", suffix=r"Pharmacy|Chemists?"),
     Family(
-        "gym", hints="gym member membership fitness",
+        "gym", hints="gym member membership fitness puregym",
         members=_brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
                         "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
                         "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness"),
-        context=r"\bgym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
+        context=r"gym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
                 r"\bclasses\b|\bfitness\b",
         noun=r"gyms?", suffix=r"Fitness|Gym"),
     Family(
+        "dermatologist", hints="dermatologist skin",
+        members=(), noun=r"dermatologists?|skin\s+(?:doctors?|specialists?|consultants?)",
+        suffix=r"Dermatology|Skin\s+Clinic",
+        care=r"\b(?:dermatolog\w+|skin|eczema|psoriasis|acne|rosacea)\b"),
+    # The club one plays a sport for, by its name's suffix, one of each sport ("Barnes CC" is
+    # cricket, "Hackney Wick FC" football: `families._another` keeps two sports apart).
+    Family(
+        "club", hints="club team play plays playing football cricket rugby",
+        members=(), noun=r"clubs",
+        suffix=r"A?FC|CC|RU?FC|HC|United|Rovers|Athletic|Wanderers|Albion|Rangers",
+        context=r"\b(?:play(?:s|ed|ing)?|sign(?:s|ed|ing)|turn(?:s|ed|ing)?\s+out|"
+                r"captain(?:s|ed|ing)?)(?:\s+[\w'-]+){0,4}?\s+for\b|\bjoined\b"),
+    Family(
         "optician", hints="optician opticians",
         members=_brands("Specsavers", "Vision Express"), noun=r"opticians?",
+        care=r"\b(?:opticians?|optometrists?|eyes?|glasses|eyesight)\b",
         suffix=r"Opticians?|Eyecare|Optometry"),
 )
 """The families of values a person holds one current value of."""

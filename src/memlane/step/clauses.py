@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from .attributes import _occupation
 from .endings import _ENDED_PIECE
 from .holders import RELATIONS, may_be_name, pronoun
 from .shapes import (
@@ -267,6 +268,24 @@ def _one_predicate(part: str) -> list[str]:
     return [f"{subj} {first}", f"{subj} {second}"]
 
 
+# A job and where it is done, in one clause of the speaker's: "I work as a data analyst at
+# Deloitte in Manchester", "I'm a software tester at BT" (the employer a name).
+_JOB_AT = re.compile(r"^(?P<job>(?:i'?m|i\s+am|i\s+work\s+as)\s+an?\s+(?:[a-z-]+\s+){0,2}[a-z-]+)"
+                     r"\s+(?P<at>at|for|with)\s+(?P<org>(?:the\s+)?(?-i:[A-Z])[\w&'-]*"
+                     r"(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}(?:\s+in\s+(?-i:[A-Z])[\w'-]*"
+                     r"(?:\s+(?-i:[A-Z])[\w'-]*)?)?)\s*[.!]*$", re.I)
+
+
+def _job_and_employer(part: str) -> list[str]:
+    """`part` as two facts when it names the speaker's job and, after it, the employer by name
+    (`_JOB_AT`): "I'm at KPMG now" changes the employer and keeps the job, "I'm a nurse now"
+    the reverse. As is for what is no occupation ("I'm a member at PureGym")."""
+    m = _JOB_AT.match(part.strip())
+    if m is None or not _occupation(re.sub(r"^i\s+work\s+as", "I'm", m.group("job"), flags=re.I)):
+        return [part]
+    return [m.group("job") + ".", f"I work {m.group('at').lower()} {m.group('org')}."]
+
+
 # A reason after the fact: ", it's closer", ", it's much cheaper" (the conversation's, as
 # ", so ..." is).
 _REASON_TAIL = re.compile(r",\s+(?:it'?s|it\s+is|that'?s)\s+(?:much\s+|a\s+lot\s+|way\s+|so\s+)?"
@@ -348,7 +367,7 @@ def _holder_for(clause: str, owners: list[str], thing: bool) -> str | None:
 
 def split_clauses(sentence: str) -> list[str]:
     """The facts of one sentence, one per clause (see the module docstring)."""
-    parts = [q for p in _parts(sentence) for q in _one_predicate(p)]
+    parts = [r for p in _parts(sentence) for q in _one_predicate(p) for r in _job_and_employer(q)]
     if len(parts) < 2:
         return [_value_last(sentence)]
     parts = [_value_last(p) for p in parts]

@@ -51,6 +51,11 @@ fields."""
 
 _DEATH = r"died|passed\s+away|passed\s+on|(?:was|got|had\s+to\s+be)\s+put\s+(?:down|to\s+sleep)"
 _BREAKUP = r"(?:broke|split)\s+up|separated|divorced|(?:dumped|left)\s+me"
+_WE_PARTED = (rf"{_BREAKUP}|called\s+it\s+(?:a\s+day|quits)|went\s+our\s+separate\s+ways|"
+              r"parted\s+(?:ways|company)|finished\s+things|ended\s+things")
+"""A break-up said of the two ("Hannah and I called it a day", "Jamie and I went our separate
+ways"): with the speaker beside the value, not of the value alone ("Dr Moore called it a day"
+is a retirement)."""
 _DEPART = (r"retired|emigrated|moved\s+away|(?:packed|jacked)\s+it\s+in|called\s+it\s+a\s+day|"
            r"handed\s+in\s+(?:her|his|their)\s+notice|"
            r"(?:got\s+|was\s+|been\s+)?(?:moved|gone|went)\s+(?:on\s+)?to\s+"
@@ -77,7 +82,7 @@ town"), not the speaker's ("Barclays closed my account") nor itself ("closed dow
 _AUX = r"(?:(?:has|have|had|'s|'ve|'d)\s+)?(?:(?:just|finally|recently|both|sadly|eventually|" \
     r"actually|now|all|since)\s+)*"
 _SUBJECT = re.compile(
-    rf"(?P<v>[^,;:.!?]+?)\s+(?:and\s+(?:i|me)\s+{_AUX}(?P<us>{_BREAKUP})|{_AUX}(?:"
+    rf"(?P<v>[^,;:.!?]+?)\s+(?:and\s+(?:i|me)\s+{_AUX}(?P<us>{_WE_PARTED})|{_AUX}(?:"
     rf"(?P<death>{_DEATH})|(?P<split>{_BREAKUP})|(?P<depart>{_DEPART})|(?P<gone>{_GONE})|"
     rf"(?P<weak>{_WEAK})))\b", re.I)
 _OBJECT = re.compile(
@@ -249,18 +254,32 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
         if not here and not _replacement(new, sentence, e):
             continue
         named = [i for i, c in enumerate(claims) if c.said and not c.ends and
-                 c.holder.rpartition("|")[0] == prefix and _names_it(e, c, skip) and
+                 c.holder.rpartition("|")[0] == prefix and
+                 (_names_it(e, c, skip) or _partner_of_mine(e, c)) and
                  (here or (c.said.lower().rstrip(".!") not in sentence.lower() and
                            _another(new.said, c.said)))]
         if len(named) > 1:
             return ("related", named[-1], (f"names {e.value!r} as ended, which {len(named)} "
                                            "held facts name: both kept, the new one newer",))
-        if named and _of_holder(e, claims[named[0]], sentence) and _fits_kind(e, claims[named[0]]):
+        c = claims[named[0]] if named else None
+        if c is not None and (_partner_of_mine(e, c) or
+                              _of_holder(e, c, sentence) and _fits_kind(e, c)):
             return ("supersedes", named[0], (
                 f"names the held value ({e.value}) as ended ({e.kind})",
                 "the one held fact naming it" + ("" if here else
                                                  ", replaced by this clause of the sentence")))
     return None
+
+
+def _partner_of_mine(e: _Ending, c: Claim) -> bool:
+    """Whether `e` is the speaker's break-up ("Hannah and I called it a day") with the partner
+    the held fact is about, held as its holder ("My girlfriend Hannah and I have been together
+    about two years": the parse's holder is "girlfriend hannah", the speaker's partner)."""
+    if e.kind != "split" or e.doer != "i":
+        return False
+    who = c.holder.rpartition("|")[2].split()
+    return len(who) > 1 and who[0] in _PARTNERS and \
+        " ".join(who[1:]) == " ".join(e.value.lower().split())
 
 
 def _replacement(new: Claim, sentence: str, e: _Ending) -> bool:

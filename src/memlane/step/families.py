@@ -71,12 +71,15 @@ def _compile(f: Family) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
 _RENAME = r"(?:switched|switching|changed|changing|swapped|moved|moving|new|different|another)"
 _COMPILED = {f.name: _compile(f) for f in FAMILIES}
 _CONTEXT = {f.name: re.compile(f.context, re.I) for f in FAMILIES if f.context}
+_CARES = {f.name: re.compile(f.care, re.I) for f in FAMILIES if f.care}
+_DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
 
 # Acquiring or taking up a thing ("grabbed a Pixel 8", "picked up a Yaris", "went with Three",
 # "we're with Octopus"): of a family one holds ONE of, another member so acquired is a change.
 # "I've got" is having, not getting: no change by itself (`_ACQUIRED`), though it still says
 # which member is the holder's (`_SWITCH_TO`).
 _ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|ordered|"
+            r"ended\s+up\s+with|"
             r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
             r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for)")
 _HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
@@ -87,7 +90,7 @@ _GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|th
 """A named thing got ("picked up a Toyota Yaris"), not bits got at a shop."""
 _MORE_CUES = re.compile(
     r"\b(?:instead|now|these\s+days|nowadays|since|switched|went\s+over\s+to|moved\s+over\s+to|"
-    r"gone\s+over\s+to|ditched|dumped|registered\s+with|signed\s+up|joined|started|been\s+\w+ing|"
+    r"gone\s+over\s+to|ditched|dumped|registered\s+with|signed\s+up|signed\s+for|joined|started|been\s+\w+ing|"
     r"changed|swapped|ported|(?:cancelled|left|quit)\b)", re.I)
 _FOR_ANOTHER = re.compile(
     rf"\b(?:for|to)\s+(?:my|our|his|her|their)\s+(?:little\s+|big\s+|old\s+)?(?:{_KIN})s?\b|"
@@ -136,10 +139,16 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
                     not (brands and family.members[k][1].startswith("(?-i:")):
                 continue
             out.setdefault(family.members[k][0], m.start())
-    if suffix is not None:
+    if family.care and _CARES.get(family.name) and [f.name for f in FAMILIES if f.care and
+                                                    _CARES[f.name].search(sentence or text)] \
+            == [family.name]:
+        for m in _DOCTOR.finditer(text):  # ("I see Dr Lindqvist for my teeth nowadays")
+            out.setdefault("dr " + m.group(1).lower(), m.start())
+    if suffix is not None and said:
         for m in suffix.finditer(text):
             name = " ".join(w for w in m.group("name").split() if w.lower() not in _PLAIN)
-            if name and not _TITLE.search(text[:m.start()]):
+            if name and not _TITLE.search(text[:m.start()]) and \
+                    not any(name.lower() in k.split() for k in out):  # ("Snap Fitness")
                 out.setdefault(name.lower(), m.start())
         _, _, noun = _COMPILED[family.name]
         if not out and noun is not None and re.search(rf"\b(?:{family.noun})\b", text, re.I):
@@ -323,9 +332,26 @@ def _another(new: str, held: str, family: str) -> bool:
     if family in ("commute", "work pattern") and "weekday" in slots.values(new) and \
             "weekday" not in slots.values(held):
         return True  # "I cycle in on Fridays now": a day's routine beside it
+    if family == "club":
+        sports = _sports(new), _sports(held)
+        if sports[0] and sports[1] and not sports[0] & sports[1]:
+            return True  # "Signed for Clapton Rovers" / "I play cricket for Barnes CC"
     extra = {m.group(0).lower() for m in _ANOTHER.finditer(new)} - \
         {m.group(0).lower() for m in _ANOTHER.finditer(held)}
     return bool(extra) or slots.another_of(new, held)
+
+
+_SPORTS = (("football", r"football|soccer|five-a-side|sunday\s+league",
+            r"A?FC|United|Rovers|Athletic|Wanderers|Albion|Rangers"),
+           ("cricket", r"cricket", r"CC"), ("rugby", r"rugby", r"RU?FC"),
+           ("hockey", r"hockey", r"HC"), ("netball", r"netball", r""))
+
+
+def _sports(text: str) -> set[str]:
+    """The sports `text` names, by word, else by its club's suffix ("Barnes CC": cricket)."""
+    said = {name for name, words, _ in _SPORTS if re.search(rf"\b(?:{words})\b", text, re.I)}
+    return said or {name for name, _, suffix in _SPORTS
+                     if suffix and re.search(rf"(?-i:\b(?:{suffix})\b)", text)}
 
 
 def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, int]) -> bool:

@@ -135,7 +135,9 @@ _AGE = re.compile(
     rf"|\bturned\s+{_N}\b(?!\s*(?:minutes?|mins?|degrees?|%))"
     rf"|\b(?:hit|reached)\s+{_N}{_AGE_AFTER}"
     rf"|\bwas\s+{_N}\s+(?=on\b|last\b|yesterday\b|at\s+the\s+weekend\b)"
-    rf"|\b{_N}\s+years?\s+old\b|\baged\s+{_N}\b", re.I)
+    rf"|\b{_N}\s+years?\s+old\b|\baged\s+{_N}\b"
+    # an age in words beside a birthday: "had her birthday on Sunday, four already"
+    rf"|\bbirthday\b[^.;!?]*?[,\s]\s*{_N}\s+(?:already|today|now)\b", re.I)
 
 _OPENER = re.compile(r"^\W*(?:got|been|just|finally|recently|now|had|[a-z]+ed)\b", re.I)
 """A verb opening a sentence with its subject dropped, which the holder reading takes for a
@@ -242,7 +244,8 @@ def fit(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) 
             not _CHANGED.search(said):
         return aged  # ("took 40mg today", "I'm in room 12 this week": once)
     return (None if _NAMES_ONE.search(said) else _labelled(new, holder, claims, said)) or \
-        _dose(new, holder, claims, said) or _count(new, holder, claims, skip)
+        _dose(new, holder, claims, said) or _count(new, holder, claims, skip) or \
+        work_days(new, holder, claims)
 
 
 _NAMES_ONE = re.compile(r"\b[a-z]+\s+(?:number\s+|no\.?\s*|#)?\d+[a-z]?\s+(?:is|has|'s|was)\s+"
@@ -277,6 +280,10 @@ def ages(text: str) -> set[int]:
     return {a for a in out if 0 < a < 120}
 
 
+_BIRTHDAY_OF = re.compile(r"(?-i:\b([A-Z][a-z]+))['\u2019]s\s+(?:\w+\s+)?birthday\b")
+"""Whose birthday a sentence about no one names ("It was Pepper's birthday yesterday")."""
+
+
 def _age(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     """The held age of the same holder (a pronoun only as `_aged_pronoun` resolves it, a name
     only as the one held fact says it is of that age), one to five years below the age said
@@ -285,6 +292,8 @@ def _age(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     if len(mine) != 1:
         return None
     holder, age = _aged_pronoun(holder, claims), mine.pop()
+    if "?" in holder and (of := _BIRTHDAY_OF.search(new.said)):  # ("It was Pepper's birthday")
+        holder = holder.rpartition("?")[0] + "named " + of.group(1).lower()
     who = holder.rpartition("|")[2]
     if "?" in holder:
         return None
@@ -525,3 +534,37 @@ def _count(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
     context = owns.sub(lambda m: "the " + m.group(1), new.context) if new.context else ""
     return broad.amount(replace(new, holder=owner, said=mine_said, context=context), owner,
                         claims, skip)
+
+
+_DAYS_A_WEEK = re.compile(rf"\b{_N}[-\s]+days?\s+(?:a|per|each)\s+week\b|\b{_N}-day\s+week\b", re.I)
+_WORKS = re.compile(r"\bwork(?:s|ing)?\b(?!\s+(?:out|from\s+home|in\s+the\s+office))", re.I)
+_NOW_ON = re.compile(r"\b(?:now|since|from\s+here\s+on|from\s+now\s+on|these\s+days|nowadays|"
+                     r"any\s*more|instead|from\s+(?:this|next)\s+(?:week|month))\b", re.I)
+_SINCE_WHAT = re.compile(r"^\W*(?:since|after)\s+(?:the|my|our)\s+[a-z-]+\s*,?\s*", re.I)
+_BARE_DAYS = frozenset("""i i'm im we we're it it's its doing do does did work works working am
+    is are a per each day days week now since from here on these nowadays any more anymore
+    instead this next month full part time back go gone went going to the my just only so
+    been got moved bumped dropped cut up down that's which and monday tuesday wednesday
+    thursday friday saturday sunday""".split()) | set(_WORDS)
+"""What a statement of the speaker's days a week may say besides the number ("It's five days
+a week from here on"): another word is another routine ("three days a week at the gym")."""
+
+
+def work_days(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
+    """The one held fact of the speaker's that says how many days a week they work ("I work
+    four days a week"), for a statement that gives another number of days a week as true
+    from now on ("It's five days a week from here on", "Since the restructure I'm doing four
+    days a week") and names nothing else it could be of (`_BARE_DAYS`)."""
+    mine = _DAYS_A_WEEK.search(new.said)
+    bare = _SINCE_WHAT.sub("", new.said.split(",")[0])
+    words = {w.lower() for w in re.findall(r"[A-Za-z']+", bare)}
+    if mine is None or not _NOW_ON.search(new.said) or holder.rpartition("|")[2] not in \
+            ("i", "?it") or not words <= _BARE_DAYS | {"week", "weeks"}:
+        return None
+    n, prefix = _number(mine.group(1) or mine.group(2)), holder.rpartition("|")[0]
+    fits = [i for i, c in enumerate(claims) if c.holder == (f"{prefix}|i" if prefix else "i")
+            and not c.ends and _WORKS.search(c.said) and (held := _DAYS_A_WEEK.search(c.said))
+            and _number(held.group(1) or held.group(2)) != n]
+    return (fits[0], ("the speaker's days of work a week", f"another number of days ({n}) "
+                      "said as true from now on", "the only held fact of them")) \
+        if len(fits) == 1 else None

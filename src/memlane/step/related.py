@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
 from . import anchored, families, numbered, slots, topics
+from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
 from .supersede import read_claim
@@ -90,13 +91,13 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
 # The usual words of an attribute (`supersede.read_claim`'s names), searched for beside the
 # statement's own: a correction often shares no word with the fact it changes.
 _HINTS = {
-    "residence": "live lives living moved based relocated rent renting flat house home",
+    "residence": "live lives living moved based relocated rent renting flat house home address",
     "age": "old years turned age",
     "employer": "work works employer job company",
     "job": "work works job manager leader supervisor assistant",
     "shift": "shift shifts nights days earlies lates rota", "car": "drive drives car",
     "weight": "weigh weight kg",
-    "diet": "vegetarian vegan pescatarian diet meat", "phone": "phone number",
+    "diet": "vegetarian vegan pescatarian diet meat keto", "phone": "phone number",
     "name": "called named name", "salary": "salary earn earns pay year hour",
     "height": "height tall",
     "weekday": "", "rate": "", "team": "plays play team club signed joined",
@@ -130,7 +131,7 @@ def related_query(texts: Sequence[str]) -> str:
                 if attr.startswith("who is my "):
                     words += [attr[10:], "boss" if attr.endswith("manager") else ""]
                 elif attr.startswith(("appointment ", "date of ", "the ")):
-                    words += attr.split(" ", 1)[1].split()
+                    words += attr.split(" ", 1)[1].split() + [event_named(clause) or ""]
                     words += ["appointment"] if attr.startswith("appointment ") else []
                 else:
                     words += _HINTS.get(attr, attr).split()

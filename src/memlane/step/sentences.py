@@ -486,11 +486,17 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     # Not about the speaker: kept only with specifics, and not addressed to the listener. A
     # change announced with a day or month is one ("Her teacher switched her slot to Mondays").
     low = [w.lower() for w in words]
-    has_value = any(ch.isdigit() for ch in counted(body)) or (  # ("four days": a count)
+    has_value = any(ch.isdigit() for ch in counted(body)) or \
+        _AGE_IN_WORDS.search(body) is not None or (  # ("four days", "six years old")
         (any(w in _CUE_WORDS for w in low) or _ON_DAYS.search(body) is not None)
         and any(w in _CALENDAR or w.rstrip("s") in _CALENDAR for w in low))
     return has_value and len(content) >= 2 and not re.search(r"\byou(?:r|'re|'ll)?\b", body,
                                                              re.I)
+
+
+_AGE_IN_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                           r"twelve|thirteen|fourteen|fifteen)\s+years?\s+old\b", re.I)
+"""An age in words ("six years old"), a value as a number is ("four days": `counted`)."""
 
 
 # --- one copy of each fact -------------------------------------------------------------------

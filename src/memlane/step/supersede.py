@@ -50,7 +50,9 @@ from .attributes import (
     PET_FOOD,
     SAME_KIND,
     _occupation,
+    event_named,
     last_occupation,
+    where_one_is,
     works_as,
 )
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
@@ -234,6 +236,8 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             if dated is not None and _DATE.search(rest) and \
                     dated.group(1).lower() not in RELATIONS:
                 return "date of " + stem(dated.group(1).lower())
+            if (event := event_named(rest)) and _DATE.search(rest):
+                return "date of " + stem(event)  # ("getting married on 20 September")
         if name == "job" and _occupation(rest):
             return name
         if rx.search(rest):
@@ -410,6 +414,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     attribute (then it is `related` to it, both kept), and needs no change cue."""
     new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
+    if new.attribute == "employer" and where_one_is(new.said, new.context):
+        new = replace(new, attribute=None)  # where one is at the moment, not who employs one
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
