@@ -41,6 +41,9 @@ PAIRS = [
     (["I'm a pharmacist at Boots in Leicester."], "I'm at Superdrug now, same sort of role."),
     # a date of an event by its verb
     (["Our wedding is on 2 May."], "We're getting married on 9 August instead."),
+    # a home said as where one is these days; an employer held with the team one works in
+    (["We live in Kendal, near the river."], "We're in Carlisle these days, moved in spring."),
+    (["I work in the payroll team at Ashdown Foods."], "I'm at Pennine Logistics now, same job."),
 ]
 
 NEAR_MISSES = [
@@ -61,6 +64,8 @@ NEAR_MISSES = [
     (["Our rabbit Clover is two."], "Clover had her birthday at the weekend, three carrots!"),
     (["I play for Bromley Rovers."], "Back in college I played for Orpington FC for a season."),
     (["I drive a Ford Fiesta."], "We ended up with a Kia Ceed as a second car for my wife."),
+    # where one is on a trip, not one's home
+    (["We live in Kendal."], "We're in Lisbon these days for the conference."),
     # a membership is no job
     (["I'm a member at PureGym."], "I'm at Gymbox now, want anything?"),
 ]

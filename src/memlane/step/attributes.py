@@ -89,7 +89,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"Juniors|City|Town|Athletic|Wanderers|Rangers|Albion|Under-?\d+s?|U\d+s?)\b"),
         ("employer", r"^(?:\W*['\u2019]s)?\s*(?:(?:has|have|had|just|now|finally)\s+)*"
                      r"jump(?:ed|s)?\s+ship\s+to\b"  # "Ravi's jumped ship to EY"
-                     r"|\b(?:work(?:s|ing)?\s+(?:at|for)|employer|job\s+(?:at|with)|employed|"
+                     r"|\b(?:work(?:s|ing)?\s+(?:(?:in|on)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}?"
+                     r"(?:team|department|dept|office|division|unit|section|side)\s+)?(?:at|for)|employer|job\s+(?:at|with)|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
                      rf"|{_AT_NOW}"),
@@ -117,7 +118,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
                       # "Marcus is in Phoenix now" (not "in Paris now for the week", a trip)
                       r"|\b(?:is|are|'s|'re)\s+in\s+(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?"
-                      r"\s+now\b(?!\s+(?:for|on|visiting|with|until|till)\b)"
+                      r"\s+(?:now|these\s+days|nowadays)\b(?!\s+(?:for|on|visiting|with|until|till)\b)"
                       # "renting in Bath now", "in a care home in Broadstairs"
                       r"|\b(?:is|are|'s|'re|now)\s+renting\s+in\s+(?-i:[A-Z])"
                       r"|^(?:\W*['\u2019]s)?\s*(?:(?:is|are|has|have|had|been|gone|went|now|"
