@@ -109,6 +109,16 @@ def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: A
     assert any("Hyperoptic" in x for x in texts), texts
 
 
+def test_every_member_of_a_family_is_searched_for(store: Any) -> None:
+    """A diet the hint words did not name ("paleo") was never shown to the step when the
+    user switched to another: the family's hints hold each member's word."""
+    mem = Memory(store, "user-1")
+    texts = _said_then_corrected(mem, "I'm doing paleo at the moment.",
+                                 "I've switched over to intermittent fasting these days.")
+    assert not any("paleo" in x for x in texts), texts
+    assert any("intermittent fasting" in x for x in texts), texts
+
+
 def test_another_namespace_filling_the_store_hides_no_held_fact(store: Any) -> None:
     """The hint words are searched a few at a time: a bounded search keeps a query's rarest
     terms by their counts in the whole store, so when another namespace said "phone" often and

@@ -44,6 +44,8 @@ PAIRS = [
     # a home said as where one is these days; an employer held with the team one works in
     (["We live in Kendal, near the river."], "We're in Carlisle these days, moved in spring."),
     (["I work in the payroll team at Ashdown Foods."], "I'm at Pennine Logistics now, same job."),
+    # a diet switched to
+    (["I'm doing paleo at the moment."], "I've switched over to intermittent fasting."),
 ]
 
 NEAR_MISSES = [
@@ -64,6 +66,9 @@ NEAR_MISSES = [
     (["Our rabbit Clover is two."], "Clover had her birthday at the weekend, three carrots!"),
     (["I play for Bromley Rovers."], "Back in college I played for Orpington FC for a season."),
     (["I drive a Ford Fiesta."], "We ended up with a Kia Ceed as a second car for my wife."),
+    # a diet someone else switched to, or a question
+    (["I'm vegan."], "My brother has switched to keto, which sounds grim."),
+    (["I'm vegan."], "Should I switch to keto for a bit?"),
     # where one is on a trip, not one's home
     (["We live in Kendal."], "We're in Lisbon these days for the conference."),
     # a membership is no job

@@ -86,7 +86,8 @@ _CAR_MODELS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _PART = "part of the week"
 _TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
 _ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
-    r"became|become|now|fully|strictly|completely|totally|a|an|doing|following|the)"
+    r"became|become|now|fully|strictly|completely|totally|a|an|doing|following|the|" \
+    r"(?:switched|changed|converted|moved)\s+(?:over\s+)?to)"
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -122,7 +123,8 @@ FAMILIES: tuple[Family, ...] = (
         context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
         noun=r"supermarkets?"),
     Family(
-        "diet", hints="vegetarian vegan pescatarian diet meat keto",
+        "diet", hints="vegetarian vegan pescatarian diet meat keto paleo mediterranean "
+                      "flexitarian fasting carb",
         members=(*(
             (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
                    rf"for\b|from\b|diet\b|plan\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
