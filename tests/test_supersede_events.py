@@ -1,0 +1,92 @@
+"""Another person's change told by an event (issue 41, people; `step/people.py`): "got poached
+by", "retrained as", "gone over to", "moved up to", "sold up and gone to", "walked away from ...
+teaching", a birthday "over" a weekend; the holder by a name, a relation ("My auntie's", "the
+wife"), or "she" / "he" for the one person of that sex read for certain. The near-misses come
+first: an offer, a stay, two people or two facts that may be meant, a question."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memlane.step.heuristic import extract
+from memlane.step.people import event, held_attribute
+from memlane.step.supersede import SUPERSEDES, read_claim
+from memlane.types import Message, Record
+from supersede_verdicts import message_verdicts
+
+# (held facts, the later message): nothing held may be replaced.
+NEAR_MISSES = [
+    (["My brother Liam works for Tesla.", "My sister Kate works for Apple."],
+     "Liam's been offered a job at Google but he's turned it down."),
+    # "she" for a person whose sex no word says (Ravi, Jess): no one
+    (["My colleague Ravi works at HSBC.", "My partner Jess works at Barclays."],
+     "She's started at Monzo."),
+    # two women who may be meant
+    (["My mum is a cleaner.", "My sister is a carer."], "She's retrained as a hairdresser."),
+    (["My auntie lives in Derby.", "My uncle lives in Stoke."],
+     "My auntie's gone to Portugal for a fortnight."),
+    # what one does now, with no job said to have ended
+    (["My friend Olivia is an architect.", "My friend Greg is a surveyor."],
+     "Olivia is teaching a pottery class on Sundays."),
+    # two held facts of the person that "gone over to" may change (a club, an employer)
+    (["My cousin Dan works for Vauxhall.", "My cousin Dan plays football for Luton Town."],
+     "Dan's gone over to Watford."),
+    (["My dad works at Asda.", "My mum works at Lidl."], "My dad's mate got poached by Morrisons."),
+    (["My son goes to Hillside Primary.", "My daughter goes to Oakwood High."],
+     "Should my son move up to Oakwood next year?"),
+]
+
+# (held facts, the later message, the held fact it replaces): the holder's own, no other.
+CORRECTIONS = [
+    (["My neighbour Dominic works for Airbus.", "My wife works for Lloyds."],
+     "Dominic got poached by Rolls-Royce in the spring.", "My neighbour Dominic works for Airbus."),
+    (["My aunt is a florist.", "My uncle is a plumber."], "She's retrained as a midwife.",
+     "My aunt is a florist."),
+    (["My son plays rugby for Harlequins.", "My nephew Josh plays rugby for Saracens."],
+     "My son's gone over to Wasps this year.", "My son plays rugby for Harlequins."),
+    (["My daughter Freya goes to Meadow Primary.", "My son Alfie goes to Ridgeway School."],
+     "Freya's moved up to Ridgeway now.", "My daughter Freya goes to Meadow Primary."),
+    (["My auntie lives in Derby.", "My uncle Phil lives in Stoke."],
+     "My auntie's sold up and gone to Portugal.", "My auntie lives in Derby."),
+    (["My cousin Hannah lives in Norwich.", "My cousin Ben lives in Ipswich."],
+     "Hannah finally got the keys to a flat in Cambridge.", "My cousin Hannah lives in Norwich."),
+    (["My friend Olivia is an architect.", "My friend Greg is a surveyor."],
+     "Olivia's quit architecture and is teaching art at a sixth form college.",
+     "My friend Olivia is an architect."),
+    (["My mum is 70.", "My dad is 73."], "Mum had her 71st over Easter.", "My mum is 70."),
+]
+
+
+@pytest.mark.parametrize(("held", "new", "replaced"), CORRECTIONS)
+def test_the_persons_fact_is_replaced(held: list[str], new: str, replaced: str) -> None:
+    assert {t for v, t in message_verdicts(new, held) if v == SUPERSEDES} == {replaced}
+
+
+@pytest.mark.parametrize(("held", "new"), NEAR_MISSES)
+def test_near_misses_replace_nothing(held: list[str], new: str) -> None:
+    assert [v for v in message_verdicts(new, held) if v[0] == SUPERSEDES] == []
+
+
+def test_the_event_names_its_attributes_and_value() -> None:
+    assert event("He got poached by Dyson.") == (frozenset({"employer"}), "Dyson")
+    assert event("She's retrained as a dental nurse, starts Monday.") == \
+        (frozenset({"job"}), "dental nurse")
+    assert event("He might get poached by Dyson.") is None
+    assert event("She's been offered a job at Meta.") is None
+    assert held_attribute(read_claim("My brother plays cricket for Ealing CC.")) == "team"
+    assert held_attribute(read_claim("My dad's a postman.")) == "job"
+
+
+def _extract(said: str, held: list[str]) -> list[dict[str, Any]]:
+    existing = [Record(id=i, namespace="n", text=t) for i, t in enumerate(held, start=1)]
+    msg = Message(id=9, thread_id="t", seq=9, role="user", content=said, ts=0.0, tokens=12)
+    return list(extract([msg], existing)["records"])
+
+
+def test_a_pronouns_event_is_filed_as_the_persons_update() -> None:
+    ops = _extract("She's retrained as a midwife.", ["My aunt is a florist.",
+                                                       "My uncle is a plumber."])
+    assert [(op["op"], op.get("id")) for op in ops] == [("update", 1)]
+    assert "midwife" in ops[0]["text"]
