@@ -56,6 +56,9 @@ CORRECTIONS = [
      "Olivia's quit architecture and is teaching art at a sixth form college.",
      "My friend Olivia is an architect."),
     (["My mum is 70.", "My dad is 73."], "Mum had her 71st over Easter.", "My mum is 70."),
+    # "he" with a woman ruled out: the one left, though no list reads the name (Gareth)
+    (["My colleague Gareth works for Ocado.", "My colleague Joanna works for Asos."],
+     "He got poached by Deliveroo.", "My colleague Gareth works for Ocado."),
 ]
 
 

@@ -129,19 +129,29 @@ def event(said: str) -> tuple[frozenset[str], str] | None:
 
 
 def resolve(new: Claim, claims: Sequence[Claim], attrs: frozenset[str]) -> str | None:
-    """The holder a pronoun ("she", "he") stands for: the one third party that may be of that
-    sex (by the relation word or the first name; one whose sex is unread may be either)
-    holding a fact of one of `attrs`, and read for certain as of that sex. None when no one,
-    or more than one, fits, or the one that fits is of a sex unread ("my flatmate Ravi")."""
+    """The holder a pronoun ("she", "he") stands for among the third parties holding a fact of
+    one of `attrs`: the one that may be of that sex (by the relation word or the first name),
+    when it is read as of that sex, or, its sex unread ("my colleague Gareth"), when another
+    one was ruled out by sex ("my colleague Joanna" for "he"): the speaker said "he" of
+    someone it could only be. None when no one, or more than one, fits."""
     prefix, _, who = new.holder.rpartition("|")
     if who not in ("?she", "?he"):
         return None
-    owners = {c.holder for c in claims if c.holder.rpartition("|")[0] == prefix and
-              (them := c.holder.rpartition("|")[2]) != "i" and "?" not in them and
-              not them.startswith("named ") and held_attribute(c) in attrs and
-              (pronoun(them) or who[1:]) == who[1:]}
-    one = owners.pop() if len(owners) == 1 else None
-    return one if one is not None and pronoun(one.rpartition("|")[2]) == who[1:] else None
+    return _the_one(who[1:], {c.holder for c in claims if c.holder.rpartition("|")[0] == prefix
+                              and held_attribute(c) in attrs})
+
+
+def _the_one(sex: str, holders: set[str]) -> str | None:
+    """The one of `holders` (third parties among them) "she" / "he" (`sex`) stands for (see
+    `resolve`)."""
+    people = {h for h in holders if (them := h.rpartition("|")[2]) != "i" and "?" not in them
+              and not them.startswith("named ")}
+    fits = {h for h in people if (pronoun(h.rpartition("|")[2]) or sex) == sex}
+    if len(fits) != 1:
+        return None
+    one = fits.pop()
+    read = pronoun(one.rpartition("|")[2])
+    return one if read == sex or (read is None and len(people) > 1) else None
 
 
 # After a person's "'s", a word that says it is "has" or "is" ("Maya's moved", "Mum's gone",
@@ -221,16 +231,16 @@ def thing_changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict |
         return None
     fits: list[tuple[int, str]] = []
     for i, c in enumerate(claims):
-        them = c.holder.rpartition("|")[2]
-        if c.holder.rpartition("|")[0] != prefix or them == "i" or "?" in them or \
-                them.startswith("named ") or (pronoun(them) or who[1:]) != who[1:]:
+        if c.holder.rpartition("|")[0] != prefix:
             continue
         for fam in FAMILIES:
             theirs = families.members(c.said, fam, switched=True)
             mine = families.members(new.said, fam, c.said, switched=True, brands=True)
             if theirs and families._fresh(mine, theirs):
                 fits.append((i, fam.name))
-    if len(fits) != 1 or pronoun(claims[fits[0][0]].holder.rpartition("|")[2]) != who[1:]:
+    one = _the_one(who[1:], {claims[i].holder for i, _ in fits})
+    fits = [(i, name) for i, name in fits if claims[i].holder == one]
+    if len(fits) != 1:
         return None  # (two may be meant, or the one is of a sex unread)
     i, name = fits[0]
     return "supersedes", i, (
