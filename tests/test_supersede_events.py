@@ -36,6 +36,19 @@ NEAR_MISSES = [
     (["My dad works at Asda.", "My mum works at Lidl."], "My dad's mate got poached by Morrisons."),
     (["My son goes to Hillside Primary.", "My daughter goes to Oakwood High."],
      "Should my son move up to Oakwood next year?"),
+    # what one became that is no job ("a grandmother for the third time")
+    (["My mum is a nurse.", "My dad is a plumber."],
+     "She's become a grandmother for the third time!"),
+    # someone of the person's ("Nadia's mum", "the wife's sister"), not the person
+    (["My friend Nadia is a solicitor.", "My friend Chris is a nurse."],
+     "Nadia's mum has retrained as a teacher."),
+    (["My wife works at Lloyds.", "My son works at Greggs."],
+     "The wife's sister got poached by Monzo."),
+    # a stay, not a move; a plan
+    (["My auntie lives in Leicester.", "My uncle lives in Derby."],
+     "My auntie's gone to Spain for a month to see her friend."),
+    (["My son Ben goes to Hillside Primary.", "My daughter Ruby goes to Oakwood High."],
+     "Ben might move up to Oakwood next year if he gets in."),
 ]
 
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
@@ -59,6 +72,13 @@ CORRECTIONS = [
     # "he" with a woman ruled out: the one left, though no list reads the name (Gareth)
     (["My colleague Gareth works for Ocado.", "My colleague Joanna works for Asos."],
      "He got poached by Deliveroo.", "My colleague Gareth works for Ocado."),
+    (["My best friend Aisha works for Barclays.", "My cousin Omar works for HSBC."],
+     "Aisha was headhunted by Santander in March.", "My best friend Aisha works for Barclays."),
+    (["My uncle lives in Cardiff.", "My aunt lives in Swansea."], "My uncle's retired to Tenby.",
+     "My uncle lives in Cardiff."),
+    (["My other half drives a Qashqai.", "I drive a Yaris."],
+     "The Qashqai finally died so my other half's bought a second-hand Octavia.",
+     "My other half drives a Qashqai."),
 ]
 
 

@@ -26,7 +26,7 @@ RELATIONS = {
      "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
      "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
      "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather",
-     "auntie": "aunt", "aunty": "aunt", "missus": "wife",
+     "auntie": "aunt", "aunty": "aunt", "missus": "wife", "other half": "partner",
      # a child by their place among the children ("my eldest", "our youngest"): one each
      "eldest": "eldest", "oldest": "eldest", "youngest": "youngest"}
 # Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
@@ -78,7 +78,7 @@ _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split()
 _PET_WORDS = "|".join(sorted(_PETS))
 # "The wife's traded the Corsa in": a spouse by "the", as British speakers say it.
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}|wife|husband|"
-                          r"missus|hubby|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
+                          r"missus|hubby|other\s+half|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)

@@ -42,7 +42,8 @@ _GONE = r"(?:gone|went|moved|moving|headed|heading)"
 # (attributes an event may change, the pattern whose group 1 is the new value)
 _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
     (frozenset(attrs.split()), re.compile(rx, re.I)) for attrs, rx in (
-        ("employer", rf"\bpoached\s+by\s+(?:the\s+)?({_NAME})"),
+        ("employer", rf"\b(?:poached|headhunted|head-hunted|snapped\s+up|taken\s+on|hired|"
+                     rf"recruited)\s+by\s+(?:the\s+)?({_NAME})"),
         ("employer", rf"\b(?:started|starting|begun|began)\s+"
                      rf"(?:a\s+(?:new\s+)?job\s+|work(?:ing)?\s+)(?:at|with|for)\s+(?:the\s+)?({_NAME})"),
         ("employer", rf"\b{_GONE}\s+(?:over\s+)?to\s+work\s+(?:at|for|with)\s+"
@@ -56,6 +57,7 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("job", r"\b(?:is|'s|now)\s+(teaching)\b"),
         ("school", rf"\b(?:moved|gone|went)\s+up\s+to\s+(?:the\s+)?({_NAME})"),
         ("school team employer", rf"\b(?:started|starting)\s+at\s+(?:the\s+)?({_NAME})"),
+        ("employer school team", rf"\bstarts\s+(?:work\s+)?(?:at|with)\s+(?:the\s+)?({_NAME})"),
         ("team employer", rf"\b(?:gone|went|moved)\s+over\s+to\s+(?:the\s+)?({_NAME})"),
         ("team", rf"\b(?:signed\s+(?:on\s+)?(?:for|with))\s+(?:the\s+)?({_NAME})"),
         ("residence school team", rf"\b(?:moved|relocated|transferred)\s+"
@@ -63,13 +65,15 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("residence", rf"\b(?:sold\s+up|packed\s+up|upped\s+sticks|emigrated)\b[^.;]*?"
                       rf"\b(?:to|in)\s+(?:live\s+in\s+)?({_NAME})"),
         ("residence", rf"\b(?:gone|went|moved)\s+to\s+live\s+(?:in|near)\s+({_NAME})"),
+        ("residence", rf"\b(?:retired|emigrated)\s+(?:out\s+|over\s+|down\s+)?to\s+({_NAME})"),
         ("residence", rf"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:a|an|her|his|their)\s+"
                       rf"(?:[\w-]+\s+){{0,2}}(?:place|flat|house|home|apartment|bungalow|cottage)"
                       rf"\s+(?:in|near)\s+({_NAME})"),
     ))
 # The old job said as ended: a job told only by what they do now needs it.
 _LEFT = re.compile(r"\b(?:walked\s+away\s+from|quit|left|packed\s+in|chucked\s+in|jacked\s+in|"
-                   r"given\s+up|gave\s+up|handed\s+in\s+(?:her|his|their)\s+notice|made\s+redundant|"
+                   r"given\s+up|gave\s+up|handed\s+(?:in\s+)?(?:her|his|their)\s+notice|"
+                   r"made\s+redundant|"
                    r"laid\s+off|retired\s+from|stepped\s+down|hung\s+up)\b", re.I)
 _WEAK_JOB = re.compile(r"^(?:training|trained|working|started|starting|is|'s|now)\b", re.I)
 # What is not (yet) so: offered, applied, hoping, a negation.
@@ -101,28 +105,35 @@ def _job(words: str) -> str:
     """The job title `words` open with ("dental nurse" of "dental nurse starts next"), or ""."""
     if words.lower() == "teaching":
         return words
-    parts = words.split()
+    parts = re.split(r"\s+(?:for|at|in|on|with|to|from|and|but|so|the|a|an|this|that|last|next|"
+                     r"now|again|too)\b", words, maxsplit=1, flags=re.I)[0].split()
     for n in range(len(parts), 0, -1):
         if _occupation("is a " + " ".join(parts[:n])):
             return " ".join(parts[:n])
     return ""
 
 
-def event(said: str) -> tuple[frozenset[str], str] | None:
+def event(said: str, context: str = "") -> tuple[frozenset[str], str] | None:
     """(the attributes the change event of `said` may be of, the new value), or None: no such
-    event, or one said as what may be, is not so or happened once."""
+    event, or one said as what may be, is not so or happened once. `context`: the sentence
+    `said` was cut from (where the old job may be said to have ended)."""
     if event_blocked(said):
         return None
+    ended = _LEFT.search(said) or _LEFT.search(context)
     for attrs, rx in _EVENTS:
         m = rx.search(said)
         if m is None:
             continue
         value = m.group(1).strip()
+        if m.group(0).lower().startswith("starts") and not ended:
+            continue  # ("she starts at Aldi on Monday": a shift, unless a job ended)
+        if m.group(0).lower().startswith("start") and "employer" in attrs and not ended:
+            attrs = attrs - {"employer"}  # ("he's started at PureGym": no job said to end)
         if attrs == {"job"}:
             value = _job(value)
             if not value:
                 continue
-            if _WEAK_JOB.match(m.group(0).strip()) and not _LEFT.search(said):
+            if _WEAK_JOB.match(m.group(0).strip()) and not ended:
                 continue  # ("Nadia is teaching a class on Sundays": no job ended)
         return attrs, value
     return None
@@ -177,7 +188,7 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     said = new.context or new.said
     if _of_a_thing(new.said):
         return None
-    found = event(new.said)
+    found = event(new.said, said)
     if found is None or (said != new.said and event(said) is None and _NOT_SO.search(said)):
         return None
     attrs, value = found
