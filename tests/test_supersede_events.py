@@ -49,6 +49,15 @@ NEAR_MISSES = [
      "My auntie's gone to Spain for a month to see her friend."),
     (["My son Ben goes to Hillside Primary.", "My daughter Ruby goes to Oakwood High."],
      "Ben might move up to Oakwood next year if he gets in."),
+    # a stand-in while one's own is away, a gift for someone else, a second one
+    (["My dad drives a Ford Fiesta.", "My mum drives a Honda Jazz."],
+     "Dad's got a courtesy car, a Kia Picanto, while the Fiesta is in the garage."),
+    (["My wife has a Pixel 7.", "I have an iPhone 13."],
+     "My wife bought her mum an iPhone SE for her birthday."),
+    (["My son has a Samsung Galaxy S21.", "My daughter has an iPhone 12."],
+     "My son is using my old iPhone while his is being repaired."),
+    (["My brother drives a Skoda Octavia.", "My sister drives a Mini."],
+     "My brother's also bought a Honda CR-V for the farm."),
 ]
 
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
@@ -79,6 +88,8 @@ CORRECTIONS = [
     (["My other half drives a Qashqai.", "I drive a Yaris."],
      "The Qashqai finally died so my other half's bought a second-hand Octavia.",
      "My other half drives a Qashqai."),
+    (["My daughter Ella has a Motorola.", "My husband uses an iPhone 14."],
+     "Ella is using an old iPhone SE her cousin passed on.", "My daughter Ella has a Motorola."),
 ]
 
 

@@ -26,7 +26,7 @@ RELATIONS = {
      "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
      "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
      "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather",
-     "auntie": "aunt", "aunty": "aunt", "missus": "wife", "other half": "partner",
+     "auntie": "aunt", "aunty": "aunt", "missus": "wife",
      # a child by their place among the children ("my eldest", "our youngest"): one each
      "eldest": "eldest", "oldest": "eldest", "youngest": "youngest"}
 # Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
@@ -77,8 +77,8 @@ _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
 # "The wife's traded the Corsa in": a spouse by "the", as British speakers say it.
-_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}|wife|husband|"
-                          r"missus|hubby|other\s+half|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
+_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS}|other\s+half)|the\s+({_PET_WORDS}|wife|"
+                          r"husband|missus|hubby|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
@@ -231,8 +231,8 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
             return "i", f"who is my {rel}", body
     rel_m = _REL_SUBJECT.match(body)
     if rel_m is not None:
-        word = (rel_m.group(1) or rel_m.group(2)).lower()
-        rel = RELATIONS.get(word, word)
+        word = " ".join((rel_m.group(1) or rel_m.group(2)).lower().split())
+        rel = RELATIONS.get(word, "partner" if word == "other half" else word)
         name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
         rest = body[rel_m.end():]
         chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None

@@ -29,7 +29,7 @@ from . import families, slots
 from .attributes import _occupation
 from .categories import FAMILIES
 from .claim import Claim
-from .endings import _ONE_OFF
+from .endings import _ADDITIVE, _ONE_OFF
 from .holders import RELATIONS, pronoun
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -80,7 +80,9 @@ _WEAK_JOB = re.compile(r"^(?:training|trained|working|started|starting|is|'s|now
 _NOT_SO = re.compile(r"\b(?:offered|offer|applied|applying|interview\w*|hoping|hopes|wants?\s+to|"
                      r"thinking|considering|not|never|hasn't|hadn't|didn't|won't|isn't|wasn't|"
                      r"no\s+longer|for\s+(?:a|the)\s+(?:week|weekend|fortnight|few|couple|holiday|"
-                     r"summer)|on\s+holiday|visiting|trial|for\s+a\s+(?:few|couple))\b", re.I)
+                     r"summer|month)|on\s+holiday|visiting|trial|for\s+a\s+(?:few|couple)|while|"
+                     r"until|till|for\s+now|borrow\w*|lent|loan\w*|courtesy|temporar\w*|"
+                     r"hire\s+car|rental|spare)\b", re.I)
 # What a held fact's words say, where the attribute list names none ("plays cricket for Ealing
 # CC": a club; "'s a postman": a job).
 _HELD_TEAM = re.compile(r"\bplays?\s+(?:[a-z-]+\s+){0,2}for\s+(?:the\s+)?(?-i:[A-Z])", re.I)
@@ -230,33 +232,41 @@ _GOT = re.compile(r"\b(?:bought|got\s+(?:a|an|herself|himself)|picked\s+up|"
 
 
 def thing_changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
-    """The held thing (a car, a phone: one of a family, `step/categories.py`) of the one third
-    party a pronoun stands for, that `new` says was replaced by another of its family ("He's
-    got rid of that little Fiat and bought a BMW"): that person of the pronoun's sex holds
-    the family's one held fact, no one else of that sex holds one. The family is read from
-    the held fact's words ("drives a Fiat 500": a car), the new member by its brand."""
+    """The held thing (a car, a phone: one of a family, `step/categories.py`) of a third party
+    (by a relation, a name, or the one a pronoun stands for: `_the_one`) that `new` says was
+    got or is now used in its place ("He's got rid of that little Fiat and bought a BMW", "Ella
+    is using an old iPhone SE"): the person's one held fact of the family. Each side is read
+    with the other as its context ("has a Motorola" beside "an iPhone SE": a phone)."""
     prefix, _, who = holder.rpartition("|")
     said = new.context or new.said
-    if who not in ("?she", "?he") or event_blocked(said) or _GOT.search(new.said) is None or \
-            families._FOR_ANOTHER.search(said):
+    if event_blocked(said) or (_GOT.search(new.said) is None and _USING.search(new.said) is None) \
+            or families._FOR_ANOTHER.search(said) or _ADDITIVE.search(new.said):
+        return None
+    if who == "i" or who.startswith("named ") or ("?" in who and who not in ("?she", "?he")):
         return None
     fits: list[tuple[int, str]] = []
     for i, c in enumerate(claims):
-        if c.holder.rpartition("|")[0] != prefix:
+        if c.holder.rpartition("|")[0] != prefix or ("?" not in who and c.holder != holder):
             continue
         for fam in FAMILIES:
-            theirs = families.members(c.said, fam, switched=True)
+            theirs = families.members(c.said, fam, said, switched=True)
             mine = families.members(new.said, fam, c.said, switched=True, brands=True)
-            if theirs and families._fresh(mine, theirs):
+            if theirs and families._fresh(mine, theirs) and \
+                    not families._another(new.said, c.said, fam.name):
                 fits.append((i, fam.name))
-    one = _the_one(who[1:], {claims[i].holder for i, _ in fits})
-    fits = [(i, name) for i, name in fits if claims[i].holder == one]
+    if "?" in who:
+        one = _the_one(who[1:], {claims[i].holder for i, _ in fits})
+        fits = [(i, name) for i, name in fits if claims[i].holder == one]
     if len(fits) != 1:
         return None  # (two may be meant, or the one is of a sex unread)
     i, name = fits[0]
     return "supersedes", i, (
-        f"the one third party of that sex holding a {name} ({claims[i].holder})",
-        f"another {name} got in its place", "the only held fact it fits")
+        f"the one held {name} of {claims[i].holder}", f"another {name} got or used in its place",
+        "the only held fact it fits")
+
+
+_USING = re.compile(r"\b(?:is|'s|are)\s+(?:now\s+)?(?:using|on)\s+(?:a|an|the|her|his|their)\b",
+                    re.I)
 
 
 def event_blocked(said: str) -> bool:
@@ -267,9 +277,22 @@ def event_blocked(said: str) -> bool:
 
 _UNSETTLED = re.compile(r"\b(?:offered|applied\s+(?:for|to)|interview(?:ed|ing)?\s+(?:at|with|for)|"
                         r"turned\s+(?:it|them|(?:the|that|this)\s+\w+)\s+down)\b", re.I)
+# A stand-in while one's own is away ("a courtesy car while the Fiesta is in the garage").
+_STAND_IN = re.compile(r"\b(?:courtesy|loan(?:ed|er)?\s+(?:car|phone|van)|on\s+loan|borrow\w*|"
+                       r"hire\s+car|rental|stand-in|temporar\w*)\b|\bwhile\s+(?:the|his|her|my|"
+                       r"our|their|its)\s+(?:[\w-]+\s+){0,3}?(?:is|'s|are|was)\s+(?:being\s+"
+                       r"(?:fixed|repaired|serviced|mended)|in\s+(?:the\s+garage|for|at)|off\s+the\s+road)",
+                       re.I)
+# A thing got for someone else ("My wife bought her mum an iPhone SE"): theirs, not the buyer's.
+_GIFT = re.compile(r"\b(?:bought|got|gave|given|ordered|picked\s+up|treated)\s+(?:her|his|their|my|"
+                   r"our)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS, key=len, reverse=True))
+                   + r")s?\s+(?:a|an|the|some|one)\b", re.I)
 
 
 def unsettled(said: str) -> bool:
     """Whether `said` tells an offer, an application or an interview, or one turned down ("Liam's
-    been offered a job at Google"): what is not so yet, for anyone; never a replacement."""
-    return _UNSETTLED.search(said) is not None
+    been offered a job at Google"), a stand-in while one's own is away ("a courtesy car while
+    the Fiesta is in the garage") or a thing got for someone else ("bought her mum an iPhone"):
+    no replacement of anyone's fact."""
+    return _UNSETTLED.search(said) is not None or _STAND_IN.search(said) is not None or \
+        _GIFT.search(said) is not None
