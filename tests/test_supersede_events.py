@@ -90,6 +90,13 @@ CORRECTIONS = [
      "My other half drives a Qashqai."),
     (["My daughter Ella has a Motorola.", "My husband uses an iPhone 14."],
      "Ella is using an old iPhone SE her cousin passed on.", "My daughter Ella has a Motorola."),
+    # "he" for the one whose held car the sentence says was written off (both names unread)
+    (["My neighbour Pat has a Honda Civic.", "My neighbour Dev has a VW Golf."],
+     "Dev's Golf got written off so he's bought a Skoda Octavia.",
+     "My neighbour Dev has a VW Golf."),
+    (["My friend Ruth works for Oxfam.", "My friend Sean works for Shelter."],
+     "Ruth's moved on from Oxfam, she's with the Red Cross now.",
+     "My friend Ruth works for Oxfam."),
 ]
 
 

@@ -59,6 +59,7 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("school team employer", rf"\b(?:started|starting)\s+at\s+(?:the\s+)?({_NAME})"),
         ("employer school team", rf"\bstarts\s+(?:work\s+)?(?:at|with)\s+(?:the\s+)?({_NAME})"),
         ("team employer", rf"\b(?:gone|went|moved)\s+over\s+to\s+(?:the\s+)?({_NAME})"),
+        ("employer", rf"\b(?:is|'s)\s+(?:now\s+)?(?:with|at)\s+(?:the\s+)?({_NAME})\s+now\b"),
         ("team", rf"\b(?:signed\s+(?:on\s+)?(?:for|with))\s+(?:the\s+)?({_NAME})"),
         ("residence school team", rf"\b(?:moved|relocated|transferred)\s+"
                                   rf"(?:back\s+|down\s+|out\s+|away\s+)?to\s+(?:the\s+)?({_NAME})"),
@@ -71,7 +72,8 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
                       rf"\s+(?:in|near)\s+({_NAME})"),
     ))
 # The old job said as ended: a job told only by what they do now needs it.
-_LEFT = re.compile(r"\b(?:walked\s+away\s+from|quit|left|packed\s+in|chucked\s+in|jacked\s+in|"
+_LEFT = re.compile(r"\b(?:walked\s+away\s+from|moved\s+on\s+from|quit|left|packed\s+in|"
+                   r"chucked\s+in|jacked\s+in|"
                    r"given\s+up|gave\s+up|handed\s+(?:in\s+)?(?:her|his|their)\s+notice|"
                    r"made\s+redundant|"
                    r"laid\s+off|retired\s+from|stepped\s+down|hung\s+up)\b", re.I)
@@ -127,7 +129,8 @@ def event(said: str, context: str = "") -> tuple[frozenset[str], str] | None:
         if m is None:
             continue
         value = m.group(1).strip()
-        if m.group(0).lower().startswith("starts") and not ended:
+        if (m.group(0).lower().startswith("starts") or re.match(r"(?:is|'s)\b", m.group(0), re.I)) \
+                and not ended:
             continue  # ("she starts at Aldi on Monday": a shift, unless a job ended)
         if m.group(0).lower().startswith("start") and "employer" in attrs and not ended:
             attrs = attrs - {"employer"}  # ("he's started at PureGym": no job said to end)
@@ -223,7 +226,9 @@ def told(clause: str) -> bool:
     "Mum's gone to work at Waitrose now"): someone of the speaker's opens it, by a pronoun or a
     relation (a name's news is `holders.held_news`, filed when the name is held). Filed as a
     fact whatever its shape; the supersede rule decides whose."""
-    return _OPENS_PERSON.match(clause) is not None and event(clause) is not None
+    return _OPENS_PERSON.match(clause) is not None and (event(clause) is not None or (
+        _GOT.search(clause) is not None and not event_blocked(clause) and
+        any(families.members(clause, fam, switched=True, brands=True) for fam in FAMILIES)))
 
 
 _GOT = re.compile(r"\b(?:bought|got\s+(?:a|an|herself|himself)|picked\s+up|"
@@ -255,7 +260,11 @@ def thing_changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict |
                     not families._another(new.said, c.said, fam.name):
                 fits.append((i, fam.name))
     if "?" in who:
-        one = _the_one(who[1:], {claims[i].holder for i, _ in fits})
+        # the one whose held thing the sentence says ended ("Dev's Golf got written off so
+        # he's bought ..."), else the one the pronoun's sex leaves (`_the_one`)
+        gone = {claims[i].holder for i, _ in fits if slots.ended_again(claims[i].said, said)}
+        one = gone.pop() if len(gone) == 1 else _the_one(who[1:], {claims[i].holder
+                                                                   for i, _ in fits})
         fits = [(i, name) for i, name in fits if claims[i].holder == one]
     if len(fits) != 1:
         return None  # (two may be meant, or the one is of a sex unread)
