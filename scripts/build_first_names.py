@@ -21,7 +21,7 @@ from pathlib import Path
 
 RATIO = 10.0
 BOTH = frozenset("""alex ali andrea ashley billie bobbie charlie chris danny drew frankie freddie
-    georgie jackie jamie jesse jo jody jordan kai kelly kim lee les leslie max morgan nicky pat
+    georgie jackie jamie jess jesse jo jody jordan kai kelly kim lee les leslie max morgan nicky pat
     robin ronnie sam sammy sandy stevie taylor terry toni val""".split())
 OUT = Path(__file__).resolve().parent.parent / "src" / "memlane" / "data" / "first_names.tsv"
 

@@ -38,7 +38,7 @@ _REL = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _BIRTHDAY = re.compile(
     rf"(?:\b(?:my|our)\s+(?P<rel>{_REL})['\u2019]s|\b(?P<pro>his|her))\s+"
     rf"(?P<n>\d{{1,3}}(?:st|nd|rd|th)|{'|'.join(_ORDINAL_WORDS)})"
-    r"(?=\s+birthday\b|\s+(?:on|at|in|last|this|yesterday|party|bash)\b|\s*[.,!;]|\s*$)",
+    r"(?=\s+birthday\b|\s+(?:on|at|in|last|this|yesterday|party|bash|over)\b|\s*[.,!;]|\s*$)",
     re.I)
 
 

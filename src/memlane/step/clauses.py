@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from .asides import condition_asked
 from .attributes import _occupation
 from .endings import _ENDED_PIECE
 from .holders import RELATIONS, may_be_name, pronoun
@@ -618,7 +619,7 @@ def clauses(sentence: str) -> list[str]:
         return split_clauses(stated[0].upper() + stated[1:])
     if sentence.rstrip().endswith("?") or _ASKING.match(sentence):
         owned = job_asked(sentence) or owned_named(sentence) or age_asked(sentence) or \
-            trait_asked(sentence)
+            trait_asked(sentence) or condition_asked(sentence)
         if owned is not None:  # "... a lens for my Fuji X-T4?": the speaker has one
             return [owned]
     said = trim(sentence)

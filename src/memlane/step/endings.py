@@ -74,7 +74,8 @@ _TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last
 _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
     make makes see use used be""".split())
 _JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
-_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other|second|additionally|both|"
+# ("my other half" is a partner, no addition)
+_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other(?!\s+half\b)|second|additionally|both|"
                        r"as\s+well\s+as)\b"
                        # "too" of an addition ("a Ford too"), not of degree ("too much for her")
                        r"|\btoo\b(?!\s+(?!(?:and|but|so|now|though|as|for|since)\b)[a-z])", re.I)

@@ -33,10 +33,12 @@ from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
 from . import anchored
+from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news
 from .kinds import held_kind, kind_of
 from .lines import episode_line
+from .people import told
 from .sentences import (
     _EVENT,
     _FIRST,
@@ -145,7 +147,7 @@ def extract(
                  for s in sentences for k in (kind_of(s),) for c in clauses(s)]
         scored = sorted(((max(sentence_score(c, names), 0.3 if keep or news else 0.0), i, c,
                           k, s) for i, (c, keep, k, s) in enumerate(units)
-                         for news in (held_news(c, held),)
+                         for news in (held_news(c, held) or told(c) or dislike_by_effect(c),)
                          if is_fact(c, names) or news or (keep and _substance(c, names))),
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]

@@ -26,12 +26,13 @@ RELATIONS = {
      "grandkid": "grandchild", "nan": "grandmother", "nana": "grandmother",
      "nanna": "grandmother", "gran": "grandmother", "grandad": "grandfather",
      "granddad": "grandfather", "grampa": "grandfather", "gramps": "grandfather",
+     "auntie": "aunt", "aunty": "aunt", "missus": "wife",
      # a child by their place among the children ("my eldest", "our youngest"): one each
      "eldest": "eldest", "oldest": "eldest", "youngest": "youngest"}
 # Relations of one gender: "she" never stands for "my son", nor "he" for "my daughter".
 GENDER = {w: "she" for w in """mother mum mom sister wife girlfriend daughter aunt auntie niece
     grandmother grandma granny nan nana granddaughter stepdaughter stepmother stepmum stepsister
-    godmother goddaughter fiancee landlady""".split()} | {
+    godmother goddaughter fiancee landlady aunty missus wifey""".split()} | {
     w: "he" for w in """father dad brother husband boyfriend son uncle nephew grandfather grandpa
     grandad granddad grandson stepson stepfather stepdad stepbrother godson godfather fiance
     landlord""".split()}
@@ -75,8 +76,9 @@ _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+
          r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
-_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS})|the\s+({_PET_WORDS}|(?:baby|kids|children|"
-                          r"twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
+# "The wife's traded the Corsa in": a spouse by "the", as British speakers say it.
+_REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS}|other\s+half)|the\s+({_PET_WORDS}|wife|"
+                          r"husband|missus|hubby|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
@@ -88,9 +90,11 @@ _IDENTITY = re.compile(
     rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
     rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}{_ROLE_MOD}({_REL_WORDS})\b", re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
-_NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?(?='s\b|\s+(?:is|was|"
+# (a sentence adverb may stand between: "Becky finally got the keys")
+_NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?"
+                            r"(?=(?:\s+[a-z]{3,}ly(?=\s))?(?:'s\b|\s+(?:is|was|"
                             r"has|had|just|now|\w+s|\w+ed|left|got|went|quit|gave|took|fell|became)"
-                            r"\b)", re.I)
+                            r"\b))", re.I)
 _NAMED_CHAIN = re.compile(rf"(?:'s|\u2019s)\s+(?:(?:new|old|little|older|younger|eldest|"
                           rf"youngest|big|best)\s+)*({_REL_WORDS})\b", re.I)
 _NOT_NAMES = frozenset("""the this that these those there here my our your his her their its
@@ -227,8 +231,8 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
             return "i", f"who is my {rel}", body
     rel_m = _REL_SUBJECT.match(body)
     if rel_m is not None:
-        word = (rel_m.group(1) or rel_m.group(2)).lower()
-        rel = RELATIONS.get(word, word)
+        word = " ".join((rel_m.group(1) or rel_m.group(2)).lower().split())
+        rel = RELATIONS.get(word, "partner" if word == "other half" else word)
         name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
         rest = body[rel_m.end():]
         chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, families, numbered, slots, topics
+from . import anchored, families, numbered, people, slots, topics
 from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
@@ -113,8 +113,8 @@ SENTENCE_CHARS = 1000
 every family's pattern runs over what it reads."""
 
 _PRONOUN_HINTS = {
-    "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother",
-    "?he": "son brother father dad husband boyfriend nephew uncle grandfather",
+    "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother auntie stepmum",
+    "?he": "son brother father dad husband boyfriend nephew uncle grandfather stepdad",
 }
 
 
@@ -152,6 +152,8 @@ def related_query(texts: Sequence[str]) -> str:
                 words += anchored.search_words(clause)  # "running shoes": "run" too
                 words += families.search_words(clause, sentence)  # "gas", "electric": energy
                 words += topics.search_words(sentence)  # "the scale said 176": a weight
+                if (told := people.event(clause)) is not None:  # "retrained as": a job
+                    words += [w for a in sorted(told[0]) for w in _HINTS.get(a, "").split()]
                 # Its thing said in other words ("my current account" / "I bank with ...").
                 said = set(re.findall(r"[a-z]+", clause.lower()))
                 words += [w for f in slots.FAMILIES if f & said for w in sorted(f)]

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, medicines, numbered, slots, topics
+from . import anchored, broad, families, medicines, numbered, people, slots, topics
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -461,6 +461,11 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _unless_kept(new, claims, Decision(*f))  # (`families.py`, `medicines.py`)
     if d.verdict in (RELATED, NEW) and (t := topics.by_topic(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`: "the scale said 176")
+    if d.verdict in (RELATED, NEW) and (p := people.changed(new, holder, claims) or
+                                        people.thing_changed(new, holder, claims)):
+        d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")
+    if people.unsettled(new.context or new.said):  # "been offered a job at Google": not so yet
+        d = _keep_apart(d)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
 
@@ -774,7 +779,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
     if (f := families.one_value(new, holder, [c], vet=True) or
-            medicines.in_place(new, holder, [c]) or topics.by_topic(new, holder, [c])) and \
+            medicines.in_place(new, holder, [c]) or topics.by_topic(new, holder, [c]) or
+            people.changed(new, holder, [c])) and \
             f[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[2]))
     mine, theirs = holder.rpartition("|")[2], c.holder.rpartition("|")[2]
