@@ -5,6 +5,7 @@ search with the user's last turn."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,14 @@ from memlane.eval.reader import terms
 from memlane.eval.reference import (
     ITEMS,
     REFERENCE_KINDS,
+    Dialogue,
+    _exchange_drawer,
+    _messages,
     load_reference,
     make_reference_thread,
     shares_terms,
 )
+from memlane.eval.reference_items import RefItem
 from memlane.eval.reference_run import run_reference
 
 
@@ -189,3 +194,21 @@ def test_a_budget_whose_notes_fill_the_search_limit_still_gets_its_notes() -> No
     ctx = mem.thread("t").context(12000, "Tell me about Harbor Bank loan rates.")
     notes = "".join(m.content for m in ctx.messages if m.layer == "notes")
     assert notes.count("\n- #") >= 50
+
+
+def test_filler_never_says_a_value_as_the_reader_stems_it() -> None:
+    """An update's stale value "March" is seen in a filler line that says "marched" (the
+    reader's terms stem both to "march"): such a line would count as the stale value shown, so
+    the generator leaves it out, as it leaves out the value's own words."""
+    convo = tuple((f"We walked by the canal, lap {i}.", f"Lovely walk ({i}).") if i % 2
+                  else (f"So many people marched through the streets ({i}).", "Powerful.")
+                  for i in range(40))
+    item = RefItem("update", "The optician's moved my eye test to 22 April.",
+                   "When's my next appointment for my glasses?", "April",
+                   stale="I've got my annual check-up with the optician on 4 March.",
+                   stale_answer="March")
+    _, nxt = _exchange_drawer(random.Random(0), Dialogue("d", (convo,)))
+    said = _messages(random.Random(0), item, 20, 15, 2, nxt)
+    filler = [text for i, (_, text) in enumerate(said) if i // 2 not in (2, 15)]
+    assert filler and not any("march" in terms(t) for t in filler)
+    assert sum("march" in terms(t) for _, t in said) == 1  # the stale statement alone

@@ -19,7 +19,8 @@ message of the assembled context, in any layer, plus the records it opened and t
 results it read) is tested for each value's words (`reader.answer_in`): `stale_only` (the stale
 value is seen and the newest is not: the stale value is shown as current; a failure, counted in
 the report), `both` (seen side by side: counted apart; the context must say which is newer),
-`new_only`, `neither`. Memory layers carry no superseded mark today, so nothing finer is claimed.
+`new_only`, `neither`. The test reads words, not marks (a note of the current value is marked as
+such, `context.current`), so nothing finer is claimed.
 
 In every item the question shares no content term (`reader.terms`) with the message that holds
 the fact (nor with the stale one): that is checked when a thread is made, and for the file format
@@ -32,7 +33,9 @@ refuse them).
 other as the assistant), continued into another when it runs out. Without a path: the needle's
 small talk (the chitchat-dataset corpus when installed, else the built-in generator). A filler
 exchange that says a word of the fact, its topic, the question or the answer is left out, so the
-planted messages are the only place the subject comes up. Threads have 150-249 exchanges
+planted messages are the only place the subject comes up; so is one with a word the reader takes
+for a value's (`reader.terms`: "marched" is "march", the month a stale value named), which would
+count as that value shown (`_without_values`). Threads have 150-249 exchanges
 (300-498 messages) unless a length is given.
 
 **Reproducible.** Everything is drawn from `random.Random` seeded by the run's `seed`, the kind,
@@ -286,6 +289,7 @@ def _messages(rng: random.Random, item: RefItem, n: int, at: int, stale_at: int 
     words = {w for s in said for w in _fold(s).split() if terms(w)}
     forbidden = sorted({w for w in (*words, *(t for w in words for t in terms(w)),
                                     *(_fold(t) for t in item.topic)) if len(w) >= 3})
+    values = frozenset(t for s in (item.answer, item.stale_answer) for t in terms(s))
     planted = {at: item.fact}
     if stale_at is not None:
         planted[stale_at] = item.stale
@@ -296,8 +300,25 @@ def _messages(rng: random.Random, item: RefItem, n: int, at: int, stale_at: int 
         elif item.cue and ex == n - 1:
             messages += [("user", item.cue), ("assistant", rng.choice(_CUE_ACKS))]
         else:
-            messages += nxt(forbidden)
+            messages += _without_values(nxt, forbidden, values)
     return messages
+
+
+_VALUE_REDRAWS = 1000
+"""Filler exchanges drawn at most for one free of the values' terms."""
+
+
+def _without_values(nxt: Callable[[list[str]], list[tuple[str, str]]], forbidden: list[str],
+                    values: frozenset[str]) -> list[tuple[str, str]]:
+    """The next filler exchange (`nxt`) none of whose messages has a term of `values` (the
+    answer's and the stale answer's, as the reader splits them): the words as written are
+    `forbidden` already, an inflection the reader stems to one ("marched") is left out here."""
+    for _ in range(_VALUE_REDRAWS):
+        ex = nxt(forbidden)
+        if not any(values.intersection(terms(text)) for _, text in ex):
+            return ex
+    raise UsageError(f"no filler exchange free of the values' terms ({', '.join(sorted(values))})"
+                     f" in {_VALUE_REDRAWS} draws; give a longer file of conversations as --filler")
 
 
 def generate(threads: int, seed: int, kinds: Sequence[str], positions: Sequence[float],
