@@ -38,7 +38,7 @@ nothing kept, `cache=False`: 13 ms):
   tests/test_read_cache.py checks a second turn reads no stretch, the reference (cache off)
   reads them every turn, and both show the same.
 - `standing`: the namespace's standing records and changed values (`Store.standing_records`,
-  `Store.corrected_records`, at most `context.standing.STANDING_READ` each), their terms and the
+  `Store.corrected_records`, at most `STANDING_READ` and `CHANGED_READ`), their terms and the
   ones a newer record supersedes (a `context.standing.Pool`). Stands in for those reads and
   splitting each record into terms (and reading it for the "newer than" mark) every turn: on
   the 10k-message file (200 standing records), 3.4 ms a turn kept against 5.8 ms not kept (CPU

@@ -34,7 +34,7 @@ from .context.notes import (
     select_notes,
 )
 from .context.policy import Policy
-from .context.standing import STANDING_READ, Pool, rank_standing, standing_pool
+from .context.standing import CHANGED_READ, STANDING_READ, Pool, rank_standing, standing_pool
 from .context.tokens import BPETokenizer, Tokenizer
 from .context.turns import (
     CITED_PER_RECORD,
@@ -582,7 +582,7 @@ class Thread:
         if hit is None:
             hit = cache.put("standing", ns, None, (), standing_pool(
                 self._store.standing_records(ns, STANDING_READ),
-                self._store.corrected_records(ns, STANDING_READ), fact_terms))
+                self._store.corrected_records(ns, CHANGED_READ, CITED_PER_RECORD), fact_terms))
         return rank_standing(hit, want, fact_terms)
 
     def _cache_turn(self) -> None:

@@ -34,11 +34,14 @@ from ..types import Record
 from ..validate import STANDING_KINDS
 from .policy import Policy
 
-__all__ = ["HARD_KINDS", "STANDING_READ", "Pool", "rank_standing", "standing_cap",
+__all__ = ["CHANGED_READ", "HARD_KINDS", "STANDING_READ", "Pool", "rank_standing", "standing_cap",
            "standing_pool", "standing_terms", "superseded"]
 
 STANDING_READ = 200
 """Most standing records a turn reads (the costliest kinds first): the layer shows far fewer."""
+CHANGED_READ = 40
+"""Most changed values a turn reads, the newest records first: behind the needs and agreements
+a 4k budget's layer shows a dozen facts in all (older changes are searched for)."""
 
 _COST = {k: i for i, k in enumerate(STANDING_KINDS)}
 _CHANGED = _COST["decision"] + 0.5

@@ -332,10 +332,12 @@ class RecordsAndSearch(Protocol):
         namespace's size."""
         ...
 
-    def corrected_records(self, namespace: str, limit: int) -> list[Record]:
+    def corrected_records(self, namespace: str, limit: int, sources: int | None = None
+                          ) -> list[Record]:
         """The namespace's current records whose text was corrected (an `update` in their
-        history: a value the user changed), at most `limit`, newest first; one indexed read
-        (`record_history_op`) of at most `limit` history ids, whatever the namespace's size."""
+        history: a value the user changed), at most `limit`, newest first; `sources` as
+        `records`'. One seek of the index `record_history_op` per record, whatever the size of
+        the namespace or how often a record was corrected."""
         ...
 
     def record_namespaces(self, prefix: str = "", kinds: Sequence[str] | None = None

@@ -346,11 +346,16 @@ class PgCore(CommonStore):
                        (*args, limit))
         return [_record(r[:-1]) for r in rows]
 
-    def corrected_records(self, namespace: str, limit: int) -> list[Record]:
+    def corrected_records(self, namespace: str, limit: int, sources: int | None = None
+                          ) -> list[Record]:
+        # The newest distinct corrected ids, one index seek each (`record_history_op`).
         return [_record(r) for r in self._q(
-            f"SELECT {_REC_COLS} FROM records r WHERE r.namespace = %s AND r.id IN (SELECT"
-            " DISTINCT record_id FROM record_history WHERE namespace = %s AND op = 'update'"
-            " ORDER BY record_id DESC LIMIT %s) ORDER BY r.id DESC", (namespace, namespace, limit))]
+            "WITH RECURSIVE ids(id, n) AS (SELECT (SELECT max(record_id) FROM record_history"
+            " WHERE namespace = %s AND op = 'update'), 1 UNION ALL SELECT (SELECT max(record_id)"
+            " FROM record_history WHERE namespace = %s AND op = 'update' AND record_id < ids.id),"
+            f" n + 1 FROM ids WHERE ids.id IS NOT NULL AND n < %s) SELECT {rec_cols(sources)}"
+            " FROM records r WHERE r.namespace = %s AND r.id IN (SELECT id FROM ids)"
+            " ORDER BY r.id DESC", (namespace, namespace, limit, namespace))]
 
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector

@@ -36,6 +36,15 @@ def sources_column(record_id: str) -> str:
             f" WHERE record_id = {record_id} ORDER BY message_id LIMIT ?))")
 
 
+CORRECTED_IDS = (
+    "WITH RECURSIVE ids(id, n) AS (SELECT (SELECT max(record_id) FROM record_history"
+    " WHERE namespace = ? AND op = 'update'), 1 UNION ALL SELECT (SELECT max(record_id)"
+    " FROM record_history WHERE namespace = ? AND op = 'update' AND record_id < ids.id),"
+    " n + 1 FROM ids WHERE ids.id IS NOT NULL AND n < ?)")
+"""The newest distinct ids of corrected records (an `update` in the history), one index seek
+each (parameters: namespace, namespace, limit); a record corrected a thousand times is one."""
+
+
 def record_of(r: Sequence[Any], mids: str | None) -> Record:
     """The record of a `_REC_COLS` row and its source ids as SQLite joined them (None: none)."""
     # group_concat's order is unspecified (it follows the primary key in practice): sorted
@@ -287,15 +296,15 @@ class SQLiteCore(CommonStore):
                     (namespace, kind, limit - len(rows)))]
             return self._with_sources(c, rows)
 
-    def corrected_records(self, namespace: str, limit: int) -> list[Record]:
+    def corrected_records(self, namespace: str, limit: int, sources: int | None = None
+                          ) -> list[Record]:
         with self._lock:
             c = self.conn
             rows = c.execute(
-                f"SELECT {_REC_COLS} FROM records WHERE namespace = ? AND id IN (SELECT DISTINCT"
-                " record_id FROM record_history INDEXED BY record_history_op WHERE namespace = ?"
-                " AND op = 'update' ORDER BY record_id DESC LIMIT ?) ORDER BY id DESC",
-                (namespace, namespace, limit)).fetchall()
-            return self._with_sources(c, rows)
+                f"{CORRECTED_IDS} SELECT {_REC_COLS} FROM records WHERE namespace = ? AND id IN"
+                " (SELECT id FROM ids) ORDER BY id DESC",
+                (namespace, namespace, limit, namespace)).fetchall()
+            return self._with_sources(c, rows, sources)
 
     # search and recall -------------------------------------------------------------------------
     # Appended for long-term records and recall. Index rows and vectors are kept in
