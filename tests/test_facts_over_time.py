@@ -72,9 +72,10 @@ def test_each_correction_supersedes_its_record_with_a_dated_history(store: Any) 
         said = mem.messages_by_id(hist[0]["superseded_by"])
         assert [m.content for m in said] == [second]
         assert hist[-1]["superseded"] is None
-        # Notes and search show the current text only, with the date it was stated.
+        # Notes and search show the current text only, with the date it was stated (a value
+        # the user changed is a standing fact: the core layer shows it, the notes do not again).
         ctx = mem.thread("t").context(4000, "What is the plan?")
-        notes = "\n".join(m.content for m in ctx.messages if m.layer == "notes")
+        notes = "\n".join(m.content for m in ctx.messages if m.layer in ("core", "notes"))
         assert stale not in notes
         assert f"- #{rec.id} ({day(rec.stated)}) " in notes
         assert all(stale not in h.record.text
