@@ -60,7 +60,10 @@ WRITTEN = ("injection_corpus", "safety_families", "guard_benign", "benign_model_
 MARGIN = 0.02
 TURN_GAP = 0.05
 # What the strict threshold may cost the benign texts written here, out of fold (`thresholds`).
-LOSS = 0.01
+# None: at 1% (strict 0.95) the model trained on the sources withheld 4 of bench_safety's 203
+# LoCoMo texts (third-person observations, "Andrew mentioned exploring nature as his escape ...",
+# 0.95-0.98), which no written text stands for; zero loss puts strict at its cap, 0.99.
+LOSS = 0.0
 # The unseen sets whose licences keep them out of the repository: measured, never trained on.
 MEASURED = ("c", "d2", "e1", "f", "g")
 CHITCHAT_N = 1000

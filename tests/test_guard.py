@@ -11,7 +11,7 @@ import pytest
 
 from memlane import guard
 from memlane.memory import Memory
-from memlane.safety import _fold, classifier_score, prompt_like, scan
+from memlane.safety import _fold, admit, classifier_score, prompt_like, scan
 from memlane.tools.handlers import MemoryTools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,8 +58,13 @@ def test_the_shipped_weights_load_and_read_texts_written_here():
     w = guard.shipped()
     assert len(w.hashed) == guard.DIM and len(w.dense) == len(guard.DENSE_NAMES)
     assert 0.5 < w.thresholds["strict"] < w.thresholds["turn"] <= 1
+    # Strict sits where no benign text written here scores out of fold (0.99 since guard44m), so
+    # an attack may score under it and still rank above every benign text; `admit` (patterns or
+    # classifier) keeps each out.
+    benign_top = max(classifier_score(text) for text in [*BENIGN, PAGE])
     for text in ATTACKS:
-        assert classifier_score(text) >= w.thresholds["strict"], text
+        assert classifier_score(text) > max(benign_top, 0.9), text
+        assert admit(text).quarantined, text
     for text in [*BENIGN, PAGE]:
         assert classifier_score(text) < w.thresholds["strict"], text
         assert "classifier" not in prompt_like(text)
