@@ -29,6 +29,11 @@ lowest that withholds at most `LOSS` of the written benign texts and of the smal
 patterns leave plain (`thresholds`), "turn" (a conversation's turns and what a step files from
 them) `TURN_GAP` above strict, and above every benign text's score, small talk included.
 
+Not shipped (guard44m): the model this trains (strict 0.99) kept 1,242 of the 1,313 attacks of
+the never-copied sets C, D2, E1, F, G out by `admit` against 1,228 with the shipped one, but
+quarantined a benign bank e-mail (tests/test_safety_reader_orders) and 53 more of J's NotInject
+prompts; memlane/data/guard.bin is still the one trained on the tuning corpora alone (0.925).
+
 Retraining needs the `eval` extra (for the small talk) and numpy, no network; the leave-one-
 source-out report trains a model per corpus (about 30 minutes on a shared machine).
 """

@@ -24,9 +24,7 @@ The text comes in already folded (`safety._fold`: NFKC, look-alikes, case, escap
 tricks reach the same buckets; this module imports nothing of memlane (safety sits above it).
 Inference is pure Python (numpy is not a core dependency): a few hundred microseconds for a
 600-character text. The weights are memlane's own, trained by `scripts/train_guard.py` on the
-tuning corpora and the attack sources whose licences let them be copied here (the outside
-packages, tests/data/guard_sources.jsonl, the repository's attack files), and ship as
-`memlane/data/guard.bin` (int16, zlib-compressed).
+tuning corpora only, and ship as `memlane/data/guard.bin` (int16, zlib-compressed).
 """
 
 from __future__ import annotations
