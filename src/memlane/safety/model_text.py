@@ -20,6 +20,7 @@ from .reader_tasks import task_signals
 from .requests import request_signals
 from .scanning import _sentences
 from .signals import _AI_WORDS, _ORDER, _ROLEPLAY
+from .standing import standing_signals
 
 # --- text a model wrote into memory, or a tool brought in -----------------------------------------
 # A record the model files with `remember` / `update_memory` is a statement about the user or the
@@ -160,7 +161,7 @@ def _signals(folded: str, text: str) -> list[str]:
     # The views below read a bounded part, the head and the tail (as `agent_signals` does).
     view = folded if len(folded) <= 10_000 else folded[:8000] + " " + folded[-2000:]
     found += task_signals(view, _sentences(view), text)
-    found += errand_signals(view) + request_signals(view, text)
+    found += errand_signals(view) + request_signals(view, text) + standing_signals(view)
     # (Only when words mixing digits and letters are many: "3pm", "1st" and "joanna!" are not
     # leetspeak, and reading the text twice doubles its cost.)
     mixed = len(_LEET_WORD.findall(view)) if _LEETISH.search(view) else 0
