@@ -88,7 +88,7 @@ _SYSTEM_OBJECT = re.compile(
     r"channels?|workspace|configurations?|config|settings|logs?|system|metadata|internal|"
     r"confidential)\b"
     # A database's names ("stock_quantity", "the orders table where ...") and a system's files
-    # ("C:\\Windows\\System32\\...", "/etc/passwd") (guard44k).
+    # ("C:\\Windows\\System32\\...", "/etc/passwd").
     r"|\b[a-z]+_[a-z0-9_]+\b(?![@.\w])|\btables?\b(?= (?:where|by setting)\b)"
     r"|\b[a-z]:\\|(?<![\w.])/(?:etc|sbin|bin|boot|root|proc|sys|usr|var)/")
 # What an exfiltration takes: everything, or something secret (not "the invoice").
@@ -151,7 +151,7 @@ _GOAL_SET = re.compile(
     r"|\byou (?:should|must|will) (?:now |also |always |simply )?(?:skip|bypass|treat|disable|"
     r"prioriti[sz]e|make executive)\b"
     r"|\bas (?:we|you) agreed(?: earlier| before)?,? you\b"
-    # A label naming the machine's goal: "Agent goal: ...", "AI objective: ..." (guard44k).
+    # A label naming the machine's goal: "Agent goal: ...", "AI objective: ...".
     r"|\b(?:agent|assistant|ai|a\.i\.|bot|chatbot|llm)(?:'s)? (?:primary |main |new |"
     r"current )?(?:goal|objective|mission|task|directive|orders?|instructions?)s?\s*:")
 _SHORT_OVERRIDE = re.compile(

@@ -1,5 +1,5 @@
 """Orders to the reader that outlive the turn, and asks for the conversation before it: read by
-`prompt_like` (so by `safety.admit`, the one rule of every path into memory) (#44, guard44m).
+`prompt_like` (so by `safety.admit`, the one rule of every path into memory) (#44).
 
 The memory step files none of these from a conversation (`step.sentences.is_request`: an order
 or a request is no fact), while `remember`, `update_memory` and REST stored whatever the agent
