@@ -11,7 +11,16 @@ PostgreSQL cannot drift apart on the rest.
 from .maintenance import CommonMaintenance
 from .plan import bm25_idf
 from .records import CommonRecords
-from .rows import EP_COLS, MSG_COLS, SNAP_COLS, VecTable, message_row, pg_params, snapshot_row
+from .rows import (
+    CORRECTED_IDS,
+    EP_COLS,
+    MSG_COLS,
+    SNAP_COLS,
+    VecTable,
+    message_row,
+    pg_params,
+    snapshot_row,
+)
 from .search import CommonSearch
 from .threads import CommonThreads
 from .tx import CommonTx
@@ -19,7 +28,7 @@ from .window import ThreadLocks, grown_rows, held_turns, window_rows
 
 # What the engines (and tests) import from the package; the rest is imported from its module.
 __all__ = [
-    "EP_COLS", "MSG_COLS", "SNAP_COLS", "CommonStore", "CommonTx", "ThreadLocks",
+    "CORRECTED_IDS", "EP_COLS", "MSG_COLS", "SNAP_COLS", "CommonStore", "CommonTx", "ThreadLocks",
     "VecTable", "bm25_idf", "grown_rows", "held_turns", "message_row", "pg_params",
     "snapshot_row", "window_rows",
 ]

@@ -28,6 +28,16 @@ OVERLAPPING_EPISODES = (
 )
 
 
+CORRECTED_IDS = (
+    "WITH RECURSIVE ids(id, n) AS (SELECT (SELECT max(record_id) FROM record_history"
+    " WHERE namespace = ? AND op = 'update'), 1 UNION ALL SELECT (SELECT max(record_id)"
+    " FROM record_history WHERE namespace = ? AND op = 'update' AND record_id < ids.id),"
+    " n + 1 FROM ids WHERE ids.id IS NOT NULL AND n < ?)")
+"""`Store.corrected_records`' ids, both engines: the newest distinct ids of corrected records
+(an `update` in the history), one seek of `record_history_op` each (parameters: namespace,
+namespace, limit); a record corrected a thousand times is one."""
+
+
 def pg_params(sql: str) -> str:
     """`sql` with `?` placeholders as psycopg's `%s` (no SQL here has a literal `?` or `%`)."""
     return sql.replace("?", "%s")

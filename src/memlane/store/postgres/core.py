@@ -20,6 +20,7 @@ from ...errors import StoreError
 from ...types import Record
 from ...validate import STANDING_KINDS
 from ..common import (
+    CORRECTED_IDS,
     CommonStore,
     ThreadLocks,
     pg_params,
@@ -348,14 +349,10 @@ class PgCore(CommonStore):
 
     def corrected_records(self, namespace: str, limit: int, sources: int | None = None
                           ) -> list[Record]:
-        # The newest distinct corrected ids, one index seek each (`record_history_op`).
-        return [_record(r) for r in self._q(
-            "WITH RECURSIVE ids(id, n) AS (SELECT (SELECT max(record_id) FROM record_history"
-            " WHERE namespace = %s AND op = 'update'), 1 UNION ALL SELECT (SELECT max(record_id)"
-            " FROM record_history WHERE namespace = %s AND op = 'update' AND record_id < ids.id),"
-            f" n + 1 FROM ids WHERE ids.id IS NOT NULL AND n < %s) SELECT {rec_cols(sources)}"
-            " FROM records r WHERE r.namespace = %s AND r.id IN (SELECT id FROM ids)"
-            " ORDER BY r.id DESC", (namespace, namespace, limit, namespace))]
+        return [_record(r) for r in self._q(pg_params(
+            f"{CORRECTED_IDS} SELECT {rec_cols(sources)} FROM records r WHERE r.namespace = ?"
+            " AND r.id IN (SELECT id FROM ids) ORDER BY r.id DESC"),
+            (namespace, namespace, limit, namespace))]
 
     # search and recall -------------------------------------------------------------------------
     # The lexical side is PostgreSQL full text (a generated tsvector, GIN, ts_rank); the vector

@@ -15,6 +15,7 @@ from ...errors import StoreError
 from ...types import Record, make_record
 from ...validate import STANDING_KINDS
 from ..common import (
+    CORRECTED_IDS,
     CommonStore,
     ThreadLocks,
 )
@@ -34,15 +35,6 @@ def sources_column(record_id: str) -> str:
     stops at the cap, in the primary key."""
     return ("(SELECT group_concat(message_id) FROM (SELECT message_id FROM record_sources"
             f" WHERE record_id = {record_id} ORDER BY message_id LIMIT ?))")
-
-
-CORRECTED_IDS = (
-    "WITH RECURSIVE ids(id, n) AS (SELECT (SELECT max(record_id) FROM record_history"
-    " WHERE namespace = ? AND op = 'update'), 1 UNION ALL SELECT (SELECT max(record_id)"
-    " FROM record_history WHERE namespace = ? AND op = 'update' AND record_id < ids.id),"
-    " n + 1 FROM ids WHERE ids.id IS NOT NULL AND n < ?)")
-"""The newest distinct ids of corrected records (an `update` in the history), one index seek
-each (parameters: namespace, namespace, limit); a record corrected a thousand times is one."""
 
 
 def record_of(r: Sequence[Any], mids: str | None) -> Record:
