@@ -45,11 +45,14 @@ _MORE_CUES = re.compile(
     r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|been\s+\w+ing)\b", re.I)
 _RESCHEDULED = re.compile(
     r"\b(?:rebooked|re-booked|rescheduled|re-scheduled|postponed|delayed|shifted|bumped|"
-    r"(?:pushed|put|moved)\s+(?:\w+\s+){0,4}?back|brought\s+(?:\w+\s+){0,4}?forward)\b", re.I)
+    r"(?:pushed|put|moved)\s+(?:\w+\s+){0,4}?back|brought\s+(?:\w+\s+){0,4}?forward"
+    # a thing pushed to a date: "had to push the wedding to 6 September"
+    r"|push(?:ed|ing)?\s+(?:\w+\s+){1,4}?(?:to|till|until)(?=\s+(?:the\s+)?(?:\d|(?:jan|feb|mar|"
+    r"apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)))\b", re.I)
 """A dated or timed thing moved ("pushed the MOT back to the 3rd", "brought the check-up
 forward to 9am", "rebooked for the 16th"): a change cue, and none of its words an anchor."""
 _RESCHEDULE_WORDS = frozenset("""rebooked re-booked rescheduled re-scheduled postponed delayed
-    shifted bumped pushed put brought forward back""".split())
+    shifted bumped pushed push pushing put brought forward back""".split())
 _ONCE = re.compile(
     r"\b(?:(?:this|last|next)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)|last\s+night|"
     r"just\s+the\s+once|this\s+once|on\s+this\s+occasion|one[-\s]off)\b",

@@ -90,7 +90,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("employer", r"^(?:\W*['\u2019]s)?\s*(?:(?:has|have|had|just|now|finally)\s+)*"
                      r"jump(?:ed|s)?\s+ship\s+to\b"  # "Ravi's jumped ship to EY"
                      r"|\b(?:work(?:s|ing)?\s+(?:(?:in|on)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}?"
-                     r"(?:team|department|dept|office|division|unit|section|side)\s+)?(?:at|for)|employer|job\s+(?:at|with)|employed|"
+                     r"(?:team|department|dept|office|division|unit|section|side)\s+)?(?:at|for)"
+                     r"|employer|(?:job|role|position|post)\s+(?:at|with)\s+(?-i:[A-Z])\w*|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
                      # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
                      rf"|{_AT_NOW}"),
@@ -161,8 +162,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # "I'm a sous chef", "My sister is a teacher (at ...)": what the holder does, when the noun is
 # an occupation's (by its ending or a short list), not a hobby or a habit ("a member", "a
 # runner", "a night owl").
-_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+((?:[a-z-]+\s+){0,2}"
-                        r"([a-z-]+?))(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
+_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+"
+                        r"((?:(?!(?:at|in|on|for|with)\b)[a-z-]+\s+){0,3}([a-z-]+?))"
+                        r"(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
 _TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
                     r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head|guard|warden|steward|"
                     r"(?:post|fire|bin|sales|delivery|handy)(?:man|woman))$")
@@ -216,6 +218,19 @@ def last_occupation(rest: str) -> bool:
     head, comma, last = rest.rpartition(",")
     last = re.sub(r"^\s*(?:he|she|they)(?='s\b|\s+(?:is|are|was)\b)", "", last, flags=re.I)
     return bool(comma) and bool(head.strip()) and _occupation(last.strip())
+
+
+_LEFT_AFTER = re.compile(r"^\s*(?:and\s+|having\s+)?(?:(?:i|i've|i\s+have)\s+)?"
+                         r"(?:left|quit|gave\s+up|given\s+up|packed\s+in|jacked\s+in|handed\s+in|walked\s+away\s+from|"
+                         r"finished\s+(?:at|with))\b", re.I)
+
+
+def first_occupation(rest: str) -> bool:
+    """Whether the first clause of `rest` says what the holder does now and the next one what
+    they left ("I'm a teaching assistant now, left the hotel in April"): the job is the first
+    clause's, and a date beside it is when the old one ended."""
+    head, comma, tail = rest.partition(",")
+    return bool(comma) and _occupation(head.strip()) and bool(_LEFT_AFTER.match(tail))
 
 
 _WORKS_AS = re.compile(r"\bwork(?:s|ing|ed)?\s+(?:\w+\s+){1,2}as\s+an?\s+(?:[a-z-]+\s+){0,2}?"

@@ -84,9 +84,10 @@ _CAR_MODELS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 _PART = "part of the week"
-_TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)"
+_TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)" \
+    r"(?:\s+(?:\d{1,2}[:.]\d{2}|\d{1,3}|number\s+\d{1,3}))?"  # ("the 7:40 bus", "the 42 bus")
 _ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
-    r"became|become|now|fully|strictly|completely|totally|a|an|doing|following|the|" \
+    r"became|become|now|fully|strictly|completely|totally|a|an|doing|following|the|so|" \
     r"(?:switched|changed|converted|moved)\s+(?:over\s+)?to)"
 
 FAMILIES: tuple[Family, ...] = (
@@ -95,8 +96,8 @@ FAMILIES: tuple[Family, ...] = (
         members=(
             ("cycle", r"(?<!motor)(?:cycl(?:e|es|ed|ing)|bik(?:e|es|ing)|(?:push\s*)?bicycle)"),
             ("walk", r"walk(?:s|ed|ing)?(?!\s+(?:the|my|our|his|her|their)\b)|on\s+foot"),
-            ("bus", rf"{_TO}\s+(?:school\s+)?bus(?:es)?|buses"),
-            ("train", rf"{_TO}\s+trains?|trains"),
+            ("bus", rf"{_TO}\s+(?:school\s+)?bus(?:es)?\b|buses\b"),
+            ("train", rf"{_TO}\s+trains?\b|trains\b"),
             ("tube", rf"{_TO}\s+(?:tube|underground|metro|subway)"),
             ("tram", rf"{_TO}\s+trams?"),
             ("ferry", rf"{_TO}\s+ferry"),
@@ -128,7 +129,7 @@ FAMILIES: tuple[Family, ...] = (
         members=(*(
             (name, rf"{_ON}\s+(?:a\s+)?(?:{rx})(?=\s*(?:[.,;!]|$|now\b|these\b|since\b|again\b|"
                    rf"for\b|from\b|diet\b|plan\b|and\b|after\b|because\b|as\b|so\b|but\b|last\b|this\b|in\b|"
-                   rf"at\b|when\b|recently\b|lately\b))")
+                   rf"at\b|when\b|recently\b|lately\b|i\s+(?:suppose|guess|think)\b))")
             for name, rx in (("vegan", "vegan"), ("vegetarian", "vegetarian|veggie"),
                              ("pescatarian", "pesc[ae]tarian"), ("flexitarian", "flexitarian"),
                              ("keto", "keto|ketogenic"), ("paleo", "paleo"),
@@ -214,7 +215,8 @@ FAMILIES: tuple[Family, ...] = (
         members=tuple(
             (f"{make.lower()} {model.lower()}" if model else make.lower(),
              rf"(?-i:{re.escape(make)}\s+{re.escape(model)}|{re.escape(model)})" if model
-             else rf"(?-i:{re.escape(make)})(?!\s+(?-i:[A-Z0-9]))")
+             # (a make with a model not listed: "a second-hand Mazda 2" is a Mazda)
+             else rf"(?-i:{re.escape(make)})(?!\s+(?-i:[A-Z])[a-z])")
             for make, models in _CAR_MODELS for model in (*models, "")),
         context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
                 r"\bsecond-?hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
@@ -274,10 +276,11 @@ FAMILIES: tuple[Family, ...] = (
         "gym", hints="gym member membership fitness puregym",
         members=_brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
                         "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
-                        "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness"),
+                        "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness") +
+        (("leisure centre", r"leisure\s+cent(?:re|er)"),),  # (the council's, by its kind)
         context=r"gym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
-                r"\bclasses\b|\bfitness\b",
-        noun=r"gyms?", suffix=r"Fitness|Gym"),
+                r"\bclasses\b|\bfitness\b|\bleisure\b",
+        noun=r"gyms?", suffix=r"Fitness|Gym|Leisure"),
     Family(
         "dermatologist", hints="dermatologist skin",
         members=(), noun=r"dermatologists?|skin\s+(?:doctors?|specialists?|consultants?)",

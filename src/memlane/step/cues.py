@@ -49,3 +49,10 @@ CUES = re.compile(
     r"|[a-z]{3,}ed\s+(?!(?:to|into|onto|up|down|over|back|in|out)\b)(?:\w+\s+){1,4}?(?:to|onto)\s+"
     r"(?:the\s+)?(?-i:[A-Z])\w*)\b",
     re.I)
+
+
+_SPAN = re.compile(r"\b\d+\s+(?:minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)
+"""A span of time ("3 weeks into the new role"): an amount, never a label of the thing."""
+_TITLED = re.compile(r"(?<=\w)['\u2019]s\s+(?=(?:now\s+)?(?-i:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+"
+                     r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?\s*(?:now\b|[,.;!]|$))")
+""""'s" before a titled name closing the clause is "is": "My GP's Dr Lindqvist now"."""

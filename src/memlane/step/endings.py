@@ -75,7 +75,8 @@ _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get 
     make makes see use used be""".split())
 _JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
 # ("my other half" is a partner, no addition)
-_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other(?!\s+half\b)|second|additionally|both|"
+_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other(?!\s+half\b)|second(?![-\s]?hand\b)|"
+                       r"additionally|both|"
                        r"as\s+well\s+as)\b"
                        # "too" of an addition ("a Ford too"), not of degree ("too much for her")
                        r"|\btoo\b(?!\s+(?!(?:and|but|so|now|though|as|for|since)\b)[a-z])", re.I)

@@ -238,6 +238,10 @@ _NO_ONE = frozenset("it's that's there's here's what's let's who's".split())
 _PRONOUNS = frozenset("he she he's she's his her".split())
 
 
+_ADVICE = re.compile(r"\b(?:on|at|by)\s+(?:my|our|the)\s+[\w-]+['\u2019]s\s+(?:advice|"
+                     r"recommendation|suggestion|orders|insistence|request)\b", re.I)
+
+
 def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Family) -> bool:
     """The same holder, or the speaker for a held fact of the speaker's practitioner ("Our GP
     is at ..." / "We've registered with a new GP ..."), when the sentence names no other
@@ -247,6 +251,7 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     who, them = _brand_holder(who, said, family), _brand_holder(them, held_said, family)
     if prefix != their_prefix:
         return False
+    said = _ADVICE.sub(" ", said)  # ("on my GP's advice": whose advice, not whose diet)
     others = {m.group(0).lower() for m in _OTHER.finditer(said)} - \
         {m.group(0).lower() for m in _OTHER.finditer(held_said)} - _NO_ONE
     mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")
@@ -316,8 +321,14 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
 _DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)
 _ANOTHER = re.compile(r"\b(?:joint|savings?|isa|credit\s+cards?|mortgage|loan|pension|business|"
                       r"work\s+phone|second(?![-\s]?hand)|spare|kids'?|children's|holiday|"
-                      r"(?<!last\s)(?<!this\s)weekend|saturday|"
+                      # ("at the weekend", "this weekend": when, not a weekend one)
+                      r"(?<!last\s)(?<!this\s)(?<!the\s)weekend|saturday|"
                       r"sunday)\b", re.I)
+
+
+_WHY_FIRST = re.compile(r"^\W*(?:since|because|now\s+that|after)\s+[^,]*?"
+                        r"(?:,\s*|\s+(?=(?-i:I|I've|I'm|I'd|we|we've|We)\b))", re.I)
+"""Why a change came, before it ("Since they scrapped the 12, I've been cycling in")."""
 
 
 def _another(new: str, held: str, family: str) -> bool:
@@ -325,6 +336,7 @@ def _another(new: str, held: str, family: str) -> bool:
     ("I walk the kids to school" / "I drive to work now"), another account or phone ("a joint
     account with Nationwide", "my work phone"), a time of its own ("at weekends"; a journey or
     a work pattern "on Fridays", not a practice "open on Saturdays")."""
+    new = _WHY_FIRST.sub("", new)  # ("Since the office moved to the business park I drive")
     dest = [{"work" if m.group(1) else "school" for m in _DESTINATION.finditer(t)}
             for t in (new, held)]
     if dest[0] and dest[1] and not dest[0] & dest[1]:

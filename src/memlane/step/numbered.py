@@ -465,11 +465,28 @@ def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | 
                  (d == drug or not d and drug in _drugs(said))}
         if given and value not in given:
             fits.append((i, drug))
+    if not fits and mine and not any(d for d, _, _ in mine) and _MINE.search(said) and \
+            (_MOVED_ME.search(said) or not broad._OTHER.search(said.replace("doctor's", "doctor"))):
+        # No drug named, the speaker's dose ("the doctor's bumped me up to 75mg"): the one
+        # held dose of theirs in that unit, when they hold one only.
+        units = {u for _, u, _ in mine}
+        mine_held = [(i, dose) for i, c in enumerate(claims) if c.said and not c.ends and
+                     c.holder.rpartition("|")[2] == "i" and (dose := doses(c.said))]
+        if len(mine_held) == 1 and len(mine_held[0][1]) == 1:
+            (drug, unit, value), = mine_held[0][1]
+            if drug and unit in units and value not in {n for _, u, n in mine if u == unit}:
+                fits = [(mine_held[0][0], drug)]
     if len(fits) != 1:
         return None
     i, drug = fits[0]
     return i, (f"the same drug ({drug})", "another dose in the held unit",
                "the only held dose of that drug")
+
+
+_MOVED_ME = re.compile(r"\b[a-z]+\s+me\s+(?:up|down|back)\s+(?:to|onto)\b", re.I)
+"""The speaker's dose moved by someone ("She's bumped me up to 100mg"): whoever did it."""
+_MINE = re.compile(r"\b(?:me|my\s+dose)\b", re.I)
+"""The dose is the speaker's: "put me up to 75mg", "my dose is 20mg now"."""
 
 
 def _my_drug(held: Claim, said: str) -> bool:
@@ -541,9 +558,12 @@ _WORKS = re.compile(r"\bwork(?:s|ing)?\b(?!\s+(?:out|from\s+home|in\s+the\s+offi
 _NOW_ON = re.compile(r"\b(?:now|since|from\s+here\s+on|from\s+now\s+on|these\s+days|nowadays|"
                      r"any\s*more|instead|from\s+(?:this|next)\s+(?:week|month))\b", re.I)
 _SINCE_WHAT = re.compile(r"^\W*(?:since|after)\s+(?:the|my|our)\s+[a-z-]+\s*,?\s*", re.I)
-_BARE_DAYS = frozenset("""i i'm im we we're it it's its doing do does did work works working am
-    is are a per each day days week now since from here on these nowadays any more anymore
-    instead this next month full part time back go gone went going to the my just only so
+_SINCE_END = re.compile(r"\s+(?:since|after)\s+(?:the|my|our)\s+[a-z-]+\W*$", re.I)
+"""Since when, closing the sentence ("... since the restructure"; not "since the gym reopened":
+what reopened may be what the days are of)."""
+_BARE_DAYS = frozenset("""i i'm im i've we we're we've it it's its doing do does did work works
+    working am is are a per each day days week now since from here on these nowadays any more
+    anymore instead this next month full part time back go gone went going to the my just only so
     been got moved bumped dropped cut up down that's which and monday tuesday wednesday
     thursday friday saturday sunday""".split()) | set(_WORDS)
 """What a statement of the speaker's days a week may say besides the number ("It's five days
@@ -556,7 +576,7 @@ def work_days(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     from now on ("It's five days a week from here on", "Since the restructure I'm doing four
     days a week") and names nothing else it could be of (`_BARE_DAYS`)."""
     mine = _DAYS_A_WEEK.search(new.said)
-    bare = _SINCE_WHAT.sub("", new.said.split(",")[0])
+    bare = _SINCE_END.sub("", _SINCE_WHAT.sub("", new.said.split(",")[0]))
     words = {w.lower() for w in re.findall(r"[A-Za-z']+", bare)}
     if mine is None or not _NOW_ON.search(new.said) or holder.rpartition("|")[2] not in \
             ("i", "?it") or not words <= _BARE_DAYS | {"week", "weeks"}:

@@ -51,12 +51,13 @@ from .attributes import (
     SAME_KIND,
     _occupation,
     event_named,
+    first_occupation,
     last_occupation,
     where_one_is,
     works_as,
 )
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
-from .cues import _BRACKETED, _CORRECTS, _LEAD
+from .cues import _BRACKETED, _CORRECTS, _LEAD, _SPAN, _TITLED
 from .cues import CUES as CUES  # (public, as before it moved to cues.py)
 from .ended import ended_value
 from .endings import (
@@ -135,7 +136,7 @@ def strip_lead(text: str) -> str:
 def read_claim(text: str) -> Claim:
     """`text` read as (holder, attribute, value)."""
     said = _BRACKETED.sub(" ", unmark_newer(text)).strip()  # "[shares a photo: ...]" says no fact
-    text = strip_lead(said)
+    text = _TITLED.sub(" is ", strip_lead(said))  # "My GP's Dr Lindqvist now": is, not whose
     m = _SPEAKER.match(text)
     who = m.group(1) + "|" if m else ""
     body = slots.counted(role_me(_lead_last(strip_lead(text[m.end():]) if m else text)))
@@ -168,8 +169,8 @@ def read_claim(text: str) -> Claim:
         return replace(last, holder=who + holder if last.holder.startswith("?") else
                        last.holder, attribute="job", context=body)
     cut = _COPULA.search(body)
-    named = frozenset(t for t in _terms(body[:cut.start()]) if t[0].isdigit()) if cut else \
-        frozenset()
+    named = frozenset(t for t in _terms(_SPAN.sub(" ", body[:cut.start()]))
+                      if t[0].isdigit()) if cut else frozenset()  # (a label, not "3 weeks")
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
                  corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
                  additive=bool(_ADDITIVE.search(rest)), said=body)
@@ -215,8 +216,8 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             return f"who is my {_IDENTITY_SAME.get(noun, RELATIONS[noun])}"
         if noun in _KIND_ATTRIBUTE:
             return _KIND_ATTRIBUTE[noun]
-    if last_occupation(rest):
-        return "job"  # "I left security, I'm a delivery driver now": what is given now
+    if last_occupation(rest) or first_occupation(rest) or _occupation(rest):
+        return "job"  # (what is done now, before a school: "I'm a secondary school teacher")
     if (holder.split(" ")[0] in _PETS or holder.startswith("named ")) and PET_FOOD.match(rest):
         return "food"  # "Bruno is on Royal Canin now": a pet's brand is its food
     means = _TRAVEL.search(rest)
@@ -664,8 +665,8 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
             continue  # (`step/families.py`: "I'm not going vegan" gives no diet)
         if _one_of_many(new, c):
             continue  # "Beth is my sister." beside "Ana is my sister.": two sisters
-        if new.ends and not new.ends <= {_loose(t) for t in c.terms} and \
-                not new.attribute == c.attribute == "diet":  # (one diet: "stopped eating fish")
+        if new.ends and not new.ends <= {_loose(t) for t in c.terms} and not (  # (one diet,
+                new.attribute == c.attribute in ("diet", "job")):  # one job: "gave up the cafe")
             continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
         # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
@@ -724,6 +725,9 @@ def _other_thing(new: Claim, c: Claim) -> bool:
     if periods[0] and periods[1] and periods[0] != periods[1]:
         return True  # "£30 an hour for overtime" / "£41,000 a year": two sums
     mine, theirs = slots.classes(new.said), slots.classes(c.said)
+    if new.attribute == c.attribute == "job" and "name" not in mine and \
+            new.values - new.key - c.values - _CUE_TERMS:
+        return False  # a job is a word: "I'm a receptionist now, left the dental place in March"
     if mine and theirs and not mine & theirs and not ({"name"} in (mine, theirs) and
                                                       {"code", "number"} in (mine, theirs)):
         return True  # "The office opens at 7:30 now" / "My office is in Canary Wharf"

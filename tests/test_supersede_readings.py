@@ -1,0 +1,124 @@
+"""Readings the supersede rule gets from the sentence's shape, not from a listed wording: "'s"
+before a titled name is "is"; a span of time is no label ("3 weeks into the new role"); a role
+or post at a named place is an employer; a job is a word, so a date beside a new one is when it
+changed, not another thing; a dose with no drug named is the speaker's one held dose; a rate of
+work with why it changed ("since the restructure"); a dated thing pushed to a new date; a diet
+said as a conclusion ("so pescatarian I suppose") and on someone's advice; a car make with a
+model not listed; "second-hand" and "at the weekend" add nothing; a bus by its time; why a commute
+changed, said first, is not what changed; a gym by "Leisure" or a leisure centre; a job said
+before a school ("a secondary school maths teacher"). Pairs written for the readings
+first, then near-misses (another holder, a maybe, an offer, a one-off, another drug held, a
+reason that names another routine), then the lead's seen examples as regression cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.step.supersede import SUPERSEDES
+from supersede_verdicts import message_verdicts
+
+CORRECTIONS = [  # (held, new, the held fact replaced)
+    (["My dentist is Dr Hughes at the Smile Centre."], "My dentist's Mr Evans now.", 0),
+    (["My consultant is Dr Rao."], "My consultant's Dr Whitfield now, Dr Rao moved trusts.", 0),
+    (["I work for Arup."], "Two months into the new job at Mott MacDonald and I love it.", 0),
+    (["I work at Halfords."], "Started a new position with Kwik Fit last week.", 0),
+    (["I'm a chef at a hotel in Bath."],
+     "I'm a delivery driver now, gave up the kitchen in April.", 0),
+    (["I take 20mg of citalopram every day."], "The GP has upped me to 30mg.", 0),
+    (["I take 100mcg of levothyroxine."], "They dropped me down to 75mcg after my bloods.", 0),
+    (["I work three days a week."], "I'm back up to four days a week since the merger.", 0),
+    (["Our housewarming is on 3 May."], "We had to push the housewarming to 17 May.", 0),
+    (["The christening is on 2 August."], "They're pushing the christening to 9 August.", 0),
+    (["I'm vegetarian, have been since uni."],
+     "Started eating chicken again on my trainer's advice, so flexitarian I guess.", 0),
+    (["I drive a Ford Fiesta."], "The Fiesta died so I picked up a second-hand Kia Picanto.", 0),
+    (["I drive a Nissan Micra."], "Bought a used Toyota Aygo at the weekend.", 0),
+    (["I take 10mg of amlodipine."], "She's moved me up to 15mg.", 0),
+    (["I'm a primary school PE teacher."], "I left teaching and I'm working as a nurse now.", 0),
+    (["I catch the 8:05 train to work."],
+     "Since the timetable changed I've been driving in instead.", 0),
+    (["I walk to work most days."], "Because the office moved out of town, I get the bus in now.",
+     0),
+    (["I train at PureGym most mornings."], "I'm a member at the leisure centre these days.", 0),
+    (["My gym is Snap Fitness."], "I go to Lifestyle Leisure these days, it's nearer.", 0),
+]
+
+NEAR_MISSES = [  # (held, new): nothing replaced
+    (["My GP is Dr Okafor."], "My mum's Dr Patel is lovely."),
+    (["My GP is Dr Okafor."], "My sister's Dr Patel now."),
+    (["I work at Sage."], "My sister has a new role at Ocado."),
+    (["I work at Sage."], "I might take the role at Ocado."),
+    (["I work at Sage."], "I've been offered a job at Ocado."),
+    (["I work as a nurse."], "I started as a nurse in March."),
+    (["My sister works as a chef."], "I'm a teaching assistant now, left the hotel in April."),
+    (["I work as a chef."], "I'm a member now, left the old gym in April."),
+    (["My locker 23 is 4423."], "My locker 5 is 4405 now."),
+    (["I take 50mg of sertraline.", "I take 20mg of omeprazole."], "The doctor upped me to 75mg."),
+    (["My dad takes 50mg of atenolol."], "They put me up to 75mg."),
+    (["I take 50mg of sertraline."], "The doctor gave me 75mg of codeine for the pain."),
+    (["I take 50mg of sertraline."], "They might put me up to 75mg next month."),
+    (["I work four days a week."], "I've gone back up to five days a week since the gym reopened."),
+    (["I work four days a week."], "My wife is back up to five days a week since the merger."),
+    (["Our wedding is on 14 June."], "We pushed my sister's wedding to 6 September."),
+    (["Our wedding is on 14 June."], "We're going to a wedding on 6 September."),
+    (["I'm vegan."], "My sister eats fish, so pescatarian I suppose."),
+    (["I'm vegan."], "My sister went pescatarian on her GP's advice."),
+    (["I'm vegan."], "The restaurant was so vegan I loved it."),
+    (["I drive a Vauxhall Corsa."], "My son picked up a second-hand Mazda 2 at the weekend."),
+    (["I drive a Vauxhall Corsa."], "We picked up a second Mazda 2 for my wife."),
+    (["I drive a Vauxhall Corsa."], "I hired a Mazda 2 at the weekend."),
+    (["I take 10mg of amlodipine."], "She's moved my husband up to 15mg."),
+    (["I cycle to work most days."], "Since the weekend I've been driving the kids to school."),
+    (["I get the bus to work."], "Because of the strikes I drove in today."),
+    (["I get the bus to work."], "My wife cycles in these days."),
+    (["My gym is The Gym Group."], "My son goes to Better Leisure these days."),
+    (["My gym is The Gym Group."], "I took the kids swimming at the leisure centre today."),
+    (["My gym is The Gym Group."], "I've also joined the leisure centre for the pool."),
+]
+
+SEEN = [  # the lead's s13 and s14 misses, tuned on
+    (["My GP is Dr Okafor at the Elm Tree surgery."],
+     "My GP's Dr Lindqvist now, the previous one retired.", 0),
+    (["I work at Sage."], "Three weeks into the new role at Ocado Technology and honestly the "
+     "canteen alone was worth the move.", 0),
+    (["I work as a dental nurse at a practice in Harrogate."],
+     "I'm a receptionist at a vet's now, left the dental place back in March.", 0),
+    (["I take 50mg of levothyroxine every morning."],
+     "Bloods came back low again so the doctor's bumped me up to 75mg.", 0),
+    (["I work four days a week, Monday to Thursday."],
+     "I've gone back up to five days a week since the restructure.", 0),
+    (["Our wedding is on 14 June next year."],
+     "We've had to push the wedding to 6 September because the venue double-booked us.", 0),
+    (["I'm vegan and have been for about three years."],
+     "I've started eating fish again on my GP's advice, so pescatarian I suppose.", 0),
+    (["I drive a Vauxhall Corsa, a 2012 one with a dodgy clutch."],
+     "The gearbox on my old banger finally gave up, so I picked up a second-hand Mazda 2 at "
+     "the weekend.", 0),
+    (["I get the 7:40 bus into work every morning."], "Since they scrapped the number 12 route "
+     "I've been cycling in, takes about twenty-five minutes.", 0),
+    (["I cycle to work most days, it's about twenty minutes along the towpath."], "Since the "
+     "office relocated out to the business park I've had to start driving in every day.", 0),
+    (["I go to the Anytime Fitness on Queen Street three times a week."],
+     "I'm a member at the council leisure centre now, cheaper and a lot closer.", 0),
+    (["My gym is The Gym Group on Broad Street."],
+     "I go to Better Leisure these days, the one by the station.", 0),
+    (["I take 50mg of sertraline each morning."], "Went back to the GP. She's bumped me up to "
+     "100mg.", 0),
+    (["I'm a secondary school maths teacher."], "I left teaching in the summer and I'm working "
+     "as a data analyst for the council now.", 0),
+]
+
+
+def _replaced(held: list[str], new: str) -> list[str | None]:
+    return [target for verdict, target in message_verdicts(new, held) if verdict == SUPERSEDES]
+
+
+@pytest.mark.parametrize(("held", "new", "target"), CORRECTIONS + SEEN)
+def test_a_new_value_read_by_its_shape_replaces_the_held_fact(
+        held: list[str], new: str, target: int) -> None:
+    assert _replaced(held, new) == [held[target]]
+
+
+@pytest.mark.parametrize(("held", "new"), NEAR_MISSES)
+def test_a_near_miss_replaces_nothing(held: list[str], new: str) -> None:
+    assert _replaced(held, new) == []
