@@ -87,7 +87,9 @@ _AMOUNT = re.compile(
 _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|night|week|fortnight|month|year|"
                      r"hour|term|session)\b", re.I)
 _OTHER = re.compile(rf"\b(?:my|our|your)\s+(?:{_REL})\b|\b(?:he|she|he's|she's|his|her)\b"
-                    r"|(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let)['\u2019])[A-Z][a-z]+"
+                    r"|(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|Everything|Something|"
+                    r"Nothing|Anything|Everyone|Someone|Everybody|Somebody|Nobody)['\u2019])"
+                    r"[A-Z][a-z]+"
                     r"['\u2019]s\b)", re.I)  # (someone's, not "It's")
 _FILLER = frozenset(stem(w) for w in """only just about around roughly nearly almost now
     these days been had to have got getting get it it's its i'm i've they they've we we've
@@ -164,6 +166,8 @@ def _thing(new: str, held: str, unit: str, skip: frozenset[str]) -> str | None:
     mine, theirs = _content(new), _content(held)
     skipped = {_loose(stem(w)) for w in skip}
     shared = (mine & theirs) - skipped - {_loose(unit)}
+    shared |= {a for a in mine - skipped for b in theirs - skipped  # ("electric" / "electricity")
+               if min(len(a), len(b)) >= 6 and (a.startswith(b) or b.startswith(a))}
     for word in sorted(shared):
         if not _other_modifier(new, held, word):
             return word

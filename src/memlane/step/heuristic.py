@@ -22,6 +22,7 @@ Records worth pointing at:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -144,12 +145,16 @@ def extract(
         # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
         units = [(c, asked_to_keep(s) or k == "decision"
                   or (k == "constraint" and not is_request(c)), k, s)
-                 for s in sentences for k in (kind_of(s),) for c in clauses(s)]
+                 for s in sentences for k in (kind_of(s),) for c in _with_dropped(s)]
         scored = sorted(((max(sentence_score(c, names), 0.3 if keep or news else 0.0), i, c,
                           k, s) for i, (c, keep, k, s) in enumerate(units)
-                         for news in (held_news(c, held) or told(c) or dislike_by_effect(c),)
-                         if is_fact(c, names) or news or (keep and _substance(c, names))),
+                         for news in (_corrects(c, s, known) if c.startswith(_DROPPED) else
+                                      held_news(c, held) or told(c) or dislike_by_effect(c) or
+                                      (not is_fact(c, names) and _corrects(c, s, known)),)
+                         if news or (not c.startswith(_DROPPED) and
+                                     (is_fact(c, names) or (keep and _substance(c, names))))),
                         key=lambda t: (-t[0], t[1]))
+        scored = [(sc, i, c.removeprefix(_DROPPED), k, s) for sc, i, c, k, s in scored]
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, c, k, s in sorted(kept, key=lambda t: t[1]):
             _file(c, m, ops, known, updates, held_kind(c, k), s)
@@ -206,6 +211,52 @@ class _Fact:
                 remember(memo, text, (self.claim,))
         else:
             self.claim = hit[0]
+
+
+_DROPPED = "\x00"
+"""Marks a part of a sentence its clauses left out: filed only when it corrects a held fact."""
+_PART = re.compile(r",\s*(?:(?:and|but|so)\s+)?")
+
+
+def _with_dropped(sentence: str) -> list[str]:
+    """The sentence's clauses, then (marked `_DROPPED`) the comma-parts of it they left out,
+    which a person would still write down when they change a held fact ("We had a party for
+    Biscuit yesterday, can't believe he's turned five"; "..., so from next week my sessions
+    are on Thursdays")."""
+    kept = clauses(sentence)
+    parts = [p.strip(" .!") for p in _PART.split(sentence)]
+    if len(parts) < 2:
+        return kept
+    seen = set(re.findall(r"[a-z']{3,}", " ".join(kept).lower()))
+    return kept + [_DROPPED + p[0].upper() + p[1:] + "." for p in parts
+                   if len(p.split()) >= 3 and "?" not in p and
+                   len(set(re.findall(r"[a-z']{3,}", p.lower())) - seen) >= 2]
+
+
+def _corrects(clause: str, sentence: str, known: Sequence[_Fact]) -> bool:
+    """Whether a clause not shaped as a fact gives a held fact a new value, as the supersede
+    rule reads it ("It was Mango's birthday yesterday, she's four now", "Everything's with
+    Starling now"): a correction is worth filing whatever its shape."""
+    clause = clause.removeprefix(_DROPPED)
+    if not known or "?" in clause or not _VALUE.search(clause[1:]):
+        return False  # (a new value is a number or a name: nothing else is asked of the rule)
+    said = read_claim(clause)
+    if sentence.strip() != clause.strip():
+        said = replace(said, context=strip_lead(sentence))
+    d = decide(said, [k.claim for k in known])
+    if d.verdict != SUPERSEDES or d.target is None:
+        return False
+    # A pronoun stands for whom the sentence names, if it names anyone ("It was Mango's
+    # birthday, she's four now" is Mango's age, not the one other cat held).
+    named = {w.lower() for w in _NAME.findall(sentence)[1:]} | \
+        {w.lower() for w in _NAME.findall(sentence)[:1] if sentence.startswith(w + "'")}
+    held = {w.lower() for w in _NAME.findall(known[d.target].claim.said)}
+    return not said.holder.rpartition("|")[2].startswith("?") or not named or bool(named & held)
+
+
+_VALUE = re.compile(r"\d|(?-i:\b[A-Z][a-z])|\b(?:one|two|three|four|five|six|seven|eight|nine|"
+                    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|twenty)\b", re.I)
+_NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
 
 
 def _substance(clause: str, names: frozenset[str]) -> bool:
