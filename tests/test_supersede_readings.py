@@ -6,7 +6,9 @@ work with why it changed ("since the restructure"); a dated thing pushed to a ne
 said as a conclusion ("so pescatarian I suppose") and on someone's advice; a car make with a
 model not listed; "second-hand" and "at the weekend" add nothing; a bus by its time; why a commute
 changed, said first, is not what changed; a gym by "Leisure" or a leisure centre; a job said
-before a school ("a secondary school maths teacher"). Pairs written for the readings
+before a school ("a secondary school maths teacher"); "New" opening a sentence is no name, and
+"a new address for my mum" is hers; a change cue said first ("These days ..."); a member
+compared with ("quicker than the train") is not the one still used. Pairs written for the readings
 first, then near-misses (another holder, a maybe, an offer, a one-off, another drug held, a
 reason that names another routine), then the lead's seen examples as regression cases."""
 
@@ -41,6 +43,10 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      0),
     (["I train at PureGym most mornings."], "I'm a member at the leisure centre these days.", 0),
     (["My gym is Snap Fitness."], "I go to Lifestyle Leisure these days, it's nearer.", 0),
+    (["I live at 14 Elm Road."], "New address for you: 3 Willow Close, we moved on Tuesday.", 0),
+    (["My mum lives at 14 Elm Road."], "New address for my mum: 3 Willow Close.", 0),
+    (["I get the train to work."], "These days I cycle in, it's quicker than the train.", 0),
+    (["I get the bus to work."], "Nowadays I walk in, it's cheaper than the bus.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -74,6 +80,10 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["My gym is The Gym Group."], "My son goes to Better Leisure these days."),
     (["My gym is The Gym Group."], "I took the kids swimming at the leisure centre today."),
     (["My gym is The Gym Group."], "I've also joined the leisure centre for the pool."),
+    (["I live at 14 Elm Road."], "New address for my mum: 3 Willow Close."),
+    (["I live at 14 Elm Road."], "New neighbours moved in at 3 Willow Close."),
+    (["I get the train to work."], "I drive in these days but I get the train when it snows."),
+    (["I get the train to work."], "My wife cycles in these days, it's quicker than the train."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

@@ -288,7 +288,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
             slots.hypothetical(said) or _ONE_OFF.search(plain) or _REFUSE.search(plain) or \
             _FOR_ANOTHER.search(said):
         return None
-    cued = bool(CUES.search(new.said) or _MORE_CUES.search(new.said) or
+    cued = bool(new.cue or CUES.search(new.said) or _MORE_CUES.search(new.said) or
                 _ACQUIRED.search(new.said))
     for family in FAMILIES:
         mine = members(new.said, family, ctx, switched=True)
@@ -377,9 +377,13 @@ def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, 
     if _NEGATED.search(text[:at]):
         return False
     again = [mine[m] for m in mine if m not in fresh]
-    return all(a < at or _SAID_OF.match(text[a:]) for a in again) and bool(theirs)
+    return all(a < at or _SAID_OF.match(text[a:]) or _COMPARED.search(text[:a])
+               for a in again) and bool(theirs)
 
 
+_COMPARED = re.compile(r"\b(?:quicker|faster|cheaper|better|easier|slower|nicer|greener|"
+                       r"safer|more\s+\w+|less\s+\w+)\s+than\s+(?:the\s+|my\s+|a\s+)?$", re.I)
+"""The held member compared with, not used: "I cycle in, it's quicker than the train"."""
 _SAID_OF = re.compile(r"(?:the\s+)?[\w']+\s+(?:is|are|was|were|got|keep|kept|have\s+been|"
                       r"has\s+been)\b", re.I)
 

@@ -101,7 +101,8 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
     it he she they we i today tomorrow yesterday everyone someone nobody everything something
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
     guess turns sorry thanks happy funny landlord landlady boss council school nursery bank gym
-    office company management college uni""".split()) | frozenset("""sadly luckily unluckily
+    office company management college uni new old next last first""".split()) | frozenset(
+    """sadly luckily unluckily
     unfortunately fortunately hopefully apparently basically honestly finally recently obviously
     actually literally clearly thankfully annoyingly weirdly surprisingly happily tragically
     naturally eventually seriously personally originally currently usually normally generally
@@ -270,6 +271,10 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
         # "His football training moved to Mondays": his, whoever he is (`_resolve`)
         return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
+    owed = _THING_FOR.match(body)
+    if owed is not None and owed.group(1).lower() in RELATIONS:  # "New address for my mum: ..."
+        word = owed.group(1).lower()
+        return RELATIONS.get(word, word), None, body
     bare = _BARE_RELATION.match(body)
     if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
         word = bare.group(1).lower()
@@ -291,6 +296,11 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
             return f"{who}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
         return who, None, rest
     return "i", None, body
+
+
+_THING_FOR = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?:new\s+)?[a-z]+\s+(?:for|of)\s+(?:my|our)\s+"
+                        r"([a-z-]+)\b", re.I)
+"""A thing of someone named first: "New address for my mum: 3 Willow Close" is the mother's."""
 
 
 # Relations one may have several of: a new name is another one, unless said to replace.
