@@ -8,7 +8,8 @@ model not listed; "second-hand" and "at the weekend" add nothing; a bus by its t
 changed, said first, is not what changed; a gym by "Leisure" or a leisure centre; a job said
 before a school ("a secondary school maths teacher"); "New" opening a sentence is no name, and
 "a new address for my mum" is hers; a change cue said first ("These days ..."); a member
-compared with ("quicker than the train") is not the one still used. Pairs written for the readings
+compared with ("quicker than the train") is not the one still used; a home bought ("completed on
+the house in Stockport"), by the speaker. Pairs written for the readings
 first, then near-misses (another holder, a maybe, an offer, a one-off, another drug held, a
 reason that names another routine), then the lead's seen examples as regression cases."""
 
@@ -47,6 +48,9 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
     (["My mum lives at 14 Elm Road."], "New address for my mum: 3 Willow Close.", 0),
     (["I get the train to work."], "These days I cycle in, it's quicker than the train.", 0),
     (["I get the bus to work."], "Nowadays I walk in, it's cheaper than the bus.", 0),
+    (["I live in Didsbury, near the park."],
+     "We finally completed on the house in Stockport last week, so that's home now.", 0),
+    (["I live in Didsbury."], "Got the keys to a flat in Hove on Friday!", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -84,6 +88,9 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I live at 14 Elm Road."], "New neighbours moved in at 3 Willow Close."),
     (["I get the train to work."], "I drive in these days but I get the train when it snows."),
     (["I get the train to work."], "My wife cycles in these days, it's quicker than the train."),
+    (["I live in Didsbury."], "My brother completed on the house in Stockport last week."),
+    (["I live in Didsbury."], "We might complete on the house in Stockport next month."),
+    (["I live in Didsbury."], "Our buyers completed on the house in Stockport."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

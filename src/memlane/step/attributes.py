@@ -117,6 +117,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # a home bought ("completed on the house in Stockport", "got the keys to a
+                      # flat in Hove")
+                      r"|(?:^\W*|\b(?:we|i)(?:'ve|\s+have)?\s+(?:\w+\s+)?)"
+                      r"(?:completed\s+on|got\s+the\s+keys\s+(?:to|for))\s+(?:the|a|an|our|my)\s+"
+                      r"(?:new\s+)?(?:house|flat|place|home|bungalow|cottage)\s+(?:in|on|at)\b"
                       # "Marcus is in Phoenix now" (not "in Paris now for the week", a trip)
                       r"|\b(?:is|are|'s|'re)\s+in\s+(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?"
                       r"\s+(?:now|these\s+days|nowadays)\b(?!\s+(?:for|on|visiting|with|until|till)\b)"
