@@ -51,6 +51,7 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
     (["I live in Didsbury, near the park."],
      "We finally completed on the house in Stockport last week, so that's home now.", 0),
     (["I live in Didsbury."], "Got the keys to a flat in Hove on Friday!", 0),
+    (["My daughter Ava is 9."], "Ava's ten as of yesterday, we did a sleepover.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -91,6 +92,8 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I live in Didsbury."], "My brother completed on the house in Stockport last week."),
     (["I live in Didsbury."], "We might complete on the house in Stockport next month."),
     (["I live in Didsbury."], "Our buyers completed on the house in Stockport."),
+    (["My daughter Ava is 9."], "Ava's ten as of next week."),
+    (["My daughter Ava is 9."], "Her friend's ten as of yesterday."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

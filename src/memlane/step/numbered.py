@@ -129,7 +129,7 @@ _NOT_DRUGS = frozenset("""blood pressure tablets tablet pills medication meds do
     than just only about around roughly extra another more less over least upped cut""".split())
 
 _AGE_AFTER = (r"(?![.,]\d)(?=\s*(?:[.,;!]|$|now\b|years?\s+old\b|this\s+year\b|already\b|and\b|"
-              r"but\b|so\b|on\b|last\b|yesterday\b|today\b|at\s+the\s+weekend\b))")
+              r"as\s+of\b|but\b|so\b|on\b|last\b|yesterday\b|today\b|at\s+the\s+weekend\b))")
 _AGE = re.compile(
     rf"(?:\b(?:is|am|are|now)|['\u2019](?:s|m|re))\s+(?:now\s+|just\s+|already\s+)?{_N}{_AGE_AFTER}"
     rf"|\bturned\s+{_N}\b(?!\s*(?:minutes?|mins?|degrees?|%))"
