@@ -35,7 +35,7 @@ from ..validate import STANDING_KINDS
 from . import anchored
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
-from .holders import held_names, held_news
+from .holders import held_names, held_news, holder_attribute
 from .kinds import held_kind, kind_of
 from .lines import episode_line
 from .people import told
@@ -120,7 +120,9 @@ def extract(
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
     # Facts this step knows of: the related records, then what it writes.
-    known = [_Fact(r.text, None, r.id) for r in sorted(existing, key=lambda r: r.id)]
+    thread = messages[0].thread_id if messages else None
+    known = [_Fact(r.text, None, r.id, _said_here(r, thread))
+             for r in sorted(existing, key=lambda r: r.id)]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     turn_best: dict[int, float] = {}
@@ -129,6 +131,7 @@ def extract(
     names = frozenset(n for m in messages if m.name for n in m.name.lower().split())
     # "my flatmate Ravi": his news is filed (not the participants': they talk all the time)
     held = held_names(k.claim.said for k in known) - names
+    named: set[str] = set()  # who the stretch's user messages so far are about (`_in_view`)
     for m in messages:
         if m.role == "user":
             current_turn = m.seq
@@ -136,6 +139,10 @@ def extract(
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
         sentences = carry_holders(split_sentences(m.content))
+        # A thread's first user message has no conversation before it: its "she" may be
+        # anyone the memory holds (the rule decides); later, only someone named recently.
+        opening = not named and messages[0].seq == 1
+        named |= {holder_attribute(strip_lead(s))[0] for s in sentences}
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.
@@ -152,7 +159,8 @@ def extract(
                         key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, c, k, s in sorted(kept, key=lambda t: t[1]):
-            _file(c, m, ops, known, updates, held_kind(c, k), s)
+            _file(c, m, ops, known, updates, held_kind(c, k), s,
+                  None if opening else named)
         # Relevance is not fact-likeness: a user's question matters to the turns that follow,
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
@@ -189,12 +197,15 @@ class _Fact:
     """A fact this step knows of: a related record (`rid`) or one this step writes (`op`), as
     the supersede rule reads it (`supersede.read_claim`)."""
 
-    __slots__ = ("claim", "op", "rid")
+    __slots__ = ("claim", "last", "op", "rid")
     claim: Claim
 
-    def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None) -> None:
+    def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None,
+                 last: int | None = None) -> None:
         self.op = op
         self.rid = rid
+        self.last = last
+        """The newest id of its source messages in this stretch's thread (None: none there)."""
         self._read(text)
 
     def _read(self, text: str) -> None:
@@ -206,6 +217,37 @@ class _Fact:
                 remember(memo, text, (self.claim,))
         else:
             self.claim = hit[0]
+
+
+RECENT_MESSAGES = 24
+"""How near (in message ids) a held fact must have been said in this thread for "she" or "he" to
+stand for its holder: about the turns a model sees verbatim (short-term and working memory).
+Ids are store-wide, so another thread's messages between only widen the gap: never a person
+from further back. A pronoun whose person was named hundreds of messages ago ("His name is
+Kyle!" long after "My landlord's called Steve.") is someone new, not a held one."""
+
+
+def _said_here(r: Record, thread: str | None) -> int | None:
+    """The newest source message id of the held record `r` when it was filed in `thread`."""
+    return max(r.source_ids) if r.source_ids and r.thread_id == thread else None
+
+
+def _in_view(said: Claim, m: Message, known: list[_Fact], named: set[str]) -> list[int]:
+    """The indices of the facts in `known` that the statement `said` (of message `m`) may be
+    about: all of them, unless its holder is "she" or "he"; then only the facts of the people
+    named recently (`named`: the holders the stretch's messages so far open with; the holders
+    of the facts this step wrote or touched, or said within `RECENT_MESSAGES` in this thread).
+    A person of a held fact matches by the holder or by the first name ("named ruby" for
+    "daughter ruby")."""
+    if said.holder.rpartition("|")[2] not in ("?she", "?he"):
+        return list(range(len(known)))
+    recent = {k.claim.holder.rpartition("|")[2] for k in known if k.op is not None or
+              (k.last is not None and 0 <= m.id - k.last <= RECENT_MESSAGES)}
+    recent |= named
+    names = {h[6:] for h in recent if h.startswith("named ")}
+    return [i for i, k in enumerate(known)
+            if (who := k.claim.holder.rpartition("|")[2]) in recent or
+            (" " in who and who.rpartition(" ")[2] in names)]
 
 
 def _substance(clause: str, names: frozenset[str]) -> bool:
@@ -231,12 +273,14 @@ def _file(
     updates: dict[int, dict[str, Any]],
     kind: str = "fact",
     whole: str = "",
+    named: set[str] | None = None,
 ) -> None:
     """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the
     fact it repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every
     fact this step knows of (the related records of the namespace, any thread, and what it
     wrote). `whole`: the sentence the clause was cut from (its cue and what it says was
-    replaced are the rule's signals too)."""
+    replaced are the rule's signals too). `named`: who the stretch has named so far: "she" or
+    "he" stands only for a person named recently (`_in_view`)."""
     clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
@@ -248,21 +292,23 @@ def _file(
     said = read_claim(f"{m.name}: {sentence}" if m.name and m.role == "user" else sentence)
     if whole and whole.strip() != sentence.strip():
         said = replace(said, context=strip_lead(whole))
-    d = decide(said, [k.claim for k in known])
+    pool = list(range(len(known))) if named is None else _in_view(said, m, known, named)
+    d = decide(said, [known[i].claim for i in pool])
+    target = known[pool[d.target]] if d.target is not None else None
     if d.verdict == SAME:
-        assert d.target is not None
-        _point_at(known[d.target], m.seq, updates, ops)
+        assert target is not None
+        _point_at(target, m.seq, updates, ops)
         return
     if d.verdict == SUPERSEDES:
-        assert d.target is not None
+        assert target is not None
         if not m.name:  # "She works at PwC now." corrects "My partner ...": say whom
-            text = name_holder(text, known[d.target].claim.said)
-            text = anchored.naming(text, said.context, known[d.target].claim.holder)
-        _replace(known[d.target], text, m.seq, updates, ops, kind)
+            text = name_holder(text, target.claim.said)
+            text = anchored.naming(text, said.context, target.claim.holder)
+        _replace(target, text, m.seq, updates, ops, kind)
         return
     if d.verdict == RELATED:
-        assert d.target is not None
-        rid = known[d.target].rid
+        assert target is not None
+        rid = target.rid
         if rid is not None:  # a record held: the new one is marked newer than it
             text = mark_newer(text, rid)
     op = {"op": "add", "text": text, "kind": kind, "source": [m.seq]}
