@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, medicines, numbered, people, slots, topics
+from . import anchored, broad, families, medicines, numbered, people, placekind, slots, topics
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -414,8 +414,10 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     attribute (then it is `related` to it, both kept), and needs no change cue."""
     new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
-    if new.attribute == "employer" and where_one_is(new.said, new.context):
-        new = replace(new, attribute=None)  # where one is at the moment, not who employs one
+    if new.attribute == "employer" and (where_one_is(new.said, new.context) or
+                                        placekind.not_an_employer(new.said)):
+        # where one is at the moment, or a gym, club or school joined: not who employs one
+        new = replace(new, attribute=None)
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
