@@ -73,12 +73,15 @@ _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
 _REL_WORDS = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) \
     + r")(?:-in-law|\s+in\s+law)?"
 _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
-         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
+         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+" \
+         r"|other\s+(?!half\b))*"
+"""("my other flatmate Harry": another flatmate, a holder like the first; "my other half" is
+a partner)"""
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
 # "The wife's traded the Corsa in": a spouse by "the", as British speakers say it.
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS}|other\s+half)|the\s+({_PET_WORDS}|wife|"
-                          r"husband|missus|hubby|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
+                          r"husband|missus|hubby|eldest|oldest|youngest|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
@@ -149,6 +152,13 @@ _PUT_ON = re.compile(
     r"finally|recently))*\s+(?:put|switched|moved|changed|started)\s+"
     r"(?:(?-i:([A-Z][a-z]+))|(?:the|our|my)\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
     r"\s+(?:over\s+)?(?:on|onto|to)\s+((?-i:[A-Z]).*)$", re.S)
+# Someone the speaker got onto a thing ("We finally got him onto a smartphone, a Motorola",
+# "I've put Mum on a Doro"): what they are on now, theirs.
+_GOT_ONTO = re.compile(
+    r"^(?:we|i)(?:'ve|\s+have|\s+had)?(?:\s+(?:just|finally|eventually|now|at\s+last))*\s+"
+    r"(?:got|put|moved|switched|converted)\s+(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|"
+    r"Nan|Nana|Gran|Grandad))|" + _OWNER + "(" + _REL_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"\s+(?:over\s+)?(?:on|onto)\s+((?:a|an|the)\s.*)$", re.I | re.S)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -260,6 +270,13 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
                 "moved " + moved.group(5)
         word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
         return RELATIONS.get(word, word), None, "moved " + moved.group(5)
+    onto = _GOT_ONTO.match(body)
+    if onto is not None:  # "We got him onto a smartphone": his phone, not ours
+        if onto.group(1):
+            return "?" + ("he" if onto.group(1).lower() == "him" else "she"), None, \
+                "is on " + onto.group(4)
+        word = (onto.group(2) or onto.group(3)).lower()
+        return RELATIONS.get(word, word), None, "is on " + onto.group(4)
     put = _PUT_ON.match(body)
     if put is not None and (put.group(2) or may_be_name(put.group(1))):
         who = f"named {put.group(1).lower()}" if put.group(1) else put.group(2).lower()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import families, slots
+from . import families, placekind, slots
 from .attributes import _occupation
 from .categories import FAMILIES
 from .claim import Claim
@@ -55,17 +55,31 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("job", rf"\b(?:become|became|training|trained|working|started|starting)\s+"
                 rf"(?:as\s+)?{_JOB}"),
         ("job", r"\b(?:is|'s|now)\s+(teaching)\b"),
+        ("job", rf"\b(?:is|'s)\s+now\s+{_JOB}"),  # ("left pharmacy and is now a tester")
+        # what one does now in place of a job said to end ("retired from the Royal Mail and
+        # now does van deliveries for a florist")
+        ("job employer", r"\bnow\s+(?:does|do|doing|works|working|drives|driving)\s+"
+                         r"((?:[a-z-]+\s+){0,3}?[a-z-]+)\s+(?:for|at|with)\s"),
+        # a club that took them on ("picked up by the county squad, Kent Lightning",
+        # "signed by the Leyton Orient academy")
+        ("team", rf"\b(?:picked\s+up|scouted|signed|selected|called\s+up)\s+(?:by|for)\s+"
+                 rf"(?:the\s+)?(?:(?:[a-z-]+\s+){{0,2}}(?:squad|team|side|club),?\s+)?({_NAME})"),
         ("school", rf"\b(?:moved|gone|went)\s+up\s+to\s+(?:the\s+)?({_NAME})"),
         ("school team employer", rf"\b(?:started|starting)\s+at\s+(?:the\s+)?({_NAME})"),
         ("employer school team", rf"\bstarts\s+(?:work\s+)?(?:at|with)\s+(?:the\s+)?({_NAME})"),
-        ("team employer", rf"\b(?:gone|went|moved)\s+over\s+to\s+(?:the\s+)?({_NAME})"),
+        ("team employer", rf"\b(?:gone|went)\s+over\s+to\s+(?:the\s+)?({_NAME})"),
+        ("team employer school", rf"\bmoved\s+over\s+to\s+(?:the\s+)?({_NAME})"),
         ("employer", rf"\b(?:is|'s)\s+(?:now\s+)?(?:with|at)\s+(?:the\s+)?({_NAME})\s+now\b"),
         ("team", rf"\b(?:signed\s+(?:on\s+)?(?:for|with))\s+(?:the\s+)?({_NAME})"),
         ("residence school team", rf"\b(?:moved|relocated|transferred)\s+"
                                   rf"(?:back\s+|down\s+|out\s+|away\s+)?to\s+(?:the\s+)?({_NAME})"),
-        ("residence", rf"\b(?:sold\s+up|packed\s+up|upped\s+sticks|emigrated)\b[^.;]*?"
+        ("residence", rf"\b(?:sold\s+up|packed\s+up|upped\s+sticks|emigrated|sold\s+(?:the|her|"
+                      rf"his|their)\s+(?:house|flat|place|home|bungalow))\b[^.;]*?"
                       rf"\b(?:to|in)\s+(?:live\s+in\s+)?({_NAME})"),
         ("residence", rf"\b(?:gone|went|moved)\s+to\s+live\s+(?:in|near)\s+({_NAME})"),
+        # gone somewhere to live or work there ("gone off to Lisbon to work remotely")
+        ("residence", rf"\b(?:gone|went|moved|headed)\s+(?:off\s+|out\s+|over\s+|away\s+)?to\s+"
+                      rf"({_NAME})\s+to\s+(?:work|live|study|settle)\b"),
         ("residence", rf"\b(?:retired|emigrated)\s+(?:out\s+|over\s+|down\s+)?to\s+({_NAME})"),
         ("residence", rf"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:a|an|her|his|their)\s+"
                       rf"(?:[\w-]+\s+){{0,2}}(?:place|flat|house|home|apartment|bungalow|cottage)"
@@ -134,6 +148,13 @@ def event(said: str, context: str = "") -> tuple[frozenset[str], str] | None:
             continue  # ("she starts at Aldi on Monday": a shift, unless a job ended)
         if m.group(0).lower().startswith("start") and "employer" in attrs and not ended:
             attrs = attrs - {"employer"}  # ("he's started at PureGym": no job said to end)
+        if m.group(0).lower().startswith("now") and not ended:
+            continue  # ("now does the school run for Mum": no job ended)
+        placed = placekind.kinds(value) & PEOPLE
+        if placed and len(attrs) > 1:  # ("moved over to Oakfield Juniors": a school, a club)
+            attrs = attrs & placed
+            if not attrs:
+                continue  # ("went over to Fernhill Academy for a match": no move of school)
         if attrs == {"job"}:
             value = _job(value)
             if not value:
@@ -232,6 +253,7 @@ def told(clause: str) -> bool:
 
 
 _GOT = re.compile(r"\b(?:bought|got\s+(?:a|an|herself|himself)|picked\s+up|"
+                  r"(?:got|put|moved|switched)\s+(?:him|her)\s+(?:over\s+)?onto?|"
                   r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|replaced\s+(?:it|her|his)\s+\w*\s*with)\b",
                   re.I)
 

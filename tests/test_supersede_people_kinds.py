@@ -1,0 +1,72 @@
+"""Another person's change applied to the right person (issue 41), in other words than the sets
+that showed each class: "my other colleague Beth" is a holder like the first; someone the
+speaker got onto a phone; a club that took a child on ("scouted by the regional team, ...");
+a move of school told by the value's kind ("moved over to Fernhill Academy"); what one does now
+after a job said to end; a move to live or work somewhere; a home sold for another; "the
+youngest"; the speaker's own car traded in (a Mini by its model). Each near-miss keeps both:
+a trial, an errand, a visit, a trip, a bus.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.step.supersede import SUPERSEDES
+from supersede_verdicts import message_verdicts
+
+CORRECTIONS = [
+    (["My colleague Amir is a web designer.", "My other colleague Beth is a copywriter."],
+     "Beth retrained as a paralegal over lockdown.", "My other colleague Beth is a copywriter."),
+    (["My mum has an old Nokia.", "My dad uses a Samsung Galaxy."],
+     "We've finally got her onto an iPhone SE, and she loves the camera.",
+     "My mum has an old Nokia."),
+    (["My son Ethan plays for Lymm Juniors.", "My daughter Grace plays for Sale Netball."],
+     "Ethan's been scouted by the regional team, Cheshire Hawks.",
+     "My son Ethan plays for Lymm Juniors."),
+    (["Our eldest, Mia, is at Brook Lane Primary.",
+      "Our youngest, Leo, is at Little Oaks Nursery."],
+     "Mia moved over to Fernhill Academy in September.",
+     "Our eldest, Mia, is at Brook Lane Primary."),
+    (["My uncle is a bus driver.", "My aunt is a nurse."],
+     "My uncle's left the buses and now does removals for a local firm.",
+     "My uncle is a bus driver."),
+    (["My friend Nadia lives in Leeds.", "My friend Ben lives in York."],
+     "Nadia's headed off to Madrid to study Spanish for a year.",
+     "My friend Nadia lives in Leeds."),
+    (["My grandad lives in Hull.", "My nan lives in Beverley."],
+     "Grandad sold his house and got a bungalow in Bridlington.", "My grandad lives in Hull."),
+    (["Our eldest goes to Kings Academy.", "Our youngest goes to Elm Tree Primary."],
+     "The youngest has moved up to Kings Academy too.", "Our youngest goes to Elm Tree Primary."),
+    (["My friend Tariq is an architect.", "My friend Holly is a vet."],
+     "Tariq quit architecture and is now a science teacher.", "My friend Tariq is an architect."),
+    (["I drive a Ford Focus.", "My wife drives a Toyota Yaris."],
+     "I traded my old runaround in for a Mini Countryman.", "I drive a Ford Focus."),
+]
+
+NEAR_MISSES = [
+    (["My son Ethan plays for Lymm Juniors.", "My daughter Grace plays for Sale Netball."],
+     "Ethan's been invited to a trial with Cheshire Hawks."),
+    (["My uncle is a bus driver.", "My aunt is a nurse."],
+     "My uncle now does the school run for my aunt on Fridays."),
+    (["Our eldest, Mia, is at Brook Lane Primary.",
+      "Our youngest, Leo, is at Little Oaks Nursery."],
+     "Mia went over to Fernhill Academy for a netball match."),
+    (["My grandad lives in Hull.", "My nan lives in Beverley."],
+     "Grandad's gone off to Tenerife for a fortnight."),
+    (["My dad uses a Nokia flip phone.", "My mum has an iPhone 13."],
+     "We got him onto the bus into town in the end."),
+    (["I drive a Ford Focus.", "My wife drives a Toyota Yaris."],
+     "My wife traded her Yaris in for a Mini Cooper."),
+]
+
+
+@pytest.mark.parametrize(("held", "new", "replaced"), CORRECTIONS)
+def test_the_right_persons_fact_is_replaced(held: list[str], new: str, replaced: str) -> None:
+    assert {t for v, t in message_verdicts(new, held) if v == SUPERSEDES} == {replaced}
+
+
+@pytest.mark.parametrize(("held", "new"), NEAR_MISSES)
+def test_near_misses_leave_the_held_facts(held: list[str], new: str) -> None:
+    replaced = {t for v, t in message_verdicts(new, held) if v == SUPERSEDES}
+    # (the wife's own car traded in is hers to replace, never the speaker's)
+    assert replaced <= {"My wife drives a Toyota Yaris."}
