@@ -41,6 +41,8 @@ CORRECTIONS = [
      "Tariq quit architecture and is now a science teacher.", "My friend Tariq is an architect."),
     (["I drive a Ford Focus.", "My wife drives a Toyota Yaris."],
      "I traded my old runaround in for a Mini Countryman.", "I drive a Ford Focus."),
+    (["My daughter Ava is at Hollins Primary.", "My son Jack is at Bridge School."],
+     "We moved Ava to Bridge School in January.", "My daughter Ava is at Hollins Primary."),
 ]
 
 NEAR_MISSES = [
@@ -57,6 +59,8 @@ NEAR_MISSES = [
      "We got him onto the bus into town in the end."),
     (["I drive a Ford Focus.", "My wife drives a Toyota Yaris."],
      "My wife traded her Yaris in for a Mini Cooper."),
+    (["My son Max is at Park Primary.", "My daughter Ruby is at Hill School."],
+     "We moved Max into the box room so Ruby has more space."),
 ]
 
 

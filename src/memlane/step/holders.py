@@ -136,14 +136,16 @@ _CHANGED_RELATIONS = re.compile(
     r"shifted)\s+" + _OWNER + "(" + _REL_WORDS
     + r")(?:'s|\u2019s)\s", re.I)
 # Someone the speaker moved ("We moved him to Oakfield Primary", "We've had to move Mum into a
-# care home", "We'll transfer our son to ..."): the move is theirs, where they now live or study.
+# care home", "We'll transfer our son to ...", "We moved Harry to Castle School"): the move is
+# theirs, where they now live or study.
 _MOVED_SOMEONE = re.compile(
     r"^(?:we|i)(?:'ve|'d|'ll|\s+have|\s+had|\s+will)?(?:\s+(?:just|finally|recently|now|"
     r"had\s+to|have\s+to|might|may|could|would|should|need\s+to|want\s+to|hope\s+to|"
     r"(?:are|'re|am|'m)\s+going\s+to|be|been))*\s+"
     r"(?:move|moved|moving|transfer|transferred|transferring|switch|switched)\s+"
     r"(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Gran|Grandad))"
-    r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r")|(?-i:([A-Z][a-z]+)))"
+    r"(?!'s|\u2019s|\w)"
     r"\s+(?:(?:up|over|down|back|across)\s+)?((?:to|into|onto|in\s+with)\s.*)$", re.I | re.S)
 # Someone who put a pet (or a person by name) on a brand: "The vet put Luna on Hill's", "We've
 # switched Bruno to Royal Canin": what Luna or Bruno is on, not the speaker.
@@ -264,12 +266,15 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         word = relation_changed.group(1).lower()
         return RELATIONS.get(word, word), None, body[relation_changed.end():]
     moved = _MOVED_SOMEONE.match(body)
-    if moved is not None:  # "We moved him to Oakfield Primary": his school, not ours
+    if moved is not None and not (moved.group(5) and not may_be_name(moved.group(5))):
+        # "We moved him to Oakfield Primary", "We moved Harry to Castle School": theirs
         if moved.group(1):
             return "?" + ("he" if moved.group(1).lower() == "him" else "she"), None, \
-                "moved " + moved.group(5)
+                "moved " + moved.group(6)
+        if moved.group(5):
+            return "named " + moved.group(5).lower(), None, "moved " + moved.group(6)
         word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
-        return RELATIONS.get(word, word), None, "moved " + moved.group(5)
+        return RELATIONS.get(word, word), None, "moved " + moved.group(6)
     onto = _GOT_ONTO.match(body)
     if onto is not None:  # "We got him onto a smartphone": his phone, not ours
         if onto.group(1):
