@@ -67,3 +67,20 @@ def test_a_threads_first_message_has_only_the_memory_before_it() -> None:
     msg = Message(id=900, thread_id="t", seq=1, role="user", content="She's moved to Tenby now.",
                   ts=0.0, tokens=12)
     assert _updated(list(extract([msg], existing)["records"])) == {1}
+
+
+def test_a_pronoun_after_a_name_in_its_sentence_stands_for_that_person() -> None:
+    """"Lucy wrote off the Jazz and she's got a Ford Puma now": "she" is Lucy, never Kate, the
+    one other woman whose car the lexicon reads (on main Kate's Polo was replaced)."""
+    from supersede_verdicts import message_verdicts
+
+    held = ["My friend Lucy drives a Honda Jazz.", "My friend Kate drives a VW Polo."]
+    said = "Lucy wrote off the Jazz in the snow and she's got a Ford Puma now."
+    assert "My friend Kate drives a VW Polo." not in {t for _, t in message_verdicts(said, held)}
+    held = ["My friend Lucy lives in Leeds.", "My friend Kate drives a VW Polo."]
+    said = "Lucy finally passed her test and she drives a Ford Fiesta now."
+    assert "My friend Kate drives a VW Polo." not in {t for _, t in message_verdicts(said, held)}
+    # a name of the other sex says nothing of "she": the held facts decide, as before
+    held = ["My sister lives in Leeds.", "My brother lives in York."]
+    assert ("supersedes", "My sister lives in Leeds.") in \
+        message_verdicts("Tom rang last night, and she's moved to Harrogate now.", held)

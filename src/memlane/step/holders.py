@@ -122,8 +122,8 @@ _NEW_IDENTITY = re.compile(
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
-_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|"
-                            r"Grandad|Granddad))(?:'s)?\b")
+_BARE_NAMES = r"Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|Grandad|Granddad|Hubby"
+_BARE_RELATION = re.compile(rf"^(?-i:({_BARE_NAMES}))(?:'s)?\b")
 _CHANGED_THEIRS = re.compile(
     r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
     r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
@@ -355,3 +355,42 @@ def held_news(clause: str, names: frozenset[str]) -> bool:
             re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return False
     return len(re.findall(r"[A-Za-z0-9]{3,}", m.group(2))) >= 2
+
+
+# Someone the sentence names before its pronoun: a first name ("Lucy wrote off the Jazz and
+# she's got a Puma now") or a relation ("my mum", "Dad").
+_MENTION = re.compile(rf"\b(?:(?:my|our|the)\s+(?:[a-z]+\s+)?({_REL_WORDS})|(?-i:({_BARE_NAMES}))"
+                      r"|(?-i:([A-Z][a-z]+)))\b", re.I)
+
+
+def stands_for(said: str, sentence: str, holder: str, held: Iterable[str]) -> str | None:
+    """The holder "she" or "he" opening `said` (a clause of `sentence`, read as `holder`:
+    "?she", with the speaker's "Name|" prefix if any) stands for when the sentence names people
+    before it: the one named person of a sex that fits, as held (`held`: the held facts'
+    holders), or "named <name>" when not held; "someone of ..." (no one's facts) when two fit.
+    None when the sentence names no one who may be meant: the held facts decide, as before."""
+    prefix, _, who = holder.rpartition("|")
+    if who not in ("?she", "?he") or not sentence:
+        return None
+    at = sentence.lower().find(" ".join(said.lower().split()[:3]))
+    if at <= 0:
+        return None
+    names = _first_names()
+    theirs = {h.rpartition("|")[2] for h in held if h.rpartition("|")[0] == prefix}
+    fits: set[str] = set()
+    for m in _MENTION.finditer(sentence[:at]):
+        name = (m.group(3) or "").lower()
+        if name and (not may_be_name(name) or (name not in names and
+                                               not any(h.endswith(" " + name) for h in theirs))):
+            continue  # ("the Jazz": no one's name)
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()
+        if (pronoun(word) or who[1:]) != who[1:]:
+            continue  # ("Dad rang, she's ...": not Dad)
+        rel = RELATIONS.get(word, word) if not m.group(3) else None
+        found = {h for h in theirs if (rel and (h == rel or h.startswith(rel + " "))) or
+                 (not rel and (h == "named " + word or h.endswith(" " + word)))}
+        fits |= found or {f"named {word}" if not rel else rel}
+    if not fits:
+        return None
+    one = fits.pop() if len(fits) == 1 else "someone of " + " or ".join(sorted(fits))
+    return (prefix + "|" if prefix else "") + one

@@ -82,6 +82,7 @@ from .holders import (
     holder_attribute,
     pronoun,
     role_me,
+    stands_for,
 )
 
 SAME = "same"
@@ -418,6 +419,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                                         placekind.not_an_employer(new.said)):
         # where one is at the moment, or a gym, club or school joined: not who employs one
         new = replace(new, attribute=None)
+    if (named := stands_for(new.said, new.context, new.holder, [c.holder for c in claims])):
+        new = replace(new, holder=named)  # ("Lucy wrote off the Jazz and she's got ...": Lucy)
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
