@@ -84,3 +84,17 @@ def test_a_pronoun_after_a_name_in_its_sentence_stands_for_that_person() -> None
     held = ["My sister lives in Leeds.", "My brother lives in York."]
     assert ("supersedes", "My sister lives in Leeds.") in \
         message_verdicts("Tom rang last night, and she's moved to Harrogate now.", held)
+
+
+def test_a_persons_thing_is_no_one_a_pronoun_stands_for() -> None:
+    """"Dad's Focus is in the garage so he's been driving Mum's Panda all week": "he" is Dad,
+    never "Focus" (on main the clause was filed as "Focus has been driving ..." and replaced
+    Dad's car), and a car used while one's own is away replaces nothing."""
+    from memlane.step.clauses import clauses
+    from memlane.step.supersede import SUPERSEDES
+    from supersede_verdicts import message_verdicts
+
+    said = "Dad's Focus is in the garage so he's been driving Mum's Panda all week."
+    assert not clauses(said)[-1].startswith("Focus")
+    held = ["My dad drives a Ford Focus.", "My mum drives a Fiat Panda."]
+    assert [v for v in message_verdicts(said, held) if v[0] == SUPERSEDES] == []

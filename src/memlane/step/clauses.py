@@ -141,7 +141,8 @@ _REL_MENTION = re.compile(
 
 # Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
 # whom a following "she" stands for.
-_NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)"
+# (not a thing of someone's: "Dad's Focus is in the garage")
+_NAME_MENTION = re.compile(r"(?<=\s)(?<!['\u2019]s\s)(?-i:[A-Z][a-z]+)"
                            r"(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)"
                            # "The vet put Bramble on a diet": someone by name, the object
                            r"|(?:(?<=\sput\s)|(?<=\sgot\s)|(?<=\stook\s)|(?<=\smoved\s))(?-i:[A-Z][a-z]+)"

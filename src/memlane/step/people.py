@@ -51,11 +51,13 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("employer", rf"\b(?:got|landed|taken|took|accepted)\s+a\s+(?:new\s+)?"
                      rf"(?:job|role|position)\s+(?:at|with)\s+(?:the\s+)?({_NAME})"),
         ("employer", rf"\bjumped\s+ship\b[^.;]*?\b(?:to|at)\s+(?:the\s+)?({_NAME})"),
-        ("job", rf"\b(?:retrained|qualified|requalified)\s+as\s+{_JOB}"),
+        ("job", rf"\b(?:retrained|qualified|requalified|(?:gone|went)\s+"
+                rf"(?:self-employed|freelance))\s+as\s+{_JOB}"),
         ("job", rf"\b(?:become|became|training|trained|working|started|starting)\s+"
                 rf"(?:as\s+)?{_JOB}"),
         ("job", r"\b(?:is|'s|now)\s+(teaching)\b"),
         ("job", rf"\b(?:is|'s)\s+now\s+{_JOB}"),  # ("left pharmacy and is now a tester")
+        ("job", rf"\b(?:is|'s)\s+{_JOB}\s+now\b"),  # ("left law and she's a yoga teacher now")
         # what one does now in place of a job said to end ("retired from the Royal Mail and
         # now does van deliveries for a florist")
         ("job employer", r"\bnow\s+(?:does|do|doing|works|working|drives|driving)\s+"
@@ -77,6 +79,10 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
                       rf"his|their)\s+(?:house|flat|place|home|bungalow))\b[^.;]*?"
                       rf"\b(?:to|in)\s+(?:live\s+in\s+)?({_NAME})"),
         ("residence", rf"\b(?:gone|went|moved)\s+to\s+live\s+(?:in|near)\s+({_NAME})"),
+        # a home of another kind somewhere ("Dad's downsized to a flat in Cromer")
+        ("residence", rf"\b(?:downsized|moved|relocated)\s+(?:in)?to\s+(?:a|an|her|his|their)\s+"
+                      rf"(?:[\w-]+\s+){{0,2}}(?:place|flat|house|home|apartment|bungalow|cottage)"
+                      rf"\s+(?:in|near)\s+({_NAME})"),
         # gone somewhere to live or work there ("gone off to Lisbon to work remotely")
         ("residence", rf"\b(?:gone|went|moved|headed)\s+(?:off\s+|out\s+|over\s+|away\s+)?to\s+"
                       rf"({_NAME})\s+to\s+(?:work|live|study|settle)\b"),
@@ -312,7 +318,11 @@ _UNSETTLED = re.compile(r"\b(?:offered|applied\s+(?:for|to)|interview(?:ed|ing)?
 _STAND_IN = re.compile(r"\b(?:courtesy|loan(?:ed|er)?\s+(?:car|phone|van)|on\s+loan|borrow\w*|"
                        r"hire\s+car|rental|stand-in|temporar\w*)\b|\bwhile\s+(?:the|his|her|my|"
                        r"our|their|its)\s+(?:[\w-]+\s+){0,3}?(?:is|'s|are|was)\s+(?:being\s+"
-                       r"(?:fixed|repaired|serviced|mended)|in\s+(?:the\s+garage|for|at)|off\s+the\s+road)",
+                       r"(?:fixed|repaired|serviced|mended)|in\s+(?:the\s+garage|for|at)|off\s+the\s+road)"
+                       # one's own away, then another's used ("Dad's Focus is in the garage so
+                       # he's been driving Mum's Panda all week")
+                       r"|\b(?:is|'s|was)\s+(?:in\s+the\s+garage|off\s+the\s+road|in\s+for\s+"
+                       r"(?:repairs?|a\s+service))\b",
                        re.I)
 # A thing got for someone else ("My wife bought her mum an iPhone SE"): theirs, not the buyer's.
 _GIFT = re.compile(r"\b(?:bought|got|gave|given|ordered|picked\s+up|treated)\s+(?:her|his|their|my|"
