@@ -43,6 +43,12 @@ CORRECTIONS = [
      "I traded my old runaround in for a Mini Countryman.", "I drive a Ford Focus."),
     (["My daughter Ava is at Hollins Primary.", "My son Jack is at Bridge School."],
      "We moved Ava to Bridge School in January.", "My daughter Ava is at Hollins Primary."),
+    (["My friend Kieran is a web developer.", "My friend Marta is a pilot."],
+     "Kieran went freelance as a graphic designer.", "My friend Kieran is a web developer."),
+    (["My sister Ella is a nurse.", "My sister Kim is a barber."],
+     "Ella left nursing and she's a driving instructor now.", "My sister Ella is a nurse."),
+    (["My grandma lives in York.", "My grandad lives in Selby."],
+     "Grandma's downsized to a bungalow in Filey.", "My grandma lives in York."),
 ]
 
 NEAR_MISSES = [
