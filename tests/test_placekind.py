@@ -36,3 +36,11 @@ def test_a_gym_joined_replaces_no_employer(held: list[str], new: str) -> None:
 ])
 def test_an_employer_started_at_still_replaces(held: list[str], new: str) -> None:
     assert {t for v, t in message_verdicts(new, held) if v == SUPERSEDES} == set(held)
+
+
+def test_a_group_joined_by_its_noun_is_no_employer() -> None:
+    assert not_an_employer("Gail joined the choir at St Mark's.")
+    assert not_an_employer("I joined a running club in March.")
+    for work in ("I joined the police.", "I joined Deloitte.", "I joined the team at Deloitte.",
+                 "She joined the firm in May."):
+        assert not not_an_employer(work), work

@@ -49,6 +49,20 @@ CORRECTIONS = [
      "Ella left nursing and she's a driving instructor now.", "My sister Ella is a nurse."),
     (["My grandma lives in York.", "My grandad lives in Selby."],
      "Grandma's downsized to a bungalow in Filey.", "My grandma lives in York."),
+    (["My uncle works for Rolls-Royce.", "My aunt works for Boots."],
+     "My uncle took early retirement from Rolls-Royce and now volunteers at the Oxfam shop.",
+     "My uncle works for Rolls-Royce."),
+    (["My cousin Ryan is a labourer.", "My cousin Dean is a plasterer."],
+     "Ryan packed in labouring and joined the army.", "My cousin Ryan is a labourer."),
+    (["My neighbour Gail works at Morrisons.", "My neighbour Ann works at the library."],
+     "Gail's the deputy manager at Aldi now.", "My neighbour Gail works at Morrisons."),
+    (["My friend Sean works at the Nissan plant.", "My friend Matt works at Asda."],
+     "Sean's moved on from Nissan, he's a forklift driver for Tesco now.",
+     "My friend Sean works at the Nissan plant."),
+    (["My son Alfie is at Acorn Nursery.", "My daughter Isla is at Oakwood Primary."],
+     "Alfie's started in Reception at Oakwood Primary.", "My son Alfie is at Acorn Nursery."),
+    (["My niece Sophie is at Leeds Uni.", "My nephew Jake is at York Uni."],
+     "Sophie's graduated and started at KPMG in September.", "My niece Sophie is at Leeds Uni."),
 ]
 
 NEAR_MISSES = [
@@ -67,6 +81,10 @@ NEAR_MISSES = [
      "My wife traded her Yaris in for a Mini Cooper."),
     (["My son Max is at Park Primary.", "My daughter Ruby is at Hill School."],
      "We moved Max into the box room so Ruby has more space."),
+    (["My neighbour Gail works at Morrisons.", "My neighbour Ann works at the library."],
+     "Gail joined the choir at St Mark's."),
+    (["My niece Sophie is at Leeds Uni.", "My nephew Jake is at York Uni."],
+     "Sophie's graduation is at Leeds Town Hall in July."),
 ]
 
 

@@ -58,15 +58,29 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("job", r"\b(?:is|'s|now)\s+(teaching)\b"),
         ("job", rf"\b(?:is|'s)\s+now\s+{_JOB}"),  # ("left pharmacy and is now a tester")
         ("job", rf"\b(?:is|'s)\s+{_JOB}\s+now\b"),  # ("left law and she's a yoga teacher now")
+        # a job and the employer named ("he's a lorry driver for Eddie Stobart now", "Zainab's
+        # now the assistant manager at Waitrose"): either held one
+        ("job employer", rf"\b(?:is|'s)\s+(?:now\s+)?(?:an?|the)\s+"
+                         rf"((?:[a-z-]+\s+){{0,2}}[a-z-]+)\s+(?:at|for|with)\s+(?:the\s+)?{_NAME}(?:\s+now\b|(?<=\w)(?=\s*[.!]?$))"),
+        # a job ended, then an employer or a service joined ("jacked in scaffolding and joined
+        # the police")
+        ("job employer", rf"\bjoined\s+(?:the\s+)?((?-i:police|army|navy|fire\s+service|"
+                         rf"ambulance\s+service|civil\s+service|council)|{_NAME})"),
         # what one does now in place of a job said to end ("retired from the Royal Mail and
         # now does van deliveries for a florist")
-        ("job employer", r"\bnow\s+(?:does|do|doing|works|working|drives|driving)\s+"
-                         r"((?:[a-z-]+\s+){0,3}?[a-z-]+)\s+(?:for|at|with)\s"),
+        ("job employer", r"\bnow\s+(?:does|do|doing|works|working|drives|driving|volunteers|"
+                         r"volunteering|helps|helping)\s+((?:[a-z-]+\s+){0,3}?[a-z-]+)?\s*"
+                         r"(?:for|at|with)\s"),
         # a club that took them on ("picked up by the county squad, Kent Lightning",
         # "signed by the Leyton Orient academy")
         ("team", rf"\b(?:picked\s+up|scouted|signed|selected|called\s+up)\s+(?:by|for)\s+"
                  rf"(?:the\s+)?(?:(?:[a-z-]+\s+){{0,2}}(?:squad|team|side|club),?\s+)?({_NAME})"),
         ("school", rf"\b(?:moved|gone|went)\s+up\s+to\s+(?:the\s+)?({_NAME})"),
+        ("school", rf"\b(?:started|starts)\s+(?:in\s+)?(?:reception|year\s+\d+)\s+(?:at|in)\s+"
+                   rf"(?:the\s+)?({_NAME})"),
+        # left study for work ("Hannah's graduated and is working at Airbus now")
+        ("school", rf"\bgraduated\b[^.;]*?\b(?:working|works|job|started)\s+(?:at|for|with)\s+"
+                   rf"(?:the\s+)?({_NAME})"),
         ("school team employer", rf"\b(?:started|starting)\s+at\s+(?:the\s+)?({_NAME})"),
         ("employer school team", rf"\bstarts\s+(?:work\s+)?(?:at|with)\s+(?:the\s+)?({_NAME})"),
         ("team employer", rf"\b(?:gone|went)\s+over\s+to\s+(?:the\s+)?({_NAME})"),
@@ -96,7 +110,7 @@ _LEFT = re.compile(r"\b(?:walked\s+away\s+from|moved\s+on\s+from|quit|left|packe
                    r"chucked\s+in|jacked\s+in|"
                    r"given\s+up|gave\s+up|handed\s+(?:in\s+)?(?:her|his|their)\s+notice|"
                    r"made\s+redundant|"
-                   r"laid\s+off|retired\s+from|stepped\s+down|hung\s+up)\b", re.I)
+                   r"laid\s+off|retired\s+from|retirement\s+from|stepped\s+down|hung\s+up)\b", re.I)
 _WEAK_JOB = re.compile(r"^(?:training|trained|working|started|starting|is|'s|now)\b", re.I)
 # What is not (yet) so: offered, applied, hoping, a negation.
 _NOT_SO = re.compile(r"\b(?:offered|offer|applied|applying|interview\w*|hoping|hopes|wants?\s+to|"
@@ -148,14 +162,16 @@ def event(said: str, context: str = "") -> tuple[frozenset[str], str] | None:
         m = rx.search(said)
         if m is None:
             continue
-        value = m.group(1).strip()
+        value = (m.group(1) or m.group(0)).strip()
+        named_now = attrs == {"job", "employer"} and re.search(r"\bnow\b", m.group(0), re.I)
         if (m.group(0).lower().startswith("starts") or re.match(r"(?:is|'s)\b", m.group(0), re.I)) \
-                and not ended:
-            continue  # ("she starts at Aldi on Monday": a shift, unless a job ended)
+                and not ended and not named_now:
+            continue  # ("she starts at Aldi on Monday": a shift, unless a job ended; "she's the
+            # manager at Lidl now" says the job and the employer now)
         if m.group(0).lower().startswith("start") and "employer" in attrs and not ended:
             attrs = attrs - {"employer"}  # ("he's started at PureGym": no job said to end)
-        if m.group(0).lower().startswith("now") and not ended:
-            continue  # ("now does the school run for Mum": no job ended)
+        if m.group(0).lower().startswith(("now", "joined")) and not ended:
+            continue  # ("now does the school run for Mum", "joined the choir": no job ended)
         placed = placekind.kinds(value) & PEOPLE
         if placed and len(attrs) > 1:  # ("moved over to Oakfield Juniors": a school, a club)
             attrs = attrs & placed
@@ -235,8 +251,10 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
         return None
     i = fits[0]
     held = claims[i].said.lower()
-    if value.lower() in held or any(w in held for w in value.lower().split() if len(w) > 3):
-        return None  # the held value again ("moved up to Oakwood" of "is at Oakwood")
+    words = [w for w in value.lower().split() if len(w) > 3]
+    if value.lower() in held or (words and all(w in held for w in words)):
+        return None  # the held value again ("moved up to Oakwood" of "is at Oakwood"; not
+        # "Riverside Primary" of "is at Riverside Nursery")
     return "supersedes", i, (
         f"same holder ({holder})", f"a change of {held_attribute(claims[i])} told by an event",
         f"another value given ({value})", "the only held fact of this person it fits")

@@ -47,9 +47,23 @@ def kinds(name: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# A group joined by its common noun ("joined the choir", "joined a running club"): an employer
+# only when the noun is one of the few that name one ("joined the police"; "the team": either).
+_JOINED_GROUP = re.compile(r"\b(?i:joined|joining)\s+(?:a|an|the|our|my|their|his|her)\s+"
+                           r"(?:[a-z-]+\s+){0,2}?([a-z]+)\b(?!\s+(?-i:[A-Z]))")
+_EMPLOYER_NOUNS = frozenset("""police army navy raf marines council nhs firm company practice
+    business agency staff service department ministry government bank team""".split())
+
+
 def not_an_employer(said: str) -> bool:
     """Whether `said`, read as an employer only by a verb of starting or joining ("I started
-    at Anytime Fitness", "joined Ashford Colts"), names a place of another kind (a gym, a club,
-    a school) and no word of work ("started at PureGym as a trainer" stays an employer)."""
+    at Anytime Fitness", "joined Ashford Colts", "Gail joined the choir at St Mark's"), names
+    a place of another kind (a gym, a club, a school) or a group by a noun no employer is
+    called by, and no word of work ("started at PureGym as a trainer" stays an employer)."""
+    if _WORK.search(said) is not None:
+        return False
     m = _JOINED.search(said)
-    return m is not None and _WORK.search(said) is None and bool(kinds(m.group(1)))
+    if m is not None and kinds(m.group(1)):
+        return True
+    group = _JOINED_GROUP.search(said)
+    return group is not None and group.group(1).lower() not in _EMPLOYER_NOUNS
