@@ -85,6 +85,8 @@ NEAR_MISSES = [
      "Gail joined the choir at St Mark's."),
     (["My niece Sophie is at Leeds Uni.", "My nephew Jake is at York Uni."],
      "Sophie's graduation is at Leeds Town Hall in July."),
+    (["My mum is a teacher.", "My dad is a plumber."],
+     "Mum's stepped down from the PTA committee and now helps at the charity shop on Saturdays."),
 ]
 
 

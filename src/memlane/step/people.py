@@ -111,6 +111,17 @@ _LEFT = re.compile(r"\b(?:walked\s+away\s+from|moved\s+on\s+from|quit|left|packe
                    r"given\s+up|gave\s+up|handed\s+(?:in\s+)?(?:her|his|their)\s+notice|"
                    r"made\s+redundant|"
                    r"laid\s+off|retired\s+from|retirement\s+from|stepped\s+down|hung\s+up)\b", re.I)
+# What one leaves that is no job: a club, a committee, a choir ("retired from the bowls club
+# committee and now helps out at the food bank").
+_PASTIME = re.compile(r"\W*(?:the|a|an|her|his|their)?\s*(?:[\w'-]+\s+){0,3}?(?:club|committee|"
+                      r"choir|band|society|league|group|board|team|squad|class|course)\b", re.I)
+
+
+def _left_work(said: str) -> bool:
+    """Whether `said` says a job or an employer was left (`_LEFT`), not a pastime (`_PASTIME`)."""
+    return any(_PASTIME.match(said, m.end()) is None for m in _LEFT.finditer(said))
+
+
 _WEAK_JOB = re.compile(r"^(?:training|trained|working|started|starting|is|'s|now)\b", re.I)
 # What is not (yet) so: offered, applied, hoping, a negation.
 _NOT_SO = re.compile(r"\b(?:offered|offer|applied|applying|interview\w*|hoping|hopes|wants?\s+to|"
@@ -157,7 +168,7 @@ def event(said: str, context: str = "") -> tuple[frozenset[str], str] | None:
     `said` was cut from (where the old job may be said to have ended)."""
     if event_blocked(said):
         return None
-    ended = _LEFT.search(said) or _LEFT.search(context)
+    ended = _left_work(said) or _left_work(context)
     for attrs, rx in _EVENTS:
         m = rx.search(said)
         if m is None:
