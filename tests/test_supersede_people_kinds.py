@@ -63,6 +63,13 @@ CORRECTIONS = [
      "Alfie's started in Reception at Oakwood Primary.", "My son Alfie is at Acorn Nursery."),
     (["My niece Sophie is at Leeds Uni.", "My nephew Jake is at York Uni."],
      "Sophie's graduated and started at KPMG in September.", "My niece Sophie is at Leeds Uni."),
+    (["My husband works for Barclays.", "I work for Lloyds."],
+     "My husband's moved across to HSBC.", "My husband works for Barclays."),
+    (["My dad drives a Ford Fiesta.", "My mum drives a Mini Cooper."],
+     "Dad's Fiesta failed its MOT so he's bought a Skoda Fabia.", "My dad drives a Ford Fiesta."),
+    (["My auntie Jan is a carer.", "My auntie Sue is a cook."],
+     "Auntie Jan's packed in caring and works as a receptionist now.",
+     "My auntie Jan is a carer."),
 ]
 
 NEAR_MISSES = [

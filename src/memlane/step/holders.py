@@ -124,6 +124,9 @@ _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
 _BARE_NAMES = r"Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|Grandad|Granddad|Hubby"
 _BARE_RELATION = re.compile(rf"^(?-i:({_BARE_NAMES}))(?:'s)?\b")
+# Someone by a family title and a name: "Uncle Mike", "Auntie Pat", "Cousin Ellie".
+_TITLES = r"Uncle|Auntie|Aunty|Aunt|Cousin|Grandma|Grandpa|Grandad|Granddad|Nan|Nana|Granny|Gran"
+_TITLED = re.compile(rf"^(?-i:({_TITLES})\s+([A-Z][a-z]+))(?:'s|\u2019s)?\b")
 _CHANGED_THEIRS = re.compile(
     r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
     r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
@@ -292,6 +295,10 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
         # "His football training moved to Mondays": his, whoever he is (`_resolve`)
         return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
+    titled = _TITLED.match(body)
+    if titled is not None and may_be_name(titled.group(2)):  # "Uncle Mike's given up the taxi"
+        word = titled.group(1).lower()
+        return f"{RELATIONS.get(word, word)} {titled.group(2).lower()}", None, body[titled.end():]
     bare = _BARE_RELATION.match(body)
     if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
         word = bare.group(1).lower()
@@ -325,7 +332,9 @@ MANY = frozenset("""sister brother son daughter kid child friend cousin aunt unc
 # A person or pet by name in a held fact: "my flatmate Ravi" (the holder), "a budgie called
 # Kiwi" (the name a fact gives).
 _CALLED_NAME = re.compile(r"\b(?:called|named)\s+(?-i:([A-Z][a-z]+))\b", re.I)
-_ADVERB_LEAD = re.compile(r"^(?-i:[A-Z][a-z]+ly)\b,?\s+(?=(?-i:[A-Z]))")
+_ADVERB_LEAD = re.compile(rf"^(?-i:[A-Z][a-z]+ly\b,?|{_TITLES})\s+(?=(?-i:[A-Z]))")
+"""What may stand before a name opening news: a sentence adverb ("Sadly Kiwi died"), a family
+title ("Uncle Mike's given up the taxi")."""
 _HELD_NEWS = re.compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\u2019s|\s+(?:has|had|is|was|just|now|"
                         r"finally|got|went|left|quit|took|gave|became|\w+ed|\w+s))\b(.*)$", re.S)
 
