@@ -236,6 +236,18 @@ def role_me(body: str) -> str:
     return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
 
 
+def _got_onto(body: str) -> tuple[str, None, str] | None:
+    """(holder, None, "is on ...") for someone the speaker got onto a thing (`_GOT_ONTO`)."""
+    onto = _GOT_ONTO.match(body)
+    if onto is None:
+        return None
+    if onto.group(1):
+        return "?" + ("he" if onto.group(1).lower() == "him" else "she"), None, \
+            "is on " + onto.group(4)
+    word = (onto.group(2) or onto.group(3)).lower()
+    return RELATIONS.get(word, word), None, "is on " + onto.group(4)
+
+
 def holder_attribute(body: str) -> tuple[str, str | None, str]:
     """(holder, attribute if the subject already names it, the rest of the sentence)."""
     ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
@@ -278,13 +290,9 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
             return "named " + moved.group(5).lower(), None, "moved " + moved.group(6)
         word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
         return RELATIONS.get(word, word), None, "moved " + moved.group(6)
-    onto = _GOT_ONTO.match(body)
+    onto = _got_onto(body)
     if onto is not None:  # "We got him onto a smartphone": his phone, not ours
-        if onto.group(1):
-            return "?" + ("he" if onto.group(1).lower() == "him" else "she"), None, \
-                "is on " + onto.group(4)
-        word = (onto.group(2) or onto.group(3)).lower()
-        return RELATIONS.get(word, word), None, "is on " + onto.group(4)
+        return onto
     put = _PUT_ON.match(body)
     if put is not None and (put.group(2) or may_be_name(put.group(1))):
         who = f"named {put.group(1).lower()}" if put.group(1) else put.group(2).lower()

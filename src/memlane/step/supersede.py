@@ -417,8 +417,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
     if new.attribute == "employer" and (where_one_is(new.said, new.context) or
                                         placekind.not_an_employer(new.said)):
-        # where one is at the moment, or a gym, club or school joined: not who employs one
-        new = replace(new, attribute=None)
+        new = replace(new, attribute=None)  # where one is now, a gym or club joined: no employer
     if (named := stands_for(new.said, new.context, new.holder, [c.holder for c in claims])):
         new = replace(new, holder=named)  # ("Lucy wrote off the Jazz and she's got ...": Lucy)
     holder = new.holder
