@@ -121,7 +121,9 @@ def test_the_event_names_its_attributes_and_value() -> None:
 
 
 def _extract(said: str, held: list[str]) -> list[dict[str, Any]]:
-    existing = [Record(id=i, namespace="n", text=t) for i, t in enumerate(held, start=1)]
+    # (said a few messages back in this thread: the people a "she" may stand for are in view)
+    existing = [Record(id=i, namespace="n", text=t, thread_id="t", source_ids=(i,))
+                for i, t in enumerate(held, start=1)]
     msg = Message(id=9, thread_id="t", seq=9, role="user", content=said, ts=0.0, tokens=12)
     return list(extract([msg], existing)["records"])
 

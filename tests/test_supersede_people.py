@@ -152,7 +152,9 @@ def test_held_names_and_their_news() -> None:
 
 
 def _extract(said: str, held: list[str]) -> list[dict[str, Any]]:
-    existing = [Record(id=i, namespace="n", text=t) for i, t in enumerate(held, start=1)]
+    # (said a few messages back in this thread: the people a "she" may stand for are in view)
+    existing = [Record(id=i, namespace="n", text=t, thread_id="t", source_ids=(i,))
+                for i, t in enumerate(held, start=1)]
     msg = Message(id=9, thread_id="t", seq=9, role="user", content=said, ts=0.0, tokens=12)
     return list(extract([msg], existing)["records"])
 

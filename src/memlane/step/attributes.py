@@ -238,6 +238,13 @@ def first_occupation(rest: str) -> bool:
     return bool(comma) and _occupation(head.strip()) and bool(_LEFT_AFTER.match(tail))
 
 
+def now_occupation(rest: str) -> bool:
+    """Whether `rest` says what the holder does for a living now: as its last clause ("left the
+    school in July, I'm a receptionist now"), its first ("I'm a teaching assistant now, left
+    the hotel"), or whole ("I'm a secondary school maths teacher": a job before a school)."""
+    return last_occupation(rest) or first_occupation(rest) or _occupation(rest)
+
+
 _WORKS_AS = re.compile(r"\bwork(?:s|ing|ed)?\s+(?:\w+\s+){1,2}as\s+an?\s+(?:[a-z-]+\s+){0,2}?"
                        r"([a-z-]+)\b(?:\s+(?:at|in|on|for|with)\b|[\s.!]*$)", re.I)
 

@@ -78,7 +78,8 @@ _CAR_MODELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Land Rover", ("Defender", "Discovery", "Freelander")),
     ("Range Rover", ("Evoque", "Velar")),
     ("Mitsubishi", ("Outlander", "Shogun", "L200")),
-    *((make, ()) for make in ("BMW", "Audi", "Mercedes", "Volvo", "Mini", "MINI", "Dacia",
+    ("Mini", ("Cooper", "Countryman", "Clubman")),
+    *((make, ()) for make in ("BMW", "Audi", "Mercedes", "Volvo", "MINI", "Dacia",
                               "Jaguar", "Subaru", "Polestar", "Lexus", "Porsche", "Cupra",
                               "Jeep", "Alfa Romeo", "MG", "BYD")),
 )
@@ -219,6 +220,7 @@ FAMILIES: tuple[Family, ...] = (
              else rf"(?-i:{re.escape(make)})(?!\s+(?-i:[A-Z])[a-z])")
             for make, models in _CAR_MODELS for model in (*models, "")),
         context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
+                r"\brunaround\b|"
                 r"\bsecond-?hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
         noun=r"cars?", cased=True),
     Family(

@@ -37,7 +37,7 @@ import re
 from .asides import condition_asked
 from .attributes import _occupation
 from .endings import _ENDED_PIECE
-from .holders import RELATIONS, may_be_name, pronoun
+from .holders import _TITLES, RELATIONS, may_be_name, pronoun
 from .shapes import (
     age_asked,
     appositive,
@@ -121,7 +121,7 @@ _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|you
                             rf"youngest|best)\s+)?[a-z]+(?:-in-law)?(?:'s\s+(?:{_RELATION_WORDS}))?"
                             rf"(?:\s+(?-i:[A-Z][a-z]+)|\s+\d+)?"
                             # or someone by name: "Dave moved to Leeds, he's at Aldi now"
-                            rf"|(?-i:[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
+                            rf"|(?-i:(?:(?:{_TITLES})\s+)?[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
                             # or the household's by "the": "the dog's had to go on a diet, he's ..."
                             rf"|the\s+(?:{_THEIRS}))"
                             rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
@@ -141,7 +141,8 @@ _REL_MENTION = re.compile(
 
 # Someone by name inside a clause, doing something: "The vet said Mittens needs a new diet",
 # whom a following "she" stands for.
-_NAME_MENTION = re.compile(r"(?<=\s)(?-i:[A-Z][a-z]+)"
+# (not a thing of someone's: "Dad's Focus is in the garage")
+_NAME_MENTION = re.compile(r"(?<=\s)(?<!['\u2019]s\s)(?-i:[A-Z][a-z]+)"
                            r"(?=\s+(?:is|was|has|needs|[a-z]+s|[a-z]+ed)\b)"
                            # "The vet put Bramble on a diet": someone by name, the object
                            r"|(?:(?<=\sput\s)|(?<=\sgot\s)|(?<=\stook\s)|(?<=\smoved\s))(?-i:[A-Z][a-z]+)"
@@ -249,7 +250,8 @@ _BASE = """have do go work live play attend study teach drive ride sing train ow
     take use speak volunteer coach swim walk cycle commute rent support""".split()
 _TWO_PREDICATES = re.compile(
     rf"^(?P<s>(?:my|our)\s+(?:(?:new|little|older|younger|eldest|youngest|best|big)\s+)?"
-    rf"(?:{_RELATION_WORDS})(?:\s+(?-i:[A-Z][a-z]+))?|(?-i:[A-Z][a-z]+))\s+(?P<p>\S.*?),?\s+and\s+"
+    rf"(?:{_RELATION_WORDS})(?:\s+(?-i:[A-Z][a-z]+))?|(?-i:(?:(?:{_TITLES})\s+)?[A-Z][a-z]+))"
+    rf"\s+(?P<p>\S.*?),?\s+and\s+"
     rf"(?P<q>(?:{'|'.join(_THIRD)})\b.*)$"
     rf"|^(?P<i>i|we)\s+(?P<ip>\S.*?),?\s+and\s+(?P<iq>(?:{'|'.join(_BASE)})\b.*)$", re.I)
 
@@ -260,8 +262,8 @@ def _one_predicate(part: str) -> list[str]:
     m = _TWO_PREDICATES.match(part.strip().rstrip(".!"))
     if m is None or _CHANGE_ONLY.search(m.group("p") or m.group("ip")) or \
             (m.group("s") and m.group("s")[0].isupper() and " " not in m.group("s")
-             and not may_be_name(m.group("s"))):
-        return [part]
+             and (not may_be_name(m.group("s")) or re.fullmatch(_TITLES, m.group("s")))):
+        return [part]  # (a title's person: "Auntie Jan's packed in caring and works as ...")
     subj = m.group("s") or m.group("i")
     first, second = m.group("p") or m.group("ip"), m.group("q") or m.group("iq")
     if len(first.split()) < 2 and not re.search(r"\d", first) or len(second.split()) < 2:

@@ -257,7 +257,7 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
                  c.holder.rpartition("|")[0] == prefix and
                  (_names_it(e, c, skip) or _partner_of_mine(e, c)) and
                  (here or (c.said.lower().rstrip(".!") not in sentence.lower() and
-                           _another(new.said, c.said)))]
+                           (_another(new.said, c.said) or _job_for(new, c, e, claims, skip))))]
         if len(named) > 1:
             return ("related", named[-1], (f"names {e.value!r} as ended, which {len(named)} "
                                            "held facts name: both kept, the new one newer",))
@@ -269,6 +269,16 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
                 "the one held fact naming it" + ("" if here else
                                                  ", replaced by this clause of the sentence")))
     return None
+
+
+def _job_for(new: Claim, c: Claim, e: _Ending, claims: Sequence[Claim],
+             skip: frozenset[str]) -> bool:
+    """Whether `new` gives the job one has now in place of the employer the held `c` names
+    ("I quit the hotel, I'm a postman now" / "I work at the Crown Hotel."): the place one
+    worked is the job one had there. Only when no other held fact of the holder names the
+    place left ("I also work weekends at the Station Hotel": which hotel is not certain)."""
+    return new.attribute == "job" and c.attribute == "employer" and new.holder == c.holder \
+        and sum(1 for k in claims if k.holder == c.holder and _names_it(e, k, skip)) == 1
 
 
 def _partner_of_mine(e: _Ending, c: Claim) -> bool:

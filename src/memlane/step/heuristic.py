@@ -36,7 +36,7 @@ from ..validate import STANDING_KINDS
 from . import anchored
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
-from .holders import held_names, held_news
+from .holders import held_names, held_news, holder_attribute
 from .kinds import held_kind, kind_of
 from .lines import episode_line
 from .people import told
@@ -62,6 +62,7 @@ from .supersede import (
     SAME,
     SUPERSEDES,
     Claim,
+    Decision,
     decide,
     read_claim,
     strip_lead,
@@ -121,7 +122,9 @@ def extract(
     updates it (see the module docstring)."""
     ops: list[dict[str, Any]] = []
     # Facts this step knows of: the related records, then what it writes.
-    known = [_Fact(r.text, None, r.id) for r in sorted(existing, key=lambda r: r.id)]
+    thread = messages[0].thread_id if messages else None
+    known = [_Fact(r.text, None, r.id, _said_here(r, thread))
+             for r in sorted(existing, key=lambda r: r.id)]
     updates: dict[int, dict[str, Any]] = {}
     relevance: list[dict[str, Any]] = []
     turn_best: dict[int, float] = {}
@@ -130,6 +133,7 @@ def extract(
     names = frozenset(n for m in messages if m.name for n in m.name.lower().split())
     # "my flatmate Ravi": his news is filed (not the participants': they talk all the time)
     held = held_names(k.claim.said for k in known) - names
+    named: set[str] = set()  # who the stretch's user messages so far are about (`_in_view`)
     for m in messages:
         if m.role == "user":
             current_turn = m.seq
@@ -137,6 +141,10 @@ def extract(
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
         sentences = carry_holders(split_sentences(m.content))
+        # A thread's first user message has no conversation before it: its "she" may be
+        # anyone the memory holds (the rule decides); later, only someone named recently.
+        opening = not named and messages[0].seq == 1
+        named |= {holder_attribute(strip_lead(s))[0] for s in sentences}
         # What is kept is decided by the clause's shape (`is_fact`); the score only ranks
         # the facts of a long message, of which the best `max_per_message` are kept. A clause
         # is what a person would write down of a sentence (`clauses`): one fact, no filler.
@@ -148,16 +156,19 @@ def extract(
                  for s in sentences for k in (kind_of(s),) for c in _with_dropped(s)]
         scored = sorted(((max(sentence_score(c, names), 0.3 if keep or news else 0.0), i, c,
                           k, s) for i, (c, keep, k, s) in enumerate(units)
-                         for news in (_corrects(c, s, known) if c.startswith(_DROPPED) else
-                                      held_news(c, held) or told(c) or dislike_by_effect(c) or
-                                      (not is_fact(c, names) and _corrects(c, s, known)),)
+                         for fits in (None if opening else named,)
+                         for news in (_corrects(c, s, m, known, fits) if c.startswith(_DROPPED)
+                                      else held_news(c, held) or told(c) or dislike_by_effect(c)
+                                      or (not is_fact(c, names) and
+                                          _corrects(c, s, m, known, fits)),)
                          if news or (not c.startswith(_DROPPED) and
                                      (is_fact(c, names) or (keep and _substance(c, names))))),
                         key=lambda t: (-t[0], t[1]))
         scored = [(sc, i, c.removeprefix(_DROPPED), k, s) for sc, i, c, k, s in scored]
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, c, k, s in sorted(kept, key=lambda t: t[1]):
-            _file(c, m, ops, known, updates, held_kind(c, k), s)
+            _file(c, m, ops, known, updates, held_kind(c, k), s,
+                  None if opening else named)
         # Relevance is not fact-likeness: a user's question matters to the turns that follow,
         # so questions are scored without the penalty records get for them.
         best = max((sentence_score(s.rstrip("?") + ".") for s in sentences), default=0.0)
@@ -194,12 +205,15 @@ class _Fact:
     """A fact this step knows of: a related record (`rid`) or one this step writes (`op`), as
     the supersede rule reads it (`supersede.read_claim`)."""
 
-    __slots__ = ("claim", "op", "rid")
+    __slots__ = ("claim", "last", "op", "rid")
     claim: Claim
 
-    def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None) -> None:
+    def __init__(self, text: str, op: dict[str, Any] | None, rid: int | None,
+                 last: int | None = None) -> None:
         self.op = op
         self.rid = rid
+        self.last = last
+        """The newest id of its source messages in this stretch's thread (None: none there)."""
         self._read(text)
 
     def _read(self, text: str) -> None:
@@ -233,30 +247,60 @@ def _with_dropped(sentence: str) -> list[str]:
                    len(set(re.findall(r"[a-z']{3,}", p.lower())) - seen) >= 2]
 
 
-def _corrects(clause: str, sentence: str, known: Sequence[_Fact]) -> bool:
+def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
+              named: set[str] | None) -> bool:
     """Whether a clause not shaped as a fact gives a held fact a new value, as the supersede
-    rule reads it ("It was Mango's birthday yesterday, she's four now", "Everything's with
-    Starling now"): a correction is worth filing whatever its shape."""
+    rule reads it when filing ("It was Mango's birthday yesterday, she's four now",
+    "Everything's with Starling now"): a correction is worth filing whatever its shape."""
     clause = clause.removeprefix(_DROPPED)
     if not known or "?" in clause or not _VALUE.search(clause[1:]):
         return False  # (a new value is a number or a name: nothing else is asked of the rule)
-    said = read_claim(clause)
-    if sentence.strip() != clause.strip():
-        said = replace(said, context=strip_lead(sentence))
-    d = decide(said, [k.claim for k in known])
-    if d.verdict != SUPERSEDES or d.target is None:
+    said, d, target = _decided(clause, m, known, sentence, named)
+    if d.verdict != SUPERSEDES or target is None:
         return False
     # A pronoun stands for whom the sentence names, if it names anyone ("It was Mango's
     # birthday, she's four now" is Mango's age, not the one other cat held).
     named = {w.lower() for w in _NAME.findall(sentence)[1:]} | \
         {w.lower() for w in _NAME.findall(sentence)[:1] if sentence.startswith(w + "'")}
-    held = {w.lower() for w in _NAME.findall(known[d.target].claim.said)}
+    held = {w.lower() for w in _NAME.findall(target.claim.said)}
     return not said.holder.rpartition("|")[2].startswith("?") or not named or bool(named & held)
 
 
 _VALUE = re.compile(r"\d|(?-i:\b[A-Z][a-z])|\b(?:one|two|three|four|five|six|seven|eight|nine|"
                     r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|twenty)\b", re.I)
 _NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
+
+
+RECENT_MESSAGES = 24
+"""How near (in message ids) a held fact must have been said in this thread for "she" or "he" to
+stand for its holder: about the turns a model sees verbatim (short-term and working memory).
+Ids are store-wide, so another thread's messages between only widen the gap: never a person
+from further back. A pronoun whose person was named hundreds of messages ago ("His name is
+Kyle!" long after "My landlord's called Steve.") is someone new, not a held one."""
+
+
+def _said_here(r: Record, thread: str | None) -> int | None:
+    """The newest source message id of the held record `r` when it was filed in `thread`."""
+    return max(r.source_ids) if r.source_ids and r.thread_id == thread else None
+
+
+def _in_view(said: Claim, m: Message, known: list[_Fact], named: set[str]) -> list[int]:
+    """The indices of the facts in `known` that the statement `said` (of message `m`) may be
+    about: all of them, unless its holder is "she" or "he"; then only the facts of the people
+    named recently (`named`: the holders the stretch's messages so far open with; the holders
+    of the facts this step wrote or touched, or said within `RECENT_MESSAGES` in this thread).
+    A person of a held fact matches by the holder or by the first name ("named ruby" for
+    "daughter ruby"), or by a name its own sentence says."""
+    if said.holder.rpartition("|")[2] not in ("?she", "?he"):
+        return list(range(len(known)))
+    recent = {k.claim.holder.rpartition("|")[2] for k in known if k.op is not None or
+              (k.last is not None and 0 <= m.id - k.last <= RECENT_MESSAGES)}
+    recent |= named
+    names = {h[6:] for h in recent if h.startswith("named ")} | \
+        {w.lower() for w in _NAME.findall(said.context or said.said)}  # ("Mango's birthday, she")
+    return [i for i, k in enumerate(known)
+            if (who := k.claim.holder.rpartition("|")[2]) in recent or
+            (" " in who and who.rpartition(" ")[2] in names)]
 
 
 def _substance(clause: str, names: frozenset[str]) -> bool:
@@ -282,12 +326,14 @@ def _file(
     updates: dict[int, dict[str, Any]],
     kind: str = "fact",
     whole: str = "",
+    named: set[str] | None = None,
 ) -> None:
     """Add `sentence` (a clause said in `m`) as a record of `kind`, or fold it into the
     fact it repeats or supersedes: the supersede rule (`supersede.decide`) decides, over every
     fact this step knows of (the related records of the namespace, any thread, and what it
     wrote). `whole`: the sentence the clause was cut from (its cue and what it says was
-    replaced are the rule's signals too)."""
+    replaced are the rule's signals too). `named`: who the stretch has named so far: "she" or
+    "he" stands only for a person named recently (`_in_view`)."""
     clean = strip_lead(sentence)
     text = clean if len(clean) <= 400 else clean[:397] + "..."
     if m.name and m.role == "user":
@@ -295,31 +341,41 @@ def _file(
     fact = _Fact(text, None, None)
     if not fact.claim.terms:
         return
-    # Read as said: the lead-in the record drops ("Actually, correction: ...") is its cue.
-    said = read_claim(f"{m.name}: {sentence}" if m.name and m.role == "user" else sentence)
-    if whole and whole.strip() != sentence.strip():
-        said = replace(said, context=strip_lead(whole))
-    d = decide(said, [k.claim for k in known])
+    said, d, target = _decided(sentence, m, known, whole, named)
     if d.verdict == SAME:
-        assert d.target is not None
-        _point_at(known[d.target], m.seq, updates, ops)
+        assert target is not None
+        _point_at(target, m.seq, updates, ops)
         return
     if d.verdict == SUPERSEDES:
-        assert d.target is not None
+        assert target is not None
         if not m.name:  # "She works at PwC now." corrects "My partner ...": say whom
-            text = name_holder(text, known[d.target].claim.said)
-            text = anchored.naming(text, said.context, known[d.target].claim.holder)
-        _replace(known[d.target], text, m.seq, updates, ops, kind)
+            text = name_holder(text, target.claim.said)
+            text = anchored.naming(text, said.context, target.claim.holder)
+        _replace(target, text, m.seq, updates, ops, kind)
         return
     if d.verdict == RELATED:
-        assert d.target is not None
-        rid = known[d.target].rid
+        assert target is not None
+        rid = target.rid
         if rid is not None:  # a record held: the new one is marked newer than it
             text = mark_newer(text, rid)
     op = {"op": "add", "text": text, "kind": kind, "source": [m.seq]}
     ops.append(op)
     fact.op = op
     known.append(fact)
+
+
+def _decided(sentence: str, m: Message, known: list[_Fact], whole: str,
+             named: set[str] | None) -> tuple[Claim, Decision, _Fact | None]:
+    """The clause `sentence` of `m` read as said, the rule's verdict over the facts it may be
+    about (`_in_view`), and the held fact the verdict is about: one reading for filing
+    (`_file`) and for asking whether a clause corrects anything (`_corrects`)."""
+    # Read as said: the lead-in the record drops ("Actually, correction: ...") is its cue.
+    said = read_claim(f"{m.name}: {sentence}" if m.name and m.role == "user" else sentence)
+    if whole and whole.strip() != sentence.strip():
+        said = replace(said, context=strip_lead(whole))
+    pool = list(range(len(known))) if named is None else _in_view(said, m, known, named)
+    d = decide(said, [known[i].claim for i in pool])
+    return said, d, known[pool[d.target]] if d.target is not None else None
 
 
 def _point_at(entry: _Fact, seq: int, updates: dict[int, dict[str, Any]],

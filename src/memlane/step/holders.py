@@ -73,12 +73,15 @@ _IDENTITY_SAME = {"boss": "manager", "supervisor": "manager"}
 _REL_WORDS = "(?:" + "|".join(sorted((re.escape(k) for k in RELATIONS), key=len, reverse=True)) \
     + r")(?:-in-law|\s+in\s+law)?"
 _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+|younger\s+" \
-         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+)*"
+         r"|eldest\s+|youngest\s+|big\s+|baby\s+|best\s+|close\s+|oldest\s+|dear\s+" \
+         r"|other\s+(?!half\b))*"
+"""("my other flatmate Harry": another flatmate, a holder like the first; "my other half" is
+a partner)"""
 _PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
 _PET_WORDS = "|".join(sorted(_PETS))
 # "The wife's traded the Corsa in": a spouse by "the", as British speakers say it.
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS}|other\s+half)|the\s+({_PET_WORDS}|wife|"
-                          r"husband|missus|hubby|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
+                          r"husband|missus|hubby|eldest|oldest|youngest|(?:baby|kids|children|twins)(?![\'\u2019])))(?:'s|\u2019s)?\b"
                           r"(?:,?\s+(?-i:([A-Z][A-Za-z0-9-]*))\b,?)?", re.I)
 _NAME = r"(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 _CHAIN = re.compile(rf"\s+({_REL_WORDS})\b", re.I)
@@ -120,8 +123,11 @@ _NEW_IDENTITY = re.compile(
     rf"(?:now\s+)?({_NAME})()()", re.I)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
-_BARE_RELATION = re.compile(r"^(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|"
-                            r"Grandad|Granddad))(?:'s)?\b")
+_BARE_NAMES = r"Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|Grandad|Granddad|Hubby"
+_BARE_RELATION = re.compile(rf"^(?-i:({_BARE_NAMES}))(?:'s)?\b")
+# Someone by a family title and a name: "Uncle Mike", "Auntie Pat", "Cousin Ellie".
+_TITLES = r"Uncle|Auntie|Aunty|Aunt|Cousin|Grandma|Grandpa|Grandad|Granddad|Nan|Nana|Granny|Gran"
+_TITLED = re.compile(rf"^(?-i:({_TITLES})\s+([A-Z][a-z]+))(?:'s|\u2019s)?\b")
 _CHANGED_THEIRS = re.compile(
     r"^(?:we|i|they)(?:'ve|\s+have|\s+had)?\s+(?:just\s+)?(?:put|raised|moved|changed|increased|"
     r"cut|upped|switched|lowered|reduced|bumped)\s+(his|her)\s+(?!(?:\w+\s+)?(?:"
@@ -134,14 +140,16 @@ _CHANGED_RELATIONS = re.compile(
     r"shifted)\s+" + _OWNER + "(" + _REL_WORDS
     + r")(?:'s|\u2019s)\s", re.I)
 # Someone the speaker moved ("We moved him to Oakfield Primary", "We've had to move Mum into a
-# care home", "We'll transfer our son to ..."): the move is theirs, where they now live or study.
+# care home", "We'll transfer our son to ...", "We moved Harry to Castle School"): the move is
+# theirs, where they now live or study.
 _MOVED_SOMEONE = re.compile(
     r"^(?:we|i)(?:'ve|'d|'ll|\s+have|\s+had|\s+will)?(?:\s+(?:just|finally|recently|now|"
     r"had\s+to|have\s+to|might|may|could|would|should|need\s+to|want\s+to|hope\s+to|"
     r"(?:are|'re|am|'m)\s+going\s+to|be|been))*\s+"
     r"(?:move|moved|moving|transfer|transferred|transferring|switch|switched)\s+"
     r"(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Gran|Grandad))"
-    r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"|" + _OWNER + "(" + _REL_WORDS + r")|the\s+(" + _PET_WORDS + r")|(?-i:([A-Z][a-z]+)))"
+    r"(?!'s|\u2019s|\w)"
     r"\s+(?:(?:up|over|down|back|across)\s+)?((?:to|into|onto|in\s+with)\s.*)$", re.I | re.S)
 # Someone who put a pet (or a person by name) on a brand: "The vet put Luna on Hill's", "We've
 # switched Bruno to Royal Canin": what Luna or Bruno is on, not the speaker.
@@ -150,6 +158,13 @@ _PUT_ON = re.compile(
     r"finally|recently))*\s+(?:put|switched|moved|changed|started)\s+"
     r"(?:(?-i:([A-Z][a-z]+))|(?:the|our|my)\s+(" + _PET_WORDS + r"))(?!'s|\u2019s|\w)"
     r"\s+(?:over\s+)?(?:on|onto|to)\s+((?-i:[A-Z]).*)$", re.S)
+# Someone the speaker got onto a thing ("We finally got him onto a smartphone, a Motorola",
+# "I've put Mum on a Doro"): what they are on now, theirs.
+_GOT_ONTO = re.compile(
+    r"^(?:we|i)(?:'ve|\s+have|\s+had)?(?:\s+(?:just|finally|eventually|now|at\s+last))*\s+"
+    r"(?:got|put|moved|switched|converted)\s+(?:(him|her)|(?-i:(Mum|Mom|Dad|Grandma|Grandpa|Granny|"
+    r"Nan|Nana|Gran|Grandad))|" + _OWNER + "(" + _REL_WORDS + r"))(?!'s|\u2019s|\w)"
+    r"\s+(?:over\s+)?(?:on|onto)\s+((?:a|an|the)\s.*)$", re.I | re.S)
 _PLURAL_THING = re.compile(r"^\s+[a-z]+s\s+(?:are|were|have|had)\b")
 _THEIR_RELATION = re.compile(rf"^(his|her|their)\s+(?:\w+\s+)??({_REL_WORDS})\b", re.I)
 # Someone else changed a thing of the speaker's: "My doctor raised my sertraline to 100mg",
@@ -222,6 +237,18 @@ def role_me(body: str) -> str:
     return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
 
 
+def _got_onto(body: str) -> tuple[str, None, str] | None:
+    """(holder, None, "is on ...") for someone the speaker got onto a thing (`_GOT_ONTO`)."""
+    onto = _GOT_ONTO.match(body)
+    if onto is None:
+        return None
+    if onto.group(1):
+        return "?" + ("he" if onto.group(1).lower() == "him" else "she"), None, \
+            "is on " + onto.group(4)
+    word = (onto.group(2) or onto.group(3)).lower()
+    return RELATIONS.get(word, word), None, "is on " + onto.group(4)
+
+
 def holder_attribute(body: str) -> tuple[str, str | None, str]:
     """(holder, attribute if the subject already names it, the rest of the sentence)."""
     ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
@@ -255,12 +282,18 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         word = relation_changed.group(1).lower()
         return RELATIONS.get(word, word), None, body[relation_changed.end():]
     moved = _MOVED_SOMEONE.match(body)
-    if moved is not None:  # "We moved him to Oakfield Primary": his school, not ours
+    if moved is not None and not (moved.group(5) and not may_be_name(moved.group(5))):
+        # "We moved him to Oakfield Primary", "We moved Harry to Castle School": theirs
         if moved.group(1):
             return "?" + ("he" if moved.group(1).lower() == "him" else "she"), None, \
-                "moved " + moved.group(5)
+                "moved " + moved.group(6)
+        if moved.group(5):
+            return "named " + moved.group(5).lower(), None, "moved " + moved.group(6)
         word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
-        return RELATIONS.get(word, word), None, "moved " + moved.group(5)
+        return RELATIONS.get(word, word), None, "moved " + moved.group(6)
+    onto = _got_onto(body)
+    if onto is not None:  # "We got him onto a smartphone": his phone, not ours
+        return onto
     put = _PUT_ON.match(body)
     if put is not None and (put.group(2) or may_be_name(put.group(1))):
         who = f"named {put.group(1).lower()}" if put.group(1) else put.group(2).lower()
@@ -271,10 +304,8 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     if re.match(r"^(?:his|her)\s+[a-z]", body, re.I):
         # "His football training moved to Mondays": his, whoever he is (`_resolve`)
         return "?" + ("he" if body[:3].lower() == "his" else "she"), None, body.split(" ", 1)[1]
-    owed = _THING_FOR.match(body)
-    if owed is not None and owed.group(1).lower() in RELATIONS:  # "New address for my mum: ..."
-        word = owed.group(1).lower()
-        return RELATIONS.get(word, word), None, body
+    if (kin := _kin_first(body)) is not None:
+        return kin
     bare = _BARE_RELATION.match(body)
     if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
         word = bare.group(1).lower()
@@ -298,6 +329,20 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     return "i", None, body
 
 
+def _kin_first(body: str) -> tuple[str, None, str] | None:
+    """A relation said first, with a title or as whose thing it is: "Uncle Mike's given up the
+    taxi" (uncle mike), "New address for my mum: 3 Willow Close" (mother)."""
+    owed = _THING_FOR.match(body)
+    if owed is not None and owed.group(1).lower() in RELATIONS:
+        word = owed.group(1).lower()
+        return RELATIONS.get(word, word), None, body
+    titled = _TITLED.match(body)
+    if titled is not None and may_be_name(titled.group(2)):
+        word = titled.group(1).lower()
+        return f"{RELATIONS.get(word, word)} {titled.group(2).lower()}", None, body[titled.end():]
+    return None
+
+
 _THING_FOR = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?:new\s+)?[a-z]+\s+(?:for|of)\s+(?:my|our)\s+"
                         r"([a-z-]+)\b", re.I)
 """A thing of someone named first: "New address for my mum: 3 Willow Close" is the mother's."""
@@ -313,7 +358,9 @@ MANY = frozenset("""sister brother son daughter kid child friend cousin aunt unc
 # A person or pet by name in a held fact: "my flatmate Ravi" (the holder), "a budgie called
 # Kiwi" (the name a fact gives).
 _CALLED_NAME = re.compile(r"\b(?:called|named)\s+(?-i:([A-Z][a-z]+))\b", re.I)
-_ADVERB_LEAD = re.compile(r"^(?-i:[A-Z][a-z]+ly)\b,?\s+(?=(?-i:[A-Z]))")
+_ADVERB_LEAD = re.compile(rf"^(?-i:[A-Z][a-z]+ly\b,?|{_TITLES})\s+(?=(?-i:[A-Z]))")
+"""What may stand before a name opening news: a sentence adverb ("Sadly Kiwi died"), a family
+title ("Uncle Mike's given up the taxi")."""
 _HELD_NEWS = re.compile(r"^(?-i:([A-Z][a-z]+))(?:'s|\u2019s|\s+(?:has|had|is|was|just|now|"
                         r"finally|got|went|left|quit|took|gave|became|\w+ed|\w+s))\b(.*)$", re.S)
 
@@ -343,3 +390,42 @@ def held_news(clause: str, names: frozenset[str]) -> bool:
             re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return False
     return len(re.findall(r"[A-Za-z0-9]{3,}", m.group(2))) >= 2
+
+
+# Someone the sentence names before its pronoun: a first name ("Lucy wrote off the Jazz and
+# she's got a Puma now") or a relation ("my mum", "Dad").
+_MENTION = re.compile(rf"\b(?:(?:my|our|the)\s+(?:[a-z]+\s+)?({_REL_WORDS})|(?-i:({_BARE_NAMES}))"
+                      r"|(?-i:([A-Z][a-z]+)))\b", re.I)
+
+
+def stands_for(said: str, sentence: str, holder: str, held: Iterable[str]) -> str | None:
+    """The holder "she" or "he" opening `said` (a clause of `sentence`, read as `holder`:
+    "?she", with the speaker's "Name|" prefix if any) stands for when the sentence names people
+    before it: the one named person of a sex that fits, as held (`held`: the held facts'
+    holders), or "named <name>" when not held; "someone of ..." (no one's facts) when two fit.
+    None when the sentence names no one who may be meant: the held facts decide, as before."""
+    prefix, _, who = holder.rpartition("|")
+    if who not in ("?she", "?he") or not sentence:
+        return None
+    at = sentence.lower().find(" ".join(said.lower().split()[:3]))
+    if at <= 0:
+        return None
+    names = _first_names()
+    theirs = {h.rpartition("|")[2] for h in held if h.rpartition("|")[0] == prefix}
+    fits: set[str] = set()
+    for m in _MENTION.finditer(sentence[:at]):
+        name = (m.group(3) or "").lower()
+        if name and (not may_be_name(name) or (name not in names and
+                                               not any(h.endswith(" " + name) for h in theirs))):
+            continue  # ("the Jazz": no one's name)
+        word = (m.group(1) or m.group(2) or m.group(3)).lower()
+        if (pronoun(word) or who[1:]) != who[1:]:
+            continue  # ("Dad rang, she's ...": not Dad)
+        rel = RELATIONS.get(word, word) if not m.group(3) else None
+        found = {h for h in theirs if (rel and (h == rel or h.startswith(rel + " "))) or
+                 (not rel and (h == "named " + word or h.endswith(" " + word)))}
+        fits |= found or {f"named {word}" if not rel else rel}
+    if not fits:
+        return None
+    one = fits.pop() if len(fits) == 1 else "someone of " + " or ".join(sorted(fits))
+    return (prefix + "|" if prefix else "") + one

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import families, slots
+from . import families, placekind, slots
 from .attributes import _occupation
 from .categories import FAMILIES
 from .claim import Claim
@@ -51,21 +51,56 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ("employer", rf"\b(?:got|landed|taken|took|accepted)\s+a\s+(?:new\s+)?"
                      rf"(?:job|role|position)\s+(?:at|with)\s+(?:the\s+)?({_NAME})"),
         ("employer", rf"\bjumped\s+ship\b[^.;]*?\b(?:to|at)\s+(?:the\s+)?({_NAME})"),
-        ("job", rf"\b(?:retrained|qualified|requalified)\s+as\s+{_JOB}"),
+        ("job", rf"\b(?:retrained|qualified|requalified|(?:gone|went)\s+"
+                rf"(?:self-employed|freelance))\s+as\s+{_JOB}"),
         ("job", rf"\b(?:become|became|training|trained|working|started|starting)\s+"
                 rf"(?:as\s+)?{_JOB}"),
         ("job", r"\b(?:is|'s|now)\s+(teaching)\b"),
+        ("job", rf"\b(?:is|'s)\s+now\s+{_JOB}"),  # ("left pharmacy and is now a tester")
+        ("job", rf"\b(?:is|'s|works?|working)\s+(?:as\s+)?{_JOB}\s+now\b"),  # ("left law and
+        # she's a yoga teacher now", "packed in caring and works as a receptionist now")
+        # a job and the employer named ("he's a lorry driver for Eddie Stobart now", "Zainab's
+        # now the assistant manager at Waitrose"): either held one
+        ("job employer", rf"\b(?:is|'s)\s+(?:now\s+)?(?:an?|the)\s+"
+                         rf"((?:[a-z-]+\s+){{0,2}}[a-z-]+)\s+(?:at|for|with)\s+(?:the\s+)?{_NAME}(?:\s+now\b|(?<=\w)(?=\s*[.!]?$))"),
+        # a job ended, then an employer or a service joined ("jacked in scaffolding and joined
+        # the police")
+        ("job employer", rf"\bjoined\s+(?:the\s+)?((?-i:police|army|navy|fire\s+service|"
+                         rf"ambulance\s+service|civil\s+service|council)|{_NAME})"),
+        # what one does now in place of a job said to end ("retired from the Royal Mail and
+        # now does van deliveries for a florist")
+        ("job employer", r"\bnow\s+(?:does|do|doing|works|working|drives|driving|volunteers|"
+                         r"volunteering|helps|helping)\s+((?:[a-z-]+\s+){0,3}?[a-z-]+)?\s*"
+                         r"(?:for|at|with)\s"),
+        # a club that took them on ("picked up by the county squad, Kent Lightning",
+        # "signed by the Leyton Orient academy")
+        ("team", rf"\b(?:picked\s+up|scouted|signed|selected|called\s+up)\s+(?:by|for)\s+"
+                 rf"(?:the\s+)?(?:(?:[a-z-]+\s+){{0,2}}(?:squad|team|side|club),?\s+)?({_NAME})"),
         ("school", rf"\b(?:moved|gone|went)\s+up\s+to\s+(?:the\s+)?({_NAME})"),
+        ("school", rf"\b(?:started|starts)\s+(?:in\s+)?(?:reception|year\s+\d+)\s+(?:at|in)\s+"
+                   rf"(?:the\s+)?({_NAME})"),
+        # left study for work ("Hannah's graduated and is working at Airbus now")
+        ("school", rf"\bgraduated\b[^.;]*?\b(?:working|works|job|started)\s+(?:at|for|with)\s+"
+                   rf"(?:the\s+)?({_NAME})"),
         ("school team employer", rf"\b(?:started|starting)\s+at\s+(?:the\s+)?({_NAME})"),
         ("employer school team", rf"\bstarts\s+(?:work\s+)?(?:at|with)\s+(?:the\s+)?({_NAME})"),
-        ("team employer", rf"\b(?:gone|went|moved)\s+over\s+to\s+(?:the\s+)?({_NAME})"),
+        ("team employer", rf"\b(?:gone|went)\s+(?:over|across)\s+to\s+(?:the\s+)?({_NAME})"),
+        ("team employer school", rf"\bmoved\s+(?:over|across)\s+to\s+(?:the\s+)?({_NAME})"),
         ("employer", rf"\b(?:is|'s)\s+(?:now\s+)?(?:with|at)\s+(?:the\s+)?({_NAME})\s+now\b"),
         ("team", rf"\b(?:signed\s+(?:on\s+)?(?:for|with))\s+(?:the\s+)?({_NAME})"),
         ("residence school team", rf"\b(?:moved|relocated|transferred)\s+"
                                   rf"(?:back\s+|down\s+|out\s+|away\s+)?to\s+(?:the\s+)?({_NAME})"),
-        ("residence", rf"\b(?:sold\s+up|packed\s+up|upped\s+sticks|emigrated)\b[^.;]*?"
+        ("residence", rf"\b(?:sold\s+up|packed\s+up|upped\s+sticks|emigrated|sold\s+(?:the|her|"
+                      rf"his|their)\s+(?:house|flat|place|home|bungalow))\b[^.;]*?"
                       rf"\b(?:to|in)\s+(?:live\s+in\s+)?({_NAME})"),
         ("residence", rf"\b(?:gone|went|moved)\s+to\s+live\s+(?:in|near)\s+({_NAME})"),
+        # a home of another kind somewhere ("Dad's downsized to a flat in Cromer")
+        ("residence", rf"\b(?:downsized|moved|relocated)\s+(?:in)?to\s+(?:a|an|her|his|their)\s+"
+                      rf"(?:[\w-]+\s+){{0,2}}(?:place|flat|house|home|apartment|bungalow|cottage)"
+                      rf"\s+(?:in|near)\s+({_NAME})"),
+        # gone somewhere to live or work there ("gone off to Lisbon to work remotely")
+        ("residence", rf"\b(?:gone|went|moved|headed)\s+(?:off\s+|out\s+|over\s+|away\s+)?to\s+"
+                      rf"({_NAME})\s+to\s+(?:work|live|study|settle)\b"),
         ("residence", rf"\b(?:retired|emigrated)\s+(?:out\s+|over\s+|down\s+)?to\s+({_NAME})"),
         ("residence", rf"\bgot\s+the\s+keys\s+(?:to|for)\s+(?:a|an|her|his|their)\s+"
                       rf"(?:[\w-]+\s+){{0,2}}(?:place|flat|house|home|apartment|bungalow|cottage)"
@@ -76,8 +111,19 @@ _LEFT = re.compile(r"\b(?:walked\s+away\s+from|moved\s+on\s+from|quit|left|packe
                    r"chucked\s+in|jacked\s+in|"
                    r"given\s+up|gave\s+up|handed\s+(?:in\s+)?(?:her|his|their)\s+notice|"
                    r"made\s+redundant|"
-                   r"laid\s+off|retired\s+from|stepped\s+down|hung\s+up)\b", re.I)
-_WEAK_JOB = re.compile(r"^(?:training|trained|working|started|starting|is|'s|now)\b", re.I)
+                   r"laid\s+off|retired\s+from|retirement\s+from|stepped\s+down|hung\s+up)\b", re.I)
+# What one leaves that is no job: a club, a committee, a choir ("retired from the bowls club
+# committee and now helps out at the food bank").
+_PASTIME = re.compile(r"\W*(?:the|a|an|her|his|their)?\s*(?:[\w'-]+\s+){0,3}?(?:club|committee|"
+                      r"choir|band|society|league|group|board|team|squad|class|course)\b", re.I)
+
+
+def _left_work(said: str) -> bool:
+    """Whether `said` says a job or an employer was left (`_LEFT`), not a pastime (`_PASTIME`)."""
+    return any(_PASTIME.match(said, m.end()) is None for m in _LEFT.finditer(said))
+
+
+_WEAK_JOB = re.compile(r"^(?:training|trained|working|works?|started|starting|is|'s|now)\b", re.I)
 # What is not (yet) so: offered, applied, hoping, a negation.
 _NOT_SO = re.compile(r"\b(?:offered|offer|applied|applying|interview\w*|hoping|hopes|wants?\s+to|"
                      r"thinking|considering|not|never|hasn't|hadn't|didn't|won't|isn't|wasn't|"
@@ -123,17 +169,26 @@ def event(said: str, context: str = "") -> tuple[frozenset[str], str] | None:
     `said` was cut from (where the old job may be said to have ended)."""
     if event_blocked(said):
         return None
-    ended = _LEFT.search(said) or _LEFT.search(context)
+    ended = _left_work(said) or _left_work(context)
     for attrs, rx in _EVENTS:
         m = rx.search(said)
         if m is None:
             continue
-        value = m.group(1).strip()
+        value = (m.group(1) or m.group(0)).strip()
+        named_now = attrs == {"job", "employer"} and re.search(r"\bnow\b", m.group(0), re.I)
         if (m.group(0).lower().startswith("starts") or re.match(r"(?:is|'s)\b", m.group(0), re.I)) \
-                and not ended:
-            continue  # ("she starts at Aldi on Monday": a shift, unless a job ended)
+                and not ended and not named_now:
+            continue  # ("she starts at Aldi on Monday": a shift, unless a job ended; "she's the
+            # manager at Lidl now" says the job and the employer now)
         if m.group(0).lower().startswith("start") and "employer" in attrs and not ended:
             attrs = attrs - {"employer"}  # ("he's started at PureGym": no job said to end)
+        if m.group(0).lower().startswith(("now", "joined")) and not ended:
+            continue  # ("now does the school run for Mum", "joined the choir": no job ended)
+        placed = placekind.kinds(value) & PEOPLE
+        if placed and len(attrs) > 1:  # ("moved over to Oakfield Juniors": a school, a club)
+            attrs = attrs & placed
+            if not attrs:
+                continue  # ("went over to Fernhill Academy for a match": no move of school)
         if attrs == {"job"}:
             value = _job(value)
             if not value:
@@ -208,8 +263,10 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
         return None
     i = fits[0]
     held = claims[i].said.lower()
-    if value.lower() in held or any(w in held for w in value.lower().split() if len(w) > 3):
-        return None  # the held value again ("moved up to Oakwood" of "is at Oakwood")
+    words = [w for w in value.lower().split() if len(w) > 3]
+    if value.lower() in held or (words and all(w in held for w in words)):
+        return None  # the held value again ("moved up to Oakwood" of "is at Oakwood"; not
+        # "Riverside Primary" of "is at Riverside Nursery")
     return "supersedes", i, (
         f"same holder ({holder})", f"a change of {held_attribute(claims[i])} told by an event",
         f"another value given ({value})", "the only held fact of this person it fits")
@@ -232,6 +289,7 @@ def told(clause: str) -> bool:
 
 
 _GOT = re.compile(r"\b(?:bought|got\s+(?:a|an|herself|himself)|picked\s+up|"
+                  r"(?:got|put|moved|switched)\s+(?:him|her)\s+(?:over\s+)?onto?|"
                   r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|replaced\s+(?:it|her|his)\s+\w*\s*with)\b",
                   re.I)
 
@@ -251,8 +309,9 @@ def thing_changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict |
         return None
     fits: list[tuple[int, str]] = []
     for i, c in enumerate(claims):
-        if c.holder.rpartition("|")[0] != prefix or ("?" not in who and c.holder != holder):
-            continue
+        if c.holder.rpartition("|")[0] != prefix or ("?" not in who and c.holder != holder) or \
+                (len(c.said) > 8 and c.said.strip().rstrip(".!").lower() in said.lower()):
+            continue  # (another clause of this sentence: "Mum's Clio failed its MOT")
         for fam in FAMILIES:
             theirs = families.members(c.said, fam, said, switched=True)
             mine = families.members(new.said, fam, c.said, switched=True, brands=True)
@@ -290,7 +349,11 @@ _UNSETTLED = re.compile(r"\b(?:offered|applied\s+(?:for|to)|interview(?:ed|ing)?
 _STAND_IN = re.compile(r"\b(?:courtesy|loan(?:ed|er)?\s+(?:car|phone|van)|on\s+loan|borrow\w*|"
                        r"hire\s+car|rental|stand-in|temporar\w*)\b|\bwhile\s+(?:the|his|her|my|"
                        r"our|their|its)\s+(?:[\w-]+\s+){0,3}?(?:is|'s|are|was)\s+(?:being\s+"
-                       r"(?:fixed|repaired|serviced|mended)|in\s+(?:the\s+garage|for|at)|off\s+the\s+road)",
+                       r"(?:fixed|repaired|serviced|mended)|in\s+(?:the\s+garage|for|at)|off\s+the\s+road)"
+                       # one's own away, then another's used ("Dad's Focus is in the garage so
+                       # he's been driving Mum's Panda all week")
+                       r"|\b(?:is|'s|was)\s+(?:in\s+the\s+garage|off\s+the\s+road|in\s+for\s+"
+                       r"(?:repairs?|a\s+service))\b",
                        re.I)
 # A thing got for someone else ("My wife bought her mum an iPhone SE"): theirs, not the buyer's.
 _GIFT = re.compile(r"\b(?:bought|got|gave|given|ordered|picked\s+up|treated)\s+(?:her|his|their|my|"

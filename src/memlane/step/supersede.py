@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, medicines, numbered, people, slots, topics
+from . import anchored, broad, families, medicines, numbered, people, placekind, slots, topics
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -51,9 +51,8 @@ from .attributes import (
     SAME_KIND,
     _occupation,
     event_named,
-    first_occupation,
     last_occupation,
-    where_one_is,
+    now_occupation,
     works_as,
 )
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
@@ -216,7 +215,7 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
             return f"who is my {_IDENTITY_SAME.get(noun, RELATIONS[noun])}"
         if noun in _KIND_ATTRIBUTE:
             return _KIND_ATTRIBUTE[noun]
-    if last_occupation(rest) or first_occupation(rest) or _occupation(rest):
+    if now_occupation(rest):
         return "job"  # (what is done now, before a school: "I'm a secondary school teacher")
     if (holder.split(" ")[0] in _PETS or holder.startswith("named ")) and PET_FOOD.match(rest):
         return "food"  # "Bruno is on Royal Canin now": a pet's brand is its food
@@ -415,8 +414,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     attribute (then it is `related` to it, both kept), and needs no change cue."""
     new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
-    if new.attribute == "employer" and where_one_is(new.said, new.context):
-        new = replace(new, attribute=None)  # where one is at the moment, not who employs one
+    new = placekind.reread(new, [c.holder for c in claims])
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder

@@ -1,0 +1,86 @@
+"""What kind of place a name is, by its own words: a school ("Oakfield Juniors", "Kingsmead
+Academy"), a club ("Ashford Colts", "Wye Valley Netball", "Dulwich Hamlet FC") or a gym
+("Anytime Fitness", a member of the gym family, `step/categories.py`). Read from the value,
+not from the verb around it: "moved over to Oakfield Juniors" is a school whatever "moved over
+to" may also mean, and "I started at Anytime Fitness" is a gym joined, not a new employer.
+
+Used by the supersede rule where a verb names several attributes (`step/people.py`'s events:
+the value's kind narrows them) and where only a verb says "employer" (`not_an_employer`).
+A name whose words say no kind is None: the verb decides, as before. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from . import families
+from .attributes import where_one_is
+from .categories import FAMILIES
+from .claim import Claim
+from .holders import stands_for
+
+_CAP = r"(?-i:[A-Z][\w'&-]*)"
+_SCHOOL = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:School|Primary|Academy|Grammar|College|"
+                     r"Infants|Juniors|Nursery|High|Prep|Sixth\s+Form|Secondary)\b")
+# A club by the word sport names close with ("Hackney Rovers", "Ealing CC", "Kent Lightning"
+# is none: no word says it).
+_CLUB = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:FC|AFC|RFC|CC|HC|United|Rovers|Town|City|"
+                   r"Athletic|Wanderers|Rangers|Albion|Colts|Juniors|Harriers|Netball|Hockey|"
+                   r"Rugby|Cricket|Swimming|Rowing|Cycling|Running|Club|Hamlet|Under-?\d+s?|"
+                   r"U\d+s?)\b")
+_GYM = next(f for f in FAMILIES if f.name == "gym")
+# What says one works there ("work", "job", "as a trainer"): then the name may be an employer.
+_WORK = re.compile(r"\b(?:work\w*|job|jobs|employ\w*|hired|role|position|career|shifts?|"
+                   r"staff|as\s+an?\s+[a-z-]+)\b", re.I)
+_JOINED = re.compile(rf"\b(?i:(?:started|starting|joined|joining|signed\s+up)\s+"
+                     rf"(?:(?:at|with|to)\s+)?(?:the\s+)?)({_CAP}(?:\s+{_CAP})*)")
+
+
+def kinds(name: str) -> frozenset[str]:
+    """The attributes a place called `name` may be the value of, by its words: "school",
+    "team" (a club), "gym"; both "school" and "team" for a name either may end with ("Ashford
+    Juniors"); empty when its words say no kind."""
+    out = set()
+    if _SCHOOL.search(name):
+        out.add("school")
+    if _CLUB.search(name):
+        out.add("team")
+    if families.members(name, _GYM, switched=True):
+        out.add("gym")
+    return frozenset(out)
+
+
+# A group joined by its common noun ("joined the choir", "joined a running club"): an employer
+# only when the noun is one of the few that name one ("joined the police"; "the team": either).
+_JOINED_GROUP = re.compile(r"\b(?i:joined|joining)\s+(?:a|an|the|our|my|their|his|her)\s+"
+                           r"(?:[a-z-]+\s+){0,2}?([a-z]+)\b(?!\s+(?-i:[A-Z]))")
+_EMPLOYER_NOUNS = frozenset("""police army navy raf marines council nhs firm company practice
+    business agency staff service department ministry government bank team""".split())
+
+
+def not_an_employer(said: str) -> bool:
+    """Whether `said`, read as an employer only by a verb of starting or joining ("I started
+    at Anytime Fitness", "joined Ashford Colts", "Gail joined the choir at St Mark's"), names
+    a place of another kind (a gym, a club, a school) or a group by a noun no employer is
+    called by, and no word of work ("started at PureGym as a trainer" stays an employer)."""
+    if _WORK.search(said) is not None:
+        return False
+    m = _JOINED.search(said)
+    if m is not None and kinds(m.group(1)):
+        return True
+    group = _JOINED_GROUP.search(said)
+    return group is not None and group.group(1).lower() not in _EMPLOYER_NOUNS
+
+
+def reread(new: Claim, holders: list[str]) -> Claim:
+    """`new` read again with its sentence, before the rule decides: an employer that is where
+    one is now or a gym or club joined is none ("I'm at Caffe Nero now waiting for my sister",
+    "I started at Anytime Fitness"); "she" or "he" after a name in the sentence is that person
+    ("Lucy wrote off the Jazz and she's got a Puma": Lucy, `holders.stands_for`)."""
+    if new.attribute == "employer" and (where_one_is(new.said, new.context) or
+                                        not_an_employer(new.said)):
+        new = replace(new, attribute=None)
+    if (named := stands_for(new.said, new.context, new.holder, holders)):
+        new = replace(new, holder=named)
+    return new
