@@ -32,6 +32,9 @@ CORRECTED = [  # (held, message, a word the update's text must hold)
      "Took Clover to the vet for her jabs, she's three now, where does the time go.", "three"),
     (["I bank with Barclays."], "Everything's with Nationwide now, I moved my account over.",
      "Nationwide"),
+    (["Our tortoise Shelby is forty-two."],
+     "It was Shelby's birthday on Sunday, he's forty-three now and still eats like a horse.",
+     "forty-three"),
 ]
 
 

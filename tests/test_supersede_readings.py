@@ -52,6 +52,7 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "We finally completed on the house in Stockport last week, so that's home now.", 0),
     (["I live in Didsbury."], "Got the keys to a flat in Hove on Friday!", 0),
     (["My daughter Ava is 9."], "Ava's ten as of yesterday, we did a sleepover.", 0),
+    (["My dad is sixty-four."], "Dad had his birthday, he's sixty-five now.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -94,6 +95,7 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I live in Didsbury."], "Our buyers completed on the house in Stockport."),
     (["My daughter Ava is 9."], "Ava's ten as of next week."),
     (["My daughter Ava is 9."], "Her friend's ten as of yesterday."),
+    (["My dad is sixty-four."], "My uncle is sixty-five now."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

@@ -19,7 +19,8 @@ RELATIONS = {
     roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
     mate pal buddy bestie housemate classmate teammate workmate ex twin spouse stepsister
     stepbrother godmother godfather carer tutor coach mentor lodger tenant
-    dog cat puppy kitten pet horse rabbit hamster parrot""".split()
+    dog cat puppy kitten pet horse rabbit hamster parrot tortoise budgie ferret gecko snake
+    lizard pony chinchilla cockatiel goldfish terrapin bunny""".split()
 } | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
      "granny": "grandmother", "supervisor": "manager", "gp": "doctor", "wifey": "wife",
      "hubby": "husband", "team lead": "manager", "stepmum": "stepmother", "stepdad": "stepfather",
@@ -77,7 +78,8 @@ _OWNER = r"(?:my|our)\s+(?:new\s+|old\s+|current\s+|former\s+|little\s+|older\s+
          r"|other\s+(?!half\b))*"
 """("my other flatmate Harry": another flatmate, a holder like the first; "my other half" is
 a partner)"""
-_PETS = frozenset("dog cat puppy kitten pet horse rabbit hamster parrot".split())
+_PETS = frozenset("""dog cat puppy kitten pet horse rabbit hamster parrot tortoise budgie ferret
+    gecko snake lizard pony chinchilla cockatiel goldfish terrapin bunny""".split())
 _PET_WORDS = "|".join(sorted(_PETS))
 # "The wife's traded the Corsa in": a spouse by "the", as British speakers say it.
 _REL_SUBJECT = re.compile(rf"^(?:{_OWNER}({_REL_WORDS}|other\s+half)|the\s+({_PET_WORDS}|wife|"

@@ -51,6 +51,11 @@ held fact or None, why)."""
 
 _WORDS = {w: n for n, w in enumerate("""zero one two three four five six seven eight nine ten
     eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split())}
+_TENS = {w: 10 * n for n, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(),
+                                          3)}
+_WORDS |= _TENS | {f"{t}{sep}{u}": n + _WORDS[u] for t, n in (("twenty", 20), *_TENS.items())
+                   for u in "one two three four five six seven eight nine".split()
+                   for sep in ("-", " ")}  # ("forty-three", an age in words)
 _WORD_N = "|".join(sorted(_WORDS, key=len, reverse=True))
 _N = rf"(\d{{1,5}}[a-z]?|{_WORD_N})"
 
