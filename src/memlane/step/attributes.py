@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .endings import LEFT_WORK
+
 _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
                r"infants|secondary|high|kindergarten|prep|sixth\s+form|boys|girls)"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -226,8 +228,7 @@ def last_occupation(rest: str) -> bool:
 
 
 _LEFT_AFTER = re.compile(r"^\s*(?:and\s+|having\s+)?(?:(?:i|i've|i\s+have)\s+)?"
-                         r"(?:left|quit|gave\s+up|given\s+up|packed\s+in|jacked\s+in|handed\s+in|walked\s+away\s+from|"
-                         r"finished\s+(?:at|with))\b", re.I)
+                         rf"(?:{LEFT_WORK}|handed\s+in|finished\s+(?:at|with))\b", re.I)
 
 
 def first_occupation(rest: str) -> bool:

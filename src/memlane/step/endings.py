@@ -82,6 +82,10 @@ _ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other(?!\s+half\b)|second(?
                        r"|\btoo\b(?!\s+(?!(?:and|but|so|now|though|as|for|since)\b)[a-z])", re.I)
 
 
+LEFT_WORK = r"left|quit|gave\s+up|given\s+up|packed\s+in|jacked\s+in|walked\s+away\s+from"
+"""How a job or a workplace is said to be left, the words every reading of it shares
+(`people._LEFT`, another person's; `attributes._LEFT_AFTER`, the speaker's after the job now)."""
+
 def _loose(term: str) -> str:
     """A term stemmed further, so "cycling"/"cycle" and "swimming"/"swim" meet."""
     term = term.strip("'\u2019")  # "Toni's" is read "toni'"

@@ -39,6 +39,7 @@ from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
 from .kinds import held_kind, kind_of
 from .lines import episode_line
+from .numbered import _WORD_N as _NUMBER_WORDS
 from .people import told
 from .sentences import (
     _EVENT,
@@ -151,20 +152,21 @@ def extract(
         # An agreement is kept whatever its shape ("Final call: the kitchen gets painted sage
         # green.", "Let's go with Nordvik"), a need unless it is asked for ("Find me a recipe
         # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
-        units = [(c, asked_to_keep(s) or k == "decision"
+        units = [(c, dropped, asked_to_keep(s) or k == "decision"
                   or (k == "constraint" and not is_request(c)), k, s)
-                 for s in sentences for k in (kind_of(s),) for c in _with_dropped(s)]
-        scored = sorted(((max(sentence_score(c, names), 0.3 if keep or news else 0.0), i, c,
-                          k, s) for i, (c, keep, k, s) in enumerate(units)
-                         for fits in (None if opening else named,)
-                         for news in (_corrects(c, s, m, known, fits) if c.startswith(_DROPPED)
-                                      else held_news(c, held) or told(c) or dislike_by_effect(c)
-                                      or (not is_fact(c, names) and
-                                          _corrects(c, s, m, known, fits)),)
-                         if news or (not c.startswith(_DROPPED) and
-                                     (is_fact(c, names) or (keep and _substance(c, names))))),
-                        key=lambda t: (-t[0], t[1]))
-        scored = [(sc, i, c.removeprefix(_DROPPED), k, s) for sc, i, c, k, s in scored]
+                 for s in sentences for k in (kind_of(s),) for c, dropped in _with_dropped(s)]
+        fits = None if opening else named
+        scored = []
+        for i, (c, dropped, keep, k, s) in enumerate(units):
+            # A part the clauses left out is filed only when it corrects a held fact.
+            fact = not dropped and is_fact(c, names)
+            news = _corrects(c, s, m, known, fits) if dropped else (
+                held_news(c, held) or told(c) or dislike_by_effect(c) or
+                (not fact and _corrects(c, s, m, known, fits)))
+            if news or fact or (not dropped and keep and _substance(c, names)):
+                score = max(sentence_score(c, names), 0.3 if keep or news else 0.0)
+                scored.append((score, i, c, k, s))
+        scored.sort(key=lambda t: (-t[0], t[1]))
         kept = [t for t in scored[:max_per_message] if t[0] >= min_score]
         for _, _, c, k, s in sorted(kept, key=lambda t: t[1]):
             _file(c, m, ops, known, updates, held_kind(c, k), s,
@@ -227,24 +229,21 @@ class _Fact:
             self.claim = hit[0]
 
 
-_DROPPED = "\x00"
-"""Marks a part of a sentence its clauses left out: filed only when it corrects a held fact."""
 _PART = re.compile(r",\s*(?:(?:and|but|so)\s+)?")
 
 
-def _with_dropped(sentence: str) -> list[str]:
-    """The sentence's clauses, then (marked `_DROPPED`) the comma-parts of it they left out,
+def _with_dropped(sentence: str) -> list[tuple[str, bool]]:
+    """The sentence's clauses, then (marked True) the comma-parts of it they left out,
     which a person would still write down when they change a held fact ("We had a party for
     Biscuit yesterday, can't believe he's turned five"; "..., so from next week my sessions
     are on Thursdays")."""
     kept = clauses(sentence)
     parts = [p.strip(" .!") for p in _PART.split(sentence)]
-    if len(parts) < 2:
-        return kept
     seen = set(re.findall(r"[a-z']{3,}", " ".join(kept).lower()))
-    return kept + [_DROPPED + p[0].upper() + p[1:] + "." for p in parts
-                   if len(p.split()) >= 3 and "?" not in p and
-                   len(set(re.findall(r"[a-z']{3,}", p.lower())) - seen) >= 2]
+    return [(c, False) for c in kept] + [
+        (p[0].upper() + p[1:] + ".", True) for p in (parts if len(parts) > 1 else [])
+        if len(p.split()) >= 3 and "?" not in p and
+        len(set(re.findall(r"[a-z']{3,}", p.lower())) - seen) >= 2]
 
 
 def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
@@ -252,7 +251,6 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     """Whether a clause not shaped as a fact gives a held fact a new value, as the supersede
     rule reads it when filing ("It was Mango's birthday yesterday, she's four now",
     "Everything's with Starling now"): a correction is worth filing whatever its shape."""
-    clause = clause.removeprefix(_DROPPED)
     if not known or "?" in clause or not _VALUE.search(clause[1:]):
         return False  # (a new value is a number or a name: nothing else is asked of the rule)
     said, d, target = _decided(clause, m, known, sentence, named)
@@ -266,8 +264,7 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     return not said.holder.rpartition("|")[2].startswith("?") or not named or bool(named & held)
 
 
-_VALUE = re.compile(r"\d|(?-i:\b[A-Z][a-z])|\b(?:one|two|three|four|five|six|seven|eight|nine|"
-                    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|twenty)\b", re.I)
+_VALUE = re.compile(rf"\d|(?-i:\b[A-Z][a-z])|\b(?:{_NUMBER_WORDS})\b", re.I)
 _NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
 
 

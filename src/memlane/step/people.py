@@ -29,7 +29,7 @@ from . import families, placekind, slots
 from .attributes import _occupation
 from .categories import FAMILIES
 from .claim import Claim
-from .endings import _ADDITIVE, _ONE_OFF
+from .endings import _ADDITIVE, _ONE_OFF, LEFT_WORK
 from .holders import RELATIONS, pronoun
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -107,10 +107,8 @@ _EVENTS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
                       rf"\s+(?:in|near)\s+({_NAME})"),
     ))
 # The old job said as ended: a job told only by what they do now needs it.
-_LEFT = re.compile(r"\b(?:walked\s+away\s+from|moved\s+on\s+from|quit|left|packed\s+in|"
-                   r"chucked\s+in|jacked\s+in|"
-                   r"given\s+up|gave\s+up|handed\s+(?:in\s+)?(?:her|his|their)\s+notice|"
-                   r"made\s+redundant|"
+_LEFT = re.compile(rf"\b(?:{LEFT_WORK}|moved\s+on\s+from|chucked\s+in|"
+                   r"handed\s+(?:in\s+)?(?:her|his|their)\s+notice|made\s+redundant|"
                    r"laid\s+off|retired\s+from|retirement\s+from|stepped\s+down|hung\s+up)\b", re.I)
 # What one leaves that is no job: a club, a committee, a choir ("retired from the bowls club
 # committee and now helps out at the food bank").
