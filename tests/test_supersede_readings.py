@@ -53,6 +53,24 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
     (["I live in Didsbury."], "Got the keys to a flat in Hove on Friday!", 0),
     (["My daughter Ava is 9."], "Ava's ten as of yesterday, we did a sleepover.", 0),
     (["My dad is sixty-four."], "Dad had his birthday, he's sixty-five now.", 0),
+    # a first clause said as so now; lived there up to now; been at a named place for years;
+    # a thing bought after the old one ended; a make only phones are sold under; a dose as "it"
+    (["I work as a nurse."], "I'm a midwife now, same hospital.", 0),
+    (["I've lived in Leigh since 2015."], "We moved to Wigan in March.", 0),
+    (["I've been at Arup for three years."], "I'm with Atkins now, started there in May.", 0),
+    (["I drive a 2016 Renault Megane."],
+     "The clutch went on the M6 so we ended up buying a used Kia Ceed.", 0),
+    (["I use a Fairphone 4.", "My partner has an Oppo Find X."],
+     "My partner smashed the Oppo. My partner has gone for a Sony Xperia instead.", 1),
+    (["I take 20mg of omeprazole each morning."],
+     "The GP doubled it at my review, it's 40mg daily from here on.", 0),
+    (["I take 20mg of omeprazole each morning.", "My dad takes 10mg of amlodipine."],
+     "I'm on 40mg now.", 0),
+    # a bare name a held fact calls a school ("Ridgeway Primary"), of one who holds a school
+    (["Finn is at Castle Hill Nursery.", "Isla is at Ridgeway Primary."],
+     "Finn's moved up to Ridgeway with his sister now that he's four.", 0),
+    (["My nephew Ollie goes to Wellsway School."], "Ollie got into the sixth form at Kingswood.",
+     0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -96,6 +114,18 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["My daughter Ava is 9."], "Ava's ten as of next week."),
     (["My daughter Ava is 9."], "Her friend's ten as of yesterday."),
     (["My dad is sixty-four."], "My uncle is sixty-five now."),
+    (["I work as a nurse."], "My wife's a midwife now, same hospital."),
+    (["I lived in Harrogate for a year after uni."], "We're in Lancaster these days."),
+    (["I've been at Arup for three years."], "My brother is with Atkins now."),
+    (["I drive a 2016 Renault Megane."], "My sister ended up buying a Kia Ceed."),
+    (["I drive a 2016 Renault Megane."], "We nearly ended up buying a Kia Ceed but didn't."),
+    (["I use a Fairphone 4."], "My partner has gone for a Sony Xperia."),
+    (["I take 20mg of omeprazole each morning.", "I take 50mg of sertraline."],
+     "I'm on 40mg now."),
+    (["I take 20mg of omeprazole each morning."], "My dog is on 40mg now."),
+    (["I take 20mg of omeprazole each morning."], "It's 40mg a tablet, the new box."),
+    (["Finn is at Castle Hill Nursery.", "Isla is at Ridgeway Primary."],
+     "We've moved to Ridgeway Road now."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

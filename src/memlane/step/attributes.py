@@ -74,7 +74,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    rf"attending)\s+(?:the\s+)?(?:{_INSTITUTION}\b|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])"
                    rf"[\w'-]*){{0,3}}\s+{_INSTITUTION}\b)|\bstud(?:y|ies|ying)\s+at\b"
                    # a school year started at a place by name: "started reception at St Mary's"
-                   rf"|\b(?:started|starts|starting|into)\s+(?:reception|year\s+\d+|nursery)\s+"
+                   rf"|\b(?:started|starts|starting|into)\s+(?:the\s+)?(?:reception|year\s+\d+|nursery|"
+                   rf"sixth\s+form)\s+"
                    rf"(?:at|in)\s+(?:the\s+)?(?-i:[A-Z])"),
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
         ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
@@ -95,6 +96,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      r"(?:team|department|dept|office|division|unit|section|side)\s+)?(?:at|for)"
                      r"|employer|(?:job|role|position|post)\s+(?:at|with)\s+(?-i:[A-Z])\w*|employed|"
                      r"hired\s+by|joined|company|started\s+(?:at|with)\s+(?-i:[A-Z])\w*)\b"
+                     # a named place one has been at for years ("I've been at Arup for three
+                     # years"; a school, a club or a gym is told by its name: placekind)
+                     r"|(?:'ve|\bhave|'s|\bhas)\s+been\s+(?:at|with)\s+(?-i:[A-Z])[\w&'-]*"
+                     r"(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}\s+(?:for|since)\s+(?:about\s+|nearly\s+|"
+                     r"almost\s+|over\s+|the\s+(?:last|past)\s+)?(?:\w+\s+)?(?:years?|months?|\d{4})\b"
                      # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
                      rf"|{_AT_NOW}"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
@@ -103,6 +109,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                 r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
         ("residence", r"\b(?:live|lives|living)\s+(?:with\s+(?:my|our)\s+\w+\s+)?(?:in|at|on)\b"
+                      # lived there up to now ("I've lived in Harrogate for six years")
+                      r"|(?:'ve|\bhave|'s|\bhas)\s+(?:\w+\s+)?lived\s+(?:in|at|on)\b"
                       # a street address by its shape ("We're at 42 Marsh Lane now", "our new
                       # place is on Kingsway"), said of the speaker's home
                       # ("I'm at 3 Church Street till five": where one is, not one's home)
@@ -236,7 +244,12 @@ def first_occupation(rest: str) -> bool:
     they left ("I'm a teaching assistant now, left the hotel in April"): the job is the first
     clause's, and a date beside it is when the old one ended."""
     head, comma, tail = rest.partition(",")
-    return bool(comma) and _occupation(head.strip()) and bool(_LEFT_AFTER.match(tail))
+    return bool(comma) and _occupation(head.strip()) and bool(
+        _LEFT_AFTER.match(tail) or _NOW_END.search(head))
+
+
+_NOW_END = re.compile(r"\b(?:now|these\s+days|nowadays)\s*$", re.I)
+"""A first clause that says it is so now ("I'm a project manager now, same firm though")."""
 
 
 def now_occupation(rest: str) -> bool:

@@ -185,8 +185,13 @@ FAMILIES: tuple[Family, ...] = (
             ("pixel", r"(?-i:Pixel)(?!\s+(?:Watch|Buds|Tablet))"), ("oneplus", r"(?-i:OnePlus)"),
             ("motorola", r"(?-i:Motorola|Moto)"), ("xiaomi", r"(?-i:Xiaomi)"),
             ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
+            ("sony", r"(?-i:(?:Sony\s+)?Xperia)"), ("fairphone", r"(?-i:Fairphone)"),
+            ("blackberry", r"(?-i:BlackBerry)"), ("doro", r"(?-i:Doro)"),
+            ("realme", r"(?-i:Realme)"),
         ),
-        context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b",
+        # (a make only phones are sold under says it itself: "My partner has an Oppo Find X")
+        context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b|"
+                r"(?-i:\b(?:OnePlus|Xiaomi|Oppo|Xperia|Fairphone|BlackBerry|Doro|Realme)\b)",
         noun=r"(?:smart)?phones?|handsets?"),
     Family(
         "watch", hints="watch smartwatch tracker wear",

@@ -51,6 +51,7 @@ STOLEN = r"nicked|stole|pinched|nabbed|swiped"
 # Times lapse", "we're out of Clarence Road", "the Fiat finally died".
 _ENDS = re.compile(
     rf"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|{DISPOSED}|{STOLEN}"
+    r"|smashed|trashed|totalled|wrote\s+off|written\s+off"  # a thing destroyed
     r"|(?:packed|jacked|chucked)\s+in|handed\s+in\s+(?:my|our|his|her)\s+notice"
     r"(?:\s+(?:at|to|with))?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
     r"|(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|go)\s+off"  # "I've gone off oat milk"

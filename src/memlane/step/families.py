@@ -79,7 +79,7 @@ _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
 # "I've got" is having, not getting: no change by itself (`_ACQUIRED`), though it still says
 # which member is the holder's (`_SWITCH_TO`).
 _ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|ordered|"
-            r"ended\s+up\s+with|"
+            r"ended\s+up\s+(?:with|buying|getting|going\s+for)|(?:gone|went|opted|settled)\s+for|"
             r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
             r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for)")
 _HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
@@ -104,7 +104,9 @@ _REFUSE = re.compile(
     r"morning|time)|just\s+for|top(?:s|ped|ping)?\s+up|for\s+(?:bits|the\s+odd|a\s+treat)|"
     r"sometimes|occasionally|some\s+days|the\s+odd|now\s+and\s+then|once\s+in\s+a\s+while|"
     r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|until|till|for\s+now|"
-    r"for\s+the\s+time\s+being|temporarily|for\s+a\s+(?:bit|while|few\s+\w+))\b", re.I)
+    r"for\s+the\s+time\s+being|temporarily|for\s+a\s+(?:bit|while|few\s+\w+)|"
+    r"(?:nearly|almost)\s+(?:\w+\s+)?(?:ended|bought|got|went|gone|signed|switched|moved)|"
+    r"but\s+(?:then\s+)?(?:i|we|he|she|they)?\s*did(?:n't|\s+not))\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+up|quit|"
                       r"cancelled|left|ditched|dumped|instead\s+of|rather\s+than)"
                       r"(?:\s+[\w'-]+){0,3}\s*$", re.I)

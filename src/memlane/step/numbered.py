@@ -131,7 +131,8 @@ _RIGHT_BEFORE = re.compile(r"\b([A-Za-z][a-z-]{3,})\s+$")
 _NOT_DRUGS = frozenset("""blood pressure tablets tablet pills medication meds dose doses
     take takes taking been have has had with from every each morning night
     evening twice once daily dose dosage doctor nurse down back them they were that this then
-    than just only about around roughly extra another more less over least upped cut""".split())
+    than just only about around roughly extra another more less over least upped cut
+    review appointment check check-up checkup consultation bloods results visit annual""".split())
 
 _AGE_AFTER = (r"(?![.,]\d)(?=\s*(?:[.,;!]|$|now\b|years?\s+old\b|this\s+year\b|already\b|and\b|"
               r"as\s+of\b|but\b|so\b|on\b|last\b|yesterday\b|today\b|at\s+the\s+weekend\b))")
@@ -488,10 +489,15 @@ def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | 
                "the only held dose of that drug")
 
 
-_MOVED_ME = re.compile(r"\b[a-z]+\s+me\s+(?:up|down|back)\s+(?:to|onto)\b", re.I)
+_ITS_NOW = (r"(?:^|[,;])\W*(?:it'?s|it\s+is)\s+(?:now\s+)?\d[^.!?]*\b"
+            r"(?:now|from\s+(?:here|now)\s+on|going\s+forward|these\s+days)\b")
+"""The speaker's one drug as "it", at a dose from now ("..., it's 40mg daily from here on")."""
+_MOVED_ME = re.compile(rf"\b[a-z]+\s+me\s+(?:up|down|back)\s+(?:to|onto)\b|{_ITS_NOW}", re.I)
 """The speaker's dose moved by someone ("She's bumped me up to 100mg"): whoever did it."""
-_MINE = re.compile(r"\b(?:me|my\s+dose)\b", re.I)
-"""The dose is the speaker's: "put me up to 75mg", "my dose is 20mg now"."""
+_MINE = re.compile(r"\b(?:me|my\s+dose)\b|\b(?:i'm|i\s+am)\s+(?:now\s+|only\s+)?on\s+\d"
+                   rf"|{_ITS_NOW}", re.I)
+"""The dose is the speaker's: "put me up to 75mg", "my dose is 20mg now", "I'm on 40mg now",
+"it's 40mg daily from here on" (their one drug, as "it")."""
 
 
 def _my_drug(held: Claim, said: str) -> bool:

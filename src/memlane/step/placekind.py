@@ -73,14 +73,40 @@ def not_an_employer(said: str) -> bool:
     return group is not None and group.group(1).lower() not in _EMPLOYER_NOUNS
 
 
-def reread(new: Claim, holders: list[str]) -> Claim:
+_MOVED_TO = re.compile(rf"\b(?i:moved|moving|gone|going|started|starting|transferred|"
+                       rf"got\s+into|into|at|to)\s+(?:(?i:up|over|across)\s+(?:to\s+)?)?({_CAP})"
+                       rf"(?!\s+{_CAP})")
+_KINDS = {"school": _SCHOOL, "team": _CLUB}
+
+
+def held_kind(said: str, held: list[Claim]) -> str | None:
+    """The kind of place a bare name in `said` is ("Finn's moved up to Ridgeway"), by what a
+    held fact calls it in full ("Isla is at Ridgeway Primary": a school); None when no held
+    fact names it so, or facts name it as two kinds."""
+    found = set()
+    for m in _MOVED_TO.finditer(said):
+        name = re.escape(m.group(1))
+        for c in held:
+            for kind, rx in _KINDS.items():
+                if any(re.match(rf"{name}\b", w.group(0)) for w in rx.finditer(c.said)):
+                    found.add(kind)
+    return found.pop() if len(found) == 1 else None
+
+
+def reread(new: Claim, holders: list[str], held: list[Claim] | None = None) -> Claim:
     """`new` read again with its sentence, before the rule decides: an employer that is where
     one is now or a gym or club joined is none ("I'm at Caffe Nero now waiting for my sister",
     "I started at Anytime Fitness"); "she" or "he" after a name in the sentence is that person
-    ("Lucy wrote off the Jazz and she's got a Puma": Lucy, `holders.stands_for`)."""
+    ("Lucy wrote off the Jazz and she's got a Puma": Lucy, `holders.stands_for`); a bare name
+    a held fact calls a school or a club is one (`held_kind`)."""
     if new.attribute == "employer" and (where_one_is(new.said, new.context) or
                                         not_an_employer(new.said)):
         new = replace(new, attribute=None)
+    if new.attribute in (None, "residence", "employer") and held and \
+            (kind := held_kind(new.said, held)) and \
+            new.holder.rpartition("|")[2] != "i" and \
+            any(c.holder == new.holder and c.attribute == kind for c in held):
+        new = replace(new, attribute=kind)  # (of another who holds a place of that kind)
     if (named := stands_for(new.said, new.context, new.holder, holders)):
         new = replace(new, holder=named)
     return new

@@ -414,7 +414,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     attribute (then it is `related` to it, both kept), and needs no change cue."""
     new = new_text if isinstance(new_text, Claim) else read_claim(new_text)
     claims = [t if isinstance(t, Claim) else read_claim(t) for t in held]
-    new = placekind.reread(new, [c.holder for c in claims])
+    new = placekind.reread(new, [c.holder for c in claims], claims)
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
         holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
