@@ -71,6 +71,17 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "Finn's moved up to Ridgeway with his sister now that he's four.", 0),
     (["My nephew Ollie goes to Wellsway School."], "Ollie got into the sixth form at Kingswood.",
      0),
+    # the thing whose date moved is the verb's subject ("the big day", not "the venue"); the
+    # hours one works, a range of the clock; a gym only gyms are called by, whatever the verb
+    (["Our wedding is booked for 2 May at the golf club."],
+     "The venue flooded so the big day has been pushed back to 11 July.", 0),
+    (["Our wedding is booked for 14 June.", "My dentist appointment is on 3 May."],
+     "The wedding has been moved to 9 August.", 0),
+    (["I work 8 to 4:30, Monday to Friday, at the depot."], "My hours have changed to 6 till 2.",
+     0),
+    (["I work 9 to 5."], "I'm doing 10 till 6 now.", 0),
+    (["I go to the Nuffield Health by the retail park before work."],
+     "I'm a member at Virgin Active now, it's next to the station.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -126,6 +137,16 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I take 20mg of omeprazole each morning."], "It's 40mg a tablet, the new box."),
     (["Finn is at Castle Hill Nursery.", "Isla is at Ridgeway Primary."],
      "We've moved to Ridgeway Road now."),
+    (["Our wedding is booked for 14 June.", "My dentist appointment is on 3 May."],
+     "The dentist has been moved to 9 May."),
+    (["Our wedding is booked for 14 June."], "My sister's big day has been pushed back to 20 May."),
+    (["I work 9 to 5:30."], "My husband's hours have changed to 7 till 3."),
+    (["I work 9 to 5:30."], "The shop's hours are 10 to 4 on Sundays."),
+    (["I work 9 to 5:30."], "I worked 7 till 3 yesterday to cover for Sam."),
+    (["I work 9 to 5:30 Monday to Friday."], "I work 8 till 12 on Saturdays."),
+    (["I work 9 to 5:30."], "The kids are at school 9 to 3 now."),
+    (["I go to Virgin Active most mornings."], "My wife joined the Gym Group now."),
+    (["I go to Virgin Active most mornings."], "I'm a member at Bannatyne's too now."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

@@ -34,6 +34,8 @@ _TRAVEL = re.compile(
     r"(?:\s+(?:in|it|there))?\s+(?:to|into)\s+(?:the\s+|my\s+|our\s+)?(work|office|school|college"
     r"|uni|university|station|campus|city|town|hospital|site|depot|studio|lab|shop|warehouse)\b",
     re.I)
+_RANGE = (r"(?:from\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?\s*(?:to|till|til|until|-|\u2013)\s*"
+          r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?\b")
 # Tried in order; the first that matches names the attribute. Specific nouns come before the
 # verbs that could carry them ("my rent is 950" is rent, not an age).
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -57,6 +59,10 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
                   r"|lates))\b"),
         # What a pet or a person is fed, by a brand ("eats Felix pouches", "on Purina renal food").
+        # The hours one works, a range of the clock ("I work 9 to 5:30", "my hours have changed
+        # to 7 till 3"): before a weekday "Monday to Friday" would read as.
+        ("hours", rf"\b(?:work|works|working|(?:i'?m|i\s+am)\s+(?:now\s+)?(?:doing|on))\s+"
+                  rf"(?:now\s+)?{_RANGE}|\b(?:my|our|his|her|their|work(?:ing)?)\s+hours\b"),
         ("food", r"\b(?:eats?|fed|feeds?|on)\s+(?-i:[A-Z])\w*(?:\s+\w+)?\s+"
                  r"(?:food|pouch(?:es)?|kibble|biscuits|tins|formula)\b"
                  # a brand eaten ("eats Lily's Kitchen"), or one a pet is on (`PET_FOOD`)
@@ -292,7 +298,30 @@ _EVENT_VERBS = (
     (re.compile(r"\bgraduat(?:e|es|ing)\b", re.I), "graduation"))
 
 
+_MOVED_THING = re.compile(
+    r"\b(?:the|my|our)\s+(big\s+day|[a-z]{3,})\s+(?:has\s+been\s+|'s\s+been\s+|was\s+|is\s+|got\s+|"
+    r"had\s+to\s+be\s+)(?:pushed|moved|put|postponed|brought|rescheduled)\s+(?:back\s+|forward\s+)?"
+    r"(?:to|till|until)\b", re.I)
+"""The thing whose date moved, by the verb's subject ("The venue flooded so the big day has
+been pushed back to 20 September": the big day, not the venue)."""
+
+
 def event_named(rest: str) -> str | None:
-    """The event a verb names ("we're getting married on 20 September": the wedding), whose
-    date a statement may give: the same attribute as "our wedding is on 14 June"."""
+    """The event a verb names ("we're getting married on 20 September": the wedding) or a
+    date was moved for ("the big day has been pushed back to ..."), whose date a statement may
+    give: the same attribute as "our wedding is on 14 June"."""
+    moved = _MOVED_THING.search(rest)
+    if moved is not None:
+        thing = " ".join(moved.group(1).lower().split())
+        return "wedding" if thing == "big day" else thing
     return next((event for rx, event in _EVENT_VERBS if rx.search(rest)), None)
+
+
+_DAYS = re.compile(rf"\b({_WEEKDAY})s?\b", re.I)
+
+
+def other_days(new: str, held: str) -> bool:
+    """Whether `new` names a day `held` does not ("I work 8 till 12 on Saturdays" beside "I
+    work 9 to 5:30 Monday to Friday"): that day's own hours, not a change of the held ones."""
+    days = [{d.lower() for d in _DAYS.findall(t)} for t in (new, held)]
+    return bool(days[0] - days[1])

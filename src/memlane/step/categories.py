@@ -286,7 +286,8 @@ FAMILIES: tuple[Family, ...] = (
                         "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness") +
         (("leisure centre", r"leisure\s+cent(?:re|er)"),),  # (the council's, by its kind)
         context=r"gym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
-                r"\bclasses\b|\bfitness\b|\bleisure\b",
+                r"\bclasses\b|\bfitness\b|\bleisure\b|"
+                r"(?-i:\b(?:PureGym|Virgin\s+Active|Bannatynes?|Nuffield\s+Health)\b)",
         noun=r"gyms?", suffix=r"Fitness|Gym|Leisure"),
     Family(
         "dermatologist", hints="dermatologist skin",

@@ -254,11 +254,11 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     if prefix != their_prefix:
         return False
     said = _ADVICE.sub(" ", said)  # ("on my GP's advice": whose advice, not whose diet)
-    others = {m.group(0).lower() for m in _OTHER.finditer(said)} - \
-        {m.group(0).lower() for m in _OTHER.finditer(held_said)} - _NO_ONE
+    theirs_too = {m.group(0).lower() for m in _OTHER.finditer(held_said)} | _NO_ONE
+    others = {m.group(0) for m in _OTHER.finditer(said) if m.group(0).lower() not in theirs_too}
     mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")
     others = {o for o in others if not members(o, family, said) and
-              not (who != "i" and o in _PRONOUNS) and  # ("Sainsbury's"; "she" of my daughter)
+              not (who != "i" and o.lower() in _PRONOUNS) and  # ("Sainsbury's"; "she": my girl)
               not set(re.findall(r"[a-z]+", o.lower())) & mine}
     if any(re.search(rf"\b(?:{family.noun})$", o, re.I) for o in others if family.noun):
         others = set()  # ("my dentist" is the speaker's practice, not another person)

@@ -53,6 +53,7 @@ from .attributes import (
     event_named,
     last_occupation,
     now_occupation,
+    other_days,
     works_as,
 )
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
@@ -232,12 +233,12 @@ def _attribute(rest: str, holder: str, body: str) -> str | None:
         return f"appointment {SAME_KIND.get(word, word)}"
     for name, rx in _ATTRIBUTES:
         if name == "date of start":  # a date of the thing the sentence opens with
+            if (event := event_named(rest)) and _DATE.search(rest):
+                return "date of " + stem(event)  # ("getting married on 20 September")
             dated = (_DATED_THING if holder == "i" else _THING).match(rest)
             if dated is not None and _DATE.search(rest) and \
                     dated.group(1).lower() not in RELATIONS:
                 return "date of " + stem(dated.group(1).lower())
-            if (event := event_named(rest)) and _DATE.search(rest):
-                return "date of " + stem(event)  # ("getting married on 20 September")
         if name == "job" and _occupation(rest):
             return name
         if rx.search(rest):
@@ -326,10 +327,11 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     if slots.two_subjects(new.said, held.said, _SKIP) or slots.another_of(new.said, held.said):
         return False  # "my yoga class" / "my pottery class", "my work phone" / "my mobile"
     if new.attribute is not None and new.attribute == held.attribute:
+        if new.attribute == "hours":  # ("8 till 12 on Saturdays": a day's hours of their own)
+            return not other_days(new.said, held.said)
         return new.attribute not in _SLOTS or _bare_rate(new, held) or (
             _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
-    if {new.attribute, held.attribute} == {"job", "shift"}:
-        # "I work nights as a security guard" / "I'm a delivery driver now": the job on it
+    if {new.attribute, held.attribute} == {"job", "shift"}:  # ("I work nights as a guard")
         return works_as((held if held.attribute == "shift" else new).said) or None
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
