@@ -82,6 +82,16 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
     (["I work 9 to 5."], "I'm doing 10 till 6 now.", 0),
     (["I go to the Nuffield Health by the retail park before work."],
      "I'm a member at Virgin Active now, it's next to the station.", 0),
+    # "Mum's been" is Mum; a car named as what ended, after the new one; "she" by the thing of
+    # hers the sentence names; "she's gone into a care home"; a make whose models are unlisted
+    (["My mum uses a Doro with the big buttons.", "My dad's got a Nokia."],
+     "Mum's been upgraded to an Oppo - she's on WhatsApp now.", 0),
+    (["My brother drives a Nissan Qashqai.", "My sister-in-law drives a Kia Rio."],
+     "My brother's gone for a Skoda now the Qashqai's clutch has packed in.", 0),
+    (["My grandma lives in Hove.", "My grandad's brother lives in Rye."],
+     "She's gone into a care home in Lewes, nearer my aunt.", 0),
+    (["My colleague Priyanka drives a Dacia Duster.", "My flatmate Tom drives a VW Golf."],
+     "She's bought a BYD after the Dacia failed its MOT.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -147,6 +157,11 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I work 9 to 5:30."], "The kids are at school 9 to 3 now."),
     (["I go to Virgin Active most mornings."], "My wife joined the Gym Group now."),
     (["I go to Virgin Active most mornings."], "I'm a member at Bannatyne's too now."),
+    (["My colleague Priyanka drives a Dacia Duster.", "My flatmate Tom drives a VW Golf."],
+     "She's bought a BYD after her Audi failed its MOT."),
+    (["My grandma lives in Hove.", "My aunt lives in Rye."],
+     "She's gone into a care home in Lewes."),
+    (["My mum uses a Doro with the big buttons."], "Mum's friend has been upgraded to an Oppo."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

@@ -143,7 +143,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"\s+(?:now|these\s+days|nowadays)\b(?!\s+(?:for|on|visiting|with|until|till)\b)"
                       # "renting in Bath now", "in a care home in Broadstairs"
                       r"|\b(?:is|are|'s|'re|now)\s+renting\s+in\s+(?-i:[A-Z])"
-                      r"|^(?:\W*['\u2019]s)?\s*(?:(?:is|are|has|have|had|been|gone|went|now|"
+                      r"|^(?:\W*(?:she|he)?['\u2019]s)?\s*(?:(?:is|are|has|have|had|been|gone|went|now|"
                       r"living)\s+)*in(?:to)?\s+(?:a\s+|the\s+)?(?:care|nursing|residential|"
                       r"retirement)\s+home\b"
                       r"|\bkeys\s+(?:to|for)\s+(?:my|our|the)\s+(?:[\w-]+\s+){0,2}(?:flat|house|home"

@@ -25,7 +25,7 @@ from . import slots
 from .claim import Claim
 from .clauses import clauses
 from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
-from .holders import RELATIONS
+from .holders import RELATIONS, pronoun
 
 Fit = tuple[int, tuple[str, ...]]
 """The index of the one held fact replaced, and why."""
@@ -283,3 +283,22 @@ def _pairs(text: str, skip: frozenset[str]) -> set[tuple[str, str]]:
         words = [w for w in p if not w.endswith("'") and w not in skip]
         out |= {(a, b) for a, b in zip(words, words[1:], strict=False)}
     return out
+
+
+_CAPITALISED = re.compile(r"(?-i:\b[A-Z][\w-]+)")
+
+
+def by_their_thing(new: Claim, claims: Sequence[Claim]) -> str | None:
+    """Whom "she" or "he" stands for by a thing of theirs the sentence names ("She's got an
+    MG4 after the Dacia failed its MOT": the one of that gender whose held fact names the
+    Dacia), when the attribute does not say; None unless exactly one such holder."""
+    prefix, _, who = new.holder.rpartition("|")
+    if who not in ("?she", "?he"):
+        return None
+    named = {w for w in _CAPITALISED.findall(new.context or new.said)[1:]
+             if w.lower() not in ("i", "i'm", "i've", "she", "he", "she's", "he's")}
+    owners = {c.holder for c in claims if c.holder.rpartition("|")[0] == prefix and
+              c.holder.rpartition("|")[2] not in ("i",) and "?" not in c.holder and
+              pronoun(c.holder.rpartition("|")[2]) in (who[1:], None) and
+              any(re.search(rf"(?-i:\b{re.escape(w)}\b)", c.said) for w in named)}
+    return owners.pop() if len(owners) == 1 else None

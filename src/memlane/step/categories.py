@@ -221,12 +221,14 @@ FAMILIES: tuple[Family, ...] = (
         members=tuple(
             (f"{make.lower()} {model.lower()}" if model else make.lower(),
              rf"(?-i:{re.escape(make)}\s+{re.escape(model)}|{re.escape(model)})" if model
-             # (a make with a model not listed: "a second-hand Mazda 2" is a Mazda)
-             else rf"(?-i:{re.escape(make)})(?!\s+(?-i:[A-Z])[a-z])")
+             # (a make with a model not listed: "a second-hand Mazda 2" is a Mazda; a make
+             # whose models are not listed is one whatever follows: "a Dacia Sandero")
+             else rf"(?-i:{re.escape(make)})" + (r"(?!\s+(?-i:[A-Z])[a-z])" if models else ""))
             for make, models in _CAR_MODELS for model in (*models, "")),
         context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
                 r"\brunaround\b|"
-                r"\bsecond-?hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*",
+                r"\bsecond-?hand\b|\bused\b|\bmiles\b|\bmot\b|\bforecourt\b|\bdealer\w*|"
+                r"\bgearbox\b|\bclutch\b|\bengine\b|\btyres?\b|\bpetrol\b|\bdiesel\b",
         noun=r"cars?", cased=True),
     Family(
         "work pattern", hints="work home office remote hybrid",

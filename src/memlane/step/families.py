@@ -259,7 +259,7 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")
     others = {o for o in others if not members(o, family, said) and
               not (who != "i" and o.lower() in _PRONOUNS) and  # ("Sainsbury's"; "she": my girl)
-              not set(re.findall(r"[a-z]+", o.lower())) & mine}
+              not {RELATIONS.get(w, w) for w in re.findall(r"[a-z]+", o.lower())} & mine}
     if any(re.search(rf"\b(?:{family.noun})$", o, re.I) for o in others if family.noun):
         others = set()  # ("my dentist" is the speaker's practice, not another person)
     if others:
@@ -386,8 +386,10 @@ def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, 
 _COMPARED = re.compile(r"\b(?:quicker|faster|cheaper|better|easier|slower|nicer|greener|"
                        r"safer|more\s+\w+|less\s+\w+)\s+than\s+(?:the\s+|my\s+|a\s+)?$", re.I)
 """The held member compared with, not used: "I cycle in, it's quicker than the train"."""
-_SAID_OF = re.compile(r"(?:the\s+)?[\w']+\s+(?:is|are|was|were|got|keep|kept|have\s+been|"
-                      r"has\s+been)\b", re.I)
+_SAID_OF = re.compile(r"(?:the\s+)?[\w']+(?:['\u2019]s\s+[a-z]+)?\s+(?:is|are|was|were|got|keep|"
+                      r"kept|have\s+been|has\s+been|has\s+(?:packed|died|failed|gone|broken)|"
+                      r"(?:packed|died|failed|broke)\b)\b", re.I)
+"""(and what ended it: "... now the Kuga's gearbox has packed in")"""
 
 
 def denied(new: str, held: str) -> bool:

@@ -251,6 +251,18 @@ def _got_onto(body: str) -> tuple[str, None, str] | None:
     return RELATIONS.get(word, word), None, "is on " + onto.group(4)
 
 
+def _bare_holder(body: str, bare: re.Match[str]) -> tuple[str, str | None, str]:
+    """The holder a bare relation opens `body` with ("Mum has moved"), or the relation of
+    theirs it names ("Mum's friend has ...": the friend's, not Mum's)."""
+    word = bare.group(1).lower()
+    chain = _NAMED_CHAIN.match(body[bare.end(1):])
+    if chain is not None:
+        other = chain.group(1).lower()
+        return f"{RELATIONS.get(word, word)}'s {RELATIONS.get(other, other)}", None, \
+            body[bare.end(1) + chain.end():]
+    return RELATIONS.get(word, word), None, body[bare.end():]
+
+
 def holder_attribute(body: str) -> tuple[str, str | None, str]:
     """(holder, attribute if the subject already names it, the rest of the sentence)."""
     ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
@@ -310,8 +322,7 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         return kin
     bare = _BARE_RELATION.match(body)
     if bare is not None:  # "Mum has moved to Nottingham", "Dad turned 70"
-        word = bare.group(1).lower()
-        return RELATIONS.get(word, word), None, body[bare.end():]
+        return _bare_holder(body, bare)
     pronoun = _PRONOUN.match(body)
     if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
             re.search(r"\b(?:my|our)\b", body, re.I):

@@ -313,7 +313,7 @@ def thing_changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict |
         for fam in FAMILIES:
             theirs = families.members(c.said, fam, said, switched=True)
             mine = families.members(new.said, fam, c.said, switched=True, brands=True)
-            if theirs and families._fresh(mine, theirs) and \
+            if theirs and len(families._fresh(mine, theirs)) == 1 and \
                     not families._another(new.said, c.said, fam.name):
                 fits.append((i, fam.name))
     if "?" in who:

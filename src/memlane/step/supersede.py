@@ -376,9 +376,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
 def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
     """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
     turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
-    the one third party of that gender (when its relation word has one) holding the
-    attribute; "they" or "it" the one holder of it, the
-    speaker included ("they put the rent up"). Else None: unresolved, never a supersede."""
+    the one third party of that gender (when its relation word has one) holding the attribute;
+    "they" or "it" the one holder of it, the speaker too ("they put the rent up"). Else None."""
     prefix, _, who = new.holder.rpartition("|")
     prefix = prefix + "|" if prefix else ""
     if who.startswith("named "):
@@ -419,7 +418,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     new = placekind.reread(new, [c.holder for c in claims], claims)
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
-        holder = _resolve(new, claims) or _gone_holder(new, claims) or holder
+        holder = _resolve(new, claims) or _gone_holder(new, claims) or \
+            broad.by_their_thing(new, claims) or holder
     if claimed is not None:  # (settled as below: `step/numbered.py`)
         d = _vet_claim(new, holder, claims, claimed)
         return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target,
