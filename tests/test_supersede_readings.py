@@ -92,6 +92,18 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "She's gone into a care home in Lewes, nearer my aunt.", 0),
     (["My colleague Priyanka drives a Dacia Duster.", "My flatmate Tom drives a VW Golf."],
      "She's bought a BYD after the Dacia failed its MOT.", 0),
+    # ", so <a fact of the speaker's>" is kept ("so the GP has bumped me up to 50mcg"); the one
+    # weekly routine moved, named by no noun ("from next week I'm seeing her on Thursdays");
+    # a birthday ordinal of the one holder named ("threw Rosie a party for her seventh")
+    (["I take 25mcg of levothyroxine every morning."],
+     "My bloods came back low, so the GP has bumped me up to 50mcg.", 0),
+    (["My osteopath sessions are every Monday at 4."],
+     "The practice changed its rota, so from next week I'm seeing her on Wednesdays.", 0),
+    (["I see my counsellor every Wednesday afternoon."],
+     "Our sessions are Friday mornings from next week.", 0),
+    (["Our dog Biscuit is five.", "My niece Rosie is six."],
+     "We threw Rosie a little party for her seventh birthday yesterday.", 1),
+    (["Our dog Biscuit is five."], "We took Biscuit to the beach for his sixth birthday.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -162,6 +174,14 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["My grandma lives in Hove.", "My aunt lives in Rye."],
      "She's gone into a care home in Lewes."),
     (["My mum uses a Doro with the big buttons."], "Mum's friend has been upgraded to an Oppo."),
+    (["I see my physio every Monday."], "I'm seeing her on Friday for a one-off extra session."),
+    (["I see my physio every Monday."], "My sister's sessions are on Fridays from next week."),
+    (["I see my physio every Monday."], "Might move our sessions to Fridays from next week."),
+    (["I see my physio every Monday."], "My daughter is seeing her on Fridays from next week."),
+    (["I see my physio every Monday.", "I do yoga every Tuesday."],
+     "Our sessions are on Fridays from next week."),
+    (["Our cat Pepper is three."], "We went to Pepper's vet for her fourth jab."),
+    (["Our cat Pepper is three."], "We threw Molly a party for her fourth birthday."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

@@ -50,7 +50,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    r"|^\W*(?:is|'s|are)\s+(?:now\s+)?on\s+(?:[£$€]\d{1,3},\d{3}|[£$€]?\d+(?:\.\d+)?k)\b"
                    r"(?!\s+(?:a|per)\s+(?:week|month|day)\b|\s+(?:steps|miles|words|followers))"),
         # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
-        ("weight", r"\b(?:weigh|weighs|weight)\b|(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
+        ("weight", r"\b(?:weigh|weighs|weight)\b|\bweighed\s+in\s+at\b|"
+                   r"(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
                    r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
                    r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),

@@ -58,10 +58,16 @@ def birthday(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     if m.group("rel"):
         who = RELATIONS[m.group("rel").lower()]
     elif who in ("i", "") or "?" in who or who.startswith("named "):
-        return None
+        # ("We threw Pepper a party for her fourth birthday": the one held holder named)
+        named = {c.holder.rpartition("|")[2] for c in claims for w in
+                 _CAPITALISED.findall(new.context or new.said)[1:]
+                 if c.holder.rpartition("|")[2].endswith(" " + w.lower())}
+        if not m.group("pro") or len(named) != 1:
+            return None
+        who = named.pop()
     age = _age(m.group("n"))
     owner = f"{prefix}|{who}" if prefix else who
-    fits = [i for i, c in enumerate(claims) if c.holder == owner and c.attribute == "age"
+    fits = [i for i, c in enumerate(claims) if c.holder == owner
             and (n := _held_age(c)) is not None and 0 < age - n <= 5]
     if len(fits) != 1:
         return None
@@ -69,7 +75,19 @@ def birthday(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
                      "held age", "the only held age of this holder")
 
 
+_CARDINALS = {w: n for n, w in enumerate("""one two three four five six seven eight nine ten
+    eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split(),
+                                          start=1)}
+_AGE_IN_WORDS = re.compile(rf"\b(?:is|'s)\s+(?:now\s+)?({'|'.join(_CARDINALS)})"
+                           r"(?:\s+(?:now|years?\s+old))?\W*$", re.I)
+
+
 def _held_age(c: Claim) -> int | None:
+    """The age a held fact gives: its one number ("is 7", "turned 8"), or a number word closing
+    "is ..." ("Our cat Pepper is three")."""
+    if c.attribute != "age":
+        words = _AGE_IN_WORDS.search(c.said)
+        return _CARDINALS[words.group(1).lower()] if words and c.attribute is None else None
     nums = [int(t) for t in c.key if t.isdigit()]
     return nums[0] if len(nums) == 1 else None
 
@@ -302,3 +320,32 @@ def by_their_thing(new: Claim, claims: Sequence[Claim]) -> str | None:
               pronoun(c.holder.rpartition("|")[2]) in (who[1:], None) and
               any(re.search(rf"(?-i:\b{re.escape(w)}\b)", c.said) for w in named)}
     return owners.pop() if len(owners) == 1 else None
+
+
+_ROUTINE_NAMED = re.compile(r"\b(?:sessions?|appointments?)\b|\b(?:seeing|see)\s+(?:her|him|"
+                            r"them)\b", re.I)
+_FROM_NOW = re.compile(r"\bfrom\s+(?:next\s+week|now\s+on|here\s+on|this\s+week)\b|"
+                       r"\bgoing\s+forward\b|\b(?:moved|switched|changed)\s+(?:it\s+|them\s+|"
+                       r"us\s+)?to\b|\binstead\b", re.I)
+_EVERY = re.compile(r"\bevery\s+|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bsessions?\b",
+                    re.I)
+
+
+def one_routine(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
+    """The holder's one weekly routine moved to another day, named by no noun of its own ("so
+    from next week I'm seeing her on Thursdays", "Our sessions are Thursday mornings from next
+    week" / "I see my counsellor every Wednesday"): only when one routine of the holder's is
+    held with a day, and the sentence says the change is from now on."""
+    said = new.context or new.said
+    days = slots.values(new.said).get("weekday", frozenset())
+    if not days or not _ROUTINE_NAMED.search(new.said) or not _FROM_NOW.search(said) or \
+            slots.hypothetical(said) or _ONE_OFF.search(said) or _ADDITIVE.search(said):
+        return None
+    routines = [i for i, c in enumerate(claims) if c.said and not c.ends and
+                _holder_fits(holder, c.holder, _ROUTINE_NAMED.sub(" ", said)) and  # (her: seen)
+                _EVERY.search(c.said) and
+                slots.values(c.said).get("weekday")]
+    if len(routines) != 1 or not days - slots.values(claims[routines[0]].said)["weekday"]:
+        return None
+    return routines[0], ("the holder's one weekly routine held", "another day from now on, "
+                         "the routine named by no noun of its own")

@@ -78,7 +78,7 @@ _FILLER_TAIL = re.compile(r"[,;\s-]+(?:by\s+the\s+way|btw|fyi|just\s+so\s+you\s+
 # ", so <consequence>": the conversation's, not the fact's ("so anything up north works").
 # Never one that ends a held fact: ", so no more renting in Hackney", ", so that's the gym done".
 _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s+more|no\s+longer"
-                      r"|any\s*more|done)\b)"
+                      r"|any\s*more|done|me\s+(?:up|down|onto|back|over)|i'm|i've|we're)\b|[^,]*\d)"
                       r"(?!(?:i|i'm|i've|we|we're|my|our|she|he|"
                       r"she's|he's|they|they're|it's|his|her|their|now)\b|(?-i:[A-Z]))"
                       # nor a verbless restatement of what the speaker is: ", so pescatarian

@@ -449,7 +449,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW):  # (`step/broad.py`: birthdays, amounts, a last clause)
         fit = broad.birthday(new, holder, claims) or broad.amount(
             new, holder, claims, _SKIP) or broad.ended_before(new, holder, claims) or \
-            broad.weak_holder(new, holder, claims, _SKIP)
+            broad.weak_holder(new, holder, claims, _SKIP) or broad.one_routine(new, holder, claims)
         d = Decision(SUPERSEDES, *fit) if fit else _last_clause(new, claims) or d
     d = _unless_kept(new, claims, d)
     if d.verdict in (RELATED, NEW) and (hit := ended_value(new, claims, _SKIP)):
