@@ -104,6 +104,13 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
     (["Our dog Biscuit is five.", "My niece Rosie is six."],
      "We threw Rosie a little party for her seventh birthday yesterday.", 1),
     (["Our dog Biscuit is five."], "We took Biscuit to the beach for his sixth birthday.", 0),
+    # a job taken though an offer is named; training as a trade now; a trip's date by its verb
+    (["My flatmate Zoe works at Pret.", "I work at Greggs."],
+     "I've taken a job at Costa, they offered an extra pound an hour.", 1),
+    (["I work as a sous chef at a pub in town."],
+     "Left the pub in May and I'm training as an electrician with my cousin now.", 0),
+    (["We're flying out to Corfu on the 3rd of July."],
+     "The airline moved our flight, so we're heading out on the 9th instead.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -182,6 +189,11 @@ NEAR_MISSES = [  # (held, new): nothing replaced
      "Our sessions are on Fridays from next week."),
     (["Our cat Pepper is three."], "We went to Pepper's vet for her fourth jab."),
     (["Our cat Pepper is three."], "We threw Molly a party for her fourth birthday."),
+    (["I work at Greggs."], "I've been offered a job at Costa."),
+    (["I work at Greggs."], "Costa offered me a job but I've turned it down."),
+    (["We're flying out to Crete on the 14th of June."], "My parents are heading out on the 21st."),
+    (["We're flying out to Crete on the 14th of June."], "Our dentist appointment is on the 21st."),
+    (["I work as a pastry chef."], "My son is training as a plumber now."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

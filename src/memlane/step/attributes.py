@@ -111,7 +111,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      # ("'s at Aldi now" / " at Aldi now": the rest of "Ravi's at ...", "Mum's at")
                      rf"|{_AT_NOW}"),
         ("job", r"\bwork(?:s|ing)?\s+as\b|\bjob\s+(?:is|as)\b|\bpromoted\s+to\b"
-                r"|\b(?:qualified|retrained|trained|started|starting|starts)\s+as\s+an?\s"
+                r"|\b(?:qualified|retrained|trained|started|starting|starts|training|retraining)"
+                r"\s+as\s+an?\s"
+                # ("does a few hours a week as a driving instructor")
+                r"|\b(?:does|doing|do)\s+(?:a\s+few|some|\w+)\s+(?:hours|days|shifts)\s+"
+                r"(?:a\s+week\s+)?as\s+an?\s"
                 r"|\b(?:training|retraining|studying)\s+to\s+(?:be|become)\s+an?\s"
                 r"|\bteach(?:es|ing)?\s+(?:at|in)\b"
                 r"|\b(?:job\s+)?title\b|\bcareers?\b"),
@@ -296,6 +300,8 @@ def where_one_is(said: str, sentence: str = "") -> bool:
 
 _EVENT_VERBS = (
     (re.compile(r"\b(?:get|gets|getting|got)\s+married\b|\bmarrying\b", re.I), "wedding"),
+    (re.compile(r"\b(?:fly|flying|flies|head|heading|heads|jetting|setting)\s+(?:out|off)\b", re.I),
+     "trip"),
     (re.compile(r"\bgraduat(?:e|es|ing)\b", re.I), "graduation"))
 
 

@@ -343,6 +343,9 @@ def event_blocked(said: str) -> bool:
 
 _UNSETTLED = re.compile(r"\b(?:offered|applied\s+(?:for|to)|interview(?:ed|ing)?\s+(?:at|with|for)|"
                         r"turned\s+(?:it|them|(?:the|that|this)\s+\w+)\s+down)\b", re.I)
+_SETTLED = re.compile(r"\b(?:i|we)(?:'ve|\s+have)\s+(?:just\s+)?(?:taken|accepted|started|signed)\b"
+                      r"|\b(?:took|accepted)\s+(?:a|the)\s+(?:job|role|position)\b", re.I)
+"""An offer taken ("I've taken a job at Caffe Nero, they offered an extra pound an hour")."""
 # A stand-in while one's own is away ("a courtesy car while the Fiesta is in the garage").
 _STAND_IN = re.compile(r"\b(?:courtesy|loan(?:ed|er)?\s+(?:car|phone|van)|on\s+loan|borrow\w*|"
                        r"hire\s+car|rental|stand-in|temporar\w*)\b|\bwhile\s+(?:the|his|her|my|"
@@ -364,5 +367,5 @@ def unsettled(said: str) -> bool:
     been offered a job at Google"), a stand-in while one's own is away ("a courtesy car while
     the Fiesta is in the garage") or a thing got for someone else ("bought her mum an iPhone"):
     no replacement of anyone's fact."""
-    return _UNSETTLED.search(said) is not None or _STAND_IN.search(said) is not None or \
-        _GIFT.search(said) is not None
+    return (_UNSETTLED.search(said) is not None and _SETTLED.search(said) is None) or \
+        _STAND_IN.search(said) is not None or _GIFT.search(said) is not None
