@@ -68,6 +68,14 @@ FILED = [
     # the job a request for help with an application rests on
     ("Could you look over my cover letter for the Greggs shift supervisor job?", "Greggs"),
     ("Help me get ready for an interview for the Arup graduate role.", "Arup graduate role"),
+    # a dislike or a limit said with no subject, before a question
+    ("Not a big fan of fennel at all, it tastes like liquorice. What goes in a slaw instead?",
+     "fennel"),
+    ("Can't stand olives, never could. Any pizza ideas?", "olives"),
+    ("Thirty quid is the most I can stretch to for the wedding gift. Ideas?", "Thirty quid"),
+    ("£300 is my limit for the new fridge.", "£300"),
+    # ", so <the speaker's own news>" is part of the fact, not a consequence trimmed away
+    ("My bloods came back low, so the GP has bumped me up to 50mcg.", "50mcg"),
 ]
 
 # The same words, no one's fact: the world, a passing remark, a name's "'s got" of no news.
@@ -105,6 +113,8 @@ NOT_FILED = [
     "Jess is leaving.",
     "Heads up, the meeting moved along nicely.",
     "The match has switched to another channel.",
+    "Not a fan of that idea.",
+    "Can't stand it when that happens.",
 ]
 
 

@@ -54,6 +54,7 @@ from .sentences import (
     is_request,
     routine_changed,
     split_sentences,
+    standing,
 )
 from .shapes import arrangement, is_fragment, kin_fact, name_news, names_holder, names_role
 from .slots import counted
@@ -161,7 +162,7 @@ def extract(
             # A part the clauses left out is filed only when it corrects a held fact.
             fact = not dropped and is_fact(c, names)
             news = _corrects(c, s, m, known, fits) if dropped else (
-                held_news(c, held) or told(c) or dislike_by_effect(c) or
+                held_news(c, held) or told(c) or dislike_by_effect(c) or standing(c) or
                 (not fact and _corrects(c, s, m, known, fits)))
             if news or fact or (not dropped and keep and _substance(c, names)):
                 score = max(sentence_score(c, names), 0.3 if keep or news else 0.0)

@@ -415,6 +415,22 @@ def gone_from(sentence: str) -> bool:
     return _PRONOUN_GONE.search(sentence) is not None
 
 
+_STANDING = re.compile(
+    r"^\W*(?:(?:really\s+|just\s+)?not\s+(?:a\s+(?:big\s+|huge\s+|massive\s+)?fan\s+of|keen\s+on)"
+    r"|can'?t\s+stand|never\s+(?:been\s+)?a\s+fan\s+of)\s+"
+    r"(?!(?:that|this|it|those|these|them|your|the\s+(?:idea|sound|look))\b)\w"
+    r"|^\W*(?:[£$€]\d[\d,.]*|\w+\s+(?:quid|pounds|dollars|euros|grand))\s+is\s+(?:the\s+most|"
+    r"my\s+(?:limit|budget|max(?:imum)?|ceiling))\b", re.I)
+"""A standing dislike or limit said with no subject ("Not a fan of coriander at all", "Forty
+quid is the most I can stretch to"): the speaker's, and worth keeping."""
+
+
+def standing(clause: str) -> bool:
+    """Whether `clause` is a dislike or a limit said with no subject (`_STANDING`): kept
+    whatever its score, as a need is."""
+    return _STANDING.match(_OPENER_WORDS.sub("", clause.strip(), count=1)) is not None
+
+
 def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence states a fact worth keeping: a declarative (not a request, question or
     greeting) whose subject is the speaker ("I'm vegan", "My daughter Lies is 7", "Last year
@@ -426,6 +442,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
         return False
     body = without_vocative(_OPENER_WORDS.sub("", sentence.strip(), count=1))
     body = _TIME_LEAD.sub("", body, count=1) or body
+    if _STANDING.match(body):
+        return True  # "Not a fan of coriander at all", "Forty quid is the most I can spend"
     if is_fragment(body):
         return False  # "My husband.", "For the slow reply.": no verb, no fact
     verdict = _VERDICT.match(body)
