@@ -111,6 +111,11 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "Left the pub in May and I'm training as an electrician with my cousin now.", 0),
     (["We're flying out to Corfu on the 3rd of July."],
      "The airline moved our flight, so we're heading out on the 9th instead.", 0),
+    # a new sum as "it" after a price rise: the one held sum of that period, nothing else named
+    (["Our broadband costs £27 a month with Vodafone."],
+     "The price rise has kicked in, it's £31.50 a month from this bill onwards.", 0),
+    (["Our broadband costs £27 a month with Vodafone."],
+     "Vodafone put the price up, it's £30 a month now.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -194,6 +199,12 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["We're flying out to Crete on the 14th of June."], "My parents are heading out on the 21st."),
     (["We're flying out to Crete on the 14th of June."], "Our dentist appointment is on the 21st."),
     (["I work as a pastry chef."], "My son is training as a plumber now."),
+    (["Our broadband costs £29 a month with Plusnet.", "Our rent is £950 a month."],
+     "The price rise has kicked in, it's £34.50 a month from this bill onwards."),
+    (["Our broadband costs £29 a month with Plusnet."],
+     "My sister's price went up, it's £34.50 a month now."),
+    (["Our broadband costs £29 a month with Plusnet."],
+     "The gym put its price up, it's £40 a month now."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

@@ -96,7 +96,8 @@ _CHANGE = re.compile(
     r"\b(?:drop|cut|rais|increas|reduc|bump|lower|hik|slash|trim|upp|doubl|halv|chang|mov|shift|"
     r"switch|resched|"
     r"brought|bring|knock|push|jack|risen|rose|went|gone|goes|fell|fall|come|came)\w*\b"
-    r"|\bput\w*\b[^.,;]*\b(?:up|down)\b|\bnow\b|\bthese\s+days\b|\bfrom\s+now\s+on\b", re.I)
+    r"|\bput\w*\b[^.,;]*\b(?:up|down)\b|\bnow\b|\bthese\s+days\b|\bfrom\s+now\s+on\b"
+    r"|\b(?:price|rent)\s+rise\b|\bonwards\b", re.I)
 _AMOUNT = re.compile(
     r"(?P<cur>[£$€])\s?(?P<sum>\d[\d,.]*)(?:k\b)?|\b(?P<num>\d+(?:\.\d+)?)(?:\s+(?P<unit>"
     r"(?!a\b|an\b|per\b|each\b|every\b|to\b|from\b|now\b|and\b|or\b|(?:january|february|march|"
@@ -132,6 +133,12 @@ def _content(text: str) -> set[str]:
         {_loose(t) for t in _FILLER | _LIGHT | _TIME_WORDS | _CUE_TERMS}
 
 
+_NAMED_THING = re.compile(r"\b(?:the|my|our|its|their|his|her)\s+([a-z]+)", re.I)
+_PRICE_WORDS = frozenset("price prices rise bill bills cost costs charge payment tariff deal "
+                         "contract direct debit".split())
+_IT_IS = re.compile(r"\b(?:it'?s|it\s+is)\s+(?:now\s+|gone\s+up\s+to\s+)?[£$€]\d", re.I)
+
+
 def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> Fit | None:
     """The one held amount `new` moves to another value of its unit, by any change word."""
     said = new.context or new.said
@@ -159,7 +166,10 @@ def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
                                                       _loose(unit) in _content(said)))]
         if not given or value in given:
             continue
-        thing = _thing(said, c.said, unit, skip)
+        thing = _thing(said, c.said, unit, skip) or (
+            _IT_IS.search(said) and period and period == held_period and
+            not {n.lower() for n in _NAMED_THING.findall(said)} - _PRICE_WORDS - c.terms and
+            f"it, a {unit} a {next(iter(period))}")  # ("The price rise has kicked in, it's £35")
         if thing:
             fits.append((i, thing))
     if len(fits) != 1:
