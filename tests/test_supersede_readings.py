@@ -116,6 +116,9 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "The price rise has kicked in, it's £31.50 a month from this bill onwards.", 0),
     (["Our broadband costs £27 a month with Vodafone."],
      "Vodafone put the price up, it's £30 a month now.", 0),
+    # "'s" is "is" between a relation and the name closing the clause
+    (["My partner is Callum."], "My partner's Idris now.", 0),
+    (["My manager is Gareth."], "My manager's Funmi now, Gareth retired.", 0),
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
@@ -205,6 +208,8 @@ NEAR_MISSES = [  # (held, new): nothing replaced
      "My sister's price went up, it's £34.50 a month now."),
     (["Our broadband costs £29 a month with Plusnet."],
      "The gym put its price up, it's £40 a month now."),
+    (["My boss is Dave."], "My boss's car is a Tesla."),
+    (["My boss is Dave."], "My brother's boss's Priya."),
 ]
 
 SEEN = [  # the lead's s13 and s14 misses, tuned on

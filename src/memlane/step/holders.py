@@ -93,7 +93,10 @@ _ROLE_MOD = r"(?:(?:line|new|current|regular|usual|main|personal|team|direct)\s+
 _IDENTITY = re.compile(
     rf"^{_OWNER}{_ROLE_MOD}({_REL_WORDS})(?:(?:'s|\u2019s)\s+name)?\s+(?:now\s+)?(?:is|was)\s+"
     rf"(?:now\s+|(?:an?\s+[a-z]+\s+)?called\s+|(?:an?\s+[a-z]+\s+)?named\s+)?({_NAME})\b"
-    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}{_ROLE_MOD}({_REL_WORDS})\b", re.I)
+    rf"|^({_NAME})\s+is\s+(?:now\s+)?{_OWNER}{_ROLE_MOD}({_REL_WORDS})\b"
+    # "My partner's Idris now": "'s" is "is" when the name ends the clause
+    rf"|^{_OWNER}{_ROLE_MOD}({_REL_WORDS})['\u2019]s\s+({_NAME})(?:\s+now)?(?=\s*(?:[.!,;]|\s-|$))",
+    re.I)
 # "Mia turned 12", "Tom left": a person by name (matched to "my daughter Mia" when held).
 # (a sentence adverb may stand between: "Becky finally got the keys")
 _NAMED_SUBJECT = re.compile(r"^(?-i:([A-Z][a-z]+))(?:\s+(?-i:[A-Z][a-z]+))?"
@@ -122,7 +125,7 @@ def may_be_name(word: str) -> bool:
 
 _NEW_IDENTITY = re.compile(
     rf"\b(?:a|my|our)\s+new\s+({_REL_WORDS})(?:\s+now)?(?:,|\s+is|\s+called|\s+named|:)\s+"
-    rf"(?:now\s+)?({_NAME})()()", re.I)
+    rf"(?:now\s+)?({_NAME})()()()()", re.I)  # (the groups of `_IDENTITY`)
 _PRONOUN = re.compile(r"^(she|he|they|it)(?:'s|\u2019s|\s)", re.I)
 # Someone of the speaker's by the family word alone, capitalised as a name: "Mum", "Dad".
 _BARE_NAMES = r"Mum|Mom|Dad|Grandma|Grandpa|Granny|Nan|Nana|Nanna|Gran|Grandad|Granddad|Hubby"
@@ -267,7 +270,7 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     """(holder, attribute if the subject already names it, the rest of the sentence)."""
     ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
     if ident is not None:
-        rel = (ident.group(1) or ident.group(4)).lower()
+        rel = (ident.group(1) or ident.group(4) or ident.group(5)).lower()
         if rel not in _PETS:
             rel = _IDENTITY_SAME.get(rel, RELATIONS.get(rel, rel))
             return "i", f"who is my {rel}", body

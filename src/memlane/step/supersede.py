@@ -155,7 +155,7 @@ def read_claim(text: str) -> Claim:
     if attribute is not None and attribute.startswith("who is my "):
         ident = _IDENTITY.match(body) or _NEW_IDENTITY.search(body)
         if ident is not None:  # "Raj is my new boss": the name opens the sentence
-            names |= {stem(w.lower()) for w in (ident.group(2) or ident.group(3) or "").split()}
+            names |= {stem(w.lower()) for w in " ".join(filter(None, ident.group(2, 3, 6))).split()}
     key = frozenset(t for t in terms if any(ch.isdigit() for ch in t) or t in _CALENDAR or
                     t in names) - skip
     words = frozenset(stem(_POSSESSIVE.sub("", w.lower().rstrip(".")))
