@@ -341,6 +341,12 @@ _EVERY = re.compile(r"\bevery\s+|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b
                     re.I)
 
 
+def one_routine_said(clause: str) -> bool:
+    """Whether `clause` may move a routine named by no noun of its own (`one_routine`): its
+    held fact is searched for by every day's name (`step/related.py`)."""
+    return bool(_ROUTINE_NAMED.search(clause)) and bool(_FROM_NOW.search(clause))
+
+
 def one_routine(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     """The holder's one weekly routine moved to another day, named by no noun of its own ("so
     from next week I'm seeing her on Thursdays", "Our sessions are Thursday mornings from next

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, families, numbered, people, slots, topics
+from . import anchored, broad, families, numbered, people, slots, topics
 from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
@@ -141,6 +141,8 @@ def related_query(texts: Sequence[str]) -> str:
                 # What it says was stopped, in the forms a held fact may spell it ("swimming"
                 # ended: "swim"; "cycling": "cycle").
                 words += [f for t in sorted(c.ends) for f in (t, t + "e")]
+                if slots.values(clause).get("weekday") and broad.one_routine_said(clause):
+                    words += [d + "day" for d in "mon tues wednes thurs fri satur sun".split()]
                 if attr in ("weekday", "rate"):  # the routine's words, singular and plural
                     words += [f for w in re.findall(r"[a-z]{3,}", clause.lower())
                               if w not in FACT_STOPWORDS for f in (w, w.rstrip("s"), w + "s")]
