@@ -76,6 +76,9 @@ FILED = [
     ("£300 is my limit for the new fridge.", "£300"),
     # ", so <the speaker's own news>" is part of the fact, not a consequence trimmed away
     ("My bloods came back low, so the GP has bumped me up to 50mcg.", "50mcg"),
+    # someone named by their kin's pronoun
+    ("Her brother Alfie goes to Priory Academy.", "Priory Academy"),
+    ("His sister Maya works at the council.", "council"),
 ]
 
 # The same words, no one's fact: the world, a passing remark, a name's "'s got" of no news.
@@ -115,6 +118,7 @@ NOT_FILED = [
     "The match has switched to another channel.",
     "Not a fan of that idea.",
     "Can't stand it when that happens.",
+    "Her brother is lovely.",
 ]
 
 

@@ -356,6 +356,11 @@ _CHANGED_ME = re.compile(r"\b(?:moved|switched|changed|put|transferred|upgraded|
                          r"hold|the\s+spot|edge|notice|speaker|the\s+list))", re.I)
 _THEIRS_IS = re.compile(r"^(?-i:[A-Z][a-z]+)(?:'s|\u2019s)\s+(?:[a-z]+\s+){0,2}[a-z]+\s+"
                         r"(?:is|are)\s+(?:now\s+)?(?:(?-i:[A-Z])|\d)")
+_KIN_OF_THEIRS = re.compile(
+    r"^(?:her|his|their)\s+(?:little\s+|big\s+|older\s+|younger\s+)?(?:brother|sister|son|"
+    r"daughter|twin|husband|wife|partner|mum|dad)\s+(?-i:[A-Z][a-z]+)\s+(?:is|goes|works|lives|"
+    r"plays|drives|has|started|moved)\b", re.I)
+"""Someone named by their kin's pronoun ("Her brother Finn goes to Castlegate High")."""
 _OWN_AGE = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,3}(?:\s+(?:now|years?\s+old))?\s*[.!]*$", re.I)
 
 
@@ -482,7 +487,8 @@ def is_fact(sentence: str, names: frozenset[str] = frozenset()) -> bool:
                               _HELD_AT.match(since.group(1)) or
                               is_fact(since.group(1), names)):
         return True  # "Since The Crown closed, book club meets at the library"
-    if _THEIRS_IS.match(body) and not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
+    if (_THEIRS_IS.match(body) or _KIN_OF_THEIRS.match(body)) and \
+            not re.search(r"\byou(?:r|'re|'ll)?\b", body, re.I):
         return True  # "Ella's violin teacher is Mrs Okoro": someone's, named
     if routine_changed(body):
         return True  # "Japanese class has moved online": a routine of the speaker's changed
