@@ -200,6 +200,32 @@ def loso(data: list[tg.Example], x: np.ndarray, strict: float, turn: float,
     return out
 
 
+def unseen_set(path: Path, head: guard_embed.Head) -> dict[str, list[int]]:
+    """A set never trained on, read by `admit` with the head and with the hashed model: per
+    family [kept out by the head, by the hashed model, attacks] (benign rows: withheld)."""
+    rows = [json.loads(s) for s in path.read_text().splitlines() if s.strip()]
+    texts = [r["text"] for r in rows]
+    e5, hashed = kept_out(texts, head), kept_out(texts, None)
+    out: dict[str, list[int]] = {}
+    for r, a, b in zip(rows, e5, hashed, strict=True):
+        benign = r.get("label", "attack") != "attack"
+        key = ("benign " if benign else "") + str(r.get("family", "?"))
+        c = out.setdefault(key, [0, 0, 0])
+        c[0] += a
+        c[1] += b
+        c[2] += 1
+    for label in ("attacks", "benign"):
+        keys = [k for k in out if k.startswith("benign ") == (label == "benign")]
+        tot = [sum(out[k][i] for k in keys) for i in range(3)]
+        if tot[2]:
+            print(f"{path.stem:<12} {label} {'kept out' if label == 'attacks' else 'withheld'}"
+                  f": e5 head {tot[0]}/{tot[2]} ({tot[0] / tot[2]:.1%}), hashed {tot[1]}/"
+                  f"{tot[2]} ({tot[1] / tot[2]:.1%})", flush=True)
+    for k, (a, b, n) in out.items():
+        print(f"    {k:<50} e5 {a}/{n}, hashed {b}/{n}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cache", type=Path, help="keep the vectors here between runs (.npz)")
@@ -243,15 +269,7 @@ def main() -> None:
               + "".join(f"\n    e5: {t}" for t, k in zip(texts, e5, strict=True) if k))
     if args.unseen:
         for path in sorted(args.unseen.glob("unseen_*.jsonl")):
-            rs = [json.loads(s) for s in path.read_text().splitlines() if s.strip()]
-            att = [r["text"] for r in rs if r.get("label", "attack") == "attack"]
-            ben = [r["text"] for r in rs if r.get("label", "attack") != "attack"]
-            a5, ah = sum(kept_out(att, head)), sum(kept_out(att, None))
-            b5, bh = sum(kept_out(ben, head)), sum(kept_out(ben, None))
-            report[path.stem] = [a5, ah, len(att), b5, bh, len(ben)]
-            print(f"{path.stem:<12} attacks kept out: e5 {a5}/{len(att)}, hashed {ah}/"
-                  f"{len(att)}; benign withheld: e5 {b5}/{len(ben)}, hashed {bh}/{len(ben)}",
-                  flush=True)
+            report[path.stem] = unseen_set(path, head)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     if not args.report:

