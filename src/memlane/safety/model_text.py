@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .. import guard
+from .. import guard, guard_embed
 from .access import access_signals
 from .addressed import addressed_signals
 from .agent_orders import agent_signals
@@ -95,25 +95,34 @@ _CAPS_ORDER = re.compile(
 
 
 def classifier_score(text: str) -> float:
-    """The shipped classifier's probability that `text` is an injected instruction
-    (`memlane.guard`: trained on the tuning corpora, see docs/SAFETY.md)."""
-    return _classifier(_fold(text))
+    """The running classifier's probability that `text` is an injected instruction: the
+    sentence-embedding head (`memlane.guard_embed`) when the `embed` extra is installed, else
+    the hashed model (`memlane.guard`); see docs/SAFETY.md."""
+    return _classifier(text, _fold(text))[0]
 
 
-def _classifier(folded: str) -> float:
-    return guard.score(guard.shipped(), guard.features(folded))
+def _classifier(text: str, folded: str) -> tuple[float, dict[str, float]]:
+    """(the running classifier's score, its thresholds): one path for every reading."""
+    got = guard_embed.shipped()
+    if got is not None:
+        head, model = got
+        return guard_embed.score(head, guard_embed.embed(model, [text])[0]), head.thresholds
+    weights = guard.shipped()
+    return guard.score(weights, guard.features(folded)), weights.thresholds
 
 
 def prompt_like(text: str, *, turn: bool = False) -> list[str]:
     """Signals that `text` asks its reader to produce something (see above); empty: reads as a
     statement. For model-written records and tool results, on top of `scan`.
 
-    The classifier (`memlane.guard`) is read here too, OR'd with the patterns: at its "strict"
+    The classifier (`guard_embed`'s head with the `embed` extra, else `guard`'s hashed model)
+    is read here too, OR'd with the patterns: at its "strict"
     threshold for model-written records and tool results, at its higher "turn" threshold when
     `turn` (a conversation's turns, and what a memory step files from them: a user's message
     may ask the assistant for anything)."""
     folded = _fold(text)
-    verdict = _classifier(folded) >= guard.shipped().thresholds["turn" if turn else "strict"]
+    score, thresholds = _classifier(text, folded)
+    verdict = score >= thresholds["turn" if turn else "strict"]
     ordering = [sentence for sentence in _sentences(folded) if _ORDER.search(sentence)
                 and not _QUOTE_ATTRIBUTION.search(sentence)]
     orders = len(ordering)
