@@ -15,9 +15,13 @@ Model: L2-regularised logistic regression on the 384 dimensions, fitted by Newto
 (numpy, no randomness: the same data gives the same weights), classes weighted as the hashed
 model's (`train_guard.train`: equal total weight, small talk a quarter of a written text).
 
-Thresholds: `train_guard.thresholds` on 5-fold out-of-fold scores (the folds of
-`train_guard.out_of_fold`), with `LOSS`: the strict one the lowest that withholds at most 1% of
-the written benign texts and of the small talk the patterns leave plain.
+Threshold: one, "strict", for the texts the head reads (`safety.model_text.HEAD_ORIGINS`: what
+an agent or an application asks to store, a tool's output; a conversation's turns and what a
+step files from them are read by the hashed model). From 5-fold out-of-fold scores (the folds
+of `train_guard.out_of_fold`): the lowest, to four decimals, above all but `LOSS` of the benign
+texts written here and the small talk, pooled, that the patterns leave plain (`threshold`). The
+head's probabilities crowd near 1 (a benign text out of fold scores up to 0.9998), so
+`train_guard.thresholds`' margin of 0.02 does not fit them.
 
 Reported: 5-fold CV; leave one source out (each attack source in turn: a head trained without
 it, the source read by `safety.admit` with it, at the thresholds above) beside the shipped
@@ -31,6 +35,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -43,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import train_guard as tg  # noqa: E402
 
 L2 = 1e-3
-LOSS = 0.01
+LOSS = 0.003
+"""The share of benign training texts (out of fold) the threshold may withhold: 6 of 2,006."""
 ITERATIONS = 30
 
 
@@ -139,19 +145,32 @@ def families() -> dict[str, str]:
     return out
 
 
-def head_of(model: tuple[np.ndarray, float], strict: float, turn: float,
+def threshold(data: list[tg.Example], oof: np.ndarray, flagged: list[bool]
+              ) -> tuple[float, str]:
+    """(strict, how): see the module docstring."""
+    plain = sorted((float(s) for e, s, f in zip(data, oof, flagged, strict=True)
+                    if not e.label and (e.corpus in tg.WRITTEN or e.corpus == "chitchat")
+                    and not f), reverse=True)
+    budget = int(LOSS * len(plain))
+    strict = math.floor(plain[budget] * 1e4 + 1) / 1e4
+    return strict, (f"threshold (from out-of-fold scores): strict {strict} ({budget} of "
+                    f"{len(plain)} written benign texts and small talk may score above it; the "
+                    f"highest {plain[0]:.4f})")
+
+
+def head_of(model: tuple[np.ndarray, float], strict: float,
             meta: dict[str, object]) -> guard_embed.Head:
     return guard_embed.Head(weights=model[0].tolist(), bias=model[1],
-                            thresholds={"strict": strict, "turn": turn}, meta=meta)
+                            thresholds={"strict": strict}, meta=meta)
 
 
 def kept_out(texts: list[str], head: guard_embed.Head | None) -> list[bool]:
-    """`safety.admit`'s verdict for each text with `head` as the embedding classifier (None:
-    the hashed model alone, as on a core install)."""
+    """`safety.admit`'s verdict for each text as a caller's write (`remember`, REST) with `head`
+    as the embedding classifier (None: the hashed model alone, as on a core install)."""
     old = list(guard_embed._SHIPPED)
     guard_embed._SHIPPED[:] = [None if head is None else (head, guard_embed.engine())]
     try:
-        return [tg.admit(t).quarantined for t in texts]
+        return [tg.admit(t, origin="caller").quarantined for t in texts]
     finally:
         guard_embed._SHIPPED[:] = old
 
@@ -163,7 +182,7 @@ def hashed_fits(data: list[tg.Example], flagged: list[bool]) -> tuple[float, flo
     return strict, turn
 
 
-def loso(data: list[tg.Example], x: np.ndarray, strict: float, turn: float,
+def loso(data: list[tg.Example], x: np.ndarray, strict: float,
          flagged: list[bool], hashed: tuple[float, float] | None
          ) -> dict[str, dict[str, object]]:
     """Each attack source left out: kept out by admit with the head trained without it, and
@@ -251,19 +270,19 @@ def main() -> None:
     print(f"{len(data)} texts: {Counter(e.corpus for e in data)}", file=sys.stderr)
     flagged = tg.patterns_only([e.text for e in data])
     oof = out_of_fold(data, x)
-    strict, turn, how = tg.thresholds(data, oof.tolist(), flagged, loss=LOSS)
+    strict, how = threshold(data, oof, flagged)
     print(how)
-    for name, t in (("strict", strict), ("turn", turn)):
+    for name, t in (("strict", strict),):
         print(f"5-fold CV at {name} {t}: {tg.fmt(tg.rates(data, oof.tolist(), t))}")
-    report: dict[str, object] = {"strict": strict, "turn": turn, "how": how}
+    report: dict[str, object] = {"strict": strict, "how": how}
     if not args.no_loso:
         hashed = hashed_fits(data, flagged) if args.hashed_loso else None
-        report["loso"] = loso(data, x, strict, turn, flagged, hashed)
+        report["loso"] = loso(data, x, strict, flagged, hashed)
     model = fit(x, np.array([e.label for e in data], dtype=float), sample_weights(data))
     meta: dict[str, object] = {"l2": L2, "loss": LOSS, "view": [guard_embed.HEAD,
                                guard_embed.TAIL], "how": how,
                                "corpora": dict(Counter(e.corpus for e in data))}
-    head = head_of(model, strict, turn, meta)
+    head = head_of(model, strict, meta)
     for name, texts in checks.items():
         e5, hashed = kept_out(texts, head), kept_out(texts, None)
         report[f"check:{name}"] = [sum(e5), sum(hashed), len(texts)]

