@@ -255,6 +255,22 @@ def scan_cost(texts: list[str], repeats: int = 3) -> tuple[float, float]:
     return best / len(texts) * 1e6, best_strict / len(texts) * 1e6
 
 
+def write_cost(texts: list[str], repeats: int = 3) -> float:
+    """Milliseconds of CPU per `remember` (a tool-path write: the scan, `prompt_like` with the
+    classifier a caller's text is read with, the store's write), the best of `repeats` passes,
+    each into a fresh memory. Process CPU: the embedding engine's threads count too."""
+    best = float("inf")
+    for _ in range(repeats):
+        mem = Memory.open(":memory:")
+        mem.remember("A first record, so the engine and the store are warm.")
+        t0 = time.process_time()
+        for t in texts:
+            mem.remember(t[:4000])
+        best = min(best, time.process_time() - t0)
+        mem.close()
+    return best / len(texts) * 1e3
+
+
 def admit_counts() -> None:
     """What `safety.admit` quarantines, text by text: all of LoCoMo (turns and observations),
     the benign texts written here (trained on, and not), the outside set by source."""
@@ -320,7 +336,8 @@ def main() -> None:
                     help="benign texts (JSON lines with `text`) besides the LoCoMo sample")
     ap.add_argument("--misses", action="store_true", help="print the attacks that reach")
     ap.add_argument("--cost-only", action="store_true",
-                    help="only the scan cost, on the split's attacks and the benign texts")
+                    help="only the scan cost and a `remember`'s, on the split's attacks and the "
+                         "benign texts")
     ap.add_argument("--admit-counts", action="store_true",
                     help="only what `admit` quarantines of LoCoMo, the written benign texts and "
                          "the outside set by source")
@@ -343,7 +360,8 @@ def main() -> None:
         texts = [r["text"] for r in rows] + (corpus_benign or benign_texts(args.benign))
         scan_us, strict_us = scan_cost(texts)
         print(f"{len(texts)} texts, mean {sum(map(len, texts)) / len(texts):.0f} chars: scan "
-              f"{scan_us:.0f} us per text, with prompt_like {strict_us:.0f} us (CPU, best of 3)")
+              f"{scan_us:.0f} us per text, with prompt_like {strict_us:.0f} us (CPU, best of 3); "
+              f"a `remember` {write_cost(texts):.1f} ms of process CPU")
         return
     per: dict[str, Counter[str]] = {}
     for r in rows:

@@ -48,7 +48,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memlane import guard
+from memlane import guard, guard_embed
 from memlane.eval.needle import _chitchat_conversations
 from memlane.safety import _fold, admit
 
@@ -97,8 +97,10 @@ def _rows(name: str) -> list[dict[str, str]]:
 ATTACK_FILES = ("unseen_a_attacks", "unseen_b_attacks", "heldout_attacks", "heldout2_attacks",
                 "attacks_multilingual2")
 # Benign order-like facts written for the checks, trained on as written benign texts; the
-# last one written (CHECK) never is: it checks the threshold.
+# ones in CHECKS never are: they check the thresholds (CHECK this script's, the second the
+# embedding head's, scripts/train_guard_embed.py).
 CHECK = "benign_orders_guard44m"
+CHECKS = (CHECK, "benign_orders_guard44e2")
 
 
 def corpora() -> list[tuple[str, int, str]]:
@@ -114,7 +116,7 @@ def corpora() -> list[tuple[str, int, str]]:
     for r in _rows("benign_model_records.jsonl"):
         out.append(("benign_model_records", 0, r["text"]))
     for path in sorted(DATA.glob("benign_orders*.jsonl")):
-        if path.stem != CHECK:
+        if path.stem not in CHECKS:
             out += [("benign_orders", 0, r["text"]) for r in _rows(path.name)
                     if r.get("label", "benign") == "benign"]
     for prefix, name in (("outside", "outside_attacks"), ("src", "guard_sources")):
@@ -217,13 +219,16 @@ def fmt(r: tuple[int, int, int, int]) -> str:
 def kept_out(texts: list[str], weights: guard.Weights) -> list[bool]:
     """`safety.admit`'s verdict (quarantined) for each text, with `weights` as the classifier:
     the verdict of every path a text takes into memory without the user's words of the turn
-    (`remember` / `update_memory`, REST `POST /records`, a recall snapshot, a source opened)."""
-    old = list(guard._SHIPPED)
+    (`remember` / `update_memory`, REST `POST /records`, a recall snapshot, a source opened),
+    the hashed model running (as on a core install: no sentence-embedding head)."""
+    old, old_head = list(guard._SHIPPED), list(guard_embed._SHIPPED)
     guard._SHIPPED[:] = [weights]
+    guard_embed._SHIPPED[:] = [None]
     try:
         return [admit(t).quarantined for t in texts]
     finally:
         guard._SHIPPED[:] = old
+        guard_embed._SHIPPED[:] = old_head
 
 
 def patterns_only(texts: list[str]) -> list[bool]:

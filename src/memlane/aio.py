@@ -188,15 +188,17 @@ class AsyncMemory:
         suspect: bool = False,
         said: Sequence[str] = (),
         trusted: bool = False,
+        admission: Admission | None = None,
     ) -> Record:
         return await self._run(self.sync.remember, text, kind, source_ids=source_ids,
                                thread_id=thread_id, pinned=pinned, suspect=suspect, said=said,
-                               trusted=trusted)
+                               trusted=trusted, admission=admission)
 
     async def update(self, record_id: int, text: str, *, suspect: bool = False,
-                     said: Sequence[str] = (), trusted: bool = False) -> Record:
+                     said: Sequence[str] = (), trusted: bool = False,
+                     admission: Admission | None = None) -> Record:
         return await self._run(self.sync.update, record_id, text, suspect=suspect, said=said,
-                               trusted=trusted)
+                               trusted=trusted, admission=admission)
 
     async def admit(self, text: str, *, said: Sequence[str] = (),
                     trusted: bool = False, origin: str = "") -> Admission:

@@ -286,12 +286,12 @@ class Memory(Forgetting, SnapshotsAndVectors):
         suspect: bool = False,
         said: Sequence[str] = (),
         trusted: bool = False,
+        admission: Admission | None = None,
     ) -> Record:
-        """Add one record outside a memory step (what the `remember` tool and REST `POST
-        /records` do). Whether it is stored quarantined is `safety.admit`'s rule, the same on
-        every path: `said` is the user's own words of this turn when the caller knows them,
-        `trusted` the caller vouching for the text; `suspect` quarantines it whatever the rule
-        says."""
+        """Add one record outside a memory step (the `remember` tool, REST `POST /records`),
+        quarantined by `safety.admit`'s rule for a text a caller asks to store (`origin=
+        "caller"`; `admission`: that reading, when the caller has it): `said`, the user's own
+        words this turn; `trusted`, the caller vouching for it; `suspect` quarantines it."""
         text = validate.record_text(text)
         kind = validate.kind(kind)
         sources = [_id(i) for i in source_ids]
@@ -300,7 +300,8 @@ class Memory(Forgetting, SnapshotsAndVectors):
         if thread_id is not None:
             thread_id = validate.identifier(thread_id, "thread id")
         scans = self.caches.scans
-        quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
+        quarantined = suspect or (admission or self.admit(
+            text, said=said, trusted=trusted, origin="caller")).quarantined
         held = self._held_copy(text, kind, pinned, quarantined) if not sources else None
         if held is not None:
             return held  # one copy of each fact: the same words remembered again add nothing
@@ -323,15 +324,17 @@ class Memory(Forgetting, SnapshotsAndVectors):
 
     @traced("update")
     def update(self, record_id: int, text: str, *, suspect: bool = False,
-               said: Sequence[str] = (), trusted: bool = False) -> Record:
+               said: Sequence[str] = (), trusted: bool = False,
+               admission: Admission | None = None) -> Record:
         """Replace a record's text; the old text stays in its history. Raises `NotFound`.
-        `suspect`, `said` and `trusted` as in `remember`."""
+        `suspect`, `said`, `trusted` and `admission` as in `remember`."""
         text = validate.record_text(text)
         rid = _id(record_id)
         if not in_range(rid):
             raise NotFound(f"no record #{rid} in this namespace")
         scans = self.caches.scans
-        quarantined = suspect or self.admit(text, said=said, trusted=trusted).quarantined
+        quarantined = suspect or (admission or self.admit(
+            text, said=said, trusted=trusted, origin="caller")).quarantined
         rec = self.store.update_record(self.ns, rid, text, suspect=quarantined,
                                        scanned=clean_tag(text, scans))
         self._embed_records([rec.id])
@@ -339,7 +342,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
 
     def admit(self, text: str, *, said: Sequence[str] = (), trusted: bool = False,
               origin: str = "") -> Admission:
-        """`safety.admit` with this memory's scan memo (`origin="tool"`: a tool's output)."""
+        """`safety.admit` with this memory's scan memo (`origin`: "tool", "caller", see there)."""
         return admit(text, said=said, trusted=trusted, scans=self.caches.scans, origin=origin)
 
     def record_history(self, record_id: int) -> list[dict[str, Any]]:

@@ -236,6 +236,11 @@ def clean_tag(text: str, memo: dict[str, tuple[str, ...]] | None = None) -> int:
 #     quarantined even then (the user's words are kept, as data).
 # - a tool's output (`origin="tool"`: a recall snapshot, a tool message opened as a source) is
 #   also read for orders in the first person: there the first person is a page's author.
+# - the classifier `prompt_like` reads: with the `embed` extra, the sentence-embedding head for a
+#   text an agent or an application asks to store (`origin="caller"`) and a tool's output
+#   (`origin="tool"`); the hashed model for the rest (a conversation's messages, what a step
+#   files from them, an import, a record's old versions): the head is read where a text comes
+#   one at a time, never on a step's every text (`model_text.HEAD_ORIGINS`).
 
 
 @dataclass(frozen=True)
@@ -253,16 +258,16 @@ class Admission:
 
 def read(text: str, scans: dict[str, tuple[str, ...]] | None = None,
          likes: dict[str, tuple[str, ...]] | None = None,
-         scanned: int = 0) -> tuple[tuple[str, ...], bool]:
+         scanned: int = 0, origin: str = "") -> tuple[tuple[str, ...], bool]:
     """(flags, whether the pattern scan is among them): the scan, then `prompt_like` when the
-    scan is clean. `scans` / `likes` are memos (a memory's, or one filing's); `scanned`: a
-    stored text's clean verdict (`safety.scan_stored`)."""
+    scan is clean. `scans` / `likes` are memos (a memory's, or one filing's: `likes` holds one
+    origin's readings); `scanned`: a stored text's clean verdict (`safety.scan_stored`)."""
     hard = scan_stored(text, scanned, scans)
     if hard:
         return hard, True
     if likes is not None and text in likes:
         return likes[text], False
-    soft = tuple(prompt_like(text))
+    soft = tuple(prompt_like(text, origin=origin))
     if likes is not None:
         likes[text] = soft
     return soft, False
@@ -278,8 +283,11 @@ def admit(text: str, *, said: Sequence[str] = (), trusted: bool = False,
     proxy, `memlane chat`); `trusted`: the caller vouches for the text; `scanned`: a stored
     text's row tag (a clean verdict of this scanner skips the pattern scan); `origin`: "tool"
     for a tool's output (a stored snapshot, a tool message), whose first person is its author,
-    not the user (`errands.tool_orders`)."""
-    flags, hard = read(text, scans, likes, scanned)
+    not the user (`errands.tool_orders`), "caller" for a text an agent or an application asks
+    to store (`Memory.remember` / `Memory.update`); both read with the sentence-embedding head
+    when the `embed` extra is installed (`model_text.HEAD_ORIGINS`), the rest with the hashed
+    model."""
+    flags, hard = read(text, scans, likes, scanned, origin)
     if not flags and origin == "tool":
         flags = tuple(tool_orders(_fold(text[:10_000])))
     if not flags:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .. import guard
+from .. import guard, guard_embed
 from .access import access_signals
 from .addressed import addressed_signals
 from .agent_orders import agent_signals
@@ -94,26 +94,46 @@ _CAPS_ORDER = re.compile(
     r"DO NOT|DON'T|MUST|FORGET|OBEY)\b[\s!.,:]+(?:[A-Z']{2,}\b[\s!.,:]*){1,}")
 
 
-def classifier_score(text: str) -> float:
-    """The shipped classifier's probability that `text` is an injected instruction
-    (`memlane.guard`: trained on the tuning corpora, see docs/SAFETY.md)."""
-    return _classifier(_fold(text))
+HEAD_ORIGINS = ("caller", "tool")
+"""The texts the sentence-embedding head reads (`admit`'s `origin`), when the `embed` extra is
+installed: what an agent or an application asks to store ("caller": `remember` /
+`update_memory` through the tools, MCP and the CLI, REST `POST` / `PATCH /records`, the
+framework adapters) and a tool's output ("tool": a recall snapshot, a tool message opened as a
+source). A conversation's messages, what a memory step files from them, an import and the texts
+shown from memory are read by the hashed model on every install: a step reads every text it
+files, and the head costs about 30 ms of CPU a text against 1 (docs/SAFETY.md)."""
 
 
-def _classifier(folded: str) -> float:
-    return guard.score(guard.shipped(), guard.features(folded))
+def classifier_score(text: str, origin: str = "") -> float:
+    """The classifier's probability that `text` is an injected instruction: the
+    sentence-embedding head (`memlane.guard_embed`) for an `origin` in `HEAD_ORIGINS` when the
+    `embed` extra is installed, else the hashed model (`memlane.guard`); see docs/SAFETY.md."""
+    return _classifier(text, _fold(text), origin)[0]
 
 
-def prompt_like(text: str, *, turn: bool = False) -> list[str]:
+def _classifier(text: str, folded: str, origin: str) -> tuple[float, dict[str, float]]:
+    """(the classifier's score, its thresholds) for a text of `origin`: one path for every
+    reading."""
+    got = guard_embed.shipped() if origin in HEAD_ORIGINS else None
+    if got is not None:
+        head, model = got
+        return guard_embed.score(head, guard_embed.embed(model, [text])[0]), head.thresholds
+    weights = guard.shipped()
+    return guard.score(weights, guard.features(folded)), weights.thresholds
+
+
+def prompt_like(text: str, *, turn: bool = False, origin: str = "") -> list[str]:
     """Signals that `text` asks its reader to produce something (see above); empty: reads as a
     statement. For model-written records and tool results, on top of `scan`.
 
-    The classifier (`memlane.guard`) is read here too, OR'd with the patterns: at its "strict"
-    threshold for model-written records and tool results, at its higher "turn" threshold when
-    `turn` (a conversation's turns, and what a memory step files from them: a user's message
-    may ask the assistant for anything)."""
+    The classifier is read here too, OR'd with the patterns: for an `origin` in `HEAD_ORIGINS`
+    the sentence-embedding head when the `embed` extra is installed, at its "strict" threshold;
+    else the hashed model (`memlane.guard`), at its "strict" threshold for model-written records
+    and tool results, at its higher "turn" threshold when `turn` (a conversation's turns, and
+    what a memory step files from them: a user's message may ask the assistant for anything)."""
     folded = _fold(text)
-    verdict = _classifier(folded) >= guard.shipped().thresholds["turn" if turn else "strict"]
+    score, thresholds = _classifier(text, folded, "" if turn else origin)
+    verdict = score >= thresholds["turn" if turn else "strict"]
     ordering = [sentence for sentence in _sentences(folded) if _ORDER.search(sentence)
                 and not _QUOTE_ATTRIBUTION.search(sentence)]
     orders = len(ordering)

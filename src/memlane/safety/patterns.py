@@ -84,9 +84,10 @@ _RULES_TABLE: list[tuple[str, str, bool]] = [
     ("role_switch", r"\b(?:enable|activate|enter|engage|switch (?:on|to|into)|turn on|go into)\s+"
                     r"(?:the )?(?:developer|dev|god|debug|maintenance|admin|sudo|unrestricted|"
                     r"dan|jailbreak) mode\b", True),
+    # (Not "mode on my phone": there "on" places the mode, a device's setting.)
     ("role_switch", r"\b(?:developer|dev|god|debug|maintenance|admin|sudo|unrestricted|dan|"
-                    r"jailbreak) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged)\b",
-     True),
+                    r"jailbreak) mode (?:is )?(?:now )?(?:enabled|activated|engaged|on\b(?! (?:my|"
+                    r"his|her|our|their|a|an|this) ))", True),
     ("role_switch", r"\byou are (?:now )?in (?:developer|dev|god|debug|maintenance|admin|sudo|"
                     r"unrestricted) mode\b", False),
     ("role_switch", r"\b(?:ai|assistant|model|bot|chatbot|llm|version of you)\b[^.!?]{0,25}"

