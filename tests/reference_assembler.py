@@ -22,7 +22,8 @@ What it does, in the order of DESIGN.md section 3:
   3. the buffer block only when the history does not fit: the first stretch's line (always),
      the lines the new message matches,
      the latest `recent_lines`, at most `buffer_lines`, and the evicted turns the new message
-     matches quoted under their line (a turn a shown note was filed from is not quoted);
+     matches quoted under their line (a turn a shown note was filed from is not quoted), of
+     the stretches the best notes cite, the matched lines and the newest evicted ones;
   4. working-memory turns, decayed relevance, elided runs as one marker;
   5. short-term turns verbatim; 6. the new message.
 The window grows past `working_turns` while the budget has room (the fill), then things are
@@ -149,10 +150,12 @@ def matched_lines(eps: list[Episode], want: frozenset[str], k: int) -> list[Epis
 
 
 def opened_turns(msgs: list[Message], eps: list[Episode], searched: list[Record],
-                 matched: list[Episode], before: int, want: frozenset[str], k: int
-                 ) -> list[Message]:
+                 matched: list[Episode], before: int, want: frozenset[str], k: int,
+                 p: Policy) -> list[Message]:
     """The evicted messages the new message matches, best first: ranked over the stretches
-    the best notes cite and the matched lines (`stretch_votes`, shared: a bound on reads)."""
+    the best notes cite, the matched lines and, with working memory, the newest
+    `reach_stretches` stretches that start before the window (at most `buffer_lines`: the
+    ones read for the block) (`stretch_votes`, shared: a bound on reads)."""
     ids: list[int] = []
     for r in searched[:CITED_RECORDS]:
         for m in r.source_ids[:CITED_PER_RECORD]:
@@ -163,7 +166,9 @@ def opened_turns(msgs: list[Message], eps: list[Episode], searched: list[Record]
              for m in rec.source_ids[:CITED_PER_RECORD] if m in seq_of]
     ends = sorted({e.end for e in eps})
     pool: list[Message] = []
-    for s, e in stretch_votes(cited, matched, ends, before):
+    near = sorted((e for e in eps if e.start < before), key=lambda e: -e.end)[
+        :min(p.reach_stretches, p.buffer_lines)] if p.use_working else []
+    for s, e in stretch_votes(cited, matched, ends, before, near):
         pool += [m for m in msgs if s <= m.seq <= e][:STRETCH_READ]
     pool = [m for m in pool if m.role in ("user", "assistant")]
     names = frozenset(t for m in pool if m.name for t in fact_terms(m.name))
@@ -547,7 +552,7 @@ def reference_context(mem: Memory, thread_id: str, budget: int, new_message: str
             matched = matched_lines(eps, want, p.index_lines)
         if p.buffer_turns > 0 and rows.window:
             opened = opened_turns(msgs, eps, searched, matched, rows.window[0].seq, want,
-                                  2 * p.buffer_turns)
+                                  2 * p.buffer_turns, p)
     work = p.working_turns
     for round_ in range(4):  # the fill: at most three larger windows after the first
         a = layers(rows, pinned, shown, opened, matched, budget, new, p, count)

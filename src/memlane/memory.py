@@ -42,6 +42,7 @@ from .context.turns import (
     Piece,
     cited_ids,
     cited_seqs,
+    near_stretches,
     rank_pieces,
     stretch_votes,
 )
@@ -600,20 +601,21 @@ class Thread:
         """The evicted messages the buffer may open for the new message's terms `want`, best
         first, at most twice `policy.buffer_turns` (a larger window may hold some; assembly
         passes over them). Read from the candidate stretches only (`context.turns
-        .stretch_votes`): the ones the best of `searched` (the notes search's results) cite
-        and the line index's `matched`; bounded by those and the query, never by the thread's
-        length: one read of the cited messages' seqs, at most `STRETCHES` ranges and the
-        matched lines' of `STRETCH_READ` messages."""
+        .stretch_votes`): the ones the best of `searched` (the notes search's results) cite,
+        the line index's `matched` and the newest evicted ones (`Policy.reach_stretches`);
+        bounded by those and the query, never by the thread's length: one read of the cited
+        messages' seqs, at most `STRETCHES` ranges, the matched lines' and the newest ones of
+        `STRETCH_READ` messages."""
         if not (policy.use_buffer and policy.buffer_turns > 0 and want and rows.window):
             return []
-        return rank_pieces(self._turn_pool(searched, matched, rows), want, fact_terms,
+        return rank_pieces(self._turn_pool(searched, matched, rows, policy), want, fact_terms,
                            2 * policy.buffer_turns)
 
     def _turn_pool(self, searched: Sequence[Record], matched: Sequence[Episode],
-                   rows: ContextRows) -> list[Piece]:
+                   rows: ContextRows, policy: Policy) -> list[Piece]:
         """The messages of the candidate stretches before the window of `rows`, a piece a
         stretch (`context.turns.Piece`: ready to rank): one read of where the cited messages
-        are, one of the stretches' messages."""
+        are, one of the stretches' messages (`near_stretches`: the newest evicted ones too)."""
         store, ns = self._store, self._ns
         ids = cited_ids(searched)
         seq_of = store.message_seqs(ns, self.id, ids) if ids else {}
@@ -621,7 +623,7 @@ class Thread:
         if rows.first_episode and rows.first_episode.end not in ends:
             ends = sorted([*ends, rows.first_episode.end])
         spans = stretch_votes(cited_seqs(searched, seq_of), matched, ends,
-                              rows.window[0].seq)
+                              rows.window[0].seq, near_stretches(rows, policy))
         # A span ends before the window, so its messages are there already and only a write
         # that moves the revision (a forget, a deleted thread) changes them: its piece is kept
         # in the read cache, with the terms `rank_pieces` splits its messages into.

@@ -90,7 +90,16 @@ class Policy:
     """Show the episodic buffer block when the history does not fit (off: window only, neither
     lines nor opened turns)."""
     use_working: bool = True
-    """Prune working memory by relevance (off: replay the window turns as they are)."""
+    """Prune working memory by relevance (off: replay the window turns as they are), and let
+    it reach past the window (`reach_stretches`)."""
+    reach_stretches: int = 12
+    """With `use_working` and `buffer_turns`: the newest this many evicted stretches (at most
+    `buffer_lines`, the ones the store reads for the block) are candidates for the opened
+    turns, besides the ones the best records cite and the line index matched. What was said
+    just out of view is likelier what a message follows up on than the rest of the past, and
+    it need be in no record the search ranks high: a turn there the new message matches is
+    quoted (LoCoMo dev, docs/RESULTS.md). Bounded: `context.turns.STRETCH_READ` messages a
+    stretch, read once a revision (the read cache keeps them). 0: off."""
     fill_budget: bool = True
     """Grow working memory past `working_turns` while the budget has room (the extra read is
     bounded by the budget, not by the thread). Off: the window is exactly K + W turns."""

@@ -7,9 +7,9 @@ record citing its evidence (docs/RESULTS.md, issue 21): only a turn reaches it.
 
 Bounded by k and the query, never by the thread: `Thread._opened` reads only the messages
 of a few candidate stretches (the ones the notes search's best records were filed from,
-`STRETCHES` at most, and the ones the line index matched; each read up to `STRETCH_READ`
-messages), and
-this module ranks them. The term weights are the pool's own (BM25 over the candidate messages):
+`STRETCHES` at most, the ones the line index matched, and the newest evicted ones,
+`Policy.reach_stretches`; each read up to `STRETCH_READ` messages), and this module ranks
+them. The term weights are the pool's own (BM25 over the candidate messages):
 no index over the message log, so appending a message costs nothing more.
 """
 
@@ -20,11 +20,13 @@ import math
 from collections.abc import Callable, Sequence
 
 from ..text import BM25_B, BM25_K1
-from ..types import Episode, Message, Record
+from ..types import ContextRows, Episode, Message, Record
+from .policy import Policy
 
 STRETCHES = 4
 """At most this many of the stretches the best records cite are read per turn (the line index's
-come on top: `Policy.index_lines` and `Policy.dated_lines` bound them)."""
+come on top: `Policy.index_lines` and `Policy.dated_lines` bound them, and the newest evicted
+ones: `Policy.reach_stretches`)."""
 
 STRETCH_READ = 40
 """At most this many messages are read of one candidate stretch (a stretch is a few turns; the
@@ -55,11 +57,13 @@ what is asked (LoCoMo annotations: +8 / +7 questions at 2k / 4k, none lost; `ran
 
 def stretch_votes(
     cited: Sequence[tuple[int, int]], matched: Sequence[Episode], ends: Sequence[int],
-    before: int,
+    before: int, near: Sequence[Episode] = (),
 ) -> list[tuple[int, int]]:
     """The candidate stretches as (start, end) seq ranges that end before seq `before` (the
     window's start: what is in view needs no opening): the ones the best records cite, best
-    first, at most `STRETCHES`, then the line index's not among them, in their order.
+    first, at most `STRETCHES`, then the line index's not among them, in their order, then
+    the `near` ones (the newest evicted stretches, `Policy.reach_stretches`) not among them,
+    each cut at `before` (the one the window starts in holds its evicted part only).
 
     `cited`: (rank of the record among the search's results, seq of a message it cites); a
     record ranked r gives 1 / (r + 1) to the stretch holding its message. `matched`: the line
@@ -93,10 +97,19 @@ def stretch_votes(
         if len(out) >= STRETCHES:
             break
         _add(out, s, e)
-    for ep in matched:
+    for ep in [*matched, *near]:
         if ep.start < before:
             _add(out, ep.start, min(ep.end, before - 1))
     return out
+
+
+def near_stretches(rows: ContextRows, policy: Policy) -> tuple[Episode, ...]:
+    """The newest evicted stretches whose turns are candidates for opening, newest first
+    (`Policy.reach_stretches`, with `Policy.use_working`): of the ones `rows` holds for the
+    block (the newest that start before the window, `ContextRows.recent_episodes`)."""
+    if not policy.use_working or policy.reach_stretches <= 0:
+        return ()
+    return rows.recent_episodes[:policy.reach_stretches]
 
 
 def _add(out: list[tuple[int, int]], s: int, e: int) -> None:
