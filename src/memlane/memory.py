@@ -290,9 +290,8 @@ class Memory(Forgetting, SnapshotsAndVectors):
         admission: Admission | None = None,
     ) -> Record:
         """Add one record outside a memory step (the `remember` tool, REST `POST /records`),
-        quarantined by `safety.admit`'s rule for a text a caller asks to store (`origin=
-        "caller"`; `admission`: that reading, when the caller has it): `said`, the user's own
-        words this turn; `trusted`, the caller vouching for it; `suspect` quarantines it."""
+        quarantined by `safety.admit`'s rule for a caller's text (`origin="caller"`; `admission`:
+        that reading, if had): `said`, the user's words this turn; `trusted`: vouched for."""
         text = validate.record_text(text)
         kind = validate.kind(kind)
         sources = [_id(i) for i in source_ids]
@@ -327,8 +326,7 @@ class Memory(Forgetting, SnapshotsAndVectors):
     def update(self, record_id: int, text: str, *, suspect: bool = False,
                said: Sequence[str] = (), trusted: bool = False,
                admission: Admission | None = None) -> Record:
-        """Replace a record's text; the old text stays in its history. Raises `NotFound`.
-        `suspect`, `said`, `trusted` and `admission` as in `remember`."""
+        """Replace a record's text, the old one kept in its history (`NotFound`); as `remember`."""
         text = validate.record_text(text)
         rid = _id(record_id)
         if not in_range(rid):

@@ -780,8 +780,8 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
     c = claims[i]
     if ended_value(new, [c], _SKIP):  # (`step/ended.py`: the held value named as ended)
         return Decision(SUPERSEDES, i, ("names the held value as ended",))
-    if (a := anchored.same_anchor(new, holder, [c], _SKIP)) and a[0] == SUPERSEDES:
-        return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a[2]))
+    if (a := decide(new, [c])).verdict == SUPERSEDES:  # (the record's text alone, as filed)
+        return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a.reasons))
     if (f := families.one_value(new, holder, [c], vet=True) or
             medicines.in_place(new, holder, [c]) or topics.by_topic(new, holder, [c]) or
             people.changed(new, holder, [c])) and \
