@@ -109,6 +109,19 @@ def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: A
     assert any("Hyperoptic" in x for x in texts), texts
 
 
+def test_a_dose_with_no_drug_named_finds_the_held_dose(store: Any) -> None:
+    """"The GP has bumped me up to 50mcg" shares no word with "I take 25mcg of levothyroxine"
+    ("25mcg" is one term): the usual strengths of the unit are searched for, so the step is
+    shown the held dose and the rule replaces it (before, both stayed current)."""
+    mem = Memory(store, "user-1")
+    for i in range(30):
+        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    texts = _said_then_corrected(mem, "I take 75mcg of levothyroxine every morning.",
+                                 "My bloods came back low, so the GP has bumped me up to 100mcg.")
+    assert not any("75mcg" in x for x in texts), texts
+    assert any("100mcg" in x for x in texts), texts
+
+
 def test_every_member_of_a_family_is_searched_for(store: Any) -> None:
     """A diet the hint words did not name ("paleo") was never shown to the step when the
     user switched to another: the family's hints hold each member's word."""

@@ -325,6 +325,18 @@ def earlier_ages(text: str) -> list[str]:
     return [f for a in sorted(back) for f in (str(a), words.get(a, "")) if f]
 
 
+_STRENGTHS = {"mg": (5, 10, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 500),
+              "mcg": (25, 50, 75, 100, 125, 150, 200)}
+
+
+def held_strengths(text: str) -> list[str]:
+    """For a dose given with no drug named ("the GP has bumped me up to 50mcg"), the usual
+    strengths of its unit as a held dose spells them ("25mcg"): what the search that finds
+    the speaker's one held dose looks for, since no other word of it is said."""
+    units = {u for d, u, _ in doses(text) if not d and u in _STRENGTHS}
+    return [f"{n}{u}" for u in sorted(units) for n in _STRENGTHS[u]]
+
+
 def _aged_pronoun(holder: str, claims: Sequence[Claim]) -> str:
     """"she" or "he" as the one third party of that gender with a held age ("My daughter is
     4" / "She had her fifth birthday party"); else `holder` as it is."""

@@ -122,6 +122,7 @@ def related_query(texts: Sequence[str]) -> str:
     """Search words for the held facts the statements `texts` could repeat or change: their
     attributes' usual words and their holders (empty when they name none)."""
     words: list[str] = []
+    last: list[str] = []  # (searched after the rest: many words, one of them held)
     for text in texts:
         for sentence in split_sentences(text)[:20]:
             sentence = sentence[:SENTENCE_CHARS]  # (a pasted blob is no statement)
@@ -138,6 +139,7 @@ def related_query(texts: Sequence[str]) -> str:
                 if attr == "age":  # "I turned 35" / "I'm 34": the age before it
                     words += [str(int(k) - 1) for k in sorted(c.key) if k.isdigit()]
                 words += numbered.earlier_ages(clause)  # "had my 30th" / "I'm 29"
+                last += numbered.held_strengths(clause)  # "upped me to 50mcg" / "25mcg of ..."
                 # What it says was stopped, in the forms a held fact may spell it ("swimming"
                 # ended: "swim"; "cycling": "cycle").
                 words += [f for t in sorted(c.ends) for f in (t, t + "e")]
@@ -165,7 +167,7 @@ def related_query(texts: Sequence[str]) -> str:
                 if holder not in ("i",) and "?" not in holder:
                     words += holder.replace("named ", "").split()
                 words += _PRONOUN_HINTS.get(holder, "").split()
-    return " ".join(dict.fromkeys(w for w in words if w))
+    return " ".join(dict.fromkeys(w for w in words + last if w))
 
 
 HINT_TERMS = 6
