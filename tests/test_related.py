@@ -122,6 +122,19 @@ def test_a_dose_with_no_drug_named_finds_the_held_dose(store: Any) -> None:
     assert any("100mcg" in x for x in texts), texts
 
 
+def test_a_trip_moved_finds_the_held_trip(store: Any) -> None:
+    """"We're heading out on the 21st instead" shares no word with "We're flying out to Crete
+    on the 14th of June": a trip's usual words are searched for too."""
+    mem = Memory(store, "user-1")
+    for i in range(30):
+        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    texts = _said_then_corrected(mem, "We're flying out to Menorca on the 9th of August.",
+                                 "The airline cancelled our flight, so we're heading out on "
+                                 "the 16th instead.")
+    assert not any("9th of August" in x for x in texts), texts
+    assert any("16th" in x for x in texts), texts
+
+
 def test_every_member_of_a_family_is_searched_for(store: Any) -> None:
     """A diet the hint words did not name ("paleo") was never shown to the step when the
     user switched to another: the family's hints hold each member's word."""

@@ -112,6 +112,10 @@ SENTENCE_CHARS = 1000
 """The most of one sentence `related_query` reads: a fact is said in far fewer characters, and
 every family's pattern runs over what it reads."""
 
+_EVENT_WORDS = {"trip": ("fly", "flying", "flight", "holiday", "travel"),
+                "wedding": ("wedding", "married", "marry")}
+"""The words a held date of an event is said with ("flying out to Crete on the 14th" /
+"we're heading out on the 21st instead")."""
 _PRONOUN_HINTS = {
     "?she": "daughter sister mother mum wife girlfriend niece aunt grandmother auntie stepmum",
     "?he": "son brother father dad husband boyfriend nephew uncle grandfather stepdad",
@@ -132,7 +136,8 @@ def related_query(texts: Sequence[str]) -> str:
                 if attr.startswith("who is my "):
                     words += [attr[10:], "boss" if attr.endswith("manager") else ""]
                 elif attr.startswith(("appointment ", "date of ", "the ")):
-                    words += attr.split(" ", 1)[1].split() + [event_named(clause) or ""]
+                    event = event_named(clause) or ""
+                    words += attr.split(" ", 1)[1].split() + [event, *_EVENT_WORDS.get(event, ())]
                     words += ["appointment"] if attr.startswith("appointment ") else []
                 else:
                     words += _HINTS.get(attr, attr).split()
