@@ -96,13 +96,19 @@ def _said_then_corrected(mem: Memory, fact: str, correction: str) -> list[str]:
     return [r.text for r in mem.records(limit=100)]
 
 
+def _among_others(store: Any) -> Memory:
+    """A namespace holding 30 other records for the search to choose among."""
+    mem = Memory(store, "user-1")
+    for i in range(30):
+        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    return mem
+
+
 def test_a_brand_said_without_its_family_word_finds_the_fact_it_changes(store: Any) -> None:
     """"We switched over to Hyperoptic" shares no word with "Our broadband is with Virgin
     Media": the brand's family words are searched for too, so the step is shown the held fact
     and the rule replaces it (before, the step never saw it: two current providers)."""
-    mem = Memory(store, "user-1")
-    for i in range(30):  # other records for the search to choose among
-        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    mem = _among_others(store)
     texts = _said_then_corrected(mem, "Our broadband is with Virgin Media.",
                                  "We switched over to Hyperoptic in March, much faster.")
     assert not any("Virgin Media" in x for x in texts), texts
@@ -113,9 +119,7 @@ def test_a_dose_with_no_drug_named_finds_the_held_dose(store: Any) -> None:
     """"The GP has bumped me up to 50mcg" shares no word with "I take 25mcg of levothyroxine"
     ("25mcg" is one term): the usual strengths of the unit are searched for, so the step is
     shown the held dose and the rule replaces it (before, both stayed current)."""
-    mem = Memory(store, "user-1")
-    for i in range(30):
-        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    mem = _among_others(store)
     texts = _said_then_corrected(mem, "I take 75mcg of levothyroxine every morning.",
                                  "My bloods came back low, so the GP has bumped me up to 100mcg.")
     assert not any("75mcg" in x for x in texts), texts
@@ -125,9 +129,7 @@ def test_a_dose_with_no_drug_named_finds_the_held_dose(store: Any) -> None:
 def test_a_trip_moved_finds_the_held_trip(store: Any) -> None:
     """"We're heading out on the 21st instead" shares no word with "We're flying out to Crete
     on the 14th of June": a trip's usual words are searched for too."""
-    mem = Memory(store, "user-1")
-    for i in range(30):
-        mem.remember(f"Filler fact number {i} about the garden shed and the hedge.")
+    mem = _among_others(store)
     texts = _said_then_corrected(mem, "We're flying out to Menorca on the 9th of August.",
                                  "The airline cancelled our flight, so we're heading out on "
                                  "the 16th instead.")

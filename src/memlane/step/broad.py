@@ -26,6 +26,7 @@ from .claim import Claim
 from .clauses import clauses
 from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
 from .holders import RELATIONS, pronoun
+from .lexicon import NUMBER_WORDS
 
 Fit = tuple[int, tuple[str, ...]]
 """The index of the one held fact replaced, and why."""
@@ -75,10 +76,8 @@ def birthday(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
                      "held age", "the only held age of this holder")
 
 
-_CARDINALS = {w: n for n, w in enumerate("""one two three four five six seven eight nine ten
-    eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split(),
-                                          start=1)}
-_AGE_IN_WORDS = re.compile(rf"\b(?:is|'s)\s+(?:now\s+)?({'|'.join(_CARDINALS)})"
+_AGE_IN_WORDS = re.compile(rf"\b(?:is|'s)\s+(?:now\s+)?"
+                           rf"({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
                            r"(?:\s+(?:now|years?\s+old))?\W*$", re.I)
 
 
@@ -87,7 +86,7 @@ def _held_age(c: Claim) -> int | None:
     "is ..." ("Our cat Pepper is three")."""
     if c.attribute != "age":
         words = _AGE_IN_WORDS.search(c.said)
-        return _CARDINALS[words.group(1).lower()] if words and c.attribute is None else None
+        return NUMBER_WORDS[words.group(1).lower()] if words and c.attribute is None else None
     nums = [int(t) for t in c.key if t.isdigit()]
     return nums[0] if len(nums) == 1 else None
 

@@ -224,3 +224,16 @@ def as_household(sentence: str) -> str:
     for pattern, said in _HOUSEHOLD:
         sentence = pattern.sub(said, sentence)
     return sentence
+
+
+NUMBER_WORDS = {w: n for n, w in enumerate("""zero one two three four five six seven eight nine
+    ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen
+    twenty""".split())}
+"""Numbers in words, zero to ninety-nine ("forty-three", "forty three"), as a statement of an
+age or a count spells them (`step/numbered.py`, `step/broad.py`)."""
+_TENS = {w: 10 * n for n, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(),
+                                          3)}
+NUMBER_WORDS |= _TENS | {f"{t}{sep}{u}": n + NUMBER_WORDS[u]
+                         for t, n in (("twenty", 20), *_TENS.items())
+                         for u in "one two three four five six seven eight nine".split()
+                         for sep in ("-", " ")}

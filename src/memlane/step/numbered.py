@@ -42,6 +42,7 @@ from .anchored import _ONCE
 from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
 from .holders import RELATIONS, pronoun
+from .lexicon import NUMBER_WORDS
 from .sentences import dropped_subject
 
 Fit = broad.Fit
@@ -49,13 +50,7 @@ Verdict = tuple[str, int | None, tuple[str, ...]]
 """A verdict of `supersede.decide`: ("supersedes", "related", "new" or "same", the index of the
 held fact or None, why)."""
 
-_WORDS = {w: n for n, w in enumerate("""zero one two three four five six seven eight nine ten
-    eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split())}
-_TENS = {w: 10 * n for n, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(),
-                                          3)}
-_WORDS |= _TENS | {f"{t}{sep}{u}": n + _WORDS[u] for t, n in (("twenty", 20), *_TENS.items())
-                   for u in "one two three four five six seven eight nine".split()
-                   for sep in ("-", " ")}  # ("forty-three", an age in words)
+_WORDS = NUMBER_WORDS
 _WORD_N = "|".join(sorted(_WORDS, key=len, reverse=True))
 _N = rf"(\d{{1,5}}[a-z]?|{_WORD_N})"
 
