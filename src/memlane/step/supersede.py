@@ -38,7 +38,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, medicines, numbered, people, placekind, slots, topics
+from . import (
+    anchored,
+    broad,
+    families,
+    medicines,
+    numbered,
+    people,
+    placekind,
+    referents,
+    slots,
+    topics,
+)
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -81,7 +92,6 @@ from .holders import (
     MANY,
     RELATIONS,
     holder_attribute,
-    pronoun,
     role_me,
 )
 
@@ -373,40 +383,6 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     return None
 
 
-def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
-    """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
-    turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
-    the one third party of that gender (when its relation word has one) holding the attribute;
-    "they" or "it" the one holder of it, the speaker too ("they put the rent up"). Else None."""
-    prefix, _, who = new.holder.rpartition("|")
-    prefix = prefix + "|" if prefix else ""
-    if who.startswith("named "):
-        name = " " + who[6:]
-        owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                  c.holder.endswith(name) and not c.holder[len(prefix):].startswith("named")}
-        if not owners:  # "my cat is called Pumpernickel": the name is the held fact's value
-            owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                      stem(who[6:]) in c.key and c.holder[len(prefix):] not in ("i",) and
-                      "?" not in c.holder and "named " not in c.holder}
-        if not owners:  # "Choir is on Tuesdays" / "Choir practice is on Mondays": a thing
-            owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                      "?" not in c.holder and "named " not in c.holder and
-                      who[6:] in slots.subject(c.said)}
-        if not owners:  # "Pilates is Tuesdays now" / "I do pilates on Thursdays": a thing the
-            # held fact writes in lower case is no one's name
-            owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                      "?" not in c.holder and "named " not in c.holder and
-                      slots.search_user(rf"(?-i:\b{re.escape(who[6:])}\b)", c.said) is not None}
-    else:
-        third = who[1:] in ("she", "he")
-        owners = {c.holder for c in held if c.attribute == new.attribute and
-                  c.holder.startswith(prefix) and "?" not in c.holder and
-                  not (third and c.holder[len(prefix):] == "i") and
-                  (not third or
-                   (pronoun(c.holder[len(prefix):]) or who[1:]) == who[1:])}
-    return owners.pop() if len(owners) == 1 else None
-
-
 def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
            claimed: int | None = None) -> Decision:
     """What the statement `new_text` is to the held facts `held` (texts or their `read_claim`,
@@ -418,7 +394,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     new = placekind.reread(new, [c.holder for c in claims], claims)
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
-        holder = _resolve(new, claims) or _gone_holder(new, claims) or \
+        holder = referents.resolve(new, claims) or _gone_holder(new, claims) or \
             broad.by_their_thing(new, claims) or holder
     if claimed is not None:  # (settled as below: `step/numbered.py`)
         d = _vet_claim(new, holder, claims, claimed)
