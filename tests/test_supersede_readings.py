@@ -21,6 +21,12 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # a weight said with "currently" and a target beside it; a weight read on a day is the
+    # weight now
+    (["I'm currently 14 stone and aiming for 12."], "I'm down to 13 stone now.", 0),
+    (["I'm currently 101 kilos and trying to get under 90."],
+     "Weighed in at 96 on Saturday, slowly getting there.", 0),
+    (["I weigh 80 kilos."], "I weighed 78 kilos at the gym this morning.", 0),
     (["My dentist is Dr Hughes at the Smile Centre."], "My dentist's Mr Evans now.", 0),
     (["My consultant is Dr Rao."], "My consultant's Dr Whitfield now, Dr Rao moved trusts.", 0),
     (["I work for Arup."], "Two months into the new job at Mott MacDonald and I love it.", 0),
@@ -122,6 +128,10 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["I weigh 80 kilos."], "My suitcase weighed 23 kg this morning."),
+    (["I weigh 80 kilos."], "The baby weighed 4 kilos at the clinic today."),
+    (["I weigh 80 kilos."], "I weighed 78 kilos yesterday, might be the scales though."),
+    (["I'm currently 101 kilos and trying to get under 90."], "My brother weighs 96 kilos."),
     (["My GP is Dr Okafor."], "My mum's Dr Patel is lovely."),
     (["My GP is Dr Okafor."], "My sister's Dr Patel now."),
     (["I work at Sage."], "My sister has a new role at Ocado."),

@@ -52,7 +52,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
         ("weight", r"\b(?:weigh|weighs|weight)\b|\bweighed\s+in\s+at\b|"
                    r"(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
-                   r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
+                   r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+"
+                   r"(?:about\s+|around\s+|another\s+|currently\s+|roughly\s+)?"
                    r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),

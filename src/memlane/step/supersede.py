@@ -645,10 +645,11 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                 new.attribute == c.attribute in ("diet", "job")):  # one job: "gave up the cafe")
             continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
-        # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
+        # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events (a
+        # weight read on a day is the weight now: "Weighed in at 87 this morning").
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
         strong = bool(new.key - c.key and c.key and new.attribute and c.attribute) and \
-            not _ONE_OFF.search(new.said) and \
+            (not _ONE_OFF.search(new.said) or new.attribute == "weight") and \
             not c.key <= new.key  # (the held value said again: "plays for Hartley against ...")
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
