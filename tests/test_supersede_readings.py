@@ -21,6 +21,10 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # a number in a later clause is no label of the thing ("..., and there are boxes"): the
+    # new address replaces the old
+    (["We live at 12 Sorrel Way."],
+     "Got the keys to the new house on Tuesday, 40 Alder Grove, and there are boxes all over.", 0),
     # a weight said with "currently" and a target beside it; a weight read on a day is the
     # weight now
     (["I'm currently 14 stone and aiming for 12."], "I'm down to 13 stone now.", 0),
@@ -128,6 +132,10 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["We live at 12 Sorrel Way."],
+     "My sister got the keys to her new place, 4 Elm Row, and it is lovely."),
+    (["We live at 12 Sorrel Way."],
+     "We viewed a place on Friday, 40 Alder Grove, and there are loads of boxes."),
     (["I weigh 80 kilos."], "My suitcase weighed 23 kg this morning."),
     (["I weigh 80 kilos."], "The baby weighed 4 kilos at the clinic today."),
     (["I weigh 80 kilos."], "I weighed 78 kilos yesterday, might be the scales though."),

@@ -179,8 +179,9 @@ def read_claim(text: str) -> Claim:
         return replace(last, holder=who + holder if last.holder.startswith("?") else
                        last.holder, attribute="job", context=body)
     cut = _COPULA.search(body)
-    named = frozenset(t for t in _terms(_SPAN.sub(" ", body[:cut.start()]))
-                      if t[0].isdigit()) if cut else frozenset()  # (a label, not "3 weeks")
+    label = [p for p in re.split(r"[,;]", body[:cut.start()]) if p.strip()] if cut else []
+    named = frozenset(t for t in _terms(_SPAN.sub(" ", label[-1]))  # (a label, not "3 weeks";
+                      if t[0].isdigit()) if label else frozenset()  # its own clause's)
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
                  corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
                  additive=bool(_ADDITIVE.search(rest)), said=body)
