@@ -21,6 +21,10 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # the one who does a routine is the routine ("my therapist" / "my therapy sessions")
+    (["My counselling sessions are on Thursdays at four."],
+     "My counsellor has had to rejig her week, so from next month I'm seeing her on Fridays.", 0),
+    (["My physiotherapy is on Tuesdays."], "My physiotherapist has moved me to Mondays.", 0),
     # a number in a later clause is no label of the thing ("..., and there are boxes"): the
     # new address replaces the old
     (["We live at 12 Sorrel Way."],
@@ -132,6 +136,9 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["My counselling sessions are on Thursdays at four."], "My tutor comes on Fridays now."),
+    (["My counselling sessions are on Thursdays at four."],
+     "My sister's counsellor sees her on Fridays now."),
     (["We live at 12 Sorrel Way."],
      "My sister got the keys to her new place, 4 Elm Row, and it is lovely."),
     (["We live at 12 Sorrel Way."],

@@ -94,6 +94,17 @@ def _loose(term: str) -> str:
     return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
 
 
+_AGENT = re.compile(r"(?:or|er|ist|ian|y|ing|ion)$")
+
+
+def root(term: str) -> str:
+    """`_loose(term)`, and the one who does a thing met with the doing when five letters or
+    more stay ("counsellor" / "counselling", "physiotherapist" / "physiotherapy")."""
+    t = _loose(term)
+    stem_ = _loose(_AGENT.sub("", t))
+    return stem_ if len(stem_) >= 5 else t
+
+
 def _ended(rest: str) -> frozenset[str]:
     """The terms (`_loose`) of what `rest` says was stopped, less times and light verbs; empty
     when it ends nothing. "left" ends only a named thing ("left Waterstones", not "left my

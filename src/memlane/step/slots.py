@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .brands import lower_brand
-from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another
+from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another, root
 
 try:  # Python 3.11+; `sre_compile` before
     _SRE = importlib.import_module("re._compiler")
@@ -354,8 +354,7 @@ def another_of(new: str, held: str, skip: frozenset[str] = frozenset()) -> bool:
 
 
 _AGENTS = re.compile(r"[a-z]{3,}(?:er|or|ist|ian)$")
-"""A noun of someone who does something ("cleaner", "gardener", "tutor"): two of them on a
-day are two routines."""
+"""Someone who does something ("cleaner", "tutor"): two of them on a day are two routines."""
 
 
 def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
@@ -368,7 +367,8 @@ def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
     modifier ("My son's football training" / "His football training")."""
     p, q = _subject_phrase(new), _subject_phrase(held)
     if routine and p and q and p[-1] != q[-1] and not _held(p[-1], skip) and \
-            not _held(q[-1], skip) and any(_AGENTS.match(w) for w in (p[-1], q[-1])):
+            not _held(q[-1], skip) and any(_AGENTS.match(w) for w in (p[-1], q[-1])) and \
+            not {root(w) for w in p} & {root(w) for w in q}:  # ("my counsellor" / "my counselling")
         return True  # "Our gardener comes on Mondays" / "The window cleaner comes on Fridays"
     if not p or not q or p[-1] != q[-1] or _held(p[-1], skip):
         return False

@@ -80,6 +80,7 @@ from .endings import (
     _TIME_WORDS,
     _ended,
     _loose,
+    root,
 )
 from .holders import (
     _IDENTITY,
@@ -303,7 +304,7 @@ def _same_routine(a: Claim, b: Claim) -> bool:
     """Whether two statements share a word of their routine, beyond light verbs, cue words,
     values and the slot's own words."""
     loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
-    shared = {_loose(t) for t in _frame(a)} & {_loose(t) for t in _frame(b)} - loose
+    shared = {root(t) for t in _frame(a)} & {root(t) for t in _frame(b)} - loose
     return bool({t for t in shared if not t[0].isdigit()})
 
 
