@@ -21,6 +21,9 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # "the other thing was ..." is the old one given up, not a second one
+    (["I've been doing intermittent fasting since March."],
+     "I'm following a paleo diet these days, the other thing was too much hassle.", 0),
     # the one who does a routine is the routine ("my therapist" / "my therapy sessions")
     (["My counselling sessions are on Thursdays at four."],
      "My counsellor has had to rejig her week, so from next month I'm seeing her on Fridays.", 0),
@@ -136,6 +139,10 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["I've been doing intermittent fasting since March."],
+     "My sister is on a paleo diet now, the other one got too boring."),
+    (["I've been doing intermittent fasting since March."],
+     "I might try a paleo diet, the other thing was too strict."),
     (["My counselling sessions are on Thursdays at four."], "My tutor comes on Fridays now."),
     (["My counselling sessions are on Thursdays at four."],
      "My sister's counsellor sees her on Fridays now."),
