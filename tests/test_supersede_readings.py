@@ -21,6 +21,11 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # the team one plays a sport for, a sport named between; a club by "RFC", "CC"
+    (["My son Kit plays cricket for Ashby CC.", "My daughter Ivy plays for Eastway Colts."],
+     "He's joined Markfield CC this season.", 0),
+    (["My son Kit plays rugby for Ashby Juniors.", "My daughter Ivy plays for Eastway Colts."],
+     "He's joined Coalville RFC's under-14s, more game time apparently.", 0),
     # "the other thing was ..." is the old one given up, not a second one
     (["I've been doing intermittent fasting since March."],
      "I'm following a paleo diet these days, the other thing was too much hassle.", 0),
@@ -139,6 +144,8 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["My son Kit plays cricket for Ashby CC.", "My daughter Ivy plays for Eastway Colts."],
+     "He played cricket for Markfield CC in a friendly on Sunday."),
     (["I've been doing intermittent fasting since March."],
      "My sister is on a paleo diet now, the other one got too boring."),
     (["I've been doing intermittent fasting since March."],

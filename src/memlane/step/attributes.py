@@ -98,10 +98,13 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
         # The team one plays for ("plays for Hartley Juniors", "signed for Crossbridge Rovers",
         # "joined Northfield Juniors"): before the employer "joined" would read as.
-        ("team", r"\b(?:plays?|playing|signed|signs|signing|turns?\s+out)\s+(?:now\s+)?for\s+"
-                 r"(?:the\s+)?(?-i:[A-Z])|\b(?:joined|joining|joins|moved\s+to)\s+(?:the\s+)?"
-                 r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?\s+(?-i:FC|AFC|United|Rovers|"
-                 r"Juniors|City|Town|Athletic|Wanderers|Rangers|Albion|Under-?\d+s?|U\d+s?)\b"),
+        # (a sport may be named between: "plays rugby for Brookhill Juniors")
+        ("team", r"\b(?:plays?|playing|signed|signs|signing|turns?\s+out)\s+(?:now\s+)?"
+                 r"(?:(?:football|rugby|cricket|hockey|netball|basketball|volleyball|water\s+polo)"
+                 r"\s+)?for\s+(?:the\s+)?(?-i:[A-Z])|\b(?:joined|joining|joins|moved\s+to)\s+"
+                 r"(?:the\s+)?(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?\s+(?-i:FC|AFC|RFC|RUFC|"
+                 r"CC|HC|United|Rovers|Juniors|Colts|City|Town|Athletic|Wanderers|Rangers|Albion|"
+                 r"Harriers|Under-?\d+s?|U\d+s?)\b"),
         ("employer", r"^(?:\W*['\u2019]s)?\s*(?:(?:has|have|had|just|now|finally)\s+)*"
                      r"jump(?:ed|s)?\s+ship\s+to\b"  # "Ravi's jumped ship to EY"
                      r"|\b(?:work(?:s|ing)?\s+(?:(?:in|on)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}?"

@@ -368,6 +368,13 @@ def _sports(text: str) -> set[str]:
                      if suffix and re.search(rf"(?-i:\b(?:{suffix})\b)", text)}
 
 
+def two_sports(new: str, held: str) -> bool:
+    """Whether `new` and `held` name clubs of two sports ("Signed for Hanwell Rovers" / "I play
+    cricket for Ealing CC"): two teams, neither replacing the other."""
+    sports = _sports(new), _sports(held)
+    return bool(sports[0] and sports[1] and not sports[0] & sports[1])
+
+
 def _placed(text: str, mine: dict[str, int], fresh: set[str], theirs: dict[str, int]) -> bool:
     """Whether the new member stands as the value: not negated ("I'm not going vegan"), not
     what is replaced ("instead of the bus"), and after any held member the sentence names

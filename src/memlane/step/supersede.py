@@ -700,6 +700,8 @@ def _other_thing(new: Claim, c: Claim) -> bool:
     heads = slots.copula_head(new.said, _SKIP), slots.copula_head(c.said, _SKIP)
     if heads[0] and heads[1] and heads[0] != heads[1]:
         return True
+    if new.attribute == c.attribute == "team" and families.two_sports(new.said, c.said):
+        return True  # "Signed for Hanwell Rovers" / "I play cricket for Ealing CC"
     periods = slots.period(new.said), slots.period(c.said)
     if periods[0] and periods[1] and periods[0] != periods[1]:
         return True  # "£30 an hour for overtime" / "£41,000 a year": two sums
