@@ -21,6 +21,10 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # the time one starts work (read as an employer by "work at" before)
+    (["I start work at seven each morning."],
+     "They've changed the rota, I don't clock on till ten now.", 0),
+    (["I start work at 8am."], "I start at 9:30 now.", 0),
     # the team one plays a sport for, a sport named between; a club by "RFC", "CC"
     (["My son Kit plays cricket for Ashby CC.", "My daughter Ivy plays for Eastway Colts."],
      "He's joined Markfield CC this season.", 0),
@@ -144,6 +148,11 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["I start work at seven each morning."], "My sister starts work at ten now."),
+    (["I start work at seven each morning."],
+     "I started work at ten today because of the trains."),
+    (["I start work at seven each morning."], "I work at Boots now."),
+    (["I work at Boots."], "I start work at eight now."),
     (["My son Kit plays cricket for Ashby CC.", "My daughter Ivy plays for Eastway Colts."],
      "He played cricket for Markfield CC in a friendly on Sunday."),
     (["I've been doing intermittent fasting since March."],

@@ -61,6 +61,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                    r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
+        # The time one starts work ("I start work at eight", "I don't clock on till eleven
+        # now"), not whom one works for.
+        ("start time", rf"\b(?:i|we)\s+(?:now\s+|usually\s+|normally\s+|don't\s+|do\s+not\s+|"
+                       rf"won't\s+)?(?:start|begin|clock\s+(?:on|in))\s+(?:work\s+|my\s+shift\s+)?"
+                       rf"(?:at|till|until|from)\s+(?:\d|half\s|noon|midday|{_AGE_WORDS})"),
         ("shift", r"\b(?:shift|shifts|rotas?|(?:work|working|works|on)\s+nights|earlies|lates"
                   r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
                   r"|lates))\b"),

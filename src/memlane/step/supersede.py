@@ -285,7 +285,8 @@ def _frame(c: Claim) -> frozenset[str]:
 
 # Attributes whose value is a plain word ("night" shift, "vegan", a "bike", a "senior" job,
 # the "tram" to work, "twice" a week).
-_WORD_VALUED = frozenset({"shift", "diet", "car", "job", "employer", "school", "rate"})
+_WORD_VALUED = frozenset({"shift", "diet", "car", "job", "employer", "school", "rate",
+                          "start time"})
 
 
 def _word_valued(attribute: str | None) -> bool:
