@@ -147,6 +147,16 @@ def test_a_weight_read_on_a_day_finds_the_held_weight(store: Any) -> None:
     assert any("95" in x for x in texts), texts
 
 
+def test_a_start_time_moved_finds_the_held_start_time(store: Any) -> None:
+    """"I don't clock on till ten now" replaces "I start work at seven each morning" in a later
+    stretch, among other records (both engines)."""
+    mem = _among_others(store)
+    texts = _said_then_corrected(mem, "I start work at seven each morning.",
+                                 "They've changed the rota again, I don't clock on till ten now.")
+    assert not any("seven" in x for x in texts), texts
+    assert any("ten now" in x for x in texts), texts
+
+
 def test_every_member_of_a_family_is_searched_for(store: Any) -> None:
     """A diet the hint words did not name ("paleo") was never shown to the step when the
     user switched to another: the family's hints hold each member's word."""
