@@ -21,6 +21,9 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # a car part-exchanged for another, said by "his"
+    (["My dad drives a Nissan Micra.", "My mum drives a Fiat Panda."],
+     "Dad part-exchanged his for a Toyota Yaris, he wanted something comfier.", 0),
     # the time one starts work (read as an employer by "work at" before)
     (["I start work at seven each morning."],
      "They've changed the rota, I don't clock on till ten now.", 0),
@@ -148,6 +151,7 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["I drive a Vauxhall Astra."], "My brother part-exchanged his Astra for a Kia Picanto."),
     (["I start work at seven each morning."], "My sister starts work at ten now."),
     (["I start work at seven each morning."],
      "I started work at ten today because of the trains."),

@@ -81,7 +81,8 @@ _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
 _ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|ordered|"
             r"ended\s+up\s+(?:with|buying|getting|going\s+for)|(?:gone|went|opted|settled)\s+for|"
             r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
-            r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for)")
+            r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|"
+            r"part[-\s]?ex(?:changed|change|chang(?:ed|ing)|'d|ed)\s+(?:[\w']+\s+){0,3}?for)")
 _HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
 _ACQUIRED = re.compile(rf"\b{_ACQUIRE}\b", re.I)
 _GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|the|my|our)\s+"
