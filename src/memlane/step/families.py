@@ -38,7 +38,7 @@ from .broad import _OTHER
 from .categories import _ANDROID, _PART, FAMILIES, OTHER_PRODUCTS, Family
 from .claim import Claim
 from .cues import CUES
-from .endings import _ADDITIVE, _ONE_OFF
+from .endings import _ADDITIVE, _ONE_OFF, IF_SAID
 from .holders import RELATIONS
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -100,7 +100,7 @@ _FOR_ANOTHER = re.compile(
     rf"(?:{_KIN})\b", re.I)
 """A thing got for someone else ("bought my dad a Garmin", "a Fitbit for my mum", "as a gift")."""
 _REFUSE = re.compile(
-    r"\b(?:if|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
+    rf"\b(?:{IF_SAID}|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
     r"morning|time)|just\s+for|top(?:s|ped|ping)?\s+up|for\s+(?:bits|the\s+odd|a\s+treat)|"
     r"sometimes|occasionally|some\s+days|the\s+odd|now\s+and\s+then|once\s+in\s+a\s+while|"
     r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|until|till|for\s+now|"
@@ -172,7 +172,9 @@ _SWITCH_TO = re.compile(
     r"\s+(?:(?:myself|ourselves)\s+)?(?:(?:the|a|an|my|our)\s+)?"
     r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|cheap|little|brand\s+new|"
     r"\d{2,4})\s+)*$", re.I)
-_EMPLOYERS_TOO = frozenset({"food shop", "pharmacy"})
+_EMPLOYERS_TOO = frozenset({"food shop", "pharmacy", "football club"})
+"""Families a member said as switched to does not count for without their context: a shop or
+a pharmacy may be an employer, a club's name a town ("we moved to Leeds")."""
 _SECOND_HAND = re.compile(r"\bsecond[-\s]?hand\b", re.I)
 _WHEN_GOT = re.compile(r"\b(?:yesterday|today|(?:this|last)\s+(?:week|weekend|month|morning))\b",
                        re.I)

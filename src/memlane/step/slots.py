@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .brands import lower_brand
-from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another
+from .endings import _ENDED, _ENDED_PIECE, _STILL, IF_SAID, _ended_by_it, _pieces, names_another
 
 try:  # Python 3.11+; `sre_compile` before
     _SRE = importlib.import_module("re._compiler")
@@ -318,7 +318,7 @@ _HABIT = frozenset("""usually normally always often generally typically regularl
 
 
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
+    rf"\b(?:{IF_SAID}|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
     r"(?:asked|asking|hoping|wishing)\s+for"
