@@ -131,7 +131,8 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
     said = ctx is None or bool(ctx.search(text) or (sentence and ctx.search(sentence)))
     rx, suffix, _ = _COMPILED[family.name]
     out: dict[str, int] = {}
-    if rx is not None:
+    # (no member counts without the context unless switched to or a brand: none is looked for)
+    if rx is not None and (said or brands or (switched and family.name not in _EMPLOYERS_TOO)):
         for m in rx.finditer(text):
             if _PRODUCT.match(text, m.end()) or _another_one(text, m, sentence):
                 continue  # "a Dell monitor", "my monitor packed up, so I ordered a Dell one"

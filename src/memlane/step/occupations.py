@@ -65,12 +65,13 @@ def role(rest: str) -> bool:
     return any(trade(m.group(1) or m.group(2)) for m in _ROLE.finditer(rest))
 
 
+_SUBJECT = r"^\W*(?:(?:she|he|they|i|we)(?=['\u2019\s]))?\s*"
 RETIRED = re.compile(
-    r"^\W*(?:['\u2019](?:s|m|re)\s+|(?:has|have|had|is|am|are|was|just|now|finally|recently|"
-    r"officially|been|happily|fully|properly|semi-)\s+)*(?:retired|retiring)\b"
+    rf"{_SUBJECT}(?:['\u2019](?:s|m|re|ve)\s+|(?:has|have|had|is|am|are|was|just|now|finally|"
+    r"recently|officially|been|happily|fully|properly|semi-)\s+)*(?:retired|retiring)\b"
     r"(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|that|some|those|these)\b)"
-    r"|^\W*(?:['\u2019](?:s|ve)\s+|(?:has|have|had|just|finally|recently)\s+)*"
+    rf"|{_SUBJECT}(?:['\u2019](?:s|ve)\s+|(?:has|have|had|just|finally|recently)\s+)*"
     r"(?:took|taken)\s+(?:early\s+)?retirement\b", re.I)
-"""A job ended by retiring, said of the holder opening the clause ("'s retired now",
-"retired from the library at Easter", "took early retirement"); not a thing retired ("retired
-my old van"), nor someone else ("Dad's best mate retired": the holder is the mate)."""
+"""A job ended by retiring, said of the holder opening the clause ("'s retired now", "retired
+from the library at Easter", "she's retired now", "took early retirement"); not a thing retired
+("retired my old van"), nor someone else ("Dad's best mate retired": the holder is the mate)."""
