@@ -67,7 +67,27 @@ SINGLE = """accountant actor actress actuary acupuncturist adjudicator administr
     tour-guide toxicologist trader trainee trainer translator treasurer tutor typist
     undertaker upholsterer urologist valet valuer vet veterinarian vicar videographer
     waiter waitress warden watchmaker weaver webmaster welder wholesaler windsurfer-instructor
-    woodworker writer zookeeper zoologist""".split()
+    woodworker writer zookeeper zoologist sparky chippy brickie dinnerlady housemaster
+    housemistress chaplain paediatrician anaesthesiologist radiotherapist orthoptist prosthetist
+    sonographer audiologist optometrist podiatrist dietician phlebotomist pathologist
+    embryologist perfusionist hygienist hospitalist locksmith chimney-sweep roofer thatcher
+    blacksmith farrier ghillie gillie stablehand jockey crofter smallholder dairyman
+    herdsman fisherwoman trawlerman docker stevedore deckhand bosun skipper ferryman
+    lighthouse-keeper busker bingo-caller croupier usher projectionist cartographer
+    copyeditor subeditor proofreader lexicographer indexer archivist conservator restorer
+    picture-framer signwriter glassblower silversmith luthier piano-tuner organ-builder
+    seamstress dressmaker milliner cobbler tanner upholsterer french-polisher
+    cabinetmaker joiner shopfitter kitchen-fitter plumber gasman gas-engineer
+    bailiff enforcement-agent paralegal barrister solicitor notary conveyancer
+    legal-executive magistrate coroner judge clerk usher registrar celebrant
+    undertaker embalmer funeral-director gravedigger verger sexton curate deacon vicar
+    bishop rabbi imam pastor minister chaplain missionary nun monk priest
+    actuary underwriter loss-adjuster claims-handler cashier bank-clerk teller
+    bookkeeper payroll-clerk auditor accountant treasurer controller comptroller
+    barista sommelier mixologist bartender barback waiter waitress busser hostess
+    dishwasher kitchen-porter line-cook fry-cook grill-cook pizzaiolo patissier
+    chocolatier butcher fishmonger greengrocer grocer shelf-stacker merchandiser
+    stockroom-assistant checkout-operator cashier""".split()
 
 # Heads and the modifiers they are said with: each pair is a title ("bus driver").
 COMPOUND: dict[str, str] = {
@@ -170,6 +190,41 @@ COMPOUND: dict[str, str] = {
     "sister": """ward""",
     "partner": """gp equity salaried law""",
     "host": """radio tv podcast""",
+    "operative": """warehouse factory production machine site ground maintenance""",
+    "controller": """air-traffic financial credit stock production quality traffic""",
+    "handler": """baggage dog cargo claims""",
+    "porter": """kitchen night hospital hotel head railway""",
+    "receptionist": """dental hotel gp medical school salon vet veterinary front-desk""",
+    "secretary": """medical legal school company parish practice""",
+    "librarian": """school university children's""",
+    "mechanic": """car motor aircraft bike auto diesel marine""",
+    "electrician": """auto domestic commercial industrial trainee apprentice""",
+    "labourer": """general site building farm""",
+    "carer": """home live-in private paid""",
+    "tutor": """private maths math english home music online personal""",
+    "coach": """football life business swimming tennis rugby executive running netball
+        gymnastics athletics cricket""",
+    "pharmacist": """hospital community locum clinical""",
+    "dentist": """nhs private""",
+    "vet": """farm equine small-animal locum""",
+    "midwife": """community hospital student""",
+    "physio": """sports""",
+    "psychologist": """clinical educational forensic counselling occupational child""",
+    "radiographer": """diagnostic therapeutic""",
+    "practitioner": """nurse advanced-nurse general operating-department emergency""",
+    "surveyor": """chartered building quantity land""",
+    "architect": """landscape software solutions enterprise data cloud technical""",
+    "editor": """sub copy video film picture managing news features commissioning""",
+    "producer": """tv radio music executive film video""",
+    "presenter": """tv radio weather""",
+    "buyer": """fashion retail media""",
+    "merchandiser": """visual""",
+    "recruiter": """tech technical""",
+    "associate": """sales research legal""",
+    "baker": """master artisan""",
+    "courier": """bike cycle motorcycle parcel""",
+    "steward": """air cabin match""",
+    "sergeant": """police army custody""",
 }
 
 WHOLE_TITLES = [" ".join(line.split()) for line in """dinner lady

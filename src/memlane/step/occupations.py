@@ -19,7 +19,8 @@ NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker
     gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
     fan regular leo mother father brother sister daughter grandmother grandfather partner
     neighbour neighbor mentor fighter survivor sticker flyer volunteer holder follower
-    subscriber teenager toddler pensioner worrier""".split())
+    subscriber teenager toddler pensioner worrier listener learner sleeper eater thinker talker
+    dreamer joker riser snorer collector""".split())
 """Heads that are no job alone ("a member", "a runner", "a fan"), whatever their ending; a
 whole title in the lexicon still is ("product owner", "ward sister")."""
 
@@ -68,10 +69,11 @@ def role(rest: str) -> bool:
 _SUBJECT = r"^\W*(?:(?:she|he|they|i|we)(?=['\u2019\s]))?\s*"
 RETIRED = re.compile(
     rf"{_SUBJECT}(?:['\u2019](?:s|m|re|ve)\s+|(?:has|have|had|is|am|are|was|just|now|finally|"
-    r"recently|officially|been|happily|fully|properly|semi-)\s+)*(?:retired|retiring)\b"
+    r"recently|officially|been|happily|fully|properly|semi-)\s+)*retired\b"
     r"(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|that|some|those|these)\b)"
     rf"|{_SUBJECT}(?:['\u2019](?:s|ve)\s+|(?:has|have|had|just|finally|recently)\s+)*"
     r"(?:took|taken)\s+(?:early\s+)?retirement\b", re.I)
 """A job ended by retiring, said of the holder opening the clause ("'s retired now", "retired
-from the library at Easter", "she's retired now", "took early retirement"); not a thing retired
-("retired my old van"), nor someone else ("Dad's best mate retired": the holder is the mate)."""
+from the library at Easter", "she's retired now", "took early retirement"); not a plan
+("retiring next year"), a thing retired ("retired my old van"), nor someone else ("Dad's best
+mate retired": the holder is the mate)."""
