@@ -48,6 +48,7 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
      "My husband's a Wolves fan now, if you can believe it.", 0),
     (["I support the Gunners."], "I'm a Spurs fan these days, long story.", 0),
     (["My son follows Celtic."], "My son has switched to Rangers, of all teams.", 0),
+    (["I support Villa."], "I'm a Birmingham City fan these days, don't tell my brother.", 0),
     # the job reading leaves an age alone ("a proper teenager" is no job)
     (["My daughter Evie is 12."], "Evie's 13 now, a proper teenager.", 0),
 ]
@@ -75,6 +76,7 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["My brother follows Aston Villa."], "My brother's girlfriend follows Everton."),
     (["I'm a Newcastle fan."], "I'm thinking of switching to Sunderland, don't laugh."),
     (["I live in Chelsea."], "I'm a Fulham fan these days."),
+    (["I support Villa."], "My brother's a Birmingham City fan these days, don't tell my dad."),
 ]
 
 

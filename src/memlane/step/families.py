@@ -247,6 +247,11 @@ _ADVICE = re.compile(r"\b(?:on|at|by)\s+(?:my|our|the)\s+[\w-]+['\u2019]s\s+(?:a
                      r"recommendation|suggestion|orders|insistence|request)\b", re.I)
 
 
+_TOLD = re.compile(r"\b(?:(?:don['\u2019]?t|do\s+not|never)\s+)?(?:tell|telling|let)\s+"
+                   r"(?:my|our)\s+(?:[\w'-]+\s+)?[\w'-]+(?:\s+know)?\b(?=\s*(?:[,.;!]|$))", re.I)
+"""Someone said as told of it, closing a clause ("..., don't tell my dad"): not its holder."""
+
+
 def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Family) -> bool:
     """The same holder, or the speaker for a held fact of the speaker's practitioner ("Our GP
     is at ..." / "We've registered with a new GP ..."), when the sentence names no other
@@ -257,6 +262,7 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     if prefix != their_prefix:
         return False
     said = _ADVICE.sub(" ", said)  # ("on my GP's advice": whose advice, not whose diet)
+    said = _TOLD.sub(" ", said)  # ("don't tell my dad": who is told, not whose club)
     theirs_too = {m.group(0).lower() for m in _OTHER.finditer(held_said)} | _NO_ONE
     others = {m.group(0) for m in _OTHER.finditer(said) if m.group(0).lower() not in theirs_too}
     mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")
