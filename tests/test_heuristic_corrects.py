@@ -22,6 +22,13 @@ def _ops(message: str, held: list[str]) -> list[dict[str, object]]:
 
 
 CORRECTED = [  # (held, message, a word the update's text must hold)
+    # the pronoun in a sentence of its own, after the one naming the pet; "She's" and "Can't"
+    # name no one
+    (["Our hamster Nibbles is two."],
+     "Nibbles had her birthday at the weekend. She's three now!", "three"),
+    (["Our hamster Nibbles is two."],
+     "Nibbles had her birthday at the weekend, we got her a new wheel. Can't believe she's 3!",
+     "3"),
     (["Our cat Mango is three."],
      "It was Mango's birthday yesterday, she's four now and still acts like a kitten.", "four"),
     (["Our dog Biscuit is four, still acts like a puppy though."],

@@ -137,6 +137,16 @@ def test_a_trip_moved_finds_the_held_trip(store: Any) -> None:
     assert any("16th" in x for x in texts), texts
 
 
+def test_a_weight_read_on_a_day_finds_the_held_weight(store: Any) -> None:
+    """"Weighed in at 95 this morning" shares no word with "I'm currently 101 kilos and trying
+    to get under 90" ("weighed" is no "weigh"): a weight's usual units are searched for too."""
+    mem = _among_others(store)
+    texts = _said_then_corrected(mem, "I'm currently 101 kilos and trying to get under 90.",
+                                 "Weighed in at 95 this morning, the diet is working.")
+    assert not any("101" in x for x in texts), texts
+    assert any("95" in x for x in texts), texts
+
+
 def test_every_member_of_a_family_is_searched_for(store: Any) -> None:
     """A diet the hint words did not name ("paleo") was never shown to the step when the
     user switched to another: the family's hints hold each member's word."""

@@ -16,6 +16,10 @@ from supersede_verdicts import message_verdicts
 
 ENDED = [
     # (held facts, the new message, the held fact it must end)
+    # a while said in another part of the sentence is not the ending's ("for a couple of months")
+    (["My girlfriend Imogen works at a bakery in town."],
+     "Imogen and I broke up in March; I've been seeing a lad called Kit for a few weeks.",
+     "My girlfriend Imogen works at a bakery in town."),
     # a thing "gone" at a clause's end; a medicine someone "took me off"
     (["I ride a Raleigh Pioneer to work."],
      "The Raleigh's gone, someone nicked it, so I'm on a Brompton now.",
@@ -141,6 +145,10 @@ SEEN = [
 
 REFUSED = [
     # the value named, not ended
+    (["My girlfriend Imogen works at a bakery in town."],
+     "Imogen and I split up for a few weeks; we're back together now."),
+    (["My girlfriend Imogen works at a bakery in town."],
+     "Imogen and I broke up for a couple of weeks, but we're fine again."),
     (["My boyfriend is called Owen."], "Owen and I went to Lisbon for the weekend."),
     (["My hairdresser is Chloe."], "Chloe cut my hair really short this time."),
     # ended for someone else

@@ -20,8 +20,8 @@ from supersede_verdicts import message_verdicts
 NEAR_MISSES = [
     (["My brother Liam works for Tesla.", "My sister Kate works for Apple."],
      "Liam's been offered a job at Google but he's turned it down."),
-    # "she" for a person whose sex no word says (Ravi, Jess): no one
-    (["My colleague Ravi works at HSBC.", "My partner Jess works at Barclays."],
+    # "she" for a person whose sex no word says (Robin, Jess: both sexes are called so): no one
+    (["My colleague Robin works at HSBC.", "My partner Jess works at Barclays."],
      "She's started at Monzo."),
     # two women who may be meant
     (["My mum is a cleaner.", "My sister is a carer."], "She's retrained as a hairdresser."),
@@ -62,6 +62,10 @@ NEAR_MISSES = [
 
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
 CORRECTIONS = [
+    # "she" for the one person whose name says she (Anjali), the other's says he (Lukas): names
+    # beyond the US census list (data/first_names.tsv)
+    (["My friend Anjali works for Unilever.", "My neighbour Lukas works for Siemens."],
+     "She's just started a new job at Pfizer.", "My friend Anjali works for Unilever."),
     (["My neighbour Dominic works for Airbus.", "My wife works for Lloyds."],
      "Dominic got poached by Rolls-Royce in the spring.", "My neighbour Dominic works for Airbus."),
     (["My aunt is a florist.", "My uncle is a plumber."], "She's retrained as a midwife.",

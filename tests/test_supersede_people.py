@@ -175,3 +175,24 @@ def test_an_in_law_is_carried_whole() -> None:
     held = ["My father works at Tesco.", "My father-in-law works at Asda."]
     new = "My father-in-law moved to Leeds, he works at Aldi now."
     assert {t for v, t in message_verdicts(new, held) if v == SUPERSEDES} <= {held[1]}
+
+
+# "she" / "he" when no held fact of the attribute fits: the one third party held whose sex is
+# read as the pronoun's, only when everyone else held is read too (`step/referents.py`).
+@pytest.mark.parametrize(("held", "said", "meant"), [
+    (["My auntie Carol is a hairdresser.", "My uncle Pete is a postman."],
+     "She's retired from hairdressing now.", "aunt carol"),
+    (["I am a nurse.", "My uncle Pete is a postman.", "My auntie Carol is a hairdresser."],
+     "He's retired from the Royal Mail now.", "uncle pete"),
+    # someone whose sex no word says (Sam) could be meant: no one
+    (["My friend Sam is a teacher.", "My auntie Carol is a hairdresser."],
+     "She's retired from hairdressing now.", None),
+    # two women held: no one
+    (["My sister Ruth is a teacher.", "My auntie Carol is a hairdresser."],
+     "She's retired from hairdressing now.", None),
+])
+def test_a_pronoun_stands_for_the_one_of_its_sex(held: list[str], said: str,
+                                                 meant: str | None) -> None:
+    from memlane.step.referents import resolve
+    from memlane.step.supersede import read_claim
+    assert resolve(read_claim(said), [read_claim(h) for h in held]) == meant

@@ -21,6 +21,23 @@ from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts
 
 CORRECTIONS = [  # (held, new, the held fact replaced)
+    # "the other thing was ..." is the old one given up, not a second one
+    (["I've been doing intermittent fasting since March."],
+     "I'm following a paleo diet these days, the other thing was too much hassle.", 0),
+    # the one who does a routine is the routine ("my therapist" / "my therapy sessions")
+    (["My counselling sessions are on Thursdays at four."],
+     "My counsellor has had to rejig her week, so from next month I'm seeing her on Fridays.", 0),
+    (["My physiotherapy is on Tuesdays."], "My physiotherapist has moved me to Mondays.", 0),
+    # a number in a later clause is no label of the thing ("..., and there are boxes"): the
+    # new address replaces the old
+    (["We live at 12 Sorrel Way."],
+     "Got the keys to the new house on Tuesday, 40 Alder Grove, and there are boxes all over.", 0),
+    # a weight said with "currently" and a target beside it; a weight read on a day is the
+    # weight now
+    (["I'm currently 14 stone and aiming for 12."], "I'm down to 13 stone now.", 0),
+    (["I'm currently 101 kilos and trying to get under 90."],
+     "Weighed in at 96 on Saturday, slowly getting there.", 0),
+    (["I weigh 80 kilos."], "I weighed 78 kilos at the gym this morning.", 0),
     (["My dentist is Dr Hughes at the Smile Centre."], "My dentist's Mr Evans now.", 0),
     (["My consultant is Dr Rao."], "My consultant's Dr Whitfield now, Dr Rao moved trusts.", 0),
     (["I work for Arup."], "Two months into the new job at Mott MacDonald and I love it.", 0),
@@ -122,6 +139,21 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    (["I've been doing intermittent fasting since March."],
+     "My sister is on a paleo diet now, the other one got too boring."),
+    (["I've been doing intermittent fasting since March."],
+     "I might try a paleo diet, the other thing was too strict."),
+    (["My counselling sessions are on Thursdays at four."], "My tutor comes on Fridays now."),
+    (["My counselling sessions are on Thursdays at four."],
+     "My sister's counsellor sees her on Fridays now."),
+    (["We live at 12 Sorrel Way."],
+     "My sister got the keys to her new place, 4 Elm Row, and it is lovely."),
+    (["We live at 12 Sorrel Way."],
+     "We viewed a place on Friday, 40 Alder Grove, and there are loads of boxes."),
+    (["I weigh 80 kilos."], "My suitcase weighed 23 kg this morning."),
+    (["I weigh 80 kilos."], "The baby weighed 4 kilos at the clinic today."),
+    (["I weigh 80 kilos."], "I weighed 78 kilos yesterday, might be the scales though."),
+    (["I'm currently 101 kilos and trying to get under 90."], "My brother weighs 96 kilos."),
     (["My GP is Dr Okafor."], "My mum's Dr Patel is lovely."),
     (["My GP is Dr Okafor."], "My sister's Dr Patel now."),
     (["I work at Sage."], "My sister has a new role at Ocado."),

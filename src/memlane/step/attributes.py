@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .endings import LEFT_WORK
+from .lexicon import NUMBER_WORDS
 from .occupations import RETIRED, role, trade
 
 _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
@@ -35,6 +36,9 @@ _TRAVEL = re.compile(
     r"(?:\s+(?:in|it|there))?\s+(?:to|into)\s+(?:the\s+|my\s+|our\s+)?(work|office|school|college"
     r"|uni|university|station|campus|city|town|hospital|site|depot|studio|lab|shop|warehouse)\b",
     re.I)
+_AGE_WORDS = "(?:" + "|".join(sorted((w for w in NUMBER_WORDS if w != "zero"), key=len,
+                                     reverse=True)).replace(" ", r"\s+") + r")\b"
+"""An age in words ("she's ten!", "Pickle is seven."), one to ninety-nine."""
 _RANGE = (r"(?:from\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?\s*(?:to|till|til|until|-|\u2013)\s*"
           r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?\b")
 # Tried in order; the first that matches names the attribute. Specific nouns come before the
@@ -53,7 +57,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # A weight said of the holder, not any weight ("I can lift 80 kg now" is no weight).
         ("weight", r"\b(?:weigh|weighs|weight)\b|\bweighed\s+in\s+at\b|"
                    r"(?:'m|\bam|\bis|\bare|\bdown\s+to|\bup\s+to|"
-                   r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+(?:about\s+|around\s+|another\s+)?"
+                   r"\bat|\bnow|\blost|\bgained|\bput\s+on)\s+"
+                   r"(?:about\s+|around\s+|another\s+|currently\s+|roughly\s+)?"
                    r"\d+(?:\.\d+)?\s*(?:kg|kilos?|lbs?|stone)\b"),
         ("height", r"\b(?:height|tall|cm)\b"),
         ("date of start", r"\bstart(?:s|ing)?\s+(?:date|day|on)\b|\bstart\s+date\b"),
@@ -176,7 +181,8 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("school", r"\b(?:school|nursery|grade|year\s+\d)\b"),
         ("name", r"\b(?:called|named|name\s+is|name's)\b"),
         ("age", r"\b(?:turned|turns|turning|aged?)\s+\d{1,3}\b|\b\d{1,3}\s*(?:years?|yrs?)\s+old\b"
-                r"|(?:\b(?:is|am|are)|'s|\u2019s|'m)\s+(?:now\s+)?\d{1,3}(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
+                rf"|(?:\b(?:is|am|are)|'s|\u2019s|'m)\s+(?:now\s+)?(?:\d{{1,3}}|{_AGE_WORDS})"
+                r"(?:\s+(?:now|already))?\s*(?:[.!,;]|$)"
                 r"|^\W*(?:i'?m|i\s+am)\s+(?:now\s+)?\d{1,2}(?:\s+now)?\s*[.!]*$"
                r"|(?<!'s\s)(?<!\u2019s\s)(?<!\ba\s)(?<!\ban\s)\b\d{1,3}(?:st|nd|rd|th)\s+birthday\b"),
         # A routine's day or rate: the same attribute only for the same routine (`_SLOTS`):

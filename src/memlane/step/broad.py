@@ -84,10 +84,12 @@ _AGE_IN_WORDS = re.compile(rf"\b(?:is|'s)\s+(?:now\s+)?"
 def _held_age(c: Claim) -> int | None:
     """The age a held fact gives: its one number ("is 7", "turned 8"), or a number word closing
     "is ..." ("Our cat Pepper is three")."""
-    if c.attribute != "age":
-        words = _AGE_IN_WORDS.search(c.said)
-        return NUMBER_WORDS[words.group(1).lower()] if words and c.attribute is None else None
-    nums = [int(t) for t in c.key if t.isdigit()]
+    words = _AGE_IN_WORDS.search(c.said)
+    if c.attribute not in ("age", None):
+        return None
+    if words:
+        return NUMBER_WORDS[words.group(1).lower()]
+    nums = [int(t) for t in c.key if t.isdigit()] if c.attribute == "age" else []
     return nums[0] if len(nums) == 1 else None
 
 

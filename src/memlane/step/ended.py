@@ -242,11 +242,14 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
     by naming its value (see the module docstring); None when no one held fact fits."""
     sentence = new.context or new.said
     if not new.said or slots.hypothetical(sentence) or _ONE_OFF.search(sentence) or \
-            "?" in new.said or _STILL.search(sentence) or _PASSING.search(sentence):
+            "?" in new.said or _STILL.search(sentence):
         return None
     prefix = new.holder.rpartition("|")[0]
     own = new.said.lower().rstrip(".!").strip()
     for e in endings(sentence):
+        if _PASSING.search(_part(sentence, e.start)):
+            continue  # (its own part of the sentence: "..., for a week"; not "...; I've been
+            # seeing Owen for a couple of months")
         here = e.piece.lower().strip(" ,;.!") in own or own in e.piece.lower()
         if e.kind == "weak" and not (CUES.search(sentence.replace(e.piece, " ")) or
                                      re.search(r"\binstead\b", sentence, re.I)):
@@ -269,6 +272,13 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
                 "the one held fact naming it" + ("" if here else
                                                  ", replaced by this clause of the sentence")))
     return None
+
+
+def _part(sentence: str, at: int) -> str:
+    """The part of `sentence` between semicolons that holds the position `at`."""
+    start = sentence.rfind(";", 0, at) + 1
+    end = sentence.find(";", at)
+    return sentence[start:end if end >= 0 else None]
 
 
 def _job_for(new: Claim, c: Claim, e: _Ending, claims: Sequence[Claim],

@@ -79,7 +79,10 @@ _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get 
     make makes see use used be""".split())
 _JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
 # ("my other half" is a partner, no addition)
-_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|other(?!\s+half\b)|second(?![-\s]?hand\b)|"
+_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|second(?![-\s]?hand\b)|"
+                       # ("the other thing was too much faff": the old one, given up)
+                       r"(?<!\bthe\s)other(?!\s+half\b)|other(?!\s+(?:half|(?:thing|one|stuff|lot)"
+                       r"\s+(?:was|were|got|just|wasn't|didn't|never)\b)\b)|"
                        r"additionally|both|"
                        r"as\s+well\s+as)\b"
                        # "too" of an addition ("a Ford too"), not of degree ("too much for her")
@@ -97,6 +100,17 @@ def _loose(term: str) -> str:
     term = term.strip("'\u2019")  # "Toni's" is read "toni'"
     t = term.rstrip("e") if len(term) > 3 else term
     return t[:-1] if len(t) > 3 and t[-1] == t[-2] else t
+
+
+_AGENT = re.compile(r"(?:or|er|ist|ian|y|ing|ion)$")
+
+
+def root(term: str) -> str:
+    """`_loose(term)`, and the one who does a thing met with the doing when five letters or
+    more stay ("counsellor" / "counselling", "physiotherapist" / "physiotherapy")."""
+    t = _loose(term)
+    stem_ = _loose(_AGENT.sub("", t))
+    return stem_ if len(stem_) >= 5 else t
 
 
 def _ended(rest: str) -> frozenset[str]:

@@ -259,14 +259,17 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
         return False
     # A pronoun stands for whom the sentence names, if it names anyone ("It was Mango's
     # birthday, she's four now" is Mango's age, not the one other cat held).
-    named = {w.lower() for w in _NAME.findall(sentence)[1:]} | \
-        {w.lower() for w in _NAME.findall(sentence)[:1] if sentence.startswith(w + "'")}
+    first = [w for w in _NAME.findall(sentence)[:1]
+             if sentence.startswith((w + "'s", w + "\u2019s"))]
+    named = ({w.lower() for w in _NAME.findall(sentence)[1:] + first}) - _PRONOUNS  # ("She's
+    # eight now!", "Can't believe she's 8!" name no one)
     held = {w.lower() for w in _NAME.findall(target.claim.said)}
     return not said.holder.rpartition("|")[2].startswith("?") or not named or bool(named & held)
 
 
 _VALUE = re.compile(rf"\d|(?-i:\b[A-Z][a-z])|\b(?:{_NUMBER_WORDS})\b", re.I)
 _NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
+_PRONOUNS = frozenset("she he it they we you i".split())
 
 
 RECENT_MESSAGES = 24

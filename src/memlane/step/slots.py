@@ -21,8 +21,9 @@ import importlib
 import re
 from collections.abc import Callable, Iterable
 
+from . import endings
 from .brands import lower_brand
-from .endings import _ENDED, _ENDED_PIECE, _STILL, IF_SAID, _ended_by_it, _pieces, names_another
+from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another, root
 
 try:  # Python 3.11+; `sre_compile` before
     _SRE = importlib.import_module("re._compiler")
@@ -318,7 +319,7 @@ _HABIT = frozenset("""usually normally always often generally typically regularl
 
 
 _HYPOTHETICAL = re.compile(
-    rf"\b(?:{IF_SAID}|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
+    rf"\b(?:{endings.IF_SAID}|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
     r"(?:asked|asking|hoping|wishing)\s+for"
@@ -330,8 +331,6 @@ _HYPOTHETICAL = re.compile(
 def hypothetical(text: str) -> bool:
     """Whether `text` says what may happen, not what is ("I might switch to Octopus")."""
     return bool(_HYPOTHETICAL.search(text))
-
-
 
 
 def _subject_phrase(text: str) -> tuple[str, ...]:
@@ -354,8 +353,7 @@ def another_of(new: str, held: str, skip: frozenset[str] = frozenset()) -> bool:
 
 
 _AGENTS = re.compile(r"[a-z]{3,}(?:er|or|ist|ian)$")
-"""A noun of someone who does something ("cleaner", "gardener", "tutor"): two of them on a
-day are two routines."""
+"""Someone who does something ("cleaner", "tutor"): two of them on a day are two routines."""
 
 
 def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
@@ -368,7 +366,8 @@ def two_subjects(new: str, held: str, skip: frozenset[str] = frozenset(),
     modifier ("My son's football training" / "His football training")."""
     p, q = _subject_phrase(new), _subject_phrase(held)
     if routine and p and q and p[-1] != q[-1] and not _held(p[-1], skip) and \
-            not _held(q[-1], skip) and any(_AGENTS.match(w) for w in (p[-1], q[-1])):
+            not _held(q[-1], skip) and any(_AGENTS.match(w) for w in (p[-1], q[-1])) and \
+            not {root(w) for w in p} & {root(w) for w in q}:  # ("my counsellor" / "my counselling")
         return True  # "Our gardener comes on Mondays" / "The window cleaner comes on Fridays"
     if not p or not q or p[-1] != q[-1] or _held(p[-1], skip):
         return False

@@ -38,7 +38,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
-from . import anchored, broad, families, medicines, numbered, people, placekind, slots, topics
+from . import (
+    anchored,
+    broad,
+    families,
+    medicines,
+    numbered,
+    people,
+    placekind,
+    referents,
+    slots,
+    topics,
+)
 from .attributes import (
     _APPOINTMENT,
     _APPOINTMENT_KIND,
@@ -69,6 +80,7 @@ from .endings import (
     _TIME_WORDS,
     _ended,
     _loose,
+    root,
 )
 from .holders import (
     _IDENTITY,
@@ -81,7 +93,6 @@ from .holders import (
     MANY,
     RELATIONS,
     holder_attribute,
-    pronoun,
     role_me,
 )
 
@@ -169,8 +180,9 @@ def read_claim(text: str) -> Claim:
         return replace(last, holder=who + holder if last.holder.startswith("?") else
                        last.holder, attribute="job", context=body)
     cut = _COPULA.search(body)
-    named = frozenset(t for t in _terms(_SPAN.sub(" ", body[:cut.start()]))
-                      if t[0].isdigit()) if cut else frozenset()  # (a label, not "3 weeks")
+    label = [p for p in re.split(r"[,;]", body[:cut.start()]) if p.strip()] if cut else []
+    named = frozenset(t for t in _terms(_SPAN.sub(" ", label[-1]))  # (a label, not "3 weeks";
+                      if t[0].isdigit()) if label else frozenset()  # its own clause's)
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
                  corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
                  additive=bool(_ADDITIVE.search(rest)), said=body)
@@ -292,7 +304,7 @@ def _same_routine(a: Claim, b: Claim) -> bool:
     """Whether two statements share a word of their routine, beyond light verbs, cue words,
     values and the slot's own words."""
     loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
-    shared = {_loose(t) for t in _frame(a)} & {_loose(t) for t in _frame(b)} - loose
+    shared = {root(t) for t in _frame(a)} & {root(t) for t in _frame(b)} - loose
     return bool({t for t in shared if not t[0].isdigit()})
 
 
@@ -373,40 +385,6 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     return None
 
 
-def _resolve(new: Claim, held: Sequence[Claim]) -> str | None:
-    """The holder a pronoun or a bare name stands for, among the held facts: a name ("Mia
-    turned 12") is the one relation held with that name ("my daughter Mia"); "she" or "he" is
-    the one third party of that gender (when its relation word has one) holding the attribute;
-    "they" or "it" the one holder of it, the speaker too ("they put the rent up"). Else None."""
-    prefix, _, who = new.holder.rpartition("|")
-    prefix = prefix + "|" if prefix else ""
-    if who.startswith("named "):
-        name = " " + who[6:]
-        owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                  c.holder.endswith(name) and not c.holder[len(prefix):].startswith("named")}
-        if not owners:  # "my cat is called Pumpernickel": the name is the held fact's value
-            owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                      stem(who[6:]) in c.key and c.holder[len(prefix):] not in ("i",) and
-                      "?" not in c.holder and "named " not in c.holder}
-        if not owners:  # "Choir is on Tuesdays" / "Choir practice is on Mondays": a thing
-            owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                      "?" not in c.holder and "named " not in c.holder and
-                      who[6:] in slots.subject(c.said)}
-        if not owners:  # "Pilates is Tuesdays now" / "I do pilates on Thursdays": a thing the
-            # held fact writes in lower case is no one's name
-            owners = {c.holder for c in held if c.holder.startswith(prefix) and
-                      "?" not in c.holder and "named " not in c.holder and
-                      slots.search_user(rf"(?-i:\b{re.escape(who[6:])}\b)", c.said) is not None}
-    else:
-        third = who[1:] in ("she", "he")
-        owners = {c.holder for c in held if c.attribute == new.attribute and
-                  c.holder.startswith(prefix) and "?" not in c.holder and
-                  not (third and c.holder[len(prefix):] == "i") and
-                  (not third or
-                   (pronoun(c.holder[len(prefix):]) or who[1:]) == who[1:])}
-    return owners.pop() if len(owners) == 1 else None
-
-
 def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
            claimed: int | None = None) -> Decision:
     """What the statement `new_text` is to the held facts `held` (texts or their `read_claim`,
@@ -418,7 +396,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     new = placekind.reread(new, [c.holder for c in claims], claims)
     holder = new.holder
     if "?" in holder or "|named " in holder or holder.startswith("named "):
-        holder = _resolve(new, claims) or _gone_holder(new, claims) or \
+        holder = referents.resolve(new, claims) or _gone_holder(new, claims) or \
             broad.by_their_thing(new, claims) or holder
     if claimed is not None:  # (settled as below: `step/numbered.py`)
         d = _vet_claim(new, holder, claims, claimed)
@@ -669,10 +647,11 @@ def _replace_or_relate(new: Claim, holder: str, claims: Sequence[Claim]) -> Deci
                 new.attribute == c.attribute in ("diet", "job")):  # one job: "gave up the cafe")
             continue  # "I sold my old bike": another thing ended, not this car replaced
         # Another number or name replaces without a cue only for a property the rule names on
-        # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events.
+        # both sides: "recipe number 1 with thyme" / "... number 21 ..." are two events (a
+        # weight read on a day is the weight now: "Weighed in at 87 this morning").
         # (A name the held fact lacks: "Toby is so active" names fewer, not another.)
         strong = bool(new.key - c.key and c.key and new.attribute and c.attribute) and \
-            not _ONE_OFF.search(new.said) and \
+            (not _ONE_OFF.search(new.said) or new.attribute == "weight") and \
             not c.key <= new.key  # (the held value said again: "plays for Hartley against ...")
         same_thing = new.attribute == c.attribute and (new.attribute or "").startswith("the ")
         if not new.key and not _word_valued(new.attribute or c.attribute) and not same_thing:
