@@ -79,6 +79,11 @@ FILED = [
     # someone named by their kin's pronoun
     ("Her brother Alfie goes to Priory Academy.", "Priory Academy"),
     ("His sister Maya works at the council.", "council"),
+    # someone named and the job they do now by its title, or its end, or the club they follow
+    ("Priya's a data scientist now.", "data scientist"),
+    ("Gran's a lollipop lady these days.", "lollipop lady"),
+    ("Tom's retired now.", "retired"),
+    ("Callum's gone over to Hibs.", "Hibs"),
 ]
 
 # The same words, no one's fact: the world, a passing remark, a name's "'s got" of no news.
@@ -119,6 +124,9 @@ NOT_FILED = [
     "Not a fan of that idea.",
     "Can't stand it when that happens.",
     "Her brother is lovely.",
+    "Tom's a legend now.",
+    "Sam's a natural these days.",
+    "Jack's a big softie now.",
 ]
 
 

@@ -11,6 +11,7 @@ import re
 
 from .endings import LEFT_WORK
 from .lexicon import NUMBER_WORDS
+from .occupations import RETIRED, role, trade
 
 _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
                r"infants|secondary|high|kindergarten|prep|sixth\s+form|boys|girls)"
@@ -200,26 +201,18 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"quid|grand)\w+)\s+(?:a|per|each|every)\s+(?:day|week|month|night|year)\b"),
     ))
 # "I'm a sous chef", "My sister is a teacher (at ...)": what the holder does, when the noun is
-# an occupation's (by its ending or a short list), not a hobby or a habit ("a member", "a
-# runner", "a night owl").
-_PREDICATE = re.compile(r"^\W*(?:i'?m|i\s+am|is|are|was|'s)\s+(?:now\s+)?an?\s+"
+# an occupation's (`occupations.trade`: a title of the lexicon, or by its ending), not a hobby
+# or a habit ("a member", "a runner", "a night owl"). The copula may be gone with the holder,
+# as a space ("My nan's a lollipop lady now": " a lollipop lady now"); a clause of its own
+# opening "a" is no predicate ("Evie's 13 now, a proper teenager").
+_PREDICATE = re.compile(r"^(?:\W*(?:i'?m|i\s+am|is|are|was|'s)\s+|\s+)(?:now\s+)?an?\s+"
                         r"((?:(?!(?:at|in|on|for|with)\b)[a-z-]+\s+){0,3}([a-z-]+?))"
                         r"(?:\s+(?:at|in|on|for|with)\b.*)?[\s.!]*$", re.I)
-_TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
-                    r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head|guard|warden|steward|"
-                    r"(?:post|fire|bin|sales|delivery|handy)(?:man|woman))$")
-_NOT_TRADE = frozenset("""member beginner runner owner user customer lover smoker drinker reader
-    gamer swimmer walker rider cyclist vegetarian pescatarian christian believer supporter
-    fan regular leo mother father brother sister daughter grandmother grandfather partner
-    neighbour neighbor mentor fighter survivor sticker flyer volunteer""".split())
-
-
 def _occupation(rest: str) -> bool:
     """Whether `rest` ("is a teacher at ...") says what the holder does for a living."""
     m = _PREDICATE.match(re.sub(r"\s+(?:now|these\s+days|nowadays|at\s+the\s+moment)\s*([.!]*)"
                                 r"\s*$", r"\1", rest, flags=re.I))
-    return m is not None and bool(_TRADE.search(m.group(2).lower())) and \
-        m.group(2).lower() not in _NOT_TRADE
+    return m is not None and trade(m.group(1))
 
 
 # Change of a thing named by its kind ("switched schools", "changed dentists"): the attribute
@@ -280,20 +273,38 @@ _NOW_END = re.compile(r"\b(?:now|these\s+days|nowadays)\s*$", re.I)
 def now_occupation(rest: str) -> bool:
     """Whether `rest` says what the holder does for a living now: as its last clause ("left the
     school in July, I'm a receptionist now"), its first ("I'm a teaching assistant now, left
-    the hotel"), or whole ("I'm a secondary school maths teacher": a job before a school)."""
-    return last_occupation(rest) or first_occupation(rest) or _occupation(rest)
+    the hotel"), or whole ("I'm a secondary school maths teacher": a job before a school); as
+    a role taken ("'s moved into a product owner role", not "moved into a new flat") or as
+    retired ("'s retired now", "retired from the library": its value is "retired")."""
+    return last_occupation(rest) or first_occupation(rest) or _occupation(rest) or \
+        role(rest) or RETIRED.match(rest) is not None
 
 
-_WORKS_AS = re.compile(r"\bwork(?:s|ing|ed)?\s+(?:\w+\s+){1,2}as\s+an?\s+(?:[a-z-]+\s+){0,2}?"
-                       r"([a-z-]+)\b(?:\s+(?:at|in|on|for|with)\b|[\s.!]*$)", re.I)
+_WORKS_AS = re.compile(r"\bwork(?:s|ing|ed)?\s+(?:\w+\s+){1,2}as\s+an?\s+((?:[a-z-]+\s+){0,2}?"
+                       r"[a-z-]+)\b(?:\s+(?:at|in|on|for|with)\b|[\s.!]*$)", re.I)
 
 
 def works_as(said: str) -> bool:
     """Whether `said`, read as a shift ("I work nights as a security guard"), names the job
     done on it too: a new job replaces it."""
     m = _WORKS_AS.search(said)
-    return m is not None and bool(_TRADE.search(m.group(1).lower())) and \
-        m.group(1).lower() not in _NOT_TRADE
+    return m is not None and trade(m.group(1))
+
+
+def work_alike(new: str, held: str, new_attribute: str | None,
+               held_attribute: str | None) -> bool | None:
+    """Whether a job and a shift, or a job and an employer (the attributes of the statements
+    `new` and `held`), are one attribute of the holder's work: a shift said with the job done
+    on it ("I work nights as a security guard"), else not certain; an employer and a job are
+    one when either says its holder retired ("My dad retired from Nissan" / "My dad works at
+    the Nissan plant"), else two."""
+    if "shift" in (new_attribute, held_attribute):
+        return works_as(held if held_attribute == "shift" else new) or None
+    return bool(_RETIRED_WORD.search(new) or _RETIRED_WORD.search(held))
+
+
+_RETIRED_WORD = re.compile(r"\bretired\b(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|"
+                           r"that)\b)|\btook\s+(?:early\s+)?retirement\b", re.I)
 
 
 _PASSING_BY = re.compile(

@@ -37,8 +37,12 @@ CUES = re.compile(
     r"|these\s+days|nowadays|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
     r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as"
+    # a job ended by retiring ("Dad's retired now"), not a thing retired ("retired the van")
+    # (after a space or opening the sentence: the word alone is a value, "retired", not a cue)
+    r"|(?:(?<=[\s,;])|^(?=\w+\s))retired(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|that)\b)"
+    r"|took\s+(?:early\s+)?retirement"
     # a new employer by the job got there ("got a job with Network Rail")
-    r"|(?:got|landed|found|accepted|taken)\s+(?:(?:him|her|them|my|your)sel(?:f|ves)\s+)?"
+    r"|(?:got|landed|found|accepted|taken|took)\s+(?:(?:him|her|them|my|your)sel(?:f|ves)\s+)?"
     r"(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role|post)\s+(?:at|with|as)|bumped|this\s+(?:term|year|season|semester)|lapsed?"
     r"|put\s+(?:me|us|him|her|them)\s+on(?:to)?|from\s+next\s+(?:week|month)|gone\s+over\s+to"
     # a thing moved to a new value by any verb: "bumped my excess to £400"; to a name, with

@@ -25,6 +25,9 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 
 
 
+IF_SAID = r"if(?!\s+(?:you\s+can\s+believe\s+it|you\s+ask\s+me|i'?m\s+(?:being\s+)?honest)\b)"
+"""A condition's "if", not an aside's ("a Wolves fan now, if you can believe it")."""
+
 _ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoon|evening|time"
                       r"|week)|for\s+once|for\s+a\s+change|just\s+(?:this\s+)?once)\b", re.I)
 """Once, not a new routine ("the bins went out on Wednesday this week"; not "from this week")."""
@@ -83,7 +86,9 @@ _ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|second(?![-\s]?hand\b)|"
                        r"additionally|both|"
                        r"as\s+well\s+as)\b"
                        # "too" of an addition ("a Ford too"), not of degree ("too much for her")
-                       r"|\btoo\b(?!\s+(?!(?:and|but|so|now|though|as|for|since)\b)[a-z])", re.I)
+                       # (nor of "about time too": a comment on the news)
+                       r"|(?<!about\stime\s)\btoo\b(?!\s+(?!(?:and|but|so|now|though|as|for|since)\b)[a-z])",
+                       re.I)
 
 
 LEFT_WORK = r"left|quit|gave\s+up|given\s+up|packed\s+in|jacked\s+in|walked\s+away\s+from"

@@ -38,7 +38,7 @@ from .broad import _OTHER
 from .categories import _ANDROID, _PART, FAMILIES, OTHER_PRODUCTS, Family
 from .claim import Claim
 from .cues import CUES
-from .endings import _ADDITIVE, _ONE_OFF
+from .endings import _ADDITIVE, _ONE_OFF, IF_SAID
 from .holders import RELATIONS
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -101,7 +101,7 @@ _FOR_ANOTHER = re.compile(
     rf"(?:{_KIN})\b", re.I)
 """A thing got for someone else ("bought my dad a Garmin", "a Fitbit for my mum", "as a gift")."""
 _REFUSE = re.compile(
-    r"\b(?:if|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
+    rf"\b(?:{IF_SAID}|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
     r"morning|time)|just\s+for|top(?:s|ped|ping)?\s+up|for\s+(?:bits|the\s+odd|a\s+treat)|"
     r"sometimes|occasionally|some\s+days|the\s+odd|now\s+and\s+then|once\s+in\s+a\s+while|"
     r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|until|till|for\s+now|"
@@ -132,7 +132,8 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
     said = ctx is None or bool(ctx.search(text) or (sentence and ctx.search(sentence)))
     rx, suffix, _ = _COMPILED[family.name]
     out: dict[str, int] = {}
-    if rx is not None:
+    # (no member counts without the context unless switched to or a brand: none is looked for)
+    if rx is not None and (said or brands or (switched and family.name not in _EMPLOYERS_TOO)):
         for m in rx.finditer(text):
             if _PRODUCT.match(text, m.end()) or _another_one(text, m, sentence):
                 continue  # "a Dell monitor", "my monitor packed up, so I ordered a Dell one"
@@ -173,7 +174,9 @@ _SWITCH_TO = re.compile(
     r"\s+(?:(?:myself|ourselves)\s+)?(?:(?:the|a|an|my|our)\s+)?"
     r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|cheap|little|brand\s+new|"
     r"\d{2,4})\s+)*$", re.I)
-_EMPLOYERS_TOO = frozenset({"food shop", "pharmacy"})
+_EMPLOYERS_TOO = frozenset({"food shop", "pharmacy", "football club"})
+"""Families a member said as switched to does not count for without their context: a shop or
+a pharmacy may be an employer, a club's name a town ("we moved to Leeds")."""
 _SECOND_HAND = re.compile(r"\bsecond[-\s]?hand\b", re.I)
 _WHEN_GOT = re.compile(r"\b(?:yesterday|today|(?:this|last)\s+(?:week|weekend|month|morning))\b",
                        re.I)
@@ -245,6 +248,11 @@ _ADVICE = re.compile(r"\b(?:on|at|by)\s+(?:my|our|the)\s+[\w-]+['\u2019]s\s+(?:a
                      r"recommendation|suggestion|orders|insistence|request)\b", re.I)
 
 
+_TOLD = re.compile(r"\b(?:(?:don['\u2019]?t|do\s+not|never)\s+)?(?:tell|telling|let)\s+"
+                   r"(?:my|our)\s+(?:[\w'-]+\s+)?[\w'-]+(?:\s+know)?\b(?=\s*(?:[,.;!]|$))", re.I)
+"""Someone said as told of it, closing a clause ("..., don't tell my dad"): not its holder."""
+
+
 def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Family) -> bool:
     """The same holder, or the speaker for a held fact of the speaker's practitioner ("Our GP
     is at ..." / "We've registered with a new GP ..."), when the sentence names no other
@@ -255,6 +263,7 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     if prefix != their_prefix:
         return False
     said = _ADVICE.sub(" ", said)  # ("on my GP's advice": whose advice, not whose diet)
+    said = _TOLD.sub(" ", said)  # ("don't tell my dad": who is told, not whose club)
     theirs_too = {m.group(0).lower() for m in _OTHER.finditer(held_said)} | _NO_ONE
     others = {m.group(0) for m in _OTHER.finditer(said) if m.group(0).lower() not in theirs_too}
     mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")

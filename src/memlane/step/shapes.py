@@ -44,6 +44,7 @@ import re
 from ..text import FACT_STOPWORDS
 from .attributes import _WEEKDAY as WEEKDAY
 from .holders import RELATIONS, may_be_name
+from .occupations import trade
 
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
@@ -526,9 +527,19 @@ _NAME_STATE = re.compile(
     rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+is|\s+has|\s+was)\s+(?:(?:just|now|finally|also|"
     rf"officially)\s+)?(?:expecting|pregnant|engaged|married|divorced|separated|split\s+up|"
     rf"broken\s+up|retiring|starting\s+(?:at|with|as|a|an|her|his)|signed\s+(?:for|with)|"
+    # a job ended ("Tom's retired now"; not "retired the van"), a club gone over to
+    rf"retired(?!\s+(?:the|my|our|his|her|their|its?|a|an|this|that)\b)|took\s+early\s+retirement|"
+    rf"(?:gone|switched)\s+over\s+to\s+(?-i:[A-Z])\w*|"
     rf"recovering|off\s+sick|on\s+(?:maternity|paternity|sick)\s+leave|in\s+hospital|"
     rf"(?:been\s+)?made\s+redundant|having\s+(?:a|an|her|his|their)\s+(?:[a-z-]+\s+)?"
     rf"(?P<what>[a-z-]+))\b", re.I)
+
+
+# Someone by name and the job they do now, by its title ("Priya's a data scientist now",
+# "Gran's a lollipop lady these days"): `occupations.trade` decides (not "Tom's a legend now").
+_NAME_JOB = re.compile(
+    rf"^(?P<name>{_NAME})(?:'s|\u2019s|\s+is)\s+(?:now\s+)?an?\s+(?P<what>(?:[a-z-]+\s+){{0,3}}?"
+    rf"[a-z-]+)(?:\s+(?:now|these\s+days|nowadays)\b|\s+(?=(?:at|in|for|with)\s))", re.I)
 
 
 def name_news(body: str) -> bool:
@@ -541,6 +552,10 @@ def name_news(body: str) -> bool:
     theirs = _THEIR_NEWS.match(body.strip())
     if theirs is not None:
         return (theirs.group("what") or "").lower() not in _NO_NEWS
+    job = _NAME_JOB.match(body.strip())
+    if job is not None and may_be_name(job.group("name")) and trade(job.group("what")) and \
+            job.group("name").lower() not in FACT_STOPWORDS:
+        return True
     state = _NAME_STATE.match(body.strip())
     if state is not None and may_be_name(state.group("name")) and \
             state.group("name").lower() not in FACT_STOPWORDS and \

@@ -21,6 +21,7 @@ import importlib
 import re
 from collections.abc import Callable, Iterable
 
+from . import endings
 from .brands import lower_brand
 from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another, root
 
@@ -318,7 +319,7 @@ _HABIT = frozenset("""usually normally always often generally typically regularl
 
 
 _HYPOTHETICAL = re.compile(
-    r"\b(?:if|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
+    rf"\b(?:{endings.IF_SAID}|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
     r"(?:asked|asking|hoping|wishing)\s+for"
@@ -330,8 +331,6 @@ _HYPOTHETICAL = re.compile(
 def hypothetical(text: str) -> bool:
     """Whether `text` says what may happen, not what is ("I might switch to Octopus")."""
     return bool(_HYPOTHETICAL.search(text))
-
-
 
 
 def _subject_phrase(text: str) -> tuple[str, ...]:

@@ -65,7 +65,7 @@ from .attributes import (
     last_occupation,
     now_occupation,
     other_days,
-    works_as,
+    work_alike,
 )
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
 from .cues import _BRACKETED, _CORRECTS, _LEAD, _SPAN, _TITLED
@@ -344,8 +344,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
             return not other_days(new.said, held.said)
         return new.attribute not in _SLOTS or _bare_rate(new, held) or (
             _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
-    if {new.attribute, held.attribute} == {"job", "shift"}:  # ("I work nights as a guard")
-        return works_as((held if held.attribute == "shift" else new).said) or None
+    if {new.attribute, held.attribute} in ({"job", "shift"}, {"job", "employer"}):
+        return work_alike(new.said, held.said, new.attribute, held.attribute)
     if {new.attribute, held.attribute} == {"car", "bike"}:
         return None  # "I ride a Trek" / "I sold the Trek and bought a Canyon": not certain
     if {new.attribute, held.attribute} in ({"transfer", "school"}, {"transfer", "employer"}):
