@@ -78,10 +78,14 @@ _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
 # "we're with Octopus"): of a family one holds ONE of, another member so acquired is a change.
 # "I've got" is having, not getting: no change by itself (`_ACQUIRED`), though it still says
 # which member is the holder's (`_SWITCH_TO`).
+TRADED = (r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|"
+          r"part[-\s]?ex(?:changed|ed|'d)?\s+(?:[\w']+\s+){0,3}?for")
+"""A thing given up in part payment for the next ("traded the Corsa in for", "part-exchanged it
+for"): read by `_ACQUIRE` and `people._GOT`."""
 _ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|ordered|"
             r"ended\s+up\s+(?:with|buying|getting|going\s+for)|(?:gone|went|opted|settled)\s+for|"
             r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
-            r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for)")
+            rf"{TRADED})")
 _HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
 _ACQUIRED = re.compile(rf"\b{_ACQUIRE}\b", re.I)
 _GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|the|my|our)\s+"
@@ -294,10 +298,12 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
                 _ACQUIRED.search(new.said))
     for family in FAMILIES:
         mine = members(new.said, family, ctx, switched=True)
+        own = not mine and bool(mine := _own(new.said, family, said))
         if not mine or not (cued or _named_change(family, said) or _became(new.said, mine)):
             continue
         fits = [(i, theirs) for i, c in enumerate(claims)
                 if c.said and c.said != new.said and not c.ends and
+                (not own or _CONTEXT[family.name].search(c.said)) and
                 _holder_fits(holder, c.holder, said, c.said, family) and
                 not _another(new.said, c.said, family.name) and
                 (theirs := members(c.said, family, switched=True)) and
@@ -318,6 +324,28 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
             "worded as a change" if cued else "the attribute named with a change",
             "the only held fact of this holder in the family")
     return None
+
+
+_WORKS_THERE = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|job|jobs|employ\w*|hired|role|"
+                          r"position|career|shifts?|staff|colleagues?|interview\w*|"
+                          r"start(?:s|ed|ing)?\s+at)\b", re.I)
+
+
+def _own(text: str, family: Family, said: str) -> dict[str, int]:
+    """The members of `family` that `text` names by a brand no other thing is called
+    (`Family.own`: "We've been with E.ON since May", no "gas" or "electric" said) after a
+    customer's word (`_CUSTOMER`), unless its sentence `said` says work there ("a new job at
+    Ovo"): a held fact of the family that says the context is then the only one they may
+    replace (`one_value`)."""
+    if not family.own or _WORKS_THERE.search(said):
+        return {}
+    return {k: at for k, at in members(text, family, brands=True).items()
+            if k in family.own and _CUSTOMER.search(text[max(0, at - 20):at])}
+
+
+_CUSTOMER = re.compile(r"\b(?:with|on|to|onto|in|into|through|via)\s+$", re.I)
+"""A customer's word before the brand ("been with E.ON", "money lands in Revolut"), not news of
+it ("Utilita are in the news")."""
 
 
 _DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)
