@@ -309,19 +309,21 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "phone", hints="phone iphone android mobile samsung pixel motorola",
         members=(
-            ("iphone", r"i-?phone"), ("android", r"android"),
+            ("iphone", r"(?-i:iPhone|iphone|IPhone|Iphone|IPHONE|i\-phone|i\-Phone)"),
+            ("android", r"(?-i:Android|android|ANDROID)"),
             ("samsung", r"(?-i:Samsung|Galaxy)(?!\s+(?:TV|Tab|Watch|Buds|tablet|telly|fridge))"),
             ("pixel", r"(?-i:Pixel)(?!\s+(?:Watch|Buds|Tablet))"), ("oneplus", r"(?-i:OnePlus)"),
             ("motorola", r"(?-i:Motorola|Moto)"),
-            ("xiaomi", r"(?-i:Xiaomi(?:\s+(?:Redmi|Poco|POCO))?|Redmi|Poco|POCO)"),
+            ("xiaomi", r"(?-i:Xiaomi\s+Redmi|Xiaomi\s+Poco|Xiaomi\s+POCO|Xiaomi|Redmi|Poco|POCO)"),
             ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
-            ("sony", r"(?-i:(?:Sony\s+)?Xperia)"), ("fairphone", r"(?-i:Fairphone)"),
+            ("sony", r"(?-i:Sony\s+Xperia|Xperia)"), ("fairphone", r"(?-i:Fairphone)"),
             ("blackberry", r"(?-i:BlackBerry)"), ("doro", r"(?-i:Doro)"),
             ("realme", r"(?-i:Realme|realme)"), ("honor", rf"(?-i:Honor|HONOR)(?=\s+{_HONOR})"),
             ("nothing", r"(?-i:Nothing|CMF)\s+(?-i:Phone|phone)"),
-            ("asus", r"(?-i:(?:Asus|ASUS)\s+)?(?-i:Zenfone|ZenFone|ROG\s+Phone)"),
+            ("asus", r"(?-i:Asus\s+Zenfone|ASUS\s+Zenfone|Asus\s+ZenFone|Asus\s+ROG\s+Phone|"
+                     r"ASUS\s+ROG\s+Phone|Zenfone|ZenFone|ROG\s+Phone)"),
             ("lg", r"(?-i:LG)(?=\s+(?-i:G\d|V\d|Velvet|Wing))"),
-            ("htc", r"(?-i:HTC)(?!\s+(?-i:Vive))"), ("cat", r"(?-i:Cat\s+S\d{2})"),
+            ("htc", r"(?-i:HTC)(?!\s+(?-i:Vive))"), ("cat", r"(?-i:Cat\s+S)(?=\d{2})"),
             *_brands("Vivo", "vivo", "ZTE", "Alcatel", "TCL", "Tecno",
                      "Infinix", "Nubia", "Ulefone"),
         ),
@@ -434,7 +436,8 @@ FAMILIES: tuple[Family, ...] = (
         members=_brands(*_GYMS, "Nuffield Health", "Equinox", "Crunch", "Curves", "Better Gym",
                         "Better Leisure", "YMCA", "Everyone Active", "Places Leisure", "GLL",
                         "Jetts", "Plus Fitness", "World Gym", "GoodLife", "Fit4Less", "Flyefit") +
-        (("leisure centre", r"leisure\s+cent(?:re|er)"),),  # (the council's, by its kind)
+        (("leisure centre", r"(?-i:leisure\s+centre|leisure\s+center|Leisure\s+Centre|"
+                              r"Leisure\s+Center)"),),  # (the council's, by its kind)
         context=r"gyms?\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
                 r"\bclasses\b|\bfitness\b|\bleisure\b|"
                 r"(?-i:\b(?:PureGym|Virgin\s+Active|Bannatynes?|Nuffield\s+Health)\b)",

@@ -70,6 +70,47 @@ def _compile(f: Family) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
 
 _RENAME = r"(?:switched|switching|changed|changing|swapped|moved|moving|new|different|another)"
 _COMPILED = {f.name: _compile(f) for f in FAMILIES}
+
+_LITERAL = re.compile(r"\(\?-i:((?:[\w']|\\s\+|\\[^s]|\|)+)\)")
+"""A member written as a brand is: a case-sensitive group of words and escaped marks, its
+alternatives split by "|" ("(?-i:Ford\\s+Fiesta|Fiesta)")."""
+_RUN = re.compile(r"[^\W_]+")
+
+
+def _first_words(f: Family) -> tuple[frozenset[str], frozenset[str]] | None:
+    """A word of each member as written, one of which a text must hold for any member of `f`
+    to be named in it: a whole word before another ("M" of "M&S", "Bank" of "Bank of
+    Ireland"), else how its last word opens (its first five letters: "Sains" of "Sainsbury's",
+    "Roc" of "T-Roc"); None when a member is a pattern and not a brand's words. A family of
+    long gazetteers is read only in a text that may name one of them (`_may_name`)."""
+    whole: set[str] = set()
+    opens: set[str] = set()
+    for _, rx in f.members:
+        m = _LITERAL.match(rx)
+        if m is None:
+            return None
+        for alt in m.group(1).split("|"):
+            *before, last = _RUN.findall(alt)
+            word = max(before, key=len, default="")
+            if len(word) >= len(last) or len(word) >= 3 > len(last):
+                whole.add(word)
+            else:
+                opens.add(last[:5])
+    return frozenset(whole), frozenset(opens)
+
+
+def _may_name(text: str, family: Family) -> bool:
+    """Whether `text` holds a word of a member of `family` (`_first_words`; always, for a
+    family with a pattern among its members)."""
+    words = _FIRST_WORDS[family.name]
+    if words is None:
+        return True
+    said = _RUN.findall(text)
+    return not words[0].isdisjoint(said) or \
+        not words[1].isdisjoint({w[:n] for w in said for n in range(1, 6)})
+
+
+_FIRST_WORDS = {f.name: _first_words(f) for f in FAMILIES}
 _CONTEXT = {f.name: re.compile(f.context, re.I) for f in FAMILIES if f.context}
 _CARES = {f.name: re.compile(f.care, re.I) for f in FAMILIES if f.care}
 _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
@@ -135,7 +176,7 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
     said = ctx is None or bool(ctx.search(text) or (sentence and ctx.search(sentence)))
     rx, suffix, _ = _COMPILED[family.name]
     out: dict[str, int] = {}
-    if rx is not None:
+    if rx is not None and _may_name(text, family):
         for m in rx.finditer(text):
             if _PRODUCT.match(text, m.end()) or _another_one(text, m, sentence):
                 continue  # "a Dell monitor", "my monitor packed up, so I ordered a Dell one"
