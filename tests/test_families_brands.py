@@ -9,8 +9,12 @@ this change, none copied from a corrections set."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from memlane.step import families
+from memlane.step.categories import FAMILIES
 from memlane.step.supersede import SUPERSEDES
 from supersede_verdicts import message_verdicts as _verdicts
 
@@ -61,6 +65,9 @@ NEAR_MISSES = [
     (["Our electricity is with Octopus."], "I've started a new job at E.ON in Nottingham."),
     (["Our electricity is with Octopus."], "My parents have been with E.ON since the switch."),
     (["Our gas is with EDF."], "Utilita are in the news now for price rises."),
+    (["I bank with HSBC."], "I've bought a few shares in Barclays now."),
+    (["I bank with HSBC."], "I complained to Monzo about my mate's card now."),
+    (["Our electricity is with Octopus."], "Had a letter from E.ON now about Mum's meter."),
     (["I bank with Lloyds."], "I've opened an ISA with Coventry Building Society too."),
     (["I bank with TD."], "My husband banks with Scotiabank now."),
     (["My mobile is on EE."], "Thinking of moving my phone to Talkmobile."),
@@ -86,3 +93,28 @@ def test_another_brand_of_the_family_supersedes(held: list[str], new: str) -> No
 def test_a_brand_near_miss_replaces_nothing(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
     assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
+
+
+def _written(alternative: str) -> str:
+    """A member's alternative as a person writes it ("Bank\\s+of\\s+Ireland": "Bank of Ireland")."""
+    return re.sub(r"\\(.)", r"\1", alternative.replace(r"\s+", " "))
+
+
+def test_a_family_is_read_in_every_text_that_names_a_member() -> None:
+    """The gate that spares the step the long gazetteers (`families._may_name`) lets through
+    every member as written, alone and inside a sentence; and it does spare a plain one."""
+    gated = 0
+    for family in FAMILIES:
+        if families._FIRST_WORDS[family.name] is None:
+            continue
+        gated += 1
+        for _, rx in family.members:
+            m = families._LITERAL.match(rx)
+            assert m is not None, rx
+            for alt in m.group(1).split("|"):
+                said = _written(alt)
+                for text in (said, f"We're with {said}'s lot now.", f"({said})"):
+                    assert families._may_name(text, family), (family.name, text)
+    assert gated >= 10
+    bank = next(f for f in FAMILIES if f.name == "bank")
+    assert not families._may_name("We went camping by the lake last month, so lovely.", bank)

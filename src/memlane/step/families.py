@@ -367,24 +367,27 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     return None
 
 
-_WORKS_THERE = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|job|jobs|employ\w*|hired|role|"
+_NO_CUSTOMER = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|job|jobs|employ\w*|hired|role|"
                           r"position|career|shifts?|staff|colleagues?|interview\w*|"
-                          r"start(?:s|ed|ing)?\s+at)\b", re.I)
+                          r"start(?:s|ed|ing)?\s+at|shares?|invest\w*|stocks?|news|article|"
+                          r"complain\w*|wrote|writ(?:e|ing)|letter|emailed|rang|phoned|called)\b",
+                          re.I)
+"""What says the speaker works at the brand, owns a part of it or only dealt with it once."""
 
 
 def _own(text: str, family: Family, said: str) -> dict[str, int]:
     """The members of `family` that `text` names by a brand no other thing is called
     (`Family.own`: "We've been with E.ON since May", no "gas" or "electric" said) after a
     customer's word (`_CUSTOMER`), unless its sentence `said` says work there ("a new job at
-    Ovo"): a held fact of the family that says the context is then the only one they may
-    replace (`one_value`)."""
-    if not family.own or _WORKS_THERE.search(said):
+    Ovo") or another dealing (`_NO_CUSTOMER`): a held fact of the family that says the context
+    is then the only one they may replace (`one_value`)."""
+    if not family.own or _NO_CUSTOMER.search(said):
         return {}
     return {k: at for k, at in members(text, family, brands=True).items()
             if k in family.own and _CUSTOMER.search(text[max(0, at - 20):at])}
 
 
-_CUSTOMER = re.compile(r"\b(?:with|on|to|onto|in|into|through|via)\s+$", re.I)
+_CUSTOMER = re.compile(r"\b(?:with|on|in|into)\s+$", re.I)
 """A customer's word before the brand ("been with E.ON", "money lands in Revolut"), not news of
 it ("Utilita are in the news")."""
 
