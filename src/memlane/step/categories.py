@@ -7,7 +7,9 @@ Grouped by what the thing is: how one gets about (commute, car), what one buys w
 food shop), what one is on (mobile network, energy, broadband), what one carries (phone,
 watch, laptop), how one works (work pattern, shift, hours), what one eats (diet) and the
 practices one is registered with (dentist, GP, vets, pharmacy, gym, optician: a member by
-its name's suffix too, "Bright Dental").
+its name's suffix too, "Bright Dental"). The brands are the ones UK, Irish, US, Canadian and
+Australian users name; a brand no other thing is called is marked the family's own
+(`Family.own`).
 
 Left out on purpose, as things a person holds several of at once: streaming services, sports,
 languages, hobbies, airlines (one flies whichever is cheapest), credit cards, clothing brands.
@@ -42,47 +44,112 @@ class Family:
     """What a practitioner of the family sees one for ("teeth", "skin"), or its own noun: a
     doctor by name ("Dr Okafor") is a member when the sentence says the care of this family
     and of no other ("I see Dr Lindqvist for my teeth nowadays")."""
+    own: frozenset[str] = frozenset()
+    """Members (canonical) no other thing is called ("E.ON", "Scotiabank"; not "Vodafone":
+    broadband too, nor "Origin"): counted without the context when the held fact of the family
+    said it ("Our electricity is with Octopus" / "We've been with E.ON since May") and the
+    sentence says no work there (`families.one_value`)."""
     cased: bool = False
     """Every member opens with a capital or a digit: other places are skipped at once (a long
     family, the cars, read over a 60,000-character message costs a step little)."""
 
 
 def _brands(*names: str) -> tuple[tuple[str, str], ...]:
-    """Members that are brand names, each written as said (case-sensitive)."""
-    return tuple((n.lower().replace("'", ""), "(?-i:" + re.escape(n).replace(r"\ ", r"\s+") + ")")
+    """Members that are brand names, each written as said (case-sensitive), a whole word
+    ("TD" is not "TDs", "Co-op" not "Co-operative")."""
+    return tuple((_name(n), "(?-i:" + re.escape(n).replace(r"\ ", r"\s+") + r")(?!\w|-\w)")
                  for n in names)
+
+
+def _name(brand: str) -> str:
+    """A brand's canonical member name."""
+    return brand.lower().replace("'", "")
+
+
+def _own(*groups: tuple[str, ...]) -> frozenset[str]:
+    """The canonical names of brands no other thing is called (`Family.own`)."""
+    return frozenset(_name(n) for g in groups for n in g)
 
 
 # Makes and the models they are named by ("a Yaris", "the Ford Fiesta"): one member a model,
 # with or without its make, and a make alone when no model follows it. A model that is an
-# everyday word ("Up", "Jazz", "Leaf", "Swift") is left out: it would open sentences.
+# everyday word, a place or a paper size ("Jazz", "Up", "Outback", "A4") counts only with its
+# make, written "+Model".
 _CAR_MODELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Ford", ("Fiesta", "Focus", "Kuga", "Puma", "Mondeo", "Mustang")),
-    ("Toyota", ("Yaris", "Corolla", "Aygo", "Prius", "RAV4", "C-HR", "Auris", "Camry")),
-    ("Volkswagen", ("Golf", "Polo", "Passat", "Tiguan", "T-Roc", "ID.3", "Touran")),
-    ("VW", ("Golf", "Polo", "Passat", "Tiguan", "T-Roc", "Touran")),
-    ("Vauxhall", ("Corsa", "Astra", "Insignia", "Mokka", "Zafira", "Meriva")),
-    ("Honda", ("Civic", "CR-V", "HR-V", "Accord")),
-    ("Nissan", ("Micra", "Qashqai", "Juke", "X-Trail")),
-    ("Kia", ("Picanto", "Rio", "Ceed", "Sportage", "Niro")),
-    ("Hyundai", ("i10", "i20", "i30", "Tucson", "Kona", "Ioniq")),
-    ("Skoda", ("Fabia", "Octavia", "Karoq", "Kodiaq", "Citigo")),
-    ("Seat", ("Ibiza", "Leon", "Arona", "Ateca")),
-    ("Renault", ("Clio", "Megane", "Captur", "Zoe", "Kadjar")),
-    ("Peugeot", ("108", "208", "308", "2008", "3008")),
-    ("Citroen", ("C1", "C3", "C4", "Picasso", "Berlingo")),
-    ("Fiat", ("500", "Panda", "Punto", "Tipo")),
-    ("Mazda", ("MX-5", "CX-5", "Mazda3", "Mazda2")),
-    ("Suzuki", ("Vitara", "Ignis", "Jimny")),
-    ("Tesla", ("Model 3", "Model Y", "Model S", "Model X")),
+    ("Ford", ("Fiesta", "Focus", "Kuga", "Puma", "Mondeo", "Mustang", "F-150", "Ranger",
+              "Transit", "EcoSport", "S-Max", "C-Max", "Bronco", "+Explorer", "+Escape",
+              "+Galaxy", "+Everest", "+Ka")),
+    ("Toyota", ("Yaris", "Corolla", "Aygo", "Prius", "RAV4", "C-HR", "Auris", "Camry", "Hilux",
+                "Land Cruiser", "Highlander", "Tacoma", "Tundra", "Sienna", "bZ4X", "Supra",
+                "Kluger", "+Avensis")),
+    ("Volkswagen", ("Golf", "Polo", "Passat", "Tiguan", "T-Roc", "ID.3", "ID.4", "Touran",
+                    "T-Cross", "Touareg", "Jetta", "Arteon", "+Up", "+Beetle", "+Transporter")),
+    ("VW", ("Golf", "Polo", "Passat", "Tiguan", "T-Roc", "Touran", "ID.3", "ID.4", "T-Cross",
+            "Jetta", "+Up", "+Beetle", "+Transporter")),
+    ("Vauxhall", ("Corsa", "Astra", "Insignia", "Mokka", "Zafira", "Meriva", "Grandland",
+                  "Crossland", "Vivaro", "Adam")),
+    ("Opel", ("Corsa", "Astra", "Insignia", "Mokka", "Zafira")),
+    ("Honda", ("Civic", "CR-V", "HR-V", "Accord", "+Jazz", "+Fit", "+Pilot", "+Odyssey",
+               "+e")),
+    ("Nissan", ("Micra", "Qashqai", "Juke", "X-Trail", "Navara", "Altima", "Sentra", "Ariya",
+                "Pathfinder", "+Leaf", "+Note", "+Rogue", "+Patrol")),
+    ("Kia", ("Picanto", "Rio", "Ceed", "Sportage", "Niro", "Sorento", "Stonic", "XCeed", "EV6",
+             "EV9", "Seltos", "Telluride", "+Soul", "+Carnival", "+Forte")),
+    ("Hyundai", ("i10", "i20", "i30", "i40", "Tucson", "Kona", "Ioniq", "Santa Fe", "Elantra",
+                 "Sonata", "Bayon", "Palisade", "+Venue")),
+    ("Skoda", ("Fabia", "Octavia", "Karoq", "Kodiaq", "Citigo", "Enyaq", "Kamiq", "Scala",
+               "+Superb", "+Yeti")),
+    ("Seat", ("Ibiza", "Leon", "Arona", "Ateca", "Tarraco")),
+    ("Renault", ("Clio", "Megane", "Captur", "Zoe", "Kadjar", "Arkana", "Scenic", "Twingo",
+                 "Kangoo", "+Austral")),
+    ("Peugeot", ("107", "108", "207", "208", "308", "2008", "3008", "5008", "508", "e-208",
+                 "+Partner", "+Rifter")),
+    ("Citroen", ("C1", "C3", "C4", "C5", "Picasso", "Berlingo", "+Ami")),
+    ("Fiat", ("500", "Panda", "Punto", "Tipo", "+Doblo")),
+    ("Mazda", ("MX-5", "CX-5", "CX-3", "CX-30", "CX-60", "MX-30", "Mazda3", "Mazda2", "Mazda6")),
+    ("Suzuki", ("Vitara", "Ignis", "Jimny", "S-Cross", "Baleno", "+Swift", "+Celerio",
+                "+Alto")),
+    ("Tesla", ("Model 3", "Model Y", "Model S", "Model X", "Cybertruck")),
     ("Land Rover", ("Defender", "Discovery", "Freelander")),
-    ("Range Rover", ("Evoque", "Velar")),
-    ("Mitsubishi", ("Outlander", "Shogun", "L200")),
+    ("Range Rover", ("Evoque", "Velar", "+Sport")),
+    ("Mitsubishi", ("Outlander", "Shogun", "L200", "ASX", "Pajero", "+Eclipse Cross",
+                    "+Mirage", "+Triton")),
     ("Mini", ("Cooper", "Countryman", "Clubman")),
-    *((make, ()) for make in ("BMW", "Audi", "Mercedes", "Volvo", "MINI", "Dacia",
-                              "Jaguar", "Subaru", "Polestar", "Lexus", "Porsche", "Cupra",
-                              "Jeep", "Alfa Romeo", "MG", "BYD")),
+    ("Dacia", ("Sandero", "Duster", "Jogger", "Logan", "+Spring")),
+    ("Volvo", ("XC40", "XC60", "XC90", "EX30", "V40", "V60", "V90", "S60", "S90")),
+    ("BMW", ("1 Series", "2 Series", "3 Series", "4 Series", "5 Series", "+X1", "+X2", "+X3",
+             "+X5", "+i3", "+i4", "+iX", "+M3")),
+    ("Audi", ("+A1", "+A3", "+A4", "+A5", "+A6", "+Q2", "+Q3", "+Q5", "+Q7", "+Q8", "+TT",
+              "+e-tron")),
+    ("Mercedes", ("A-Class", "B-Class", "C-Class", "E-Class", "GLA", "GLC", "+Sprinter",
+                  "+Vito")),
+    ("MG", ("MG3", "MG4", "MG5", "+ZS", "+HS")),
+    ("Subaru", ("Impreza", "Crosstrek", "+Outback", "+Forester", "+XV")),
+    ("Jeep", ("Wrangler", "+Cherokee", "+Grand Cherokee", "+Renegade", "+Compass")),
+    ("Porsche", ("Cayenne", "Macan", "Taycan", "+911", "+Boxster")),
+    ("Cupra", ("Formentor", "+Born")),
+    ("Holden", ("Commodore", "Barina", "+Colorado", "+Astra")),
+    ("Dodge", ("Durango", "Grand Caravan", "+Charger", "+Challenger")),
+    ("Chevrolet", ("Silverado", "Camaro", "Corvette", "+Equinox", "+Malibu", "+Tahoe",
+                   "+Traverse", "+Bolt", "+Trax", "+Spark")),
+    ("Chevy", ("Silverado", "Camaro", "Corvette", "+Equinox", "+Malibu", "+Tahoe", "+Traverse",
+               "+Bolt", "+Trax", "+Spark")),
+    ("GMC", ("+Sierra", "+Yukon", "+Acadia")),
+    ("BYD", ("+Atto 3", "+Dolphin", "+Seal")),
+    ("Lexus", ("+RX", "+NX", "+UX", "+IS", "+CT")),
+    *((make, ()) for make in ("Mercedes-Benz", "MINI", "Jaguar", "Polestar", "Alfa Romeo",
+                              "Smart", "Genesis", "Acura", "Infiniti", "Buick", "Cadillac",
+                              "Chrysler", "Lincoln", "Ram", "Rivian")),
 )
+"""(a make that is a word or a name, "Smart", "Genesis", "Lincoln", "Ram", counts with a car
+word only: the family's context, as any member)"""
+
+def _model(make: str, model: str) -> str:
+    """A car model's fragment: with or without its make ("+Model": with it only), whole."""
+    words = re.escape(model.lstrip("+")).replace(r"\ ", r"\s+")
+    made = rf"{re.escape(make)}\s+{words}"
+    return rf"(?-i:{made if model.startswith('+') else f'{made}|{words}'})(?!\w|-\w)"
+
 
 _PART = "part of the week"
 _TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+the|caught\s+the)" \
@@ -90,6 +157,56 @@ _TO = r"(?:the|a|by|on\s+the|get\w*\s+the|take\w*\s+the|took\s+the|catch\w*\s+th
 _ON = r"(?:i'm|i\s+am|we're|we\s+are|is|are|'s|be|been|being|gone|went|going|go|turned|" \
     r"became|become|now|fully|strictly|completely|totally|a|an|doing|following|the|so|" \
     r"(?:switched|changed|converted|moved)\s+(?:over\s+)?to)"
+
+# Brands no other thing is called (`Family.own`), by family; a family's members are these and
+# the brands that are also a word, a name or another family's ("Chase", "Origin", "Vodafone").
+_BANKS = ("Barclays", "HSBC", "NatWest", "Monzo", "Revolut", "TSB", "Metro Bank", "first direct",
+          "First Direct", "Co-operative Bank", "Co-op Bank", "Virgin Money", "Bank of Scotland",
+          "RBS", "Royal Bank of Scotland", "Wells Fargo", "Bank of America", "Citibank",
+          "Capital One", "N26", "Triodos", "Danske Bank", "Kroo", "Zopa", "Atom Bank", "Chase UK",
+          "Yorkshire Building Society", "Coventry Building Society", "Skipton Building Society",
+          "Leeds Building Society", "Clydesdale", "Ulster Bank", "Tesco Bank", "Handelsbanken",
+          "Coutts", "Cater Allen", "Bank of Ireland", "AIB", "Allied Irish", "PTSB",
+          "Permanent TSB", "US Bank", "U.S. Bank", "PNC", "Truist", "TD Bank", "Ally Bank",
+          "SoFi", "Navy Federal", "USAA", "Charles Schwab", "Schwab", "Fifth Third", "KeyBank",
+          "Citizens Bank", "TD", "RBC", "Royal Bank of Canada", "Scotiabank", "BMO", "CIBC",
+          "Desjardins", "Simplii", "EQ Bank", "National Bank", "ATB", "Wealthsimple", "KOHO",
+          "Commonwealth Bank", "CommBank", "Westpac", "ANZ", "NAB", "Bankwest", "BankWest",
+          "Bendigo Bank", "ubank", "ME Bank")
+_NETWORKS = ("giffgaff", "Giffgaff", "Tesco Mobile", "Sky Mobile", "Voxi", "VOXI", "Lebara",
+             "iD Mobile", "ID Mobile", "Lycamobile", "BT Mobile", "Talkmobile", "Asda Mobile",
+             "Spusu", "spusu", "Honest Mobile", "1pMobile", "Ecotalk", "Superdrug Mobile",
+             "Plusnet Mobile", "Virgin Mobile", "GoMo", "T-Mobile", "Mint Mobile",
+             "Cricket Wireless", "Metro by T-Mobile", "MetroPCS", "Boost Mobile", "Google Fi",
+             "US Mobile", "Straight Talk", "Xfinity Mobile", "Spectrum Mobile",
+             "Consumer Cellular", "Tracfone", "Fido", "Koodo", "Freedom Mobile",
+             "Public Mobile", "Chatr", "Lucky Mobile", "Amaysim", "amaysim", "Aldi Mobile",
+             "Kogan Mobile")
+_ENERGY = ("British Gas", "Octopus", "Octopus Energy", "EDF", "EDF Energy", "E.ON", "E.ON Next",
+           "EON", "OVO", "Ovo", "Ovo Energy", "Scottish Power", "ScottishPower", "SSE", "Utilita",
+           "npower", "Npower", "Good Energy", "Ecotricity", "So Energy", "Outfox the Market",
+           "Green Energy UK", "Electric Ireland", "Bord Gáis", "Bord Gais", "Energia",
+           "SSE Airtricity", "Airtricity", "Flogas", "Pinergy", "Con Edison", "Con Ed", "ConEd",
+           "PG&E", "Duke Energy", "Dominion Energy", "Xcel Energy", "Georgia Power", "FPL",
+           "ComEd", "PSE&G", "Eversource", "Ameren", "DTE", "Consumers Energy", "Entergy",
+           "Southern California Edison", "SCE", "Hydro One", "BC Hydro", "Hydro-Québec",
+           "Hydro Quebec", "Hydro Ottawa", "Toronto Hydro", "Enbridge", "FortisBC", "EPCOR",
+           "ENMAX", "AGL", "Origin Energy", "EnergyAustralia", "Energy Australia", "Red Energy",
+           "Alinta", "Alinta Energy", "Simply Energy", "Momentum Energy", "Amber Electric")
+_BROADBAND = ("TalkTalk", "Plusnet", "Hyperoptic", "Community Fibre", "Gigaclear", "YouFibre",
+              "Trooli", "Lit Fibre", "Toob", "Brsk", "Truespeed", "Zzoomm", "KCOM",
+              "Shell Energy Broadband", "Vodafone Broadband", "Comcast", "Xfinity", "Verizon Fios",
+              "Fios", "AT&T Fiber", "Google Fiber", "CenturyLink", "Mediacom", "RCN", "Astound",
+              "Digiweb", "SIRO", "Videotron", "Vidéotron", "Cogeco", "TekSavvy", "iiNet",
+              "Aussie Broadband", "Superloop", "Launtel", "Leaptel", "Exetel")
+_GYMS = ("PureGym", "The Gym Group", "Gym Group", "David Lloyd", "Virgin Active",
+         "Planet Fitness", "Gold's Gym", "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness",
+         "Fitness First", "Gymbox", "Anytime Fitness", "JD Gyms", "JD Gym", "Third Space",
+         "Everlast Gyms", "Everlast Fitness", "24 Hour Fitness", "Orangetheory", "OrangeTheory",
+         "Energie Fitness", "Xercise4Less", "Blink Fitness", "Crunch Fitness", "GoodLife Fitness",
+         "Goodlife Health Clubs", "Movati", "Ben Dunne Gyms", "Flyefit Gyms", "Jetts Fitness")
+_HONOR = r"(?:\d|Magic|X\d|View|Play|\d+\s+Pro)"
+"""What an Honor phone's name goes on with: "Honor" alone is a word."""
 
 FAMILIES: tuple[Family, ...] = (
     Family(
@@ -119,7 +236,15 @@ FAMILIES: tuple[Family, ...] = (
             *_brands("Sainsbury's", "Sainsburys", "Asda", "Morrisons", "Aldi", "Lidl", "Waitrose",
                      "Co-op", "Iceland", "M&S", "Marks and Spencer", "Ocado", "Walmart", "Kroger",
                      "Safeway", "Whole Foods", "Trader Joe's", "Costco", "Publix", "Albert Heijn",
-                     "Carrefour", "Rewe", "Edeka", "Mercadona", "Spar", "Booths", "Farmfoods"),
+                     "Carrefour", "Rewe", "Edeka", "Mercadona", "Spar", "SPAR", "Booths",
+                     "Farmfoods", "Budgens", "Londis", "Nisa", "Costcutter", "Amazon Fresh",
+                     "Abel & Cole", "Dunnes", "Dunnes Stores", "SuperValu", "Centra", "Target",
+                     "H-E-B", "HEB", "Wegmans", "Albertsons", "Meijer", "Food Lion", "ShopRite",
+                     "Stop & Shop", "Sprouts", "Harris Teeter", "Hy-Vee", "Winn-Dixie",
+                     "Sam's Club", "Vons", "Ralphs", "Fred Meyer", "Giant Eagle", "Loblaws",
+                     "No Frills", "Sobeys", "Real Canadian Superstore", "Superstore", "FreshCo",
+                     "Save-On-Foods", "Food Basics", "Farm Boy", "Longo's", "Woolworths",
+                     "Woolies", "Coles", "IGA", "Harris Farm", "FoodWorks", "Foodworks"),
             ("tesco", r"(?-i:Tesco)(?:'s)?(?!\s+(?:Mobile|Bank))"),
         ),
         context=r"\bshop(?:s|ping)?\b|\bgrocer\w*|\bfood\b|\bsupermarket|\bweekly\b",
@@ -141,12 +266,10 @@ FAMILIES: tuple[Family, ...] = (
                      r"meat[-\s]eaters?|omnivore"))),
     Family(
         "bank", hints="bank banking account",
-        members=_brands(
-            "Barclays", "Lloyds", "HSBC", "NatWest", "Santander", "Halifax", "Nationwide",
-            "Monzo", "Starling", "Revolut", "TSB", "Metro Bank", "first direct", "First Direct",
-            "Co-operative Bank", "Virgin Money", "Chase", "Bank of Scotland", "RBS",
-            "Wells Fargo", "Bank of America", "Citibank", "Capital One", "Chime", "N26",
-            "Triodos", "Danske Bank"),
+        members=_brands(*_BANKS, "Lloyds", "Santander", "Halifax", "Nationwide", "Starling",
+                        "Chase", "Chime", "Citi", "Discover", "Tangerine", "Atom", "Marcus",
+                        "Bendigo", "Macquarie", "Suncorp", "St George", "ING", "Up Bank"),
+        own=_own(_BANKS),
         context=r"\bbank(?:s|ing|ed)?\b(?!\s+holiday)|\b(?:current\s+)?account\b|"
                 r"\bmoney(?:['\u2019]s)?\s+(?:is\s+)?(?:all\s+)?(?:with|in)\b|"
                 r"\b(?:wages?|salary|pay)\s+(?:goes|go|gets\s+paid)\s+(?:in)?to\b",
@@ -154,44 +277,61 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "mobile network", hints="phone mobile network contract sim",
         members=(
-            *_brands("EE", "O2", "Vodafone", "Three", "giffgaff", "Giffgaff", "Tesco Mobile",
-                     "Sky Mobile", "Voxi", "VOXI", "Lebara", "iD Mobile", "Smarty", "SMARTY",
-                     "Lyca", "Lycamobile", "BT Mobile", "Verizon", "AT&T", "T-Mobile",
-                     "Mint Mobile"),
+            # ("Three of us share a contract", "Three kids on one plan": a number)
+            ("three", r"(?-i:Three)(?!\w|\s+(?:of\b|[a-z]+s\b))"),
+            *_brands(*_NETWORKS, "EE", "O2", "Vodafone", "Smarty", "SMARTY", "Lyca",
+                     "Verizon", "AT&T", "Sprint", "Visible", "Ting", "Eir", "eir", "Rogers",
+                     "Bell", "Telus", "TELUS", "Virgin Plus", "Telstra", "Optus", "TPG",
+                     "Belong", "Utility Warehouse"),
         ),
+        own=_own(_NETWORKS),
         context=r"\bphone\w*|\bmobile\b|\bnetworks?\b|\bsim\b|\bcontract\b|\bsignal\b",
         noun=r"networks?|(?:mobile|phone)\s+(?:providers?|networks?|contracts?)"),
     Family(
         "energy supplier", hints="energy gas electric electricity supplier",
-        members=_brands(
-            "British Gas", "Octopus", "EDF", "E.ON", "E.ON Next", "OVO", "Ovo", "Scottish Power",
-            "SSE", "Bulb", "Shell Energy", "Good Energy", "Ecotricity", "So Energy", "Outfox",
-            "Utility Warehouse", "Con Edison", "Con Ed", "PG&E", "Duke Energy"),
+        members=_brands(*_ENERGY, "Bulb", "Shell Energy", "Utility Warehouse", "Origin",
+                        "Synergy", "Dodo", "Powershop", "Lumo", "National Grid", "Fortis",
+                        "Direct Energy", "Outfox"),
+        own=_own(_ENERGY),
         context=r"\benergy\b|\bgas\b|\belectric\w*|\bsupplier|\btariff|\bpower\b",
         noun=r"(?:energy\s+)?suppliers?|energy\s+(?:compan(?:y|ies)|providers?)"),
     Family(
         "broadband", hints="broadband internet wifi fibre",
         members=_brands(
-            "BT", "Virgin Media", "Virgin", "Sky", "TalkTalk", "Plusnet", "Vodafone",
-            "Hyperoptic", "Community Fibre", "Zen", "EE", "Comcast", "Xfinity", "Spectrum",
-            "Verizon Fios", "Starlink"),
+            *_BROADBAND, "BT", "Virgin Media", "Virgin", "Sky", "Vodafone", "Zen", "EE",
+            "Spectrum", "Starlink", "NOW Broadband", "Now Broadband", "Cuckoo", "Eir",
+            "eir", "Pure Telecom", "Cox", "Optimum", "Frontier", "Sonic", "Rogers", "Bell",
+            "Telus", "TELUS", "Shaw", "Telstra", "Optus", "TPG", "Dodo", "Belong",
+            "Tangerine", "Utility Warehouse"),
+        own=_own(_BROADBAND),
         context=r"\bbroadband\b|\binternet\b|\bwi-?fi\b|\bfib(?:re|er)\b|\brouter\b",
         noun=r"(?:broadband|internet)(?:\s+(?:providers?|compan(?:y|ies)))?"),
     Family(
-        "phone", hints="phone iphone android mobile",
+        "phone", hints="phone iphone android mobile samsung pixel motorola",
         members=(
-            ("iphone", r"i-?phone"), ("android", r"android"),
+            ("iphone", r"(?-i:iPhone|iphone|IPhone|Iphone|IPHONE|i\-phone|i\-Phone)"),
+            ("android", r"(?-i:Android|android|ANDROID)"),
             ("samsung", r"(?-i:Samsung|Galaxy)(?!\s+(?:TV|Tab|Watch|Buds|tablet|telly|fridge))"),
             ("pixel", r"(?-i:Pixel)(?!\s+(?:Watch|Buds|Tablet))"), ("oneplus", r"(?-i:OnePlus)"),
-            ("motorola", r"(?-i:Motorola|Moto)"), ("xiaomi", r"(?-i:Xiaomi)"),
+            ("motorola", r"(?-i:Motorola|Moto)"),
+            ("xiaomi", r"(?-i:Xiaomi\s+Redmi|Xiaomi\s+Poco|Xiaomi\s+POCO|Xiaomi|Redmi|Poco|POCO)"),
             ("nokia", r"(?-i:Nokia)"), ("huawei", r"(?-i:Huawei)"), ("oppo", r"(?-i:Oppo)"),
-            ("sony", r"(?-i:(?:Sony\s+)?Xperia)"), ("fairphone", r"(?-i:Fairphone)"),
+            ("sony", r"(?-i:Sony\s+Xperia|Xperia)"), ("fairphone", r"(?-i:Fairphone)"),
             ("blackberry", r"(?-i:BlackBerry)"), ("doro", r"(?-i:Doro)"),
-            ("realme", r"(?-i:Realme)"),
+            ("realme", r"(?-i:Realme|realme)"), ("honor", rf"(?-i:Honor|HONOR)(?=\s+{_HONOR})"),
+            ("nothing", r"(?-i:Nothing|CMF)\s+(?-i:Phone|phone)"),
+            ("asus", r"(?-i:Asus\s+Zenfone|ASUS\s+Zenfone|Asus\s+ZenFone|Asus\s+ROG\s+Phone|"
+                     r"ASUS\s+ROG\s+Phone|Zenfone|ZenFone|ROG\s+Phone)"),
+            ("lg", r"(?-i:LG)(?=\s+(?-i:G\d|V\d|Velvet|Wing))"),
+            ("htc", r"(?-i:HTC)(?!\s+(?-i:Vive))"), ("cat", r"(?-i:Cat\s+S)(?=\d{2})"),
+            *_brands("Vivo", "vivo", "ZTE", "Alcatel", "TCL", "Tecno",
+                     "Infinix", "Nubia", "Ulefone"),
         ),
         # (a make only phones are sold under says it itself: "My partner has an Oppo Find X")
         context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b|"
-                r"(?-i:\b(?:OnePlus|Xiaomi|Oppo|Xperia|Fairphone|BlackBerry|Doro|Realme)\b)",
+                r"(?-i:\b(?:OnePlus|Xiaomi|Oppo|Xperia|Fairphone|BlackBerry|Doro|Realme|Vivo|"
+                r"ZTE|Alcatel|Redmi|Poco|POCO|Zenfone|ZenFone)\b)|"
+                rf"(?-i:\bHonor\s+{_HONOR})",
         noun=r"(?:smart)?phones?|handsets?"),
     Family(
         "watch", hints="watch smartwatch tracker wear",
@@ -211,19 +351,20 @@ FAMILIES: tuple[Family, ...] = (
             ("macbook", r"(?-i:MacBook|Macbook|Mac\s+laptop)"),
             ("thinkpad", r"(?-i:ThinkPad|Thinkpad|Lenovo)"), ("surface", r"(?-i:Surface)"),
             ("chromebook", r"(?i:chromebook)"),
-            *_brands("Dell", "XPS", "HP", "Asus", "ASUS", "Acer", "Razer", "Framework",
-                     "Toshiba", "MSI"),
+            ("asus", r"(?-i:Asus|ASUS)(?!\s+(?-i:Zenfone|ZenFone|ROG\s+Phone))"),
+            *_brands("Dell", "XPS", "HP", "Acer", "Razer", "Framework", "Toshiba", "MSI"),
         ),
         context=r"\blaptop\w*|\bcomputer\b|\bnotebook\b|\bmac\b|\bwork\s+on\b",
         noun=r"laptops?|computers?"),
     Family(
         "car", hints="car drive drives driving",
         members=tuple(
-            (f"{make.lower()} {model.lower()}" if model else make.lower(),
-             rf"(?-i:{re.escape(make)}\s+{re.escape(model)}|{re.escape(model)})" if model
+            (f"{make.lower()} {model.lstrip('+').lower()}" if model else make.lower(),
+             _model(make, model) if model
              # (a make with a model not listed: "a second-hand Mazda 2" is a Mazda; a make
-             # whose models are not listed is one whatever follows: "a Dacia Sandero")
-             else rf"(?-i:{re.escape(make)})" + (r"(?!\s+(?-i:[A-Z])[a-z])" if models else ""))
+             # whose models are not listed is one whatever follows: "a Polestar 2")
+             else rf"(?-i:{re.escape(make)})(?!\w|-\w)" +
+             (r"(?!\s+(?-i:[A-Z])[a-z])" if models else ""))
             for make, models in _CAR_MODELS for model in (*models, "")),
         context=r"\bcar\b|\bdriv\w*|\bdrove\b|\bmotor\b|\bhatchback\b|\bestate\b|\bsuv\b|"
                 r"\brunaround\b|"
@@ -261,7 +402,9 @@ FAMILIES: tuple[Family, ...] = (
                 r"\bback\s+to\b|\bdropped\b|\bcut\b"),
     Family(
         "dentist", hints="dentist dental",
-        members=(), noun=r"dentists?|dental\s+practices?",
+        members=_brands("mydentist", "MyDentist", "Bupa Dental", "Portman Dental",
+                        "Aspen Dental", "Pacific Dental", "Western Dental", "Smile Brands"),
+        noun=r"dentists?|dental\s+practices?",
         care=r"\b(?:dentists?|dental|teeth|tooth|gums?|fillings?|orthodontists?)\b",
         suffix=r"Dental(?:\s+(?:Practice|Care|Clinic|Centre|Center|Surgery|Studio))?|Dentistry"
                r"|Dentists"),
@@ -271,25 +414,34 @@ FAMILIES: tuple[Family, ...] = (
         care=r"(?-i:\bGPs?\b)|\bfamily\s+doctor\b",
         suffix=r"Surgery|Medical\s+(?:Centre|Center|Practice|Group)|Health\s+Cent(?:re|er)"),
     Family(
-        "vets", hints="vet vets",
-        members=(), noun=r"vets?|veterinar\w+",
+        "vets", hints="vet vets dog cat",
+        members=_brands("Medivet", "Vets4Pets", "Vets for Pets", "Companion Care", "Banfield",
+                        "VCA", "BluePearl", "Greencross", "Village Vet"),
+        context=r"\bvets?\b|\bveterinar\w*|\banimals?\b|"
+                r"\b(?:dogs?|cats?|pupp(?:y|ies)|kittens?|rabbits?|pets?)\b|Animal\s+Hospital",
+        noun=r"vets?|veterinar\w+",
         suffix=r"Vets?|Veterinary(?:\s+(?:Practice|Centre|Clinic|Surgery|Hospital))?|"
                r"Animal\s+Hospital"),
     Family(
-        "pharmacy", hints="prescription prescriptions pharmacy chemist",
+        "pharmacy", hints="prescription prescriptions pharmacy chemist meds",
         members=_brands("Boots", "Lloyds Pharmacy", "LloydsPharmacy", "Superdrug", "CVS",
-                        "Walgreens", "Rite Aid"),
+                        "Walgreens", "Rite Aid", "Rowlands", "Day Lewis", "Pharmacy2U",
+                        "Duane Reade", "Shoppers Drug Mart", "Shoppers", "Rexall", "Jean Coutu",
+                        "London Drugs", "Pharmasave", "Chemist Warehouse", "Priceline",
+                        "TerryWhite Chemmart", "Terry White Chemmart", "Amcal", "McCabes"),
         context=r"\bprescriptions?\b|\bpharmac\w+|\bchemist|\bmeds\b|\bmedication",
         noun=r"pharmac(?:y|ies)|chemists?", suffix=r"Pharmacy|Chemists?"),
     Family(
         "gym", hints="gym member membership fitness puregym",
-        members=_brands("PureGym", "The Gym Group", "David Lloyd", "Virgin Active",
-                        "Nuffield Health", "Planet Fitness", "Equinox", "Gold's Gym", "Crunch",
-                        "Bannatyne", "Bannatynes", "Snap Fitness", "LA Fitness") +
-        (("leisure centre", r"leisure\s+cent(?:re|er)"),),  # (the council's, by its kind)
-        context=r"gym\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
+        members=_brands(*_GYMS, "Nuffield Health", "Equinox", "Crunch", "Curves", "Better Gym",
+                        "Better Leisure", "YMCA", "Everyone Active", "Places Leisure", "GLL",
+                        "Jetts", "Plus Fitness", "World Gym", "GoodLife", "Fit4Less", "Flyefit") +
+        (("leisure centre", r"(?-i:leisure\s+centre|leisure\s+center|Leisure\s+Centre|"
+                              r"Leisure\s+Center)"),),  # (the council's, by its kind)
+        context=r"gyms?\b|\bmember(?:ship)?\b|\btrain(?:s|ing)?\s+at\b|\bwork\s*out\b|"
                 r"\bclasses\b|\bfitness\b|\bleisure\b|"
                 r"(?-i:\b(?:PureGym|Virgin\s+Active|Bannatynes?|Nuffield\s+Health)\b)",
+        own=_own(_GYMS),
         noun=r"gyms?", suffix=r"Fitness|Gym|Leisure"),
     Family(
         "dermatologist", hints="dermatologist skin",
@@ -306,7 +458,11 @@ FAMILIES: tuple[Family, ...] = (
                 r"captain(?:s|ed|ing)?)(?:\s+[\w'-]+){0,4}?\s+for\b|\bjoined\b"),
     Family(
         "optician", hints="optician opticians",
-        members=_brands("Specsavers", "Vision Express"), noun=r"opticians?",
+        members=_brands("Specsavers", "Vision Express", "Leightons", "Scrivens",
+                        "Optical Express", "LensCrafters", "Warby Parker", "Pearle Vision",
+                        "Visionworks", "America's Best", "FYidoctors", "Hakim Optical", "OPSM",
+                        "Bupa Optical", "Oscar Wylee", "Costco Optical"),
+        noun=r"opticians?",
         care=r"\b(?:opticians?|optometrists?|eyes?|glasses|eyesight)\b",
         suffix=r"Opticians?|Eyecare|Optometry"),
     # The football club one supports, by its name or nickname ("Spurs", "the Toffees", "the

@@ -70,6 +70,47 @@ def _compile(f: Family) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
 
 _RENAME = r"(?:switched|switching|changed|changing|swapped|moved|moving|new|different|another)"
 _COMPILED = {f.name: _compile(f) for f in FAMILIES}
+
+_LITERAL = re.compile(r"\(\?-i:((?:[\w']|\\s\+|\\[^s]|\|)+)\)")
+"""A member written as a brand is: a case-sensitive group of words and escaped marks, its
+alternatives split by "|" ("(?-i:Ford\\s+Fiesta|Fiesta)")."""
+_RUN = re.compile(r"[^\W_]+")
+
+
+def _first_words(f: Family) -> tuple[frozenset[str], frozenset[str]] | None:
+    """A word of each member as written, one of which a text must hold for any member of `f`
+    to be named in it: a whole word before another ("M" of "M&S", "Bank" of "Bank of
+    Ireland"), else how its last word opens (its first five letters: "Sains" of "Sainsbury's",
+    "Roc" of "T-Roc"); None when a member is a pattern and not a brand's words. A family of
+    long gazetteers is read only in a text that may name one of them (`_may_name`)."""
+    whole: set[str] = set()
+    opens: set[str] = set()
+    for _, rx in f.members:
+        m = _LITERAL.match(rx)
+        if m is None:
+            return None
+        for alt in m.group(1).split("|"):
+            *before, last = _RUN.findall(alt)
+            word = max(before, key=len, default="")
+            if len(word) >= len(last) or len(word) >= 3 > len(last):
+                whole.add(word)
+            else:
+                opens.add(last[:5])
+    return frozenset(whole), frozenset(opens)
+
+
+def _may_name(text: str, family: Family) -> bool:
+    """Whether `text` holds a word of a member of `family` (`_first_words`; always, for a
+    family with a pattern among its members)."""
+    words = _FIRST_WORDS[family.name]
+    if words is None:
+        return True
+    said = _RUN.findall(text)
+    return not words[0].isdisjoint(said) or \
+        not words[1].isdisjoint({w[:n] for w in said for n in range(1, 6)})
+
+
+_FIRST_WORDS = {f.name: _first_words(f) for f in FAMILIES}
 _CONTEXT = {f.name: re.compile(f.context, re.I) for f in FAMILIES if f.context}
 _CARES = {f.name: re.compile(f.care, re.I) for f in FAMILIES if f.care}
 _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
@@ -78,11 +119,14 @@ _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")
 # "we're with Octopus"): of a family one holds ONE of, another member so acquired is a change.
 # "I've got" is having, not getting: no change by itself (`_ACQUIRED`), though it still says
 # which member is the holder's (`_SWITCH_TO`).
+TRADED = (r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|"
+          r"part[-\s]?ex(?:changed|ed|'d)?\s+(?:[\w']+\s+){0,3}?for")
+"""A thing given up in part payment for the next ("traded the Corsa in for", "part-exchanged it
+for"): read by `_ACQUIRE` and `people._GOT`."""
 _ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|ordered|"
             r"ended\s+up\s+(?:with|buying|getting|going\s+for)|(?:gone|went|opted|settled)\s+for|"
             r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
-            r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|"
-            r"part[-\s]?ex(?:changed|change|chang(?:ed|ing)|'d|ed)\s+(?:[\w']+\s+){0,3}?for)")
+            rf"{TRADED})")
 _HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
 _ACQUIRED = re.compile(rf"\b{_ACQUIRE}\b", re.I)
 _GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|the|my|our)\s+"
@@ -133,7 +177,8 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
     rx, suffix, _ = _COMPILED[family.name]
     out: dict[str, int] = {}
     # (no member counts without the context unless switched to or a brand: none is looked for)
-    if rx is not None and (said or brands or (switched and family.name not in _EMPLOYERS_TOO)):
+    if rx is not None and (said or brands or (switched and family.name not in _EMPLOYERS_TOO)) \
+            and _may_name(text, family):
         for m in rx.finditer(text):
             if _PRODUCT.match(text, m.end()) or _another_one(text, m, sentence):
                 continue  # "a Dell monitor", "my monitor packed up, so I ordered a Dell one"
@@ -304,10 +349,12 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
                 _ACQUIRED.search(new.said))
     for family in FAMILIES:
         mine = members(new.said, family, ctx, switched=True)
+        own = not mine and bool(mine := _own(new.said, family, said))
         if not mine or not (cued or _named_change(family, said) or _became(new.said, mine)):
             continue
         fits = [(i, theirs) for i, c in enumerate(claims)
                 if c.said and c.said != new.said and not c.ends and
+                (not own or _CONTEXT[family.name].search(c.said)) and
                 _holder_fits(holder, c.holder, said, c.said, family) and
                 not _another(new.said, c.said, family.name) and
                 (theirs := members(c.said, family, switched=True)) and
@@ -328,6 +375,31 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
             "worded as a change" if cued else "the attribute named with a change",
             "the only held fact of this holder in the family")
     return None
+
+
+_NO_CUSTOMER = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|job|jobs|employ\w*|hired|role|"
+                          r"position|career|shifts?|staff|colleagues?|interview\w*|"
+                          r"start(?:s|ed|ing)?\s+at|shares?|invest\w*|stocks?|news|article|"
+                          r"complain\w*|wrote|writ(?:e|ing)|letter|emailed|rang|phoned|called)\b",
+                          re.I)
+"""What says the speaker works at the brand, owns a part of it or only dealt with it once."""
+
+
+def _own(text: str, family: Family, said: str) -> dict[str, int]:
+    """The members of `family` that `text` names by a brand no other thing is called
+    (`Family.own`: "We've been with E.ON since May", no "gas" or "electric" said) after a
+    customer's word (`_CUSTOMER`), unless its sentence `said` says work there ("a new job at
+    Ovo") or another dealing (`_NO_CUSTOMER`): a held fact of the family that says the context
+    is then the only one they may replace (`one_value`)."""
+    if not family.own or _NO_CUSTOMER.search(said):
+        return {}
+    return {k: at for k, at in members(text, family, brands=True).items()
+            if k in family.own and _CUSTOMER.search(text[max(0, at - 20):at])}
+
+
+_CUSTOMER = re.compile(r"\b(?:with|on|in|into)\s+$", re.I)
+"""A customer's word before the brand ("been with E.ON", "money lands in Revolut"), not news of
+it ("Utilita are in the news")."""
 
 
 _DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)

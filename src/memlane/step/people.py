@@ -288,7 +288,7 @@ def told(clause: str) -> bool:
 
 _GOT = re.compile(r"\b(?:bought|got\s+(?:a|an|herself|himself)|picked\s+up|"
                   r"(?:got|put|moved|switched)\s+(?:him|her)\s+(?:over\s+)?onto?|"
-                  r"traded\s+(?:[\w']+\s+){0,3}?in\s+for|swapped\s+(?:[\w']+\s+){0,3}?for|replaced\s+(?:it|her|his)\s+\w*\s*with)\b",
+                  rf"{families.TRADED}|replaced\s+(?:it|her|his)\s+\w*\s*with)\b",
                   re.I)
 
 
