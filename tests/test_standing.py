@@ -462,3 +462,13 @@ def test_a_skill_never_learned_is_a_need_and_one_of_two_options_chosen_an_agreem
     assert kind_of("I never learned to say no to chocolate.") != "constraint"
     assert kind_of("I went for the fish rather than the curry tonight.") != "decision"
     assert kind_of("Should I go for the oak worktop over the marble one?") != "decision"
+
+
+def test_a_thing_chosen_in_the_end_is_an_agreement_an_outing_is_not() -> None:
+    # "went for a <thing> in the end / instead / rather than": chosen; an outing or a drink
+    # ("went for a walk in the end") and someone else's choice are not.
+    assert kind_of("We went for a sage green on the bathroom tiles in the end.") == "decision"
+    assert kind_of("We've gone for a Fiat rather than the Kia, it's cheaper to run.") == "decision"
+    assert kind_of("We went for a walk in the end.") != "decision"
+    assert kind_of("We went for a quick pint instead.") != "decision"
+    assert kind_of("My sister went for a grey sofa in the end.") != "decision"

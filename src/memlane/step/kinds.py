@@ -508,6 +508,10 @@ _COMMIT = (r"(?:agreed(?!\s+(?:that\s+)?[^,.;]{0,40}?\b(?:was|were|had|did|looke
            r"(?:chose|chosen|picked|selected)\s+(?=(?:the|a|an|our|to|between|it|(?-i:[A-Z])|"
            r"\w+\s+(?:as|over|for)\b))|(?:went|going|go|gone)\s+with\s+" + _COMPANY +
            r"|(?:went|going|go|gone)\s+for\s+(?=the\b|it\b|that\b|this\b|(?-i:[A-Z]))"
+           # a thing chosen in the end ("went for a deep teal ... in the end"), not an outing
+           r"|(?:went|gone)\s+for\s+an?\s+(?!(?:walk|run|jog|swim|drink|coffee|pint|meal|bite|"
+           r"curry|ride|drive|wander|stroll|hike|nap|chat|look|scan|test|quick|cheeky)\b)"
+           r"(?=[^.;?]*\b(?:in\s+the\s+end|rather\s+than|instead|after\s+all)\b)"
            r"|(?:dead\s+)?set\s+on|signed\s+(?:the|a)\s+(?:lease|contract|papers|deal|agreement)"
            r"|(?:definitely|officially|for\s+sure)\s+(?:doing|going|getting|having|booking|taking)"
            r"|going\s+ahead|sticking\s+with|stick\s+with|staying\s+with|keeping|"
