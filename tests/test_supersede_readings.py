@@ -151,6 +151,9 @@ CORRECTIONS = [  # (held, new, the held fact replaced)
 ]
 
 NEAR_MISSES = [  # (held, new): nothing replaced
+    # whom one dealt with is not one's provider (a wrong supersede on main)
+    (["I bank with HSBC."], "I complained to Monzo about my mate's account now."),
+    (["I'm with Octopus for gas and electric."], "I rang British Gas about my mum's boiler now."),
     (["I drive a Vauxhall Astra."], "My brother part-exchanged his Astra for a Kia Picanto."),
     (["I start work at seven each morning."], "My sister starts work at ten now."),
     (["I start work at seven each morning."],

@@ -486,6 +486,10 @@ def _unless_kept(new: Claim, claims: Sequence[Claim], d: Decision) -> Decision:
     return d
 
 
+_CONTACTED = re.compile(r"\b(?:complain\w*\s+to|rang|phoned|emailed|wrote\s+to|messaged|"
+                        r"contacted|chased|spoke\s+to|got\s+on\s+to)\s+(?-i:[A-Z])", re.I)
+
+
 def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
     """The one held fact of the same holder that `new` replaces by several weak signals that
     agree, where no attribute or noun decides alone: a change cue in its sentence, a value of
@@ -495,8 +499,9 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
     more, or a maybe, an addition or a one-off ("this morning"): None (both are kept)."""
     said = new.context or new.said
     cued = new.cue or CUES.search(said) is not None
-    if "?" in holder or new.additive or slots.hypothetical(said) or _ONE_OFF.search(said):
-        return None
+    if "?" in holder or new.additive or slots.hypothetical(said) or _ONE_OFF.search(said) or \
+            _CONTACTED.search(new.said):
+        return None  # ("I complained to Monzo about ...": whom one dealt with, not one's bank)
     given = {_loose(t) for vs in slots.values(new.said).values() for v in vs for t in _terms(v)}
     if new.ends and given <= new.ends:
         return None  # "..., I cancelled PureGym": what ended, not a new value
@@ -726,8 +731,8 @@ def _by_slot(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | Non
     time). For what the attribute list does not name; what it names it has decided. None:
     nothing is certain enough (a hypothetical, an addition, a pronoun no one stands for)."""
     if "?" in holder or new.additive or not (new.cue or new.corrects) or \
-            slots.hypothetical(new.said):
-        return None
+            slots.hypothetical(new.said) or _CONTACTED.search(new.said):
+        return None  # ("I complained to Monzo about ...": whom one dealt with, not one's bank)
     for i in range(len(claims) - 1, -1, -1):
         c = claims[i]
         if c.holder != holder or (c.cue and not c.values) or not c.said or \
