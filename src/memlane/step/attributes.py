@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .endings import LEFT_WORK
-from .lexicon import NUMBER_WORDS
+from .lexicon import NUMBER_WORD
 from .occupations import RETIRED, role, trade
 
 _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
@@ -36,8 +36,7 @@ _TRAVEL = re.compile(
     r"(?:\s+(?:in|it|there))?\s+(?:to|into)\s+(?:the\s+|my\s+|our\s+)?(work|office|school|college"
     r"|uni|university|station|campus|city|town|hospital|site|depot|studio|lab|shop|warehouse)\b",
     re.I)
-_AGE_WORDS = "(?:" + "|".join(sorted((w for w in NUMBER_WORDS if w != "zero"), key=len,
-                                     reverse=True)).replace(" ", r"\s+") + r")\b"
+_AGE_WORDS = r"(?!zero\b)(?:" + NUMBER_WORD.replace(" ", r"\s+") + r")\b"
 """An age in words ("she's ten!", "Pickle is seven."), one to ninety-nine."""
 _RANGE = (r"(?:from\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?\s*(?:to|till|til|until|-|\u2013)\s*"
           r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)?\b")

@@ -26,7 +26,7 @@ from .claim import Claim
 from .clauses import clauses
 from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
 from .holders import RELATIONS, pronoun
-from .lexicon import NUMBER_WORDS
+from .lexicon import NUMBER_WORD, NUMBER_WORDS
 
 Fit = tuple[int, tuple[str, ...]]
 """The index of the one held fact replaced, and why."""
@@ -76,17 +76,16 @@ def birthday(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
                      "held age", "the only held age of this holder")
 
 
-_AGE_IN_WORDS = re.compile(rf"\b(?:is|'s)\s+(?:now\s+)?"
-                           rf"({'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})"
+_AGE_IN_WORDS = re.compile(rf"\b(?:is|'s)\s+(?:now\s+)?({NUMBER_WORD})"
                            r"(?:\s+(?:now|years?\s+old))?\W*$", re.I)
 
 
 def _held_age(c: Claim) -> int | None:
     """The age a held fact gives: its one number ("is 7", "turned 8"), or a number word closing
     "is ..." ("Our cat Pepper is three")."""
-    words = _AGE_IN_WORDS.search(c.said)
     if c.attribute not in ("age", None):
         return None
+    words = _AGE_IN_WORDS.search(c.said)
     if words:
         return NUMBER_WORDS[words.group(1).lower()]
     nums = [int(t) for t in c.key if t.isdigit()] if c.attribute == "age" else []

@@ -237,3 +237,6 @@ NUMBER_WORDS |= _TENS | {f"{t}{sep}{u}": n + NUMBER_WORDS[u]
                          for t, n in (("twenty", 20), *_TENS.items())
                          for u in "one two three four five six seven eight nine".split()
                          for sep in ("-", " ")}
+NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+"""`NUMBER_WORDS` as a regular-expression alternation, longest first ("forty-three" before
+"forty")."""

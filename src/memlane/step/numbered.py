@@ -42,7 +42,7 @@ from .anchored import _ONCE
 from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
 from .holders import RELATIONS, pronoun
-from .lexicon import NUMBER_WORDS
+from .lexicon import NUMBER_WORD, NUMBER_WORDS
 from .sentences import dropped_subject
 
 Fit = broad.Fit
@@ -51,7 +51,7 @@ Verdict = tuple[str, int | None, tuple[str, ...]]
 held fact or None, why)."""
 
 _WORDS = NUMBER_WORDS
-_WORD_N = "|".join(sorted(_WORDS, key=len, reverse=True))
+_WORD_N = NUMBER_WORD
 _N = rf"(\d{{1,5}}[a-z]?|{_WORD_N})"
 
 _LATER = re.compile(
