@@ -11,7 +11,7 @@ import re
 
 from .endings import LEFT_WORK
 from .lexicon import NUMBER_WORD
-from .occupations import RETIRED, role, trade
+from .occupations import NOT_A_THING, RETIRED, role, trade
 
 _INSTITUTION = r"(?:school|primary|academy|grammar|college|university|uni|nursery|juniors|" \
                r"infants|secondary|high|kindergarten|prep|sixth\s+form|boys|girls)"
@@ -302,8 +302,8 @@ def work_alike(new: str, held: str, new_attribute: str | None,
     return bool(_RETIRED_WORD.search(new) or _RETIRED_WORD.search(held))
 
 
-_RETIRED_WORD = re.compile(r"\bretired\b(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|"
-                           r"that)\b)|\btook\s+(?:early\s+)?retirement\b", re.I)
+_RETIRED_WORD = re.compile(rf"\bretired\b{NOT_A_THING}|\btook\s+(?:early\s+)?retirement\b",
+                           re.I)
 
 
 _PASSING_BY = re.compile(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .occupations import NOT_A_THING
+
 _LEAD = re.compile(
     r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
     r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
@@ -39,7 +41,7 @@ CUES = re.compile(
     r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as"
     # a job ended by retiring ("Dad's retired now"), not a thing retired ("retired the van")
     # (after a space or opening the sentence: the word alone is a value, "retired", not a cue)
-    r"|(?:(?<=[\s,;])|^(?=\w+\s))retired(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|that)\b)"
+    rf"|(?:(?<=[\s,;])|^(?=\w+\s))retired{NOT_A_THING}"
     r"|took\s+(?:early\s+)?retirement"
     # a new employer by the job got there ("got a job with Network Rail")
     r"|(?:got|landed|found|accepted|taken|took)\s+(?:(?:him|her|them|my|your)sel(?:f|ves)\s+)?"

@@ -66,11 +66,13 @@ def role(rest: str) -> bool:
     return any(trade(m.group(1) or m.group(2)) for m in _ROLE.finditer(rest))
 
 
+NOT_A_THING = r"(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|that|some|those|these)\b)"
+"""After "retired": no thing retired follows ("retired the van", "retired my old boots"); the
+one reading of every job-ended-by-retiring pattern (`cues`, `attributes`, `shapes`, `RETIRED`)."""
 _SUBJECT = r"^\W*(?:(?:she|he|they|i|we)(?=['\u2019\s]))?\s*"
 RETIRED = re.compile(
     rf"{_SUBJECT}(?:['\u2019](?:s|m|re|ve)\s+|(?:has|have|had|is|am|are|was|just|now|finally|"
-    r"recently|officially|been|happily|fully|properly|semi-)\s+)*retired\b"
-    r"(?!\s+(?:my|the|our|his|her|its?|their|them|a|an|this|that|some|those|these)\b)"
+    rf"recently|officially|been|happily|fully|properly|semi-)\s+)*retired\b{NOT_A_THING}"
     rf"|{_SUBJECT}(?:['\u2019](?:s|ve)\s+|(?:has|have|had|just|finally|recently)\s+)*"
     r"(?:took|taken)\s+(?:early\s+)?retirement\b", re.I)
 """A job ended by retiring, said of the holder opening the clause ("'s retired now", "retired

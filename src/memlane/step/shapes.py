@@ -44,7 +44,7 @@ import re
 from ..text import FACT_STOPWORDS
 from .attributes import _WEEKDAY as WEEKDAY
 from .holders import RELATIONS, may_be_name
-from .occupations import trade
+from .occupations import NOT_A_THING, trade
 
 _RELATION_WORDS = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
@@ -528,7 +528,7 @@ _NAME_STATE = re.compile(
     rf"officially)\s+)?(?:expecting|pregnant|engaged|married|divorced|separated|split\s+up|"
     rf"broken\s+up|retiring|starting\s+(?:at|with|as|a|an|her|his)|signed\s+(?:for|with)|"
     # a job ended ("Tom's retired now"; not "retired the van"), a club gone over to
-    rf"retired(?!\s+(?:the|my|our|his|her|their|its?|a|an|this|that)\b)|took\s+early\s+retirement|"
+    rf"retired{NOT_A_THING}|took\s+early\s+retirement|"
     rf"(?:gone|switched)\s+over\s+to\s+(?-i:[A-Z])\w*|"
     rf"recovering|off\s+sick|on\s+(?:maternity|paternity|sick)\s+leave|in\s+hospital|"
     rf"(?:been\s+)?made\s+redundant|having\s+(?:a|an|her|his|their)\s+(?:[a-z-]+\s+)?"
