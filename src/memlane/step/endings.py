@@ -81,8 +81,8 @@ _JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
 # ("my other half" is a partner, no addition)
 _ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|second(?![-\s]?hand\b)|"
                        # ("the other thing was too much faff": the old one, given up)
-                       r"(?<!\bthe\s)other(?!\s+half\b)|other(?!\s+(?:half|(?:thing|one|stuff|lot)"
-                       r"\s+(?:was|were|got|just|wasn't|didn't|never)\b)\b)|"
+                       r"other(?!\s+half\b)(?<!\bthe\sother(?=\s+(?:thing|one|stuff|lot)\s+(?:was|"
+                       r"were|got|just|wasn't|didn't|never)\b))|"
                        r"additionally|both|"
                        r"as\s+well\s+as)\b"
                        # "too" of an addition ("a Ford too"), not of degree ("too much for her")
