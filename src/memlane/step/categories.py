@@ -7,13 +7,15 @@ Grouped by what the thing is: how one gets about (commute, car), what one buys w
 food shop), what one is on (mobile network, energy, broadband), what one carries (phone,
 watch, laptop), how one works (work pattern, shift, hours), what one eats (diet) and the
 practices one is registered with (dentist, GP, vets, pharmacy, gym, optician: a member by
-its name's suffix too, "Bright Dental"). The brands are the ones UK, Irish, US, Canadian and
+its name's suffix too, "Bright Dental"), who one's mortgage is with, what one's telly comes
+through and one's music is on (a TV provider, a music service) and where one has one's hair
+cut. The brands are the ones UK, Irish, US, Canadian and
 Australian users name; a brand no other thing is called is marked the family's own
 (`Family.own`).
 
-Left out on purpose, as things a person holds several of at once: streaming services, sports,
-languages, hobbies, airlines (one flies whichever is cheapest), credit cards, clothing brands.
-Pure data and one helper; no mechanism here.
+Left out on purpose, as things a person holds several of at once: video streaming services,
+sports, languages, hobbies, airlines (one flies whichever is cheapest), credit cards, clothing
+brands. Pure data and one helper; no mechanism here.
 """
 
 from __future__ import annotations
@@ -443,6 +445,57 @@ FAMILIES: tuple[Family, ...] = (
                 r"(?-i:\b(?:PureGym|Virgin\s+Active|Bannatynes?|Nuffield\s+Health)\b)",
         own=_own(_GYMS),
         noun=r"gyms?", suffix=r"Fitness|Gym|Leisure"),
+    Family(
+        "mortgage lender", hints="mortgage remortgage remortgaged lender fix",
+        members=_brands(*_BANKS, "Lloyds", "Santander", "Halifax", "Nationwide", "Skipton",
+                        "Coventry", "Yorkshire Building Society", "Leeds Building Society",
+                        "Virgin Money", "Accord", "Kent Reliance", "Bank of Ireland", "AIB",
+                        "PTSB", "Westpac", "ING", "Commonwealth Bank", "CommBank", "NAB", "ANZ",
+                        "Wells Fargo", "Rocket Mortgage", "Chase", "Macquarie", "Suncorp"),
+        context=r"\bmortgages?\b|\bremortgag\w*|\bhome\s+loans?\b|\brefinanc\w*|"
+                r"\b(?:new|fixed|tracker)\s+(?:fix|rate|deal)\b",
+        noun=r"mortgages?|(?:mortgage\s+)?lenders?|home\s+loans?"),
+    Family(
+        "TV provider", hints="tv telly channels box package",
+        members=(
+            # (a channel is watched, not subscribed to: "Sky Sports at the pub")
+            ("sky", r"(?-i:Sky)(?!\s+(?:Sports|News|Atlantic|Arts|Cinema|One|Max|Showcase|"
+                    r"Witness|Comedy|Crime|Kids|Nature|History|Documentaries|Mobile|"
+                    r"[Bb]roadband)\b)(?:\s+(?-i:Q|Glass|Stream|TV))?"),
+            *_brands("Virgin TV", "Virgin Media", "Virgin", "BT TV", "EE TV", "TalkTalk TV",
+                     "Freeview", "Freesat", "YouView", "NOW TV", "Xfinity", "Comcast",
+                     "DirecTV", "DIRECTV", "Dish", "YouTube TV", "Sling", "Fubo", "Foxtel",
+                     "Kayo", "Fetch", "Saorview", "Bell Fibe", "Optimum", "Spectrum")),
+        context=r"\btv\b|\btelly\b|\btelevision\b|\bchannels?\b|\bcable\b|\bsatellite\b|"
+                r"\b(?:sports?\s+)?package\b|\bthe\s+box\b|(?-i:\b(?:Freeview|Freesat|YouView|"
+                r"Foxtel|Kayo|Saorview)\b)",
+        noun=r"tv\s+(?:providers?|packages?)"),
+    Family(
+        "music service", hints="music playlists spotify listen",
+        members=(
+            # (a podcast app is not where one's music is: "podcasts on Spotify")
+            ("spotify", r"(?<!podcasts\son\s)(?<!podcast\son\s)(?-i:Spotify)"
+                        r"(?![^.!?]*\b(?:podcasts?|gift\s+cards?|vouchers?)\b)"),
+            *_brands("Apple Music", "Amazon Music", "YouTube Music", "Tidal", "TIDAL",
+                     "Deezer", "SoundCloud", "Pandora", "Qobuz")),
+        own=frozenset({"spotify", "apple music", "amazon music", "youtube music", "tidal",
+                       "deezer", "qobuz"}),
+        context=r"\bmusic\b|\bplaylists?\b|\bsongs?\b|\balbums?\b|\btunes\b|"
+                r"\bfamily\s+plan\b|\bpremium\b|\blisten\w*",
+        noun=r"music\s+(?:apps?|services?|streaming)"),
+    Family(
+        "hairdresser", hints="hair haircut barber hairdresser salon trim",
+        members=_brands("Toni & Guy", "Toni and Guy", "Rush", "Headmasters", "Regis",
+                        "Supercuts", "Great Clips", "Sport Clips", "Fantastic Sams",
+                        "Just Cuts", "Francesco Group", "Saks", "Sharps", "Ruffians",
+                        "Pall Mall Barbers", "Hari's", "Aveda"),
+        own=frozenset({"toni & guy", "toni and guy", "headmasters", "supercuts", "great clips",
+                       "sport clips", "fantastic sams", "just cuts", "francesco group"}),
+        context=r"\bhair\w*|\bbarbers?\b|\btrims?\b|\bfades?\b|\bsalon\b|\bstylist\b|"
+                r"\bcuts?\b|\bblow-?dry\b",
+        noun=r"hairdressers?|barbers?|salons?",
+        suffix=r"Barbers?|Barbershop|Hair(?:\s+(?:Studio|Salon|Design|Company|Co))?|Salon|"
+               r"Hairdressers?|Studio(?=\s+salon)"),
     Family(
         "dermatologist", hints="dermatologist skin",
         members=(), noun=r"dermatologists?|skin\s+(?:doctors?|specialists?|consultants?)",

@@ -79,7 +79,7 @@ _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get 
     make makes see use used be""".split())
 _JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
 # ("my other half" is a partner, no addition)
-_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|second(?![-\s]?hand\b)|"
+_ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|separate|second(?![-\s]?hand\b)|"
                        # ("the other thing was too much faff": the old one, given up)
                        r"other(?!\s+half\b)(?<!\bthe\sother(?=\s+(?:thing|one|stuff|lot)\s+(?:was|"
                        r"were|got|just|wasn't|didn't|never)\b))|"

@@ -24,7 +24,7 @@ to", "ditched") or names the attribute with a change ("switched dentists", "chan
   newest (`related`), never a guess.
 
 The families themselves (which things, which members) are the lexicon of `step/categories.py`;
-families a person may hold several of (sports, streaming services, languages, hobbies) are
+families a person may hold several of (sports, video streaming, languages, hobbies) are
 left out of it on purpose. Pure: reads the claims' texts only.
 """
 
@@ -136,7 +136,7 @@ _GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|th
 _MORE_CUES = re.compile(
     r"\b(?:instead|now|these\s+days|nowadays|since|switched|went\s+over\s+to|moved\s+over\s+to|"
     r"gone\s+over\s+to|ditched|dumped|registered\s+with|signed\s+up|signed\s+for|joined|started|been\s+\w+ing|"
-    r"changed|swapped|ported|(?:cancelled|left|quit)\b)", re.I)
+    r"changed|swapped|ported|remortgaged|refinanced|(?:cancelled|left|quit)\b)", re.I)
 _FOR_ANOTHER = re.compile(
     rf"\b(?:for|to)\s+(?:my|our|his|her|their)\s+(?:little\s+|big\s+|old\s+)?(?:{_KIN})s?\b|"
     r"\bfor\s+(?:him|her|them)\b|\bas\s+an?\s+(?:gift|present)\b|\b(?:father|mother)['\u2019]?s\s+day\b|"

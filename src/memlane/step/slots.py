@@ -322,7 +322,7 @@ _HYPOTHETICAL = re.compile(
     rf"\b(?:{endings.IF_SAID}|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
-    r"(?:asked|asking|hoping|wishing)\s+for"
+    r"(?:asked|asking|hoping|wishing)\s+for|look(?:ing|ed)\s+(?:at|into)\s+(?-i:[a-z]+ing)"
     # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"
     r"|(?:'m|am|'re|are|is|'s)\s+going\s+to\s+(?!(?:the|a|an|my|our|his|her|their)\b)"
     r"(?-i:[a-z]+))\b", re.I)
