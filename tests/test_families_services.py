@@ -1,14 +1,15 @@
 """The services a person holds one of beside the brands of `test_families_brands.py`
 (`step/categories.py`, read by `step/families.py`): where one's music is (a paid music
 service), what one's telly comes through (a TV provider), who one's mortgage is with (a
-lender) and where one has one's hair cut (a hairdresser or barber, by name or by the suffix
-of its name). A change to another member replaces the held one. The near misses are the
-families' own: a podcast or a gift is no music service, a channel watched at the pub is no TV
-provider, a second property's mortgage or a savings account is no new lender, a blow-dry once
-is no new hairdresser; another holder, a maybe ("looking at remortgaging") and a job there.
+lender), where one has one's hair cut (a hairdresser or barber, by name or by the suffix of
+its name), who insures one's car, home and pet, and one's breakdown cover. A change to another
+member replaces the held one. The near misses are the families' own: a podcast or a gift is no
+music service, a channel watched at the pub is no TV provider, a second property's mortgage or
+a savings account is no new lender, a blow-dry once is no new hairdresser, the house's insurer
+is not the car's; another holder, a maybe ("looking at remortgaging"), a quote, a job there.
 Pairs written for this change, none copied from a corrections set; each pair failed before it
-(a music service, a TV provider, a lender and a hairdresser were no family), and so did the
-separate mortgage (it replaced the held one)."""
+(a music service, a TV provider, a lender, a hairdresser and an insurer were no family), and
+so did the separate mortgage (it replaced the held one) and the last three near misses."""
 
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ PAIRS = [
     (["I get my hair done at Headmasters."], "I've switched to Toni & Guy, the colour's better."),
     (["My barber is at Sharps Barbers."], "I go to Ruffians now for my trim."),
     (["I get my haircut at Great Clips."], "Moved over to Supercuts, it's nearer the office."),
+    # insurers, one of each thing insured, and breakdown cover
+    (["My car's insured with Churchill."], "I went with Hastings Direct at renewal."),
+    (["Our home insurance is with Liberty Mutual."], "The house is insured with Lemonade now."),
+    (["The dog's insurance is with Petplan."], "We moved the dog over to ManyPets for his cover."),
+    (["We're with Green Flag for breakdown."], "We're with the AA now, they came quickly."),
 ]
 
 NEAR_MISSES = [
@@ -43,6 +49,15 @@ NEAR_MISSES = [
     (["I get my hair cut at Regis."], "Had a blow-dry at Headmasters before the party on Friday."),
     (["My barber is at Kutz Barbers."], "My son gets his fade at Ruffians now."),
     (["I go to Supercuts."], "My sister got a job at Great Clips as a stylist."),
+    (["Our car insurance is with Admiral."], "The house is insured with Aviva now."),
+    (["Our home insurance is with Aviva."], "Got breakdown cover with the AA now."),
+    (["The car is insured with Direct Line."], "Got a quote from Esure today, twenty quid less."),
+    # a brand switched to, said with another family's words, is that family's (the last three
+    # replaced the held TV or broadband before; the first, with the lenders but without this)
+    (["Our mortgage is with Nationwide."], "I moved my current account over to Halifax."),
+    (["We've got Sky for the TV."], "We switched the broadband over to Virgin."),
+    (["Our broadband is with BT."], "We switched the TV over to Virgin."),
+    (["We've got Sky for the TV."], "I switched my phone network to Virgin."),
 ]
 
 

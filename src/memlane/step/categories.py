@@ -184,6 +184,16 @@ _NETWORKS = ("giffgaff", "Giffgaff", "Tesco Mobile", "Sky Mobile", "Voxi", "VOXI
              "Consumer Cellular", "Tracfone", "Fido", "Koodo", "Freedom Mobile",
              "Public Mobile", "Chatr", "Lucky Mobile", "Amaysim", "amaysim", "Aldi Mobile",
              "Kogan Mobile")
+_INSURERS = ("Admiral", "Direct Line", "Aviva", "LV", "Churchill", "Esure", "Saga", "AXA",
+             "Zurich", "Allianz", "Ageas", "Privilege", "More Than", "Co-op Insurance",
+             "Tesco Bank", "Sainsbury's Bank", "John Lewis", "State Farm", "Allstate",
+             "Liberty Mutual", "USAA", "Farmers", "Travelers", "Lemonade", "NRMA", "RACV",
+             "Suncorp", "Intact", "Belairdirect", "TD Insurance", "FBD", "Aviva Ireland")
+_CAR_INSURERS = ("Hastings Direct", "Hastings", "1st Central", "Marmalade", "Veygo", "Swiftcover",
+                 "Elephant", "Diamond", "Sheilas' Wheels", "Geico", "GEICO", "Progressive",
+                 "Root", "AAMI", "Budget Direct", "Youi", "Bingle")
+_PET_INSURERS = ("Petplan", "ManyPets", "Bought By Many", "Animal Friends", "Agria", "Trupanion",
+                 "Healthy Paws", "Pets Best", "Knose", "Bow Wow Meow", "Everypaw")
 _ENERGY = ("British Gas", "Octopus", "Octopus Energy", "EDF", "EDF Energy", "E.ON", "E.ON Next",
            "EON", "OVO", "Ovo", "Ovo Energy", "Scottish Power", "ScottishPower", "SSE", "Utilita",
            "npower", "Npower", "Good Energy", "Ecotricity", "So Energy", "Outfox the Market",
@@ -474,7 +484,7 @@ FAMILIES: tuple[Family, ...] = (
         "music service", hints="music playlists spotify listen",
         members=(
             # (a podcast app is not where one's music is: "podcasts on Spotify")
-            ("spotify", r"(?<!podcasts\son\s)(?<!podcast\son\s)(?-i:Spotify)"
+            ("spotify", r"(?-i:Spotify)(?<!podcasts\son\sSpotify)(?<!podcast\son\sSpotify)"
                         r"(?![^.!?]*\b(?:podcasts?|gift\s+cards?|vouchers?)\b)"),
             *_brands("Apple Music", "Amazon Music", "YouTube Music", "Tidal", "TIDAL",
                      "Deezer", "SoundCloud", "Pandora", "Qobuz")),
@@ -496,6 +506,41 @@ FAMILIES: tuple[Family, ...] = (
         noun=r"hairdressers?|barbers?|salons?",
         suffix=r"Barbers?|Barbershop|Hair(?:\s+(?:Studio|Salon|Design|Company|Co))?|Salon|"
                r"Hairdressers?|Studio(?=\s+salon)"),
+    # Insurers, one of each thing insured: a car's, a home's, a pet's, and breakdown cover
+    # ("we switched the home insurance to Aviva" leaves the car's with Admiral).
+    Family(
+        "car insurer", hints="car insurance insured motor renewal",
+        members=_brands(*_INSURERS, *_CAR_INSURERS),
+        context=r"\b(?:car|motor|auto|vehicle|van)\s+insur\w*|"
+                r"\binsur\w*[^.!?]{0,40}\b(?:the\s+|our\s+|my\s+)?(?:car|cars|van)\b|"
+                r"\b(?:car|cars|van)(?:['\u2019]s)?\s+(?:is\s+|are\s+)?insured\b|"
+                r"(?-i:\b(?:Geico|GEICO|Hastings\s+Direct|1st\s+Central|Marmalade|Veygo|"
+                r"Swiftcover|AAMI|Budget\s+Direct|Youi|Bingle)\b)",
+        noun=r"(?:car|motor|auto)\s+insur(?:ance|ers?)"),
+    Family(
+        "home insurer", hints="home insurance house contents buildings insured",
+        members=_brands(*_INSURERS),
+        context=r"\b(?:home|house|contents|buildings|homeowners?|renters?|landlord)\s+insur\w*|"
+                r"\b(?:house|home|flat)(?:['\u2019]s)?\s+(?:is\s+)?insured\b|"
+                r"\binsur\w*[^.!?]{0,30}\bfor\s+(?:the|our)\s+(?:house|home|flat)\b",
+        noun=r"(?:home|house|contents|buildings)\s+insur(?:ance|ers?)"),
+    Family(
+        "pet insurer", hints="pet insurance insured dog cat",
+        members=_brands(*_PET_INSURERS, "Direct Line", "Tesco Bank", "Sainsbury's Bank",
+                        "John Lewis", "More Than", "Lemonade"),
+        own=_own(_PET_INSURERS),
+        context=r"\bpet\s+insur\w*|\b(?:dogs?|cats?|puppy|kitten|horse)(?:['\u2019]s)?\s+insur\w*|"
+                r"\b(?:dogs?|cats?)\b[^.!?]{0,30}\binsur\w*|\binsur\w*[^.!?]{0,30}\b(?:dogs?|cats?)\b|"
+                r"(?-i:\b(?:" + "|".join(n.replace(" ", r"\s+") for n in _PET_INSURERS) + r")\b)",
+        noun=r"pet\s+insur(?:ance|ers?)"),
+    Family(
+        "breakdown cover", hints="breakdown cover recovery",
+        members=_brands("AA", "RAC", "Green Flag", "Start Rescue", "Britannia Rescue", "AAA",
+                        "CAA", "NRMA", "RACV", "RACQ", "Emergency Assist"),
+        own=_own(("Green Flag", "Start Rescue", "Britannia Rescue")),
+        context=r"\bbreakdown\b|\broadside\b|\broad\s+service\b|\brecovery\s+cover\b|"
+                r"(?-i:\b(?:Green\s+Flag|Start\s+Rescue|Britannia\s+Rescue)\b)",
+        noun=r"breakdown\s+(?:cover|providers?)"),
     Family(
         "dermatologist", hints="dermatologist skin",
         members=(), noun=r"dermatologists?|skin\s+(?:doctors?|specialists?|consultants?)",

@@ -184,7 +184,8 @@ def members(text: str, family: Family, sentence: str = "", switched: bool = Fals
                 continue  # "a Dell monitor", "my monitor packed up, so I ordered a Dell one"
             k = int(next(g for g, v in m.groupdict().items() if v is not None)[1:])
             if not said and not (switched and family.name not in _EMPLOYERS_TOO and
-                                 _SWITCH_TO.search(text[max(0, m.start() - 80):m.start()])) and \
+                                 _SWITCH_TO.search(text[max(0, m.start() - 80):m.start()]) and
+                                 not _claimed(text, sentence, family, m.start())) and \
                     not (brands and family.members[k][1].startswith("(?-i:")):
                 continue
             out.setdefault(family.members[k][0], m.start())
@@ -219,6 +220,21 @@ _SWITCH_TO = re.compile(
     r"\s+(?:(?:myself|ourselves)\s+)?(?:(?:the|a|an|my|our)\s+)?"
     r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|cheap|little|brand\s+new|"
     r"\d{2,4})\s+)*$", re.I)
+def _claimed(text: str, sentence: str, family: Family, at: int) -> bool:
+    """Whether a member switched to at `at` is another family's, said with that family's
+    context: "I moved my current account over to Halifax" is a bank's, not a mortgage lender's;
+    "I switched my phone network to Virgin" is no broadband; "We've got Sky for the TV" is TV."""
+    for other in FAMILIES:
+        ctx = _CONTEXT.get(other.name)
+        if other is family or ctx is None or not (ctx.search(text) or ctx.search(sentence)):
+            continue
+        rx, _, _ = _COMPILED[other.name]
+        if (rx is not None and rx.match(text, at)) or \
+                (other.noun and re.search(rf"\b(?:{other.noun})\b", text, re.I)):
+            return True
+    return False
+
+
 _EMPLOYERS_TOO = frozenset({"food shop", "pharmacy", "football club"})
 """Families a member said as switched to does not count for without their context: a shop or
 a pharmacy may be an employer, a club's name a town ("we moved to Leeds")."""
