@@ -42,6 +42,10 @@ CORRECTED = [  # (held, message, a word the update's text must hold)
     (["Our tortoise Shelby is forty-two."],
      "It was Shelby's birthday on Sunday, he's forty-three now and still eats like a horse.",
      "forty-three"),
+    # a place after "in" names no one: "she" is Nan, named before it
+    (["My nan lives in Hastings."],
+     "Nan hasn't been well. She's gone into a care home in Folkestone, near my aunt.",
+     "Folkestone"),
 ]
 
 
@@ -61,6 +65,8 @@ NOT_CORRECTED = [  # (held, message, a word no record may hold)
     (["I live in Leeds."], "I live in Leeds, so anything up north works for me.", "anything"),
     (["Our cat Mango is three."], "We had a party for my nephew yesterday, he's five now.",
      "Mango"),
+    # a name after "with" may be the "she" (not a place): the held sister keeps her age
+    (["My sister Ana is 28."], "Had lunch with Priya, she's 30 now.", "30"),
 ]
 
 

@@ -261,14 +261,18 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     # birthday, she's four now" is Mango's age, not the one other cat held).
     first = [w for w in _NAME.findall(sentence)[:1]
              if sentence.startswith((w + "'s", w + "\u2019s"))]
-    named = ({w.lower() for w in _NAME.findall(sentence)[1:] + first}) - _PRONOUNS  # ("She's
-    # eight now!", "Can't believe she's 8!" name no one)
+    # (not a place or a firm after a preposition: "She's gone into a care home in Folkestone")
+    named = ({m.group(0).lower() for m in _NAME.finditer(sentence)
+              if m.start() and not _PLACED.search(sentence, 0, m.start())}
+             | {w.lower() for w in first}) - _PRONOUNS  # ("She's eight now!", "Can't believe
+    # she's 8!" name no one)
     held = {w.lower() for w in _NAME.findall(target.claim.said)}
     return not said.holder.rpartition("|")[2].startswith("?") or not named or bool(named & held)
 
 
 _VALUE = re.compile(rf"\d|(?-i:\b[A-Z][a-z])|\b(?:{_NUMBER_WORDS})\b", re.I)
 _NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
+_PLACED = re.compile(r"\b(?:in|at|to|from|near|into)\s+(?:the\s+)?$", re.I)
 _PRONOUNS = frozenset("she he it they we you i".split())
 
 
