@@ -46,6 +46,9 @@ PAIRS = [
     (["I go to Specsavers for my eyes."], "I see Leighton Opticians now, they're independent."),
     (["We get our prescriptions from Boots."],
      "We've moved our prescriptions to Rowlands Pharmacy instead."),
+    # a maybe in another clause of the sentence is another statement
+    (["My dad drives a Nissan Qashqai.", "My mum drives an Audi A3."],
+     "Dad part-exchanged his for a Mitsubishi Outlander, he wants to tow a caravan."),
 ]
 
 NEAR_MISSES = [
@@ -89,6 +92,8 @@ NEAR_MISSES = [
     (["I've got a Pixel."], "My daughter's got an iPhone now."),
     (["My phone is an iPhone."], "My work phone is a Samsung now."),  # another phone
     (["I work in the office."], "I work from home on Fridays now."),  # hybrid, not home
+    (["I bank with Lloyds."], "If the rates stay this good, I'll move everything over to Monzo."),
+    (["I'm with EE."], "We're thinking of it, Three would save us a tenner."),
 ]
 
 

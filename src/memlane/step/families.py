@@ -358,8 +358,8 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     if _GOT_THING.search(said):  # (when a thing was got: "picked up a Yaris last weekend")
         plain = _WHEN_GOT.sub("", plain)
     if "?" in said or (new.additive and plain == said) or _ADDITIVE.search(plain) or \
-            slots.hypothetical(said) or _ONE_OFF.search(plain) or _REFUSE.search(plain) or \
-            _FOR_ANOTHER.search(said):
+            slots.hypothetical(new.said) or _CONDITION.search(said) or _ONE_OFF.search(plain) or \
+            _REFUSE.search(plain) or _FOR_ANOTHER.search(said):
         return None
     cued = bool(new.cue or CUES.search(new.said) or _MORE_CUES.search(new.said) or
                 _ACQUIRED.search(new.said))
@@ -391,6 +391,12 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
             "worded as a change" if cued else "the attribute named with a change",
             "the only held fact of this holder in the family")
     return None
+
+
+_CONDITION = re.compile(rf"\b(?:{IF_SAID}|unless)\b", re.I)
+"""A condition anywhere in the sentence holds its every clause ("If the deal's good, we'll go
+with Octopus"); a maybe holds its own clause only ("Dad part-exchanged his for an Outlander,
+he wants to tow a caravan": the wanting is another statement)."""
 
 
 _NO_CUSTOMER = re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|job|jobs|employ\w*|hired|role|"
