@@ -35,6 +35,8 @@ PAIRS = [
     (["Our home insurance is with Liberty Mutual."], "The house is insured with Lemonade now."),
     (["The dog's insurance is with Petplan."], "We moved the dog over to ManyPets for his cover."),
     (["We're with Green Flag for breakdown."], "We're with the AA now, they came quickly."),
+    (["My car insurance is with Aviva."],  # (an xfail of test_supersede_broad before)
+     "Aviva's renewal quote was silly so I dropped them. Went with Admiral instead."),
 ]
 
 NEAR_MISSES = [

@@ -140,11 +140,10 @@ NEAR_MISSES = [
 ]
 
 
-# Not read yet: a held value ended by a pronoun ("dropped them"), a person said only to work
-# less ("went part-time") rather than to have gone.
+# Not read yet: a person said only to work less ("went part-time") rather than to have gone.
+# (A car insurer "dropped" as "them" is read since the insurers are a family:
+# tests/test_families_services.py.)
 MISSED = [
-    (["My car insurance is with Aviva."],
-     "Aviva's renewal quote was silly so I dropped them. Went with Admiral instead."),
     (["My dentist is Dr Shah."], "Dr Shah went part-time, I see Dr Ortiz now."),
 ]
 

@@ -49,6 +49,11 @@ PAIRS = [
     # a maybe in another clause of the sentence is another statement
     (["My dad drives a Nissan Qashqai.", "My mum drives an Audi A3."],
      "Dad part-exchanged his for a Mitsubishi Outlander, he wants to tow a caravan."),
+    # a thing one has, lost or broken: the stand-in is the one in hand, "until" or not
+    (["I've got an iPhone 12."],
+     "Mine got pinched on the bus, so I'm using a Pixel 6a until my upgrade."),
+    (["My laptop's a Lenovo ThinkPad."],
+     "Spilt tea on the ThinkPad and it died, so I'm using a Chromebook till work sends one."),
 ]
 
 NEAR_MISSES = [
@@ -94,6 +99,8 @@ NEAR_MISSES = [
     (["I work in the office."], "I work from home on Fridays now."),  # hybrid, not home
     (["I bank with Lloyds."], "If the rates stay this good, I'll move everything over to Monzo."),
     (["I'm with EE."], "We're thinking of it, Three would save us a tenner."),
+    (["I've got an iPhone 13."], "Smashed my screen, so I'm on an old Nokia till it's fixed."),
+    (["I've got an iPhone 13."], "I'm borrowing my sister's Samsung until payday."),  # no loss
 ]
 
 

@@ -148,10 +148,26 @@ _REFUSE = re.compile(
     rf"\b(?:{IF_SAID}|unless|whenever|when\s+it|yesterday|last\s+night|(?:this|last)\s+(?:week|weekend|"
     r"morning|time)|just\s+for|top(?:s|ped|ping)?\s+up|for\s+(?:bits|the\s+odd|a\s+treat)|"
     r"sometimes|occasionally|some\s+days|the\s+odd|now\s+and\s+then|once\s+in\s+a\s+while|"
-    r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|until|till|for\s+now|"
-    r"for\s+the\s+time\s+being|temporarily|for\s+a\s+(?:bit|while|few\s+\w+)|"
+    r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|"
     r"(?:nearly|almost)\s+(?:\w+\s+)?(?:ended|bought|got|went|gone|signed|switched|moved)|"
     r"but\s+(?:then\s+)?(?:i|we|he|she|they)?\s*did(?:n't|\s+not))\b", re.I)
+_FOR_NOW = re.compile(r"\b(?:until|till|for\s+now|for\s+the\s+time\s+being|temporarily|"
+                      r"for\s+a\s+(?:bit|while|few\s+\w+))\b", re.I)
+"""For now: no change of what one does ("getting the bus in until I get a new bike")..."""
+_LOST = re.compile(r"\b(?:dropped|smashed|cracked|broke|broken|bust|died|packed\s+(?:up|in)|"
+                   r"nicked|stolen|pinched|lost|written\s+off|wrote\s+off|totalled|drowned|"
+                   r"conked\s+out|gave\s+up\s+the\s+ghost)\b", re.I)
+_MENDED = re.compile(r"\b(?:being|getting|get|gets)\s+(?:fixed|repaired|mended|sorted)|"
+                     r"\bin\s+for\s+"
+                     r"(?:repair|a\s+repair)|\b(?:until|till)\s+(?:it|mine|the\s+[\w-]+)"
+                     r"(?:['\u2019]s|\s+is|\s+gets|\s+comes)\s+(?:fixed|repaired|mended|sorted|back)",
+                     re.I)
+_OBJECTS = frozenset({"phone", "car", "laptop", "watch"})
+"""...but of a thing one has, lost or broken, the stand-in is the one in hand: "Dropped the
+OnePlus in the canal, so I'm using a Xiaomi until the contract's up" (a family of `_OBJECTS`),
+unless it is being mended ("Smashed my screen, so I'm on an old Nokia till it's fixed")."""
+
+
 _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+up|quit|"
                       r"cancelled|left|ditched|dumped|instead\s+of|rather\s+than)"
                       r"(?:\s+[\w'-]+){0,3}\s*$", re.I)
@@ -363,13 +379,21 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
         return None
     cued = bool(new.cue or CUES.search(new.said) or _MORE_CUES.search(new.said) or
                 _ACQUIRED.search(new.said))
+    for_now = bool(_FOR_NOW.search(plain))
+    lost = bool(_LOST.search(said)) and not _MENDED.search(said)  # (not while it is mended)
     for family in FAMILIES:
+        # (a record vetted alone has lost its sentence, and the loss with it: "for now" of a
+        # thing in hand is no certain difference)
+        stand_in = (lost or (vet and for_now)) and family.name in _OBJECTS
+        if for_now and not stand_in:
+            continue
+        cued = cued or stand_in
         mine = members(new.said, family, ctx, switched=True)
         own = not mine and bool(mine := _own(new.said, family, said))
         if not mine or not (cued or _named_change(family, said) or _became(new.said, mine)):
             continue
         fits = [(i, theirs) for i, c in enumerate(claims)
-                if c.said and c.said != new.said and not c.ends and
+                if c.said and c.said != new.said and not c.ends and not _LOST.search(c.said) and
                 (not own or _CONTEXT[family.name].search(c.said)) and
                 _holder_fits(holder, c.holder, said, c.said, family) and
                 not _another(new.said, c.said, family.name) and

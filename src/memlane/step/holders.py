@@ -109,7 +109,8 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
     it he she they we i today tomorrow yesterday everyone someone nobody everything something
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
     guess turns sorry thanks happy funny landlord landlady boss council school nursery bank gym
-    office company management college uni new old next last first""".split()) | frozenset(
+    office company management college uni new old next last first mine yours ours hers theirs
+    """.split()) | frozenset(
     """sadly luckily unluckily
     unfortunately fortunately hopefully apparently basically honestly finally recently obviously
     actually literally clearly thankfully annoyingly weirdly surprisingly happily tragically
