@@ -70,6 +70,7 @@ NEAR_MISSES = [  # (held, new): nothing replaced
     (["I play squash.", "I play tennis."], "I've switched to padel now."),
     (["I play the cello."], "I've switched to Spanish now, the app is great."),  # another kind
     (["My wife is French."], "She's switched to German now at the evening class."),
+    (["I play hockey."], "We moved to Chelsea, now it's all rugby round here."),  # a place's
 ]
 
 

@@ -97,6 +97,22 @@ _CHANGE = re.compile(
     r"it['\u2019]s\s+[^,.;!?]*?\b(?:now|these\s+days|nowadays))\b", re.I)
 """A change said: how the new member takes the old one's place (not "took up", "started",
 "joined": a hobby added)."""
+_TO = re.compile(
+    r"\b(?:switch\w*|swap\w*|chang\w*|transferr\w*|moved\s+on|"
+    r"mov\w*\s+(?:me|him|her|us|them)(?:\s+(?:up|down|over|across))?|"
+    r"(?:gone|went|going)\s+over|(?:gone|went|going|opted)\s+for)"
+    r"(?:\s+(?:my|our|his|her|their)\s+[\w-]+)?\s+(?:to|for|onto)?\s*"
+    r"(?:(?:the|a|doing|playing|learning|studying)\s+)?$"
+    r"|\b(?:(?:now|these\s+days|nowadays)\s+)?it['\u2019]s\s+(?:(?:all|just|mostly|about|the)\s+)*$"
+    r"|\binstead\b(?!\s+of).*$", re.I)
+"""Before the new member: said as what the holder changed to ("switched to", "moved on to",
+"gone for", "changed my course to", "it's ... now"), or after an "instead"."""
+_ITS = re.compile(r"\bit['\u2019]s\s+[^,.;!?]*$", re.I)
+_NOW = re.compile(r"\b(?:now|these\s+days|nowadays)\b", re.I)
+_HERE = re.compile(r"\b(?:round|around|over|up|down|out)\s+(?:here|there)\b|\bin\s+(?:this|the|our)"
+                   r"\s+(?:town|area|village|city|street|school|house)\b", re.I)
+"""A place the change is of ("now it's all rugby round here"), not the holder."""
+_INSTEAD = re.compile(r"\binstead\b(?!\s+of)", re.I)
 _ENDED = re.compile(
     r"(?:\b(?:gave|given|giving)\s+up|\bdropp(?:ed|ing)|\bquit(?:ting)?|\bditched|\bstopp(?:ed|ing)"
     r"|\bswap(?:ped|ping)?|\bfrom|\binstead\s+of|\brather\s+than|\bno\s+longer|\bused\s+to"
@@ -104,6 +120,10 @@ _ENDED = re.compile(
     r"studying|going|up|in|with))*\s*$"
     r"|\b(?:not|n['\u2019]t|never)(?:\s+[\w'\u2019-]+){0,3}\s*$", re.I)
 """Before a member: said as what ended or is not so."""
+_PARTED = re.compile(r"\b(?:gave|given|giving|packed|packing|jacked|knocked)\s+(?:(?:the|my|"
+                     r"his|her)\s+)?$", re.I)
+_PARTED_END = re.compile(r"\s+(?:up|in|on\s+the\s+head)\b", re.I)
+"""A member said as ended with the verb around it ("given yoga up", "packed the guitar in")."""
 _INSTEAD_OF = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?:the\s+|my\s+|doing\s+|"
                          r"playing\s+)?([\w'-]+)", re.I)
 _AFTER_LANGUAGE = re.compile(r"\s+(?-i:([a-z]+))")
@@ -160,7 +180,10 @@ def members(text: str) -> list[Member]:
                     kinds = kinds - {"language"}  # ("spanish", "Spanish food")
             if kinds:
                 at = words[k].start()
-                out.append(Member(said.lower(), kinds, at, bool(_ENDED.search(text[:at]))))
+                end = words[k + n - 1].end()
+                out.append(Member(said.lower(), kinds, at, bool(
+                    _ENDED.search(text[:at]) or (_PARTED.search(text[:at]) and
+                                                 _PARTED_END.match(text, end)))))
                 k += n - 1
                 break
         k += 1
@@ -193,6 +216,15 @@ def _refused(new: Claim, holder: str, said: str) -> bool:
     return holder.rpartition("|")[2] == "i" and bool(_OTHER.search(new.said))
 
 
+def _said_changed(said: str, member: Member) -> bool:
+    """Whether `said` names `member` as what the holder changed to ("switched to yoga", "it's
+    padel now"), not of a place ("now it's all rugby round here")."""
+    before = said[:member.at]
+    if _ITS.search(before) and not (_NOW.search(said) and _TO.search(before)):
+        return False  # ("it's ... now": the member right after "it's")
+    return bool(_TO.search(before)) and not _HERE.search(said[member.at:])
+
+
 def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     """The one held fact of the holder whose pastime `new`, worded as a change, names another
     member of its kind in place of (see the module docstring); `related` to the newest when two
@@ -214,6 +246,8 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if "sport" in new_member.kinds and _COMMUTE.search(said):
         return None  # ("I've switched to cycling to work": how one gets in)
     ended = {m.term for m in found if m.ended}
+    if not (ended or _INSTEAD.search(said) or _said_changed(said, new_member)):
+        return None  # (the change said is of something else: "We moved to Chelsea, ...")
     replaced = _INSTEAD_OF.search(said)
     if replaced is not None and not any(replaced.group(1).lower() in t.split() for t in ended):
         return None  # ("tap dancing instead of the gym": something else replaced)
