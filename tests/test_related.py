@@ -124,6 +124,11 @@ ACROSS_STRETCHES = [
     # the start time, replaced in a later stretch among other records
     ("I start work at seven each morning.",
      "They've changed the rota again, I don't clock on till ten now.", "seven", "ten now"),
+    # a pastime's kind words (`step/pastimes.py`: "viola" is an instrument, one "plays" it)
+    ("I play the cello in a string quartet.",
+     "I've swapped to viola, it suits my hands better.", "cello", "viola"),
+    ("I'm learning Spanish with an app every evening.",
+     "I switched to Mandarin instead, for the new job.", "Spanish", "Mandarin"),
 ]
 
 

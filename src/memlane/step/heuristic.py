@@ -33,7 +33,7 @@ from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
-from . import anchored
+from . import anchored, pastimes
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
@@ -252,8 +252,8 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     """Whether a clause not shaped as a fact gives a held fact a new value, as the supersede
     rule reads it when filing ("It was Mango's birthday yesterday, she's four now",
     "Everything's with Starling now"): a correction is worth filing whatever its shape."""
-    if not known or "?" in clause or not _VALUE.search(clause[1:]):
-        return False  # (a new value is a number or a name: nothing else is asked of the rule)
+    if not known or "?" in clause or not (_VALUE.search(clause[1:]) or pastimes.named(clause)):
+        return False  # (a new value is a number, a name or a pastime: "moved on to judo now")
     said, d, target = _decided(clause, m, known, sentence, named)
     if d.verdict != SUPERSEDES or target is None:
         return False
@@ -273,7 +273,8 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
 _VALUE = re.compile(rf"\d|(?-i:\b[A-Z][a-z])|\b(?:{_NUMBER_WORDS})\b", re.I)
 _NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
 _PLACED = re.compile(r"\b(?:in|at|to|from|near|into)\s+(?:the\s+)?$", re.I)
-_PRONOUNS = frozenset("she he it they we you i".split())
+_PRONOUNS = frozenset("she he it they we you i god lord christ".split())
+"""Words no person is named by: pronouns, and an oath's ("..., God help us")."""
 
 
 RECENT_MESSAGES = 24

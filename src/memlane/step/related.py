@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, broad, families, numbered, people, slots, topics
+from . import anchored, broad, families, numbered, pastimes, people, slots, topics
 from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
@@ -162,6 +162,7 @@ def related_query(texts: Sequence[str]) -> str:
                 words += anchored.search_words(clause)  # "running shoes": "run" too
                 words += families.search_words(clause, sentence)  # "gas", "electric": energy
                 words += topics.search_words(sentence)  # "the scale said 176": a weight
+                last += pastimes.search_words(clause)  # "it's padel now": "play" too
                 if (told := people.event(clause)) is not None:  # "retrained as": a job
                     words += [w for a in sorted(told[0]) for w in _HINTS.get(a, "").split()]
                 # Its thing said in other words ("my current account" / "I bank with ...").

@@ -44,6 +44,7 @@ from . import (
     families,
     medicines,
     numbered,
+    pastimes,
     people,
     placekind,
     referents,
@@ -343,7 +344,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
         if new.attribute == "hours":  # ("8 till 12 on Saturdays": a day's hours of their own)
             return not other_days(new.said, held.said)
         return new.attribute not in _SLOTS or _bare_rate(new, held) or (
-            _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True))
+            _same_routine(new, held) and not slots.two_subjects(new.said, held.said, _SKIP, True)
+            and not pastimes.two_pastimes(new.said, held.said))  # (padel on Fridays, squash ...)
     if {new.attribute, held.attribute} in ({"job", "shift"}, {"job", "employer"}):
         return work_alike(new.said, held.said, new.attribute, held.attribute)
     if {new.attribute, held.attribute} == {"car", "bike"}:
@@ -437,8 +439,9 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _unless_kept(new, claims, Decision(*a)) if (
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
     if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims) or
-                                        medicines.in_place(new, holder, claims)):
-        d = _unless_kept(new, claims, Decision(*f))  # (`families.py`, `medicines.py`)
+                                        medicines.in_place(new, holder, claims) or
+                                        pastimes.changed(new, holder, claims)):
+        d = _unless_kept(new, claims, Decision(*f))  # (`families.py`, `medicines.py`, ...)
     if d.verdict in (RELATED, NEW) and (t := topics.by_topic(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`: "the scale said 176")
     if d.verdict in (RELATED, NEW) and (p := people.changed(new, holder, claims) or
@@ -771,6 +774,7 @@ def _vet_claim(new: Claim, holder: str, claims: Sequence[Claim], i: int) -> Deci
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *a.reasons))
     if (f := families.one_value(new, holder, [c], vet=True) or
             medicines.in_place(new, holder, [c]) or topics.by_topic(new, holder, [c]) or
+            pastimes.changed(new, holder, [c]) or
             people.changed(new, holder, [c])) and \
             f[0] == SUPERSEDES:
         return Decision(SUPERSEDES, i, ("a replace the rule makes itself", *f[2]))
