@@ -46,6 +46,10 @@ CORRECTED = [  # (held, message, a word the update's text must hold)
     (["My nan lives in Hastings."],
      "Nan hasn't been well. She's gone into a care home in Folkestone, near my aunt.",
      "Folkestone"),
+    # a job ended by retiring, said in lower case, is a new value too
+    (["My mum is a librarian.", "My dad's an accountant."],
+     "Mum's doing well. She's retired from the library now and volunteers at the hospice.",
+     "retired"),
 ]
 
 

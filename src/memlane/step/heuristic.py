@@ -33,7 +33,7 @@ from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
-from . import anchored, pastimes
+from . import anchored, occupations, pastimes
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
@@ -252,8 +252,11 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     """Whether a clause not shaped as a fact gives a held fact a new value, as the supersede
     rule reads it when filing ("It was Mango's birthday yesterday, she's four now",
     "Everything's with Starling now"): a correction is worth filing whatever its shape."""
-    if not known or "?" in clause or not (_VALUE.search(clause[1:]) or pastimes.named(clause)):
-        return False  # (a new value is a number, a name or a pastime: "moved on to judo now")
+    if not known or "?" in clause or not (_VALUE.search(clause[1:]) or pastimes.named(clause) or
+                                          occupations.role(clause) or
+                                          occupations.RETIRED.search(clause)):
+        return False  # (a new value is a number, a name, a pastime or a job: "moved on to judo
+        # now", "she's moved into a product owner role", "he's retired from the library")
     said, d, target = _decided(clause, m, known, sentence, named)
     if d.verdict != SUPERSEDES or target is None:
         return False
