@@ -309,6 +309,20 @@ def test_a_change_to_an_arrangement_is_agreed_as_the_arrangement_was() -> None:
     assert [kind_of(s) for s in moved if kind_of(s) == "decision"] == []
 
 
+def test_the_users_own_choice_told_to_the_assistant_is_agreed() -> None:
+    """In a conversation of two, what the user settled on is what was settled: one person's
+    "I decided to ..." news stays news, and going with company or a reason of the past is no
+    choice. (The first five were facts or events before.)"""
+    chosen = ["I've settled on Portuguese for my next language.",
+              "I'm going with the Tuesday slot.", "I've opted for the cheaper quote.",
+              "I've chosen the 6am flight.", "I've decided against the loft conversion."]
+    assert [kind_of(s) for s in chosen] == ["decision"] * len(chosen)
+    ordinary = ["I'm going with Sarah to the gig.", "I'm going with the kids to the zoo.",
+                "I chose to write about this because it's personal.",
+                "I picked up a pizza on the way home.", "Yesterday I picked the blue one."]
+    assert [s for s in ordinary if kind_of(s) == "decision"] == []
+
+
 def test_a_need_word_said_as_a_topic_or_of_someone_else_is_not_a_need() -> None:
     """The field words (`step.lexicon`) make a need only with a holder, in the present: a
     book about autism, a friend's chemo, a dish that is vegan, a fear of what someone will

@@ -2,7 +2,7 @@
 
 `kinds.kind_of` reads a need by a holder and a limit (`kinds._CONSTRAINT`, `_LIMIT`,
 `_REQUESTS`, `lexicon.TERM`) and an agreement by a settling word or a group and a commitment
-(`kinds._agreed`). Said in passing, a need is often told by what it does to the holder's days
+(`agreements.agreed`). Said in passing, a need is often told by what it does to the holder's days
 instead, and an agreement by the act that made it. Each pattern here is one such class, read
 in any topic:
 
@@ -41,7 +41,7 @@ in any topic:
   "green-lit", "okayed"); a booking or sign-up made ("it's booked", "I've signed up for the
   Great North Run", "we've put down a deposit"); a group's talk or vote that came to something
   ("we had a family chat and Gran's ninetieth will be ...", "the family voted and ...",
-  "everyone's chipping in"). `kinds._agreed` reads them as its own: not a question, not a
+  "everyone's chipping in"). `agreements.agreed` reads them as its own: not a question, not a
   one-off of the past ("booked a haircut last Tuesday"). Also what settles it: paid for, a
   rule made, help booked ("we've got the builders starting on the 12th"), a choice made in
   the end or after all.
