@@ -54,7 +54,7 @@ from .search.embed import Embedder, get_embedder
 from .search.hybrid import Hit, SearchWorkers
 from .snapshots import SnapshotsAndVectors
 from .step.extractor import Extractor, HeuristicExtractor
-from .step.related import held_residences, hint_queries
+from .step.related import hint_queries
 from .step.runner import Cadence, StepRunner
 from .store.open import open_store as open_store  # where callers have always found it
 from .store.protocol import HistoryPolicy, NewMessage, Store
@@ -204,13 +204,8 @@ class Memory(Forgetting, SnapshotsAndVectors):
             found = {h.record.id: h.record for h in self.search(query, limit)}
             # And the facts whose property the stretch states (`step.related.related_query`): a
             # correction often shares no word with the fact it changes.
-            said = [m.content for m in messages if m.role == "user"]
-            for hints in hint_queries(said):
+            for hints in hint_queries([m.content for m in messages if m.role == "user"]):
                 found.update((h.record.id, h.record) for h in self.search(hints, limit))
-            # And a held residence by its place alone ("I'm in Southampton" / "We've moved up
-            # to Sheffield"): no word of it can be searched for, so the newest records are read.
-            found.update((r.id, r) for r in held_residences(said, lambda n: self.store.records(
-                self.ns, limit=n, newest=True)))
             return list(found.values())
         except MemlaneError:
             return []

@@ -119,6 +119,9 @@ _CHANGE = re.compile(r"\b(?:now|these\s+days|nowadays|since|finally|for\s+good|p
                      re.I)
 
 
+_SPEAKS = re.compile(r"\b(?:i'?m|i\s+am|we'?re|we\s+are)\b", re.I)
+
+
 def _static(text: str) -> str | None:
     """The place `text` says the speaker is in, by "in" / "-based" / "a ... family"."""
     for m in _IN.finditer(text):
@@ -148,9 +151,13 @@ def _moved(text: str) -> str | None:
 def lives(text: str) -> str | None:
     """The place a statement of the speaker (`text`, their holder checked by the caller) says
     they live in now, or None: a stay, a commute, a plan or an addition says none."""
-    if _not_now(text):
-        return None
-    return _moved(text) or (None if _STAY.search(text) else _static(text))
+    # (the place first, the words that unsay it only then: most statements name none)
+    place = _moved(text)
+    if place is None and _SPEAKS.search(text):
+        place = _static(text)
+        if place is not None and _STAY.search(text):
+            return None
+    return None if place is None or _not_now(text) else place
 
 
 def unsettled(text: str, holder: str) -> bool:

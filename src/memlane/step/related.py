@@ -43,9 +43,11 @@ MIN_PER_MESSAGE = 3
 
 def related_records(stretch: Sequence[Message],
                     search: Callable[[Sequence[Message], int], list[Record]],
-                    shown: int = SHOWN) -> list[Record]:
+                    shown: int = SHOWN,
+                    newest: Callable[[int], list[Record]] | None = None) -> list[Record]:
     """The records a step of `stretch` is shown: `search([message], POOL)` for each distinct
-    user message, ranked by `pick`."""
+    user message, and the held residences among the `newest(n)` records when a message states
+    one (`held_residences`), ranked by `pick`."""
     users: list[Message] = []
     seen: set[str] = set()
     for m in stretch:
@@ -56,6 +58,8 @@ def related_records(stretch: Sequence[Message],
     for m in users:
         for r in search([m], POOL):
             pool.setdefault(r.id, r)
+    for r in held_residences([m.content for m in users], newest) if newest else ():
+        pool.setdefault(r.id, r)
     # Each message is ranked by its words and by the usual words of the attributes it states
     # (`related_query`, which `search` also asks for): a correction often shares no
     # word with the fact it changes ("We relocated to Glasgow" / "I live in Manchester").
