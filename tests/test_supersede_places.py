@@ -34,6 +34,7 @@ NEAR_MISSES = [
     (["I live in Glasgow."], "We've also got a flat in Edinburgh for the kids."),
     (["I'm in Limerick."], "We moved to Ennis when I was ten, lovely spot."),
     (["I'm in Brighton."], "I was born in Lewes, just up the road."),
+    (["I'm in Leeds, Headingley way."], "We went to Rome in June, what a city."),
     # a month, a word that is a town only with its capital
     (["I'm in Manchester, Didsbury."], "We're in March now, so the clocks go forward soon."),
     (["I'm in Derby."], "I'm in bath now, then bed."),

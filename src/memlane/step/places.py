@@ -26,9 +26,9 @@ from importlib.resources import files
 from .endings import _ADDITIVE
 
 PLACE_SCAN = 200
-"""How many of a namespace's newest records `Memory.related` reads for a held residence when a
-stretch states one: a held "I'm in Southampton" shares no word with "We've moved up to
-Sheffield", so no search finds it (`step/related.py`)."""
+"""How many of a namespace's newest records the step reads for a held residence when a stretch
+states one (`related.held_residences`): a held "I'm in Southampton" shares no word with "We've
+moved up to Sheffield", so no search finds it."""
 
 MARK = "\x00residence"
 """The term `related.pick` gives a text that states the speaker's residence, both sides."""
@@ -83,9 +83,10 @@ _FAMILY = re.compile(rf"{_OPENS}(?:we'?re|we\s+are)\s+an?\s+(?=\w)", re.I)
 _BASED = re.compile(rf"{_OPENS}{_SPEAKER}(?:an?\s+)?((?:[\w.'-]+\s+){{0,3}}?[\w.'-]+?)-based\b",
                     re.I)
 # A move to a place ("shifted down to", "upped sticks to", "made the move to", "settled in"):
-# the verbs `attributes` lacks or reads only with a capital ("moved down to Stirling").
-_MOVED = re.compile(r"\b(?:moved|moving|relocated|relocating|shifted|emigrated|upped\s+sticks"
-                    r"(?:\s+and\s+moved)?|made\s+the\s+move|settled|gone|went)\s+"
+# the verbs `attributes` lacks or reads only with a capital ("moved down to Stirling"). Not
+# "went to" (a trip) nor "moving to" (not yet).
+_MOVED = re.compile(r"\b(?:moved|relocated|shifted|emigrated|upped\s+sticks"
+                    r"(?:\s+and\s+moved)?|made\s+the\s+move|settled)\s+"
                     r"(?:(?:back|down|up|over|out|across|away|home|all\s+the\s+way)\s+)*"
                     r"(?:to|in)\s+(?=\w)", re.I)
 _FAMILY_TAIL = re.compile(r"\s+(?:family|household|lot|clan)\b", re.I)
