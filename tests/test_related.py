@@ -129,6 +129,12 @@ ACROSS_STRETCHES = [
      "I've swapped to viola, it suits my hands better.", "cello", "viola"),
     ("I'm learning Spanish with an app every evening.",
      "I switched to Mandarin instead, for the new job.", "Spanish", "Mandarin"),
+    # a residence said by its place alone ("I'm in Southampton": no word of it is searched
+    # for; the newest records are read for a held residence, `step/places.py`)
+    ("I'm in Southampton, right by the water.",
+     "We've moved up to Sheffield for my wife's job.", "Southampton", "Sheffield"),
+    ("We're a Bristol family, born and bred.", "We relocated to Cardiff in the spring.",
+     "Bristol", "Cardiff"),
 ]
 
 
@@ -140,6 +146,26 @@ def test_a_correction_sharing_no_word_finds_the_fact_it_changes(
     texts = _said_then_corrected(_among_others(store), held, correction)
     assert not any(old in x for x in texts), texts
     assert any(new in x for x in texts), texts
+
+
+@pytest.mark.parametrize("later", [
+    "I'm in Rome for the weekend, the food is unreal.",
+    "My brother moved to Hull last month.",
+    "We might move to York next year if the job comes through.",
+    "We've also got a little flat in Edinburgh now.",
+])
+def test_a_stay_or_anothers_move_leaves_the_held_residence(store: Any, later: str) -> None:
+    """The held residence is shown to the step (the scan) and stays current."""
+    texts = _said_then_corrected(_among_others(store), "I'm in Southampton, by the water.", later)
+    assert "I'm in Southampton, by the water." in texts, texts
+
+
+def test_the_newest_records_first(store: Any) -> None:
+    """`Store.records(newest=True)`: the page counted from the newest, on both engines."""
+    ids = [store.add_record("a", f"Fact {i}.").id for i in range(5)]
+    store.add_record("b", "Another namespace's fact.")
+    assert [r.id for r in store.records("a", limit=3, newest=True)] == ids[:1:-1]
+    assert [r.id for r in store.records("a", limit=3)] == ids[:3]
 
 
 def test_every_member_of_a_family_is_searched_for(store: Any) -> None:

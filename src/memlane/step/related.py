@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, broad, families, numbered, pastimes, people, slots, topics
+from . import anchored, broad, families, numbered, pastimes, people, places, slots, topics
 from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
@@ -43,9 +43,11 @@ MIN_PER_MESSAGE = 3
 
 def related_records(stretch: Sequence[Message],
                     search: Callable[[Sequence[Message], int], list[Record]],
-                    shown: int = SHOWN) -> list[Record]:
+                    shown: int = SHOWN,
+                    newest: Callable[[int], list[Record]] | None = None) -> list[Record]:
     """The records a step of `stretch` is shown: `search([message], POOL)` for each distinct
-    user message, ranked by `pick`."""
+    user message, and the held residences among the `newest(n)` records when a message states
+    one (`held_residences`), ranked by `pick`."""
     users: list[Message] = []
     seen: set[str] = set()
     for m in stretch:
@@ -56,6 +58,8 @@ def related_records(stretch: Sequence[Message],
     for m in users:
         for r in search([m], POOL):
             pool.setdefault(r.id, r)
+    for r in held_residences([m.content for m in users], newest) if newest else ():
+        pool.setdefault(r.id, r)
     # Each message is ranked by its words and by the usual words of the attributes it states
     # (`related_query`, which `search` also asks for): a correction often shares no
     # word with the fact it changes ("We relocated to Glasgow" / "I live in Manchester").
@@ -68,12 +72,14 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
     docstring). The same texts and ids give the same answer whatever order `pool` is in."""
     if not pool or not messages:
         return []
-    words = {r.id: set(terms(r.text)) for r in pool}
+    # (and `places.MARK` where one states the speaker's residence: "I'm in Southampton" and
+    # "We've moved up to Sheffield" share no word)
+    words = {r.id: set(terms(r.text)) | places.marks(r.text) for r in pool}
     df = Counter(t for ws in words.values() for t in ws)
     per = max(MIN_PER_MESSAGE, shown // len(messages))
     chosen: dict[int, tuple[float, int]] = {}  # id -> (best score, rank it was picked at)
     for said in messages:
-        asked = set(terms(said))
+        asked = set(terms(said)) | places.marks(said)
         scored = sorted(
             ((sum(1.0 / math.log(2 + df[t]) for t in words[r.id] & asked), r.id) for r in pool),
             key=lambda x: (-x[0], -x[1]))
@@ -177,6 +183,16 @@ def related_query(texts: Sequence[str]) -> str:
     return " ".join(dict.fromkeys(w for w in words + last if w))
 
 
+def held_residences(texts: Sequence[str], newest: Callable[[int], list[Record]]) -> list[Record]:
+    """The records among the namespace's newest `places.PLACE_SCAN` (`newest(n)`) that state
+    the speaker's residence, when one of `texts` (a stretch's user messages) states one: a held
+    place alone ("I'm in Southampton") shares no word a search could find it by. One bounded
+    read, the same on every engine; none when no text states a residence."""
+    if not any(places.marks(t) for t in texts):
+        return []
+    return [r for r in newest(places.PLACE_SCAN) if places.marks(r.text)]
+
+
 HINT_TERMS = 6
 """At most this many of `related_query`'s words are searched together, in at most
 `HINT_QUERIES` searches: a bounded search keeps a query's rarest terms by their counts in the
@@ -192,5 +208,5 @@ def hint_queries(texts: Sequence[str]) -> list[str]:
             for i in range(0, min(len(words), HINT_TERMS * HINT_QUERIES), HINT_TERMS)]
 
 
-__all__ = ["HINT_TERMS", "MIN_PER_MESSAGE", "POOL", "SHOWN", "hint_queries", "pick",
-           "related_query", "related_records"]
+__all__ = ["HINT_TERMS", "MIN_PER_MESSAGE", "POOL", "SHOWN", "held_residences", "hint_queries",
+           "pick", "related_query", "related_records"]

@@ -400,6 +400,11 @@ class StepRunner:
     def _name(self, extractor: Extractor | None) -> str:
         return (extractor or self.extractor).name
 
+    def _newest(self, n: int) -> list[Record]:
+        """The namespace's `n` newest records, for a held residence (`related.held_residences`:
+        "I'm in Southampton" shares no word with "We've moved up to Sheffield")."""
+        return self.store.records(self.ns, limit=n, newest=True)
+
     def _extract(self, stretch: Sequence[Message], ex: Extractor) -> StepOutput:
         """The extractor's step, validated by itself if it can (`ValidatingExtractor`: the
         heuristic, a `FallbackExtractor`), else through the one fallback: a failed step is
@@ -409,7 +414,7 @@ class StepRunner:
         # same stretch wrote (all their sources are in it): filing again replaces those, so an
         # update of one would be dropped and the fact lost.
         own = {m.id for m in stretch}
-        existing = [r for r in related_records(stretch, self.related)
+        existing = [r for r in related_records(stretch, self.related, newest=self._newest)
                     if not (r.source_ids and set(r.source_ids) <= own)]
         validating = ex if isinstance(ex, ValidatingExtractor) else FallbackExtractor(ex)
         with fact_readings(self.facts):

@@ -47,6 +47,7 @@ from . import (
     pastimes,
     people,
     placekind,
+    places,
     referents,
     slots,
     topics,
@@ -156,6 +157,7 @@ def read_claim(text: str) -> Claim:
     holder, attribute, rest = holder_attribute(body)
     if attribute is None:
         attribute = _attribute(rest, holder, body)
+    attribute = places.residence(body, holder, attribute)  # "I'm in Leeds", "a Bristol family"
     if attribute == "residence" and slots.lower_brand(rest):
         attribute = None  # "I moved over to voxi": a provider in lower case, not a place
     owned = _OWNED_SUBJECT.match(body) if holder == "i" and attribute in _PERSONAL else None
@@ -447,7 +449,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW) and (p := people.changed(new, holder, claims) or
                                         people.thing_changed(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")
-    if people.unsettled(new.context or new.said):  # "been offered a job at Google": not so yet
+    if people.unsettled(new.context or new.said) or (  # "been offered a job at Google"
+            new.attribute == "residence" and places.unsettled(new.said, holder)):  # "I'm in York"
         d = _keep_apart(d)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))

@@ -319,10 +319,13 @@ class RecordsAndSearch(Protocol):
         pinned_only: bool = False,
         *,
         sources: int | None = None,
+        newest: bool = False,
     ) -> list[Record]:
         """The namespace's records (`ids`, sorted by id, or a page in id order). `sources`: each
         record carries at most this many of its source ids, the lowest (None: all of them;
-        the read path asks for a few, `Thread.context`)."""
+        the read path asks for a few, `Thread.context`). `newest`: the page counts from the
+        newest record, in descending id order (the memory step's scan for a held residence,
+        `step/places.py`: one read of the primary key, whatever the namespace's size)."""
         ...
 
     def standing_records(self, namespace: str, limit: int) -> list[Record]:

@@ -38,8 +38,8 @@ class CommonCore:
         return None if outer is None else (outer, self._writes)
 
     def records(self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
-                offset: int = 0, pinned_only: bool = False, *, sources: int | None = None
-                ) -> list[Record]:
+                offset: int = 0, pinned_only: bool = False, *, sources: int | None = None,
+                newest: bool = False) -> list[Record]:
         raise NotImplementedError
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:

@@ -295,12 +295,13 @@ class PgCore(CommonStore):
     def records(
         self, namespace: str, ids: Sequence[int] | None = None, limit: int = 1000,
         offset: int = 0, pinned_only: bool = False, *, sources: int | None = None,
+        newest: bool = False,
     ) -> list[Record]:
-        return self._read_records(namespace, ids, limit, offset, pinned_only, sources)
+        return self._read_records(namespace, ids, limit, offset, pinned_only, sources, newest)
 
     def _read_records(self, namespace: str, ids: Sequence[int] | None, limit: int,
-                      offset: int, pinned_only: bool, sources: int | None = None
-                      ) -> list[Record]:
+                      offset: int, pinned_only: bool, sources: int | None = None,
+                      newest: bool = False) -> list[Record]:
         cols = rec_cols(sources)
         if ids is not None:
             # Like SQLite: an explicit id list is returned whole (no limit), sorted by id.
@@ -314,7 +315,8 @@ class PgCore(CommonStore):
         if pinned_only:
             sql += " AND r.pinned"
         # -1 is every record (as SQLite's LIMIT -1); PostgreSQL's LIMIT NULL says the same.
-        rows = self._q(sql + " ORDER BY r.id LIMIT %s OFFSET %s",
+        order = " ORDER BY r.id DESC" if newest else " ORDER BY r.id"
+        rows = self._q(sql + order + " LIMIT %s OFFSET %s",
                        (namespace, None if limit < 0 else limit, offset))
         return [_record(r) for r in rows]
 
