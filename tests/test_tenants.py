@@ -110,6 +110,17 @@ def test_a_step_reads_a_bounded_head_and_tail(tmp_path):
         assert len(t.messages()[0].content) == len(big.content)  # the log keeps it whole
 
 
+def _step_time(m, thread: str, blob: int, towns: tuple[str, str]) -> float:
+    t = m.thread(thread)
+    t.extend([{"role": "user", "content": f"My sister lives in {towns[0]}.\n" + _blob(blob)},
+              {"role": "assistant", "content": "ok"},
+              {"role": "user", "content": f"My brother lives in {towns[1]}."},
+              {"role": "assistant", "content": "ok"}])
+    started = time.perf_counter()
+    t.flush()
+    return time.perf_counter() - started
+
+
 @pytest.mark.parametrize("n", [60_000, 1_000_000])
 def test_a_huge_token_costs_a_step_milliseconds(tmp_path, n):
     with Memory.open(tmp_path / "m.db") as m:
@@ -117,15 +128,12 @@ def test_a_huge_token_costs_a_step_milliseconds(tmp_path, n):
         warm.extend([{"role": "user", "content": "I like tea."},
                      {"role": "assistant", "content": "ok"}])
         warm.flush()  # imports, first queries
-        t = m.thread("t")
-        t.extend([{"role": "user", "content": "My sister lives in Oslo.\n" + _blob(n - 30)},
-                  {"role": "assistant", "content": "ok"},
-                  {"role": "user", "content": "My brother lives in Rome."},
-                  {"role": "assistant", "content": "ok"}])
-        started = time.perf_counter()
-        t.flush()
-        took = time.perf_counter() - started
-        assert took < 1.0, took  # before: 5-15 s at 60,000 characters
+        # The same stretch with a 1,000-character token, timed in this run: on a loaded machine
+        # both slow together, so the bound is a second or 25 times that, whichever is more
+        # (before: 5-15 s at 60,000 characters, a hundred times and more).
+        base = _step_time(m, "base", 1_000, ("Lima", "Kyiv"))
+        took = _step_time(m, "t", n - 30, ("Oslo", "Rome"))
+        assert took < max(1.0, 25 * base), (took, base)
         texts = " ".join(r.text for r in m.records(limit=100))
         assert "Oslo" in texts and "Rome" in texts  # the stretch is still read
 
