@@ -31,6 +31,8 @@ NEAR_MISSES = [
     # a plan, a second home, the past
     (["I'm in Leicester, near the university."], "We might move to York if the job comes through."),
     (["I live in Auckland."], "Thinking about moving to Christchurch one day."),
+    (["I live in Leeds."], "We're moving to York in June, the sale's agreed."),  # (main: replaced)
+    (["I'm in Bolton."], "We're relocating to Preston next month."),
     (["I live in Glasgow."], "We've also got a flat in Edinburgh for the kids."),
     (["I'm in Limerick."], "We moved to Ennis when I was ten, lovely spot."),
     (["I'm in Brighton."], "I was born in Lewes, just up the road."),

@@ -324,6 +324,8 @@ _HYPOTHETICAL = re.compile(
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
     r"(?:asked|asking|hoping|wishing)\s+for|look(?:ing|ed)\s+(?:at|into)\s+(?-i:[a-z]+ing)"
     # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"
+    # "we're moving to York in June", "he's relocating to Perth": planned, not yet done
+    r"|(?:'m|am|'re|are|is|'s)\s+(?:moving|relocating|emigrating)\s+(?:\w+\s+)?(?:to|back)\b"
     r"|(?:'m|am|'re|are|is|'s)\s+going\s+to\s+(?!(?:the|a|an|my|our|his|her|their)\b)"
     r"(?-i:[a-z]+))\b", re.I)
 
