@@ -323,8 +323,7 @@ _HYPOTHETICAL = re.compile(
     r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
     r"(?:asked|asking|hoping|wishing)\s+for|look(?:ing|ed)\s+(?:at|into)\s+(?-i:[a-z]+ing)"
-    # "I'm going to switch", not "I've started going to a barber" or "we're going to the gym"
-    # "we're moving to York in June", "he's relocating to Perth": planned, not yet done
+    # "I'm going to switch", "we're moving to York": planned; not "going to the gym"
     r"|(?:'m|am|'re|are|is|'s)\s+(?:moving|relocating|emigrating)\s+(?:\w+\s+)?(?:to|back)\b"
     r"|(?:'m|am|'re|are|is|'s)\s+going\s+to\s+(?!(?:the|a|an|my|our|his|her|their)\b)"
     r"(?-i:[a-z]+))\b", re.I)
