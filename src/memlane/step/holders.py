@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from importlib.resources import files
 
 from .endings import MONTHS_AND_DAYS
+from .lexicon import data_rows
 
 RELATIONS = {
     w: w for w in """mother father parents sister brother wife husband partner girlfriend
@@ -47,11 +47,9 @@ by are not in it): packaged data, no user's words."""
 
 def _first_names() -> dict[str, str]:
     if not _NAMES:
-        text = files("memlane").joinpath("data/first_names.tsv").read_text(encoding="utf-8")
-        for line in text.splitlines():
-            name, _, said = line.partition("\t")
-            if said and not line.startswith("#"):
-                _NAMES[name] = said
+        for name, *said in data_rows("first_names.tsv"):
+            if value := "\t".join(said):
+                _NAMES[name] = value
     return _NAMES
 
 

@@ -15,6 +15,18 @@ left out or written with the word that makes it a need ("mobility scooter", "zim
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from importlib.resources import files
+
+
+def data_rows(name: str) -> Iterator[list[str]]:
+    """The rows of a word list packaged in memlane/data (`name`: "places.tsv"), each split at
+    its tabs: blank lines and "#" comments skipped. Read by the modules that keep a list once
+    (first names, job titles, pastimes, places)."""
+    text = files("memlane").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            yield line.split("\t")
 
 __all__ = ["FAMILIES", "TERM", "as_household"]
 

@@ -10,7 +10,8 @@ library"). Pure; read by `step/attributes.py` (the attribute "job") and `step/pe
 from __future__ import annotations
 
 import re
-from importlib.resources import files
+
+from .lexicon import data_rows
 
 _TRADE = re.compile(r"(?:er|or|ist|ian|ant|eon|ic|nurse|chef|cook|pilot|judge|vet|architect|"
                     r"analyst|midwife|nanny|barista|clerk|coach|agent|priest|lead|head|guard|warden|steward|"
@@ -29,9 +30,7 @@ _TITLES: set[str] = set()
 
 def _lexicon() -> set[str]:
     if not _TITLES:
-        text = files("memlane").joinpath("data/occupations.txt").read_text(encoding="utf-8")
-        _TITLES.update(line.strip().replace("-", " ") for line in text.splitlines()
-                       if line.strip() and not line.startswith("#"))
+        _TITLES.update(row[0].strip().replace("-", " ") for row in data_rows("occupations.txt"))
     return _TITLES
 
 

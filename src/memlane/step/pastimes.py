@@ -35,13 +35,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.resources import files
 
 from . import slots
 from .broad import _OTHER
 from .claim import Claim
 from .endings import _ADDITIVE, _ONE_OFF
 from .families import _REFUSE
+from .lexicon import data_rows
 
 Verdict = tuple[str, int, tuple[str, ...]]
 """("supersedes" or "related", the index of the held fact, why)."""
@@ -67,11 +67,7 @@ def _load() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     (the languages: "Spanish", "BSL"), which count as a language only so written."""
     kinds: dict[str, set[str]] = {}
     cased: set[str] = set()
-    text = files("memlane").joinpath("data/pastimes.txt").read_text(encoding="utf-8")
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        kind, term = line.split("\t")
+    for kind, term in data_rows("pastimes.txt"):
         kinds.setdefault(term.lower(), set()).add(kind)
         if kind == "language":
             cased.add(term)

@@ -21,9 +21,9 @@ beside the held one (`unsettled`), never in place of it. Pure; the data is read 
 from __future__ import annotations
 
 import re
-from importlib.resources import files
 
 from .endings import _ADDITIVE
+from .lexicon import data_rows
 
 PLACE_SCAN = 200
 """How many of a namespace's newest records the step reads for a held residence when a stretch
@@ -38,11 +38,8 @@ _NAMES: dict[str, bool] = {}  # place -> also a word or a first name (then it ne
 
 def _gazetteer() -> dict[str, bool]:
     if not _NAMES:
-        text = files("memlane").joinpath("data/places.tsv").read_text(encoding="utf-8")
-        for line in text.splitlines():
-            if line and not line.startswith("#"):
-                name, _, flag = line.partition("\t")
-                _NAMES[name] = flag == "word"
+        for name, *flag in data_rows("places.tsv"):
+            _NAMES[name] = flag == ["word"]
     return _NAMES
 
 
