@@ -38,7 +38,7 @@ from .broad import _OTHER
 from .categories import _ANDROID, _PART, FAMILIES, OTHER_PRODUCTS, Family
 from .claim import Claim
 from .cues import CUES
-from .endings import _ADDITIVE, _ONE_OFF, IF_SAID
+from .endings import _ADDITIVE, _ONE_OFF, IF_SAID, STOLEN, THING_GONE
 from .holders import RELATIONS
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -154,18 +154,19 @@ _REFUSE = re.compile(
 _FOR_NOW = re.compile(r"\b(?:until|till|for\s+now|for\s+the\s+time\s+being|temporarily|"
                       r"for\s+a\s+(?:bit|while|few\s+\w+))\b", re.I)
 """For now: no change of what one does ("getting the bus in until I get a new bike")..."""
-_LOST = re.compile(r"\b(?:dropped|smashed|cracked|broke|broken|bust|died|packed\s+(?:up|in)|"
-                   r"nicked|stolen|pinched|lost|written\s+off|wrote\s+off|totalled|drowned|"
-                   r"conked\s+out|gave\s+up\s+the\s+ghost)\b", re.I)
+_LOST = re.compile(rf"\b(?:{THING_GONE}|{STOLEN}|stolen|lost|dropped|smashed|cracked|broke|broken|"
+                   r"bust|died|packed\s+in|written\s+off|wrote\s+off|totalled|drowned)\b", re.I)
 _MENDED = re.compile(r"\b(?:being|getting|get|gets)\s+(?:fixed|repaired|mended|sorted)|"
                      r"\bin\s+for\s+"
                      r"(?:repair|a\s+repair)|\b(?:until|till)\s+(?:it|mine|the\s+[\w-]+)"
                      r"(?:['\u2019]s|\s+is|\s+gets|\s+comes)\s+(?:fixed|repaired|mended|sorted|back)",
                      re.I)
 _OBJECTS = frozenset({"phone", "car", "laptop", "watch"})
-"""...but of a thing one has, lost or broken, the stand-in is the one in hand: "Dropped the
-OnePlus in the canal, so I'm using a Xiaomi until the contract's up" (a family of `_OBJECTS`),
-unless it is being mended ("Smashed my screen, so I'm on an old Nokia till it's fixed")."""
+"""...but of a thing one has, lost or broken (`endings.THING_GONE` and `STOLEN`, the one
+vocabulary of a thing gone, and a loss by accident), the stand-in is the one in hand: "Dropped
+the OnePlus in the canal, so I'm using a Xiaomi until the contract's up" (a family of
+`_OBJECTS`), unless it is being mended ("Smashed my screen, so I'm on an old Nokia till it's
+fixed")."""
 
 
 _NEGATED = re.compile(r"\b(?:not|n't|never|no\s+longer|no\s+more|stopped|gave\s+up|quit|"
