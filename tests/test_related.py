@@ -135,6 +135,12 @@ ACROSS_STRETCHES = [
      "We've moved up to Sheffield for my wife's job.", "Southampton", "Sheffield"),
     ("We're a Bristol family, born and bred.", "We relocated to Cardiff in the spring.",
      "Bristol", "Cardiff"),
+    # a kind of thing named by its member or its title alone (`step/marks.py`: the newest
+    # records are read for a held phone, car, bank ... or job)
+    ("I use a Honor X6, nothing fancy.",
+     "My phone's a Nokia G42 these days, the old one's screen went.", "Honor", "Nokia"),
+    ("I'm a dental nurse at a practice in town.",
+     "I work as a veterinary receptionist now, much happier.", "dental nurse", "veterinary"),
 ]
 
 
@@ -158,6 +164,21 @@ def test_a_stay_or_anothers_move_leaves_the_held_residence(store: Any, later: st
     """The held residence is shown to the step (the scan) and stays current."""
     texts = _said_then_corrected(_among_others(store), "I'm in Southampton, by the water.", later)
     assert "I'm in Southampton, by the water." in texts, texts
+
+
+@pytest.mark.parametrize(("held", "later"), [
+    ("I use a Honor X6, nothing fancy.", "My brother's just got a Nokia G42, he loves it."),
+    ("I use a Honor X6, nothing fancy.", "I've also got a Nokia G42 for work calls now."),
+    ("I'm a dental nurse at a practice in town.",
+     "My flatmate works as a veterinary receptionist now."),
+    ("I'm a dental nurse at a practice in town.",
+     "Would I make a decent veterinary receptionist, do you think?"),
+])
+def test_a_thing_of_the_kind_that_is_not_the_held_ones_change(
+        store: Any, held: str, later: str) -> None:
+    """The held phone or job is shown to the step (`step/marks.py`) and stays current when the
+    new statement is someone else's, a second one or a question."""
+    assert held in _said_then_corrected(_among_others(store), held, later)
 
 
 def test_the_newest_records_first(store: Any) -> None:

@@ -27,7 +27,7 @@ from .lexicon import data_rows
 
 PLACE_SCAN = 200
 """How many of a namespace's newest records the step reads for a held residence when a stretch
-states one (`related.held_residences`): a held "I'm in Southampton" shares no word with "We've
+states one (`related.held_marked`): a held "I'm in Southampton" shares no word with "We've
 moved up to Sheffield", so no search finds it."""
 
 MARK = "\x00residence"

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, broad, families, numbered, pastimes, people, places, slots, topics
+from . import anchored, broad, families, marks, numbered, pastimes, people, places, slots, topics
 from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
@@ -47,7 +47,7 @@ def related_records(stretch: Sequence[Message],
                     newest: Callable[[int], list[Record]] | None = None) -> list[Record]:
     """The records a step of `stretch` is shown: `search([message], POOL)` for each distinct
     user message, and the held residences among the `newest(n)` records when a message states
-    one (`held_residences`), ranked by `pick`."""
+    one, and those of the kinds of thing a message names (`held_marked`), ranked by `pick`."""
     users: list[Message] = []
     seen: set[str] = set()
     for m in stretch:
@@ -58,7 +58,7 @@ def related_records(stretch: Sequence[Message],
     for m in users:
         for r in search([m], POOL):
             pool.setdefault(r.id, r)
-    for r in held_residences([m.content for m in users], newest) if newest else ():
+    for r in held_marked([m.content for m in users], newest) if newest else ():
         pool.setdefault(r.id, r)
     # Each message is ranked by its words and by the usual words of the attributes it states
     # (`related_query`, which `search` also asks for): a correction often shares no
@@ -72,14 +72,16 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
     docstring). The same texts and ids give the same answer whatever order `pool` is in."""
     if not pool or not messages:
         return []
-    # (and `places.MARK` where one states the speaker's residence: "I'm in Southampton" and
-    # "We've moved up to Sheffield" share no word)
-    words = {r.id: set(terms(r.text)) | places.marks(r.text) for r in pool}
+    # (and the kinds of thing each names, `marks.marks`: "I'm in Southampton" and "We've moved
+    # up to Sheffield", "I use a TCL 40" and "My phone's an Alcatel now" share no word)
+    said_marks = [marks.marks(said) for said in messages]
+    wanted = frozenset().union(*said_marks)
+    words = {r.id: set(terms(r.text)) | marks.marks(r.text, wanted) for r in pool}
     df = Counter(t for ws in words.values() for t in ws)
     per = max(MIN_PER_MESSAGE, shown // len(messages))
     chosen: dict[int, tuple[float, int]] = {}  # id -> (best score, rank it was picked at)
-    for said in messages:
-        asked = set(terms(said)) | places.marks(said)
+    for said, marked in zip(messages, said_marks, strict=True):
+        asked = set(terms(said)) | marked
         scored = sorted(
             ((sum(1.0 / math.log(2 + df[t]) for t in words[r.id] & asked), r.id) for r in pool),
             key=lambda x: (-x[0], -x[1]))
@@ -183,14 +185,16 @@ def related_query(texts: Sequence[str]) -> str:
     return " ".join(dict.fromkeys(w for w in words + last if w))
 
 
-def held_residences(texts: Sequence[str], newest: Callable[[int], list[Record]]) -> list[Record]:
-    """The records among the namespace's newest `places.PLACE_SCAN` (`newest(n)`) that state
-    the speaker's residence, when one of `texts` (a stretch's user messages) states one: a held
-    place alone ("I'm in Southampton") shares no word a search could find it by. One bounded
-    read, the same on every engine; none when no text states a residence."""
-    if not any(places.marks(t) for t in texts):
+def held_marked(texts: Sequence[str], newest: Callable[[int], list[Record]]) -> list[Record]:
+    """The records among the namespace's newest `places.PLACE_SCAN` (`newest(n)`) that name a
+    kind of thing one of `texts` (a stretch's user messages) names (`marks.marks`: a family's
+    member, a job title, the speaker's residence): a held "I'm in Southampton" or "I use a TCL
+    40" shares no word a search could find it by. One bounded read, the same on every engine;
+    none when no text names such a thing."""
+    asked = frozenset().union(*(marks.marks(t) for t in texts))
+    if not asked:
         return []
-    return [r for r in newest(places.PLACE_SCAN) if places.marks(r.text)]
+    return [r for r in newest(places.PLACE_SCAN) if marks.marks(r.text, asked)]
 
 
 HINT_TERMS = 6
@@ -208,5 +212,5 @@ def hint_queries(texts: Sequence[str]) -> list[str]:
             for i in range(0, min(len(words), HINT_TERMS * HINT_QUERIES), HINT_TERMS)]
 
 
-__all__ = ["HINT_TERMS", "MIN_PER_MESSAGE", "POOL", "SHOWN", "held_residences", "hint_queries",
+__all__ = ["HINT_TERMS", "MIN_PER_MESSAGE", "POOL", "SHOWN", "held_marked", "hint_queries",
            "pick", "related_query", "related_records"]

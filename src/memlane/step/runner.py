@@ -401,8 +401,9 @@ class StepRunner:
         return (extractor or self.extractor).name
 
     def _newest(self, n: int) -> list[Record]:
-        """The namespace's `n` newest records, for a held residence (`related.held_residences`:
-        "I'm in Southampton" shares no word with "We've moved up to Sheffield")."""
+        """The namespace's `n` newest records, for a held thing of a kind a stretch names
+        (`related.held_marked`: "I use a TCL 40" shares no word with "My phone's an Alcatel
+        now")."""
         return self.store.records(self.ns, limit=n, newest=True)
 
     def _extract(self, stretch: Sequence[Message], ex: Extractor) -> StepOutput:
