@@ -97,3 +97,32 @@ def test_a_job_and_its_employer_are_two_facts() -> None:
                          ["I'm a pharmacist at Boots in Leicester."])
     assert verdicts == [(SUPERSEDES, "I work at Boots in Leicester.")], verdicts
     assert clauses("I'm a member at PureGym.") == ["I'm a member at PureGym."]
+
+
+# A change said as not made, in words of my own (a wrong supersede a fresh set found: a move
+# that fell through replaced the held home); and the change made, which still supersedes.
+NOT_MADE = [
+    (["I live in Truro with my wife."], "We didn't end up moving to Falmouth after all."),
+    (["I live in Truro."], "We never did move to Falmouth, the chain collapsed."),
+    (["I live in Truro."], "We're not moving to Falmouth now, the buyer pulled out."),
+    (["I live in Truro."], "The move to Falmouth fell through."),
+    (["I work at Argos."], "I didn't take the job at Currys in the end."),
+    (["I bank with Halifax."], "I haven't switched to Monzo yet, the app wouldn't let me."),
+    (["I drive a Ford Fiesta."], "We didn't buy the Kia Ceed in the end, too pricey."),
+]
+MADE = [
+    (["I live in Truro."], "We moved to Falmouth in the end."),
+    (["I work at Argos."], "I'm not at Argos any more, I'm at Currys now."),
+]
+
+
+@pytest.mark.parametrize(("held", "new"), NOT_MADE)
+def test_a_change_said_as_not_made_replaces_nothing(held: list[str], new: str) -> None:
+    verdicts = _verdicts(new, held)
+    assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("held", "new"), MADE)
+def test_a_change_made_in_the_end_still_supersedes(held: list[str], new: str) -> None:
+    verdicts = _verdicts(new, held)
+    assert any(v == SUPERSEDES for v, _ in verdicts), verdicts

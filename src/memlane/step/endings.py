@@ -33,6 +33,27 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoo
 """Once, not a new routine ("the bins went out on Wednesday this week"; not "from this week")."""
 
 
+NOT_DONE = re.compile(
+    r"\b(?:didn['\u2019]?t|did\s+not|never|haven['\u2019]?t|have\s+not|hasn['\u2019]?t|has\s+not|"
+    r"won['\u2019]?t|will\s+not|aren['\u2019]?t|isn['\u2019]?t|(?:are|is|am|'re|'m|'s)\s+not)\s+"
+    r"(?:(?:actually|really|even|yet|now|ever|up|did|do|after\s+all|in\s+the\s+end|go\s+through\s+with|"
+    r"end(?:ed)?\s+up|get\s+round\s+to|getting|going\s+to|going|be|been)\s+)*"
+    r"(?:mov|relocat|switch|swap|chang|buy|bought|get|got|tak|took|join|start|sign|accept|sell|"
+    r"sold|leav|left|transferr?|book|pick|go\b|went|trad|replac)\w*"
+    r"|\b(?:fell|falls?|falling|fallen)\s+through\b|\b(?:was|got|been|is)\s+called\s+off\b"
+    r"|\b(?:pulled|backed)\s+out\b|\bdidn['\u2019]?t\s+(?:happen|work\s+out|come\s+off)\b", re.I)
+"""A change said as not made ("We didn't end up moving to Bude after all", "we're not
+switching now", "the move fell through"): its value is no new value of the held fact. Not an
+ending ("I don't live there any more": `_ENDS`), which `not_done` leaves out."""
+_ANY_MORE = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", re.I)
+
+
+def not_done(clause: str) -> bool:
+    """Whether `clause` says a change was not made or fell through (`NOT_DONE`), not that
+    something ended ("not ... any more")."""
+    return bool(NOT_DONE.search(clause)) and not _ANY_MORE.search(clause)
+
+
 THING_GONE = (r"died|conked\s+out|packed\s+up|(?:gave|given)\s+up\s+the\s+ghost|bit\s+the\s+dust|"
               r"gave\s+up(?=\s*(?:[,;.!]|$|\s+(?:at\s+last|in\s+the\s+end|for\s+good|on\s+(?:me|us)"
               r"|completely|altogether)\b))|(?:was|got|been|is|are)\s+(?:written\s+off|stolen|nicked|"

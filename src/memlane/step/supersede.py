@@ -82,6 +82,7 @@ from .endings import (
     _TIME_WORDS,
     _ended,
     _loose,
+    not_done,
     root,
 )
 from .holders import (
@@ -453,7 +454,11 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
             new.attribute == "residence" and places.unsettled(new.said, holder)):  # "I'm in York"
         d = _keep_apart(d)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
-    return Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
+    d = Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
+    if d.verdict == SUPERSEDES and d.target is not None and not_done(new.said) and \
+            not new.key <= claims[d.target].key:  # "We didn't end up moving to Bude": not made
+        d = Decision(RELATED, d.target, (*d.reasons, "said as not made: both kept"))
+    return d
 
 
 def _last_clause(new: Claim, claims: Sequence[Claim]) -> Decision | None:
