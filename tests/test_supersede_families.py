@@ -54,6 +54,10 @@ PAIRS = [
      "Mine got pinched on the bus, so I'm using a Pixel 6a until my upgrade."),
     (["My laptop's a Lenovo ThinkPad."],
      "Spilt tea on the ThinkPad and it died, so I'm using a Chromebook till work sends one."),
+    # a phone by its model code ("Samsung A35": no phone word), a maker of phones only
+    (["My lodger Piotr has a Samsung A35."], "Piotr's switched to a Motorola, cheaper contract."),
+    (["My nan uses an HMD flip phone."], "Nan's been won over, she bought a Samsung S21 off eBay."),
+    (["I have a Galaxy Z Fold."], "I smashed it, so I've gone over to a Cubot rugged phone."),
 ]
 
 NEAR_MISSES = [
@@ -101,6 +105,8 @@ NEAR_MISSES = [
     (["I'm with EE."], "We're thinking of it, Three would save us a tenner."),
     (["I've got an iPhone 13."], "Smashed my screen, so I'm on an old Nokia till it's fixed."),
     (["I've got an iPhone 13."], "I'm borrowing my sister's Samsung until payday."),  # no loss
+    (["I have a Samsung A35."], "My brother's switched to a Cubot, he's always on building sites."),
+    (["I have a Samsung TV in the lounge."], "I've switched to a Nokia for my phone."),
 ]
 
 

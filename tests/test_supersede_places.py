@@ -40,6 +40,10 @@ NEAR_MISSES = [
     # a month, a word that is a town only with its capital
     (["I'm in Manchester, Didsbury."], "We're in March now, so the clocks go forward soon."),
     (["I'm in Derby."], "I'm in bath now, then bed."),
+    # home said as a saying, for a while, or someone else's
+    (["I live in Hexham."], "Home is where the heart is, as my gran used to say."),
+    (["I live in Hexham."], "Home's Alnmouth for the summer, we've rented a cottage."),
+    (["I live in Hexham."], "My sister's home is Morpeth these days."),
 ]
 
 # (held facts, the later message, the held fact it replaces)
@@ -58,6 +62,11 @@ CORRECTIONS = [
      "I'm in Boston, close to the Common."),
     (["I'm in Reading, near the station."], "We upped sticks to Bath in May.",
      "I'm in Reading, near the station."),
+    # home said as a place ("Home" opening the sentence is no one's name)
+    (["I live in Hexham, near the abbey."], "Home is Alnwick these days.",
+     "I live in Hexham, near the abbey."),
+    (["I live in Hexham."], "Home's Morpeth now, we've been here since June.",
+     "I live in Hexham."),
     # the same holder only: the brother's town, not the speaker's
     (["I'm in Leeds.", "My brother lives in York."], "My brother moved to Hull last month.",
      "My brother lives in York."),

@@ -337,13 +337,16 @@ FAMILIES: tuple[Family, ...] = (
             ("lg", r"(?-i:LG)(?=\s+(?-i:G\d|V\d|Velvet|Wing))"),
             ("htc", r"(?-i:HTC)(?!\s+(?-i:Vive))"), ("cat", r"(?-i:Cat\s+S)(?=\d{2})"),
             *_brands("Vivo", "vivo", "ZTE", "Alcatel", "TCL", "Tecno",
-                     "Infinix", "Nubia", "Ulefone"),
+                     "Infinix", "Nubia", "Ulefone", "Blackview", "Cubot", "Oukitel", "Doogee",
+                     "HMD", "Punkt", "Light Phone"),
         ),
         # (a make only phones are sold under says it itself: "My partner has an Oppo Find X")
         context=r"\bphone\w*|\bmobile\b|\biphone\b|\bandroid\b|\bhandset\b|"
                 r"(?-i:\b(?:OnePlus|Xiaomi|Oppo|Xperia|Fairphone|BlackBerry|Doro|Realme|Vivo|"
-                r"ZTE|Alcatel|Redmi|Poco|POCO|Zenfone|ZenFone)\b)|"
-                rf"(?-i:\bHonor\s+{_HONOR})",
+                r"ZTE|Alcatel|Redmi|Poco|POCO|Zenfone|ZenFone|Blackview|Cubot|Oukitel|Doogee|"
+                r"HMD|Punkt)\b)|"
+                rf"(?-i:\bHonor\s+{_HONOR})|"
+                r"(?-i:\b(?:Samsung|Galaxy)\s+(?:Galaxy\s+)?(?:[ASMZ]\d{1,3}\b|Z\s+(?:Flip|Fold)|Note\b))",
         noun=r"(?:smart)?phones?|handsets?"),
     Family(
         "watch", hints="watch smartwatch tracker wear",

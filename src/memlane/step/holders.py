@@ -108,6 +108,7 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
     nothing rent work mom mum dad good great bad sad big quick news update so well also just
     guess turns sorry thanks happy funny landlord landlady boss council school nursery bank gym
     office company management college uni new old next last first mine yours ours hers theirs
+    home
     """.split()) | frozenset(
     """sadly luckily unluckily
     unfortunately fortunately hopefully apparently basically honestly finally recently obviously

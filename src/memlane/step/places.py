@@ -138,6 +138,16 @@ def _static(text: str) -> str | None:
     return None
 
 
+_HOME = re.compile(r"^\W*(?:(?:our|my)\s+)?home(?:['\u2019]s|\s+is)\s+(?:(?:now|these\s+days|"
+                   r"nowadays)\s+)?(?=\w)", re.I)
+
+
+def _home(text: str) -> str | None:
+    """The place `text` says is home ("Home is Aberdeen these days", "Home's Leeds now")."""
+    m = _HOME.match(text)
+    return place_at(text, m.end()) if m is not None else None
+
+
 def _moved(text: str) -> str | None:
     """The place `text` says the speaker moved to ("shifted down to Wellington")."""
     for m in _MOVED.finditer(text):
@@ -150,7 +160,7 @@ def lives(text: str) -> str | None:
     """The place a statement of the speaker (`text`, their holder checked by the caller) says
     they live in now, or None: a stay, a commute, a plan or an addition says none."""
     # (the place first, the words that unsay it only then: most statements name none)
-    place = _moved(text)
+    place = _moved(text) or _home(text)
     if place is None and _SPEAKS.search(text):
         place = _static(text)
         if place is not None and _STAY.search(text):
