@@ -283,3 +283,19 @@ tuned on. Missed: a home by "bought a house, we're in Chorlton now" (two records
 party's ordinal kept beside the age (related), a job by "moved into the practice manager role",
 and a class day whose record says "Thursdays" (the held fact was replaced; the data's word is
 "Thursday")."""
+
+
+def test_the_lead21_near_misses_and_corrections(store: Any) -> None:
+    """`corrections_nearmiss_lead21.jsonl`: 120 near-misses in three batches of 40 written one
+    after the other (another person's value, a one-off, an addition, a question, a target, a
+    plan, the past, a change almost or not made), each measured once on the rule before it:
+    5, 1 and 1 wrong supersedes on main, each class then read (`endings.not_done`, `not_now`);
+    and `corrections_lead21.jsonl` (16 plain corrections, some with a day or "tomorrow" in
+    them, written to check those readings refuse no real change: 13 on main, 15 after)."""
+    m = _measure()
+    for name, least in (("corrections_nearmiss_lead21.jsonl", 0),
+                        ("corrections_lead21.jsonl", 15)):
+        res = m.measure(store, m.load(ROOT / "tests" / "data" / name), prefix=name[12:-6])
+        missed = [r["id"] for r in res["cases"] if r["kind"] == "correction" and not r["applied"]]
+        assert [r["wrong"] for r in res["cases"] if r["wrong"]] == [], name
+        assert res["applied"] >= least, (name, missed)

@@ -99,8 +99,10 @@ def test_a_job_and_its_employer_are_two_facts() -> None:
     assert clauses("I'm a member at PureGym.") == ["I'm a member at PureGym."]
 
 
-# A change said as not made, in words of my own (a wrong supersede a fresh set found: a move
-# that fell through replaced the held home); and the change made, which still supersedes.
+# What is not the holder's state now though it names a value (`endings.not_done`, `not_now`):
+# a change not made (a wrong supersede a fresh set found: a move that fell through replaced
+# the held home), almost made, a target, a one-off, the past; and changes made, which still
+# supersede. In words written for these tests.
 NOT_MADE = [
     (["I live in Truro with my wife."], "We didn't end up moving to Falmouth after all."),
     (["I live in Truro."], "We never did move to Falmouth, the chain collapsed."),
@@ -109,9 +111,25 @@ NOT_MADE = [
     (["I work at Argos."], "I didn't take the job at Currys in the end."),
     (["I bank with Halifax."], "I haven't switched to Monzo yet, the app wouldn't let me."),
     (["I drive a Ford Fiesta."], "We didn't buy the Kia Ceed in the end, too pricey."),
+    # almost made, a target, a one-off, an old thing given away: not the state now
+    (["I live in Wakefield."], "We nearly moved to Pontefract in 2019, glad we didn't."),
+    (["I weigh 90 kilos."], "My goal is 80 kilos by Christmas."),
+    (["I use a Pixel 8."], "I sold my old Pixel 5 to a lad from work."),
+    (["I work 8 till 4."], "I'm on 10 till 6 tomorrow, covering for Priti."),
+    (["I go to pilates on Tuesdays."], "Did a spin class on Tuesday, pilates was off."),
+    (["I play badminton on Fridays."], "We played tennis on Friday instead, the hall was booked."),
+    (["I do Bodypump on Mondays."], "I do Bodycombat on Tuesdays now."),  # another routine
+    (["I'm on nights at the depot."], "I'm on days off till Friday, bliss."),  # days off
+    (["I work at the Co-op."], "I used to work at Boots, a long time ago."),  # the past
+    (["I live in Keswick."], "Back when I was a student I lived in Lancaster."),
+    (["I do Bodypump on Mondays."], "I do Bodypump on Tuesdays as well now."),  # added
 ]
 MADE = [
     (["I live in Truro."], "We moved to Falmouth in the end."),
+    # a routine by its capitalised name: its day changed
+    (["I do Bodypump on Mondays."], "I do Bodypump on Tuesdays now, new timetable."),
+    # a shift from a day said first ("From tomorrow, ...": when it holds from, then the fact)
+    (["I'm on nights at the depot."], "From tomorrow I'm on days, thank god."),
     (["I work at Argos."], "I'm not at Argos any more, I'm at Currys now."),
 ]
 

@@ -68,7 +68,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                        rf"(?:at|till|until|from)\s+(?:\d|half\s|noon|midday|{_AGE_WORDS})"),
         ("shift", r"\b(?:shift|shifts|rotas?|(?:work|working|works|on)\s+nights|earlies|lates"
                   r"|(?:switched|moved|changed|went|gone|back)\s+(?:on\s+)?to\s+(?:days|nights|earlies"
-                  r"|lates))\b"),
+                  r"|lates)|(?:i'?m|i\s+am)\s+(?:now\s+|back\s+)?on\s+days(?!\s+off))\b"),
         # What a pet or a person is fed, by a brand ("eats Felix pouches", "on Purina renal food").
         # The hours one works, a range of the clock ("I work 9 to 5:30", "my hours have changed
         # to 7 till 3"): before a weekday "Monday to Friday" would read as.

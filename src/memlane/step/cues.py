@@ -14,6 +14,9 @@ _LEAD = re.compile(
     r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
     r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
     r"|these\s+days|nowadays"
+    # "From tomorrow I'm on days": when it holds from, then the fact
+    r"|(?:from|as\s+of|starting)\s+(?:tomorrow|today|now\s+on|(?:next|this)\s+(?:week|month|"
+    r"term|year)|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
     # "The vet says our dog ...", "Mum said that she ...": the fact is what was said; not a
     # reading ("The scale said 176 this morning": the number alone says nothing)
     r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?(?!\s*[£$€]?\d)"
@@ -36,7 +39,7 @@ CUES = re.compile(
     r"\b(?:correction|actually|moved|move|changed|no\s+longer|not\s+anymore|any\s*more|instead"
     r"|rather\s+than|rescheduled|postponed|updated?|now|switched|turns\s+out|was\s+wrong|my\s+mistake"
     r"|scratch\s+that|i\s+meant|left|new|sold|went\s+up|went\s+down|down\s+to|up\s+to|turned"
-    r"|these\s+days|nowadays|from\s+this\s+(?:week|month|term|year)|from\s+now\s+on|since|grew|grown|increased|decreased|dropped|raised"
+    r"|these\s+days|nowadays|from\s+(?:this|next)\s+(?:week|month|term|year)|from\s+now\s+on|from\s+tomorrow|as\s+of|since|grew|grown|increased|decreased|dropped|raised"
     r"|rose|fell|pushed|promoted|upgraded|downgraded|renamed|became|become|got\s+a\s+new"
     r"|transferred|different|upped|ported|(?:qualified|retrained)\s+as"
     # a job ended by retiring ("Dad's retired now"), not a thing retired ("retired the van")

@@ -48,10 +48,37 @@ ending ("I don't live there any more": `_ENDS`), which `not_done` leaves out."""
 _ANY_MORE = re.compile(r"\b(?:any\s*more|any\s+longer|no\s+longer)\b", re.I)
 
 
+_NOT_NOW = re.compile(
+    r"\b(?:almost|nearly)\s+(?:\w+\s+)?(?:mov|relocat|bought|buy|switch|took|join|sign|sold|went|"
+    r"got|chang|ended)\w*"  # almost done: not done
+    r"|\b(?:my|our|his|her|their|the)\s+(?:target|goal|aim|ambition)(?:\s+weight)?(?:['\u2019]s|"
+    r"\s+(?:is|was|for|of))\b|\baiming\s+(?:for|to|at)\b"  # what one aims for: not yet so
+    r"|(?<!from\s)(?<!starting\s)(?<!as\sof\s)\btomorrow\b|\b(?:to\s+cover|covering)\s+for\b"
+    r"|\bfor\s+(?:a\s+change|once)\b|\bjust\s+(?:this\s+)?once\b"  # once
+    r"|\b(?:this|last|next)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?!\s+of\b)"
+    r"|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?=.*\binstead\b)"
+    r"|\b(?:did|played|tried|went\s+to)\b[^.;]*?\bon\s+(?:mon|tues|wednes|thurs|fri|satur|"
+    r"sun)day\b(?!s)"
+    r"|\bused\s+to\s+(?!(?:it|them|him|her|the|a|an|my|our|this|that|being)\b)[a-z]+"  # past
+    r"|\bback\s+when\b|\bwhen\s+i\s+was\s+(?:a|at|in|young|little|younger)\b"
+    r"|\b(?:gave|given|sold|passed\s+on|handed\s+down|donated|lent)\s+(?:\w+\s+)?my\s+"
+    r"(?:old|previous|former)\b", re.I)  # the old one given away: not what one has
+"""What a statement says that is not the holder's state now: a change not made (`NOT_DONE`),
+almost made, a target, a one-off (tomorrow, covering for someone, for a change, this Tuesday,
+on Thursday instead, did a class on Monday), the past ("used to", "back when"), an old thing
+given away."""
+
+
 def not_done(clause: str) -> bool:
     """Whether `clause` says a change was not made or fell through (`NOT_DONE`), not that
     something ended ("not ... any more")."""
     return bool(NOT_DONE.search(clause)) and not _ANY_MORE.search(clause)
+
+
+def not_now(clause: str) -> bool:
+    """Whether `clause` says what is not the holder's state now though worded with a value
+    (`_NOT_NOW`): almost made, a target, a one-off, an old thing given away."""
+    return bool(_NOT_NOW.search(clause))
 
 
 THING_GONE = (r"died|conked\s+out|packed\s+up|(?:gave|given)\s+up\s+the\s+ghost|bit\s+the\s+dust|"

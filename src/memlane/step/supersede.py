@@ -83,6 +83,7 @@ from .endings import (
     _ended,
     _loose,
     not_done,
+    not_now,
     root,
 )
 from .holders import (
@@ -306,10 +307,10 @@ _ROUTINE_COMMON = frozenset(stem(w) for w in """every each session sessions clas
 
 
 def _same_routine(a: Claim, b: Claim) -> bool:
-    """Whether two statements share a word of their routine, beyond light verbs, cue words,
-    values and the slot's own words."""
-    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS}
-    shared = {root(t) for t in _frame(a)} & {root(t) for t in _frame(b)} - loose
+    """Whether two statements share a word of their routine ("Zumba" too), beyond light verbs,
+    cue words, numbers, days and the slot's own words."""
+    loose = {_loose(t) for t in _LIGHT | _ROUTINE_COMMON | _TIME_WORDS} | _CALENDAR
+    shared = {root(t) for t in _frame(a) | a.key} & {root(t) for t in _frame(b) | b.key} - loose
     return bool({t for t in shared if not t[0].isdigit()})
 
 
@@ -455,8 +456,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _keep_apart(d)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     d = Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
-    if d.verdict == SUPERSEDES and d.target is not None and not_done(new.said) and \
-            not new.key <= claims[d.target].key:  # "We didn't end up moving to Bude": not made
+    if d.verdict == SUPERSEDES and d.target is not None and (not_now(new.said) or not_done(
+            new.said) and not new.key <= claims[d.target].key):  # "We didn't end up moving"
         d = Decision(RELATED, d.target, (*d.reasons, "said as not made: both kept"))
     return d
 
