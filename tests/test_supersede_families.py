@@ -58,6 +58,8 @@ PAIRS = [
     (["My lodger Piotr has a Samsung A35."], "Piotr's switched to a Motorola, cheaper contract."),
     (["My nan uses an HMD flip phone."], "Nan's been won over, she bought a Samsung S21 off eBay."),
     (["I have a Galaxy Z Fold."], "I smashed it, so I've gone over to a Cubot rugged phone."),
+    # a gym chain by its name alone
+    (["My gym membership is with Snap Fitness."], "I've joined F45 by the station, more classes."),
 ]
 
 NEAR_MISSES = [

@@ -216,7 +216,9 @@ _GYMS = ("PureGym", "The Gym Group", "Gym Group", "David Lloyd", "Virgin Active"
          "Fitness First", "Gymbox", "Anytime Fitness", "JD Gyms", "JD Gym", "Third Space",
          "Everlast Gyms", "Everlast Fitness", "24 Hour Fitness", "Orangetheory", "OrangeTheory",
          "Energie Fitness", "Xercise4Less", "Blink Fitness", "Crunch Fitness", "GoodLife Fitness",
-         "Goodlife Health Clubs", "Movati", "Ben Dunne Gyms", "Flyefit Gyms", "Jetts Fitness")
+         "Goodlife Health Clubs", "Movati", "Ben Dunne Gyms", "Flyefit Gyms", "Jetts Fitness",
+         "F45", "F45 Training", "Village Gym", "Village Health Club", "Total Fitness", "Trib3",
+         "1Rebel", "Lifetime Fitness", "EoS Fitness")
 _HONOR = r"(?:\d|Magic|X\d|View|Play|\d+\s+Pro)"
 """What an Honor phone's name goes on with: "Honor" alone is a word."""
 
