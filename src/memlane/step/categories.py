@@ -416,7 +416,8 @@ FAMILIES: tuple[Family, ...] = (
                                r"(?!\s+(?:job\s+)?(?:mum|mom|dad|parent|carer|student))"),
                  ("part-time", r"part[-\s]?time(?!\s+(?:job\s+)?(?:student|course))")),
         context=r"\bwork\w*|\bjob\b|\bhours\b|\bcontract\b|\bgone\s+back\b|\bgo\s+back\b|"
-                r"\bback\s+to\b|\bdropped\b|\bcut\b"),
+                r"\bback\s+to\b|\bdropped\b|\bcut\b|\boffice\b|"  # ("full-time, nine to five")
+                r"\b(?:\d{1,2}|nine|eight|seven|ten)\s*(?:to|till|-)\s*(?:\d{1,2}|five|four|six)\b"),
     Family(
         "dentist", hints="dentist dental",
         members=_brands("mydentist", "MyDentist", "Bupa Dental", "Portman Dental",

@@ -33,7 +33,7 @@ from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
-from . import anchored, occupations, pastimes
+from . import anchored, numbered, occupations, pastimes
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
@@ -360,6 +360,7 @@ def _file(
         if not m.name:  # "She works at PwC now." corrects "My partner ...": say whom
             text = name_holder(text, target.claim.said)
             text = anchored.naming(text, said.context, target.claim.holder)
+            text = numbered.with_drug(text, said.context, target.claim.said)
         _replace(target, text, m.seq, updates, ops, kind)
         return
     if d.verdict == RELATED:

@@ -12,7 +12,10 @@ newest records are scanned (`related.held_marked`):
   `families.members` reads a brand (the families a word of a member may name are found first,
   by an index of each member's first word, as `families._may_name` reads it);
 - a job: a title of the occupations lexicon (data/occupations.txt), one to three words;
-- the speaker's residence (`places.marks`).
+- the speaker's residence (`places.marks`);
+- a value by its type (`measures.marks`): a street address, a dated event or a date moved, a
+  range of the clock ("22 Fenwick Terrace" / "the new place on Elder Road", "Our wedding is on
+  18 July" / "they've shifted us to 9 August").
 
 Marks only widen which held facts the step is shown; they decide nothing. Pure; the index is
 built from the packaged lists once, at import (no text a user wrote is kept).
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from . import places
+from . import measures, places
 from .categories import FAMILIES
 from .families import _FIRST_WORDS, members
 from .occupations import titles
@@ -96,6 +99,8 @@ def marks(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
                 if "\x00" + f.name in named and members(text, f, text, brands=True)}
     if (only is None or JOB in only) and _job(text):
         out.add(JOB)
+    if only is None or not only.isdisjoint(measures.MARKS):
+        out |= measures.marks(text) & (measures.MARKS if only is None else only)
     return frozenset(out)
 
 

@@ -43,6 +43,7 @@ from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
 from .holders import RELATIONS, pronoun
 from .lexicon import NUMBER_WORD, NUMBER_WORDS
+from .measures import turned
 from .sentences import dropped_subject
 
 Fit = broad.Fit
@@ -121,13 +122,14 @@ _DRUG_BEFORE = re.compile(r"(?:\b(?:my|the|his|her|their|our|of)\s+|(?-i:(?<=[a-
                           r"([A-Za-z][a-z-]{3,})(?:['\u2019]s)?\b", re.I)
 """A drug named before its dose: "my amlodipine's been doubled to 10mg", "cut my Ventolin to
 one puff" (owned, or a name past the first word), the nearest one."""
-_RIGHT_BEFORE = re.compile(r"\b([A-Za-z][a-z-]{3,})\s+$")
-"""A drug named right before its dose: "amlodipine 5mg"."""
+_RIGHT_BEFORE = re.compile(r"\b([A-Za-z][a-z-]{3,}),?\s+$")
+"""A drug named right before its dose: "amlodipine 5mg", "I'm on sertraline, 50mg"."""
 _NOT_DRUGS = frozenset("""blood pressure tablets tablet pills medication meds dose doses
     take takes taking been have has had with from every each morning night
     evening twice once daily dose dosage doctor nurse down back them they were that this then
     than just only about around roughly extra another more less over least upped cut
-    review appointment check check-up checkup consultation bloods results visit annual""".split())
+    review appointment check check-up checkup consultation bloods results visit annual
+    thyroid heart anxiety cholesterol pressure asthma diabetes depression""".split())
 
 _AGE_AFTER = (r"(?![.,]\d)(?=\s*(?:[.,;!]|$|now\b|years?\s+old\b|this\s+year\b|already\b|and\b|"
               r"as\s+of\b|but\b|so\b|on\b|last\b|yesterday\b|today\b|at\s+the\s+weekend\b))")
@@ -156,6 +158,8 @@ def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
     or age not yet true ("Finn turns 13 on Friday", "my fluoxetine is going up to 40mg in
     June") is refused (related: both kept, the new one marked newer)."""
     kind, target, reasons = verdict
+    if (celebrated := turned(new, claims)) is not None:  # ("to celebrate him turning 12": the
+        return celebrated  # age of the person the sentence names, reached; not the speaker's)
     if kind == "supersedes" and target is not None and _not_yet(new, claims[target]):
         return "related", target, (*reasons, "but the new value is not yet true: both kept, "
                                    "the new one marked newer")
@@ -462,12 +466,21 @@ def doses(text: str) -> set[tuple[str, str, str]]:
     return out
 
 
+_CARER = re.compile(rf"\bmy\s+(?:{'|'.join(sorted(_CARERS))}|psychiatrist|consultant|"
+                    r"pharmacist|specialist|cardiologist|diabetes\s+nurse)\b", re.I)
+"""Who changed the speaker's dose, not whose dose it is ("My psychiatrist cut the propranolol
+down, so now it's 20mg")."""
+
+
 def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | None:
     """The one held dose of the same drug in the same unit, another number given for it."""
     mine = doses(new.said)
+    if not mine:
+        return None  # (no dose given: none to fit, as the loop below would find)
     fits: list[tuple[int, str]] = []
+    cared = _CARER.sub("the doctor", said)  # ("My psychiatrist cut ...": not whose dose)
     for i, c in enumerate(claims):
-        if not c.said or c.ends or not (broad._holder_fits(holder, c.holder, said) or
+        if not c.said or c.ends or not (broad._holder_fits(holder, c.holder, cared) or
                                         _my_drug(c, said)):
             continue
         held = doses(c.said)
@@ -478,13 +491,17 @@ def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | 
                  (d == drug or not d and drug in _drugs(said))}
         if given and value not in given:
             fits.append((i, drug))
-    if not fits and mine and not any(d for d, _, _ in mine) and _MINE.search(said) and \
-            (_MOVED_ME.search(said) or not broad._OTHER.search(said.replace("doctor's", "doctor"))):
-        # No drug named, the speaker's dose ("the doctor's bumped me up to 75mg"): the one
-        # held dose of theirs in that unit, when they hold one only.
+    who = holder.rpartition("|")[2]
+    kin = who not in ("i", "") and not who.startswith(("?", "named ")) and _ITS_THEIRS.search(said)
+    if not fits and mine and not any(d for d, _, _ in mine) and (kin or _MINE.search(said) and (
+            _MOVED_ME.search(said) or not broad._OTHER.search(said.replace("doctor's", "doctor")))):
+        # No drug named, the speaker's dose ("the doctor's bumped me up to 75mg"), or a
+        # relation's said of them ("Dad ... he's on 10mg now"): the one held dose of theirs in
+        # that unit, when they hold one only.
         units = {u for _, u, _ in mine}
         mine_held = [(i, dose) for i, c in enumerate(claims) if c.said and not c.ends and
-                     c.holder.rpartition("|")[2] == "i" and (dose := doses(c.said))]
+                     c.holder.rpartition("|")[2] == (who if kin else "i") and
+                     (dose := doses(c.said))]
         if len(mine_held) == 1 and len(mine_held[0][1]) == 1:
             (drug, unit, value), = mine_held[0][1]
             if drug and unit in units and value not in {n for _, u, n in mine if u == unit}:
@@ -499,12 +516,33 @@ def _dose(new: Claim, holder: str, claims: Sequence[Claim], said: str) -> Fit | 
 _ITS_NOW = (r"(?:^|[,;])\W*(?:it'?s|it\s+is)\s+(?:now\s+)?\d[^.!?]*\b"
             r"(?:now|from\s+(?:here|now)\s+on|going\s+forward|these\s+days)\b")
 """The speaker's one drug as "it", at a dose from now ("..., it's 40mg daily from here on")."""
-_MOVED_ME = re.compile(rf"\b[a-z]+\s+me\s+(?:up|down|back)\s+(?:to|onto)\b|{_ITS_NOW}", re.I)
+_MOVED_ME = re.compile(rf"\b[a-z]+\s+me\s+(?:up|down|back)\s+(?:to|onto)\b|{_ITS_NOW}"
+                       r"|\b(?:dropped|cut|put|moved|upped|raised|lowered|reduced|increased)\s+me\s+"
+                       r"to\s+\d", re.I)
 """The speaker's dose moved by someone ("She's bumped me up to 100mg"): whoever did it."""
-_MINE = re.compile(r"\b(?:me|my\s+dose)\b|\b(?:i'm|i\s+am)\s+(?:now\s+|only\s+)?on\s+\d"
+_MINE = re.compile(r"\b(?:me|my\s+dose)\b|\b(?:i'm|i\s+am)\s+(?:now\s+|only\s+)?(?:on|taking)\s+\d"
                    rf"|{_ITS_NOW}", re.I)
 """The dose is the speaker's: "put me up to 75mg", "my dose is 20mg now", "I'm on 40mg now",
 "it's 40mg daily from here on" (their one drug, as "it")."""
+
+
+_ITS_THEIRS = re.compile(r"\b(?:he|she)(?:['\u2019]s|\s+is)\s+(?:now\s+|only\s+)?(?:on|taking)\s+\d"
+                         r"|\b(?:him|her)\s+(?:up|down|back)\s+(?:to|onto)\s+\d", re.I)
+"""A relation's dose said of them ("he's on 10mg a day now", "put her up to 40mg")."""
+
+
+def with_drug(text: str, sentence: str, held: str) -> str:
+    """The record text of a clause that gives a new dose of the held fact's one drug named only
+    elsewhere in its sentence ("My psychiatrist cut the propranolol down, so now it's 20mg"):
+    the whole sentence, so the record says which drug (and the vet, reading the text alone,
+    finds the same one). Else `text`."""
+    theirs = doses(held)
+    if not sentence or len(theirs) != 1 or len(sentence) > 400:
+        return text
+    drug = next(iter(theirs))[0]
+    named = rf"\b{re.escape(drug)}"
+    return sentence if drug and doses(text) and not re.search(named, text, re.I) and \
+        re.search(named, sentence, re.I) else text
 
 
 def _my_drug(held: Claim, said: str) -> bool:
@@ -573,8 +611,15 @@ def _count(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
 
 _DAYS_A_WEEK = re.compile(rf"\b{_N}[-\s]+days?\s+(?:a|per|each)\s+week\b|\b{_N}-day\s+week\b", re.I)
 _WORKS = re.compile(r"\bwork(?:s|ing)?\b(?!\s+(?:out|from\s+home|in\s+the\s+office))", re.I)
+_PUT_ME = re.compile(r"^\W*(?:the\s+|my\s+|our\s+)?[a-z]+\s+(?:has\s+|have\s+|'s\s+)?(?:put|moved|"
+                     r"bumped|dropped|cut|upped|switched)\s+me\s+(?:up\s+|down\s+|back\s+)?"
+                     r"(?:on|onto|to)\s+|\s+from\s+(?:the\s+)?(?:new|next)\s+(?:term|year|month)\W*$",
+                     re.I)
+"""Who moved the speaker's days, and from when ("The boss has put me on four days a week from
+the new term"): read as the days alone."""
 _NOW_ON = re.compile(r"\b(?:now|since|from\s+here\s+on|from\s+now\s+on|these\s+days|nowadays|"
-                     r"any\s*more|instead|from\s+(?:this|next)\s+(?:week|month))\b", re.I)
+                     r"any\s*more|instead|from\s+(?:this|next)\s+(?:week|month)|"
+                     r"from\s+(?:the\s+)?(?:new|next)\s+(?:term|year))\b", re.I)
 _SINCE_WHAT = re.compile(r"^\W*(?:since|after)\s+(?:the|my|our)\s+[a-z-]+\s*,?\s*", re.I)
 _SINCE_END = re.compile(r"\s+(?:since|after)\s+(?:the|my|our)\s+[a-z-]+\W*$", re.I)
 """Since when, closing the sentence ("... since the restructure"; not "since the gym reopened":
@@ -594,7 +639,7 @@ def work_days(new: Claim, holder: str, claims: Sequence[Claim]) -> Fit | None:
     from now on ("It's five days a week from here on", "Since the restructure I'm doing four
     days a week") and names nothing else it could be of (`_BARE_DAYS`)."""
     mine = _DAYS_A_WEEK.search(new.said)
-    bare = _SINCE_END.sub("", _SINCE_WHAT.sub("", new.said.split(",")[0]))
+    bare = _SINCE_END.sub("", _SINCE_WHAT.sub("", _PUT_ME.sub("", new.said.split(",")[0])))
     words = {w.lower() for w in re.findall(r"[A-Za-z']+", bare)}
     if mine is None or not _NOW_ON.search(new.said) or holder.rpartition("|")[2] not in \
             ("i", "?it") or not words <= _BARE_DAYS | {"week", "weeks"}:

@@ -42,6 +42,7 @@ from . import (
     anchored,
     broad,
     families,
+    measures,
     medicines,
     numbered,
     pastimes,
@@ -424,8 +425,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                                          "no new number or name",))
     if slots.hypothetical(new.said):  # "we should try Oakhill Vets instead": a maybe
         return _keep_apart(_replace_or_relate(new, holder, claims))
-    ended = _ends_held(new, holder, claims)
-    if ended is not None:
+    if (ended := _ends_held(new, holder, claims)) is not None:
         return ended
     d = _replace_or_relate(new, holder, claims)
     if d.verdict in (RELATED, NEW):
@@ -446,8 +446,9 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                                         medicines.in_place(new, holder, claims) or
                                         pastimes.changed(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*f))  # (`families.py`, `medicines.py`, ...)
-    if d.verdict in (RELATED, NEW) and (t := topics.by_topic(new, holder, claims)):
-        d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`: "the scale said 176")
+    if d.verdict in (RELATED, NEW) and (t := topics.by_topic(new, holder, claims) or
+                                        measures.by_type(new, holder, claims)):
+        d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`, `measures.py`: by type)
     if d.verdict in (RELATED, NEW) and (p := people.changed(new, holder, claims) or
                                         people.thing_changed(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")

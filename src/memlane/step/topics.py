@@ -64,7 +64,7 @@ class Topic:
 TOPICS: tuple[Topic, ...] = (
     Topic("weight", said=r"\bscales?\b|\bweigh(?:ed|s|ing)?(?:\s+(?:in|myself))?\b|\bweigh-in\b",
           held=r"\bweigh\w*|\bweight\b", units=_MASS, ratio=1.3,
-          hints="weigh weight kg lbs stone"),
+          hints="weigh weight kg kilos lbs stone"),
     Topic("bill", said=r"\bbill\b|\bbill['\u2019]s\b|\bdirect\s+debit\b",
           held=r"\bbill\b|\bdirect\s+debit\b", units=_MONEY, ratio=2.0, changed=True,
           hints="bill debit"),
@@ -122,7 +122,9 @@ def _agree(a: str, b: str) -> bool:
 def _near(text: str, topic: Topic) -> bool:
     """Whether a number stands within a few words after the topic's word."""
     return re.search(rf"(?:{topic.said})\W+(?:[\w'\u2019]+\W+){{0,{_NEAR}}}?[£$€]?\d", text,
-                     re.I) is not None
+                     re.I) is not None or re.search(  # ("the scales this morning and it said 79")
+        rf"(?:{topic.said})\W+(?:[\w'\u2019]+\W+){{0,8}}?(?:(?:said|says|read|reads|showed|shows)"
+        r"\s+|[-\u2013:]\s*)[£$€]?\d", text, re.I) is not None  # (or "... this morning - 89.5!")
 
 
 def by_topic(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
