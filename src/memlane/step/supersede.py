@@ -620,10 +620,8 @@ def _same_doing(new: Claim, held: Claim) -> str | None:
 
 def _keep_apart(d: Decision) -> Decision:
     """`d`, a supersede made a `related` link: what may be is no replacement."""
-    if d.verdict != SUPERSEDES:
-        return d
-    return Decision(RELATED, d.target, (*d.reasons, "worded as what may be (if, might, "
-                                        "should ...): both kept, the new one marked newer"))
+    return d if d.verdict != SUPERSEDES else Decision(RELATED, d.target, (
+        *d.reasons, "worded as what may be (if, might, should ...): both kept, the new one newer"))
 
 
 def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | None:
