@@ -55,7 +55,7 @@ _NOT_NOW = re.compile(
     r"\s+(?:is|was|for|of))\b|\baiming\s+(?:for|to|at)\b"  # what one aims for: not yet so
     r"|(?<!from\s)(?<!starting\s)(?<!as\sof\s)\btomorrow\b|\b(?:to\s+cover|covering)\s+for\b"
     r"|\bfor\s+(?:a\s+change|once)\b|\bjust\s+(?:this\s+)?once\b"  # once
-    r"|\b(?:this|last|next)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?!\s+of\b)"
+    r"|\b(?:this|next)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?!\s+of\b)"
     r"|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?=.*\binstead\b)"
     r"|\b(?:did|played|tried|went\s+to)\b[^.;]*?\bon\s+(?:mon|tues|wednes|thurs|fri|satur|"
     r"sun)day\b(?!s)"
