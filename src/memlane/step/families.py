@@ -398,6 +398,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
                 (not own or _CONTEXT[family.name].search(c.said)) and
                 _holder_fits(holder, c.holder, said, c.said, family) and
                 not _another(new.said, c.said, family.name) and
+                not _WORKS_THERE.search(c.said) and  # ("I work for British Gas": no supplier)
                 (theirs := members(c.said, family, switched=True)) and
                 c.said.rstrip(".!").lower() not in said.lower()]
         if not fits:
@@ -418,6 +419,9 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     return None
 
 
+_WORKS_THERE = re.compile(r"\bwork(?:s|ing)?\s+(?:at|for|in)\b|\bemployed\s+(?:by|at)\b|"
+                          r"\bjob\s+(?:at|with)\b", re.I)
+"""A held fact of working at a member: an employer, never the holder's own supplier or bank."""
 _CONDITION = re.compile(rf"\b(?:{IF_SAID}|unless)\b", re.I)
 """A condition anywhere in the sentence holds its every clause ("If the deal's good, we'll go
 with Octopus"); a maybe holds its own clause only ("Dad part-exchanged his for an Outlander,

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from ..text import FACT_STOPWORDS, terms
 from ..types import Message, Record
-from . import anchored, broad, families, numbered, pastimes, people, places, slots, topics
+from . import anchored, broad, families, numbered, orgs, pastimes, people, places, slots, topics
 from .attributes import event_named
 from .clauses import clauses
 from .sentences import split_sentences
@@ -47,7 +47,7 @@ def related_records(stretch: Sequence[Message],
                     newest: Callable[[int], list[Record]] | None = None) -> list[Record]:
     """The records a step of `stretch` is shown: `search([message], POOL)` for each distinct
     user message, and the held residences among the `newest(n)` records when a message states
-    one (`held_residences`), ranked by `pick`."""
+    one, or an employer, a job or a club (`held_residences`), ranked by `pick`."""
     users: list[Message] = []
     seen: set[str] = set()
     for m in stretch:
@@ -74,12 +74,12 @@ def pick(messages: Sequence[str], pool: Sequence[Record], shown: int = SHOWN) ->
         return []
     # (and `places.MARK` where one states the speaker's residence: "I'm in Southampton" and
     # "We've moved up to Sheffield" share no word)
-    words = {r.id: set(terms(r.text)) | places.marks(r.text) for r in pool}
+    words = {r.id: set(terms(r.text)) | marks(r.text) for r in pool}
     df = Counter(t for ws in words.values() for t in ws)
     per = max(MIN_PER_MESSAGE, shown // len(messages))
     chosen: dict[int, tuple[float, int]] = {}  # id -> (best score, rank it was picked at)
     for said in messages:
-        asked = set(terms(said)) | places.marks(said)
+        asked = set(terms(said)) | marks(said)
         scored = sorted(
             ((sum(1.0 / math.log(2 + df[t]) for t in words[r.id] & asked), r.id) for r in pool),
             key=lambda x: (-x[0], -x[1]))
@@ -185,12 +185,21 @@ def related_query(texts: Sequence[str]) -> str:
 
 def held_residences(texts: Sequence[str], newest: Callable[[int], list[Record]]) -> list[Record]:
     """The records among the namespace's newest `places.PLACE_SCAN` (`newest(n)`) that state
-    the speaker's residence, when one of `texts` (a stretch's user messages) states one: a held
-    place alone ("I'm in Southampton") shares no word a search could find it by. One bounded
-    read, the same on every engine; none when no text states a residence."""
-    if not any(places.marks(t) for t in texts):
+    what one of `texts` (a stretch's user messages) states by its value's type (`marks`: the
+    speaker's residence, an employer, a job, a club): a held place alone ("I'm in
+    Southampton") or job ("I'm a pharmacy technician") shares no word a search could find it
+    by. One bounded read, the same on every engine; none when no text states one."""
+    said = set().union(*(marks(t) for t in texts))
+    if not said:
         return []
-    return [r for r in newest(places.PLACE_SCAN) if places.marks(r.text)]
+    return [r for r in newest(places.PLACE_SCAN) if marks(r.text) & said]
+
+
+def marks(text: str) -> frozenset[str]:
+    """The terms of what `text` states by the type of its value, which no word of it shares
+    with another wording: the speaker's residence (`places.marks`), an employer, a job or a
+    club (`orgs.marks`: "a tester at Experian" / "I'm with Rightmove now")."""
+    return places.marks(text) | orgs.marks(text)
 
 
 HINT_TERMS = 6
@@ -209,4 +218,4 @@ def hint_queries(texts: Sequence[str]) -> list[str]:
 
 
 __all__ = ["HINT_TERMS", "MIN_PER_MESSAGE", "POOL", "SHOWN", "held_residences", "hint_queries",
-           "pick", "related_query", "related_records"]
+           "marks", "pick", "related_query", "related_records"]

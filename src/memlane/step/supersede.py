@@ -44,6 +44,7 @@ from . import (
     families,
     medicines,
     numbered,
+    orgs,
     pastimes,
     people,
     placekind,
@@ -447,7 +448,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     if d.verdict in (RELATED, NEW) and (t := topics.by_topic(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`: "the scale said 176")
     if d.verdict in (RELATED, NEW) and (p := people.changed(new, holder, claims) or
-                                        people.thing_changed(new, holder, claims)):
+                                        people.thing_changed(new, holder, claims) or
+                                        orgs.changed(new, holder, claims)):  # (`orgs.py`)
         d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")
     if people.unsettled(new.context or new.said) or (  # "been offered a job at Google"
             new.attribute == "residence" and places.unsettled(new.said, holder)):  # "I'm in York"
