@@ -38,13 +38,16 @@ NEAR_MISSES = [
     (["I'm an actuary."], "I volunteer as a scout leader on Tuesdays now."),
     (["I'm a taxi driver."], "I'd love to retrain as a plumber one day."),
     (["I work at Specsavers."], "I'm at Boots now, want anything?"),
+    (["Our energy is with EDF."], "Octopus supply the school next door, apparently."),
+    # a colleague by a word of work is someone else, never the speaker
+    (["Our apprentice Kai plays for Bury Town."], "I've signed for Radcliffe Town this season."),
 ]
 
 CORRECTIONS = [
     # (held facts, the later message, the held fact it replaces)
     (["I'm a claims adjuster at Aviva, been there ages."], "I'm with Zurich now.", None),
     (["I've been at Halfords for nearly nine years."], "I work for Kwik Fit these days.", None),
-    (["I work for Asda as a team leader."], "I got headhunted by Morrisons in June.", None),
+    (["I work for Asda as a team leader."], "Got headhunted by Morrisons in June.", None),
     (["I work at Penneys on the tills."], "I've started at Dunnes, loving it.", None),
     (["I'm a barista at Starbucks."], "I'm working as a shift manager now, same place.",
      "I'm a barista."),
@@ -63,6 +66,11 @@ CORRECTIONS = [
      "He's gone self-employed as a landscaper.", "My cousin Ethan is a joiner."),
     (["My nephew Harvey plays for Ossett Town."], "Harvey's signed for Emley United.",
      "My nephew Harvey plays for Ossett Town."),
+    (["I run with Wesham Road Runners on Thursdays."],
+     "I've joined Preston Athletics since the move.", None),
+    (["I run with Ilkley Harriers."], "Joined Otley Harriers since moving house.", None),
+    (["Our gas and electric are with E.ON."],
+     "We switched in March, so Ovo supply us now.", None),
 ]
 
 

@@ -445,12 +445,16 @@ def _own(text: str, family: Family, said: str) -> dict[str, int]:
     if not family.own or _NO_CUSTOMER.search(said):
         return {}
     return {k: at for k, at in members(text, family, brands=True).items()
-            if k in family.own and _CUSTOMER.search(text[max(0, at - 20):at])}
+            if k in family.own and (_CUSTOMER.search(text[max(0, at - 20):at]) or
+                                    _SUPPLIES.match(text[at:at + 50]))}
 
 
 _CUSTOMER = re.compile(r"\b(?:with|on|in|into)\s+$", re.I)
 """A customer's word before the brand ("been with E.ON", "money lands in Revolut"), not news of
 it ("Utilita are in the news")."""
+_SUPPLIES = re.compile(r"[\w&'-]+(?:\s+[\w&'-]+){0,2}?\s+(?:now\s+)?(?:supply|supplies|provide|"
+                       r"provides|power|powers)\s+(?:us|me|our|my)\b", re.I)
+"""A supplier's verb after the brand ("Octopus supply us from this month")."""
 
 
 _DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)

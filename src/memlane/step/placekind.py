@@ -25,9 +25,9 @@ _SCHOOL = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:School|Primary|Academy|Gram
                      r"Infants|Juniors|Nursery|High|Prep|Sixth\s+Form|Secondary)\b")
 # A club by the word sport names close with ("Hackney Rovers", "Ealing CC", "Kent Lightning"
 # is none: no word says it).
-_CLUB = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:FC|AFC|RFC|CC|HC|United|Rovers|Town|City|"
-                   r"Athletic|Wanderers|Rangers|Albion|Colts|Juniors|Harriers|Netball|Hockey|"
-                   r"Rugby|Cricket|Swimming|Rowing|Cycling|Running|Club|Hamlet|Under-?\d+s?|"
+_CLUB = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:FC|AFC|RFC|RUFC|CC|HC|AC|GAA|United|Rovers|"
+                   r"Town|City|Athletics?|Striders|Runners|Wheelers|Ladies|Celtic|Wanderers|"
+                   r"Rangers|Albion|Colts|Juniors|Harriers|Netball|Hockey|Rugby|Cricket|Swimming|Rowing|Cycling|Running|Club|Hamlet|Under-?\d+s?|"
                    r"U\d+s?)\b")
 _GYM = next(f for f in FAMILIES if f.name == "gym")
 # What says one works there ("work", "job", "as a trainer"): then the name may be an employer.
