@@ -39,6 +39,18 @@ NEAR_MISSES = [
     (["I'm a taxi driver."], "I'd love to retrain as a plumber one day."),
     (["I work at Specsavers."], "I'm at Boots now, want anything?"),
     (["Our energy is with EDF."], "Octopus supply the school next door, apparently."),
+    # "made" of no title, a place of study
+    (["I'm a care assistant."], "I've been made redundant, gutted."),
+    (["I'm a midwife."], "I was made a godmother last month."),
+    (["I work at Boots."], "I've started at the Open University, doing a degree."),
+    # a service joined or moved to, a past start, a club of another sport, a season only
+    (["I work at Morrisons."], "I've joined Spotify now, cancelled Deezer."),
+    (["I work at Morrisons."], "We've moved over to Ovo now."),
+    (["I work at Morrisons."], "I've started at PureGym now, three times a week."),
+    (["I work at Morrisons."], "I started working at Asda in 2012, then Morrisons."),
+    (["I play for Hythe Town."], "I've joined Sussex County Cricket Club as a member now."),
+    (["I run with Leeds City AC."],
+     "I've joined Kirkstall Harriers now for the cross-country season only."),
     # a colleague by a word of work is someone else, never the speaker
     (["Our apprentice Kai plays for Bury Town."], "I've signed for Radcliffe Town this season."),
 ]

@@ -46,8 +46,8 @@ _ORG = (r"(?!(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|ma
         r"(?-i:(?:St\.?\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|of|and|&|de))*)")
 """An organisation's name: capitalised words ("Royal Mail", "Marks & Spencer", "Sainsbury's")."""
 _THE = r"(?:the\s+)?"
-_JOB = r"((?:[a-z-]+\s+){0,3}?[a-z-]+)"
-_TITLE = r"((?:[a-z-]+\s+){0,3}[a-z-]+)"  # (cut by `_title`)
+_JOB = r"((?-i:(?:[a-z-]+\s+){0,3}?[a-z-]+))"
+_TITLE = r"((?-i:(?:[a-z-]+\s+){0,3}[a-z-]+))"  # (cut by `_title`)
 
 # Held: an employer, a job, a club (group 1: the value).
 _HELD_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
@@ -65,6 +65,7 @@ _CLUB_VERB = re.compile(
     rf"riding|race|races|racing|train|trains|training)\s+(?:with|for|at)|"
     rf"member\s+of|joined|(?:i'?m|is|'s)\s+in)\s+{_THE}({_ORG})", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|years\s+ago|back\s+(?:in|when)|formerly|previously|"
+                   r"in\s+(?:19|20)\d\d|"
                    r"before\s+(?:i|she|he|we|they)\b|ex-|once\s+worked|worked)\b", re.I)
 
 # Now: an employer, a job, a club (group 1: the value), said as holding now or as a change.
@@ -81,13 +82,18 @@ _NOW_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:got|landed|taken|took|accepted)\s+a\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)\s+"
     rf"{_THE}({_ORG})",
 ))
+_RANK = (r"manager|supervisor|lead|leader|director|head|partner|officer|coordinator|assistant|"
+         r"deputy|chief|captain|sergeant|inspector|editor|principal|consultant|controller|"
+         r"executive|specialist|engineer|analyst|administrator|foreman|chair|president")
+"""The head of a title one is made or promoted to ("been made audit manager"; never "made
+redundant", "made a godmother")."""
 _NOW_JOB = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:retrained|qualified|requalified|(?:gone|went|going)\s+(?:self-employed|freelance|"
     rf"solo|independent))\s+as\s+(?:an?\s+)?{_TITLE}",
     rf"\b(?:been\s+|got\s+|was\s+|just\s+)?(?:made|promoted\s+to|appointed|bumped\s+up\s+to|"
-    rf"made\s+up\s+to)\s+(?:an?\s+|the\s+)?{_TITLE}",
+    rf"made\s+up\s+to)\s+(?:an?\s+|the\s+)?(?=(?:[a-z-]+\s+){{0,2}}(?:{_RANK})\b){_TITLE}",
     rf"\bwork(?:s|ing)?\s+as\s+(?:an?\s+)?{_TITLE}",
-    rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:now\s+)?(?:an?\s+)?{_JOB}\s+(?:now|these\s+days|nowadays)\b",
+    rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:now\s+)?an?\s+{_JOB}\s+(?:now|these\s+days|nowadays)\b",
 ))
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|at\s+the\s+moment|currently|since|"
                   r"from\s+this|anymore|any\s+more|started|starting|joined|poached|headhunted|"
@@ -103,7 +109,8 @@ _NOT_OURS = re.compile(
     r"\b(?:client|clients|customer|customers|supplier|account|contract\s+with|sponsor\w*|"
     r"volunteer\w*|trial|visit(?:s|ed|ing)?|watch(?:ed|ing)?|played|against|versus|vs|away|match|"
     r"one\s+day|someday|dream|love\s+to|like\s+to|wish|hope|hoping|want|wants|thinking|"
-    r"considering|plan(?:s|ned|ning)?|might|maybe|could|would)\b", re.I)
+    r"considering|plan(?:s|ned|ning)?|might|maybe|could|would|member|membership|"
+    r"subscri\w+|cancel\w*|app|only)\b|\bfor\s+the\s+(?:[\w-]+\s+){0,2}season\b", re.I)
 
 
 def _place(text: str, start: int) -> bool:
@@ -152,8 +159,8 @@ _ACTIVITY = (("run", r"Harriers|AC|Athletics|Athletic\s+Club|Running|Road\s+Runn
              ("netball", r"Netball"), ("chess", r"Chess"), ("tennis", r"Tennis"),
              ("golf", r"Golf"), ("bowls", r"Bowls|Bowling"))
 _VERB_ACTIVITY = {"run": "run", "row": "row", "swi": "swim", "cyc": "cycle", "rid": "cycle"}
-_TEAM_SPORTS = frozenset({"team", "football", "rugby", "cricket", "hockey", "netball",
-                          "basketball", "volleyball", "gaelic", "hurling", "camogie"})
+_TEAM_SPORTS = frozenset({"team", "football"})
+"""A club by a name that says no sport ("... Town", "... Rovers") plays football."""
 
 
 def _activities(name: str) -> set[str]:
@@ -196,9 +203,33 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
     for k, rx in enumerate(_NOW_EMPLOYER):
         m = rx.search(said)
         if m and not placekind.kinds(m.group(1)) and not _place(said, m.start(1)) and \
-                not (k == 1 and where_one_is(said, sentence)):
+                not (k == 1 and where_one_is(said, sentence)) and not (
+                    _STUDY.search(m.group(1)) or _STUDY.search(sentence)) and \
+                not (k in _BY_JOINING and _a_service(m.group(1), sentence)):
             return "employer", m.group(1), k == 1
     return None
+
+
+_BY_JOINING = (2, 4, 5)
+"""The frames of `_NOW_EMPLOYER` that say no work ("started at", "moved over to", "joined"): a
+service one uses may follow them ("moved over to Octopus"; "with" is weighed in `changed`)."""
+_WORK = re.compile(r"\b(?:work\w*|job|role|staff|shifts?|hired|employ\w*|as\s+an?\s+[a-z-]+)\b",
+                   re.I)
+_SHOPS = frozenset({"food shop", "pharmacy", "optician"})  # (employers too: "started at Lidl")
+
+
+def _a_service(name: str, sentence: str) -> bool:
+    """Whether `name` is a brand of a service one uses (a bank, an energy supplier, a gym:
+    `step/categories.py`, not a shop) and `sentence` says no work."""
+    return _WORK.search(sentence) is None and any(
+        families.members(name, fam, brands=True) or families.members(name, fam, switched=True)
+        for fam in FAMILIES if fam.name not in _SHOPS)
+
+
+_STUDY = re.compile(r"(?-i:\b(?:University|College|School|Academy|Institute|Uni)\b)|\b(?:degree|"
+                    r"course|studying|student|lessons|classes|diploma|apprenticeship\s+with)\b",
+                    re.I)
+"""A place one studies at, or study said ("started at the Open University, doing a degree")."""
 
 
 def _fits(attr: str, held: dict[str, str]) -> str | None:
@@ -212,6 +243,11 @@ def _fits(attr: str, held: dict[str, str]) -> str | None:
     return None
 
 
+_OTHER = frozenset({"weight", "diet", "car", "bike", "rent", "mortgage", "salary", "height",
+                    "food", "hours", "age", "residence"})
+"""Attributes the rule reads a statement as that no employer, job or club is."""
+
+
 def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     """The one held fact of `holder` whose employer, job or club `new` gives another value of
     (see the module docstring), or None."""
@@ -220,6 +256,8 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if now is None or new.additive:
         return None
     attr, value, weak = now
+    if new.attribute in _OTHER:
+        return None  # ("started at Weight Watchers now": a weight's)
     prefix, _, who = holder.rpartition("|")
     held = [(i, c, held_values(c.said)) for i, c in enumerate(claims) if c.said]
     if who in ("?she", "?he"):  # the one person of that sex holding such a value
@@ -234,8 +272,9 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if len(fits) != 1:
         return None
     i, key = fits[0]
-    if weak and any((v and not set(v) <= {"employer", "job"}) or (not v and any(
-            families.members(c.said, fam, switched=True) for fam in FAMILIES)) for _, c, v in mine):
+    if weak and (any((v and not set(v) <= {"employer", "job"}) or (not v and any(
+            families.members(c.said, fam, switched=True) for fam in FAMILIES)) for _, c, v in mine)
+                 or (_a_service(value, sentence) and not _a_service(held[i][2][key], ""))):
         return None  # ("I'm with Monzo now" beside a held club or bank: not certainly a job)
     before = held_values(claims[i].said)[key]
     if value.lower() in claims[i].said.lower() or before.lower() in value.lower():
