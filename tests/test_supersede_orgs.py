@@ -51,6 +51,8 @@ NEAR_MISSES = [
     (["I play for Hythe Town."], "I've joined Sussex County Cricket Club as a member now."),
     (["I run with Leeds City AC."],
      "I've joined Kirkstall Harriers now for the cross-country season only."),
+    # whom one is with, by a first name (main replaced the employer)
+    (["I work at Halfords."], "I'm with Sarah now, we've been dating a month."),
     # a colleague by a word of work is someone else, never the speaker
     (["Our apprentice Kai plays for Bury Town."], "I've signed for Radcliffe Town this season."),
 ]

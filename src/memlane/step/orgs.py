@@ -42,7 +42,8 @@ Verdict = tuple[str, int, tuple[str, ...]]
 _ORG = (r"(?!(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|"
         r"july|august|september|october|november|december|i|i'm|it|the\s+moment|it|hr|pr|r&d|a&e|"
         r"icu|qa|ux|finance|marketing|sales|accounts|admin|retail|hospitality|education|"
-        r"healthcare|tech|construction|insurance|banking|property|law|media)\b)"
+        r"healthcare|tech|construction|insurance|banking|property|law|media|dr|mr|mrs|ms|miss|"
+        r"prof|doctor|nurse|coach|sir|dame)\b)"
         r"(?-i:(?:St\.?\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|of|and|&|de))*)")
 """An organisation's name: capitalised words ("Royal Mail", "Marks & Spencer", "Sainsbury's")."""
 _THE = r"(?:the\s+)?"
@@ -203,7 +204,8 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
     for k, rx in enumerate(_NOW_EMPLOYER):
         m = rx.search(said)
         if m and not placekind.kinds(m.group(1)) and not _place(said, m.start(1)) and \
-                not (k == 1 and where_one_is(said, sentence)) and not (
+                not (k == 1 and (where_one_is(said, sentence) or placekind.with_someone(said))) \
+                and not (
                     _STUDY.search(m.group(1)) or _STUDY.search(sentence)) and \
                 not (k in _BY_JOINING and _a_service(m.group(1), sentence)):
             return "employer", m.group(1), k == 1
