@@ -83,6 +83,9 @@ CORRECTIONS = [
     (["I run with Wesham Road Runners on Thursdays."],
      "I've joined Preston Athletics since the move.", None),
     (["I run with Ilkley Harriers."], "Joined Otley Harriers since moving house.", None),
+    # "moved over to" a firm, which the rule alone reads as a home
+    (["I work in Centra in Cork."], "I've moved over to SuperValu, better hours.",
+     "I work in Centra in Cork."),
     (["Our gas and electric are with E.ON."],
      "We switched in March, so Ovo supply us now.", None),
 ]

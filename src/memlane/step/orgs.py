@@ -246,7 +246,7 @@ def _fits(attr: str, held: dict[str, str]) -> str | None:
 
 
 _OTHER = frozenset({"weight", "diet", "car", "bike", "rent", "mortgage", "salary", "height",
-                    "food", "hours", "age", "residence"})
+                    "food", "hours", "age"})
 """Attributes the rule reads a statement as that no employer, job or club is."""
 
 
