@@ -107,6 +107,8 @@ def test_values_by_type() -> None:
     assert orgs.held_values("I'm a payroll clerk at Greggs.") == \
         {"employer": "Greggs", "job": "payroll clerk"}
     assert orgs.held_values("I run with Kirkby Harriers.") == {"team:run": "Kirkby Harriers"}
+    assert orgs.held_values("I've worked at Primark since 2019.") == {"employer": "Primark"}
+    assert orgs.held_values("I worked at Primark in 2019.") == {}  # a past one
     assert orgs.held_values("I work in Leeds.") == {}  # a place, not an employer
     assert orgs.held_values("I had a meeting at Google.") == {}  # no job at it
     assert orgs.said_now("I'm with Rightmove now.", "I'm with Rightmove now.") == \

@@ -52,7 +52,7 @@ _TITLE = r"((?-i:(?:[a-z-]+\s+){0,3}[a-z-]+))"  # (cut by `_title`)
 
 # Held: an employer, a job, a club (group 1: the value).
 _HELD_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
-    rf"\bwork(?:s|ing)?\s+(?:(?:full|part)[-\s]time\s+)?(?:at|for|in)\s+{_THE}({_ORG})",
+    rf"\bwork(?:s|ing|ed)?\s+(?:(?:full|part)[-\s]time\s+)?(?:at|for|in)\s+{_THE}({_ORG})",
     rf"\b(?:been|be)\s+(?:at|with)\s+{_THE}({_ORG})\s+(?:for|since)\b",
     rf"\b(?:a|an|the)\s+(?P<job>(?:[a-z-]+\s+){{0,3}}?[a-z-]+)\s+(?:at|for|with)\s+{_THE}({_ORG})",
     rf"\bemployed\s+(?:by|at)\s+{_THE}({_ORG})",
@@ -67,7 +67,8 @@ _CLUB_VERB = re.compile(
     rf"member\s+of|joined|(?:i'?m|is|'s)\s+in)\s+{_THE}({_ORG})", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|years\s+ago|back\s+(?:in|when)|formerly|previously|"
                    r"in\s+(?:19|20)\d\d|"
-                   r"before\s+(?:i|she|he|we|they)\b|ex-|once\s+worked|worked)\b", re.I)
+                   r"before\s+(?:i|she|he|we|they)\b|ex-|(?<!'ve\s)(?<!have\s)(?<!has\s)(?<!'s\s)worked)\b",
+                   re.I)
 
 # Now: an employer, a job, a club (group 1: the value), said as holding now or as a change.
 _NOW_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
@@ -191,10 +192,18 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
     """(attribute, value, weak) of a statement that the holder works somewhere, does a job or
     is in a club now (or a change to it); `weak`: "I'm with X now" (an employer only when no
     other organisation is held). None for an addition, a maybe, a past one or a dealing."""
-    if "?" in said or _ADDITIVE.search(said) or _PAST.search(said) or \
+    if "?" in said:
+        return None
+    found = _now_value(said, sentence)
+    if found is None or _ADDITIVE.search(said) or _PAST.search(said) or \
             _NOT_OURS.search(sentence) or people.event_blocked(sentence) or \
             not _NOW.search(sentence):
-        return None
+        return None  # (the frames first: most statements have none, and they are cheaper)
+    return found
+
+
+def _now_value(said: str, sentence: str) -> tuple[str, str, bool] | None:
+    """`said_now`'s frames: the first club, job or employer `said` gives."""
     if (club := _club(said)) is not None:
         return f"team:{club[0]}", club[1], False
     for rx in _NOW_JOB:
@@ -205,8 +214,7 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
         m = rx.search(said)
         if m and not placekind.kinds(m.group(1)) and not _place(said, m.start(1)) and \
                 not (k == 1 and (where_one_is(said, sentence) or placekind.with_someone(said))) \
-                and not (
-                    _STUDY.search(m.group(1)) or _STUDY.search(sentence)) and \
+                and not (_STUDY.search(m.group(1)) or _STUDY.search(sentence)) and \
                 not (k in _BY_JOINING and _a_service(m.group(1), sentence)):
             return "employer", m.group(1), k == 1
     return None
@@ -292,10 +300,31 @@ def marks(text: str) -> frozenset[str]:
     out: set[str] = set()
     for sentence in re.split(r"(?<=[.!?])\s+", text)[:20]:
         s = sentence[:1000]
+        if not _framed(s):
+            continue
         out |= {MARK + k.partition(":")[0] for k in held_values(s)}
         if (now := said_now(s, s)) is not None:
             out.add(MARK + now[0].partition(":")[0])
     return frozenset(out)
+
+
+_FRAME_WORDS = frozenset("""work works working worked been employed play plays playing played
+    run runs running row rows rowing swim swims swimming cycle cycles cycling ride rides riding
+    race races racing train trains training member join joins joined joining start starts started
+    starting began begun poached headhunted head-hunted snapped taken hired recruited gone went
+    move moves moved moving got landed took accepted retrained qualified requalified freelance
+    self-employed made promoted appointed bumped turn turns""".split())
+"""A word every frame of `held_values` and `said_now` has, or a copula before "a", "in", "at" or
+"with": a sentence without one is read no further (the related scan and `related.pick` read
+hundreds of records a step; a set of its words is far cheaper than the frames)."""
+_WORDS = re.compile(r"[a-z'\u2019-]+")
+
+
+def _framed(sentence: str) -> bool:
+    words = set(_WORDS.findall(sentence.lower()))
+    return not words.isdisjoint(_FRAME_WORDS) or (
+        not words.isdisjoint(("a", "an", "in", "at", "with")) and
+        any(w in ("i'm", "am", "is") or w.endswith(("'s", "\u2019s")) for w in words))
 
 
 MARK = "\x00org:"
