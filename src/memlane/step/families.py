@@ -398,6 +398,7 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
                 (not own or _CONTEXT[family.name].search(c.said)) and
                 _holder_fits(holder, c.holder, said, c.said, family) and
                 not _another(new.said, c.said, family.name) and
+                not _WORKS_THERE.search(c.said) and  # ("I work for British Gas": no supplier)
                 (theirs := members(c.said, family, switched=True)) and
                 c.said.rstrip(".!").lower() not in said.lower()]
         if not fits:
@@ -418,6 +419,9 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     return None
 
 
+_WORKS_THERE = re.compile(r"\bwork(?:s|ing)?\s+(?:at|for|in)\b|\bemployed\s+(?:by|at)\b|"
+                          r"\bjob\s+(?:at|with)\b", re.I)
+"""A held fact of working at a member: an employer, never the holder's own supplier or bank."""
 _CONDITION = re.compile(rf"\b(?:{IF_SAID}|unless)\b", re.I)
 """A condition anywhere in the sentence holds its every clause ("If the deal's good, we'll go
 with Octopus"); a maybe holds its own clause only ("Dad part-exchanged his for an Outlander,
@@ -441,12 +445,16 @@ def _own(text: str, family: Family, said: str) -> dict[str, int]:
     if not family.own or _NO_CUSTOMER.search(said):
         return {}
     return {k: at for k, at in members(text, family, brands=True).items()
-            if k in family.own and _CUSTOMER.search(text[max(0, at - 20):at])}
+            if k in family.own and (_CUSTOMER.search(text[max(0, at - 20):at]) or
+                                    _SUPPLIES.match(text[at:at + 50]))}
 
 
 _CUSTOMER = re.compile(r"\b(?:with|on|in|into)\s+$", re.I)
 """A customer's word before the brand ("been with E.ON", "money lands in Revolut"), not news of
 it ("Utilita are in the news")."""
+_SUPPLIES = re.compile(r"[\w&'-]+(?:\s+[\w&'-]+){0,2}?\s+(?:now\s+)?(?:supply|supplies|provide|"
+                       r"provides|power|powers)\s+(?:us|me|our|my)\b", re.I)
+"""A supplier's verb after the brand ("Octopus supply us from this month")."""
 
 
 _DESTINATION = re.compile(r"\b(?:(work|job|office)|(school|college|uni|nursery))\b", re.I)

@@ -18,7 +18,7 @@ RELATIONS = {
     stepson stepdaughter stepmother stepfather godson goddaughter boss manager colleague coworker
     roommate flatmate neighbor neighbour landlord landlady teacher doctor dentist therapist
     mate pal buddy bestie housemate classmate teammate workmate ex twin spouse stepsister
-    stepbrother godmother godfather carer tutor coach mentor lodger tenant
+    stepbrother godmother godfather carer tutor coach mentor lodger tenant intern apprentice trainee
     dog cat puppy kitten pet horse rabbit hamster parrot tortoise budgie ferret gecko snake
     lizard pony chinchilla cockatiel goldfish terrapin bunny""".split()
 } | {"mom": "mother", "mum": "mother", "dad": "father", "sis": "sister", "bro": "brother",
@@ -110,6 +110,10 @@ _NOT_NAMES = frozenset("""the this that these those there here my our your his h
     office company management college uni new old next last first mine yours ours hers theirs
     home
     """.split()) | frozenset(
+    # a verb that opens a sentence with its subject dropped ("Got poached by Aldi", "Joined
+    # Otley Harriers"): the speaker's, no name
+    """got joined started signed moved switched retrained qualified landed took quit went
+    finished passed handed""".split()) | frozenset(
     """sadly luckily unluckily
     unfortunately fortunately hopefully apparently basically honestly finally recently obviously
     actually literally clearly thankfully annoyingly weirdly surprisingly happily tragically

@@ -13,6 +13,8 @@ newest records are scanned (`related.held_marked`):
   by an index of each member's first word, as `families._may_name` reads it);
 - a job: a title of the occupations lexicon (data/occupations.txt), one to three words;
 - the speaker's residence (`places.marks`);
+- an employer, a job or a club, held or said now (`orgs.marks`: "a tester at Experian" / "I'm
+  with Rightmove now");
 - a value by its type (`measures.marks`): a street address, a dated event or a date moved, a
   range of the clock ("22 Fenwick Terrace" / "the new place on Elder Road", "Our wedding is on
   18 July" / "they've shifted us to 9 August").
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from . import measures, places
+from . import measures, orgs, places
 from .categories import FAMILIES
 from .families import _FIRST_WORDS, members
 from .occupations import titles
@@ -99,6 +101,8 @@ def marks(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
                 if "\x00" + f.name in named and members(text, f, text, brands=True)}
     if (only is None or JOB in only) and _job(text):
         out.add(JOB)
+    if only is None or any(m.startswith(orgs.MARK) for m in only):
+        out |= {m for m in orgs.marks(text) if only is None or m in only}
     if only is None or not only.isdisjoint(measures.MARKS):
         out |= measures.marks(text) & (measures.MARKS if only is None else only)
     return frozenset(out)

@@ -18,16 +18,16 @@ from . import families
 from .attributes import where_one_is
 from .categories import FAMILIES
 from .claim import Claim
-from .holders import stands_for
+from .holders import pronoun, stands_for
 
 _CAP = r"(?-i:[A-Z][\w'&-]*)"
 _SCHOOL = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:School|Primary|Academy|Grammar|College|"
                      r"Infants|Juniors|Nursery|High|Prep|Sixth\s+Form|Secondary)\b")
 # A club by the word sport names close with ("Hackney Rovers", "Ealing CC", "Kent Lightning"
 # is none: no word says it).
-_CLUB = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:FC|AFC|RFC|CC|HC|United|Rovers|Town|City|"
-                   r"Athletic|Wanderers|Rangers|Albion|Colts|Juniors|Harriers|Netball|Hockey|"
-                   r"Rugby|Cricket|Swimming|Rowing|Cycling|Running|Club|Hamlet|Under-?\d+s?|"
+_CLUB = re.compile(rf"\b{_CAP}(?:\s+{_CAP})*?\s+(?:FC|AFC|RFC|RUFC|CC|HC|AC|GAA|United|Rovers|"
+                   r"Town|City|Athletics?|Striders|Runners|Wheelers|Ladies|Celtic|Wanderers|"
+                   r"Rangers|Albion|Colts|Juniors|Harriers|Netball|Hockey|Rugby|Cricket|Swimming|Rowing|Cycling|Running|Club|Hamlet|Under-?\d+s?|"
                    r"U\d+s?)\b")
 _GYM = next(f for f in FAMILIES if f.name == "gym")
 # What says one works there ("work", "job", "as a trainer"): then the name may be an employer.
@@ -93,6 +93,17 @@ def held_kind(said: str, held: list[Claim]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_WITH = re.compile(rf"^\W*(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:now\s+)?with\s+({_CAP})"
+                   rf"(?!\s+{_CAP})", re.I)
+
+
+def with_someone(said: str) -> bool:
+    """Whether "I'm with X now" names a person by a first name ("I'm with Sarah now"), whom
+    one is with, not who employs one."""
+    m = _WITH.search(said)
+    return m is not None and pronoun(m.group(1)) is not None
+
+
 def reread(new: Claim, holders: list[str], held: list[Claim] | None = None) -> Claim:
     """`new` read again with its sentence, before the rule decides: an employer that is where
     one is now or a gym or club joined is none ("I'm at Caffe Nero now waiting for my sister",
@@ -100,7 +111,7 @@ def reread(new: Claim, holders: list[str], held: list[Claim] | None = None) -> C
     ("Lucy wrote off the Jazz and she's got a Puma": Lucy, `holders.stands_for`); a bare name
     a held fact calls a school or a club is one (`held_kind`)."""
     if new.attribute == "employer" and (where_one_is(new.said, new.context) or
-                                        not_an_employer(new.said)):
+                                        not_an_employer(new.said) or with_someone(new.said)):
         new = replace(new, attribute=None)
     if new.attribute in (None, "residence", "employer") and held and \
             (kind := held_kind(new.said, held)) and \

@@ -47,7 +47,8 @@ def related_records(stretch: Sequence[Message],
                     newest: Callable[[int], list[Record]] | None = None) -> list[Record]:
     """The records a step of `stretch` is shown: `search([message], POOL)` for each distinct
     user message, and the held residences among the `newest(n)` records when a message states
-    one, and those of the kinds of thing a message names (`held_marked`), ranked by `pick`."""
+    one, and those of the kinds of thing a message names (`held_marked`: a family's member, a
+    job, an employer, a club, a value's type), ranked by `pick`."""
     users: list[Message] = []
     seen: set[str] = set()
     for m in stretch:

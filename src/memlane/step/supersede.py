@@ -45,6 +45,7 @@ from . import (
     measures,
     medicines,
     numbered,
+    orgs,
     pastimes,
     people,
     placekind,
@@ -300,8 +301,7 @@ def _word_valued(attribute: str | None) -> bool:
                                       attribute.startswith("travel to "))
 
 
-# Attributes that name only a slot (a day, a rate): two statements fill the same one only when
-# they are about the same routine, a word of it shared ("physio", "gym", "coffee").
+# Attributes that name only a slot (a day, a rate): filled by one routine (a word shared, "gym").
 _SLOTS = frozenset({"weekday", "rate"})
 _ROUTINE_COMMON = frozenset(stem(w) for w in """every each session sessions class classes lesson
     lessons meeting practice training time times day days week weeks month night""".split())
@@ -450,7 +450,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                                         measures.by_type(new, holder, claims)):
         d = _unless_kept(new, claims, Decision(*t))  # (`topics.py`, `measures.py`: by type)
     if d.verdict in (RELATED, NEW) and (p := people.changed(new, holder, claims) or
-                                        people.thing_changed(new, holder, claims)):
+                                        people.thing_changed(new, holder, claims) or
+                                        orgs.changed(new, holder, claims)):  # (`orgs.py`)
         d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")
     if people.unsettled(new.context or new.said) or (  # "been offered a job at Google"
             new.attribute == "residence" and places.unsettled(new.said, holder)):  # "I'm in York"
