@@ -460,7 +460,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
     d = Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
     if d.verdict == SUPERSEDES and d.target is not None and (not_now(new.said) or not_done(
             new.said) and not new.key <= claims[d.target].key):  # "We didn't end up moving"
-        d = Decision(RELATED, d.target, (*d.reasons, "said as not made: both kept"))
+        d = Decision(NEW, None, (*d.reasons, "but said as not so now: no change, both kept"))
     return d
 
 
