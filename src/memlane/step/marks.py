@@ -11,10 +11,10 @@ newest records are scanned (`related.held_marked`):
 - a family (`categories.FAMILIES`): one of its members named ("TCL", "Alcatel": phone), as
   `families.members` reads a brand (the families a word of a member may name are found first,
   by an index of each member's first word, as `families._may_name` reads it);
-- a job: a title of the occupations lexicon (data/occupations.txt), one to three words;
 - the speaker's residence (`places.marks`);
-- an employer, a job or a club, held or said now (`orgs.marks`: "a tester at Experian" / "I'm
-  with Rightmove now");
+- an employer, a job (a title in a frame: "I'm a dental nurse", "works as ...") or a club, held
+  or said now (`orgs.marks`: "a tester at Experian" / "I'm with Rightmove now"); one mark per
+  kind, so a text naming a kind twice over does not outrank one sharing the statement's words;
 - a value by its type (`measures.marks`): a street address, a dated event or a date moved, a
   range of the clock ("22 Fenwick Terrace" / "the new place on Elder Road", "Our wedding is on
   18 July" / "they've shifted us to 9 August").
@@ -30,7 +30,6 @@ import re
 from . import measures, orgs, places
 from .categories import FAMILIES
 from .families import _FIRST_WORDS, members
-from .occupations import titles
 
 _WORD = re.compile(r"[^\W_]+")
 _WHOLE: dict[str, frozenset[str]] = {}
@@ -54,29 +53,8 @@ def _index() -> None:
 
 _index()
 _FAMILY_MARKS = frozenset("\x00" + f.name for f in FAMILIES)
-JOB = "\x00job"
-"""The mark of a text that names a job title."""
 TEXT_CHARS = 2000
 """The most of a text read for its marks (a fact is said in far fewer)."""
-
-
-_LOWER_WORD = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
-_FIRSTS: dict[str, int] = {}  # a title's first word -> the most words of a title it opens
-
-
-def _job(text: str) -> bool:
-    """Whether `text` names a title of the occupations lexicon (one to three words)."""
-    jobs = titles()
-    if not _FIRSTS:
-        for t in jobs:
-            first, *rest = t.split()
-            _FIRSTS[first] = max(_FIRSTS.get(first, 0), len(rest) + 1)
-    words = _LOWER_WORD.findall(text.lower().replace("-", " "))
-    for i, w in enumerate(words):
-        longest = _FIRSTS.get(w, 0)
-        if longest and any(" ".join(words[i:i + n]) in jobs for n in range(1, longest + 1)):
-            return True
-    return False
 
 
 def marks(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
@@ -99,8 +77,6 @@ def marks(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
             named &= only
         out |= {"\x00" + f.name for f in FAMILIES
                 if "\x00" + f.name in named and members(text, f, text, brands=True)}
-    if (only is None or JOB in only) and _job(text):
-        out.add(JOB)
     if only is None or any(m.startswith(orgs.MARK) for m in only):
         out |= {m for m in orgs.marks(text) if only is None or m in only}
     if only is None or not only.isdisjoint(measures.MARKS):
@@ -108,4 +84,4 @@ def marks(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
     return frozenset(out)
 
 
-__all__ = ["JOB", "TEXT_CHARS", "marks"]
+__all__ = ["TEXT_CHARS", "marks"]

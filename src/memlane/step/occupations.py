@@ -34,11 +34,6 @@ def _lexicon() -> set[str]:
     return _TITLES
 
 
-def titles() -> set[str]:
-    """The job titles of the packaged lexicon, lower case, hyphens as spaces."""
-    return _lexicon()
-
-
 def trade(phrase: str) -> bool:
     """Whether the noun phrase `phrase` ("product owner", "keen runner", "senior staff nurse")
     names a job: the phrase or its last words a title of the lexicon, else its head one
