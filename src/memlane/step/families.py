@@ -111,6 +111,24 @@ def _may_name(text: str, family: Family) -> bool:
 
 
 _FIRST_WORDS = {f.name: _first_words(f) for f in FAMILIES}
+_BY_WHOLE: dict[str, set[str]] = {}  # a member's whole first word -> the families it opens
+_BY_OPENING: dict[str, set[str]] = {}  # how a member's last word opens -> the families
+for _name, _words in _FIRST_WORDS.items():
+    for _w in _words[0] if _words else ():
+        _BY_WHOLE.setdefault(_w, set()).add(_name)
+    for _w in _words[1] if _words else ():
+        _BY_OPENING.setdefault(_w, set()).add(_name)
+
+
+def brand_families(text: str, among: frozenset[str] | None = None) -> set[str]:
+    """The names of the families (of `among`, if given) a member of which `text` names as a
+    brand (`members(..., brands=True)`), looked up by the words `_may_name` reads (families
+    whose members are patterns, not words, are never found here)."""
+    said = _RUN.findall(text)
+    maybe = set().union(*(_BY_WHOLE.get(w, ()) for w in said),
+                        *(_BY_OPENING.get(w[:n], ()) for w in said for n in range(1, 6)))
+    return {f.name for f in FAMILIES if f.name in maybe and (among is None or f.name in among)
+            and members(text, f, text, brands=True)}
 _CONTEXT = {f.name: re.compile(f.context, re.I) for f in FAMILIES if f.context}
 _CARES = {f.name: re.compile(f.care, re.I) for f in FAMILIES if f.care}
 _DOCTOR = re.compile(r"(?-i:\b(?:Dr|Doctor)\.?\s+([A-Z][\w'-]+))")

@@ -163,7 +163,8 @@ STREET_MARK = "\x00street"
 DATED_MARK = "\x00dated"
 """A search mark: a dated event, or a date moved ("they've shifted us to 9 August")."""
 HOURS_MARK = "\x00hours"
-"""A search mark: a range of the clock ("I'm on 8am to 4pm" / "I'm doing 11am to 7pm")."""
+"""A search mark: a range of the clock ("I'm on 8am to 4pm"); the "hours" family's mark too
+(full-time, part-time): both are working hours."""
 MARKS = frozenset({STREET_MARK, DATED_MARK, HOURS_MARK})
 
 
