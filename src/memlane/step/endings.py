@@ -28,8 +28,9 @@ _CUE_TERMS = frozenset(stem(w) for w in """correction actually moved move change
 IF_SAID = r"if(?!\s+(?:you\s+can\s+believe\s+it|you\s+ask\s+me|i'?m\s+(?:being\s+)?honest)\b)"
 """A condition's "if", not an aside's ("a Wolves fan now, if you can believe it")."""
 
+_ONCE = r"for\s+once|for\s+a\s+change|just\s+(?:this\s+)?once"
 _ONE_OFF = re.compile(r"\b(?:today|tonight|(?<!from\s)this\s+(?:morning|afternoon|evening|time"
-                      r"|week)|for\s+once|for\s+a\s+change|just\s+(?:this\s+)?once)\b", re.I)
+                      rf"|week)|{_ONCE})\b", re.I)
 """Once, not a new routine ("the bins went out on Wednesday this week"; not "from this week")."""
 
 
@@ -54,7 +55,7 @@ _NOT_NOW = re.compile(
     r"|\b(?:my|our|his|her|their|the)\s+(?:target|goal|aim|ambition)(?:\s+weight)?(?:['\u2019]s|"
     r"\s+(?:is|was|for|of))\b|\baiming\s+(?:for|to|at)\b"  # what one aims for: not yet so
     r"|(?<!from\s)(?<!starting\s)(?<!as\sof\s)\btomorrow\b|\b(?:to\s+cover|covering)\s+for\b"
-    r"|\bfor\s+(?:a\s+change|once)\b|\bjust\s+(?:this\s+)?once\b"  # once
+    rf"|\b(?:{_ONCE})\b"  # once (as `_ONE_OFF` says it)
     r"|\b(?:this|next)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?!\s+of\b)"
     r"|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?=.*\binstead\b)"
     r"|\b(?:did|played|tried|went\s+to)\b[^.;]*?\bon\s+(?:mon|tues|wednes|thurs|fri|satur|"
