@@ -63,6 +63,9 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     (["My son goes to bed at 7."], "My son is up at 6 for swimming now."),
     (["Our internet is with Sky."], "I stream films from Netflix on the internet now."),
     (["My salary is £36,000."], "I get paid £27 an hour for bank holiday overtime now."),
+    # "my drive" is ambition, not a car; the car in a "when" clause has no value to replace with
+    (["Running the bakery boosts my drive to keep painting at weekends."],
+     "The broker moved my renewal date to the 3rd of June when I changed cars."),
 ])
 
 

@@ -46,6 +46,8 @@ PAIRS = [
     # an event's date moved
     (["My knee operation is booked for 11 February."],
      "The hospital rang and brought my surgery forward to 2 February."),
+    (["My van insurance renews on the 14th of March."],
+     "The broker moved my renewal to the 2nd of October when I added my son as a driver."),
     (["I do 6 till 2 at the hospital kitchen."],
      "Got moved onto 12 till 8 this month, they were short on lates."),
     (["I take bisoprolol, 5mg in the morning."],
@@ -54,6 +56,8 @@ PAIRS = [
 ]
 
 NEAR_MISSES = [
+    (["My home insurance renews on the 4th of May."],
+     "They moved my car insurance renewal to the 30th of August."),
     (["We live at 30 Larch Close."], "My brother just moved into 9 Pelham Road, round the corner."),
     (["We live at 30 Larch Close."], "We've put an offer on a cottage on Mill Lane, wish us luck."),
     (["We live at 30 Larch Close."], "Our office moved to 12 Canal Street last week."),

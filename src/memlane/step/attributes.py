@@ -97,7 +97,10 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
         ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
         # (lower case: "22 Rowan Drive" is a street, not a car)
-        ("car", r"(?-i:\b(?:drive|drives|driving)\b)(?!\s+(?:instructor|examiner|test|lessons?|"
+        # (the noun is no car: "boost my drive to keep dreaming", "a long drive", "the drive home")
+        ("car", r"(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bhis\s)(?<!\bher\s)"
+                r"(?<!\byour\s)(?<!\blong\s)(?<!\bshort\s)"
+                r"(?-i:\b(?:drive|drives|driving)\b)(?!\s+(?:instructor|examiner|test|lessons?|"
                 r"school|range))|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
         # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),

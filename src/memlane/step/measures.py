@@ -141,6 +141,7 @@ _EVENTS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
     "scan",
     "court hearing",
     "move completion",
+    "renewal renews renew renewed",
 ))
 """Words for one event, each group one kind (a wedding is never its hen do)."""
 _US = re.compile(r"^\W*(?:(?:us|it|me|them|everything|things|the\s+date|our\s+date|the\s+"
@@ -355,6 +356,16 @@ def _events(text: str) -> set[int]:
     return {k for k, group in enumerate(_EVENTS) if group & words}
 
 
+_COVERED = re.compile(r"\b(car|van|home|house|contents|buildings|pet|dog|cat|travel|life|health|"
+                      r"bike|boiler|phone|gadget|landlord)\s+(?:insurance|cover|policy|renewal|"
+                      r"membership|warranty)", re.I)
+"""What a renewal is of ("car insurance", "home cover"): a renewal of one is not of another."""
+
+
+def _covers(text: str) -> set[str]:
+    return {m.lower() for m in _COVERED.findall(text)}
+
+
 def rescheduled(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     """An event's date moved replaces the held date of the same event (or, when "us" or "it"
     is moved, of the holder's one held dated event)."""
@@ -374,6 +385,7 @@ def rescheduled(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | N
     fits = [i for i, c in enumerate(claims) if c.said and not c.ends and
             _who(c.holder) == "i" and (held := _DATE.findall(c.said)) and
             held != new_date and _events(c.said) and
-            (_events(c.said) & kinds if kinds else True)]
+            (_events(c.said) & kinds if kinds else True) and
+            not (_covers(c.said) and _covers(said) and not _covers(c.said) & _covers(said))]
     return _verdict(fits, "date of the event", "the same event",
                     "worded as moved to a new date")
