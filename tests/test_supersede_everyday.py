@@ -66,6 +66,9 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     # "my drive" is ambition, not a car; the car in a "when" clause has no value to replace with
     (["Running the bakery boosts my drive to keep painting at weekends."],
      "The broker moved my renewal date to the 3rd of June when I changed cars."),
+    # a held fact's words inside a longer statement about something else (LoCoMo dev, conv-42)
+    (["I grew up in Ravensworth, a fishing village in Yorkshire."],
+     "My new novel is a ghost story set in a remote fishing village on the coast of Cornwall."),
 ])
 
 

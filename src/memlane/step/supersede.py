@@ -339,8 +339,8 @@ def _generic(attribute: str | None) -> bool:
 def same_attribute(new: Claim, held: Claim) -> bool | None:
     """True: the same property for certain; False: different for certain (both named, and
     not alike); None: not certain. Two statements whose frames (`_frame`) are alike, one
-    within the other and at least two words, with a number or name on each side, are the same
-    property though the rule names neither ("we leave the hut at 5 a.m." / "... now at 6")."""
+    within the other, at least two words and the new one adding no more than the held one has,
+    a number or name on each side, are one property ("we leave the hut at 5 a.m." / "... now at 6")."""
     if new.named != held.named:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if slots.two_subjects(new.said, held.said, _SKIP) or slots.another_of(new.said, held.said):
@@ -377,8 +377,8 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
             return True
     a, b = _frame(new), _frame(held)
     small, large = (a, b) if len(a) <= len(b) else (b, a)
-    if len(small) >= 2 and small <= large and new.key and held.key and \
-            (_generic(new.attribute) or _generic(held.attribute)):
+    if len(small) >= 2 and small <= large and len(a - b) <= max(2, len(b)) and new.key and \
+            held.key and (_generic(new.attribute) or _generic(held.attribute)):
         return True
     for x, y in ((new, held), (held, new)):
         # "our wifi password is bluefox42" / "we changed the wifi password to greenowl77"
