@@ -15,6 +15,8 @@ from supersede_verdicts import message_verdicts
 
 # (held facts, the later message): nothing held may be replaced.
 NEAR_MISSES = [
+    (["My friend Ailbhe lives in Clonakilty."], "Ailbhe settled in Kinsale for the summer season."),
+    (["My brother works in Bantry."], "My brother has settled in Kinsale now."),
     (["I'm in Southampton, near the docks."], "I'm in Rome for the weekend, the food is unreal."),
     (["I'm in Dublin, Rathmines."], "I'm in Galway this week for work, back Friday."),
     (["We're a Melbourne family."], "We're in Sydney on holiday till Sunday."),
@@ -48,6 +50,9 @@ NEAR_MISSES = [
 
 # (held facts, the later message, the held fact it replaces)
 CORRECTIONS = [
+    # another holder's move by a verb of settling
+    (["My friend Ailbhe lives in Clonakilty.", "My cousin Ruairi lives in Bantry."],
+     "Ailbhe has settled in Kinsale now, she loves the harbour.", "My friend Ailbhe lives in Clonakilty."),
     (["I'm in Southampton, right by the water."], "We've moved up to Sheffield for my wife's job.",
      "I'm in Southampton, right by the water."),
     (["We're a Bristol family, born and bred."], "We relocated to Cardiff in the spring.",

@@ -184,8 +184,11 @@ def residence(body: str, holder: str, attribute: str | None) -> str | None:
     """The attribute of the statement `body` of `holder` (`supersede.read_claim`'s reading,
     `attribute`), "residence" in place of none, or of "rent" read from a later clause
     ("I've relocated to Newcastle, the rent's half what it was"), when the speaker says where
-    they live; else `attribute` as read."""
-    if holder != "i" or attribute not in (None, "rent") or lives(body) is None:
+    they live, or another holder says they moved (no "I'm in X" of theirs); else `attribute` as read."""
+    if holder != "i":  # another's home by a move only ("Oonagh has settled in Tenby now")
+        moved = attribute is None and _moved(body) is not None and not _not_now(body)
+        return "residence" if moved else attribute
+    if attribute not in (None, "rent") or lives(body) is None:
         return attribute
     if attribute == "rent" and "," in body and lives(body.split(",", 1)[0]) is None:
         return attribute
