@@ -127,3 +127,24 @@ def test_the_readings_behind_the_records() -> None:
     # a professional's advice about someone named, never about "it"
     assert kin_fact("The vet said Miso should have wet food.")
     assert not kin_fact("The vet said it was nothing.")
+
+
+def _chat(*turns: tuple[str, str | None, str]) -> list[str]:
+    msgs = [Message(id=i, thread_id="t", seq=i, role=role, name=name, content=text, ts=0.0,
+                    tokens=12) for i, (role, name, text) in enumerate(turns, start=1)]
+    return [r["text"] for r in extract(msgs)["records"]]
+
+
+def test_his_or_her_opening_a_message_is_the_person_the_users_last_message_named() -> None:
+    # with the assistant's reply between: Declan's girlfriend, filed as his
+    assert "My friend Declan's girlfriend Sinead is a vet." in _chat(
+        ("user", None, "My friend Declan is a roofer."), ("assistant", None, "Nice!"),
+        ("user", None, "His girlfriend Sinead is a vet."))
+    # "her" cannot be Declan's
+    assert not any("Declan's" in r for r in _chat(
+        ("user", None, "My friend Declan is a roofer."), ("assistant", None, "Nice!"),
+        ("user", None, "Her bakery in Cobh is doing well.")))
+    # another speaker's turn between: not carried (a LoCoMo-like talk between two people)
+    assert not any("Declan's" in r for r in _chat(
+        ("user", "Ana", "My friend Declan is a roofer."), ("user", "Bo", "Cool."),
+        ("user", "Ana", "His girlfriend Sinead is a vet.")))

@@ -65,6 +65,13 @@ NEAR_MISSES += [
 
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
 CORRECTIONS = [
+    # a named person's partner, named: the partner's fact, never the named person's
+    (["My friend Declan is a roofer.", "My friend Declan's girlfriend Sinead is a vet."],
+     "Sinead works as a lecturer at the university now.",
+     "My friend Declan's girlfriend Sinead is a vet."),
+    (["My friend Declan is a roofer.", "My friend Declan's girlfriend Sinead is a vet."],
+     "She's left the practice and works as a lecturer at the university now.",
+     "My friend Declan's girlfriend Sinead is a vet."),
     # "she" for the one of two named friends who is not called "he" (Marcus)
     (["My friend Grainne lives in Cork.", "My friend Marcus lives in Dublin."],
      "She's just moved to Galway to be near her parents.", "My friend Grainne lives in Cork."),

@@ -52,7 +52,8 @@ NEAR_MISSES = [
 CORRECTIONS = [
     # another holder's move by a verb of settling
     (["My friend Ailbhe lives in Clonakilty.", "My cousin Ruairi lives in Bantry."],
-     "Ailbhe has settled in Kinsale now, she loves the harbour.", "My friend Ailbhe lives in Clonakilty."),
+     "Ailbhe has settled in Kinsale now, she loves the harbour.",
+     "My friend Ailbhe lives in Clonakilty."),
     (["I'm in Southampton, right by the water."], "We've moved up to Sheffield for my wife's job.",
      "I'm in Southampton, right by the water."),
     (["We're a Bristol family, born and bred."], "We relocated to Cardiff in the spring.",

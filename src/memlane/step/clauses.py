@@ -407,15 +407,15 @@ _QUESTION_START = re.compile(r"^\W*(?:how|what|what's|which|where|when|why|who|c
 
 
 def carry_holders(sentences: list[str]) -> list[str]:
-    """`sentences` (of one message) with "he" or "she" opening one replaced by the person the
-    one before it opened with (someone of the speaker's, "my son", or a name), as
+    """`sentences` (of one message) with "he", "she", "his" or "her" opening one replaced by the
+    person the one before it opened with (someone of the speaker's, "my son", or a name), as
     `split_clauses` does within a sentence: "Dave changed jobs. He's at Screwfix now." gives
     "Dave is at Screwfix now.", a fact about Dave. "It" and "they" are left: they stand for
     things and groups as often ("It's where I'm most alive")."""
     out = [_there_named(sentences[i - 1], s) if i else s for i, s in enumerate(sentences)]
     for i in range(1, len(out)):
         m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
-        if not _HE_SHE.match(out[i]) or out[i].rstrip().endswith("?"):
+        if not (_HE_SHE.match(out[i]) or _HIS_HER.match(out[i])) or out[i].rstrip().endswith("?"):
             continue
         if m is None:
             asked = _asked_of(sentences[i - 1])
@@ -436,6 +436,8 @@ def carry_holders(sentences: list[str]) -> list[str]:
 
 
 _HE_SHE = re.compile(r"^(?:he|she)(?:'s|\u2019s|\s)", re.I)
+_HIS_HER = re.compile(r"^(?:his|her)\s+(?=[a-z])", re.I)
+"""A sentence opening with his or her: "His girlfriend Aoife is a vet." is Lorcan's."""
 
 
 _THERE = re.compile(r"\b(?P<verb>(?:moving|move|moved|going|go|went|flying|fly|flew|heading|"

@@ -136,13 +136,21 @@ def extract(
     # "my flatmate Ravi": his news is filed (not the participants': they talk all the time)
     held = held_names(k.claim.said for k in known) - names
     named: set[str] = set()  # who the stretch's user messages so far are about (`_in_view`)
+    last_said: tuple[str | None, str | None] = (None, None)  # the last user, their last sentence
     for m in messages:
         if m.role == "user":
             current_turn = m.seq
         turn_of[m.seq] = current_turn
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
-        sentences = carry_holders(split_sentences(m.content))
+        # (the user's message before, with only the assistant's reply between, may open the
+        # person: "My friend Lorcan is a roofer." / "Cool!" / "His girlfriend Aoife is a vet.":
+        # Lorcan's; not across another speaker's turn)
+        said = split_sentences(m.content)
+        before = last_said[1] if m.role == "user" and last_said[0] == m.name else None
+        sentences = carry_holders([before, *said])[1:] if before and said else carry_holders(said)
+        if m.role == "user":
+            last_said = (m.name, said[-1] if said else None)
         # A thread's first user message has no conversation before it: its "she" may be
         # anyone the memory holds (the rule decides); later, only someone named recently.
         opening = not named and messages[0].seq == 1

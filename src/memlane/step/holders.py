@@ -288,6 +288,10 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         if chain is not None:  # "my sister's cat": the cat, of the sister's
             word = chain.group(1).lower()
             return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
+        chain = _NAMED_CHAIN.match(rest) if name else None
+        if chain is not None:  # "My friend Lorcan's girlfriend Aoife is a vet": hers
+            word = chain.group(1).lower()
+            return f"{rel}{name}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
         acted = _CHANGED_MINE.match(rest)
         if acted is not None and acted.group(1).lower() not in RELATIONS:
             return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's

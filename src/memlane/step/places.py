@@ -184,7 +184,7 @@ def residence(body: str, holder: str, attribute: str | None) -> str | None:
     """The attribute of the statement `body` of `holder` (`supersede.read_claim`'s reading,
     `attribute`), "residence" in place of none, or of "rent" read from a later clause
     ("I've relocated to Newcastle, the rent's half what it was"), when the speaker says where
-    they live, or another holder says they moved (no "I'm in X" of theirs); else `attribute` as read."""
+    they live, or another says they moved (no "I'm in X" of theirs); else `attribute`."""
     if holder != "i":  # another's home by a move only ("Oonagh has settled in Tenby now")
         moved = attribute is None and _moved(body) is not None and not _not_now(body)
         return "residence" if moved else attribute

@@ -340,7 +340,7 @@ def same_attribute(new: Claim, held: Claim) -> bool | None:
     """True: the same property for certain; False: different for certain (both named, and
     not alike); None: not certain. Two statements whose frames (`_frame`) are alike, one
     within the other, at least two words and the new one adding no more than the held one has,
-    a number or name on each side, are one property ("we leave the hut at 5 a.m." / "... now at 6")."""
+    a number or name on each side, are one property ("we leave the hut at 5 a.m." / "at 6 now")."""
     if new.named != held.named:
         return False  # "my locker 23 is 4423" / "my locker 5 is 4405": two lockers
     if slots.two_subjects(new.said, held.said, _SKIP) or slots.another_of(new.said, held.said):
