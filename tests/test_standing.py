@@ -486,3 +486,34 @@ def test_a_thing_chosen_in_the_end_is_an_agreement_an_outing_is_not() -> None:
     assert kind_of("We went for a walk in the end.") != "decision"
     assert kind_of("We went for a quick pint instead.") != "decision"
     assert kind_of("My sister went for a grey sofa in the end.") != "decision"
+
+
+def test_a_diet_taken_up_a_ceiling_on_a_spend_and_a_standing_rule_are_needs() -> None:
+    """A state taken up ("went dairy-free last spring") holds after the time it began; a
+    ceiling on a spend is a money limit; "never put me with ..." sets a rule for every later
+    request, though worded as one."""
+    needs = ["My husband and I went dairy-free last year after his diagnosis.",
+             "I went teetotal two years ago.",
+             "Our ceiling for the loft conversion is 40k, absolute max.",
+             "Please never seat me next to Rupert at these dinners again.",
+             "Don't ever book us on a red-eye, the kids can't cope."]
+    assert [kind_of(s) for s in needs] == ["constraint"] * len(needs)
+    for other in ["I went to Lisbon last year.", "I had a migraine last year.",
+                  "The ceiling in the bathroom is cracked.", "Please book me a table for two.",
+                  "Never mind, send me the link."]:
+        assert kind_of(other) != "constraint", other
+
+
+def test_an_agreement_asked_only_for_assent_is_filed_as_one() -> None:
+    from memlane.step.heuristic import extract
+    from memlane.types import Message
+
+    def filed(text: str) -> list[tuple[str, str]]:
+        msg = Message(id=1, thread_id="t", seq=1, role="user", content=text, ts=0.0, tokens=9)
+        return [(r["kind"], r["text"]) for r in extract([msg])["records"]]
+
+    assert ("decision", "We agreed the table plan puts the cousins by the window.") in filed(
+        "So we agreed the table plan puts the cousins by the window, yeah? Great.")
+    assert ("constraint", "Please never seat me next to Rupert at these dinners again.") in \
+        filed("Please never seat me next to Rupert at these dinners again.")
+    assert filed("You went to Lisbon last year, right?") == []

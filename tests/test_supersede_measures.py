@@ -46,6 +46,10 @@ PAIRS = [
     # an event's date moved
     (["My knee operation is booked for 11 February."],
      "The hospital rang and brought my surgery forward to 2 February."),
+    # a dose someone keeps the speaker on; a street address said as settled at
+    (["My consultant has me on 5mg of ramipril a day."],
+     "The GP upped my ramipril to 10mg at the check-up."),
+    (["We live at 3 Kestrel Road."], "We're finally at 22 Orchard Close, the move went fine."),
     (["My van insurance renews on the 14th of March."],
      "The broker moved my renewal to the 2nd of October when I added my son as a driver."),
     (["I do 6 till 2 at the hospital kitchen."],

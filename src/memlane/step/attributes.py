@@ -142,6 +142,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       # place is on Kingsway"), said of the speaker's home
                       # ("I'm at 3 Church Street till five": where one is, not one's home)
                       rf"|\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:now\s+(?:at|on)\s+{_STREET}|"
+                      rf"(?:officially|finally|properly)\s+(?:now\s+)?(?:at|on)\s+{_STREET}|"
                       rf"(?:at|on)\s+{_STREET}(?=[\s,]+(?:now|these\s+days)\b))"
                       r"|\b(?:my|our)\s+(?:new\s+)?(?:place|house|flat|home|apartment|address)"
                       r"\s+(?:is|'s)\s+(?:now\s+)?(?:at|on|in)\s+(?-i:[A-Z0-9])"

@@ -37,7 +37,7 @@ from . import anchored, numbered, occupations, pastimes
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
-from .kinds import held_kind, kind_of
+from .kinds import HELD_KINDS, held_kind, kind_of, standing_rule
 from .lines import episode_line
 from .numbered import _WORD_N as _NUMBER_WORDS
 from .people import told
@@ -146,7 +146,7 @@ def extract(
         # (the user's message before, with only the assistant's reply between, may open the
         # person: "My friend Lorcan is a roofer." / "Cool!" / "His girlfriend Aoife is a vet.":
         # Lorcan's; not across another speaker's turn)
-        said = split_sentences(m.content)
+        said = [_untagged(s) for s in split_sentences(m.content)]
         before = last_said[1] if m.role == "user" and last_said[0] == m.name else None
         sentences = carry_holders([before, *said])[1:] if before and said else carry_holders(said)
         if m.role == "user":
@@ -162,7 +162,7 @@ def extract(
         # green.", "Let's go with Nordvik"), a need unless it is asked for ("Find me a recipe
         # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
         units = [(c, dropped, asked_to_keep(s) or k == "decision"
-                  or (k == "constraint" and not is_request(c)), k, s)
+                  or (k == "constraint" and (not is_request(c) or standing_rule(c))), k, s)
                  for s in sentences for k in (kind_of(s),) for c, dropped in _with_dropped(s)]
         fits = None if opening else named
         scored = []
@@ -333,6 +333,20 @@ def _substance(clause: str, names: frozenset[str]) -> bool:
 
 _NEGATION = frozenset("no not never without nothing can't cannot don't won't".split())
 """A need may be one word under a negation: "so no nuts"."""
+
+
+_TAG = re.compile(r",?\s+(?:yeah|yes|right|ok|okay|yep|agreed|innit|no)\?\s*$", re.I)
+"""A question tag: "So we agreed the colours will be sage and ivory, yeah?" says it."""
+
+
+def _untagged(sentence: str) -> str:
+    """`sentence` without its question tag when it states a need or an agreement (asked only
+    for assent); else as said."""
+    m = _TAG.search(sentence)
+    if m is None:
+        return sentence
+    said = sentence[:m.start()] + "."
+    return said if kind_of(said) in HELD_KINDS else sentence
 
 
 def _file(

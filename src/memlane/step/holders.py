@@ -186,7 +186,9 @@ _CHANGED_MINE = re.compile(
 # therapist had to move us to Wednesdays": what follows is the speaker's.
 _ACTED_ON_ME = re.compile(
     r"^,?\s+(?:has\s+|have\s+|had\s+(?:to\s+)?|just\s+|finally\s+)*(?:gave|given|got|bought|"
-    r"lent|sent|moved?|put|switched|transferred|booked|signed|registered|enrolled)\s+(?:me|us)\b",
+    r"lent|sent|moved?|put|switched|transferred|booked|signed|registered|enrolled)\s+(?:me|us)\b"
+    # "My doctor has me on 20mg of citalopram": the dose is the speaker's
+    r"|^,?\s+(?:has|have|'s|keeps|kept)\s+(?:got\s+|still\s+)?(?:me|us)\s+on\b",
     re.I)
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 # "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or

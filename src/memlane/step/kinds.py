@@ -48,7 +48,7 @@ from .holders import may_be_name
 from .lexicon import TERM, as_household
 from .sentences import _EVENT
 
-__all__ = ["HELD_KINDS", "held_kind", "kind_of"]
+__all__ = ["HELD_KINDS", "held_kind", "kind_of", "standing_rule"]
 
 # The patterns are written for lower-cased text (`kind_of` lowers it once), but for `_AGREED`
 # and `_IDENTITY`, which read capitals (a name).
@@ -108,6 +108,9 @@ _CONSTRAINT = re.compile(
     r"[£$€]?\d+)|budget\s+for|tight\s+budget|on\s+a\s+budget|at\s+most|"
     r"no\s+more\s+than|(?:my|our|the)\s+budget\s+(?:is|of)|limit\s+of|budget\s+is|"
     r"\d+\s*(?:max|maximum|tops)|max(?:imum)?\s+(?:of\s+)?[£$€]?\d+|saving\s+hard|"
+    # a ceiling on a spend ("our ceiling for the remodel is 15k", "absolute max", "a hard cap")
+    r"(?:my|our|the)\s+(?:\w+\s+)?(?:ceiling|spending\s+cap|upper\s+limit)\s+(?:for|on|of|is)\b|"
+    r"absolute\s+(?:max|maximum|limit)|hard\s+(?:cap|limit)\s+(?:of|is|on)|"
     r"no\s+(?:big\s+)?(?:purchases|spending|splurges)|"
     # schedule limits
     r"night\s+shifts?|early\s+(?:shifts?|nights)|work\s+(?:weekends|nights|evenings|lates)|"
@@ -343,13 +346,26 @@ _PAST = re.compile(r"\b(?:used\s+to|was(?!\s+(?:diagnosed|suspended|revoked|bann
                    r"when\s+i\s+was)\b")
 
 
+_BECAME = re.compile(r"\b(?:(?:went|gone|turned|became|become)\s+(?:fully\s+|completely\s+|"
+                     r"totally\s+|strictly\s+)?(?:[a-z]+-free|vegan|vegetarian|veggie|pescatarian|"
+                     r"teetotal|tee-total|sober|plant-based)|(?:stopped|quit|gave\s+up|given\s+up|"
+                     r"cut\s+out)\s+(?:eating|drinking|smoking|alcohol|meat|dairy|sugar|gluten))\b")
+"""A state taken up, which holds after the time it was taken up ("went gluten-free last year")."""
+_WHEN = re.compile(r"\b(?:yesterday|ago|last\s+(?:night|week|month|year|time))\b")
+
+
+def _past(clause: str) -> bool:
+    """Whether `clause` is said of the past: not a state taken up then ("went vegan last year")."""
+    return bool(_PAST.search(_WHEN.sub(" ", clause) if _BECAME.search(clause) else clause))
+
+
 class _Clauses:
     """`sentence` (lower-cased) cut into clauses, each said of the past or not, and its words'
     starts: where a cue sits, and how far apart two cues are in words."""
 
     def __init__(self, sentence: str) -> None:
         self.cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence)), len(sentence) + 1]
-        self.past = [bool(_PAST.search(sentence[x:y])) for x, y in pairwise(self.cuts)]
+        self.past = [_past(sentence[x:y]) for x, y in pairwise(self.cuts)]
         self.starts = [m.start() for m in _WORD_AT.finditer(sentence)]
 
     def present(self, at: int) -> bool:
@@ -571,11 +587,25 @@ def _named_ours(sentence: str, opens: re.Pattern[str] = _NAMED_HEAD) -> str:
     return f"{low[:head]}our {low[m.start(1):]}"  # "Grandad Frank is" as "our frank is"
 
 
+_RULE = re.compile(r"^\W*(?:(?:ok|okay|and|also|oh|so)[\s,]+)*(?:please\s+)?(?:never|don't\s+ever|"
+                   r"do\s+not\s+ever)\s+(?:\w+\s+)?(?:pair|put|book|schedule|seat|match|assign|team|"
+                   r"partner|send|call|ring|text|email|suggest|recommend|offer|give)\s+(?:me|us)\b")
+"""A standing rule the user sets for later requests ("Please never pair me with Gareth again",
+"Don't ever book us on a red-eye"): a need, though worded as a request."""
+
+
+def standing_rule(sentence: str) -> bool:
+    """Whether `sentence` sets a rule for every later request (`_RULE`)."""
+    return _RULE.search(sentence.replace("\u2019", "'").lower()) is not None
+
+
 def kind_of(sentence: str) -> str:
     """The kind the offline writer files `sentence` (a clause as said) under: the first of
     constraint, decision, profile, preference, event that reads it, else fact. An agreement
     says what was agreed: "Agreed, Mel!" is assent, not a decision."""
     sentence = sentence.replace("\u2019", "'")
+    if standing_rule(sentence):
+        return "constraint"
     low = _named_ours(sentence)  # the patterns are lower-case: matching by case is 4x slower
     # needs are read with the household's own said as a holder ("the other half" as "my partner")
     ours = _named_ours(as_household(sentence), _NAMED_OWNER)
