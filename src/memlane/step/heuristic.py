@@ -143,14 +143,7 @@ def extract(
         turn_of[m.seq] = current_turn
         if m.role not in ("user",) and not (include_assistant and m.role == "assistant"):
             continue
-        # (the user's message before, with only the assistant's reply between, may open the
-        # person: "My friend Lorcan is a roofer." / "Cool!" / "His girlfriend Aoife is a vet.":
-        # Lorcan's; not across another speaker's turn)
-        said = [_untagged(s) for s in split_sentences(m.content)]
-        before = last_said[1] if m.role == "user" and last_said[0] == m.name else None
-        sentences = carry_holders([before, *said])[1:] if before and said else carry_holders(said)
-        if m.role == "user":
-            last_said = (m.name, said[-1] if said else None)
+        sentences, last_said = _sentences(m, last_said)
         # A thread's first user message has no conversation before it: its "she" may be
         # anyone the memory holds (the rule decides); later, only someone named recently.
         opening = not named and messages[0].seq == 1
@@ -333,6 +326,18 @@ def _substance(clause: str, names: frozenset[str]) -> bool:
 
 _NEGATION = frozenset("no not never without nothing can't cannot don't won't".split())
 """A need may be one word under a negation: "so no nuts"."""
+
+
+def _sentences(m: Message, last: tuple[str | None, str | None]
+               ) -> tuple[list[str], tuple[str | None, str | None]]:
+    """The sentences of `m` as filed (`carry_holders`, `_untagged`), and the last user and
+    their last sentence after it. The user's message before, with only the assistant's reply
+    between, may open the person: "My friend Lorcan is a roofer." / "Cool!" / "His girlfriend
+    Aoife is a vet." is Lorcan's; never across another speaker's turn."""
+    said = [_untagged(s) for s in split_sentences(m.content)]
+    before = last[1] if m.role == "user" and last[0] == m.name else None
+    sentences = carry_holders([before, *said])[1:] if before and said else carry_holders(said)
+    return sentences, ((m.name, said[-1] if said else None) if m.role == "user" else last)
 
 
 _TAG = re.compile(r",?\s+(?:yeah|yes|right|ok|okay|yep|agreed|innit|no)\?\s*$", re.I)

@@ -286,12 +286,9 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         rel = RELATIONS.get(word, "partner" if word == "other half" else word)
         name = f" {rel_m.group(3).lower()}" if rel_m.group(3) else ""
         rest = body[rel_m.end():]
-        chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else None
-        if chain is not None:  # "my sister's cat": the cat, of the sister's
-            word = chain.group(1).lower()
-            return f"{rel}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
-        chain = _NAMED_CHAIN.match(rest) if name else None
-        if chain is not None:  # "My friend Lorcan's girlfriend Aoife is a vet": hers
+        chain = _CHAIN.match(rest) if rel_m.group(0).endswith(("'s", "\u2019s")) else (
+            _NAMED_CHAIN.match(rest) if name else None)
+        if chain is not None:  # "my sister's cat", "my friend Lorcan's girlfriend Aoife": theirs
             word = chain.group(1).lower()
             return f"{rel}{name}'s {RELATIONS.get(word, word)}", None, rest[chain.end():]
         acted = _CHANGED_MINE.match(rest)
