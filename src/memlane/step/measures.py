@@ -16,6 +16,8 @@ sentences share:
   £39", "Spotify hiked the price, it's $11.99 now"): the held amount of that payee (`by_payee`),
   the period agreeing when both say one; never another payee, a one-off ("a day pass"), or
   someone else's bill;
+- a routine said with a new pattern ("I'm in the office every day now", "fortnightly now"):
+  the held pattern of the same routine (`step/routines.py`);
 - an event's date moved ("pushed my operation back to 17 March", "they've shifted us to 9
   August"): the held date of the same event, by any of its words ("operation" / "surgery"), or,
   when the sentence moves "us" or "it", the holder's only held dated event (`rescheduled`); never
@@ -32,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import slots
+from . import routines, slots
 from .attributes import _STREET, other_days
 from .claim import Claim
 from .endings import _ADDITIVE, _ONE_OFF
@@ -181,7 +183,8 @@ def by_type(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if who.startswith("named ") and (_OPENS_MINE.match(new.said) or dropped_subject(new.said)):
         holder = f"{prefix}|i" if prefix else "i"  # ("Got moved onto 2 till 10": the speaker)
     return moved_home(new, holder, claims) or work_hours(new, holder, claims) or \
-        by_payee(new, holder, claims) or rescheduled(new, holder, claims)
+        by_payee(new, holder, claims) or rescheduled(new, holder, claims) or \
+        routines.new_pattern(new, holder, claims)
 
 
 def _verdict(fits: list[int], what: str, *why: str) -> Verdict | None:
