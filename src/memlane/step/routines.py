@@ -71,7 +71,8 @@ _PLAIN = frozenset("""the a an my our your his her their i i'm i've we we're we'
     first second third fourth last next this that from here then these switched moved changed
     swapped shifted instead anymore more less back which fine honestly from going forward
     morning mornings afternoon afternoons evening evenings night nights standing appointment
-    regular usual session sessions""".split())
+    regular usual session sessions meet meets meeting see sees seeing come comes coming play
+    plays playing work works working told said says still really new""".split())
 _REL = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _OTHER = re.compile(rf"\b(?:my|our)\s+({_REL})(?:-in-law)?(?:['\u2019]s\b|\s+(?:is|has|goes|"
                     r"works|does|was|had|got)\b)|(?-i:\b([A-Z][a-z]+))['\u2019]s\s+been\b", re.I)
@@ -114,7 +115,18 @@ def _same(new: str, held: str) -> str | None:
     shared = {a for a in _words(new) for b in _words(held)
               if a == b or min(len(a), len(b)) >= 6 and a[:6] == b[:6] and (  # ("acupuncture" /
                   a.startswith(b) or b.startswith(a) or a[:9] == b[:9])}  # "acupuncturist")
+    shared = {w for w in shared if _before(new, w) == _before(held, w) or
+              _before(new, w) & _before(held, w)}  # (not "chess club" / "walking club", nor
+    # "our cleaner" / "the window cleaner")
     return sorted(shared)[0] if shared else None
+
+
+def _before(text: str, word: str) -> set[str]:
+    """The content word said right before `word` ("chess" in "my chess club"), if any."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'\u2019-]*", text)]
+    return {a for a, b in zip(words, words[1:], strict=False)
+            if b.removesuffix("'s").removesuffix("\u2019s")[:6] == word[:6] and a not in _PLAIN and
+            not a.endswith(("'s", "\u2019s"))}
 
 
 def once_of(new: Claim, held: Claim) -> bool:
