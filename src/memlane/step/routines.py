@@ -53,10 +53,10 @@ _AS_NOW = re.compile(
     r"\bfrom\s+(?:next|this)\s+(?:week|month|term)\b|\banymore\b|\bany\s+more\b|"
     r"\b(?:moved|switched|changed|swapped|shifted)\b|\bcan\s+only\b|\bonly\s+(?:do|does)\b|"
     r"\bpermanent\w*\b|\bscrapped\b", re.I)
-_ONCE = re.compile(r"\btomorrow\b|\btonight\b|\bjust\s+this\b|\bthis\s+(?:week|time|once)\b|"
-                   r"\bnext\s+(?:week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)|"
-                   r"\bfor\s+(?:a|one|this|the)\s+(?:week|day|month)\b|\bwhile\b|\buntil\b|"
-                   r"\bbecause\s+of\s+the\b", re.I)
+_ONCE = re.compile(r"(?<!from\s)(?<!starting\s)\btomorrow\b|\btonight\b|\bjust\s+this\b|"
+                   r"(?<!from\s)\bthis\s+(?:week|time|once)\b|"
+                   r"(?<!from\s)\bnext\s+(?:week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)|"
+                   r"\bfor\s+(?:a|one|this|the)\s+(?:week|day|month)\b|\buntil\b", re.I)
 """A one-off ("just this week", "tomorrow instead"), not a new routine."""
 _MAYBE = re.compile(r"\btalk\s+of\b|\bhope\s+not\b|\bnot\s+sure\b|\bmight\b|\brumou?r|"
                     r"\bsupposed\s+to\b|\bfrom\s+(?:january|february|march|april|may|june|july|"
@@ -129,10 +129,13 @@ def _before(text: str, word: str) -> set[str]:
             not a.endswith(("'s", "\u2019s"))}
 
 
+_FROM_DAY = re.compile(r"\b(?:from|starting|as\s+of)\s+(?:today|tomorrow|this\s+week)\b", re.I)
+
+
 def once_of(new: Claim, held: Claim) -> bool:
     """Whether `new` says a one-off of the held routine ("The cleaner's coming Friday instead
     this week"): no replace of the routine."""
-    said = new.context or new.said
+    said = _FROM_DAY.sub("", new.context or new.said)  # (not "From today I'm in every day")
     return bool(_RECURS.search(held.said) and pattern(held.said) and pattern(new.said) and
                 (_ONCE.search(said) or _ONE_OFF.search(said)) and
                 not re.search(r"\bfrom\s+(?:now|here)\s+on\b|\bgoing\s+forward\b", said, re.I))
