@@ -5,7 +5,8 @@ celebrated as reached (`step/reached.py`: any wording, a person named or the one
 can be), an event's date moved, a routine with a new pattern (`step/routines.py`), a dose said
 without its medicine. Each pair failed on main before these rules; each near miss is the same
 type of value that is not the holder's new one (another person's, a one-off, an offer, a
-target, another payee or event). Pairs written for these rules, none copied from a corrections set."""
+target, another payee or event). Pairs written for these rules, none copied from a corrections
+set."""
 
 from __future__ import annotations
 
