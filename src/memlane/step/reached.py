@@ -51,8 +51,10 @@ _REACHED = re.compile(
     rf"|\b(?P<c>{_NAME}|he|she)(?:\s+is|['\u2019]s)\s+"
     rf"(?:now\s+{_N.format(3)}\b|{_N.format(4)}\s+now\b)"
     rf"|\b(?:(?P<o>{_NAME})['\u2019]s|(?P<p>his|her))\s+{_ORD}(?=\s+birthday\b|\s+(?:party|"
-    r"bash|do|was|is|on|at|last|yesterday)\b|\s*[.,!;]|\s*$)", re.I)
+    r"bash|do|was|is|on|last|yesterday)\b|\s*[.,!;]|\s*$)", re.I)
 """An age said as reached: who (a name or a pronoun, when said with it), then the number."""
+_PARTY = re.compile(r"\s+(?:birthday|party|bash|do)\b", re.I)
+"""What "his" / "her" with an ordinal must be said with to be a birthday."""
 _NOT_REACHED = re.compile(
     r"\banniversar\w*|\b(?:will|['\u2019]ll|going\s+to)\s+be\b|\bnext\s+(?:week|month|year|"
     r"\w+day)\b|\btomorrow\b|\bsoon\b|\bin\s+(?:a|two|three|\d+)\s+(?:days?|weeks?|months?)\b",
@@ -132,8 +134,8 @@ def reached(new: Claim, claims: Sequence[Claim]) -> Verdict | None:
     if "?" in new.said or slots.hypothetical(said) or _NOT_REACHED.search(said):
         return None
     m = _REACHED.search(new.said)  # (in the clause itself: not "Callum had his birthday, ...")
-    if m is None:
-        return None
+    if m is None or m.group("p") and not _PARTY.match(new.said, m.end()):
+        return None  # ("She won her 5th.": a race, not a birthday)
     aged, n = _aged(claims), _number(m)
 
     def fit(holder: str) -> list[int]:

@@ -79,6 +79,8 @@ _OTHER = re.compile(rf"\b(?:my|our)\s+({_REL})(?:-in-law)?(?:['\u2019]s\b|\s+(?:
 """Another person's ("my mum's physio", "My brother's been told to go in")."""
 
 
+_OPEN = re.compile(r"\b(?:open|opens|opening|closed|closes|closing|shut|shuts)\b", re.I)
+"""A place's days ("The gym is open every day now"), not the holder's routine."""
 _SPEAKER = re.compile(r"^\W*(?:i|i'm|i've|we|we're|we've)\b", re.I)
 
 
@@ -148,7 +150,7 @@ def new_pattern(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | N
     mine = pattern(new.said) or (pattern(said) if len(new.said.split()) < 6 else frozenset())
     if not mine or "?" in new.said or new.additive or _ADDITIVE.search(said) or \
             slots.hypothetical(said) or _MAYBE.search(said) or _ONCE.search(said) or \
-            _ONE_OFF.search(said) or not _AS_NOW.search(said):
+            _ONE_OFF.search(said) or not _AS_NOW.search(said) or _OPEN.search(new.said):
         return None
     if not (_RECURS.search(said) or re.search(r"\bfrom\s+(?:now|here)\s+on\b|\bgoing\s+"
                                               r"forward\b|\bcan\s+only\b", said, re.I)):
