@@ -124,6 +124,7 @@ NEAR_MISSES = [
     (["I do spin on Thursday mornings."],
      "I might switch spin to Saturdays if the timetable changes."),
     (["My chess club meets on Tuesdays."], "Our running club meets every Sunday now."),
+    (["I go to the gym on Mondays and Thursdays."], "The gym is open every day now, even Sundays."),
     (["I work from home on Fridays."], "My husband's in the office every day now, poor thing."),
 ]
 

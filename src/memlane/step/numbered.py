@@ -162,8 +162,8 @@ def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
     if (celebrated := reached(new, claims)) is not None:  # ("to celebrate him turning 12": the
         return celebrated  # age of the person the sentence names, reached; not the speaker's)
     if kind == "supersedes" and target is not None and once_of(new, claims[target]):
-        return "related", target, (*reasons, "but said as a one-off of the held routine: both "
-                                   "kept, the new one marked newer")
+        return "related", target, (*reasons, "but said as a one-off of the held routine or a "
+                                   "place's days: both kept, the new one marked newer")
     if kind == "supersedes" and target is not None and _not_yet(new, claims[target]):
         return "related", target, (*reasons, "but the new value is not yet true: both kept, "
                                    "the new one marked newer")

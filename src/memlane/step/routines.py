@@ -136,10 +136,13 @@ _FROM_DAY = re.compile(r"\b(?:from|starting|as\s+of)\s+(?:today|tomorrow|this\s+
 
 def once_of(new: Claim, held: Claim) -> bool:
     """Whether `new` says a one-off of the held routine ("The cleaner's coming Friday instead
-    this week"): no replace of the routine."""
+    this week") or a place's days ("The gym is open every day now"): no replace of it."""
     said = _FROM_DAY.sub("", new.context or new.said)  # (not "From today I'm in every day")
-    return bool(_RECURS.search(held.said) and pattern(held.said) and pattern(new.said) and
-                (_ONCE.search(said) or _ONE_OFF.search(said)) and
+    if not (_RECURS.search(held.said) and pattern(held.said) and pattern(new.said)):
+        return False
+    if _OPEN.search(new.said) and not _OPEN.search(held.said):
+        return True  # ("The gym is open every day now" / "I go to the gym on Mondays")
+    return bool((_ONCE.search(said) or _ONE_OFF.search(said)) and
                 not re.search(r"\bfrom\s+(?:now|here)\s+on\b|\bgoing\s+forward\b", said, re.I))
 
 
