@@ -1,10 +1,12 @@
 """A value read by its type (`step/measures.py`, and the dose, days-a-week and scale readings of
 `step/numbered.py` and `step/topics.py` it needed): a street address said as home now, a range
 of working hours as the pattern now, an amount moved by a payee the sentence names, an age
-celebrated as reached, an event's date moved, a dose said without its medicine. Each pair
-failed on main before these rules; each near miss is the same type of value that is not the
-holder's new one (another person's, a one-off, an offer, a target, another payee or event).
-Pairs written for these rules, none copied from a corrections set."""
+celebrated as reached (`step/reached.py`: any wording, a person named or the one "she" / "he"
+can be), an event's date moved, a routine with a new pattern (`step/routines.py`), a dose said
+without its medicine. Each pair failed on main before these rules; each near miss is the same
+type of value that is not the holder's new one (another person's, a one-off, an offer, a
+target, another payee or event). Pairs written for these rules, none copied from a corrections
+set."""
 
 from __future__ import annotations
 
@@ -57,6 +59,26 @@ PAIRS = [
     (["I take bisoprolol, 5mg in the morning."],
      "My cardiologist cut the bisoprolol back, so now it's 2.5mg."),
     (["My grandson Kai is 3."], "Took Kai to the zoo to celebrate him turning 4."),
+    # an age reached, said of a person named or the one "she" / "he" can be
+    (["My colleague Femi is 29.", "My manager Gwen is 52."],
+     "Took her out for a long lunch since she turned 53 on Thursday."),
+    (["My son Archie is 4.", "My daughter Isla is 7."],
+     "Isla's eighth birthday party was a unicorn disco, total madness."),
+    (["Our tortoise Shelby is sixty-one."],
+     "Shelby had his sixty-second birthday, we gave him a dandelion."),
+    (["My partner Tom is 35.", "My friend Aisha is 34."],
+     "Went out for tapas because he turned 36 last night."),
+    (["My nan Edna is 93."], "Edna's 94th was a lovely afternoon tea at the garden centre."),
+    (["My godson Finn is 17."], "Finn's 18th was at the cricket club, they drank it dry."),
+    # a routine with a new pattern
+    (["I go into the office on Tuesdays and Thursdays."],
+     "We've been told it's the office three days a week now."),
+    (["My chiropractor appointment is every other Wednesday."],
+     "The chiropractor moved me to monthly appointments from now on."),
+    (["I see my personal trainer every Tuesday and Thursday."],
+     "My personal trainer's cut back so we're only doing Mondays now."),
+    (["My choir rehearses on the first Monday of each month."],
+     "The choir meets fortnightly now the concert season's started."),
 ]
 
 NEAR_MISSES = [
@@ -89,6 +111,25 @@ NEAR_MISSES = [
     (["I work 8 till 4 at the depot."], "I'm on 7 till 3 this week, covering for Dave."),
     (["Our phone contract with EE is £32 a month."], "EE charged me £12 for roaming in Spain."),
     (["My daughter Mia is 5."], "Mia's friend Ella had a party to celebrate turning 6."),
+    # an age of another person, an anniversary, a plan, an ordinal of another thing, two "she"
+    (["My cousin Leah is 26."], "My colleague Leah turned 27, we got her a cake."),
+    (["My son Theo is 10."], "Theo drew us a card for our eleventh wedding anniversary."),
+    (["My brother Sam is 30."], "Sam will be 31 next week, so I need a gift idea."),
+    (["My niece Evie is 6."], "Evie's 7th swimming lesson went much better."),
+    (["My aunt Rose is 60.", "My sister Jo is 58."], "We all went out because she turned 61."),
+    (["My daughter is 16."], "My goddaughter had her 17th on Saturday."),
+    # a routine: a one-off, another person's, a maybe, another routine
+    (["I'm in the office on Mondays."], "I'm in every day just this week for the stocktake."),
+    (["I have a massage every other Friday."],
+     "My massage is on Saturday instead this week, the therapist is off."),
+    (["My cleaner comes every Wednesday."], "The cleaner's coming Thursday instead this week."),
+    (["I go to the climbing wall on Tuesday nights."],
+     "My daughter goes to the climbing wall every Saturday now."),
+    (["I do spin on Thursday mornings."],
+     "I might switch spin to Saturdays if the timetable changes."),
+    (["My chess club meets on Tuesdays."], "Our running club meets every Sunday now."),
+    (["I go to the gym on Mondays and Thursdays."], "The gym is open every day now, even Sundays."),
+    (["I work from home on Fridays."], "My husband's in the office every day now, poor thing."),
 ]
 
 

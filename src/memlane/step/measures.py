@@ -16,8 +16,8 @@ sentences share:
   £39", "Spotify hiked the price, it's $11.99 now"): the held amount of that payee (`by_payee`),
   the period agreeing when both say one; never another payee, a one-off ("a day pass"), or
   someone else's bill;
-- an age "turning N" said as celebrated ("a barbecue to celebrate him turning 12"), held by the
-  person the sentence names (`turned`);
+- a routine said with a new pattern ("I'm in the office every day now", "fortnightly now"):
+  the held pattern of the same routine (`step/routines.py`);
 - an event's date moved ("pushed my operation back to 17 March", "they've shifted us to 9
   August"): the held date of the same event, by any of its words ("operation" / "surgery"), or,
   when the sentence moves "us" or "it", the holder's only held dated event (`rescheduled`); never
@@ -34,12 +34,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import slots
+from . import routines, slots
 from .attributes import _STREET, other_days
 from .claim import Claim
 from .endings import _ADDITIVE, _ONE_OFF
-from .holders import pronoun
-from .lexicon import NUMBER_WORD, NUMBER_WORDS
+from .lexicon import NUMBER_WORD
 from .sentences import dropped_subject
 
 Verdict = tuple[str, int, tuple[str, ...]]
@@ -110,12 +109,6 @@ _NOT_PAYEE = frozenset("""i i'm i've we we're we've my our the a an it it's they
     february march april may june july august september october november december monday
     tuesday wednesday thursday friday saturday sunday""".split())
 """Capitalised words that name no payee (nor person)."""
-
-_N = rf"(\d{{1,3}}|{NUMBER_WORD})"
-_TURNING = re.compile(
-    rf"\b(?:celebrat\w*|mark\w*|party\s+for|toast\w*|cake\s+for)\s+(?:(him|her|them|(?-i:[A-Z][a-z]+))"
-    rf"(?:['\u2019]s)?\s+)?turning\s+{_N}\b", re.I)
-"""An age celebrated as reached ("to celebrate him turning 12", "celebrating turning 32")."""
 
 _MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|"
           r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
@@ -190,7 +183,8 @@ def by_type(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if who.startswith("named ") and (_OPENS_MINE.match(new.said) or dropped_subject(new.said)):
         holder = f"{prefix}|i" if prefix else "i"  # ("Got moved onto 2 till 10": the speaker)
     return moved_home(new, holder, claims) or work_hours(new, holder, claims) or \
-        by_payee(new, holder, claims) or rescheduled(new, holder, claims)
+        by_payee(new, holder, claims) or rescheduled(new, holder, claims) or \
+        routines.new_pattern(new, holder, claims)
 
 
 def _verdict(fits: list[int], what: str, *why: str) -> Verdict | None:
@@ -315,40 +309,6 @@ def by_payee(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None
         fits.append(i)
     return _verdict(fits, "amount of the payee named", "the payee named in both",
                     "worded as a new price")
-
-
-def _age(word: str) -> int:
-    return int(word) if word.isdigit() else NUMBER_WORDS.get(" ".join(word.lower().split()), -1)
-
-
-def turned(new: Claim, claims: Sequence[Claim]) -> Verdict | None:
-    """An age celebrated as reached, held by the person the sentence names: their held age one
-    to five years younger. Asked by `numbered.settle` before any other verdict stands: the
-    clause's own holder ("we had a barbecue to celebrate him turning 12") is not whose age it
-    is, and "turning" is no age to come here."""
-    said = new.context or new.said
-    if "?" in new.said or slots.hypothetical(said):
-        return None
-    m = _TURNING.search(new.said) if "turning" in new.said.lower() else None  # (in the
-    # clause itself: not "Callum had his birthday, ...")
-    if m is None:
-        return None
-    person, n = m.group(1), _age(m.group(2))
-    if person is None or person.lower() in ("him", "her", "them"):
-        at, holders = said.find(m.group(0)), {_who(c.holder).rpartition(" ")[2] for c in claims}
-        names = [w for w in re.findall(r"(?-i:\b[A-Z][a-z]+)", said[:at] if at >= 0 else said)
-                 if w.lower() not in _NOT_PAYEE and (w.lower() in holders or pronoun(w))]
-        if len(set(names)) != 1:
-            return None  # (no one, or two: "Mia's friend Ella had a party to celebrate ...")
-        person = names[0]
-    name = person.lower()
-    fits = [i for i, c in enumerate(claims) if c.said and not c.ends and
-            c.attribute == "age" and (_who(c.holder) == f"named {name}" or
-                                      _who(c.holder).endswith(" " + name)) and
-            (held := [_age(a) for a in re.findall(rf"\b(\d{{1,3}}|{NUMBER_WORD})\b", c.said)])
-            and len(held) == 1 and 1 <= n - held[0] <= 5]
-    return _verdict(fits, "age", f"held by the person named ({person})",
-                    "celebrated as reached")
 
 
 def _events(text: str) -> set[int]:

@@ -43,7 +43,8 @@ from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
 from .holders import RELATIONS, pronoun
 from .lexicon import NUMBER_WORD, NUMBER_WORDS
-from .measures import turned
+from .reached import reached
+from .routines import once_of
 from .sentences import dropped_subject
 
 Fit = broad.Fit
@@ -158,8 +159,11 @@ def settle(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
     or age not yet true ("Finn turns 13 on Friday", "my fluoxetine is going up to 40mg in
     June") is refused (related: both kept, the new one marked newer)."""
     kind, target, reasons = verdict
-    if (celebrated := turned(new, claims)) is not None:  # ("to celebrate him turning 12": the
+    if (celebrated := reached(new, claims)) is not None:  # ("to celebrate him turning 12": the
         return celebrated  # age of the person the sentence names, reached; not the speaker's)
+    if kind == "supersedes" and target is not None and once_of(new, claims[target]):
+        return "related", target, (*reasons, "but said as a one-off of the held routine or a "
+                                   "place's days: both kept, the new one marked newer")
     if kind == "supersedes" and target is not None and _not_yet(new, claims[target]):
         return "related", target, (*reasons, "but the new value is not yet true: both kept, "
                                    "the new one marked newer")
