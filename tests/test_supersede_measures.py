@@ -82,6 +82,8 @@ PAIRS = [
 ]
 
 NEAR_MISSES = [
+    # a teacher's age, said in a sentence about the child's class: far above the child's
+    (["My son Leo is 12."], "Leo's class had a leaving party for Mr Evans, he turned 60."),
     (["My home insurance renews on the 4th of May."],
      "They moved my car insurance renewal to the 30th of August."),
     (["We live at 30 Larch Close."], "My brother just moved into 9 Pelham Road, round the corner."),

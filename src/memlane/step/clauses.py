@@ -124,7 +124,9 @@ _OWNER_SUBJECT = re.compile(rf"^((?:my|our)\s+(?:(?:new|old|little|big|older|you
                             rf"|(?-i:(?:(?:{_TITLES})\s+)?[A-Z][a-z]+)(?:'s\s+(?:{_RELATION_WORDS}))?"
                             # or the household's by "the": "the dog's had to go on a diet, he's ..."
                             rf"|the\s+(?:{_THEIRS}))"
-                            rf"(?:'s)?\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
+                            # ("Leo's class had ...": the class's, not Leo's; "Mum's always ...")
+                            rf"(?:'s(?!\s+(?!always\b|perhaps\b)[a-z]+s\b))?"
+                            rf"\s+(?:is|was|has|[a-z]+s|[a-z]+ed|fell|gave|took|got|went|"
                             rf"became|had\s+to)\b", re.I)
 _PRONOUN_START = re.compile(r"^(she|he|it|they)(\s+is|'s|\u2019s|\s+was|\s+has|\s+\w+s\b)?",
                             re.I)

@@ -206,13 +206,18 @@ def _theirs(new: Claim, held: Claim) -> bool:
 
 
 def _younger(new: Claim, held: Claim) -> bool:
-    """An age below the held one, not said as a correction ("My daughter was 5 when we moved
-    here" / "My daughter is 7"), or an age said of a past time ("was 5 when")."""
+    """An age below the held one or far above it, not said as a correction ("My daughter was 5
+    when we moved here" / "My daughter is 7"), or an age said of a past time ("was 5 when")."""
     mine, theirs = ages(new.said), ages(held.said)
     if len(theirs) != 1 or not _aged(held):
         return False
-    return bool(_WAS_WHEN.search(new.context or new.said)) or \
-        bool(mine) and max(mine) < next(iter(theirs)) and not new.corrects
+    return bool(_WAS_WHEN.search(new.context or new.said)) or bool(mine) and not new.corrects \
+        and (max(mine) < next(iter(theirs)) or min(mine) > next(iter(theirs)) + _AGED_AT_MOST)
+
+
+_AGED_AT_MOST = 10
+"""Most years a held age grows by in one step (12 -> 50 is someone else's: "Leo's class had a
+party for Mr Evans, he turned 50"); a correction says more."""
 
 
 def _place_as_subject(new: Claim, held: Claim) -> bool:
