@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import families, people, placekind, places
+from . import families, people, placekind, places, uses
 from .attributes import where_one_is
 from .categories import FAMILIES
 from .claim import Claim
@@ -47,15 +47,33 @@ _ORG = (r"(?!(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|ma
         r"(?-i:(?:St\.?\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|of|and|&|de))*)")
 """An organisation's name: capitalised words ("Royal Mail", "Marks & Spencer", "Sainsbury's")."""
 _THE = r"(?:the\s+)?"
+_BODY = (r"(?-i:(?:fire|ambulance|prison|probation|civil|health|postal)\s+service|hospital\s+trust|"
+         r"council|nhs|NHS|police|army|navy|raf|RAF|post\s+office)\b")
+"""A public employer by its noun ("taken a job with the fire service", "works for the council")."""
 _JOB = r"((?-i:(?:[a-z-]+\s+){0,3}?[a-z-]+))"
 _TITLE = r"((?-i:(?:[a-z-]+\s+){0,3}[a-z-]+))"  # (cut by `_title`)
 
+_ENDING = (r"Ltd|Limited|plc|PLC|LLP|LLC|Inc|Group|Logistics|Distribution|Freight|Council|Trust|"
+           r"Partners|Partnership|Solicitors|Accountants|Associates|Holdings|Services|Consulting|"
+           r"Engineering|Homes|Health|Healthcare|Foundation|Agency|Architects|Construction|"
+           r"Haulage|Transport|Insurance|Software|Systems|Technologies|Labs|Studios?|Media|"
+           r"Council|Authority|Co")
+"""The last word of a name an organisation only is called by ("Thornbury Group", "Dawson & Co",
+"Sefton Council"): "I'm at X" of such a name is where one works, not where one is."""
+
 # Held: an employer, a job, a club (group 1: the value).
 _HELD_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
-    rf"\bwork(?:s|ing|ed)?\s+(?:(?:full|part)[-\s]time\s+)?(?:at|for|in)\s+{_THE}({_ORG})",
+    rf"\bwork(?:s|ing|ed)?\s+(?:(?:full|part)[-\s]time\s+)?(?:at|for|in)\s+{_THE}({_ORG}|{_BODY})",
     rf"\b(?:been|be)\s+(?:at|with)\s+{_THE}({_ORG})\s+(?:for|since)\b",
     rf"\b(?:a|an|the)\s+(?P<job>(?:[a-z-]+\s+){{0,3}}?[a-z-]+)\s+(?:at|for|with)\s+{_THE}({_ORG})",
     rf"\bemployed\s+(?:by|at)\s+{_THE}({_ORG})",
+    # by what one does for it ("do the payroll for a haulage firm called X", "drive for X")
+    rf"\b(?:do|does|doing)\s+(?:the|their|all\s+the)\s+(?:[a-z-]+\s+){{0,2}}?(?:accounts|books|"
+    rf"payroll|admin|bookkeeping|marketing|cleaning|deliveries|wages)\s+for\s+"
+    rf"(?:an?\s+(?:[a-z-]+\s+){{0,3}}?(?:called|named)\s+)?{_THE}({_ORG})",
+    rf"\b(?:drive|drives|driving|deliver|delivers|delivering)\s+for\s+{_THE}({_ORG})",
+    rf"^\W*{_THE}({_ORG})\s+(?:pays?|paying)\s+(?:my|his|her|their)\s+(?:wages|salary)\b",
+    rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:at|with)\s+{_THE}({_ORG}\s+(?-i:{_ENDING}))\b",
 ))
 _HELD_JOB = re.compile(rf"\b(?:i'?m|i\s+am|is|'s|work(?:s|ing)?\s+as)\s+(?:now\s+)?(?:a|an)\s+"
                        rf"{_JOB}(?=\s+(?:at|for|in|with|on)\b|\s*[,.!;]|\s*$)", re.I)
@@ -82,7 +100,9 @@ _NOW_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
     rf"{_THE}({_ORG})",
     rf"\b(?:joined|joining)\s+{_THE}({_ORG})",
     rf"\b(?:got|landed|taken|took|accepted)\s+a\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)\s+"
-    rf"{_THE}({_ORG})",
+    rf"{_THE}({_ORG}|{_BODY})",
+    rf"\b(?:hired|taken|took)\s+on\s+(?:at|by|with)\s+{_THE}({_ORG})",
+    rf"\b(?:drives|driving|delivers|delivering)\s+for\s+{_THE}({_ORG})",
 ))
 _RANK = (r"manager|supervisor|lead|leader|director|head|partner|officer|coordinator|assistant|"
          r"deputy|chief|captain|sergeant|inspector|editor|principal|consultant|controller|"
@@ -97,10 +117,38 @@ _NOW_JOB = tuple(re.compile(rx, re.I) for rx in (
     rf"\bwork(?:s|ing)?\s+as\s+(?:an?\s+)?{_TITLE}",
     rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:now\s+)?an?\s+{_JOB}\s+(?:now|these\s+days|nowadays)\b",
 ))
+_FIELD = (r"sales|marketing|recruitment|hr|finance|accountancy|teaching|nursing|law|retail|"
+          r"hospitality|it|tech|software|consulting|consultancy|journalism|publishing|insurance|"
+          r"banking|property|estate\s+agency|social\s+work|social\s+care|care\s+work|admin|"
+          r"logistics|construction|engineering|design|research|academia|policing|tutoring|"
+          r"childcare|coaching|events|pr|media|(?:[a-z]+\s+)?management|health\s+visiting|"
+          r"(?:[a-z]+\s+)?nursing|[a-z]{3,}(?:ics|ology|ancy|istry|graphy|therapy)")
+"""A line of work one goes into or is in ("moved into recruitment", "in practice management")."""
+_NOW_DOING = tuple(re.compile(rx, re.I) for rx in (
+    rf"\b(?:moved|moving|gone|going|went|switched|changed|got|getting)\s+(?:careers?\s+|jobs?\s+)?"
+    rf"(?:over\s+|across\s+)?into\s+({_FIELD})\b",
+    rf"\b(?:i'?m|i\s+am|is|'s|work(?:s|ing)?)\s+(?:now\s+)?in\s+({_FIELD})\s+(?:now|these\s+days|"
+    rf"nowadays)\b",
+    r"\b((?:teach(?:es|ing)?|lectur(?:es|ing)|tutor(?:s|ing)?)\s+(?:[a-z]+\s+)?(?:at|in)\s+"
+    r"(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:school|college|university|uni|academy|"
+    r"polytechnic))\b",
+    r"\b(?:drives|driving|delivers|delivering)\s+for\s+(?:an?|the)\s+((?:[a-z-]+\s+){0,2}?"
+    r"(?:firm|company|service|couriers?|depot|council))\b",
+    r"\b(?:do|does|doing)\s+the\s+(?:books|accounts|payroll)\s+for\s+(?:an?\s+|the\s+)?"
+    r"((?:[a-z'-]+\s+){0,3}?[a-z'-]+)(?=\s+(?:now|these\s+days|nowadays)\b)",
+))
+"""A job said by what one does now ("lectures at the university", "drives for a courier
+firm", "moved into sales", "she's in practice management now"; group 1: the value)."""
+_VOLUNTEER = re.compile(
+    r"\bvolunteer(?:s|ing)?\s+(?:at|for|with|in)\s+(?:the\s+|an?\s+)?"
+    r"((?:[\w'&-]+\s+){0,3}?[\w'&-]+)(?=\s+(?:on|every|at|in|for|with|twice|once|each|now|"
+    r"these|instead|since)\b|\s*[,.!;]|\s*$)", re.I)
+"""Where one volunteers ("I volunteer at the Oxfam shop on Saturdays"; group 1: the value)."""
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|at\s+the\s+moment|currently|since|"
                   r"from\s+this|anymore|any\s+more|started|starting|joined|poached|headhunted|"
                   r"head-hunted|snapped|taken\s+on|hired|recruited|moved|gone|went|retrained|"
-                  r"qualified|requalified|made|promoted|appointed|signed|switched|new\s+job)\b",
+                  r"qualified|requalified|made|promoted|appointed|signed|switched|new\s+job|took|taken|"
+                  r"landed|accepted|instead)\b",
                   re.I)
 # Not a change of the holder's own: a second one, a maybe, a dealing, a visit.
 _NOT_OURS = re.compile(
@@ -122,6 +170,10 @@ def _place(text: str, start: int) -> bool:
         places.place_at(text, start) is not None
 
 
+_ABBREVIATED = frozenset({"RN", "LPN", "CNA", "EMT", "HCA", "GP", "TA", "PA", "SENCO", "PCSO"})
+"""A job by its letters ("an RN at Mercy General"), which `trade` does not read."""
+
+
 def held_values(said: str) -> dict[str, str]:
     """The employer, job and club ("team:<activity>") the fact `said` holds, by their type."""
     out: dict[str, str] = {}
@@ -129,11 +181,14 @@ def held_values(said: str) -> dict[str, str]:
         return out
     for rx in _HELD_EMPLOYER:
         m = rx.search(said)
-        if m and "job" in m.groupdict() and not trade(m.group("job")):
+        if m and "job" in m.groupdict() and not trade(m.group("job")) and \
+                m.group("job") not in _ABBREVIATED:
             continue  # ("a meeting at Google": no job at it)
         name = m and m.group(m.lastindex or 1)
         if m and name and not placekind.kinds(name) and not _place(said, m.start(m.lastindex or 1)):
             out.setdefault("employer", name)
+    if (v := _VOLUNTEER.search(said)) and not _ADDITIVE.search(said):
+        out["volunteer"] = v.group(1)
     m = _HELD_JOB.search(said)
     if m and (job := _title(m.group(1))):
         out["job"] = job
@@ -195,6 +250,8 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
     if "?" in said:
         return None
     found = _now_value(said, sentence)
+    if found is not None and found[0] == "volunteer":  # (its own word blocks no volunteering)
+        sentence = re.sub(r"\bvolunteer\w*", "", sentence, flags=re.I)
     if found is None or _ADDITIVE.search(said) or _PAST.search(said) or \
             _NOT_OURS.search(sentence) or people.event_blocked(sentence) or \
             not _NOW.search(sentence):
@@ -210,36 +267,24 @@ def _now_value(said: str, sentence: str) -> tuple[str, str, bool] | None:
         m = rx.search(said)
         if m and (job := _title(m.group(1))):
             return "job", job, False
+    for rx in _NOW_DOING:
+        if (m := rx.search(said)) is not None:
+            return "job", m.group(1), False
+    if (m := _VOLUNTEER.search(said)) is not None:
+        return "volunteer", m.group(1), False
     for k, rx in enumerate(_NOW_EMPLOYER):
         m = rx.search(said)
         if m and not placekind.kinds(m.group(1)) and not _place(said, m.start(1)) and \
                 not (k == 1 and (where_one_is(said, sentence) or placekind.with_someone(said))) \
-                and not (_STUDY.search(m.group(1)) or _STUDY.search(sentence)) and \
-                not (k in _BY_JOINING and _a_service(m.group(1), sentence)):
+                and not uses.studied(m.group(1), sentence) and \
+                not (k in _BY_USE and uses.not_work(said, sentence)):
             return "employer", m.group(1), k == 1
     return None
 
 
-_BY_JOINING = (2, 4, 5)
-"""The frames of `_NOW_EMPLOYER` that say no work ("started at", "moved over to", "joined"): a
-service one uses may follow them ("moved over to Octopus"; "with" is weighed in `changed`)."""
-_WORK = re.compile(r"\b(?:work\w*|job|role|staff|shifts?|hired|employ\w*|as\s+an?\s+[a-z-]+)\b",
-                   re.I)
-_SHOPS = frozenset({"food shop", "pharmacy", "optician"})  # (employers too: "started at Lidl")
-
-
-def _a_service(name: str, sentence: str) -> bool:
-    """Whether `name` is a brand of a service one uses (a bank, an energy supplier, a gym:
-    `step/categories.py`, not a shop) and `sentence` says no work."""
-    return _WORK.search(sentence) is None and any(
-        families.members(name, fam, brands=True) or families.members(name, fam, switched=True)
-        for fam in FAMILIES if fam.name not in _SHOPS)
-
-
-_STUDY = re.compile(r"(?-i:\b(?:University|College|School|Academy|Institute|Uni)\b)|\b(?:degree|"
-                    r"course|studying|student|lessons|classes|diploma|apprenticeship\s+with)\b",
-                    re.I)
-"""A place one studies at, or study said ("started at the Open University, doing a degree")."""
+_BY_USE = (1, 2, 4, 5)
+"""The frames of `_NOW_EMPLOYER` that say no work ("I'm with X now", "started at", "moved over
+to", "joined"): a service one uses may follow them ("moved over to Octopus", `uses.not_work`)."""
 
 
 def _fits(attr: str, held: dict[str, str]) -> str | None:
@@ -284,7 +329,7 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     i, key = fits[0]
     if weak and (any((v and not set(v) <= {"employer", "job"}) or (not v and any(
             families.members(c.said, fam, switched=True) for fam in FAMILIES)) for _, c, v in mine)
-                 or (_a_service(value, sentence) and not _a_service(held[i][2][key], ""))):
+                 or (uses.a_service(value, sentence) and not uses.a_service(held[i][2][key], ""))):
         return None  # ("I'm with Monzo now" beside a held club or bank: not certainly a job)
     before = held_values(claims[i].said)[key]
     if value.lower() in claims[i].said.lower() or before.lower() in value.lower():
@@ -313,7 +358,9 @@ _FRAME_WORDS = frozenset("""work works working worked been employed play plays p
     race races racing train trains training member join joins joined joining start starts started
     starting began begun poached headhunted head-hunted snapped taken hired recruited gone went
     move moves moved moving got landed took accepted retrained qualified requalified freelance
-    self-employed made promoted appointed bumped turn turns""".split())
+    self-employed made promoted appointed bumped turn turns drive drives driving deliver delivers
+    delivering teach teaches teaching lecture lectures lecturing tutor tutors tutoring volunteer
+    volunteers volunteering pay pays paying wages books accounts payroll into""".split())
 """A word every frame of `held_values` and `said_now` has, or a copula before "a", "in", "at" or
 "with": a sentence without one is read no further (the related scan and `related.pick` read
 hundreds of records a step; a set of its words is far cheaper than the frames)."""

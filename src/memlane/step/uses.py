@@ -1,0 +1,73 @@
+"""Whether an organisation a statement is "with", "at" or has "joined" is one the holder uses
+or studies at, not one that employs them: a provider ("I'm with Three now for my phone"), an
+app ("just joined Strava, trying to log my runs"), a gym ("I've joined F45 in town"), a bank
+or a shop one uses, a place of study ("started at Leeds Beckett, doing a part-time masters").
+Read before the supersede rule takes such a statement for a new employer (`placekind.reread`)
+and by `step/orgs.py` for the employer a frame gives: a wrong employer replaces the held one,
+and that is data loss. A word of work in the sentence ("started at PureGym as a trainer",
+"I'm with Monzo now, same job") keeps it an employer. Pure: reads the texts only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import families
+from .categories import FAMILIES
+
+_WORK = re.compile(r"\b(?:work\w*|job|jobs|role|staff|shifts?|hired|employ\w*|career|colleagues?|"
+                   r"boss|manager|wages?|salary|pay|payroll|team|office|department|site|"
+                   r"as\s+an?\s+[a-z-]+)\b", re.I)
+"""A word of work: the organisation is where the holder works, whatever it is."""
+_SHOPS = frozenset({"food shop", "pharmacy", "optician"})  # (employers too: "started at Lidl")
+_FOR_MINE = re.compile(
+    r"\bfor\s+(?:my|our|the|his|her|their)\s+(?:(?:new|home|work|mobile|main|old)\s+)?(?:phones?|"
+    r"mobiles?|sim|data|broadband|internet|wi-?fi|fibre|tv|telly|energy|gas|electric\w*|power|"
+    r"insurance|cover|mortgage|savings|current\s+account|account|banking|loan|pension|music|"
+    r"podcasts?|workouts?|runs?|training|fitness|classes|streaming|shopping|groceries|"
+    r"deliveries|car|van|home|house|flat|pet|dog|cat)\b", re.I)
+"""What one uses it for ("with Vodafone now for my phone", "with Sky for broadband")."""
+_USE = re.compile(
+    r"\b(?:app|apps|download\w*|log(?:s|ged|ging)?\s+(?:my|our|all)|track(?:s|ed|ing)?\s+(?:my|our)|"
+    r"sign(?:ed|ing)?\s+up|subscri\w+|membership|member|members|classes|class|workouts?|"
+    r"sessions?|pool|gym|premium|customers?|broadband|tariff|"
+    r"followers|profile|feed|banking)\b|"
+    r"\bfor\s+(?:broadband|internet|phone|mobile|energy|gas|insurance)\b", re.I)
+"""A word of using a service, never of working at it."""
+_STUDY = re.compile(
+    r"(?-i:\b(?:University|College|School|Academy|Institute|Uni)\b)(?!\s+(?i:hospitals?|"
+    r"trust|press)\b)|\b(?:degree|course|studying|student|lessons|classes|diploma|masters|"
+    r"master's|mba|phd|doctorate|bsc|msc|ba|ma|a-levels?|gcses?|modules?|lectures|"
+    r"apprenticeship\s+with)\b", re.I)
+"""A place one studies at, or study said ("started at the Open University, doing a degree")."""
+_NAMED = re.compile(r"\b(?i:with|at|joined|joining|to|for|into|through)\s+(?:(?i:the)\s+)?"
+                    r"([A-Z0-9][\w&'-]*(?:\s+[A-Z0-9][\w&'-]*){0,3})")
+
+
+def a_service(name: str, sentence: str) -> bool:
+    """Whether `name` is a brand of a service one uses (a bank, an energy supplier, a phone
+    network, a gym: `step/categories.py`, not a shop) and `sentence` says no work."""
+    return _WORK.search(sentence) is None and any(
+        families.members(name, fam, brands=True) or families.members(name, fam, switched=True)
+        for fam in FAMILIES if fam.name not in _SHOPS)
+
+
+def studied(name: str, sentence: str) -> bool:
+    """Whether `name` (or its `sentence`) is a place one studies at or says study."""
+    return bool(_STUDY.search(name) or _STUDY.search(sentence))
+
+
+def not_work(said: str, sentence: str = "") -> bool:
+    """Whether `said`, read as an employer by its frame ("I'm with X now", "joined X", "started
+    at X"), names an organisation one uses or studies at (see the module docstring): what it is
+    used for, a word of using a service, a service's brand, or study, and no word of work."""
+    sentence = sentence or said
+    if _WORK.search(sentence) is not None:
+        return False
+    if _FOR_MINE.search(sentence) or _USE.search(sentence):
+        return True
+    return any(a_service(m.group(1), sentence) or studied(m.group(1), sentence)
+               for m in _NAMED.finditer(said))
+
+
+__all__ = ["a_service", "not_work", "studied"]
