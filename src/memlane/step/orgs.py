@@ -70,7 +70,7 @@ _HELD_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
     # by what one does for it ("do the payroll for a haulage firm called X", "drive for X")
     rf"\b(?:do|does|doing)\s+(?:the|their|all\s+the)\s+(?:[a-z-]+\s+){{0,2}}?(?:accounts|books|"
     rf"payroll|admin|bookkeeping|marketing|cleaning|deliveries|wages)\s+for\s+"
-    rf"(?:an?\s+(?:[a-z-]+\s+){{0,3}}?(?:called|named)\s+)?{_THE}({_ORG})",
+    rf"(?:an?\s+(?:[a-z'-]+\s+){{0,3}}?(?:called|named)\s+)?{_THE}({_ORG})",
     rf"\b(?:drive|drives|driving|deliver|delivers|delivering)\s+for\s+{_THE}({_ORG})",
     rf"^\W*{_THE}({_ORG})\s+(?:pays?|paying)\s+(?:my|his|her|their)\s+(?:wages|salary)\b",
     rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:at|with)\s+{_THE}({_ORG}\s+(?-i:{_ENDING}))\b",
@@ -102,6 +102,8 @@ _NOW_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
     rf"\b(?:got|landed|taken|took|accepted)\s+a\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)\s+"
     rf"{_THE}({_ORG}|{_BODY})",
     rf"\b(?:hired|taken|took)\s+on\s+(?:at|by|with)\s+{_THE}({_ORG})",
+    rf"^\W*{_THE}({_ORG})\s+(?:took|(?:have|has|'ve|'s)\s+taken|(?:have|has|'ve|'s\s+)?(?:hired|"
+    rf"recruited|poached|headhunted))\s+me\b",
     rf"\b(?:drives|driving|delivers|delivering)\s+for\s+{_THE}({_ORG})",
 ))
 _RANK = (r"manager|supervisor|lead|leader|director|head|partner|officer|coordinator|assistant|"
@@ -167,7 +169,8 @@ def _place(text: str, start: int) -> bool:
     """Whether the name at `start` of `text` is a place where a place may stand ("I work in
     Leeds", "I'm at Bath now"; not "I'm with Zurich now", "poached by Halifax")."""
     return re.search(r"\b(?:in|at|to)\s+(?:the\s+)?$", text[:start], re.I) is not None and \
-        places.place_at(text, start) is not None
+        places.place_at(text, start) is not None and \
+        not re.match(rf"{_ORG}\s+(?-i:{_ENDING})\b", text[start:])  # ("at Bolton Council")
 
 
 _ABBREVIATED = frozenset({"RN", "LPN", "CNA", "EMT", "HCA", "GP", "TA", "PA", "SENCO", "PCSO"})
@@ -277,14 +280,17 @@ def _now_value(said: str, sentence: str) -> tuple[str, str, bool] | None:
         if m and not placekind.kinds(m.group(1)) and not _place(said, m.start(1)) and \
                 not (k == 1 and (where_one_is(said, sentence) or placekind.with_someone(said))) \
                 and not uses.studied(m.group(1), sentence) and \
-                not (k in _BY_USE and uses.not_work(said, sentence)):
+                not (k in _BY_USE and (uses.used_for(sentence) if k == 1 else
+                                       uses.not_work(said, sentence))):
             return "employer", m.group(1), k == 1
     return None
 
 
 _BY_USE = (1, 2, 4, 5)
 """The frames of `_NOW_EMPLOYER` that say no work ("I'm with X now", "started at", "moved over
-to", "joined"): a service one uses may follow them ("moved over to Octopus", `uses.not_work`)."""
+to", "joined"): a service one uses may follow them ("moved over to Octopus", `uses.not_work`;
+"I'm with X now" by a service's brand is weighed in `changed`: "a claims adjuster at Aviva" /
+"I'm with Zurich now")."""
 
 
 def _fits(attr: str, held: dict[str, str]) -> str | None:
@@ -298,6 +304,9 @@ def _fits(attr: str, held: dict[str, str]) -> str | None:
     return None
 
 
+_ME = re.compile(rf"^\W*{_THE}{_ORG}\s+(?:took|(?:have|has|'ve|'s)\s+(?:taken|hired|recruited|"
+                 rf"poached|headhunted)|hired|recruited|poached|headhunted)\s+me\b", re.I)
+"""An employer that took the speaker on, as the subject ("Kilbride Legal took me on")."""
 _OTHER = frozenset({"weight", "diet", "car", "bike", "rent", "mortgage", "salary", "height",
                     "food", "hours", "age"})
 """Attributes the rule reads a statement as that no employer, job or club is."""
@@ -314,6 +323,8 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if new.attribute in _OTHER:
         return None  # ("started at Weight Watchers now": a weight's)
     prefix, _, who = holder.rpartition("|")
+    if _ME.search(new.said):  # ("Kilbride Legal took me on": the speaker's, not Kilbride's)
+        holder, who = prefix + "|i" if prefix else "i", "i"
     held = [(i, c, held_values(c.said)) for i, c in enumerate(claims) if c.said]
     if who in ("?she", "?he"):  # the one person of that sex holding such a value
         holder = people._the_one(who[1:], {c.holder for _, c, v in held if _fits(attr, v)

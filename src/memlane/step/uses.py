@@ -19,7 +19,10 @@ _WORK = re.compile(r"\b(?:work\w*|job|jobs|role|staff|shifts?|hired|employ\w*|ca
                    r"boss|manager|wages?|salary|pay|payroll|team|office|department|site|"
                    r"as\s+an?\s+[a-z-]+)\b", re.I)
 """A word of work: the organisation is where the holder works, whatever it is."""
-_SHOPS = frozenset({"food shop", "pharmacy", "optician"})  # (employers too: "started at Lidl")
+_NOT_USED = frozenset({"food shop", "pharmacy", "optician", "club", "football club", "commute",
+                       "diet", "work pattern", "shift", "hours"})
+"""Families whose members are no service one uses: a shop is an employer too ("started at
+Lidl"); a club's name is a town's ("started at Bolton Council": `placekind` reads clubs)."""
 _FOR_MINE = re.compile(
     r"\bfor\s+(?:my|our|the|his|her|their)\s+(?:(?:new|home|work|mobile|main|old)\s+)?(?:phones?|"
     r"mobiles?|sim|data|broadband|internet|wi-?fi|fibre|tv|telly|energy|gas|electric\w*|power|"
@@ -46,15 +49,22 @@ _NAMED = re.compile(r"\b(?i:with|at|joined|joining|to|for|into|through)\s+(?:(?i
 
 def a_service(name: str, sentence: str) -> bool:
     """Whether `name` is a brand of a service one uses (a bank, an energy supplier, a phone
-    network, a gym: `step/categories.py`, not a shop) and `sentence` says no work."""
+    network, a gym: `step/categories.py`, not a shop nor a club) and `sentence` says no work."""
     return _WORK.search(sentence) is None and any(
         families.members(name, fam, brands=True) or families.members(name, fam, switched=True)
-        for fam in FAMILIES if fam.name not in _SHOPS)
+        for fam in FAMILIES if fam.name not in _NOT_USED)
 
 
 def studied(name: str, sentence: str) -> bool:
     """Whether `name` (or its `sentence`) is a place one studies at or says study."""
     return bool(_STUDY.search(name) or _STUDY.search(sentence))
+
+
+def used_for(sentence: str) -> bool:
+    """Whether `sentence` says what an organisation is used for or a word of using a service
+    ("for my phone", "log my runs", "the classes") and no word of work."""
+    return _WORK.search(sentence) is None and bool(_FOR_MINE.search(sentence) or
+                                                   _USE.search(sentence))
 
 
 def not_work(said: str, sentence: str = "") -> bool:
@@ -64,10 +74,8 @@ def not_work(said: str, sentence: str = "") -> bool:
     sentence = sentence or said
     if _WORK.search(sentence) is not None:
         return False
-    if _FOR_MINE.search(sentence) or _USE.search(sentence):
-        return True
-    return any(a_service(m.group(1), sentence) or studied(m.group(1), sentence)
+    return used_for(sentence) or any(a_service(m.group(1), sentence) or studied(m.group(1), sentence)
                for m in _NAMED.finditer(said))
 
 
-__all__ = ["a_service", "not_work", "studied"]
+__all__ = ["a_service", "not_work", "studied", "used_for"]
