@@ -127,7 +127,7 @@ _FIELD = (r"sales|marketing|recruitment|hr|finance|accountancy|teaching|nursing|
           r"(?:[a-z]+\s+)?nursing|[a-z]{3,}(?:ics|ology|ancy|istry|graphy|therapy)")
 """A line of work one goes into or is in ("moved into recruitment", "in practice management")."""
 _NOW_DOING = tuple(re.compile(rx, re.I) for rx in (
-    rf"\b(?:moved|moving|gone|going|went|switched|changed|got|getting)\s+(?:careers?\s+|jobs?\s+)?"
+    rf"\b(?:moved|moving|gone|going|went|switched|changed)\s+(?:careers?\s+|jobs?\s+)?"
     rf"(?:over\s+|across\s+)?into\s+({_FIELD})\b",
     rf"\b(?:i'?m|i\s+am|is|'s|work(?:s|ing)?)\s+(?:now\s+)?in\s+({_FIELD})\s+(?:now|these\s+days|"
     rf"nowadays)\b",

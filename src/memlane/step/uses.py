@@ -39,12 +39,17 @@ _USE = re.compile(
 """A word of using a service, never of working at it."""
 _STUDY = re.compile(
     r"(?-i:\b(?:University|College|School|Academy|Institute|Uni)\b)(?!\s+(?i:hospitals?|"
-    r"trust|press)\b)|\b(?:degree|course|studying|student|lessons|classes|diploma|masters|"
+    r"trust|press)\b)|\b(?:degree|(?<!training\s)(?<!induction\s)course|studying|student|lessons|classes|diploma|masters|"
     r"master's|mba|phd|doctorate|bsc|msc|ba|ma|a-levels?|gcses?|modules?|lectures|"
     r"apprenticeship\s+with)\b", re.I)
 """A place one studies at, or study said ("started at the Open University, doing a degree")."""
 _NAMED = re.compile(r"\b(?i:with|at|joined|joining|to|for|into|through)\s+(?:(?i:the)\s+)?"
                     r"([A-Z0-9][\w&'-]*(?:\s+[A-Z0-9][\w&'-]*){0,3})")
+_JOINED = re.compile(r"\b(?i:joined|joining|started|starting|moved|moving|gone|went|switched|"
+                     r"signed\s+up)\s+(?:(?i:over|across)\s+)?(?:(?i:at|with|to)\s+)?"
+                     r"(?:(?i:the)\s+)?([A-Z0-9][\w&'-]*(?:\s+[A-Z0-9][\w&'-]*){0,3})")
+"""A name joined or moved to: a service's brand there is one used ("joined F45"); "at John
+Lewis now" may be a shop's or an insurer's name, and is weighed by `orgs.changed`."""
 
 
 def a_service(name: str, sentence: str) -> bool:
@@ -74,8 +79,9 @@ def not_work(said: str, sentence: str = "") -> bool:
     sentence = sentence or said
     if _WORK.search(sentence) is not None:
         return False
-    return used_for(sentence) or any(a_service(m.group(1), sentence) or studied(m.group(1), sentence)
-               for m in _NAMED.finditer(said))
+    return used_for(sentence) or any(a_service(m.group(1), sentence) for m in
+                                     _JOINED.finditer(said)) or \
+        any(studied(m.group(1), sentence) for m in _NAMED.finditer(said))
 
 
 __all__ = ["a_service", "not_work", "studied", "used_for"]
