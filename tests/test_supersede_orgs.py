@@ -65,6 +65,12 @@ NEAR_MISSES = [
     # a job by what one does: a second one, as well, a past one, someone else's, two she's
     (["I'm a dental nurse."], "I also drive for a courier firm on the side now."),
     (["I volunteer at the Oxfam shop."], "I'm volunteering at the hospice now too."),
+    # a time one volunteered, and another's (LoCoMo conv-44 chained these two)
+    (["My GF and I had a great time volunteering at a pet shelter on Monday."],
+     "That's why we went volunteering with animals."),
+    (["That's why we went volunteering with animals."],
+     "It's inspiring how dedicated you are, even though you can't volunteer at the shelter "
+     "anymore."),
     (["I teach at a primary school in Perth."], "Before teaching I drove for a courier firm."),
     (["I'm a paramedic."], "My mate Dev's moved into recruitment now."),
     (["My sister Maeve is a vet.", "My friend Cara is a nurse."],

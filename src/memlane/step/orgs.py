@@ -6,11 +6,16 @@ Club" of "swim with Tynemouth Swimming Club").
 A correction of these is worded with other words than the held fact far more often than with
 the same ones, so the attribute is read from what the value is, in the frame it stands in:
 - an **employer**: an organisation's name after a frame of work, held ("work at/for/in X",
-  "been at X for six years", "a payroll clerk at X", "employed by X") or now ("work for X
-  these days", "I'm with X now", "started at X", "got poached by X", "gone to work for X");
+  "been at X for six years", "a payroll clerk at X", "employed by X", "do the payroll for a
+  firm called X", "drive for X", "X pay my wages", "I'm at X Group" by an organisation's
+  ending) or now ("work for X these days", "I'm with X now", "started at X", "got poached by
+  X", "gone to work for X", "taken a job with the fire service", "X took me on"); never one
+  used or studied at (`step/uses.py`: "with Three now for my phone", "joined F45");
 - a **job**: a title (`occupations.trade`: the lexicon or an occupation's ending) held ("I'm a
   dental nurse", "works as a barista") or now ("working as a practice manager now", "been made
-  audit manager", "retrained as", "gone self-employed as");
+  audit manager", "retrained as", "gone self-employed as"), or what one does now ("teaches at
+  the secondary school now", "moved into recruitment", "in practice management now", "drives
+  for a courier firm"); where one **volunteers** ("I'm volunteering at the hospice now");
 - a **club**: a name a club is called by (`placekind.kinds`: "... Harriers", "... Rowing
   Club", "... Town") with its activity, from the name or the verb ("run with", "row with",
   "plays rugby for"); a new club replaces a held one of the same activity only.
@@ -57,7 +62,7 @@ _ENDING = (r"Ltd|Limited|plc|PLC|LLP|LLC|Inc|Group|Logistics|Distribution|Freigh
            r"Partners|Partnership|Solicitors|Accountants|Associates|Holdings|Services|Consulting|"
            r"Engineering|Homes|Health|Healthcare|Foundation|Agency|Architects|Construction|"
            r"Haulage|Transport|Insurance|Software|Systems|Technologies|Labs|Studios?|Media|"
-           r"Council|Authority|Co")
+           r"Authority|Co")
 """The last word of a name an organisation only is called by ("Thornbury Group", "Dawson & Co",
 "Sefton Council"): "I'm at X" of such a name is where one works, not where one is."""
 
@@ -142,10 +147,15 @@ _NOW_DOING = tuple(re.compile(rx, re.I) for rx in (
 """A job said by what one does now ("lectures at the university", "drives for a courier
 firm", "moved into sales", "she's in practice management now"; group 1: the value)."""
 _VOLUNTEER = re.compile(
-    r"\bvolunteer(?:s|ing)?\s+(?:at|for|with|in)\s+(?:the\s+|an?\s+)?"
+    r"(?:\b(?:i|we|she|he|they|(?-i:[A-Z][a-z]+))\s+(?:now\s+|still\s+)?volunteers?|"
+    r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|'s|she'?s|he'?s)\s+(?:now\s+)?(?:an?\s+)?"
+    r"volunteer(?:ing)?)\s+(?:at|for|with|in)\s+(?:the\s+|an?\s+)?"
     r"((?:[\w'&-]+\s+){0,3}?[\w'&-]+)(?=\s+(?:on|every|at|in|for|with|twice|once|each|now|"
     r"these|instead|since)\b|\s*[,.!;]|\s*$)", re.I)
-"""Where one volunteers ("I volunteer at the Oxfam shop on Saturdays"; group 1: the value)."""
+"""Where one volunteers, said by its holder ("I volunteer at the Oxfam shop on Saturdays", "I'm
+volunteering at the hospice now"; group 1: the value); never a time one did ("had a great
+experience volunteering at a shelter", "we went volunteering with animals") nor another's
+("you can't volunteer at the shelter anymore")."""
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|at\s+the\s+moment|currently|since|"
                   r"from\s+this|anymore|any\s+more|started|starting|joined|poached|headhunted|"
                   r"head-hunted|snapped|taken\s+on|hired|recruited|moved|gone|went|retrained|"
