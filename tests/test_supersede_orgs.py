@@ -59,6 +59,7 @@ NEAR_MISSES = [
     # an organisation one uses, not works for (`uses.py`): a provider, an app, a gym, study
     (["I work for Kestrel Freight Ltd."], "I'm with EE now for my phone, the Vodafone deal ended."),
     (["I'm a buyer at Halden Group."], "Just joined Komoot now, logging all my rides."),
+    (["I work for Ferris Logistics."], "Just joined Duolingo now."),  # an app by its name
     (["I work for Barratt Homes."], "I've joined PureGym by the station, the classes are good."),
     (["I work for Orbit Housing Trust."], "I've started at Sheffield Hallam, doing an MBA."),
     (["I'm a cashier at Nationwide."], "We're with Virgin now for broadband, switched from BT."),
@@ -125,6 +126,7 @@ CORRECTIONS = [
     # a job by what one does now, of the speaker, a name, or the one "she" / "he" fits
     (["I'm a chemist in Slough."], "I teach science at a secondary school now.", None),
     (["I'm a primary teacher."], "I've moved into marketing now, better pay.", None),
+    (["My aunt Bernie is a district nurse."], "She's gone into health visiting now.", None),
     (["My son Ben is a barista.", "My daughter Ava is a vet."],
      "Ben drives for a courier firm now.", "My son Ben is a barista."),
     (["My friend Noreen is a midwife.", "Her husband Phil is a joiner."],

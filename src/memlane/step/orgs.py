@@ -263,8 +263,9 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
     if "?" in said:
         return None
     found = _now_value(said, sentence)
-    if found is not None and found[0] == "volunteer":  # (its own word blocks no volunteering)
-        sentence = re.sub(r"\bvolunteer\w*", "", sentence, flags=re.I)
+    if found is not None and found[0] in ("volunteer", "job"):  # (its own words block nothing:
+        sentence = re.sub(r"\bvolunteer\w*", "", sentence.replace(found[1], ""), flags=re.I)
+        # "moved into health visiting", "volunteering at the library")
     if found is None or _ADDITIVE.search(said) or _PAST.search(said) or \
             _NOT_OURS.search(sentence) or people.event_blocked(sentence) or \
             not _NOW.search(sentence):

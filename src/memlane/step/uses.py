@@ -37,6 +37,11 @@ _USE = re.compile(
     r"followers|profile|feed|banking)\b|"
     r"\bfor\s+(?:broadband|internet|phone|mobile|energy|gas|insurance)\b", re.I)
 """A word of using a service, never of working at it."""
+_APPS = re.compile(r"(?-i:\b(?:Strava|Komoot|Duolingo|Instagram|TikTok|Snapchat|Hinge|Tinder|"
+                   r"Bumble|WhatsApp|Nextdoor|Vinted|Depop|Zwift|MyFitnessPal|Parkrun|parkrun|"
+                   r"Goodreads|Letterboxd|Pinterest|Reddit|Discord|Mastodon|Bluesky|Substack|"
+                   r"Patreon|Facebook|Couch\s+to\s+5k|Headspace|Calm)\b)")
+"""An app or a site one joins as a user, hardly ever as an employer ("just joined Strava")."""
 _STUDY = re.compile(
     r"(?-i:\b(?:University|College|School|Academy|Institute|Uni)\b)(?!\s+(?i:hospitals?|"
     r"trust|press)\b)|\b(?:degree|(?<!training\s)(?<!induction\s)course|studying|student|lessons|classes|diploma|masters|"
@@ -66,10 +71,10 @@ def studied(name: str, sentence: str) -> bool:
 
 
 def used_for(sentence: str) -> bool:
-    """Whether `sentence` says what an organisation is used for or a word of using a service
-    ("for my phone", "log my runs", "the classes") and no word of work."""
+    """Whether `sentence` says what an organisation is used for, a word of using a service or
+    an app's name ("for my phone", "log my runs", "the classes", "Strava") and no word of work."""
     return _WORK.search(sentence) is None and bool(_FOR_MINE.search(sentence) or
-                                                   _USE.search(sentence))
+                                                   _USE.search(sentence) or _APPS.search(sentence))
 
 
 def not_work(said: str, sentence: str = "") -> bool:
