@@ -56,6 +56,29 @@ NEAR_MISSES = [
     (["I work at Halfords."], "I'm with Sarah now, we've been dating a month."),
     # a colleague by a word of work is someone else, never the speaker
     (["Our apprentice Kai plays for Bury Town."], "I've signed for Radcliffe Town this season."),
+    # an organisation one uses, not works for (`uses.py`): a provider, an app, a gym, study
+    (["I work for Kestrel Freight Ltd."], "I'm with EE now for my phone, the Vodafone deal ended."),
+    (["I'm a buyer at Halden Group."], "Just joined Komoot now, logging all my rides."),
+    (["I work for Ferris Logistics."], "Just joined Duolingo now."),  # an app by its name
+    (["I work for Barratt Homes."], "I've joined PureGym by the station, the classes are good."),
+    (["I work for Orbit Housing Trust."], "I've started at Sheffield Hallam, doing an MBA."),
+    (["I'm a cashier at Nationwide."], "We're with Virgin now for broadband, switched from BT."),
+    # a job by what one does: a second one, as well, a past one, someone else's, two she's
+    (["I'm a dental nurse."], "I also drive for a courier firm on the side now."),
+    (["I volunteer at the Oxfam shop."], "I'm volunteering at the hospice now too."),
+    # a time one volunteered, and another's (LoCoMo conv-44 chained these two)
+    (["My GF and I had a great time volunteering at a pet shelter on Monday."],
+     "That's why we went volunteering with animals."),
+    (["That's why we went volunteering with animals."],
+     "It's inspiring how dedicated you are, even though you can't volunteer at the shelter "
+     "anymore."),
+    (["I teach at a primary school in Perth."], "Before teaching I drove for a courier firm."),
+    (["I'm a paramedic."], "My mate Dev's moved into recruitment now."),
+    (["My sister Maeve is a vet.", "My friend Cara is a nurse."],
+     "She lectures at the university now."),
+    (["I'm a nurse."], "I'm teaching my son to swim now."),
+    (["I work for Tarmac Group."], "Might have a job with Breedon lined up, fingers crossed."),
+    (["I work for Tarmac Group."], "Aggregate Industries offered me a job, not sure yet."),
 ]
 
 CORRECTIONS = [
@@ -89,6 +112,30 @@ CORRECTIONS = [
      "I work in Centra in Cork."),
     (["Our gas and electric are with E.ON."],
      "We switched in March, so Ovo supply us now.", None),
+    # an employer held by what one does for it or by its ending, and a new one by other frames
+    (["I do the books for a builders' merchant called Jewson Ltd."],
+     "I'm with Travis Perkins now, same sort of work.", None),
+    (["Northgate Housing Trust pay my wages."], "Started at Bolton Council last week.", None),
+    (["I'm at Fairhurst Group, in their legal team."],
+     "I moved over to Brennan Partners last month, same job.", None),
+    (["I drive for Palmer Logistics."], "I've taken a job with DHL, better runs.", None),
+    (["I've been with Carver Solicitors since 2018."], "Hartley Legal took me on in May.", None),
+    (["I'm an RN at Mercy Hospital."], "Got hired on at Kaiser last month.", None),
+    (["My partner Jo works for the hospital trust.", "I work for the council."],
+     "Jo's taken a job with the ambulance service.", "My partner Jo works for the hospital trust."),
+    # a job by what one does now, of the speaker, a name, or the one "she" / "he" fits
+    (["I'm a chemist in Slough."], "I teach science at a secondary school now.", None),
+    (["I'm a primary teacher."], "I've moved into marketing now, better pay.", None),
+    (["My aunt Bernie is a district nurse."], "She's gone into health visiting now.", None),
+    (["My son Ben is a barista.", "My daughter Ava is a vet."],
+     "Ben drives for a courier firm now.", "My son Ben is a barista."),
+    (["My friend Noreen is a midwife.", "Her husband Phil is a joiner."],
+     "She's left the hospital and lectures at the university now.",
+     "My friend Noreen is a midwife."),
+    (["My cousin Aidan is a chef.", "My cousin Hannah is a pharmacist."],
+     "He's in logistics now, got sick of the kitchens.", "My cousin Aidan is a chef."),
+    (["I volunteer at the Oxfam shop on Saturdays."],
+     "I'm volunteering at the hospice shop now instead.", None),
 ]
 
 
@@ -115,6 +162,15 @@ def test_values_by_type() -> None:
     assert orgs.said_now("I'm with Rightmove now.", "I'm with Rightmove now.") == \
         ("employer", "Rightmove", True)
     assert orgs.said_now("I work at Aldi.", "I work at Aldi.") is None  # no change, no "now"
+    assert orgs.held_values("I'm at Thornbury Group, on the sales team.") == \
+        {"employer": "Thornbury Group"}  # by its ending
+    assert orgs.held_values("I'm at Thornbury now.") == {}  # (where one is, maybe)
+    assert orgs.held_values("I volunteer at the food bank on Fridays.") == \
+        {"volunteer": "food bank"}
+    said = "I've moved into recruitment now."
+    assert orgs.said_now(said, said) == ("job", "recruitment", False)
+    said = "We've moved into a new flat now."
+    assert orgs.said_now(said, said) is None  # no line of work
 
 
 def test_a_held_job_is_found_by_its_type() -> None:

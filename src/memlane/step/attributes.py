@@ -97,11 +97,12 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "Kofi transferred to Newcastle": where they study or work, whichever is held.
         ("transfer", r"\b(?:transferred|transferring)\s+(?:to|from)\b"),
         # (lower case: "22 Rowan Drive" is a street, not a car)
-        # (the noun is no car: "boost my drive to keep dreaming", "a long drive", "the drive home")
+        # (the noun is no car: "boost my drive to keep dreaming", "a long drive", "the drive home";
+        # nor work: "drives for a courier firm")
         ("car", r"(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bhis\s)(?<!\bher\s)"
-                r"(?<!\byour\s)(?<!\blong\s)(?<!\bshort\s)"
+                r"(?<!\byour\s)(?<!\blong\s)(?<!\bshort\s)(?<!\blonger\s)(?<!\bshorter\s)"
                 r"(?-i:\b(?:drive|drives|driving)\b)(?!\s+(?:instructor|examiner|test|lessons?|"
-                r"school|range))|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
+                r"school|range|for))|\b(?:car(?!\s+park)|sold\s+the|van)\b"),
         # A bike is not the car: "My bike is a Brompton" leaves "I drive a Skoda" as it is.
         ("bike", r"\b(?:bike|bicycle|motorbike|scooter|e-bike)\b"),
         # The team one plays for ("plays for Hartley Juniors", "signed for Crossbridge Rovers",

@@ -33,7 +33,7 @@ from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
-from . import anchored, numbered, occupations, pastimes
+from . import anchored, numbered, occupations, orgs, pastimes
 from .asides import dislike_by_effect
 from .clauses import asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
@@ -164,7 +164,8 @@ def extract(
             fact = not dropped and is_fact(c, names)
             news = _corrects(c, s, m, known, fits) if dropped else (
                 held_news(c, held) or told(c) or dislike_by_effect(c) or standing(c) or
-                (not fact and _corrects(c, s, m, known, fits)))
+                (not fact and (_corrects(c, s, m, known, fits) or
+                               "employer" in orgs.held_values(c))))  # ("X pay my wages")
             if news or fact or (not dropped and keep and _substance(c, names)):
                 score = max(sentence_score(c, names), 0.3 if keep or news else 0.0)
                 scored.append((score, i, c, k, s))
@@ -255,9 +256,11 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     "Everything's with Starling now"): a correction is worth filing whatever its shape."""
     if not known or "?" in clause or not (_VALUE.search(clause[1:]) or pastimes.named(clause) or
                                           occupations.role(clause) or
-                                          occupations.RETIRED.search(clause)):
+                                          occupations.RETIRED.search(clause) or
+                                          orgs.said_now(clause, sentence)):
         return False  # (a new value is a number, a name, a pastime or a job: "moved on to judo
-        # now", "she's moved into a product owner role", "he's retired from the library")
+        # now", "she's moved into a product owner role", "he's retired from the library", "she
+        # teaches at the secondary school now": `orgs.said_now`)
     said, d, target = _decided(clause, m, known, sentence, named)
     if d.verdict != SUPERSEDES or target is None:
         return False

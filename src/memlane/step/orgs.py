@@ -6,11 +6,16 @@ Club" of "swim with Tynemouth Swimming Club").
 A correction of these is worded with other words than the held fact far more often than with
 the same ones, so the attribute is read from what the value is, in the frame it stands in:
 - an **employer**: an organisation's name after a frame of work, held ("work at/for/in X",
-  "been at X for six years", "a payroll clerk at X", "employed by X") or now ("work for X
-  these days", "I'm with X now", "started at X", "got poached by X", "gone to work for X");
+  "been at X for six years", "a payroll clerk at X", "employed by X", "do the payroll for a
+  firm called X", "drive for X", "X pay my wages", "I'm at X Group" by an organisation's
+  ending) or now ("work for X these days", "I'm with X now", "started at X", "got poached by
+  X", "gone to work for X", "taken a job with the fire service", "X took me on"); never one
+  used or studied at (`step/uses.py`: "with Three now for my phone", "joined F45");
 - a **job**: a title (`occupations.trade`: the lexicon or an occupation's ending) held ("I'm a
   dental nurse", "works as a barista") or now ("working as a practice manager now", "been made
-  audit manager", "retrained as", "gone self-employed as");
+  audit manager", "retrained as", "gone self-employed as"), or what one does now ("teaches at
+  the secondary school now", "moved into recruitment", "in practice management now", "drives
+  for a courier firm"); where one **volunteers** ("I'm volunteering at the hospice now");
 - a **club**: a name a club is called by (`placekind.kinds`: "... Harriers", "... Rowing
   Club", "... Town") with its activity, from the name or the verb ("run with", "row with",
   "plays rugby for"); a new club replaces a held one of the same activity only.
@@ -30,7 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from . import families, people, placekind, places
+from . import families, people, placekind, places, uses
 from .attributes import where_one_is
 from .categories import FAMILIES
 from .claim import Claim
@@ -47,15 +52,33 @@ _ORG = (r"(?!(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|ma
         r"(?-i:(?:St\.?\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|of|and|&|de))*)")
 """An organisation's name: capitalised words ("Royal Mail", "Marks & Spencer", "Sainsbury's")."""
 _THE = r"(?:the\s+)?"
+_BODY = (r"(?-i:(?:fire|ambulance|prison|probation|civil|health|postal)\s+service|hospital\s+trust|"
+         r"council|nhs|NHS|police|army|navy|raf|RAF|post\s+office)\b")
+"""A public employer by its noun ("taken a job with the fire service", "works for the council")."""
 _JOB = r"((?-i:(?:[a-z-]+\s+){0,3}?[a-z-]+))"
 _TITLE = r"((?-i:(?:[a-z-]+\s+){0,3}[a-z-]+))"  # (cut by `_title`)
 
+_ENDING = (r"Ltd|Limited|plc|PLC|LLP|LLC|Inc|Group|Logistics|Distribution|Freight|Council|Trust|"
+           r"Partners|Partnership|Solicitors|Accountants|Associates|Holdings|Services|Consulting|"
+           r"Engineering|Homes|Health|Healthcare|Foundation|Agency|Architects|Construction|"
+           r"Haulage|Transport|Insurance|Software|Systems|Technologies|Labs|Studios?|Media|"
+           r"Authority|Co")
+"""The last word of a name an organisation only is called by ("Thornbury Group", "Dawson & Co",
+"Sefton Council"): "I'm at X" of such a name is where one works, not where one is."""
+
 # Held: an employer, a job, a club (group 1: the value).
 _HELD_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
-    rf"\bwork(?:s|ing|ed)?\s+(?:(?:full|part)[-\s]time\s+)?(?:at|for|in)\s+{_THE}({_ORG})",
+    rf"\bwork(?:s|ing|ed)?\s+(?:(?:full|part)[-\s]time\s+)?(?:at|for|in)\s+{_THE}({_ORG}|{_BODY})",
     rf"\b(?:been|be)\s+(?:at|with)\s+{_THE}({_ORG})\s+(?:for|since)\b",
     rf"\b(?:a|an|the)\s+(?P<job>(?:[a-z-]+\s+){{0,3}}?[a-z-]+)\s+(?:at|for|with)\s+{_THE}({_ORG})",
     rf"\bemployed\s+(?:by|at)\s+{_THE}({_ORG})",
+    # by what one does for it ("do the payroll for a haulage firm called X", "drive for X")
+    rf"\b(?:do|does|doing)\s+(?:the|their|all\s+the)\s+(?:[a-z-]+\s+){{0,2}}?(?:accounts|books|"
+    rf"payroll|admin|bookkeeping|marketing|cleaning|deliveries|wages)\s+for\s+"
+    rf"(?:an?\s+(?:[a-z'-]+\s+){{0,3}}?(?:called|named)\s+)?{_THE}({_ORG})",
+    rf"\b(?:drive|drives|driving|deliver|delivers|delivering)\s+for\s+{_THE}({_ORG})",
+    rf"^\W*{_THE}({_ORG})\s+(?:pays?|paying)\s+(?:my|his|her|their)\s+(?:wages|salary)\b",
+    rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:at|with)\s+{_THE}({_ORG}\s+(?-i:{_ENDING}))\b",
 ))
 _HELD_JOB = re.compile(rf"\b(?:i'?m|i\s+am|is|'s|work(?:s|ing)?\s+as)\s+(?:now\s+)?(?:a|an)\s+"
                        rf"{_JOB}(?=\s+(?:at|for|in|with|on)\b|\s*[,.!;]|\s*$)", re.I)
@@ -82,7 +105,11 @@ _NOW_EMPLOYER = tuple(re.compile(rx, re.I) for rx in (
     rf"{_THE}({_ORG})",
     rf"\b(?:joined|joining)\s+{_THE}({_ORG})",
     rf"\b(?:got|landed|taken|took|accepted)\s+a\s+(?:new\s+)?(?:job|role|position)\s+(?:at|with)\s+"
-    rf"{_THE}({_ORG})",
+    rf"{_THE}({_ORG}|{_BODY})",
+    rf"\b(?:hired|taken|took)\s+on\s+(?:at|by|with)\s+{_THE}({_ORG})",
+    rf"^\W*{_THE}({_ORG})\s+(?:took|(?:have|has|'ve|'s)\s+taken|(?:have|has|'ve|'s\s+)?(?:hired|"
+    rf"recruited|poached|headhunted))\s+me\b",
+    rf"\b(?:drives|driving|delivers|delivering)\s+for\s+{_THE}({_ORG})",
 ))
 _RANK = (r"manager|supervisor|lead|leader|director|head|partner|officer|coordinator|assistant|"
          r"deputy|chief|captain|sergeant|inspector|editor|principal|consultant|controller|"
@@ -97,10 +124,43 @@ _NOW_JOB = tuple(re.compile(rx, re.I) for rx in (
     rf"\bwork(?:s|ing)?\s+as\s+(?:an?\s+)?{_TITLE}",
     rf"\b(?:i'?m|i\s+am|is|'s)\s+(?:now\s+)?an?\s+{_JOB}\s+(?:now|these\s+days|nowadays)\b",
 ))
+_FIELD = (r"sales|marketing|recruitment|hr|finance|accountancy|teaching|nursing|law|retail|"
+          r"hospitality|it|tech|software|consulting|consultancy|journalism|publishing|insurance|"
+          r"banking|property|estate\s+agency|social\s+work|social\s+care|care\s+work|admin|"
+          r"logistics|construction|engineering|design|research|academia|policing|tutoring|"
+          r"childcare|coaching|events|pr|media|(?:[a-z]+\s+)?management|health\s+visiting|"
+          r"(?:[a-z]+\s+)?nursing|[a-z]{3,}(?:ics|ology|ancy|istry|graphy|therapy)")
+"""A line of work one goes into or is in ("moved into recruitment", "in practice management")."""
+_NOW_DOING = tuple(re.compile(rx, re.I) for rx in (
+    rf"\b(?:moved|moving|gone|going|went|switched|changed)\s+(?:careers?\s+|jobs?\s+)?"
+    rf"(?:over\s+|across\s+)?into\s+({_FIELD})\b",
+    rf"\b(?:i'?m|i\s+am|is|'s|work(?:s|ing)?)\s+(?:now\s+)?in\s+({_FIELD})\s+(?:now|these\s+days|"
+    rf"nowadays)\b",
+    r"\b((?:teach(?:es|ing)?|lectur(?:es|ing)|tutor(?:s|ing)?)\s+(?:[a-z]+\s+)?(?:at|in)\s+"
+    r"(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:school|college|university|uni|academy|"
+    r"polytechnic))\b",
+    r"\b(?:drives|driving|delivers|delivering)\s+for\s+(?:an?|the)\s+((?:[a-z-]+\s+){0,2}?"
+    r"(?:firm|company|service|couriers?|depot|council))\b",
+    r"\b(?:do|does|doing)\s+the\s+(?:books|accounts|payroll)\s+for\s+(?:an?\s+|the\s+)?"
+    r"((?:[a-z'-]+\s+){0,3}?[a-z'-]+)(?=\s+(?:now|these\s+days|nowadays)\b)",
+))
+"""A job said by what one does now ("lectures at the university", "drives for a courier
+firm", "moved into sales", "she's in practice management now"; group 1: the value)."""
+_VOLUNTEER = re.compile(
+    r"(?:\b(?:i|we|she|he|they|(?-i:[A-Z][a-z]+))\s+(?:now\s+|still\s+)?volunteers?|"
+    r"\b(?:i'?m|i\s+am|we'?re|we\s+are|is|'s|she'?s|he'?s)\s+(?:now\s+)?(?:an?\s+)?"
+    r"volunteer(?:ing)?)\s+(?:at|for|with|in)\s+(?:the\s+|an?\s+)?"
+    r"((?:[\w'&-]+\s+){0,3}?[\w'&-]+)(?=\s+(?:on|every|at|in|for|with|twice|once|each|now|"
+    r"these|instead|since)\b|\s*[,.!;]|\s*$)", re.I)
+"""Where one volunteers, said by its holder ("I volunteer at the Oxfam shop on Saturdays", "I'm
+volunteering at the hospice now"; group 1: the value); never a time one did ("had a great
+experience volunteering at a shelter", "we went volunteering with animals") nor another's
+("you can't volunteer at the shelter anymore")."""
 _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|at\s+the\s+moment|currently|since|"
                   r"from\s+this|anymore|any\s+more|started|starting|joined|poached|headhunted|"
                   r"head-hunted|snapped|taken\s+on|hired|recruited|moved|gone|went|retrained|"
-                  r"qualified|requalified|made|promoted|appointed|signed|switched|new\s+job)\b",
+                  r"qualified|requalified|made|promoted|appointed|signed|switched|new\s+job|took|taken|"
+                  r"landed|accepted|instead)\b",
                   re.I)
 # Not a change of the holder's own: a second one, a maybe, a dealing, a visit.
 _NOT_OURS = re.compile(
@@ -119,7 +179,12 @@ def _place(text: str, start: int) -> bool:
     """Whether the name at `start` of `text` is a place where a place may stand ("I work in
     Leeds", "I'm at Bath now"; not "I'm with Zurich now", "poached by Halifax")."""
     return re.search(r"\b(?:in|at|to)\s+(?:the\s+)?$", text[:start], re.I) is not None and \
-        places.place_at(text, start) is not None
+        places.place_at(text, start) is not None and \
+        not re.match(rf"{_ORG}\s+(?-i:{_ENDING})\b", text[start:])  # ("at Bolton Council")
+
+
+_ABBREVIATED = frozenset({"RN", "LPN", "CNA", "EMT", "HCA", "GP", "TA", "PA", "SENCO", "PCSO"})
+"""A job by its letters ("an RN at Mercy General"), which `trade` does not read."""
 
 
 def held_values(said: str) -> dict[str, str]:
@@ -129,11 +194,14 @@ def held_values(said: str) -> dict[str, str]:
         return out
     for rx in _HELD_EMPLOYER:
         m = rx.search(said)
-        if m and "job" in m.groupdict() and not trade(m.group("job")):
+        if m and "job" in m.groupdict() and not trade(m.group("job")) and \
+                m.group("job") not in _ABBREVIATED:
             continue  # ("a meeting at Google": no job at it)
         name = m and m.group(m.lastindex or 1)
         if m and name and not placekind.kinds(name) and not _place(said, m.start(m.lastindex or 1)):
             out.setdefault("employer", name)
+    if (v := _VOLUNTEER.search(said)) and not _ADDITIVE.search(said):
+        out["volunteer"] = v.group(1)
     m = _HELD_JOB.search(said)
     if m and (job := _title(m.group(1))):
         out["job"] = job
@@ -195,6 +263,9 @@ def said_now(said: str, sentence: str) -> tuple[str, str, bool] | None:
     if "?" in said:
         return None
     found = _now_value(said, sentence)
+    if found is not None and found[0] in ("volunteer", "job"):  # (its own words block nothing:
+        sentence = re.sub(r"\bvolunteer\w*", "", sentence.replace(found[1], ""), flags=re.I)
+        # "moved into health visiting", "volunteering at the library")
     if found is None or _ADDITIVE.search(said) or _PAST.search(said) or \
             _NOT_OURS.search(sentence) or people.event_blocked(sentence) or \
             not _NOW.search(sentence):
@@ -210,36 +281,27 @@ def _now_value(said: str, sentence: str) -> tuple[str, str, bool] | None:
         m = rx.search(said)
         if m and (job := _title(m.group(1))):
             return "job", job, False
+    for rx in _NOW_DOING:
+        if (m := rx.search(said)) is not None:
+            return "job", m.group(1), False
+    if (m := _VOLUNTEER.search(said)) is not None:
+        return "volunteer", m.group(1), False
     for k, rx in enumerate(_NOW_EMPLOYER):
         m = rx.search(said)
         if m and not placekind.kinds(m.group(1)) and not _place(said, m.start(1)) and \
                 not (k == 1 and (where_one_is(said, sentence) or placekind.with_someone(said))) \
-                and not (_STUDY.search(m.group(1)) or _STUDY.search(sentence)) and \
-                not (k in _BY_JOINING and _a_service(m.group(1), sentence)):
+                and not uses.studied(m.group(1), sentence) and \
+                not (k in _BY_USE and (uses.used_for(sentence) if k == 1 else
+                                       uses.not_work(said, sentence))):
             return "employer", m.group(1), k == 1
     return None
 
 
-_BY_JOINING = (2, 4, 5)
-"""The frames of `_NOW_EMPLOYER` that say no work ("started at", "moved over to", "joined"): a
-service one uses may follow them ("moved over to Octopus"; "with" is weighed in `changed`)."""
-_WORK = re.compile(r"\b(?:work\w*|job|role|staff|shifts?|hired|employ\w*|as\s+an?\s+[a-z-]+)\b",
-                   re.I)
-_SHOPS = frozenset({"food shop", "pharmacy", "optician"})  # (employers too: "started at Lidl")
-
-
-def _a_service(name: str, sentence: str) -> bool:
-    """Whether `name` is a brand of a service one uses (a bank, an energy supplier, a gym:
-    `step/categories.py`, not a shop) and `sentence` says no work."""
-    return _WORK.search(sentence) is None and any(
-        families.members(name, fam, brands=True) or families.members(name, fam, switched=True)
-        for fam in FAMILIES if fam.name not in _SHOPS)
-
-
-_STUDY = re.compile(r"(?-i:\b(?:University|College|School|Academy|Institute|Uni)\b)|\b(?:degree|"
-                    r"course|studying|student|lessons|classes|diploma|apprenticeship\s+with)\b",
-                    re.I)
-"""A place one studies at, or study said ("started at the Open University, doing a degree")."""
+_BY_USE = (1, 2, 4, 5)
+"""The frames of `_NOW_EMPLOYER` that say no work ("I'm with X now", "started at", "moved over
+to", "joined"): a service one uses may follow them ("moved over to Octopus", `uses.not_work`;
+"I'm with X now" by a service's brand is weighed in `changed`: "a claims adjuster at Aviva" /
+"I'm with Zurich now")."""
 
 
 def _fits(attr: str, held: dict[str, str]) -> str | None:
@@ -253,6 +315,9 @@ def _fits(attr: str, held: dict[str, str]) -> str | None:
     return None
 
 
+_ME = re.compile(rf"^\W*{_THE}{_ORG}\s+(?:took|(?:have|has|'ve|'s)\s+(?:taken|hired|recruited|"
+                 rf"poached|headhunted)|hired|recruited|poached|headhunted)\s+me\b", re.I)
+"""An employer that took the speaker on, as the subject ("Kilbride Legal took me on")."""
 _OTHER = frozenset({"weight", "diet", "car", "bike", "rent", "mortgage", "salary", "height",
                     "food", "hours", "age"})
 """Attributes the rule reads a statement as that no employer, job or club is."""
@@ -269,6 +334,8 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     if new.attribute in _OTHER:
         return None  # ("started at Weight Watchers now": a weight's)
     prefix, _, who = holder.rpartition("|")
+    if _ME.search(new.said):  # ("Kilbride Legal took me on": the speaker's, not Kilbride's)
+        holder, who = prefix + "|i" if prefix else "i", "i"
     held = [(i, c, held_values(c.said)) for i, c in enumerate(claims) if c.said]
     if who in ("?she", "?he"):  # the one person of that sex holding such a value
         holder = people._the_one(who[1:], {c.holder for _, c, v in held if _fits(attr, v)
@@ -284,7 +351,7 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     i, key = fits[0]
     if weak and (any((v and not set(v) <= {"employer", "job"}) or (not v and any(
             families.members(c.said, fam, switched=True) for fam in FAMILIES)) for _, c, v in mine)
-                 or (_a_service(value, sentence) and not _a_service(held[i][2][key], ""))):
+                 or (uses.a_service(value, sentence) and not uses.a_service(held[i][2][key], ""))):
         return None  # ("I'm with Monzo now" beside a held club or bank: not certainly a job)
     before = held_values(claims[i].said)[key]
     if value.lower() in claims[i].said.lower() or before.lower() in value.lower():
@@ -313,7 +380,9 @@ _FRAME_WORDS = frozenset("""work works working worked been employed play plays p
     race races racing train trains training member join joins joined joining start starts started
     starting began begun poached headhunted head-hunted snapped taken hired recruited gone went
     move moves moved moving got landed took accepted retrained qualified requalified freelance
-    self-employed made promoted appointed bumped turn turns""".split())
+    self-employed made promoted appointed bumped turn turns drive drives driving deliver delivers
+    delivering teach teaches teaching lecture lectures lecturing tutor tutors tutoring volunteer
+    volunteers volunteering pay pays paying wages books accounts payroll into""".split())
 """A word every frame of `held_values` and `said_now` has, or a copula before "a", "in", "at" or
 "with": a sentence without one is read no further (the related scan and `related.pick` read
 hundreds of records a step; a set of its words is far cheaper than the frames)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from . import families
+from . import families, uses
 from .attributes import where_one_is
 from .categories import FAMILIES
 from .claim import Claim
@@ -106,12 +106,14 @@ def with_someone(said: str) -> bool:
 
 def reread(new: Claim, holders: list[str], held: list[Claim] | None = None) -> Claim:
     """`new` read again with its sentence, before the rule decides: an employer that is where
-    one is now or a gym or club joined is none ("I'm at Caffe Nero now waiting for my sister",
-    "I started at Anytime Fitness"); "she" or "he" after a name in the sentence is that person
+    one is now, a gym or club joined, or a service used or a place studied at is none ("I'm at
+    Caffe Nero now waiting for my sister", "I started at Anytime Fitness", `uses.not_work`);
+    "she" or "he" after a name in the sentence is that person
     ("Lucy wrote off the Jazz and she's got a Puma": Lucy, `holders.stands_for`); a bare name
     a held fact calls a school or a club is one (`held_kind`)."""
     if new.attribute == "employer" and (where_one_is(new.said, new.context) or
-                                        not_an_employer(new.said) or with_someone(new.said)):
+                                        not_an_employer(new.said) or with_someone(new.said) or
+                                        uses.not_work(new.said, new.context)):
         new = replace(new, attribute=None)
     if new.attribute in (None, "residence", "employer") and held and \
             (kind := held_kind(new.said, held)) and \
