@@ -57,6 +57,8 @@ def after_end(new: Claim, claims: Sequence[Claim]) -> Verdict | None:
     """The one held thing of `new`'s holder that its sentence says was swapped for another, or
     ended and a new one got under a name no family knows (see the module docstring)."""
     said = new.context or new.said
+    if (_SWAP.search(new.said) or _GOT_NAMED.search(new.said)) is None:
+        return None  # (neither a swap nor a named thing got: the common case, read first)
     if "?" in said or slots.hypothetical(said) or _ONE_OFF.search(said) or \
             _WHILE.search(said) or _ADDITIVE.search(new.said) or not_done(said) or \
             not_now(said) or families._REFUSE.search(said):
