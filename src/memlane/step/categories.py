@@ -279,6 +279,23 @@ FAMILIES: tuple[Family, ...] = (
             ("meat", r"(?:eat|eats|eating|ate)\s+meat(?!\s+(?:free|substitutes?))|"
                      r"meat[-\s]eaters?|omnivore"))),
     Family(
+        "drink", hints="coffee tea drink drinks",
+        members=(
+            *((f"{base} {way}", rf"{base}\s+(?:\w+\s+){{0,2}}?{rx}|{pre}\s+{base}")
+              for base in ("tea", "coffee")
+              for way, rx, pre in (("black", r"black\b", "black"),
+                                   ("with milk", r"(?:with\s+(?:a\s+\w+\s+of\s+)?milk|white)\b",
+                                    r"milky|white"))),
+            *((name, rx) for name, rx in (
+                ("flat white", r"flat\s+whites?"), ("latte", r"lattes?"),
+                ("cappuccino", r"cappuccinos?"), ("americano", r"americanos?"),
+                ("espresso", r"espressos?"), ("mocha", r"mochas?"), ("cortado", r"cortados?"),
+                ("green tea", r"green\s+teas?"), ("herbal tea", r"(?:herbal|peppermint|"
+                                                               r"camomile|chamomile)\s+teas?"),
+                ("decaf", r"decaf"), ("chai", r"chai(?:\s+lattes?)?")))),
+        context=r"\b(?:coffee|tea|cuppa|brew|drink|drinks|drinking|latte|flat\s+white|"
+                r"cappuccino|americano|espresso|mocha|cortado|decaf|chai)\b"),
+    Family(
         "bank", hints="bank banking account",
         members=_brands(*_BANKS, "Lloyds", "Santander", "Halifax", "Nationwide", "Starling",
                         "Chase", "Chime", "Citi", "Discover", "Tangerine", "Atom", "Marcus",
@@ -673,7 +690,8 @@ FAMILIES: tuple[Family, ...] = (
 OTHER_PRODUCTS = (r"monitors?|screens?|keyboards?|mouse|mice|printers?|tvs?|telly|tablets?|"
                   r"head\s*phones|ear\s*buds|buds|speakers?|chargers?|cases?|sat\s*navs?|"
                   r"bike\s+computers?|cameras?|fridges?|hoovers?|vacuums?|dishwashers?|"
-                  r"kettles?|toasters?|routers?|docks?|batter(?:y|ies)|tyres?|seats?|keys?")
+                  r"kettles?|toasters?|routers?|docks?|batter(?:y|ies)|tyres?|seats?|keys?|"
+                  r"(?:lawn\s*)?mowers?|generators?|outboards?|strimmers?|pressure\s+washers?")
 """What else a brand makes ("a Dell monitor", "a Garmin bike computer"): a member named before
 one of these within two words is that product, not the category's thing."""
 

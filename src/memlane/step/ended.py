@@ -16,11 +16,15 @@ LV now, Direct Line got too expensive"), that clause supersedes it.
 
 Never a guess: every word of the ended phrase is in the one held fact it ends (two held facts
 naming it: both kept, linked); a person held as family, a partner or a pet is ended only by a
-death or, for a partner, a break-up ("Hannah retired" ends no girlfriend); another person in
+death or, for a partner, a break-up ("Hannah retired" ends no girlfriend), a thing of theirs by
+any ending ("Ravi's Leon was written off"); another person in
 the sentence ("... got too expensive for my brother", "Tom split up with ...") or as the one
 who ended it blocks it; so do a maybe, a question, a one-off ("this morning"), an ending for a
 while or long ago ("on leave", "when I was 18"), a negation ("I'll never give up squash") and
 an ending said only of the future ("is retiring").
+
+Last, a thing swapped by its kind, or one no lexicon names got after the held one ended
+(`step/swapped.py`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import fact_terms, stem
-from . import slots
+from . import slots, swapped
 from .claim import Claim
 from .cues import CUES
 from .endings import (
@@ -52,10 +56,12 @@ fields."""
 _DEATH = r"died|passed\s+away|passed\s+on|(?:was|got|had\s+to\s+be)\s+put\s+(?:down|to\s+sleep)"
 _BREAKUP = r"(?:broke|split)\s+up|separated|divorced|(?:dumped|left)\s+me"
 _WE_PARTED = (rf"{_BREAKUP}|called\s+it\s+(?:a\s+day|quits)|went\s+our\s+separate\s+ways|"
-              r"parted\s+(?:ways|company)|finished\s+things|ended\s+things")
+              r"parted\s+(?:ways|company)|finished\s+things|ended\s+things|"
+              r"(?:are|'re)\s+(?:(?:so|officially|totally)\s+)?(?:done|over|finished)"
+              r"(?=\s*(?:[,;.!]|$|now\b|for\s+good\b))")
 """A break-up said of the two ("Hannah and I called it a day", "Jamie and I went our separate
-ways"): with the speaker beside the value, not of the value alone ("Dr Moore called it a day"
-is a retirement)."""
+ways", "Alex and I are done"): with the speaker beside the value, not of the value alone ("Dr
+Moore called it a day" is a retirement)."""
 _DEPART = (r"retired|emigrated|moved\s+away|(?:packed|jacked)\s+it\s+in|called\s+it\s+a\s+day|"
            r"handed\s+in\s+(?:her|his|their)\s+notice|"
            r"(?:got\s+|was\s+|been\s+)?(?:moved|gone|went)\s+(?:on\s+)?to\s+"
@@ -226,10 +232,14 @@ def _of_holder(e: _Ending, c: Claim, sentence: str) -> bool:
 def _fits_kind(e: _Ending, c: Claim) -> bool:
     """A person held as family, a partner or a pet is ended by a death, or (a partner) a
     break-up; a role by those or a departure; a thing by anything but a break-up."""
-    said = re.sub(r"[A-Za-z]+['\u2019]s\b", " ", c.said)  # ("my mum's carer": a carer)
+    # ("my mum's carer": a carer; "my girlfriend's name is Madison": a girlfriend)
+    said = re.sub(r"[A-Za-z]+['\u2019]s\b(?!\s+name\b)", " ", c.said)
     said = re.sub(r"\b[a-z]+\s+(?=[a-z]{2,}(?:er|or|ist|ian)\b)", " ", said)  # ("dog walker")
     words = {w.lower().rstrip("s") for w in re.findall(r"[A-Za-z]+", said)} | \
         {w.lower() for w in re.findall(r"[A-Za-z]+", said)}
+    thing = _terms(e.value) - _terms(c.holder.rpartition("|")[2]) - _terms(e.doer)
+    if e.kind == "gone" and thing and thing <= {_loose(t) for t in c.values}:
+        return True  # a thing of a person's ended ("Niamh's Picanto was written off")
     if words & _PARTNERS:
         return e.kind in ("death", "split")
     if words & _KIN:
@@ -239,7 +249,8 @@ def _fits_kind(e: _Ending, c: Claim) -> bool:
 
 def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Verdict | None:
     """The held fact `new` (or its sentence, for a clause stating the replacement) says ended
-    by naming its value (see the module docstring); None when no one held fact fits."""
+    by naming its value (see the module docstring), or replaced (`step/swapped.py`); None when
+    no one held fact fits."""
     sentence = new.context or new.said
     if not new.said or slots.hypothetical(sentence) or _ONE_OFF.search(sentence) or \
             "?" in new.said or _STILL.search(sentence):
@@ -271,7 +282,7 @@ def ended_value(new: Claim, claims: Sequence[Claim], skip: frozenset[str]) -> Ve
                 f"names the held value ({e.value}) as ended ({e.kind})",
                 "the one held fact naming it" + ("" if here else
                                                  ", replaced by this clause of the sentence")))
-    return None
+    return swapped.after_end(new, claims)  # (a new one no lexicon names; a kind swapped)
 
 
 def _part(sentence: str, at: int) -> str:

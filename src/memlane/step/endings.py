@@ -82,7 +82,8 @@ def not_now(clause: str) -> bool:
     return bool(_NOT_NOW.search(clause))
 
 
-THING_GONE = (r"died|conked\s+out|packed\s+up|(?:gave|given)\s+up\s+the\s+ghost|bit\s+the\s+dust|"
+THING_GONE = (r"died|conked\s+out|carked\s+it|packed\s+up|(?:gave|given)\s+up\s+the\s+ghost|"
+              r"bit\s+the\s+dust|"
               r"gave\s+up(?=\s*(?:[,;.!]|$|\s+(?:at\s+last|in\s+the\s+end|for\s+good|on\s+(?:me|us)"
               r"|completely|altogether)\b))|(?:was|got|been|is|are)\s+(?:written\s+off|stolen|nicked|"
               r"pinched|nabbed|repossessed|totall?ed|scrapped)|went\s+(?:bust|under|kaput|into\s+"

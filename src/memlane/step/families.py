@@ -145,7 +145,7 @@ _ACQUIRE = (r"(?:(?<!'ve\s)(?<!have\s)(?<!has\s)got|grabbed|bought|picked\s+up|o
             r"ended\s+up\s+(?:with|buying|getting|going\s+for)|(?:gone|went|opted|settled)\s+for|"
             r"upgraded\s+to|treated\s+(?:myself|ourselves)\s+to|(?:went|gone|going)\s+with|"
             rf"{TRADED})")
-_HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|using)"
+_HAVE = r"(?:(?:i|we)(?:'ve|\s+have)\s+got|(?:i'm|i\s+am|we're|we\s+are)\s+with|use|uses|using)"
 _ACQUIRED = re.compile(rf"\b{_ACQUIRE}\b", re.I)
 _GOT_THING = re.compile(rf"\b{_ACQUIRE}\s+(?:(?:myself|ourselves)\s+)?(?:a|an|the|my|our)\s+"
                         r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|brand\s+new)\s+)?"
@@ -168,7 +168,9 @@ _REFUSE = re.compile(
     r"sometimes|occasionally|some\s+days|the\s+odd|now\s+and\s+then|once\s+in\s+a\s+while|"
     r"trial|trying\s+out|thinking|considering|tempted|wish|wondering|"
     r"(?:nearly|almost)\s+(?:\w+\s+)?(?:ended|bought|got|went|gone|signed|switched|moved)|"
-    r"but\s+(?:then\s+)?(?:i|we|he|she|they)?\s*did(?:n't|\s+not))\b", re.I)
+    r"but\s+(?:then\s+)?(?:i|we|he|she|they)?\s*did(?:n't|\s+not)|"
+    r"back\s+when|back\s+(?:in|at)\s+(?:uni|college|school|the\s+day|\d{4}|my\s+\w+\s+days))\b",
+    re.I)
 _FOR_NOW = re.compile(r"\b(?:until|till|for\s+now|for\s+the\s+time\s+being|temporarily|"
                       r"for\s+a\s+(?:bit|while|few\s+\w+))\b", re.I)
 """For now: no change of what one does ("getting the bus in until I get a new bike")..."""
@@ -253,7 +255,7 @@ _SWITCH_TO = re.compile(
     r"(?:over\s+)?(?:to|onto)|joined|signed\s+up\s+(?:with|at|to|for)|registered\s+(?:with|at)"
     rf"|{_ACQUIRE}|{_HAVE})"
     r"\s+(?:(?:myself|ourselves)\s+)?(?:(?:the|a|an|my|our)\s+)?"
-    r"(?:(?:new|second-hand|secondhand|used|refurbished|shiny|cheap|little|brand\s+new|"
+    r"(?:(?:new|old|second-hand|secondhand|used|refurbished|shiny|cheap|little|brand\s+new|"
     r"\d{2,4})\s+)*$", re.I)
 def _claimed(text: str, sentence: str, family: Family, at: int) -> bool:
     """Whether a member switched to at `at` is another family's, said with that family's
@@ -361,7 +363,9 @@ def _holder_fits(holder: str, theirs: str, said: str, held_said: str, family: Fa
     said = _ADVICE.sub(" ", said)  # ("on my GP's advice": whose advice, not whose diet)
     said = _TOLD.sub(" ", said)  # ("don't tell my dad": who is told, not whose club)
     theirs_too = {m.group(0).lower() for m in _OTHER.finditer(held_said)} | _NO_ONE
-    others = {m.group(0) for m in _OTHER.finditer(said) if m.group(0).lower() not in theirs_too}
+    held_words = {w.lower() for w in re.findall(r"[\w-]+", held_said)}  # ("the Yeti's gearbox")
+    others = {m.group(0) for m in _OTHER.finditer(said) if m.group(0).lower() not in theirs_too
+              and re.sub(r"['\u2019]s$", "", m.group(0)).lower() not in held_words}
     mine = set(who.split()) | set(family.hints.split())  # ("Hannah's" of "girlfriend hannah")
     others = {o for o in others if not members(o, family, said) and
               not (who != "i" and o.lower() in _PRONOUNS) and  # ("Sainsbury's"; "she": my girl)
@@ -408,6 +412,11 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
             continue
         cued = cued or stand_in
         mine = members(new.said, family, ctx, switched=True)
+        if not mine and lost:  # the kind read from the holder's own thing that ended ("Mine
+            # got written off, so I'm in a Seat Ibiza now" / "My car's a Peugeot 208")
+            mine = members(new.said, family, " ".join([said] + [c.said for c in claims
+                                                                if c.holder == holder]),
+                           switched=True)
         own = not mine and bool(mine := _own(new.said, family, said))
         if not mine or not (cued or _named_change(family, said) or _became(new.said, mine)):
             continue
@@ -505,6 +514,11 @@ def _another(new: str, held: str, family: str) -> bool:
         sports = _sports(new), _sports(held)
         if sports[0] and sports[1] and not sports[0] & sports[1]:
             return True  # "Signed for Clapton Rovers" / "I play cricket for Barnes CC"
+    if family == "drink" and (_drinks(new) and _drinks(held) and not _drinks(new) &
+                              _drinks(held) and not _SWAPPED.search(new) or
+                              _NOT_MY_CUP.search(new) or _dayparts(new) - _dayparts(held)):
+        return True  # "These days I take my coffee black" / "I drink my tea with milk"; "the
+        # office machine"; "decaf in the afternoons" / "a flat white in the morning"
     extra = {m.group(0).lower() for m in _ANOTHER.finditer(new)} - \
         {m.group(0).lower() for m in _ANOTHER.finditer(held)}
     return bool(extra) or slots.another_of(new, held)
@@ -521,6 +535,27 @@ def _sports(text: str) -> set[str]:
     said = {name for name, words, _ in _SPORTS if re.search(rf"\b(?:{words})\b", text, re.I)}
     return said or {name for name, _, suffix in _SPORTS
                      if suffix and re.search(rf"(?-i:\b(?:{suffix})\b)", text)}
+
+
+def _drinks(text: str) -> set[str]:
+    """The drinks, tea or coffee, `text` names (a latte is coffee, a green tea tea)."""
+    return {name for name, rx in (("tea", r"tea|teas|chai|cuppa"), ("coffee", r"coffee|lattes?|"
+            r"flat\s+whites?|cappuccinos?|americanos?|espressos?|mochas?|cortados?|decaf"))
+            if re.search(rf"\b(?:{rx})\b", text, re.I)}
+
+
+_NOT_MY_CUP = re.compile(r"\b(?:machines?|office|menu|sells?|serves?|serving)\b", re.I)
+"""A drink of a place's or a machine's ("switched the office coffee machine to oat lattes")."""
+
+
+def _dayparts(text: str) -> set[str]:
+    """The parts of the day `text` names ("in the mornings": morning)."""
+    return {m.group(1).lower() for m in re.finditer(r"\b(morning|afternoon|evening|night|"
+                                                    r"lunch(?:time)?|breakfast)s?\b", text, re.I)}
+
+
+_SWAPPED = re.compile(r"\b(?:instead|switched|swapped|replaced|rather\s+than|moved\s+(?:over\s+)?"
+                      r"to|gone\s+over\s+to)\b", re.I)
 
 
 def two_sports(new: str, held: str) -> bool:

@@ -279,7 +279,8 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
 
 _VALUE = re.compile(rf"\d|(?-i:\b[A-Z][a-z])|\b(?:{_NUMBER_WORDS})\b", re.I)
 _NAME = re.compile(r"(?-i:\b[A-Z][a-z]+)(?=['\u2019]s\b|\b)")
-_PLACED = re.compile(r"\b(?:in|at|to|from|near|into)\s+(?:the\s+)?$", re.I)
+_PLACED = re.compile(r"\b(?:(?:in|at|to|from|near|into)\s+(?:the\s+)?|an?\s+)$", re.I)
+"""A place, a firm or a thing ("he's on a Motorola now"), not a person, is named next."""
 _PRONOUNS = frozenset("she he it they we you i god lord christ".split())
 """Words no person is named by: pronouns, and an oath's ("..., God help us")."""
 

@@ -346,9 +346,11 @@ _UNSETTLED = re.compile(r"\b(?:offered|applied\s+(?:for|to)|interview(?:ed|ing)?
 _SETTLED = re.compile(r"\b(?:i|we)(?:'ve|\s+have)\s+(?:just\s+)?(?:taken|accepted|started|signed)\b"
                       r"|\b(?:took|accepted)\s+(?:a|the)\s+(?:job|role|position)\b", re.I)
 """An offer taken ("I've taken a job at Caffe Nero, they offered an extra pound an hour")."""
-# A stand-in while one's own is away ("a courtesy car while the Fiesta is in the garage").
+# A stand-in while one's own is away ("a courtesy car while the Fiesta is in the garage"), or
+# one not one's own ("a company van").
 _STAND_IN = re.compile(r"\b(?:courtesy|loan(?:ed|er)?\s+(?:car|phone|van)|on\s+loan|borrow\w*|"
-                       r"hire\s+car|rental|stand-in|temporar\w*)\b|\bwhile\s+(?:the|his|her|my|"
+                       r"hire\s+car|rental|stand-in|temporar\w*|(?:company|pool)\s+(?:car|van))\b"
+                       r"|\bwhile\s+(?:the|his|her|my|"
                        r"our|their|its)\s+(?:[\w-]+\s+){0,3}?(?:is|'s|are|was)\s+(?:being\s+"
                        r"(?:fixed|repaired|serviced|mended)|in\s+(?:the\s+garage|for|at)|off\s+the\s+road)"
                        # one's own away, then another's used ("Dad's Focus is in the garage so
@@ -356,16 +358,18 @@ _STAND_IN = re.compile(r"\b(?:courtesy|loan(?:ed|er)?\s+(?:car|phone|van)|on\s+l
                        r"|\b(?:is|'s|was)\s+(?:in\s+the\s+garage|off\s+the\s+road|in\s+for\s+"
                        r"(?:repairs?|a\s+service))\b",
                        re.I)
-# A thing got for someone else ("My wife bought her mum an iPhone SE"): theirs, not the buyer's.
+# A thing got for someone else ("My wife bought her mum an iPhone SE", "I bought her an iPhone"):
+# theirs, not the buyer's.
 _GIFT = re.compile(r"\b(?:bought|got|gave|given|ordered|picked\s+up|treated)\s+(?:her|his|their|my|"
                    r"our)\s+(?:\w+\s+)?(?:" + "|".join(sorted(RELATIONS, key=len, reverse=True))
-                   + r")s?\s+(?:a|an|the|some|one)\b", re.I)
+                   + r")s?\s+(?:a|an|the|some|one)\b|\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?"
+                   r"(?:got|bought|ordered)\s+(?:him|her|them)\s+(?:a|an)\b", re.I)
 
 
 def unsettled(said: str) -> bool:
     """Whether `said` tells an offer, an application or an interview, or one turned down ("Liam's
     been offered a job at Google"), a stand-in while one's own is away ("a courtesy car while
-    the Fiesta is in the garage") or a thing got for someone else ("bought her mum an iPhone"):
-    no replacement of anyone's fact."""
+    the Fiesta is in the garage") or a thing got for someone else ("bought her mum an iPhone",
+    "we got him an Acer"): no replacement of anyone's fact."""
     return (_UNSETTLED.search(said) is not None and _SETTLED.search(said) is None) or \
         _STAND_IN.search(said) is not None or _GIFT.search(said) is not None
