@@ -58,6 +58,8 @@ def test_the_ended_thing_is_replaced(held: list[str], new: str, old: str) -> Non
 
 
 KEPT = [
+    # a swap for something of another kind ("a book on the commute") gives no new phone
+    (["I've got a Pixel 7."], "Swapped my phone for a paperback on the commute, much calmer."),
     # a car of a past episode, ended then
     (["I drive a Hyundai Tucson."],
      "Back in college my old Polo got nicked and I ended up with a Corsa for a bit."),

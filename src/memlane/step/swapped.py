@@ -94,8 +94,18 @@ def _swapped(clause: str, c: Claim) -> bool:
     fam = next((f for f in FAMILIES if f.name == _KINDS[kind]), None)
     held = bool(families.members(c.said, fam, c.said, switched=True, brands=True)) if fam \
         else re.search(rf"\b{kind}\b", c.said, re.I) is not None
+    got = m.group("new")
     return held and c.attribute in (None, _KINDS[kind] or None, kind) and \
-        not re.search(rf"\b{re.escape(m.group('new').split()[0])}\b", c.said, re.I)
+        not re.search(rf"\b{re.escape(got.split()[0])}\b", c.said, re.I) and \
+        (got[:1].isupper() or _THING.match(got) is not None or  # ("a book on the commute": no
+         fam is not None and bool(families.members(got, fam, got, switched=True, brands=True)))
+
+
+_THING = re.compile(r"(?:(?:new|used|second-?hand|secondhand|electric|little|big|old)\s+)*"
+                    r"(?:camper\s*van|campervan|motorhome|van|pick-?up|truck|estate|hatchback|suv|"
+                    r"car|motorbike|e-?bike|e-?scooter|scooter|bike|flip\s+phone|smartphone|"
+                    r"laptop|tablet|chromebook|sofa|telly|tv|fridge|boiler)\b", re.I)
+"""A thing of a kind a swap may get, said by its kind ("swapped his car for a camper van")."""
 
 
 def _ended_and_got(clause: str, sentence: str, c: Claim) -> bool:
