@@ -15,6 +15,8 @@ from supersede_verdicts import message_verdicts
 
 # (held facts, the later message): nothing held may be replaced.
 NEAR_MISSES = [
+    (["My friend Torin lives in Portree."], "Torin moved to Ullapool for the summer season."),
+    (["The twins live with their dad in Perth."], "The twins have settled in Primary 2 well."),
     (["My friend Ailbhe lives in Clonakilty."], "Ailbhe settled in Kinsale for the summer season."),
     (["My brother works in Bantry."], "My brother has settled in Kinsale now."),
     (["I'm in Southampton, near the docks."], "I'm in Rome for the weekend, the food is unreal."),
@@ -50,6 +52,9 @@ NEAR_MISSES = [
 
 # (held facts, the later message, the held fact it replaces)
 CORRECTIONS = [
+    (["My friend Torin is a glazier.", "My friend Torin's girlfriend Maelle lives in Portree."],
+     "Maelle has settled in Ullapool now, right by the harbour.",
+     "My friend Torin's girlfriend Maelle lives in Portree."),
     # another holder's move by a verb of settling
     (["My friend Ailbhe lives in Clonakilty.", "My cousin Ruairi lives in Bantry."],
      "Ailbhe has settled in Kinsale now, she loves the harbour.",

@@ -156,6 +156,9 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
+                      # (settled in a place by name: "Maelle has settled in Ullapool now")
+                      r"|\b(?:settled|settling)\s+(?:down\s+)?in\s+(?-i:(?!Primary|Year|Reception|"
+                      r"Nursery|Sixth)[A-Z])"
                       # a home bought ("completed on the house in Stockport", "got the keys to a
                       # flat in Hove")
                       r"|(?:^\W*|\b(?:we|i)(?:'ve|\s+have)?\s+(?:\w+\s+)?)"

@@ -172,9 +172,10 @@ def unsettled(text: str, holder: str) -> bool:
     """Whether a statement of the speaker's residence (`text`) may not be where they live now:
     a place with no change said ("I'm in York", not "we're in York now" or "we moved to York":
     a visit?), or a plan, the past, an addition, a while ("we moved to Ennis when I was ten").
-    It replaces nothing. Said of the speaker (`holder`) only: another's is `step/people.py`'s."""
+    It replaces nothing. Of another holder, only a plan, the past or a while ("Torin moved to
+    Ullapool for the summer season"); the rest is `step/people.py`'s."""
     if holder.rpartition("|")[2] != "i":
-        return False
+        return _NOT_NOW.search(text) is not None
     if _not_now(text):
         return True
     return lives(text) is not None and _moved(text) is None and not _CHANGE.search(text)
