@@ -65,6 +65,9 @@ NEAR_MISSES += [
 
 # (held facts, the later message, the held fact it replaces): the holder's own, no other.
 CORRECTIONS = [
+    # a chain's sex is its last relation's: "my husband's sister" is she
+    (["My sister's husband works for Airbus.", "My husband's sister works for Rolls-Royce."],
+     "He left Airbus in the spring and he's at GKN now.", "My sister's husband works for Airbus."),
     # a named person's partner, named: the partner's fact, never the named person's
     (["My friend Declan is a roofer.", "My friend Declan's girlfriend Sinead is a vet."],
      "Sinead works as a lecturer at the university now.",

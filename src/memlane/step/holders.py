@@ -55,8 +55,9 @@ def _first_names() -> dict[str, str]:
 
 def pronoun(who: str) -> str | None:
     """"she" or "he" for a holder or a mention of one ("my friend Aoife", "daughter ella",
-    "named marcus"): by a relation of one gender, else by the first name, else None."""
-    words = re.findall(r"[a-z]+", who.lower())
+    "named marcus"): by a relation of one gender, else by the first name, else None. Of a
+    chain, the last one's ("my husband's sister": she)."""
+    words = re.findall(r"[a-z]+", re.split(r"['\u2019]s\s", who.lower())[-1])
     for w in words:
         if w in GENDER:
             return GENDER[w]
