@@ -48,7 +48,9 @@ PAIRS = [
     # an event's date moved
     (["My knee operation is booked for 11 February."],
      "The hospital rang and brought my surgery forward to 2 February."),
-    # a dose someone keeps the speaker on; a street address said as settled at
+    # a dose someone keeps the speaker on, or changes ("she" the prescriber); an address settled at
+    (["The consultant started me on 25mg of amitriptyline."],
+     "She's upped the amitriptyline to 50mg as of this week, which is apparently normal."),
     (["My consultant has me on 5mg of ramipril a day."],
      "The GP upped my ramipril to 10mg at the check-up."),
     (["We live at 3 Kestrel Road."], "We're finally at 22 Orchard Close, the move went fine."),

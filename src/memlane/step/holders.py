@@ -183,6 +183,10 @@ _CHANGED_MINE = re.compile(
     r"^,?\s+(?:has\s+|have\s+|just\s+)*(?:raised|lowered|moved|changed|put|increased|reduced|"
     r"cut|upped|switched|pushed|rescheduled|doubled|halved|bumped)\s+(?:up\s+)?(?:my|our)\s+"
     r"(?:\w+\s+)??(\w+)", re.I)
+_DOSED = re.compile(r"\s*(?:has\s+|have\s+|just\s+)*(?:raised|lowered|increased|reduced|cut|upped|"
+                    r"doubled|halved|bumped|put)\s+(?:up\s+)?(?:my|the)\s+\w+(?:\s+\w+)?\s+"
+                    r"(?:up\s+|down\s+)?to\s+\d+(?:\.\d+)?\s*(?:mg|mcg|ml|units?)\b", re.I)
+"""A dose someone changed ("she's upped the sertraline to 100mg"): the speaker's, by its unit."""
 # Someone of the speaker's did something to the speaker: "My sister gave me a Kobo", "My
 # therapist had to move us to Wednesdays": what follows is the speaker's.
 _ACTED_ON_ME = re.compile(
@@ -338,6 +342,8 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
     if pronoun is not None and pronoun.group(1).lower() in ("they", "it") and \
             re.search(r"\b(?:my|our)\b", body, re.I):
         return "i", None, body  # "they put my rent up": the speaker's rent
+    if pronoun is not None and _DOSED.match(body, pronoun.end()):
+        return "i", None, body  # "She's upped the sertraline to 100mg": the prescriber; my dose
     if pronoun is not None:
         return "?" + pronoun.group(1).lower(), None, body
     named = _NAMED_SUBJECT.match(body)
