@@ -587,7 +587,9 @@ _STATED_AFTER = re.compile(
     r"sure|curious|wondering|confused|stuck|lost))\b)[^,;?]{6,}?)\s*\?+\s*$", re.I)
 
 
-_TAG = re.compile(r",?\s+(?:right|yeah|innit|no|didn't\s+i|haven't\s+i)$", re.I)
+TAG_WORDS = r"right|yeah|innit|no"
+"""The words of a question tag ("..., right?"), for `_TAG` and `heuristic._untagged`."""
+_TAG = re.compile(rf",?\s+(?:{TAG_WORDS}|didn't\s+i|haven't\s+i)$", re.I)
 
 
 def _statement_of_question(sentence: str) -> str | None:

@@ -35,7 +35,7 @@ from ..types import Message, Record
 from ..validate import STANDING_KINDS
 from . import anchored, numbered, occupations, orgs, pastimes
 from .asides import dislike_by_effect
-from .clauses import asked_to_keep, carry_holders, clauses, name_holder
+from .clauses import TAG_WORDS, asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
 from .kinds import HELD_KINDS, held_kind, kind_of, standing_rule
 from .lines import episode_line
@@ -344,7 +344,7 @@ def _sentences(m: Message, last: tuple[str | None, str | None]
     return sentences, ((m.name, said[-1] if said else None) if m.role == "user" else last)
 
 
-_TAG = re.compile(r",?\s+(?:yeah|yes|right|ok|okay|yep|agreed|innit|no)\?\s*$", re.I)
+_TAG = re.compile(rf",?\s+(?:{TAG_WORDS}|yes|ok|okay|yep|agreed)\?\s*$", re.I)
 """A question tag: "So we agreed the colours will be sage and ivory, yeah?" says it."""
 
 

@@ -339,10 +339,12 @@ _DOMAIN = re.compile(
     r"(?:a|per|each)\s+(?:night|week|month|head))\b")
 _WORD_AT = re.compile(r"\S+")
 _CLAUSE = re.compile(r"[,;:]|\s(?:-|but|because|since|so|and)\s")
+_WHEN_WORDS = r"yesterday|ago|last\s+(?:night|week|month|year|time)"
+"""The times `_PAST` reads as the past, which a state taken up outlives (`_BECAME`)."""
 _PAST = re.compile(r"\b(?:used\s+to|was(?!\s+(?:diagnosed|suspended|revoked|banned|"
                    r"taken\s+(?:off|away)|told\s+to|advised\s+to|put\s+on))|were|(?<!'ve\s)(?<!have\s)(?<!that\s)"
-                   r"had|did|didn't|(?<!wish\si\s)(?:wasn't|weren't)|yesterday|ago|"
-                   r"last\s+(?:night|week|month|year|time)|as\s+a\s+(?:kid|child|teen)|"
+                   r"had|did|didn't|(?<!wish\si\s)(?:wasn't|weren't)|" + _WHEN_WORDS + r"|"
+                   r"as\s+a\s+(?:kid|child|teen)|"
                    r"when\s+i\s+was)\b")
 
 
@@ -351,7 +353,7 @@ _BECAME = re.compile(r"\b(?:(?:went|gone|turned|became|become)\s+(?:fully\s+|com
                      r"teetotal|tee-total|sober|plant-based)|(?:stopped|quit|gave\s+up|given\s+up|"
                      r"cut\s+out)\s+(?:eating|drinking|smoking|alcohol|meat|dairy|sugar|gluten))\b")
 """A state taken up, which holds after the time it was taken up ("went gluten-free last year")."""
-_WHEN = re.compile(r"\b(?:yesterday|ago|last\s+(?:night|week|month|year|time))\b")
+_WHEN = re.compile(rf"\b(?:{_WHEN_WORDS})\b")
 
 
 def _past(clause: str) -> bool:
