@@ -36,6 +36,20 @@ from supersede_verdicts import verdicts as _verdicts
     (["My nephew is 9."],
      "Can't believe my nephew is 10 already, he had a party at the bowling alley."),
     (["I'm an assistant manager."], "I got promoted to branch manager in the spring."),
+    # a heading before a colon; a move "again"; the rent a landlord asks is the speaker's
+    (["My line manager is Helen Marsh."], "Reorg happened: I report to Dev Kapoor now."),
+    (["We moved to Carlisle last spring, still unpacking."],
+     "We've relocated again, down to Bristol, for my wife's job."),
+    (["My landlord wants 1200 a month for rent."],
+     "The landlord's putting the rent up to 1350 from May."),
+    # a switch to a named thing some weeks ago holds now
+    (["I've been using a Samsung for years, love it."],
+     "I switched to an iPhone last week, finally caved."),
+    (["I bank with Barclays."], "I moved over to Monzo a few weeks ago."),
+    # a sum with its currency left out, paid by the month
+    (["I'm paying 35 a month for my gym membership."], "It's 42 a month from now on, cheeky."),
+    (["We pay about 90 a month for the broadband alone."],
+     "I finally switched internet providers, it's 45 a month now and actually faster."),
 ])
 def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     verdicts = _verdicts(new, held)
@@ -69,6 +83,16 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     # a held fact's words inside a longer statement about something else (LoCoMo dev, conv-42)
     (["I grew up in Ravensworth, a fishing village in Yorkshire."],
      "My new novel is a ghost story set in a remote fishing village on the coast of Cornwall."),
+    # a heading naming another's news; a teacher's fee is not the speaker's; a trip "again"
+    (["My manager is Helen Marsh."], "Big news at my sister's firm: she reports to Omar now."),
+    # a speaker's name before the colon is no heading (LoCoMo's turns are filed so)
+    (["Caroline: My manager is Helen Marsh."], "Melanie: I report to Dev Kapoor now."),
+    (["My rent is 900 a month."], "My sister charges 30 a month for piano lessons."),
+    (["I live in Carlisle."], "My brother relocated again, down to Bristol, for his job."),
+    (["My phone is a Samsung."], "My son switched to an iPhone last week, finally caved."),
+    (["My phone is a Samsung."], "I switched to an iPhone this morning just to try it."),
+    (["My rent is 900 a month."], "My sister pays 700 a month for hers now."),
+    (["I do 3 a week at the gym."], "I'm up to 4 a week now, and it's 40 a month."),
 ])
 
 

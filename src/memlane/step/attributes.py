@@ -152,7 +152,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       r"\s+(?:[\w-]+\s+){0,2}(?:flat|house|home|apartment|place|bungalow|cottage"
                       r"|semi|terrace|maisonette|bedsit|townhouse|condo)"
                       r"\s+(?:in|on|at)\b"
-                      r"|\b(?:moved|move|moving|relocat(?:ed|ing)(?:\s+(?:down|up))?)"
+                      r"|\b(?:moved|move|moving|relocat(?:ed|ing)(?:\s+again,?)?(?:\s+(?:down|up))?)"
                       r"\s+(?:back\s+|over\s+|out\s+)?(?:to|into|in\s+with)\b"
                       rf"(?!\s+(?:the\s+)?(?:\d|{_WEEKDAY}s?\b|{_MONTHS}\b))"
                       r"|\bbased\s+in\b|\bmoved\s+(?:house|home)\b"
@@ -182,7 +182,7 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                       rf"|\b(?:i|we)(?:'ve|\s+have)\s+been\s+(?:at|on)\s+{_STREET}"
                       r"(?=[^.;]*\b(?:since|now|these\s+days)\b)"
                       # "moved down to Stirling" (a place by name; not "moved up to teach")
-                      r"|\b(?:moved|moving|relocated)\s+(?:down|up|across|away)\s+to\s+"
+                      r"|\b(?:moved|moving|relocated)(?:\s+again,?)?\s+(?:down|up|across|away)\s+to\s+"
                       r"(?!(?-i:Year|Grade|Level|Set)\b)(?-i:[A-Z][a-z]+)"
                       # an address: "moved round the corner to 3 Mill Lane"
                       r"|^\W*(?:(?:i|we|they|he|she)(?:'ve|'d|'s)?\s+)?(?:(?:have|has|had|just|"

@@ -26,7 +26,7 @@ from .claim import Claim
 from .clauses import clauses
 from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
 from .holders import RELATIONS, pronoun
-from .lexicon import NUMBER_WORD, NUMBER_WORDS
+from .lexicon import BARE_SUM, NUMBER_WORD, NUMBER_WORDS, sums_bare
 
 Fit = tuple[int, tuple[str, ...]]
 """The index of the one held fact replaced, and why."""
@@ -123,7 +123,9 @@ def _amounts(text: str) -> list[tuple[str, str]]:
         if m.group("cur"):
             out.append((m.group("cur"), m.group("sum").rstrip(".,")))
         elif not re.match(r"\d{1,2}(?::|am|pm)", text[m.start():m.start() + 5], re.I):
-            out.append((stem(m.group("unit").lower()) if m.group("unit") else "",
+            bare = not m.group("unit") and _BARE.match(text, m.start()) is not None and \
+                sums_bare(text)
+            out.append(("£" if bare else stem(m.group("unit").lower()) if m.group("unit") else "",
                         m.group("num")))
     return out
 
@@ -136,7 +138,9 @@ def _content(text: str) -> set[str]:
 _NAMED_THING = re.compile(r"\b(?:the|my|our|its|their|his|her)\s+([a-z]+)", re.I)
 _PRICE_WORDS = frozenset("price prices rise bill bills cost costs charge payment tariff deal "
                          "contract direct debit".split())
-_IT_IS = re.compile(r"\b(?:it'?s|it\s+is)\s+(?:now\s+|gone\s+up\s+to\s+)?[£$€]\d", re.I)
+_BARE = re.compile(BARE_SUM, re.I)  # ("we pay 1200 a month": a sum)
+_IT_IS = re.compile(r"\b(?:it'?s|it\s+is)\s+(?:now\s+|gone\s+up\s+to\s+)?(?:[£$€]\d|"
+                    rf"{BARE_SUM})", re.I)
 
 
 def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> Fit | None:

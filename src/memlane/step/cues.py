@@ -28,6 +28,10 @@ _LEAD = re.compile(
     r"|(?:like|as)\s+i\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?"
     # "Can't believe my daughter is 5 already": the fact is what is hard to believe
     r"|(?:i\s+)?(?:can'?t|cannot|can\s+not)\s+believe(?:\s+that)?|hard\s+to\s+believe(?:\s+that)?"
+    # a heading of the news before a colon: "Reorg happened: I report to Dev now" (its last
+    # word in lower case: "Caroline: I ..." is a speaker's name)
+    r"|(?:[a-z'-]+\s+){0,3}(?-i:[a-z][a-z'-]*)(?=\s*:\s*(?:i|i'm|i've|we|we're|we've|my|our|she|he"
+    r"|they)\b)"
     r")\b[\s,:;!.-]*)+",
     re.I)
 _BRACKETED = re.compile(r"\[[^\]]*\]")

@@ -279,6 +279,11 @@ _SECOND_HAND = re.compile(r"\bsecond[-\s]?hand\b", re.I)
 _WHEN_GOT = re.compile(r"\b(?:yesterday|today|(?:this|last)\s+(?:week|weekend|month|morning))\b",
                        re.I)
 """When a thing was got: not a one-off use of it."""
+_SWITCHED_TO = re.compile(r"\b(?:switched|changed|swapped|moved|went|gone)\s+(?:over\s+)?to\s+"
+                          r"(?:a|an|the)?\s*(?-i:[A-Z]|i[A-Z])", re.I)
+_WHEN_SWITCHED = re.compile(r"\b(?:last\s+(?:week|weekend|month)|a\s+(?:week|month|few\s+"
+                            r"(?:weeks|months))\s+ago)\b", re.I)
+"""When a switch to a named thing was made ("switched to an iPhone last week"): it holds now."""
 
 
 def _named_change(family: Family, said: str) -> bool:
@@ -396,6 +401,8 @@ def one_value(new: Claim, holder: str, claims: Sequence[Claim], vet: bool = Fals
     plain = _SECOND_HAND.sub("used", said)  # ("a second-hand Yaris" adds no second car)
     if _GOT_THING.search(said):  # (when a thing was got: "picked up a Yaris last weekend")
         plain = _WHEN_GOT.sub("", plain)
+    elif _SWITCHED_TO.search(said):
+        plain = _WHEN_SWITCHED.sub("", plain)
     if "?" in said or (new.additive and plain == said) or _ADDITIVE.search(plain) or \
             slots.hypothetical(new.said) or _CONDITION.search(said) or _ONE_OFF.search(plain) or \
             _REFUSE.search(plain) or _FOR_ANOTHER.search(said):

@@ -195,6 +195,11 @@ _ACTED_ON_ME = re.compile(
     # "My doctor has me on 20mg of citalopram": the dose is the speaker's
     r"|^,?\s+(?:has|have|'s|keeps|kept)\s+(?:got\s+|still\s+)?(?:me|us)\s+on\b",
     re.I)
+# "Our landlord wants 1200 a month for rent": what the one the speaker pays asks of them
+_CHARGES = re.compile(
+    r"^,?\s+(?:wants|charges|asks(?:\s+for)?|(?:is|'s)\s+(?:charging|asking(?:\s+for)?))\s+"
+    r"(?:me\s+|us\s+)?[£$€]?\d[\d,.]*k?\s*(?:a|per|each|every)\s+(?:month|week|year)\b", re.I)
+_PAYEES = frozenset({"landlord", "landlady", "letting agent", "letting agents"})
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 # "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or
 # works, an age) said of something of the speaker's that no relation word names is that thing's
@@ -299,7 +304,7 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         acted = _CHANGED_MINE.match(rest)
         if acted is not None and acted.group(1).lower() not in RELATIONS:
             return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
-        if _ACTED_ON_ME.match(rest):
+        if _ACTED_ON_ME.match(rest) or (rel in _PAYEES and _CHARGES.match(rest)):
             return "i", None, rest  # "My sister gave me a Kobo", "My therapist moved us to ..."
         return rel + name, None, rest
     theirs = _THEIR_RELATION.match(body)

@@ -252,3 +252,16 @@ NUMBER_WORDS |= _TENS | {f"{t}{sep}{u}": n + NUMBER_WORDS[u]
 NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 """`NUMBER_WORDS` as a regular-expression alternation, longest first ("forty-three" before
 "forty")."""
+BY_PERIOD = r"(?:a|an|per|each|every)\s+(?:week|fortnight|month|year)\b"
+BARE_SUM = rf"\b[1-9]\d[\d,]*(?:\.\d+)?(?=\s+{BY_PERIOD})"
+"""A sum with its currency left out, as people do in chat: a number of 10 or more paid by the
+period ("we pay 1200 a month"); a count is smaller ("3 a week") or says its unit ("40 hours a
+week"), also elsewhere in the text (`sums_bare`: "cut my hours, it's only 22 a week now")."""
+_COUNTED = re.compile(r"\b(?:hours?|hrs|shifts?|days?|nights?|miles|km|times|sessions?|lessons?|"
+                      r"classes|units|drinks|cigarettes|steps|visits|runs|trips|pages|books|"
+                      r"kids|children|people|patients|clients|calls|deliveries|loads)\b", re.I)
+
+
+def sums_bare(text: str) -> bool:
+    """Whether a number paid by the period in `text` is a sum (`BARE_SUM`): no count's noun."""
+    return _COUNTED.search(text) is None

@@ -5,14 +5,13 @@ The supersede rule (`step/supersede.py`) names the attributes people state most 
 they live, whom they work for, their age, their rent ...) and reads each with its own pattern.
 A correction of anything else ("Our broadband provider is Virgin Media" / "We're with BT for
 broadband now", "Our weekly standup is at 9:30" / "The standup got pushed to 10:15") names no
-attribute the rule knows, so it was kept beside the old value. This module answers for those,
-the way a reader would: the two statements are about the same thing when they share its noun
-(`anchor`: "broadband", "standup", "plan", "floor"), and the new one gives another value of
-the same type (`changed_type`: a name for a name, 30GB for 10GB, 10:15 for 9:30, the fifth
-floor for the third). Never across things: "my yoga class" is not "my pottery class" (the
-same noun, other modifiers), "my phone" is not "my phone contract" (another noun is the
-subject). It is pure and reads only the two texts; the holder and the change cue are the
-rule's to check.
+attribute the rule knows. This module answers for those, the way a reader would: the two
+statements are about the same thing when they share its noun (`anchor`: "broadband",
+"standup", "plan", "floor"), and the new one gives another value of the same type
+(`changed_type`: a name for a name, 30GB for 10GB, 10:15 for 9:30, the fifth floor for the
+third). Never across things: "my yoga class" is not "my pottery class" (the same noun, other
+modifiers), "my phone" is not "my phone contract" (another noun is the subject). It is pure
+and reads only the two texts; the holder and the change cue are the rule's to check.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import importlib
 import re
 from collections.abc import Callable, Iterable
 
-from . import endings
+from . import endings, lexicon
 from .brands import lower_brand
 from .endings import _ENDED, _ENDED_PIECE, _STILL, _ended_by_it, _pieces, names_another, root
 
@@ -48,6 +47,7 @@ _CLOCK = re.compile(r"\b(?:bed|up|asleep)\s+(?:\w+\s+)?(?:at|around|about|by|til
                     re.I)
 _MONEY = re.compile(r"[£$€]\s?\d[\d,]*(?:\.\d+)?k?|\b\d[\d,]*(?:\.\d+)?\s?(?:pounds|dollars|"
                     r"euros|quid|grand)\b", re.I)
+_MONEY_BARE = re.compile(f"{_MONEY.pattern}|{lexicon.BARE_SUM}", re.I)
 _UNITS = {"kilo": "kg", "kilos": "kg", "kgs": "kg", "lb": "lbs", "hr": "hour", "hrs": "hour",
           "min": "minute", "mins": "minute", "mile": "miles"}
 _QUANTITY = re.compile(r"\b(\d+(?:\.\d+)?)\s?(kg|kgs|kilos?|lbs?|stone|mg|mcg|ml|gb|mb|tb|mbps|"
@@ -96,7 +96,7 @@ def values(text: str) -> dict[str, frozenset[str]]:
 
     take("time", _TIME)
     take("time", _CLOCK, 1)
-    take("money", _MONEY)
+    take("money", _MONEY_BARE if lexicon.sums_bare(text) else _MONEY)
     for m in _QUANTITY.finditer(s):
         unit = m.group(2).lower()
         unit = _UNITS.get(unit, unit.rstrip("s") if len(unit) > 3 else unit)
