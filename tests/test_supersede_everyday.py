@@ -46,6 +46,11 @@ from supersede_verdicts import verdicts as _verdicts
     (["I've been using a Samsung for years, love it."],
      "I switched to an iPhone last week, finally caved."),
     (["I bank with Barclays."], "I moved over to Monzo a few weeks ago."),
+    # a dose another changed, of the relation it names; a job got
+    (["My mother-in-law takes 5mg of amlodipine.", "My father-in-law takes 40mg of simvastatin."],
+     "They've put my mother-in-law up to 10mg of amlodipine."),
+    (["My friend Tamsin works at Boots.", "My friend Rory works at Currys."],
+     "Tamsin got a job at the council."),
     # a sum with its currency left out, paid by the month
     (["I'm paying 35 a month for my gym membership."], "It's 42 a month from now on, cheeky."),
     (["We pay about 90 a month for the broadband alone."],
@@ -92,6 +97,10 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     (["My phone is a Samsung."], "My son switched to an iPhone last week, finally caved."),
     (["My phone is a Samsung."], "I switched to an iPhone this morning just to try it."),
     (["My rent is 900 a month."], "My sister pays 700 a month for hers now."),
+    (["I take 5mg of amlodipine."], "They've put my wife up to 10mg of amlodipine."),
+    (["My dad is 70."], "They've moved my dad to 12 Oak Lane."),
+    (["I work at Boots."], "I got a job at Tesco on Saturdays."),
+    (["I work at Boots."], "I got a job at the council for the summer."),
     (["I do 3 a week at the gym."], "I'm up to 4 a week now, and it's 40 a month."),
 ])
 

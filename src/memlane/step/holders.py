@@ -149,6 +149,12 @@ _CHANGED_RELATIONS = re.compile(
     r"cut|upped|switched|lowered|reduced|bumped|pushed|brought|rebooked|rescheduled|postponed|"
     r"shifted)\s+" + _OWNER + "(" + _REL_WORDS
     + r")(?:'s|\u2019s)\s", re.I)
+# Someone whose dose another changed: "They've put my mother-in-law up to 10mg of amlodipine".
+_DOSED_RELATION = re.compile(
+    r"^(?:we|i|they|the\s+\w+|(?:my|our|his|her)\s+\w+)(?:'ve|\s+have|\s+has|\s+had|'s)?\s+"
+    r"(?:just\s+)?(?:put|upped|moved|bumped|raised|increased|reduced|lowered|cut|dropped|taken)\s+"
+    + _OWNER + "(" + _REL_WORDS + r")\s+((?:(?:up|down|back)\s+)?to\s+\d+(?:\.\d+)?\s*"
+    r"(?:mg|mcg|ml|units?)\b.*)$", re.I | re.S)
 # Someone the speaker moved ("We moved him to Oakfield Primary", "We've had to move Mum into a
 # care home", "We'll transfer our son to ...", "We moved Harry to Castle School"): the move is
 # theirs, where they now live or study.
@@ -258,6 +264,15 @@ def role_me(body: str) -> str:
     return f"My {_ROLE_NOUN[m.group(2).lower()]} is {m.group(1)}{m.group(3)}"
 
 
+def _dosed_relation(body: str) -> tuple[str, None, str] | None:
+    """(the relation, None, "to 10mg of ...") of a dose another changed (`_DOSED_RELATION`)."""
+    dosed = _DOSED_RELATION.match(body)
+    if dosed is None:
+        return None
+    word = dosed.group(1).lower()
+    return RELATIONS.get(word, word), None, dosed.group(2)
+
+
 def _got_onto(body: str) -> tuple[str, None, str] | None:
     """(holder, None, "is on ...") for someone the speaker got onto a thing (`_GOT_ONTO`)."""
     onto = _GOT_ONTO.match(body)
@@ -325,8 +340,8 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
             return "named " + moved.group(5).lower(), None, "moved " + moved.group(6)
         word = (moved.group(2) or moved.group(3) or moved.group(4)).lower()
         return RELATIONS.get(word, word), None, "moved " + moved.group(6)
-    onto = _got_onto(body)
-    if onto is not None:  # "We got him onto a smartphone": his phone, not ours
+    onto = _got_onto(body) or _dosed_relation(body)
+    if onto is not None:  # "We got him onto a smartphone", "put my mum up to 10mg": theirs
         return onto
     put = _PUT_ON.match(body)
     if put is not None and (put.group(2) or may_be_name(put.group(1))):

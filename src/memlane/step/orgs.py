@@ -160,12 +160,13 @@ _NOW = re.compile(r"\b(?:now|these\s+days|nowadays|at\s+the\s+moment|currently|s
                   r"from\s+this|anymore|any\s+more|started|starting|joined|poached|headhunted|"
                   r"head-hunted|snapped|taken\s+on|hired|recruited|moved|gone|went|retrained|"
                   r"qualified|requalified|made|promoted|appointed|signed|switched|new\s+job|took|taken|"
-                  r"landed|accepted|instead)\b",
+                  r"landed|accepted|instead|got\s+a\s+(?:new\s+)?(?:job|role|position))\b",
                   re.I)
 # Not a change of the holder's own: a second one, a maybe, a dealing, a visit.
 _NOT_OURS = re.compile(
     r"\b(?:saturday|sunday|weekend|evening|summer|christmas|holiday|part-time\s+job|side|"
-    r"second|extra|bank|agency|locum)\s+(?:job|work|shifts?|hustle|gig)\b|\bweekends\b|"
+    r"second|extra|bank|agency|locum)\s+(?:job|work|shifts?|hustle|gig)\b|"
+    r"\b(?:weekends|on\s+saturdays|on\s+sundays)\b|"
     r"\bon\s+the\s+side\b|\bextra\s+(?:cash|money)\b|"
     r"\b(?:shop|shops|shopping|shopped|bank|banks|banking|banked|insured|insure)\s+(?:at|with)\b|"
     r"\b(?:client|clients|customer|customers|supplier|account|contract\s+with|sponsor\w*|"

@@ -104,6 +104,13 @@ def with_someone(said: str) -> bool:
     return m is not None and pronoun(m.group(1)) is not None
 
 
+_SECOND_JOB = re.compile(r"\bon\s+(?:saturdays|sundays|weekends)\b|\b(?:saturday|sunday|weekend|"
+                         r"evening|summer|christmas|holiday|side|second|extra)\s+(?:job|work|shifts?)\b"
+                         r"|\bfor\s+the\s+(?:summer|holidays|christmas)\b", re.I)
+"""A job beside the held one ("got a job at Tesco on Saturdays", "a summer job"): no employer
+in its place."""
+
+
 def reread(new: Claim, holders: list[str], held: list[Claim] | None = None) -> Claim:
     """`new` read again with its sentence, before the rule decides: an employer that is where
     one is now, a gym or club joined, or a service used or a place studied at is none ("I'm at
@@ -113,7 +120,8 @@ def reread(new: Claim, holders: list[str], held: list[Claim] | None = None) -> C
     a held fact calls a school or a club is one (`held_kind`)."""
     if new.attribute == "employer" and (where_one_is(new.said, new.context) or
                                         not_an_employer(new.said) or with_someone(new.said) or
-                                        uses.not_work(new.said, new.context)):
+                                        uses.not_work(new.said, new.context) or
+                                        _SECOND_JOB.search(new.context or new.said)):
         new = replace(new, attribute=None)
     if new.attribute in (None, "residence", "employer") and held and \
             (kind := held_kind(new.said, held)) and \
