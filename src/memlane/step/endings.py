@@ -1,5 +1,7 @@
 """What a statement says was stopped, or adds: "I don't play football anymore", "sold the
-Golf", "no longer take the bus", "left Waterstones", "instead of Lidl" (`_ended`), and the words
+Golf", "no longer take the bus", "left Waterstones", "left the choir", "dropped out of the
+evening class", "cancelled the gym membership", "instead of Lidl" (`_ended`; never a pause, "for
+the summer", nor another's: "even though you can't volunteer there anymore"), and the words
 the supersede rule (`step/supersede.py`) reads around them: change cues, times, light verbs.
 Pure; read by the rule's `read_claim`.
 """
@@ -141,8 +143,8 @@ _ENDS = re.compile(
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
-_DOER = re.compile(r"\b(you|he|she|they)(?:['\u2019][a-z]+)?\s+(?:[\w'\u2019]+\s+){0,2}[\w'\u2019]*$",
-                   re.I)
+_DOER = re.compile(r"\b(you|he|she|they)(?:['\u2019][a-z]+)?\s+(?:[\w'\u2019]+\s+){0,2}"
+                   r"[\w'\u2019]*$", re.I)
 """Another who ends it, in the words before the ending: the listener, or a pronoun past the
 holder that opens the statement ("I know she quit the choir")."""
 _GROUP = re.compile(r"\b(?:choir|band|orchestra|society|committee|league|union|association|"
