@@ -108,6 +108,9 @@ def test_the_replacement_said_with_its_subject_dropped_is_filed() -> None:
                ["I play squash at the Y on Tuesdays."])
     assert [op["id"] for op in ops if op["op"] == "update"] == [10]
     assert any(op["op"] == "add" and "padel" in str(op["text"]) for op in ops), ops
+    # (asked, or watched, it is no news of the speaker's)
+    for asked in ("Doing padel now?", "Watching padel now."):
+        assert not any("padel" in str(op["text"]) for op in _ops(asked, [])), asked
 
 
 def test_an_ending_with_no_subject_is_filed_as_the_update() -> None:

@@ -200,7 +200,8 @@ _NOW_DOING = re.compile(r"^\W*(?:just\s+|mostly\s+)?(?!watching\b)[a-z]+ing\b[^,
 def taken_now(sentence: str) -> bool:
     """Whether `sentence` is the speaker's pastime now with the subject dropped ("Doing pilates
     now.", "Playing padel these days."): news of the speaker's, however short."""
-    return bool(_NOW_DOING.match(sentence)) and any(not m.ended for m in members(sentence))
+    return "?" not in sentence and bool(_NOW_DOING.match(sentence)) and \
+        any(not m.ended for m in members(sentence))
 
 
 def _held(c: Claim, holder: str) -> list[Member]:
