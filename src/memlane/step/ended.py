@@ -43,6 +43,8 @@ from .endings import (
     _ONE_OFF,
     _TIME_WORDS,
     DISPOSED,
+    GIVEN_UP,
+    PAUSED,
     STOLEN,
     THING_GONE,
     _loose,
@@ -96,7 +98,7 @@ _OBJECT = re.compile(
     r"(?:the|her|his|their|our|my)\s+(?:engagement|wedding)\s+(?:with|to))"
     r"|(?P<shut>closed|shut|axed)"
     r"|(?P<gone>(?:gave|given|giving)\s+up(?:\s+on)?|quit|quitted|packed\s+in|cancell?ed|"
-    rf"moved\s+out\s+of|{DISPOSED}|(?P<stolen>{STOLEN})|(?P<meoff>(?:took|taken|weaned)\s+me\s+off)|"
+    rf"moved\s+out\s+of|{GIVEN_UP}|{DISPOSED}|(?P<stolen>{STOLEN})|(?P<meoff>(?:took|taken|weaned)\s+me\s+off)|"
     r"(?P<left>left)(?=\s+(?:the\s+)?(?-i:[A-Z]))|stopped\s+(?:taking|using|"
     r"going\s+to|playing|doing|seeing|buying|shopping\s+at|banking\s+with)|no\s+longer\s+"
     r"(?:[a-z]+\s+)?(?:with|at|to|in|on|for)?|(?:gave|given)\s+(?P<up>(?:the\s+|my\s+|our\s+)?"
@@ -125,9 +127,8 @@ _NOT_VALUE = frozenset(stem(w) for w in """i me we us my our the a an his her th
 _STILL = re.compile(r"\bstill\b|\bas\s+well\b|\balso\b", re.I)
 """Said as kept or added ("Chloe still does my hair", "also"): nothing ended."""
 _PASSING = re.compile(
-    r"\bfor\s+(?:a|an|the|one|two|three|a\s+few|a\s+couple\s+of)\s+(?:bit|while|day|days|"
-    r"week|weeks|fortnight|month|months)\b|\b(?:fine|working|back|open)\s+again\b|"
-    r"\btemporarily\b|\bfor\s+now\b|\bon\s+(?:\w+\s+)?leave\b|\b(?:reopen|reopened|reopens)\b|"
+    rf"{PAUSED}|\b(?:fine|working|back|open)\s+again\b|"
+    r"\bon\s+(?:\w+\s+)?leave\b|\b(?:reopen|reopened|reopens)\b|"
     r"\b(?:closed|shut)\s+(?:early|for|on|over|at|till|until)\b|"
     r"\bwhen\s+(?:i|we)\s+(?:was|were)\b|\byears\s+ago\b|\bas\s+a\s+(?:kid|child|teenager)\b",
     re.I)
@@ -212,6 +213,8 @@ def _of_holder(e: _Ending, c: Claim, sentence: str) -> bool:
     held = {_loose(t) for t in c.terms}
     doer = [w for w in re.findall(r"[\w']+", e.doer.lower()) if w not in ("have", "has", "had",
                                                                         "just", "finally")]
+    if any(w.split("'")[0] in ("you", "he", "she", "they") for w in doer[1:]):
+        return False  # ("I heard she quit the choir": hers, not the speaker's)
     if doer:
         words = _terms(" ".join(doer))
         if set(doer) <= _I | {"'ve"} or doer[0] in _I:

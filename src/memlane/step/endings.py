@@ -1,5 +1,7 @@
 """What a statement says was stopped, or adds: "I don't play football anymore", "sold the
-Golf", "no longer take the bus", "left Waterstones", "instead of Lidl" (`_ended`), and the words
+Golf", "no longer take the bus", "left Waterstones", "left the choir", "dropped out of the
+evening class", "cancelled the gym membership", "instead of Lidl" (`_ended`; never a pause, "for
+the summer", nor another's: "even though you can't volunteer there anymore"), and the words
 the supersede rule (`step/supersede.py`) reads around them: change cues, times, light verbs.
 Pure; read by the rule's `read_claim`.
 """
@@ -98,6 +100,19 @@ the Picanto in", "got shot of the Astra": shared as `THING_GONE` is."""
 STOLEN = r"nicked|stole|pinched|nabbed|swiped"
 """A thing ended by a thief ("someone nicked my iPhone"): the thief is no holder of it."""
 
+GIVEN_UP = (r"retired\s+from|dropped\s+out(?:\s+of)?|(?:stepped|stood)\s+down\s+(?:as|from)|"
+            r"resigned\s+(?:as|from)")
+"""A role, a course or a pastime left by its holder, as the object: "retired from refereeing",
+"dropped out of the evening class", "stepped down as treasurer": shared as `DISPOSED` is."""
+
+PAUSED = (r"\bfor\s+(?:a|an|the|one|two|three|a\s+few|a\s+couple\s+of)\s+(?:bit|while|day|days|"
+          r"week|weeks|fortnight|month|months|time\s+being)\b|\btemporarily\b|\bfor\s+now\b|"
+          r"\bfor\s+(?:the\s+)?(?:summer|winter|holidays|christmas|lent|off[-\s]season)\b|"
+          r"\b(?:until|till)\s+(?:after|next|further|(?:the\s+)?(?:spring|summer|autumn|winter|new\s+"
+          r"year)|i'?m|my|it'?s|things)\b")
+"""Stopped for a while ("for a few weeks", "for the summer", "until after the baby's born"):
+a pause, no ending of what is held."""
+
 # What a statement says was stopped: "stopped walking to work", "no longer take the bus",
 # "don't play football anymore", "sold the Golf", "left Waterstones", "retired from Nissan",
 # "no more renting in Hackney", "I've gone off oat milk", "so that's the gym done", "let The
@@ -106,9 +121,16 @@ _ENDS = re.compile(
     rf"\b(?:stopped|quit|quitting|(?:gave|given|giving)\s+up(?:\s+on)?|{DISPOSED}|{STOLEN}"
     r"|smashed|trashed|totalled|wrote\s+off|written\s+off"  # a thing destroyed
     r"|(?:packed|jacked|chucked)\s+in|handed\s+in\s+(?:my|our|his|her)\s+notice"
-    r"(?:\s+(?:at|to|with))?|retired\s+from|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
+    r"(?:\s+(?:at|to|with))?|cancell?ed|swapped(?:\s+out)?|replaced|ditched|dumped"
     r"|(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|go)\s+off"  # "I've gone off oat milk"
-    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from|(?P<left>left|(?P<drop>dropped)))"
+    r"|(?:moved|switched|changed)(?:\s+(?:up|down|over|back|across))?\s+from"
+    rf"|{GIVEN_UP}"
+    r"|(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:(?:so|totally|completely|officially|well)\s+)?"
+    r"done\s+with(?!\s+(?:work|it|this|that|them|him|her|you|today|tonight|(?:the|my|our)\s+"
+    r"(?:[a-z]+ing|shift|day|week|homework|exams?|essay|chores)\b)\b)"
+    r"(?=\s+(?:(?:the|my|our)\s+)?[\w'-]+(?:\s+[\w'-]+)?\s*(?:[,;.!]|$|\s+(?:now|for\s+good|"
+    r"altogether)\b))"  # "done with parkrun", not "done with work for the day"
+    r"|(?P<left>left|(?P<drop>dropped)))"
     r"\s+(?P<a>[^,;.!?]+)"
     r"|\bno\s+longer\s+(?P<b>[^,;.!?]+)|\b(?:instead\s+of|rather\s+than)\s+(?P<d>[^,;.!?]+)"
     r"|\bnow,?\s+not\s+(?P<e>[^,;.!?]+)"
@@ -121,13 +143,28 @@ _ENDS = re.compile(
 _OBJECT_END = re.compile(r"\s+(?:for|and|but|so|because|since|to|into|with|after|as|then|now|"
                          r"any\s*more|"
                          r"instead|last|this|in|on|at)\b.*$", re.I)
+_DOER = re.compile(r"\b(you|he|she|they)(?:['\u2019][a-z]+)?\s+(?:[\w'\u2019]+\s+){0,2}"
+                   r"[\w'\u2019]*$", re.I)
+"""Another who ends it, in the words before the ending: the listener, or a pronoun past the
+holder that opens the statement ("I know she quit the choir")."""
+_GROUP = re.compile(r"\b(?:choir|band|orchestra|society|committee|league|union|association|"
+                    r"syndicate|troupe)\s*$|\b(?:the|my|our)\s+[\w'-]+\s+(?:club|group|team|"
+                    r"class|course)\s*$", re.I)
+"""A body one is a member of ("left the choir", "left the book club"; not "left the club": a
+night out as often), which "left" ends as it ends a named one ("left Waterstones")."""
+_MANNER = re.compile(r"\s*([a-z]+ing)\s+with(?:out)?\s+(.+)", re.I)
+"""An activity stopped with whom or what ("running with headphones", "swimming with my
+daughter"): one way of doing it ended, not the held one unless it says that too."""
 _LEFT_FOR_NOW = re.compile(r"\b(?:at\s+\d|today|tonight|early|late|this\s+(?:morning|"
                            r"afternoon|evening)|for\s+the\s+day|in\s+a\s+hurry)\b", re.I)
 _TIME_WORDS = frozenset(stem(w) for w in """today yesterday week month year last ago morning
     evening night weekend recently just""".split()) | _CALENDAR
 _LIGHT = frozenset(stem(w) for w in """go goes going do does doing have has get gets take takes
     make makes see use used be""".split())
-_JOB_WORDS = frozenset(stem(w) for w in "job role position post work".split())
+_TIE_WORDS = frozenset(stem(w) for w in """job role position post work membership subscription
+    place""".split())
+"""One's tie to a thing, not the thing: "packed in the cafe job", "cancelled the gym
+membership" end what a held fact names ("the cafe", "the gym")."""
 # ("my other half" is a partner, no addition)
 _ADDITIVE = re.compile(r"\b(?:also|as\s+well|another|separate|second(?![-\s]?hand\b)|"
                        # ("the other thing was too much faff": the old one, given up)
@@ -168,14 +205,19 @@ def _ended(rest: str) -> frozenset[str]:
     when it ends nothing. "left" ends only a named thing ("left Waterstones", not "left my
     keys")."""
     m = _ENDS.search(rest)
-    if m is None:
+    if m is None or re.search(PAUSED, rest, re.I):
         return frozenset()
+    doer = _DOER.search(rest, 0, m.start())
+    if doer is not None and (doer.group(1).lower() == "you" or rest[:doer.start()].strip()):
+        return frozenset()  # "..., even though you can't volunteer there anymore": not theirs
     obj = next((g for g in m.group("a", "b", "c", "d", "e", "f", "g", "i", "j") if g), "")
     if m.group("h"):  # "let the National Trust membership lapse": the name is what ended
         obj = " ".join(re.findall(r"(?-i:\b[A-Z][\w'-]*)", m.group("h")))
     if m.group("a"):
-        obj = _OBJECT_END.sub("", " " + obj)
-    if m.group("left") and (not re.search(r"(?-i:\b[A-Z])", obj) or
+        manner = _MANNER.match(obj)  # ("stopped running with headphones": its words too)
+        obj = _OBJECT_END.sub("", " " + (manner.group(2) if manner else obj))
+        obj = f"{manner.group(1)} {obj}" if manner else obj
+    if m.group("left") and (not (re.search(r"(?-i:\b[A-Z])", obj) or _GROUP.search(obj)) or
                             _LEFT_FOR_NOW.search(m.group("a")) or
                             re.match(r"\s*(?:my|our|his|her|their)\b", m.group("a"), re.I)):
         return frozenset()  # "left my keys", "left Tesco at 6 today", "left my Kindle on the
@@ -188,8 +230,8 @@ def _ended(rest: str) -> frozenset[str]:
     # "now, not Tuesday", "instead of Tuesdays", "rather than Fridays": the day is what ended
     times = frozenset() if m.group("d") or m.group("e") else _TIME_WORDS
     terms = {t for t in _terms(obj) if t not in times and t not in _CUE_TERMS}
-    if terms - _JOB_WORDS:  # "packed in the cafe job": the cafe is what a held fact names
-        terms -= _JOB_WORDS
+    if terms - _TIE_WORDS:  # (`_TIE_WORDS`)
+        terms -= _TIE_WORDS
     if not terms - _LIGHT:
         return frozenset()
     return frozenset(_loose(t) for t in terms)

@@ -164,6 +164,7 @@ def extract(
             fact = not dropped and is_fact(c, names)
             news = _corrects(c, s, m, known, fits) if dropped else (
                 held_news(c, held) or told(c) or dislike_by_effect(c) or standing(c) or
+                pastimes.taken_now(c) or  # ("Doing padel now.": the speaker's, however short)
                 (not fact and (_corrects(c, s, m, known, fits) or
                                "employer" in orgs.held_values(c))))  # ("X pay my wages")
             if news or fact or (not dropped and keep and _substance(c, names)):
@@ -257,10 +258,12 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
     if not known or "?" in clause or not (_VALUE.search(clause[1:]) or pastimes.named(clause) or
                                           occupations.role(clause) or
                                           occupations.RETIRED.search(clause) or
-                                          orgs.said_now(clause, sentence)):
+                                          orgs.said_now(clause, sentence) or
+                                          read_claim(clause).ends):
         return False  # (a new value is a number, a name, a pastime or a job: "moved on to judo
         # now", "she's moved into a product owner role", "he's retired from the library", "she
-        # teaches at the secondary school now": `orgs.said_now`)
+        # teaches at the secondary school now": `orgs.said_now`; or what ended: "Not going to
+        # the knitting group any more")
     said, d, target = _decided(clause, m, known, sentence, named)
     if d.verdict != SUPERSEDES or target is None:
         return False

@@ -193,6 +193,17 @@ def named(text: str) -> bool:
     return bool(_CHANGE.search(text)) and any(not m.ended for m in members(text))
 
 
+_NOW_DOING = re.compile(r"^\W*(?:just\s+|mostly\s+)?(?!watching\b)[a-z]+ing\b[^,;:.!?]*\b(?:now|"
+                        r"instead|these\s+days|nowadays)\W*$", re.I)
+
+
+def taken_now(sentence: str) -> bool:
+    """Whether `sentence` is the speaker's pastime now with the subject dropped ("Doing pilates
+    now.", "Playing padel these days."): news of the speaker's, however short."""
+    return "?" not in sentence and bool(_NOW_DOING.match(sentence)) and \
+        any(not m.ended for m in members(sentence))
+
+
 def _held(c: Claim, holder: str) -> list[Member]:
     """The members the held `c` says are its holder's pastimes (by each kind's context)."""
     if c.holder != holder or not c.said or c.ends or _WATCH.search(c.said) or \

@@ -132,6 +132,10 @@ _PRONOUN_HINTS = {
 }
 
 
+_DOUBLED = re.compile(r"[a-z]*[^aeiou][aeiou][bdgmnpt]")
+"""A short verb that doubles its last letter before "-ing" ("run", "swim", "jog")."""
+
+
 def related_query(texts: Sequence[str]) -> str:
     """Search words for the held facts the statements `texts` could repeat or change: their
     attributes' usual words and their holders (empty when they name none)."""
@@ -156,8 +160,9 @@ def related_query(texts: Sequence[str]) -> str:
                 words += numbered.earlier_ages(clause)  # "had my 30th" / "I'm 29"
                 last += numbered.held_strengths(clause)  # "upped me to 50mcg" / "25mcg of ..."
                 # What it says was stopped, in the forms a held fact may spell it ("swimming"
-                # ended: "swim"; "cycling": "cycle").
-                words += [f for t in sorted(c.ends) for f in (t, t + "e")]
+                # ended: "swim"; "cycling": "cycle"; "can't run": "running", read "runn").
+                words += [f for t in sorted(c.ends) for f in (t, t + "e", t + t[-1])
+                          if f != t + t[-1] or _DOUBLED.fullmatch(t)]
                 if slots.values(clause).get("weekday") and broad.one_routine_said(clause):
                     words += [d + "day" for d in "mon tues wednes thurs fri satur sun".split()]
                 if attr in ("weekday", "rate"):  # the routine's words, singular and plural

@@ -131,6 +131,8 @@ def _before(text: str, word: str) -> set[str]:
             not a.endswith(("'s", "\u2019s"))}
 
 
+_ON_DAY = re.compile(r"\bon\s+(mon|tues|wednes|thurs|fri|satur|sun)day\b(?!['\u2019]?s)", re.I)
+"""One day of a routine held on that weekday ("on Monday" of "on Mondays")."""
 _FROM_DAY = re.compile(r"\b(?:from|starting|as\s+of)\s+(?:today|tomorrow|this\s+week)\b", re.I)
 
 
@@ -142,6 +144,10 @@ def once_of(new: Claim, held: Claim) -> bool:
         return False
     if _OPEN.search(new.said) and not _OPEN.search(held.said):
         return True  # ("The gym is open every day now" / "I go to the gym on Mondays")
+    day = _ON_DAY.search(said)
+    if day is not None and f"{day.group(1).lower()}day" in pattern(held.said) and \
+            not _RECURS.search(new.said) and not _AS_NOW.search(said):
+        return True  # one session of it ("Cancelled yoga on Monday" / "... on Mondays")
     return bool((_ONCE.search(said) or _ONE_OFF.search(said)) and
                 not re.search(r"\bfrom\s+(?:now|here)\s+on\b|\bgoing\s+forward\b", said, re.I))
 
