@@ -313,7 +313,7 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     when two or more fit; None when none does."""
     said = new.context or new.said
     moved = bool(_RESCHEDULED.search(new.said) or re.search(r"\binstead\b(?!\s+of)", new.said, re.I)
-                 or re.search(r"\bmoved\s+(?:\w+\s+){0,4}?to\b", new.said, re.I))
+                 or re.search(r"\b(?:moved|changed)\s+(?:\w+\s+){0,4}?to\b", new.said, re.I))
     if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or _once(said) or \
             not (CUES.search(new.said) or _MORE_CUES.search(new.said) or
                  _RESCHEDULED.search(new.said)) or slots.kept(said):
@@ -336,6 +336,9 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
             fits.append((i, *fit))
     if not fits and moved:
         fits = _moved_by_type(new, holder, claims, said, skip)
+    if not fits:  # ("take-off has been pushed back": a word of the flight's kind)
+        from . import occasions  # (it reads values as this module does: imported late)
+        fits = occasions.moved(new, holder, claims, said, skip)
     if not fits:
         return None
     i, kind, thing = fits[-1]
@@ -350,25 +353,28 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
 _DATED = ("weekday", "time", "date", "ordinal")
 _POSSESSOR = re.compile(r"(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She)['\u2019])"
                         r"([A-Z][a-z]+))['\u2019]s\b|\b(?:my|our|his|her|their)\s+(\w+)"
-                        r"['\u2019]s\b", re.I)
+                        r"['\u2019]s\b|\b([a-z]+s)['\u2019](?=\s)", re.I)
 
 
-def _thing_holder(holder: str, theirs: str, said: str, held: str) -> bool:
+def _thing_holder(holder: str, theirs: str, said: str, held: str, opens: bool = False) -> bool:
     """Whether a thing moved (`_RESCHEDULED`) by a weak holder (the speaker, "it", "they") is
     the held fact's: the held holder is the speaker, or a thing the sentence names in lower case
     ("Physio is on Wednesdays" / "They've moved my physio to Fridays"; "My dentist appointment
-    is on the 12th" / "The dentist rang, it's been rebooked ..."); never beside someone else's
+    is on the 12th" / "The dentist rang, it's been rebooked ..."), or, `opens` (a thing moved
+    with no topic of its own), a thing of the speaker's the held fact opens with ("My dentist
+    appointment ..."); never beside someone else's
     ("my husband's physio", "Tom's MOT")."""
     prefix, _, who = holder.rpartition("|")
     their_prefix, _, them = theirs.rpartition("|")
     if prefix != their_prefix or who not in ("i", "?it", "?they") or any(
-            (m.group(1) or m.group(2)).lower() not in held.lower()
+            (m.group(1) or m.group(2) or m.group(3)).lower() not in held.lower()
             for m in _POSSESSOR.finditer(said)):
         return False
     word = them.removeprefix("named ")
-    return them == "i" or (re.fullmatch(r"[a-z]+", word) is not None and
-                           re.search(rf"(?-i:\b{word}\b)", said) is not None and
-                           re.search(rf"(?-i:\b{word.capitalize()}\b)", said) is None)
+    return them == "i" or (re.fullmatch(r"[a-z]+", word) is not None and (
+        opens and re.match(rf"\W*(?:my|our)\s+{word}\s+[a-z]", held, re.I) is not None or
+        (re.search(rf"(?-i:\b{word}\b)", said) is not None and
+         re.search(rf"(?-i:\b{word.capitalize()}\b)", said) is None)))
 
 
 _NO_TOPIC = re.compile(
@@ -398,7 +404,7 @@ def _moved_by_type(new: Claim, holder: str, claims: Sequence[Claim], said: str,
         if changed is None or changed[0] not in _DATED:
             continue
         lemmas = {_lemma(w) for w in _WORD.findall(c.said)} | set(c.holder.split())
-        if not _thing_holder(holder, c.holder, said, c.said) or not words <= lemmas:
+        if not _thing_holder(holder, c.holder, said, c.said, opens=True) or not words <= lemmas:
             others += not words  # (another holder's dated thing: "it" may be that one)
             continue
         out.append((i, changed[0], sorted(words & lemmas)[0] if words else "it"))

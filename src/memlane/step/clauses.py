@@ -38,6 +38,7 @@ from .asides import condition_asked
 from .attributes import _occupation
 from .endings import _ENDED_PIECE
 from .holders import _TITLES, RELATIONS, may_be_name, pronoun
+from .measures import home_named
 from .shapes import (
     age_asked,
     appositive,
@@ -414,7 +415,8 @@ def carry_holders(sentences: list[str]) -> list[str]:
     `split_clauses` does within a sentence: "Dave changed jobs. He's at Screwfix now." gives
     "Dave is at Screwfix now.", a fact about Dave. "It" and "they" are left: they stand for
     things and groups as often ("It's where I'm most alive")."""
-    out = [_there_named(sentences[i - 1], s) if i else s for i, s in enumerate(sentences)]
+    out = [home_named(sentences[i - 1], _there_named(sentences[i - 1], s)) if i else s
+           for i, s in enumerate(sentences)]
     for i in range(1, len(out)):
         m = _OWNER_SUBJECT.match(sentences[i - 1].strip())
         if not (_HE_SHE.match(out[i]) or _HIS_HER.match(out[i])) or out[i].rstrip().endswith("?"):

@@ -24,7 +24,7 @@ wrote is kept.
 
 from __future__ import annotations
 
-from . import families, measures, orgs, places
+from . import families, measures, occasions, orgs, places
 from .categories import FAMILIES
 
 _FAMILY = "\x00"
@@ -52,6 +52,8 @@ def marks(text: str, only: frozenset[str] | None = None) -> frozenset[str]:
         out |= {m for m in orgs.marks(text) if only is None or m in only}
     if only is None or not only.isdisjoint(measures.MARKS):
         out |= measures.marks(text) & (measures.MARKS if only is None else only)
+    if only is None or occasions.MARK in only:
+        out |= occasions.marks(text, held=only is not None)
     return frozenset(out)
 
 

@@ -214,10 +214,27 @@ _FIRST = re.compile(r"\b(?:i|i'm|i've|me|my|we|we're|we've|us|our)\b", re.I)
 
 def _speaker_says(clause: str, anywhere: bool = False) -> bool:
     """Whether the speaker is the clause's subject ("We got the keys", "Got the keys": a
-    dropped subject; not "New neighbours moved in at 3 Willow Close"), or, `anywhere`, is
-    named in it at all ("it's 6 till 2 for me")."""
+    dropped subject; "The new place is ...": no one else's; not "New neighbours moved in at 3
+    Willow Close"), or, `anywhere`, is named in it at all ("it's 6 till 2 for me")."""
     return bool(_OPENS_MINE.match(clause) or dropped_subject(clause) or
+                re.match(rf"\W*{_NEW_HOME.pattern}", clause, re.I) or
                 anywhere and _FIRST.search(clause))
+
+
+_NEW_HOME = re.compile(r"\b(?:the|our|my)\s+new\s+(?:place|house|flat|home|pad|apartment)\b",
+                       re.I)
+_IT_IS = re.compile(r"^\W*(?:it|that)(?:['\u2019]s|\s+is)\s+(?=(?:number\s+)?\d)", re.I)
+
+
+def home_named(before: str, sentence: str) -> str:
+    """`sentence` with "It's" said as the new home the sentence before it names, the speaker's
+    ("Finally got the keys to the new place! It's 7 Brackenbury Lane." -> "The new place is 7
+    Brackenbury Lane."); as is otherwise (not "her new place", a viewing, a holiday let)."""
+    m, home = _IT_IS.match(sentence), _NEW_HOME.search(before)
+    if m is None or home is None or _street(sentence) is None or "?" in before + sentence or \
+            _NOT_HOME.search(before + " " + sentence) or not _speaker_says(before):
+        return sentence
+    return f"{home.group(0)[0].upper()}{home.group(0)[1:]} is {sentence[m.end():]}"
 
 
 def _street(text: str) -> str | None:

@@ -242,7 +242,10 @@ def _of_a_thing(said: str) -> bool:
 
 def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     """The one held fact of the person `holder` (resolved; never the speaker) that the change
-    event of `new` replaces (see the module docstring), or None."""
+    event of `new` replaces (see the module docstring), or None; and a name one goes by now
+    (`name_taken`, the speaker's too)."""
+    if (taken := name_taken(new, holder, claims)) is not None:
+        return taken
     said = new.context or new.said
     if _of_a_thing(new.said):
         return None
@@ -268,6 +271,34 @@ def changed(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
     return "supersedes", i, (
         f"same holder ({holder})", f"a change of {held_attribute(claims[i])} told by an event",
         f"another value given ({value})", "the only held fact of this person it fits")
+
+
+_GOES_BY = re.compile(rf"\b(?:go|goes|going)\s+by\s+({_NAME})(?=[\s,.;!]|$)[^?]*$", re.I)
+_HELD_NAME = re.compile(rf"\b(?:sur|last\s+|family\s+|first\s+|nick)?name(?:['\u2019]s|\s+is|"
+                        rf"\s+was)\s+(?:still\s+)?({_NAME})", re.I)
+
+
+def name_words(clause: str) -> list[str]:
+    """The words a held name is said with, for a clause giving the name one goes by
+    (searched for by `step/related.py`: "I go by Okafor now" / "My surname is Pritchard")."""
+    return ["name", "surname"] if _GOES_BY.search(clause) else []
+
+
+def name_taken(new: Claim, holder: str, claims: Sequence[Claim]) -> Verdict | None:
+    """A name `holder` goes by now ("I go by Okafor now since the wedding") in place of the one
+    held fact of the holder that gives their name ("My surname is Pritchard"); None when it is
+    not worded as a change, is a maybe or a question, or no held name, or two, fit."""
+    said = new.context or new.said
+    m = _GOES_BY.search(new.said)
+    if m is None or not re.search(r"\b(?:now|these\s+days|since|after|anymore|married)\b",
+                                  said, re.I) or slots.hypothetical(said):
+        return None
+    fits = [(i, n.group(1)) for i, c in enumerate(claims) if c.holder == holder and c.said and
+            not c.ends and (n := _HELD_NAME.search(c.said)) is not None]
+    if len(fits) != 1 or fits[0][1].lower() == m.group(1).lower():
+        return None
+    return "supersedes", fits[0][0], (f"same holder ({holder})", f"goes by {m.group(1)} now",
+                                      "the only held fact of their name")
 
 
 _OPENS_PERSON = re.compile(

@@ -177,6 +177,7 @@ def related_query(texts: Sequence[str]) -> str:
                 words += families.search_words(clause, sentence)  # "gas", "electric": energy
                 words += topics.search_words(sentence)  # "the scale said 176": a weight
                 last += pastimes.search_words(clause)  # "it's padel now": "play" too
+                words += people.name_words(clause)  # "I go by Okafor now": "surname"
                 if (told := people.event(clause)) is not None:  # "retrained as": a job
                     words += [w for a in sorted(told[0]) for w in _HINTS.get(a, "").split()]
                 # Its thing said in other words ("my current account" / "I bank with ...").
