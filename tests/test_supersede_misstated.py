@@ -58,6 +58,11 @@ REFUSED = [
     (["I live in Harrogate."], "Sorry, my brother lives in Ripon, not Harrogate."),
     (["I'm a vet."], "My wife's a pharmacist, not a vet like me."),
     (["I live in Aberaeron."], "Sorry, Ffion's in Aberporth, not Aberaeron."),
+    (["My partner is called Sam."], "Sorry, Sam's sister, not Sam, is coming round."),
+    # "it" said to be another thing
+    (["I swim on Mondays."], "Sorry, it's Tuesday, not Monday, the party."),
+    (["My rent is £900 a month."], "Sorry, it was £90, not £900, the electric bill."),
+    (["I swim on Mondays."], "Oops, I meant Tuesday for the dentist, not Monday."),
     # two held facts say it
     (["I work in Leeds.", "I live in Leeds as well."], "Sorry, it's Wakefield, not Leeds."),
     # a question, a wish, a belief, a negated plan

@@ -126,6 +126,9 @@ def named_wrong(new: Claim, holder: str, claims: Sequence[Claim]
         return None  # none held (a contrast, another one's value) or two: not this one for certain
     i = fits[0]
     c = claims[i]
+    if who.startswith("?") and _it_named(said, c) or any(
+            not fact_terms(m.group(1)) <= c.terms for m in _FOR_THING.finditer(said)):
+        return None  # "it's Tuesday, not Monday, the party", "I meant Tuesday for the dentist"
     fresh = new.terms - c.terms - wrong - fact_terms(" ".join(_OWNED.findall(said)))
     if not fresh or (_numeric(wrong) and not _numeric(fresh)):
         return None  # no other value given, or a word where a number was
@@ -160,6 +163,24 @@ def _said_wrong(c: Claim, wrong: frozenset[str]) -> bool:
     return theirs is not None and bool(theirs & wrong)
 
 
+_THING_SAID = re.compile(r"(?:the|my|our|his|her|their|that|this)\s+([a-z][a-z ]*)", re.I)
+_FOR_THING = re.compile(r"\b(?:for|about|of|with|to)\s+(?:the|my|our|his|her|their)\s+"
+                        r"([a-z]+(?:\s+[a-z]+)?)\b", re.I)
+"""A thing the statement is about, named after a preposition ("Tuesday for the dentist"): when
+the held fact does not say it, the value named wrong is another thing's."""
+_SEGMENT = re.compile(r"\s[-\u2013\u2014]\s|[,;:]\s*")
+
+
+def _it_named(said: str, c: Claim) -> bool:
+    """Whether `said` names what its "it" is, as a phrase of its own the held `c` does not say
+    ("Sorry, it's Tuesday, not Monday, the party")."""
+    for part in _SEGMENT.split(said.strip().rstrip(".!")):
+        m = _THING_SAID.fullmatch(part.strip())
+        if m is not None and not fact_terms(m.group(1)) <= c.terms:
+            return True
+    return False
+
+
 def _numeric(terms: frozenset[str]) -> bool:
     return any(ch.isdigit() for t in terms for ch in t)
 
@@ -179,4 +200,5 @@ def _may_be(who: str, c: Claim, said: str) -> bool:
     value given ("Octavia, not Fabia")."""
     name = who[6:]
     return who.startswith("?") or name in c.terms or c.holder.endswith(" " + name) or \
-        re.match(rf"\W*{re.escape(name)}\w*\W+(?:not|rather\s+than)\b", said, re.I) is not None
+        name.isalpha() and re.match(rf"\W*{name}\W+(?:not|rather\s+than)\b", said, re.I) \
+        is not None  # (one word: "Sam's sister, not Sam, is coming" names another person)
