@@ -8,10 +8,10 @@ import re
 from .occupations import NOT_A_THING
 
 _LEAD = re.compile(
-    r"^\W*(?:(?:oh|ah|um|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
+    r"^\W*(?:(?:oh|ah|um|ugh|so|well|ok|okay|sorry|wait|oops|also|and|but|anyway|btw|by\s+the\s+way"
     r"|just\s+so\s+you\s+know|fyi|quick\s+update|update|actually|correction|news|heads\s+up"
     r"|(?:good|great|big|bad|sad|some)\s+news|fun\s+fact|guess\s+what"
-    r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember"
+    r"|to\s+correct\s+myself|i\s+mean|i\s+meant|my\s+mistake|scratch\s+that|remember|(?:typo(?:\s+(?:earlier|before|there))?|fat\s+fingers?)(?=\s*[,:;!.-])"
     r"|please\s+remember(?:\s+that)?|i\s+was\s+wrong(?:\s+(?:earlier|before))?"
     r"|these\s+days|nowadays"
     # "From tomorrow I'm on days": when it holds from, then the fact

@@ -33,7 +33,7 @@ from ..caches import remember
 from ..text import FACT_STOPWORDS, mark_newer
 from ..types import Message, Record
 from ..validate import STANDING_KINDS
-from . import anchored, numbered, occupations, orgs, pastimes
+from . import anchored, misstated, numbered, occupations, orgs, pastimes
 from .asides import dislike_by_effect
 from .clauses import TAG_WORDS, asked_to_keep, carry_holders, clauses, name_holder
 from .holders import held_names, held_news, holder_attribute
@@ -156,7 +156,8 @@ def extract(
         # without gluten"), and their clauses keep the sentence's kind (`held_kind`).
         units = [(c, dropped, asked_to_keep(s) or k == "decision"
                   or (k == "constraint" and (not is_request(c) or standing_rule(c))), k, s)
-                 for s in sentences for k in (kind_of(s),) for c, dropped in _with_dropped(s)]
+                 for s in sentences for k in (kind_of(s),) for c, dropped in _with_dropped(s)
+                 if not misstated.owned_only(c, s)]  # ("I said Rhiannon": no fact to file)
         fits = None if opening else named
         scored = []
         for i, (c, dropped, keep, k, s) in enumerate(units):
@@ -259,11 +260,13 @@ def _corrects(clause: str, sentence: str, m: Message, known: list[_Fact],
                                           occupations.role(clause) or
                                           occupations.RETIRED.search(clause) or
                                           orgs.said_now(clause, sentence) or
-                                          read_claim(clause).ends):
+                                          read_claim(clause).ends or
+                                          misstated.wrong_value(sentence)):
         return False  # (a new value is a number, a name, a pastime or a job: "moved on to judo
         # now", "she's moved into a product owner role", "he's retired from the library", "she
-        # teaches at the secondary school now": `orgs.said_now`; or what ended: "Not going to
-        # the knitting group any more")
+        # teaches at the secondary school now": `orgs.said_now`; what ended: "Not going to the
+        # knitting group any more"; a value named as wrong: "I said fourth floor, but it's
+        # actually the fifth", `misstated`)
     said, d, target = _decided(clause, m, known, sentence, named)
     if d.verdict != SUPERSEDES or target is None:
         return False
@@ -395,6 +398,7 @@ def _file(
             text = name_holder(text, target.claim.said)
             text = anchored.naming(text, said.context, target.claim.holder)
             text = numbered.with_drug(text, said.context, target.claim.said)
+            text = misstated.whole(text, said)  # ("It's actually the fifth": of what)
         _replace(target, text, m.seq, updates, ops, kind)
         return
     if d.verdict == RELATED:

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..text import FACT_STOPWORDS, stem
-from . import broad, slots
+from . import broad, misstated, slots
 from .anchored import _ONCE
 from .claim import Claim
 from .endings import _ADDITIVE, _CLAUSE_CUT, _ONE_OFF, _loose
@@ -211,7 +211,9 @@ def _younger(new: Claim, held: Claim) -> bool:
     mine, theirs = ages(new.said), ages(held.said)
     if len(theirs) != 1 or not _aged(held):
         return False
+    wrong = misstated.wrong_value(new.context or new.said)  # ("I'm 58, not 38": said wrong)
     return bool(_WAS_WHEN.search(new.context or new.said)) or bool(mine) and not new.corrects \
+        and not (wrong and wrong <= held.terms) \
         and (max(mine) < next(iter(theirs)) or min(mine) > next(iter(theirs)) + _AGED_AT_MOST)
 
 

@@ -320,7 +320,7 @@ _HABIT = frozenset("""usually normally always often generally typically regularl
 
 _HYPOTHETICAL = re.compile(
     rf"\b(?:{endings.IF_SAID}|might|(?<!\bin\s)(?-i:may)\s+(?-i:[a-z]+)|could|would|should|maybe|perhaps|"
-    r"thinking\s+(?:of|about)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
+    r"thinking\s+(?:of|about)(?!\s+(?:some|any)\w*\s+else)|considering|wondering|planning\s+to|(?:i|we)\s+plan\s+to|want\s+to|wants\s+to|"
     r"hope\s+to|probably|unless|whether|tempted|wants?\s+(?:a|an|one|some)\s|"
     r"(?:asked|asking|hoping|wishing)\s+for|look(?:ing|ed)\s+(?:at|into)\s+(?-i:[a-z]+ing)"
     # "I'm going to switch", "we're moving to York": planned; not "going to the gym"

@@ -44,6 +44,7 @@ from . import (
     families,
     measures,
     medicines,
+    misstated,
     numbered,
     orgs,
     pastimes,
@@ -72,7 +73,7 @@ from .attributes import (
     work_alike,
 )
 from .claim import Claim as Claim  # (public here, as before it moved to claim.py)
-from .cues import _BRACKETED, _CORRECTS, _LEAD, _SPAN, _TITLED
+from .cues import _BRACKETED, _LEAD, _SPAN, _TITLED
 from .cues import CUES as CUES  # (public, as before it moved to cues.py)
 from .ended import ended_value
 from .endings import (
@@ -191,7 +192,7 @@ def read_claim(text: str) -> Claim:
     named = frozenset(t for t in _terms(_SPAN.sub(" ", label[-1]))  # (a label, not "3 weeks";
                       if t[0].isdigit()) if label else frozenset()  # its own clause's)
     return Claim(who + holder, attribute, key | words, key, terms, bool(CUES.search(said)),
-                 corrects=bool(_CORRECTS.search(said)), named=named, ends=_ended(rest),
+                 corrects=misstated.corrects(said), named=named, ends=_ended(rest),
                  additive=bool(_ADDITIVE.search(rest)), said=body)
 
 
@@ -220,8 +221,6 @@ _ATTRIBUTE_WORDS = frozenset("""rent mortgage salary earn earns weigh weighs wei
     company live lives lived living move moving relocated based home phone mobile number email
     name called named turned turns turning old years year age aged start starts date diet eat
     appointment school""".split())
-
-
 _ATTRIBUTE_STEMS = frozenset(stem(w) for w in _ATTRIBUTE_WORDS)
 
 
@@ -437,8 +436,9 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
             broad.weak_holder(new, holder, claims, _SKIP) or broad.one_routine(new, holder, claims)
         d = Decision(SUPERSEDES, *fit) if fit else _last_clause(new, claims) or d
     d = _unless_kept(new, claims, d)
-    if d.verdict in (RELATED, NEW) and (hit := ended_value(new, claims, _SKIP)):
-        d = Decision(*hit)  # (`step/ended.py`: the held value named as ended)
+    if d.verdict in (RELATED, NEW) and (hit := ended_value(new, claims, _SKIP) or
+                                        misstated.named_wrong(new, holder, claims)):
+        d = Decision(*hit)  # (`ended.py`, `misstated.py`: the held value named ended, or wrong)
     if d.verdict in (RELATED, NEW):  # (`step/anchored.py`: same anchor, new value, a cue)
         d = _unless_kept(new, claims, Decision(*a)) if (
             a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
@@ -454,7 +454,8 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                                         orgs.changed(new, holder, claims)):  # (`orgs.py`)
         d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")
     if people.unsettled(new.context or new.said) or (  # "been offered a job at Google"
-            new.attribute == "residence" and places.unsettled(new.said, holder)):  # "I'm in York"
+            new.attribute == "residence" and places.unsettled(new.said, holder)) or \
+            misstated.once_instead(new, claims):  # "I'm in York", "this year ..., not Cornwall"
         d = _keep_apart(d)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     d = Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
@@ -550,9 +551,8 @@ def _by_signals(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | 
 
 
 def _clause_of(c: Claim, context: str) -> bool:
-    """Whether the held `c` is another clause of the sentence `context` ("Dropped the iPhone in
-    the sea" of "Dropped the iPhone in the sea, so I'm on a Pixel 8 now"): filed just before,
-    never what the sentence replaces."""
+    """Whether the held `c` is another clause of the sentence `context`, filed just before
+    ("Dropped the iPhone in the sea" of "..., so I'm on a Pixel 8 now"): never what it replaces."""
     said = c.said.strip().rstrip(".!")
     return bool(context) and len(said) > 8 and said.lower() in context.lower()
 
