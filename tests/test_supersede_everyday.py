@@ -101,6 +101,11 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     (["My dad is 70."], "They've moved my dad to 12 Oak Lane."),
     (["I work at Boots."], "I got a job at Tesco on Saturdays."),
     (["I work at Boots."], "I got a job at the council for the summer."),
+    # a place's move is its own; "it" moved of another thing the sentence names
+    (["I live on Kelso Street."], "The bakery moved to Pine Street."),
+    (["I live on Kelso Street."],
+     "The workshop's been moved to the community hall on Pine Street."),
+    (["My haircut is on Friday at 3."], "The garage rang, they've moved it to Monday."),
     (["I do 3 a week at the gym."], "I'm up to 4 a week now, and it's 40 a month."),
 ])
 

@@ -36,6 +36,7 @@ from .claim import Claim
 from .cues import CUES
 from .endings import _ADDITIVE, _ONE_OFF, _loose
 from .holders import RELATIONS, pronoun
+from .lexicon import EVENT_WORDS
 
 Verdict = tuple[str, int, tuple[str, ...]]
 """("supersedes" or "related", the index of the held fact, why)."""
@@ -339,6 +340,9 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     if not fits:  # ("take-off has been pushed back": a word of the flight's kind)
         from . import occasions  # (it reads values as this module does: imported late)
         fits = occasions.moved(new, holder, claims, said, skip)
+    if (caller := _CALLER.search(said)) is not None and not _EVENT.search(new.said):
+        fits = [f for f in fits if  # ("The garage rang, they've moved it to Monday": the
+                re.search(rf"\b{caller.group(1)}", claims[f[0]].said, re.I)]  # garage's thing)
     if not fits:
         return None
     i, kind, thing = fits[-1]
@@ -350,6 +354,10 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
                              "the only held fact that fits")
 
 
+_CALLER = re.compile(r"^\W*(?:the\s+|my\s+|our\s+)?([a-z]{3,})\s+(?:has\s+|just\s+)?(?:rang|called|"
+                     r"phoned|emailed|texted|messaged|wrote|been\s+in\s+touch)\b", re.I)
+"""Who rang to move a thing ("Dentist rang, ..."): "it" moved is theirs."""
+_EVENT = re.compile(rf"\b(?:{EVENT_WORDS})\b", re.I)
 _DATED = ("weekday", "time", "date", "ordinal")
 _POSSESSOR = re.compile(r"(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She)['\u2019])"
                         r"([A-Z][a-z]+))['\u2019]s\b|\b(?:my|our|his|her|their)\s+(\w+)"

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 
 from .endings import MONTHS_AND_DAYS
-from .lexicon import data_rows
+from .lexicon import EVENT_WORDS, data_rows
 
 RELATIONS = {
     w: w for w in """mother father parents sister brother wife husband partner girlfriend
@@ -207,14 +207,17 @@ _CHARGES = re.compile(
     r"(?:me\s+|us\s+)?[£$€]?\d[\d,.]*k?\s*(?:a|per|each|every)\s+(?:month|week|year)\b", re.I)
 _PAYEES = frozenset({"landlord", "landlady", "letting agent", "letting agents"})
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
-# "My office moved to Leeds", "Our lodger lives in Hull": a person's fact (where one lives or
-# works, an age) said of something of the speaker's that no relation word names is that thing's
-# (or that person's), never the speaker's own: "I live in Harrogate" stays.
+# "My office moved to Leeds", "Our lodger lives in Hull", "The bakery moved to Pine Street": a
+# person's fact (where one lives or works, an age) said of a thing (the speaker's or another)
+# that no relation word names is that thing's (or that person's), never the speaker's own: "I
+# live in Harrogate" stays.
 _PERSONAL = frozenset({"residence", "employer", "age"})
 _OWNED_SUBJECT = re.compile(
-    r"^(?:my|our)\s+((?:[a-z-]+\s+){0,2}?[a-z-]+)\s+(?:has\s+|have\s+|had\s+|just\s+|also\s+|now\s+)*"
-    r"(?:moved|moves|relocated|lives|lived|works|worked|turned|retired|emigrated)\b(?!\s+(?:me|us)\b)",
-    re.I)
+    r"^(?:my|our|the(?!\s+(?:whole\s+)?(?:family|kids|children|boys|girls|twins|lads)\b)"
+    r"(?!\s+(?:[a-z-]+\s+){0,2}?(?:" + EVENT_WORDS + r")(?:['\u2019]?s)?\b))\s+"
+    r"((?:[a-z-]+\s+){0,2}?[a-z-]+)(?:['\u2019]s)?\s+(?:has\s+|have\s+|had\s+|just\s+|also\s+|"
+    r"now\s+|been\s+)*(?:moved|moves|relocated|lives|lived|works|worked|turned|retired|emigrated)\b"
+    r"(?!\s+(?:me|us)\b)", re.I)
 
 
 # "Dr Ngata supervises me now", "Helen coaches me": who the speaker's supervisor or coach is.

@@ -265,3 +265,21 @@ _COUNTED = re.compile(r"\b(?:hours?|hrs|shifts?|days?|nights?|miles|km|times|ses
 def sums_bare(text: str) -> bool:
     """Whether a number paid by the period in `text` is a sum (`BARE_SUM`): no count's noun."""
     return _COUNTED.search(text) is None
+
+EVENT_KINDS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
+    "flight plane train ferry boat crossing sailing sail departure take-off takeoff boarding",
+    "match game fixture kick-off kickoff",
+    "appointment appt session slot booking reservation table check-up checkup consultation "
+    "scan op operation surgery procedure treatment haircut",
+    "class lesson session course workshop practice rehearsal",
+    "meeting call review catch-up session",
+    "delivery slot",
+    "exam test",
+    "interview",
+    "shift",
+))
+"""Words for one kind of event, as `occasions.plain` reads them: a flight, a match, a booking,
+a class, a meeting, ..."""
+EVENT_WORDS = "|".join(sorted({re.escape(w) for g in EVENT_KINDS for w in g}, key=len,
+                              reverse=True))
+"""`EVENT_KINDS`' words as one alternation of a pattern."""

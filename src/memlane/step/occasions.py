@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from . import anchored, slots
 from .claim import Claim
+from .lexicon import EVENT_KINDS
 
 
 def plain(word: str) -> str:
@@ -37,19 +38,8 @@ def plain(word: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us")) else w
 
 
-KINDS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
-    "flight plane train ferry boat crossing sailing sail departure take-off takeoff boarding",
-    "match game fixture kick-off kickoff",
-    "appointment appt session slot booking reservation table check-up checkup consultation "
-    "scan op operation surgery procedure treatment haircut",
-    "class lesson session course workshop practice rehearsal",
-    "meeting call review catch-up session",
-    "delivery slot",
-    "exam test",
-    "interview",
-    "shift",
-))
-"""Words for one kind of event, as `plain` reads them."""
+KINDS = EVENT_KINDS
+"""Words for one kind of event, as `plain` reads them (`lexicon.EVENT_KINDS`)."""
 
 _VERB = (r"(?:moved|pushed|bumped|shifted|rescheduled|re-?scheduled|rebooked|re-booked|brought|"
          r"changed|postponed|delayed|put)")

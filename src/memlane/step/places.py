@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from .endings import _ADDITIVE
-from .lexicon import data_rows
+from .lexicon import EVENT_WORDS, data_rows
 
 PLACE_SCAN = 200
 """How many of a namespace's newest records the step reads for a held residence when a stretch
@@ -181,11 +181,17 @@ def unsettled(text: str, holder: str) -> bool:
     return lives(text) is not None and _moved(text) is None and not _CHANGE.search(text)
 
 
+_AN_EVENT = re.compile(rf"^\W*(?:the|my|our)\s+(?:[a-z-]+\s+){{0,2}}?(?:{EVENT_WORDS})"
+                       r"(?:['\u2019]?s)?\b", re.I)
+
+
 def residence(body: str, holder: str, attribute: str | None) -> str | None:
     """The attribute of the statement `body` of `holder` (`supersede.read_claim`'s reading,
     `attribute`), "residence" in place of none, or of "rent" read from a later clause
     ("I've relocated to Newcastle, the rent's half what it was"), when the speaker says where
     they live, or another says they moved (no "I'm in X" of theirs); else `attribute`."""
+    if attribute == "residence" and _AN_EVENT.match(body):
+        return None  # ("The workshop's been moved to the hall on Pine Street": its venue)
     if holder != "i":  # another's home by a move only ("Oonagh has settled in Tenby now")
         moved = attribute is None and _moved(body) is not None and not _not_now(body)
         return "residence" if moved else attribute
