@@ -135,6 +135,9 @@ def test_small_talk_in_similar_words_files_nothing(text: str) -> None:
     ("Oh and one more thing - my daughter has a severe egg allergy.",
      "My daughter has a severe egg allergy."),
     ("Worth knowing: we have two cats and a rabbit.", "We have two cats and a rabbit."),
+    # "reminds me" opens; a clinician's order is the fact, not news of what they said
+    ("Reminds me, my GP told me to cut out salt.", "My GP told me to cut out salt."),
+    ("That reminds me: my sister is a nurse in Leeds.", "My sister is a nurse in Leeds."),
     # "there" after a question naming one place is that place
     ("Remind me what time zone Singapore is in? I'm moving there for work in March.",
      "I'm moving to Singapore for work in March."),

@@ -152,7 +152,8 @@ def test_the_writer_reads_needs_and_agreements_in_words_no_test_template_holds()
     needs = ["My knees are bad, so no long walks or hikes for me.",
              "We're on a tight budget this month, nothing over forty pounds.",
              "I can't fly because of my ears.", "My son is scared of dogs.",
-             "I'm diabetic, so watch the sugar."]
+             "I'm diabetic, so watch the sugar.",
+             "The cardiologist wants me off caffeine completely."]
     agreements = ["Right, agreed: the cat sitter is Mrs Okafor.",
                   "We've decided the reunion is in Porto.",
                   "Let's go with the blue tiles for the bathroom."]

@@ -46,6 +46,13 @@ from supersede_verdicts import verdicts as _verdicts
     (["I've been using a Samsung for years, love it."],
      "I switched to an iPhone last week, finally caved."),
     (["I bank with Barclays."], "I moved over to Monzo a few weeks ago."),
+    # a named thing moved, a comment after it; the landlord's "it"; a relative's flat
+    (["Our daily standup's at 9:30, bang on, and the boss hates lateness."],
+     "They've shifted the standup to 10:15 from Monday, which honestly suits me way better."),
+    (["Rent's £850 a month on this place."],
+     "Landlord's put it up to £925 from next month, I got the letter this morning."),
+    (["My sister's flat is in Dunmere, just off the high street."],
+     "My sister is properly moved to Corrisk now, lovely little terrace by the canal."),
     # a dose another changed, of the relation it names; a job got
     (["My mother-in-law takes 5mg of amlodipine.", "My father-in-law takes 40mg of simvastatin."],
      "They've put my mother-in-law up to 10mg of amlodipine."),
@@ -100,6 +107,8 @@ def test_an_everyday_correction_supersedes(held: list[str], new: str) -> None:
     (["I take 5mg of amlodipine."], "They've put my wife up to 10mg of amlodipine."),
     (["My dad is 70."], "They've moved my dad to 12 Oak Lane."),
     (["I work at Boots."], "I got a job at Tesco on Saturdays."),
+    (["I live in York."], "My sister's flat is in Leeds now."),
+    (["My rent is £850 a month."], "My landlord's dog cost him £925 at the vet."),
     (["I work at Boots."], "I got a job at the council for the summer."),
     # a place's move is its own; "it" moved of another thing the sentence names
     (["I live on Kelso Street."], "The bakery moved to Pine Street."),

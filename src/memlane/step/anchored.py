@@ -404,8 +404,9 @@ def _moved_by_type(new: Claim, holder: str, claims: Sequence[Claim], said: str,
     if not re.search(r"\b(?:it|that|them)\b", new.said, re.I) and \
             holder.rpartition("|")[2] != "i":
         return []
-    words = {_lemma(w) for w, k in _tokens(_NO_TOPIC.sub(" ", said), skip, frozenset())
-             if k == "content"}
+    topic = said if re.search(r"\b(?:it|that|them)\b", new.said, re.I) else new.said
+    words = {_lemma(w) for w, k in _tokens(_NO_TOPIC.sub(" ", topic), skip, frozenset())
+             if k == "content"}  # (a named thing's own clause: not "..., which suits me")
     out, others = [], 0
     for i, c in enumerate(claims):
         changed = _changed(new.said, c.said, skip, dated=True) if c.said and not c.ends else None

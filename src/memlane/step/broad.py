@@ -107,7 +107,8 @@ _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|night|week|fortnight|mon
                      r"hour|term|session)\b", re.I)
 _OTHER = re.compile(rf"\b(?:my|our|your)\s+(?:{_REL})\b|\b(?:he|she|he's|she's|his|her)\b"
                     r"|(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|Everything|Something|"
-                    r"Nothing|Anything|Everyone|Someone|Everybody|Somebody|Nobody)['\u2019])"
+                    r"Nothing|Anything|Everyone|Someone|Everybody|Somebody|Nobody|Landlord|"
+                    r"Landlady)['\u2019])"
                     r"[A-Z][a-z]+"
                     r"['\u2019]s\b)", re.I)  # (someone's, not "It's")
 _FILLER = frozenset(stem(w) for w in """only just about around roughly nearly almost now
@@ -139,6 +140,7 @@ _NAMED_THING = re.compile(r"\b(?:the|my|our|its|their|his|her)\s+([a-z]+)", re.I
 _PRICE_WORDS = frozenset("price prices rise bill bills cost costs charge payment tariff deal "
                          "contract direct debit".split())
 _BARE = re.compile(BARE_SUM, re.I)  # ("we pay 1200 a month": a sum)
+_LANDLORD = re.compile(r"\b(?:landlord|landlady|letting\s+agents?)\b", re.I)
 _IT_IS = re.compile(r"\b(?:it'?s|it\s+is)\s+(?:now\s+|gone\s+up\s+to\s+)?(?:[£$€]\d|"
                     rf"{BARE_SUM})", re.I)
 
@@ -146,8 +148,9 @@ _IT_IS = re.compile(r"\b(?:it'?s|it\s+is)\s+(?:now\s+|gone\s+up\s+to\s+)?(?:[£$
 def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> Fit | None:
     """The one held amount `new` moves to another value of its unit, by any change word."""
     said = new.context or new.said
+    own = new.said if _amounts(new.said) else said  # (a one-off of another clause is its own:
     if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or \
-            _ONE_OFF.search(said) or not _CHANGE.search(said):
+            _ONE_OFF.search(own) or not _CHANGE.search(said):  # "I got the letter this morning")
         return None
     mine = _amounts(said)
     if not mine:
@@ -174,6 +177,8 @@ def amount(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str
             _IT_IS.search(said) and period and period == held_period and
             not {n.lower() for n in _NAMED_THING.findall(said)} - _PRICE_WORDS - c.terms and
             f"it, a {unit} a {next(iter(period))}")  # ("The price rise has kicked in, it's £35")
+        if not thing and _LANDLORD.search(said) and re.search(r"\brent\b", c.said, re.I):
+            thing = "the rent, by the landlord"  # ("Landlord's put it up to £925")
         if thing:
             fits.append((i, thing))
     if len(fits) != 1:

@@ -19,7 +19,8 @@ _LEAD = re.compile(
     r"term|year)|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
     # "The vet says our dog ...", "Mum said that she ...": the fact is what was said; not a
     # reading ("The scale said 176 this morning": the number alone says nothing)
-    r"|(?:the|my|our)\s+\w+\s+(?:says|said|tells\s+me|told\s+me)(?:\s+that)?(?!\s*[£$€]?\d)"
+    r"|(?:the|my|our)\s+\w+\s+(?:says|said|(?:tells|told)\s+me(?!\s+to\b))(?:\s+that)?"
+    r"(?!\s*[£$€]?\d)"
     r"|apparently"
     # a comment on the news, not the news: "Sadly Kiwi died, ...", "Luckily ..."
     r"|sadly|luckily|unluckily|unfortunately|fortunately|thankfully|happily|tragically"

@@ -274,6 +274,7 @@ _REQUESTS = re.compile(
     r"advises|recommended|recommends|has\s+(?:me|him|her|us)|put\s+(?:me|him|her|us)|"
     r"set\s+(?:it\s+)?up|gave\s+(?:me|him|her|us))\b[^.;]{0,50}?\b(?:no\s+" + _NOT_A_LIMIT +
     r"|nothing\s+(?!to\s+worry|wrong|serious|major|to\s+be)|avoid\w*|cut\w*|stop\w*|"
+    r"(?:me|him|her|us)\s+off(?!\s+(?:work|sick|school|the\s+hook))|"
     r"only(?!\s+(?:i|you|time|one|way))|limit\w*|lay\s+off|keep\w*\s+(?:off|away|to|it|my|his|her|down|under)|"
     r"stay\w*\s+(?:off|away|clear)|not\s+to|(?:can't|cannot|shouldn't|mustn't))\b|"
     r"\bno\s+" + _NOT_A_LIMIT + _HAD + r"(?:[\w-]+\s+){0,2}?[\w-]+\s*,\s*(?:and\s+|or\s+)?no\s+" +

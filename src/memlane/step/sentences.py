@@ -99,6 +99,7 @@ _OPENER_WORDS = re.compile(
     r"^\W*(?:(?i:hi|hey|hello|oh|ah|ugh|ha|hah|wow|yeah|yes|yep|ya|yea|yup|no|nope|ok|okay|alright|well|so|thanks|"
     r"thank\s+you|sure|great|cool|nice|awesome|haha|lol|omg|aw+|hmm+|um+|dear|and|but|anyway|"
     r"anyways|btw|by\s+the\s+way|random\s+thing|speaking\s+of\s+which|honestly|also|heads\s+up|fyi|"
+    r"(?:that\s+|which\s+|this\s+)?reminds\s+me(?=\s*[,:;.!-])|"
     r"not\s+much|nothing\s+much|"
     r"(?:as\s+for\s+|and\s+)?me(?=\s*,))\b"
     r"(?:\s+[A-Z][a-z]+)?[\s,!.:;-]*)+")
