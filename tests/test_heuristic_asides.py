@@ -26,6 +26,11 @@ FILED = [
     # a "by the way" aside
     ("Oh by the way, I've been made team leader at the depot.", "team leader"),
     ("btw my mum's moving in with us in September", "September"),
+    ("Being asthmatic, I always get a bit nervous running in cold weather.", "I'm asthmatic"),
+    ("As a primary school teacher I pick up loads of colds every September.",
+     "I'm a primary school teacher"),
+    ("It was grandad's birthday on Sunday, he's 89 now, so we took him out for a carvery.",
+     "Grandad is 89"),
     ("Random, but my landlord is selling the flat in the spring.", "selling"),
     # a fact after a reason or a complaint
     ("Work's been chaos, so I've handed in my notice and I finish on the 28th.", "notice"),
@@ -138,6 +143,9 @@ def test_small_talk_in_similar_words_files_nothing(text: str) -> None:
     # "reminds me" opens; a clinician's order is the fact, not news of what they said
     ("Reminds me, my GP told me to cut out salt.", "My GP told me to cut out salt."),
     ("That reminds me: my sister is a nurse in Leeds.", "My sister is a nurse in Leeds."),
+    # a need before "so no ... please"; what one is, opening "Being" / "As a"; "grandad's" then "he"
+    ("I'm allergic to sesame so no sesame oil or seeds please.", "I'm allergic to sesame."),
+    ("As a kid I loved horses.", "As a kid I loved horses."),
     # "there" after a question naming one place is that place
     ("Remind me what time zone Singapore is in? I'm moving there for work in March.",
      "I'm moving to Singapore for work in March."),

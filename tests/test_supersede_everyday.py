@@ -53,6 +53,11 @@ from supersede_verdicts import verdicts as _verdicts
      "Landlord's put it up to £925 from next month, I got the letter this morning."),
     (["My sister's flat is in Dunmere, just off the high street."],
      "My sister is properly moved to Corrisk now, lovely little terrace by the canal."),
+    # a company car for the held company car; a held value named as the reason, "too far"
+    (["My wife drives a Qashqai, it's her company car."],
+     "My wife's company car got swapped at renewal, she's got a Kuga now instead."),
+    (["My eldest, Freya, goes to Oakfield Primary just round the corner."],
+     "Freya's moved schools, she's at Greenway Primary now because Oakfield was just too far."),
     # a dose another changed, of the relation it names; a job got
     (["My mother-in-law takes 5mg of amlodipine.", "My father-in-law takes 40mg of simvastatin."],
      "They've put my mother-in-law up to 10mg of amlodipine."),

@@ -88,6 +88,10 @@ _SO_TAIL = re.compile(r",\s+(?:so|which\s+means)\s+(?![^,]*\b(?:now|instead|no\s
                       r"i\s+suppose|i\s+reckon)\W*$|(?:basically|technically|officially|"
                       r"pretty\s+much)\s+(?:a\s+|an\s+)?[a-z-]+\W*$)[^,]*$",
                       re.I)
+# " so no <thing> please" with no comma: the request the fact makes ("I'm allergic to sesame so
+# no sesame oil or seeds please").
+_SO_NO = re.compile(r"\s+so\s+(?:no|nothing|don't|please\s+(?:no|don't))\b(?!\s+(?:more|longer)\b)"
+                    r"[^,]*$", re.I)
 # A question or request after the statement: ", what toys suit her?", ", can you suggest ...".
 _ASK_TAIL = re.compile(
     r"(?:[,;:\u2013\u2014-]|\s-)\s*(?:and\s+|so\s+|but\s+)?(?:what|which(?!\s+(?:is|was)\s+why)|how|any|can|could|"
@@ -153,8 +157,9 @@ _NAME_MENTION = re.compile(r"(?<=\s)(?<!['\u2019]s\s)(?-i:[A-Z][a-z]+)"
 
 
 # Someone of the speaker's by a family word said bare: "at the hospital with Dad, he's had ...".
-_KIN_MENTION = re.compile(r"(?<=\s)(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|"
-                          r"Grandma|Grandpa)\b")
+_KIN_MENTION = re.compile(r"(?<=\s)(?:(?-i:Mum|Mom|Mam|Dad|Nan|Nana|Gran|Granny|Grandad|Granddad|"
+                          r"Grandma|Grandpa)\b|(?:mum|mom|mam|dad|nan|nana|gran|granny|grandad|"
+                          r"granddad|grandma|grandpa)(?=['\u2019]s\s))")  # ("grandad's birthday")
 
 
 def asked_to_keep(sentence: str) -> bool:
@@ -173,6 +178,13 @@ _NEWS_LEAD = re.compile(r"^(?:the|my|our)\s+(?:[a-z]+\s+)?[a-z]+\s+(?:rang|calle
                         r"this\s+morning|last\s+night))?\s*[,:;\u2013\u2014-]\s+(?=\S+\s+\S+\s+\S)",
                         re.I)
 _AS_ROLE = re.compile(r"^as\s+(an?\s+[^,]{3,40})\.$", re.I)
+# "Being asthmatic, I ...", "As a primary school teacher I ...": what the speaker is, then the
+# rest (never "As a kid I ...", "Being honest, ...": a time or a manner, not what one is).
+_BEING = re.compile(r"^\W*(?:being|as)\s+((?!(?:an?\s+)?(?:kid|child|teen|teenager|youngster|boy|"
+                    r"girl|baby|toddler|student|result|rule|whole|treat|joke|favour|gift|present|"
+                    r"bonus|precaution|aside|honest|fair|realistic|usual|always|ever|well|soon|"
+                    r"far|long|much|such|it|if|though|i)\b)(?:an?\s+)?(?:[a-z][\w-]*\s+){0,4}?"
+                    r"[a-z][\w-]*),?\s+(?=(?:i|i'm|i've|i'd)\b)", re.I)
 
 
 def trim(sentence: str) -> str:
@@ -182,6 +194,7 @@ def trim(sentence: str) -> str:
     s = _KEEP_TAIL.sub(".", s)
     s = without_vocative(_FILLER_HEAD.sub("", s, count=1))
     s = _NEWS_LEAD.sub("", s, count=1)
+    s = _BEING.sub(r"I'm \1, and ", s, count=1)  # "Being asthmatic, I ...": two facts
     s = _FILLER_TAIL.sub(r"\1", s)
     ask = _ASK_TAIL.search(s) or _YES_NO_TAIL.search(s)
     if ask is not None and _RELATIVE.match(s[ask.start():]) and \
@@ -191,7 +204,7 @@ def trim(sentence: str) -> str:
         s = s[:ask.start()].rstrip() + "."
         s = _REASON_LEAD.sub("", s, count=1)  # "Since I'm coeliac, which beers ...?"
         s = _AS_ROLE.sub(r"I'm \1", s, count=1)  # "As a Type 1 diabetic, what snacks ...?"
-    so = _SO_TAIL.search(s.rstrip(".!"))
+    so = _SO_TAIL.search(s.rstrip(".!")) or _SO_NO.search(s.rstrip(".!"))
     if so is not None and len(s[:so.start()].split()) >= 2:
         s = s[:so.start()].rstrip() + "."
     s = s.strip(" ,;:-")

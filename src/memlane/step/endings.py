@@ -238,8 +238,9 @@ def _ended(rest: str) -> frozenset[str]:
 
 
 # How a sentence says a held value ended, read by `step/slots.py` (`ended_again`, `topic`).
-_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too|as\s+well)\b", re.I)
-"""Said as kept: "still", "kept" (`slots.kept`)."""
+_STILL = re.compile(r"\b(?:still|kept|keep|keeping|also|too(?=\s*(?:[.,;:!?)]|$))|as\s+well)\b",
+                    re.I)
+"""Said as kept: "still", "kept" (`slots.kept`); "too" at a clause's end, not "too far"."""
 _CLAUSE_CUT = re.compile(r"[,;]|\b(?:so|but|and|because|while)\b")
 """Where a sentence's clauses meet, for `slots._ended_in` and `slots.ended_again`."""
 _ENDED = (r"scrapped|shut|closed|cancell?ed|stopped|ended|left|retired|quit|sold|replaced|axed|"

@@ -397,10 +397,18 @@ _GIFT = re.compile(r"\b(?:bought|got|gave|given|ordered|picked\s+up|treated)\s+(
                    r"(?:got|bought|ordered)\s+(?:him|her|them)\s+(?:a|an)\b", re.I)
 
 
-def unsettled(said: str) -> bool:
+def unsettled(said: str, claims: Sequence[Claim] = (), target: int | None = None) -> bool:
     """Whether `said` tells an offer, an application or an interview, or one turned down ("Liam's
     been offered a job at Google"), a stand-in while one's own is away ("a courtesy car while
-    the Fiesta is in the garage") or a thing got for someone else ("bought her mum an iPhone",
-    "we got him an Acer"): no replacement of anyone's fact."""
+    the Fiesta is in the garage"; a company car, unless the held fact `claims[target]` is one:
+    "My wife drives a Qashqai, it's her company car") or a thing got for someone else ("bought
+    her mum an iPhone", "we got him an Acer"): no replacement of anyone's fact."""
+    stand = _STAND_IN.search(said)
+    held = claims[target].said if target is not None and target < len(claims) else ""
+    if stand is not None and _COMPANY.match(stand.group(0)) and _COMPANY.search(held):
+        stand = None
     return (_UNSETTLED.search(said) is not None and _SETTLED.search(said) is None) or \
-        _STAND_IN.search(said) is not None or _GIFT.search(said) is not None
+        stand is not None or _GIFT.search(said) is not None
+
+
+_COMPANY = re.compile(r"\b(?:company|pool)\s+(?:car|van)\b", re.I)

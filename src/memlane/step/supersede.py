@@ -453,7 +453,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
                                         people.thing_changed(new, holder, claims) or
                                         orgs.changed(new, holder, claims)):  # (`orgs.py`)
         d = _unless_kept(new, claims, Decision(*p))  # (`people.py`: "Kieran got poached by Dyson")
-    if people.unsettled(new.context or new.said) or (  # "been offered a job at Google"
+    if people.unsettled(new.context or new.said, claims, d.target) or (  # "been offered a job"
             new.attribute == "residence" and places.unsettled(new.said, holder)) or \
             misstated.once_instead(new, claims):  # "I'm in York", "this year ..., not Cornwall"
         d = _keep_apart(d)
