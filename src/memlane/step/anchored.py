@@ -110,8 +110,9 @@ def _sense(word: str) -> str:
 
 def search_words(clause: str) -> list[str]:
     """The plain forms of the content words of a clause worded as a change ("Switched my
-    running shoes to ...": "run", "shoe"), and other words of the same thing, searched for beside its own words
-    (`step/related.py`): the held fact may say them in another form ("I run in ...")."""
+    running shoes to ...": "run", "shoe"), and other words of the same thing, searched for
+    beside its own words (`step/related.py`): the held fact may say them in another form ("I
+    run in ...", "my train" for "my morning service")."""
     if not (CUES.search(clause) or _MORE_CUES.search(clause)):
         return []
     return [b for w in _WORD.findall(clause) if w[0].isalpha() and len(w) > 3 and
@@ -273,6 +274,15 @@ def anchor(new: str, held: str, skip: frozenset[str], holders: frozenset[str],
     return shared[0]
 
 
+def _own_words(new: str, held: str, skip: frozenset[str]) -> bool:
+    """Whether `new` says a thing `held` does not (a content word of neither, not after "our"
+    or "my"): "Ilse has started doing yoga on Mondays" is her own routine, not the cleaning."""
+    theirs = {w for w, k in _tokens(held, skip, frozenset()) if k == "content"}
+    tokens = _tokens(new, skip, frozenset())
+    return any(k == "content" and w not in theirs and not (j and tokens[j - 1][0] in ("our", "my"))
+               for j, (w, k) in enumerate(tokens))
+
+
 def _holder_fits(holder: str, theirs: str, said: str) -> bool:
     """The same holder; or a weak one (the speaker, "they", "it", a thing by name) for a held
     person or pet whose name the sentence says ("..., so that's when Maya has it"); "she" or
@@ -335,7 +345,10 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
         # "since Dr Moore retired", in the statement itself (a record is vetted by its text)
         gone = frozenset(slots.ended_again(c.said, new.said))
         of_thing = moved and _thing_holder(holder, c.holder, said, c.said)
-        if not (of_thing or _holder_fits(holder, c.holder, said) or
+        if (helper := kindred.helper(holder, c.holder, new.said, c.said)) is not None and \
+                not _own_words(kindred.clause_of(new.said, helper), c.said, skip | {helper}):
+            gone = gone | {helper}  # ("Bogdana can only do Mondays" of "Our cleaner, Bogdana, ...")
+        if not (of_thing or _holder_fits(holder, c.holder, said) or helper or
                 (gone and _relation_of(holder, c.holder))):
             continue  # ("it" moved: what it is, the sentence names: "The dentist rang, it's ...")
         pronoun = of_thing and holder.rpartition("|")[2] in ("?it", "?they")

@@ -12,6 +12,9 @@ training to Friday evenings" of "My son's football practice is on Wednesday even
 of the speaker's own household: `moved_by_other` tells such a sentence, and `anchored` then lets
 the held fact of a relation of the speaker's fit, when the sentence names no other owner.
 
+One more: a held fact of the speaker's that names who does it for them ("Our cleaner, Bogdana,
+comes on Thursdays") is that person's when a statement of them changes it (`helper`).
+
 Pure: reads words only.
 """
 
@@ -59,12 +62,37 @@ def races_swapped(new: str, held: str) -> bool:
 _BY_OTHER = re.compile(
     r"^\W*the\s+(?!(?:one|thing|same|other|new|old)\b)[a-z]+(?:\s+[a-z]+)?\s+"
     r"(?:has\s+|have\s+|had\s+|'s\s+|'ve\s+)?(?:moved|changed|switched|shifted|rescheduled|"
-    r"re-scheduled|put)(?P<thing>\s+(?:the\s+|his\s+|her\s+|their\s+|its\s+)?(?!(?:to|into|from|in|on|at|"
-    r"back|over|up|down|out|away|off|it|that|them|us|me|him|her|my|our|house|office|shop)\b)[a-z].*)", re.I)
+    r"re-scheduled|put)(?P<thing>\s+(?:the\s+|his\s+|her\s+|their\s+|its\s+)?(?!(?:to|into|"
+    r"from|in|on|at|back|over|up|down|out|away|off|it|that|them|us|me|him|her|my|our|house|"
+    r"office|shop)\b)[a-z].*)", re.I)
 """A sentence opening with an outside doer who moved a thing ("The coach moved training ...",
 "The pool changed the class ...", "The leisure centre switched his swimming ..."); never one of
-the speaker's ("my", "our": their own thing, read as theirs), a place's own move ("The bakery moved to ..."),
-"it" moved (`anchored` reads that), nor a question."""
+the speaker's ("my", "our": their own thing, read as theirs), a place's own move ("The bakery
+moved to ..."), "it" moved (`anchored` reads that), nor a question."""
+
+
+def helper(holder: str, theirs: str, said: str, held: str) -> str | None:
+    """The name of the one who works for the speaker, when `held` (the speaker's fact) names
+    them by their role ("Our cleaner, Bogdana, comes on Thursdays", "my trainer Kofi") and
+    `said`, of them (`holder` a name, "she" / "he", or the speaker's word), names them again
+    ("Bogdana can only do Mondays from now on"): the fact is about that person, the anchor both
+    share. Else None."""
+    who = holder.rpartition("|")[2]
+    if theirs != "i" or not (who in ("?she", "?he", "i") or who.startswith("named ")):
+        return None
+    for m in re.finditer(r"(?-i:\b[A-Z][a-z]{2,})", said):
+        name = m.group(0)
+        if re.search(rf"\b(?:my|our)\s+(?:[a-z]+\s+)?[a-z]+,?\s+(?-i:{name})\b", held, re.I) and \
+                who in ("?she", "?he", "i", f"named {name.lower()}"):
+            return name.lower()
+    return None
+
+
+def clause_of(said: str, name: str) -> str:
+    """The clause of `said` that names `name` ("She's taken on another family, so Bogdana can
+    only do Mondays": "Bogdana can only do Mondays"), or `said`."""
+    parts = re.split(r"[,;]|\b(?:so|and|but)\b", said)
+    return next((p for p in parts if re.search(rf"\b{name}\b", p, re.I)), said)
 
 
 HOUSEHOLD = frozenset("""son daughter kid kids child children baby boy boys girl girls twins

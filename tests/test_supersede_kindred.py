@@ -1,0 +1,69 @@
+"""One thing by another word, a thing moved by an outside doer, and a helper named by role
+(`step/kindred.py`, read by `step/anchored.py`): "My morning service is now the 8:05" replaces
+"My train into work is the 7:42", "The club moved netball training to Tuesdays" a child's
+netball practice, "I've swapped races, I'm doing Berlin instead" the held marathon, "Bogdana
+can only do Mondays from now on" "Our cleaner, Bogdana, comes on Thursdays". Never another
+person's routine, the speaker's own ("moved my training"), a one-off, a question, a race
+entered beside the held one, or the helper's own pastime. Pairs written for these mechanisms,
+none copied from a corrections set."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.step import kindred
+from memlane.step.supersede import SUPERSEDES
+from supersede_verdicts import message_verdicts as _verdicts
+
+PAIRS = [
+    (["My daughter's hockey practice is on Monday evenings."],
+     "The club moved hockey training to Thursday evenings."),
+    (["My son's rugby training is on Saturday mornings."],
+     "The coach shifted rugby practice to Sunday mornings."),
+    (["My kids' judo lessons are on Tuesdays."], "The dojo changed the judo class to Fridays."),
+    (["My train to the office is the 8:12."], "My usual service is the 7:58 these days."),
+    (["I take the 6:30 ferry over to the island for work."], "I'm getting the 6:10 sailing now."),
+    (["I'm running the Leeds marathon in May."],
+     "I've switched races, I'm doing the York one instead."),
+    (["Our cleaner, Dagmar, comes on Tuesdays."], "Dagmar can only do Fridays from now on."),
+]
+
+NEAR_MISSES = [
+    (["My son's rugby training is on Saturday mornings."],
+     "The coach moved my training to Sunday mornings."),  # the speaker's own
+    (["My son's rugby training is on Saturdays."], "My nephew's rugby practice is on Sundays."),
+    (["My son's rugby training is on Saturdays."],
+     "Has the club moved rugby practice to Sundays?"),
+    (["My son's swimming lessons are on Mondays."], "The pool moved her lessons to Fridays."),
+    (["My boss plays golf on Fridays."], "The club moved golf to Saturdays."),
+    (["My pilates class is on Mondays."],
+     "The instructor moved this week's class to Tuesday for the bank holiday."),
+    (["I did the London marathon last year."], "I've entered the Berlin marathon now."),
+    (["I'm running the Leeds marathon in May."], "I've also entered the Hull 10k in June."),
+    (["Our cleaner, Dagmar, comes on Tuesdays."], "Dagmar has started doing yoga on Mondays now."),
+    (["Our cleaner, Dagmar, comes on Fridays."], "Dagmar is coming on Thursday this week instead."),
+    (["My train to the office is the 8:12."], "My husband's usual service is the 7:58."),
+]
+
+
+@pytest.mark.parametrize(("held", "new"), PAIRS)
+def test_the_same_thing_by_another_word_or_doer_replaces_the_held_one(held: list[str],
+                                                                       new: str) -> None:
+    verdicts = _verdicts(new, held)
+    assert any(v == SUPERSEDES for v, _ in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("held", "new"), NEAR_MISSES)
+def test_a_kindred_near_miss_replaces_nothing(held: list[str], new: str) -> None:
+    verdicts = _verdicts(new, held)
+    assert all(v != SUPERSEDES for v, _ in verdicts), verdicts
+
+
+def test_the_doer_is_cut_from_what_was_moved() -> None:
+    assert kindred.moved_by_other("The pool changed the class to Thursdays.") == \
+        "the class to Thursdays."
+    assert kindred.moved_by_other("The bakery moved to Pine Street.") is None  # its own move
+    assert kindred.moved_by_other("The coach moved my training to Fridays.") is None
+    assert kindred.moved_by_other("I moved the class to Thursdays.") is None
+    assert kindred.same_thing("training") == kindred.same_thing("lessons") == "practice"
+    assert kindred.same_thing("train") != kindred.same_thing("training")
