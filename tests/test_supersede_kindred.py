@@ -1,11 +1,12 @@
-"""One thing by another word, a thing moved by an outside doer, and a helper named by role
-(`step/kindred.py`, read by `step/anchored.py`): "My morning service is now the 8:05" replaces
-"My train into work is the 7:42", "The club moved netball training to Tuesdays" a child's
-netball practice, "I've swapped races, I'm doing Berlin instead" the held marathon, "Bogdana
-can only do Mondays from now on" "Our cleaner, Bogdana, comes on Thursdays". Never another
-person's routine, the speaker's own ("moved my training"), a one-off, a question, a race
-entered beside the held one, or the helper's own pastime. Pairs written for these mechanisms,
-none copied from a corrections set."""
+"""One thing by another word, a thing moved by an outside doer, a service by its time and a
+helper named by role (`step/kindred.py`, read by `step/anchored.py`): "My morning service is
+now the 8:05" replaces "My train into work is the 7:42", "The club moved netball training to
+Tuesdays" a child's netball practice, "I catch the 8:05 instead" the held 7:40 train, "I've
+swapped races, I'm doing Berlin instead" the held marathon, "Bogdana can only do Mondays from
+now on" "Our cleaner, Bogdana, comes on Thursdays". Never another person's routine, the
+speaker's own ("moved my training"), a one-off, a question, a race entered beside the held
+one, a film's showing, or the helper's own pastime. Pairs written for these mechanisms, none
+copied from a corrections set."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ PAIRS = [
     (["I'm running the Leeds marathon in May."],
      "I've switched races, I'm doing the York one instead."),
     (["Our cleaner, Dagmar, comes on Tuesdays."], "Dagmar can only do Fridays from now on."),
+    (["I get the 6:52 bus most mornings."], "The roadworks are endless, I take the 7:20 instead."),
 ]
 
 NEAR_MISSES = [
@@ -43,6 +45,9 @@ NEAR_MISSES = [
     (["Our cleaner, Dagmar, comes on Tuesdays."], "Dagmar has started doing yoga on Mondays now."),
     (["Our cleaner, Dagmar, comes on Fridays."], "Dagmar is coming on Thursday this week instead."),
     (["My train to the office is the 8:12."], "My husband's usual service is the 7:58."),
+    (["I get the 6:52 bus most mornings."], "We're booked on the 7:20 showing instead."),
+    (["I get the 6:52 bus most mornings."], "I took the 7:20 today instead, I overslept."),
+    (["I get the 6:52 bus most mornings."], "My flatmate gets the 7:20 now."),
 ]
 
 

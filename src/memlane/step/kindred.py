@@ -12,8 +12,10 @@ training to Friday evenings" of "My son's football practice is on Wednesday even
 of the speaker's own household: `moved_by_other` tells such a sentence, and `anchored` then lets
 the held fact of a relation of the speaker's fit, when the sentence names no other owner.
 
-One more: a held fact of the speaker's that names who does it for them ("Our cleaner, Bogdana,
-comes on Thursdays") is that person's when a statement of them changes it (`helper`).
+More: a held fact of the speaker's that names who does it for them ("Our cleaner, Bogdana,
+comes on Thursdays") is that person's when a statement of them changes it (`helper`); a service
+taken by its time ("I catch the 8:05 instead") is the held one taken at another
+(`service_by_time`); a name after "I've swapped races" is the race's (`races_swapped`).
 
 Pure: reads words only.
 """
@@ -42,9 +44,12 @@ def same_thing(word: str) -> str | None:
 
 def search_words(clause: str) -> list[str]:
     """The other words of each group a word of `clause` is of ("my morning service": "train"),
-    searched for beside its own (`step/related.py`): the held fact may say the thing by one."""
+    and the services a time taken names ("I catch the 8:05 instead": "train", "bus"), searched
+    for beside its own (`step/related.py`): the held fact may say the thing by one."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", clause)}
-    return [w for group in _GROUPS if said & set(group) for w in group if w not in said]
+    timed = ["train", "bus", "ferry", "tram"] if _SERVICE_TIME.search(clause) else []  # "the 8:05"
+    return [w for group in _GROUPS if said & set(group) for w in group if w not in said] + \
+        [w for w in timed if w not in said]
 
 
 _RACES_SWAPPED = re.compile(r"\b(?:switch|swapp|chang)(?:ed|ing)\s+(?:races|marathons)\b", re.I)
@@ -93,6 +98,29 @@ def clause_of(said: str, name: str) -> str:
     only do Mondays": "Bogdana can only do Mondays"), or `said`."""
     parts = re.split(r"[,;]|\b(?:so|and|but)\b", said)
     return next((p for p in parts if re.search(rf"\b{name}\b", p, re.I)), said)
+
+
+_SERVICE_TIME = re.compile(
+    r"\b(?:catch|catching|caught|get|getting|got|take|taking|took|on)\s+the\s+(\d{1,2}[:.]\d{2})"
+    r"(?:\s*(?:am|pm))?(?=\s*(?:[,;.!]|$|(?:train|bus|service|sailing|tram|ferry|coach|instead|"
+    r"now|these|from|into|to|every|each|most|in|out|home|back)\b))", re.I)
+"""A service taken by its time ("catch the 8:05", "on the 7:40 train"): no other noun after it
+("the 8:05 showing" is a film's)."""
+
+
+def service_by_time(said: str, held: list[str]) -> list[int]:
+    """The held facts (their texts; "" for one of another holder) whose service taken by its
+    time `said` gives another time of ("I catch the 8:05 instead" / "I'm on the 7:40 train
+    every day"): each naming one such service, of a time other than the new one."""
+    mine = {m[1].replace(".", ":") for m in _SERVICE_TIME.finditer(said)}
+    if len(mine) != 1:
+        return []
+    out = []
+    for i, text in enumerate(held):
+        theirs = {m[1].replace(".", ":") for m in _SERVICE_TIME.finditer(text)}
+        if len(theirs) == 1 and theirs != mine:
+            out.append(i)
+    return out
 
 
 HOUSEHOLD = frozenset("""son daughter kid kids child children baby boy boys girl girls twins
