@@ -1,12 +1,13 @@
-"""One thing by another word, a thing moved by an outside doer, a service by its time and a
-helper named by role (`step/kindred.py`, read by `step/anchored.py`): "My morning service is
-now the 8:05" replaces "My train into work is the 7:42", "The club moved netball training to
-Tuesdays" a child's netball practice, "I catch the 8:05 instead" the held 7:40 train, "I've
-swapped races, I'm doing Berlin instead" the held marathon, "Bogdana can only do Mondays from
-now on" "Our cleaner, Bogdana, comes on Thursdays". Never another person's routine, the
-speaker's own ("moved my training"), a one-off, a question, a race entered beside the held
-one, a film's showing, or the helper's own pastime. Pairs written for these mechanisms, none
-copied from a corrections set."""
+"""One thing by another word, a thing moved by an outside doer, a service by its time, a
+person in a role and a helper named by role (`step/kindred.py`, read by `step/anchored.py`):
+"My morning service is now the 8:05" replaces "My train into work is the 7:42", "The club moved
+netball training to Tuesdays" a child's netball practice, "I catch the 8:05 instead" the held
+7:40 train, "I've swapped races, I'm doing Berlin instead" the held marathon, "My daughter's
+teacher is now Mr Obi" "My daughter is in Year 3 with Miss Hughes", "Bogdana can only do
+Mondays from now on" "Our cleaner, Bogdana, comes on Thursdays". Never another person's
+routine, the speaker's own ("moved my training"), a one-off, a question, a race entered beside
+the held one, a film's showing, the helper's own pastime, or a teacher of another kind or
+person. Pairs written for these mechanisms, none copied from a corrections set."""
 
 from __future__ import annotations
 
@@ -28,6 +29,11 @@ PAIRS = [
      "I've switched races, I'm doing the York one instead."),
     (["Our cleaner, Dagmar, comes on Tuesdays."], "Dagmar can only do Fridays from now on."),
     (["I get the 6:52 bus most mornings."], "The roadworks are endless, I take the 7:20 instead."),
+    (["My son is in Year 5 with Mr Dlamini."], "My son's teacher is now Mrs Kowalczyk."),
+    (["My cello lessons are with Mrs Ferreira on Mondays."],
+     "I've changed teachers, I'm learning with a woman called Anouk now."),
+    (["Our daughter's maths tutor is Mr Halloran."],
+     "The agency swapped our daughter's maths tutor, it's Ms Quist now."),
 ]
 
 NEAR_MISSES = [
@@ -48,6 +54,12 @@ NEAR_MISSES = [
     (["I get the 6:52 bus most mornings."], "We're booked on the 7:20 showing instead."),
     (["I get the 6:52 bus most mornings."], "I took the 7:20 today instead, I overslept."),
     (["I get the 6:52 bus most mornings."], "My flatmate gets the 7:20 now."),
+    (["My cello teacher is Mrs Ferreira."], "My brother's cello teacher is Mr Aziz now."),
+    (["My cello teacher is Mrs Ferreira."], "My new teacher at the wall, Mr Aziz, is great."),
+    (["My cello teacher is Mrs Ferreira."], "Had lunch with my old teacher Mr Aziz now and then."),
+    (["My cello teacher is Mrs Ferreira."], "I might switch teachers to Mr Aziz."),
+    (["My son's tutor is Mr Halloran."], "My daughter's tutor is Ms Quist now."),
+    (["My son does judo with Mr Halloran."], "My son's teacher is now Ms Quist."),  # another role
 ]
 
 

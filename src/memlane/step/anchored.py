@@ -366,6 +366,9 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     if not fits:  # ("I catch the 8:05 instead" of "I'm on the 7:40 train")
         fits = [(i, "time", "service") for i in kindred.service_by_time(
             new.said, [c.said if c.holder == holder and not c.ends else "" for c in claims])]
+    if not fits:  # ("My daughter's teacher is now Mr Obi" of "... Year 3 with Miss Hughes")
+        fits = [(i, "person", role) for i, role in kindred.role_changed(
+            said, [c.said if not c.ends else "" for c in claims])]
     if (caller := _CALLER.search(said)) is not None and not _EVENT.search(new.said):
         fits = [f for f in fits if  # ("The garage rang, they've moved it to Monday": the
                 re.search(rf"\b{caller.group(1)}", claims[f[0]].said, re.I)]  # garage's thing)

@@ -15,7 +15,9 @@ the held fact of a relation of the speaker's fit, when the sentence names no oth
 More: a held fact of the speaker's that names who does it for them ("Our cleaner, Bogdana,
 comes on Thursdays") is that person's when a statement of them changes it (`helper`); a service
 taken by its time ("I catch the 8:05 instead") is the held one taken at another
-(`service_by_time`); a name after "I've swapped races" is the race's (`races_swapped`).
+(`service_by_time`); a name after "I've swapped races" is the race's (`races_swapped`); a
+person given in a role ("My daughter's teacher is now Mr Obi") replaces the one held in it,
+or with whom a lesson or a school year is held ("in Year 3 with Miss Hughes": `role_changed`).
 
 Pure: reads words only.
 """
@@ -23,6 +25,8 @@ Pure: reads words only.
 from __future__ import annotations
 
 import re
+
+from .holders import pronoun
 
 _GROUPS = (
     ("practice", "training", "session", "sessions", "class", "classes", "lesson", "lessons"),
@@ -44,10 +48,14 @@ def same_thing(word: str) -> str | None:
 
 def search_words(clause: str) -> list[str]:
     """The other words of each group a word of `clause` is of ("my morning service": "train"),
-    and the services a time taken names ("I catch the 8:05 instead": "train", "bus"), searched
+    the services a time taken names ("I catch the 8:05 instead": "train", "bus") and where a
+    role changed is held ("switched teachers": "lessons", "class", "year"), searched
     for beside its own (`step/related.py`): the held fact may say the thing by one."""
     said = {w.lower() for w in re.findall(r"[A-Za-z]+", clause)}
     timed = ["train", "bus", "ferry", "tram"] if _SERVICE_TIME.search(clause) else []  # "the 8:05"
+    if _ROLE_GIVEN.search(clause):  # ("switched teachers": "lessons", "class" too)
+        timed += [r for r in _ROLES.split("|") if re.search(rf"\b{r}", clause, re.I)] + \
+            ["lessons", "class", "year"]
     return [w for group in _GROUPS if said & set(group) for w in group if w not in said] + \
         [w for w in timed if w not in said]
 
@@ -120,6 +128,90 @@ def service_by_time(said: str, held: list[str]) -> list[int]:
         theirs = {m[1].replace(".", ":") for m in _SERVICE_TIME.finditer(text)}
         if len(theirs) == 1 and theirs != mine:
             out.append(i)
+    return out
+
+
+_ROLES = "teacher|tutor|coach|trainer|instructor|cleaner|physio"
+_ROLE = re.compile(rf"\b({_ROLES})s?\b", re.I)
+_TAUGHT = re.compile(r"\b(?:lessons?|class(?:es)?|year\s+\d+|school|training|practice|sessions?)\b",
+                     re.I)
+_TITLES = "Mr|Mrs|Ms|Miss|Dr|Coach"
+_NOT_NAMES = (rf"(?:{_TITLES}|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|"
+              r"Nov|Dec)\w*)\b")
+_PERSON = re.compile(
+    rf"(?-i:\b(?:{_TITLES})\.?\s+([A-Z][a-z]+))|\bcalled\s+(?-i:([A-Z][a-z]+))|"
+    rf"\b(?:with|is|'s)\s+(?-i:(?!{_NOT_NAMES})([A-Z][a-z]+))\b|(?:{_ROLES}),\s+(?-i:([A-Z][a-z]+)),",
+    re.I)
+"""A person named: by title ("Miss Hughes"), as "called Rohan", after "with" / "is" ("with
+Priya", "is Harriet"), or after their role ("Our cleaner, Bogdana,")."""
+_WHOSE = re.compile(
+    rf"(?:\b(?:my|our)\s+([a-z]+)|(?-i:\b([A-Z][a-z]+)))['\u2019]s\s+(?:[a-z]+\s+)?(?:{_ROLES})|"
+    r"^\W*(?:my|our)\s+([a-z]+)\b|\b(him|her)\b", re.I)
+_ROLE_GIVEN = re.compile(
+    rf"\b(?:switch|swapp|chang)\w*\s+(?:[\w'\u2019]+\s+){{0,3}}?(?:{_ROLES})|"
+    rf"\bnew\s+(?:\w+\s+)?(?:{_ROLES})|"
+    rf"(?:{_ROLES})s?\s+(?:is|are|'s)\s+(?:now\s+)?(?-i:(?:(?:{_TITLES})\.?\s+)?[A-Z])", re.I)
+"""A role said to have another holder: "switched teachers", "a new coach", "teacher is now Mr
+Obi" (not a person met in it: "coffee with my old teacher Mr Patel")."""
+
+
+def _whose(text: str) -> str:
+    """Whose the role is: who owns it ("my son's tutor", "my sister's piano teacher"), a
+    household member the sentence opens with ("My daughter is in ..."), "he" / "she" for "him"
+    / "her", else the speaker ("i")."""
+    for m in _WHOSE.finditer(text):
+        if m[1] or m[2]:  # ("my sister's piano teacher", "Tom's coach": theirs)
+            return (m[1] or m[2]).lower()
+        if (m[3] or "").lower() in HOUSEHOLD:
+            return m[3].lower()
+        if m[4]:
+            return {"him": "he", "her": "she"}[m[4].lower()]
+    return "i"
+
+
+def _people(text: str) -> set[str]:
+    return {next(g for g in m.groups() if g) for m in _PERSON.finditer(text)}
+
+
+_PLAIN = frozenset("my our his her their the a an new old usual regular".split())
+
+
+def _kind_of_role(said: str, role: str) -> set[str]:
+    """The words `said` tells the role's kind by: the word before it ("piano teacher") and the
+    place after it ("teacher at the gym"), not a possessive or "new"."""
+    out = set()
+    for m in re.finditer(rf"(?:(?<!['\u2019])\b([a-z]{{3,}})\s+)?\b{role}s?\b"
+                         r"(?:\s+(?:at|for|from)\s+(?:the\s+)?([a-z]+))?", said, re.I):
+        out |= {w.lower() for w in m.groups() if w and w.lower() not in _PLAIN and
+                not w.lower().endswith("ed")}  # ("changed teachers": no kind)
+    return out
+
+
+def role_changed(said: str, held: list[str]) -> list[tuple[int, str]]:
+    """The held facts (texts; "" for none to read) whose person in a role `said` names another
+    person for ("My daughter's teacher is now Mr Obi" / "My daughter is in Year 3 with Miss
+    Hughes"; "I've switched teachers, I'm learning with ... Rohan now" / "My piano lessons are
+    with Mrs Adeyemi"), of the same household member ("him" / "her" one of that gender), with
+    the role word or a lesson, class or school beside a titled name, and every word of the
+    role's kind `said` gives ("piano teacher", "teacher at the gym"); with the role each names."""
+    role = _ROLE.search(said)
+    mine = _people(said)
+    if role is None or len(mine) != 1 or not _ROLE_GIVEN.search(said):
+        return []
+    whose = _whose(said)
+    kind = _kind_of_role(said, role[1])
+    out = []
+    for i, text in enumerate(held):
+        theirs = _people(text)
+        rel = _whose(text)
+        if len(theirs) != 1 or theirs == mine or kind - {w.lower() for w in re.findall(
+                r"[A-Za-z]+", text)} or not (
+                rel == whose or (whose in ("he", "she") and rel in HOUSEHOLD and
+                                 pronoun(rel) == whose)):
+            continue
+        if re.search(rf"\b{role[1]}", text, re.I) or (_TAUGHT.search(text) and _PERSON.search(
+                text) and re.search(r"(?-i:\b(?:Mr|Mrs|Ms|Miss|Dr|Coach)\b)", text)):
+            out.append((i, role[1].lower()))
     return out
 
 
