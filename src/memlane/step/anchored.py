@@ -43,7 +43,8 @@ Verdict = tuple[str, int, tuple[str, ...]]
 
 _MORE_CUES = re.compile(
     r"\b(?:bought|traded|registered|signed\s+up|joined|swapped|replaced|can\s+only|only\s+(?:do|"
-    r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|been\s+\w+ing)\b", re.I)
+    r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|had\s+to\s+(?:move|switch|change)"
+    r"|been\s+\w+ing)\b", re.I)
 _RESCHEDULED = re.compile(
     r"\b(?:rebooked|re-booked|rescheduled|re-scheduled|postponed|delayed|shifted|bumped|"
     r"(?:pushed|put|moved)\s+(?:\w+\s+){0,4}?back|brought\s+(?:\w+\s+){0,4}?forward"
@@ -279,8 +280,12 @@ def _own_words(new: str, held: str, skip: frozenset[str]) -> bool:
     or "my"): "Ilse has started doing yoga on Mondays" is her own routine, not the cleaning."""
     theirs = {w for w, k in _tokens(held, skip, frozenset()) if k == "content"}
     tokens = _tokens(new, skip, frozenset())
-    return any(k == "content" and w not in theirs and not (j and tokens[j - 1][0] in ("our", "my"))
-               for j, (w, k) in enumerate(tokens))
+    return any(k == "content" and w not in theirs and w not in _CHANGE_VERBS and
+               not (j and tokens[j - 1][0] in ("our", "my")) for j, (w, k) in enumerate(tokens))
+
+
+_CHANGE_VERBS = frozenset("switch swap move change shift".split())
+"""The verb of a change, no thing of its own ("Marisol's had to switch us to Fridays")."""
 
 
 def _holder_fits(holder: str, theirs: str, said: str) -> bool:

@@ -109,10 +109,12 @@ def clause_of(said: str, name: str) -> str:
 
 
 _SERVICE_TIME = re.compile(
-    r"\b(?:catch|catching|caught|get|getting|got|take|taking|took|on)\s+the\s+(\d{1,2}[:.]\d{2})"
+    r"\b(?:catch|catching|caught|get|getting|got|take|taking|took|on|is(?:\s+now)?)\s+the\s+"
+    r"(\d{1,2}[:.]\d{2})"
     r"(?:\s*(?:am|pm))?(?=\s*(?:[,;.!]|$|(?:train|bus|service|sailing|tram|ferry|coach|instead|"
     r"now|these|from|into|to|every|each|most|in|out|home|back)\b))", re.I)
-"""A service taken by its time ("catch the 8:05", "on the 7:40 train"): no other noun after it
+"""A service taken by its time ("catch the 8:05", "on the 7:40 train", "the train I get back is
+the 18:04"): no other noun after it
 ("the 8:05 showing" is a film's)."""
 
 
