@@ -114,8 +114,7 @@ _SERVICE_TIME = re.compile(
     r"(?:\s*(?:am|pm))?(?=\s*(?:[,;.!]|$|(?:train|bus|service|sailing|tram|ferry|coach|instead|"
     r"now|these|from|into|to|every|each|most|in|out|home|back)\b))", re.I)
 """A service taken by its time ("catch the 8:05", "on the 7:40 train", "the train I get back is
-the 18:04"): no other noun after it
-("the 8:05 showing" is a film's)."""
+the 18:04"): no other noun after it ("the 8:05 showing" is a film's)."""
 
 
 def service_by_time(said: str, held: list[str]) -> list[int]:
