@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from . import slots
+from . import kindred, slots
 from .claim import Claim
 from .cues import CUES
 from .endings import _ADDITIVE, _ONE_OFF, _loose
@@ -43,7 +43,8 @@ Verdict = tuple[str, int, tuple[str, ...]]
 
 _MORE_CUES = re.compile(
     r"\b(?:bought|traded|registered|signed\s+up|joined|swapped|replaced|can\s+only|only\s+(?:do|"
-    r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|been\s+\w+ing)\b", re.I)
+    r"does|works?)|(?:got|have|'ve)\s+(?:moved|switched|changed)|had\s+to\s+(?:move|switch|change)"
+    r"|been\s+\w+ing)\b", re.I)
 _RESCHEDULED = re.compile(
     r"\b(?:rebooked|re-booked|rescheduled|re-scheduled|postponed|delayed|shifted|bumped|"
     r"(?:pushed|put|moved)\s+(?:\w+\s+){0,4}?back|brought\s+(?:\w+\s+){0,4}?forward"
@@ -102,14 +103,22 @@ def _lemma(word: str) -> str:
     return _loose(_base(word))
 
 
+def _sense(word: str) -> str:
+    """`_lemma`, or the one word of the thing `word` names among others (`kindred.same_thing`:
+    "training" / "practice", "spend" / "budget")."""
+    return kindred.same_thing(word.lower()) or _lemma(word)
+
+
 def search_words(clause: str) -> list[str]:
     """The plain forms of the content words of a clause worded as a change ("Switched my
-    running shoes to ...": "run", "shoe"), searched for beside its own words
-    (`step/related.py`): the held fact may say them in another form ("I run in ...")."""
+    running shoes to ...": "run", "shoe"), and other words of the same thing, searched for
+    beside its own words (`step/related.py`): the held fact may say them in another form ("I
+    run in ...", "my train" for "my morning service")."""
     if not (CUES.search(clause) or _MORE_CUES.search(clause)):
         return []
     return [b for w in _WORD.findall(clause) if w[0].isalpha() and len(w) > 3 and
-            w.lower() not in _STOP_WORDS and (b := _base(w)) != w.lower() and len(b) > 2]
+            w.lower() not in _STOP_WORDS and (b := _base(w)) != w.lower() and len(b) > 2] + \
+        kindred.search_words(clause)  # ("my morning service": "train" too)
 
 
 _VERBS_IN_S = frozenset("""takes makes gets comes costs runs leaves starts opens closes meets
@@ -199,7 +208,7 @@ def _tokens(text: str, skip: frozenset[str], values: frozenset[str],
     words = _WORD.findall(text)
     for k, w in enumerate(words):
         low = w.lower()
-        lemma = _lemma(w)
+        lemma = _sense(w)
         if _PHRASAL.fullmatch(f"{low} {words[k + 1].lower() if k + 1 < len(words) else ''}"):
             out.append((f"{_base(w)} {words[k + 1].lower()}", "content"))  # "get up"
         elif k and _PHRASAL.fullmatch(f"{words[k - 1].lower()} {low}"):
@@ -266,6 +275,19 @@ def anchor(new: str, held: str, skip: frozenset[str], holders: frozenset[str],
     return shared[0]
 
 
+def _own_words(new: str, held: str, skip: frozenset[str]) -> bool:
+    """Whether `new` says a thing `held` does not (a content word of neither, not after "our"
+    or "my"): "Ilse has started doing yoga on Mondays" is her own routine, not the cleaning."""
+    theirs = {w for w, k in _tokens(held, skip, frozenset()) if k == "content"}
+    tokens = _tokens(new, skip, frozenset())
+    return any(k == "content" and w not in theirs and w not in _CHANGE_VERBS and
+               not (j and tokens[j - 1][0] in ("our", "my")) for j, (w, k) in enumerate(tokens))
+
+
+_CHANGE_VERBS = frozenset("switch swap move change shift".split())
+"""The verb of a change, no thing of its own ("Marisol's had to switch us to Fridays")."""
+
+
 def _holder_fits(holder: str, theirs: str, said: str) -> bool:
     """The same holder; or a weak one (the speaker, "they", "it", a thing by name) for a held
     person or pet whose name the sentence says ("..., so that's when Maya has it"); "she" or
@@ -314,7 +336,8 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     when two or more fit; None when none does."""
     said = new.context or new.said
     moved = bool(_RESCHEDULED.search(new.said) or re.search(r"\binstead\b(?!\s+of)", new.said, re.I)
-                 or re.search(r"\b(?:moved|changed)\s+(?:\w+\s+){0,4}?to\b", new.said, re.I))
+                 or re.search(r"\b(?:moved|changed)\s+(?:\w+\s+){0,4}?to\b", new.said, re.I)
+                 or kindred.moved_by_other(new.said))
     if new.additive or _ADDITIVE.search(said) or slots.hypothetical(said) or _once(said) or \
             not (CUES.search(new.said) or _MORE_CUES.search(new.said) or
                  _RESCHEDULED.search(new.said)) or slots.kept(said):
@@ -327,12 +350,17 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
         # "since Dr Moore retired", in the statement itself (a record is vetted by its text)
         gone = frozenset(slots.ended_again(c.said, new.said))
         of_thing = moved and _thing_holder(holder, c.holder, said, c.said)
-        if not (of_thing or _holder_fits(holder, c.holder, said) or
+        if (helper := kindred.helper(holder, c.holder, new.said, c.said)) is not None and \
+                not _own_words(kindred.clause_of(new.said, helper), c.said, skip | {helper}):
+            gone = gone | {helper}  # ("Bogdana can only do Mondays" of "Our cleaner, Bogdana, ...")
+        if not (of_thing or _holder_fits(holder, c.holder, said) or helper or
                 (gone and _relation_of(holder, c.holder))):
             continue  # ("it" moved: what it is, the sentence names: "The dentist rang, it's ...")
         pronoun = of_thing and holder.rpartition("|")[2] in ("?it", "?they")
-        fit = _fits(said if pronoun else new.said, c.said,
-                    holder if of_thing else holder + " " + c.holder, skip, gone, moved)
+        other = kindred.moved_by_other(new.said) if of_thing else None  # (less the doer)
+        fit = _fits(other or (said if pronoun else new.said), c.said,
+                    holder if of_thing and not other else holder + " " + c.holder, skip, gone,
+                    moved)
         if fit is not None:
             fits.append((i, *fit))
     if not fits and moved:
@@ -340,6 +368,12 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
     if not fits:  # ("take-off has been pushed back": a word of the flight's kind)
         from . import occasions  # (it reads values as this module does: imported late)
         fits = occasions.moved(new, holder, claims, said, skip)
+    if not fits:  # ("I catch the 8:05 instead" of "I'm on the 7:40 train")
+        fits = [(i, "time", "service") for i in kindred.service_by_time(
+            new.said, [c.said if c.holder == holder and not c.ends else "" for c in claims])]
+    if not fits:  # ("My daughter's teacher is now Mr Obi" of "... Year 3 with Miss Hughes")
+        fits = [(i, "person", role) for i, role in kindred.role_changed(
+            said, [c.said if not c.ends else "" for c in claims])]
     if (caller := _CALLER.search(said)) is not None and not _EVENT.search(new.said):
         fits = [f for f in fits if  # ("The garage rang, they've moved it to Monday": the
                 re.search(rf"\b{caller.group(1)}", claims[f[0]].said, re.I)]  # garage's thing)
@@ -379,6 +413,9 @@ def _thing_holder(holder: str, theirs: str, said: str, held: str, opens: bool = 
             for m in _POSSESSOR.finditer(said)):
         return False
     word = them.removeprefix("named ")
+    if who == "i" and them in kindred.HOUSEHOLD and (thing := kindred.moved_by_other(said)):
+        his = re.match(r"(his|her)\b", thing, re.I)  # ("his swimming sessions": a son's)
+        return his is None or pronoun(them) in (None, {"his": "he", "her": "she"}[his[1].lower()])
     return them == "i" or (re.fullmatch(r"[a-z]+", word) is not None and (
         opens and re.match(rf"\W*(?:my|our)\s+{word}\s+[a-z]", held, re.I) is not None or
         (re.search(rf"(?-i:\b{word}\b)", said) is not None and
@@ -452,7 +489,8 @@ def _fits(new: str, held: str, who: str, skip: frozenset[str],
     kind, brand = changed
     if kind == "name":
         given = _values(new, skip | holders)["name"] - _values(held, skip | holders)["name"]
-        if not gone and not slots.placed(new, "name", given):
+        if not gone and not slots.placed(new, "name", given) and \
+                not kindred.races_swapped(new, held):
             return None  # ("Now I'm learning Italian": one more thing done, not a place)
         if bool(_TITLE.search(new)) != bool(_TITLE.search(held)):
             return None
@@ -466,7 +504,7 @@ def _fits(new: str, held: str, who: str, skip: frozenset[str],
     if owned and thing not in owned and not owned & owned_new:
         return None
     subject = slots._subject_phrase(new)
-    lemmas = {_lemma(w) for w in _WORD.findall(held)}
-    if subject and not set(subject) & (skip | holders) and _lemma(subject[-1]) not in lemmas:
+    lemmas = {_sense(w) for w in _WORD.findall(held)}
+    if subject and not set(subject) & (skip | holders) and _sense(subject[-1]) not in lemmas:
         return None
     return kind, thing
