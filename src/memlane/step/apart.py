@@ -1,0 +1,87 @@
+"""Statements that replace no held fact though a rule paired them: the last word on a
+supersede, asked by `supersede.decide` after every rule.
+
+A rule reads a statement's value against a held fact by its type, a shared word or a change
+cue; some statements fit those signals and still say nothing of the held fact's state now:
+
+- not so now (`endings.not_now`, `endings.not_done`): almost made, a target, the past, a
+  change not made;
+- one past occasion: "The flight was delayed to 9 last time we flew", "The train left at 8:15
+  yesterday" (a clock time the day before, with no "now" and no change of the plan said);
+- another person's, said against the speaker: "it was my cousin who got the job at Currys,
+  not me"; or the listener's: "You live in Ripon, don't you?", "Did your book club move?";
+- one shift ended, not the kind of shift one works: "I'm done with my shift, off home now"
+  (no kind of shift, early, late, nights, ... or hours given);
+- the held value named as wrong against another thing: "I shop at Aldi, not Tesco" / "I work
+  at Tesco", "I meant the York office, not Leeds" / "I live in Leeds": a word of its own the
+  held fact lacks (a verb, a thing: "shop", "office", "veg") where the held fact's attribute
+  is not said ("I actually work at Aldi, not Tesco" replaces; so do bare values: "sorry,
+  Kendal, not Keswick").
+Pure: reads the claims only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import fact_terms
+from .claim import Claim
+from .endings import not_done, not_now
+from .misstated import wrong_value
+
+_LAST_TIME = re.compile(r"\b(?:the\s+)?last\s+time\b(?!\s+(?:i|we)\s+(?:told|said|mentioned|"
+                        r"checked|looked|spoke|asked))", re.I)
+_YESTERDAY = re.compile(r"\b(?:yesterday|last\s+night|the\s+other\s+day)\b", re.I)
+_CLOCK = re.compile(r"\b(?:at|to|till|until)\s+\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}[:.]\d{2}\b|"
+                    r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.I)
+_NOW = re.compile(r"\b(?:now|from\s+now|these\s+days|nowadays|any\s*more|any\s+longer|no\s+longer|"
+                  r"for\s+good|permanently|going\s+forward|from\s+then\s+on|ever\s+since|"
+                  r"since\s+then|from\s+(?:next|this)\b)", re.I)
+_SETTLED = re.compile(r"\b(?:moved|changed|switched|rescheduled|brought\s+forward|pushed\s+back|"
+                      r"put\s+back|swapped|announced|emailed|texted|told\s+(?:me|us))\b", re.I)
+_NOT_ME = re.compile(r"\b(?:not|wasn['\u2019]?t|isn['\u2019]?t)\s+me\b|\bit\s+(?:was|is|['\u2019]s)"
+                     r"\s+(?:my|our|his|her|their)\s+\w+\s+(?:\w+\s+)?who\b", re.I)
+_LISTENER = re.compile(r"^\W*(?:(?:did|do|does|is|are|has|have|had|was|were|will|would|should|can|"
+                       r"could)\s+)?(?:you|your)\b(?!\s+(?:know|see|remember|'ll|will\s+never|"
+                       r"won't|guessed|asked|wanted))", re.I)
+_SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days|day\s+shift|double|twilight|"
+                         r"graveyard|swing|split|weekends?|mornings?|afternoons?|evenings?|"
+                         r"overnight|rota|\d)", re.I)
+_NUMBER_WORD = re.compile(r"^(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                          r"eleventh|twelfth|\w+th|one|two|three|four|five|six|seven|eight|nine|"
+                          r"ten|eleven|twelve)$", re.I)
+
+
+def why_kept(new: Claim, held: Claim) -> str | None:
+    """Why `new` replaces not the held fact `held` a rule found for it (the reason said with
+    the verdict), or None when nothing here stands in its way (see the module docstring)."""
+    said = new.context or new.said
+    if not_now(new.said) or not_done(new.said) and not new.key <= held.key:
+        return "but said as not so now: no change, both kept"
+    if not _NOW.search(said) and (_LAST_TIME.search(said) or _YESTERDAY.search(said) and
+                                  _CLOCK.search(said) and not _SETTLED.search(said)):
+        return "but said of one past occasion: no change, both kept"
+    if held.holder == "i" and _NOT_ME.search(said):
+        return "but said of someone else, not the speaker: both kept"
+    if held.holder == "i" and _LISTENER.search(new.said):
+        return "but said or asked of the listener: both kept"
+    if held.attribute == "shift" == new.attribute and not _SHIFT_KIND.search(
+            re.sub(r"\bshifts?\b", " ", new.said, flags=re.I)):
+        return "but no kind of shift given (one shift, not the pattern): both kept"
+    if other_thing(new, held):
+        return "but the held value is named wrong against another thing: both kept"
+    return None
+
+
+def other_thing(new: Claim, held: Claim) -> bool:
+    """Whether `new` names the value of `held` as wrong ("not Tesco") of another thing: the
+    held fact's attribute not said, and a word of its own neither held nor a value ("I shop at
+    Aldi, not Tesco", "the York office, not Leeds", "my veg from Lidl, not Waitrose")."""
+    said = new.context or new.said
+    wrong = wrong_value(said)
+    if wrong is None or not wrong <= held.terms or held.attribute is None or \
+            new.attribute == held.attribute:
+        return False
+    words = [w for w in re.findall(r"[A-Za-z][\w'\u2019-]*", new.said)
+             if w[0].islower() and not _NUMBER_WORD.match(w)]
+    return bool((new.terms - held.terms - wrong) & fact_terms(" ".join(words)))
