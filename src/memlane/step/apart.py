@@ -44,7 +44,7 @@ _NOT_ME = re.compile(r"\b(?:not|wasn['\u2019]?t|isn['\u2019]?t)\s+me\b|\bit\s+(?
 _LISTENER = re.compile(r"^\W*(?:(?:did|do|does|is|are|has|have|had|was|were|will|would|should|can|"
                        r"could)\s+)?(?:you|your)\b(?!\s+(?:know|see|remember|'ll|will\s+never|"
                        r"won't|guessed|asked|wanted))", re.I)
-_SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days|day\s+shift|double|twilight|"
+_SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days?|double|twilight|"
                          r"graveyard|swing|split|weekends?|mornings?|afternoons?|evenings?|"
                          r"overnight|rota|\d)", re.I)
 _NUMBER_WORD = re.compile(r"^(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
@@ -75,13 +75,15 @@ def why_kept(new: Claim, held: Claim) -> str | None:
 
 def other_thing(new: Claim, held: Claim) -> bool:
     """Whether `new` names the value of `held` as wrong ("not Tesco") of another thing: the
-    held fact's attribute not said, and a word of its own neither held nor a value ("I shop at
-    Aldi, not Tesco", "the York office, not Leeds", "my veg from Lidl, not Waitrose")."""
+    held fact's attribute (one of the fixed list) not said, and a word of its own before the
+    value named wrong, neither held nor a value ("I shop at Aldi, not Tesco", "the York office,
+    not Leeds", "my veg from Lidl, not Waitrose")."""
     said = new.context or new.said
     wrong = wrong_value(said)
     if wrong is None or not wrong <= held.terms or held.attribute is None or \
-            new.attribute == held.attribute:
-        return False
-    words = [w for w in re.findall(r"[A-Za-z][\w'\u2019-]*", new.said)
+            held.attribute.startswith("the ") or new.attribute == held.attribute:
+        return False  # (a thing's own attribute, "the allotment": its words are the thing's)
+    before = re.split(r"\b(?:not|rather\s+than)\s", new.said, maxsplit=1, flags=re.I)[0]
+    words = [w for w in re.findall(r"(?<![\w'\u2019])[A-Za-z][\w'\u2019-]*", before)
              if w[0].islower() and not _NUMBER_WORD.match(w)]
     return bool((new.terms - held.terms - wrong) & fact_terms(" ".join(words)))
