@@ -19,6 +19,7 @@ PAIRS = [
     (["I'm on the night shift at the hospital."], "They've switched me to the day shift now."),
     (["Spin class is on Mondays."], "Spin class has moved to Wednesdays for good."),
     (["My bus goes at 8:05."], "The timetable changed yesterday, my bus goes at 8:20 now."),
+    (["Pilates is on Wednesdays."], "Sorry, pilates is on Fridays, not Wednesdays."),  # misstated
 ]
 
 NEAR_MISSES = [
@@ -31,6 +32,7 @@ NEAR_MISSES = [
     (["I work at Primark."], "No, it was my sister who got the job at Next, not me."),
     (["I live in Crewe."], "You live in Nantwich, don't you?"),
     (["Spin class is on Mondays."], "Did your spin class move to Wednesdays in the end?"),
+    (["Pilates is on Wednesdays."], "Sorry, it's still Wednesdays, not Fridays."),
 ]
 
 

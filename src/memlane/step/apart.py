@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ..text import fact_terms
+from ..text import fact_terms, stem
 from .claim import Claim
 from .endings import not_done, not_now
 from .misstated import wrong_value
@@ -47,9 +47,12 @@ _LISTENER = re.compile(r"^\W*(?:(?:did|do|does|is|are|has|have|had|was|were|will
 _SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days?|double|twilight|"
                          r"graveyard|swing|split|weekends?|mornings?|afternoons?|evenings?|"
                          r"overnight|rota|\d)", re.I)
-_NUMBER_WORD = re.compile(r"^(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                          r"eleventh|twelfth|\w+th|one|two|three|four|five|six|seven|eight|nine|"
-                          r"ten|eleven|twelve)$", re.I)
+_NAMED_THING = re.compile(r"\b(?-i:[A-Z])[\w'\u2019-]*\s+((?-i:[a-z])+),?\s+"
+                          r"(?:not|rather\s+than)\s", re.I)
+"""A name, then a thing it names, set against the value named wrong: "the York office, not"."""
+_I_VERB = re.compile(r"\b(?:i|we)\s+(?:\w+ly\s+|just\s+|always\s+|now\s+)?((?-i:[a-z])+)\b", re.I)
+_OWNING = frozenset("""meant mean said say put wrote typed had got think thought was were am
+    misread misspoke muddled mixed confused""".split())
 
 
 def why_kept(new: Claim, held: Claim) -> str | None:
@@ -74,16 +77,23 @@ def why_kept(new: Claim, held: Claim) -> str | None:
 
 
 def other_thing(new: Claim, held: Claim) -> bool:
-    """Whether `new` names the value of `held` as wrong ("not Tesco") of another thing: the
-    held fact's attribute (one of the fixed list) not said, and a word of its own before the
-    value named wrong, neither held nor a value ("I shop at Aldi, not Tesco", "the York office,
-    not Leeds", "my veg from Lidl, not Waitrose")."""
+    """Whether `new` names the value of `held` as wrong ("not Tesco") of another thing, the
+    held fact's attribute (one of the fixed list) not said: a thing named by the new value
+    ("the York office, not Leeds") or the speaker's own other doing ("I shop at Aldi, not
+    Tesco" / "I work at Tesco"), neither said by the held fact."""
     said = new.context or new.said
     wrong = wrong_value(said)
     if wrong is None or not wrong <= held.terms or held.attribute is None or \
             held.attribute.startswith("the ") or new.attribute == held.attribute:
         return False  # (a thing's own attribute, "the allotment": its words are the thing's)
-    before = re.split(r"\b(?:not|rather\s+than)\s", new.said, maxsplit=1, flags=re.I)[0]
-    words = [w for w in re.findall(r"(?<![\w'\u2019])[A-Za-z][\w'\u2019-]*", before)
-             if w[0].islower() and not _NUMBER_WORD.match(w)]
-    return bool((new.terms - held.terms - wrong) & fact_terms(" ".join(words)))
+    if (m := _NAMED_THING.search(said)) and not fact_terms(m.group(1)) <= held.terms:
+        return True  # (the sentence, for its clause "My mistake." too)
+    mine, theirs = _doing(said.split(" not ")[0]), _doing(held.said)
+    return mine is not None and theirs is not None and stem(mine) != stem(theirs)
+
+
+def _doing(text: str) -> str | None:
+    """The verb of the speaker's last "I <verb>" / "we <verb>" in `text`, but a word that
+    owns a mistake ("I meant", "I said"): "I shop at Aldi" -> "shop"."""
+    verbs = [v.lower() for v in _I_VERB.findall(text) if v.lower() not in _OWNING]
+    return verbs[-1] if verbs else None
