@@ -20,6 +20,7 @@ PAIRS = [
     (["Spin class is on Mondays."], "Spin class has moved to Wednesdays for good."),
     (["My bus goes at 8:05."], "The timetable changed yesterday, my bus goes at 8:20 now."),
     (["Pilates is on Wednesdays."], "Sorry, pilates is on Fridays, not Wednesdays."),  # misstated
+    (["Our recycling goes out on Mondays."], "The council moved recycling to Fridays last week."),
 ]
 
 NEAR_MISSES = [
@@ -33,6 +34,8 @@ NEAR_MISSES = [
     (["I live in Crewe."], "You live in Nantwich, don't you?"),
     (["Spin class is on Mondays."], "Did your spin class move to Wednesdays in the end?"),
     (["Pilates is on Wednesdays."], "Sorry, it's still Wednesdays, not Fridays."),
+    (["Our recycling goes out on Mondays."], "Recycling was picked up on Friday last week."),
+    (["I live in Hull."], "Sorry, I'm visiting Beverley, not Hull."),
 ]
 
 

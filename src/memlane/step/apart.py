@@ -31,7 +31,9 @@ from .misstated import wrong_value
 
 _LAST_TIME = re.compile(r"\b(?:the\s+)?last\s+time\b(?!\s+(?:i|we)\s+(?:told|said|mentioned|"
                         r"checked|looked|spoke|asked))", re.I)
-_YESTERDAY = re.compile(r"\b(?:yesterday|last\s+night|the\s+other\s+day)\b", re.I)
+_YESTERDAY = re.compile(r"\b(?:yesterday|last\s+(?:night|week|(?:mon|tues|wednes|thurs|fri|satur|"
+                        r"sun)day)|the\s+other\s+(?:day|week))\b", re.I)
+_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
 _CLOCK = re.compile(r"\b(?:at|to|till|until)\s+\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}[:.]\d{2}\b|"
                     r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.I)
 _NOW = re.compile(r"\b(?:now|from\s+now|these\s+days|nowadays|any\s*more|any\s+longer|no\s+longer|"
@@ -50,7 +52,9 @@ _SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days?|double|tw
 _NAMED_THING = re.compile(r"\b(?-i:[A-Z])[\w'\u2019-]*\s+((?-i:[a-z])+),?\s+"
                           r"(?:not|rather\s+than)\s", re.I)
 """A name, then a thing it names, set against the value named wrong: "the York office, not"."""
-_I_VERB = re.compile(r"\b(?:i|we)\s+(?:\w+ly\s+|just\s+|always\s+|now\s+)?((?-i:[a-z])+)\b", re.I)
+_I_VERB = re.compile(r"\b(?:i|we)(?:\s+|(?:['\u2019]m|\s+am|['\u2019]re|\s+are)\s+(?=\w+ing\b))"
+                     r"(?:\w+ly\s+|just\s+|always\s+|now\s+)?((?-i:[a-z])+)\b", re.I)
+"""The speaker's doing: "I shop", "we're visiting" (not "I'm in York": no verb)."""
 _OWNING = frozenset("""meant mean said say put wrote typed had got think thought was were am
     misread misspoke muddled mixed confused""".split())
 
@@ -61,8 +65,9 @@ def why_kept(new: Claim, held: Claim) -> str | None:
     said = new.context or new.said
     if not_now(new.said) or not_done(new.said) and not new.key <= held.key:
         return "but said as not so now: no change, both kept"
-    if not _NOW.search(said) and (_LAST_TIME.search(said) or _YESTERDAY.search(said) and
-                                  _CLOCK.search(said) and not _SETTLED.search(said)):
+    if not _NOW.search(said) and (_LAST_TIME.search(said) or _YESTERDAY.search(said) and (
+            _CLOCK.search(said) or _WEEKDAY.search(_YESTERDAY.sub(" ", said))) and
+            not _SETTLED.search(said)):
         return "but said of one past occasion: no change, both kept"
     if held.holder == "i" and _NOT_ME.search(said):
         return "but said of someone else, not the speaker: both kept"
@@ -89,7 +94,12 @@ def other_thing(new: Claim, held: Claim) -> bool:
     if (m := _NAMED_THING.search(said)) and not fact_terms(m.group(1)) <= held.terms:
         return True  # (the sentence, for its clause "My mistake." too)
     mine, theirs = _doing(said.split(" not ")[0]), _doing(held.said)
-    return mine is not None and theirs is not None and stem(mine) != stem(theirs)
+    return mine is not None and theirs is not None and _root(mine) != _root(theirs)
+
+
+def _root(verb: str) -> str:
+    """`verb` without its ending, alike in every form: "living", "live" -> "liv"."""
+    return re.sub(r"(\w)\1$", r"\1", stem(verb.lower()).removesuffix("e"))
 
 
 def _doing(text: str) -> str | None:
