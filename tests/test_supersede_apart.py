@@ -20,6 +20,7 @@ PAIRS = [
     (["Spin class is on Mondays."], "Spin class has moved to Wednesdays for good."),
     (["My bus goes at 8:05."], "The timetable changed yesterday, my bus goes at 8:20 now."),
     (["Pilates is on Wednesdays."], "Sorry, pilates is on Fridays, not Wednesdays."),  # misstated
+    (["I work at Morrisons."], "I work at Aldi instead of Morrisons now."),
     (["Our recycling goes out on Mondays."], "The council moved recycling to Fridays last week."),
 ]
 
@@ -36,6 +37,8 @@ NEAR_MISSES = [
     (["Pilates is on Wednesdays."], "Sorry, it's still Wednesdays, not Fridays."),
     (["Our recycling goes out on Mondays."], "Recycling was picked up on Friday last week."),
     (["I live in Hull."], "Sorry, I'm visiting Beverley, not Hull."),
+    (["I work at Morrisons."], "Aldi had offers on, so I shopped there instead of Morrisons."),
+    (["Our ferry sails at 7:30."], "Our ferry back last summer sailed at 13:00."),
 ]
 
 

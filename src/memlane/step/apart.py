@@ -7,16 +7,17 @@ cue; some statements fit those signals and still say nothing of the held fact's 
 - not so now (`endings.not_now`, `endings.not_done`): almost made, a target, the past, a
   change not made;
 - one past occasion: "The flight was delayed to 9 last time we flew", "The train left at 8:15
-  yesterday" (a clock time the day before, with no "now" and no change of the plan said);
+  yesterday", "Yoga was on Thursday last week" (a clock time or a day then, with no "now"
+  and no change of the plan said: "moved to Fridays last week" still replaces);
 - another person's, said against the speaker: "it was my cousin who got the job at Currys,
   not me"; or the listener's: "You live in Ripon, don't you?", "Did your book club move?";
 - one shift ended, not the kind of shift one works: "I'm done with my shift, off home now"
   (no kind of shift, early, late, nights, ... or hours given);
-- the held value named as wrong against another thing: "I shop at Aldi, not Tesco" / "I work
-  at Tesco", "I meant the York office, not Leeds" / "I live in Leeds": a word of its own the
-  held fact lacks (a verb, a thing: "shop", "office", "veg") where the held fact's attribute
-  is not said ("I actually work at Aldi, not Tesco" replaces; so do bare values: "sorry,
-  Kendal, not Keswick").
+- the held value named as wrong (or "instead of" it) against another thing, the held fact's
+  attribute (one of the fixed list) not said: a thing the new name names ("I meant the York
+  office, not Leeds" / "I live in Leeds") or the speaker's other doing ("I shop at Aldi, not
+  Tesco", "I shopped there instead of Asda" / "I work at Tesco"). "I actually work at Aldi,
+  not Tesco" replaces; so do bare values: "sorry, Kendal, not Keswick".
 Pure: reads the claims only.
 """
 
@@ -31,8 +32,9 @@ from .misstated import wrong_value
 
 _LAST_TIME = re.compile(r"\b(?:the\s+)?last\s+time\b(?!\s+(?:i|we)\s+(?:told|said|mentioned|"
                         r"checked|looked|spoke|asked))", re.I)
-_YESTERDAY = re.compile(r"\b(?:yesterday|last\s+(?:night|week|(?:mon|tues|wednes|thurs|fri|satur|"
-                        r"sun)day)|the\s+other\s+(?:day|week))\b", re.I)
+_YESTERDAY = re.compile(r"\b(?:yesterday|last\s+(?:night|week|month|year|summer|winter|spring|"
+                        r"autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|the\s+other\s+(?:day|week)|"
+                        r"(?:a|\w+)\s+(?:days?|weeks?|months?|years?)\s+ago)\b", re.I)
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
 _CLOCK = re.compile(r"\b(?:at|to|till|until)\s+\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}[:.]\d{2}\b|"
                     r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.I)
@@ -52,6 +54,9 @@ _SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days?|double|tw
 _NAMED_THING = re.compile(r"\b(?-i:[A-Z])[\w'\u2019-]*\s+((?-i:[a-z])+),?\s+"
                           r"(?:not|rather\s+than)\s", re.I)
 """A name, then a thing it names, set against the value named wrong: "the York office, not"."""
+_INSTEAD_OF = re.compile(r"\binstead\s+of\s+(?:the\s+|my\s+|our\s+)?((?-i:[A-Z])[\w'\u2019-]*"
+                         r"(?:\s+(?-i:[A-Z])[\w'\u2019-]*)?)", re.I)
+"""A name set against what is said: "I shopped there instead of Asda"."""
 _I_VERB = re.compile(r"\b(?:i|we)(?:\s+|(?:['\u2019]m|\s+am|['\u2019]re|\s+are)\s+(?=\w+ing\b))"
                      r"(?:\w+ly\s+|just\s+|always\s+|now\s+)?((?-i:[a-z])+)\b", re.I)
 """The speaker's doing: "I shop", "we're visiting" (not "I'm in York": no verb)."""
@@ -87,13 +92,14 @@ def other_thing(new: Claim, held: Claim) -> bool:
     ("the York office, not Leeds") or the speaker's own other doing ("I shop at Aldi, not
     Tesco" / "I work at Tesco"), neither said by the held fact."""
     said = new.context or new.said
-    wrong = wrong_value(said)
-    if wrong is None or not wrong <= held.terms or held.attribute is None or \
+    m = _INSTEAD_OF.search(said)
+    wrong = wrong_value(said) or (fact_terms(m.group(1)) if m else None)
+    if not wrong or not wrong <= held.terms or held.attribute is None or \
             held.attribute.startswith("the ") or new.attribute == held.attribute:
         return False  # (a thing's own attribute, "the allotment": its words are the thing's)
     if (m := _NAMED_THING.search(said)) and not fact_terms(m.group(1)) <= held.terms:
         return True  # (the sentence, for its clause "My mistake." too)
-    mine, theirs = _doing(said.split(" not ")[0]), _doing(held.said)
+    mine, theirs = _doing(re.split(r"\s(?:not|instead)\s", said)[0]), _doing(held.said)
     return mine is not None and theirs is not None and _root(mine) != _root(theirs)
 
 

@@ -635,7 +635,7 @@ def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | N
         c = claims[i]
         if c.holder != holder or c.ends or (same_attribute(new, c) is False and len(new.ends) < 2):
             continue  # (two words of it named: "so no more commuting by train" / "I commute ...")
-        if new.ends <= {_loose(t) for t in c.terms}:  # (settled: one session is kept apart)
+        if new.ends <= {_loose(t) for t in c.terms} and not apart.why_kept(new, c):  # (settled)
             return Decision(*numbered.settle(new, holder, claims, _SKIP, (SUPERSEDES, i, (
                 f"same holder ({holder})", f"says it ended {sorted(new.ends)}, which this held "
                 "fact states"))))
