@@ -21,6 +21,7 @@ PAIRS = [
     (["My bus goes at 8:05."], "The timetable changed yesterday, my bus goes at 8:20 now."),
     (["Pilates is on Wednesdays."], "Sorry, pilates is on Fridays, not Wednesdays."),  # misstated
     (["I work at Morrisons."], "I work at Aldi instead of Morrisons now."),
+    (["I'm in the Bristol office on Mondays."], "My office day is Thursday now, not Monday."),
     (["Our recycling goes out on Mondays."], "The council moved recycling to Fridays last week."),
 ]
 

@@ -51,7 +51,9 @@ _LISTENER = re.compile(r"^\W*(?:(?:did|do|does|is|are|has|have|had|was|were|will
 _SHIFT_KIND = re.compile(r"\b(?:early|earlies|late|lates|nights?|days?|double|twilight|"
                          r"graveyard|swing|split|weekends?|mornings?|afternoons?|evenings?|"
                          r"overnight|rota|\d)", re.I)
-_NAMED_THING = re.compile(r"\b(?-i:[A-Z])[\w'\u2019-]*\s+((?-i:[a-z])+),?\s+"
+_NAMED_THING = re.compile(r"\b(?-i:[A-Z])[\w'\u2019-]*\s+(?!(?:now|then|too|again|instead|though|"
+                          r"anyway|please|really|either|here|there|today|tonight|actually|mind)\b)"
+                          r"((?-i:[a-z])+),?\s+"
                           r"(?:not|rather\s+than)\s", re.I)
 """A name, then a thing it names, set against the value named wrong: "the York office, not"."""
 _INSTEAD_OF = re.compile(r"\binstead\s+of\s+(?:the\s+|my\s+|our\s+)?((?-i:[A-Z])[\w'\u2019-]*"
