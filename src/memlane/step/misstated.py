@@ -119,7 +119,8 @@ def named_wrong(new: Claim, holder: str, claims: Sequence[Claim]
     who = holder.rpartition("|")[2]
     unsure = who.startswith("?") or who.startswith("named ")
     fits = [i for i, c in enumerate(claims) if wrong <= c.terms and not _said_wrong(c, wrong) and
-            "?" not in c.holder and "named " not in c.holder.rpartition("|")[2] and
+            "?" not in c.holder and ("named " not in c.holder.rpartition("|")[2] or
+                                     c.holder == holder) and  # ("yoga's on ...": the same)
             (_may_be(who, c, new.said) if unsure else
              c.holder == holder or _identity(new, holder, c))]
     if len(fits) != 1:

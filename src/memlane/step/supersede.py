@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from ..text import FACT_WORD, fact_terms, stem, unmark_newer
 from . import (
     anchored,
+    apart,
     broad,
     families,
     measures,
@@ -85,8 +86,6 @@ from .endings import (
     _TIME_WORDS,
     _ended,
     _loose,
-    not_done,
-    not_now,
     root,
 )
 from .holders import (
@@ -459,9 +458,9 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = _keep_apart(d)
     # (`step/numbered.py`: a number, a dose, a count or an age by its shape; not yet true: kept)
     d = Decision(*numbered.settle(new, holder, claims, _SKIP, (d.verdict, d.target, d.reasons)))
-    if d.verdict == SUPERSEDES and d.target is not None and (not_now(new.said) or not_done(
-            new.said) and not new.key <= claims[d.target].key):  # "We didn't end up moving"
-        d = Decision(NEW, None, (*d.reasons, "but said as not so now: no change, both kept"))
+    if d.verdict == SUPERSEDES and d.target is not None and (  # (`step/apart.py`: the last word)
+            why := apart.why_kept(new, claims[d.target])):  # "We didn't end up moving"
+        d = Decision(NEW, None, (*d.reasons, why))
     return d
 
 
@@ -636,7 +635,7 @@ def _ends_held(new: Claim, holder: str, claims: Sequence[Claim]) -> Decision | N
         c = claims[i]
         if c.holder != holder or c.ends or (same_attribute(new, c) is False and len(new.ends) < 2):
             continue  # (two words of it named: "so no more commuting by train" / "I commute ...")
-        if new.ends <= {_loose(t) for t in c.terms}:  # (settled: one session is kept apart)
+        if new.ends <= {_loose(t) for t in c.terms} and not apart.why_kept(new, c):  # (settled)
             return Decision(*numbered.settle(new, holder, claims, _SKIP, (SUPERSEDES, i, (
                 f"same holder ({holder})", f"says it ended {sorted(new.ends)}, which this held "
                 "fact states"))))
