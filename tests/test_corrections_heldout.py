@@ -77,6 +77,9 @@ def test_heldout_v3_and_people(store: Any) -> None:
                         ("corrections_heldout_v20.jsonl", V20_APPLIED),
                         ("corrections_heldout_v23.jsonl", V23_APPLIED),
                         ("corrections_heldout_v24.jsonl", V24_APPLIED),
+                        ("corrections_heldout_v25.jsonl", V25_APPLIED),
+                        ("corrections_people_q5.jsonl", PEOPLE_Q5_APPLIED),
+                        ("corrections_people_lead16.jsonl", PEOPLE_LEAD16_APPLIED),
                         ("corrections_lead_s4a.jsonl", LEAD_S4A_APPLIED),
                         ("corrections_lead_s4b.jsonl", LEAD_S4B_APPLIED),
                         ("corrections_lead_s7.jsonl", LEAD_S7_APPLIED),
@@ -239,6 +242,19 @@ V24_APPLIED = 7
 not chosen for the numbered rule, written and committed before its only measurement): 7 on it,
 both engines (main then: 6), none wrong, one correction not filed ("I've started eating fish
 again, so pescatarian these days": the clause with the new word is dropped); not tuned on."""
+V25_APPLIED = 15
+"""Of 20 (`corrections_heldout_v25.jsonl`, the fresh set s23 of issue 41's sixteenth session,
+written by a helper who read no code): 14 on main when first measured (a5a5eaf), 15 at the end of
+that session's changes before any reading (67ad559), both engines, none wrong; then its misses
+were read and tuned on (a dose "went up to 50 mg last week" is no past one-off)."""
+PEOPLE_Q5_APPLIED = 13
+"""Of 16 (`corrections_people_q5.jsonl`, s23's people cases): 10 on main when first measured,
+10 at the session's end before reading, both engines, none wrong; 13 after its misses were read
+("because Oakfield was just too far", a company car for the held company car, "grandad's
+birthday, he's 89 now")."""
+PEOPLE_LEAD16_APPLIED = 13
+"""Of 16 (`corrections_people_lead16.jsonl`, written by the lead before the changes it names):
+11 on main, 13 after (a dose another changed, "got a job at")."""
 LEAD_S7_APPLIED = 13
 """Of 20 (`corrections_lead_s7.jsonl`, 6 near-misses; written by the lead before the session's
 changes): 9 on its first (clean) measurement, both engines, none wrong; 12 when last measured,

@@ -15,6 +15,9 @@ from supersede_verdicts import message_verdicts as _verdicts
 PAIRS = [
     (["I work at Morrisons."], "Sorry, I actually work at Sainsbury's, not Morrisons."),
     (["I live in Hull."], "My bad, I live in Beverley, not Hull."),
+    # a dose put up "last week" holds now ("to 50" is no clock time)
+    (["I take 25 mg of amitriptyline at night."],
+     "The GP's increased my amitriptyline, it went up to 50 mg last week."),
     (["Our ferry sails at 7:30."], "The ferry's been moved, it sails at 10:15 now."),
     (["I'm on the night shift at the hospital."], "They've switched me to the day shift now."),
     (["Spin class is on Mondays."], "Spin class has moved to Wednesdays for good."),

@@ -36,13 +36,16 @@ _YESTERDAY = re.compile(r"\b(?:yesterday|last\s+(?:night|week|month|year|summer|
                         r"autumn|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|the\s+other\s+(?:day|week)|"
                         r"(?:a|\w+)\s+(?:days?|weeks?|months?|years?)\s+ago)\b", re.I)
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
-_CLOCK = re.compile(r"\b(?:at|to|till|until)\s+\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}[:.]\d{2}\b|"
+_CLOCK = re.compile(r"\b(?:at|to|till|until)\s+\d{1,2}(?:[:.]\d{2})?\b(?!\s*(?:mg|mcg|ml|kg|g|lbs?|"
+                    r"%|miles|km|units?|quid|pounds|grand|k)\b)|\b\d{1,2}[:.]\d{2}\b|"
                     r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)", re.I)
 _NOW = re.compile(r"\b(?:now|from\s+now|these\s+days|nowadays|any\s*more|any\s+longer|no\s+longer|"
                   r"for\s+good|permanently|going\s+forward|from\s+then\s+on|ever\s+since|"
                   r"since\s+then|from\s+(?:next|this)\b)", re.I)
 _SETTLED = re.compile(r"\b(?:moved|changed|switched|rescheduled|brought\s+forward|pushed\s+back|"
-                      r"put\s+back|swapped|announced|emailed|texted|told\s+(?:me|us))\b", re.I)
+                      r"put\s+back|swapped|announced|emailed|texted|told\s+(?:me|us)|increased|"
+                      r"decreased|raised|lowered|upped|reduced|bumped|(?:went|gone|put\s+\w+)\s+"
+                      r"(?:up|down))\b", re.I)
 _NOT_ME = re.compile(r"\b(?:not|wasn['\u2019]?t|isn['\u2019]?t)\s+me\b|\bit\s+(?:was|is|['\u2019]s)"
                      r"\s+(?:my|our|his|her|their)\s+\w+\s+(?:\w+\s+)?who\b", re.I)
 _LISTENER = re.compile(r"^\W*(?:(?:did|do|does|is|are|has|have|had|was|were|will|would|should|can|"
