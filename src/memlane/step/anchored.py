@@ -28,7 +28,7 @@ Pure: reads the claims' texts only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 from . import kindred, slots
@@ -329,10 +329,11 @@ def _once(said: str) -> bool:
     return any(not _FROM.search(said[:m.start()]) for m in _ONCE.finditer(said))
 
 
-def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str]) -> \
-        Verdict | None:
+def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozenset[str],
+                by_kind: Callable[..., list[tuple[int, str, str]]] | None = None) -> Verdict | None:
     """The one held fact of the holder that `new` gives a new value of the same type for, on
-    the same anchor, worded as a change (see the module docstring); `related` to the newest
+    the same anchor, worded as a change (see the module docstring); `by_kind`: an event named by
+    a word of its kind (`occasions.moved`, given by the caller); `related` to the newest
     when two or more fit; None when none does."""
     said = new.context or new.said
     moved = bool(_RESCHEDULED.search(new.said) or re.search(r"\binstead\b(?!\s+of)", new.said, re.I)
@@ -365,9 +366,8 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
             fits.append((i, *fit))
     if not fits and moved:
         fits = _moved_by_type(new, holder, claims, said, skip)
-    if not fits:  # ("take-off has been pushed back": a word of the flight's kind)
-        from . import occasions  # (it reads values as this module does: imported late)
-        fits = occasions.moved(new, holder, claims, said, skip)
+    if not fits and by_kind is not None:  # ("take-off has been pushed back": the flight's)
+        fits = by_kind(new, holder, claims, said, skip)
     if not fits:  # ("I catch the 8:05 instead" of "I'm on the 7:40 train")
         fits = [(i, "time", "service") for i in kindred.service_by_time(
             new.said, [c.said if c.holder == holder and not c.ends else "" for c in claims])]
@@ -388,9 +388,12 @@ def same_anchor(new: Claim, holder: str, claims: Sequence[Claim], skip: frozense
                              "the only held fact that fits")
 
 
-_CALLER = re.compile(r"^\W*(?:the\s+|my\s+|our\s+)?([a-z]{3,})\s+(?:has\s+|just\s+)?(?:rang|called|"
-                     r"phoned|emailed|texted|messaged|wrote|been\s+in\s+touch)\b", re.I)
-"""Who rang to move a thing ("Dentist rang, ..."): "it" moved is theirs."""
+_CALLER = re.compile(r"^\W*(?:the\s+|my\s+|our\s+)?(?!(?:surgery|clinic|hospital|practice|gp|"
+                     r"doctors?|office|school|they|someone|somebody|reception)\b)([a-z]{3,})\s+"
+                     r"(?:has\s+|just\s+)?(?:rang|called|phoned|emailed|texted|messaged|wrote|"
+                     r"been\s+in\s+touch)\b", re.I)
+"""Who rang to move a thing ("Dentist rang, ..."): "it" moved is theirs; not a place that
+books many kinds ("The surgery rang, it's been rebooked": the smear test held)."""
 _EVENT = re.compile(rf"\b(?:{EVENT_WORDS})\b", re.I)
 _DATED = ("weekday", "time", "date", "ordinal")
 _POSSESSOR = re.compile(r"(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She)['\u2019])"

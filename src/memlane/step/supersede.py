@@ -47,6 +47,7 @@ from . import (
     medicines,
     misstated,
     numbered,
+    occasions,
     orgs,
     pastimes,
     people,
@@ -440,7 +441,7 @@ def decide(new_text: str | Claim, held: Sequence[str | Claim], *,
         d = Decision(*hit)  # (`ended.py`, `misstated.py`: the held value named ended, or wrong)
     if d.verdict in (RELATED, NEW):  # (`step/anchored.py`: same anchor, new value, a cue)
         d = _unless_kept(new, claims, Decision(*a)) if (
-            a := anchored.same_anchor(new, holder, claims, _SKIP)) else d
+            a := anchored.same_anchor(new, holder, claims, _SKIP, occasions.moved)) else d
     if d.verdict in (RELATED, NEW) and (f := families.one_value(new, holder, claims) or
                                         medicines.in_place(new, holder, claims) or
                                         pastimes.changed(new, holder, claims)):
