@@ -25,7 +25,7 @@ from . import slots
 from .claim import Claim
 from .clauses import clauses
 from .endings import _ADDITIVE, _CUE_TERMS, _LIGHT, _ONE_OFF, _TIME_WORDS, _loose
-from .holders import RELATIONS, pronoun
+from .holders import PAYEES, RELATIONS, pronoun
 from .lexicon import BARE_SUM, NUMBER_WORD, NUMBER_WORDS, sums_bare
 
 Fit = tuple[int, tuple[str, ...]]
@@ -107,8 +107,9 @@ _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(day|night|week|fortnight|mon
                      r"hour|term|session)\b", re.I)
 _OTHER = re.compile(rf"\b(?:my|our|your)\s+(?:{_REL})\b|\b(?:he|she|he's|she's|his|her)\b"
                     r"|(?-i:\b(?!(?:It|That|There|Here|What|Who|Where|Let|Everything|Something|"
-                    r"Nothing|Anything|Everyone|Someone|Everybody|Somebody|Nobody|Landlord|"
-                    r"Landlady)['\u2019])"
+                    r"Nothing|Anything|Everyone|Someone|Everybody|Somebody|Nobody|"
+                    + "|".join(w.capitalize() for w in sorted(PAYEES) if " " not in w)
+                    + r")['\u2019])"
                     r"[A-Z][a-z]+"
                     r"['\u2019]s\b)", re.I)  # (someone's, not "It's")
 _FILLER = frozenset(stem(w) for w in """only just about around roughly nearly almost now
@@ -140,7 +141,7 @@ _NAMED_THING = re.compile(r"\b(?:the|my|our|its|their|his|her)\s+([a-z]+)", re.I
 _PRICE_WORDS = frozenset("price prices rise bill bills cost costs charge payment tariff deal "
                          "contract direct debit".split())
 _BARE = re.compile(BARE_SUM, re.I)  # ("we pay 1200 a month": a sum)
-_LANDLORD = re.compile(r"\b(?:landlord|landlady|letting\s+agents?)\b", re.I)
+_LANDLORD = re.compile(rf"\b(?:{'|'.join(sorted(PAYEES, key=len, reverse=True))})\b", re.I)
 _IT_IS = re.compile(r"\b(?:it'?s|it\s+is)\s+(?:now\s+|gone\s+up\s+to\s+)?(?:[£$€]\d|"
                     rf"{BARE_SUM})", re.I)
 

@@ -205,7 +205,8 @@ _ACTED_ON_ME = re.compile(
 _CHARGES = re.compile(
     r"^,?\s+(?:wants|charges|asks(?:\s+for)?|(?:is|'s)\s+(?:charging|asking(?:\s+for)?))\s+"
     r"(?:me\s+|us\s+)?[£$€]?\d[\d,.]*k?\s*(?:a|per|each|every)\s+(?:month|week|year)\b", re.I)
-_PAYEES = frozenset({"landlord", "landlady", "letting agent", "letting agents"})
+PAYEES = frozenset({"landlord", "landlady", "letting agent", "letting agents"})
+"""Whom the speaker pays by the month: what they ask is the speaker's (`broad.amount` too)."""
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}): ")
 # "My office moved to Leeds", "Our lodger lives in Hull", "The bakery moved to Pine Street": a
 # person's fact (where one lives or works, an age) said of a thing (the speaker's or another)
@@ -322,7 +323,7 @@ def holder_attribute(body: str) -> tuple[str, str | None, str]:
         acted = _CHANGED_MINE.match(rest)
         if acted is not None and acted.group(1).lower() not in RELATIONS:
             return "i", None, rest  # "My doctor raised my sertraline to 100mg": the speaker's
-        if _ACTED_ON_ME.match(rest) or (rel in _PAYEES and _CHARGES.match(rest)):
+        if _ACTED_ON_ME.match(rest) or (rel in PAYEES and _CHARGES.match(rest)):
             return "i", None, rest  # "My sister gave me a Kobo", "My therapist moved us to ..."
         return rel + name, None, rest
     theirs = _THEIR_RELATION.match(body)
